@@ -1,0 +1,24 @@
+// Hardhat 3 configuration for the marketplace contract. The compiler is the solc-js build shipped by
+// the npm package `solc`, so compiling never needs to download a compiler.
+import { createRequire } from "node:module";
+import { defineConfig } from "hardhat/config";
+
+const require = createRequire(import.meta.url);
+
+export default defineConfig({
+  solidity: {
+    version: "0.8.37",
+    path: require.resolve("solc/soljson.js"),
+    settings: {
+      optimizer: { enabled: true, runs: 10_000 },
+      evmVersion: "cancun",
+    },
+  },
+  paths: {
+    // Paths resolve from the repository root (the package that holds this config).
+    sources: "contracts/src",
+    tests: { solidity: "contracts/test" },
+    artifacts: ".build/artifacts",
+    cache: ".build/cache",
+  },
+});
