@@ -41,7 +41,7 @@ export async function startChain(options: StartChainOptions): Promise<ChainNode>
   const rpcUrl = `http://127.0.0.1:${options.port}`;
   const child = spawn(
     join(root, "node_modules/.bin/node"),
-    [join(root, "node_modules/hardhat/dist/src/cli.js"), "--config", "contracts/hardhat.config.ts", "node", "--hostname", "127.0.0.1", "--port", String(options.port)],
+    ["--import", join(root, "local/parent-watchdog.mjs"), join(root, "node_modules/hardhat/dist/src/cli.js"), "--config", "contracts/hardhat.config.ts", "node", "--hostname", "127.0.0.1", "--port", String(options.port)],
     { cwd: root, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, PATH: `${join(root, "node_modules/.bin")}:${process.env.PATH ?? ""}` } },
   );
   let output = "";

@@ -18,5 +18,4 @@ if ! node22; then
   npm install --no-audit --no-fund --loglevel=error >&2
 fi
 PATH="$PWD/node_modules/.bin:$PATH" npm install --no-audit --no-fund --loglevel=error >&2
-PATH="$PWD/node_modules/.bin:$PATH" node --import tsx scripts/build-contracts.ts >&2
 stamp_of > node_modules/.install-stamp

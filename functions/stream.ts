@@ -1,0 +1,9 @@
+// Lambda entry point for the streaming route (POST /v1/execute/stream) with Lambda response streaming.
+import { streamHandle } from "hono/aws-lambda";
+import { buildApp } from "../src/api/app.ts";
+import { loadConfig } from "../src/config.ts";
+import { createServices } from "../src/services.ts";
+
+const app = buildApp(createServices(loadConfig(process.env)));
+
+export const handler = streamHandle(app);

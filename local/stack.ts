@@ -1,0 +1,262 @@
+// The embedded local stack: DynamoDB and SQS/S3 emulators, a Hardhat node with the marketplace
+// deployed, the API and its background workers, all on 127.0.0.1. `startStack` brings it up in that
+// order and returns a handle whose `stop()` takes all of it down again.
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync, writeSync } from "node:fs";
+import { join, resolve } from "node:path";
+import type { AddressInfo } from "node:net";
+import { serve, type ServerType } from "@hono/node-server";
+import { GetCommand, PutCommand } from "@aws-sdk/lib-dynamodb";
+import { getAddress, type Hex } from "viem";
+import { buildApp } from "../src/api/app.ts";
+import { loadConfig, type Config } from "../src/config.ts";
+import { createServices, type Services } from "../src/services.ts";
+import { clearTable, ensureTables } from "../src/adapters/tables/dynamo.ts";
+import { CHAIN_DERIVED_TABLES } from "../src/adapters/tables/schema.ts";
+import { ensureRegistrationQueues } from "../src/adapters/queue/sqs.ts";
+import { createBlobs, ensureBucket } from "../src/adapters/blobs/s3.ts";
+import { chainFor } from "../src/chain/client.ts";
+import { deployMarketplace } from "../src/chain/deploy.ts";
+import { createLogger, type Logger } from "../src/logger.ts";
+import { DEV_ACCOUNTS, LOCAL_CHAIN_ID, startChain, type ChainNode } from "./chain.ts";
+import { startDynamo, startQueues, type Emulator } from "./emulators.ts";
+import { portInUse } from "./ports.ts";
+import { ensureLocalSecrets } from "./secrets.ts";
+
+export interface StackOptions {
+  dataDir: string;
+  apiPort: number;
+  chainPort: number;
+  dynamoPort: number;
+  awsPort: number;
+  logLevel?: Config["LOG_LEVEL"];
+  /** Progress lines for the person who started the stack. */
+  progress?: (line: string) => void;
+}
+
+export type AccountRole = "authority" | "treasury" | "creator" | "renter";
+
+export interface StackInfo {
+  api_url: string;
+  rpc_url: string;
+  chain_id: number;
+  contracts: { marketplace: string };
+  authority: string;
+  accounts: { address: string; private_key: string; role: AccountRole }[];
+  demo: Record<string, unknown>;
+  data_dir: string;
+  pid: number;
+  /** True when this start found a chain that did not match the tables and rebuilt what derives from it. */
+  chain_rebuilt: boolean;
+  started_at: string;
+}
+
+export interface RunningStack {
+  info: StackInfo;
+  services: Services;
+  stop(): Promise<void>;
+}
+
+/** Account roles on the local chain: index into Hardhat's development accounts. */
+const ROLES: AccountRole[] = ["authority", "treasury", "creator", "creator", "renter", "renter"];
+
+export class StackStartError extends Error {
+  override name = "StackStartError";
+}
+
+/** Port settings by the environment variable that changes each, for the messages. */
+const PORT_SETTINGS = [
+  ["apiPort", "PORT"],
+  ["chainPort", "CHAIN_PORT"],
+  ["dynamoPort", "DYNAMODB_PORT"],
+  ["awsPort", "AWS_EMULATOR_PORT"],
+] as const;
+
+export async function startStack(options: StackOptions): Promise<RunningStack> {
+  const dataDir = resolve(options.dataDir);
+  const progress = options.progress ?? (() => {});
+  mkdirSync(dataDir, { recursive: true });
+  const releaseLock = acquireLock(dataDir);
+  const cleanups: (() => Promise<void> | void)[] = [releaseLock];
+  const stopAll = async () => {
+    for (const cleanup of cleanups.splice(0).reverse()) {
+      try {
+        await cleanup();
+      } catch {
+        // Keep stopping the rest.
+      }
+    }
+  };
+
+  try {
+    const busy = (await Promise.all(PORT_SETTINGS.map(async ([key, env]) => ({ port: options[key], env, busy: await portInUse(options[key]) })))).filter((p) => p.busy);
+    if (busy.length > 0) {
+      throw new StackStartError(
+        busy.map((p) => `Port ${p.port} on 127.0.0.1 is already in use (set ${p.env} to use another port, or stop what is listening: \`ss -ltnp 'sport = :${p.port}'\` shows it).`).join("\n"),
+      );
+    }
+    const secrets = ensureLocalSecrets(dataDir);
+    void secrets;
+
+    progress("starting DynamoDB emulator, SQS/S3 emulator and Hardhat node");
+    let dynamo: Emulator | undefined;
+    let queues: Emulator | undefined;
+    let chain: ChainNode | undefined;
+    const started = await Promise.allSettled([
+      startDynamo({ port: options.dynamoPort, path: join(dataDir, "dynamodb") }).then((e) => (dynamo = e)),
+      startQueues({ port: options.awsPort, dataDir: join(dataDir, "sqs"), s3Dir: join(dataDir, "blobs") }).then((e) => (queues = e)),
+      startChain({ port: options.chainPort }).then((c) => (chain = c)),
+    ]);
+    if (dynamo) cleanups.push(() => dynamo!.stop());
+    if (queues) cleanups.push(() => queues!.stop());
+    if (chain) cleanups.push(() => chain!.stop());
+    const failed = started.find((s): s is PromiseRejectedResult => s.status === "rejected");
+    if (failed) throw failed.reason;
+
+    const authority = DEV_ACCOUNTS[0];
+    const treasury = DEV_ACCOUNTS[1];
+    progress("deploying the marketplace contract");
+    const deployed = await deployMarketplace({
+      rpcUrl: chain!.rpcUrl,
+      chain: chainFor(LOCAL_CHAIN_ID, chain!.rpcUrl),
+      deployerPrivateKey: authority.privateKey,
+      authority: authority.address,
+      feeRecipient: treasury.address,
+    });
+
+    const env: Record<string, string> = {
+      STAGE: "local",
+      AWS_REGION: "us-east-1",
+      TABLE_PREFIX: "local-",
+      DYNAMODB_ENDPOINT: dynamo!.endpoint,
+      AWS_ENDPOINT: queues!.endpoint,
+      // Placeholders until the queues exist; replaced below with the emulator's URLs.
+      REGISTRATION_QUEUE_URL: `${queues!.endpoint}/000000000000/registration`,
+      REGISTRATION_DLQ_URL: `${queues!.endpoint}/000000000000/registration-dlq`,
+      BLOB_BUCKET: "local-blobs",
+      RPC_URL: chain!.rpcUrl,
+      CHAIN_ID: String(LOCAL_CHAIN_ID),
+      MARKETPLACE_ADDRESS: getAddress(deployed.address),
+      PORT: String(options.apiPort),
+      LOG_LEVEL: options.logLevel ?? "info",
+    };
+    const baseConfig = loadConfig(env);
+    const logger = createLogger(baseConfig.LOG_LEVEL);
+
+    progress("creating tables, queues and the blob bucket");
+    const provisional = createServices(baseConfig, { logger });
+    const [, registration] = await Promise.all([
+      ensureTables(provisional.tables, baseConfig.TABLE_PREFIX),
+      ensureRegistrationQueues(provisional.queue, { queue: "registration", dlq: "registration-dlq" }),
+      ensureBucket(createBlobs({ region: baseConfig.AWS_REGION, bucket: baseConfig.BLOB_BUCKET, endpoint: queues!.endpoint }).client, baseConfig.BLOB_BUCKET),
+    ]);
+    const config = loadConfig({ ...env, REGISTRATION_QUEUE_URL: registration.queueUrl, REGISTRATION_DLQ_URL: registration.dlqUrl });
+    const services = createServices(config, { logger, tables: provisional.tables });
+
+    const chainRebuilt = await reconcileChain(services, { chainId: LOCAL_CHAIN_ID, marketplace: deployed.address, blockHash: deployed.blockHash }, logger);
+
+    progress("starting the API");
+    const server = await listen(buildApp(services).fetch, options.apiPort);
+    cleanups.push(() => closeServer(server));
+
+    const info: StackInfo = {
+      api_url: `http://127.0.0.1:${options.apiPort}`,
+      rpc_url: chain!.rpcUrl,
+      chain_id: LOCAL_CHAIN_ID,
+      contracts: { marketplace: getAddress(deployed.address) },
+      authority: authority.address,
+      accounts: ROLES.map((role, i) => ({ address: DEV_ACCOUNTS[i]!.address, private_key: DEV_ACCOUNTS[i]!.privateKey, role })),
+      demo: {},
+      data_dir: dataDir,
+      pid: process.pid,
+      chain_rebuilt: chainRebuilt,
+      started_at: new Date().toISOString(),
+    };
+    const stackFile = join(dataDir, "stack.json");
+    writeFileSync(stackFile, JSON.stringify(info, null, 2) + "\n", { mode: 0o600 });
+    cleanups.splice(1, 0, () => rmSync(stackFile, { force: true }));
+    return { info, services, stop: stopAll };
+  } catch (error) {
+    await stopAll();
+    throw error;
+  }
+}
+
+/**
+ * The local chain starts fresh on every start (a Hardhat node keeps no state on disk), while the
+ * tables persist. Whatever the tables derive from the chain (credentials, the indexer cursor) is
+ * therefore checked against the chain's identity, the block that holds the marketplace deployment,
+ * and rebuilt when it differs. Everything created off-chain (keys, agents, jobs) is kept.
+ */
+async function reconcileChain(services: Services, current: { chainId: number; marketplace: string; blockHash: Hex }, logger: Logger): Promise<boolean> {
+  const key = { pk: "chain", sk: "deployment" };
+  const stored = await services.tables.doc.send(new GetCommand({ TableName: services.tables.name("meta"), Key: key }));
+  const same =
+    stored.Item?.chain_id === current.chainId && stored.Item?.marketplace === current.marketplace && stored.Item?.block_hash === current.blockHash;
+  if (same) return false;
+  const rebuilt = stored.Item !== undefined;
+  if (rebuilt) {
+    for (const table of CHAIN_DERIVED_TABLES) await clearTable(services.tables, table);
+    logger.info("fresh chain detected: chain-derived tables cleared for rebuild", { tables: CHAIN_DERIVED_TABLES });
+  }
+  await services.tables.doc.send(
+    new PutCommand({
+      TableName: services.tables.name("meta"),
+      Item: { ...key, chain_id: current.chainId, marketplace: current.marketplace, block_hash: current.blockHash, recorded_at: new Date().toISOString() },
+    }),
+  );
+  // The indexer cursor (issue of the chain indexer) lives in meta under pk "cursor"; a fresh chain
+  // restarts it from the deployment block.
+  return rebuilt;
+}
+
+function listen(fetch: (request: Request) => Response | Promise<Response>, port: number): Promise<ServerType> {
+  return new Promise((resolvePromise, reject) => {
+    const server = serve({ fetch, port, hostname: "127.0.0.1" }, () => resolvePromise(server));
+    server.once("error", reject);
+  });
+}
+
+function closeServer(server: ServerType): Promise<void> {
+  return new Promise((resolvePromise) => {
+    (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
+    server.close(() => resolvePromise());
+  });
+}
+
+/** One stack per data folder: a lock file with the owner's pid, taken atomically. A stale lock (its
+ * process is gone) is taken over. */
+function acquireLock(dataDir: string): () => void {
+  const lockFile = join(dataDir, "stack.lock");
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      const fd = openSync(lockFile, "wx", 0o600);
+      writeSync(fd, String(process.pid));
+      closeSync(fd);
+      return () => rmSync(lockFile, { force: true });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+      const owner = Number(readFileSync(lockFile, "utf8").trim());
+      if (Number.isInteger(owner) && owner > 0 && isAlive(owner)) {
+        throw new StackStartError(
+          `The local stack is already running (pid ${owner}) with data in ${dataDir}. Stop it with Ctrl-C in its terminal or \`kill ${owner}\`, or start another with LOCAL_DATA_DIR set to another folder and other ports.`,
+        );
+      }
+      rmSync(lockFile, { force: true });
+    }
+  }
+  throw new StackStartError(`Could not take the lock ${lockFile}.`);
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+export function readStackInfo(dataDir: string): StackInfo | null {
+  const file = join(resolve(dataDir), "stack.json");
+  return existsSync(file) ? (JSON.parse(readFileSync(file, "utf8")) as StackInfo) : null;
+}

@@ -1,0 +1,80 @@
+// `npm start`: the whole service on this machine, on its embedded defaults. Ctrl-C (SIGINT) or
+// SIGTERM stops every part of it.
+import { z } from "zod";
+import { ConfigError } from "../src/config.ts";
+import { startStack, StackStartError, type RunningStack } from "./stack.ts";
+
+const port = z.coerce.number().int().min(1).max(65_535);
+const settingsSchema = z.object({
+  PORT: port.default(8787),
+  CHAIN_PORT: port.default(8545),
+  DYNAMODB_PORT: port.default(8000),
+  AWS_EMULATOR_PORT: port.default(4566),
+  LOCAL_DATA_DIR: z.string().min(1).default(".local"),
+  LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
+});
+
+function fail(message: string): never {
+  process.stderr.write(`\n✗ ${message}\n\n`);
+  process.exit(1);
+}
+
+const parsed = settingsSchema.safeParse(process.env);
+if (!parsed.success) {
+  fail(`Invalid setting: ${parsed.error.issues.map((i) => `${i.path.join(".")} ${i.message}`).join("; ")}`);
+}
+const settings = parsed.data;
+const began = performance.now();
+
+let stack: RunningStack;
+try {
+  stack = await startStack({
+    dataDir: settings.LOCAL_DATA_DIR,
+    apiPort: settings.PORT,
+    chainPort: settings.CHAIN_PORT,
+    dynamoPort: settings.DYNAMODB_PORT,
+    awsPort: settings.AWS_EMULATOR_PORT,
+    logLevel: settings.LOG_LEVEL,
+    progress: (line) => process.stderr.write(`  · ${line}\n`),
+  });
+} catch (error) {
+  if (error instanceof StackStartError || error instanceof ConfigError) fail(error.message);
+  throw error;
+}
+
+const { info } = stack;
+const seconds = ((performance.now() - began) / 1000).toFixed(1);
+const role = (name: string) => info.accounts.filter((a) => a.role === name).map((a) => a.address).join(", ");
+process.stdout.write(
+  [
+    "",
+    `  Agent rental service is running (ready in ${seconds} s)`,
+    "",
+    `  API          ${info.api_url}/v1          (OpenAPI: ${info.api_url}/v1/openapi.json)`,
+    `  Chain        ${info.rpc_url}  chain id ${info.chain_id}`,
+    `  Marketplace  ${info.contracts.marketplace}`,
+    `  Authority    ${info.authority}`,
+    `  Creators     ${role("creator")}`,
+    `  Renters      ${role("renter")}`,
+    `  Data         ${info.data_dir}${info.chain_rebuilt ? "  (fresh chain: chain-derived data rebuilt)" : ""}`,
+    `  Details      ${info.data_dir}/stack.json (accounts and their development keys)`,
+    "",
+    "  Press Ctrl-C to stop.",
+    "",
+  ].join("\n"),
+);
+
+let stopping = false;
+const shutdown = async (signal: string) => {
+  if (stopping) return;
+  stopping = true;
+  process.stderr.write(`\n  ${signal}: stopping the local stack...\n`);
+  const force = setTimeout(() => process.exit(1), 15_000);
+  force.unref();
+  await stack.stop();
+  process.stderr.write("  stopped.\n");
+  process.exit(0);
+};
+process.on("SIGINT", () => void shutdown("SIGINT"));
+process.on("SIGTERM", () => void shutdown("SIGTERM"));
+process.on("SIGHUP", () => void shutdown("SIGHUP"));

@@ -1,0 +1,38 @@
+// The API: every route of the service, registered here explicitly so the whole surface reads in one
+// screen. The Lambda entry points (functions/) and the local server (local/) both serve this app.
+import { OpenAPIHono } from "@hono/zod-openapi";
+import type { Services } from "../services.ts";
+import type { AppEnv } from "./env.ts";
+import { notFound, renderError } from "./errors.ts";
+import { authenticate } from "./middleware/authenticate.ts";
+import { jsonBody } from "./middleware/json-body.ts";
+import { requestId } from "./middleware/request-id.ts";
+import { validationHook } from "./validation.ts";
+import { registerV1Health } from "./routes/v1_health.ts";
+import { registerV1OpenApi } from "./routes/v1_openapi.ts";
+
+/** The platform every route runs on: request ids, the JSON body rules, authentication, the error
+ * envelope and the validation hook. Routes are added by `buildApp` (and by tests of the platform). */
+export function createPlatform(services: Services): OpenAPIHono<AppEnv> {
+  const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
+  app.use("*", requestId);
+  app.use("*", async (c, next) => {
+    c.set("services", services);
+    await next();
+  });
+  app.use("/v1/*", authenticate);
+  app.use("*", jsonBody(services.config.MAX_BODY_BYTES));
+  app.onError(renderError);
+  app.notFound(notFound);
+  return app;
+}
+
+export function buildApp(services: Services): OpenAPIHono<AppEnv> {
+  const app = createPlatform(services);
+
+  // Service
+  registerV1Health(app);
+  registerV1OpenApi(app);
+
+  return app;
+}

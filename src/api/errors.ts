@@ -1,0 +1,40 @@
+// Renders every failure as the specification's error envelope: ApiErrors as they are, Hono's HTTP
+// exceptions (malformed JSON, for example) by their status, and anything else as internal_error
+// without internals. The cause is logged with the request id, never returned.
+import type { Context } from "hono";
+import { HTTPException } from "hono/http-exception";
+import { ApiError, internalError, type ErrorCode } from "../errors.ts";
+import type { AppEnv } from "./env.ts";
+import { newRequestId, REQUEST_ID_HEADER } from "./middleware/request-id.ts";
+
+function fromHttpException(error: HTTPException): ApiError {
+  const byStatus: Record<number, ErrorCode> = { 400: "invalid_request", 401: "unauthorized", 404: "not_found", 413: "payload_too_large", 415: "unsupported_media_type" };
+  const code = byStatus[error.status];
+  if (!code) return internalError(error);
+  const message = error.status === 400 && /json/i.test(error.message) ? "Malformed JSON in request body." : error.message || code;
+  return new ApiError(code, message, { cause: error });
+}
+
+export function renderError(error: unknown, c: Context<AppEnv>): Response {
+  const apiError = error instanceof ApiError ? error : error instanceof HTTPException ? fromHttpException(error) : internalError(error);
+  const requestId = c.get("requestId") ?? newRequestId();
+  if (apiError.status >= 500) {
+    c.get("services")?.logger.error("request failed", {
+      request_id: requestId,
+      method: c.req.method,
+      path: c.req.path,
+      code: apiError.code,
+      cause: apiError.cause instanceof Error ? { name: apiError.cause.name, message: apiError.cause.message } : undefined,
+    });
+  }
+  const headers = new Headers({ "content-type": "application/json; charset=utf-8", [REQUEST_ID_HEADER]: requestId, ...apiError.headers });
+  // Headers set earlier in the request (rate-limit figures, for example) stay on the error response.
+  c.res?.headers.forEach((value, key) => {
+    if (!headers.has(key) && key.toLowerCase().startsWith("x-")) headers.set(key, value);
+  });
+  return new Response(JSON.stringify(apiError.toBody(requestId)), { status: apiError.status, headers });
+}
+
+export function notFound(c: Context<AppEnv>): Response {
+  return renderError(new ApiError("not_found", `No endpoint ${c.req.method} ${c.req.path}. See GET /v1/openapi.json for the API.`), c);
+}

@@ -1,0 +1,26 @@
+// Authentication (step one of the two-step check): `Authorization: Bearer <API key or JWT>` on every
+// endpoint except the public ones. Proves identity only; access to a listing is checked per route.
+import { createMiddleware } from "hono/factory";
+import { ApiError } from "../../errors.ts";
+import type { AppEnv } from "../env.ts";
+
+/** Paths served without a bearer token: sign-in, the API description and the health check. */
+const PUBLIC_PATHS = new Set(["/v1/auth/challenge", "/v1/auth/token", "/v1/openapi.json", "/v1/health"]);
+/** A bearer token is printable ASCII without spaces; anything longer than this is not one of ours. */
+const TOKEN = /^[\x21-\x7e]{1,4096}$/;
+
+export function isPublicPath(path: string): boolean {
+  return PUBLIC_PATHS.has(path);
+}
+
+export const authenticate = createMiddleware<AppEnv>(async (c, next) => {
+  if (isPublicPath(c.req.path)) return next();
+  const header = c.req.header("authorization");
+  if (!header) throw new ApiError("unauthorized", "Missing Authorization header: send Authorization: Bearer <API key or JWT>.");
+  const match = /^Bearer +(.+)$/i.exec(header.trim());
+  if (!match || !TOKEN.test(match[1]!)) {
+    throw new ApiError("unauthorized", "Malformed Authorization header: expected Bearer <API key or JWT>.");
+  }
+  c.set("principal", await c.get("services").authenticator.authenticate(match[1]!));
+  return next();
+});

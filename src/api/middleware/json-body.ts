@@ -1,0 +1,32 @@
+// Every request body is JSON: a body with another content type gets 415, one over the size limit 413,
+// both in the error envelope, before any route reads it.
+import { createMiddleware } from "hono/factory";
+import { bodyLimit } from "hono/body-limit";
+import { ApiError } from "../../errors.ts";
+import type { AppEnv } from "../env.ts";
+
+const JSON_MEDIA = /^application\/([\w.-]+\+)?json$/i;
+
+function hasBody(method: string, headers: Headers): boolean {
+  if (method === "GET" || method === "HEAD" || method === "OPTIONS") return false;
+  const length = headers.get("content-length");
+  if (length !== null) return Number(length) > 0;
+  return headers.has("transfer-encoding");
+}
+
+export function jsonBody(maxBytes: number) {
+  const limit = bodyLimit({
+    maxSize: maxBytes,
+    onError: () => {
+      throw new ApiError("payload_too_large", `The request body exceeds the limit of ${maxBytes} bytes.`);
+    },
+  });
+  return createMiddleware<AppEnv>(async (c, next) => {
+    if (!hasBody(c.req.method, c.req.raw.headers)) return next();
+    const mediaType = (c.req.header("content-type") ?? "").split(";")[0]!.trim();
+    if (!JSON_MEDIA.test(mediaType)) {
+      throw new ApiError("unsupported_media_type", "Request bodies must be JSON: send Content-Type: application/json.");
+    }
+    return limit(c, next);
+  });
+}

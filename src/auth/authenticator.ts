@@ -1,0 +1,22 @@
+// Verifies bearer tokens against the keys table. Every lookup reads the table, so a revoked key fails
+// on its very next request.
+import { ApiError } from "../errors.ts";
+import type { Tables } from "../adapters/tables/dynamo.ts";
+import { API_KEY_SHAPE, findApiKey } from "./api-keys.ts";
+import type { Authenticator, Principal } from "./principal.ts";
+
+export function createAuthenticator(deps: { tables: Tables; keyPrefix: string }): Authenticator {
+  return {
+    async authenticate(token: string): Promise<Principal> {
+      if (token.startsWith("svc_")) {
+        if (!API_KEY_SHAPE.test(token) || !token.startsWith(deps.keyPrefix)) {
+          throw new ApiError("invalid_api_key", "The API key is not valid for this network.");
+        }
+        const record = await findApiKey(deps.tables, token);
+        if (!record || record.revokedAt) throw new ApiError("invalid_api_key", "The API key is invalid or has been revoked.");
+        return { wallet: record.wallet, method: "api_key", keyId: record.keyId };
+      }
+      throw new ApiError("unauthorized", "The bearer token is neither an API key nor a valid JWT.");
+    },
+  };
+}

@@ -1,0 +1,24 @@
+// The chain port: a viem public client for the configured network and the marketplace address.
+import { createPublicClient, defineChain, http, type Address, type Chain, type PublicClient } from "viem";
+import { baseSepolia, hardhat, sepolia } from "viem/chains";
+
+export interface ChainClient {
+  client: PublicClient;
+  chain: Chain;
+  marketplace: Address;
+}
+
+const KNOWN_CHAINS: Record<number, Chain> = { [hardhat.id]: hardhat, [baseSepolia.id]: baseSepolia, [sepolia.id]: sepolia };
+
+/** The viem chain for a chain id, with the configured RPC URL. */
+export function chainFor(chainId: number, rpcUrl: string): Chain {
+  const known = KNOWN_CHAINS[chainId];
+  const base = known ?? defineChain({ id: chainId, name: `chain-${chainId}`, nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 }, rpcUrls: { default: { http: [rpcUrl] } } });
+  return { ...base, rpcUrls: { default: { http: [rpcUrl] } } };
+}
+
+export function createChainClient(options: { rpcUrl: string; chainId: number; marketplace: Address }): ChainClient {
+  const chain = chainFor(options.chainId, options.rpcUrl);
+  const client = createPublicClient({ chain, transport: http(options.rpcUrl, { timeout: 10_000, retryCount: 1 }), pollingInterval: 250 });
+  return { client: client as PublicClient, chain, marketplace: options.marketplace };
+}

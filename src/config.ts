@@ -1,0 +1,65 @@
+// Configuration, parsed once at start from the environment with zod. A missing or malformed setting
+// stops the start with a message naming it. The same schema serves the local stack and the cloud.
+import { z } from "zod";
+
+const address = z.string().regex(/^0x[0-9a-fA-F]{40}$/, "must be a 0x-prefixed 20-byte hex address");
+const url = z.string().url("must be a URL");
+const port = z.coerce.number().int().min(1).max(65_535);
+
+/** Chains the beta may run on; the key prefix follows the network (svc_test_ or svc_live_). */
+export const TEST_NETWORK_CHAIN_IDS = new Set([31337, 84532, 11155111]);
+
+export const configSchema = z
+  .object({
+    STAGE: z.enum(["local", "cloud"]).default("local"),
+    SERVICE_NAME: z.string().regex(/^[a-z][a-z0-9-]{1,30}$/, "must be a short lowercase word").default("agents"),
+    AWS_REGION: z.string().min(1).default("us-east-1"),
+    TABLE_PREFIX: z.string().regex(/^[A-Za-z0-9_.-]*$/, "may hold only letters, digits, '_', '.', '-'").default("local-"),
+    DYNAMODB_ENDPOINT: url.optional(),
+    AWS_ENDPOINT: url.optional(),
+    REGISTRATION_QUEUE_URL: url,
+    REGISTRATION_DLQ_URL: url,
+    BLOB_BUCKET: z.string().regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, "must be an S3 bucket name"),
+    RPC_URL: url,
+    CHAIN_ID: z.coerce.number().int().positive(),
+    MARKETPLACE_ADDRESS: address,
+    /** Largest request body accepted, in bytes. */
+    MAX_BODY_BYTES: z.coerce.number().int().min(1024).max(6 * 1024 * 1024).default(1024 * 1024),
+    LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
+    PORT: port.default(8787),
+  })
+  .superRefine((value, ctx) => {
+    if (value.STAGE === "local" && !value.DYNAMODB_ENDPOINT) {
+      ctx.addIssue({ code: "custom", path: ["DYNAMODB_ENDPOINT"], message: "is required when STAGE=local" });
+    }
+    if (value.STAGE === "local" && !value.AWS_ENDPOINT) {
+      ctx.addIssue({ code: "custom", path: ["AWS_ENDPOINT"], message: "is required when STAGE=local" });
+    }
+  });
+
+export type Config = z.infer<typeof configSchema> & {
+  /** API key prefix for the configured chain. */
+  keyPrefix: "svc_test_" | "svc_live_";
+};
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join("\n")}`);
+    this.name = "ConfigError";
+  }
+}
+
+/** Parses the environment. Throws a ConfigError that names every missing or malformed setting. */
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const parsed = configSchema.safeParse(env);
+  if (!parsed.success) {
+    throw new ConfigError(
+      parsed.error.issues.map((issue) => {
+        const name = issue.path.join(".") || "(environment)";
+        const missing = issue.code === "invalid_type" && env[name] === undefined;
+        return missing ? `${name} is missing` : `${name} ${issue.message}`;
+      }),
+    );
+  }
+  return { ...parsed.data, keyPrefix: TEST_NETWORK_CHAIN_IDS.has(parsed.data.CHAIN_ID) ? "svc_test_" : "svc_live_" };
+}

@@ -1,0 +1,34 @@
+// Wires the ports to their adapters from the configuration: the one place that decides what the
+// outside world is for this process. Routes and workers receive `Services` and nothing else.
+import type { Address } from "viem";
+import type { Config } from "./config.ts";
+import { createTables, type Tables } from "./adapters/tables/dynamo.ts";
+import { createQueue, type Queue } from "./adapters/queue/sqs.ts";
+import { createBlobs, type Blobs } from "./adapters/blobs/s3.ts";
+import { createChainClient, type ChainClient } from "./chain/client.ts";
+import { createAuthenticator } from "./auth/authenticator.ts";
+import type { Authenticator } from "./auth/principal.ts";
+import { createLogger, type Logger } from "./logger.ts";
+
+export interface Services {
+  config: Config;
+  logger: Logger;
+  tables: Tables;
+  queue: Queue;
+  blobs: Blobs;
+  chain: ChainClient;
+  authenticator: Authenticator;
+}
+
+export function createServices(config: Config, overrides: Partial<Services> = {}): Services {
+  const tables = overrides.tables ?? createTables({ region: config.AWS_REGION, prefix: config.TABLE_PREFIX, ...(config.DYNAMODB_ENDPOINT ? { endpoint: config.DYNAMODB_ENDPOINT } : {}) });
+  return {
+    config,
+    logger: overrides.logger ?? createLogger(config.LOG_LEVEL),
+    tables,
+    queue: overrides.queue ?? createQueue({ region: config.AWS_REGION, ...(config.AWS_ENDPOINT ? { endpoint: config.AWS_ENDPOINT } : {}) }),
+    blobs: overrides.blobs ?? createBlobs({ region: config.AWS_REGION, bucket: config.BLOB_BUCKET, ...(config.AWS_ENDPOINT ? { endpoint: config.AWS_ENDPOINT } : {}) }),
+    chain: overrides.chain ?? createChainClient({ rpcUrl: config.RPC_URL, chainId: config.CHAIN_ID, marketplace: config.MARKETPLACE_ADDRESS as Address }),
+    authenticator: overrides.authenticator ?? createAuthenticator({ tables, keyPrefix: config.keyPrefix }),
+  };
+}

@@ -1,0 +1,136 @@
+// Starts the local stack exactly as the README says (`npm start`), on free ports and a temporary data
+// folder, talks to it over HTTP, and stops it, leaving no process behind.
+import { afterAll, describe, expect, it } from "vitest";
+import { spawn, type ChildProcess } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, dirname } from "node:path";
+import { fileURLToPath } from "node:url";
+import { GetCommand, PutCommand } from "@aws-sdk/lib-dynamodb";
+import { createTables } from "../../src/adapters/tables/dynamo.ts";
+import { freePort, portInUse } from "../../local/ports.ts";
+import type { StackInfo } from "../../local/stack.ts";
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "../..");
+const dataDir = mkdtempSync(join(tmpdir(), "stack-test-"));
+const started: ChildProcess[] = [];
+
+interface Ports { PORT: number; CHAIN_PORT: number; DYNAMODB_PORT: number; AWS_EMULATOR_PORT: number }
+
+async function ports(): Promise<Ports> {
+  return { PORT: await freePort(), CHAIN_PORT: await freePort(), DYNAMODB_PORT: await freePort(), AWS_EMULATOR_PORT: await freePort() };
+}
+
+function npmStart(p: Ports, dir: string) {
+  const child = spawn("npm", ["start", "--silent"], {
+    cwd: root,
+    detached: true,
+    stdio: ["ignore", "pipe", "pipe"],
+    env: { ...process.env, ...Object.fromEntries(Object.entries(p).map(([k, v]) => [k, String(v)])), LOCAL_DATA_DIR: dir, LOG_LEVEL: "warn" },
+  });
+  started.push(child);
+  let output = "";
+  child.stdout!.on("data", (d: Buffer) => (output += d.toString()));
+  child.stderr!.on("data", (d: Buffer) => (output += d.toString()));
+  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  return { child, exited, output: () => output };
+}
+
+async function waitForStack(dir: string, exited: Promise<unknown>, output: () => string, timeoutMs = 120_000): Promise<StackInfo> {
+  const file = join(dir, "stack.json");
+  const deadline = Date.now() + timeoutMs;
+  let done = false;
+  void exited.then(() => (done = true));
+  while (Date.now() < deadline) {
+    if (existsSync(file)) return JSON.parse(readFileSync(file, "utf8")) as StackInfo;
+    if (done) throw new Error(`the stack exited before it was ready:\n${output()}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`the stack was not ready in time:\n${output()}`);
+}
+
+function groupAlive(pgid: number): boolean {
+  try {
+    process.kill(-pgid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function waitUntil(check: () => boolean | Promise<boolean>, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error("condition not met in time");
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+afterAll(async () => {
+  for (const child of started) if (child.pid && groupAlive(child.pid)) process.kill(-child.pid, "SIGKILL");
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+describe("npm start (the local stack)", () => {
+  it("starts everything, serves the API, refuses a second start, stops cleanly, and keeps off-chain data across a restart", async () => {
+    const p = await ports();
+    const first = npmStart(p, dataDir);
+    const info = await waitForStack(dataDir, first.exited, first.output);
+
+    expect(info).toMatchObject({ api_url: `http://127.0.0.1:${p.PORT}`, rpc_url: `http://127.0.0.1:${p.CHAIN_PORT}`, chain_id: 31337 });
+    expect(info.contracts.marketplace).toMatch(/^0x[0-9a-fA-F]{40}$/);
+    expect(info.accounts.map((a) => a.role)).toEqual(expect.arrayContaining(["authority", "creator", "renter"]));
+    expect(info.authority).toBe(info.accounts.find((a) => a.role === "authority")!.address);
+    expect(first.output()).toContain(info.api_url);
+
+    // An unauthenticated call gets 401 unauthorized in the envelope.
+    const res = await fetch(`${info.api_url}/v1/credentials`);
+    expect(res.status).toBe(401);
+    expect(((await res.json()) as { error: { code: string } }).error.code).toBe("unauthorized");
+    // The OpenAPI document parses.
+    const doc = (await (await fetch(`${info.api_url}/v1/openapi.json`)).json()) as { openapi: string };
+    expect(doc.openapi).toBe("3.1.0");
+    // The contract is deployed on the chain the stack reports.
+    const code = await fetch(info.rpc_url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "eth_getCode", params: [info.contracts.marketplace, "latest"] }) });
+    expect(((await code.json()) as { result: string }).result.length).toBeGreaterThan(10);
+
+    // A second start on the same data folder fails at once, naming the running one.
+    const second = npmStart(await ports(), dataDir);
+    expect(await second.exited).not.toBe(0);
+    expect(second.output()).toMatch(new RegExp(`already running \\(pid ${info.pid}\\)`));
+
+    // A start whose port is taken fails at once, naming the port and the setting.
+    const otherDir = mkdtempSync(join(tmpdir(), "stack-test-"));
+    const busy = npmStart({ ...(await ports()), PORT: p.PORT }, otherDir);
+    expect(await busy.exited).not.toBe(0);
+    expect(busy.output()).toContain(`Port ${p.PORT} on 127.0.0.1 is already in use (set PORT`);
+    rmSync(otherDir, { recursive: true, force: true });
+
+    // Data created off-chain and data derived from the chain.
+    const tables = createTables({ region: "us-east-1", prefix: "local-", endpoint: `http://127.0.0.1:${p.DYNAMODB_PORT}` });
+    await tables.doc.send(new PutCommand({ TableName: tables.name("keys"), Item: { pk: "hash#kept", sk: "key", label: "survives" } }));
+    await tables.doc.send(new PutCommand({ TableName: tables.name("credentials"), Item: { pk: "wallet#0xabc", sk: "listing#1", status: "active" } }));
+
+    // SIGTERM stops every part: the process group empties and every port is free again.
+    process.kill(info.pid, "SIGTERM");
+    expect(await first.exited).toBe(0);
+    await waitUntil(() => !groupAlive(first.child.pid!));
+    for (const port of Object.values(p)) expect(await portInUse(port)).toBe(false);
+    expect(existsSync(join(dataDir, "stack.json"))).toBe(false);
+
+    // Restart: a fresh chain is detected; chain-derived rows are rebuilt, off-chain rows kept.
+    const again = npmStart(p, dataDir);
+    const info2 = await waitForStack(dataDir, again.exited, again.output);
+    expect(info2.chain_rebuilt).toBe(true);
+    const tables2 = createTables({ region: "us-east-1", prefix: "local-", endpoint: `http://127.0.0.1:${p.DYNAMODB_PORT}` });
+    expect((await tables2.doc.send(new GetCommand({ TableName: tables2.name("keys"), Key: { pk: "hash#kept", sk: "key" } }))).Item?.label).toBe("survives");
+    expect((await tables2.doc.send(new GetCommand({ TableName: tables2.name("credentials"), Key: { pk: "wallet#0xabc", sk: "listing#1" } }))).Item).toBeUndefined();
+    expect((await fetch(`${info2.api_url}/v1/health`)).status).toBe(200);
+
+    // Ctrl-C (SIGINT to the whole foreground group) also stops everything.
+    process.kill(-again.child.pid!, "SIGINT");
+    await again.exited;
+    await waitUntil(() => !groupAlive(again.child.pid!));
+    for (const port of Object.values(p)) expect(await portInUse(port)).toBe(false);
+  }, 240_000);
+});

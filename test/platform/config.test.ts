@@ -1,0 +1,47 @@
+import { describe, expect, it } from "vitest";
+import { ConfigError, loadConfig } from "../../src/config.ts";
+
+const valid = {
+  STAGE: "cloud",
+  REGISTRATION_QUEUE_URL: "https://sqs.us-east-1.amazonaws.com/1/registration",
+  REGISTRATION_DLQ_URL: "https://sqs.us-east-1.amazonaws.com/1/registration-dlq",
+  BLOB_BUCKET: "agent-rental-blobs",
+  RPC_URL: "https://sepolia.base.org",
+  CHAIN_ID: "84532",
+  MARKETPLACE_ADDRESS: "0x5FbDB2315678afecb367f032d93F642f64180aa3",
+};
+
+describe("loadConfig", () => {
+  it("parses a complete cloud configuration with defaults", () => {
+    const config = loadConfig(valid);
+    expect(config).toMatchObject({ STAGE: "cloud", CHAIN_ID: 84532, PORT: 8787, MAX_BODY_BYTES: 1_048_576, keyPrefix: "svc_test_" });
+  });
+
+  it("names every missing setting", () => {
+    const { RPC_URL: _rpc, BLOB_BUCKET: _bucket, ...rest } = valid;
+    const error = (() => {
+      try {
+        loadConfig(rest);
+      } catch (e) {
+        return e;
+      }
+    })();
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as ConfigError).problems).toEqual(expect.arrayContaining(["RPC_URL is missing", "BLOB_BUCKET is missing"]));
+  });
+
+  it("names a malformed setting and says what is wrong", () => {
+    expect(() => loadConfig({ ...valid, MARKETPLACE_ADDRESS: "0x1234" })).toThrow(/MARKETPLACE_ADDRESS must be a 0x-prefixed 20-byte hex address/);
+    expect(() => loadConfig({ ...valid, CHAIN_ID: "abc" })).toThrow(/CHAIN_ID/);
+    expect(() => loadConfig({ ...valid, RPC_URL: "not a url" })).toThrow(/RPC_URL must be a URL/);
+  });
+
+  it("requires the emulator endpoints in the local stage", () => {
+    expect(() => loadConfig({ ...valid, STAGE: "local" })).toThrow(/DYNAMODB_ENDPOINT is required when STAGE=local/);
+  });
+
+  it("chooses the API key prefix from the chain: svc_test_ on test networks, svc_live_ on mainnet", () => {
+    expect(loadConfig({ ...valid, CHAIN_ID: "31337" }).keyPrefix).toBe("svc_test_");
+    expect(loadConfig({ ...valid, CHAIN_ID: "8453" }).keyPrefix).toBe("svc_live_");
+  });
+});
