@@ -2,12 +2,36 @@
 // under src/chain/generated/, which the service, the SDK and the tests import. Regenerated on every
 // start and test run; never edited by hand.
 import { execFileSync } from "node:child_process";
-import { mkdirSync, readFileSync, writeFileSync, existsSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { mkdirSync, readFileSync, readdirSync, writeFileSync, existsSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const contracts = ["Marketplace"] as const;
+
+const outDir = join(root, "src/chain/generated");
+const stampFile = join(root, ".build/contracts.stamp");
+
+/** A digest of everything the build reads: the sources, the config and the compiler version. */
+function sourceDigest(): string {
+  const hash = createHash("sha256");
+  const walk = (dir: string) => {
+    for (const entry of readdirSync(dir, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) walk(path);
+      else if (entry.name.endsWith(".sol")) hash.update(path).update(readFileSync(path));
+    }
+  };
+  walk(join(root, "contracts/src"));
+  hash.update(readFileSync(join(root, "contracts/hardhat.config.ts")));
+  hash.update(readFileSync(join(root, "node_modules/solc/package.json")));
+  return hash.digest("hex");
+}
+
+const digest = sourceDigest();
+const upToDate = existsSync(stampFile) && readFileSync(stampFile, "utf8") === digest && contracts.every((name) => existsSync(join(outDir, `${name[0]!.toLowerCase()}${name.slice(1)}.ts`)));
+if (upToDate) process.exit(0);
 
 execFileSync(join(root, "node_modules/.bin/hardhat"), ["--config", "contracts/hardhat.config.ts", "build", "--quiet"], {
   cwd: root,
@@ -16,7 +40,6 @@ execFileSync(join(root, "node_modules/.bin/hardhat"), ["--config", "contracts/ha
   stdio: ["ignore", "inherit", "inherit"],
 });
 
-const outDir = join(root, "src/chain/generated");
 mkdirSync(outDir, { recursive: true });
 for (const name of contracts) {
   const artifactPath = join(root, ".build/artifacts/contracts/src", `${name}.sol`, `${name}.json`);
@@ -31,3 +54,5 @@ for (const name of contracts) {
   const previous = existsSync(target) ? readFileSync(target, "utf8") : "";
   if (previous !== body) writeFileSync(target, body);
 }
+mkdirSync(dirname(stampFile), { recursive: true });
+writeFileSync(stampFile, digest);
