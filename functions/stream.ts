@@ -3,7 +3,8 @@ import { streamHandle } from "hono/aws-lambda";
 import { buildApp } from "../src/api/app.ts";
 import { loadConfig } from "../src/config.ts";
 import { createServices } from "../src/services.ts";
+import { cloudSecretSettings } from "../src/adapters/secrets/sst.ts";
 
-const app = buildApp(createServices(loadConfig(process.env)));
+const app = buildApp(createServices(loadConfig({ ...process.env, ...(process.env.STAGE === "cloud" ? cloudSecretSettings() : {}) })));
 
 export const handler = streamHandle(app);

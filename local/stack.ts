@@ -95,7 +95,6 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
       );
     }
     const secrets = ensureLocalSecrets(dataDir);
-    void secrets;
 
     progress("starting DynamoDB emulator, SQS/S3 emulator and Hardhat node");
     let dynamo: Emulator | undefined;
@@ -138,6 +137,7 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
       MARKETPLACE_ADDRESS: getAddress(deployed.address),
       PORT: String(options.apiPort),
       LOG_LEVEL: options.logLevel ?? "info",
+      JWT_SIGNING_KEYS: JSON.stringify(secrets.jwtSigningKeys),
     };
     const baseConfig = loadConfig(env);
     const logger = createLogger(baseConfig.LOG_LEVEL);

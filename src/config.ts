@@ -25,6 +25,22 @@ export const configSchema = z
     MARKETPLACE_ADDRESS: address,
     /** Largest request body accepted, in bytes. */
     MAX_BODY_BYTES: z.coerce.number().int().min(1024).max(6 * 1024 * 1024).default(1024 * 1024),
+    /** JWT signing keys, newest first: a JSON array of {kid, privateJwk} (EC P-256). A secret. */
+    JWT_SIGNING_KEYS: z
+      .string()
+      .transform((text, ctx) => {
+        try {
+          return JSON.parse(text) as unknown;
+        } catch {
+          ctx.addIssue({ code: "custom", message: "must be a JSON array of {kid, privateJwk}" });
+          return z.NEVER;
+        }
+      })
+      .pipe(
+        z
+          .array(z.object({ kid: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/), privateJwk: z.object({ kty: z.literal("EC"), crv: z.literal("P-256"), x: z.string(), y: z.string(), d: z.string() }) }))
+          .min(1, "must hold at least one key"),
+      ),
     LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
     PORT: port.default(8787),
   })

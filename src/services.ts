@@ -9,6 +9,7 @@ import { createChainClient, type ChainClient } from "./chain/client.ts";
 import { createAuthenticator } from "./auth/authenticator.ts";
 import type { Authenticator } from "./auth/principal.ts";
 import { createLogger, type Logger } from "./logger.ts";
+import { createJwtIssuer, type JwtIssuer } from "./auth/jwt.ts";
 
 export interface Services {
   config: Config;
@@ -17,18 +18,21 @@ export interface Services {
   queue: Queue;
   blobs: Blobs;
   chain: ChainClient;
+  jwt: JwtIssuer;
   authenticator: Authenticator;
 }
 
 export function createServices(config: Config, overrides: Partial<Services> = {}): Services {
   const tables = overrides.tables ?? createTables({ region: config.AWS_REGION, prefix: config.TABLE_PREFIX, ...(config.DYNAMODB_ENDPOINT ? { endpoint: config.DYNAMODB_ENDPOINT } : {}) });
+  const jwt = overrides.jwt ?? createJwtIssuer({ keys: config.JWT_SIGNING_KEYS, issuer: config.SERVICE_NAME, audience: `${config.SERVICE_NAME}-api` });
   return {
     config,
+    jwt,
     logger: overrides.logger ?? createLogger(config.LOG_LEVEL),
     tables,
     queue: overrides.queue ?? createQueue({ region: config.AWS_REGION, ...(config.AWS_ENDPOINT ? { endpoint: config.AWS_ENDPOINT } : {}) }),
     blobs: overrides.blobs ?? createBlobs({ region: config.AWS_REGION, bucket: config.BLOB_BUCKET, ...(config.AWS_ENDPOINT ? { endpoint: config.AWS_ENDPOINT } : {}) }),
     chain: overrides.chain ?? createChainClient({ rpcUrl: config.RPC_URL, chainId: config.CHAIN_ID, marketplace: config.MARKETPLACE_ADDRESS as Address }),
-    authenticator: overrides.authenticator ?? createAuthenticator({ tables, keyPrefix: config.keyPrefix }),
+    authenticator: overrides.authenticator ?? createAuthenticator({ tables, jwt, keyPrefix: config.keyPrefix }),
   };
 }

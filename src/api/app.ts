@@ -10,6 +10,12 @@ import { requestId } from "./middleware/request-id.ts";
 import { validationHook } from "./validation.ts";
 import { registerV1Health } from "./routes/v1_health.ts";
 import { registerV1OpenApi } from "./routes/v1_openapi.ts";
+import { registerV1AuthChallenge } from "./routes/v1_auth_challenge.ts";
+import { registerV1AuthToken } from "./routes/v1_auth_token.ts";
+import { registerV1KeysChallenge } from "./routes/v1_keys_challenge.ts";
+import { registerV1KeysCreate } from "./routes/v1_keys_create.ts";
+import { registerV1KeysList } from "./routes/v1_keys_list.ts";
+import { registerV1KeysRevoke } from "./routes/v1_keys_revoke.ts";
 
 /** The platform every route runs on: request ids, the JSON body rules, authentication, the error
  * envelope and the validation hook. Routes are added by `buildApp` (and by tests of the platform). */
@@ -33,6 +39,16 @@ export function buildApp(services: Services): OpenAPIHono<AppEnv> {
   // Service
   registerV1Health(app);
   registerV1OpenApi(app);
+
+  // Authentication
+  registerV1AuthChallenge(app);
+  registerV1AuthToken(app);
+
+  // API keys
+  registerV1KeysChallenge(app);
+  registerV1KeysCreate(app);
+  registerV1KeysList(app);
+  registerV1KeysRevoke(app);
 
   return app;
 }

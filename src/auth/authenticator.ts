@@ -1,11 +1,12 @@
-// Verifies bearer tokens against the keys table. Every lookup reads the table, so a revoked key fails
-// on its very next request.
+// Verifies bearer tokens: API keys against the keys table (read on every request, so a revoked key
+// fails on its very next request), JWTs by signature and expiry.
 import { ApiError } from "../errors.ts";
 import type { Tables } from "../adapters/tables/dynamo.ts";
-import { API_KEY_SHAPE, findApiKey } from "./api-keys.ts";
+import { API_KEY_SHAPE, findApiKey, touchApiKey } from "./api-keys.ts";
+import { looksLikeJwt, type JwtIssuer } from "./jwt.ts";
 import type { Authenticator, Principal } from "./principal.ts";
 
-export function createAuthenticator(deps: { tables: Tables; keyPrefix: string }): Authenticator {
+export function createAuthenticator(deps: { tables: Tables; jwt: JwtIssuer; keyPrefix: string }): Authenticator {
   return {
     async authenticate(token: string): Promise<Principal> {
       if (token.startsWith("svc_")) {
@@ -14,9 +15,14 @@ export function createAuthenticator(deps: { tables: Tables; keyPrefix: string })
         }
         const record = await findApiKey(deps.tables, token);
         if (!record || record.revokedAt) throw new ApiError("invalid_api_key", "The API key is invalid or has been revoked.");
+        touchApiKey(deps.tables, token, record);
         return { wallet: record.wallet, method: "api_key", keyId: record.keyId };
       }
-      throw new ApiError("unauthorized", "The bearer token is neither an API key nor a valid JWT.");
+      if (looksLikeJwt(token)) {
+        const { wallet } = await deps.jwt.verify(token);
+        return { wallet, method: "jwt" };
+      }
+      throw new ApiError("unauthorized", "The bearer token is neither an API key nor a JWT.");
     },
   };
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ConfigError, loadConfig } from "../../src/config.ts";
+import { generateSigningKey } from "../../src/auth/jwt.ts";
 
 const valid = {
   STAGE: "cloud",
@@ -9,6 +10,7 @@ const valid = {
   RPC_URL: "https://sepolia.base.org",
   CHAIN_ID: "84532",
   MARKETPLACE_ADDRESS: "0x5FbDB2315678afecb367f032d93F642f64180aa3",
+  JWT_SIGNING_KEYS: JSON.stringify([generateSigningKey()]),
 };
 
 describe("loadConfig", () => {
@@ -34,6 +36,8 @@ describe("loadConfig", () => {
     expect(() => loadConfig({ ...valid, MARKETPLACE_ADDRESS: "0x1234" })).toThrow(/MARKETPLACE_ADDRESS must be a 0x-prefixed 20-byte hex address/);
     expect(() => loadConfig({ ...valid, CHAIN_ID: "abc" })).toThrow(/CHAIN_ID/);
     expect(() => loadConfig({ ...valid, RPC_URL: "not a url" })).toThrow(/RPC_URL must be a URL/);
+    expect(() => loadConfig({ ...valid, JWT_SIGNING_KEYS: "{" })).toThrow(/JWT_SIGNING_KEYS must be a JSON array/);
+    expect(() => loadConfig({ ...valid, JWT_SIGNING_KEYS: "[]" })).toThrow(/JWT_SIGNING_KEYS must hold at least one key/);
   });
 
   it("requires the emulator endpoints in the local stage", () => {

@@ -12,6 +12,7 @@ import { chainFor } from "../../src/chain/client.ts";
 import { deployMarketplace } from "../../src/chain/deploy.ts";
 import { DEV_ACCOUNTS, LOCAL_CHAIN_ID } from "../../local/chain.ts";
 import { createLogger } from "../../src/logger.ts";
+import { generateSigningKey } from "../../src/auth/jwt.ts";
 
 export interface TestContext {
   config: Config;
@@ -47,6 +48,7 @@ export async function createTestServices(overrides: Record<string, string> = {})
     CHAIN_ID: String(LOCAL_CHAIN_ID),
     MARKETPLACE_ADDRESS: getAddress(deployed.address),
     LOG_LEVEL: "silent",
+    JWT_SIGNING_KEYS: JSON.stringify([generateSigningKey()]),
     ...overrides,
   };
   const config = loadConfig(env);

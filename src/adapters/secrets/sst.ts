@@ -1,0 +1,15 @@
+// Cloud secrets: SST Secrets linked to the function, read through SST's Resource (delivered in an
+// encrypted file, never as plain environment variables). Returned as the configuration settings they
+// stand for, so `loadConfig` validates them like any other setting.
+import { Resource } from "sst/resource";
+
+export function cloudSecretSettings(): Record<string, string> {
+  const linked = Resource as unknown as Record<string, { value: string } | undefined>;
+  const value = (name: string) => linked[name]?.value;
+  const settings: Record<string, string | undefined> = {
+    JWT_SIGNING_KEYS: value("JwtSigningKeys"),
+    // The RPC URL of a hosted node carries an access token.
+    RPC_URL: value("RpcUrl"),
+  };
+  return Object.fromEntries(Object.entries(settings).filter((entry): entry is [string, string] => entry[1] !== undefined));
+}

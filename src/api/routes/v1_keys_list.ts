@@ -1,0 +1,31 @@
+// GET /v1/keys: the caller's API keys (never the keys themselves).
+import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
+import type { AppEnv } from "../env.ts";
+import { listApiKeys } from "../../auth/api-keys.ts";
+import { bearer, errorResponses } from "../schemas.ts";
+
+export const ApiKeySchema = z
+  .object({
+    key_id: z.string(),
+    label: z.string(),
+    prefix: z.string().openapi({ description: "The first characters of the key, to recognise it" }),
+    created_at: z.string(),
+    last_used_at: z.string().nullable().openapi({ description: "Refreshed at most once a minute" }),
+    revoked: z.boolean(),
+  })
+  .openapi("ApiKey");
+
+const route = createRoute({
+  method: "get",
+  path: "/v1/keys",
+  summary: "List API keys",
+  security: bearer,
+  responses: {
+    200: { description: "The wallet's keys, newest first", content: { "application/json": { schema: z.object({ keys: z.array(ApiKeySchema) }).openapi("ApiKeyList") } } },
+    ...errorResponses(),
+  },
+});
+
+export function registerV1KeysList(app: OpenAPIHono<AppEnv>): void {
+  app.openapi(route, async (c) => c.json({ keys: await listApiKeys(c.get("services").tables, c.get("principal").wallet) }, 200));
+}

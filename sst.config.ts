@@ -1,0 +1,52 @@
+/// <reference path="./.sst/platform/config.d.ts" />
+
+// The cloud home of the service. Each concern is declared in its own file under stacks/;
+// `scripts/check-infra.sh` type-checks all of it offline.
+//
+// Deploying (`sst deploy --stage <stage>`, AWS credentials required) needs, per stage:
+//   - the five secrets: `sst secret set <Name> <value> --stage <stage>` for AuthorityPrivateKey,
+//     JwtSigningKeys, UpstashRedisUrl, UpstashRedisToken, RpcUrl (stacks/secrets.ts);
+//   - the marketplace contract: MARKETPLACE_ADDRESS=0x... in the environment, or an entry in
+//     MARKETPLACE_ADDRESSES (stacks/common.ts).
+// Outputs: `api`, the base URL of every endpoint, and `stream`, the full URL of
+// POST /v1/execute/stream (the same API, served with response streaming).
+export default $config({
+  app(input) {
+    const production = input?.stage === "production";
+    return {
+      name: "agent-rental",
+      home: "aws",
+      removal: production ? "retain" : "remove",
+      protect: production,
+      // Pinned: the runner's tenant isolation (`tenancyConfig`) needs a provider that knows it.
+      providers: { aws: { version: "7.20.0" } },
+    };
+  },
+  async run() {
+    const { createTables } = await import("./stacks/tables");
+    const { createRegistrationQueues, createRegistrationConsumers } = await import("./stacks/queue");
+    const { createBlobs } = await import("./stacks/blobs");
+    const { createSecrets, createKmsKey } = await import("./stacks/secrets");
+    const { createRunner } = await import("./stacks/runner");
+    const { createApi } = await import("./stacks/api");
+    const { createIndexer } = await import("./stacks/indexer");
+
+    const resources = {
+      tables: createTables(),
+      ...createRegistrationQueues(),
+      blobs: createBlobs(),
+      secrets: createSecrets(),
+      kmsKey: createKmsKey(),
+      runner: createRunner(),
+    };
+
+    const api = createApi(resources);
+    createRegistrationConsumers(resources);
+    createIndexer(resources);
+
+    return {
+      api: api.url,
+      stream: api.streamUrl,
+    };
+  },
+});

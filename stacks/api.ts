@@ -1,0 +1,74 @@
+// The public API: one API Gateway REST API in front of two functions.
+//
+// - `functions/api.handler` (Hono `handle(app)`) serves every path.
+// - `functions/stream.handler` (Hono `streamHandle(app)`) serves `POST /v1/execute/stream` with
+//   Lambda response streaming. API Gateway REST streams Lambda responses (integration response
+//   transfer mode STREAM); HTTP APIs (ApiGatewayV2) cannot. REST also lets buffered requests wait
+//   longer than 30 s once the account quota is raised, which HTTP APIs never allow. So renters use
+//   one base URL for every endpoint, SSE included.
+import {
+  BUFFERED_INTEGRATION_TIMEOUT_MS,
+  CALLER_TIMEOUT_SECONDS,
+  STREAM_INTEGRATION_TIMEOUT_MS,
+  appFunction,
+  type AppResources,
+} from "./common";
+
+const STREAM_PATH = "/v1/execute/stream";
+
+/**
+ * Routes to the API function. An explicit resource (the stream path and its parents) wins over
+ * `/{proxy+}` even for methods or children it does not define, so each of them gets its own
+ * catch-all to the API function: a GET or OPTIONS (CORS preflight) on the stream path, or
+ * `/v1/execute` itself, reach the app and get its responses and errors, not API Gateway's.
+ */
+function apiRoutes() {
+  const routes = ["ANY /", "ANY /{proxy+}"];
+  const segments = STREAM_PATH.split("/").filter(Boolean);
+  for (let i = 1; i < segments.length; i++) {
+    const parent = `/${segments.slice(0, i).join("/")}`;
+    routes.push(`ANY ${parent}`, `ANY ${parent}/{proxy+}`);
+  }
+  routes.push(`ANY ${STREAM_PATH}`);
+  return routes;
+}
+
+export function createApi(r: AppResources) {
+  const apiFunction = new sst.aws.Function(
+    "ApiFunction",
+    appFunction("functions/api.handler", r, { timeout: `${CALLER_TIMEOUT_SECONDS} seconds` }),
+  );
+
+  const api = new sst.aws.ApiGatewayV1("Api", {
+    // Regional: a stream's idle timeout is 5 minutes there, 30 seconds on edge-optimized APIs.
+    endpoint: { type: "regional" },
+    // CORS is the app's (Hono middleware), identical in both homes; OPTIONS reaches the function.
+    cors: false,
+  });
+
+  // One function behind every catch-all route, referenced by ARN so it is created once.
+  const apiFunctionArn = apiFunction.arn.apply((arn) => arn as sst.aws.FunctionArn);
+  for (const route of apiRoutes()) {
+    api.route(route, apiFunctionArn, {
+      transform: { integration: { timeoutMilliseconds: BUFFERED_INTEGRATION_TIMEOUT_MS } },
+    });
+  }
+
+  api.route(
+    `POST ${STREAM_PATH}`,
+    appFunction("functions/stream.handler", r, {
+      streaming: true,
+      timeout: `${CALLER_TIMEOUT_SECONDS} seconds`,
+    }),
+    {
+      name: "ExecuteStream",
+      transform: { integration: { timeoutMilliseconds: STREAM_INTEGRATION_TIMEOUT_MS } },
+    },
+  );
+
+  api.deploy();
+
+  // `api.url` ends with the stage path and a slash: https://<id>.execute-api.<region>.amazonaws.com/<stage>/
+  const streamUrl = $interpolate`${api.url}${STREAM_PATH.slice(1)}`;
+  return { api, apiFunction, url: api.url, streamUrl };
+}

@@ -1,0 +1,118 @@
+// Constants of the cloud app and the props every application function shares.
+// Each stack file declares one concern; this one holds what they have in common.
+import type { TableName } from "../src/adapters/tables/schema.ts";
+
+/** Base Sepolia. The whole beta runs on this test network; mainnet comes at general availability. */
+export const CHAIN_ID = 84532;
+
+/**
+ * The marketplace contract per stage. `MARKETPLACE_ADDRESS` in the environment of `sst deploy`
+ * wins over this table, so a fresh deployment of the contract needs no code change.
+ */
+export const MARKETPLACE_ADDRESSES: Readonly<Record<string, string>> = {};
+
+/** The `STAGE` the application code reads to pick its cloud adapters (the local stack uses "local"). */
+export const APP_STAGE = "cloud";
+
+export const RUNTIME = "nodejs22.x";
+export const ARCHITECTURE = "arm64";
+
+/** The longest a task run may take (the spec's run timeout). */
+export const RUN_TIMEOUT_SECONDS = 300;
+/** The runner gets a margin over the run timeout to tear the run down and report a clean failure. */
+export const RUNNER_TIMEOUT_SECONDS = RUN_TIMEOUT_SECONDS + 30;
+/**
+ * Functions that wait on the runner get another margin, so a run that outlives the caller's
+ * connection is still settled and recorded (a retry with the same Idempotency-Key then finds it).
+ */
+export const CALLER_TIMEOUT_SECONDS = RUNNER_TIMEOUT_SECONDS + 30;
+
+/**
+ * API Gateway REST waits this long for a buffered (non-streaming) response. 29 s is the default
+ * quota; raising the account's "Maximum integration timeout" quota allows up to 300 000.
+ */
+export const BUFFERED_INTEGRATION_TIMEOUT_MS = 29_000;
+/** Streaming integrations may run up to 15 minutes; this one covers the whole run. */
+export const STREAM_INTEGRATION_TIMEOUT_MS = CALLER_TIMEOUT_SECONDS * 1000;
+
+/** Every table's physical name is this prefix plus its logical name; the app gets the prefix only. */
+export function tablePrefix() {
+  return `${$app.name}-${$app.stage}-`;
+}
+
+export function isProduction() {
+  return $app.stage === "production";
+}
+
+export function marketplaceAddress(): string {
+  const address = process.env.MARKETPLACE_ADDRESS ?? MARKETPLACE_ADDRESSES[$app.stage];
+  if (address === undefined)
+    throw new Error(
+      `No marketplace contract for stage "${$app.stage}": set MARKETPLACE_ADDRESS when deploying ` +
+        `or add the stage to MARKETPLACE_ADDRESSES in stacks/common.ts.`,
+    );
+  if (!/^0x[0-9a-fA-F]{40}$/.test(address))
+    throw new Error(`MARKETPLACE_ADDRESS "${address}" is not a 20-byte hex address.`);
+  return address;
+}
+
+/** What the application functions (API, stream, workers, crons) are wired to. */
+export interface AppResources {
+  tables: Record<TableName, sst.aws.Dynamo>;
+  registrationQueue: sst.aws.Queue;
+  registrationDlq: sst.aws.Queue;
+  blobs: sst.aws.Bucket;
+  secrets: sst.Secret[];
+  kmsKey: aws.kms.Key;
+  runner: sst.aws.Function;
+}
+
+/** The environment every application function receives. */
+export function appEnvironment(r: AppResources): Record<string, $util.Input<string>> {
+  return {
+    STAGE: APP_STAGE,
+    TABLE_PREFIX: tablePrefix(),
+    REGISTRATION_QUEUE_URL: r.registrationQueue.url,
+    REGISTRATION_DLQ_URL: r.registrationDlq.url,
+    BLOB_BUCKET: r.blobs.name,
+    CHAIN_ID: String(CHAIN_ID),
+    MARKETPLACE_ADDRESS: marketplaceAddress(),
+    RUNNER_FUNCTION_NAME: r.runner.name,
+    KMS_KEY_ID: r.kmsKey.keyId,
+  };
+}
+
+/**
+ * Props of an application function: Node 22 on arm64, the shared environment, links to every
+ * table, both queues, the blob bucket, the secrets and the runner (linking a function grants
+ * lambda:InvokeFunction on it), and envelope-encryption rights on the KMS key.
+ * `overrides` sets what differs per function (timeout, streaming, ...).
+ */
+export function appFunction(
+  handler: string,
+  r: AppResources,
+  overrides: Omit<Partial<sst.aws.FunctionArgs>, "handler" | "environment" | "link" | "permissions"> = {},
+): sst.aws.FunctionArgs {
+  return {
+    runtime: RUNTIME,
+    architecture: ARCHITECTURE,
+    memory: "1024 MB",
+    ...overrides,
+    handler,
+    environment: appEnvironment(r),
+    link: [
+      ...Object.values(r.tables),
+      r.registrationQueue,
+      r.registrationDlq,
+      r.blobs,
+      ...r.secrets,
+      r.runner,
+    ],
+    permissions: [
+      {
+        actions: ["kms:GenerateDataKey", "kms:Encrypt", "kms:Decrypt", "kms:DescribeKey"],
+        resources: [r.kmsKey.arn],
+      },
+    ],
+  };
+}

@@ -1,0 +1,26 @@
+// Secrets (set per stage with `sst secret set <Name> <value> --stage <stage>`) and the KMS key
+// used for envelope encryption of agent logic and creator provider keys.
+
+export function createSecrets() {
+  // Read in the functions through the SST SDK: `Resource.<Name>.value` from "sst".
+  return [
+    new sst.Secret("AuthorityPrivateKey"),
+    new sst.Secret("JwtSigningKeys"),
+    new sst.Secret("UpstashRedisUrl"),
+    new sst.Secret("UpstashRedisToken"),
+    new sst.Secret("RpcUrl"),
+  ];
+}
+
+export function createKmsKey() {
+  const key = new aws.kms.Key("EnvelopeKey", {
+    description: `${$app.name} ${$app.stage}: envelope encryption of agent logic and provider keys`,
+    enableKeyRotation: true,
+    deletionWindowInDays: 30,
+  });
+  new aws.kms.Alias("EnvelopeKeyAlias", {
+    name: `alias/${$app.name}-${$app.stage}-envelope`,
+    targetKeyId: key.keyId,
+  });
+  return key;
+}
