@@ -11,7 +11,6 @@ import {
   keccak256,
   encodePacked,
   toHex,
-  type Address,
   type Hex,
   type PublicClient,
 } from "viem";
@@ -208,4 +207,3 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
   });
 }
 
-export type { Address };

@@ -14,6 +14,14 @@ export default defineConfig({
       evmVersion: "cancun",
     },
   },
+  test: {
+    solidity: {
+      // Sized so the whole Solidity suite stays well under two minutes on two cores.
+      fuzz: { runs: 256 },
+      // failOnRevert: the handler only makes calls whose preconditions hold, so any revert is a bug.
+      invariant: { runs: 128, depth: 64, failOnRevert: true },
+    },
+  },
   paths: {
     // Paths resolve from the repository root (the package that holds this config).
     sources: "contracts/src",

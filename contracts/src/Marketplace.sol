@@ -2,17 +2,878 @@
 pragma solidity 0.8.37;
 
 /// @title Marketplace
+/// @author Agent rental service
 /// @notice Listings, rentals, escrow, fees, credentials and the run log of the agent marketplace.
+/// Creators list agents; renters buy one-time, subscription or per-query (per-task) access with ETH;
+/// the protocol authority settles per-query runs and logs run receipts as Merkle roots.
+/// @dev Money model, in one sentence: every wei the contract holds is either a listing's escrow
+/// (creator earnings), a renter's unspent per-query balance, or unclaimed protocol fees, and leaves only
+/// through a pull withdrawal (withdrawEarnings, withdrawUnspentBalance, withdrawFees).
+/// Prices per model: one_time pays `price` once; subscription pays `price` per 30 days, scaled by the
+/// duration bought (`price * durationSeconds / 30 days`, rounded down); per_query debits `price` per
+/// run through consumeQuery. The protocol fee (`amount * feeBasisPoints / 10_000`, rounded down) is
+/// taken at purchase for one_time and subscription, and at each consumption for per_query: a
+/// per-query deposit is the renter's money until a run consumes it.
 contract Marketplace {
-    /// @notice The protocol authority: settles per-query runs and logs run receipts.
+    /*//////////////////////////////////////////////////////////////
+                                 TYPES
+    //////////////////////////////////////////////////////////////*/
+
+    /// @notice The three rental models, in the spec's order: one_time, subscription, per_query.
+    enum AccessType {
+        OneTime,
+        Subscription,
+        PerQuery
+    }
+
+    /// @notice Lifecycle of a listing. `None` means no listing exists at the id; `Closed` is final.
+    enum ListingStatus {
+        None,
+        Active,
+        Paused,
+        Closed
+    }
+
+    /// @notice The state of a renter's access as the API reports it (`credentialStatus`).
+    enum CredentialStatus {
+        NotFound,
+        Active,
+        Expired,
+        LowBalance,
+        Revoked,
+        ListingClosed
+    }
+
+    /// @notice A listing. Slot 0 holds everything a purchase reads and writes (price, escrow, model,
+    /// status), so a purchase touches one listing slot.
+    struct Listing {
+        // slot 0 (240 bits)
+        uint96 price;
+        uint128 escrow;
+        AccessType accessType;
+        ListingStatus status;
+        // slot 1 (200 bits)
+        address creator;
+        uint40 createdAt;
+        // slot 2+
+        string metadataUri;
+    }
+
+    /// @notice A one_time or subscription rental credential; exactly one storage slot.
+    /// `buyer` is nonzero iff the credential exists. `expiresAt` is 0 for one_time; a subscription is
+    /// valid while `block.timestamp < expiresAt`.
+    // 160 + 40 + 40 + 8 + 8 = 256 bits: one slot. solhint's packing heuristic counts enums as full words.
+    // solhint-disable-next-line gas-struct-packing
+    struct AccessCredential {
+        address buyer;
+        uint40 purchasedAt;
+        uint40 expiresAt;
+        AccessType accessType;
+        bool isRevoked;
+    }
+
+    /// @notice A per_query rental: the prepaid balance; exactly one storage slot.
+    /// `purchasedAt` is nonzero iff the rental exists.
+    struct PerQueryBalance {
+        uint128 balance;
+        uint40 purchasedAt;
+        bool isRevoked;
+    }
+
+    /*//////////////////////////////////////////////////////////////
+                                 ERRORS
+    //////////////////////////////////////////////////////////////*/
+
+    /// @notice The listing is paused (or closed) and refuses this operation.
+    error ListingNotActive();
+    /// @notice No listing exists at this id.
+    error ListingNotFound();
+    /// @notice A listing with this creator and seed exists already.
+    error ListingAlreadyExists();
+    /// @notice The wallet holds no credential for the listing.
+    error CredentialNotFound();
+    /// @notice The wallet already holds a credential for the listing.
+    error CredentialAlreadyExists();
+    /// @notice The per-query balance cannot cover one run at the listing price.
+    /// @param balance The renter's balance.
+    /// @param price The listing price per run.
+    error InsufficientBalance(uint256 balance, uint256 price);
+    /// @notice The caller may not perform this operation.
+    error Unauthorized();
+    /// @notice The operation does not match the listing's rental model.
+    error InvalidAccessType();
+    /// @notice The creator revoked this credential.
+    error CredentialRevoked();
+    /// @notice The withdrawal exceeds the listing's escrow.
+    /// @param amount The amount asked for.
+    /// @param available The escrow available.
+    error WithdrawalExceedsBalance(uint256 amount, uint256 available);
+    /// @notice The fee exceeds the 10% (1000 basis points) maximum.
+    /// @param feeBasisPoints The fee asked for.
+    /// @param maxFeeBasisPoints The cap.
+    error FeeTooHigh(uint256 feeBasisPoints, uint256 maxFeeBasisPoints);
+    /// @notice The price is below 0.000001 ETH.
+    /// @param price The price given.
+    /// @param minPrice The minimum price.
+    error PriceTooLow(uint256 price, uint256 minPrice);
+    /// @notice The metadata URI is longer than 200 bytes.
+    /// @param length The URI length in bytes.
+    /// @param maxLength The maximum length.
+    error MetadataUriTooLong(uint256 length, uint256 maxLength);
+    /// @notice The metadata URI is empty.
+    error MetadataUriEmpty();
+    /// @notice The subscription duration is not 2592000, 7776000 or 31536000 seconds.
+    /// @param durationSeconds The duration given.
+    error InvalidDuration(uint256 durationSeconds);
+    /// @notice The deposit does not cover one run at the listing price.
+    /// @param deposit The ETH sent.
+    /// @param price The listing price per run.
+    error DepositTooLow(uint256 deposit, uint256 price);
+    /// @notice The protocol is paused: no purchases and no new listings.
+    error ProtocolPaused();
+    /// @notice The listing cannot close while its escrow holds funds.
+    error EscrowNotEmpty();
+    /// @notice There is nothing to withdraw.
+    error NothingToWithdraw();
+    /// @notice The ETH sent differs from the price due.
+    /// @param expected The price due.
+    /// @param sent The ETH sent.
+    error IncorrectPayment(uint256 expected, uint256 sent);
+    /// @notice An ETH transfer out of the contract failed.
+    error TransferFailed();
+    /// @notice A zero address was given where a real one is required.
+    error ZeroAddress();
+    /// @notice A reentrant call was blocked.
+    error Reentrancy();
+
+    /*//////////////////////////////////////////////////////////////
+                                 EVENTS
+    //////////////////////////////////////////////////////////////*/
+
+    /// @notice A listing was created (status active).
+    /// @param listingId keccak256(abi.encodePacked(creator, seed)).
+    /// @param creator The creator.
+    /// @param seed The creator-chosen seed.
+    /// @param accessType The rental model.
+    /// @param price The price (meaning per model: see the contract notice).
+    /// @param metadataUri The manifest URI.
+    event ListingCreated(
+        bytes32 indexed listingId,
+        address indexed creator,
+        bytes32 seed,
+        AccessType accessType,
+        uint256 price,
+        string metadataUri
+    );
+    /// @notice A listing's price and metadata URI were replaced.
+    /// @param listingId The listing.
+    /// @param price The new price.
+    /// @param metadataUri The new URI.
+    event ListingUpdated(bytes32 indexed listingId, uint256 price, string metadataUri);
+    /// @notice A listing was paused (`active` false) or resumed (`active` true).
+    /// @param listingId The listing.
+    /// @param active Whether new rentals are accepted.
+    event ListingActiveSet(bytes32 indexed listingId, bool active);
+    /// @notice A listing was closed for good; every credential on it is invalid from now on.
+    /// @param listingId The listing.
+    event ListingClosed(bytes32 indexed listingId);
+    /// @notice A one_time credential was bought. Escrow grows by `price - fee`.
+    /// @param listingId The listing.
+    /// @param buyer The renter.
+    /// @param price The ETH paid.
+    /// @param fee The protocol fee taken from it.
+    event OneTimePurchased(bytes32 indexed listingId, address indexed buyer, uint256 price, uint256 fee);
+    /// @notice A subscription was bought. Escrow grows by `paid - fee`.
+    /// @param listingId The listing.
+    /// @param buyer The renter.
+    /// @param durationSeconds The duration bought.
+    /// @param paid The ETH paid.
+    /// @param fee The protocol fee taken from it.
+    /// @param expiresAt The new expiry (unix seconds; valid while now < expiresAt).
+    event SubscriptionPurchased(
+        bytes32 indexed listingId,
+        address indexed buyer,
+        uint256 durationSeconds,
+        uint256 paid,
+        uint256 fee,
+        uint256 expiresAt
+    );
+    /// @notice A subscription was renewed. Escrow grows by `paid - fee`.
+    /// @param listingId The listing.
+    /// @param buyer The renter.
+    /// @param durationSeconds The duration added.
+    /// @param paid The ETH paid.
+    /// @param fee The protocol fee taken from it.
+    /// @param expiresAt The new expiry.
+    event SubscriptionRenewed(
+        bytes32 indexed listingId,
+        address indexed buyer,
+        uint256 durationSeconds,
+        uint256 paid,
+        uint256 fee,
+        uint256 expiresAt
+    );
+    /// @notice A per_query rental was bought; the balance equals the deposit. No fee yet.
+    /// @param listingId The listing.
+    /// @param buyer The renter.
+    /// @param deposit The ETH deposited (the new balance).
+    event PerQueryPurchased(bytes32 indexed listingId, address indexed buyer, uint256 deposit);
+    /// @notice A per_query balance was topped up.
+    /// @param listingId The listing.
+    /// @param buyer The renter.
+    /// @param amount The ETH added.
+    /// @param newBalance The balance after the top-up.
+    event BalanceToppedUp(bytes32 indexed listingId, address indexed buyer, uint256 amount, uint256 newBalance);
+    /// @notice One run was charged to a per_query balance. Escrow grows by `price - fee`.
+    /// @param listingId The listing.
+    /// @param buyer The renter.
+    /// @param runRef The run the charge belongs to (charged at most once).
+    /// @param price The amount debited.
+    /// @param fee The protocol fee taken from it.
+    /// @param newBalance The balance after the debit.
+    event QueryConsumed(
+        bytes32 indexed listingId,
+        address indexed buyer,
+        bytes32 indexed runRef,
+        uint256 price,
+        uint256 fee,
+        uint256 newBalance
+    );
+    /// @notice The creator revoked a renter's access.
+    /// @param listingId The listing.
+    /// @param buyer The renter.
+    /// @param accessType The rental model of the revoked credential.
+    event AccessRevoked(bytes32 indexed listingId, address indexed buyer, AccessType accessType);
+    /// @notice A renter took back an unspent per_query balance (balance is now 0).
+    /// @param listingId The listing.
+    /// @param buyer The renter.
+    /// @param amount The ETH returned.
+    event UnspentBalanceWithdrawn(bytes32 indexed listingId, address indexed buyer, uint256 amount);
+    /// @notice A creator withdrew earnings from a listing's escrow.
+    /// @param listingId The listing.
+    /// @param creator The creator (receiver).
+    /// @param amount The ETH withdrawn.
+    event EarningsWithdrawn(bytes32 indexed listingId, address indexed creator, uint256 amount);
+    /// @notice Accrued protocol fees were paid out.
+    /// @param recipient The fee recipient.
+    /// @param amount The ETH paid.
+    event FeesWithdrawn(address indexed recipient, uint256 amount);
+    /// @notice The protocol fee changed.
+    /// @param previousFeeBasisPoints The old fee.
+    /// @param feeBasisPoints The new fee.
+    event FeeBasisPointsSet(uint256 previousFeeBasisPoints, uint256 feeBasisPoints);
+    /// @notice The fee recipient changed.
+    /// @param previousRecipient The old recipient.
+    /// @param recipient The new recipient.
+    event FeeRecipientSet(address indexed previousRecipient, address indexed recipient);
+    /// @notice The protocol was paused or unpaused.
+    /// @param paused The new state.
+    event PausedSet(bool paused);
+    /// @notice The protocol authority changed.
+    /// @param previousAuthority The old authority.
+    /// @param authority The new authority.
+    event AuthorityTransferred(address indexed previousAuthority, address indexed authority);
+    /// @notice A batch of run receipts was logged as a Merkle root.
+    /// @param batchIndex The batch index (0, 1, 2, ...).
+    /// @param root The Merkle root (sorted-pair keccak256) of the receipt leaves.
+    /// @param count The number of runs in the batch.
+    event RunsLogged(uint256 indexed batchIndex, bytes32 root, uint32 count);
+
+    /*//////////////////////////////////////////////////////////////
+                               CONSTANTS
+    //////////////////////////////////////////////////////////////*/
+
+    /// @notice The fee cap: 10%.
+    uint256 public constant MAX_FEE_BASIS_POINTS = 1000;
+    /// @notice The fee at deployment: 2.5%.
+    uint256 public constant DEFAULT_FEE_BASIS_POINTS = 250;
+    /// @notice Basis points in 100%.
+    uint256 public constant BASIS_POINTS = 10_000;
+    /// @notice The minimum listing price: 0.000001 ETH.
+    uint256 public constant MIN_PRICE = 1e12;
+    /// @notice The maximum metadata URI length in bytes.
+    uint256 public constant MAX_METADATA_URI_LENGTH = 200;
+    /// @notice The subscription price period: a subscription `price` buys 30 days.
+    uint256 public constant SUBSCRIPTION_PERIOD = 30 days;
+
+    /*//////////////////////////////////////////////////////////////
+                                STORAGE
+    //////////////////////////////////////////////////////////////*/
+
+    // One slot, read by every purchase and written by every fee-bearing one: fees, fee rate, pause
+    // flag and the run-log counter share it so a purchase pays for one protocol slot, not three.
+    /// @notice Protocol fees accrued and not yet withdrawn.
+    uint128 public accruedFees;
+    /// @notice The protocol fee in basis points (<= 1000).
+    uint16 public feeBasisPoints;
+    /// @notice Whether the protocol is paused (no purchases, renewals or new listings; withdrawals work).
+    bool public paused;
+    /// @notice The number of run batches logged.
+    uint64 public runBatchCount;
+
+    /// @notice The protocol authority: settles per-query runs, logs runs, sets protocol parameters.
     address public authority;
     /// @notice Where protocol fees are paid.
     address public feeRecipient;
 
+    /// @notice Listings by id.
+    mapping(bytes32 listingId => Listing listing) public listings;
+    /// @notice one_time and subscription credentials by listing id and buyer.
+    mapping(bytes32 listingId => mapping(address buyer => AccessCredential credential)) public credentials;
+    /// @notice per_query balances by listing id and buyer.
+    mapping(bytes32 listingId => mapping(address buyer => PerQueryBalance record)) public perQueryBalances;
+    /// @notice Whether a run reference was charged by consumeQuery already.
+    mapping(bytes32 runRef => bool consumed) public consumedRuns;
+    /// @notice The Merkle root of each logged run batch.
+    mapping(uint256 batchIndex => bytes32 root) public runBatchRoots;
+
+    bool private transient _locked;
+
+    /*//////////////////////////////////////////////////////////////
+                               MODIFIERS
+    //////////////////////////////////////////////////////////////*/
+
+    modifier nonReentrant() {
+        if (_locked) revert Reentrancy();
+        _locked = true;
+        _;
+        _locked = false;
+    }
+
+    modifier onlyAuthority() {
+        if (msg.sender != authority) revert Unauthorized();
+        _;
+    }
+
+    /*//////////////////////////////////////////////////////////////
+                              CONSTRUCTOR
+    //////////////////////////////////////////////////////////////*/
+
+    /// @notice Deploys with the fee at 2.5% and the protocol unpaused.
     /// @param authority_ The protocol authority.
     /// @param feeRecipient_ The receiver of protocol fees.
     constructor(address authority_, address feeRecipient_) {
+        if (authority_ == address(0) || feeRecipient_ == address(0)) revert ZeroAddress();
         authority = authority_;
         feeRecipient = feeRecipient_;
+        feeBasisPoints = uint16(DEFAULT_FEE_BASIS_POINTS);
+        emit AuthorityTransferred(address(0), authority_);
+        emit FeeRecipientSet(address(0), feeRecipient_);
+        emit FeeBasisPointsSet(0, DEFAULT_FEE_BASIS_POINTS);
+    }
+
+    /*//////////////////////////////////////////////////////////////
+                            CREATOR ACTIONS
+    //////////////////////////////////////////////////////////////*/
+
+    /// @notice Creates a listing owned by the caller, status active.
+    /// @dev Reverts ProtocolPaused, MetadataUriEmpty, MetadataUriTooLong, PriceTooLow, ListingAlreadyExists.
+    /// The id is permanent: a closed listing's seed cannot be reused.
+    /// @param seed A creator-chosen 32-byte seed; the id is keccak256(abi.encodePacked(msg.sender, seed)).
+    /// @param accessType The rental model, fixed for the listing's life.
+    /// @param price one_time: the price; subscription: the price per 30 days; per_query: the price per run.
+    /// At least MIN_PRICE wei.
+    /// @param metadataUri URI of the agent manifest, 1 to 200 bytes.
+    /// @return listingId The new listing's id.
+    function createListing(bytes32 seed, AccessType accessType, uint96 price, string calldata metadataUri)
+        external
+        returns (bytes32 listingId)
+    {
+        if (paused) revert ProtocolPaused();
+        _checkListingTerms(price, metadataUri);
+        listingId = listingIdOf(msg.sender, seed);
+        Listing storage listing = listings[listingId];
+        if (listing.status != ListingStatus.None) revert ListingAlreadyExists();
+        listing.price = price;
+        listing.accessType = accessType;
+        listing.status = ListingStatus.Active;
+        listing.creator = msg.sender;
+        listing.createdAt = uint40(block.timestamp);
+        listing.metadataUri = metadataUri;
+        emit ListingCreated(listingId, msg.sender, seed, accessType, price, metadataUri);
+    }
+
+    /// @notice Replaces a listing's price and metadata URI. Existing rentals keep what they paid for;
+    /// the new price applies to later purchases, renewals and per-query runs.
+    /// @dev Creator only; reverts ListingNotFound, Unauthorized, ListingNotActive (closed),
+    /// MetadataUriEmpty, MetadataUriTooLong, PriceTooLow.
+    /// @param listingId The listing.
+    /// @param price The new price (same meaning as in createListing).
+    /// @param metadataUri The new manifest URI.
+    function updateListing(bytes32 listingId, uint96 price, string calldata metadataUri) external {
+        Listing storage listing = _openListingOfCreator(listingId);
+        _checkListingTerms(price, metadataUri);
+        listing.price = price;
+        listing.metadataUri = metadataUri;
+        emit ListingUpdated(listingId, price, metadataUri);
+    }
+
+    /// @notice Pauses (`active` false) or resumes (`active` true) a listing. A paused listing refuses
+    /// new rentals and renewals; existing credentials stay valid, per-query balances can be topped up
+    /// and runs still settle.
+    /// @dev Creator only; reverts ListingNotFound, Unauthorized, ListingNotActive (closed).
+    /// @param listingId The listing.
+    /// @param active Whether the listing accepts new rentals.
+    function setListingActive(bytes32 listingId, bool active) external {
+        Listing storage listing = _openListingOfCreator(listingId);
+        listing.status = active ? ListingStatus.Active : ListingStatus.Paused;
+        emit ListingActiveSet(listingId, active);
+    }
+
+    /// @notice Closes a listing for good. Every credential on it becomes invalid. Unspent per-query
+    /// balances stay the renters' and can be taken back with withdrawUnspentBalance.
+    /// @dev Creator only; reverts ListingNotFound, Unauthorized, ListingNotActive (closed already),
+    /// EscrowNotEmpty (withdraw earnings first).
+    /// @param listingId The listing.
+    function closeListing(bytes32 listingId) external {
+        Listing storage listing = _openListingOfCreator(listingId);
+        if (listing.escrow != 0) revert EscrowNotEmpty();
+        listing.status = ListingStatus.Closed;
+        emit ListingClosed(listingId);
+    }
+
+    /// @notice Revokes a renter's one_time or subscription credential. No refund: the rental was final.
+    /// @dev Creator only; reverts ListingNotFound, Unauthorized, ListingNotActive (closed),
+    /// InvalidAccessType (per_query listing: use revokePerQueryAccess), CredentialNotFound, CredentialRevoked.
+    /// @param listingId The listing.
+    /// @param buyer The renter.
+    function revokeAccess(bytes32 listingId, address buyer) external {
+        Listing storage listing = _openListingOfCreator(listingId);
+        if (listing.accessType == AccessType.PerQuery) revert InvalidAccessType();
+        AccessCredential storage credential = credentials[listingId][buyer];
+        if (credential.buyer == address(0)) revert CredentialNotFound();
+        if (credential.isRevoked) revert CredentialRevoked();
+        credential.isRevoked = true;
+        emit AccessRevoked(listingId, buyer, credential.accessType);
+    }
+
+    /// @notice Revokes a renter's per_query access. The unspent balance stays the renter's and can be
+    /// taken back with withdrawUnspentBalance.
+    /// @dev Creator only; reverts ListingNotFound, Unauthorized, ListingNotActive (closed),
+    /// InvalidAccessType (not per_query), CredentialNotFound, CredentialRevoked.
+    /// @param listingId The listing.
+    /// @param buyer The renter.
+    function revokePerQueryAccess(bytes32 listingId, address buyer) external {
+        Listing storage listing = _openListingOfCreator(listingId);
+        if (listing.accessType != AccessType.PerQuery) revert InvalidAccessType();
+        PerQueryBalance storage record = perQueryBalances[listingId][buyer];
+        if (record.purchasedAt == 0) revert CredentialNotFound();
+        if (record.isRevoked) revert CredentialRevoked();
+        record.isRevoked = true;
+        emit AccessRevoked(listingId, buyer, AccessType.PerQuery);
+    }
+
+    /// @notice Withdraws `amount` of a listing's escrow to its creator. Works while the protocol or the
+    /// listing is paused.
+    /// @dev Creator only; reverts ListingNotFound, Unauthorized, NothingToWithdraw (empty escrow or
+    /// zero amount), WithdrawalExceedsBalance, TransferFailed, Reentrancy.
+    /// @param listingId The listing.
+    /// @param amount The wei to withdraw, at most the escrow.
+    function withdrawEarnings(bytes32 listingId, uint256 amount) external nonReentrant {
+        Listing storage listing = listings[listingId];
+        if (listing.status == ListingStatus.None) revert ListingNotFound();
+        if (listing.creator != msg.sender) revert Unauthorized();
+        uint256 escrow = listing.escrow;
+        if (escrow == 0 || amount == 0) revert NothingToWithdraw();
+        if (amount > escrow) revert WithdrawalExceedsBalance(amount, escrow);
+        listing.escrow = uint128(escrow - amount);
+        emit EarningsWithdrawn(listingId, msg.sender, amount);
+        _send(msg.sender, amount);
+    }
+
+    /*//////////////////////////////////////////////////////////////
+                            RENTER ACTIONS
+    //////////////////////////////////////////////////////////////*/
+
+    /// @notice Buys permanent, unmetered access to a one_time listing. Send exactly the listing price.
+    /// @dev Reverts ProtocolPaused, ListingNotFound, ListingNotActive, InvalidAccessType,
+    /// CredentialAlreadyExists, CredentialRevoked, IncorrectPayment.
+    /// @param listingId The listing.
+    function purchaseOneTime(bytes32 listingId) external payable nonReentrant {
+        Listing storage listing = _purchasableListing(listingId, AccessType.OneTime);
+        AccessCredential storage credential = credentials[listingId][msg.sender];
+        _checkNoCredential(credential);
+        uint256 price = listing.price;
+        if (msg.value != price) revert IncorrectPayment(price, msg.value);
+        credential.buyer = msg.sender;
+        credential.purchasedAt = uint40(block.timestamp);
+        credential.accessType = AccessType.OneTime;
+        uint256 fee = _collect(listing, price);
+        emit OneTimePurchased(listingId, msg.sender, price, fee);
+    }
+
+    /// @notice Buys a subscription of 30, 90 or 365 days. Send `subscriptionPrice(listingId, durationSeconds)`.
+    /// @dev Reverts ProtocolPaused, ListingNotFound, ListingNotActive, InvalidAccessType, InvalidDuration,
+    /// CredentialAlreadyExists (use renewSubscription), CredentialRevoked, IncorrectPayment.
+    /// @param listingId The listing.
+    /// @param durationSeconds 2592000, 7776000 or 31536000.
+    function purchaseSubscription(bytes32 listingId, uint256 durationSeconds) external payable nonReentrant {
+        Listing storage listing = _purchasableListing(listingId, AccessType.Subscription);
+        uint256 cost = _subscriptionCost(listing.price, durationSeconds);
+        AccessCredential storage credential = credentials[listingId][msg.sender];
+        _checkNoCredential(credential);
+        if (msg.value != cost) revert IncorrectPayment(cost, msg.value);
+        uint256 expiresAt = block.timestamp + durationSeconds;
+        credential.buyer = msg.sender;
+        credential.purchasedAt = uint40(block.timestamp);
+        credential.expiresAt = uint40(expiresAt);
+        credential.accessType = AccessType.Subscription;
+        uint256 fee = _collect(listing, cost);
+        emit SubscriptionPurchased(listingId, msg.sender, durationSeconds, cost, fee, expiresAt);
+    }
+
+    /// @notice Renews a subscription. An active one is extended from its current expiry (no paid time
+    /// is lost); an expired one restarts from now. Send `subscriptionPrice(listingId, durationSeconds)`.
+    /// @dev Reverts ProtocolPaused, ListingNotFound, ListingNotActive, InvalidAccessType, InvalidDuration,
+    /// CredentialNotFound, CredentialRevoked, IncorrectPayment.
+    /// @param listingId The listing.
+    /// @param durationSeconds 2592000, 7776000 or 31536000.
+    function renewSubscription(bytes32 listingId, uint256 durationSeconds) external payable nonReentrant {
+        Listing storage listing = _purchasableListing(listingId, AccessType.Subscription);
+        uint256 cost = _subscriptionCost(listing.price, durationSeconds);
+        AccessCredential storage credential = credentials[listingId][msg.sender];
+        if (credential.buyer == address(0)) revert CredentialNotFound();
+        if (credential.isRevoked) revert CredentialRevoked();
+        if (msg.value != cost) revert IncorrectPayment(cost, msg.value);
+        uint256 currentExpiry = credential.expiresAt;
+        uint256 expiresAt = (currentExpiry > block.timestamp ? currentExpiry : block.timestamp) + durationSeconds;
+        credential.expiresAt = uint40(expiresAt);
+        uint256 fee = _collect(listing, cost);
+        emit SubscriptionRenewed(listingId, msg.sender, durationSeconds, cost, fee, expiresAt);
+    }
+
+    /// @notice Opens a per_query rental with a prepaid balance of `msg.value`, which must cover at least
+    /// one run. No fee is taken now: each run pays its fee when consumeQuery debits it.
+    /// @dev Reverts ProtocolPaused, ListingNotFound, ListingNotActive, InvalidAccessType,
+    /// CredentialAlreadyExists (use topUpBalance), CredentialRevoked, DepositTooLow.
+    /// @param listingId The listing.
+    function purchasePerQuery(bytes32 listingId) external payable nonReentrant {
+        Listing storage listing = _purchasableListing(listingId, AccessType.PerQuery);
+        PerQueryBalance storage record = perQueryBalances[listingId][msg.sender];
+        if (record.purchasedAt != 0) {
+            if (record.isRevoked) revert CredentialRevoked();
+            revert CredentialAlreadyExists();
+        }
+        uint256 price = listing.price;
+        if (msg.value < price) revert DepositTooLow(msg.value, price);
+        // Cannot truncate: msg.value is bounded by the ETH supply (< 2^97 wei).
+        record.balance = uint128(msg.value);
+        record.purchasedAt = uint40(block.timestamp);
+        emit PerQueryPurchased(listingId, msg.sender, msg.value);
+    }
+
+    /// @notice Adds `msg.value` to a per_query balance; each deposit covers at least one run at the
+    /// current price. A top-up keeps an existing rental running, so, like consumption, it continues
+    /// while the listing or the protocol is paused (pauses stop new rentals, never existing access);
+    /// it is refused once the listing is closed.
+    /// @dev Reverts ListingNotFound, ListingNotActive (closed), InvalidAccessType, CredentialNotFound,
+    /// CredentialRevoked, DepositTooLow. Reads two slots (listing, record): that is what keeps it
+    /// within 1.25x of its one-slot storage bound.
+    /// @param listingId The listing.
+    function topUpBalance(bytes32 listingId) external payable {
+        Listing storage listing = listings[listingId];
+        ListingStatus status = listing.status;
+        if (status == ListingStatus.None) revert ListingNotFound();
+        if (status == ListingStatus.Closed) revert ListingNotActive();
+        if (listing.accessType != AccessType.PerQuery) revert InvalidAccessType();
+        PerQueryBalance storage record = perQueryBalances[listingId][msg.sender];
+        if (record.purchasedAt == 0) revert CredentialNotFound();
+        if (record.isRevoked) revert CredentialRevoked();
+        uint256 price = listing.price;
+        if (msg.value < price) revert DepositTooLow(msg.value, price);
+        uint256 newBalance = record.balance + msg.value;
+        record.balance = uint128(newBalance);
+        emit BalanceToppedUp(listingId, msg.sender, msg.value, newBalance);
+    }
+
+    /// @notice Takes back an unspent per_query balance, in full. "No refunds" never traps prepaid money:
+    /// this works once the listing is closed, once the creator has revoked the renter, or when the
+    /// balance no longer covers one run at the listing's current price (after a price rise).
+    /// Works while the protocol is paused.
+    /// @dev Reverts ListingNotFound, InvalidAccessType, CredentialNotFound, NothingToWithdraw,
+    /// Unauthorized (the rental is live and covers a run), TransferFailed, Reentrancy.
+    /// @param listingId The listing.
+    function withdrawUnspentBalance(bytes32 listingId) external nonReentrant {
+        Listing storage listing = listings[listingId];
+        ListingStatus status = listing.status;
+        if (status == ListingStatus.None) revert ListingNotFound();
+        if (listing.accessType != AccessType.PerQuery) revert InvalidAccessType();
+        PerQueryBalance storage record = perQueryBalances[listingId][msg.sender];
+        if (record.purchasedAt == 0) revert CredentialNotFound();
+        uint256 amount = record.balance;
+        if (amount == 0) revert NothingToWithdraw();
+        if (status != ListingStatus.Closed && !record.isRevoked && amount >= listing.price) revert Unauthorized();
+        record.balance = 0;
+        emit UnspentBalanceWithdrawn(listingId, msg.sender, amount);
+        _send(msg.sender, amount);
+    }
+
+    /*//////////////////////////////////////////////////////////////
+                           AUTHORITY ACTIONS
+    //////////////////////////////////////////////////////////////*/
+
+    /// @notice Charges one run to a per_query balance: debits the listing price, moves price - fee to
+    /// escrow and the fee to the protocol. Called by the authority right before a result is returned.
+    /// Works on a paused listing (existing access is kept), not on a closed one.
+    /// @dev Idempotent per run: a `runRef` already charged is a no-op that returns false and emits
+    /// nothing, so a retried settlement transaction never charges twice. The marker costs one new
+    /// slot per run; the alternative (a per-renter sequence number) would force the service to
+    /// serialise settlements per renter. Authority only; reverts Unauthorized, ListingNotFound,
+    /// ListingNotActive (closed), InvalidAccessType, CredentialNotFound, CredentialRevoked,
+    /// InsufficientBalance.
+    /// @param listingId The listing.
+    /// @param buyer The renter.
+    /// @param runRef The run id (bytes32) the charge belongs to.
+    /// @return charged True if this call charged the run, false if `runRef` was charged before.
+    function consumeQuery(bytes32 listingId, address buyer, bytes32 runRef)
+        external
+        onlyAuthority
+        nonReentrant
+        returns (bool charged)
+    {
+        if (consumedRuns[runRef]) return false;
+        Listing storage listing = listings[listingId];
+        ListingStatus status = listing.status;
+        if (status == ListingStatus.None) revert ListingNotFound();
+        if (status == ListingStatus.Closed) revert ListingNotActive();
+        if (listing.accessType != AccessType.PerQuery) revert InvalidAccessType();
+        PerQueryBalance storage record = perQueryBalances[listingId][buyer];
+        if (record.purchasedAt == 0) revert CredentialNotFound();
+        if (record.isRevoked) revert CredentialRevoked();
+        uint256 price = listing.price;
+        uint256 balance = record.balance;
+        if (balance < price) revert InsufficientBalance(balance, price);
+        consumedRuns[runRef] = true;
+        uint256 newBalance = balance - price;
+        record.balance = uint128(newBalance);
+        uint256 fee = _collect(listing, price);
+        emit QueryConsumed(listingId, buyer, runRef, price, fee, newBalance);
+        return true;
+    }
+
+    /// @notice Logs a batch of run receipts as one Merkle root. One storage slot per batch, so the cost
+    /// per run falls with the batch size.
+    /// @dev Authority only. Leaves are `runReceiptLeaf(...)`; inner nodes hash the sorted pair.
+    /// @param root The Merkle root of the batch's receipt leaves.
+    /// @param count The number of runs in the batch.
+    /// @return batchIndex The index of the new batch.
+    function logRuns(bytes32 root, uint32 count) external onlyAuthority returns (uint256 batchIndex) {
+        batchIndex = runBatchCount;
+        runBatchRoots[batchIndex] = root;
+        runBatchCount = uint64(batchIndex + 1);
+        emit RunsLogged(batchIndex, root, count);
+    }
+
+    /// @notice Pays all accrued protocol fees to the fee recipient. Works while paused.
+    /// @dev Fee recipient or authority only; reverts Unauthorized, NothingToWithdraw, TransferFailed,
+    /// Reentrancy. Fees accrued before a setFeeRecipient go to the recipient current at withdrawal.
+    function withdrawFees() external nonReentrant {
+        address recipient = feeRecipient;
+        if (msg.sender != recipient && msg.sender != authority) revert Unauthorized();
+        uint256 amount = accruedFees;
+        if (amount == 0) revert NothingToWithdraw();
+        accruedFees = 0;
+        emit FeesWithdrawn(recipient, amount);
+        _send(recipient, amount);
+    }
+
+    /// @notice Sets the protocol fee for later purchases and consumptions.
+    /// @dev Authority only; reverts Unauthorized, FeeTooHigh (above 1000).
+    /// @param newFeeBasisPoints The fee in basis points, at most 1000.
+    function setFeeBasisPoints(uint256 newFeeBasisPoints) external onlyAuthority {
+        if (newFeeBasisPoints > MAX_FEE_BASIS_POINTS) revert FeeTooHigh(newFeeBasisPoints, MAX_FEE_BASIS_POINTS);
+        emit FeeBasisPointsSet(feeBasisPoints, newFeeBasisPoints);
+        feeBasisPoints = uint16(newFeeBasisPoints);
+    }
+
+    /// @notice Sets the fee recipient (it receives every fee not yet withdrawn).
+    /// @dev Authority only; reverts Unauthorized, ZeroAddress.
+    /// @param newFeeRecipient The new recipient.
+    function setFeeRecipient(address newFeeRecipient) external onlyAuthority {
+        if (newFeeRecipient == address(0)) revert ZeroAddress();
+        emit FeeRecipientSet(feeRecipient, newFeeRecipient);
+        feeRecipient = newFeeRecipient;
+    }
+
+    /// @notice Pauses or unpauses the protocol. Paused: no new listings, purchases or renewals;
+    /// withdrawals, listing management, top-ups of existing per-query rentals, consumption and run
+    /// logging keep working.
+    /// @dev Authority only; reverts Unauthorized.
+    /// @param newPaused The new state.
+    function setPaused(bool newPaused) external onlyAuthority {
+        paused = newPaused;
+        emit PausedSet(newPaused);
+    }
+
+    /// @notice Hands the authority role to another address.
+    /// @dev Authority only; reverts Unauthorized, ZeroAddress.
+    /// @param newAuthority The new authority.
+    function transferAuthority(address newAuthority) external onlyAuthority {
+        if (newAuthority == address(0)) revert ZeroAddress();
+        emit AuthorityTransferred(authority, newAuthority);
+        authority = newAuthority;
+    }
+
+    /*//////////////////////////////////////////////////////////////
+                                 VIEWS
+    //////////////////////////////////////////////////////////////*/
+
+    /// @notice The spec's validity rule: the listing exists and is not closed, and the credential
+    /// exists and is not revoked, and a subscription is not past expiry (valid while
+    /// block.timestamp < expiresAt); for per_query, perQueryBalances has a nonzero balance and
+    /// isRevoked false. A paused listing keeps its credentials valid.
+    /// @param listingId The listing.
+    /// @param buyer The renter.
+    /// @return valid Whether the renter may run the agent now.
+    function isCredentialValid(bytes32 listingId, address buyer) external view returns (bool valid) {
+        return credentialStatus(listingId, buyer) == CredentialStatus.Active;
+    }
+
+    /// @notice The renter's access as the API names it: NotFound, Active, Expired, LowBalance (per_query
+    /// balance zero), Revoked, ListingClosed. Active iff isCredentialValid.
+    /// @param listingId The listing.
+    /// @param buyer The renter.
+    /// @return status The status.
+    function credentialStatus(bytes32 listingId, address buyer) public view returns (CredentialStatus status) {
+        Listing storage listing = listings[listingId];
+        ListingStatus listingStatus = listing.status;
+        if (listingStatus == ListingStatus.None) return CredentialStatus.NotFound;
+        if (listing.accessType == AccessType.PerQuery) {
+            PerQueryBalance storage record = perQueryBalances[listingId][buyer];
+            if (record.purchasedAt == 0) return CredentialStatus.NotFound;
+            if (listingStatus == ListingStatus.Closed) return CredentialStatus.ListingClosed;
+            if (record.isRevoked) return CredentialStatus.Revoked;
+            return record.balance == 0 ? CredentialStatus.LowBalance : CredentialStatus.Active;
+        }
+        AccessCredential storage credential = credentials[listingId][buyer];
+        if (credential.buyer == address(0)) return CredentialStatus.NotFound;
+        if (listingStatus == ListingStatus.Closed) return CredentialStatus.ListingClosed;
+        if (credential.isRevoked) return CredentialStatus.Revoked;
+        if (credential.accessType == AccessType.Subscription && block.timestamp >= credential.expiresAt) {
+            return CredentialStatus.Expired;
+        }
+        return CredentialStatus.Active;
+    }
+
+    /// @notice The ETH a subscription purchase or renewal of `durationSeconds` costs at the current price.
+    /// @dev Reverts ListingNotFound, InvalidAccessType, InvalidDuration.
+    /// @param listingId The listing.
+    /// @param durationSeconds 2592000, 7776000 or 31536000.
+    /// @return cost price * durationSeconds / 30 days, rounded down.
+    function subscriptionPrice(bytes32 listingId, uint256 durationSeconds) external view returns (uint256 cost) {
+        Listing storage listing = listings[listingId];
+        if (listing.status == ListingStatus.None) revert ListingNotFound();
+        if (listing.accessType != AccessType.Subscription) revert InvalidAccessType();
+        return _subscriptionCost(listing.price, durationSeconds);
+    }
+
+    /// @notice Whether `leaf` is in logged run batch `batchIndex`, given its Merkle proof (sorted pairs).
+    /// @param batchIndex The batch.
+    /// @param leaf The receipt leaf (see runReceiptLeaf).
+    /// @param proof The sibling hashes from the leaf up to the root.
+    /// @return included True iff the batch exists and the proof leads to its root.
+    function verifyRunReceipt(uint256 batchIndex, bytes32 leaf, bytes32[] calldata proof)
+        external
+        view
+        returns (bool included)
+    {
+        if (batchIndex >= runBatchCount) return false;
+        bytes32 node = leaf;
+        uint256 length = proof.length;
+        for (uint256 i = 0; i < length; ++i) {
+            node = _hashPair(node, proof[i]);
+        }
+        return node == runBatchRoots[batchIndex];
+    }
+
+    /// @notice The leaf of a run receipt in the run log: keccak256 of keccak256(abi.encode(fields)).
+    /// Hashing twice keeps a leaf from ever equalling an inner node.
+    /// @param runId The run id.
+    /// @param listingId The listing the run ran against.
+    /// @param renter The renter's wallet.
+    /// @param status 0 completed, 1 failed.
+    /// @param costWei The wei charged for the run (0 for one_time and subscription).
+    /// @param durationMs The server-side execution time in milliseconds.
+    /// @return leaf The leaf.
+    function runReceiptLeaf(
+        bytes32 runId,
+        bytes32 listingId,
+        address renter,
+        uint8 status,
+        uint256 costWei,
+        uint64 durationMs
+    ) external pure returns (bytes32 leaf) {
+        return keccak256(bytes.concat(keccak256(abi.encode(runId, listingId, renter, status, costWei, durationMs))));
+    }
+
+    /// @notice The listing id of a creator's seed: keccak256(abi.encodePacked(creator, seed)).
+    /// @param creator The creator.
+    /// @param seed The seed.
+    /// @return listingId The id.
+    function listingIdOf(address creator, bytes32 seed) public pure returns (bytes32 listingId) {
+        return keccak256(abi.encodePacked(creator, seed));
+    }
+
+    /*//////////////////////////////////////////////////////////////
+                               INTERNALS
+    //////////////////////////////////////////////////////////////*/
+
+    /// @dev The checks every purchase shares, cheapest first.
+    function _purchasableListing(bytes32 listingId, AccessType accessType) private view returns (Listing storage listing) {
+        if (paused) revert ProtocolPaused();
+        listing = listings[listingId];
+        ListingStatus status = listing.status;
+        if (status == ListingStatus.None) revert ListingNotFound();
+        if (status != ListingStatus.Active) revert ListingNotActive();
+        if (listing.accessType != accessType) revert InvalidAccessType();
+    }
+
+    /// @dev A listing the caller created and has not closed.
+    function _openListingOfCreator(bytes32 listingId) private view returns (Listing storage listing) {
+        listing = listings[listingId];
+        ListingStatus status = listing.status;
+        if (status == ListingStatus.None) revert ListingNotFound();
+        if (listing.creator != msg.sender) revert Unauthorized();
+        if (status == ListingStatus.Closed) revert ListingNotActive();
+    }
+
+    function _checkListingTerms(uint256 price, string calldata metadataUri) private pure {
+        uint256 length = bytes(metadataUri).length;
+        if (length == 0) revert MetadataUriEmpty();
+        if (length > MAX_METADATA_URI_LENGTH) revert MetadataUriTooLong(length, MAX_METADATA_URI_LENGTH);
+        if (price < MIN_PRICE) revert PriceTooLow(price, MIN_PRICE);
+    }
+
+    function _checkNoCredential(AccessCredential storage credential) private view {
+        if (credential.buyer != address(0)) {
+            if (credential.isRevoked) revert CredentialRevoked();
+            revert CredentialAlreadyExists();
+        }
+    }
+
+    function _subscriptionCost(uint256 price, uint256 durationSeconds) private pure returns (uint256) {
+        if (durationSeconds != 30 days && durationSeconds != 90 days && durationSeconds != 365 days) {
+            revert InvalidDuration(durationSeconds);
+        }
+        return (price * durationSeconds) / SUBSCRIPTION_PERIOD;
+    }
+
+    /// @dev Splits `amount` into the protocol fee and the listing's escrow.
+    function _collect(Listing storage listing, uint256 amount) private returns (uint256 fee) {
+        fee = (amount * feeBasisPoints) / BASIS_POINTS;
+        // Cannot overflow: both totals are bounded by the ETH the contract holds.
+        accruedFees += uint128(fee);
+        listing.escrow += uint128(amount - fee);
+    }
+
+    /// @dev The last step of every withdrawal (interactions after effects).
+    function _send(address to, uint256 amount) private {
+        // solhint-disable-next-line avoid-low-level-calls
+        (bool ok,) = to.call{value: amount}("");
+        if (!ok) revert TransferFailed();
+    }
+
+    function _hashPair(bytes32 a, bytes32 b) private pure returns (bytes32) {
+        return a < b ? keccak256(abi.encode(a, b)) : keccak256(abi.encode(b, a));
     }
 }

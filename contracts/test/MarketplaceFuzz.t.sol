@@ -1,0 +1,187 @@
+// SPDX-License-Identifier: MIT
+pragma solidity 0.8.37;
+
+import {Marketplace} from "../src/Marketplace.sol";
+import {MarketplaceTestBase} from "./utils/MarketplaceTestBase.sol";
+
+/// @notice Fuzz tests over prices, fees, durations, deposits, amounts and URI lengths.
+contract MarketplaceFuzzTest is MarketplaceTestBase {
+    uint256 internal constant MAX_TEST_PRICE = 1e24; // a million ETH: far above any real price
+
+    function testFuzz_createListing_enforcesMinimumPrice(uint96 price) public {
+        if (price < 1e12) {
+            vm.expectRevert(abi.encodeWithSelector(Marketplace.PriceTooLow.selector, uint256(price), 1e12));
+            _list(ONE_TIME, price);
+        } else {
+            bytes32 id = _list(ONE_TIME, price);
+            (uint96 stored,,,,,,) = market.listings(id);
+            vm.assertEq(stored, price, "price stored");
+        }
+    }
+
+    function testFuzz_createListing_enforcesUriLength(uint16 length) public {
+        length = uint16(_bound(length, 0, 400));
+        vm.prank(creator);
+        if (length == 0) vm.expectRevert(Marketplace.MetadataUriEmpty.selector);
+        else if (length > 200) vm.expectRevert(abi.encodeWithSelector(Marketplace.MetadataUriTooLong.selector, length, 200));
+        market.createListing(bytes32(0), ONE_TIME, PRICE, string(new bytes(length)));
+    }
+
+    function testFuzz_listingIdOf_matchesPackedKeccak(address who, bytes32 seed) public view {
+        vm.assertEq(market.listingIdOf(who, seed), keccak256(abi.encodePacked(who, seed)), "derived id");
+    }
+
+    function testFuzz_setFeeBasisPoints_enforcesCap(uint256 bps) public {
+        vm.prank(authority);
+        if (bps > 1000) {
+            vm.expectRevert(abi.encodeWithSelector(Marketplace.FeeTooHigh.selector, bps, 1000));
+            market.setFeeBasisPoints(bps);
+        } else {
+            market.setFeeBasisPoints(bps);
+            vm.assertEq(market.feeBasisPoints(), bps, "fee set");
+        }
+    }
+
+    function testFuzz_purchaseOneTime_splitsPaymentExactly(uint96 price, uint256 bps) public {
+        price = uint96(_bound(price, 1e12, MAX_TEST_PRICE));
+        bps = _bound(bps, 0, 1000);
+        vm.prank(authority);
+        market.setFeeBasisPoints(bps);
+        bytes32 id = _list(ONE_TIME, price);
+        vm.prank(renter);
+        market.purchaseOneTime{value: price}(id);
+        uint256 fee = market.accruedFees();
+        vm.assertEq(fee, (uint256(price) * bps) / 10_000, "fee formula");
+        vm.assertLe(fee * 10, price, "fee never above 10%");
+        vm.assertEq(_escrow(id) + fee, price, "nothing created or lost");
+        vm.assertEq(address(market).balance, price, "ETH held");
+    }
+
+    function testFuzz_purchaseOneTime_refusesAnyOtherAmount(uint96 price, uint256 sent) public {
+        price = uint96(_bound(price, 1e12, MAX_TEST_PRICE));
+        sent = _bound(sent, 0, 2 * MAX_TEST_PRICE);
+        vm.assume(sent != price);
+        bytes32 id = _list(ONE_TIME, price);
+        vm.expectRevert(abi.encodeWithSelector(Marketplace.IncorrectPayment.selector, uint256(price), sent));
+        vm.prank(renter);
+        market.purchaseOneTime{value: sent}(id);
+    }
+
+    function testFuzz_purchaseSubscription_acceptsOnlyTheThreeDurations(uint256 duration) public {
+        bytes32 id = _list(SUBSCRIPTION);
+        bool allowed = duration == DAYS_30 || duration == DAYS_90 || duration == DAYS_365;
+        if (!allowed) {
+            vm.expectRevert(abi.encodeWithSelector(Marketplace.InvalidDuration.selector, duration));
+            vm.prank(renter);
+            market.purchaseSubscription{value: PRICE}(id, duration);
+        } else {
+            _buySubscription(id, renter, duration);
+            vm.assertEq(_expiresAt(id, renter), START + duration, "expiry");
+        }
+    }
+
+    function testFuzz_purchaseSubscription_costScalesWithDuration(uint96 price, uint8 which) public {
+        price = uint96(_bound(price, 1e12, MAX_TEST_PRICE));
+        uint256 duration = [DAYS_30, DAYS_90, DAYS_365][which % 3];
+        bytes32 id = _list(SUBSCRIPTION, price);
+        uint256 cost = (uint256(price) * duration) / DAYS_30;
+        vm.assertEq(market.subscriptionPrice(id, duration), cost, "price per 30 days, scaled");
+        vm.prank(renter);
+        market.purchaseSubscription{value: cost}(id, duration);
+        vm.assertEq(_escrow(id) + market.accruedFees(), cost, "split");
+    }
+
+    function testFuzz_renewSubscription_neverLosesPaidTime(uint256 elapsed, uint8 which) public {
+        elapsed = _bound(elapsed, 0, 3 * DAYS_365);
+        uint256 duration = [DAYS_30, DAYS_90, DAYS_365][which % 3];
+        bytes32 id = _list(SUBSCRIPTION);
+        _buySubscription(id, renter, DAYS_30);
+        uint256 expiry = _expiresAt(id, renter);
+        uint256 now_ = START + elapsed;
+        vm.warp(now_);
+        uint256 cost = market.subscriptionPrice(id, duration);
+        vm.prank(renter);
+        market.renewSubscription{value: cost}(id, duration);
+        uint256 expected = (expiry > now_ ? expiry : now_) + duration;
+        vm.assertEq(_expiresAt(id, renter), expected, "extended from expiry if active, from now if expired");
+        vm.assertTrue(market.isCredentialValid(id, renter), "valid after renewal");
+    }
+
+    function testFuzz_perQuery_depositsAndRuns(uint96 price, uint256 deposit, uint8 runs) public {
+        price = uint96(_bound(price, 1e12, 1e21));
+        deposit = _bound(deposit, 0, uint256(price) * 50);
+        bytes32 id = _list(PER_QUERY, price);
+        if (deposit < price) {
+            vm.expectRevert(abi.encodeWithSelector(Marketplace.DepositTooLow.selector, deposit, uint256(price)));
+            _buyPerQuery(id, renter, deposit);
+            return;
+        }
+        _buyPerQuery(id, renter, deposit);
+        uint256 affordable = deposit / price;
+        uint256 attempts = _bound(runs, 0, 60);
+        uint256 charged;
+        for (uint256 i = 0; i < attempts; ++i) {
+            if (charged < affordable) {
+                vm.assertTrue(_consume(id, renter, bytes32(i + 1)), "charged");
+                ++charged;
+            } else {
+                vm.expectRevert(
+                    abi.encodeWithSelector(Marketplace.InsufficientBalance.selector, deposit - charged * price, price)
+                );
+                _consume(id, renter, bytes32(i + 1));
+            }
+        }
+        vm.assertEq(_balance(id, renter), deposit - charged * price, "balance = deposit - runs x price");
+        vm.assertEq(_escrow(id) + market.accruedFees(), charged * price, "revenue only from runs");
+        vm.assertEq(
+            address(market).balance, _escrow(id) + market.accruedFees() + _balance(id, renter), "solvent"
+        );
+        vm.assertEq(market.isCredentialValid(id, renter), deposit != charged * price, "valid iff balance > 0");
+    }
+
+    function testFuzz_topUpBalance_addsDeposit(uint96 price, uint256 amount) public {
+        price = uint96(_bound(price, 1e12, 1e21));
+        amount = _bound(amount, 0, 1e24);
+        bytes32 id = _list(PER_QUERY, price);
+        _buyPerQuery(id, renter, price);
+        vm.prank(renter);
+        if (amount < price) {
+            vm.expectRevert(abi.encodeWithSelector(Marketplace.DepositTooLow.selector, amount, uint256(price)));
+            market.topUpBalance{value: amount}(id);
+        } else {
+            market.topUpBalance{value: amount}(id);
+            vm.assertEq(_balance(id, renter), uint256(price) + amount, "added");
+        }
+    }
+
+    function testFuzz_withdrawEarnings_anyAmountUpToEscrow(uint256 amount) public {
+        bytes32 id = _list(ONE_TIME);
+        _buyOneTime(id, renter);
+        uint256 escrow = _escrow(id);
+        amount = _bound(amount, 0, escrow * 2);
+        vm.prank(creator);
+        if (amount == 0) {
+            vm.expectRevert(Marketplace.NothingToWithdraw.selector);
+            market.withdrawEarnings(id, amount);
+        } else if (amount > escrow) {
+            vm.expectRevert(abi.encodeWithSelector(Marketplace.WithdrawalExceedsBalance.selector, amount, escrow));
+            market.withdrawEarnings(id, amount);
+        } else {
+            market.withdrawEarnings(id, amount);
+            vm.assertEq(creator.balance, amount, "paid");
+            vm.assertEq(_escrow(id), escrow - amount, "escrow debited");
+        }
+    }
+
+    function testFuzz_consumeQuery_feeWithinCap(uint96 price, uint256 bps) public {
+        price = uint96(_bound(price, 1e12, MAX_TEST_PRICE));
+        bps = _bound(bps, 0, 1000);
+        vm.prank(authority);
+        market.setFeeBasisPoints(bps);
+        bytes32 id = _list(PER_QUERY, price);
+        _buyPerQuery(id, renter, price);
+        _consume(id, renter, "run");
+        vm.assertEq(market.accruedFees(), (uint256(price) * bps) / 10_000, "fee formula");
+        vm.assertLe(market.accruedFees() * 10, price, "fee never above 10%");
+    }
+}
