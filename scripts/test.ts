@@ -81,7 +81,7 @@ async function vitest() {
 
 await check("type check (tsc, strict)", bin("tsc"), ["-p", "tsconfig.json", "--noEmit"]);
 await check("infrastructure type check", "bash", ["scripts/check-infra.sh"]);
-await check("Solidity lint (solhint)", bin("solhint"), ["--max-warnings", "0", "contracts/src/**/*.sol"]);
+await check("Solidity lint (solhint)", bin("solhint"), ["-c", "contracts/.solhint.json", "--max-warnings", "0", "contracts/src/**/*.sol"]);
 await solidityTests();
 await vitest();
 

@@ -47,9 +47,9 @@ describe("wallet sign-in", () => {
   it("accepts a deployed smart-contract wallet's signature (ERC-1271)", async () => {
     const rpcUrl = inject("rpcUrl");
     const owner = privateKeyToAccount(DEV_ACCOUNTS[6].privateKey);
-    const factory = await deployWalletFactory(rpcUrl);
+    const factory = await deployWalletFactory(rpcUrl, ctx.authority);
     const salt = keccak256(toHex("erc1271"));
-    const wallet = await deployOwnedWallet(rpcUrl, factory, owner.address, salt);
+    const wallet = await deployOwnedWallet(rpcUrl, factory, owner.address, salt, ctx.authority);
     const { challenge } = (await (await app.request(`/v1/auth/challenge?wallet=${wallet}`)).json()) as { challenge: string };
     const signature = await owner.signMessage({ message: challenge });
     const res = await app.request("/v1/auth/token", json({ wallet, challenge, signature }));
@@ -60,7 +60,7 @@ describe("wallet sign-in", () => {
   it("accepts an undeployed smart-contract wallet's signature (ERC-6492)", async () => {
     const rpcUrl = inject("rpcUrl");
     const owner = privateKeyToAccount(DEV_ACCOUNTS[7].privateKey);
-    const factory = await deployWalletFactory(rpcUrl);
+    const factory = await deployWalletFactory(rpcUrl, ctx.authority);
     const salt = keccak256(toHex("erc6492"));
     const wallet = await predictWallet(rpcUrl, factory, owner.address, salt);
     const { challenge } = (await (await app.request(`/v1/auth/challenge?wallet=${wallet}`)).json()) as { challenge: string };

@@ -2,7 +2,8 @@
 // its own table prefix, its own queues and bucket, its own marketplace deployment.
 import { randomBytes } from "node:crypto";
 import { inject } from "vitest";
-import { getAddress } from "viem";
+import { createTestClient, getAddress, http, parseEther, type Hex } from "viem";
+import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
 import { loadConfig, type Config } from "../../src/config.ts";
 import { createServices, type Services } from "../../src/services.ts";
 import { ensureTables } from "../../src/adapters/tables/dynamo.ts";
@@ -10,7 +11,7 @@ import { ensureRegistrationQueues, createQueue } from "../../src/adapters/queue/
 import { createBlobs, ensureBucket } from "../../src/adapters/blobs/s3.ts";
 import { chainFor } from "../../src/chain/client.ts";
 import { deployMarketplace } from "../../src/chain/deploy.ts";
-import { DEV_ACCOUNTS, LOCAL_CHAIN_ID } from "../../local/chain.ts";
+import { LOCAL_CHAIN_ID } from "../../local/chain.ts";
 import { createLogger } from "../../src/logger.ts";
 import { generateSigningKey } from "../../src/auth/jwt.ts";
 
@@ -18,6 +19,21 @@ export interface TestContext {
   config: Config;
   services: Services;
   env: Record<string, string>;
+  /** The protocol authority of this file's marketplace: a fresh, funded account. */
+  authority: PrivateKeyAccount & { privateKey: Hex };
+  /** The fee recipient of this file's marketplace. */
+  treasury: PrivateKeyAccount;
+}
+
+/**
+ * A fresh account funded on the shared chain. Test files run in parallel against one node: accounts
+ * of their own keep their transactions' nonces from colliding.
+ */
+export async function fundedAccount(rpcUrl: string, ether = "1000"): Promise<PrivateKeyAccount & { privateKey: Hex }> {
+  const privateKey = generatePrivateKey();
+  const account = privateKeyToAccount(privateKey);
+  await createTestClient({ mode: "hardhat", transport: http(rpcUrl) }).setBalance({ address: account.address, value: parseEther(ether) });
+  return Object.assign(account, { privateKey });
 }
 
 export async function createTestServices(overrides: Record<string, string> = {}): Promise<TestContext> {
@@ -26,13 +42,15 @@ export async function createTestServices(overrides: Record<string, string> = {})
   const awsEndpoint = inject("awsEndpoint");
   const suffix = randomBytes(4).toString("hex");
   const queue = createQueue({ region: "us-east-1", endpoint: awsEndpoint });
+  const authority = await fundedAccount(rpcUrl);
+  const treasury = privateKeyToAccount(generatePrivateKey());
   const [deployed, queues] = await Promise.all([
     deployMarketplace({
       rpcUrl,
       chain: chainFor(LOCAL_CHAIN_ID, rpcUrl),
-      deployerPrivateKey: DEV_ACCOUNTS[0].privateKey,
-      authority: DEV_ACCOUNTS[0].address,
-      feeRecipient: DEV_ACCOUNTS[1].address,
+      deployerPrivateKey: authority.privateKey,
+      authority: authority.address,
+      feeRecipient: treasury.address,
     }),
     ensureRegistrationQueues(queue, { queue: `registration-${suffix}`, dlq: `registration-dlq-${suffix}` }),
   ]);
@@ -57,5 +75,5 @@ export async function createTestServices(overrides: Record<string, string> = {})
     ensureTables(services.tables, config.TABLE_PREFIX),
     ensureBucket(createBlobs({ region: config.AWS_REGION, bucket: config.BLOB_BUCKET, endpoint: awsEndpoint }).client, config.BLOB_BUCKET),
   ]);
-  return { config, services, env };
+  return { config, services, env, authority, treasury };
 }

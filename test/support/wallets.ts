@@ -3,9 +3,9 @@
 // with the same solc the project uses.
 import { createRequire } from "node:module";
 import { createPublicClient, createWalletClient, encodeAbiParameters, encodeFunctionData, http, parseAbi, type Address, type Hex } from "viem";
-import { privateKeyToAccount } from "viem/accounts";
+import type { PrivateKeyAccount } from "viem/accounts";
 import { chainFor } from "../../src/chain/client.ts";
-import { DEV_ACCOUNTS, LOCAL_CHAIN_ID } from "../../local/chain.ts";
+import { LOCAL_CHAIN_ID } from "../../local/chain.ts";
 
 const require = createRequire(import.meta.url);
 
@@ -50,9 +50,9 @@ function compile(): { factoryBytecode: Hex } {
 export const factoryAbi = parseAbi(["function deploy(address owner, bytes32 salt) returns (address)", "function predict(address owner, bytes32 salt) view returns (address)"]);
 
 /** Deploys a wallet factory with a funded development account. */
-export async function deployWalletFactory(rpcUrl: string, deployerIndex = 9): Promise<Address> {
+export async function deployWalletFactory(rpcUrl: string, deployer: PrivateKeyAccount): Promise<Address> {
   const chain = chainFor(LOCAL_CHAIN_ID, rpcUrl);
-  const account = privateKeyToAccount(DEV_ACCOUNTS[deployerIndex]!.privateKey);
+  const account = deployer;
   const wallet = createWalletClient({ account, chain, transport: http(rpcUrl) });
   const client = createPublicClient({ chain, transport: http(rpcUrl) });
   const hash = await wallet.deployContract({ abi: [], bytecode: compile().factoryBytecode });
@@ -61,9 +61,9 @@ export async function deployWalletFactory(rpcUrl: string, deployerIndex = 9): Pr
 }
 
 /** Deploys an owned wallet through the factory and returns its address. */
-export async function deployOwnedWallet(rpcUrl: string, factory: Address, owner: Address, salt: Hex, deployerIndex = 9): Promise<Address> {
+export async function deployOwnedWallet(rpcUrl: string, factory: Address, owner: Address, salt: Hex, deployer: PrivateKeyAccount): Promise<Address> {
   const chain = chainFor(LOCAL_CHAIN_ID, rpcUrl);
-  const account = privateKeyToAccount(DEV_ACCOUNTS[deployerIndex]!.privateKey);
+  const account = deployer;
   const wallet = createWalletClient({ account, chain, transport: http(rpcUrl) });
   const client = createPublicClient({ chain, transport: http(rpcUrl) });
   const predicted = await client.readContract({ address: factory, abi: factoryAbi, functionName: "predict", args: [owner, salt] });
