@@ -8,8 +8,12 @@ import {
 } from "../src/adapters/tables/schema.ts";
 import { isProduction, tablePrefix } from "./common";
 
+/** `chain_listings` → `ChainListingsTable` (SST component names are alphanumeric). */
 function componentName(table: TableName) {
-  return `${table.charAt(0).toUpperCase()}${table.slice(1)}Table`;
+  return `${table
+    .split("_")
+    .map((part) => `${part.charAt(0).toUpperCase()}${part.slice(1)}`)
+    .join("")}Table`;
 }
 
 /**

@@ -1,0 +1,118 @@
+// Turns the marketplace's event logs into state patches for the credentials index. Every event
+// carries absolute values (balance after, expiry after), so a patch never depends on a previous read,
+// and the events of one key fold into one patch in log order.
+import { parseEventLogs, type Log } from "viem";
+import { marketplaceAbi } from "../chain/generated/marketplace.ts";
+
+export const RENTAL_MODELS = ["one_time", "subscription", "per_query"] as const;
+export type RentalModel = (typeof RENTAL_MODELS)[number];
+
+/** Position of a log on the chain, totally ordered: block number then log index. */
+export function logPosition(blockNumber: bigint, logIndex: number): string {
+  return `${blockNumber.toString().padStart(12, "0")}:${String(logIndex).padStart(6, "0")}`;
+}
+
+export interface CredentialPatch {
+  kind: "credential";
+  listingId: `0x${string}`;
+  wallet: `0x${string}`;
+  position: string;
+  set: Partial<{
+    rental_model: RentalModel;
+    purchased_block: string;
+    expires_at: number | null;
+    balance_wei: string;
+    revoked: boolean;
+  }>;
+}
+
+export interface ListingPatch {
+  kind: "listing";
+  listingId: `0x${string}`;
+  position: string;
+  set: Partial<{
+    creator: string;
+    rental_model: RentalModel;
+    price_wei: string;
+    metadata_uri: string;
+    status: "active" | "paused" | "closed";
+    created_block: string;
+  }>;
+}
+
+export type Patch = CredentialPatch | ListingPatch;
+
+/** Decodes the marketplace's logs (others are ignored) into patches, one per state-changing event. */
+export function patchesFromLogs(logs: Log[]): Patch[] {
+  const patches: Patch[] = [];
+  for (const event of parseEventLogs({ abi: marketplaceAbi, logs, strict: true })) {
+    const position = logPosition(event.blockNumber!, event.logIndex!);
+    const block = event.blockNumber!.toString();
+    const credential = (listingId: `0x${string}`, wallet: `0x${string}`, set: CredentialPatch["set"]) =>
+      patches.push({ kind: "credential", listingId, wallet: wallet.toLowerCase() as `0x${string}`, position, set });
+    const listing = (listingId: `0x${string}`, set: ListingPatch["set"]) => patches.push({ kind: "listing", listingId, position, set });
+    switch (event.eventName) {
+      case "ListingCreated":
+        listing(event.args.listingId, {
+          creator: event.args.creator.toLowerCase(),
+          rental_model: RENTAL_MODELS[event.args.accessType]!,
+          price_wei: event.args.price.toString(),
+          metadata_uri: event.args.metadataUri,
+          status: "active",
+          created_block: block,
+        });
+        break;
+      case "ListingUpdated":
+        listing(event.args.listingId, { price_wei: event.args.price.toString(), metadata_uri: event.args.metadataUri });
+        break;
+      case "ListingActiveSet":
+        listing(event.args.listingId, { status: event.args.active ? "active" : "paused" });
+        break;
+      case "ListingClosed":
+        listing(event.args.listingId, { status: "closed" });
+        break;
+      case "OneTimePurchased":
+        credential(event.args.listingId, event.args.buyer, { rental_model: "one_time", purchased_block: block, expires_at: null, revoked: false });
+        break;
+      case "SubscriptionPurchased":
+        credential(event.args.listingId, event.args.buyer, { rental_model: "subscription", purchased_block: block, expires_at: Number(event.args.expiresAt), revoked: false });
+        break;
+      case "SubscriptionRenewed":
+        credential(event.args.listingId, event.args.buyer, { expires_at: Number(event.args.expiresAt) });
+        break;
+      case "PerQueryPurchased":
+        credential(event.args.listingId, event.args.buyer, { rental_model: "per_query", purchased_block: block, balance_wei: event.args.deposit.toString(), revoked: false });
+        break;
+      case "BalanceToppedUp":
+        credential(event.args.listingId, event.args.buyer, { balance_wei: event.args.newBalance.toString() });
+        break;
+      case "QueryConsumed":
+        credential(event.args.listingId, event.args.buyer, { balance_wei: event.args.newBalance.toString() });
+        break;
+      case "UnspentBalanceWithdrawn":
+        credential(event.args.listingId, event.args.buyer, { balance_wei: "0" });
+        break;
+      case "AccessRevoked":
+        credential(event.args.listingId, event.args.buyer, { revoked: true });
+        break;
+      default:
+        break;
+    }
+  }
+  return patches;
+}
+
+/** Folds patches of the same key into one, in order; the result carries the last position. */
+export function foldPatches(patches: Patch[]): Patch[] {
+  const byKey = new Map<string, Patch>();
+  for (const patch of patches) {
+    const key = patch.kind === "credential" ? `c:${patch.listingId}:${patch.wallet}` : `l:${patch.listingId}`;
+    const previous = byKey.get(key);
+    if (!previous) byKey.set(key, { ...patch, set: { ...patch.set } } as Patch);
+    else {
+      previous.position = patch.position;
+      Object.assign(previous.set, patch.set);
+    }
+  }
+  return [...byKey.values()];
+}

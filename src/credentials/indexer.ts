@@ -1,0 +1,139 @@
+// The chain indexer: follows the marketplace's events from a stored cursor into the credentials
+// index. It reads only blocks with `confirmations` blocks on top (0 locally), so a reorg shallower
+// than that cannot leave a phantom credential; it applies each key's events folded into one
+// conditional write; and it advances the cursor only after every write of the range has landed, so a
+// crash replays the range, which changes nothing.
+import { GetCommand, PutCommand } from "@aws-sdk/lib-dynamodb";
+import type { Hex } from "viem";
+import type { Tables } from "../adapters/tables/dynamo.ts";
+import type { ChainClient } from "../chain/client.ts";
+import type { Logger } from "../logger.ts";
+import { foldPatches, patchesFromLogs, type Patch } from "./events.ts";
+import { applyPatch } from "./store.ts";
+
+export interface IndexerOptions {
+  tables: Tables;
+  chain: ChainClient;
+  logger: Logger;
+  /** The block the marketplace was deployed in: where a fresh cursor starts. */
+  fromBlock: bigint;
+  /** Blocks that must sit on top of a block before it is indexed. */
+  confirmations: number;
+  /** Blocks per eth_getLogs request. */
+  chunkSize?: number;
+  /** Writes in flight at once. */
+  concurrency?: number;
+}
+
+export interface IndexRound {
+  fromBlock: bigint;
+  toBlock: bigint;
+  events: number;
+  writes: number;
+  /** True when the cursor reached the confirmed head. */
+  caughtUp: boolean;
+}
+
+function cursorKey(options: IndexerOptions) {
+  return { pk: "cursor", sk: `indexer#${options.chain.marketplace.toLowerCase()}#${options.fromBlock}` };
+}
+
+export async function readCursor(options: IndexerOptions): Promise<bigint> {
+  const out = await options.tables.doc.send(new GetCommand({ TableName: options.tables.name("meta"), Key: cursorKey(options), ConsistentRead: true }));
+  return out.Item ? BigInt(out.Item.next_block as string) : options.fromBlock;
+}
+
+async function writeCursor(options: IndexerOptions, nextBlock: bigint): Promise<void> {
+  await options.tables.doc.send(
+    new PutCommand({ TableName: options.tables.name("meta"), Item: { ...cursorKey(options), next_block: nextBlock.toString(), updated_at: new Date().toISOString() } }),
+  );
+}
+
+async function mapLimit<T>(items: T[], limit: number, run: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(limit, items.length) }, async () => {
+      while (next < items.length) await run(items[next++]!);
+    }),
+  );
+}
+
+/** Resolves the block numbers purchases happened in to ISO timestamps. */
+async function withPurchaseTimes(chain: ChainClient, patches: Patch[]): Promise<Patch[]> {
+  const blocks = [...new Set(patches.flatMap((p) => (p.kind === "credential" && p.set.purchased_block ? [p.set.purchased_block] : [])))];
+  const times = new Map<string, string>();
+  await mapLimit(blocks, 16, async (block) => {
+    const header = await chain.client.getBlock({ blockNumber: BigInt(block) });
+    times.set(block, new Date(Number(header.timestamp) * 1000).toISOString());
+  });
+  return patches.map((patch) => {
+    if (patch.kind !== "credential" || !patch.set.purchased_block) return patch;
+    const { purchased_block, ...rest } = patch.set;
+    return { ...patch, set: { ...rest, purchased_at: times.get(purchased_block)! } } as Patch;
+  });
+}
+
+/** Indexes the next range of confirmed blocks. */
+export async function indexOnce(options: IndexerOptions): Promise<IndexRound> {
+  const from = await readCursor(options);
+  const head = await options.chain.client.getBlockNumber({ cacheTime: 0 });
+  const confirmed = head - BigInt(options.confirmations);
+  if (from > confirmed) return { fromBlock: from, toBlock: from - 1n, events: 0, writes: 0, caughtUp: true };
+  const to = confirmed < from + BigInt((options.chunkSize ?? 5_000) - 1) ? confirmed : from + BigInt((options.chunkSize ?? 5_000) - 1);
+  const logs = await options.chain.client.getLogs({ address: options.chain.marketplace, fromBlock: from, toBlock: to });
+  const patches = await withPurchaseTimes(options.chain, foldPatches(patchesFromLogs(logs)));
+  let writes = 0;
+  await mapLimit(patches, options.concurrency ?? 32, async (patch) => {
+    if (await applyPatch(options.tables, patch as Patch & { set: Record<string, unknown> })) writes++;
+  });
+  await writeCursor(options, to + 1n);
+  return { fromBlock: from, toBlock: to, events: logs.length, writes, caughtUp: to === confirmed };
+}
+
+/** Indexes until the cursor reaches the confirmed head (or the time budget runs out). */
+export async function catchUp(options: IndexerOptions, budgetMs = Number.POSITIVE_INFINITY): Promise<{ rounds: number; events: number }> {
+  const deadline = Date.now() + budgetMs;
+  let rounds = 0;
+  let events = 0;
+  for (;;) {
+    const round = await indexOnce(options);
+    rounds++;
+    events += round.events;
+    if (round.caughtUp || Date.now() > deadline) return { rounds, events };
+  }
+}
+
+export interface RunningIndexer {
+  stop(): Promise<void>;
+}
+
+/** The local stack's indexer: a loop that catches up, then polls for new blocks. */
+export function startIndexerLoop(options: IndexerOptions & { pollMs?: number }): RunningIndexer {
+  let stopped = false;
+  let wake: (() => void) | undefined;
+  const loop = (async () => {
+    let backoff = 0;
+    while (!stopped) {
+      try {
+        await catchUp(options);
+        backoff = 0;
+      } catch (error) {
+        backoff = Math.min(5_000, backoff ? backoff * 2 : 200);
+        options.logger.warn("indexer round failed", { retry_in_ms: backoff, cause: error instanceof Error ? error.message : String(error) });
+      }
+      await new Promise<void>((resolve) => {
+        wake = resolve;
+        setTimeout(resolve, backoff || options.pollMs || 500);
+      });
+    }
+  })();
+  return {
+    async stop() {
+      stopped = true;
+      wake?.();
+      await loop;
+    },
+  };
+}
+
+export type { Hex };

@@ -1,0 +1,126 @@
+// The credentials index in DynamoDB: one item per (wallet, listing) in `credentials`, one item per
+// on-chain listing in `chain_listings`. Every write is conditional on the position of the last event
+// applied, so replaying a block range changes nothing and an older event never overwrites a newer one.
+import { ConditionalCheckFailedException } from "@aws-sdk/client-dynamodb";
+import { BatchGetCommand, GetCommand, QueryCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import type { Tables } from "../adapters/tables/dynamo.ts";
+import type { Patch, RentalModel } from "./events.ts";
+
+export interface CredentialRecord {
+  wallet: string;
+  on_chain_listing_id: `0x${string}`;
+  rental_model?: RentalModel;
+  purchased_at?: string;
+  expires_at?: number | null;
+  balance_wei?: string;
+  revoked?: boolean;
+  position: string;
+}
+
+export interface ChainListingRecord {
+  on_chain_listing_id: `0x${string}`;
+  creator?: string;
+  rental_model?: RentalModel;
+  price_wei?: string;
+  metadata_uri?: string;
+  status?: "active" | "paused" | "closed";
+  title?: string;
+  position: string;
+}
+
+export const credentialKey = (wallet: string, listingId: string) => ({ pk: `wallet#${wallet.toLowerCase()}`, sk: `listing#${listingId.toLowerCase()}` });
+export const chainListingKey = (listingId: string) => ({ pk: `listing#${listingId.toLowerCase()}`, sk: "chain" });
+
+const isConditionFailure = (error: unknown) =>
+  error instanceof ConditionalCheckFailedException || (error as { name?: string }).name === "ConditionalCheckFailedException";
+
+/** Applies one folded patch. Returns false when the item already holds this or a later event. */
+export async function applyPatch(tables: Tables, patch: Patch & { set: Record<string, unknown> }): Promise<boolean> {
+  const names: Record<string, string> = { "#position": "position" };
+  const values: Record<string, unknown> = { ":position": patch.position };
+  const assignments = ["#position = :position"];
+  const fields: Record<string, unknown> =
+    patch.kind === "credential"
+      ? { ...patch.set, wallet: patch.wallet, on_chain_listing_id: patch.listingId, gsi1pk: `listing#${patch.listingId}`, gsi1sk: `wallet#${patch.wallet}` }
+      : { ...patch.set, on_chain_listing_id: patch.listingId };
+  let i = 0;
+  for (const [field, value] of Object.entries(fields)) {
+    if (value === undefined) continue;
+    names[`#f${i}`] = field;
+    values[`:v${i}`] = value;
+    assignments.push(`#f${i} = :v${i}`);
+    i++;
+  }
+  try {
+    await tables.doc.send(
+      new UpdateCommand({
+        TableName: tables.name(patch.kind === "credential" ? "credentials" : "chain_listings"),
+        Key: patch.kind === "credential" ? credentialKey(patch.wallet, patch.listingId) : chainListingKey(patch.listingId),
+        UpdateExpression: `SET ${assignments.join(", ")}`,
+        ConditionExpression: "attribute_not_exists(#position) OR #position < :position",
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: values,
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (isConditionFailure(error)) return false;
+    throw error;
+  }
+}
+
+/** Overwrites a credential with what the chain says now (the chain wins over the index). */
+export async function repairCredential(tables: Tables, record: Omit<CredentialRecord, "position"> & { position?: string }): Promise<void> {
+  await tables.doc.send(
+    new UpdateCommand({
+      TableName: tables.name("credentials"),
+      Key: credentialKey(record.wallet, record.on_chain_listing_id),
+      UpdateExpression:
+        "SET wallet = :wallet, on_chain_listing_id = :listing, rental_model = :model, expires_at = :expires, balance_wei = :balance, revoked = :revoked, purchased_at = if_not_exists(purchased_at, :purchased), gsi1pk = :g1, gsi1sk = :g2",
+      ExpressionAttributeValues: {
+        ":wallet": record.wallet.toLowerCase(),
+        ":listing": record.on_chain_listing_id.toLowerCase(),
+        ":model": record.rental_model,
+        ":expires": record.expires_at ?? null,
+        ":balance": record.balance_wei ?? "0",
+        ":revoked": record.revoked ?? false,
+        ":purchased": record.purchased_at ?? new Date().toISOString(),
+        ":g1": `listing#${record.on_chain_listing_id.toLowerCase()}`,
+        ":g2": `wallet#${record.wallet.toLowerCase()}`,
+      },
+    }),
+  );
+}
+
+export async function getCredential(tables: Tables, wallet: string, listingId: string): Promise<CredentialRecord | null> {
+  const out = await tables.doc.send(new GetCommand({ TableName: tables.name("credentials"), Key: credentialKey(wallet, listingId) }));
+  return (out.Item as CredentialRecord | undefined) ?? null;
+}
+
+/** Every credential of a wallet (a wallet holds few; the list endpoint pages them in memory). */
+export async function listWalletCredentials(tables: Tables, wallet: string): Promise<CredentialRecord[]> {
+  const items: CredentialRecord[] = [];
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const page = await tables.doc.send(
+      new QueryCommand({ TableName: tables.name("credentials"), KeyConditionExpression: "pk = :pk", ExpressionAttributeValues: { ":pk": `wallet#${wallet.toLowerCase()}` }, ExclusiveStartKey: startKey }),
+    );
+    items.push(...((page.Items ?? []) as CredentialRecord[]));
+    startKey = page.LastEvaluatedKey;
+  } while (startKey);
+  return items.filter((item) => item.rental_model !== undefined);
+}
+
+export async function getChainListings(tables: Tables, listingIds: string[]): Promise<Map<string, ChainListingRecord>> {
+  const found = new Map<string, ChainListingRecord>();
+  const unique = [...new Set(listingIds.map((id) => id.toLowerCase()))];
+  for (let i = 0; i < unique.length; i += 100) {
+    let keys: Record<string, unknown>[] | undefined = unique.slice(i, i + 100).map(chainListingKey);
+    while (keys && keys.length) {
+      const out = await tables.doc.send(new BatchGetCommand({ RequestItems: { [tables.name("chain_listings")]: { Keys: keys } } }));
+      for (const item of out.Responses?.[tables.name("chain_listings")] ?? []) found.set((item.on_chain_listing_id as string).toLowerCase(), item as ChainListingRecord);
+      keys = out.UnprocessedKeys?.[tables.name("chain_listings")]?.Keys as Record<string, unknown>[] | undefined;
+    }
+  }
+  return found;
+}
