@@ -1,8 +1,10 @@
 // `npm run bench [-- name ...]`: runs the benchmarks (all by default) and prints their figures.
 import { runStartupBench } from "./startup.ts";
+import { runRateLimitBench } from "./ratelimit.ts";
 
 const benches: Record<string, () => Promise<string[]>> = {
   startup: () => runStartupBench(),
+  ratelimit: () => runRateLimitBench(),
 };
 const wanted = process.argv.slice(2).filter((a) => a !== "--");
 const names = wanted.length ? wanted : Object.keys(benches);

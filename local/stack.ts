@@ -17,6 +17,7 @@ import { createBlobs, ensureBucket } from "../src/adapters/blobs/s3.ts";
 import { chainFor } from "../src/chain/client.ts";
 import { deployMarketplace } from "../src/chain/deploy.ts";
 import { createLogger, type Logger } from "../src/logger.ts";
+import { startIndexerLoop } from "../src/credentials/indexer.ts";
 import { DEV_ACCOUNTS, LOCAL_CHAIN_ID, startChain, type ChainNode } from "./chain.ts";
 import { startDynamo, startQueues, type Emulator } from "./emulators.ts";
 import { portInUse } from "./ports.ts";
@@ -138,6 +139,9 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
       PORT: String(options.apiPort),
       LOG_LEVEL: options.logLevel ?? "info",
       JWT_SIGNING_KEYS: JSON.stringify(secrets.jwtSigningKeys),
+      MARKETPLACE_DEPLOY_BLOCK: deployed.blockNumber.toString(),
+      // The local chain mines a block per transaction and never reorganizes.
+      INDEXER_CONFIRMATIONS: "0",
     };
     const baseConfig = loadConfig(env);
     const logger = createLogger(baseConfig.LOG_LEVEL);
@@ -154,7 +158,16 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
 
     const chainRebuilt = await reconcileChain(services, { chainId: LOCAL_CHAIN_ID, marketplace: deployed.address, blockHash: deployed.blockHash }, logger);
 
-    progress("starting the API");
+    progress("starting the chain indexer and the API");
+    const indexer = startIndexerLoop({
+      tables: services.tables,
+      chain: services.chain,
+      logger,
+      fromBlock: config.MARKETPLACE_DEPLOY_BLOCK,
+      confirmations: config.INDEXER_CONFIRMATIONS,
+      pollMs: 250,
+    });
+    cleanups.push(() => indexer.stop());
     const server = await listen(buildApp(services).fetch, options.apiPort);
     cleanups.push(() => closeServer(server));
 

@@ -23,6 +23,10 @@ export const configSchema = z
     RPC_URL: url,
     CHAIN_ID: z.coerce.number().int().positive(),
     MARKETPLACE_ADDRESS: address,
+    /** The block the marketplace was deployed in: where the chain indexer starts. */
+    MARKETPLACE_DEPLOY_BLOCK: z.coerce.bigint().nonnegative().default(0n),
+    /** Blocks on top of a block before the indexer reads it (reorg safety); 0 on the local chain. */
+    INDEXER_CONFIRMATIONS: z.coerce.number().int().min(0).max(1000).default(3),
     /** Largest request body accepted, in bytes. */
     MAX_BODY_BYTES: z.coerce.number().int().min(1024).max(6 * 1024 * 1024).default(1024 * 1024),
     /** JWT signing keys, newest first: a JSON array of {kid, privateJwk} (EC P-256). A secret. */
@@ -41,12 +45,21 @@ export const configSchema = z
           .array(z.object({ kid: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/), privateJwk: z.object({ kty: z.literal("EC"), crv: z.literal("P-256"), x: z.string(), y: z.string(), d: z.string() }) }))
           .min(1, "must hold at least one key"),
       ),
+    /** Upstash Redis (REST) for rate limits; without it the process limits in memory (local stack). */
+    UPSTASH_REDIS_REST_URL: url.optional(),
+    UPSTASH_REDIS_REST_TOKEN: z.string().min(1).optional(),
     LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
     PORT: port.default(8787),
   })
   .superRefine((value, ctx) => {
     if (value.STAGE === "local" && !value.DYNAMODB_ENDPOINT) {
       ctx.addIssue({ code: "custom", path: ["DYNAMODB_ENDPOINT"], message: "is required when STAGE=local" });
+    }
+    if (value.STAGE === "cloud" && !value.UPSTASH_REDIS_REST_URL) {
+      ctx.addIssue({ code: "custom", path: ["UPSTASH_REDIS_REST_URL"], message: "is required when STAGE=cloud (rate limits are shared by every instance)" });
+    }
+    if (value.UPSTASH_REDIS_REST_URL && !value.UPSTASH_REDIS_REST_TOKEN) {
+      ctx.addIssue({ code: "custom", path: ["UPSTASH_REDIS_REST_TOKEN"], message: "is required with UPSTASH_REDIS_REST_URL" });
     }
     if (value.STAGE === "local" && !value.AWS_ENDPOINT) {
       ctx.addIssue({ code: "custom", path: ["AWS_ENDPOINT"], message: "is required when STAGE=local" });

@@ -10,6 +10,9 @@ import { createAuthenticator } from "./auth/authenticator.ts";
 import type { Authenticator } from "./auth/principal.ts";
 import { createLogger, type Logger } from "./logger.ts";
 import { createJwtIssuer, type JwtIssuer } from "./auth/jwt.ts";
+import type { RateLimiter } from "./adapters/ratelimit/port.ts";
+import { createUpstashRateLimiter } from "./adapters/ratelimit/upstash.ts";
+import { createMemoryRateLimiter } from "./adapters/ratelimit/memory.ts";
 
 export interface Services {
   config: Config;
@@ -20,6 +23,7 @@ export interface Services {
   chain: ChainClient;
   jwt: JwtIssuer;
   authenticator: Authenticator;
+  rateLimiter: RateLimiter;
 }
 
 export function createServices(config: Config, overrides: Partial<Services> = {}): Services {
@@ -34,5 +38,10 @@ export function createServices(config: Config, overrides: Partial<Services> = {}
     blobs: overrides.blobs ?? createBlobs({ region: config.AWS_REGION, bucket: config.BLOB_BUCKET, ...(config.AWS_ENDPOINT ? { endpoint: config.AWS_ENDPOINT } : {}) }),
     chain: overrides.chain ?? createChainClient({ rpcUrl: config.RPC_URL, chainId: config.CHAIN_ID, marketplace: config.MARKETPLACE_ADDRESS as Address }),
     authenticator: overrides.authenticator ?? createAuthenticator({ tables, jwt, keyPrefix: config.keyPrefix }),
+    rateLimiter:
+      overrides.rateLimiter ??
+      (config.UPSTASH_REDIS_REST_URL
+        ? createUpstashRateLimiter({ url: config.UPSTASH_REDIS_REST_URL, token: config.UPSTASH_REDIS_REST_TOKEN!, prefix: `${config.SERVICE_NAME}:rl` })
+        : createMemoryRateLimiter()),
   };
 }

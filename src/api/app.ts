@@ -5,6 +5,7 @@ import type { Services } from "../services.ts";
 import type { AppEnv } from "./env.ts";
 import { notFound, renderError } from "./errors.ts";
 import { authenticate } from "./middleware/authenticate.ts";
+import { rateLimit } from "./middleware/rate-limit.ts";
 import { jsonBody } from "./middleware/json-body.ts";
 import { requestId } from "./middleware/request-id.ts";
 import { validationHook } from "./validation.ts";
@@ -16,9 +17,12 @@ import { registerV1KeysChallenge } from "./routes/v1_keys_challenge.ts";
 import { registerV1KeysCreate } from "./routes/v1_keys_create.ts";
 import { registerV1KeysList } from "./routes/v1_keys_list.ts";
 import { registerV1KeysRevoke } from "./routes/v1_keys_revoke.ts";
+import { registerV1CredentialsList } from "./routes/v1_credentials_list.ts";
+import { registerV1CredentialsVerify } from "./routes/v1_credentials_verify.ts";
 
-/** The platform every route runs on: request ids, the JSON body rules, authentication, the error
- * envelope and the validation hook. Routes are added by `buildApp` (and by tests of the platform). */
+/** The platform every route runs on: request ids, authentication, rate limits (the default rule,
+ * counted per API key, per wallet for JWT callers, per address otherwise), the JSON body rules, the
+ * error envelope and the validation hook. Routes are added by `buildApp` (and by tests of the platform). */
 export function createPlatform(services: Services): OpenAPIHono<AppEnv> {
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
   app.use("*", requestId);
@@ -27,6 +31,7 @@ export function createPlatform(services: Services): OpenAPIHono<AppEnv> {
     await next();
   });
   app.use("/v1/*", authenticate);
+  app.use("*", rateLimit((c) => c.get("services").rateLimiter));
   app.use("*", jsonBody(services.config.MAX_BODY_BYTES));
   app.onError(renderError);
   app.notFound(notFound);
@@ -49,6 +54,10 @@ export function buildApp(services: Services): OpenAPIHono<AppEnv> {
   registerV1KeysCreate(app);
   registerV1KeysList(app);
   registerV1KeysRevoke(app);
+
+  // Rental credentials
+  registerV1CredentialsList(app);
+  registerV1CredentialsVerify(app);
 
   return app;
 }

@@ -19,6 +19,6 @@ export function chainFor(chainId: number, rpcUrl: string): Chain {
 
 export function createChainClient(options: { rpcUrl: string; chainId: number; marketplace: Address }): ChainClient {
   const chain = chainFor(options.chainId, options.rpcUrl);
-  const client = createPublicClient({ chain, transport: http(options.rpcUrl, { timeout: 10_000, retryCount: 1 }), pollingInterval: 250 });
+  const client = createPublicClient({ chain, transport: http(options.rpcUrl, { timeout: 10_000, retryCount: 1, batch: { wait: 0 } }), pollingInterval: 250 });
   return { client: client as PublicClient, chain, marketplace: options.marketplace };
 }

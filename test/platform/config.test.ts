@@ -11,6 +11,8 @@ const valid = {
   CHAIN_ID: "84532",
   MARKETPLACE_ADDRESS: "0x5FbDB2315678afecb367f032d93F642f64180aa3",
   JWT_SIGNING_KEYS: JSON.stringify([generateSigningKey()]),
+  UPSTASH_REDIS_REST_URL: "https://eu1-example.upstash.io",
+  UPSTASH_REDIS_REST_TOKEN: "token",
 };
 
 describe("loadConfig", () => {
@@ -38,6 +40,13 @@ describe("loadConfig", () => {
     expect(() => loadConfig({ ...valid, RPC_URL: "not a url" })).toThrow(/RPC_URL must be a URL/);
     expect(() => loadConfig({ ...valid, JWT_SIGNING_KEYS: "{" })).toThrow(/JWT_SIGNING_KEYS must be a JSON array/);
     expect(() => loadConfig({ ...valid, JWT_SIGNING_KEYS: "[]" })).toThrow(/JWT_SIGNING_KEYS must hold at least one key/);
+  });
+
+  it("requires Upstash in the cloud, and its token with its URL", () => {
+    const { UPSTASH_REDIS_REST_URL: _u, UPSTASH_REDIS_REST_TOKEN: _t, ...withoutUpstash } = valid;
+    expect(() => loadConfig(withoutUpstash)).toThrow(/UPSTASH_REDIS_REST_URL is required when STAGE=cloud/);
+    const { UPSTASH_REDIS_REST_TOKEN: _t2, ...withoutToken } = valid;
+    expect(() => loadConfig(withoutToken)).toThrow(/UPSTASH_REDIS_REST_TOKEN is required/);
   });
 
   it("requires the emulator endpoints in the local stage", () => {

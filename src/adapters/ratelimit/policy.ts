@@ -58,8 +58,8 @@ export const ROUTE_POLICIES: readonly RoutePolicy[] = [
   { method: "POST", path: /^\/v1\/execute$/, failMode: "closed", why: "runs a task: spends balance and compute" },
   { method: "POST", path: /^\/v1\/execute\/stream$/, failMode: "closed", why: "runs a task: spends balance and compute" },
   { method: "POST", path: /^\/v1\/keys$/, failMode: "closed", why: "mints a long-lived API key" },
+  { method: "POST", path: /^\/v1\/keys\/challenge$/, failMode: "closed", why: "step one of key creation" },
   { method: "DELETE", path: /^\/v1\/keys\/[^/]+$/, failMode: "open", why: "revocation must work during an outage" },
-  { method: "POST", path: /^\/v1\/keys\/[^/]+\/revoke$/, failMode: "open", why: "revocation must work during an outage" },
   { method: "POST", path: /^\/v1\/auth\/token$/, failMode: "open", why: "sign-in; guarded by the signature and single-use challenge" },
   { method: "POST", path: /^\/v1\/agents$/, failMode: "open", why: "queued registration; no money moves" },
 ];

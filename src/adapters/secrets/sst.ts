@@ -10,6 +10,8 @@ export function cloudSecretSettings(): Record<string, string> {
     JWT_SIGNING_KEYS: value("JwtSigningKeys"),
     // The RPC URL of a hosted node carries an access token.
     RPC_URL: value("RpcUrl"),
+    UPSTASH_REDIS_REST_URL: value("UpstashRedisUrl"),
+    UPSTASH_REDIS_REST_TOKEN: value("UpstashRedisToken"),
   };
   return Object.fromEntries(Object.entries(settings).filter((entry): entry is [string, string] => entry[1] !== undefined));
 }

@@ -1,7 +1,10 @@
 // Authentication (step one of the two-step check): `Authorization: Bearer <API key or JWT>` on every
 // endpoint except the public ones. Proves identity only; access to a listing is checked per route.
+import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
 import { ApiError } from "../../errors.ts";
+import { RATE_RULES } from "../../adapters/ratelimit/policy.ts";
+import { enforceRule, rateLimitKey } from "./rate-limit.ts";
 import type { AppEnv } from "../env.ts";
 
 /** Paths served without a bearer token: sign-in, the API description and the health check. */
@@ -13,14 +16,27 @@ export function isPublicPath(path: string): boolean {
   return PUBLIC_PATHS.has(path);
 }
 
-export const authenticate = createMiddleware<AppEnv>(async (c, next) => {
-  if (isPublicPath(c.req.path)) return next();
+async function principalOf(c: Context<AppEnv>) {
   const header = c.req.header("authorization");
   if (!header) throw new ApiError("unauthorized", "Missing Authorization header: send Authorization: Bearer <API key or JWT>.");
   const match = /^Bearer +(.+)$/i.exec(header.trim());
   if (!match || !TOKEN.test(match[1]!)) {
     throw new ApiError("unauthorized", "Malformed Authorization header: expected Bearer <API key or JWT>.");
   }
-  c.set("principal", await c.get("services").authenticator.authenticate(match[1]!));
+  return c.get("services").authenticator.authenticate(match[1]!);
+}
+
+export const authenticate = createMiddleware<AppEnv>(async (c, next) => {
+  if (isPublicPath(c.req.path)) return next();
+  try {
+    c.set("principal", await principalOf(c));
+  } catch (error) {
+    // A refused caller is counted by address under the default rule: the 401 carries the rate-limit
+    // headers like every response, and guessing keys or tokens runs into 429.
+    if (error instanceof ApiError && error.status === 401) {
+      await enforceRule(c, c.get("services").rateLimiter, rateLimitKey(c), RATE_RULES.default, "open");
+    }
+    throw error;
+  }
   return next();
 });

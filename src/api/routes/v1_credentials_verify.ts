@@ -1,0 +1,41 @@
+// GET /v1/credentials/{listing_id}: the caller's credential for one listing, verified on-chain.
+import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
+import type { AppEnv } from "../env.ts";
+import { parseListingId } from "../../credentials/ids.ts";
+import { CREDENTIAL_STATUSES } from "../../credentials/status.ts";
+import { verifyCredential } from "../../credentials/verify.ts";
+import { bearer, errorResponses } from "../schemas.ts";
+
+const VerificationSchema = z
+  .object({
+    listing_id: z.string(),
+    rental_model: z.enum(["one_time", "subscription", "per_query"]).optional(),
+    status: z.enum(CREDENTIAL_STATUSES),
+    valid: z.boolean(),
+    expired_at: z.string().optional().openapi({ description: "ISO 8601; present when a subscription has expired" }),
+    on_chain_listing_id: z.string().optional(),
+    on_chain_verified: z.boolean(),
+  })
+  .openapi("CredentialVerification");
+
+const route = createRoute({
+  method: "get",
+  path: "/v1/credentials/{listing_id}",
+  summary: "Verify a rental credential",
+  description:
+    "Checks the local record and the contract (a live read of credentialStatus) for the authenticated wallet. The chain wins; a local record that disagrees is repaired. status: active (valid), expired (with expired_at), low_balance (per_query with zero balance), revoked, listing_closed, or not_found.",
+  security: bearer,
+  request: { params: z.object({ listing_id: z.string().max(80) }) },
+  responses: {
+    200: { description: "The verification", content: { "application/json": { schema: VerificationSchema } } },
+    ...errorResponses(400),
+  },
+});
+
+export function registerV1CredentialsVerify(app: OpenAPIHono<AppEnv>): void {
+  app.openapi(route, async (c) => {
+    const services = c.get("services");
+    const listingId = parseListingId(c.req.valid("param").listing_id);
+    return c.json(await verifyCredential({ tables: services.tables, chain: services.chain }, listingId, c.get("principal").wallet), 200);
+  });
+}

@@ -1,0 +1,45 @@
+// GET /v1/credentials: the caller's rental credentials from the index, with their status now.
+import type { Address } from "viem";
+import type { Tables } from "../adapters/tables/dynamo.ts";
+import { toListingId } from "./ids.ts";
+import { statusOf, type CredentialStatusWord } from "./status.ts";
+import type { RentalModel } from "./events.ts";
+import { getChainListings, listWalletCredentials } from "./store.ts";
+
+export interface CredentialListItem {
+  listing_id: string;
+  listing_title: string;
+  rental_model: RentalModel;
+  status: CredentialStatusWord;
+  purchased_at: string;
+  expires_at: string | null;
+  on_chain_listing_id: string;
+}
+
+export async function listCredentials(
+  tables: Tables,
+  wallet: Address,
+  query: { status?: CredentialStatusWord; limit: number; offset: number },
+  now = Date.now(),
+): Promise<{ credentials: CredentialListItem[]; total: number }> {
+  const records = await listWalletCredentials(tables, wallet);
+  const listings = await getChainListings(tables, records.map((r) => r.on_chain_listing_id));
+  const nowSeconds = Math.floor(now / 1000);
+  const items = records
+    .map((record): CredentialListItem => {
+      const listing = listings.get(record.on_chain_listing_id.toLowerCase());
+      const listingId = toListingId(record.on_chain_listing_id);
+      return {
+        listing_id: listingId,
+        listing_title: listing?.title ?? listingId,
+        rental_model: record.rental_model!,
+        status: statusOf(record, listing, nowSeconds),
+        purchased_at: record.purchased_at ?? new Date(0).toISOString(),
+        expires_at: record.rental_model === "subscription" && record.expires_at ? new Date(record.expires_at * 1000).toISOString() : null,
+        on_chain_listing_id: record.on_chain_listing_id.toLowerCase(),
+      };
+    })
+    .filter((item) => !query.status || item.status === query.status)
+    .sort((a, b) => b.purchased_at.localeCompare(a.purchased_at) || a.listing_id.localeCompare(b.listing_id));
+  return { credentials: items.slice(query.offset, query.offset + query.limit), total: items.length };
+}

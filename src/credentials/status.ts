@@ -1,0 +1,19 @@
+// A credential's status as the API reports it. The specification names active, expired, low_balance
+// and not_found; a revoked credential reports `revoked` and one on a closed listing `listing_closed`
+// (both invalid). The chain's own `credentialStatus` view uses the same words.
+import type { ChainListingRecord, CredentialRecord } from "./store.ts";
+
+export const CREDENTIAL_STATUSES = ["active", "expired", "low_balance", "revoked", "listing_closed", "not_found"] as const;
+export type CredentialStatusWord = (typeof CREDENTIAL_STATUSES)[number];
+
+/** The contract's CredentialStatus enum, in order. */
+export const CHAIN_STATUS: readonly CredentialStatusWord[] = ["not_found", "active", "expired", "low_balance", "revoked", "listing_closed"];
+
+/** Status from the index (the list endpoint); the verification endpoint asks the chain instead. */
+export function statusOf(record: CredentialRecord, listing: ChainListingRecord | undefined, nowSeconds: number): CredentialStatusWord {
+  if (listing?.status === "closed") return "listing_closed";
+  if (record.revoked) return "revoked";
+  if (record.rental_model === "per_query") return BigInt(record.balance_wei ?? "0") === 0n ? "low_balance" : "active";
+  if (record.rental_model === "subscription" && (record.expires_at ?? 0) <= nowSeconds) return "expired";
+  return "active";
+}

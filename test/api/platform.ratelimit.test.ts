@@ -1,0 +1,75 @@
+// The default rate limit on the service app: figures on every response (errors included), 429 with
+// Retry-After past the limit, counted per API key, per wallet, and per address for refused callers.
+import { beforeAll, describe, expect, it } from "vitest";
+import { privateKeyToAccount } from "viem/accounts";
+import { buildApp } from "../../src/api/app.ts";
+import { DEV_ACCOUNTS } from "../../local/chain.ts";
+import { createTestServices, type TestContext } from "../support/services.ts";
+import { createKey, signIn } from "../support/auth.ts";
+
+let ctx: TestContext;
+let app: ReturnType<typeof buildApp>;
+const renter = privateKeyToAccount(DEV_ACCOUNTS[5].privateKey);
+
+beforeAll(async () => {
+  ctx = await createTestServices();
+  app = buildApp(ctx.services);
+});
+
+function figures(res: Response) {
+  return {
+    limit: Number(res.headers.get("x-ratelimit-limit")),
+    remaining: Number(res.headers.get("x-ratelimit-remaining")),
+    reset: Number(res.headers.get("x-ratelimit-reset")),
+  };
+}
+
+describe("default rate limit", () => {
+  it("reports the limit on successful, refused and public responses", async () => {
+    const now = Math.floor(Date.now() / 1000);
+    for (const res of [
+      await app.request("/v1/health", { headers: { "x-forwarded-for": "198.51.100.7" } }),
+      await app.request("/v1/credentials", { headers: { "x-forwarded-for": "198.51.100.7" } }),
+      await app.request("/v1/credentials", { headers: { authorization: "Bearer svc_test_" + "q".repeat(32), "x-forwarded-for": "198.51.100.7" } }),
+    ]) {
+      const f = figures(res);
+      expect(f.limit).toBe(100);
+      expect(f.remaining).toBeGreaterThanOrEqual(0);
+      expect(f.remaining).toBeLessThan(100);
+      expect(f.reset).toBeGreaterThanOrEqual(now);
+      expect(f.reset).toBeLessThanOrEqual(now + 61);
+    }
+  });
+
+  it("admits 100 requests a minute per API key, then answers 429 with Retry-After", async () => {
+    const { token } = await signIn(app, renter);
+    const { key } = await createKey(app, renter, token, "limited");
+    const statuses: number[] = [];
+    let last: Response | undefined;
+    for (let i = 0; i < 101; i++) {
+      last = await app.request("/v1/keys", { headers: { authorization: `Bearer ${key}` } });
+      statuses.push(last.status);
+    }
+    expect(statuses.slice(0, 100).every((s) => s === 200)).toBe(true);
+    expect(last!.status).toBe(429);
+    const body = (await last!.json()) as { error: { code: string } };
+    expect(body.error.code).toBe("rate_limit_exceeded");
+    const retryAfter = Number(last!.headers.get("retry-after"));
+    expect(retryAfter).toBeGreaterThanOrEqual(1);
+    expect(retryAfter).toBeLessThanOrEqual(60);
+    expect(figures(last!).remaining).toBe(0);
+    // The wallet's JWT is a bucket of its own.
+    expect((await app.request("/v1/keys", { headers: { authorization: `Bearer ${token}` } })).status).toBe(200);
+  });
+
+  it("counts refused callers by address, so guessing keys runs into 429", async () => {
+    let last: Response | undefined;
+    for (let i = 0; i < 101; i++) {
+      last = await app.request("/v1/keys", { headers: { authorization: `Bearer svc_test_${String(i).padStart(32, "x")}`, "x-forwarded-for": "203.0.113.9" } });
+    }
+    expect(last!.status).toBe(429);
+    // Another address is unaffected.
+    const other = await app.request("/v1/keys", { headers: { authorization: "Bearer svc_test_" + "y".repeat(32), "x-forwarded-for": "203.0.113.10" } });
+    expect(other.status).toBe(401);
+  });
+});
