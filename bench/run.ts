@@ -1,10 +1,19 @@
 // `npm run bench [-- name ...]`: runs the benchmarks (all by default) and prints their figures.
 import { runStartupBench } from "./startup.ts";
 import { runRateLimitBench } from "./ratelimit.ts";
+import { runAuthBench } from "./auth.ts";
+import { runGasBench } from "./gas.ts";
 
 const benches: Record<string, () => Promise<string[]>> = {
   startup: () => runStartupBench(),
   ratelimit: () => runRateLimitBench(),
+  auth: () => runAuthBench(),
+  gas: async () =>
+    (await runGasBench()).map(
+      (r) =>
+        `${r.operation.padEnd(28)} gas ${String(r.gasUsed).padStart(7)}  bound ${String(r.lowerBound).padStart(7)}  ratio ${r.ratio.toFixed(3)}` +
+        (r.target === undefined ? "" : r.perRun !== undefined ? `  target <= ${r.target} gas/run: ${r.perRun.toFixed(0)} ${r.met ? "met" : "MISSED"}` : `  target <= ${r.target}x: ${r.met ? "met" : "MISSED"}`),
+    ),
 };
 const wanted = process.argv.slice(2).filter((a) => a !== "--");
 const names = wanted.length ? wanted : Object.keys(benches);

@@ -22,6 +22,7 @@ import { DEV_ACCOUNTS, LOCAL_CHAIN_ID, startChain, type ChainNode } from "./chai
 import { startDynamo, startQueues, type Emulator } from "./emulators.ts";
 import { portInUse } from "./ports.ts";
 import { ensureLocalSecrets } from "./secrets.ts";
+import { ensureDemoData } from "./demo.ts";
 
 export interface StackOptions {
   dataDir: string;
@@ -171,6 +172,9 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
     const server = await listen(buildApp(services).fetch, options.apiPort);
     cleanups.push(() => closeServer(server));
 
+    const renter = DEV_ACCOUNTS[ROLES.indexOf("renter")]!;
+    const demo = await ensureDemoData(services, dataDir, renter.privateKey);
+
     const info: StackInfo = {
       api_url: `http://127.0.0.1:${options.apiPort}`,
       rpc_url: chain!.rpcUrl,
@@ -178,7 +182,7 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
       contracts: { marketplace: getAddress(deployed.address) },
       authority: authority.address,
       accounts: ROLES.map((role, i) => ({ address: DEV_ACCOUNTS[i]!.address, private_key: DEV_ACCOUNTS[i]!.privateKey, role })),
-      demo: {},
+      demo: { ...demo },
       data_dir: dataDir,
       pid: process.pid,
       chain_rebuilt: chainRebuilt,

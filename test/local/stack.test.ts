@@ -8,6 +8,10 @@ import { join, dirname } from "node:path";
 import { fileURLToPath } from "node:url";
 import { GetCommand, PutCommand } from "@aws-sdk/lib-dynamodb";
 import { createTables } from "../../src/adapters/tables/dynamo.ts";
+import { createPublicClient, createWalletClient, http, keccak256, parseEther, toHex, type Hex } from "viem";
+import { privateKeyToAccount } from "viem/accounts";
+import { chainFor } from "../../src/chain/client.ts";
+import { marketplaceAbi } from "../../src/chain/generated/marketplace.ts";
 import { freePort, portInUse } from "../../local/ports.ts";
 import type { StackInfo } from "../../local/stack.ts";
 
@@ -83,6 +87,32 @@ describe("npm start (the local stack)", () => {
     expect(info.authority).toBe(info.accounts.find((a) => a.role === "authority")!.address);
     expect(first.output()).toContain(info.api_url);
 
+    // The demo API key works.
+    const demoKey = (info.demo as { api_key: string }).api_key;
+    expect(demoKey).toMatch(/^svc_test_/);
+    const listed = await fetch(`${info.api_url}/v1/credentials`, { headers: { authorization: `Bearer ${demoKey}` } });
+    expect(listed.status).toBe(200);
+    expect(await listed.json()).toEqual({ credentials: [], total: 0 });
+
+    // A rental bought on the stack's chain reaches the credentials API through the stack's indexer.
+    const chain = chainFor(info.chain_id, info.rpc_url);
+    const creatorKey = info.accounts.find((a) => a.role === "creator")!.private_key as Hex;
+    const renterKey = info.accounts.find((a) => a.address === (info.demo as { renter: string }).renter)!.private_key as Hex;
+    const client = createPublicClient({ chain, transport: http(info.rpc_url) });
+    const creatorWallet = createWalletClient({ account: privateKeyToAccount(creatorKey), chain, transport: http(info.rpc_url) });
+    const renterWallet = createWalletClient({ account: privateKeyToAccount(renterKey), chain, transport: http(info.rpc_url) });
+    const marketplace = info.contracts.marketplace as Hex;
+    const seed = keccak256(toHex("stack test"));
+    await client.waitForTransactionReceipt({ hash: await creatorWallet.writeContract({ address: marketplace, abi: marketplaceAbi, functionName: "createListing", args: [seed, 0, parseEther("0.001"), "ipfs://stack-test"] }) });
+    const onChainId = await client.readContract({ address: marketplace, abi: marketplaceAbi, functionName: "listingIdOf", args: [creatorWallet.account.address, seed] });
+    await client.waitForTransactionReceipt({ hash: await renterWallet.writeContract({ address: marketplace, abi: marketplaceAbi, functionName: "purchaseOneTime", args: [onChainId], value: parseEther("0.001") }) });
+    await waitUntil(async () => {
+      const res = await fetch(`${info.api_url}/v1/credentials`, { headers: { authorization: `Bearer ${demoKey}` } });
+      return ((await res.json()) as { total: number }).total === 1;
+    });
+    const verified = await fetch(`${info.api_url}/v1/credentials/lst_${onChainId.slice(2)}`, { headers: { authorization: `Bearer ${demoKey}` } });
+    expect(await verified.json()).toMatchObject({ status: "active", valid: true, rental_model: "one_time", on_chain_verified: true });
+
     // An unauthenticated call gets 401 unauthorized in the envelope.
     const res = await fetch(`${info.api_url}/v1/credentials`);
     expect(res.status).toBe(401);
@@ -126,6 +156,11 @@ describe("npm start (the local stack)", () => {
     expect((await tables2.doc.send(new GetCommand({ TableName: tables2.name("keys"), Key: { pk: "hash#kept", sk: "key" } }))).Item?.label).toBe("survives");
     expect((await tables2.doc.send(new GetCommand({ TableName: tables2.name("credentials"), Key: { pk: "wallet#0xabc", sk: "listing#1" } }))).Item).toBeUndefined();
     expect((await fetch(`${info2.api_url}/v1/health`)).status).toBe(200);
+    // The rental lived on the previous chain: after the rebuild it is gone from the API too.
+    expect(await (await fetch(`${info2.api_url}/v1/credentials`, { headers: { authorization: `Bearer ${demoKey}` } })).json()).toMatchObject({ total: 0 });
+    // The demo key (created off-chain) survived the restart.
+    expect((info2.demo as { api_key: string }).api_key).toBe(demoKey);
+    expect((await fetch(`${info2.api_url}/v1/keys`, { headers: { authorization: `Bearer ${demoKey}` } })).status).toBe(200);
 
     // Ctrl-C (SIGINT to the whole foreground group) also stops everything.
     process.kill(-again.child.pid!, "SIGINT");

@@ -1,0 +1,135 @@
+// Authentication and credential verification figures, each beside its floor, measured in one run
+// in-process (app.request, no HTTP noise) against real dynalite and a real Hardhat node:
+//  - per-request auth overhead (API key, JWT; each with the rate limiter) beside the same route
+//    without auth, and beside one bare read of the keys table. Target: p95 overhead at most one
+//    table read + 1 ms.
+//  - credential verification (GET /v1/credentials/:listing_id's domain call: local record + live
+//    chain reads) beside one bare eth_call to the same node. Target: p95 at most 1.5x.
+// Run: npm run bench -- auth
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { OpenAPIHono } from "@hono/zod-openapi";
+import { GetCommand } from "@aws-sdk/lib-dynamodb";
+import { createPublicClient, createTestClient, createWalletClient, http, parseEther, type Hex } from "viem";
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
+import { buildApp } from "../src/api/app.ts";
+import { loadConfig } from "../src/config.ts";
+import { createServices } from "../src/services.ts";
+import { ensureTables } from "../src/adapters/tables/dynamo.ts";
+import { chainFor } from "../src/chain/client.ts";
+import { deployMarketplace } from "../src/chain/deploy.ts";
+import { marketplaceAbi } from "../src/chain/generated/marketplace.ts";
+import { generateSigningKey } from "../src/auth/jwt.ts";
+import { verifyCredential } from "../src/credentials/verify.ts";
+import { createLogger } from "../src/logger.ts";
+import { startChain, LOCAL_CHAIN_ID } from "../local/chain.ts";
+import { startDynamo } from "../local/emulators.ts";
+import { freePort } from "../local/ports.ts";
+import { createKey, signIn } from "../test/support/auth.ts";
+import { summarize, ms } from "./stats.ts";
+
+async function time(n: number, run: () => Promise<unknown>): Promise<number[]> {
+  for (let i = 0; i < Math.min(200, n); i++) await run(); // warm up
+  const out: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const t = performance.now();
+    await run();
+    out.push(performance.now() - t);
+  }
+  return out;
+}
+
+export async function runAuthBench(options: { n?: number } = {}): Promise<string[]> {
+  const n = options.n ?? 2000;
+  const dir = mkdtempSync(join(tmpdir(), "bench-auth-"));
+  const chain = await startChain({ port: await freePort() });
+  const dynamo = await startDynamo({ port: await freePort() });
+  const rows: string[] = [];
+  try {
+    const rpcUrl = chain.rpcUrl;
+    const viemChain = chainFor(LOCAL_CHAIN_ID, rpcUrl);
+    const testClient = createTestClient({ mode: "hardhat", transport: http(rpcUrl) });
+    const fund = async () => {
+      const pk = generatePrivateKey();
+      const account = privateKeyToAccount(pk);
+      await testClient.setBalance({ address: account.address, value: parseEther("1000") });
+      return { account, pk };
+    };
+    const authority = await fund();
+    const deployed = await deployMarketplace({ rpcUrl, chain: viemChain, deployerPrivateKey: authority.pk as Hex, authority: authority.account.address, feeRecipient: authority.account.address });
+    const config = loadConfig({
+      STAGE: "local", TABLE_PREFIX: "bench-", DYNAMODB_ENDPOINT: dynamo.endpoint, AWS_ENDPOINT: "http://127.0.0.1:1",
+      REGISTRATION_QUEUE_URL: "http://127.0.0.1:1/q", REGISTRATION_DLQ_URL: "http://127.0.0.1:1/dlq", BLOB_BUCKET: "bench-blobs",
+      RPC_URL: rpcUrl, CHAIN_ID: String(LOCAL_CHAIN_ID), MARKETPLACE_ADDRESS: deployed.address, LOG_LEVEL: "silent",
+      JWT_SIGNING_KEYS: JSON.stringify([generateSigningKey()]),
+    });
+    const services = createServices(config, { logger: createLogger("silent") });
+    await ensureTables(services.tables, config.TABLE_PREFIX);
+
+    // A creator lists an agent and a renter buys it once.
+    const creator = await fund();
+    const renter = await fund();
+    const publicClient = createPublicClient({ chain: viemChain, transport: http(rpcUrl) });
+    const creatorWallet = createWalletClient({ account: creator.account, chain: viemChain, transport: http(rpcUrl) });
+    const renterWallet = createWalletClient({ account: renter.account, chain: viemChain, transport: http(rpcUrl) });
+    const seed = `0x${"11".repeat(32)}` as Hex;
+    const price = parseEther("0.01");
+    await publicClient.waitForTransactionReceipt({ hash: await creatorWallet.writeContract({ address: deployed.address, abi: marketplaceAbi, functionName: "createListing", args: [seed, 0, price, "ipfs://bench"] }) });
+    const listingId = await publicClient.readContract({ address: deployed.address, abi: marketplaceAbi, functionName: "listingIdOf", args: [creator.account.address, seed] });
+    await publicClient.waitForTransactionReceipt({ hash: await renterWallet.writeContract({ address: deployed.address, abi: marketplaceAbi, functionName: "purchaseOneTime", args: [listingId], value: price }) });
+
+    // The measured route: does nothing, so what differs between apps is the platform's work.
+    const noop = (c: { json: (v: unknown) => Response }) => c.json({ ok: true });
+    const platform = buildApp(services);
+    platform.get("/v1/noop", noop as never);
+    const bare = new OpenAPIHono();
+    bare.get("/v1/noop", noop as never);
+
+    // Bucket limits are per minute; give each caller a fresh limiter budget by using many keys/wallets.
+    const { token } = await signIn(platform, renter.account);
+    const keys = [] as string[];
+    for (let i = 0; i < Math.ceil((n + 200) / 95); i++) keys.push((await createKey(platform, renter.account, token, `bench ${i}`)).key);
+    const jwts = [] as string[];
+    for (let i = 0; i < Math.ceil((n + 200) / 95); i++) jwts.push((await signIn(platform, (await fund()).account)).token);
+    let k = 0;
+    let j = 0;
+
+    const bareTimes = summarize(await time(n, async () => bare.request("/v1/noop")));
+    const keyTimes = summarize(await time(n, async () => {
+      const res = await platform.request("/v1/noop", { headers: { authorization: `Bearer ${keys[Math.floor(k++ / 95)]}` } });
+      if (res.status !== 200) throw new Error(`api key request failed: ${res.status}`);
+    }));
+    const jwtTimes = summarize(await time(n, async () => {
+      const res = await platform.request("/v1/noop", { headers: { authorization: `Bearer ${jwts[Math.floor(j++ / 95)]}` } });
+      if (res.status !== 200) throw new Error(`jwt request failed: ${res.status}`);
+    }));
+    const readTimes = summarize(await time(n, () => services.tables.doc.send(new GetCommand({ TableName: services.tables.name("keys"), Key: { pk: "hash#absent", sk: "key" }, ConsistentRead: true }))));
+    const budget = readTimes.p95 + 1;
+    const keyOverhead = keyTimes.p95 - bareTimes.p95;
+    const jwtOverhead = jwtTimes.p95 - bareTimes.p95;
+    rows.push(`route without auth (bare app), n=${n}: p50 ${ms(bareTimes.p50)}, p95 ${ms(bareTimes.p95)}`);
+    rows.push(`bare keys-table read (GetItem, dynalite), n=${n}: p50 ${ms(readTimes.p50)}, p95 ${ms(readTimes.p95)}`);
+    rows.push(`API key + limiter: p50 ${ms(keyTimes.p50)}, p95 ${ms(keyTimes.p95)}; p95 overhead ${ms(keyOverhead)} vs budget (read p95 + 1 ms) ${ms(budget)}: ${keyOverhead <= budget ? "met" : "MISSED"} (ratio ${(keyOverhead / budget).toFixed(2)})`);
+    rows.push(`JWT + limiter:     p50 ${ms(jwtTimes.p50)}, p95 ${ms(jwtTimes.p95)}; p95 overhead ${ms(jwtOverhead)} vs budget ${ms(budget)}: ${jwtOverhead <= budget ? "met" : "MISSED"} (ratio ${(jwtOverhead / budget).toFixed(2)})`);
+
+    // Verification against a bare eth_call.
+    const vn = Math.min(n, 1000);
+    const ethCall = summarize(await time(vn, () => services.chain.client.readContract({ address: deployed.address, abi: marketplaceAbi, functionName: "credentialStatus", args: [listingId, renter.account.address] })));
+    const verify = summarize(await time(vn, async () => {
+      const result = await verifyCredential({ tables: services.tables, chain: services.chain }, listingId, renter.account.address);
+      if (!result.valid) throw new Error("credential should be valid");
+    }));
+    rows.push(`bare eth_call (credentialStatus), n=${vn}: p50 ${ms(ethCall.p50)}, p95 ${ms(ethCall.p95)}`);
+    rows.push(`credential verification (table read + batched chain reads), n=${vn}: p50 ${ms(verify.p50)}, p95 ${ms(verify.p95)}; ratio p95 ${(verify.p95 / ethCall.p95).toFixed(2)}x; target <= 1.5x: ${verify.p95 / ethCall.p95 <= 1.5 ? "met" : "MISSED"}`);
+  } finally {
+    await chain.stop();
+    await dynamo.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+  return rows;
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  for (const row of await runAuthBench()) console.log(row);
+}
