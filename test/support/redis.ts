@@ -165,18 +165,21 @@ class RespConnection {
 // redis-server
 // ---------------------------------------------------------------------------------------------------
 
-function ensureRedisInstalled(): void {
+/** Installs Debian's redis-server when it is missing. The vitest global setup calls it once, before
+ * any test file runs, so parallel files never race for the package manager's lock. */
+export function ensureRedisInstalled(): void {
   try {
     execFileSync("redis-server", ["--version"], { stdio: "ignore" });
     return;
   } catch {
     // not installed: install the Debian package (the tests run as root)
   }
-  const install = () => execFileSync("apt-get", ["install", "-y", "--no-install-recommends", "redis-server"], { stdio: "ignore", timeout: 180_000 });
+  const env = { ...process.env, DEBIAN_FRONTEND: "noninteractive" };
+  const install = () => execFileSync("apt-get", ["install", "-y", "--no-install-recommends", "redis-server"], { stdio: "ignore", timeout: 180_000, env });
   try {
     install();
   } catch {
-    execFileSync("apt-get", ["update"], { stdio: "ignore", timeout: 180_000 });
+    execFileSync("apt-get", ["update"], { stdio: "ignore", timeout: 180_000, env });
     install();
   }
 }

@@ -1,0 +1,210 @@
+// Typed marketplace actions for tests and benchmarks: each sends one transaction from the given
+// account, waits for its receipt, fails loudly on a revert and returns what the caller needs (the
+// receipt, the block time, the position of the marketplace event). Also `createServicesOn`, the
+// service bundle of test/support/services.ts on a chain of the caller's choosing (a node of its own,
+// for tests that move chain time). Free of vitest imports, so the benchmarks use it too.
+import { randomBytes } from "node:crypto";
+import {
+  createPublicClient,
+  createTestClient,
+  createWalletClient,
+  getAddress,
+  http,
+  parseEther,
+  toHex,
+  type Address,
+  type Hex,
+  type PublicClient,
+  type TransactionReceipt,
+} from "viem";
+import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
+import { marketplaceAbi } from "../../src/chain/generated/marketplace.ts";
+import { chainFor } from "../../src/chain/client.ts";
+import { deployMarketplace } from "../../src/chain/deploy.ts";
+import { LOCAL_CHAIN_ID } from "../../local/chain.ts";
+import { loadConfig, type Config } from "../../src/config.ts";
+import { createServices, type Services } from "../../src/services.ts";
+import { ensureTables } from "../../src/adapters/tables/dynamo.ts";
+import { createLogger } from "../../src/logger.ts";
+import { generateSigningKey } from "../../src/auth/jwt.ts";
+import { logPosition } from "../../src/credentials/events.ts";
+
+export type Account = PrivateKeyAccount & { privateKey: Hex };
+
+export const ACCESS = { one_time: 0, subscription: 1, per_query: 2 } as const;
+export type AccessName = keyof typeof ACCESS;
+export const DAYS_30 = 2_592_000n;
+export const DAYS_90 = 7_776_000n;
+export const DAYS_365 = 31_536_000n;
+
+/** A fresh account funded by `hardhat_setBalance` (no transaction from a development account). */
+export async function fundAccount(rpcUrl: string, ether = "1000"): Promise<Account> {
+  const privateKey = generatePrivateKey();
+  const account = privateKeyToAccount(privateKey);
+  await createTestClient({ mode: "hardhat", transport: http(rpcUrl) }).setBalance({ address: account.address, value: parseEther(ether) });
+  return Object.assign(account, { privateKey });
+}
+
+export interface TxResult {
+  receipt: TransactionReceipt;
+  blockNumber: bigint;
+  /** Unix seconds of the block that holds the transaction. */
+  blockTime: number;
+  /** `logPosition` of the first marketplace event of the transaction (undefined when none). */
+  position: string | undefined;
+  /** `logPosition` of the last marketplace event of the transaction. */
+  lastPosition: string | undefined;
+}
+
+export interface CreatedListing extends TxResult {
+  listingId: Hex;
+  seed: Hex;
+}
+
+export interface Market {
+  rpcUrl: string;
+  marketplace: Address;
+  client: PublicClient;
+  createListing(creator: Account, options: { accessType: AccessName; price: bigint; uri?: string; seed?: Hex }): Promise<CreatedListing>;
+  purchaseOneTime(renter: Account, listingId: Hex, value?: bigint): Promise<TxResult>;
+  purchaseSubscription(renter: Account, listingId: Hex, duration?: bigint, value?: bigint): Promise<TxResult>;
+  renewSubscription(renter: Account, listingId: Hex, duration?: bigint, value?: bigint): Promise<TxResult>;
+  purchasePerQuery(renter: Account, listingId: Hex, deposit: bigint): Promise<TxResult>;
+  topUpBalance(renter: Account, listingId: Hex, amount: bigint): Promise<TxResult>;
+  consumeQuery(authority: Account, listingId: Hex, buyer: Address, runRef?: Hex): Promise<TxResult>;
+  /** revokeAccess or revokePerQueryAccess, by the listing's model. */
+  revoke(creator: Account, listingId: Hex, buyer: Address): Promise<TxResult>;
+  setListingActive(creator: Account, listingId: Hex, active: boolean): Promise<TxResult>;
+  withdrawEarnings(creator: Account, listingId: Hex, amount?: bigint): Promise<TxResult>;
+  /** Closes the listing, withdrawing its escrow first when it holds any. */
+  closeListing(creator: Account, listingId: Hex): Promise<TxResult>;
+  withdrawUnspentBalance(renter: Account, listingId: Hex): Promise<TxResult>;
+  credentialStatus(listingId: Hex, buyer: Address): Promise<number>;
+  listingIdOf(creator: Address, seed: Hex): Promise<Hex>;
+}
+
+export function market(options: { rpcUrl: string; marketplace: Address }): Market {
+  const chain = chainFor(LOCAL_CHAIN_ID, options.rpcUrl);
+  const transport = http(options.rpcUrl);
+  const client = createPublicClient({ chain, transport, pollingInterval: 20 }) as PublicClient;
+  const address = getAddress(options.marketplace);
+
+  async function send(from: Account, functionName: string, args: readonly unknown[], value?: bigint): Promise<TxResult> {
+    const wallet = createWalletClient({ account: from, chain, transport });
+    const hash = await wallet.writeContract({ address, abi: marketplaceAbi, functionName, args, ...(value === undefined ? {} : { value }) } as never);
+    const receipt = await client.waitForTransactionReceipt({ hash, pollingInterval: 20 });
+    if (receipt.status !== "success") throw new Error(`${functionName} reverted in ${hash}`);
+    const block = await client.getBlock({ blockNumber: receipt.blockNumber });
+    const ours = receipt.logs.filter((log) => log.address.toLowerCase() === address.toLowerCase());
+    return {
+      receipt,
+      blockNumber: receipt.blockNumber,
+      blockTime: Number(block.timestamp),
+      position: ours.length ? logPosition(ours[0]!.blockNumber, ours[0]!.logIndex) : undefined,
+      lastPosition: ours.length ? logPosition(ours.at(-1)!.blockNumber, ours.at(-1)!.logIndex) : undefined,
+    };
+  }
+
+  const read = <T>(functionName: string, args: readonly unknown[]) => client.readContract({ address, abi: marketplaceAbi, functionName, args } as never) as Promise<T>;
+  const subscriptionCost = (listingId: Hex, duration: bigint) => read<bigint>("subscriptionPrice", [listingId, duration]);
+  const listing = (listingId: Hex) => read<readonly [bigint, bigint, number, number, Address, number, string]>("listings", [listingId]);
+
+  return {
+    rpcUrl: options.rpcUrl,
+    marketplace: address,
+    client,
+    async createListing(creator, { accessType, price, uri = "ipfs://manifest", seed = toHex(randomBytes(32)) }) {
+      const result = await send(creator, "createListing", [seed, ACCESS[accessType], price, uri]);
+      const listingId = await read<Hex>("listingIdOf", [creator.address, seed]);
+      return { ...result, listingId, seed };
+    },
+    async purchaseOneTime(renter, listingId, value) {
+      return send(renter, "purchaseOneTime", [listingId], value ?? (await listing(listingId))[0]);
+    },
+    async purchaseSubscription(renter, listingId, duration = DAYS_30, value) {
+      return send(renter, "purchaseSubscription", [listingId, duration], value ?? (await subscriptionCost(listingId, duration)));
+    },
+    async renewSubscription(renter, listingId, duration = DAYS_30, value) {
+      return send(renter, "renewSubscription", [listingId, duration], value ?? (await subscriptionCost(listingId, duration)));
+    },
+    purchasePerQuery: (renter, listingId, deposit) => send(renter, "purchasePerQuery", [listingId], deposit),
+    topUpBalance: (renter, listingId, amount) => send(renter, "topUpBalance", [listingId], amount),
+    consumeQuery: (authority, listingId, buyer, runRef = toHex(randomBytes(32))) => send(authority, "consumeQuery", [listingId, buyer, runRef]),
+    async revoke(creator, listingId, buyer) {
+      const model = (await listing(listingId))[2];
+      return send(creator, model === ACCESS.per_query ? "revokePerQueryAccess" : "revokeAccess", [listingId, buyer]);
+    },
+    setListingActive: (creator, listingId, active) => send(creator, "setListingActive", [listingId, active]),
+    async withdrawEarnings(creator, listingId, amount) {
+      return send(creator, "withdrawEarnings", [listingId, amount ?? (await listing(listingId))[1]]);
+    },
+    async closeListing(creator, listingId) {
+      const escrow = (await listing(listingId))[1];
+      if (escrow > 0n) await send(creator, "withdrawEarnings", [listingId, escrow]);
+      return send(creator, "closeListing", [listingId]);
+    },
+    withdrawUnspentBalance: (renter, listingId) => send(renter, "withdrawUnspentBalance", [listingId]),
+    credentialStatus: (listingId, buyer) => read<number>("credentialStatus", [listingId, buyer]),
+    listingIdOf: (creator, seed) => read<Hex>("listingIdOf", [creator, seed]),
+  };
+}
+
+/** Deploys a marketplace on `rpcUrl` with a fresh funded authority. */
+export async function deployOn(rpcUrl: string): Promise<{ address: Address; blockNumber: bigint; authority: Account; treasury: PrivateKeyAccount }> {
+  const authority = await fundAccount(rpcUrl);
+  const treasury = privateKeyToAccount(generatePrivateKey());
+  const deployed = await deployMarketplace({
+    rpcUrl,
+    chain: chainFor(LOCAL_CHAIN_ID, rpcUrl),
+    deployerPrivateKey: authority.privateKey,
+    authority: authority.address,
+    feeRecipient: treasury.address,
+  });
+  return { address: getAddress(deployed.address), blockNumber: deployed.blockNumber, authority, treasury };
+}
+
+export interface ServicesOn {
+  config: Config;
+  services: Services;
+  authority: Account;
+  treasury: PrivateKeyAccount;
+  /** The block of the marketplace deployment. */
+  deployBlock: bigint;
+  market: Market;
+}
+
+/**
+ * The service bundle of `createTestServices`, with a fresh marketplace on `rpcUrl` and fresh tables
+ * on `dynamoEndpoint`. Queues and the bucket are not created (the credential routes use neither).
+ */
+export async function createServicesOn(options: { rpcUrl: string; dynamoEndpoint: string; env?: Record<string, string> }): Promise<ServicesOn> {
+  const suffix = randomBytes(4).toString("hex");
+  const deployed = await deployOn(options.rpcUrl);
+  const config = loadConfig({
+    STAGE: "local",
+    TABLE_PREFIX: `t${suffix}-`,
+    DYNAMODB_ENDPOINT: options.dynamoEndpoint,
+    AWS_ENDPOINT: "http://127.0.0.1:1",
+    REGISTRATION_QUEUE_URL: "http://127.0.0.1:1/000000000000/unused",
+    REGISTRATION_DLQ_URL: "http://127.0.0.1:1/000000000000/unused-dlq",
+    BLOB_BUCKET: `blobs-${suffix}`,
+    RPC_URL: options.rpcUrl,
+    CHAIN_ID: String(LOCAL_CHAIN_ID),
+    MARKETPLACE_ADDRESS: deployed.address,
+    MARKETPLACE_DEPLOY_BLOCK: deployed.blockNumber.toString(),
+    INDEXER_CONFIRMATIONS: "0",
+    LOG_LEVEL: "silent",
+    JWT_SIGNING_KEYS: JSON.stringify([generateSigningKey()]),
+    ...options.env,
+  });
+  const services = createServices(config, { logger: createLogger(config.LOG_LEVEL) });
+  await ensureTables(services.tables, config.TABLE_PREFIX);
+  return {
+    config,
+    services,
+    authority: deployed.authority,
+    treasury: deployed.treasury,
+    deployBlock: deployed.blockNumber,
+    market: market({ rpcUrl: options.rpcUrl, marketplace: deployed.address }),
+  };
+}
