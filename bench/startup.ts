@@ -77,8 +77,13 @@ async function chainAlone(runs: number) {
 
 async function processToFirstResponse(args: string[], port: number, path: string, extraEnv: Record<string, string>) {
   const began = performance.now();
-  const child = spawn(node, args, { cwd: root, detached: true, stdio: "ignore", env: { ...env, ...extraEnv, PORT: String(port) } });
-  await until(() => answers(`http://127.0.0.1:${port}${path}`), 20_000);
+  const child = spawn(node, args, { cwd: root, detached: true, stdio: ["ignore", "ignore", "pipe"], env: { ...env, ...extraEnv, PORT: String(port) } });
+  let stderr = "";
+  child.stderr!.on("data", (d: Buffer) => (stderr += d.toString()));
+  await until(() => {
+    if (child.exitCode !== null) throw new Error(`the server exited before answering: ${stderr}`);
+    return answers(`http://127.0.0.1:${port}${path}`);
+  }, 20_000);
   const elapsed = performance.now() - began;
   await stopGroup(child);
   return elapsed;
@@ -101,6 +106,7 @@ export async function runStartupBench(options: { stackRuns?: number; apiRuns?: n
   const apiEnv: Record<string, string> = {
     STAGE: "local", TABLE_PREFIX: c.TABLE_PREFIX, DYNAMODB_ENDPOINT: c.DYNAMODB_ENDPOINT!, AWS_ENDPOINT: c.AWS_ENDPOINT!, REGISTRATION_QUEUE_URL: c.REGISTRATION_QUEUE_URL,
     REGISTRATION_DLQ_URL: c.REGISTRATION_DLQ_URL, BLOB_BUCKET: c.BLOB_BUCKET, RPC_URL: c.RPC_URL, CHAIN_ID: String(c.CHAIN_ID), MARKETPLACE_ADDRESS: c.MARKETPLACE_ADDRESS, LOG_LEVEL: "warn",
+    JWT_SIGNING_KEYS: JSON.stringify(c.JWT_SIGNING_KEYS), MARKETPLACE_DEPLOY_BLOCK: String(c.MARKETPLACE_DEPLOY_BLOCK), INDEXER_CONFIRMATIONS: "0",
   };
   const bundle = join(root, ".build/bench/api-server.mjs");
   await build({ entryPoints: [join(root, "local/api-server.ts")], bundle: true, platform: "node", format: "esm", target: "node22", outfile: bundle, logLevel: "error", banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" } });
