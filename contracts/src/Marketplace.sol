@@ -755,6 +755,39 @@ contract Marketplace {
         return CredentialStatus.Active;
     }
 
+    /// @notice Everything the API reports about a renter's access, in one call: the status, the
+    /// listing's rental model, and the record behind it (from `credentials` for one_time and
+    /// subscription, from `perQueryBalances` for per_query). All zero when no listing exists.
+    /// @param listingId The listing.
+    /// @param buyer The renter.
+    /// @return status As `credentialStatus`.
+    /// @return accessType The listing's rental model.
+    /// @return purchasedAt When the credential was bought (0 if none).
+    /// @return expiresAt A subscription's expiry (0 otherwise).
+    /// @return balance A per_query balance (0 otherwise).
+    /// @return isRevoked Whether the creator revoked it.
+    function credentialOf(bytes32 listingId, address buyer)
+        external
+        view
+        returns (
+            CredentialStatus status,
+            AccessType accessType,
+            uint40 purchasedAt,
+            uint40 expiresAt,
+            uint128 balance,
+            bool isRevoked
+        )
+    {
+        status = credentialStatus(listingId, buyer);
+        accessType = listings[listingId].accessType;
+        if (accessType == AccessType.PerQuery) {
+            PerQueryBalance storage record = perQueryBalances[listingId][buyer];
+            return (status, accessType, record.purchasedAt, 0, record.balance, record.isRevoked);
+        }
+        AccessCredential storage credential = credentials[listingId][buyer];
+        return (status, accessType, credential.purchasedAt, credential.expiresAt, 0, credential.isRevoked);
+    }
+
     /// @notice The ETH a subscription purchase or renewal of `durationSeconds` costs at the current price.
     /// @dev Reverts ListingNotFound, InvalidAccessType, InvalidDuration.
     /// @param listingId The listing.

@@ -337,6 +337,32 @@ contract MarketplaceTest is MarketplaceTestBase {
         vm.assertTrue(market.credentialStatus(id, renter) == Marketplace.CredentialStatus.Expired, "status Expired");
     }
 
+    function test_credentialOf_reportsStatusModelAndRecord() public {
+        bytes32 sub = _list(SUBSCRIPTION);
+        _buySubscription(sub, renter, DAYS_30);
+        (Marketplace.CredentialStatus status, Marketplace.AccessType accessType, uint40 purchasedAt, uint40 expiresAt, uint128 balance, bool revoked) =
+            market.credentialOf(sub, renter);
+        vm.assertTrue(status == Marketplace.CredentialStatus.Active, "subscription active");
+        vm.assertTrue(accessType == SUBSCRIPTION, "subscription model");
+        vm.assertEq(purchasedAt, START, "purchasedAt");
+        vm.assertEq(expiresAt, START + DAYS_30, "expiresAt");
+        vm.assertEq(balance, 0, "no balance");
+        vm.assertFalse(revoked, "not revoked");
+
+        bytes32 pq = _list(PER_QUERY);
+        _buyPerQuery(pq, renter, PRICE * 2);
+        (status, accessType, purchasedAt, expiresAt, balance, revoked) = market.credentialOf(pq, renter);
+        vm.assertTrue(status == Marketplace.CredentialStatus.Active, "per_query active");
+        vm.assertTrue(accessType == PER_QUERY, "per_query model");
+        vm.assertEq(balance, PRICE * 2, "balance");
+        vm.assertEq(expiresAt, 0, "no expiry");
+
+        (status,,,,,) = market.credentialOf(pq, stranger);
+        vm.assertTrue(status == Marketplace.CredentialStatus.NotFound, "stranger has none");
+        (status,,,,,) = market.credentialOf(keccak256("no listing"), renter);
+        vm.assertTrue(status == Marketplace.CredentialStatus.NotFound, "no listing");
+    }
+
     function test_RevertWhen_purchaseSubscriptionInvalidDuration() public {
         bytes32 id = _list(SUBSCRIPTION);
         vm.expectRevert(abi.encodeWithSelector(Marketplace.InvalidDuration.selector, 0));

@@ -24,71 +24,55 @@ export interface CredentialVerification {
 export interface ChainCredential {
   status: CredentialStatusWord;
   rentalModel: RentalModel;
-  expiresAt: number;
+  purchasedAt: number;
+  /** A subscription's expiry (Unix seconds); null for the other models. */
+  expiresAt: number | null;
   balanceWei: bigint;
   revoked: boolean;
-  purchasedAt: number;
 }
 
-/** Reads the credential from the contract: four eth_calls sent as one batched request. */
+/** Reads the credential from the contract in one eth_call (`credentialOf`). */
 export async function readChainCredential(chain: ChainClient, listingId: `0x${string}`, wallet: Address): Promise<ChainCredential> {
+  let result: readonly [number, number, number, number, bigint, boolean];
   try {
-    const address = chain.marketplace;
-    const [status, listing, credential, perQuery] = await Promise.all([
-      chain.client.readContract({ address, abi: marketplaceAbi, functionName: "credentialStatus", args: [listingId, wallet] }),
-      chain.client.readContract({ address, abi: marketplaceAbi, functionName: "listings", args: [listingId] }),
-      chain.client.readContract({ address, abi: marketplaceAbi, functionName: "credentials", args: [listingId, wallet] }),
-      chain.client.readContract({ address, abi: marketplaceAbi, functionName: "perQueryBalances", args: [listingId, wallet] }),
-    ]);
-    const rentalModel = RENTAL_MODELS[listing[2]]!;
-    return rentalModel === "per_query"
-      ? { status: CHAIN_STATUS[status]!, rentalModel, expiresAt: 0, balanceWei: perQuery[0], revoked: perQuery[2], purchasedAt: perQuery[1] }
-      : { status: CHAIN_STATUS[status]!, rentalModel, expiresAt: credential[2], balanceWei: 0n, revoked: credential[4], purchasedAt: credential[1] };
+    result = await chain.client.readContract({ address: chain.marketplace, abi: marketplaceAbi, functionName: "credentialOf", args: [listingId, wallet] });
   } catch (error) {
     throw new ApiError("service_unavailable", "The chain could not be reached to verify the credential; retry.", { cause: error });
   }
+  const [status, accessType, purchasedAt, expiresAt, balance, revoked] = result;
+  const rentalModel = RENTAL_MODELS[accessType]!;
+  return { status: CHAIN_STATUS[status]!, rentalModel, purchasedAt, expiresAt: rentalModel === "subscription" ? expiresAt : null, balanceWei: balance, revoked };
 }
 
-/** What the index alone says of a credential, before the listing's own state (closed) is known. */
-function indexedStatus(record: CredentialRecord, nowSeconds: number): CredentialStatusWord {
-  if (record.revoked) return "revoked";
-  if (record.rental_model === "per_query") return BigInt(record.balance_wei ?? "0") === 0n ? "low_balance" : "active";
-  if (record.rental_model === "subscription" && (record.expires_at ?? 0) <= nowSeconds) return "expired";
-  return "active";
+/** Whether the index holds what the chain holds, field by field. */
+function agrees(local: CredentialRecord | null, chain: ChainCredential): boolean {
+  return (
+    local !== null &&
+    local.rental_model === chain.rentalModel &&
+    (local.expires_at ?? null) === chain.expiresAt &&
+    Boolean(local.revoked) === chain.revoked &&
+    (chain.rentalModel !== "per_query" || local.balance_wei === chain.balanceWei.toString())
+  );
 }
 
 /**
- * One live `credentialStatus` call and one table read, in parallel. When the index agrees with the
- * chain (the common case), that is all. When it does not, or the answer needs more than the status
- * (an expiry time), the full on-chain record is read and the index repaired from it.
+ * One live chain read (`credentialOf`: status, model and record) and one read of the index, in
+ * parallel. The answer is the chain's; when the index disagrees in any field it is repaired (or, for
+ * a credential the chain does not have, removed).
  */
 export async function verifyCredential(deps: { tables: Tables; chain: ChainClient }, listingId: `0x${string}`, wallet: Address): Promise<CredentialVerification> {
+  const [chain, local] = await Promise.all([readChainCredential(deps.chain, listingId, wallet), getCredential(deps.tables, wallet, listingId)]);
   const apiId = toListingId(listingId);
-  const [status, local] = await Promise.all([readChainStatus(deps.chain, listingId, wallet), getCredential(deps.tables, wallet, listingId)]);
-  if (status === "not_found") {
+  if (chain.status === "not_found") {
     if (local) await deps.tables.doc.send(new DeleteCommand({ TableName: deps.tables.name("credentials"), Key: credentialKey(wallet, listingId) }));
     return { listing_id: apiId, valid: false, status: "not_found", on_chain_verified: false };
   }
-  const nowSeconds = Math.floor(Date.now() / 1000);
-  // A closed listing is the listing's state, not the credential's: any indexed credential agrees with it.
-  const agrees = local !== null && local.rental_model !== undefined && (status === "listing_closed" || indexedStatus(local, nowSeconds) === status);
-  if (agrees && status !== "expired") {
-    return { listing_id: apiId, rental_model: local!.rental_model!, status, valid: status === "active", on_chain_listing_id: listingId, on_chain_verified: true };
-  }
-  const chain = await readChainCredential(deps.chain, listingId, wallet);
-  const expiresAt = chain.rentalModel === "subscription" ? chain.expiresAt : null;
-  const same =
-    local !== null &&
-    local.rental_model === chain.rentalModel &&
-    (local.expires_at ?? null) === expiresAt &&
-    Boolean(local.revoked) === chain.revoked &&
-    (chain.rentalModel !== "per_query" || local.balance_wei === chain.balanceWei.toString());
-  if (!same) {
+  if (!agrees(local, chain)) {
     await repairCredential(deps.tables, {
       wallet,
       on_chain_listing_id: listingId,
       rental_model: chain.rentalModel,
-      expires_at: expiresAt,
+      expires_at: chain.expiresAt,
       balance_wei: chain.balanceWei.toString(),
       revoked: chain.revoked,
       purchased_at: new Date(chain.purchasedAt * 1000).toISOString(),
@@ -99,17 +83,8 @@ export async function verifyCredential(deps: { tables: Tables; chain: ChainClien
     rental_model: chain.rentalModel,
     status: chain.status,
     valid: chain.status === "active",
-    ...(chain.status === "expired" ? { expired_at: new Date(chain.expiresAt * 1000).toISOString() } : {}),
+    ...(chain.status === "expired" && chain.expiresAt !== null ? { expired_at: new Date(chain.expiresAt * 1000).toISOString() } : {}),
     on_chain_listing_id: listingId,
     on_chain_verified: true,
   };
-}
-
-async function readChainStatus(chain: ChainClient, listingId: `0x${string}`, wallet: Address): Promise<CredentialStatusWord> {
-  try {
-    const status = await chain.client.readContract({ address: chain.marketplace, abi: marketplaceAbi, functionName: "credentialStatus", args: [listingId, wallet] });
-    return CHAIN_STATUS[status]!;
-  } catch (error) {
-    throw new ApiError("service_unavailable", "The chain could not be reached to verify the credential; retry.", { cause: error });
-  }
 }

@@ -25,7 +25,7 @@ const route = createRoute({
   description:
     "Checks the local record and the contract (a live read of credentialStatus) for the authenticated wallet. The chain wins; a local record that disagrees is repaired. status: active (valid), expired (with expired_at), low_balance (per_query with zero balance), revoked, listing_closed, or not_found.",
   security: bearer,
-  request: { params: z.object({ listing_id: z.string().max(80) }) },
+  request: { params: z.object({ listing_id: z.string() }) },
   responses: {
     200: { description: "The verification", content: { "application/json": { schema: VerificationSchema } } },
     ...errorResponses(400),
