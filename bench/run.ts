@@ -3,11 +3,13 @@ import { runStartupBench } from "./startup.ts";
 import { runRateLimitBench } from "./ratelimit.ts";
 import { runAuthBench } from "./auth.ts";
 import { runGasBench } from "./gas.ts";
+import { runIndexerBench } from "./indexer.ts";
 
 const benches: Record<string, () => Promise<string[]>> = {
   startup: () => runStartupBench(),
   ratelimit: () => runRateLimitBench(),
   auth: () => runAuthBench(),
+  indexer: () => runIndexerBench(),
   gas: async () =>
     (await runGasBench()).map(
       (r) =>

@@ -47,7 +47,10 @@ export function patchesFromLogs(logs: Log[]): Patch[] {
   const patches: Patch[] = [];
   for (const event of parseEventLogs({ abi: marketplaceAbi, logs, strict: true })) {
     const position = logPosition(event.blockNumber!, event.logIndex!);
-    const block = event.blockNumber!.toString();
+    // A purchase's time: the log's block timestamp where the node reports it (Hardhat, recent geth),
+    // else its block number, resolved to a time by the indexer.
+    const stamp = (event as { blockTimestamp?: bigint | null }).blockTimestamp;
+    const block = typeof stamp === "bigint" ? `t${stamp.toString()}` : event.blockNumber!.toString();
     const credential = (listingId: `0x${string}`, wallet: `0x${string}`, set: CredentialPatch["set"]) =>
       patches.push({ kind: "credential", listingId, wallet: wallet.toLowerCase() as `0x${string}`, position, set });
     const listing = (listingId: `0x${string}`, set: ListingPatch["set"]) => patches.push({ kind: "listing", listingId, position, set });
@@ -59,7 +62,7 @@ export function patchesFromLogs(logs: Log[]): Patch[] {
           price_wei: event.args.price.toString(),
           metadata_uri: event.args.metadataUri,
           status: "active",
-          created_block: block,
+          created_block: event.blockNumber!.toString(),
         });
         break;
       case "ListingUpdated":

@@ -3,13 +3,15 @@
 // than that cannot leave a phantom credential; it applies each key's events folded into one
 // conditional write; and it advances the cursor only after every write of the range has landed, so a
 // crash replays the range, which changes nothing.
+// Items are written in two ways: new ones in batches of 25 (the common case when catching up), existing
+// ones with one conditional update each.
 import { GetCommand, PutCommand } from "@aws-sdk/lib-dynamodb";
 import type { Hex } from "viem";
 import type { Tables } from "../adapters/tables/dynamo.ts";
 import type { ChainClient } from "../chain/client.ts";
 import type { Logger } from "../logger.ts";
 import { foldPatches, patchesFromLogs, type Patch } from "./events.ts";
-import { applyPatch } from "./store.ts";
+import { applyPatch, positionKey, putNewItems, readPositions } from "./store.ts";
 
 export interface IndexerOptions {
   tables: Tables;
@@ -58,10 +60,13 @@ async function mapLimit<T>(items: T[], limit: number, run: (item: T) => Promise<
   );
 }
 
-/** Resolves the block numbers purchases happened in to ISO timestamps. */
+/** Resolves purchase blocks to ISO timestamps: directly when the log carried its block's timestamp
+ * (`t<seconds>`), else by reading the block. */
 async function withPurchaseTimes(chain: ChainClient, patches: Patch[]): Promise<Patch[]> {
-  const blocks = [...new Set(patches.flatMap((p) => (p.kind === "credential" && p.set.purchased_block ? [p.set.purchased_block] : [])))];
+  const marks = new Set(patches.flatMap((p) => (p.kind === "credential" && p.set.purchased_block ? [p.set.purchased_block] : [])));
   const times = new Map<string, string>();
+  for (const mark of marks) if (mark.startsWith("t")) times.set(mark, new Date(Number(mark.slice(1)) * 1000).toISOString());
+  const blocks = [...marks].filter((mark) => !mark.startsWith("t"));
   await mapLimit(blocks, 16, async (block) => {
     const header = await chain.client.getBlock({ blockNumber: BigInt(block) });
     times.set(block, new Date(Number(header.timestamp) * 1000).toISOString());
@@ -82,8 +87,14 @@ export async function indexOnce(options: IndexerOptions): Promise<IndexRound> {
   const to = confirmed < from + BigInt((options.chunkSize ?? 5_000) - 1) ? confirmed : from + BigInt((options.chunkSize ?? 5_000) - 1);
   const logs = await options.chain.client.getLogs({ address: options.chain.marketplace, fromBlock: from, toBlock: to });
   const patches = await withPurchaseTimes(options.chain, foldPatches(patchesFromLogs(logs)));
-  let writes = 0;
-  await mapLimit(patches, options.concurrency ?? 32, async (patch) => {
+  // Items that do not exist yet are written in batches; existing ones get a conditional update that
+  // never lets an older event overwrite a newer one; items already past these events are skipped.
+  const positions = await readPositions(options.tables, patches);
+  const fresh = patches.filter((patch) => !positions.has(positionKey(patch)));
+  const behind = patches.filter((patch) => positions.has(positionKey(patch)) && positions.get(positionKey(patch))! < patch.position);
+  await putNewItems(options.tables, fresh);
+  let writes = fresh.length;
+  await mapLimit(behind, options.concurrency ?? 32, async (patch) => {
     if (await applyPatch(options.tables, patch as Patch & { set: Record<string, unknown> })) writes++;
   });
   await writeCursor(options, to + 1n);
