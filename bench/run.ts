@@ -4,12 +4,14 @@ import { runRateLimitBench } from "./ratelimit.ts";
 import { runAuthBench } from "./auth.ts";
 import { runGasBench } from "./gas.ts";
 import { runIndexerBench } from "./indexer.ts";
+import { runSearchBench } from "./search.ts";
 
 const benches: Record<string, () => Promise<string[]>> = {
   startup: () => runStartupBench(),
   ratelimit: () => runRateLimitBench(),
   auth: () => runAuthBench(),
   indexer: () => runIndexerBench(),
+  search: () => runSearchBench(),
   gas: async () =>
     (await runGasBench()).map(
       (r) =>

@@ -1,0 +1,62 @@
+// The search component's shapes: the document the catalogue indexes (the listing's search subset plus
+// what filtering and sorting need) and the typed query the validator produces. Kept apart so the
+// index, the validator, the benchmark and the route share one definition.
+
+export const CATEGORIES = ["finance", "legal", "coding", "research", "sales", "content"] as const;
+export type Category = (typeof CATEGORIES)[number];
+
+export const RENTAL_MODELS = ["one_time", "subscription", "per_query"] as const;
+export type RentalModel = (typeof RENTAL_MODELS)[number];
+
+export const SEARCH_SORTS = ["relevance", "rating", "price_asc", "price_desc", "newest"] as const;
+export type SearchSort = (typeof SEARCH_SORTS)[number];
+
+/** One listing as the index sees it. `searchable` is true when the listing is active and approved. */
+export interface SearchDocument {
+  /** `lst_<64 hex>`; the index only needs it to be unique. */
+  id: string;
+  title: string;
+  description: string;
+  category: string[];
+  rental_model: RentalModel;
+  price_eth: number;
+  /** 0..5 */
+  rating: number;
+  review_count: number;
+  run_count: number;
+  success_rate: number;
+  /** ISO 8601; drives the `newest` sort. */
+  published_at: string;
+  last_updated: string;
+  sample_output: string[];
+  searchable: boolean;
+}
+
+/** A validated search request (see validate.ts). Filters combine with AND; prices are inclusive. */
+export interface SearchQuery {
+  q?: string;
+  category?: Category;
+  rental_model?: RentalModel;
+  min_price?: number;
+  max_price?: number;
+  min_rating?: number;
+  sort: SearchSort;
+  limit: number;
+  offset: number;
+}
+
+/** One page of listing ids in order, and the number of matches before paging. */
+export interface SearchResult {
+  ids: string[];
+  total: number;
+}
+
+export interface SearchIndex {
+  /** Adds the document, or replaces the one with the same id (re-indexed; no stale postings). */
+  upsert(doc: SearchDocument): void;
+  /** Drops the document; false when the id was not held. */
+  remove(id: string): boolean;
+  /** Documents held, searchable or not. */
+  size(): number;
+  search(query: SearchQuery): SearchResult;
+}
