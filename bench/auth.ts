@@ -63,6 +63,7 @@ export async function runAuthBench(options: { n?: number } = {}): Promise<string
       REGISTRATION_QUEUE_URL: "http://127.0.0.1:1/q", REGISTRATION_DLQ_URL: "http://127.0.0.1:1/dlq", BLOB_BUCKET: "bench-blobs",
       RPC_URL: rpcUrl, CHAIN_ID: String(LOCAL_CHAIN_ID), MARKETPLACE_ADDRESS: deployed.address, LOG_LEVEL: "silent",
       JWT_SIGNING_KEYS: JSON.stringify([generateSigningKey()]),
+      LOCAL_MASTER_KEY: Buffer.alloc(32, 7).toString("base64"),
     });
     const services = createServices(config, { logger: createLogger("silent") });
     await ensureTables(services.tables, config.TABLE_PREFIX);

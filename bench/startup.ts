@@ -106,7 +106,7 @@ export async function runStartupBench(options: { stackRuns?: number; apiRuns?: n
   const apiEnv: Record<string, string> = {
     STAGE: "local", TABLE_PREFIX: c.TABLE_PREFIX, DYNAMODB_ENDPOINT: c.DYNAMODB_ENDPOINT!, AWS_ENDPOINT: c.AWS_ENDPOINT!, REGISTRATION_QUEUE_URL: c.REGISTRATION_QUEUE_URL,
     REGISTRATION_DLQ_URL: c.REGISTRATION_DLQ_URL, BLOB_BUCKET: c.BLOB_BUCKET, RPC_URL: c.RPC_URL, CHAIN_ID: String(c.CHAIN_ID), MARKETPLACE_ADDRESS: c.MARKETPLACE_ADDRESS, LOG_LEVEL: "warn",
-    JWT_SIGNING_KEYS: JSON.stringify(c.JWT_SIGNING_KEYS), MARKETPLACE_DEPLOY_BLOCK: String(c.MARKETPLACE_DEPLOY_BLOCK), INDEXER_CONFIRMATIONS: "0",
+    JWT_SIGNING_KEYS: JSON.stringify(c.JWT_SIGNING_KEYS), LOCAL_MASTER_KEY: c.LOCAL_MASTER_KEY!, MARKETPLACE_DEPLOY_BLOCK: String(c.MARKETPLACE_DEPLOY_BLOCK), INDEXER_CONFIRMATIONS: "0",
   };
   const bundle = join(root, ".build/bench/api-server.mjs");
   await build({ entryPoints: [join(root, "local/api-server.ts")], bundle: true, platform: "node", format: "esm", target: "node22", outfile: bundle, logLevel: "error", banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" } });

@@ -18,6 +18,8 @@ import { chainFor } from "../src/chain/client.ts";
 import { deployMarketplace } from "../src/chain/deploy.ts";
 import { createLogger, type Logger } from "../src/logger.ts";
 import { startIndexerLoop } from "../src/credentials/indexer.ts";
+import { startQueueConsumer } from "../src/workers/queue-consumer.ts";
+import { failDeadLetter, processRegistrationMessage, sweepQueuedJobs } from "../src/registration/process.ts";
 import { DEV_ACCOUNTS, LOCAL_CHAIN_ID, startChain, type ChainNode } from "./chain.ts";
 import { startDynamo, startQueues, type Emulator } from "./emulators.ts";
 import { portInUse } from "./ports.ts";
@@ -140,6 +142,8 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
       PORT: String(options.apiPort),
       LOG_LEVEL: options.logLevel ?? "info",
       JWT_SIGNING_KEYS: JSON.stringify(secrets.jwtSigningKeys),
+      LOCAL_MASTER_KEY: secrets.masterKey,
+      ALLOW_PRIVATE_AGENT_HOSTS: "true",
       MARKETPLACE_DEPLOY_BLOCK: deployed.blockNumber.toString(),
       // The local chain mines a block per transaction and never reorganizes.
       INDEXER_CONFIRMATIONS: "0",
@@ -169,6 +173,10 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
       pollMs: 250,
     });
     cleanups.push(() => indexer.stop());
+    const registrationWorker = startQueueConsumer({ queue: services.queue, queueUrl: config.REGISTRATION_QUEUE_URL, logger, waitSeconds: 1, handler: (m) => processRegistrationMessage(services, m.body) });
+    const deadLetters = startQueueConsumer({ queue: services.queue, queueUrl: config.REGISTRATION_DLQ_URL, logger, waitSeconds: 1, handler: (m) => failDeadLetter(services, m.body) });
+    const sweeper = setInterval(() => void sweepQueuedJobs(services).catch((error: unknown) => logger.warn("sweep failed", { cause: String(error) })), 60_000);
+    cleanups.push(() => registrationWorker.stop(), () => deadLetters.stop(), () => clearInterval(sweeper));
     const server = await listen(buildApp(services).fetch, options.apiPort);
     cleanups.push(() => closeServer(server));
 

@@ -45,6 +45,12 @@ export const configSchema = z
           .array(z.object({ kid: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/), privateJwk: z.object({ kty: z.literal("EC"), crv: z.literal("P-256"), x: z.string(), y: z.string(), d: z.string() }) }))
           .min(1, "must hold at least one key"),
       ),
+    /** The KMS key that wraps data keys (cloud). */
+    KMS_KEY_ID: z.string().min(1).optional(),
+    /** The local master key that wraps data keys (base64, 32 bytes; local stack only). A secret. */
+    LOCAL_MASTER_KEY: z.string().regex(/^[A-Za-z0-9+/]{43}=$/, "must be 32 bytes in base64").optional(),
+    /** Lets agents registered locally call private addresses (a development model server). Never in the cloud. */
+    ALLOW_PRIVATE_AGENT_HOSTS: z.enum(["true", "false"]).default("false").transform((v) => v === "true"),
     /** Upstash Redis (REST) for rate limits; without it the process limits in memory (local stack). */
     UPSTASH_REDIS_REST_URL: url.optional(),
     UPSTASH_REDIS_REST_TOKEN: z.string().min(1).optional(),
@@ -60,6 +66,12 @@ export const configSchema = z
     }
     if (value.UPSTASH_REDIS_REST_URL && !value.UPSTASH_REDIS_REST_TOKEN) {
       ctx.addIssue({ code: "custom", path: ["UPSTASH_REDIS_REST_TOKEN"], message: "is required with UPSTASH_REDIS_REST_URL" });
+    }
+    if (!value.KMS_KEY_ID && !value.LOCAL_MASTER_KEY) {
+      ctx.addIssue({ code: "custom", path: [value.STAGE === "cloud" ? "KMS_KEY_ID" : "LOCAL_MASTER_KEY"], message: "is required (the master key that wraps data keys)" });
+    }
+    if (value.STAGE === "cloud" && value.ALLOW_PRIVATE_AGENT_HOSTS) {
+      ctx.addIssue({ code: "custom", path: ["ALLOW_PRIVATE_AGENT_HOSTS"], message: "must be false when STAGE=cloud" });
     }
     if (value.STAGE === "local" && !value.AWS_ENDPOINT) {
       ctx.addIssue({ code: "custom", path: ["AWS_ENDPOINT"], message: "is required when STAGE=local" });

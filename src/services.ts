@@ -13,6 +13,9 @@ import { createJwtIssuer, type JwtIssuer } from "./auth/jwt.ts";
 import type { RateLimiter } from "./adapters/ratelimit/port.ts";
 import { createUpstashRateLimiter } from "./adapters/ratelimit/upstash.ts";
 import { createMemoryRateLimiter } from "./adapters/ratelimit/memory.ts";
+import type { KeyWrapper } from "./adapters/keys/port.ts";
+import { createKmsKeyWrapper } from "./adapters/keys/kms.ts";
+import { createLocalKeyWrapper } from "./adapters/keys/local.ts";
 
 export interface Services {
   config: Config;
@@ -24,6 +27,7 @@ export interface Services {
   jwt: JwtIssuer;
   authenticator: Authenticator;
   rateLimiter: RateLimiter;
+  keys: KeyWrapper;
 }
 
 export function createServices(config: Config, overrides: Partial<Services> = {}): Services {
@@ -43,5 +47,8 @@ export function createServices(config: Config, overrides: Partial<Services> = {}
       (config.UPSTASH_REDIS_REST_URL
         ? createUpstashRateLimiter({ url: config.UPSTASH_REDIS_REST_URL, token: config.UPSTASH_REDIS_REST_TOKEN!, prefix: `${config.SERVICE_NAME}:rl` })
         : createMemoryRateLimiter()),
+    keys:
+      overrides.keys ??
+      (config.KMS_KEY_ID ? createKmsKeyWrapper({ keyId: config.KMS_KEY_ID, region: config.AWS_REGION }) : createLocalKeyWrapper(config.LOCAL_MASTER_KEY!)),
   };
 }

@@ -27,7 +27,14 @@ export function createRegistrationConsumers(r: AppResources) {
     { batch: { size: 10, partialResponses: true } },
   );
 
-  // Jobs still `queued` after their message was lost or dead-lettered are re-driven or failed.
+  // A message that failed on every delivery lands in the dead-letter queue; its consumer fails the
+  // job with an error, so no job stays queued.
+  const deadLetters = r.registrationDlq.subscribe(
+    appFunction("functions/registration-dlq.handler", r, { timeout: WORKER_TIMEOUT }),
+    { batch: { size: 10, partialResponses: true } },
+  );
+
+  // Jobs still `queued` after their message was lost are re-enqueued.
   const sweeper = new sst.aws.Cron("RegistrationSweeper", {
     schedule: "rate(5 minutes)",
     function: appFunction("functions/registration-sweeper.handler", r, {
@@ -37,5 +44,5 @@ export function createRegistrationConsumers(r: AppResources) {
     }),
   });
 
-  return { worker, sweeper };
+  return { worker, deadLetters, sweeper };
 }

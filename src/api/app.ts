@@ -19,6 +19,9 @@ import { registerV1KeysList } from "./routes/v1_keys_list.ts";
 import { registerV1KeysRevoke } from "./routes/v1_keys_revoke.ts";
 import { registerV1CredentialsList } from "./routes/v1_credentials_list.ts";
 import { registerV1CredentialsVerify } from "./routes/v1_credentials_verify.ts";
+import { registerV1AgentsRegister } from "./routes/v1_agents_register.ts";
+import { registerV1JobsGet } from "./routes/v1_jobs_get.ts";
+import { registerV1MetadataGet } from "./routes/v1_metadata_get.ts";
 
 /** The platform every route runs on: request ids, authentication, rate limits (the default rule,
  * counted per API key, per wallet for JWT callers, per address otherwise), the JSON body rules, the
@@ -58,6 +61,11 @@ export function buildApp(services: Services): OpenAPIHono<AppEnv> {
   // Rental credentials
   registerV1CredentialsList(app);
   registerV1CredentialsVerify(app);
+
+  // Agent registration
+  registerV1AgentsRegister(app);
+  registerV1JobsGet(app);
+  registerV1MetadataGet(app);
 
   return app;
 }

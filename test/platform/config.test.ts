@@ -13,6 +13,7 @@ const valid = {
   JWT_SIGNING_KEYS: JSON.stringify([generateSigningKey()]),
   UPSTASH_REDIS_REST_URL: "https://eu1-example.upstash.io",
   UPSTASH_REDIS_REST_TOKEN: "token",
+  KMS_KEY_ID: "alias/agent-rental",
 };
 
 describe("loadConfig", () => {

@@ -67,6 +67,7 @@ export async function createTestServices(overrides: Record<string, string> = {})
     MARKETPLACE_ADDRESS: getAddress(deployed.address),
     LOG_LEVEL: "silent",
     JWT_SIGNING_KEYS: JSON.stringify([generateSigningKey()]),
+    LOCAL_MASTER_KEY: randomBytes(32).toString("base64"),
     ...overrides,
   };
   const config = loadConfig(env);

@@ -1,0 +1,132 @@
+// The registration queue's consumer: validates a queued manifest and, when it passes, publishes the
+// listing's public metadata content-addressed, seals the agent logic under the listing's own data
+// key, records the agent, and completes the job. Every step is idempotent, so a redelivered message
+// never registers an agent twice in effect; a message that keeps failing ends in the dead-letter
+// queue, whose consumer fails the job (it never stays queued).
+import { ConditionalCheckFailedException } from "@aws-sdk/client-dynamodb";
+import { PutCommand } from "@aws-sdk/lib-dynamodb";
+import { encodePacked, getAddress, keccak256, toHex, type Address } from "viem";
+import type { Services } from "../services.ts";
+import { toListingId } from "../credentials/ids.ts";
+import { canonicalJson, cidOf } from "./cid.ts";
+import { finishJob, getJob, listStaleQueuedJobs, markEnqueued, type JobResult } from "./jobs.ts";
+import { publicMetadata, validateManifest, type AgentManifest } from "./manifest.ts";
+import { open, seal } from "./sealed.ts";
+
+export interface RegistrationMessage {
+  job_id: string;
+}
+
+function parseMessage(body: string): RegistrationMessage | null {
+  try {
+    const value = JSON.parse(body) as { job_id?: unknown };
+    return typeof value.job_id === "string" && /^job_[0-9a-f]{24}$/.test(value.job_id) ? { job_id: value.job_id } : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The listing a job registers: its seed is derived from the job, so a retry derives the same one. */
+export function listingOfJob(jobId: string, creator: Address): { seed: `0x${string}`; onChainId: `0x${string}`; listingId: string } {
+  const seed = keccak256(toHex(`registration:${jobId}`));
+  const onChainId = keccak256(encodePacked(["address", "bytes32"], [getAddress(creator), seed]));
+  return { seed, onChainId, listingId: toListingId(onChainId) };
+}
+
+export async function processRegistrationMessage(services: Services, body: string): Promise<void> {
+  const message = parseMessage(body);
+  if (!message) {
+    services.logger.warn("registration message ignored: not a job reference");
+    return;
+  }
+  const job = await getJob(services.tables, message.job_id);
+  if (!job || job.status !== "queued") return;
+
+  const dataKey = await services.keys.unwrap(job.manifest_key, { purpose: "manifest", job_id: job.job_id });
+  const sealed = await services.blobs.get(job.manifest_blob);
+  if (!sealed) throw new Error(`sealed manifest missing for ${job.job_id}`);
+  const raw = Buffer.from(open(dataKey, sealed, `manifest:${job.job_id}`)).toString("utf8");
+  dataKey.fill(0);
+
+  const validation = validateManifest(JSON.parse(raw) as unknown, { allowPrivateHosts: services.config.ALLOW_PRIVATE_AGENT_HOSTS });
+  if (!validation.ok) {
+    await finishJob(services.tables, job.job_id, {
+      status: "failed",
+      error: { code: "invalid_manifest", message: `The manifest was rejected: ${validation.errors.length} problem(s).`, details: validation.errors },
+    });
+    return;
+  }
+  const result = await registerAgent(services, job.job_id, job.wallet as Address, validation.manifest);
+  await finishJob(services.tables, job.job_id, { status: "completed", result });
+}
+
+async function registerAgent(services: Services, jobId: string, creator: Address, manifest: AgentManifest): Promise<JobResult> {
+  const { seed, onChainId, listingId } = listingOfJob(jobId, creator);
+  const agentId = `${manifest.name}-${onChainId.slice(2, 10)}`;
+
+  // Public metadata, content-addressed: the same document always lands at the same address.
+  const metadata = Buffer.from(canonicalJson(publicMetadata(manifest)), "utf8");
+  const cid = cidOf(metadata);
+  await services.blobs.put(`ipfs/${cid}`, metadata, "application/json");
+
+  // The agent logic, sealed under the listing's own data key.
+  const context = { purpose: "agent_logic", listing_id: listingId };
+  const dataKey = await services.keys.generateDataKey(context);
+  const logicBlob = `agents/${listingId}/logic.sealed`;
+  await services.blobs.put(logicBlob, seal(dataKey.plaintext, Buffer.from(JSON.stringify(manifest), "utf8"), `agent_logic:${listingId}`), "application/octet-stream");
+  dataKey.plaintext.fill(0);
+
+  try {
+    await services.tables.doc.send(
+      new PutCommand({
+        TableName: services.tables.name("listings"),
+        Item: {
+          pk: `listing#${onChainId}`,
+          sk: "agent",
+          listing_id: listingId,
+          agent_id: agentId,
+          creator: creator.toLowerCase(),
+          name: manifest.name,
+          description: manifest.description,
+          category: manifest.category,
+          kind: manifest.system_prompt !== undefined ? "declarative" : "connected",
+          metadata_uri: `ipfs://${cid}`,
+          listing_seed: seed,
+          logic_blob: logicBlob,
+          logic_key: dataKey.wrapped,
+          review_status: "pending",
+          job_id: jobId,
+          created_at: new Date().toISOString(),
+          gsi1pk: `creator#${creator.toLowerCase()}`,
+          gsi1sk: `agent#${listingId}`,
+        },
+        // A redelivered message finds its own agent already recorded and keeps it.
+        ConditionExpression: "attribute_not_exists(pk)",
+      }),
+    );
+  } catch (error) {
+    if (!(error instanceof ConditionalCheckFailedException || (error as { name?: string }).name === "ConditionalCheckFailedException")) throw error;
+  }
+  return { agent_id: agentId, listing_id: listingId, listing_seed: seed, metadata_uri: `ipfs://${cid}` };
+}
+
+/** The dead-letter queue's consumer: a manifest that crashed the validator on every delivery fails
+ * its job with an error, so no job stays queued. */
+export async function failDeadLetter(services: Services, body: string): Promise<void> {
+  const message = parseMessage(body);
+  if (!message) return;
+  await finishJob(services.tables, message.job_id, {
+    status: "failed",
+    error: { code: "processing_failed", message: "The manifest could not be processed. Submit it again; if it fails again, contact support with the job id." },
+  });
+}
+
+/** Re-enqueues jobs left queued (their message was lost) for longer than `olderThanMs`. */
+export async function sweepQueuedJobs(services: Services, olderThanMs = 5 * 60_000): Promise<number> {
+  const stale = await listStaleQueuedJobs(services.tables, new Date(Date.now() - olderThanMs));
+  for (const job of stale) {
+    await services.queue.send(services.config.REGISTRATION_QUEUE_URL, JSON.stringify({ job_id: job.job_id }));
+    await markEnqueued(services.tables, job.job_id);
+  }
+  return stale.length;
+}
