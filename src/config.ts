@@ -51,6 +51,8 @@ export const configSchema = z
     LOCAL_MASTER_KEY: z.string().regex(/^[A-Za-z0-9+/]{43}=$/, "must be 32 bytes in base64").optional(),
     /** Lets agents registered locally call private addresses (a development model server). Never in the cloud. */
     ALLOW_PRIVATE_AGENT_HOSTS: z.enum(["true", "false"]).default("false").transform((v) => v === "true"),
+    /** How stale the in-memory search index may get before a search rebuilds it, in milliseconds. */
+    CATALOGUE_REFRESH_MS: z.coerce.number().int().min(0).max(600_000).default(2_000),
     /** Upstash Redis (REST) for rate limits; without it the process limits in memory (local stack). */
     UPSTASH_REDIS_REST_URL: url.optional(),
     UPSTASH_REDIS_REST_TOKEN: z.string().min(1).optional(),

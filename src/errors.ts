@@ -21,6 +21,8 @@ export const ERROR_STATUS = {
   service_unavailable: 503,
 
   not_found: 404,
+  forbidden: 403,
+  creator_not_approved: 403,
   method_not_allowed: 405,
   payload_too_large: 413,
   unsupported_media_type: 415,

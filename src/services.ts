@@ -14,6 +14,7 @@ import type { RateLimiter } from "./adapters/ratelimit/port.ts";
 import { createUpstashRateLimiter } from "./adapters/ratelimit/upstash.ts";
 import { createMemoryRateLimiter } from "./adapters/ratelimit/memory.ts";
 import type { KeyWrapper } from "./adapters/keys/port.ts";
+import { createCatalogue, type Catalogue } from "./listings/catalogue.ts";
 import { createKmsKeyWrapper } from "./adapters/keys/kms.ts";
 import { createLocalKeyWrapper } from "./adapters/keys/local.ts";
 
@@ -28,6 +29,7 @@ export interface Services {
   authenticator: Authenticator;
   rateLimiter: RateLimiter;
   keys: KeyWrapper;
+  catalogue: Catalogue;
 }
 
 export function createServices(config: Config, overrides: Partial<Services> = {}): Services {
@@ -47,6 +49,7 @@ export function createServices(config: Config, overrides: Partial<Services> = {}
       (config.UPSTASH_REDIS_REST_URL
         ? createUpstashRateLimiter({ url: config.UPSTASH_REDIS_REST_URL, token: config.UPSTASH_REDIS_REST_TOKEN!, prefix: `${config.SERVICE_NAME}:rl` })
         : createMemoryRateLimiter()),
+    catalogue: overrides.catalogue ?? createCatalogue(tables, { refreshMs: config.CATALOGUE_REFRESH_MS }),
     keys:
       overrides.keys ??
       (config.KMS_KEY_ID ? createKmsKeyWrapper({ keyId: config.KMS_KEY_ID, region: config.AWS_REGION }) : createLocalKeyWrapper(config.LOCAL_MASTER_KEY!)),

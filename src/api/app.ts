@@ -22,6 +22,11 @@ import { registerV1CredentialsVerify } from "./routes/v1_credentials_verify.ts";
 import { registerV1AgentsRegister } from "./routes/v1_agents_register.ts";
 import { registerV1JobsGet } from "./routes/v1_jobs_get.ts";
 import { registerV1MetadataGet } from "./routes/v1_metadata_get.ts";
+import { registerV1ListingsSearch } from "./routes/v1_listings_search.ts";
+import { registerV1ListingsGet } from "./routes/v1_listings_get.ts";
+import { registerV1CreatorsApply } from "./routes/v1_creators_apply.ts";
+import { registerV1CreatorsMe } from "./routes/v1_creators_me.ts";
+import { registerV1Reviews } from "./routes/v1_reviews.ts";
 
 /** The platform every route runs on: request ids, authentication, rate limits (the default rule,
  * counted per API key, per wallet for JWT callers, per address otherwise), the JSON body rules, the
@@ -62,10 +67,19 @@ export function buildApp(services: Services): OpenAPIHono<AppEnv> {
   registerV1CredentialsList(app);
   registerV1CredentialsVerify(app);
 
-  // Agent registration
+  // Listings (the catalogue)
+  registerV1ListingsSearch(app);
+  registerV1ListingsGet(app);
+
+  // Creators and their agents
+  registerV1CreatorsApply(app);
+  registerV1CreatorsMe(app);
   registerV1AgentsRegister(app);
   registerV1JobsGet(app);
   registerV1MetadataGet(app);
+
+  // Reviews (beta; the protocol authority only)
+  registerV1Reviews(app);
 
   return app;
 }

@@ -12,6 +12,7 @@ import { canonicalJson, cidOf } from "./cid.ts";
 import { finishJob, getJob, listStaleQueuedJobs, markEnqueued, type JobResult } from "./jobs.ts";
 import { publicMetadata, validateManifest, type AgentManifest } from "./manifest.ts";
 import { open, seal } from "./sealed.ts";
+import { enqueueListingReview } from "../reviews/listings.ts";
 
 export interface RegistrationMessage {
   job_id: string;
@@ -76,6 +77,7 @@ async function registerAgent(services: Services, jobId: string, creator: Address
   await services.blobs.put(logicBlob, seal(dataKey.plaintext, Buffer.from(JSON.stringify(manifest), "utf8"), `agent_logic:${listingId}`), "application/octet-stream");
   dataKey.plaintext.fill(0);
 
+  const createdAt = new Date().toISOString();
   try {
     await services.tables.doc.send(
       new PutCommand({
@@ -91,12 +93,16 @@ async function registerAgent(services: Services, jobId: string, creator: Address
           category: manifest.category,
           kind: manifest.system_prompt !== undefined ? "declarative" : "connected",
           metadata_uri: `ipfs://${cid}`,
+          // The output schema's standard `examples` are the listing's sample outputs (one to three).
+          sample_output: (Array.isArray(manifest.output_schema.examples) ? (manifest.output_schema.examples as unknown[]) : [])
+            .slice(0, 3)
+            .map((example) => (typeof example === "string" ? example : JSON.stringify(example))),
           listing_seed: seed,
           logic_blob: logicBlob,
           logic_key: dataKey.wrapped,
           review_status: "pending",
           job_id: jobId,
-          created_at: new Date().toISOString(),
+          created_at: createdAt,
           gsi1pk: `creator#${creator.toLowerCase()}`,
           gsi1sk: `agent#${listingId}`,
         },
@@ -104,6 +110,7 @@ async function registerAgent(services: Services, jobId: string, creator: Address
         ConditionExpression: "attribute_not_exists(pk)",
       }),
     );
+    await enqueueListingReview(services.tables, listingId, createdAt);
   } catch (error) {
     if (!(error instanceof ConditionalCheckFailedException || (error as { name?: string }).name === "ConditionalCheckFailedException")) throw error;
   }

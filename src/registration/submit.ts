@@ -7,8 +7,10 @@ import { ApiError } from "../errors.ts";
 import { checkManifestSize, MANIFEST_MAX_BYTES } from "./manifest.ts";
 import { newJobId, putQueuedJob } from "./jobs.ts";
 import { seal } from "./sealed.ts";
+import { requireApprovedCreator } from "../reviews/creators.ts";
 
 export async function submitRegistration(services: Services, wallet: Address, rawBody: string): Promise<{ job_id: string; status: "queued" }> {
+  await requireApprovedCreator(services.tables, wallet);
   const size = checkManifestSize(rawBody);
   if (!size.ok) throw new ApiError("payload_too_large", `The manifest is ${size.bytes} bytes; the limit is ${MANIFEST_MAX_BYTES} bytes (64 KB).`);
   try {

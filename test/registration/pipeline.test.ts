@@ -18,6 +18,7 @@ import { startQueueConsumer, type QueueConsumer } from "../../src/workers/queue-
 import { LOCAL_CHAIN_ID } from "../../local/chain.ts";
 import { createTestServices, fundedAccount, type TestContext } from "../support/services.ts";
 import { signIn } from "../support/auth.ts";
+import { approveCreator } from "../support/creators.ts";
 
 let ctx: TestContext;
 let app: ReturnType<typeof buildApp>;
@@ -42,6 +43,7 @@ beforeAll(async () => {
   app = buildApp(ctx.services);
   creator = await fundedAccount(inject("rpcUrl"));
   token = (await signIn(app, creator)).token;
+  await approveCreator(ctx, app, creator.address, token);
 });
 
 afterAll(async () => {

@@ -1,0 +1,33 @@
+// POST /v1/creators: apply to list agents (beta: the protocol authority reviews applications).
+import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
+import type { AppEnv } from "../env.ts";
+import { applyAsCreator } from "../../reviews/creators.ts";
+import { bearer, errorResponses } from "../schemas.ts";
+
+export const CreatorProfileSchema = z
+  .object({
+    wallet: z.string(),
+    display_name: z.string(),
+    status: z.enum(["pending", "approved", "rejected"]),
+    reason: z.string().nullable(),
+    applied_at: z.string(),
+    reviewed_at: z.string().nullable(),
+  })
+  .openapi("CreatorProfile");
+
+const route = createRoute({
+  method: "post",
+  path: "/v1/creators",
+  summary: "Apply as a creator",
+  description: "During the beta only reviewed creators register agents. Applying again after a rejection puts the application back in review; an approved creator stays approved.",
+  security: bearer,
+  request: { body: { content: { "application/json": { schema: z.object({ display_name: z.string().max(64) }).openapi("CreatorApplication") } }, required: true } },
+  responses: {
+    200: { description: "The application", content: { "application/json": { schema: CreatorProfileSchema } } },
+    ...errorResponses(400),
+  },
+});
+
+export function registerV1CreatorsApply(app: OpenAPIHono<AppEnv>): void {
+  app.openapi(route, async (c) => c.json(await applyAsCreator(c.get("services").tables, c.get("principal").wallet, c.req.valid("json").display_name), 200));
+}

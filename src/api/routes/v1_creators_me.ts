@@ -1,0 +1,44 @@
+// GET /v1/creators/me: the caller's creator application and agents, with review decisions and reasons.
+import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
+import { QueryCommand } from "@aws-sdk/lib-dynamodb";
+import type { AppEnv } from "../env.ts";
+import { ApiError } from "../../errors.ts";
+import { getCreator } from "../../reviews/creators.ts";
+import { CreatorProfileSchema } from "./v1_creators_apply.ts";
+import { bearer, errorResponses } from "../schemas.ts";
+
+const CreatorAgentSchema = z
+  .object({ listing_id: z.string(), agent_id: z.string(), metadata_uri: z.string(), listing_seed: z.string(), review_status: z.enum(["pending", "approved", "rejected"]), review_reason: z.string().nullable() })
+  .openapi("CreatorAgent");
+
+const route = createRoute({
+  method: "get",
+  path: "/v1/creators/me",
+  summary: "My creator profile and agents",
+  security: bearer,
+  responses: {
+    200: { description: "Profile and agents", content: { "application/json": { schema: z.object({ profile: CreatorProfileSchema, agents: z.array(CreatorAgentSchema) }).openapi("CreatorOverview") } } },
+    ...errorResponses(404),
+  },
+});
+
+export function registerV1CreatorsMe(app: OpenAPIHono<AppEnv>): void {
+  app.openapi(route, async (c) => {
+    const { tables } = c.get("services");
+    const wallet = c.get("principal").wallet;
+    const profile = await getCreator(tables, wallet);
+    if (!profile) throw new ApiError("not_found", "No creator application for this wallet; apply with POST /v1/creators.");
+    const out = await tables.doc.send(
+      new QueryCommand({ TableName: tables.name("listings"), IndexName: "gsi1", KeyConditionExpression: "gsi1pk = :c", ExpressionAttributeValues: { ":c": `creator#${wallet.toLowerCase()}` } }),
+    );
+    const agents = (out.Items ?? []).map((i) => ({
+      listing_id: i.listing_id as string,
+      agent_id: i.agent_id as string,
+      metadata_uri: i.metadata_uri as string,
+      listing_seed: i.listing_seed as string,
+      review_status: i.review_status as "pending" | "approved" | "rejected",
+      review_reason: (i.review_reason as string | null | undefined) ?? null,
+    }));
+    return c.json({ profile, agents }, 200);
+  });
+}

@@ -1,0 +1,54 @@
+// GET /v1/listings/{id}: one published listing, every field.
+import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
+import type { AppEnv } from "../env.ts";
+import { ApiError } from "../../errors.ts";
+import { parseListingId } from "../../credentials/ids.ts";
+import { loadListing } from "../../listings/catalogue.ts";
+import { bearer, errorResponses } from "../schemas.ts";
+
+export const ListingSummarySchema = z
+  .object({
+    id: z.string(),
+    title: z.string(),
+    description: z.string(),
+    category: z.array(z.string()),
+    rental_model: z.enum(["one_time", "subscription", "per_query"]),
+    price_eth: z.number(),
+    run_count: z.number().int(),
+    success_rate: z.number(),
+    creator: z.object({ id: z.string(), display_name: z.string(), listing_count: z.number().int() }),
+    rating: z.number(),
+    review_count: z.number().int(),
+    last_updated: z.string(),
+    sample_output: z.array(z.string()),
+  })
+  .openapi("ListingSummary");
+
+const ListingSchema = ListingSummarySchema.extend({
+  published_at: z.string(),
+  status: z.enum(["active", "paused", "closed"]),
+  on_chain_id: z.string(),
+  metadata_uri: z.string(),
+}).openapi("Listing");
+
+const route = createRoute({
+  method: "get",
+  path: "/v1/listings/{id}",
+  summary: "Get a listing",
+  description: "Every field of a published listing. An unknown or unpublished id gives 404 listing_not_found; a malformed one 400 invalid_listing_id.",
+  security: bearer,
+  request: { params: z.object({ id: z.string() }) },
+  responses: {
+    200: { description: "The listing", content: { "application/json": { schema: ListingSchema } } },
+    ...errorResponses(400, 404),
+  },
+});
+
+export function registerV1ListingsGet(app: OpenAPIHono<AppEnv>): void {
+  app.openapi(route, async (c) => {
+    const onChainId = parseListingId(c.req.valid("param").id);
+    const listing = await loadListing(c.get("services").tables, onChainId);
+    if (!listing) throw new ApiError("listing_not_found", `No published listing ${c.req.valid("param").id}.`);
+    return c.json(listing, 200);
+  });
+}

@@ -1,0 +1,219 @@
+// The catalogue: a listing as renters see it, assembled from the registered agent (off-chain), the
+// on-chain listing (model, price, status: the chain's) and the creator's profile. A listing is
+// published when its agent is approved and the on-chain listing with the same id exists, was created
+// by the same creator, and points at the same metadata URI. Search runs on an in-memory index of the
+// published listings, rebuilt from the tables when it is older than the refresh interval.
+import { BatchGetCommand, GetCommand, QueryCommand, ScanCommand } from "@aws-sdk/lib-dynamodb";
+import { formatEther } from "viem";
+import type { Tables } from "../adapters/tables/dynamo.ts";
+import { chainListingKey, type ChainListingRecord } from "../credentials/store.ts";
+import { toListingId } from "../credentials/ids.ts";
+import { agentKey } from "../reviews/listings.ts";
+import { createSearchIndex, type SearchDocument, type SearchIndex, type SearchQuery } from "./search/index.ts";
+
+export interface AgentRecord {
+  listing_id: string;
+  agent_id: string;
+  creator: string;
+  name: string;
+  description: string;
+  category: string;
+  metadata_uri: string;
+  review_status: "pending" | "approved" | "rejected";
+  review_reason?: string | null;
+  approved_at?: string;
+  created_at: string;
+  sample_output?: string[];
+  stats?: { run_count?: number; success_count?: number; rating_sum?: number; review_count?: number; last_run_at?: string };
+}
+
+export interface Listing {
+  id: string;
+  title: string;
+  description: string;
+  category: string[];
+  rental_model: "one_time" | "subscription" | "per_query";
+  price_eth: number;
+  run_count: number;
+  success_rate: number;
+  creator: { id: string; display_name: string; listing_count: number };
+  rating: number;
+  review_count: number;
+  last_updated: string;
+  sample_output: string[];
+  published_at: string;
+  status: "active" | "paused" | "closed";
+  on_chain_id: string;
+  metadata_uri: string;
+}
+
+export const SEARCH_FIELDS = ["id", "title", "description", "category", "rental_model", "price_eth", "run_count", "success_rate", "creator", "rating", "review_count", "last_updated", "sample_output"] as const;
+export type ListingSummary = Pick<Listing, (typeof SEARCH_FIELDS)[number]>;
+
+/** Title shown for an agent: its kebab-case name in words ("contract-reviewer" → "Contract Reviewer"). */
+export function titleOf(name: string): string {
+  return name
+    .split("-")
+    .map((w) => (w ? w[0]!.toUpperCase() + w.slice(1) : w))
+    .join(" ");
+}
+
+export function isPublished(agent: AgentRecord, chain: ChainListingRecord | undefined): chain is ChainListingRecord {
+  return (
+    agent.review_status === "approved" &&
+    chain !== undefined &&
+    chain.creator?.toLowerCase() === agent.creator.toLowerCase() &&
+    chain.metadata_uri === agent.metadata_uri &&
+    chain.rental_model !== undefined &&
+    chain.price_wei !== undefined
+  );
+}
+
+export function assemble(agent: AgentRecord, chain: ChainListingRecord, creator: { display_name: string; listing_count: number }): Listing {
+  const stats = agent.stats ?? {};
+  const runs = stats.run_count ?? 0;
+  const reviews = stats.review_count ?? 0;
+  return {
+    id: agent.listing_id,
+    title: titleOf(agent.name),
+    description: agent.description,
+    category: [agent.category],
+    rental_model: chain.rental_model!,
+    price_eth: Number(formatEther(BigInt(chain.price_wei!))),
+    run_count: runs,
+    success_rate: runs === 0 ? 0 : Math.round(((stats.success_count ?? 0) / runs) * 1000) / 1000,
+    creator: { id: agent.creator, display_name: creator.display_name, listing_count: creator.listing_count },
+    rating: reviews === 0 ? 0 : Math.round(((stats.rating_sum ?? 0) / reviews) * 100) / 100,
+    review_count: reviews,
+    last_updated: [agent.approved_at ?? agent.created_at, stats.last_run_at].filter((v): v is string => Boolean(v)).sort().at(-1)!,
+    sample_output: (agent.sample_output ?? []).slice(0, 3),
+    published_at: agent.approved_at!,
+    status: chain.status ?? "active",
+    on_chain_id: `0x${agent.listing_id.slice(4)}`,
+    metadata_uri: agent.metadata_uri,
+  };
+}
+
+export function summaryOf(listing: Listing): ListingSummary {
+  return Object.fromEntries(SEARCH_FIELDS.map((field) => [field, listing[field]])) as ListingSummary;
+}
+
+async function creatorNames(tables: Tables, wallets: string[]): Promise<Map<string, string>> {
+  const names = new Map<string, string>();
+  const unique = [...new Set(wallets.map((w) => w.toLowerCase()))];
+  for (let i = 0; i < unique.length; i += 100) {
+    let keys: Record<string, unknown>[] | undefined = unique.slice(i, i + 100).map((w) => ({ pk: `creator#${w}`, sk: "profile" }));
+    while (keys?.length) {
+      const out = await tables.doc.send(new BatchGetCommand({ RequestItems: { [tables.name("listings")]: { Keys: keys, ProjectionExpression: "wallet, display_name" } } }));
+      for (const item of out.Responses?.[tables.name("listings")] ?? []) names.set(item.wallet as string, item.display_name as string);
+      keys = out.UnprocessedKeys?.[tables.name("listings")]?.Keys as Record<string, unknown>[] | undefined;
+    }
+  }
+  return names;
+}
+
+/** Every published listing, from a scan of the agents and a batched read of their chain rows. */
+export async function loadPublishedListings(tables: Tables): Promise<Listing[]> {
+  const agents: AgentRecord[] = [];
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const page = await tables.doc.send(
+      new ScanCommand({ TableName: tables.name("listings"), FilterExpression: "sk = :agent AND review_status = :approved", ExpressionAttributeValues: { ":agent": "agent", ":approved": "approved" }, ExclusiveStartKey: startKey }),
+    );
+    agents.push(...((page.Items ?? []) as AgentRecord[]));
+    startKey = page.LastEvaluatedKey;
+  } while (startKey);
+  const chainRows = new Map<string, ChainListingRecord>();
+  for (let i = 0; i < agents.length; i += 100) {
+    let keys: Record<string, unknown>[] | undefined = agents.slice(i, i + 100).map((a) => chainListingKey(`0x${a.listing_id.slice(4)}`));
+    while (keys?.length) {
+      const out = await tables.doc.send(new BatchGetCommand({ RequestItems: { [tables.name("chain_listings")]: { Keys: keys } } }));
+      for (const item of out.Responses?.[tables.name("chain_listings")] ?? []) chainRows.set(toListingId(item.on_chain_listing_id as string), item as ChainListingRecord);
+      keys = out.UnprocessedKeys?.[tables.name("chain_listings")]?.Keys as Record<string, unknown>[] | undefined;
+    }
+  }
+  const published = agents.filter((a) => isPublished(a, chainRows.get(a.listing_id)));
+  const counts = new Map<string, number>();
+  for (const a of published) counts.set(a.creator, (counts.get(a.creator) ?? 0) + 1);
+  const names = await creatorNames(tables, published.map((a) => a.creator));
+  return published.map((a) => assemble(a, chainRows.get(a.listing_id)!, { display_name: names.get(a.creator) ?? a.creator, listing_count: counts.get(a.creator) ?? 0 }));
+}
+
+/** One listing by id, or null when unknown or unpublished. */
+export async function loadListing(tables: Tables, onChainId: `0x${string}`): Promise<Listing | null> {
+  const [agentOut, chainOut] = await Promise.all([
+    tables.doc.send(new GetCommand({ TableName: tables.name("listings"), Key: agentKey(onChainId) })),
+    tables.doc.send(new GetCommand({ TableName: tables.name("chain_listings"), Key: chainListingKey(onChainId) })),
+  ]);
+  const agent = agentOut.Item as AgentRecord | undefined;
+  const chain = chainOut.Item as ChainListingRecord | undefined;
+  if (!agent || !isPublished(agent, chain)) return null;
+  // listing_count counts the creator's published listings; one read of the creator's agents.
+  const all = await countApprovedListingsOf(tables, agent.creator);
+  const names = await creatorNames(tables, [agent.creator]);
+  return assemble(agent, chain, { display_name: names.get(agent.creator) ?? agent.creator, listing_count: all });
+}
+
+async function countApprovedListingsOf(tables: Tables, creator: string): Promise<number> {
+  const out = await tables.doc.send(
+    new QueryCommand({ TableName: tables.name("listings"), IndexName: "gsi1", KeyConditionExpression: "gsi1pk = :c", FilterExpression: "review_status = :a", ExpressionAttributeValues: { ":c": `creator#${creator.toLowerCase()}`, ":a": "approved" } }),
+  );
+  return out.Items?.length ?? 0;
+}
+
+export interface Catalogue {
+  search(query: SearchQuery): Promise<{ listings: ListingSummary[]; total: number }>;
+  /** Rebuilds the index now. */
+  refresh(): Promise<void>;
+}
+
+/** The search side of the catalogue for one process. */
+export function createCatalogue(tables: Tables, options: { refreshMs?: number } = {}): Catalogue {
+  const refreshMs = options.refreshMs ?? 2_000;
+  let index: SearchIndex = createSearchIndex();
+  let byId = new Map<string, ListingSummary>();
+  let loadedAt = 0;
+  let loading: Promise<void> | undefined;
+  const refresh = () =>
+    (loading ??= (async () => {
+      try {
+        const listings = await loadPublishedListings(tables);
+        const next = createSearchIndex();
+        const nextById = new Map<string, ListingSummary>();
+        for (const listing of listings) {
+          const doc: SearchDocument = {
+            id: listing.id,
+            title: listing.title,
+            description: listing.description,
+            category: listing.category,
+            rental_model: listing.rental_model,
+            price_eth: listing.price_eth,
+            rating: listing.rating,
+            review_count: listing.review_count,
+            run_count: listing.run_count,
+            success_rate: listing.success_rate,
+            published_at: listing.published_at,
+            last_updated: listing.last_updated,
+            sample_output: listing.sample_output,
+            // Search shows what can be rented now.
+            searchable: listing.status === "active",
+          };
+          next.upsert(doc);
+          nextById.set(listing.id, summaryOf(listing));
+        }
+        index = next;
+        byId = nextById;
+        loadedAt = Date.now();
+      } finally {
+        loading = undefined;
+      }
+    })());
+  return {
+    refresh,
+    async search(query) {
+      if (Date.now() - loadedAt >= refreshMs) await refresh();
+      const { ids, total } = index.search(query);
+      return { listings: ids.map((id) => byId.get(id)!).filter(Boolean), total };
+    },
+  };
+}
