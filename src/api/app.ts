@@ -27,6 +27,8 @@ import { registerV1ListingsGet } from "./routes/v1_listings_get.ts";
 import { registerV1CreatorsApply } from "./routes/v1_creators_apply.ts";
 import { registerV1CreatorsMe } from "./routes/v1_creators_me.ts";
 import { registerV1Reviews } from "./routes/v1_reviews.ts";
+import { registerV1ListingsProviderKey } from "./routes/v1_listings_provider_key.ts";
+import { registerV1ListingsWebhookSecret } from "./routes/v1_listings_webhook_secret.ts";
 
 /** The platform every route runs on: request ids, authentication, rate limits (the default rule,
  * counted per API key, per wallet for JWT callers, per address otherwise), the JSON body rules, the
@@ -74,6 +76,8 @@ export function buildApp(services: Services): OpenAPIHono<AppEnv> {
   // Creators and their agents
   registerV1CreatorsApply(app);
   registerV1CreatorsMe(app);
+  registerV1ListingsProviderKey(app);
+  registerV1ListingsWebhookSecret(app);
   registerV1AgentsRegister(app);
   registerV1JobsGet(app);
   registerV1MetadataGet(app);

@@ -1,0 +1,82 @@
+// A listing's secrets, set by its creator: the model-provider key of a declarative agent, and the
+// webhook signing secret of a connected agent (Standard Webhooks, `whsec_` + base64). Each is sealed
+// under a data key of its own, bound to the listing and the purpose, and stored as a blob; only the
+// wrapped data key and the time it was set sit in the agent record. Neither is ever returned after it
+// is set, nor logged.
+import { randomBytes } from "node:crypto";
+import { ConditionalCheckFailedException } from "@aws-sdk/client-dynamodb";
+import { GetCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import type { Address } from "viem";
+import type { Services } from "../services.ts";
+import { ApiError } from "../errors.ts";
+import { parseListingId, toListingId } from "../credentials/ids.ts";
+import { agentKey } from "../reviews/listings.ts";
+import { open, seal } from "./sealed.ts";
+
+type SecretKind = "provider_key" | "webhook_secret";
+
+async function ownAgent(services: Services, listingIdParam: string, wallet: Address): Promise<{ onChainId: `0x${string}`; listingId: string; kind: string; provider?: string }> {
+  const onChainId = parseListingId(listingIdParam);
+  const out = await services.tables.doc.send(new GetCommand({ TableName: services.tables.name("listings"), Key: agentKey(onChainId), ConsistentRead: true }));
+  // Another creator's listing is as unknown as a missing one.
+  if (!out.Item || (out.Item.creator as string) !== wallet.toLowerCase()) throw new ApiError("listing_not_found", `No agent of yours at listing ${listingIdParam}.`);
+  return { onChainId, listingId: toListingId(onChainId), kind: out.Item.kind as string };
+}
+
+async function store(services: Services, onChainId: `0x${string}`, listingId: string, kind: SecretKind, value: string): Promise<string> {
+  const context = { purpose: kind, listing_id: listingId };
+  const dataKey = await services.keys.generateDataKey(context);
+  await services.blobs.put(`agents/${listingId}/${kind}.sealed`, seal(dataKey.plaintext, Buffer.from(value, "utf8"), `${kind}:${listingId}`), "application/octet-stream");
+  dataKey.plaintext.fill(0);
+  const now = new Date().toISOString();
+  try {
+    await services.tables.doc.send(
+      new UpdateCommand({
+        TableName: services.tables.name("listings"),
+        Key: agentKey(onChainId),
+        UpdateExpression: "SET #wrapped = :wrapped, #setAt = :now",
+        ConditionExpression: "attribute_exists(pk)",
+        ExpressionAttributeNames: { "#wrapped": `${kind}_wrapped`, "#setAt": `${kind}_set_at` },
+        ExpressionAttributeValues: { ":wrapped": dataKey.wrapped, ":now": now },
+      }),
+    );
+  } catch (error) {
+    if (error instanceof ConditionalCheckFailedException || (error as { name?: string }).name === "ConditionalCheckFailedException") throw new ApiError("listing_not_found", `No agent at listing ${listingId}.`);
+    throw error;
+  }
+  return now;
+}
+
+/** Sets (or replaces) a declarative agent's model-provider key. */
+export async function setProviderKey(services: Services, wallet: Address, listingIdParam: string, providerKey: string): Promise<{ listing_id: string; provider_key_set: true; updated_at: string }> {
+  const agent = await ownAgent(services, listingIdParam, wallet);
+  if (agent.kind !== "declarative") throw new ApiError("invalid_request", "A connected agent runs on its creator's side: the service holds no model credentials for it.");
+  if (!/^[\x21-\x7e]{8,512}$/.test(providerKey)) throw new ApiError("invalid_request", "provider_key must be 8 to 512 printable characters without spaces.");
+  const updated_at = await store(services, agent.onChainId, agent.listingId, "provider_key", providerKey);
+  return { listing_id: agent.listingId, provider_key_set: true, updated_at };
+}
+
+/** Creates (or rotates) a connected agent's webhook signing secret; returned this once. */
+export async function rotateWebhookSecret(services: Services, wallet: Address, listingIdParam: string): Promise<{ listing_id: string; webhook_secret: string; created_at: string }> {
+  const agent = await ownAgent(services, listingIdParam, wallet);
+  if (agent.kind !== "connected") throw new ApiError("invalid_request", "Only a connected agent (entrypoint_url) receives signed webhooks.");
+  const secret = `whsec_${randomBytes(24).toString("base64")}`;
+  const created_at = await store(services, agent.onChainId, agent.listingId, "webhook_secret", secret);
+  return { listing_id: agent.listingId, webhook_secret: secret, created_at };
+}
+
+/** The runtime's read of a listing secret (the run that needs it, and nothing else, calls this). */
+export async function readListingSecret(services: Services, listingId: string, kind: SecretKind): Promise<string | null> {
+  const onChainId = parseListingId(listingId);
+  const out = await services.tables.doc.send(new GetCommand({ TableName: services.tables.name("listings"), Key: agentKey(onChainId), ConsistentRead: true }));
+  const wrapped = out.Item?.[`${kind}_wrapped`] as string | undefined;
+  if (!wrapped) return null;
+  const sealed = await services.blobs.get(`agents/${listingId}/${kind}.sealed`);
+  if (!sealed) return null;
+  const key = await services.keys.unwrap(wrapped, { purpose: kind, listing_id: listingId });
+  try {
+    return Buffer.from(open(key, sealed, `${kind}:${listingId}`)).toString("utf8");
+  } finally {
+    key.fill(0);
+  }
+}
