@@ -1,30 +1,182 @@
-// Demo data of the local stack, so a newcomer can call the API right after starting: an API key for
-// the first renter account, created through the real flow (a key request signed by the wallet) and
-// kept in the data folder so it survives restarts.
+// Demo data of the local stack, so a newcomer can use the API right after starting:
+// - an API key for the first renter account, created through the real flow (a key request signed by
+//   the wallet) and kept in the data folder so it survives restarts;
+// - two reviewed demo creators with reviewed agents across categories and the three rental models,
+//   registered through the real pipeline once (registered agents are kept) and listed on-chain at
+//   every start (the chain is fresh at every start; the same creator and seed give the same id);
+// - the demo renter's rentals of them: one_time, subscription and per_query.
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { createPublicClient, createWalletClient, http, parseEther, type Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
-import type { Hex } from "viem";
 import type { Services } from "../src/services.ts";
 import { createApiKey, findApiKey, requestApiKey } from "../src/auth/api-keys.ts";
+import { marketplaceAbi } from "../src/chain/generated/marketplace.ts";
+import { applyAsCreator, reviewCreator } from "../src/reviews/creators.ts";
+import { reviewListing } from "../src/reviews/listings.ts";
+import { submitRegistration } from "../src/registration/submit.ts";
+import { processRegistrationMessage } from "../src/registration/process.ts";
+import { getJob, type JobResult } from "../src/registration/jobs.ts";
+
+export interface DemoListing {
+  name: string;
+  creator: string;
+  listing_id: string;
+  agent_id: string;
+  rental_model: "one_time" | "subscription" | "per_query";
+  price_eth: string;
+  listing_seed: Hex;
+  metadata_uri: string;
+}
 
 export interface DemoData {
   renter: string;
   api_key: string;
+  listings: DemoListing[];
 }
 
-export async function ensureDemoData(services: Services, dataDir: string, renterPrivateKey: Hex): Promise<DemoData> {
-  const file = join(dataDir, "demo.json");
-  const renter = privateKeyToAccount(renterPrivateKey);
-  if (existsSync(file)) {
-    const saved = JSON.parse(readFileSync(file, "utf8")) as DemoData;
+const MODELS = { one_time: 0, subscription: 1, per_query: 2 } as const;
+
+interface DemoAgent {
+  creatorIndex: 0 | 1;
+  rental_model: DemoListing["rental_model"];
+  price_eth: string;
+  manifest: Record<string, unknown>;
+}
+
+const object = (properties: Record<string, unknown>, required: string[]) => ({ type: "object", properties, required });
+const DEMO_AGENTS: DemoAgent[] = [
+  {
+    creatorIndex: 0,
+    rental_model: "one_time",
+    price_eth: "0.01",
+    manifest: {
+      name: "contract-reviewer",
+      category: "legal",
+      description: "Reviews commercial contracts and lists risky clauses with a suggested rewrite for each.",
+      model: { provider: "provider_a", model: "demo-model" },
+      system_prompt: "You are a meticulous contract lawyer. List each risky clause, why it is risky, and a fairer rewrite.",
+      input_schema: object({ contract: { type: "string" } }, ["contract"]),
+      output_schema: { ...object({ findings: { type: "array", items: { type: "string" } } }, ["findings"]), examples: [{ findings: ["Clause 7: unlimited liability for the supplier; cap it at 12 months of fees."] }] },
+    },
+  },
+  {
+    creatorIndex: 0,
+    rental_model: "subscription",
+    price_eth: "0.02",
+    manifest: {
+      name: "earnings-summarizer",
+      category: "finance",
+      description: "Summarizes quarterly earnings calls: guidance, margins, risks and notable analyst questions.",
+      model: { provider: "provider_b", model: "demo-model" },
+      system_prompt: "You are a sell-side analyst. Summarize the call in five bullet points with numbers.",
+      input_schema: object({ transcript: { type: "string" } }, ["transcript"]),
+      output_schema: { type: "string", examples: ["Revenue +12% y/y; guidance raised; gross margin 61% (-1pt); FX headwind flagged; capex up in H2."] },
+    },
+  },
+  {
+    creatorIndex: 1,
+    rental_model: "per_query",
+    price_eth: "0.001",
+    manifest: {
+      name: "unit-test-writer",
+      category: "coding",
+      description: "Writes focused unit tests for a TypeScript function, covering edge cases and failure paths.",
+      model: { provider: "provider_a", model: "demo-model" },
+      system_prompt: "You write vitest unit tests. Cover edge cases. Output only code.",
+      input_schema: object({ source: { type: "string" } }, ["source"]),
+      output_schema: { type: "string", examples: ["it('returns 0 for an empty list', () => expect(sum([])).toBe(0));"] },
+    },
+  },
+  {
+    creatorIndex: 1,
+    rental_model: "per_query",
+    price_eth: "0.002",
+    manifest: {
+      name: "market-researcher",
+      category: "research",
+      description: "Researches a market: size, growth, main competitors and their positioning, with sources.",
+      model: { provider: "provider_b", model: "demo-model" },
+      system_prompt: "You are a market research analyst. Be concrete and cite sources.",
+      input_schema: object({ market: { type: "string" } }, ["market"]),
+      output_schema: { ...object({ findings: { type: "array", items: { type: "string" } } }, ["findings"]), examples: [{ findings: ["EU e-bike market: ~EUR 18bn (2025), ~9% CAGR; leaders: ..."] }] },
+    },
+  },
+];
+
+async function ensureApiKey(services: Services, renterKey: Hex, saved: Partial<DemoData>): Promise<string> {
+  const renter = privateKeyToAccount(renterKey);
+  if (saved.api_key && saved.renter === renter.address) {
     const record = await findApiKey(services.tables, saved.api_key);
-    if (record && !record.revokedAt && saved.renter === renter.address) return saved;
+    if (record && !record.revokedAt) return saved.api_key;
   }
   const request = await requestApiKey(services.tables, services.config.SERVICE_NAME, renter.address, "local demo");
   const signature = await renter.signMessage({ message: request.message });
-  const created = await createApiKey({ tables: services.tables, chain: services.chain, keyPrefix: services.config.keyPrefix }, renter.address, { nonce: request.nonce, signature });
-  const demo: DemoData = { renter: renter.address, api_key: created.key };
+  return (await createApiKey({ tables: services.tables, chain: services.chain, keyPrefix: services.config.keyPrefix }, renter.address, { nonce: request.nonce, signature })).key;
+}
+
+async function ensureRegistered(services: Services, agent: DemoAgent, creator: Hex, saved: DemoListing | undefined): Promise<DemoListing> {
+  const account = privateKeyToAccount(creator);
+  if (saved && saved.creator === account.address) return saved;
+  const { job_id } = await submitRegistration(services, account.address, JSON.stringify(agent.manifest));
+  // The stack's consumer would take it from the queue; processing here makes the start deterministic
+  // (processing is idempotent, so the consumer's later delivery changes nothing).
+  await processRegistrationMessage(services, JSON.stringify({ job_id }));
+  const job = await getJob(services.tables, job_id);
+  if (job?.status !== "completed") throw new Error(`demo agent ${String(agent.manifest.name)} did not register: ${JSON.stringify(job?.error)}`);
+  const result = job.result as JobResult;
+  await reviewListing(services.tables, result.listing_id, "approve", undefined);
+  return {
+    name: String(agent.manifest.name),
+    creator: account.address,
+    listing_id: result.listing_id,
+    agent_id: result.agent_id,
+    rental_model: agent.rental_model,
+    price_eth: agent.price_eth,
+    listing_seed: result.listing_seed,
+    metadata_uri: result.metadata_uri,
+  };
+}
+
+/** Everything the demo needs; idempotent across restarts. */
+export async function ensureDemoData(services: Services, dataDir: string, keys: { renter: Hex; creators: [Hex, Hex] }): Promise<DemoData> {
+  const file = join(dataDir, "demo.json");
+  const saved = (existsSync(file) ? JSON.parse(readFileSync(file, "utf8")) : {}) as Partial<DemoData>;
+  const api_key = await ensureApiKey(services, keys.renter, saved);
+
+  const names = ["Acme Legal & Finance AI", "Forge Dev Tools"];
+  for (const [i, key] of keys.creators.entries()) {
+    const wallet = privateKeyToAccount(key).address;
+    await applyAsCreator(services.tables, wallet, names[i]!);
+    await reviewCreator(services.tables, wallet, "approve", undefined);
+  }
+  const listings: DemoListing[] = [];
+  for (const agent of DEMO_AGENTS) {
+    listings.push(await ensureRegistered(services, agent, keys.creators[agent.creatorIndex], saved.listings?.find((l) => l.name === agent.manifest.name)));
+  }
+  const demo: DemoData = { renter: privateKeyToAccount(keys.renter).address, api_key, listings };
   writeFileSync(file, JSON.stringify(demo, null, 2) + "\n", { mode: 0o600 });
+
+  // On the (fresh) chain: list each agent, and rent each model once for the demo renter.
+  const { chain } = services;
+  const client = createPublicClient({ chain: chain.chain, transport: http(services.config.RPC_URL) });
+  const send = async (key: Hex, functionName: "createListing" | "purchaseOneTime" | "purchaseSubscription" | "purchasePerQuery", args: readonly unknown[], value?: bigint) => {
+    const wallet = createWalletClient({ account: privateKeyToAccount(key), chain: chain.chain, transport: http(services.config.RPC_URL) });
+    const hash = await wallet.writeContract({ address: chain.marketplace, abi: marketplaceAbi, functionName, args, ...(value === undefined ? {} : { value }) } as never);
+    const receipt = await client.waitForTransactionReceipt({ hash, pollingInterval: 50 });
+    if (receipt.status !== "success") throw new Error(`demo ${functionName} reverted`);
+  };
+  for (const [i, listing] of listings.entries()) {
+    const creatorKey = keys.creators[DEMO_AGENTS[i]!.creatorIndex];
+    const onChainId = `0x${listing.listing_id.slice(4)}` as Hex;
+    const existing = await client.readContract({ address: chain.marketplace, abi: marketplaceAbi, functionName: "listings", args: [onChainId] });
+    if (existing[3] === 0) await send(creatorKey, "createListing", [listing.listing_seed, MODELS[listing.rental_model], parseEther(listing.price_eth), listing.metadata_uri]);
+    const status = await client.readContract({ address: chain.marketplace, abi: marketplaceAbi, functionName: "credentialStatus", args: [onChainId, demo.renter as Hex] });
+    if (status !== 0 || i === 3) continue; // the renter rents the first three, one per model
+    const price = parseEther(listing.price_eth);
+    if (listing.rental_model === "one_time") await send(keys.renter, "purchaseOneTime", [onChainId], price);
+    if (listing.rental_model === "subscription") await send(keys.renter, "purchaseSubscription", [onChainId, 2_592_000n], price);
+    if (listing.rental_model === "per_query") await send(keys.renter, "purchasePerQuery", [onChainId], price * 10n);
+  }
   return demo;
 }

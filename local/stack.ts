@@ -5,7 +5,7 @@ import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, write
 import { join, resolve } from "node:path";
 import type { AddressInfo } from "node:net";
 import { serve, type ServerType } from "@hono/node-server";
-import { GetCommand, PutCommand } from "@aws-sdk/lib-dynamodb";
+import { DeleteCommand, GetCommand, PutCommand, QueryCommand } from "@aws-sdk/lib-dynamodb";
 import { getAddress, type Hex } from "viem";
 import { buildApp } from "../src/api/app.ts";
 import { loadConfig, type Config } from "../src/config.ts";
@@ -17,7 +17,7 @@ import { createBlobs, ensureBucket } from "../src/adapters/blobs/s3.ts";
 import { chainFor } from "../src/chain/client.ts";
 import { deployMarketplace } from "../src/chain/deploy.ts";
 import { createLogger, type Logger } from "../src/logger.ts";
-import { startIndexerLoop } from "../src/credentials/indexer.ts";
+import { catchUp, startIndexerLoop } from "../src/credentials/indexer.ts";
 import { startQueueConsumer } from "../src/workers/queue-consumer.ts";
 import { failDeadLetter, processRegistrationMessage, sweepQueuedJobs } from "../src/registration/process.ts";
 import { DEV_ACCOUNTS, LOCAL_CHAIN_ID, startChain, type ChainNode } from "./chain.ts";
@@ -180,8 +180,11 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
     const server = await listen(buildApp(services).fetch, options.apiPort);
     cleanups.push(() => closeServer(server));
 
+    progress("seeding the demo: creators, reviewed agents, rentals and an API key");
     const renter = DEV_ACCOUNTS[ROLES.indexOf("renter")]!;
-    const demo = await ensureDemoData(services, dataDir, renter.privateKey);
+    const demo = await ensureDemoData(services, dataDir, { renter: renter.privateKey, creators: [DEV_ACCOUNTS[2].privateKey, DEV_ACCOUNTS[3].privateKey] });
+    // Ready means consistent: the index holds everything the chain holds, demo included.
+    await catchUp({ tables: services.tables, chain: services.chain, logger, fromBlock: config.MARKETPLACE_DEPLOY_BLOCK, confirmations: config.INDEXER_CONFIRMATIONS });
 
     const info: StackInfo = {
       api_url: `http://127.0.0.1:${options.apiPort}`,
@@ -221,6 +224,9 @@ async function reconcileChain(services: Services, current: { chainId: number; ma
   const rebuilt = stored.Item !== undefined;
   if (rebuilt) {
     for (const table of CHAIN_DERIVED_TABLES) await clearTable(services.tables, table);
+    // The indexer's cursors: a fresh chain is read again from its deployment block.
+    const cursors = await services.tables.doc.send(new QueryCommand({ TableName: services.tables.name("meta"), KeyConditionExpression: "pk = :c", ExpressionAttributeValues: { ":c": "cursor" } }));
+    for (const item of cursors.Items ?? []) await services.tables.doc.send(new DeleteCommand({ TableName: services.tables.name("meta"), Key: { pk: item.pk, sk: item.sk } }));
     logger.info("fresh chain detected: chain-derived tables cleared for rebuild", { tables: CHAIN_DERIVED_TABLES });
   }
   await services.tables.doc.send(
@@ -229,8 +235,6 @@ async function reconcileChain(services: Services, current: { chainId: number; ma
       Item: { ...key, chain_id: current.chainId, marketplace: current.marketplace, block_hash: current.blockHash, recorded_at: new Date().toISOString() },
     }),
   );
-  // The indexer cursor (issue of the chain indexer) lives in meta under pk "cursor"; a fresh chain
-  // restarts it from the deployment block.
   return rebuilt;
 }
 

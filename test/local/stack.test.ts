@@ -90,9 +90,18 @@ describe("npm start (the local stack)", () => {
     // The demo API key works.
     const demoKey = (info.demo as { api_key: string }).api_key;
     expect(demoKey).toMatch(/^svc_test_/);
-    const listed = await fetch(`${info.api_url}/v1/credentials`, { headers: { authorization: `Bearer ${demoKey}` } });
-    expect(listed.status).toBe(200);
-    expect(await listed.json()).toEqual({ credentials: [], total: 0 });
+    // The demo: reviewed agents in search, and the demo renter's rentals of the three models.
+    const searched = (await (await fetch(`${info.api_url}/v1/listings?sort=price_asc`, { headers: { authorization: `Bearer ${demoKey}` } })).json()) as { total: number; listings: { rental_model: string }[] };
+    expect(searched.total).toBe(4);
+    expect(new Set(searched.listings.map((l) => l.rental_model))).toEqual(new Set(["one_time", "subscription", "per_query"]));
+    const credentialsOf = async (url: string) =>
+      ((await (await fetch(`${url}/v1/credentials`, { headers: { authorization: `Bearer ${demoKey}` } })).json()) as { total: number; credentials: { listing_id: string; rental_model: string; status: string }[] });
+    let demoCredentials = await credentialsOf(info.api_url);
+    for (let i = 0; i < 50 && demoCredentials.total < 3; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      demoCredentials = await credentialsOf(info.api_url);
+    }
+    expect(demoCredentials.credentials.map((c) => `${c.rental_model}:${c.status}`).sort()).toEqual(["one_time:active", "per_query:active", "subscription:active"]);
 
     // A rental bought on the stack's chain reaches the credentials API through the stack's indexer.
     const chain = chainFor(info.chain_id, info.rpc_url);
@@ -106,10 +115,7 @@ describe("npm start (the local stack)", () => {
     await client.waitForTransactionReceipt({ hash: await creatorWallet.writeContract({ address: marketplace, abi: marketplaceAbi, functionName: "createListing", args: [seed, 0, parseEther("0.001"), "ipfs://stack-test"] }) });
     const onChainId = await client.readContract({ address: marketplace, abi: marketplaceAbi, functionName: "listingIdOf", args: [creatorWallet.account.address, seed] });
     await client.waitForTransactionReceipt({ hash: await renterWallet.writeContract({ address: marketplace, abi: marketplaceAbi, functionName: "purchaseOneTime", args: [onChainId], value: parseEther("0.001") }) });
-    await waitUntil(async () => {
-      const res = await fetch(`${info.api_url}/v1/credentials`, { headers: { authorization: `Bearer ${demoKey}` } });
-      return ((await res.json()) as { total: number }).total === 1;
-    });
+    await waitUntil(async () => (await credentialsOf(info.api_url)).total === 4);
     const verified = await fetch(`${info.api_url}/v1/credentials/lst_${onChainId.slice(2)}`, { headers: { authorization: `Bearer ${demoKey}` } });
     expect(await verified.json()).toMatchObject({ status: "active", valid: true, rental_model: "one_time", on_chain_verified: true });
 
@@ -156,8 +162,15 @@ describe("npm start (the local stack)", () => {
     expect((await tables2.doc.send(new GetCommand({ TableName: tables2.name("keys"), Key: { pk: "hash#kept", sk: "key" } }))).Item?.label).toBe("survives");
     expect((await tables2.doc.send(new GetCommand({ TableName: tables2.name("credentials"), Key: { pk: "wallet#0xabc", sk: "listing#1" } }))).Item).toBeUndefined();
     expect((await fetch(`${info2.api_url}/v1/health`)).status).toBe(200);
-    // The rental lived on the previous chain: after the rebuild it is gone from the API too.
-    expect(await (await fetch(`${info2.api_url}/v1/credentials`, { headers: { authorization: `Bearer ${demoKey}` } })).json()).toMatchObject({ total: 0 });
+    // The rental lived on the previous chain: after the rebuild it is gone from the API too, while the
+    // demo's rentals are made again on the new chain.
+    let after = await credentialsOf(info2.api_url);
+    for (let i = 0; i < 50 && after.total < 3; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      after = await credentialsOf(info2.api_url);
+    }
+    expect(after.total).toBe(3);
+    expect(after.credentials.map((c) => c.listing_id)).not.toContain(`lst_${onChainId.slice(2)}`);
     // The demo key (created off-chain) survived the restart.
     expect((info2.demo as { api_key: string }).api_key).toBe(demoKey);
     expect((await fetch(`${info2.api_url}/v1/keys`, { headers: { authorization: `Bearer ${demoKey}` } })).status).toBe(200);
