@@ -5,6 +5,7 @@ import { runAuthBench } from "./auth.ts";
 import { runGasBench } from "./gas.ts";
 import { runIndexerBench } from "./indexer.ts";
 import { runSearchBench } from "./search.ts";
+import { runRegistrationBench } from "./registration.ts";
 
 const benches: Record<string, () => Promise<string[]>> = {
   startup: () => runStartupBench(),
@@ -12,6 +13,7 @@ const benches: Record<string, () => Promise<string[]>> = {
   auth: () => runAuthBench(),
   indexer: () => runIndexerBench(),
   search: () => runSearchBench(),
+  registration: () => runRegistrationBench(),
   gas: async () =>
     (await runGasBench()).map(
       (r) =>
