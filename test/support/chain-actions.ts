@@ -195,6 +195,7 @@ export async function createServicesOn(options: { rpcUrl: string; dynamoEndpoint
     INDEXER_CONFIRMATIONS: "0",
     LOG_LEVEL: "silent",
     JWT_SIGNING_KEYS: JSON.stringify([generateSigningKey()]),
+    LOCAL_MASTER_KEY: randomBytes(32).toString("base64"),
     ...options.env,
   });
   const services = createServices(config, { logger: createLogger(config.LOG_LEVEL) });
