@@ -13,7 +13,7 @@
 // Run: node --import tsx bench/indexer.ts
 import { randomBytes } from "node:crypto";
 import { pathToFileURL } from "node:url";
-import { encodeFunctionData, getAddress, parseEventLogs, toHex, type Address, type Hex } from "viem";
+import { encodeFunctionData, getAddress, parseEventLogs, toHex, type Address } from "viem";
 import { PutCommand, ScanCommand } from "@aws-sdk/lib-dynamodb";
 import { startChain, LOCAL_CHAIN_ID, type ChainNode } from "../local/chain.ts";
 import { startDynamo, type Emulator } from "../local/emulators.ts";

@@ -1,6 +1,6 @@
 // Starts a Hardhat node (the local chain) as a child process bound to 127.0.0.1 and waits until it
 // answers JSON-RPC. Used by the local stack, the test setup and the benchmarks.
-import { spawn, type ChildProcess } from "node:child_process";
+import { spawn } from "node:child_process";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 

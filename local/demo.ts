@@ -7,11 +7,12 @@
 // - the demo renter's rentals of them: one_time, subscription and per_query.
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { createPublicClient, createWalletClient, http, parseEther, type Hex } from "viem";
+import { createPublicClient, http, parseEther, type Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import type { Services } from "../src/services.ts";
 import { createApiKey, findApiKey, requestApiKey } from "../src/auth/api-keys.ts";
 import { marketplaceAbi } from "../src/chain/generated/marketplace.ts";
+import { writeMarketplace } from "../src/chain/write.ts";
 import { applyAsCreator, reviewCreator } from "../src/reviews/creators.ts";
 import { reviewListing } from "../src/reviews/listings.ts";
 import { submitRegistration } from "../src/registration/submit.ts";
@@ -160,23 +161,18 @@ export async function ensureDemoData(services: Services, dataDir: string, keys: 
   // On the (fresh) chain: list each agent, and rent each model once for the demo renter.
   const { chain } = services;
   const client = createPublicClient({ chain: chain.chain, transport: http(services.config.RPC_URL) });
-  const send = async (key: Hex, functionName: "createListing" | "purchaseOneTime" | "purchaseSubscription" | "purchasePerQuery", args: readonly unknown[], value?: bigint) => {
-    const wallet = createWalletClient({ account: privateKeyToAccount(key), chain: chain.chain, transport: http(services.config.RPC_URL) });
-    const hash = await wallet.writeContract({ address: chain.marketplace, abi: marketplaceAbi, functionName, args, ...(value === undefined ? {} : { value }) } as never);
-    const receipt = await client.waitForTransactionReceipt({ hash, pollingInterval: 50 });
-    if (receipt.status !== "success") throw new Error(`demo ${functionName} reverted`);
-  };
+  const target = { rpcUrl: services.config.RPC_URL, chain: chain.chain, marketplace: chain.marketplace };
   for (const [i, listing] of listings.entries()) {
     const creatorKey = keys.creators[DEMO_AGENTS[i]!.creatorIndex];
     const onChainId = `0x${listing.listing_id.slice(4)}` as Hex;
     const existing = await client.readContract({ address: chain.marketplace, abi: marketplaceAbi, functionName: "listings", args: [onChainId] });
-    if (existing[3] === 0) await send(creatorKey, "createListing", [listing.listing_seed, MODELS[listing.rental_model], parseEther(listing.price_eth), listing.metadata_uri]);
+    if (existing[3] === 0) await writeMarketplace(target, creatorKey, "createListing", [listing.listing_seed, MODELS[listing.rental_model], parseEther(listing.price_eth), listing.metadata_uri]);
     const status = await client.readContract({ address: chain.marketplace, abi: marketplaceAbi, functionName: "credentialStatus", args: [onChainId, demo.renter as Hex] });
     if (status !== 0 || i === 3) continue; // the renter rents the first three, one per model
     const price = parseEther(listing.price_eth);
-    if (listing.rental_model === "one_time") await send(keys.renter, "purchaseOneTime", [onChainId], price);
-    if (listing.rental_model === "subscription") await send(keys.renter, "purchaseSubscription", [onChainId, 2_592_000n], price);
-    if (listing.rental_model === "per_query") await send(keys.renter, "purchasePerQuery", [onChainId], price * 10n);
+    if (listing.rental_model === "one_time") await writeMarketplace(target, keys.renter, "purchaseOneTime", [onChainId], price);
+    if (listing.rental_model === "subscription") await writeMarketplace(target, keys.renter, "purchaseSubscription", [onChainId, 2_592_000n], price);
+    if (listing.rental_model === "per_query") await writeMarketplace(target, keys.renter, "purchasePerQuery", [onChainId], price * 10n);
   }
   return demo;
 }

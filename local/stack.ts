@@ -3,7 +3,6 @@
 // order and returns a handle whose `stop()` takes all of it down again.
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync, writeSync } from "node:fs";
 import { join, resolve } from "node:path";
-import type { AddressInfo } from "node:net";
 import { serve, type ServerType } from "@hono/node-server";
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand } from "@aws-sdk/lib-dynamodb";
 import { getAddress, type Hex } from "viem";

@@ -4,7 +4,6 @@
 import { randomBytes } from "node:crypto";
 import { ConditionalCheckFailedException } from "@aws-sdk/client-dynamodb";
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
-import type { Address } from "viem";
 import type { Tables } from "../adapters/tables/dynamo.ts";
 
 export type JobStatus = "queued" | "completed" | "failed";

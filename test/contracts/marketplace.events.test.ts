@@ -4,7 +4,6 @@
 import { beforeAll, describe, expect, inject, it } from "vitest";
 import {
   createPublicClient,
-  createWalletClient,
   encodePacked,
   http,
   keccak256,
@@ -12,10 +11,10 @@ import {
   type Address,
   type Hex,
 } from "viem";
-import { privateKeyToAccount } from "viem/accounts";
 import { hardhat } from "viem/chains";
 import { deployMarketplace } from "../../src/chain/deploy.ts";
 import { marketplaceAbi } from "../../src/chain/generated/marketplace.ts";
+import { writeMarketplace, type MarketplaceWriteName } from "../../src/chain/write.ts";
 import { DEV_ACCOUNTS } from "../../local/chain.ts";
 
 // Accounts no other suite sends from on the shared node (nonces stay ours): 9 deploys, 2 is the authority.
@@ -45,19 +44,11 @@ describe("marketplace events", () => {
   const rpcUrl = inject("rpcUrl");
   const transport = http(rpcUrl);
   const client = createPublicClient({ chain: hardhat, transport });
-  const wallet = (key: Hex) => createWalletClient({ account: privateKeyToAccount(key), chain: hardhat, transport });
   let address: Address;
   let fromBlock: bigint;
 
-  async function send(key: Hex, functionName: string, args: readonly unknown[], value?: bigint): Promise<void> {
-    const hash = await wallet(key).writeContract({
-      address,
-      abi: marketplaceAbi,
-      functionName: functionName as never,
-      args: args as never,
-      ...(value === undefined ? {} : { value }),
-    } as never);
-    const receipt = await client.waitForTransactionReceipt({ hash, pollingInterval: 20 });
+  async function send(key: Hex, functionName: MarketplaceWriteName, args: readonly unknown[], value?: bigint): Promise<void> {
+    const receipt = await writeMarketplace({ rpcUrl, chain: hardhat, marketplace: address }, key, functionName, args as never, value);
     expect(receipt.status).toBe("success");
   }
 

@@ -17,6 +17,7 @@ import { privateKeyToAccount } from "viem/accounts";
 import { hardhat } from "viem/chains";
 import { deployMarketplace } from "../../src/chain/deploy.ts";
 import { marketplaceAbi } from "../../src/chain/generated/marketplace.ts";
+import { writeMarketplace, type MarketplaceWriteName } from "../../src/chain/write.ts";
 import { DEV_ACCOUNTS, startChain, type ChainNode } from "../../local/chain.ts";
 import { freePort } from "../../local/ports.ts";
 
@@ -41,16 +42,8 @@ describe("isCredentialValid", () => {
     };
   };
 
-  async function send(key: Hex, functionName: string, args: readonly unknown[], value?: bigint): Promise<void> {
-    const { client, wallet } = clients();
-    const hash = await wallet(key).writeContract({
-      address,
-      abi: marketplaceAbi,
-      functionName: functionName as never,
-      args: args as never,
-      ...(value === undefined ? {} : { value }),
-    } as never);
-    const receipt = await client.waitForTransactionReceipt({ hash, pollingInterval: 20 });
+  async function send(key: Hex, functionName: MarketplaceWriteName, args: readonly unknown[], value?: bigint): Promise<void> {
+    const receipt = await writeMarketplace({ rpcUrl, chain: hardhat, marketplace: address }, key, functionName, args as never, value);
     expect(receipt.status).toBe("success");
   }
 

@@ -7,7 +7,6 @@ import { randomBytes } from "node:crypto";
 import {
   createPublicClient,
   createTestClient,
-  createWalletClient,
   getAddress,
   http,
   parseEther,
@@ -19,6 +18,7 @@ import {
 } from "viem";
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
 import { marketplaceAbi } from "../../src/chain/generated/marketplace.ts";
+import { writeMarketplace, type MarketplaceWriteName } from "../../src/chain/write.ts";
 import { chainFor } from "../../src/chain/client.ts";
 import { deployMarketplace } from "../../src/chain/deploy.ts";
 import { LOCAL_CHAIN_ID } from "../../local/chain.ts";
@@ -89,11 +89,8 @@ export function market(options: { rpcUrl: string; marketplace: Address }): Marke
   const client = createPublicClient({ chain, transport, pollingInterval: 20 }) as PublicClient;
   const address = getAddress(options.marketplace);
 
-  async function send(from: Account, functionName: string, args: readonly unknown[], value?: bigint): Promise<TxResult> {
-    const wallet = createWalletClient({ account: from, chain, transport });
-    const hash = await wallet.writeContract({ address, abi: marketplaceAbi, functionName, args, ...(value === undefined ? {} : { value }) } as never);
-    const receipt = await client.waitForTransactionReceipt({ hash, pollingInterval: 20 });
-    if (receipt.status !== "success") throw new Error(`${functionName} reverted in ${hash}`);
+  async function send(from: Account, functionName: MarketplaceWriteName, args: readonly unknown[], value?: bigint): Promise<TxResult> {
+    const receipt = await writeMarketplace({ rpcUrl: options.rpcUrl, chain, marketplace: address }, from, functionName, args as never, value);
     const block = await client.getBlock({ blockNumber: receipt.blockNumber });
     const ours = receipt.logs.filter((log) => log.address.toLowerCase() === address.toLowerCase());
     return {

@@ -2,7 +2,7 @@
 // (for example the listing id) is bound as additional data, so a wrapped key moved to another listing
 // does not unwrap.
 import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto";
-import type { DataKey, KeyWrapper } from "./port.ts";
+import type { KeyWrapper } from "./port.ts";
 
 const aad = (context: Record<string, string>) => Buffer.from(JSON.stringify(Object.entries(context).sort(([a], [b]) => a.localeCompare(b))));
 
