@@ -37,3 +37,33 @@ describe("functions/api handler", () => {
     expect(JSON.parse(res.body)).toMatchObject({ status: "ok", marketplace: ctx.config.MARKETPLACE_ADDRESS });
   });
 });
+
+describe("worker entry points", () => {
+  const sqsEvent = (records: { id: string; body: string }[]) => ({
+    Records: records.map((r) => ({ messageId: r.id, receiptHandle: `rh-${r.id}`, body: r.body, attributes: { ApproximateReceiveCount: "1" }, messageAttributes: {}, md5OfBody: "", eventSource: "aws:sqs", eventSourceARN: "arn", awsRegion: "us-east-1" })),
+  });
+
+  it("the registration worker reports only the failed messages of a batch", async () => {
+    const { putQueuedJob, getJob } = await import("../../src/registration/jobs.ts");
+    const { handler } = await import("../../functions/registration-worker.ts");
+    const jobId = `job_${"ab".repeat(12)}`;
+    // A job whose sealed manifest is missing: processing throws, so its message is reported failed.
+    await putQueuedJob(ctx.services.tables, { job_id: jobId, wallet: "0x0000000000000000000000000000000000000001", created_at: new Date().toISOString(), manifest_blob: "jobs/missing", manifest_key: "local:v1:AAAA" });
+    const result = await handler(sqsEvent([{ id: "m1", body: JSON.stringify({ job_id: jobId }) }, { id: "m2", body: "not a job reference" }]) as never);
+    expect(result).toEqual({ batchItemFailures: [{ itemIdentifier: "m1" }] });
+    expect((await getJob(ctx.services.tables, jobId))!.status).toBe("queued");
+
+    // The dead-letter consumer then fails the job.
+    const dlq = await import("../../functions/registration-dlq.ts");
+    expect(await dlq.handler(sqsEvent([{ id: "d1", body: JSON.stringify({ job_id: jobId }) }]) as never)).toEqual({ batchItemFailures: [] });
+    expect(await getJob(ctx.services.tables, jobId)).toMatchObject({ status: "failed", error: { code: "processing_failed" } });
+  });
+
+  it("the sweeper and the indexer run from their entry points", async () => {
+    const sweeper = await import("../../functions/registration-sweeper.ts");
+    expect(await sweeper.handler()).toEqual({ requeued: expect.any(Number) });
+    const indexer = await import("../../functions/indexer.ts");
+    const result = await indexer.handler({}, { getRemainingTimeInMillis: () => 30_000 });
+    expect(result.rounds).toBeGreaterThanOrEqual(1);
+  });
+});
