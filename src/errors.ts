@@ -23,6 +23,8 @@ export const ERROR_STATUS = {
   not_found: 404,
   forbidden: 403,
   creator_not_approved: 403,
+  credential_revoked: 403,
+  listing_closed: 403,
   method_not_allowed: 405,
   payload_too_large: 413,
   unsupported_media_type: 415,

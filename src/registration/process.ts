@@ -4,7 +4,7 @@
 // never registers an agent twice in effect; a message that keeps failing ends in the dead-letter
 // queue, whose consumer fails the job (it never stays queued).
 import { ConditionalCheckFailedException } from "@aws-sdk/client-dynamodb";
-import { PutCommand } from "@aws-sdk/lib-dynamodb";
+import { GetCommand, PutCommand } from "@aws-sdk/lib-dynamodb";
 import { encodePacked, getAddress, keccak256, toHex, type Address } from "viem";
 import type { Services } from "../services.ts";
 import { toListingId } from "../credentials/ids.ts";
@@ -110,10 +110,14 @@ async function registerAgent(services: Services, jobId: string, creator: Address
         ConditionExpression: "attribute_not_exists(pk)",
       }),
     );
-    await enqueueListingReview(services.tables, listingId, createdAt);
   } catch (error) {
     if (!(error instanceof ConditionalCheckFailedException || (error as { name?: string }).name === "ConditionalCheckFailedException")) throw error;
   }
+  // Idempotent writes, repeated by a redelivery that follows a crash: the review queue item (keyed
+  // by the recorded creation time) and the agent_id alias execute requests may name.
+  const recorded = await services.tables.doc.send(new GetCommand({ TableName: services.tables.name("listings"), Key: { pk: `listing#${onChainId}`, sk: "agent" }, ConsistentRead: true }));
+  if (recorded.Item?.review_status === "pending") await enqueueListingReview(services.tables, listingId, recorded.Item.created_at as string);
+  await services.tables.doc.send(new PutCommand({ TableName: services.tables.name("listings"), Item: { pk: `agent#${agentId}`, sk: "alias", listing_id: listingId } }));
   return { agent_id: agentId, listing_id: listingId, listing_seed: seed, metadata_uri: `ipfs://${cid}` };
 }
 

@@ -1,0 +1,347 @@
+// The local sandbox adapter: every run gets a fresh Node child process that serves exactly that run and
+// exits. Processes are pre-started (a warm pool, replenished as runs take them) so a run does not wait
+// for a spawn; a process is never handed a second run. Each child runs under Node's permission model
+// with an empty environment and a heap cap, and is killed (SIGKILL) when its run's time is spent.
+// See docs/sandbox.md for the guarantees and their limits.
+import { spawn, type ChildProcess } from "node:child_process";
+import { availableParallelism } from "node:os";
+import { dirname, isAbsolute, join, resolve, sep } from "node:path";
+import { fileURLToPath } from "node:url";
+import type { RunEvent, RunResult, RunSpec, SandboxPool, SandboxStats } from "./port.ts";
+
+export const BOOTSTRAP_PATH = join(dirname(fileURLToPath(import.meta.url)), "bootstrap.mjs");
+
+export interface LocalSandboxPoolOptions {
+  /** Idle pre-started sandboxes kept ready at rest (0 disables pre-starting). */
+  warm: number;
+  /** Upper bound the idle target may grow to when runs find the pool empty (default: `warm`). */
+  maxWarm?: number;
+  /** The Node binary (default: `process.execPath`). */
+  nodePath?: string;
+  /** Directories (or files) a sandbox may read: where entries and their imports live. A pre-started
+   * sandbox can serve only entries inside one of them; any other entry gets a freshly spawned sandbox
+   * that may read the entry's own directory. Default: none. */
+  allowFsRead?: string[];
+  /** Heap cap of pre-started sandboxes in MiB (default 128); a run asking for another cap gets a freshly
+   * spawned sandbox. */
+  memoryMb?: number;
+  /** At most this many sandboxes starting at once (default: 2 × CPU count, at least 4). */
+  maxStarting?: number;
+}
+
+export interface LocalSandboxPool extends SandboxPool {
+  /** Pids of the idle pre-started sandboxes (for measuring their memory). */
+  idlePids(): number[];
+}
+
+/** What V8 prints on stderr when the heap cap is reached. */
+const OOM_MARKERS = ["JavaScript heap out of memory", "Reached heap limit"];
+const STDERR_KEEP = 16_384;
+const DECAY_INTERVAL_MS = 10_000;
+
+type ChildMessage =
+  | { t: "ready" }
+  | { t: "output"; delta: string }
+  | { t: "result"; ok: true; output?: unknown; invokedAt?: number }
+  | { t: "result"; ok: false; message: string; invokedAt?: number };
+
+interface Sandbox {
+  proc: ChildProcess;
+  pid: number;
+  /** Resolves true once the bootstrap said ready, false if the process died first. */
+  ready: Promise<boolean>;
+  /** Resolves once the process has exited and its stdio is closed. */
+  closed: Promise<void>;
+  exitCode: number | null;
+  exitSignal: NodeJS.Signals | null;
+  stderr: string;
+  assigned: boolean;
+  onMessage?: (message: ChildMessage) => void;
+}
+
+function fsReadFlags(paths: readonly string[]): string[] {
+  return [BOOTSTRAP_PATH, ...paths].map((path) => `--allow-fs-read=${resolve(path)}`);
+}
+
+function startSandbox(nodePath: string, allowFsRead: readonly string[], memoryMb: number): Sandbox {
+  const args = ["--permission", ...fsReadFlags(allowFsRead), `--max-old-space-size=${memoryMb}`, BOOTSTRAP_PATH];
+  // env: {} — nothing of the parent's environment; cwd "/" so the service's directory is not disclosed.
+  const proc = spawn(nodePath, args, { env: {}, cwd: "/", stdio: ["ignore", "ignore", "pipe", "ipc"], serialization: "json" });
+  const sandbox: Sandbox = {
+    proc,
+    pid: proc.pid ?? -1,
+    ready: Promise.resolve(false),
+    closed: Promise.resolve(),
+    exitCode: null,
+    exitSignal: null,
+    stderr: "",
+    assigned: false,
+  };
+  // stderr is read only to recognise a heap exhaustion; it is never logged or returned (it may hold
+  // whatever the entry printed).
+  proc.stderr!.on("data", (chunk: Buffer) => {
+    if (sandbox.stderr.length < STDERR_KEEP) sandbox.stderr += chunk.toString("utf8");
+  });
+  sandbox.closed = new Promise<void>((resolveClosed) => {
+    proc.once("close", (code, signal) => {
+      sandbox.exitCode = code;
+      sandbox.exitSignal = signal;
+      resolveClosed();
+    });
+    proc.once("error", () => {
+      // spawn failure (e.g. a wrong nodePath): no "close" follows when the process never started.
+      if (proc.pid === undefined) resolveClosed();
+    });
+  });
+  sandbox.ready = new Promise<boolean>((resolveReady) => {
+    proc.on("message", (message: ChildMessage) => {
+      if (message?.t === "ready") resolveReady(true);
+      else sandbox.onMessage?.(message);
+    });
+    void sandbox.closed.then(() => resolveReady(false));
+  });
+  return sandbox;
+}
+
+function kill(sandbox: Sandbox): void {
+  if (sandbox.proc.exitCode === null && sandbox.proc.signalCode === null) {
+    try {
+      sandbox.proc.kill("SIGKILL");
+    } catch {
+      // already gone
+    }
+  }
+}
+
+function within(path: string, dirs: readonly string[]): boolean {
+  return dirs.some((dir) => path === dir || path.startsWith(dir.endsWith(sep) ? dir : dir + sep));
+}
+
+function failed(code: NonNullable<RunResult["error"]>["code"], message: string, startedAt: number, t0: number, pid?: number): RunResult {
+  return { status: "failed", error: { code, message }, durationMs: performance.now() - t0, startedAt, ...(pid !== undefined && pid > 0 ? { pid } : {}) };
+}
+
+/** Sends the run to a ready sandbox, streams its output, kills it at the deadline and resolves once the
+ * process is gone. */
+function execute(sandbox: Sandbox, spec: RunSpec, deadline: number, onEvent: ((event: RunEvent) => void) | undefined, startedAt: number, t0: number): Promise<RunResult> {
+  sandbox.assigned = true;
+  let result: Extract<ChildMessage, { t: "result" }> | undefined;
+  let timedOut = false;
+  sandbox.onMessage = (message) => {
+    if (result) return;
+    if (message?.t === "output" && typeof message.delta === "string") {
+      try {
+        onEvent?.({ type: "output", delta: message.delta });
+      } catch {
+        // a failing listener must not take the run down
+      }
+    } else if (message?.t === "result") {
+      result = message;
+      kill(sandbox);
+    }
+  };
+  const timer = setTimeout(() => {
+    if (!result) {
+      timedOut = true;
+      kill(sandbox);
+    }
+  }, Math.max(0, deadline - Date.now()));
+  try {
+    sandbox.proc.send({ t: "run", runId: spec.runId, entry: spec.entry, payload: spec.payload, deadline });
+  } catch {
+    kill(sandbox); // the channel is gone: the process died; reported as crashed below
+  }
+  return sandbox.closed.then(() => {
+    clearTimeout(timer);
+    const base = { durationMs: performance.now() - t0, startedAt, pid: sandbox.pid };
+    const invokedAt = typeof result?.invokedAt === "number" ? { entryInvokedAt: result.invokedAt } : {};
+    if (result?.ok === true) return { status: "completed", output: result.output, ...base, ...invokedAt };
+    if (result) return { status: "failed", error: { code: "entry_error", message: String(result.message) }, ...base, ...invokedAt };
+    if (timedOut) return { status: "failed", error: { code: "timeout", message: `the run exceeded its ${spec.timeoutMs} ms timeout and was killed` }, ...base };
+    if (OOM_MARKERS.some((marker) => sandbox.stderr.includes(marker))) {
+      return { status: "failed", error: { code: "out_of_memory", message: `the run exceeded its ${spec.memoryMb} MiB heap` }, ...base };
+    }
+    const how = sandbox.exitSignal ? `signal ${sandbox.exitSignal}` : `code ${sandbox.exitCode}`;
+    return { status: "failed", error: { code: "crashed", message: `the sandbox exited (${how}) without a result` }, ...base };
+  });
+}
+
+function validate(spec: RunSpec): void {
+  if (typeof spec.runId !== "string" || spec.runId === "") throw new TypeError("runId is required");
+  if (typeof spec.entry !== "string" || !isAbsolute(spec.entry)) throw new TypeError("entry must be an absolute path");
+  if (!Number.isFinite(spec.timeoutMs) || spec.timeoutMs <= 0) throw new TypeError("timeoutMs must be a positive number");
+  if (!Number.isInteger(spec.memoryMb) || spec.memoryMb < 8) throw new TypeError("memoryMb must be an integer of at least 8");
+}
+
+export function createLocalSandboxPool(options: LocalSandboxPoolOptions): LocalSandboxPool {
+  const nodePath = options.nodePath ?? process.execPath;
+  const allowFsRead = (options.allowFsRead ?? []).map((path) => resolve(path));
+  const memoryMb = options.memoryMb ?? 128;
+  const warm = Math.max(0, Math.floor(options.warm));
+  const maxWarm = Math.max(warm, Math.floor(options.maxWarm ?? warm));
+  const maxStarting = Math.max(1, options.maxStarting ?? Math.max(4, 2 * availableParallelism()));
+
+  const all = new Set<Sandbox>();
+  const idle: Sandbox[] = [];
+  let startingWarm = 0;
+  let startingCold = 0;
+  let busy = 0;
+  type Waiter = { give(sandbox: Sandbox): void; fail(error: Error): void };
+  const waiters: Waiter[] = [];
+  let closed = false;
+  let warmTarget = warm;
+  let missedSinceDecay = false;
+  let failures = 0;
+  let retryTimer: NodeJS.Timeout | undefined;
+  const counters = { warmHits: 0, warmMisses: 0, spawned: 0 };
+
+  const track = (sandbox: Sandbox): Sandbox => {
+    all.add(sandbox);
+    counters.spawned++;
+    void sandbox.closed.then(() => {
+      all.delete(sandbox);
+      const at = idle.indexOf(sandbox);
+      if (at >= 0) {
+        // an idle sandbox died on its own: replace it
+        idle.splice(at, 1);
+        replenish();
+      }
+    });
+    return sandbox;
+  };
+
+  function replenish(): void {
+    if (closed || retryTimer) return;
+    while (startingWarm < maxStarting && idle.length + startingWarm < warmTarget + waiters.length) spawnWarm();
+  }
+
+  function spawnWarm(): void {
+    const sandbox = track(startSandbox(nodePath, allowFsRead, memoryMb));
+    startingWarm++;
+    void sandbox.ready.then((ok) => {
+      startingWarm--;
+      if (closed) return kill(sandbox);
+      if (!ok) {
+        // A sandbox that cannot start: fail one waiting run rather than retry forever, and back off.
+        failures++;
+        waiters.shift()?.fail(new Error("a sandbox failed to start"));
+        retryTimer = setTimeout(() => {
+          retryTimer = undefined;
+          replenish();
+        }, Math.min(5_000, 50 * 2 ** Math.min(failures, 7)));
+        retryTimer.unref();
+        return;
+      }
+      failures = 0;
+      const waiter = waiters.shift();
+      if (waiter) waiter.give(sandbox);
+      else idle.push(sandbox);
+      replenish();
+    });
+  }
+
+  const decay = setInterval(() => {
+    if (!missedSinceDecay && warmTarget > warm) {
+      warmTarget--;
+      if (idle.length > warmTarget) kill(idle.shift()!);
+    }
+    missedSinceDecay = false;
+  }, DECAY_INTERVAL_MS);
+  decay.unref();
+
+  /** A ready pre-started sandbox, or undefined when the deadline passes first. */
+  function acquireWarm(deadline: number): Promise<Sandbox | undefined> {
+    const ready = idle.shift();
+    if (ready) {
+      counters.warmHits++;
+      replenish();
+      return Promise.resolve(ready);
+    }
+    counters.warmMisses++;
+    missedSinceDecay = true;
+    warmTarget = Math.min(maxWarm, warmTarget + 1);
+    return new Promise<Sandbox | undefined>((resolveAcquire, rejectAcquire) => {
+      const waiter: Waiter = {
+        give: (sandbox) => {
+          clearTimeout(timer);
+          resolveAcquire(sandbox);
+        },
+        fail: (error) => {
+          clearTimeout(timer);
+          rejectAcquire(error);
+        },
+      };
+      const timer = setTimeout(() => {
+        const at = waiters.indexOf(waiter);
+        if (at >= 0) waiters.splice(at, 1);
+        resolveAcquire(undefined);
+      }, Math.max(0, deadline - Date.now()));
+      waiters.push(waiter);
+      replenish();
+    });
+  }
+
+  async function acquireCold(spec: RunSpec, deadline: number): Promise<Sandbox | undefined> {
+    const reads = [...allowFsRead, dirname(resolve(spec.entry))];
+    const sandbox = track(startSandbox(nodePath, reads, spec.memoryMb));
+    startingCold++;
+    let timer: NodeJS.Timeout | undefined;
+    const expired = new Promise<"expired">((resolveExpired) => {
+      timer = setTimeout(() => resolveExpired("expired"), Math.max(0, deadline - Date.now()));
+    });
+    const outcome = await Promise.race([sandbox.ready, expired]);
+    clearTimeout(timer);
+    startingCold--;
+    if (outcome === true && !closed) return sandbox;
+    kill(sandbox);
+    await sandbox.closed;
+    if (outcome === false && !closed) throw new Error("a sandbox failed to start");
+    return undefined;
+  }
+
+  async function run(spec: RunSpec, onEvent?: (event: RunEvent) => void): Promise<RunResult> {
+    if (closed) throw new Error("the sandbox pool is closed");
+    validate(spec);
+    const startedAt = Date.now();
+    const t0 = performance.now();
+    const deadline = startedAt + spec.timeoutMs;
+    const entry = resolve(spec.entry);
+    const fitsWarm = spec.memoryMb === memoryMb && within(entry, allowFsRead);
+    let sandbox: Sandbox | undefined;
+    try {
+      sandbox = fitsWarm ? await acquireWarm(deadline) : await acquireCold(spec, deadline);
+    } catch (error) {
+      if (closed) throw new Error("the sandbox pool is closed");
+      return failed("crashed", error instanceof Error ? error.message : String(error), startedAt, t0);
+    }
+    if (closed) {
+      if (sandbox) kill(sandbox);
+      throw new Error("the sandbox pool is closed");
+    }
+    if (!sandbox) return failed("timeout", `the run exceeded its ${spec.timeoutMs} ms timeout before a sandbox was ready`, startedAt, t0);
+    busy++;
+    try {
+      return await execute(sandbox, spec, deadline, onEvent, startedAt, t0);
+    } finally {
+      busy--;
+    }
+  }
+
+  function stats(): SandboxStats {
+    return { idle: idle.length, starting: startingWarm + startingCold, busy, ...counters, warmTarget };
+  }
+
+  async function close(): Promise<void> {
+    closed = true;
+    clearInterval(decay);
+    if (retryTimer) clearTimeout(retryTimer);
+    for (const waiter of waiters.splice(0)) waiter.fail(new Error("the sandbox pool is closed"));
+    idle.length = 0;
+    const everyone = [...all];
+    for (const sandbox of everyone) kill(sandbox);
+    await Promise.all(everyone.map((sandbox) => sandbox.closed));
+  }
+
+  replenish();
+  return { run, stats, close, idlePids: () => idle.map((sandbox) => sandbox.pid) };
+}

@@ -1,0 +1,86 @@
+// The sandbox port: how the execution domain runs one piece of untrusted agent code in a fresh,
+// isolated sandbox and gets back its result and its streamed output. Locally a fresh child process per
+// run (local.ts); in the cloud the runner function with tenant isolation. No adapter ever hands one
+// sandbox two runs.
+
+/** One run. Everything the entry needs (input, the provider key for this run) travels in `payload`;
+ * nothing reaches the sandbox through its environment or its command line. */
+export interface RunSpec {
+  runId: string;
+  /** Absolute path of a plain ES module (.mjs) that exports `run(payload, io)` (see EntryModule). */
+  entry: string;
+  /** Any JSON value; delivered to the entry as its first argument. */
+  payload: unknown;
+  /** Wall-clock budget from the `run()` call; the sandbox is killed (SIGKILL) when it is spent. */
+  timeoutMs: number;
+  /** V8 heap cap of the sandbox (`--max-old-space-size`), in MiB. */
+  memoryMb: number;
+}
+
+export type RunErrorCode = "timeout" | "crashed" | "out_of_memory" | "entry_error";
+
+export interface RunError {
+  code: RunErrorCode;
+  /** For entry_error the entry's own message; otherwise a fixed sentence of ours (no stderr, no stack). */
+  message: string;
+}
+
+export interface RunResult {
+  status: "completed" | "failed";
+  /** The entry's return value (JSON) when completed. */
+  output?: unknown;
+  error?: RunError;
+  /** Wall clock from the `run()` call until the sandbox process was gone, in milliseconds. */
+  durationMs: number;
+  /** When `run()` was called, epoch milliseconds. */
+  startedAt: number;
+  /** When the sandbox invoked the entry's `run` (the child's `performance.timeOrigin + performance.now()`,
+   * epoch milliseconds, fractional); absent when the entry was never invoked. */
+  entryInvokedAt?: number;
+  /** The operating-system pid of the sandbox that served this run, when one was started. */
+  pid?: number;
+}
+
+/** Streamed while the run is in flight, in the order the entry emitted them. */
+export type RunEvent = { type: "output"; delta: string };
+
+export interface SandboxStats {
+  /** Pre-started sandboxes waiting for a run. */
+  idle: number;
+  /** Sandboxes starting (not yet ready). */
+  starting: number;
+  /** Sandboxes serving a run. */
+  busy: number;
+  /** Runs handed a pre-started sandbox that was already idle. */
+  warmHits: number;
+  /** Runs that had to wait for a sandbox to start. */
+  warmMisses: number;
+  /** Sandbox processes started since the pool was created. */
+  spawned: number;
+  /** Current target of idle pre-started sandboxes (between `warm` and `maxWarm`). */
+  warmTarget: number;
+}
+
+export interface SandboxPool {
+  /** Runs `spec` in a fresh sandbox; never rejects for a failure of the run itself (that is a
+   * `failed` result). Rejects only when the pool is closed. Resolves after the sandbox process is gone. */
+  run(spec: RunSpec, onEvent?: (event: RunEvent) => void): Promise<RunResult>;
+  stats(): SandboxStats;
+  /** Kills every sandbox (idle or busy; busy runs resolve `failed/crashed`) and waits until all are gone. */
+  close(): Promise<void>;
+}
+
+/** What the sandbox passes to the entry as its second argument. */
+export interface EntryIo {
+  runId: string;
+  /** Epoch milliseconds at which the sandbox will be killed. */
+  deadline: number;
+  /** Streams a piece of output to the caller (a `{type: "output", delta}` event). */
+  emit(delta: string): void;
+}
+
+/** The contract of an entry module: `export async function run(payload, io) { return output }`. The
+ * return value must be JSON-serialisable; a throw (or a rejected promise) is an `entry_error`. */
+export interface EntryModule {
+  run(payload: unknown, io: EntryIo): unknown;
+}

@@ -1,0 +1,77 @@
+// Step two of the two-step check on execution: before any agent work, the listing is resolved and the
+// caller's credential is verified live against the contract (the source of truth). Every refusal is a
+// 403 with the specification's code and, where the chain said it, the contract's custom error.
+import { GetCommand } from "@aws-sdk/lib-dynamodb";
+import type { Address } from "viem";
+import type { Services } from "../services.ts";
+import { ApiError, type ErrorCode } from "../errors.ts";
+import { parseListingId } from "../credentials/ids.ts";
+import { readChainCredential } from "../credentials/verify.ts";
+import { chainListingKey, type ChainListingRecord } from "../credentials/store.ts";
+import { agentKey } from "../reviews/listings.ts";
+import { marketplaceAbi } from "../chain/generated/marketplace.ts";
+import { isPublished, type AgentRecord } from "../listings/catalogue.ts";
+
+export interface ExecutionAccess {
+  listingId: string;
+  onChainId: `0x${string}`;
+  agent: AgentRecord & { kind: "declarative" | "connected"; logic_blob: string; logic_key: string };
+  rentalModel: "one_time" | "subscription" | "per_query";
+  /** The listing's price in wei (per run for per_query). */
+  priceWei: bigint;
+  /** The per-query balance on-chain when checked (0 for the other models). */
+  balanceWei: bigint;
+}
+
+/** The contract's ListingStatus.Paused. */
+const LISTING_PAUSED = 2;
+const AGENT_ID = /^[a-z][a-z0-9-]{1,62}-[0-9a-f]{8}$/;
+
+/** Resolves `agent_id` (an agent id `<name>-<8 hex>` or a listing id) to the on-chain listing id. */
+export async function resolveAgentId(services: Services, agentId: string): Promise<`0x${string}`> {
+  if (AGENT_ID.test(agentId)) {
+    const out = await services.tables.doc.send(new GetCommand({ TableName: services.tables.name("listings"), Key: { pk: `agent#${agentId}`, sk: "alias" } }));
+    if (!out.Item) throw new ApiError("listing_not_found", `No published agent ${agentId}.`);
+    return parseListingId(out.Item.listing_id as string);
+  }
+  return parseListingId(agentId);
+}
+
+const refusals: Record<string, { code: ErrorCode; error: string; message: string }> = {
+  not_found: { code: "credential_not_found", error: "CredentialNotFound", message: "This wallet holds no rental credential for the listing; rent it first." },
+  expired: { code: "credential_expired", error: "CredentialNotFound", message: "The subscription has expired; renew it with renewSubscription." },
+  low_balance: { code: "insufficient_balance", error: "InsufficientBalance", message: "The per-task balance is empty; top it up with topUpBalance." },
+  revoked: { code: "credential_revoked", error: "CredentialRevoked", message: "The creator revoked this credential; an unspent per-task balance can be withdrawn with withdrawUnspentBalance." },
+  listing_closed: { code: "listing_closed", error: "ListingNotActive", message: "The listing is closed; its credentials are no longer valid." },
+};
+
+export async function checkExecutionAccess(services: Services, wallet: Address, agentId: string): Promise<ExecutionAccess> {
+  const onChainId = await resolveAgentId(services, agentId);
+  // The index says whether the listing is published; the chain, read live, says its state, its price
+  // and the caller's credential (the two calls travel as one batched request).
+  const [agentOut, chainOut, credential, live] = await Promise.all([
+    services.tables.doc.send(new GetCommand({ TableName: services.tables.name("listings"), Key: agentKey(onChainId) })),
+    services.tables.doc.send(new GetCommand({ TableName: services.tables.name("chain_listings"), Key: chainListingKey(onChainId) })),
+    readChainCredential(services.chain, onChainId, wallet),
+    services.chain.client.readContract({ address: services.chain.marketplace, abi: marketplaceAbi, functionName: "listings", args: [onChainId] }).catch((error: unknown) => {
+      throw new ApiError("service_unavailable", "The chain could not be reached to check the listing; retry.", { cause: error });
+    }),
+  ]);
+  const agent = agentOut.Item as ExecutionAccess["agent"] | undefined;
+  const chain = chainOut.Item as ChainListingRecord | undefined;
+  if (!agent || !isPublished(agent, chain)) throw new ApiError("listing_not_found", `No published listing ${agentId}.`);
+  const [price, , , listingStatus] = live;
+  if (listingStatus === LISTING_PAUSED) throw new ApiError("listing_paused", "The listing is paused by its creator; no executions until it resumes.", { onChainError: { contract: "Marketplace", error: "ListingNotActive" } });
+  if (credential.status !== "active") {
+    const refusal = refusals[credential.status]!;
+    throw new ApiError(refusal.code, refusal.message, { onChainError: { contract: "Marketplace", error: refusal.error } });
+  }
+  return {
+    listingId: agent.listing_id,
+    onChainId,
+    agent,
+    rentalModel: credential.rentalModel,
+    priceWei: price,
+    balanceWei: credential.balanceWei,
+  };
+}
