@@ -6,6 +6,7 @@
 // the guard follows them itself, re-checking each hop. Rules and decisions: docs/egress.md.
 import dns from "node:dns";
 import net from "node:net";
+import tls from "node:tls";
 import { Agent, buildConnector, fetch as undiciFetch, type Dispatcher, type RequestInit as UndiciRequestInit } from "undici";
 import { ipv4Kind, ipv6Kind, type AddressKind } from "../../registration/hosts.ts";
 
@@ -37,7 +38,7 @@ export interface EgressGuardOptions {
   /** Resolver, `dns.lookup` by default. */
   lookup?: EgressLookup;
   /** Extra trusted CA certificates (PEM) for HTTPS, for self-hosted endpoints with a private CA and for
-   * tests. Replaces Node's default bundle when given, as `tls.connect({ ca })` does. */
+   * tests; trusted in addition to Node's bundled roots. */
   ca?: string | Buffer | Array<string | Buffer>;
   /** TCP + TLS connect timeout per connection. Default 10 s. */
   connectTimeoutMs?: number;
@@ -135,7 +136,7 @@ export function createEgressGuard(options: EgressGuardOptions = {}): EgressGuard
   const baseConnect = buildConnector({
     timeout: options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
     lookup: checkedLookup as unknown as net.LookupFunction,
-    ...(options.ca === undefined ? {} : { ca: options.ca }),
+    ...(options.ca === undefined ? {} : { ca: [...tls.rootCertificates, ...(Array.isArray(options.ca) ? options.ca : [options.ca])] }),
   });
 
   // Node skips `lookup` for IP literals, so they are judged here, before any socket exists.
@@ -169,7 +170,7 @@ export function createEgressGuard(options: EgressGuardOptions = {}): EgressGuard
         const refusal = schemeRefusal(url.protocol, url.hostname) ?? (isIpLiteral(url.hostname) ? addressRefusal(bare(url.hostname), bare(url.hostname)) : null);
         if (refusal !== null) throw refusal;
 
-        const response = await undiciFetch(url, { ...(rest as UndiciRequestInit), method, body: body as UndiciRequestInit["body"], headers, redirect: "manual", signal, dispatcher });
+        const response = await undiciFetch(url, { ...(rest as UndiciRequestInit), method, body: body as UndiciRequestInit["body"], headers: [...headers], redirect: "manual", signal, dispatcher });
         const location = response.headers.get("location");
         if (!REDIRECT_STATUSES.has(response.status) || location === null) return wrapResponse(response, url, hop > 0, maxResponseBytes, done);
 
