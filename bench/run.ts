@@ -6,6 +6,7 @@ import { runGasBench } from "./gas.ts";
 import { runIndexerBench } from "./indexer.ts";
 import { runSearchBench } from "./search.ts";
 import { runRegistrationBench } from "./registration.ts";
+import { runSandboxBench } from "./sandbox.ts";
 
 const benches: Record<string, () => Promise<string[]>> = {
   startup: () => runStartupBench(),
@@ -14,6 +15,7 @@ const benches: Record<string, () => Promise<string[]>> = {
   indexer: () => runIndexerBench(),
   search: () => runSearchBench(),
   registration: () => runRegistrationBench(),
+  sandbox: () => runSandboxBench(),
   gas: async () =>
     (await runGasBench()).map(
       (r) =>

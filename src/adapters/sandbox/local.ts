@@ -9,7 +9,7 @@ import { dirname, isAbsolute, join, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { RunEvent, RunResult, RunSpec, SandboxPool, SandboxStats } from "./port.ts";
 
-export const BOOTSTRAP_PATH = join(dirname(fileURLToPath(import.meta.url)), "bootstrap.mjs");
+export const BOOTSTRAP_PATH = join(dirname(fileURLToPath(import.meta.url)), "bootstrap.cjs");
 
 export interface LocalSandboxPoolOptions {
   /** Idle pre-started sandboxes kept ready at rest (0 disables pre-starting). */
@@ -37,6 +37,8 @@ export interface LocalSandboxPool extends SandboxPool {
 /** What V8 prints on stderr when the heap cap is reached. */
 const OOM_MARKERS = ["JavaScript heap out of memory", "Reached heap limit"];
 const STDERR_KEEP = 16_384;
+/** A line from a sandbox longer than this (no newline yet) is a protocol violation: the sandbox is killed. */
+const MAX_LINE_BYTES = 32 * 1024 * 1024;
 const DECAY_INTERVAL_MS = 10_000;
 
 type ChildMessage =
@@ -66,7 +68,9 @@ function fsReadFlags(paths: readonly string[]): string[] {
 function startSandbox(nodePath: string, allowFsRead: readonly string[], memoryMb: number): Sandbox {
   const args = ["--permission", ...fsReadFlags(allowFsRead), `--max-old-space-size=${memoryMb}`, BOOTSTRAP_PATH];
   // env: {} — nothing of the parent's environment; cwd "/" so the service's directory is not disclosed.
-  const proc = spawn(nodePath, args, { env: {}, cwd: "/", stdio: ["ignore", "ignore", "pipe", "ipc"], serialization: "json" });
+  // fd 0: the run message in; fd 1: ignored (the entry's console output); fd 2: read for OOM only;
+  // fd 3: the sandbox's messages out (bootstrap.cjs describes the protocol).
+  const proc = spawn(nodePath, args, { env: {}, cwd: "/", stdio: ["pipe", "ignore", "pipe", "pipe"] });
   const sandbox: Sandbox = {
     proc,
     pid: proc.pid ?? -1,
@@ -77,6 +81,9 @@ function startSandbox(nodePath: string, allowFsRead: readonly string[], memoryMb
     stderr: "",
     assigned: false,
   };
+  proc.stdin!.on("error", () => {
+    // EPIPE when the sandbox died before reading its run; reported through its exit
+  });
   // stderr is read only to recognise a heap exhaustion; it is never logged or returned (it may hold
   // whatever the entry printed).
   proc.stderr!.on("data", (chunk: Buffer) => {
@@ -94,10 +101,35 @@ function startSandbox(nodePath: string, allowFsRead: readonly string[], memoryMb
     });
   });
   sandbox.ready = new Promise<boolean>((resolveReady) => {
-    proc.on("message", (message: ChildMessage) => {
+    const messages = proc.stdio[3] as NodeJS.ReadableStream | null;
+    let pending: Buffer[] = [];
+    let pendingBytes = 0;
+    const deliver = (line: Buffer) => {
+      let message: ChildMessage;
+      try {
+        message = JSON.parse(line.toString("utf8")) as ChildMessage;
+      } catch {
+        return; // not ours (the entry wrote to fd 3 itself); ignored
+      }
       if (message?.t === "ready") resolveReady(true);
       else sandbox.onMessage?.(message);
+    };
+    messages?.on("data", (chunk: Buffer) => {
+      let start = 0;
+      for (let end = chunk.indexOf(10); end >= 0; end = chunk.indexOf(10, start)) {
+        const piece = chunk.subarray(start, end);
+        deliver(pendingBytes ? Buffer.concat([...pending, piece]) : piece);
+        pending = [];
+        pendingBytes = 0;
+        start = end + 1;
+      }
+      if (start < chunk.length) {
+        pending.push(chunk.subarray(start));
+        pendingBytes += chunk.length - start;
+        if (pendingBytes > MAX_LINE_BYTES) kill(sandbox);
+      }
     });
+    messages?.on("error", () => kill(sandbox));
     void sandbox.closed.then(() => resolveReady(false));
   });
   return sandbox;
@@ -146,11 +178,20 @@ function execute(sandbox: Sandbox, spec: RunSpec, deadline: number, onEvent: ((e
       kill(sandbox);
     }
   }, Math.max(0, deadline - Date.now()));
+  let line: string | undefined;
   try {
-    sandbox.proc.send({ t: "run", runId: spec.runId, entry: spec.entry, payload: spec.payload, deadline });
+    line = JSON.stringify({ runId: spec.runId, entry: resolve(spec.entry), payload: spec.payload, deadline }) + "\n";
   } catch {
-    kill(sandbox); // the channel is gone: the process died; reported as crashed below
+    line = undefined;
   }
+  if (line === undefined) {
+    kill(sandbox);
+    return sandbox.closed.then(() => {
+      clearTimeout(timer);
+      return failed("entry_error", "the payload is not JSON-serialisable", startedAt, t0, sandbox.pid);
+    });
+  }
+  sandbox.proc.stdin!.end(line);
   return sandbox.closed.then(() => {
     clearTimeout(timer);
     const base = { durationMs: performance.now() - t0, startedAt, pid: sandbox.pid };
@@ -254,7 +295,9 @@ export function createLocalSandboxPool(options: LocalSandboxPoolOptions): LocalS
     const ready = idle.shift();
     if (ready) {
       counters.warmHits++;
-      replenish();
+      // Start the replacement after this run's message is on its way: spawn() blocks the event loop for
+      // a few milliseconds, which must not sit between the call and the entry.
+      setImmediate(replenish);
       return Promise.resolve(ready);
     }
     counters.warmMisses++;
@@ -302,8 +345,8 @@ export function createLocalSandboxPool(options: LocalSandboxPoolOptions): LocalS
   async function run(spec: RunSpec, onEvent?: (event: RunEvent) => void): Promise<RunResult> {
     if (closed) throw new Error("the sandbox pool is closed");
     validate(spec);
-    const startedAt = Date.now();
     const t0 = performance.now();
+    const startedAt = performance.timeOrigin + t0;
     const deadline = startedAt + spec.timeoutMs;
     const entry = resolve(spec.entry);
     const fitsWarm = spec.memoryMb === memoryMb && within(entry, allowFsRead);

@@ -32,7 +32,8 @@ export interface RunResult {
   error?: RunError;
   /** Wall clock from the `run()` call until the sandbox process was gone, in milliseconds. */
   durationMs: number;
-  /** When `run()` was called, epoch milliseconds. */
+  /** When `run()` was called, epoch milliseconds (`performance.timeOrigin + performance.now()`, fractional:
+   * the same clock as `entryInvokedAt`). */
   startedAt: number;
   /** When the sandbox invoked the entry's `run` (the child's `performance.timeOrigin + performance.now()`,
    * epoch milliseconds, fractional); absent when the entry was never invoked. */
