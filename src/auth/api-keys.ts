@@ -2,10 +2,9 @@
 // stolen JWT alone cannot mint keys), shown once, stored only as a SHA-256 hash, listed and revoked by
 // their owner. A key never expires; a revoked key fails on its next request.
 import { createHash, randomBytes, randomInt } from "node:crypto";
-import { ConditionalCheckFailedException } from "@aws-sdk/client-dynamodb";
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import { getAddress, type Address, type Hex } from "viem";
-import type { Tables } from "../adapters/tables/dynamo.ts";
+import { isConditionalCheckFailure, type Tables } from "../adapters/tables/dynamo.ts";
 import type { ChainClient } from "../chain/client.ts";
 import { ApiError } from "../errors.ts";
 import { verifyWalletSignature } from "./signatures.ts";
@@ -40,8 +39,6 @@ export function hashApiKey(key: string): string {
   return createHash("sha256").update(key).digest("hex");
 }
 
-const isConditionFailure = (error: unknown) =>
-  error instanceof ConditionalCheckFailedException || (error as { name?: string }).name === "ConditionalCheckFailedException";
 
 function toRecord(item: Record<string, unknown>): ApiKeyRecord {
   return {
@@ -127,7 +124,7 @@ export async function createApiKey(
       new DeleteCommand({ TableName: tables.name("challenges"), Key: { pk: `keyreq#${request.nonce}`, sk: "api_key" }, ConditionExpression: "attribute_exists(pk) AND wallet = :w", ExpressionAttributeValues: { ":w": wallet.toLowerCase() } }),
     );
   } catch (error) {
-    if (isConditionFailure(error)) throw new ApiError("invalid_signature", "The key request was already used; request a new one.");
+    if (isConditionalCheckFailure(error)) throw new ApiError("invalid_signature", "The key request was already used; request a new one.");
     throw error;
   }
 

@@ -1,10 +1,9 @@
 // Sign-in challenges: `<service>:auth:<unix_timestamp>:<random_hex>`, valid 60 seconds, usable once.
 // Exchanging one deletes it with a conditional write, so two concurrent exchanges cannot both succeed.
 import { randomBytes } from "node:crypto";
-import { ConditionalCheckFailedException } from "@aws-sdk/client-dynamodb";
 import { DeleteCommand, PutCommand } from "@aws-sdk/lib-dynamodb";
 import type { Address } from "viem";
-import type { Tables } from "../adapters/tables/dynamo.ts";
+import { isConditionalCheckFailure, type Tables } from "../adapters/tables/dynamo.ts";
 
 export const CHALLENGE_LIFETIME_SECONDS = 60;
 
@@ -48,7 +47,7 @@ export async function consumeChallenge(tables: Tables, challenge: string, wallet
     );
     return true;
   } catch (error) {
-    if (error instanceof ConditionalCheckFailedException || (error as { name?: string }).name === "ConditionalCheckFailedException") return false;
+    if (isConditionalCheckFailure(error)) return false;
     throw error;
   }
 }

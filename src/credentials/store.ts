@@ -1,9 +1,8 @@
 // The credentials index in DynamoDB: one item per (wallet, listing) in `credentials`, one item per
 // on-chain listing in `chain_listings`. Every write is conditional on the position of the last event
 // applied, so replaying a block range changes nothing and an older event never overwrites a newer one.
-import { ConditionalCheckFailedException } from "@aws-sdk/client-dynamodb";
 import { BatchGetCommand, BatchWriteCommand, GetCommand, QueryCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
-import type { Tables } from "../adapters/tables/dynamo.ts";
+import { isConditionalCheckFailure, type Tables } from "../adapters/tables/dynamo.ts";
 import type { Patch, RentalModel } from "./events.ts";
 
 export interface CredentialRecord {
@@ -31,8 +30,6 @@ export interface ChainListingRecord {
 export const credentialKey = (wallet: string, listingId: string) => ({ pk: `wallet#${wallet.toLowerCase()}`, sk: `listing#${listingId.toLowerCase()}` });
 export const chainListingKey = (listingId: string) => ({ pk: `listing#${listingId.toLowerCase()}`, sk: "chain" });
 
-const isConditionFailure = (error: unknown) =>
-  error instanceof ConditionalCheckFailedException || (error as { name?: string }).name === "ConditionalCheckFailedException";
 
 function tableOf(patch: Patch): "credentials" | "chain_listings" {
   return patch.kind === "credential" ? "credentials" : "chain_listings";
@@ -129,7 +126,7 @@ export async function applyPatch(tables: Tables, patch: Patch & { set: Record<st
     );
     return true;
   } catch (error) {
-    if (isConditionFailure(error)) return false;
+    if (isConditionalCheckFailure(error)) return false;
     throw error;
   }
 }

@@ -166,9 +166,20 @@ function ipv4Octets(host: string): number[] {
   return host.split(".").map(Number);
 }
 
-/** Eight groups from the parser's serialization of an IPv6 address (hex groups, at most one "::"). */
-function parseIpv6(text: string): number[] | null {
-  const halves = text.split("::");
+/**
+ * The eight 16-bit groups of an IPv6 address, or null when the text is not one. Accepts the URL
+ * parser's serialization and what resolvers return: a zone id (`fe80::1%eth0`) and an embedded IPv4
+ * tail (`::ffff:1.2.3.4`).
+ */
+export function parseIpv6(text: string): number[] | null {
+  let s = (text.split("%", 1)[0] ?? "").toLowerCase();
+  const quad = /^(.*:)(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(s);
+  if (quad !== null) {
+    const [a = 0, b = 0, c = 0, d = 0] = quad.slice(2).map(Number);
+    if (Math.max(a, b, c, d) > 255) return null;
+    s = `${quad[1] ?? ""}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+  }
+  const halves = s.split("::");
   if (halves.length > 2) return null;
   const parse = (part: string | undefined) => (part === undefined || part === "" ? [] : part.split(":").map((h) => (/^[0-9a-f]{1,4}$/.test(h) ? parseInt(h, 16) : NaN)));
   const head = parse(halves[0]);

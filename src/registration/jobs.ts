@@ -2,9 +2,8 @@
 // every transition is a conditional write on the status, so a redelivered message cannot complete a
 // job twice or overwrite a failure.
 import { randomBytes } from "node:crypto";
-import { ConditionalCheckFailedException } from "@aws-sdk/client-dynamodb";
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
-import type { Tables } from "../adapters/tables/dynamo.ts";
+import { isConditionalCheckFailure, type Tables } from "../adapters/tables/dynamo.ts";
 
 export type JobStatus = "queued" | "completed" | "failed";
 
@@ -38,8 +37,6 @@ export interface JobRecord {
 
 export const newJobId = () => `job_${randomBytes(12).toString("hex")}`;
 const key = (jobId: string) => ({ pk: `job#${jobId}`, sk: "job" });
-const isConditionFailure = (error: unknown) =>
-  error instanceof ConditionalCheckFailedException || (error as { name?: string }).name === "ConditionalCheckFailedException";
 
 export async function putQueuedJob(tables: Tables, job: Omit<JobRecord, "status" | "updated_at">): Promise<void> {
   await tables.doc.send(
@@ -72,7 +69,7 @@ export async function finishJob(tables: Tables, jobId: string, outcome: { status
     );
     return true;
   } catch (error) {
-    if (isConditionFailure(error)) return false;
+    if (isConditionalCheckFailure(error)) return false;
     throw error;
   }
 }
@@ -106,6 +103,6 @@ export async function markEnqueued(tables: Tables, jobId: string): Promise<void>
       }),
     );
   } catch (error) {
-    if (!isConditionFailure(error)) throw error;
+    if (!isConditionalCheckFailure(error)) throw error;
   }
 }

@@ -3,8 +3,8 @@
 // under a data key of its own, bound to the listing and the purpose, and stored as a blob; only the
 // wrapped data key and the time it was set sit in the agent record. Neither is ever returned after it
 // is set, nor logged.
+import { isConditionalCheckFailure } from "../adapters/tables/dynamo.ts";
 import { randomBytes } from "node:crypto";
-import { ConditionalCheckFailedException } from "@aws-sdk/client-dynamodb";
 import { GetCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import type { Address } from "viem";
 import type { Services } from "../services.ts";
@@ -41,7 +41,7 @@ async function store(services: Services, onChainId: `0x${string}`, listingId: st
       }),
     );
   } catch (error) {
-    if (error instanceof ConditionalCheckFailedException || (error as { name?: string }).name === "ConditionalCheckFailedException") throw new ApiError("listing_not_found", `No agent at listing ${listingId}.`);
+    if (isConditionalCheckFailure(error)) throw new ApiError("listing_not_found", `No agent at listing ${listingId}.`);
     throw error;
   }
   return now;

@@ -3,7 +3,7 @@
 // key, records the agent, and completes the job. Every step is idempotent, so a redelivered message
 // never registers an agent twice in effect; a message that keeps failing ends in the dead-letter
 // queue, whose consumer fails the job (it never stays queued).
-import { ConditionalCheckFailedException } from "@aws-sdk/client-dynamodb";
+import { isConditionalCheckFailure } from "../adapters/tables/dynamo.ts";
 import { GetCommand, PutCommand } from "@aws-sdk/lib-dynamodb";
 import { encodePacked, getAddress, keccak256, toHex, type Address } from "viem";
 import type { Services } from "../services.ts";
@@ -111,7 +111,7 @@ async function registerAgent(services: Services, jobId: string, creator: Address
       }),
     );
   } catch (error) {
-    if (!(error instanceof ConditionalCheckFailedException || (error as { name?: string }).name === "ConditionalCheckFailedException")) throw error;
+    if (!isConditionalCheckFailure(error)) throw error;
   }
   // Idempotent writes, repeated by a redelivery that follows a crash: the review queue item (keyed
   // by the recorded creation time) and the agent_id alias execute requests may name.

@@ -1,9 +1,8 @@
 // Creator applications (beta): a wallet applies with a display name; the protocol authority approves
 // or rejects it with a reason; only approved creators may register agents. A rejected creator may
 // apply again.
-import { ConditionalCheckFailedException } from "@aws-sdk/client-dynamodb";
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
-import type { Tables } from "../adapters/tables/dynamo.ts";
+import { isConditionalCheckFailure, type Tables } from "../adapters/tables/dynamo.ts";
 import { ApiError } from "../errors.ts";
 
 export type ReviewStatus = "pending" | "approved" | "rejected";
@@ -51,7 +50,7 @@ export async function applyAsCreator(tables: Tables, wallet: string, displayName
       }),
     );
   } catch (error) {
-    if (error instanceof ConditionalCheckFailedException || (error as { name?: string }).name === "ConditionalCheckFailedException") {
+    if (isConditionalCheckFailure(error)) {
       return (await getCreator(tables, wallet))!;
     }
     throw error;
@@ -82,7 +81,7 @@ export async function reviewCreator(tables: Tables, wallet: string, decision: "a
       }),
     );
   } catch (error) {
-    if (error instanceof ConditionalCheckFailedException || (error as { name?: string }).name === "ConditionalCheckFailedException") {
+    if (isConditionalCheckFailure(error)) {
       throw new ApiError("not_found", `No creator application from ${wallet}.`);
     }
     throw error;

@@ -1,9 +1,8 @@
 // Listing reviews (beta): a registered agent stays out of search until the protocol authority approves
 // it; a rejection carries a reason the creator reads on their listing. Pending reviews are kept as
 // small queue items (pk listing-review#pending) so the reviewer lists them with one query.
-import { ConditionalCheckFailedException } from "@aws-sdk/client-dynamodb";
 import { DeleteCommand, PutCommand, QueryCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
-import type { Tables } from "../adapters/tables/dynamo.ts";
+import { isConditionalCheckFailure, type Tables } from "../adapters/tables/dynamo.ts";
 import { ApiError } from "../errors.ts";
 import { parseListingId, toListingId } from "../credentials/ids.ts";
 import type { ReviewStatus } from "./creators.ts";
@@ -40,7 +39,7 @@ export async function reviewListing(tables: Tables, listingIdParam: string, deci
     );
     createdAt = out.Attributes!.created_at as string;
   } catch (error) {
-    if (error instanceof ConditionalCheckFailedException || (error as { name?: string }).name === "ConditionalCheckFailedException") {
+    if (isConditionalCheckFailure(error)) {
       throw new ApiError("listing_not_found", `No registered agent for listing ${listingIdParam}.`);
     }
     throw error;

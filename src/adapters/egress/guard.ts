@@ -8,7 +8,7 @@ import dns from "node:dns";
 import net from "node:net";
 import tls from "node:tls";
 import { Agent, buildConnector, fetch as undiciFetch, type Dispatcher, type RequestInit as UndiciRequestInit } from "undici";
-import { ipv4Kind, ipv6Kind, type AddressKind } from "../../registration/hosts.ts";
+import { ipv4Kind, ipv6Kind, parseIpv6, type AddressKind } from "../../registration/hosts.ts";
 
 export type EgressRefusalReason = "forbidden_address" | "scheme_not_allowed" | "too_many_redirects" | "response_too_large" | "timeout" | "dns_failure";
 
@@ -82,7 +82,7 @@ export function classifyAddress(address: string): AddressKind | null {
   const family = net.isIP(address);
   if (family === 4) return ipv4Kind(address.split(".").map(Number));
   if (family === 6) {
-    const groups = ipv6Groups(address);
+    const groups = parseIpv6(address);
     return groups === null ? "reserved" : ipv6Kind(groups);
   }
   return null;
@@ -307,21 +307,3 @@ function safeHostForMessage(host: string): string {
 
 /** Eight 16-bit groups of an IPv6 address as the resolver or the URL parser prints it: at most one
  * "::", an optional trailing dotted quad (::ffff:127.0.0.1) and an optional zone (fe80::1%eth0). */
-function ipv6Groups(text: string): number[] | null {
-  let s = (text.split("%", 1)[0] ?? "").toLowerCase();
-  const quad = /^(.*:)(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(s);
-  if (quad !== null) {
-    const [a = 0, b = 0, c = 0, d = 0] = quad.slice(2).map(Number);
-    if (Math.max(a, b, c, d) > 255) return null;
-    s = `${quad[1] ?? ""}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
-  }
-  const halves = s.split("::");
-  if (halves.length > 2) return null;
-  const parse = (part: string | undefined) => (part === undefined || part === "" ? [] : part.split(":").map((h) => (/^[0-9a-f]{1,4}$/.test(h) ? parseInt(h, 16) : NaN)));
-  const head = parse(halves[0]);
-  const tail = parse(halves[1]);
-  const missing = 8 - head.length - tail.length;
-  if (halves.length === 1 ? missing !== 0 : missing < 1) return null;
-  const groups = [...head, ...Array<number>(halves.length === 1 ? 0 : missing).fill(0), ...tail];
-  return groups.some(Number.isNaN) ? null : groups;
-}

@@ -1,6 +1,7 @@
 // The tables port's adapter: one DynamoDB document client, pointed at DynamoDB in the cloud and at
 // the local emulator (dynalite) locally. Domain code gets a `Tables` handle and never sees endpoints.
 import {
+  ConditionalCheckFailedException,
   CreateTableCommand,
   DescribeTableCommand,
   DynamoDBClient,
@@ -75,4 +76,9 @@ export async function clearTable(tables: Tables, table: TableName): Promise<numb
     startKey = page.LastEvaluatedKey;
   } while (startKey);
   return removed;
+}
+
+/** True for the refusal of a conditional write (the condition did not hold), whichever client threw it. */
+export function isConditionalCheckFailure(error: unknown): boolean {
+  return error instanceof ConditionalCheckFailedException || (error as { name?: string } | null)?.name === "ConditionalCheckFailedException";
 }
