@@ -1,8 +1,8 @@
 // The credentials index in DynamoDB: one item per (wallet, listing) in `credentials`, one item per
 // on-chain listing in `chain_listings`. Every write is conditional on the position of the last event
 // applied, so replaying a block range changes nothing and an older event never overwrites a newer one.
-import { BatchGetCommand, BatchWriteCommand, GetCommand, QueryCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
-import { isConditionalCheckFailure, type Tables } from "../adapters/tables/dynamo.ts";
+import { GetCommand, QueryCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import { batchGet, batchWrite, isConditionalCheckFailure, type Tables } from "../adapters/tables/dynamo.ts";
 import type { Patch, RentalModel } from "./events.ts";
 
 export interface CredentialRecord {
@@ -52,19 +52,10 @@ function itemOf(patch: Patch): Record<string, unknown> {
  * batches of 100. */
 export async function readPositions(tables: Tables, patches: Patch[]): Promise<Map<string, string>> {
   const positions = new Map<string, string>();
-  const byTable = new Map<"credentials" | "chain_listings", { pk: string; sk: string }[]>();
-  for (const patch of patches) byTable.set(tableOf(patch), [...(byTable.get(tableOf(patch)) ?? []), keyOf(patch)]);
-  for (const [table, keys] of byTable) {
-    for (let i = 0; i < keys.length; i += 100) {
-      let pending: Record<string, unknown>[] | undefined = keys.slice(i, i + 100);
-      while (pending && pending.length) {
-        const out = await tables.doc.send(
-          new BatchGetCommand({ RequestItems: { [tables.name(table)]: { Keys: pending, ProjectionExpression: "pk, sk, #p", ExpressionAttributeNames: { "#p": "position" }, ConsistentRead: true } } }),
-        );
-        for (const item of out.Responses?.[tables.name(table)] ?? []) positions.set(`${table}|${item.pk as string}|${item.sk as string}`, (item.position as string | undefined) ?? "");
-        pending = out.UnprocessedKeys?.[tables.name(table)]?.Keys as Record<string, unknown>[] | undefined;
-      }
-    }
+  for (const table of ["credentials", "chain_listings"] as const) {
+    const keys = patches.filter((p) => tableOf(p) === table).map(keyOf);
+    const items = await batchGet(tables, table, keys, { projection: "pk, sk, #p", names: { "#p": "position" }, consistent: true });
+    for (const item of items) positions.set(`${table}|${item.pk as string}|${item.sk as string}`, (item.position as string | undefined) ?? "");
   }
   return positions;
 }
@@ -78,21 +69,7 @@ export function positionKey(patch: Patch): string {
  * conditional write each; two indexers writing the same new item write the same content. */
 export async function putNewItems(tables: Tables, patches: Patch[]): Promise<void> {
   for (const table of ["credentials", "chain_listings"] as const) {
-    const items = patches.filter((p) => tableOf(p) === table).map(itemOf);
-    const chunks: Record<string, unknown>[][] = [];
-    for (let i = 0; i < items.length; i += 25) chunks.push(items.slice(i, i + 25));
-    let next = 0;
-    await Promise.all(
-      Array.from({ length: Math.min(8, chunks.length) }, async () => {
-        while (next < chunks.length) {
-          let pending: Record<string, unknown>[] | undefined = chunks[next++]!.map((Item) => ({ PutRequest: { Item } }));
-          while (pending && pending.length) {
-            const out = await tables.doc.send(new BatchWriteCommand({ RequestItems: { [tables.name(table)]: pending } }));
-            pending = out.UnprocessedItems?.[tables.name(table)] as Record<string, unknown>[] | undefined;
-          }
-        }
-      }),
-    );
+    await batchWrite(tables, table, patches.filter((p) => tableOf(p) === table).map((p) => ({ PutRequest: { Item: itemOf(p) } })), 8);
   }
 }
 
@@ -174,15 +151,7 @@ export async function listWalletCredentials(tables: Tables, wallet: string): Pro
 }
 
 export async function getChainListings(tables: Tables, listingIds: string[]): Promise<Map<string, ChainListingRecord>> {
-  const found = new Map<string, ChainListingRecord>();
   const unique = [...new Set(listingIds.map((id) => id.toLowerCase()))];
-  for (let i = 0; i < unique.length; i += 100) {
-    let keys: Record<string, unknown>[] | undefined = unique.slice(i, i + 100).map(chainListingKey);
-    while (keys && keys.length) {
-      const out = await tables.doc.send(new BatchGetCommand({ RequestItems: { [tables.name("chain_listings")]: { Keys: keys } } }));
-      for (const item of out.Responses?.[tables.name("chain_listings")] ?? []) found.set((item.on_chain_listing_id as string).toLowerCase(), item as ChainListingRecord);
-      keys = out.UnprocessedKeys?.[tables.name("chain_listings")]?.Keys as Record<string, unknown>[] | undefined;
-    }
-  }
-  return found;
+  const items = (await batchGet(tables, "chain_listings", unique.map(chainListingKey))) as unknown as ChainListingRecord[];
+  return new Map(items.map((item) => [item.on_chain_listing_id.toLowerCase(), item]));
 }

@@ -3,11 +3,11 @@
 // published when its agent is approved and the on-chain listing with the same id exists, was created
 // by the same creator, and points at the same metadata URI. Search runs on an in-memory index of the
 // published listings, rebuilt from the tables when it is older than the refresh interval.
-import { BatchGetCommand, GetCommand, QueryCommand, ScanCommand } from "@aws-sdk/lib-dynamodb";
+import { GetCommand, QueryCommand, ScanCommand } from "@aws-sdk/lib-dynamodb";
 import { formatEther } from "viem";
-import type { Tables } from "../adapters/tables/dynamo.ts";
-import { chainListingKey, type ChainListingRecord } from "../credentials/store.ts";
-import { toListingId } from "../credentials/ids.ts";
+import { batchGet, type Tables } from "../adapters/tables/dynamo.ts";
+import { chainListingKey, getChainListings, type ChainListingRecord } from "../credentials/store.ts";
+import { toOnChainId } from "../credentials/ids.ts";
 import { agentKey } from "../reviews/listings.ts";
 import { createSearchIndex, type SearchDocument, type SearchIndex, type SearchQuery } from "./search/index.ts";
 
@@ -99,20 +99,24 @@ export function summaryOf(listing: Listing): ListingSummary {
 }
 
 async function creatorNames(tables: Tables, wallets: string[]): Promise<Map<string, string>> {
-  const names = new Map<string, string>();
   const unique = [...new Set(wallets.map((w) => w.toLowerCase()))];
-  for (let i = 0; i < unique.length; i += 100) {
-    let keys: Record<string, unknown>[] | undefined = unique.slice(i, i + 100).map((w) => ({ pk: `creator#${w}`, sk: "profile" }));
-    while (keys?.length) {
-      const out = await tables.doc.send(new BatchGetCommand({ RequestItems: { [tables.name("listings")]: { Keys: keys, ProjectionExpression: "wallet, display_name" } } }));
-      for (const item of out.Responses?.[tables.name("listings")] ?? []) names.set(item.wallet as string, item.display_name as string);
-      keys = out.UnprocessedKeys?.[tables.name("listings")]?.Keys as Record<string, unknown>[] | undefined;
-    }
-  }
-  return names;
+  const items = await batchGet(tables, "listings", unique.map((w) => ({ pk: `creator#${w}`, sk: "profile" })), { projection: "wallet, display_name" });
+  return new Map(items.map((item) => [item.wallet as string, item.display_name as string]));
 }
 
-/** Every published listing, from a scan of the agents and a batched read of their chain rows. */
+/** The published listings among approved agents, each with its creator's name and count of
+ * published listings (counted in the same set, so search and detail agree). */
+async function publish(tables: Tables, agents: AgentRecord[]): Promise<Listing[]> {
+  const chainRows = await getChainListings(tables, agents.map((a) => toOnChainId(a.listing_id)));
+  const chainOf = (a: AgentRecord) => chainRows.get(toOnChainId(a.listing_id));
+  const published = agents.filter((a) => isPublished(a, chainOf(a)));
+  const counts = new Map<string, number>();
+  for (const a of published) counts.set(a.creator, (counts.get(a.creator) ?? 0) + 1);
+  const names = await creatorNames(tables, published.map((a) => a.creator));
+  return published.map((a) => assemble(a, chainOf(a)!, { display_name: names.get(a.creator) ?? a.creator, listing_count: counts.get(a.creator) ?? 0 }));
+}
+
+/** Every published listing, from a scan of the approved agents. */
 export async function loadPublishedListings(tables: Tables): Promise<Listing[]> {
   const agents: AgentRecord[] = [];
   let startKey: Record<string, unknown> | undefined;
@@ -123,20 +127,7 @@ export async function loadPublishedListings(tables: Tables): Promise<Listing[]> 
     agents.push(...((page.Items ?? []) as AgentRecord[]));
     startKey = page.LastEvaluatedKey;
   } while (startKey);
-  const chainRows = new Map<string, ChainListingRecord>();
-  for (let i = 0; i < agents.length; i += 100) {
-    let keys: Record<string, unknown>[] | undefined = agents.slice(i, i + 100).map((a) => chainListingKey(`0x${a.listing_id.slice(4)}`));
-    while (keys?.length) {
-      const out = await tables.doc.send(new BatchGetCommand({ RequestItems: { [tables.name("chain_listings")]: { Keys: keys } } }));
-      for (const item of out.Responses?.[tables.name("chain_listings")] ?? []) chainRows.set(toListingId(item.on_chain_listing_id as string), item as ChainListingRecord);
-      keys = out.UnprocessedKeys?.[tables.name("chain_listings")]?.Keys as Record<string, unknown>[] | undefined;
-    }
-  }
-  const published = agents.filter((a) => isPublished(a, chainRows.get(a.listing_id)));
-  const counts = new Map<string, number>();
-  for (const a of published) counts.set(a.creator, (counts.get(a.creator) ?? 0) + 1);
-  const names = await creatorNames(tables, published.map((a) => a.creator));
-  return published.map((a) => assemble(a, chainRows.get(a.listing_id)!, { display_name: names.get(a.creator) ?? a.creator, listing_count: counts.get(a.creator) ?? 0 }));
+  return publish(tables, agents);
 }
 
 /** One listing by id, or null when unknown or unpublished. */
@@ -146,19 +137,12 @@ export async function loadListing(tables: Tables, onChainId: `0x${string}`): Pro
     tables.doc.send(new GetCommand({ TableName: tables.name("chain_listings"), Key: chainListingKey(onChainId) })),
   ]);
   const agent = agentOut.Item as AgentRecord | undefined;
-  const chain = chainOut.Item as ChainListingRecord | undefined;
-  if (!agent || !isPublished(agent, chain)) return null;
-  // listing_count counts the creator's published listings; one read of the creator's agents.
-  const all = await countApprovedListingsOf(tables, agent.creator);
-  const names = await creatorNames(tables, [agent.creator]);
-  return assemble(agent, chain, { display_name: names.get(agent.creator) ?? agent.creator, listing_count: all });
-}
-
-async function countApprovedListingsOf(tables: Tables, creator: string): Promise<number> {
-  const out = await tables.doc.send(
-    new QueryCommand({ TableName: tables.name("listings"), IndexName: "gsi1", KeyConditionExpression: "gsi1pk = :c", FilterExpression: "review_status = :a", ExpressionAttributeValues: { ":c": `creator#${creator.toLowerCase()}`, ":a": "approved" } }),
+  if (!agent || !isPublished(agent, chainOut.Item as ChainListingRecord | undefined)) return null;
+  // The creator's other approved agents, for the creator's listing count.
+  const siblings = await tables.doc.send(
+    new QueryCommand({ TableName: tables.name("listings"), IndexName: "gsi1", KeyConditionExpression: "gsi1pk = :c", FilterExpression: "review_status = :a", ExpressionAttributeValues: { ":c": `creator#${agent.creator.toLowerCase()}`, ":a": "approved" } }),
   );
-  return out.Items?.length ?? 0;
+  return (await publish(tables, (siblings.Items ?? []) as AgentRecord[])).find((listing) => listing.id === agent.listing_id) ?? null;
 }
 
 export interface Catalogue {

@@ -169,6 +169,15 @@ describe("the catalogue", () => {
     expect(found.body.listings[0]).toMatchObject({ rental_model: "per_query", price_eth: 0.001 });
   });
 
+  it("reports the same creator figures in search and in detail", async () => {
+    const found = (await search("?sort=price_asc")).body.listings as { id: string; creator: unknown }[];
+    expect(found.map((l) => l.creator)).toEqual([{ id: creator.address.toLowerCase(), display_name: "Acme Agents", listing_count: 2 }, { id: creator.address.toLowerCase(), display_name: "Acme Agents", listing_count: 2 }]);
+    for (const listing of found) {
+      const detail = (await (await app.request(`/v1/listings/${listing.id}`, { headers: auth(renterToken) })).json()) as { creator: unknown };
+      expect(detail.creator).toEqual(listing.creator);
+    }
+  });
+
   it("filters, sorts and pages", async () => {
     expect((await search("?sort=price_desc")).body.listings.map((l: { id: string }) => l.id)).toEqual([reviewer.listing_id, summarizer.listing_id]);
     expect((await search("?max_price=0.01")).body.listings.map((l: { id: string }) => l.id)).toEqual([summarizer.listing_id]);

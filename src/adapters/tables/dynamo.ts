@@ -8,7 +8,7 @@ import {
   ResourceInUseException,
   ResourceNotFoundException,
 } from "@aws-sdk/client-dynamodb";
-import { DynamoDBDocumentClient, ScanCommand, BatchWriteCommand } from "@aws-sdk/lib-dynamodb";
+import { DynamoDBDocumentClient, ScanCommand, BatchGetCommand, BatchWriteCommand } from "@aws-sdk/lib-dynamodb";
 import { TABLE_NAMES, createTableInput, physicalTableName, type TableName } from "./schema.ts";
 
 export interface TablesOptions {
@@ -64,15 +64,8 @@ export async function clearTable(tables: Tables, table: TableName): Promise<numb
       new ScanCommand({ TableName: tables.name(table), ProjectionExpression: "pk, sk", ExclusiveStartKey: startKey }),
     );
     const items = page.Items ?? [];
-    for (let i = 0; i < items.length; i += 25) {
-      const chunk = items.slice(i, i + 25);
-      let pending: Record<string, unknown>[] | undefined = chunk.map((item) => ({ DeleteRequest: { Key: { pk: item.pk, sk: item.sk } } }));
-      while (pending && pending.length > 0) {
-        const result = await tables.doc.send(new BatchWriteCommand({ RequestItems: { [tables.name(table)]: pending } }));
-        pending = result.UnprocessedItems?.[tables.name(table)] as Record<string, unknown>[] | undefined;
-      }
-      removed += chunk.length;
-    }
+    await batchWrite(tables, table, items.map((item) => ({ DeleteRequest: { Key: { pk: item.pk, sk: item.sk } } })));
+    removed += items.length;
     startKey = page.LastEvaluatedKey;
   } while (startKey);
   return removed;
@@ -81,4 +74,62 @@ export async function clearTable(tables: Tables, table: TableName): Promise<numb
 /** True for the refusal of a conditional write (the condition did not hold), whichever client threw it. */
 export function isConditionalCheckFailure(error: unknown): boolean {
   return error instanceof ConditionalCheckFailedException || (error as { name?: string } | null)?.name === "ConditionalCheckFailedException";
+}
+
+export type ItemKey = { pk: string; sk: string };
+
+/**
+ * Reads many items by key: requests of 100 keys, each retried until DynamoDB has answered every key
+ * (it may leave some unprocessed under load). Items that do not exist are simply absent.
+ */
+export async function batchGet(
+  tables: Tables,
+  table: TableName,
+  keys: ItemKey[],
+  options: { projection?: string; names?: Record<string, string>; consistent?: boolean } = {},
+): Promise<Record<string, unknown>[]> {
+  const found: Record<string, unknown>[] = [];
+  const name = tables.name(table);
+  for (let i = 0; i < keys.length; i += 100) {
+    let pending: Record<string, unknown>[] | undefined = keys.slice(i, i + 100);
+    while (pending && pending.length > 0) {
+      const out = await tables.doc.send(
+        new BatchGetCommand({
+          RequestItems: {
+            [name]: {
+              Keys: pending,
+              ...(options.projection ? { ProjectionExpression: options.projection } : {}),
+              ...(options.names ? { ExpressionAttributeNames: options.names } : {}),
+              ...(options.consistent ? { ConsistentRead: true } : {}),
+            },
+          },
+        }),
+      );
+      found.push(...(out.Responses?.[name] ?? []));
+      pending = out.UnprocessedKeys?.[name]?.Keys as Record<string, unknown>[] | undefined;
+    }
+  }
+  return found;
+}
+
+/**
+ * Writes (puts or deletes) many items: requests of 25, up to `concurrency` in flight, each retried
+ * until every item is processed. Unconditional, as BatchWriteItem is.
+ */
+export async function batchWrite(tables: Tables, table: TableName, requests: Record<string, unknown>[], concurrency = 1): Promise<void> {
+  const name = tables.name(table);
+  const chunks: Record<string, unknown>[][] = [];
+  for (let i = 0; i < requests.length; i += 25) chunks.push(requests.slice(i, i + 25));
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(concurrency, chunks.length) }, async () => {
+      while (next < chunks.length) {
+        let pending: Record<string, unknown>[] | undefined = chunks[next++];
+        while (pending && pending.length > 0) {
+          const out = await tables.doc.send(new BatchWriteCommand({ RequestItems: { [name]: pending } }));
+          pending = out.UnprocessedItems?.[name] as Record<string, unknown>[] | undefined;
+        }
+      }
+    }),
+  );
 }
