@@ -1,6 +1,7 @@
 // GET /v1/credentials: the caller's rental credentials from the index, with their status now.
 import type { Address } from "viem";
-import type { Tables } from "../adapters/tables/dynamo.ts";
+import { batchGet, type Tables } from "../adapters/tables/dynamo.ts";
+import { titleOf } from "../listings/catalogue.ts";
 import { toListingId } from "./ids.ts";
 import { statusOf, type CredentialStatusWord } from "./status.ts";
 import type { RentalModel } from "./events.ts";
@@ -23,7 +24,12 @@ export async function listCredentials(
   now = Date.now(),
 ): Promise<{ credentials: CredentialListItem[]; total: number }> {
   const records = await listWalletCredentials(tables, wallet);
-  const listings = await getChainListings(tables, records.map((r) => r.on_chain_listing_id));
+  const ids = records.map((r) => r.on_chain_listing_id.toLowerCase());
+  const [listings, agents] = await Promise.all([
+    getChainListings(tables, ids),
+    batchGet(tables, "listings", [...new Set(ids)].map((id) => ({ pk: `listing#${id}`, sk: "agent" })), { projection: "listing_id, #n", names: { "#n": "name" } }),
+  ]);
+  const titles = new Map(agents.map((agent) => [agent.listing_id as string, titleOf(agent.name as string)]));
   const nowSeconds = Math.floor(now / 1000);
   const items = records
     .map((record): CredentialListItem => {
@@ -31,7 +37,8 @@ export async function listCredentials(
       const listingId = toListingId(record.on_chain_listing_id);
       return {
         listing_id: listingId,
-        listing_title: listing?.title ?? listingId,
+        // The registered agent's title; a listing created on-chain without a registered agent has none.
+        listing_title: titles.get(listingId) ?? listingId,
         rental_model: record.rental_model!,
         status: statusOf(record, listing, nowSeconds),
         purchased_at: record.purchased_at ?? new Date(0).toISOString(),

@@ -23,7 +23,6 @@ export interface ChainListingRecord {
   price_wei?: string;
   metadata_uri?: string;
   status?: "active" | "paused" | "closed";
-  title?: string;
   position: string;
 }
 

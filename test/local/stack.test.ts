@@ -102,6 +102,7 @@ describe("npm start (the local stack)", () => {
       demoCredentials = await credentialsOf(info.api_url);
     }
     expect(demoCredentials.credentials.map((c) => `${c.rental_model}:${c.status}`).sort()).toEqual(["one_time:active", "per_query:active", "subscription:active"]);
+    expect(demoCredentials.credentials.map((c) => (c as unknown as { listing_title: string }).listing_title).sort()).toEqual(["Contract Reviewer", "Earnings Summarizer", "Unit Test Writer"]);
 
     // A rental bought on the stack's chain reaches the credentials API through the stack's indexer.
     const chain = chainFor(info.chain_id, info.rpc_url);
