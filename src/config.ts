@@ -56,6 +56,17 @@ export const configSchema = z
     /** Upstash Redis (REST) for rate limits; without it the process limits in memory (local stack). */
     UPSTASH_REDIS_REST_URL: url.optional(),
     UPSTASH_REDIS_REST_TOKEN: z.string().min(1).optional(),
+    /** The protocol authority's private key: settles per-query runs (consumeQuery) and logs runs
+     * (logRuns). A secret. Without it the process serves no per-query executions and logs no runs. */
+    AUTHORITY_PRIVATE_KEY: z.string().regex(/^0x[0-9a-fA-F]{64}$/, "must be a 0x-prefixed 32-byte hex private key").optional(),
+    /** Base URL of provider_a's OpenAI-compatible chat-completions API. */
+    PROVIDER_A_BASE_URL: url.default("https://api.openai.com/v1"),
+    /** Base URL of provider_b's Anthropic-messages API. */
+    PROVIDER_B_BASE_URL: url.default("https://api.anthropic.com/v1"),
+    /** Idle pre-started sandboxes kept ready for runs (local sandbox). */
+    SANDBOX_WARM: z.coerce.number().int().min(0).max(64).default(2),
+    /** How often pending run receipts are logged on-chain as one Merkle batch, in milliseconds. */
+    RUN_LOG_INTERVAL_MS: z.coerce.number().int().min(100).max(3_600_000).default(5_000),
     LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
     PORT: port.default(8787),
   })
@@ -74,6 +85,9 @@ export const configSchema = z
     }
     if (value.STAGE === "cloud" && value.ALLOW_PRIVATE_AGENT_HOSTS) {
       ctx.addIssue({ code: "custom", path: ["ALLOW_PRIVATE_AGENT_HOSTS"], message: "must be false when STAGE=cloud" });
+    }
+    if (value.STAGE === "cloud" && !value.AUTHORITY_PRIVATE_KEY) {
+      ctx.addIssue({ code: "custom", path: ["AUTHORITY_PRIVATE_KEY"], message: "is required when STAGE=cloud (per-query settlement and the run log)" });
     }
     if (value.STAGE === "local" && !value.AWS_ENDPOINT) {
       ctx.addIssue({ code: "custom", path: ["AWS_ENDPOINT"], message: "is required when STAGE=local" });

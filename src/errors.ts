@@ -26,6 +26,7 @@ export const ERROR_STATUS = {
   credential_revoked: 403,
   listing_closed: 403,
   method_not_allowed: 405,
+  idempotency_key_reused: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,
 } as const;

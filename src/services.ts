@@ -17,6 +17,11 @@ import type { KeyWrapper } from "./adapters/keys/port.ts";
 import { createCatalogue, type Catalogue } from "./listings/catalogue.ts";
 import { createKmsKeyWrapper } from "./adapters/keys/kms.ts";
 import { createLocalKeyWrapper } from "./adapters/keys/local.ts";
+import { createAuthoritySigner, type AuthoritySigner } from "./chain/authority.ts";
+import { createEgressGuard, type EgressGuard } from "./adapters/egress/guard.ts";
+import type { SandboxPool } from "./adapters/sandbox/port.ts";
+import { createLocalSandboxPool } from "./adapters/sandbox/local.ts";
+import { RUNTIME_DIR, RUNTIME_ENTRY } from "./runtime/location.ts";
 
 export interface Services {
   config: Config;
@@ -30,19 +35,37 @@ export interface Services {
   rateLimiter: RateLimiter;
   keys: KeyWrapper;
   catalogue: Catalogue;
+  /** The protocol authority's signer (settlement, run log); null when no key is configured. */
+  authority: AuthoritySigner | null;
+  /** The one way out for connected-agent webhooks (agent runtimes build their own from `egressRules`). */
+  egress: EgressGuard;
+  /** The egress rules handed to every run. */
+  egressRules: { allowPrivate: boolean; allowHosts: string[] };
+  /** The sandbox pool for declarative agents, started on first use. */
+  sandbox: () => SandboxPool;
+  /** The agent runtime's entry module (the bundle a sandbox loads). */
+  runtimeEntry: string;
 }
 
 export function createServices(config: Config, overrides: Partial<Services> = {}): Services {
   const tables = overrides.tables ?? createTables({ region: config.AWS_REGION, prefix: config.TABLE_PREFIX, ...(config.DYNAMODB_ENDPOINT ? { endpoint: config.DYNAMODB_ENDPOINT } : {}) });
   const jwt = overrides.jwt ?? createJwtIssuer({ keys: config.JWT_SIGNING_KEYS, issuer: config.SERVICE_NAME, audience: `${config.SERVICE_NAME}-api` });
+  const chain = overrides.chain ?? createChainClient({ rpcUrl: config.RPC_URL, chainId: config.CHAIN_ID, marketplace: config.MARKETPLACE_ADDRESS as Address });
+  const egressRules = { allowPrivate: config.ALLOW_PRIVATE_AGENT_HOSTS, allowHosts: [] as string[] };
+  let pool: SandboxPool | undefined = overrides.sandbox?.();
   return {
     config,
+    egressRules,
+    egress: overrides.egress ?? createEgressGuard(egressRules),
+    runtimeEntry: overrides.runtimeEntry ?? RUNTIME_ENTRY,
+    sandbox: () => (pool ??= createLocalSandboxPool({ warm: config.SANDBOX_WARM, maxWarm: Math.max(config.SANDBOX_WARM, 8), allowFsRead: [RUNTIME_DIR] })),
     jwt,
     logger: overrides.logger ?? createLogger(config.LOG_LEVEL),
     tables,
     queue: overrides.queue ?? createQueue({ region: config.AWS_REGION, ...(config.AWS_ENDPOINT ? { endpoint: config.AWS_ENDPOINT } : {}) }),
     blobs: overrides.blobs ?? createBlobs({ region: config.AWS_REGION, bucket: config.BLOB_BUCKET, ...(config.AWS_ENDPOINT ? { endpoint: config.AWS_ENDPOINT } : {}) }),
-    chain: overrides.chain ?? createChainClient({ rpcUrl: config.RPC_URL, chainId: config.CHAIN_ID, marketplace: config.MARKETPLACE_ADDRESS as Address }),
+    chain,
+    authority: overrides.authority !== undefined ? overrides.authority : config.AUTHORITY_PRIVATE_KEY ? createAuthoritySigner(chain, config.RPC_URL, config.AUTHORITY_PRIVATE_KEY as `0x${string}`) : null,
     authenticator: overrides.authenticator ?? createAuthenticator({ tables, jwt, keyPrefix: config.keyPrefix }),
     rateLimiter:
       overrides.rateLimiter ??

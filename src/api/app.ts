@@ -29,6 +29,11 @@ import { registerV1CreatorsMe } from "./routes/v1_creators_me.ts";
 import { registerV1Reviews } from "./routes/v1_reviews.ts";
 import { registerV1ListingsProviderKey } from "./routes/v1_listings_provider_key.ts";
 import { registerV1ListingsWebhookSecret } from "./routes/v1_listings_webhook_secret.ts";
+import { registerV1Execute } from "./routes/v1_execute.ts";
+import { registerV1ExecuteStream } from "./routes/v1_execute_stream.ts";
+import { registerV1RunsGet } from "./routes/v1_runs_get.ts";
+import { registerV1RunsEvents } from "./routes/v1_runs_events.ts";
+import { registerV1InputsUpload } from "./routes/v1_inputs_upload.ts";
 
 /** The platform every route runs on: request ids, authentication, rate limits (the default rule,
  * counted per API key, per wallet for JWT callers, per address otherwise), the JSON body rules, the
@@ -72,6 +77,13 @@ export function buildApp(services: Services): OpenAPIHono<AppEnv> {
   // Listings (the catalogue)
   registerV1ListingsSearch(app);
   registerV1ListingsGet(app);
+
+  // Task execution
+  registerV1Execute(app);
+  registerV1ExecuteStream(app);
+  registerV1RunsGet(app);
+  registerV1RunsEvents(app);
+  registerV1InputsUpload(app);
 
   // Creators and their agents
   registerV1CreatorsApply(app);

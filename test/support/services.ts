@@ -68,6 +68,7 @@ export async function createTestServices(overrides: Record<string, string> = {})
     LOG_LEVEL: "silent",
     JWT_SIGNING_KEYS: JSON.stringify([generateSigningKey()]),
     LOCAL_MASTER_KEY: randomBytes(32).toString("base64"),
+    AUTHORITY_PRIVATE_KEY: authority.privateKey,
     ...overrides,
   };
   const config = loadConfig(env);

@@ -1,0 +1,58 @@
+// What the two execute routes share: the request schema, and admission with the route's HTTP side
+// (the Idempotency-Key header and the execution rate rule).
+import { z } from "@hono/zod-openapi";
+import type { Context } from "hono";
+import type { AppEnv } from "./env.ts";
+import { admitRun, isContentAddress, type AdmissionResult, type ExecuteRequest } from "../execution/execute.ts";
+import { parseIdempotencyKey, requestHash, findIdempotentRun } from "../execution/idempotency.ts";
+import { enforceRule } from "./middleware/rate-limit.ts";
+import { executionKey, executionRule } from "../adapters/ratelimit/policy.ts";
+
+/** Largest task description, in characters (the body as a whole is capped by MAX_BODY_BYTES). */
+export const MAX_TASK_CHARS = 32_768;
+
+export const ExecuteRequestSchema = z
+  .object({
+    agent_id: z.string().min(1).max(200).openapi({ description: "The agent id (<name>-<8 hex>) or listing id (lst_… or the 0x on-chain id) to run against" }),
+    task: z.string().min(1, "must not be empty").max(MAX_TASK_CHARS).openapi({ description: "Natural-language description of the work" }),
+    input: z.union([z.string(), z.record(z.string(), z.unknown())]).optional().openapi({ description: "Free text or a JSON object following the agent's input schema" }),
+    input_uri: z
+      .string()
+      .refine(isContentAddress, "must be ipfs://<CIDv1> of content uploaded with POST /v1/inputs")
+      .optional()
+      .openapi({ description: "Content-addressed input (ipfs://<cid>) instead of input; never both" }),
+    priority: z.enum(["standard", "priority"]).optional().openapi({ description: "standard (default) or priority" }),
+    timeout_seconds: z.number().int().min(1).max(300).optional().openapi({ description: "Maximum run time; capped by the agent's own timeout" }),
+  })
+  .strict()
+  .refine((body) => !(body.input !== undefined && body.input_uri !== undefined), { message: "send either input or input_uri, not both", path: ["input_uri"] })
+  .openapi("ExecuteRequest");
+
+export const RunSchema = z
+  .object({
+    run_id: z.string(),
+    agent_id: z.string(),
+    status: z.enum(["completed", "failed"]),
+    output: z.unknown().openapi({ description: "Shaped by the agent's output schema; on failure, the partial output (a string)" }),
+    cost_wei: z.number().int().openapi({ description: "Wei deducted from the per-task balance (an exact JSON integer); 0 for one_time and subscription" }),
+    duration_ms: z.number().int(),
+    error: z.object({ code: z.string(), message: z.string() }).optional().openapi({ description: "Why a failed run failed" }),
+  })
+  .openapi("Run");
+
+export async function admitFromRequest(c: Context<AppEnv>, endpoint: string, body: ExecuteRequest): Promise<AdmissionResult> {
+  const services = c.get("services");
+  const principal = c.get("principal");
+  const key = parseIdempotencyKey(c.req.header("idempotency-key"));
+  const idempotency = key === undefined ? undefined : { key, bodyHash: requestHash(endpoint, body) };
+  if (idempotency) {
+    const existing = await findIdempotentRun(services.tables, principal.wallet, idempotency.key, idempotency.bodyHash);
+    if (existing) return { kind: "existing", runId: existing };
+  }
+  return admitRun(services, principal, body, {
+    ...(idempotency ? { idempotency } : {}),
+    rateLimit: async (listingId) => {
+      await enforceRule(c, services.rateLimiter, executionKey(listingId, principal.wallet), executionRule(), "closed");
+    },
+  });
+}

@@ -1,0 +1,43 @@
+// POST /v1/execute: runs a task synchronously and answers with the Run.
+import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
+import type { AppEnv } from "../env.ts";
+import { ApiError } from "../../errors.ts";
+import { performRun, responseOf, runJson, waitForRun } from "../../execution/execute.ts";
+import { admitFromRequest, ExecuteRequestSchema, RunSchema } from "../execution.ts";
+import { bearer, errorResponses } from "../schemas.ts";
+
+const route = createRoute({
+  method: "post",
+  path: "/v1/execute",
+  summary: "Run a task",
+  description:
+    "Authenticates the caller, verifies the on-chain credential of the caller's wallet for the agent, runs the task in a fresh sandbox and returns the Run. A failed run is still 200 with status failed. Send an Idempotency-Key header to make retries safe: a retry returns the first run's result and is never charged again.",
+  security: bearer,
+  request: { body: { content: { "application/json": { schema: ExecuteRequestSchema } }, required: true } },
+  responses: {
+    200: { description: "The run (completed or failed)", content: { "application/json": { schema: RunSchema } } },
+    ...errorResponses(400, 403, 404, 409),
+  },
+});
+
+function pendingSettlement(runId: string): ApiError {
+  return new ApiError("service_unavailable", `Run ${runId} completed, but its charge could not be confirmed on-chain yet. The result is kept: GET /v1/runs/${runId} returns it once the charge lands (or retry with the same Idempotency-Key).`, {
+    headers: { "Retry-After": "5" },
+  });
+}
+
+export function registerV1Execute(app: OpenAPIHono<AppEnv>): void {
+  app.openapi(route, async (c) => {
+    const services = c.get("services");
+    const admitted = await admitFromRequest(c, "execute", c.req.valid("json"));
+    if (admitted.kind === "existing") {
+      const record = await waitForRun(services, admitted.runId, 310_000);
+      if (!record || record.status === "running") throw new ApiError("service_unavailable", `Run ${admitted.runId} of this Idempotency-Key is still in flight; retry.`, { headers: { "Retry-After": "5" } });
+      if (record.settlement === "pending") throw pendingSettlement(record.run_id);
+      return c.body(runJson(responseOf(record)), 200, { "content-type": "application/json; charset=utf-8" }) as never;
+    }
+    const { response, settlementPending } = await performRun(services, admitted.admission, { stream: false });
+    if (settlementPending) throw pendingSettlement(response.run_id);
+    return c.body(runJson(response), 200, { "content-type": "application/json; charset=utf-8" }) as never;
+  });
+}

@@ -1,0 +1,66 @@
+// POST /v1/execute/stream: runs a task and streams it as Server-Sent Events: `output` {delta} while the
+// agent produces output, then one `done` with the Run. Every refusal happens before the stream opens
+// (a JSON error, as on /v1/execute). Event ids are offsets into the output; a client that lost the
+// connection resumes with the same Idempotency-Key and Last-Event-ID (or GET /v1/runs/{run_id}/events).
+// A client that disconnects does not stop its run: it finishes, is charged as usual, and stays
+// retrievable.
+import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
+import { streamSSE } from "hono/streaming";
+import type { AppEnv } from "../env.ts";
+import { performRun, runJson } from "../../execution/execute.ts";
+import { outputEvent, parseLastEventId, tailRun, type StreamEvent } from "../../execution/tail.ts";
+import { admitFromRequest, ExecuteRequestSchema } from "../execution.ts";
+import { bearer, errorResponses } from "../schemas.ts";
+
+export const RUN_ID_HEADER = "X-Run-Id";
+
+const route = createRoute({
+  method: "post",
+  path: "/v1/execute/stream",
+  summary: "Run a task, streamed",
+  description:
+    "Same request as POST /v1/execute. The response is text/event-stream: `output` events with data {delta} and ids (offsets into the output), then one `done` event with the Run (run_id, status, output, cost_wei, duration_ms). The run id is in the X-Run-Id header. Resume a dropped stream with the same Idempotency-Key and a Last-Event-ID header, or with GET /v1/runs/{run_id}/events.",
+  security: bearer,
+  request: { body: { content: { "application/json": { schema: ExecuteRequestSchema } }, required: true } },
+  responses: {
+    200: { description: "The event stream", content: { "text/event-stream": { schema: z.string() } } },
+    ...errorResponses(400, 403, 404, 409),
+  },
+});
+
+export function registerV1ExecuteStream(app: OpenAPIHono<AppEnv>): void {
+  app.openapi(route, async (c) => {
+    const services = c.get("services");
+    const admitted = await admitFromRequest(c, "execute/stream", c.req.valid("json"));
+    c.header("Cache-Control", "no-cache");
+    c.header("X-Accel-Buffering", "no");
+    if (admitted.kind === "existing") {
+      c.header(RUN_ID_HEADER, admitted.runId);
+      const from = parseLastEventId(c.req.header("last-event-id"));
+      return streamSSE(c, async (stream) => {
+        for await (const event of tailRun(services, admitted.runId, from, { timeoutMs: 310_000 })) {
+          if (stream.aborted) return;
+          await stream.writeSSE(event);
+        }
+      }) as never;
+    }
+    const { admission } = admitted;
+    c.header(RUN_ID_HEADER, admission.run.run_id);
+    return streamSSE(c, async (stream) => {
+      let offset = 0;
+      let writes = Promise.resolve();
+      const send = (event: StreamEvent) => {
+        writes = writes.then(() => (stream.aborted ? undefined : stream.writeSSE(event))).catch(() => undefined);
+      };
+      const { response } = await performRun(services, admission, {
+        stream: true,
+        onDelta: (delta) => {
+          offset += delta.length;
+          send(outputEvent(delta, offset));
+        },
+      });
+      send({ event: "done", data: runJson(response), id: "done" });
+      await writes;
+    }) as never;
+  });
+}

@@ -1,0 +1,365 @@
+// Task execution: admission (every check before any agent work, nothing charged when one refuses) and
+// the run itself (a fresh sandbox for a declarative agent, a signed webhook for a connected one), then
+// output validation, per-query settlement and the run record. The synchronous and streaming routes both
+// come through here; they differ only in what they do with the output deltas.
+import type { Address } from "viem";
+import type { Services } from "../services.ts";
+import type { Principal } from "../auth/principal.ts";
+import { ApiError } from "../errors.ts";
+import { CID_SHAPE, cidOf } from "../registration/cid.ts";
+import { readListingSecret } from "../registration/listing-secrets.ts";
+import type { AgentRunOutput, AgentRunPayload } from "../runtime/payload.ts";
+import { checkExecutionAccess, type ExecutionAccess } from "./access.ts";
+import { loadAgentLogic, describeSchemaErrors, type AgentLogic } from "./agent-logic.ts";
+import { acquireLease, releaseLease } from "./leases.ts";
+import { releaseReservation, reserveRun, SETTLEMENT_WINDOW_MS } from "./ledger.ts";
+import { claimIdempotencyKey } from "./idempotency.ts";
+import { createRun, finishRun, getRun, MAX_OUTPUT_CHARS, newRunId, saveStreamedText, type RunRecord } from "./runs.ts";
+import { markSettlementPending, settleRun } from "./settlement.ts";
+import { callConnectedAgent } from "./connected.ts";
+import { recordRunOutcome } from "../listings/stats.ts";
+
+/** The specification's limit on concurrent runs per listing. */
+export const RUNS_PER_LISTING = 20;
+/** Heap of a declarative agent's sandbox, MiB. */
+export const SANDBOX_MEMORY_MB = 128;
+/** Tool steps a declarative agent may take before it must answer. */
+export const MAX_TOOL_STEPS = 8;
+/** How often the text streamed so far is saved while a run is in flight (for resuming streams). */
+const STREAM_SAVE_MS = 250;
+
+export interface ExecuteRequest {
+  agent_id: string;
+  task: string;
+  input?: string | Record<string, unknown>;
+  input_uri?: string;
+  priority?: "standard" | "priority";
+  timeout_seconds?: number;
+}
+
+/** The Run the API returns (cost_wei exact as a bigint; serialised as a JSON integer). */
+export interface RunResponse {
+  run_id: string;
+  agent_id: string;
+  status: "completed" | "failed";
+  output: unknown;
+  cost_wei: bigint;
+  duration_ms: number;
+  error?: { code: string; message: string };
+}
+
+export interface Admission {
+  run: RunRecord;
+  access: ExecutionAccess;
+  logic: AgentLogic;
+  request: ExecuteRequest;
+  timeoutMs: number;
+  /** The caller asked for less time than the manifest allows. */
+  callerTimeout: boolean;
+  startedAt: number;
+}
+
+export type AdmissionResult = { kind: "admitted"; admission: Admission } | { kind: "existing"; runId: string };
+
+export interface AdmitOptions {
+  idempotency?: { key: string; bodyHash: string };
+  /** Applies the execution rate rule for the resolved listing (the route owns the HTTP side of it). */
+  rateLimit(listingId: string): Promise<void>;
+}
+
+function concurrencyKey(onChainId: string) {
+  return { pk: `concurrency#${onChainId}`, sk: "concurrency" };
+}
+
+/**
+ * Every check before any agent work, in order: the listing is resolved, its state and the caller's
+ * credential read live from the chain, the execution rate rule applied, a concurrency slot taken, and a
+ * per-query run reserved against the balance. When any step refuses, nothing is held and nothing
+ * charged. A request whose Idempotency-Key already started a run gets that run instead.
+ */
+export async function admitRun(services: Services, principal: Principal, request: ExecuteRequest, options: AdmitOptions): Promise<AdmissionResult> {
+  if (request.input !== undefined && request.input_uri !== undefined) throw new ApiError("invalid_request", "Send either input or input_uri, not both.");
+  const access = await checkExecutionAccess(services, principal.wallet, request.agent_id);
+  await options.rateLimit(access.listingId);
+  const logic = await loadAgentLogic(services, access.agent);
+  const manifestTimeoutMs = logic.manifest.timeout_seconds * 1000;
+  const requestedMs = request.timeout_seconds === undefined ? manifestTimeoutMs : request.timeout_seconds * 1000;
+  const timeoutMs = Math.min(manifestTimeoutMs, requestedMs);
+  const runId = newRunId();
+  const holdUntil = Date.now() + timeoutMs + 60_000;
+
+  const slot = await acquireLease(services.tables, concurrencyKey(access.onChainId), runId, { limit: RUNS_PER_LISTING, expiresAt: holdUntil });
+  if (slot !== "acquired") {
+    throw new ApiError("rate_limit_exceeded", `${RUNS_PER_LISTING} runs of this listing are already in flight; retry when one finishes.`, { headers: { "Retry-After": "1" } });
+  }
+  const releaseSlot = () => releaseLease(services.tables, concurrencyKey(access.onChainId), runId);
+  const perQuery = access.rentalModel === "per_query";
+  try {
+    if (perQuery) {
+      await reserveRun(services, { onChainId: access.onChainId, wallet: principal.wallet, runId, priceWei: access.priceWei, expiresAt: holdUntil + SETTLEMENT_WINDOW_MS });
+    }
+    if (options.idempotency) {
+      const owner = await claimIdempotencyKey(services.tables, principal.wallet, options.idempotency.key, options.idempotency.bodyHash, runId);
+      if (owner !== runId) {
+        if (perQuery) await releaseReservation(services, access.onChainId, principal.wallet, runId);
+        await releaseSlot();
+        return { kind: "existing", runId: owner };
+      }
+    }
+    const run: RunRecord = {
+      pk: `run#${runId}`,
+      sk: "run",
+      run_id: runId,
+      agent_id: access.agent.agent_id,
+      listing_id: access.listingId,
+      on_chain_id: access.onChainId,
+      wallet: principal.wallet.toLowerCase() as Address,
+      rental_model: access.rentalModel,
+      status: "running",
+      cost_wei: "0",
+      settlement: "none",
+      streamed: "",
+      priority: request.priority ?? "standard",
+      timeout_ms: timeoutMs,
+      created_at: new Date().toISOString(),
+    };
+    await createRun(services.tables, run);
+    return { kind: "admitted", admission: { run, access, logic, request, timeoutMs, callerTimeout: requestedMs < manifestTimeoutMs, startedAt: performance.now() } };
+  } catch (error) {
+    if (perQuery) await releaseReservation(services, access.onChainId, principal.wallet, runId).catch(() => undefined);
+    await releaseSlot().catch(() => undefined);
+    throw error;
+  }
+}
+
+type AgentOutcome = { status: "completed"; output: unknown } | { status: "failed"; error: { code: string; message: string } };
+
+/** The run's input: the request's, or the content at input_uri (ipfs://<cid> stored with the service). */
+async function resolveInput(services: Services, request: ExecuteRequest): Promise<{ ok: true; input: string | Record<string, unknown> | null } | { ok: false; message: string }> {
+  if (request.input_uri === undefined) return { ok: true, input: request.input ?? null };
+  const cid = request.input_uri.slice("ipfs://".length);
+  const bytes = await services.blobs.get(`inputs/${cid}`) ?? (await services.blobs.get(`ipfs/${cid}`));
+  if (!bytes) return { ok: false, message: `Nothing is stored at ${request.input_uri}; upload the input first (POST /v1/inputs).` };
+  if (cidOf(bytes) !== cid) return { ok: false, message: `The content at ${request.input_uri} does not match its address.` };
+  const text = Buffer.from(bytes).toString("utf8");
+  try {
+    const parsed = JSON.parse(text) as unknown;
+    if (parsed !== null && typeof parsed === "object" && !Array.isArray(parsed)) return { ok: true, input: parsed as Record<string, unknown> };
+  } catch {
+    // not JSON: the text is the input
+  }
+  return { ok: true, input: text };
+}
+
+export function isContentAddress(uri: string): boolean {
+  return uri.startsWith("ipfs://") && CID_SHAPE.test(uri.slice("ipfs://".length));
+}
+
+async function runDeclarative(services: Services, admission: Admission, input: string | Record<string, unknown> | null, onDelta: (delta: string) => void): Promise<AgentOutcome> {
+  const { manifest } = admission.logic;
+  const model = manifest.model;
+  const apiKey = await readListingSecret(services, admission.access.listingId, "provider_key");
+  if (apiKey === null && model.provider !== "self_hosted") {
+    return { status: "failed", error: { code: "agent_not_configured", message: "The agent's creator has not set a model-provider key for this listing yet." } };
+  }
+  const payload: AgentRunPayload = {
+    runId: admission.run.run_id,
+    agent: {
+      provider: model.provider,
+      model: model.provider === "self_hosted" ? (model.model ?? "default") : model.model,
+      baseUrl: model.provider === "self_hosted" ? model.endpoint_url : model.provider === "provider_a" ? services.config.PROVIDER_A_BASE_URL : services.config.PROVIDER_B_BASE_URL,
+      apiKey,
+      systemPrompt: manifest.system_prompt ?? "",
+      tools: manifest.tools,
+      outputSchema: manifest.output_schema,
+    },
+    task: admission.request.task,
+    input,
+    egress: services.egressRules,
+    maxSteps: MAX_TOOL_STEPS,
+  };
+  const result = await services.sandbox().run(
+    { runId: admission.run.run_id, entry: services.runtimeEntry, payload, timeoutMs: admission.timeoutMs, memoryMb: SANDBOX_MEMORY_MB },
+    (event) => onDelta(event.delta),
+  );
+  if (result.status === "completed") return { status: "completed", output: (result.output as AgentRunOutput | undefined)?.output ?? null };
+  const error = result.error ?? { code: "crashed", message: "the sandbox ended without a result" };
+  const code = error.code === "entry_error" ? "agent_error" : error.code;
+  return { status: "failed", error: { code, message: error.message } };
+}
+
+async function runConnected(services: Services, admission: Admission, input: string | Record<string, unknown> | null, onDelta: (delta: string) => void, stream: boolean): Promise<AgentOutcome> {
+  const secret = await readListingSecret(services, admission.access.listingId, "webhook_secret");
+  if (secret === null) return { status: "failed", error: { code: "agent_not_configured", message: "The agent's creator has not created its webhook signing secret yet." } };
+  return callConnectedAgent({
+    guard: services.egress,
+    url: admission.logic.manifest.entrypoint_url!,
+    secret,
+    runId: admission.run.run_id,
+    agentId: admission.access.agent.agent_id,
+    listingId: admission.access.listingId,
+    task: admission.request.task,
+    input,
+    timeoutMs: admission.timeoutMs,
+    stream,
+    onDelta,
+  });
+}
+
+export interface PerformOptions {
+  /** Receives each piece of output as the agent produces it. */
+  onDelta?: (delta: string) => void;
+  stream: boolean;
+}
+
+export interface PerformResult {
+  response: RunResponse;
+  /** The charge could not be confirmed yet: the output is withheld until it is (sync) — see settlement.ts. */
+  settlementPending: boolean;
+}
+
+/** Runs an admitted task to its end: agent, output check, settlement, record. Never throws for a
+ * failure of the run itself (that is a failed run); the admission's holds are always given back. */
+export async function performRun(services: Services, admission: Admission, options: PerformOptions): Promise<PerformResult> {
+  const { run, access, logic } = admission;
+  const wallet = run.wallet;
+  let streamed = "";
+  let saved = "";
+  let saving: Promise<void> | undefined;
+  const save = () => {
+    if (saving || streamed === saved) return;
+    const text = streamed;
+    saving = saveStreamedText(services.tables, run.run_id, text)
+      .then(() => void (saved = text))
+      .catch(() => undefined)
+      .finally(() => void (saving = undefined));
+  };
+  const saver = setInterval(save, STREAM_SAVE_MS);
+  let overflow = false;
+  const onDelta = (delta: string) => {
+    if (overflow) return;
+    if (streamed.length + delta.length > MAX_OUTPUT_CHARS) {
+      overflow = true;
+      return;
+    }
+    streamed += delta;
+    try {
+      options.onDelta?.(delta);
+    } catch {
+      // a disconnected client does not stop the run
+    }
+  };
+
+  let outcome: AgentOutcome;
+  try {
+    const input = await resolveInput(services, admission.request);
+    if (!input.ok) outcome = { status: "failed", error: { code: "invalid_input", message: input.message } };
+    else if (!logic.validateInput(input.input)) {
+      outcome = { status: "failed", error: { code: "invalid_input", message: `The input does not match the agent's input schema: ${describeSchemaErrors(logic.validateInput)}.` } };
+    } else {
+      outcome = access.agent.kind === "connected" ? await runConnected(services, admission, input.input, onDelta, options.stream) : await runDeclarative(services, admission, input.input, onDelta);
+    }
+  } catch (error) {
+    services.logger.error("run failed unexpectedly", { run_id: run.run_id, cause: error instanceof Error ? error.message : String(error) });
+    outcome = { status: "failed", error: { code: "internal_error", message: "The run failed on the service's side; it was not charged. Retry." } };
+  } finally {
+    clearInterval(saver);
+  }
+  if (outcome.status === "completed") {
+    if (overflow || JSON.stringify(outcome.output ?? null).length > MAX_OUTPUT_CHARS) {
+      outcome = { status: "failed", error: { code: "output_too_large", message: `The agent's output exceeds ${MAX_OUTPUT_CHARS} characters.` } };
+    } else if (!logic.validateOutput(outcome.output)) {
+      outcome = { status: "failed", error: { code: "invalid_output", message: `The agent's output does not match its declared output schema: ${describeSchemaErrors(logic.validateOutput)}.` } };
+    }
+  }
+  const durationMs = Math.round(performance.now() - admission.startedAt);
+
+  // Money: a per-query run is charged when it completed, and when it failed at a timeout the caller
+  // chose (shorter than the agent's own) after output had been delivered. Every other failure is free.
+  let costWei = 0n;
+  let settlement: RunRecord["settlement"] = "none";
+  let settlementTx: `0x${string}` | undefined;
+  let settlementPending = false;
+  if (access.rentalModel === "per_query") {
+    const chargeable = outcome.status === "completed" || (outcome.error.code === "timeout" && admission.callerTimeout && streamed.length > 0);
+    if (!chargeable) {
+      await releaseReservation(services, access.onChainId, wallet, run.run_id).catch(() => undefined);
+    } else {
+      const charge = await settleRun(services, { runId: run.run_id, onChainId: access.onChainId, wallet });
+      if (charge.outcome === "charged") {
+        costWei = charge.costWei;
+        settlement = "settled";
+        settlementTx = charge.txHash;
+      } else if (charge.outcome === "refused") {
+        outcome = { status: "failed", error: { code: "settlement_refused", message: `The charge for this run was refused by the contract (${charge.contractError}); its result is not released.` } };
+        settlement = "refused";
+      } else {
+        costWei = access.priceWei;
+        settlement = "pending";
+        settlementPending = true;
+      }
+    }
+  }
+
+  const finishedAt = new Date().toISOString();
+  const output = outcome.status === "completed" ? outcome.output : streamed;
+  await finishRun(services.tables, run.run_id, {
+    status: outcome.status,
+    output: settlement === "refused" ? null : output,
+    streamed,
+    ...(outcome.status === "failed" ? { error: outcome.error } : {}),
+    cost_wei: costWei.toString(),
+    duration_ms: durationMs,
+    settlement,
+    ...(settlementTx ? { settlement_tx: settlementTx } : {}),
+    finished_at: finishedAt,
+  });
+  if (settlementPending) await markSettlementPending(services, run.run_id);
+  await releaseLease(services.tables, concurrencyKey(access.onChainId), run.run_id).catch(() => undefined);
+  await recordRunOutcome(services.tables, { run_id: run.run_id, on_chain_id: access.onChainId, wallet, status: outcome.status, finished_at: finishedAt }).catch((error: unknown) =>
+    services.logger.warn("listing figures not updated", { run_id: run.run_id, cause: error instanceof Error ? error.message : String(error) }),
+  );
+  return {
+    response: {
+      run_id: run.run_id,
+      agent_id: run.agent_id,
+      status: outcome.status,
+      output: settlement === "refused" ? null : output,
+      cost_wei: costWei,
+      duration_ms: durationMs,
+      ...(outcome.status === "failed" ? { error: outcome.error } : {}),
+    },
+    settlementPending,
+  };
+}
+
+/** The Run of a stored record, as the API shows it. A run whose charge is not confirmed shows no output. */
+export function responseOf(record: RunRecord): RunResponse {
+  const withheld = record.settlement === "pending" || record.settlement === "refused";
+  return {
+    run_id: record.run_id,
+    agent_id: record.agent_id,
+    status: record.status === "running" ? "failed" : record.status,
+    output: withheld ? null : (record.output ?? null),
+    cost_wei: BigInt(record.cost_wei),
+    duration_ms: record.duration_ms ?? 0,
+    ...(record.error ? { error: record.error } : {}),
+  };
+}
+
+/** Serialises a Run with cost_wei as an exact JSON integer (wei exceed 2^53). */
+export function runJson(response: RunResponse, extra: Record<string, unknown> = {}): string {
+  const { cost_wei, ...rest } = response;
+  const body = JSON.stringify({ ...rest, cost_wei: "__COST__", ...extra });
+  return body.replace('"__COST__"', cost_wei.toString());
+}
+
+/** Waits until a run is no longer running (another request's run with the same Idempotency-Key). */
+export async function waitForRun(services: Services, runId: string, timeoutMs: number): Promise<RunRecord | null> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const record = await getRun(services.tables, runId);
+    if (!record || record.status !== "running" || Date.now() >= deadline) return record;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}

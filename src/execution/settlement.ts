@@ -1,0 +1,117 @@
+// Per-query settlement: consumeQuery by the protocol authority, right before a completed run's result is
+// returned. The contract charges a run at most once (runRef), so a retried settlement never charges
+// twice; the charged amount is read from the QueryConsumed event, never assumed.
+//
+// The rule when the authority's transaction fails (docs/execution.md):
+// - the contract refused it (the creator revoked the credential or closed the listing mid-run, or the
+//   balance no longer covers the price): the run is not paid, so its result is never released; the run
+//   reads failed with cost 0;
+// - the chain could not be reached: the result is kept, withheld, and the charge retried (by the request
+//   for a short while, then by the settlement pass) until it lands or is refused; the reservation keeps
+//   the funds meanwhile. GET /v1/runs/{run_id} releases the output once the run is settled.
+import { parseEventLogs, type Address, type TransactionReceipt } from "viem";
+import { DeleteCommand, PutCommand, QueryCommand } from "@aws-sdk/lib-dynamodb";
+import type { Services } from "../services.ts";
+import { marketplaceAbi } from "../chain/generated/marketplace.ts";
+import { AuthorityRevertError, AuthorityUnavailableError } from "../chain/authority.ts";
+import { getRun, runRef, updateSettlement } from "./runs.ts";
+import { holdReservation, releaseReservation, settleReservation, SETTLEMENT_WINDOW_MS } from "./ledger.ts";
+
+export type ChargeOutcome =
+  | { outcome: "charged"; costWei: bigint; txHash?: `0x${string}` }
+  | { outcome: "refused"; contractError: string }
+  | { outcome: "unavailable" };
+
+function consumedPrice(receipt: TransactionReceipt, ref: `0x${string}`): bigint | undefined {
+  const events = parseEventLogs({ abi: marketplaceAbi, eventName: "QueryConsumed", logs: receipt.logs });
+  return events.find((event) => event.args.runRef === ref)?.args.price;
+}
+
+/** What an earlier charge of `ref` took (a retry whose first attempt landed). */
+async function earlierCharge(services: Services, onChainId: `0x${string}`, wallet: Address, ref: `0x${string}`): Promise<{ price: bigint; txHash: `0x${string}` } | undefined> {
+  const logs = await services.chain.client.getContractEvents({
+    address: services.chain.marketplace,
+    abi: marketplaceAbi,
+    eventName: "QueryConsumed",
+    args: { listingId: onChainId, buyer: wallet, runRef: ref },
+    fromBlock: services.config.MARKETPLACE_DEPLOY_BLOCK,
+    toBlock: "latest",
+  });
+  const log = logs[0];
+  if (!log || log.transactionHash === null) return undefined;
+  return { price: log.args.price!, txHash: log.transactionHash };
+}
+
+/** One attempt to charge a run. */
+export async function chargeRun(services: Services, run: { runId: string; onChainId: `0x${string}`; wallet: Address }): Promise<ChargeOutcome> {
+  if (!services.authority) return { outcome: "unavailable" };
+  const ref = runRef(run.runId);
+  try {
+    const { receipt, result } = await services.authority.write("consumeQuery", [run.onChainId, run.wallet, ref]);
+    const price = consumedPrice(receipt, ref);
+    if (result === true && price !== undefined) return { outcome: "charged", costWei: price, txHash: receipt.transactionHash };
+    const earlier = await earlierCharge(services, run.onChainId, run.wallet, ref);
+    if (earlier) return { outcome: "charged", costWei: earlier.price, txHash: earlier.txHash };
+    return { outcome: "unavailable" };
+  } catch (error) {
+    if (error instanceof AuthorityRevertError) return { outcome: "refused", contractError: error.contractError };
+    if (error instanceof AuthorityUnavailableError) return { outcome: "unavailable" };
+    services.logger.error("settlement failed unexpectedly", { run_id: run.runId, cause: error instanceof Error ? error.message : String(error) });
+    return { outcome: "unavailable" };
+  }
+}
+
+/** Charges with a few bounded retries (the request waits for these); the ledger follows the outcome. */
+export async function settleRun(services: Services, run: { runId: string; onChainId: `0x${string}`; wallet: Address }, attempts = 3): Promise<ChargeOutcome> {
+  let outcome: ChargeOutcome = { outcome: "unavailable" };
+  for (let attempt = 0; attempt < attempts; attempt++) {
+    outcome = await chargeRun(services, run);
+    if (outcome.outcome !== "unavailable") break;
+    await new Promise((resolve) => setTimeout(resolve, 200 * 2 ** attempt));
+  }
+  if (outcome.outcome === "charged") await settleReservation(services, run.onChainId, run.wallet, run.runId);
+  else if (outcome.outcome === "refused") await releaseReservation(services, run.onChainId, run.wallet, run.runId);
+  else await holdReservation(services, run.onChainId, run.wallet, run.runId, Date.now() + SETTLEMENT_WINDOW_MS);
+  return outcome;
+}
+
+export const SETTLEMENT_PENDING = "settle#pending";
+
+/** Queues a run whose charge could not be confirmed for the settlement pass. */
+export async function markSettlementPending(services: Services, runId: string): Promise<void> {
+  await services.tables.doc.send(new PutCommand({ TableName: services.tables.name("runs"), Item: { pk: SETTLEMENT_PENDING, sk: runId, since: new Date().toISOString() } }));
+}
+
+/** Retries the settlements left pending (the chain was unreachable when the run finished). */
+export async function settlePendingRuns(services: Services): Promise<{ settled: number; refused: number; pending: number }> {
+  const out = await services.tables.doc.send(
+    new QueryCommand({ TableName: services.tables.name("runs"), KeyConditionExpression: "pk = :pk", ExpressionAttributeValues: { ":pk": SETTLEMENT_PENDING }, ConsistentRead: true, Limit: 100 }),
+  );
+  const tally = { settled: 0, refused: 0, pending: 0 };
+  for (const item of out.Items ?? []) {
+    const run = await getRun(services.tables, item.sk as string);
+    if (!run || run.settlement !== "pending") {
+      await services.tables.doc.send(new DeleteCommand({ TableName: services.tables.name("runs"), Key: { pk: SETTLEMENT_PENDING, sk: item.sk as string } }));
+      continue;
+    }
+    const outcome = await settleRun(services, { runId: run.run_id, onChainId: run.on_chain_id, wallet: run.wallet }, 1);
+    if (outcome.outcome === "unavailable") {
+      tally.pending++;
+      continue;
+    }
+    if (outcome.outcome === "charged") {
+      await updateSettlement(services.tables, run.run_id, { settlement: "settled", cost_wei: outcome.costWei.toString(), ...(outcome.txHash ? { settlement_tx: outcome.txHash } : {}) });
+      tally.settled++;
+    } else {
+      await updateSettlement(services.tables, run.run_id, {
+        settlement: "refused",
+        status: "failed",
+        cost_wei: "0",
+        error: { code: "settlement_refused", message: `The charge for this run was refused by the contract (${outcome.contractError}); its result is not released.` },
+      });
+      tally.refused++;
+    }
+    await services.tables.doc.send(new DeleteCommand({ TableName: services.tables.name("runs"), Key: { pk: SETTLEMENT_PENDING, sk: run.run_id } }));
+  }
+  return tally;
+}

@@ -1,0 +1,42 @@
+// What the execution domain hands the agent runtime for one run of a declarative agent, and what the
+// runtime answers. The payload travels to a fresh sandbox (a local child process, or the cloud runner
+// function) as JSON and is the whole of what the run can see: the agent definition, the task, the
+// input, and the creator's provider key decrypted for this run only. Nothing reaches the runtime
+// through its environment.
+import type { ManifestTool } from "../registration/manifest.ts";
+
+export type AgentProvider = "provider_a" | "provider_b" | "self_hosted";
+
+export interface AgentRunPayload {
+  runId: string;
+  agent: {
+    provider: AgentProvider;
+    /** The model name (for self_hosted, the manifest's `model` or "default"). */
+    model: string;
+    /** The API base URL: the configured provider_a / provider_b base URL, or the manifest's
+     * endpoint_url for self_hosted (OpenAI-compatible, "/chat/completions" is appended by the client). */
+    baseUrl: string;
+    /** The creator's provider key for this listing, or null when none is set (self_hosted may need none). */
+    apiKey: string | null;
+    systemPrompt: string;
+    tools: ManifestTool[];
+    /** The declared output schema (JSON Schema). The runtime produces output to it; the service
+     * validates the result against it again after the run. */
+    outputSchema: Record<string, unknown>;
+  };
+  task: string;
+  /** The run's input, already checked against the agent's input_schema by the service. */
+  input: string | Record<string, unknown> | null;
+  /** Egress rules for every outbound connection of the run (model endpoint, tools). */
+  egress: { allowPrivate: boolean; allowHosts: string[] };
+  /** Tool steps the model may take before it must answer. */
+  maxSteps: number;
+}
+
+/** The entry's return value for a completed run. */
+export interface AgentRunOutput {
+  output: unknown;
+  usage?: { inputTokens?: number; outputTokens?: number };
+  /** Tool calls made, by tool name, for the run record (never their arguments). */
+  toolCalls?: Record<string, number>;
+}
