@@ -18,6 +18,10 @@ import { reviewListing } from "../src/reviews/listings.ts";
 import { submitRegistration } from "../src/registration/submit.ts";
 import { processRegistrationMessage } from "../src/registration/process.ts";
 import { getJob, type JobResult } from "../src/registration/jobs.ts";
+import { readListingSecret, setProviderKey } from "../src/registration/listing-secrets.ts";
+
+/** The model-provider key the demo creators set on their listings; the local model server requires it. */
+export const DEMO_PROVIDER_KEY = "sk-local-demo-provider-key";
 
 export interface DemoListing {
   name: string;
@@ -154,6 +158,11 @@ export async function ensureDemoData(services: Services, dataDir: string, keys: 
   const listings: DemoListing[] = [];
   for (const agent of DEMO_AGENTS) {
     listings.push(await ensureRegistered(services, agent, keys.creators[agent.creatorIndex], saved.listings?.find((l) => l.name === agent.manifest.name)));
+  }
+  for (const [i, listing] of listings.entries()) {
+    if ((await readListingSecret(services, listing.listing_id, "provider_key")) !== DEMO_PROVIDER_KEY) {
+      await setProviderKey(services, privateKeyToAccount(keys.creators[DEMO_AGENTS[i]!.creatorIndex]).address, listing.listing_id, DEMO_PROVIDER_KEY);
+    }
   }
   const demo: DemoData = { renter: privateKeyToAccount(keys.renter).address, api_key, listings };
   writeFileSync(file, JSON.stringify(demo, null, 2) + "\n", { mode: 0o600 });

@@ -23,7 +23,9 @@ import { DEV_ACCOUNTS, LOCAL_CHAIN_ID, startChain, type ChainNode } from "./chai
 import { startDynamo, startQueues, type Emulator } from "./emulators.ts";
 import { portInUse } from "./ports.ts";
 import { ensureLocalSecrets } from "./secrets.ts";
-import { ensureDemoData } from "./demo.ts";
+import { DEMO_PROVIDER_KEY, ensureDemoData } from "./demo.ts";
+import { startModelServer } from "./model-server.ts";
+import { startExecutionLoops } from "../src/execution/loops.ts";
 
 export interface StackOptions {
   dataDir: string;
@@ -31,6 +33,8 @@ export interface StackOptions {
   chainPort: number;
   dynamoPort: number;
   awsPort: number;
+  /** The local model server's port (default: a free one). */
+  modelPort?: number;
   logLevel?: Config["LOG_LEVEL"];
   /** Progress lines for the person who started the stack. */
   progress?: (line: string) => void;
@@ -41,6 +45,8 @@ export type AccountRole = "authority" | "treasury" | "creator" | "renter";
 export interface StackInfo {
   api_url: string;
   rpc_url: string;
+  /** The deterministic model server the demo agents run on. */
+  model_server_url: string;
   chain_id: number;
   contracts: { marketplace: string };
   authority: string;
@@ -116,6 +122,9 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
 
     const authority = DEV_ACCOUNTS[0];
     const treasury = DEV_ACCOUNTS[1];
+    // The deterministic model server the demo agents run on (OpenAI and Anthropic wire protocols).
+    const models = await startModelServer({ port: options.modelPort ?? 0, apiKey: DEMO_PROVIDER_KEY });
+    cleanups.push(() => models.stop());
     progress("deploying the marketplace contract");
     const deployed = await deployMarketplace({
       rpcUrl: chain!.rpcUrl,
@@ -143,6 +152,9 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
       JWT_SIGNING_KEYS: JSON.stringify(secrets.jwtSigningKeys),
       LOCAL_MASTER_KEY: secrets.masterKey,
       ALLOW_PRIVATE_AGENT_HOSTS: "true",
+      AUTHORITY_PRIVATE_KEY: authority.privateKey,
+      PROVIDER_A_BASE_URL: models.openaiBaseUrl,
+      PROVIDER_B_BASE_URL: models.anthropicBaseUrl,
       MARKETPLACE_DEPLOY_BLOCK: deployed.blockNumber.toString(),
       // The local chain mines a block per transaction and never reorganizes.
       INDEXER_CONFIRMATIONS: "0",
@@ -176,6 +188,9 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
     const deadLetters = startQueueConsumer({ queue: services.queue, queueUrl: config.REGISTRATION_DLQ_URL, logger, waitSeconds: 1, handler: (m) => failDeadLetter(services, m.body) });
     const sweeper = setInterval(() => void sweepQueuedJobs(services).catch((error: unknown) => logger.warn("sweep failed", { cause: String(error) })), 60_000);
     cleanups.push(() => registrationWorker.stop(), () => deadLetters.stop(), () => clearInterval(sweeper));
+    cleanups.push(() => services.close());
+    const settlementAndRunLog = startExecutionLoops(services, { intervalMs: config.RUN_LOG_INTERVAL_MS });
+    cleanups.push(() => settlementAndRunLog.stop());
     const server = await listen(buildApp(services).fetch, options.apiPort);
     cleanups.push(() => closeServer(server));
 
@@ -188,6 +203,7 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
     const info: StackInfo = {
       api_url: `http://127.0.0.1:${options.apiPort}`,
       rpc_url: chain!.rpcUrl,
+      model_server_url: models.url,
       chain_id: LOCAL_CHAIN_ID,
       contracts: { marketplace: getAddress(deployed.address) },
       authority: authority.address,

@@ -45,6 +45,8 @@ export interface Services {
   sandbox: () => SandboxPool;
   /** The agent runtime's entry module (the bundle a sandbox loads). */
   runtimeEntry: string;
+  /** Stops what the services started (the sandbox pool, when one was started). */
+  close(): Promise<void>;
 }
 
 export function createServices(config: Config, overrides: Partial<Services> = {}): Services {
@@ -58,6 +60,10 @@ export function createServices(config: Config, overrides: Partial<Services> = {}
     egressRules,
     egress: overrides.egress ?? createEgressGuard(egressRules),
     runtimeEntry: overrides.runtimeEntry ?? RUNTIME_ENTRY,
+    close: async () => {
+      await pool?.close();
+      pool = undefined;
+    },
     sandbox: () => (pool ??= createLocalSandboxPool({ warm: config.SANDBOX_WARM, maxWarm: Math.max(config.SANDBOX_WARM, 8), allowFsRead: [RUNTIME_DIR] })),
     jwt,
     logger: overrides.logger ?? createLogger(config.LOG_LEVEL),

@@ -88,15 +88,17 @@ export async function admitRun(services: Services, principal: Principal, request
   const runId = newRunId();
   const holdUntil = Date.now() + timeoutMs + 60_000;
 
-  const slot = await acquireLease(services.tables, concurrencyKey(access.onChainId), runId, { limit: RUNS_PER_LISTING, expiresAt: holdUntil });
-  if (slot !== "acquired") {
-    throw new ApiError("rate_limit_exceeded", `${RUNS_PER_LISTING} runs of this listing are already in flight; retry when one finishes.`, { headers: { "Retry-After": "1" } });
+  const perQuery = access.rentalModel === "per_query";
+  // The reservation comes before the slot: a balance that cannot cover the run is a lasting refusal
+  // (403), a full listing a passing one (429).
+  if (perQuery) {
+    await reserveRun(services, { onChainId: access.onChainId, wallet: principal.wallet, runId, priceWei: access.priceWei, expiresAt: holdUntil + SETTLEMENT_WINDOW_MS });
   }
   const releaseSlot = () => releaseLease(services.tables, concurrencyKey(access.onChainId), runId);
-  const perQuery = access.rentalModel === "per_query";
   try {
-    if (perQuery) {
-      await reserveRun(services, { onChainId: access.onChainId, wallet: principal.wallet, runId, priceWei: access.priceWei, expiresAt: holdUntil + SETTLEMENT_WINDOW_MS });
+    const slot = await acquireLease(services.tables, concurrencyKey(access.onChainId), runId, { limit: RUNS_PER_LISTING, expiresAt: holdUntil });
+    if (slot !== "acquired") {
+      throw new ApiError("rate_limit_exceeded", `${RUNS_PER_LISTING} runs of this listing are already in flight; retry when one finishes.`, { headers: { "Retry-After": "1" } });
     }
     if (options.idempotency) {
       const owner = await claimIdempotencyKey(services.tables, principal.wallet, options.idempotency.key, options.idempotency.bodyHash, runId);
@@ -137,6 +139,7 @@ type AgentOutcome = { status: "completed"; output: unknown } | { status: "failed
 /** The run's input: the request's, or the content at input_uri (ipfs://<cid> stored with the service). */
 async function resolveInput(services: Services, request: ExecuteRequest): Promise<{ ok: true; input: string | Record<string, unknown> | null } | { ok: false; message: string }> {
   if (request.input_uri === undefined) return { ok: true, input: request.input ?? null };
+
   const cid = request.input_uri.slice("ipfs://".length);
   const bytes = await services.blobs.get(`inputs/${cid}`) ?? (await services.blobs.get(`ipfs/${cid}`));
   if (!bytes) return { ok: false, message: `Nothing is stored at ${request.input_uri}; upload the input first (POST /v1/inputs).` };
@@ -149,6 +152,12 @@ async function resolveInput(services: Services, request: ExecuteRequest): Promis
     // not JSON: the text is the input
   }
   return { ok: true, input: text };
+}
+
+function emptyInputFor(schema: Record<string, unknown>): string | Record<string, unknown> | null {
+  if (schema.type === "object") return {};
+  if (schema.type === "string") return "";
+  return null;
 }
 
 export function isContentAddress(uri: string): boolean {
@@ -253,6 +262,8 @@ export async function performRun(services: Services, admission: Admission, optio
   let outcome: AgentOutcome;
   try {
     const input = await resolveInput(services, admission.request);
+    // An omitted input is checked (and passed on) as the empty value of the schema's type.
+    if (input.ok && input.input === null) input.input = emptyInputFor(logic.manifest.input_schema);
     if (!input.ok) outcome = { status: "failed", error: { code: "invalid_input", message: input.message } };
     else if (!logic.validateInput(input.input)) {
       outcome = { status: "failed", error: { code: "invalid_input", message: `The input does not match the agent's input schema: ${describeSchemaErrors(logic.validateInput)}.` } };

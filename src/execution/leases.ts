@@ -93,13 +93,27 @@ export async function sweepExpired(tables: Tables, key: LeaseItem, now = Date.no
 /** Takes a lease for `holder` when fewer than `limit` are held (and the extra condition holds). A full
  * map is swept of expired leases once before the answer is "full". */
 export async function acquireLease(tables: Tables, key: LeaseItem, holder: string, options: AcquireOptions): Promise<AcquireOutcome> {
-  let outcome = await tryAcquire(tables, key, holder, options);
-  if (outcome === "missing") {
-    await ensureItem(tables, key);
-    outcome = await tryAcquire(tables, key, holder, options);
+  let swept = false;
+  for (let attempt = 0; attempt < 6; attempt++) {
+    const outcome = await tryAcquire(tables, key, holder, options);
+    if (outcome === "acquired") return outcome;
+    if (outcome === "missing") {
+      await ensureItem(tables, key);
+      continue;
+    }
+    if (outcome === "full") {
+      // Expired leases of holders that died are swept once before the answer is "full".
+      if (!swept && (await sweepExpired(tables, key)) > 0) {
+        swept = true;
+        continue;
+      }
+      return "full";
+    }
+    // Refused while not full: the item was created concurrently (retry), or the caller's own condition
+    // no longer holds (the caller decides).
+    if (options.condition) return "condition_failed";
   }
-  if (outcome === "full" && (await sweepExpired(tables, key)) > 0) outcome = await tryAcquire(tables, key, holder, options);
-  return outcome === "missing" ? "condition_failed" : outcome;
+  return "condition_failed";
 }
 
 /** Gives a lease back; with `settled`, also advances the item's settlement sequence in the same write. */

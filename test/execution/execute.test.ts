@@ -1,0 +1,458 @@
+// POST /v1/execute and /v1/execute/stream end to end with a connected agent: a real HTTPS server (a CA
+// made by the test) that checks every delivery's Standard Webhooks signature with the `standardwebhooks`
+// library, the real chain and contract, dynalite. Covers the request rules, every refusal before the
+// agent runs, the Run, streaming with resumable event ids, Idempotency-Key, the per-listing concurrency
+// limit, per-query settlement to the wei, and the faults (chain down, the authority's transaction
+// failing, timeouts).
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { Webhook } from "standardwebhooks";
+import type { Hex } from "viem";
+import { buildApp } from "../../src/api/app.ts";
+import { createServices } from "../../src/services.ts";
+import { loadConfig } from "../../src/config.ts";
+import { createEgressGuard } from "../../src/adapters/egress/guard.ts";
+import { createAuthoritySigner } from "../../src/chain/authority.ts";
+import { writeMarketplace } from "../../src/chain/write.ts";
+import { marketplaceAbi } from "../../src/chain/generated/marketplace.ts";
+import { settlePendingRuns } from "../../src/execution/settlement.ts";
+import { createTestServices, fundedAccount, type TestContext } from "../support/services.ts";
+import { signIn, createKey } from "../support/auth.ts";
+import { approveCreator } from "../support/creators.ts";
+import { indexChain, marketTarget, publishAgent, type PublishedAgent } from "../support/agents.ts";
+import { startHttpsServer, type HttpsTestServer } from "../support/https-server.ts";
+
+type Account = Awaited<ReturnType<typeof fundedAccount>>;
+
+let ctx: TestContext;
+let app: ReturnType<typeof buildApp>;
+let agentServer: HttpsTestServer;
+let creator: Account;
+/** Each listing's webhook secret, by its entrypoint path. */
+const secrets = new Map<string, string>();
+let webhookSecret = "";
+const deliveries: { task: string; runId: string; verified: boolean }[] = [];
+/** Runs the agent holds open until released, by task. */
+const held = new Map<string, { arrived: number; release: Promise<void>; open: () => void }>();
+
+function hold(task: string) {
+  let open!: () => void;
+  const release = new Promise<void>((resolve) => (open = resolve));
+  const entry = { arrived: 0, release, open };
+  held.set(task, entry);
+  return entry;
+}
+
+async function readBody(req: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+/** The connected agent: its behaviour is chosen by the task's first word. */
+async function agent(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const body = await readBody(req);
+  let verified = false;
+  try {
+    new Webhook(secrets.get(req.url ?? "") ?? "whsec_AAAA").verify(body, req.headers as Record<string, string>);
+    verified = true;
+  } catch {
+    verified = false;
+  }
+  const payload = JSON.parse(body) as { run_id: string; task: string; input: unknown };
+  deliveries.push({ task: payload.task, runId: payload.run_id, verified });
+  if (!verified) return void res.writeHead(401).end();
+  const [word] = payload.task.split(" ");
+  const wait = held.get(payload.task);
+  if (wait) {
+    wait.arrived++;
+    await wait.release;
+  }
+  if (word === "fail") return void res.writeHead(500, { "content-type": "application/json" }).end('{"error":"boom"}');
+  if (word === "bad-output") return void res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ output: { findings: "not an array" } }));
+  if (word === "never") return; // never answers
+  if (word === "stream") {
+    res.writeHead(200, { "content-type": "text/event-stream" });
+    for (const piece of ["alpha ", "beta ", "gamma"]) res.write(`event: output\ndata: ${JSON.stringify({ delta: piece })}\n\n`);
+    res.end(`event: result\ndata: ${JSON.stringify({ output: { findings: ["alpha", "beta", "gamma"] } })}\n\n`);
+    return;
+  }
+  if (word === "stream-cut") {
+    res.writeHead(200, { "content-type": "text/event-stream" });
+    res.write(`event: output\ndata: ${JSON.stringify({ delta: "partial " })}\n\n`);
+    setImmediate(() => res.destroy());
+    return;
+  }
+  res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ output: { findings: [`done: ${payload.task}`], input: payload.input } }));
+}
+
+const MANIFEST = {
+  category: "research",
+  description: "A connected test agent",
+  model: { provider: "provider_a", model: "m" },
+  input_schema: { type: "object", properties: { topic: { type: "string" } }, additionalProperties: false },
+  output_schema: { type: "object", properties: { findings: { type: "array", items: { type: "string" } }, input: {} }, required: ["findings"] },
+  timeout_seconds: 10,
+};
+
+async function publishConnected(name: string, rental: "one_time" | "subscription" | "per_query", priceEth = "0.001"): Promise<PublishedAgent> {
+  const published = await publishAgent(ctx, app, creator, { ...MANIFEST, name, entrypoint_url: `${agentServer.url}/agents/${name}` }, rental, priceEth);
+  const token = (await signIn(app, creator)).token;
+  const res = await app.request(`/v1/listings/${published.listing_id}/webhook-secret`, { method: "POST", headers: { authorization: `Bearer ${token}` } });
+  expect(res.status).toBe(201);
+  webhookSecret = ((await res.json()) as { webhook_secret: string }).webhook_secret;
+  secrets.set(`/agents/${name}`, webhookSecret);
+  return published;
+}
+
+async function renterWithKey(): Promise<{ account: Account; key: string }> {
+  const account = await fundedAccount(inject("rpcUrl"));
+  const token = (await signIn(app, account)).token;
+  return { account, key: (await createKey(app, account, token)).key };
+}
+
+function execute(key: string, body: unknown, headers: Record<string, string> = {}, path = "/v1/execute", target = app) {
+  return target.request(path, { method: "POST", headers: { authorization: `Bearer ${key}`, "content-type": "application/json", ...headers }, body: typeof body === "string" ? body : JSON.stringify(body) });
+}
+
+async function balanceOf(listing: PublishedAgent, wallet: Hex): Promise<bigint> {
+  const [balance] = await ctx.services.chain.client.readContract({ address: ctx.services.chain.marketplace, abi: marketplaceAbi, functionName: "perQueryBalances", args: [listing.onChainId, wallet] });
+  return balance;
+}
+
+async function escrowOf(listing: PublishedAgent): Promise<bigint> {
+  const [, escrow] = await ctx.services.chain.client.readContract({ address: ctx.services.chain.marketplace, abi: marketplaceAbi, functionName: "listings", args: [listing.onChainId] });
+  return escrow;
+}
+
+/** Parses an SSE body into events. */
+function parseSse(text: string): { event: string; id?: string; data: unknown }[] {
+  return text
+    .split(/\n\n/)
+    .filter((block) => block.trim() !== "")
+    .map((block) => {
+      const lines = block.split("\n");
+      const field = (name: string) => lines.find((l) => l.startsWith(`${name}:`))?.slice(name.length + 1).trim();
+      const id = field("id");
+      return { event: field("event") ?? "message", ...(id === undefined ? {} : { id }), data: JSON.parse(field("data") ?? "null") as unknown };
+    });
+}
+
+beforeAll(async () => {
+  ctx = await createTestServices({ ALLOW_PRIVATE_AGENT_HOSTS: "true" });
+  agentServer = await startHttpsServer((req, res) => void agent(req, res));
+  ctx.services.egress = createEgressGuard({ ca: agentServer.ca, allowHosts: ["127.0.0.1"] });
+  app = buildApp(ctx.services);
+  creator = await fundedAccount(inject("rpcUrl"));
+  await approveCreator(ctx, app, creator.address, (await signIn(app, creator)).token);
+});
+
+afterAll(async () => {
+  for (const entry of held.values()) entry.open();
+  await agentServer?.stop();
+  await ctx?.services.close();
+});
+
+describe("the execute request", () => {
+  let listing: PublishedAgent;
+  let key: string;
+  beforeAll(async () => {
+    listing = await publishConnected("request-rules", "one_time");
+    const renter = await renterWithKey();
+    key = renter.key;
+    await writeMarketplace(marketTarget(ctx), renter.account, "purchaseOneTime", [listing.onChainId], listing.priceWei);
+    await indexChain(ctx);
+  });
+
+  it.each([
+    [{}, "agent_id"],
+    [{ task: "x" }, "agent_id"],
+    [{ agent_id: "a" }, "task"],
+    [{ agent_id: "a", task: "" }, "task"],
+    [{ agent_id: "a", task: "x", input: 5 }, "input"],
+    [{ agent_id: "a", task: "x", input: "t", input_uri: "ipfs://bafkreigh2akiscaildcqabsyg3dfr6chu3fgpregiymsck7e7aqa4s52zy" }, "input_uri"],
+    [{ agent_id: "a", task: "x", input_uri: "https://example.com/file" }, "input_uri"],
+    [{ agent_id: "a", task: "x", priority: "urgent" }, "priority"],
+    [{ agent_id: "a", task: "x", timeout_seconds: 0 }, "timeout_seconds"],
+    [{ agent_id: "a", task: "x", timeout_seconds: 301 }, "timeout_seconds"],
+    [{ agent_id: "a", task: "x", timeout_seconds: 1.5 }, "timeout_seconds"],
+    [{ agent_id: "a", task: "x", surprise: true }, "surprise"],
+  ])("refuses %j with 400 invalid_request naming %s, before anything runs", async (body, field) => {
+    const before = deliveries.length;
+    const res = await execute(key, { ...body, ...(typeof (body as { agent_id?: string }).agent_id === "string" ? { agent_id: listing.agent_id } : {}) });
+    expect(res.status).toBe(400);
+    const error = ((await res.json()) as { error: { code: string; message: string; status: number; request_id: string } }).error;
+    expect(error).toMatchObject({ code: "invalid_request", status: 400 });
+    expect(error.message).toContain(field);
+    expect(error.request_id).toMatch(/\S/);
+    expect(deliveries.length).toBe(before);
+  });
+
+  it("refuses a body that is not JSON, and an unauthenticated call", async () => {
+    expect((await execute(key, "{not json")).status).toBe(400);
+    const res = await app.request("/v1/execute", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ agent_id: listing.agent_id, task: "x" }) });
+    expect(res.status).toBe(401);
+    expect(((await res.json()) as { error: { code: string } }).error.code).toBe("unauthorized");
+  });
+
+  it("answers a malformed agent id with 400 invalid_listing_id and an unknown one with 404 listing_not_found", async () => {
+    const malformed = await execute(key, { agent_id: "lst_xyz", task: "x" });
+    expect(malformed.status).toBe(400);
+    expect(((await malformed.json()) as { error: { code: string } }).error.code).toBe("invalid_listing_id");
+    const unknown = await execute(key, { agent_id: `lst_${"ab".repeat(32)}`, task: "x" });
+    expect(unknown.status).toBe(404);
+    expect(((await unknown.json()) as { error: { code: string } }).error.code).toBe("listing_not_found");
+  });
+
+  it("runs a one-time rental: the Run, a signed delivery, cost 0, and the run readable by its renter only", async () => {
+    const res = await execute(key, { agent_id: listing.agent_id, task: "summarise the market", input: { topic: "e-bikes" } });
+    expect(res.status).toBe(200);
+    const run = (await res.json()) as Record<string, unknown>;
+    expect(run).toMatchObject({ agent_id: listing.agent_id, status: "completed", cost_wei: 0, output: { findings: ["done: summarise the market"], input: { topic: "e-bikes" } } });
+    expect(run.run_id).toMatch(/^run_[0-9a-f]{32}$/);
+    expect(Number.isInteger(run.duration_ms)).toBe(true);
+    expect(deliveries.at(-1)).toMatchObject({ runId: run.run_id, verified: true });
+    const detail = await app.request(`/v1/runs/${String(run.run_id)}`, { headers: { authorization: `Bearer ${key}` } });
+    expect(detail.status).toBe(200);
+    expect(await detail.json()).toMatchObject({ run_id: run.run_id, status: "completed", listing_id: listing.listing_id, rental_model: "one_time", settlement: "none", cost_wei: 0, receipt: null });
+    const stranger = await renterWithKey();
+    expect((await app.request(`/v1/runs/${String(run.run_id)}`, { headers: { authorization: `Bearer ${stranger.key}` } })).status).toBe(404);
+    expect((await app.request(`/v1/runs/run_nope`, { headers: { authorization: `Bearer ${key}` } })).status).toBe(404);
+  });
+
+  it("fails (200) an input that does not match the input schema, without calling the agent", async () => {
+    const before = deliveries.length;
+    const res = await execute(key, { agent_id: listing.agent_id, task: "x", input: { topic: 7 } });
+    expect(res.status).toBe(200);
+    const run = (await res.json()) as { status: string; error: { code: string; message: string }; cost_wei: number };
+    expect(run).toMatchObject({ status: "failed", cost_wei: 0, error: { code: "invalid_input" } });
+    expect(run.error.message).toContain("/topic");
+    expect(deliveries.length).toBe(before);
+  });
+
+  it("fails an output that does not match the output schema, and an agent error, each with its reason", async () => {
+    const bad = (await (await execute(key, { agent_id: listing.agent_id, task: "bad-output now" })).json()) as { status: string; error: { code: string } };
+    expect(bad).toMatchObject({ status: "failed", error: { code: "invalid_output" } });
+    const failed = (await (await execute(key, { agent_id: listing.agent_id, task: "fail now" })).json()) as { status: string; error: { code: string; message: string } };
+    expect(failed).toMatchObject({ status: "failed", error: { code: "agent_http_error" } });
+    expect(failed.error.message).toContain("500");
+    expect(JSON.stringify(failed)).not.toContain(webhookSecret.slice(6, 20));
+  });
+
+  it("fails a run at the caller's timeout and keeps nothing running", async () => {
+    const res = await execute(key, { agent_id: listing.agent_id, task: "never answers", timeout_seconds: 1 });
+    const run = (await res.json()) as { status: string; error: { code: string }; duration_ms: number };
+    expect(run).toMatchObject({ status: "failed", error: { code: "timeout" } });
+    expect(run.duration_ms).toBeGreaterThanOrEqual(900);
+    expect(run.duration_ms).toBeLessThan(5000);
+  });
+
+  it("takes input by content address (POST /v1/inputs) and refuses an address with nothing stored", async () => {
+    const upload = await app.request("/v1/inputs", { method: "POST", headers: { authorization: `Bearer ${key}`, "content-type": "application/json" }, body: JSON.stringify({ content: JSON.stringify({ topic: "solar" }) }) });
+    expect(upload.status).toBe(201);
+    const { input_uri } = (await upload.json()) as { input_uri: string };
+    const run = (await (await execute(key, { agent_id: listing.agent_id, task: "from a file", input_uri })).json()) as { status: string; output: { input: unknown } };
+    expect(run).toMatchObject({ status: "completed", output: { input: { topic: "solar" } } });
+    const missing = (await (await execute(key, { agent_id: listing.agent_id, task: "x", input_uri: "ipfs://bafkreigh2akiscaildcqabsyg3dfr6chu3fgpregiymsck7e7aqa4s52zy" })).json()) as { status: string; error: { code: string } };
+    expect(missing).toMatchObject({ status: "failed", error: { code: "invalid_input" } });
+  });
+});
+
+describe("refusals before the agent runs", () => {
+  it("refuses a wallet without a credential and a paused listing with the contract's errors", async () => {
+    const listing = await publishConnected("refusals", "one_time");
+    const renter = await renterWithKey();
+    const before = deliveries.length;
+    const none = await execute(renter.key, { agent_id: listing.agent_id, task: "x" });
+    expect(none.status).toBe(403);
+    expect(await none.json()).toMatchObject({ error: { code: "credential_not_found", on_chain_error: { contract: "Marketplace", error: "CredentialNotFound" } } });
+    await writeMarketplace(marketTarget(ctx), renter.account, "purchaseOneTime", [listing.onChainId], listing.priceWei);
+    await writeMarketplace(marketTarget(ctx), creator, "setListingActive", [listing.onChainId, false]);
+    const paused = await execute(renter.key, { agent_id: listing.agent_id, task: "x" });
+    expect(paused.status).toBe(403);
+    expect(await paused.json()).toMatchObject({ error: { code: "listing_paused", on_chain_error: { error: "ListingNotActive" } } });
+    expect(deliveries.length).toBe(before);
+    await writeMarketplace(marketTarget(ctx), creator, "setListingActive", [listing.onChainId, true]);
+    expect((await execute(renter.key, { agent_id: listing.agent_id, task: "x" })).status).toBe(200);
+  });
+
+  it("answers 503 service_unavailable and charges nothing when the chain cannot be reached", async () => {
+    const listing = await publishConnected("chain-down", "per_query");
+    const renter = await renterWithKey();
+    await writeMarketplace(marketTarget(ctx), renter.account, "purchasePerQuery", [listing.onChainId], listing.priceWei * 3n);
+    await indexChain(ctx);
+    const down = createServices(loadConfig({ ...ctx.env, ALLOW_PRIVATE_AGENT_HOSTS: "true", RPC_URL: "http://127.0.0.1:9" }), { tables: ctx.services.tables, logger: ctx.services.logger, egress: ctx.services.egress });
+    const before = deliveries.length;
+    const res = await execute(renter.key, { agent_id: listing.agent_id, task: "x" }, {}, "/v1/execute", buildApp(down));
+    expect(res.status).toBe(503);
+    expect(((await res.json()) as { error: { code: string } }).error.code).toBe("service_unavailable");
+    expect(deliveries.length).toBe(before);
+    expect(await balanceOf(listing, renter.account.address)).toBe(listing.priceWei * 3n);
+  });
+});
+
+describe("streaming", () => {
+  let listing: PublishedAgent;
+  let key: string;
+  beforeAll(async () => {
+    listing = await publishConnected("streamer", "subscription");
+    const renter = await renterWithKey();
+    key = renter.key;
+    await writeMarketplace(marketTarget(ctx), renter.account, "purchaseSubscription", [listing.onChainId, 2_592_000n], listing.priceWei);
+    await indexChain(ctx);
+  });
+
+  it("streams output events with offset ids and one done event matching the Run", async () => {
+    const res = await execute(key, { agent_id: listing.agent_id, task: "stream it" }, {}, "/v1/execute/stream");
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toContain("text/event-stream");
+    const runId = res.headers.get("x-run-id");
+    expect(runId).toMatch(/^run_/);
+    const events = parseSse(await res.text());
+    expect(events.filter((e) => e.event === "output")).toEqual([
+      { event: "output", id: "6", data: { delta: "alpha " } },
+      { event: "output", id: "11", data: { delta: "beta " } },
+      { event: "output", id: "16", data: { delta: "gamma" } },
+    ]);
+    const done = events.at(-1)!;
+    expect(done).toMatchObject({ event: "done", id: "done", data: { run_id: runId, status: "completed", cost_wei: 0, output: { findings: ["alpha", "beta", "gamma"] } } });
+    expect(events.filter((e) => e.event === "done")).toHaveLength(1);
+    // Resuming after the second event replays the rest, then done.
+    const resumed = await app.request(`/v1/runs/${runId}/events`, { headers: { authorization: `Bearer ${key}`, "last-event-id": "11" } });
+    expect(parseSse(await resumed.text())).toMatchObject([{ event: "output", id: "16", data: { delta: "gamma" } }, { event: "done", data: { run_id: runId, status: "completed" } }]);
+  });
+
+  it("ends a stream cut mid-way with done failed and the partial output", async () => {
+    const events = parseSse(await (await execute(key, { agent_id: listing.agent_id, task: "stream-cut now" }, {}, "/v1/execute/stream")).text());
+    expect(events[0]).toMatchObject({ event: "output", data: { delta: "partial " } });
+    expect(events.at(-1)).toMatchObject({ event: "done", data: { status: "failed", output: "partial ", cost_wei: 0 } });
+  });
+
+  it("refuses before the stream opens with a JSON error", async () => {
+    const stranger = await renterWithKey();
+    const res = await execute(stranger.key, { agent_id: listing.agent_id, task: "x" }, {}, "/v1/execute/stream");
+    expect(res.status).toBe(403);
+    expect(res.headers.get("content-type")).toContain("application/json");
+  });
+
+  it("resumes a stream with the same Idempotency-Key and Last-Event-ID without running it again", async () => {
+    const headers = { "idempotency-key": "stream-resume-1" };
+    const first = parseSse(await (await execute(key, { agent_id: listing.agent_id, task: "stream again" }, headers, "/v1/execute/stream")).text());
+    const before = deliveries.length;
+    const again = parseSse(await (await execute(key, { agent_id: listing.agent_id, task: "stream again" }, { ...headers, "last-event-id": "6" }, "/v1/execute/stream")).text());
+    expect(deliveries.length).toBe(before);
+    expect(again[0]).toMatchObject({ event: "output", id: "16", data: { delta: "beta gamma" } });
+    expect((again.at(-1)!.data as { run_id: string }).run_id).toBe((first.at(-1)!.data as { run_id: string }).run_id);
+  });
+});
+
+describe("idempotency and concurrency", () => {
+  it("returns the first run for a retried key, charges once, and refuses the key with another body", async () => {
+    const listing = await publishConnected("idempotent", "per_query");
+    const renter = await renterWithKey();
+    await writeMarketplace(marketTarget(ctx), renter.account, "purchasePerQuery", [listing.onChainId], listing.priceWei * 5n);
+    await indexChain(ctx);
+    const body = { agent_id: listing.agent_id, task: "once only" };
+    const headers = { "idempotency-key": "order-42" };
+    const [a, b] = await Promise.all([execute(renter.key, body, headers), execute(renter.key, body, headers)]);
+    const runA = (await a.json()) as { run_id: string; cost_wei: number };
+    const runB = (await b.json()) as { run_id: string; cost_wei: number };
+    expect(runB.run_id).toBe(runA.run_id);
+    const c = (await (await execute(renter.key, body, headers)).json()) as { run_id: string };
+    expect(c.run_id).toBe(runA.run_id);
+    expect(deliveries.filter((d) => d.runId === runA.run_id)).toHaveLength(1);
+    expect(await balanceOf(listing, renter.account.address)).toBe(listing.priceWei * 4n);
+    const other = await execute(renter.key, { ...body, task: "something else" }, headers);
+    expect(other.status).toBe(409);
+    expect(((await other.json()) as { error: { code: string } }).error.code).toBe("idempotency_key_reused");
+    expect((await execute(renter.key, body, { "idempotency-key": "has space" })).status).toBe(400);
+  });
+
+  it("gives the 21st concurrent run of a listing 429 with Retry-After: 1, and admits again once one finishes", async () => {
+    const listing = await publishConnected("crowded", "one_time");
+    const renter = await renterWithKey();
+    await writeMarketplace(marketTarget(ctx), renter.account, "purchaseOneTime", [listing.onChainId], listing.priceWei);
+    await indexChain(ctx);
+    const gate = hold("hold the slot");
+    const inFlight = Array.from({ length: 20 }, () => execute(renter.key, { agent_id: listing.agent_id, task: "hold the slot" }));
+    await expect.poll(() => gate.arrived, { timeout: 20_000 }).toBe(20);
+    const refused = await execute(renter.key, { agent_id: listing.agent_id, task: "one too many" });
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get("retry-after")).toBe("1");
+    expect(((await refused.json()) as { error: { code: string } }).error.code).toBe("rate_limit_exceeded");
+    gate.open();
+    const finished = await Promise.all(inFlight);
+    expect(finished.map((r) => r.status)).toEqual(Array(20).fill(200));
+    expect((await execute(renter.key, { agent_id: listing.agent_id, task: "after the crowd" })).status).toBe(200);
+  });
+});
+
+describe("per-query money", () => {
+  it("charges exactly ten of fifty parallel runs against a balance for ten; balance and escrow match to the wei", async () => {
+    const listing = await publishConnected("ten-runs", "per_query", "0.0013");
+    const renter = await renterWithKey();
+    await writeMarketplace(marketTarget(ctx), renter.account, "purchasePerQuery", [listing.onChainId], listing.priceWei * 10n);
+    await indexChain(ctx);
+    const escrowBefore = await escrowOf(listing);
+    const feeBps = await ctx.services.chain.client.readContract({ address: ctx.services.chain.marketplace, abi: marketplaceAbi, functionName: "feeBasisPoints" });
+    const responses = await Promise.all(Array.from({ length: 50 }, (_, i) => execute(renter.key, { agent_id: listing.agent_id, task: `parallel ${i}` })));
+    const bodies = await Promise.all(responses.map(async (r) => ({ status: r.status, body: (await r.json()) as { status?: string; cost_wei?: number; error?: { code: string } } })));
+    const answered = bodies.filter((b) => b.status === 200);
+    const refused = bodies.filter((b) => b.status === 403);
+    expect(answered).toHaveLength(10);
+    expect(answered.every((b) => b.body.status === "completed")).toBe(true);
+    expect(refused).toHaveLength(40);
+    expect(refused.every((b) => b.body.error?.code === "insufficient_balance")).toBe(true);
+    expect(await balanceOf(listing, renter.account.address)).toBe(0n);
+    const fee = (listing.priceWei * BigInt(feeBps)) / 10_000n;
+    expect((await escrowOf(listing)) - escrowBefore).toBe((listing.priceWei - fee) * 10n);
+    const charged = answered.map((b) => BigInt(b.body.cost_wei!));
+    expect(charged.every((c) => c === listing.priceWei)).toBe(true);
+  });
+
+  it("does not charge a failed run", async () => {
+    const listing = await publishConnected("free-failures", "per_query");
+    const renter = await renterWithKey();
+    await writeMarketplace(marketTarget(ctx), renter.account, "purchasePerQuery", [listing.onChainId], listing.priceWei * 2n);
+    await indexChain(ctx);
+    const run = (await (await execute(renter.key, { agent_id: listing.agent_id, task: "fail please" })).json()) as { status: string; cost_wei: number };
+    expect(run).toMatchObject({ status: "failed", cost_wei: 0 });
+    expect(await balanceOf(listing, renter.account.address)).toBe(listing.priceWei * 2n);
+  });
+
+  it("withholds the result and charges nothing when the contract refuses the charge (revoked mid-run)", async () => {
+    const listing = await publishConnected("revoked-mid-run", "per_query");
+    const renter = await renterWithKey();
+    await writeMarketplace(marketTarget(ctx), renter.account, "purchasePerQuery", [listing.onChainId], listing.priceWei * 2n);
+    await indexChain(ctx);
+    const gate = hold("revoke during this run");
+    const pending = execute(renter.key, { agent_id: listing.agent_id, task: "revoke during this run" });
+    await expect.poll(() => gate.arrived, { timeout: 10_000 }).toBe(1);
+    await writeMarketplace(marketTarget(ctx), creator, "revokePerQueryAccess", [listing.onChainId, renter.account.address]);
+    gate.open();
+    const run = (await (await pending).json()) as { status: string; output: unknown; cost_wei: number; error: { code: string } };
+    expect(run).toMatchObject({ status: "failed", output: null, cost_wei: 0, error: { code: "settlement_refused" } });
+    expect(await balanceOf(listing, renter.account.address)).toBe(listing.priceWei * 2n);
+  });
+
+  it("keeps a result whose charge cannot be confirmed, answers 503, and releases it once the charge lands", async () => {
+    const listing = await publishConnected("authority-down", "per_query");
+    const renter = await renterWithKey();
+    await writeMarketplace(marketTarget(ctx), renter.account, "purchasePerQuery", [listing.onChainId], listing.priceWei * 2n);
+    await indexChain(ctx);
+    const broken = { ...ctx.services, authority: createAuthoritySigner(ctx.services.chain, "http://127.0.0.1:9", ctx.authority.privateKey) };
+    const res = await execute(renter.key, { agent_id: listing.agent_id, task: "settle later" }, {}, "/v1/execute", buildApp(broken));
+    expect(res.status).toBe(503);
+    const message = ((await res.json()) as { error: { message: string } }).error.message;
+    const runId = /run_[0-9a-f]{32}/.exec(message)![0];
+    const withheld = (await (await app.request(`/v1/runs/${runId}`, { headers: { authorization: `Bearer ${renter.key}` } })).json()) as { status: string; output: unknown; settlement: string };
+    expect(withheld).toMatchObject({ status: "completed", output: null, settlement: "pending" });
+    expect(await balanceOf(listing, renter.account.address)).toBe(listing.priceWei * 2n);
+    expect(await settlePendingRuns(ctx.services)).toMatchObject({ settled: 1 });
+    const released = (await (await app.request(`/v1/runs/${runId}`, { headers: { authorization: `Bearer ${renter.key}` } })).json()) as Record<string, unknown>;
+    expect(released).toMatchObject({ status: "completed", settlement: "settled", output: { findings: ["done: settle later"] } });
+    expect(BigInt(released.cost_wei as number)).toBe(listing.priceWei);
+    expect(await balanceOf(listing, renter.account.address)).toBe(listing.priceWei);
+    expect(released.settlement_tx).toMatch(/^0x[0-9a-f]{64}$/);
+  });
+});
