@@ -25,6 +25,7 @@ export const ERROR_STATUS = {
   creator_not_approved: 403,
   credential_revoked: 403,
   listing_closed: 403,
+  rating_not_allowed: 403,
   method_not_allowed: 405,
   idempotency_key_reused: 409,
   payload_too_large: 413,

@@ -24,6 +24,8 @@ import { registerV1JobsGet } from "./routes/v1_jobs_get.ts";
 import { registerV1MetadataGet } from "./routes/v1_metadata_get.ts";
 import { registerV1ListingsSearch } from "./routes/v1_listings_search.ts";
 import { registerV1ListingsGet } from "./routes/v1_listings_get.ts";
+import { registerV1ListingsRate } from "./routes/v1_listings_rate.ts";
+import { registerV1ListingsRatings } from "./routes/v1_listings_ratings.ts";
 import { registerV1CreatorsApply } from "./routes/v1_creators_apply.ts";
 import { registerV1CreatorsMe } from "./routes/v1_creators_me.ts";
 import { registerV1Reviews } from "./routes/v1_reviews.ts";
@@ -77,6 +79,8 @@ export function buildApp(services: Services): OpenAPIHono<AppEnv> {
   // Listings (the catalogue)
   registerV1ListingsSearch(app);
   registerV1ListingsGet(app);
+  registerV1ListingsRate(app);
+  registerV1ListingsRatings(app);
 
   // Task execution
   registerV1Execute(app);

@@ -24,7 +24,15 @@ export interface AgentRecord {
   approved_at?: string;
   created_at: string;
   sample_output?: string[];
-  stats?: { run_count?: number; success_count?: number; rating_sum?: number; review_count?: number; last_run_at?: string };
+  /** Live figures (src/listings/stats.ts): top-level attributes, so one update can create or
+   * increment them on any agent record. */
+  stats_run_count?: number;
+  stats_success_count?: number;
+  stats_rating_sum?: number;
+  stats_review_count?: number;
+  stats_last_run_at?: string;
+  /** Changes applied to the figures whose source item is not yet marked as applied. */
+  stats_in_flight?: Set<string>;
 }
 
 export interface Listing {
@@ -69,10 +77,21 @@ export function isPublished(agent: AgentRecord, chain: ChainListingRecord | unde
   );
 }
 
+/** The live figures of an agent record: runs, share completed, average rating (2 decimals), reviews. */
+export function figuresOf(agent: AgentRecord): { run_count: number; success_rate: number; rating: number; review_count: number; last_run_at: string | undefined } {
+  const runs = agent.stats_run_count ?? 0;
+  const reviews = agent.stats_review_count ?? 0;
+  return {
+    run_count: runs,
+    success_rate: runs === 0 ? 0 : Math.round(((agent.stats_success_count ?? 0) / runs) * 1000) / 1000,
+    rating: reviews === 0 ? 0 : Math.round(((agent.stats_rating_sum ?? 0) / reviews) * 100) / 100,
+    review_count: reviews,
+    last_run_at: agent.stats_last_run_at,
+  };
+}
+
 export function assemble(agent: AgentRecord, chain: ChainListingRecord, creator: { display_name: string; listing_count: number }): Listing {
-  const stats = agent.stats ?? {};
-  const runs = stats.run_count ?? 0;
-  const reviews = stats.review_count ?? 0;
+  const figures = figuresOf(agent);
   return {
     id: agent.listing_id,
     title: titleOf(agent.name),
@@ -80,12 +99,12 @@ export function assemble(agent: AgentRecord, chain: ChainListingRecord, creator:
     category: [agent.category],
     rental_model: chain.rental_model!,
     price_eth: Number(formatEther(BigInt(chain.price_wei!))),
-    run_count: runs,
-    success_rate: runs === 0 ? 0 : Math.round(((stats.success_count ?? 0) / runs) * 1000) / 1000,
+    run_count: figures.run_count,
+    success_rate: figures.success_rate,
     creator: { id: agent.creator, display_name: creator.display_name, listing_count: creator.listing_count },
-    rating: reviews === 0 ? 0 : Math.round(((stats.rating_sum ?? 0) / reviews) * 100) / 100,
-    review_count: reviews,
-    last_updated: [agent.approved_at ?? agent.created_at, stats.last_run_at].filter((v): v is string => Boolean(v)).sort().at(-1)!,
+    rating: figures.rating,
+    review_count: figures.review_count,
+    last_updated: [agent.approved_at ?? agent.created_at, figures.last_run_at].filter((v): v is string => Boolean(v)).sort().at(-1)!,
     sample_output: (agent.sample_output ?? []).slice(0, 3),
     published_at: agent.approved_at!,
     status: chain.status ?? "active",
@@ -130,10 +149,11 @@ export async function loadPublishedListings(tables: Tables): Promise<Listing[]> 
   return publish(tables, agents);
 }
 
-/** One listing by id, or null when unknown or unpublished. */
+/** One listing by id, or null when unknown or unpublished. Its figures are read with a strongly
+ * consistent read of the agent record, so they include every run and rating recorded before the call. */
 export async function loadListing(tables: Tables, onChainId: `0x${string}`): Promise<Listing | null> {
   const [agentOut, chainOut] = await Promise.all([
-    tables.doc.send(new GetCommand({ TableName: tables.name("listings"), Key: agentKey(onChainId) })),
+    tables.doc.send(new GetCommand({ TableName: tables.name("listings"), Key: agentKey(onChainId), ConsistentRead: true })),
     tables.doc.send(new GetCommand({ TableName: tables.name("chain_listings"), Key: chainListingKey(onChainId) })),
   ]);
   const agent = agentOut.Item as AgentRecord | undefined;
@@ -142,7 +162,9 @@ export async function loadListing(tables: Tables, onChainId: `0x${string}`): Pro
   const siblings = await tables.doc.send(
     new QueryCommand({ TableName: tables.name("listings"), IndexName: "gsi1", KeyConditionExpression: "gsi1pk = :c", FilterExpression: "review_status = :a", ExpressionAttributeValues: { ":c": `creator#${agent.creator.toLowerCase()}`, ":a": "approved" } }),
   );
-  return (await publish(tables, (siblings.Items ?? []) as AgentRecord[])).find((listing) => listing.id === agent.listing_id) ?? null;
+  // The listing itself as just read (the index's copy may lag behind its figures).
+  const agents = [agent, ...((siblings.Items ?? []) as AgentRecord[]).filter((sibling) => sibling.listing_id !== agent.listing_id)];
+  return (await publish(tables, agents)).find((listing) => listing.id === agent.listing_id) ?? null;
 }
 
 export interface Catalogue {

@@ -1,0 +1,279 @@
+// Live listing figures: every finished run and every renter rating changes the counters on the
+// listing's agent record (table `listings`, key `agentKey`), which the catalogue turns into
+// run_count, success_rate, rating, review_count and last_updated.
+//
+// The counters are top-level attributes of the agent record (`stats_run_count`, `stats_success_count`,
+// `stats_rating_sum`, `stats_review_count`, `stats_last_run_at`), so a single UpdateItem with ADD can
+// create or increment them on any record, whether or not it had figures before.
+//
+// Each change to the counters is applied exactly once, without transactions (single-item conditional
+// writes only). A change has a source item that says it is due (a run's outcome marker, a rating
+// item's pending change) and a token. The protocol:
+//   1. A caller claims the source item: a conditional write that records its claim (a random id, a
+//      generation number starting at 1, and a lease). Only a claim holder applies the change. A
+//      caller that finds a live claim waits for it; one that finds an expired claim takes it over
+//      (generation + 1), so a crashed or stalled caller never blocks the change for longer than the
+//      lease.
+//   2. The claim holder applies the change to the counters in one UpdateItem that also adds the token
+//      to the record's `stats_in_flight` string set, on the condition that the token is not in it
+//      yet. A second attempt for the same change (after a takeover) finds the token and adds nothing.
+//   3. It marks the source item applied, on the condition that it still holds the claim.
+//   4. Only when step 3 succeeded with generation 1 (nobody else ever claimed the change, and nobody
+//      can claim it any more) does it delete the token from `stats_in_flight`. After a takeover the
+//      token stays, so a stalled earlier claimant that reaches step 2 late still finds it.
+// Safety does not depend on clocks (the lease only decides when a takeover may happen); tokens
+// accumulate only after takeovers, that is after a crash, a timeout or a stall longer than the lease.
+import { randomUUID } from "node:crypto";
+import { GetCommand, PutCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import { isConditionalCheckFailure, type Tables } from "../adapters/tables/dynamo.ts";
+import { agentKey } from "../reviews/listings.ts";
+import type { AgentRecord } from "./catalogue.ts";
+
+/** How long a claim on a change lasts before another caller may take it over. */
+export const STATS_LEASE_MS = 10_000;
+/** How often a caller waiting for another's claim looks again. */
+const POLL_MS = 20;
+
+export interface RunOutcome {
+  run_id: string;
+  /** The on-chain listing id (bytes32 hex). */
+  on_chain_id: `0x${string}`;
+  /** The renter's wallet. */
+  wallet: string;
+  status: "completed" | "failed";
+  /** ISO 8601. */
+  finished_at: string;
+}
+
+export interface StatsOptions {
+  /** Claim lease in milliseconds (default STATS_LEASE_MS). */
+  leaseMs?: number;
+}
+
+/** A change to the counters. */
+export interface FiguresChange {
+  /** Unique per change; `run:<run_id>` for runs, `rating:<id>` for ratings. */
+  token: string;
+  runs?: number;
+  successes?: number;
+  ratingSum?: number;
+  reviews?: number;
+  /** Raises `stats_last_run_at` to this ISO time if it is later. */
+  lastRunAt?: string;
+}
+
+export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** The item in the `runs` table recording that a run's outcome is being, or has been, counted. */
+export const runOutcomeKey = (runId: string) => ({ pk: `run-stats#${runId}`, sk: "outcome" });
+
+/** The item in the `runs` table recording that a wallet has a completed run of a listing. */
+export const renterKey = (onChainId: string, wallet: string) => ({ pk: `ran#${onChainId.toLowerCase()}`, sk: wallet.toLowerCase() });
+
+const ON_CHAIN_ID = /^0x[0-9a-fA-F]{64}$/;
+
+/**
+ * Applies a change to the listing's counters unless its token is already in `stats_in_flight`.
+ * Returns "applied", or "already" when an earlier attempt applied it. Throws when the listing has no
+ * agent record (the counters are never created on their own).
+ */
+export async function applyToFigures(tables: Tables, onChainId: string, change: FiguresChange): Promise<"applied" | "already"> {
+  const key = agentKey(onChainId);
+  const values: Record<string, unknown> = { ":token": change.token, ":tokens": new Set([change.token]) };
+  const adds = ["stats_in_flight :tokens"];
+  const add = (attribute: string, name: string, amount: number | undefined) => {
+    if (!amount) return;
+    adds.push(`${attribute} :${name}`);
+    values[`:${name}`] = amount;
+  };
+  add("stats_run_count", "runs", change.runs);
+  add("stats_success_count", "successes", change.successes);
+  add("stats_rating_sum", "sum", change.ratingSum);
+  add("stats_review_count", "reviews", change.reviews);
+  const base = "attribute_exists(pk) AND NOT contains(stats_in_flight, :token)";
+  // First attempt also raises last_run_at; when that is already as late, the second leaves it.
+  for (const raiseLast of change.lastRunAt ? [true, false] : [false]) {
+    try {
+      await tables.doc.send(
+        new UpdateCommand({
+          TableName: tables.name("listings"),
+          Key: key,
+          UpdateExpression: `ADD ${adds.join(", ")}${raiseLast ? " SET stats_last_run_at = :last" : ""}`,
+          ConditionExpression: raiseLast ? `${base} AND (attribute_not_exists(stats_last_run_at) OR stats_last_run_at < :last)` : base,
+          ExpressionAttributeValues: raiseLast ? { ...values, ":last": change.lastRunAt } : values,
+        }),
+      );
+      return "applied";
+    } catch (error) {
+      if (!isConditionalCheckFailure(error)) throw error;
+    }
+    const out = await tables.doc.send(new GetCommand({ TableName: tables.name("listings"), Key: key, ConsistentRead: true, ProjectionExpression: "pk, stats_in_flight, stats_last_run_at" }));
+    const agent = out.Item as Pick<AgentRecord, "stats_in_flight" | "stats_last_run_at"> | undefined;
+    if (!agent) throw new Error(`No agent record for listing ${onChainId}; its figures cannot be recorded.`);
+    if (agent.stats_in_flight?.has(change.token)) return "already";
+    // Otherwise the refusal was stats_last_run_at being as late already: the next attempt leaves it.
+  }
+  throw new Error(`The figures of listing ${onChainId} could not be updated for ${change.token}.`);
+}
+
+/** Deletes a change's token from `stats_in_flight` once no claimant can apply the change again. */
+export async function releaseToken(tables: Tables, onChainId: string, token: string): Promise<void> {
+  await tables.doc
+    .send(
+      new UpdateCommand({
+        TableName: tables.name("listings"),
+        Key: agentKey(onChainId),
+        UpdateExpression: "DELETE stats_in_flight :tokens",
+        ConditionExpression: "attribute_exists(pk)",
+        ExpressionAttributeValues: { ":tokens": new Set([token]) },
+      }),
+    )
+    .catch((error: unknown) => {
+      if (!isConditionalCheckFailure(error)) throw error;
+    });
+}
+
+function checkRunOutcome(run: RunOutcome): { runId: string; onChainId: `0x${string}`; wallet: string; finishedAt: string } {
+  if (typeof run.run_id !== "string" || run.run_id.length === 0 || run.run_id.length > 200) throw new TypeError("run_id must be a non-empty string");
+  if (!ON_CHAIN_ID.test(run.on_chain_id)) throw new TypeError("on_chain_id must be a 0x-prefixed 32-byte hex listing id");
+  if (!/^0x[0-9a-fA-F]{40}$/.test(run.wallet)) throw new TypeError("wallet must be a 0x-prefixed 20-byte hex address");
+  if (run.status !== "completed" && run.status !== "failed") throw new TypeError("status must be completed or failed");
+  const finished = Date.parse(run.finished_at);
+  if (Number.isNaN(finished)) throw new TypeError("finished_at must be an ISO 8601 timestamp");
+  return { runId: run.run_id, onChainId: run.on_chain_id.toLowerCase() as `0x${string}`, wallet: run.wallet.toLowerCase(), finishedAt: new Date(finished).toISOString() };
+}
+
+/** Records that the wallet has a completed run of the listing (what makes it eligible to rate). */
+async function recordRenter(tables: Tables, onChainId: string, wallet: string, runId: string, finishedAt: string): Promise<void> {
+  await tables.doc
+    .send(
+      new UpdateCommand({
+        TableName: tables.name("runs"),
+        Key: renterKey(onChainId, wallet),
+        UpdateExpression: "SET first_run_id = if_not_exists(first_run_id, :id), last_run_at = :at, last_run_id = :id",
+        // last_run_at keeps the latest; a later run recorded first makes this a no-op.
+        ConditionExpression: "attribute_not_exists(pk) OR last_run_at < :at",
+        ExpressionAttributeValues: { ":id": runId, ":at": finishedAt },
+      }),
+    )
+    .catch((error: unknown) => {
+      if (!isConditionalCheckFailure(error)) throw error;
+    });
+}
+
+/** True when the wallet has at least one completed run of the listing. */
+export async function hasCompletedRun(tables: Tables, onChainId: string, wallet: string): Promise<boolean> {
+  const out = await tables.doc.send(new GetCommand({ TableName: tables.name("runs"), Key: renterKey(onChainId, wallet), ConsistentRead: true, ProjectionExpression: "pk" }));
+  return out.Item !== undefined;
+}
+
+interface OutcomeMarker {
+  state: "claimed" | "counted";
+  claim?: string;
+  generation?: number;
+  claimed_until?: number;
+}
+
+/** Claims the run's outcome marker: generation 1 by creating it, or a takeover of an expired claim.
+ * Returns null when the outcome is already counted. */
+async function claimOutcome(tables: Tables, run: ReturnType<typeof checkRunOutcome> & { status: string }, leaseMs: number): Promise<{ claim: string; generation: number } | null> {
+  const table = tables.name("runs");
+  const key = runOutcomeKey(run.runId);
+  for (;;) {
+    const claim = randomUUID();
+    try {
+      await tables.doc.send(
+        new PutCommand({
+          TableName: table,
+          Item: { ...key, state: "claimed", claim, generation: 1, claimed_until: Date.now() + leaseMs, run_id: run.runId, on_chain_id: run.onChainId, wallet: run.wallet, status: run.status, finished_at: run.finishedAt },
+          ConditionExpression: "attribute_not_exists(pk)",
+        }),
+      );
+      return { claim, generation: 1 };
+    } catch (error) {
+      if (!isConditionalCheckFailure(error)) throw error;
+    }
+    const marker = (await tables.doc.send(new GetCommand({ TableName: table, Key: key, ConsistentRead: true }))).Item as OutcomeMarker | undefined;
+    if (!marker) continue;
+    if (marker.state === "counted") return null;
+    if ((marker.claimed_until ?? 0) > Date.now()) {
+      await sleep(POLL_MS);
+      continue;
+    }
+    try {
+      const out = await tables.doc.send(
+        new UpdateCommand({
+          TableName: table,
+          Key: key,
+          UpdateExpression: "SET claim = :claim, claimed_until = :until, generation = generation + :one",
+          ConditionExpression: "#state = :claimed AND claim = :old",
+          ExpressionAttributeNames: { "#state": "state" },
+          ExpressionAttributeValues: { ":claim": claim, ":until": Date.now() + leaseMs, ":one": 1, ":claimed": "claimed", ":old": marker.claim },
+          ReturnValues: "ALL_NEW",
+        }),
+      );
+      return { claim, generation: out.Attributes!.generation as number };
+    } catch (error) {
+      if (!isConditionalCheckFailure(error)) throw error;
+    }
+  }
+}
+
+/** Gives up a claim early (after an error), so a retry need not wait for the lease. */
+async function releaseClaim(tables: Tables, runId: string, claim: string): Promise<void> {
+  await tables.doc
+    .send(
+      new UpdateCommand({
+        TableName: tables.name("runs"),
+        Key: runOutcomeKey(runId),
+        UpdateExpression: "SET claimed_until = :zero",
+        ConditionExpression: "claim = :claim AND #state = :claimed",
+        ExpressionAttributeNames: { "#state": "state" },
+        ExpressionAttributeValues: { ":zero": 0, ":claim": claim, ":claimed": "claimed" },
+      }),
+    )
+    .catch(() => undefined);
+}
+
+/**
+ * Counts a finished run in its listing's figures: run_count + 1, success_count + 1 when completed,
+ * last_run_at raised to finished_at. For a completed run it also records that the wallet has run the
+ * listing (the item `ran#<on_chain_id>` / `<wallet>` in the `runs` table), which makes the wallet
+ * eligible to rate it. Exactly once per run_id: a repeated call, sequential or concurrent, or a retry
+ * after a failure at any point, counts the run once (see the protocol at the top of this file).
+ * Resolves once the run is counted. Throws on a storage failure (the call may simply be repeated) and
+ * when the listing has no agent record.
+ */
+export async function recordRunOutcome(tables: Tables, run: RunOutcome, options: StatsOptions = {}): Promise<void> {
+  const checked = { ...checkRunOutcome(run), status: run.status };
+  const leaseMs = options.leaseMs ?? STATS_LEASE_MS;
+  if (run.status === "completed") await recordRenter(tables, checked.onChainId, checked.wallet, checked.runId, checked.finishedAt);
+  const held = await claimOutcome(tables, checked, leaseMs);
+  if (!held) return;
+  const token = `run:${checked.runId}`;
+  try {
+    await applyToFigures(tables, checked.onChainId, { token, runs: 1, successes: run.status === "completed" ? 1 : 0, lastRunAt: checked.finishedAt });
+    let finished = true;
+    try {
+      await tables.doc.send(
+        new UpdateCommand({
+          TableName: tables.name("runs"),
+          Key: runOutcomeKey(checked.runId),
+          UpdateExpression: "SET #state = :counted, counted_at = :now REMOVE claim, claimed_until",
+          ConditionExpression: "claim = :claim",
+          ExpressionAttributeNames: { "#state": "state" },
+          ExpressionAttributeValues: { ":counted": "counted", ":now": new Date().toISOString(), ":claim": held.claim },
+        }),
+      );
+    } catch (error) {
+      if (!isConditionalCheckFailure(error)) throw error;
+      // Taken over after a stall: the new claimant finds the token and finishes.
+      finished = false;
+    }
+    // The run is counted; a token left behind by a failed clean-up is harmless.
+    if (finished && held.generation === 1) await releaseToken(tables, checked.onChainId, token).catch(() => undefined);
+  } catch (error) {
+    await releaseClaim(tables, checked.runId, held.claim);
+    throw error;
+  }
+}
