@@ -220,6 +220,21 @@ describe("the execute request", () => {
     expect((await app.request(`/v1/runs/run_nope`, { headers: { authorization: `Bearer ${key}` } })).status).toBe(404);
   });
 
+  it("counts runs in the listing's live figures, and lets a renter who ran it rate it", async () => {
+    const figures = async () => (await (await app.request(`/v1/listings/${listing.listing_id}`, { headers: { authorization: `Bearer ${key}` } })).json()) as { run_count: number; success_rate: number; rating: number; review_count: number };
+    const before = await figures();
+    await execute(key, { agent_id: listing.agent_id, task: "count me" });
+    await execute(key, { agent_id: listing.agent_id, task: "fail to count" });
+    const after = await figures();
+    expect(after.run_count).toBe(before.run_count + 2);
+    const rated = await app.request(`/v1/listings/${listing.listing_id}/rating`, { method: "PUT", headers: { authorization: `Bearer ${key}`, "content-type": "application/json" }, body: JSON.stringify({ rating: 4 }) });
+    expect(rated.status).toBe(200);
+    expect(await figures()).toMatchObject({ rating: 4, review_count: 1 });
+    const stranger = await renterWithKey();
+    const refused = await app.request(`/v1/listings/${listing.listing_id}/rating`, { method: "PUT", headers: { authorization: `Bearer ${stranger.key}`, "content-type": "application/json" }, body: JSON.stringify({ rating: 5 }) });
+    expect(refused.status).toBe(403);
+  });
+
   it("fails (200) an input that does not match the input schema, without calling the agent", async () => {
     const before = deliveries.length;
     const res = await execute(key, { agent_id: listing.agent_id, task: "x", input: { topic: 7 } });
