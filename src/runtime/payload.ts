@@ -28,9 +28,28 @@ export interface AgentRunPayload {
   /** The run's input, already checked against the agent's input_schema by the service. */
   input: string | Record<string, unknown> | null;
   /** Egress rules for every outbound connection of the run (model endpoint, tools). */
-  egress: { allowPrivate: boolean; allowHosts: string[] };
+  egress: {
+    allowPrivate: boolean;
+    allowHosts: string[];
+    /** Local development and tests only: fixed addresses for host names, used instead of DNS (like
+     * curl's `--resolve`), e.g. `{"api.example.com": "127.0.0.1"}`. The addresses are still judged by
+     * the egress rules: a loopback address is refused unless the host is in `allowHosts`. */
+    resolve?: Record<string, string>;
+  };
+  /** The service's web search provider, for agents with the `web_search` tool; such an agent is refused
+   * when it is absent. The key is used for the search calls only and never shown to the model. */
+  search?: AgentSearchProvider;
   /** Tool steps the model may take before it must answer. */
   maxSteps: number;
+}
+
+/** A web search API the `web_search` tool calls: the Brave Search web API (`GET <url>?q=&count=`, key in
+ * `X-Subscription-Token`) or a SearXNG instance (`GET <url>?q=&format=json`, key as a bearer token). */
+export interface AgentSearchProvider {
+  kind: "brave" | "searxng";
+  /** The search endpoint, e.g. `https://api.search.brave.com/res/v1/web/search` or `https://searx.example.org/search`. */
+  url: string;
+  apiKey: string | null;
 }
 
 /** The entry's return value for a completed run. */

@@ -65,8 +65,12 @@ function fsReadFlags(paths: readonly string[]): string[] {
   return [BOOTSTRAP_PATH, ...paths].map((path) => `--allow-fs-read=${resolve(path)}`);
 }
 
-function startSandbox(nodePath: string, allowFsRead: readonly string[], memoryMb: number): Sandbox {
-  const args = ["--permission", ...fsReadFlags(allowFsRead), `--max-old-space-size=${memoryMb}`, BOOTSTRAP_PATH];
+function startSandbox(nodePath: string, allowFsRead: readonly string[], memoryMb: number, allowAddons = false): Sandbox {
+  // A native addon runs outside the permission model's reach, so addons are allowed per run, never in a
+  // pre-started sandbox. isolated-vm (the addon the runtime loads) crashes with Node's startup snapshot
+  // on Node >= 20, hence --no-node-snapshot with it.
+  const addonFlags = allowAddons ? ["--allow-addons", "--no-node-snapshot"] : [];
+  const args = ["--permission", ...fsReadFlags(allowFsRead), ...addonFlags, `--max-old-space-size=${memoryMb}`, BOOTSTRAP_PATH];
   // env: {} — nothing of the parent's environment; cwd "/" so the service's directory is not disclosed.
   // fd 0: the run message in; fd 1: ignored (the entry's console output); fd 2: read for OOM only;
   // fd 3: the sandbox's messages out (bootstrap.cjs describes the protocol).
@@ -212,6 +216,7 @@ function validate(spec: RunSpec): void {
   if (typeof spec.entry !== "string" || !isAbsolute(spec.entry)) throw new TypeError("entry must be an absolute path");
   if (!Number.isFinite(spec.timeoutMs) || spec.timeoutMs <= 0) throw new TypeError("timeoutMs must be a positive number");
   if (!Number.isInteger(spec.memoryMb) || spec.memoryMb < 8) throw new TypeError("memoryMb must be an integer of at least 8");
+  if (spec.allowAddons !== undefined && typeof spec.allowAddons !== "boolean") throw new TypeError("allowAddons must be a boolean");
 }
 
 export function createLocalSandboxPool(options: LocalSandboxPoolOptions): LocalSandboxPool {
@@ -326,7 +331,7 @@ export function createLocalSandboxPool(options: LocalSandboxPoolOptions): LocalS
 
   async function acquireCold(spec: RunSpec, deadline: number): Promise<Sandbox | undefined> {
     const reads = [...allowFsRead, dirname(resolve(spec.entry))];
-    const sandbox = track(startSandbox(nodePath, reads, spec.memoryMb));
+    const sandbox = track(startSandbox(nodePath, reads, spec.memoryMb, spec.allowAddons === true));
     startingCold++;
     let timer: NodeJS.Timeout | undefined;
     const expired = new Promise<"expired">((resolveExpired) => {
@@ -349,7 +354,7 @@ export function createLocalSandboxPool(options: LocalSandboxPoolOptions): LocalS
     const startedAt = performance.timeOrigin + t0;
     const deadline = startedAt + spec.timeoutMs;
     const entry = resolve(spec.entry);
-    const fitsWarm = spec.memoryMb === memoryMb && within(entry, allowFsRead);
+    const fitsWarm = spec.memoryMb === memoryMb && spec.allowAddons !== true && within(entry, allowFsRead);
     let sandbox: Sandbox | undefined;
     try {
       sandbox = fitsWarm ? await acquireWarm(deadline) : await acquireCold(spec, deadline);

@@ -15,6 +15,10 @@ export interface RunSpec {
   timeoutMs: number;
   /** V8 heap cap of the sandbox (`--max-old-space-size`), in MiB. */
   memoryMb: number;
+  /** The entry may load native addons (`--allow-addons`; the agent runtime's js_eval tool loads
+   * isolated-vm). Such a run always gets a sandbox started for it: pre-started sandboxes never allow
+   * addons. Default false. */
+  allowAddons?: boolean;
 }
 
 export type RunErrorCode = "timeout" | "crashed" | "out_of_memory" | "entry_error";
