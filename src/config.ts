@@ -63,6 +63,11 @@ export const configSchema = z
     PROVIDER_A_BASE_URL: url.default("https://api.openai.com/v1"),
     /** Base URL of provider_b's Anthropic-messages API. */
     PROVIDER_B_BASE_URL: url.default("https://api.anthropic.com/v1"),
+    /** The web search provider of the web_search tool (Brave Search API or a SearXNG instance); without
+     * it, agents with web_search fail their runs with a clear reason. SEARCH_API_KEY is a secret. */
+    SEARCH_API_KIND: z.enum(["brave", "searxng"]).default("brave"),
+    SEARCH_API_URL: url.optional(),
+    SEARCH_API_KEY: z.string().min(1).optional(),
     /** Idle pre-started sandboxes kept ready for runs (local sandbox). */
     SANDBOX_WARM: z.coerce.number().int().min(0).max(64).default(2),
     /** How often pending run receipts are logged on-chain as one Merkle batch, in milliseconds. */

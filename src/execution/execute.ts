@@ -19,12 +19,8 @@ import { markSettlementPending, settleRun } from "./settlement.ts";
 import { callConnectedAgent } from "./connected.ts";
 import { recordRunOutcome } from "../listings/stats.ts";
 
-/** The specification's limit on concurrent runs per listing. */
-export const RUNS_PER_LISTING = 20;
-/** Heap of a declarative agent's sandbox, MiB. */
-export const SANDBOX_MEMORY_MB = 128;
-/** Tool steps a declarative agent may take before it must answer. */
-export const MAX_TOOL_STEPS = 8;
+import { MAX_TOOL_STEPS, RUNS_PER_LISTING, SANDBOX_MEMORY_MB } from "./limits.ts";
+import { agentSandboxNeeds } from "../runtime/sandbox.ts";
 /** How often the text streamed so far is saved while a run is in flight (for resuming streams). */
 const STREAM_SAVE_MS = 250;
 
@@ -185,10 +181,11 @@ async function runDeclarative(services: Services, admission: Admission, input: s
     task: admission.request.task,
     input,
     egress: services.egressRules,
+    ...(services.config.SEARCH_API_URL ? { search: { kind: services.config.SEARCH_API_KIND, url: services.config.SEARCH_API_URL, apiKey: services.config.SEARCH_API_KEY ?? null } } : {}),
     maxSteps: MAX_TOOL_STEPS,
   };
   const result = await services.sandbox().run(
-    { runId: admission.run.run_id, entry: services.runtimeEntry, payload, timeoutMs: admission.timeoutMs, memoryMb: SANDBOX_MEMORY_MB },
+    { runId: admission.run.run_id, entry: services.runtimeEntry, payload, timeoutMs: admission.timeoutMs, memoryMb: SANDBOX_MEMORY_MB, ...agentSandboxNeeds(manifest.tools) },
     (event) => onDelta(event.delta),
   );
   if (result.status === "completed") return { status: "completed", output: (result.output as AgentRunOutput | undefined)?.output ?? null };
@@ -262,10 +259,10 @@ export async function performRun(services: Services, admission: Admission, optio
   let outcome: AgentOutcome;
   try {
     const input = await resolveInput(services, admission.request);
-    // An omitted input is checked (and passed on) as the empty value of the schema's type.
-    if (input.ok && input.input === null) input.input = emptyInputFor(logic.manifest.input_schema);
+    // An omitted input is checked as the empty value of the schema's type (so a schema that requires
+    // fields refuses it), and reaches the agent as no input.
     if (!input.ok) outcome = { status: "failed", error: { code: "invalid_input", message: input.message } };
-    else if (!logic.validateInput(input.input)) {
+    else if (!logic.validateInput(input.input === null ? emptyInputFor(logic.manifest.input_schema) : input.input)) {
       outcome = { status: "failed", error: { code: "invalid_input", message: `The input does not match the agent's input schema: ${describeSchemaErrors(logic.validateInput)}.` } };
     } else {
       outcome = access.agent.kind === "connected" ? await runConnected(services, admission, input.input, onDelta, options.stream) : await runDeclarative(services, admission, input.input, onDelta);

@@ -6,7 +6,6 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createLocalSandboxPool, type LocalSandboxPool } from "../../src/adapters/sandbox/local.ts";
-import { ConcurrencyLimitError, createConcurrencyLimiter, DEFAULT_RUNS_PER_LISTING } from "../../src/adapters/sandbox/concurrency.ts";
 import type { RunEvent, RunResult, RunSpec } from "../../src/adapters/sandbox/port.ts";
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -248,42 +247,6 @@ describe("under load", () => {
     }
     const pids = results.map((result) => (result.output as { pid: number }).pid);
     expect(new Set(pids).size).toBe(50);
-  });
-});
-
-describe("the per-listing concurrency limiter", () => {
-  it("admits N runs per key, refuses the N+1th with a typed error, and admits again after a release", () => {
-    const limiter = createConcurrencyLimiter({ limit: 3 });
-    const leases = [limiter.acquire("listing-a"), limiter.acquire("listing-a"), limiter.acquire("listing-a")];
-    expect(limiter.active("listing-a")).toBe(3);
-    let refusal: unknown;
-    try {
-      limiter.acquire("listing-a");
-    } catch (error) {
-      refusal = error;
-    }
-    expect(refusal).toBeInstanceOf(ConcurrencyLimitError);
-    expect(refusal).toMatchObject({ code: "concurrency_limit_exceeded", key: "listing-a", limit: 3 });
-    // another key is independent
-    limiter.acquire("listing-b").release();
-    leases[0]!.release();
-    leases[0]!.release(); // idempotent
-    expect(limiter.active("listing-a")).toBe(2);
-    limiter.acquire("listing-a");
-    expect(() => limiter.acquire("listing-a")).toThrow(ConcurrencyLimitError);
-  });
-
-  it("defaults to 20 per listing and releases a slot however the run ends, with real sandbox runs", async () => {
-    const limiter = createConcurrencyLimiter();
-    expect(limiter.limit).toBe(DEFAULT_RUNS_PER_LISTING);
-    expect(DEFAULT_RUNS_PER_LISTING).toBe(20);
-    const inFlight = Array.from({ length: 20 }, () => limiter.run("listing-x", () => run(spec("echo", {}, { timeoutMs: 20_000 }))));
-    await expect(limiter.run("listing-x", () => run(spec("echo")))).rejects.toBeInstanceOf(ConcurrencyLimitError);
-    const results = await Promise.all(inFlight);
-    expect(results.every((result) => result.status === "completed")).toBe(true);
-    expect(limiter.active("listing-x")).toBe(0);
-    await expect(limiter.run("listing-x", () => run(spec("throw", { message: "x" })))).resolves.toMatchObject({ status: "failed" });
-    expect(limiter.active("listing-x")).toBe(0);
   });
 });
 

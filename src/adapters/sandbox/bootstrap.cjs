@@ -74,8 +74,13 @@ async function serve(message) {
   process.exit(0);
 }
 
-// Initialise the ES module loader now, while nobody waits, rather than at the entry's import().
-import("data:text/javascript,export{}").then(() => {
+// Initialise the ES module loader now, while nobody waits, rather than at the entry's import(); a
+// pre-started sandbox also loads the entry it will most likely be given (argv[2], the agent runtime),
+// so the run's own import() finds it in the module cache. A preload that fails is not fatal: the run's
+// import() reports the error. Nothing run-specific exists yet: no payload, no key.
+const preload = process.argv[2];
+const warmUp = preload ? import(pathToFileURL(preload).href).catch(() => undefined) : import("data:text/javascript,export{}");
+warmUp.then(() => {
   write({ t: "ready" });
   const message = readRun();
   if (!message) process.exit(0);

@@ -25,6 +25,9 @@ export interface LocalSandboxPoolOptions {
   /** Heap cap of pre-started sandboxes in MiB (default 128); a run asking for another cap gets a freshly
    * spawned sandbox. */
   memoryMb?: number;
+  /** An entry module pre-started sandboxes load before they are ready (the agent runtime), so a run of
+   * that entry starts without importing it. It must lie inside `allowFsRead`. Default: none. */
+  preload?: string;
   /** At most this many sandboxes starting at once (default: 2 × CPU count, at least 4). */
   maxStarting?: number;
 }
@@ -65,12 +68,12 @@ function fsReadFlags(paths: readonly string[]): string[] {
   return [BOOTSTRAP_PATH, ...paths].map((path) => `--allow-fs-read=${resolve(path)}`);
 }
 
-function startSandbox(nodePath: string, allowFsRead: readonly string[], memoryMb: number, allowAddons = false): Sandbox {
+function startSandbox(nodePath: string, allowFsRead: readonly string[], memoryMb: number, allowAddons = false, preload?: string): Sandbox {
   // A native addon runs outside the permission model's reach, so addons are allowed per run, never in a
   // pre-started sandbox. isolated-vm (the addon the runtime loads) crashes with Node's startup snapshot
   // on Node >= 20, hence --no-node-snapshot with it.
   const addonFlags = allowAddons ? ["--allow-addons", "--no-node-snapshot"] : [];
-  const args = ["--permission", ...fsReadFlags(allowFsRead), ...addonFlags, `--max-old-space-size=${memoryMb}`, BOOTSTRAP_PATH];
+  const args = ["--permission", ...fsReadFlags(allowFsRead), ...addonFlags, `--max-old-space-size=${memoryMb}`, BOOTSTRAP_PATH, ...(preload ? [preload] : [])];
   // env: {} — nothing of the parent's environment; cwd "/" so the service's directory is not disclosed.
   // fd 0: the run message in; fd 1: ignored (the entry's console output); fd 2: read for OOM only;
   // fd 3: the sandbox's messages out (bootstrap.cjs describes the protocol).
@@ -223,6 +226,7 @@ export function createLocalSandboxPool(options: LocalSandboxPoolOptions): LocalS
   const nodePath = options.nodePath ?? process.execPath;
   const allowFsRead = (options.allowFsRead ?? []).map((path) => resolve(path));
   const memoryMb = options.memoryMb ?? 128;
+  const preload = options.preload === undefined ? undefined : resolve(options.preload);
   const warm = Math.max(0, Math.floor(options.warm));
   const maxWarm = Math.max(warm, Math.floor(options.maxWarm ?? warm));
   const maxStarting = Math.max(1, options.maxStarting ?? Math.max(4, 2 * availableParallelism()));
@@ -262,7 +266,7 @@ export function createLocalSandboxPool(options: LocalSandboxPoolOptions): LocalS
   }
 
   function spawnWarm(): void {
-    const sandbox = track(startSandbox(nodePath, allowFsRead, memoryMb));
+    const sandbox = track(startSandbox(nodePath, allowFsRead, memoryMb, false, preload));
     startingWarm++;
     void sandbox.ready.then((ok) => {
       startingWarm--;
