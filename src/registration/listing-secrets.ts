@@ -4,7 +4,7 @@
 // wrapped data key and the time it was set sit in the agent record. Neither is ever returned after it
 // is set, nor logged.
 import { isConditionalCheckFailure } from "../adapters/tables/dynamo.ts";
-import { randomBytes } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import { GetCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import type { Address } from "viem";
 import type { Services } from "../services.ts";
@@ -26,7 +26,9 @@ async function ownAgent(services: Services, listingIdParam: string, wallet: Addr
 async function store(services: Services, onChainId: `0x${string}`, listingId: string, kind: SecretKind, value: string): Promise<string> {
   const context = { purpose: kind, listing_id: listingId };
   const dataKey = await services.keys.generateDataKey(context);
-  await services.blobs.put(`agents/${listingId}/${kind}.sealed`, seal(dataKey.plaintext, Buffer.from(value, "utf8"), `${kind}:${listingId}`), "application/octet-stream");
+  // Named after its own wrapped key, so two concurrent settings never pair one's key with the other's blob.
+  const blob = `agents/${listingId}/${kind}-${createHash("sha256").update(dataKey.wrapped).digest("hex").slice(0, 24)}.sealed`;
+  await services.blobs.put(blob, seal(dataKey.plaintext, Buffer.from(value, "utf8"), `${kind}:${listingId}`), "application/octet-stream");
   dataKey.plaintext.fill(0);
   const now = new Date().toISOString();
   try {
@@ -34,10 +36,10 @@ async function store(services: Services, onChainId: `0x${string}`, listingId: st
       new UpdateCommand({
         TableName: services.tables.name("listings"),
         Key: agentKey(onChainId),
-        UpdateExpression: "SET #wrapped = :wrapped, #setAt = :now",
+        UpdateExpression: "SET #wrapped = :wrapped, #blob = :blob, #setAt = :now",
         ConditionExpression: "attribute_exists(pk)",
-        ExpressionAttributeNames: { "#wrapped": `${kind}_wrapped`, "#setAt": `${kind}_set_at` },
-        ExpressionAttributeValues: { ":wrapped": dataKey.wrapped, ":now": now },
+        ExpressionAttributeNames: { "#wrapped": `${kind}_wrapped`, "#blob": `${kind}_blob`, "#setAt": `${kind}_set_at` },
+        ExpressionAttributeValues: { ":wrapped": dataKey.wrapped, ":blob": blob, ":now": now },
       }),
     );
   } catch (error) {
@@ -71,7 +73,7 @@ export async function readListingSecret(services: Services, listingId: string, k
   const out = await services.tables.doc.send(new GetCommand({ TableName: services.tables.name("listings"), Key: agentKey(onChainId), ConsistentRead: true }));
   const wrapped = out.Item?.[`${kind}_wrapped`] as string | undefined;
   if (!wrapped) return null;
-  const sealed = await services.blobs.get(`agents/${listingId}/${kind}.sealed`);
+  const sealed = await services.blobs.get((out.Item?.[`${kind}_blob`] as string | undefined) ?? `agents/${listingId}/${kind}.sealed`);
   if (!sealed) return null;
   const key = await services.keys.unwrap(wrapped, { purpose: kind, listing_id: listingId });
   try {

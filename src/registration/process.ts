@@ -3,6 +3,7 @@
 // key, records the agent, and completes the job. Every step is idempotent, so a redelivered message
 // never registers an agent twice in effect; a message that keeps failing ends in the dead-letter
 // queue, whose consumer fails the job (it never stays queued).
+import { createHash } from "node:crypto";
 import { isConditionalCheckFailure } from "../adapters/tables/dynamo.ts";
 import { GetCommand, PutCommand } from "@aws-sdk/lib-dynamodb";
 import { encodePacked, getAddress, keccak256, toHex, type Address } from "viem";
@@ -73,7 +74,9 @@ async function registerAgent(services: Services, jobId: string, creator: Address
   // The agent logic, sealed under the listing's own data key.
   const context = { purpose: "agent_logic", listing_id: listingId };
   const dataKey = await services.keys.generateDataKey(context);
-  const logicBlob = `agents/${listingId}/logic.sealed`;
+  // The blob is named after its own wrapped key: two deliveries processing one job at once each write
+  // their own blob, and the record (first writer wins) names the blob its key opens.
+  const logicBlob = `agents/${listingId}/logic-${createHash("sha256").update(dataKey.wrapped).digest("hex").slice(0, 24)}.sealed`;
   await services.blobs.put(logicBlob, seal(dataKey.plaintext, Buffer.from(JSON.stringify(manifest), "utf8"), `agent_logic:${listingId}`), "application/octet-stream");
   dataKey.plaintext.fill(0);
 

@@ -51,7 +51,10 @@ describe("provider key", () => {
     const text = await res.text();
     expect(text).not.toContain(KEY);
     expect(JSON.parse(text)).toMatchObject({ listing_id: declarative, provider_key_set: true });
-    const sealed = await ctx.services.blobs.get(`agents/${declarative}/provider_key.sealed`);
+    const scanned = (await ctx.services.tables.doc.send(new ScanCommand({ TableName: ctx.services.tables.name("listings") }))).Items ?? [];
+    const blob = scanned.find((item) => item.listing_id === declarative && item.provider_key_blob)?.provider_key_blob as string;
+    expect(blob).toMatch(new RegExp(`^agents/${declarative}/provider_key-[0-9a-f]{24}\\.sealed$`));
+    const sealed = await ctx.services.blobs.get(blob);
     expect(Buffer.from(sealed!).toString("latin1")).not.toContain("SECRET");
     const rows = JSON.stringify((await ctx.services.tables.doc.send(new ScanCommand({ TableName: ctx.services.tables.name("listings") }))).Items);
     expect(rows).not.toContain(KEY);

@@ -101,7 +101,10 @@ describe("registration", () => {
 
     // The agent logic is stored sealed: the prompt is nowhere in clear.
     const onChainId = `0x${result.listing_id.slice(4)}` as `0x${string}`;
-    const sealed = await ctx.services.blobs.get(`agents/${result.listing_id}/logic.sealed`);
+    const items0 = (await ctx.services.tables.doc.send(new ScanCommand({ TableName: ctx.services.tables.name("listings") }))).Items ?? [];
+    const logicBlob = items0.find((item) => item.listing_id === result.listing_id && item.logic_blob)?.logic_blob as string;
+    expect(logicBlob).toMatch(/^agents\/lst_[0-9a-f]{64}\/logic-[0-9a-f]{24}\.sealed$/);
+    const sealed = await ctx.services.blobs.get(logicBlob);
     expect(sealed).not.toBeNull();
     expect(Buffer.from(sealed!).toString("latin1")).not.toContain("secret-marker");
     const items = (await ctx.services.tables.doc.send(new ScanCommand({ TableName: ctx.services.tables.name("listings") }))).Items ?? [];
