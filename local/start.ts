@@ -63,6 +63,7 @@ process.stdout.write(
     "",
     `  Try:  curl -H "Authorization: Bearer ${String(info.demo.api_key)}" ${info.api_url}/v1/credentials`,
     `        curl -H "Authorization: Bearer ${String(info.demo.api_key)}" "${info.api_url}/v1/listings?q=contract"`,
+    `        curl -H "Authorization: Bearer ${String(info.demo.api_key)}" -H "content-type: application/json" ${info.api_url}/v1/execute -d '{"agent_id":"${String((info.demo.listings as { agent_id: string }[] | undefined)?.[0]?.agent_id ?? "")}","task":"Review this contract","input":{"contract":"The supplier accepts unlimited liability."}}'`,
     "",
     "  Press Ctrl-C to stop.",
     "",
