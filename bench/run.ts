@@ -7,6 +7,7 @@ import { runIndexerBench } from "./indexer.ts";
 import { runSearchBench } from "./search.ts";
 import { runRegistrationBench } from "./registration.ts";
 import { runSandboxBench } from "./sandbox.ts";
+import { runExecutionStartBench } from "./execution-start.ts";
 
 const benches: Record<string, () => Promise<string[]>> = {
   startup: () => runStartupBench(),
@@ -16,6 +17,9 @@ const benches: Record<string, () => Promise<string[]>> = {
   search: () => runSearchBench(),
   registration: () => runRegistrationBench(),
   sandbox: () => runSandboxBench(),
+  "execution-start": () => runExecutionStartBench(),
+  runner: async () => (await import("./runner.ts")).runRunnerBench(),
+  execute: async () => (await import("./execute.ts")).runExecuteBench(),
   gas: async () =>
     (await runGasBench()).map(
       (r) =>

@@ -68,6 +68,12 @@ export const configSchema = z
     SEARCH_API_KIND: z.enum(["brave", "searxng"]).default("brave"),
     SEARCH_API_URL: url.optional(),
     SEARCH_API_KEY: z.string().min(1).optional(),
+    /** The runner function (name or ARN) that runs each task in a fresh microVM (cloud sandbox). Without
+     * it, runs execute in local sandbox processes. */
+    RUNNER_FUNCTION_NAME: z
+      .string()
+      .regex(/^(arn:aws[a-zA-Z-]*:lambda:[a-z0-9-]+:\d{12}:function:)?[A-Za-z0-9_-]{1,140}(:[A-Za-z0-9$_-]{1,128})?$/, "must be a Lambda function name or ARN")
+      .optional(),
     /** Idle pre-started sandboxes kept ready for runs (local sandbox). */
     SANDBOX_WARM: z.coerce.number().int().min(0).max(64).default(2),
     /** How often pending run receipts are logged on-chain as one Merkle batch, in milliseconds. */
@@ -93,6 +99,9 @@ export const configSchema = z
     }
     if (value.STAGE === "cloud" && !value.AUTHORITY_PRIVATE_KEY) {
       ctx.addIssue({ code: "custom", path: ["AUTHORITY_PRIVATE_KEY"], message: "is required when STAGE=cloud (per-query settlement and the run log)" });
+    }
+    if (value.STAGE === "cloud" && !value.RUNNER_FUNCTION_NAME) {
+      ctx.addIssue({ code: "custom", path: ["RUNNER_FUNCTION_NAME"], message: "is required when STAGE=cloud (each run executes in the runner function)" });
     }
     if (value.STAGE === "local" && !value.AWS_ENDPOINT) {
       ctx.addIssue({ code: "custom", path: ["AWS_ENDPOINT"], message: "is required when STAGE=local" });

@@ -23,11 +23,11 @@ function declaredNativePackages() {
 /**
  * Tenant isolation (Lambda `TenancyConfig`, mode PER_TENANT): an execution environment only ever
  * serves invocations that carry the same tenant id. The caller invokes with
- * `InvokeCommand({ FunctionName: RUNNER_FUNCTION_NAME, TenantId: runId, Payload })` (the
- * `X-Amz-Tenant-Id` header), so with a fresh run id per run no environment (memory, /tmp,
- * module state) is ever shared between two runs. The setting cannot change after the function is
- * created, and it excludes function URLs, provisioned concurrency, SnapStart and event-source
- * mappings: the runner is only ever invoked directly.
+ * `InvokeWithResponseStreamCommand({ FunctionName: RUNNER_FUNCTION_NAME, TenantId: runId, Payload })`
+ * (the `X-Amz-Tenant-Id` header; src/adapters/sandbox/lambda.ts), so with a fresh run id per run no
+ * environment (memory, /tmp, module state) is ever shared between two runs. The setting cannot
+ * change after the function is created, and it excludes function URLs, provisioned concurrency,
+ * SnapStart and event-source mappings: the runner is only ever invoked directly.
  *
  * The runner has no links, no secrets and no permissions beyond its logs: everything a run needs
  * (the agent definition, the task input, the creator's provider key decrypted for this run) comes
@@ -43,6 +43,8 @@ export function createRunner() {
     memory: "1024 MB",
     timeout: `${RUNNER_TIMEOUT_SECONDS} seconds`,
     environment: { STAGE: APP_STAGE },
+    // The handler streams its answer (awslambda.streamifyResponse); the API reads it as it comes.
+    streaming: true,
     // `sst dev` deploys the real, isolated runner instead of a stub that runs on the laptop.
     dev: false,
     ...(nativePackages.length > 0 ? { nodejs: { install: nativePackages } } : {}),

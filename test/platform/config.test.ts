@@ -14,6 +14,8 @@ const valid = {
   UPSTASH_REDIS_REST_URL: "https://eu1-example.upstash.io",
   UPSTASH_REDIS_REST_TOKEN: "token",
   KMS_KEY_ID: "alias/agent-rental",
+  AUTHORITY_PRIVATE_KEY: "0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d",
+  RUNNER_FUNCTION_NAME: "agent-rental-production-Runner",
 };
 
 describe("loadConfig", () => {
@@ -41,6 +43,23 @@ describe("loadConfig", () => {
     expect(() => loadConfig({ ...valid, RPC_URL: "not a url" })).toThrow(/RPC_URL must be a URL/);
     expect(() => loadConfig({ ...valid, JWT_SIGNING_KEYS: "{" })).toThrow(/JWT_SIGNING_KEYS must be a JSON array/);
     expect(() => loadConfig({ ...valid, JWT_SIGNING_KEYS: "[]" })).toThrow(/JWT_SIGNING_KEYS must hold at least one key/);
+  });
+
+  it("requires the authority key and the runner function in the cloud", () => {
+    const { AUTHORITY_PRIVATE_KEY: _key, RUNNER_FUNCTION_NAME: _runner, ...rest } = valid;
+    expect(() => loadConfig(rest)).toThrow(/AUTHORITY_PRIVATE_KEY is required when STAGE=cloud/);
+    expect(() => loadConfig(rest)).toThrow(/RUNNER_FUNCTION_NAME/);
+    expect(() => loadConfig({ ...valid, AUTHORITY_PRIVATE_KEY: "0x1234" })).toThrow(/AUTHORITY_PRIVATE_KEY must be a 0x-prefixed 32-byte hex private key/);
+    const secret = `0x${"ab".repeat(31)}zz`;
+    const error = (() => {
+      try {
+        loadConfig({ ...valid, AUTHORITY_PRIVATE_KEY: secret });
+      } catch (e) {
+        return e as Error;
+      }
+    })();
+    expect(error?.message).toMatch(/AUTHORITY_PRIVATE_KEY/);
+    expect(error?.message).not.toContain(secret);
   });
 
   it("requires Upstash in the cloud, and its token with its URL", () => {
