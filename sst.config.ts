@@ -43,6 +43,7 @@ export default $config({
     const api = createApi(resources);
     createRegistrationConsumers(resources);
     createIndexer(resources);
+    (await import("./stacks/run-log")).createRunLogger(resources);
 
     return {
       api: api.url,

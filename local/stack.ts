@@ -25,7 +25,7 @@ import { portInUse } from "./ports.ts";
 import { ensureLocalSecrets } from "./secrets.ts";
 import { DEMO_PROVIDER_KEY, ensureDemoData } from "./demo.ts";
 import { startModelServer } from "./model-server.ts";
-import { startExecutionLoops } from "../src/execution/loops.ts";
+import { startRunLogLoop } from "../src/execution/run-log.ts";
 
 export interface StackOptions {
   dataDir: string;
@@ -189,8 +189,9 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
     const sweeper = setInterval(() => void sweepQueuedJobs(services).catch((error: unknown) => logger.warn("sweep failed", { cause: String(error) })), 60_000);
     cleanups.push(() => registrationWorker.stop(), () => deadLetters.stop(), () => clearInterval(sweeper));
     cleanups.push(() => services.close());
-    const settlementAndRunLog = startExecutionLoops(services, { intervalMs: config.RUN_LOG_INTERVAL_MS });
-    cleanups.push(() => settlementAndRunLog.stop());
+    // Pending settlements, then the run log, every RUN_LOG_INTERVAL_MS.
+    const runLog = startRunLogLoop(services, { intervalMs: config.RUN_LOG_INTERVAL_MS });
+    cleanups.push(() => runLog.stop());
     const server = await listen(buildApp(services).fetch, options.apiPort);
     cleanups.push(() => closeServer(server));
 

@@ -4,6 +4,7 @@
 export function createSecrets() {
   // Read in the functions through the SST SDK: `Resource.<Name>.value` from "sst".
   return [
+    // The protocol authority's key (AUTHORITY_PRIVATE_KEY): per-query settlement and the run log.
     new sst.Secret("AuthorityPrivateKey"),
     new sst.Secret("JwtSigningKeys"),
     new sst.Secret("UpstashRedisUrl"),

@@ -1,7 +1,7 @@
 // The protocol authority's signer: the service's own key, used for per-query settlement (consumeQuery)
-// and the run log (logRuns). One account per process with viem's nonce manager, so concurrent runs
-// settling at once take consecutive nonces instead of colliding; a nonce another instance took first
-// ("nonce too low") is retried with a fresh one. The key is a secret: it never appears in a log line,
+// and the run log (logRuns). One account per process with viem's nonce manager and sends in nonce
+// order, so concurrent runs settling at once take consecutive nonces instead of colliding; a nonce
+// another instance took first ("nonce too low", or a gap the node refuses) is retried with a fresh one. The key is a secret: it never appears in a log line,
 // an error or a response (errors carry the function name and the transaction hash only).
 import { createPublicClient, createWalletClient, http, nonceManager, BaseError, ContractFunctionRevertedError, type Hex, type PrivateKeyAccount, type TransactionReceipt } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
@@ -43,7 +43,7 @@ function revertName(error: unknown): string | undefined {
 }
 
 function isNonceError(error: unknown): boolean {
-  return error instanceof Error && /nonce too low|nonce has already been used|replacement transaction underpriced/i.test(error.message);
+  return error instanceof Error && /nonce too low|nonce too high|higher than the next one expected|nonce has already been used|replacement transaction underpriced/i.test(error.message);
 }
 
 export function createAuthoritySigner(chain: ChainClient, rpcUrl: string, privateKey: Hex): AuthoritySigner {
@@ -51,6 +51,15 @@ export function createAuthoritySigner(chain: ChainClient, rpcUrl: string, privat
   const transport = http(rpcUrl, { timeout: 15_000, retryCount: 1 });
   const wallet = createWalletClient({ account, chain: chain.chain, transport });
   const reader = createPublicClient({ chain: chain.chain, transport, pollingInterval: 50 });
+
+  // Sends leave this process one at a time, in nonce order: a node that receives nonce n+1 before n
+  // refuses it. Waiting for receipts is not serialised.
+  let sending: Promise<unknown> = Promise.resolve();
+  const sendInOrder = <T>(send: () => Promise<T>): Promise<T> => {
+    const next = sending.then(send, send);
+    sending = next.catch(() => undefined);
+    return next;
+  };
 
   async function write<name extends MarketplaceWriteName>(functionName: name, args: MarketplaceWriteArgs<name>): Promise<{ receipt: TransactionReceipt; result: unknown }> {
     for (let attempt = 0; ; attempt++) {
@@ -60,7 +69,7 @@ export function createAuthoritySigner(chain: ChainClient, rpcUrl: string, privat
         // viem's generics cannot follow a generic function name through the overloads.
         const simulation = await reader.simulateContract({ account, address: chain.marketplace, abi: marketplaceAbi, functionName, args } as never);
         result = (simulation as { result: unknown }).result;
-        hash = await wallet.writeContract((simulation as { request: unknown }).request as never);
+        hash = await sendInOrder(() => wallet.writeContract((simulation as { request: unknown }).request as never));
       } catch (error) {
         const name = revertName(error);
         if (name) throw new AuthorityRevertError(functionName, name);

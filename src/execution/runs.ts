@@ -59,6 +59,8 @@ export interface RunRecord {
   /** The run log's state; the receipt once logged. */
   log_state?: RunLogState;
   receipt?: RunReceiptReference;
+  /** While the run log holds the run in a batch: the batch id. */
+  log_batch?: string;
   /** While the run log is pending: gsi1pk "runlog#pending", gsi1sk finished_at + "#" + run_id. */
   gsi1pk?: string;
   gsi1sk?: string;

@@ -1,0 +1,23 @@
+// Lambda entry point of the run logger (every minute): logs the receipts of finished runs on-chain as
+// Merkle batches, and recovers batches a previous invocation left unfinished; first it retries the
+// per-query charges the chain could not confirm when their runs finished.
+import { loadConfig } from "../src/config.ts";
+import { createServices } from "../src/services.ts";
+import { cloudSecretSettings } from "../src/adapters/secrets/sst.ts";
+import { logPendingRuns, type RunLogPass } from "../src/execution/run-log.ts";
+import { settlePendingRuns } from "../src/execution/settlement.ts";
+
+const services = createServices(loadConfig({ ...process.env, ...(process.env.STAGE === "cloud" ? cloudSecretSettings() : {}) }));
+
+/** Time kept back for the last batch started: its transaction, its receipt and the runs' updates. */
+const LAST_BATCH_MS = 25_000;
+
+export async function handler(_event: unknown, context?: { getRemainingTimeInMillis?: () => number }): Promise<RunLogPass> {
+  const remaining = context?.getRemainingTimeInMillis?.() ?? 55_000;
+  // Settlements the chain could not confirm when their runs finished; their runs are logged once settled.
+  const settled = await settlePendingRuns(services);
+  if (settled.settled + settled.refused > 0) services.logger.info("pending settlements resolved", { ...settled });
+  const result = await logPendingRuns(services, { deadline: Date.now() + remaining - LAST_BATCH_MS });
+  if (result.runs > 0) services.logger.info("runs logged on-chain", { ...result });
+  return result;
+}

@@ -1,0 +1,26 @@
+// The run logger's Lambda entry point: one pass per invocation, within the invocation's time budget.
+import { beforeAll, describe, expect, it } from "vitest";
+import { createTestServices, type TestContext } from "../support/services.ts";
+import { expectLoggedAndVerified, finishedRun, readRun, writeRuns } from "./support.ts";
+
+let ctx: TestContext;
+
+beforeAll(async () => {
+  ctx = await createTestServices();
+  // The entry point builds its services from the environment, as in the cloud.
+  Object.assign(process.env, ctx.env);
+});
+
+describe("functions/run-logger handler", () => {
+  it("starts no batch without time left for it, then logs the pending runs", async () => {
+    const { handler } = await import("../../functions/run-logger.ts");
+    const runs = Array.from({ length: 12 }, () => finishedRun());
+    await writeRuns(ctx.services, runs);
+
+    expect(await handler({}, { getRemainingTimeInMillis: () => 10_000 })).toEqual({ batches: 0, runs: 0 });
+    expect((await readRun(ctx.services, runs[0]!.run_id))!.log_state).toBe("pending");
+
+    expect(await handler({}, { getRemainingTimeInMillis: () => 60_000 })).toEqual({ batches: 1, runs: 12 });
+    await expectLoggedAndVerified(ctx.services, runs);
+  });
+});
