@@ -8,6 +8,7 @@
 //  3. Memory per idle pre-started local sandbox (VmRSS and RssAnon from /proc/<pid>/status), with the
 //     agent runtime preloaded as the service starts them, beside sandboxes that preload nothing.
 // Run: npm run bench -- runner   (or: node --import tsx bench/runner.ts)
+import { runtimeTrimPlugin } from "../scripts/runtime-trim-plugin.mjs";
 import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -43,6 +44,7 @@ async function bundleRunner(outDir: string): Promise<{ file: string; bytes: numb
     legalComments: "none",
     external: EXTERNALS,
     banner: { js: 'import { createRequire as __runnerRequire } from "node:module"; const require = __runnerRequire(import.meta.url);' },
+    plugins: [runtimeTrimPlugin(root)],
     metafile: true,
     logLevel: "error",
   });

@@ -11,7 +11,8 @@
 import { cpSync, existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { build, type Plugin } from "esbuild";
+import { build } from "esbuild";
+import { runtimeTrimPlugin } from "./runtime-trim-plugin.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 
@@ -53,51 +54,13 @@ export async function buildRuntime(options: BuildRuntimeOptions = {}): Promise<B
     external: ["isolated-vm"],
     // the bundled CommonJS (undici's connector) calls require for Node built-ins
     banner: { js: 'import { createRequire as __runtimeRequire } from "node:module"; const require = __runtimeRequire(import.meta.url);' },
-    plugins: [trimPlugin()],
+    plugins: [runtimeTrimPlugin(root)],
     logLevel: "warning",
   });
   copyIsolatedVm(join(dir, "node_modules"));
   const chunks = readdirSync(join(dir, "chunks")).map((file) => statSync(join(dir, "chunks", file)).size);
   const bytes = statSync(entry).size;
   return { entry, dir, bytes, totalBytes: bytes + chunks.reduce((a, b) => a + b, 0) };
-}
-
-function trimPlugin(): Plugin {
-  const undici = join(root, "node_modules/undici/lib/core/connect.js");
-  const zodEnglish = join(root, "node_modules/zod/v4/locales/en.js");
-  return {
-    name: "runtime-trim",
-    setup(b) {
-      b.onResolve({ filter: /^undici$/ }, () => ({ path: "undici", namespace: "runtime-shim" }));
-      b.onResolve({ filter: /^@ai-sdk\/gateway$/ }, () => ({ path: "gateway", namespace: "runtime-shim" }));
-      b.onResolve({ filter: /\/locales\/index\.js$/ }, (args) => (/[\\/]zod[\\/]/.test(args.importer) ? { path: "zod-locales", namespace: "runtime-shim" } : undefined));
-      b.onLoad({ filter: /^undici$/, namespace: "runtime-shim" }, () => ({
-        resolveDir: root,
-        loader: "js",
-        contents: `
-import buildConnector from ${JSON.stringify(undici)};
-// Node's fetch is undici; its global dispatcher (registered under this well-known symbol) is an Agent.
-void globalThis.Headers;
-const builtin = globalThis[Symbol.for("undici.globalDispatcher.1")];
-if (!builtin || typeof builtin.constructor !== "function" || builtin.constructor.name !== "Agent") throw new Error("this Node.js has no built-in undici Agent");
-export const Agent = builtin.constructor;
-export { buildConnector };
-export const fetch = (input, init) => globalThis.fetch(input, init);
-`,
-      }));
-      b.onLoad({ filter: /^gateway$/, namespace: "runtime-shim" }, () => ({
-        loader: "js",
-        contents: `
-const unavailable = () => { throw new Error("the AI gateway is not part of the agent runtime; pass a model"); };
-export class GatewayError extends Error { static isInstance() { return false; } }
-export class GatewayAuthenticationError extends GatewayError {}
-export const createGateway = unavailable;
-export const gateway = unavailable;
-`,
-      }));
-      b.onLoad({ filter: /^zod-locales$/, namespace: "runtime-shim" }, () => ({ resolveDir: root, loader: "js", contents: `export { default as en } from ${JSON.stringify(zodEnglish)};` }));
-    },
-  };
 }
 
 /** isolated-vm's package.json and this platform's prebuilt binaries, with a loader of ours in place of

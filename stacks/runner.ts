@@ -47,7 +47,8 @@ export function createRunner() {
     streaming: true,
     // `sst dev` deploys the real, isolated runner instead of a stub that runs on the laptop.
     dev: false,
-    ...(nativePackages.length > 0 ? { nodejs: { install: nativePackages } } : {}),
+    // The same trim as the local sandbox bundle (scripts/runtime-trim-plugin.mjs): under 1 MB.
+    nodejs: { plugins: "./stacks/runner-plugins.mjs", ...(nativePackages.length > 0 ? { install: nativePackages } : {}) },
     transform: {
       function: { tenancyConfig: { tenantIsolationMode: "PER_TENANT" } },
     },
