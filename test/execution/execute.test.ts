@@ -343,6 +343,31 @@ describe("streaming", () => {
     expect(events.at(-1)).toMatchObject({ event: "done", data: { status: "failed", output: "partial ", cost_wei: 0 } });
   });
 
+  it("finishes, charges and keeps a per-query run whose client disconnected mid-stream", async () => {
+    const paid = await publishConnected("disconnected-stream", "per_query");
+    const renter = await renterWithKey();
+    await writeMarketplace(marketTarget(ctx), renter.account, "purchasePerQuery", [paid.onChainId], paid.priceWei * 2n);
+    await indexChain(ctx);
+    const gate = hold("stream while I leave");
+    const abort = new AbortController();
+    const res = await app.request("/v1/execute/stream", {
+      method: "POST",
+      headers: { authorization: `Bearer ${renter.key}`, "content-type": "application/json" },
+      body: JSON.stringify({ agent_id: paid.agent_id, task: "stream while I leave" }),
+      signal: abort.signal,
+    });
+    const runId = res.headers.get("x-run-id")!;
+    await expect.poll(() => gate.arrived, { timeout: 10_000 }).toBe(1);
+    abort.abort();
+    await res.body?.cancel().catch(() => undefined);
+    gate.open();
+    const read = async () => (await (await app.request(`/v1/runs/${runId}`, { headers: { authorization: `Bearer ${renter.key}` } })).json()) as { status: string; output: unknown; settlement: string; cost_wei: number };
+    await expect.poll(async () => (await read()).status, { timeout: 10_000 }).toBe("completed");
+    expect(await read()).toMatchObject({ settlement: "settled", output: { findings: ["alpha", "beta", "gamma"] } });
+    expect(BigInt((await read()).cost_wei)).toBe(paid.priceWei);
+    expect(await balanceOf(paid, renter.account.address)).toBe(paid.priceWei);
+  });
+
   it("refuses before the stream opens with a JSON error", async () => {
     const stranger = await renterWithKey();
     const res = await execute(stranger.key, { agent_id: listing.agent_id, task: "x" }, {}, "/v1/execute/stream");
