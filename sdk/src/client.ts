@@ -1,0 +1,369 @@
+// The client: authentication (API key, JWT, or wallet sign-in with refresh), retries, typed errors,
+// exact wei amounts, and resumable streams.
+import { AgentRentalError, AuthError, errorFromResponse, parseRetryAfter } from "./errors.ts";
+import { parseJson } from "./json.ts";
+import { resolveSigner, type ResolvedSigner, type Signer, type SignerOptions } from "./signer.ts";
+import { readSse } from "./sse.ts";
+import type {
+  ApiKey,
+  AuthToken,
+  CreatedApiKey,
+  CredentialList,
+  CredentialListParams,
+  CredentialVerification,
+  ExecuteRequest,
+  Listing,
+  ListingSearchParams,
+  ListingSearchResult,
+  Run,
+  RunDetail,
+  StoredInput,
+  StreamEvent,
+} from "./types.ts";
+
+export interface AgentRentalClientOptions {
+  /** The API host, for example `https://api.example.com` (a trailing `/v1` is accepted). */
+  baseUrl: string;
+  /** An API key (`svc_test_…` / `svc_live_…`). Keep keys server side. */
+  apiKey?: string;
+  /** A JWT obtained elsewhere. `signIn` replaces it with one the client can refresh. */
+  token?: string;
+  /** The fetch implementation (default: the global fetch). */
+  fetch?: typeof fetch;
+  /** Retries after a 500 or 503 (and after a 429 with `retryOn429`), with exponential backoff and jitter. Default 2. */
+  retries?: number;
+  /** Retry 429 answers after their Retry-After. Default false: a RateLimitError is thrown at once. */
+  retryOn429?: boolean;
+  /** The first backoff step in milliseconds (doubled on each retry, with jitter). Default 250. */
+  retryBaseDelayMs?: number;
+  /** How long before its expiry a signed-in JWT is renewed, in seconds. Default 60. */
+  tokenRefreshMarginSeconds?: number;
+}
+
+export interface ExecuteOptions {
+  /** Makes retries safe: the same key with the same request returns the first run and is never charged twice. Default: a random UUID per call. */
+  idempotencyKey?: string;
+  signal?: AbortSignal;
+}
+
+export interface RunEventsOptions {
+  /** Resume after this event id (an output offset). Omit for every event. */
+  lastEventId?: string;
+  signal?: AbortSignal;
+}
+
+export interface UploadOptions {
+  /** How a string is sent: as text (default) or as base64 of its bytes. Bytes are always sent as base64. */
+  encoding?: "utf8" | "base64";
+}
+
+type Query = Record<string, string | number | undefined>;
+
+interface RequestSpec {
+  method: "GET" | "POST" | "DELETE";
+  path: string;
+  query?: Query;
+  body?: unknown;
+  headers?: Record<string, string>;
+  /** Sends the bearer credential (default true). */
+  auth?: boolean;
+  /** Whether the request may be repeated; by default GET, DELETE and any request with an Idempotency-Key. */
+  idempotent?: boolean;
+  signal?: AbortSignal | undefined;
+}
+
+interface Session {
+  token: string;
+  /** Unix seconds; Infinity for a token given without its expiry. */
+  expiresAt: number;
+  signer?: ResolvedSigner;
+}
+
+const MAX_DELAY_MS = 30_000;
+/** Consecutive stream interruptions without a new event before a stream gives up. */
+const MAX_STREAM_RESUMES = 5;
+
+function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const timer = setTimeout(() => {
+      signal?.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal?.reason);
+    };
+    signal?.addEventListener("abort", onAbort, { once: true });
+  });
+}
+
+function randomKey(): string {
+  return globalThis.crypto.randomUUID();
+}
+
+function toBase64(bytes: Uint8Array): string {
+  let binary = "";
+  for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  return btoa(binary);
+}
+
+export class AgentRentalClient {
+  readonly baseUrl: string;
+  private readonly fetchImpl: typeof fetch;
+  private readonly retries: number;
+  private readonly retryOn429: boolean;
+  private readonly baseDelayMs: number;
+  private readonly refreshMarginSeconds: number;
+  private apiKey: string | undefined;
+  private session: Session | undefined;
+  private refreshing: Promise<void> | undefined;
+
+  /** Runs: read one, or follow its event stream. */
+  readonly runs: {
+    get(runId: string, options?: { signal?: AbortSignal }): Promise<RunDetail>;
+    events(runId: string, options?: RunEventsOptions): AsyncGenerator<StreamEvent, void, undefined>;
+  };
+  /** The public catalogue. */
+  readonly listings: {
+    search(params?: ListingSearchParams, options?: { signal?: AbortSignal }): Promise<ListingSearchResult>;
+    get(id: string, options?: { signal?: AbortSignal }): Promise<Listing>;
+  };
+  /** The signed-in wallet's rental credentials. */
+  readonly credentials: {
+    list(params?: CredentialListParams, options?: { signal?: AbortSignal }): Promise<CredentialList>;
+    verify(listingId: string, options?: { signal?: AbortSignal }): Promise<CredentialVerification>;
+  };
+  /** API keys of the authenticated wallet. */
+  readonly keys: {
+    create(label: string, signer: Signer, options?: SignerOptions): Promise<CreatedApiKey>;
+    list(): Promise<ApiKey[]>;
+    revoke(keyId: string): Promise<ApiKey>;
+  };
+  /** Content-addressed task inputs, for `ExecuteRequest.input_uri`. */
+  readonly inputs: {
+    upload(content: string | Uint8Array, options?: UploadOptions): Promise<StoredInput>;
+  };
+
+  constructor(options: AgentRentalClientOptions) {
+    if (typeof options.baseUrl !== "string" || options.baseUrl === "") throw new TypeError("baseUrl is required");
+    this.baseUrl = options.baseUrl.replace(/\/+$/, "").replace(/\/v1$/, "");
+    const fetchImpl = options.fetch ?? globalThis.fetch;
+    if (typeof fetchImpl !== "function") throw new TypeError("no fetch implementation: pass options.fetch");
+    this.fetchImpl = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
+    this.retries = Math.max(0, Math.floor(options.retries ?? 2));
+    this.retryOn429 = options.retryOn429 ?? false;
+    this.baseDelayMs = Math.max(0, options.retryBaseDelayMs ?? 250);
+    this.refreshMarginSeconds = Math.max(0, options.tokenRefreshMarginSeconds ?? 60);
+    this.apiKey = options.apiKey;
+    if (options.token !== undefined) this.session = { token: options.token, expiresAt: Number.POSITIVE_INFINITY };
+
+    this.runs = {
+      get: (runId, opts = {}) => this.json<RunDetail>({ method: "GET", path: `/v1/runs/${encodeURIComponent(runId)}`, signal: opts.signal }),
+      events: (runId, opts = {}) => this.streamRun({ runId, lastEventId: opts.lastEventId, signal: opts.signal }),
+    };
+    this.listings = {
+      search: (params = {}, opts = {}) => this.json<ListingSearchResult>({ method: "GET", path: "/v1/listings", query: { ...params }, signal: opts.signal }),
+      get: (id, opts = {}) => this.json<Listing>({ method: "GET", path: `/v1/listings/${encodeURIComponent(id)}`, signal: opts.signal }),
+    };
+    this.credentials = {
+      list: (params = {}, opts = {}) => this.json<CredentialList>({ method: "GET", path: "/v1/credentials", query: { ...params }, signal: opts.signal }),
+      verify: (listingId, opts = {}) => this.json<CredentialVerification>({ method: "GET", path: `/v1/credentials/${encodeURIComponent(listingId)}`, signal: opts.signal }),
+    };
+    this.keys = {
+      create: async (label, signer, signerOptions) => {
+        const resolved = await resolveSigner(signer, signerOptions);
+        const request = await this.json<{ nonce: string; message: string }>({ method: "POST", path: "/v1/keys/challenge", body: { label } });
+        const signature = await resolved.sign(request.message);
+        return this.json<CreatedApiKey>({ method: "POST", path: "/v1/keys", body: { nonce: request.nonce, signature } });
+      },
+      list: async () => (await this.json<{ keys: ApiKey[] }>({ method: "GET", path: "/v1/keys" })).keys,
+      revoke: (keyId) => this.json<ApiKey>({ method: "DELETE", path: `/v1/keys/${encodeURIComponent(keyId)}` }),
+    };
+    this.inputs = {
+      // Content-addressed: storing the same content twice stores it once, so the upload may be retried.
+      upload: (content, opts = {}) =>
+        this.json<StoredInput>({
+          method: "POST",
+          path: "/v1/inputs",
+          idempotent: true,
+          body: typeof content === "string" ? { content, ...(opts.encoding ? { encoding: opts.encoding } : {}) } : { content: toBase64(content), encoding: "base64" },
+        }),
+    };
+  }
+
+  /** Sets (or clears) the API key. A signed-in JWT, when present, is used instead. */
+  setApiKey(apiKey: string | undefined): void {
+    this.apiKey = apiKey;
+  }
+
+  /** Forgets the JWT (from `signIn` or the constructor); the API key, if any, is used again. */
+  signOut(): void {
+    this.session = undefined;
+  }
+
+  /**
+   * Signs in with a wallet: fetches a challenge, has the wallet sign it (EIP-191), and exchanges it for
+   * a JWT. The client then authenticates with that JWT and renews it (signing again) before it expires.
+   */
+  async signIn(signer: Signer, options: SignerOptions = {}): Promise<AuthToken & { wallet: string }> {
+    const resolved = await resolveSigner(signer, options);
+    const token = await this.exchange(resolved);
+    return { ...token, wallet: resolved.address };
+  }
+
+  /** Runs a task and returns the Run. Retried safely on 500/503 under one Idempotency-Key. */
+  async execute(request: ExecuteRequest, options: ExecuteOptions = {}): Promise<Run> {
+    return this.json<Run>({
+      method: "POST",
+      path: "/v1/execute",
+      body: request,
+      headers: { "idempotency-key": options.idempotencyKey ?? randomKey() },
+      signal: options.signal,
+    });
+  }
+
+  /**
+   * Runs a task and yields its events: `output` deltas, then one `done` with the Run. A dropped
+   * connection is resumed from the last event received, so every delta is yielded exactly once.
+   * Aborting the signal stops the iteration (it throws the abort reason); the run itself goes on
+   * server side and stays readable with `runs.get`.
+   */
+  executeStream(request: ExecuteRequest, options: ExecuteOptions = {}): AsyncGenerator<StreamEvent, void, undefined> {
+    return this.streamRun({ request, idempotencyKey: options.idempotencyKey ?? randomKey(), signal: options.signal });
+  }
+
+  private async *streamRun(start: { request?: ExecuteRequest; idempotencyKey?: string; runId?: string; lastEventId?: string | undefined; signal?: AbortSignal | undefined }): AsyncGenerator<StreamEvent, void, undefined> {
+    const { signal } = start;
+    let runId = start.runId;
+    let lastId = start.lastEventId;
+    let interruptions = 0;
+    for (;;) {
+      const headers: Record<string, string> = { accept: "text/event-stream" };
+      if (lastId !== undefined) headers["last-event-id"] = lastId;
+      let response: Response;
+      if (runId === undefined) {
+        if (start.request === undefined || start.idempotencyKey === undefined) throw new TypeError("a stream needs a request or a run id");
+        headers["idempotency-key"] = start.idempotencyKey;
+        response = await this.send({ method: "POST", path: "/v1/execute/stream", body: start.request, headers, signal });
+        runId = response.headers.get("x-run-id") ?? undefined;
+      } else {
+        response = await this.send({ method: "GET", path: `/v1/runs/${encodeURIComponent(runId)}/events`, headers, signal });
+      }
+      let cause: unknown;
+      try {
+        if (response.body === null) throw new TypeError("the stream response has no body");
+        for await (const message of readSse(response.body)) {
+          if (message.event === "output") {
+            const { delta } = parseJson<{ delta: string }>(message.data);
+            if (message.id !== undefined) lastId = message.id;
+            interruptions = 0;
+            yield { type: "output", delta, id: message.id ?? "" };
+          } else if (message.event === "done") {
+            yield { type: "done", run: parseJson<Run>(message.data) };
+            return;
+          }
+        }
+        cause = new TypeError("the stream ended before its done event");
+      } catch (error) {
+        if (signal?.aborted) throw signal.reason;
+        cause = error;
+      }
+      interruptions += 1;
+      if (interruptions > MAX_STREAM_RESUMES) {
+        throw new AgentRentalError({ code: "stream_interrupted", status: 0, message: `The event stream${runId ? ` of run ${runId}` : ""} was interrupted ${interruptions} times without progress.`, cause });
+      }
+      await sleep(this.backoff(interruptions - 1), signal);
+    }
+  }
+
+  private async json<T>(spec: RequestSpec): Promise<T> {
+    const response = await this.send(spec);
+    return parseJson<T>(await response.text());
+  }
+
+  private url(path: string, query: Query | undefined): string {
+    const url = new URL(this.baseUrl + path);
+    for (const [name, value] of Object.entries(query ?? {})) if (value !== undefined) url.searchParams.set(name, String(value));
+    return url.toString();
+  }
+
+  private backoff(attempt: number): number {
+    const ceiling = Math.min(MAX_DELAY_MS, this.baseDelayMs * 2 ** attempt);
+    return ceiling / 2 + Math.random() * (ceiling / 2);
+  }
+
+  /** The delay before retrying a failed answer, or undefined when it must not be retried. */
+  private retryDelay(status: number, headers: Headers, attempt: number, retriable: boolean): number | undefined {
+    if (!retriable || attempt >= this.retries) return undefined;
+    const retryAfter = parseRetryAfter(headers.get("retry-after"));
+    if (status === 500 || status === 503) return Math.min(MAX_DELAY_MS, Math.max(this.backoff(attempt), (retryAfter ?? 0) * 1000));
+    if (status === 429 && this.retryOn429) return Math.min(MAX_DELAY_MS, (retryAfter ?? 1) * 1000);
+    return undefined;
+  }
+
+  private async bearer(): Promise<string | undefined> {
+    const session = this.session;
+    if (session?.signer !== undefined && session.expiresAt - this.refreshMarginSeconds <= Date.now() / 1000) await this.refresh(session.signer);
+    return this.session?.token ?? this.apiKey;
+  }
+
+  /** Renews the JWT with the wallet that signed in; concurrent callers share one renewal. */
+  private refresh(signer: ResolvedSigner): Promise<void> {
+    this.refreshing ??= this.exchange(signer)
+      .then(() => undefined)
+      .finally(() => {
+        this.refreshing = undefined;
+      });
+    return this.refreshing;
+  }
+
+  private async exchange(signer: ResolvedSigner): Promise<AuthToken> {
+    const { challenge } = await this.json<{ challenge: string; expires_at: number }>({ method: "GET", path: "/v1/auth/challenge", query: { wallet: signer.address }, auth: false });
+    const signature = await signer.sign(challenge);
+    const token = await this.json<AuthToken>({ method: "POST", path: "/v1/auth/token", body: { wallet: signer.address, challenge, signature }, auth: false });
+    this.session = { token: token.token, expiresAt: token.expires_at, signer };
+    return token;
+  }
+
+  /** Sends a request with the retry rules; answers a 2xx response or throws the typed error. */
+  private async send(spec: RequestSpec): Promise<Response> {
+    const headers: Record<string, string> = { accept: "application/json", ...spec.headers };
+    const retriable = spec.idempotent ?? (spec.method !== "POST" || Object.keys(headers).some((name) => name.toLowerCase() === "idempotency-key"));
+    const body = spec.body === undefined ? undefined : JSON.stringify(spec.body);
+    if (body !== undefined) headers["content-type"] = "application/json";
+    const url = this.url(spec.path, spec.query);
+    let reauthenticated = false;
+    for (let attempt = 0; ; attempt++) {
+      spec.signal?.throwIfAborted();
+      const sent = { ...headers };
+      if (spec.auth !== false) {
+        const bearer = await this.bearer();
+        if (bearer !== undefined) sent.authorization = `Bearer ${bearer}`;
+      }
+      let response: Response;
+      try {
+        response = await this.fetchImpl(url, { method: spec.method, headers: sent, ...(body === undefined ? {} : { body }), ...(spec.signal ? { signal: spec.signal } : {}) });
+      } catch (error) {
+        if (spec.signal?.aborted) throw spec.signal.reason;
+        if (retriable && attempt < this.retries) {
+          await sleep(this.backoff(attempt), spec.signal);
+          continue;
+        }
+        throw new AgentRentalError({ code: "connection_failed", status: 0, message: `${spec.method} ${spec.path} failed: ${error instanceof Error ? error.message : String(error)}`, cause: error });
+      }
+      if (response.ok) return response;
+      const error = errorFromResponse(response.status, response.headers, await response.text().catch(() => ""));
+      // A JWT that expired early (clock skew) was refused before anything ran: renew it once and resend.
+      if (error instanceof AuthError && error.code === "jwt_expired" && this.session?.signer !== undefined && !reauthenticated) {
+        reauthenticated = true;
+        await this.refresh(this.session.signer);
+        attempt -= 1;
+        continue;
+      }
+      const delay = this.retryDelay(response.status, response.headers, attempt, retriable);
+      if (delay === undefined) throw error;
+      await sleep(delay, spec.signal);
+    }
+  }
+}

@@ -1,0 +1,113 @@
+// Typed errors. Every error the API answers with is an ApiError (or one of its subclasses, chosen by
+// HTTP status); failures that never reached an answer (the network, an interrupted stream that could
+// not be resumed) are AgentRentalError with status 0.
+
+/** The contract custom error behind a refusal, decoded by the service from the revert data. */
+export interface OnChainError {
+  contract: string;
+  error: string;
+}
+
+export interface AgentRentalErrorOptions {
+  code: string;
+  status: number;
+  message: string;
+  requestId?: string | undefined;
+  onChainError?: OnChainError | undefined;
+  cause?: unknown;
+}
+
+/** The base of every error the SDK throws. */
+export class AgentRentalError extends Error {
+  /** The API's error code (for example `credential_not_found`), or an SDK code when no answer came. */
+  readonly code: string;
+  /** The HTTP status; 0 when the API did not answer. */
+  readonly status: number;
+  /** The request id of the failed request (quote it to support). */
+  readonly requestId: string | undefined;
+  /** The contract error behind the refusal, when there is one. */
+  readonly onChainError: OnChainError | undefined;
+
+  constructor(options: AgentRentalErrorOptions) {
+    super(options.message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = new.target.name;
+    this.code = options.code;
+    this.status = options.status;
+    this.requestId = options.requestId;
+    this.onChainError = options.onChainError;
+  }
+}
+
+/** An error answered by the API. The subclasses below narrow it by status. */
+export class ApiError extends AgentRentalError {}
+
+/** 401: no, an invalid, a revoked or an expired credential; or a signature that cannot be verified. */
+export class AuthError extends ApiError {}
+
+/** 403: access refused (no credential, expired, empty balance, paused or closed listing, ...). */
+export class AccessError extends ApiError {}
+
+/** 404: no such listing, run, key or endpoint. */
+export class NotFoundError extends ApiError {}
+
+/** 429: a rate or concurrency limit. */
+export class RateLimitError extends ApiError {
+  /** Seconds to wait before retrying, from the Retry-After header (undefined when absent). */
+  readonly retryAfter: number | undefined;
+
+  constructor(options: AgentRentalErrorOptions & { retryAfter?: number | undefined }) {
+    super(options);
+    this.retryAfter = options.retryAfter;
+  }
+}
+
+interface ErrorEnvelope {
+  error?: { code?: unknown; message?: unknown; status?: unknown; request_id?: unknown; on_chain_error?: unknown };
+}
+
+/** Seconds from a Retry-After header (delta seconds or an HTTP date). */
+export function parseRetryAfter(header: string | null, now = Date.now()): number | undefined {
+  if (header === null || header.trim() === "") return undefined;
+  const seconds = Number(header.trim());
+  if (Number.isFinite(seconds) && seconds >= 0) return seconds;
+  const date = Date.parse(header);
+  if (Number.isNaN(date)) return undefined;
+  return Math.max(0, Math.ceil((date - now) / 1000));
+}
+
+function onChainErrorOf(value: unknown): OnChainError | undefined {
+  if (typeof value !== "object" || value === null) return undefined;
+  const { contract, error } = value as { contract?: unknown; error?: unknown };
+  return typeof contract === "string" && typeof error === "string" ? { contract, error } : undefined;
+}
+
+/** Builds the typed error for a non-2xx response, from its body text and headers. */
+export function errorFromResponse(status: number, headers: Headers, bodyText: string): ApiError {
+  let envelope: ErrorEnvelope = {};
+  try {
+    const parsed = JSON.parse(bodyText) as unknown;
+    if (typeof parsed === "object" && parsed !== null) envelope = parsed as ErrorEnvelope;
+  } catch {
+    envelope = {};
+  }
+  const body = envelope.error ?? {};
+  const options: AgentRentalErrorOptions = {
+    code: typeof body.code === "string" ? body.code : `http_${status}`,
+    status,
+    message: typeof body.message === "string" ? body.message : bodyText.slice(0, 500) || `HTTP ${status}`,
+    requestId: typeof body.request_id === "string" ? body.request_id : (headers.get("x-request-id") ?? undefined),
+    onChainError: onChainErrorOf(body.on_chain_error),
+  };
+  switch (status) {
+    case 401:
+      return new AuthError(options);
+    case 403:
+      return new AccessError(options);
+    case 404:
+      return new NotFoundError(options);
+    case 429:
+      return new RateLimitError({ ...options, retryAfter: parseRetryAfter(headers.get("retry-after")) });
+    default:
+      return new ApiError(options);
+  }
+}
