@@ -4,3 +4,26 @@ export { AgentRentalError, ApiError, AuthError, AccessError, NotFoundError, Rate
 export { parseJson } from "./json.ts";
 export type { AccountSigner, Eip1193Provider, Signer, SignerOptions } from "./signer.ts";
 export type * from "./types.ts";
+// Agents as tools (framework-free): the generic tool definition, per-agent tools, the OpenAI-style adapter.
+// The AI SDK adapter is "@agent-rental/sdk/ai", the MCP server "@agent-rental/sdk/mcp".
+export {
+  AGENT_TOOL_DESCRIPTION,
+  AGENT_TOOL_NAME,
+  AGENT_TOOL_PARAMETERS,
+  AgentRunFailedError,
+  AgentToolCallError,
+  AgentToolInputError,
+  agentToolDefinition,
+  describeToolError,
+  formatToolError,
+  formatToolOutput,
+  parseAgentToolArguments,
+  runAgentTool,
+  type AgentToolArguments,
+  type AgentToolCallOptions,
+  type AgentToolDefinition,
+  type AgentToolErrorInfo,
+  type JsonSchemaObject,
+} from "./tools/definition.ts";
+export { listRentedAgentTools, RENTED_AGENT_TOOL_PARAMETERS, toolNameOf, type ListRentedAgentToolsOptions, type RentedAgentTool } from "./tools/rented.ts";
+export { createOpenAIAgentTools, openAIAgentTool, type OpenAIAgentTools, type OpenAIAgentToolsOptions, type OpenAIFunctionTool, type OpenAIToolCallLike, type OpenAIToolMessage } from "./tools/openai.ts";

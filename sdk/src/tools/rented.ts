@@ -1,0 +1,104 @@
+// The caller's rented agents as tools: one tool per active rental credential, named after the agent,
+// described by its listing, taking {task, input?}.
+import type { AgentRentalClient } from "../client.ts";
+import type { Credential, Listing } from "../types.ts";
+import { AGENT_TOOL_NAME, type JsonSchemaObject } from "./definition.ts";
+
+/** A rented agent offered as its own tool. */
+export interface RentedAgentTool {
+  /** A tool name valid for MCP and the common function-calling APIs: `^[a-z0-9_]{1,64}$`. */
+  name: string;
+  /** The listing's title. */
+  title: string;
+  /** The listing's title and description. */
+  description: string;
+  /** The agent to run (its listing id). */
+  agent_id: string;
+  listing: Listing;
+  credential: Credential;
+}
+
+/** The parameters of a per-agent tool: task required, input optional. */
+export const RENTED_AGENT_TOOL_PARAMETERS = {
+  type: "object",
+  properties: {
+    task: { type: "string", minLength: 1, maxLength: 32768, description: "What the agent should do, in natural language." },
+    input: { type: "object", additionalProperties: true, description: "Structured input for the agent, shaped by its input schema. Omit when the task says everything." },
+  },
+  required: ["task"],
+  additionalProperties: false,
+} as const satisfies JsonSchemaObject;
+
+export interface ListRentedAgentToolsOptions {
+  signal?: AbortSignal;
+  /** Names already taken (default: the generic tool's name). */
+  reserved?: string[];
+  /** Called for a credential whose listing cannot be offered (not found, not active, or the lookup failed). */
+  onSkip?: (credential: Credential, reason: string) => void;
+}
+
+const MAX_DESCRIPTION = 1024;
+const MAX_SLUG = 48;
+
+/** A tool name from a title: lower-case words joined by underscores. */
+export function toolNameOf(title: string): string {
+  const slug = title
+    .normalize("NFKD")
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, "_")
+    .replace(/^_+|_+$/g, "")
+    .slice(0, MAX_SLUG)
+    .replace(/_+$/, "");
+  return slug === "" ? "agent" : slug;
+}
+
+/** Every active credential of the caller, page by page. */
+async function activeCredentials(client: AgentRentalClient, signal: AbortSignal | undefined): Promise<Credential[]> {
+  const all: Credential[] = [];
+  for (let offset = 0; ; ) {
+    const page = await client.credentials.list({ status: "active", limit: 100, offset }, signal ? { signal } : {});
+    all.push(...page.credentials);
+    offset += page.credentials.length;
+    if (page.credentials.length === 0 || offset >= page.total) return all;
+  }
+}
+
+/**
+ * Lists the caller's active rental credentials and looks up each listing: one tool per rented agent
+ * whose listing is active. Names are unique: a clash gets the start of the on-chain id appended.
+ */
+export async function listRentedAgentTools(client: AgentRentalClient, options: ListRentedAgentToolsOptions = {}): Promise<RentedAgentTool[]> {
+  const { signal } = options;
+  const credentials = await activeCredentials(client, signal);
+  const found: { credential: Credential; listing: Listing }[] = [];
+  for (let i = 0; i < credentials.length; i += 5) {
+    const batch = credentials.slice(i, i + 5);
+    const listings = await Promise.all(
+      batch.map((credential) =>
+        client.listings.get(credential.listing_id, signal ? { signal } : {}).then(
+          (listing) => ({ listing }),
+          (error: unknown) => {
+            if (signal?.aborted) throw error;
+            return { error: error instanceof Error ? error.message : String(error) };
+          },
+        ),
+      ),
+    );
+    listings.forEach((result, j) => {
+      const credential = batch[j]!;
+      if ("error" in result) options.onSkip?.(credential, `the listing could not be read: ${result.error}`);
+      else if (result.listing.status !== "active") options.onSkip?.(credential, `the listing is ${result.listing.status}`);
+      else found.push({ credential, listing: result.listing });
+    });
+  }
+  const taken = new Set(options.reserved ?? [AGENT_TOOL_NAME]);
+  found.sort((a, b) => toolNameOf(a.listing.title).localeCompare(toolNameOf(b.listing.title)) || a.listing.id.localeCompare(b.listing.id));
+  return found.map(({ credential, listing }) => {
+    let name = toolNameOf(listing.title);
+    if (taken.has(name)) name = `${name}_${listing.on_chain_id.slice(2, 10).toLowerCase()}`;
+    for (let n = 2; taken.has(name); n++) name = `${toolNameOf(listing.title)}_${listing.on_chain_id.slice(2, 10).toLowerCase()}_${n}`;
+    taken.add(name);
+    const description = `${listing.title}: ${listing.description}`.slice(0, MAX_DESCRIPTION);
+    return { name, title: listing.title, description, agent_id: listing.id, listing, credential };
+  });
+}
