@@ -1,0 +1,159 @@
+// The marketplace contract through viem: reads, and writes that are simulated first (a refusal is
+// decoded from the revert data and costs nothing), then sent and awaited.
+import {
+  BaseError,
+  ContractFunctionRevertedError,
+  createPublicClient,
+  createWalletClient,
+  defineChain,
+  formatEther,
+  HttpRequestError,
+  InsufficientFundsError,
+  http,
+  type Address,
+  type Chain,
+  type Hex,
+  type PublicClient,
+} from "viem";
+import type { PrivateKeyAccount } from "viem/accounts";
+import { marketplaceAbi } from "../../src/chain/generated/marketplace.ts";
+import { CliError, EXIT, usageError } from "./errors.ts";
+import type { Settings } from "./settings.ts";
+
+export const RENTAL_MODELS = ["one_time", "subscription", "per_query"] as const;
+export type RentalModel = (typeof RENTAL_MODELS)[number];
+export const ACCESS_TYPE: Record<RentalModel, number> = { one_time: 0, subscription: 1, per_query: 2 };
+export const LISTING_STATUS = ["none", "active", "paused", "closed"] as const;
+export const DURATIONS: Record<string, bigint> = { "30d": 2_592_000n, "90d": 7_776_000n, "365d": 31_536_000n };
+
+/** What each contract error means, for the person reading it. */
+const CONTRACT_ERRORS: Record<string, string> = {
+  ListingNotActive: "the listing is paused or closed for this operation",
+  ListingNotFound: "there is no listing with this id on-chain",
+  ListingAlreadyExists: "this creator already used this seed (the listing exists)",
+  CredentialNotFound: "this wallet holds no rental of the listing",
+  CredentialAlreadyExists: "this wallet already rents the listing: use `agentrent renew` (subscription) or `agentrent topup` (per-query)",
+  InsufficientBalance: "the per-task balance cannot cover one run",
+  Unauthorized: "this wallet is not permitted to do this (only the listing's creator manages it)",
+  InvalidAccessType: "the operation does not match the listing's rental model",
+  CredentialRevoked: "the creator revoked this wallet's access",
+  WithdrawalExceedsBalance: "the amount exceeds the listing's earnings",
+  PriceTooLow: "the price is below the minimum of 0.000001 ETH",
+  MetadataUriTooLong: "the metadata URI is longer than 200 bytes",
+  MetadataUriEmpty: "the metadata URI is empty",
+  InvalidDuration: "the duration must be 30d, 90d or 365d",
+  DepositTooLow: "the deposit must cover at least one run",
+  ProtocolPaused: "the protocol is paused",
+  EscrowNotEmpty: "withdraw the listing's earnings first (`agentrent withdraw <listing>`), then close it",
+  NothingToWithdraw: "there is nothing to withdraw",
+  IncorrectPayment: "the ETH sent differs from the amount due",
+  TransferFailed: "the ETH transfer failed",
+  ZeroAddress: "an address is zero",
+  Reentrancy: "reentrant call blocked",
+};
+
+export interface ChainTarget {
+  rpcUrl: string;
+  chain: Chain;
+  marketplace: Address;
+  client: PublicClient;
+}
+
+export function chainTarget(settings: Settings): ChainTarget {
+  const missing = [
+    settings.rpcUrl ? undefined : "an RPC URL (--rpc-url or AGENTRENT_RPC_URL)",
+    settings.chainId ? undefined : "a chain id (--chain-id or AGENTRENT_CHAIN_ID)",
+    settings.marketplace ? undefined : "the marketplace address (--marketplace or AGENTRENT_MARKETPLACE)",
+  ].filter((m): m is string => m !== undefined);
+  if (missing.length > 0) throw usageError(`This command talks to the chain and needs ${missing.join(", ")}; \`agentrent config set\` stores them, and the local stack's .local/stack.json provides all three.`);
+  const rpcUrl = settings.rpcUrl!;
+  const chain = defineChain({ id: settings.chainId!, name: `chain-${settings.chainId}`, nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 }, rpcUrls: { default: { http: [rpcUrl] } } });
+  const client = createPublicClient({ chain, transport: http(rpcUrl, { timeout: 30_000, retryCount: 1 }), pollingInterval: 100 }) as PublicClient;
+  return { rpcUrl, chain, marketplace: settings.marketplace!, client };
+}
+
+export interface OnChainListing {
+  price: bigint;
+  escrow: bigint;
+  rentalModel: RentalModel;
+  status: (typeof LISTING_STATUS)[number];
+  creator: Address;
+  createdAt: number;
+  metadataUri: string;
+}
+
+export async function readListing(target: ChainTarget, onChainId: Hex): Promise<OnChainListing> {
+  const [price, escrow, accessType, status, creator, createdAt, metadataUri] = await guard(() =>
+    target.client.readContract({ address: target.marketplace, abi: marketplaceAbi, functionName: "listings", args: [onChainId] }),
+  );
+  if (status === 0) throw new CliError(`No listing ${onChainId} on-chain (at the marketplace ${target.marketplace}).`, EXIT.notFound, "listing_not_found");
+  return { price, escrow, rentalModel: RENTAL_MODELS[accessType] ?? "one_time", status: LISTING_STATUS[status] ?? "none", creator, createdAt, metadataUri };
+}
+
+export async function subscriptionPrice(target: ChainTarget, onChainId: Hex, seconds: bigint): Promise<bigint> {
+  return guard(() => target.client.readContract({ address: target.marketplace, abi: marketplaceAbi, functionName: "subscriptionPrice", args: [onChainId, seconds] }));
+}
+
+export async function credentialOf(target: ChainTarget, onChainId: Hex, wallet: Address) {
+  const [status, accessType, purchasedAt, expiresAt, balance, isRevoked] = await guard(() =>
+    target.client.readContract({ address: target.marketplace, abi: marketplaceAbi, functionName: "credentialOf", args: [onChainId, wallet] }),
+  );
+  const STATUS = ["not_found", "active", "expired", "low_balance", "revoked", "listing_closed"] as const;
+  return { status: STATUS[status] ?? "not_found", rentalModel: RENTAL_MODELS[accessType], purchasedAt, expiresAt, balance, isRevoked };
+}
+
+export interface SentTransaction {
+  hash: Hex;
+  blockNumber: bigint;
+  gasUsed: bigint;
+  /** The function's return value, from the simulation (createListing returns the listing id). */
+  result: unknown;
+}
+
+/** Simulates, sends and awaits `functionName(args)` from `account`; refusals become CliErrors naming the contract error. */
+export async function sendTransaction(target: ChainTarget, account: PrivateKeyAccount, functionName: string, args: readonly unknown[], value?: bigint): Promise<SentTransaction> {
+  const wallet = createWalletClient({ account, chain: target.chain, transport: http(target.rpcUrl, { timeout: 30_000 }) });
+  return guard(async () => {
+    // viem's generics cannot follow a function name chosen at run time through its overloads.
+    const { request, result } = await target.client.simulateContract({ address: target.marketplace, abi: marketplaceAbi, functionName, args, account, ...(value === undefined ? {} : { value }) } as never);
+    const hash = await wallet.writeContract(request as never);
+    const receipt = await target.client.waitForTransactionReceipt({ hash, pollingInterval: 100, timeout: 120_000 });
+    if (receipt.status !== "success") throw new CliError(`${functionName} reverted in transaction ${hash}.`, EXIT.access, "transaction_reverted");
+    return { hash, blockNumber: receipt.blockNumber, gasUsed: receipt.gasUsed, result: result as unknown };
+  });
+}
+
+/** Maps viem failures: a contract refusal (exit 4, named), not enough ETH (4), an unreachable RPC (8). */
+export async function guard<T>(action: () => Promise<T>): Promise<T> {
+  try {
+    return await action();
+  } catch (error) {
+    throw chainError(error);
+  }
+}
+
+export function chainError(error: unknown): unknown {
+  if (error instanceof CliError || !(error instanceof BaseError)) return error;
+  const reverted = error.walk((e) => e instanceof ContractFunctionRevertedError);
+  if (reverted instanceof ContractFunctionRevertedError) {
+    const name = reverted.data?.errorName ?? reverted.reason ?? "unknown";
+    const args = reverted.data?.args?.length ? ` (${reverted.data.args.map((a) => (typeof a === "bigint" ? a.toString() : String(a))).join(", ")})` : "";
+    return new CliError(`The contract refused: ${name}${args}: ${CONTRACT_ERRORS[name] ?? "see docs/contract.md"}.`, EXIT.access, "contract_error", { on_chain_error: { contract: "Marketplace", error: name } });
+  }
+  if (error.walk((e) => e instanceof InsufficientFundsError)) {
+    return new CliError("The wallet does not hold enough ETH for the amount plus gas.", EXIT.access, "insufficient_funds");
+  }
+  if (error.walk((e) => e instanceof HttpRequestError)) {
+    return new CliError(`The chain RPC could not be reached (${error.shortMessage}). Check the RPC URL (\`agentrent config show\`).`, EXIT.unavailable, "rpc_unreachable");
+  }
+  return new CliError(error.shortMessage || error.message, EXIT.failure, "chain_error");
+}
+
+/** "0.01" ETH → wei, with a usage error naming the flag. */
+export function ethAmount(value: string, flag: string): bigint {
+  if (!/^\d+(\.\d{1,18})?$/.test(value.trim())) throw usageError(`${flag} must be an amount of ETH such as 0.01, not ${JSON.stringify(value)}.`);
+  const [whole, fraction = ""] = value.trim().split(".");
+  return BigInt(whole!) * 10n ** 18n + BigInt(fraction.padEnd(18, "0"));
+}
+
+export const eth = (wei: bigint): string => `${formatEther(wei)} ETH`;

@@ -1,0 +1,215 @@
+// The command line: a table of commands, each parsed with node:util parseArgs (strict), global flags
+// accepted anywhere, and the dispatcher that turns every failure into a message and an exit code.
+import { parseArgs, type ParseArgsOptionsConfig } from "node:util";
+import { CliError, EXIT, toCliError, usageError } from "./errors.ts";
+import { Output, type Streams } from "./output.ts";
+import { resolveSettings, type Env, type GlobalFlags, type Settings } from "./settings.ts";
+
+export type FlagValues = Record<string, string | boolean | string[] | undefined>;
+
+export interface CommandContext {
+  args: string[];
+  flags: FlagValues;
+  env: Env;
+  out: Output;
+  /** Resolved on first use, so commands that need no settings work without any. */
+  settings(): Settings;
+}
+
+export interface Command {
+  /** The words that name it: "search", "keys create". */
+  path: string;
+  summary: string;
+  /** Argument synopsis after the command words, e.g. "<listing> [--model one_time|subscription|per_query]". */
+  usage: string;
+  /** Longer help: flags and notes, one per line. */
+  help?: string[];
+  options?: ParseArgsOptionsConfig;
+  /** Positional arguments accepted: [min, max]. Default [0, 0]. */
+  args?: [number, number];
+  run(ctx: CommandContext): Promise<number | void>;
+}
+
+export const GLOBAL_OPTIONS = {
+  json: { type: "boolean" },
+  help: { type: "boolean", short: "h" },
+  "api-url": { type: "string" },
+  "rpc-url": { type: "string" },
+  "chain-id": { type: "string" },
+  marketplace: { type: "string" },
+  stack: { type: "string" },
+  keystore: { type: "string" },
+} as const satisfies ParseArgsOptionsConfig;
+
+const GLOBAL_HELP = [
+  "--json               one JSON document on stdout (for scripts)",
+  "--api-url <url>      the API (AGENTRENT_API_URL)",
+  "--rpc-url <url>      the chain's JSON-RPC endpoint (AGENTRENT_RPC_URL)",
+  "--chain-id <id>      the chain id (AGENTRENT_CHAIN_ID)",
+  "--marketplace <addr> the marketplace contract (AGENTRENT_MARKETPLACE)",
+  "--stack <file>       a local stack's stack.json (default: .local/stack.json found from the working directory)",
+  "--keystore <file>    an encrypted v3 keystore (AGENTRENT_KEYSTORE)",
+  "-h, --help           help",
+];
+
+export interface ParsedCommandLine {
+  command: Command | undefined;
+  /** The command words typed when they name a group or nothing ("keys"). */
+  words: string[];
+  values: FlagValues;
+  positionals: string[];
+}
+
+/** Finds the command words (the first one or two arguments that are not flags) and parses the rest strictly. */
+export function parseCommandLine(argv: string[], commands: Command[]): ParsedCommandLine {
+  const globalsWithValue = new Set(Object.entries(GLOBAL_OPTIONS).filter(([, o]) => o.type === "string").map(([name]) => `--${name}`));
+  const wordIndexes: number[] = [];
+  for (let i = 0; i < argv.length && wordIndexes.length < 2; i++) {
+    const token = argv[i]!;
+    if (token === "--") break;
+    if (token.startsWith("-")) {
+      if (globalsWithValue.has(token)) i++;
+      continue;
+    }
+    wordIndexes.push(i);
+  }
+  const words = wordIndexes.map((i) => argv[i]!);
+  const byPath = new Map(commands.map((c) => [c.path, c]));
+  let matched = 0;
+  let command: Command | undefined;
+  if (words.length >= 2 && byPath.has(`${words[0]} ${words[1]}`)) {
+    command = byPath.get(`${words[0]} ${words[1]}`);
+    matched = 2;
+  } else if (words.length >= 1 && byPath.has(words[0]!)) {
+    command = byPath.get(words[0]!);
+    matched = 1;
+  }
+  const rest = argv.filter((_, i) => !wordIndexes.slice(0, matched).includes(i));
+  if (!command) {
+    const group = words[0];
+    const members = group === undefined ? [] : commands.filter((c) => c.path.startsWith(`${group} `));
+    if (group !== undefined && group !== "help" && members.length === 0) throw usageError(`Unknown command "${group}". ${suggest(group, commands)}`.trim());
+    if (group !== undefined && members.length > 0 && words[1] !== undefined) throw usageError(`Unknown command "${group} ${words[1]}". The ${group} commands: ${members.map((m) => m.path).join(", ")}.`);
+    const values = parseFlags(rest.filter((t) => t !== group), GLOBAL_OPTIONS, "agentrent").values;
+    return { command: undefined, words: group === undefined ? [] : [group], values, positionals: [] };
+  }
+  const parsed = parseFlags(rest, { ...GLOBAL_OPTIONS, ...(command.options ?? {}) }, command.path);
+  return { command, words: command.path.split(" "), values: parsed.values, positionals: parsed.positionals };
+}
+
+function parseFlags(args: string[], options: ParseArgsOptionsConfig, where: string): { values: FlagValues; positionals: string[] } {
+  try {
+    const { values, positionals } = parseArgs({ args, options, allowPositionals: true, strict: true });
+    return { values: values as FlagValues, positionals };
+  } catch (error) {
+    const message = error instanceof Error ? error.message.replace(/\. To specify a positional argument starting with a '-'.*$/s, ".") : String(error);
+    throw usageError(`${where}: ${message}`);
+  }
+}
+
+function suggest(word: string, commands: Command[]): string {
+  const tops = [...new Set(commands.map((c) => c.path.split(" ")[0]!))];
+  const close = tops.filter((t) => t.startsWith(word.slice(0, 2)) || distance(t, word) <= 2);
+  return close.length > 0 ? `Did you mean: ${close.join(", ")}?` : "";
+}
+
+function distance(a: string, b: string): number {
+  const d = Array.from({ length: a.length + 1 }, (_, i) => [i, ...Array<number>(b.length).fill(0)]);
+  for (let j = 1; j <= b.length; j++) d[0]![j] = j;
+  for (let i = 1; i <= a.length; i++) for (let j = 1; j <= b.length; j++) d[i]![j] = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+  return d[a.length]![b.length]!;
+}
+
+export function commandHelp(command: Command): string {
+  const lines = [`agentrent ${command.path}${command.usage ? ` ${command.usage}` : ""}`, "", command.summary];
+  if (command.help?.length) lines.push("", ...command.help.map((l) => `  ${l}`));
+  lines.push("", "Global flags:", ...GLOBAL_HELP.map((l) => `  ${l}`));
+  return lines.join("\n");
+}
+
+export function overview(commands: Command[], group?: string): string {
+  const shown = group ? commands.filter((c) => c.path.startsWith(`${group} `)) : commands;
+  const width = Math.max(...shown.map((c) => c.path.length));
+  const lines = [
+    group ? `agentrent ${group} <command>` : "agentrent <command> [arguments] [flags]",
+    "",
+    ...shown.map((c) => `  ${c.path.padEnd(width)}  ${c.summary}`),
+    "",
+    "Global flags:",
+    ...GLOBAL_HELP.map((l) => `  ${l}`),
+    "",
+    "`agentrent <command> --help` describes one command. Exit codes: 0 ok, 1 failure, 2 usage, 3 auth,",
+    "4 access or payment refused, 5 not found, 6 invalid manifest, 7 rate limited, 8 unavailable.",
+  ];
+  return lines.join("\n");
+}
+
+/** Runs the command line; returns the exit code. Never throws. */
+export async function runCli(argv: string[], commands: Command[], env: Env = process.env, streams?: Streams): Promise<number> {
+  const json = argv.includes("--json");
+  let out = new Output(json, streams);
+  try {
+    const parsed = parseCommandLine(argv, commands);
+    out = new Output(parsed.values.json === true, streams);
+    if (!parsed.command) {
+      const group = parsed.words[0];
+      const text = overview(commands, group === "help" ? undefined : group);
+      if (group === undefined || group === "help" || parsed.values.help === true) {
+        out.streams.stdout.write(text + "\n");
+        return group === undefined && parsed.values.help !== true ? EXIT.usage : EXIT.ok;
+      }
+      out.streams.stderr.write(text + "\n");
+      return EXIT.usage;
+    }
+    const command = parsed.command;
+    if (parsed.values.help === true) {
+      out.streams.stdout.write(commandHelp(command) + "\n");
+      return EXIT.ok;
+    }
+    const [min, max] = command.args ?? [0, 0];
+    if (parsed.positionals.length < min) throw usageError(`agentrent ${command.path} ${command.usage}: missing argument${min - parsed.positionals.length > 1 ? "s" : ""}.`);
+    if (parsed.positionals.length > max) throw usageError(`agentrent ${command.path}: unexpected argument ${JSON.stringify(parsed.positionals[max])}.`);
+    let settings: Settings | undefined;
+    const ctx: CommandContext = {
+      args: parsed.positionals,
+      flags: parsed.values,
+      env,
+      out,
+      settings: () => (settings ??= resolveSettings(parsed.values as GlobalFlags, env)),
+    };
+    const code = await command.run(ctx);
+    return code ?? EXIT.ok;
+  } catch (error) {
+    const cliError = toCliError(error);
+    out.error(cliError);
+    return cliError.exitCode;
+  }
+}
+
+/** A string flag's value (or undefined). */
+export function stringFlag(flags: FlagValues, name: string): string | undefined {
+  const value = flags[name];
+  return typeof value === "string" ? value : undefined;
+}
+
+export function requireFlag(flags: FlagValues, name: string, what: string): string {
+  const value = stringFlag(flags, name);
+  if (value === undefined || value === "") throw usageError(`--${name} is required: ${what}.`);
+  return value;
+}
+
+export function intFlag(flags: FlagValues, name: string, min: number, max: number): number | undefined {
+  const value = stringFlag(flags, name);
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < min || n > max) throw usageError(`--${name} must be an integer from ${min} to ${max}, not ${JSON.stringify(value)}.`);
+  return n;
+}
+
+export function oneOf<T extends string>(value: string | undefined, allowed: readonly T[], flag: string): T | undefined {
+  if (value === undefined) return undefined;
+  if (!(allowed as readonly string[]).includes(value)) throw usageError(`${flag} must be one of ${allowed.join(", ")}, not ${JSON.stringify(value)}.`);
+  return value as T;
+}
+
+export { CliError, EXIT };

@@ -1,0 +1,235 @@
+// Account commands: wallet keystores, sign-in sessions, API keys and the config file.
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
+import type { Hex } from "viem";
+import { authenticatedApi, publicClient } from "../api.ts";
+import { intFlag, requireFlag, stringFlag, type Command } from "../cli.ts";
+import { CliError, EXIT, usageError } from "../errors.ts";
+import { DEFAULT_SCRYPT, encryptKeystore } from "../keystore.ts";
+import { askHidden, isInteractive, readStdin } from "../prompt.ts";
+import { CONFIG_KEYS, readConfig, saveSession, writeConfig, loadSession, type ConfigKey } from "../settings.ts";
+import { keystorePassword, loadAccount, parsePrivateKey } from "../wallet.ts";
+
+async function newPassword(env: Record<string, string | undefined>): Promise<string> {
+  if (env.AGENTRENT_KEYSTORE_PASSWORD !== undefined) {
+    if (env.AGENTRENT_KEYSTORE_PASSWORD.length < 8) throw usageError("AGENTRENT_KEYSTORE_PASSWORD must be at least 8 characters.");
+    return env.AGENTRENT_KEYSTORE_PASSWORD;
+  }
+  if (!isInteractive()) return keystorePassword(env, "encrypt the keystore");
+  const first = await askHidden("New keystore password (8+ characters)");
+  if (first.length < 8) throw usageError("The password must be at least 8 characters.");
+  if ((await askHidden("Repeat the password")) !== first) throw usageError("The passwords differ.");
+  return first;
+}
+
+function writeKeystore(ctx: Parameters<Command["run"]>[0], privateKey: Hex, password: string): { file: string; address: string } {
+  const settings = ctx.settings();
+  const file = resolve(stringFlag(ctx.flags, "out") ?? join(settings.configDir, "keystore.json"));
+  if (existsSync(file) && ctx.flags.force !== true) throw usageError(`${file} exists; pass --force to replace it (its wallet is lost unless backed up), or --out <file>.`);
+  const cost = intFlag(ctx.flags, "scrypt-n-log2", 10, 20);
+  const keystore = encryptKeystore(privateKey, password, cost === undefined ? DEFAULT_SCRYPT : { n: 2 ** cost, r: 8, p: 1 });
+  mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+  writeFileSync(file, JSON.stringify(keystore, null, 2) + "\n", { mode: 0o600 });
+  const config = readConfig(settings.configFile);
+  if (!config.keystore || ctx.flags.default === true) writeConfig(settings.configFile, { ...config, keystore: file });
+  return { file, address: privateKeyToAccount(privateKey).address };
+}
+
+const keystoreOptions = {
+  out: { type: "string" },
+  force: { type: "boolean" },
+  default: { type: "boolean" },
+  "scrypt-n-log2": { type: "string" },
+} as const;
+
+export const accountCommands: Command[] = [
+  {
+    path: "wallet new",
+    summary: "Create a wallet, saved as an encrypted v3 keystore (scrypt, aes-128-ctr)",
+    usage: "[--out <file>] [--force]",
+    help: [
+      "--out <file>   where to write it (default: <config dir>/keystore.json, used by default from then on)",
+      "--force        replace an existing file",
+      "--default      make it the default keystore in the config file",
+      "The password comes from AGENTRENT_KEYSTORE_PASSWORD or is asked twice on a terminal.",
+    ],
+    options: keystoreOptions,
+    async run(ctx) {
+      const password = await newPassword(ctx.env);
+      const saved = writeKeystore(ctx, generatePrivateKey(), password);
+      ctx.out.result({ address: saved.address, keystore: saved.file }, () => {
+        ctx.out.line(`Created wallet ${saved.address}`);
+        ctx.out.line(`Keystore: ${saved.file} (keep a backup and the password; neither can be recovered)`);
+      });
+    },
+  },
+  {
+    path: "wallet import",
+    summary: "Encrypt an existing private key into a v3 keystore",
+    usage: "[--out <file>] [--force]",
+    help: [
+      "The private key is read from AGENTRENT_PRIVATE_KEY, from stdin when piped, or asked (hidden) on a terminal.",
+      "--out <file>, --force, --default: as for `wallet new`.",
+    ],
+    options: keystoreOptions,
+    async run(ctx) {
+      let raw = ctx.env.AGENTRENT_PRIVATE_KEY;
+      if (!raw) raw = process.stdin.isTTY ? await askHidden("Private key (hex)") : (await readStdin()).trim();
+      const privateKey = parsePrivateKey(raw, "The private key");
+      const password = await newPassword(ctx.env);
+      const saved = writeKeystore(ctx, privateKey, password);
+      ctx.out.result({ address: saved.address, keystore: saved.file }, () => ctx.out.line(`Imported wallet ${saved.address} into ${saved.file}`));
+    },
+  },
+  {
+    path: "wallet address",
+    summary: "Show the address of the configured wallet (and its balance when a chain is configured)",
+    usage: "",
+    async run(ctx) {
+      const settings = ctx.settings();
+      const account = await loadAccount(settings, ctx.env);
+      let balance: bigint | undefined;
+      if (settings.rpcUrl && settings.chainId && settings.marketplace) {
+        const { chainTarget, guard } = await import("../chain.ts");
+        const target = chainTarget(settings);
+        balance = await guard(() => target.client.getBalance({ address: account.address }));
+      }
+      const { formatEther } = await import("viem");
+      ctx.out.result({ address: account.address, balance_wei: balance ?? null }, () => {
+        ctx.out.line(account.address);
+        if (balance !== undefined) ctx.out.line(`balance ${formatEther(balance)} ETH`);
+      });
+    },
+  },
+  {
+    path: "login",
+    summary: "Sign in with the wallet (challenge, personal_sign, token); the session is stored in the config file (0600)",
+    usage: "",
+    help: ["The session lasts one hour; run `agentrent login` again when it expires."],
+    async run(ctx) {
+      const settings = ctx.settings();
+      const account = await loadAccount(settings, ctx.env);
+      const client = publicClient(settings);
+      const token = await client.signIn(account);
+      saveSession(settings, { wallet: token.wallet, token: token.token, expires_at: token.expires_at });
+      const expires = new Date(token.expires_at * 1000).toISOString();
+      ctx.out.result({ wallet: token.wallet, api_url: settings.apiUrl, expires_at: expires, config_file: settings.configFile }, () =>
+        ctx.out.line(`Signed in to ${settings.apiUrl} as ${token.wallet} until ${expires}.`),
+      );
+    },
+  },
+  {
+    path: "logout",
+    summary: "Forget the stored session for the API",
+    usage: "",
+    async run(ctx) {
+      const settings = ctx.settings();
+      saveSession(settings, undefined);
+      ctx.out.result({ signed_out: true, api_url: settings.apiUrl }, () => ctx.out.line(`Signed out of ${settings.apiUrl}.`));
+    },
+  },
+  {
+    path: "whoami",
+    summary: "Show the signed-in wallet and when the session expires",
+    usage: "",
+    async run(ctx) {
+      const settings = ctx.settings();
+      const api = authenticatedApi(settings, ctx.env);
+      const session = loadSession(settings);
+      const data = { api_url: api.baseUrl, wallet: api.wallet ?? null, auth: ctx.env.AGENTRENT_API_KEY ? "api_key" : "session", expires_at: session && !ctx.env.AGENTRENT_API_KEY ? new Date(session.expires_at * 1000).toISOString() : null };
+      ctx.out.result(data, () => ctx.out.table([["api", data.api_url], ["wallet", data.wallet ?? "(API key)"], ["auth", data.auth], ["expires", data.expires_at]]));
+    },
+  },
+  {
+    path: "keys create",
+    summary: "Create an API key (signed by the wallet); the key is shown once",
+    usage: "--label <label>",
+    options: { label: { type: "string" } },
+    async run(ctx) {
+      const label = requireFlag(ctx.flags, "label", "a name for the key (1 to 64 characters)");
+      const settings = ctx.settings();
+      const api = authenticatedApi(settings, ctx.env);
+      const account = await loadAccount(settings, ctx.env);
+      const created = await api.client.keys.create(label, account);
+      ctx.out.result(created, () => {
+        ctx.out.line(created.key);
+        ctx.out.notice(`Created key ${created.key_id} (${created.label}). It is shown only now: store it server side (for example AGENTRENT_API_KEY); never commit it.`);
+      });
+    },
+  },
+  {
+    path: "keys list",
+    summary: "List the wallet's API keys (never the keys themselves)",
+    usage: "",
+    async run(ctx) {
+      const keys = await authenticatedApi(ctx.settings(), ctx.env).client.keys.list();
+      ctx.out.result({ keys }, () => {
+        if (keys.length === 0) return ctx.out.line("No API keys.");
+        for (const k of keys) ctx.out.line(`${k.key_id}  ${k.prefix}…  ${k.label}  created ${k.created_at}${k.revoked ? "  revoked" : ""}${k.last_used_at ? `  last used ${k.last_used_at}` : ""}`);
+      });
+    },
+  },
+  {
+    path: "keys revoke",
+    summary: "Revoke an API key; its next request gets 401",
+    usage: "<key_id>",
+    args: [1, 1],
+    async run(ctx) {
+      const key = await authenticatedApi(ctx.settings(), ctx.env).client.keys.revoke(ctx.args[0]!);
+      ctx.out.result(key, () => ctx.out.line(`Revoked ${key.key_id} (${key.label}).`));
+    },
+  },
+  {
+    path: "config show",
+    summary: "Show the resolved settings and where each comes from (no secrets)",
+    usage: "",
+    async run(ctx) {
+      const s = ctx.settings();
+      const session = loadSession(s);
+      const data = {
+        api_url: s.apiUrl ?? null,
+        rpc_url: s.rpcUrl ?? null,
+        chain_id: s.chainId ?? null,
+        marketplace: s.marketplace ?? null,
+        keystore: s.keystore ?? null,
+        sources: s.sources,
+        config_file: s.configFile,
+        stack_file: s.stackFile ?? null,
+        wallet_from_env: Boolean(ctx.env.AGENTRENT_PRIVATE_KEY),
+        api_key_from_env: Boolean(ctx.env.AGENTRENT_API_KEY),
+        session: session ? { wallet: session.wallet, expires_at: new Date(session.expires_at * 1000).toISOString() } : null,
+      };
+      ctx.out.result(data, () =>
+        ctx.out.table([
+          ["api_url", `${data.api_url ?? "-"}${s.sources.api_url ? `  (${s.sources.api_url})` : ""}`],
+          ["rpc_url", `${data.rpc_url ?? "-"}${s.sources.rpc_url ? `  (${s.sources.rpc_url})` : ""}`],
+          ["chain_id", `${data.chain_id ?? "-"}${s.sources.chain_id ? `  (${s.sources.chain_id})` : ""}`],
+          ["marketplace", `${data.marketplace ?? "-"}${s.sources.marketplace ? `  (${s.sources.marketplace})` : ""}`],
+          ["keystore", data.keystore],
+          ["config file", data.config_file],
+          ["stack file", data.stack_file],
+          ["session", session ? `${session.wallet} until ${data.session!.expires_at}` : "not signed in"],
+        ]),
+      );
+    },
+  },
+  {
+    path: "config set",
+    summary: `Store a default in the config file (${CONFIG_KEYS.join(", ")})`,
+    usage: "<key> <value>",
+    args: [2, 2],
+    async run(ctx) {
+      const [key, value] = ctx.args as [string, string];
+      if (!(CONFIG_KEYS as readonly string[]).includes(key)) throw usageError(`Unknown setting ${key}; one of ${CONFIG_KEYS.join(", ")}.`);
+      const settings = ctx.settings();
+      const config = readConfig(settings.configFile);
+      const typed = key === "chain_id" ? Number(value) : key === "keystore" ? resolve(value) : value;
+      if (key === "chain_id" && (!Number.isSafeInteger(typed) || (typed as number) <= 0)) throw usageError("chain_id must be a positive integer.");
+      writeConfig(settings.configFile, { ...config, [key as ConfigKey]: typed });
+      ctx.out.result({ [key]: typed, config_file: settings.configFile }, () => ctx.out.line(`${key} = ${String(typed)} (${settings.configFile})`));
+    },
+  },
+];
+
+export { CliError, EXIT };

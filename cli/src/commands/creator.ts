@@ -1,0 +1,407 @@
+// Creator commands: scaffold and validate a manifest (the service's own validator), register it and
+// list it on-chain, manage the listing on-chain, set its secrets, and collect the earnings.
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { resolve } from "node:path";
+import type { Hex } from "viem";
+import { CATEGORIES, checkManifestSize, PROVIDERS, validateManifest, type ManifestError } from "../../../src/registration/manifest.ts";
+import { authenticatedApi, type Api } from "../api.ts";
+import { intFlag, oneOf, requireFlag, stringFlag, type Command, type CommandContext } from "../cli.ts";
+import { chainTarget, eth, ethAmount, readListing, RENTAL_MODELS, ACCESS_TYPE, sendTransaction } from "../chain.ts";
+import { CliError, EXIT, usageError } from "../errors.ts";
+import { resolveListing, type ListingRef } from "../listing-ref.ts";
+import { ask, askHidden, isInteractive, readStdin } from "../prompt.ts";
+import { loadAccount } from "../wallet.ts";
+
+interface Job {
+  job_id: string;
+  status: "queued" | "completed" | "failed";
+  result?: { agent_id: string; listing_id: string; listing_seed: Hex; metadata_uri: string };
+  error?: { code: string; message: string; details?: { pointer: string; code: string; message: string }[] };
+}
+
+function readManifest(file: string): { raw: string; value: unknown } {
+  let raw: string;
+  try {
+    raw = readFileSync(file, "utf8");
+  } catch {
+    throw usageError(`Cannot read the manifest ${file}.`);
+  }
+  const size = checkManifestSize(raw);
+  if (!size.ok) throw new CliError(size.message, EXIT.invalid, "invalid_manifest", { problems: [{ pointer: "", code: "too_large", message: size.message }] });
+  try {
+    return { raw, value: JSON.parse(raw) as unknown };
+  } catch (error) {
+    const problem = { pointer: "", code: "invalid_json", message: `Not JSON: ${error instanceof Error ? error.message : String(error)}` };
+    throw new CliError(`${file} is not a valid manifest:\n  ${problem.pointer || "/"}  ${problem.code}: ${problem.message}`, EXIT.invalid, "invalid_manifest", { problems: [problem] });
+  }
+}
+
+function problemsError(file: string, problems: { pointer: string; code: string; message: string }[]): CliError {
+  const lines = problems.map((p) => `  ${p.pointer === "" ? "(root)" : p.pointer}  ${p.code}: ${p.message}`);
+  return new CliError(`${file} has ${problems.length} problem${problems.length === 1 ? "" : "s"}:\n${lines.join("\n")}`, EXIT.invalid, "invalid_manifest", { problems });
+}
+
+async function listingFor(ctx: CommandContext, api: Api | undefined): Promise<ListingRef> {
+  return resolveListing(ctx.args[0]!, api);
+}
+
+function tryApi(ctx: CommandContext): Api | undefined {
+  try {
+    return authenticatedApi(ctx.settings(), ctx.env);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Sends a creator's listing transaction and reports it. */
+async function listingTransaction(ctx: CommandContext, fn: string, extraArgs: (ref: ListingRef) => Promise<unknown[]> | unknown[], describe: (ref: ListingRef) => string, extra: Record<string, unknown> = {}) {
+  const settings = ctx.settings();
+  const ref = await listingFor(ctx, tryApi(ctx));
+  const target = chainTarget(settings);
+  const account = await loadAccount(settings, ctx.env);
+  const tx = await sendTransaction(target, account, fn, await extraArgs(ref));
+  const listing = await readListing(target, ref.onChainId);
+  ctx.out.result({ listing_id: ref.listingId, on_chain_id: ref.onChainId, status: listing.status, price_wei: listing.price, metadata_uri: listing.metadataUri, tx_hash: tx.hash, ...extra }, () =>
+    ctx.out.line(`${describe(ref)} (transaction ${tx.hash}); on-chain status ${listing.status}.`),
+  );
+}
+
+const DEFAULT_INPUT_SCHEMA = { type: "object", properties: { text: { type: "string" } }, required: ["text"], additionalProperties: false };
+const DEFAULT_OUTPUT_SCHEMA = { type: "object", properties: { findings: { type: "array", items: { type: "string" } } }, required: ["findings"] };
+
+async function pollJob(ctx: CommandContext, api: Api, jobId: string, timeoutMs: number): Promise<Job> {
+  const deadline = Date.now() + timeoutMs;
+  return ctx.out.progress(`validating the manifest (job ${jobId})`, async () => {
+    for (let delay = 200; ; delay = Math.min(delay * 1.5, 2000)) {
+      const job = await api.request<Job>("GET", `/v1/jobs/${encodeURIComponent(jobId)}`);
+      if (job.status !== "queued") return job;
+      if (Date.now() + delay > deadline) throw new CliError(`The job ${jobId} is still queued after ${Math.round(timeoutMs / 1000)} s; check it later with \`agentrent jobs get ${jobId}\`.`, EXIT.unavailable, "job_timeout", { job_id: jobId });
+      await new Promise((r) => setTimeout(r, delay));
+    }
+  });
+}
+
+export const creatorCommands: Command[] = [
+  {
+    path: "init",
+    summary: "Scaffold an agent manifest (asks on a terminal, or takes every field as a flag)",
+    usage: "[--name n] [--category c] [--description d] [--provider p] [--model m] [--endpoint-url u] (--system-prompt s | --entrypoint-url u) [--timeout s] [--out file] [--force]",
+    options: {
+      name: { type: "string" },
+      category: { type: "string" },
+      description: { type: "string" },
+      provider: { type: "string" },
+      model: { type: "string" },
+      "endpoint-url": { type: "string" },
+      "system-prompt": { type: "string" },
+      "entrypoint-url": { type: "string" },
+      timeout: { type: "string" },
+      out: { type: "string", short: "o" },
+      force: { type: "boolean" },
+      "no-input": { type: "boolean" },
+    },
+    help: [
+      "--name            kebab-case, becomes part of the agent id",
+      `--category        ${CATEGORIES.join(", ")}`,
+      `--provider        ${PROVIDERS.join(", ")} (with --model for the hosted two, --endpoint-url for self_hosted)`,
+      "--system-prompt   a declarative agent, run by the service; or",
+      "--entrypoint-url  a connected agent: the service calls this HTTPS URL with each task",
+      "--out             the file to write (default <name>.json)",
+      "--no-input        never ask, even on a terminal",
+      "Input and output schemas start as a text-in, findings-out pair; edit them to your agent's shape.",
+    ],
+    async run(ctx) {
+      const interactive = isInteractive() && ctx.flags["no-input"] !== true;
+      const get = async (flag: string, question: string, fallback?: string): Promise<string | undefined> => {
+        const value = stringFlag(ctx.flags, flag);
+        if (value !== undefined) return value;
+        if (!interactive) return fallback;
+        return (await ask(question, fallback)) || undefined;
+      };
+      const name = await get("name", "Name (kebab-case)");
+      const category = await get("category", `Category (${CATEGORIES.join(", ")})`);
+      const description = await get("description", "Description");
+      const kind = stringFlag(ctx.flags, "entrypoint-url") ? "connected" : stringFlag(ctx.flags, "system-prompt") ? "declarative" : interactive ? await ask("Kind: declarative (the service runs it) or connected (your HTTPS endpoint)", "declarative") : undefined;
+      const provider = await get("provider", `Model provider (${PROVIDERS.join(", ")})`, "provider_a");
+      const model: Record<string, string> = { provider: provider ?? "provider_a" };
+      if (model.provider === "self_hosted") {
+        const endpoint = await get("endpoint-url", "Model endpoint URL (https)");
+        if (endpoint) model.endpoint_url = endpoint;
+      } else {
+        const m = await get("model", "Model name");
+        if (m) model.model = m;
+      }
+      const manifest: Record<string, unknown> = { name, category, description, model };
+      if (kind === "connected") manifest.entrypoint_url = await get("entrypoint-url", "Entrypoint URL (https)");
+      else manifest.system_prompt = await get("system-prompt", "System prompt");
+      manifest.input_schema = DEFAULT_INPUT_SCHEMA;
+      manifest.output_schema = DEFAULT_OUTPUT_SCHEMA;
+      manifest.timeout_seconds = intFlag(ctx.flags, "timeout", 1, 300) ?? 60;
+      for (const key of Object.keys(manifest)) if (manifest[key] === undefined) delete manifest[key];
+      const missing = ["name", "category", "description"].filter((k) => manifest[k] === undefined);
+      if (manifest.system_prompt === undefined && manifest.entrypoint_url === undefined) missing.push("system-prompt or entrypoint-url");
+      if (model.provider !== "self_hosted" && model.model === undefined) missing.push("model");
+      if (missing.length > 0) throw usageError(`Missing ${missing.map((m) => `--${m.replace(" or ", " or --")}`).join(", ")} (not on a terminal, every field comes from a flag).`);
+      const checked = validateManifest(manifest, { allowPrivateHosts: true });
+      if (!checked.ok) throw problemsError("The manifest", checked.errors);
+      const file = resolve(stringFlag(ctx.flags, "out") ?? `${String(name)}.json`);
+      if (existsSync(file) && ctx.flags.force !== true) throw usageError(`${file} exists; pass --force to overwrite it or --out <file>.`);
+      writeFileSync(file, JSON.stringify(manifest, null, 2) + "\n");
+      ctx.out.result({ file, manifest }, () => {
+        ctx.out.line(`Wrote ${file}.`);
+        ctx.out.line(`Next: edit its input_schema and output_schema, then \`agentrent validate ${file}\` and \`agentrent register ${file} --model one_time --price 0.01\`.`);
+      });
+    },
+  },
+  {
+    path: "validate",
+    summary: "Check a manifest with the service's own validator; every problem with its JSON pointer",
+    usage: "<manifest.json> [--allow-private-hosts]",
+    args: [1, 1],
+    options: { "allow-private-hosts": { type: "boolean" } },
+    help: ["--allow-private-hosts  accept https URLs on private or loopback addresses (a local stack accepts them; the cloud does not)", "Exit code 6 when the manifest has problems."],
+    async run(ctx) {
+      const file = ctx.args[0]!;
+      const { value } = readManifest(file);
+      const result = validateManifest(value, { allowPrivateHosts: ctx.flags["allow-private-hosts"] === true });
+      if (!result.ok) {
+        if (ctx.out.json) {
+          ctx.out.result({ valid: false, file, problems: result.errors }, () => {});
+          ctx.out.notice(problemsError(file, result.errors).message);
+          return EXIT.invalid;
+        }
+        throw problemsError(file, result.errors);
+      }
+      const m = result.manifest;
+      ctx.out.result({ valid: true, file, manifest: m }, () =>
+        ctx.out.line(`${file} is valid: ${m.name} (${m.category}), ${"entrypoint_url" in m && m.entrypoint_url ? "connected agent" : "declarative agent"}, ${m.tools.length} tools, timeout ${m.timeout_seconds} s.`),
+      );
+    },
+  },
+  {
+    path: "register",
+    summary: "Register a manifest (POST /v1/agents), wait for the job, then createListing on-chain",
+    usage: "<manifest.json> --model one_time|subscription|per_query --price <ETH> [--no-list] [--timeout <seconds>]",
+    args: [1, 1],
+    options: { model: { type: "string" }, price: { type: "string" }, "no-list": { type: "boolean" }, timeout: { type: "string" }, "allow-private-hosts": { type: "boolean" } },
+    help: [
+      "--model    the rental model of the listing",
+      "--price    ETH: one_time the price; subscription per 30 days; per_query per run (minimum 0.000001)",
+      "--no-list  stop after registration (list later with the job's listing_seed and metadata_uri)",
+      "--timeout  how long to wait for the validation job (default 120 s)",
+      "The listing then awaits the authority's review before it appears in search.",
+      "A connected agent needs a webhook secret: `agentrent listing webhook-secret <listing>`;",
+      "a declarative one a provider key: `agentrent listing provider-key <listing>`.",
+    ],
+    async run(ctx) {
+      const file = ctx.args[0]!;
+      const list = ctx.flags["no-list"] !== true;
+      const model = list ? oneOf(requireFlag(ctx.flags, "model", `the rental model (${RENTAL_MODELS.join(", ")})`), RENTAL_MODELS, "--model")! : undefined;
+      const price = list ? ethAmount(requireFlag(ctx.flags, "price", "the price in ETH"), "--price") : undefined;
+      const timeout = intFlag(ctx.flags, "timeout", 1, 3600) ?? 120;
+      const { raw, value } = readManifest(file);
+      // The service decides which hosts it calls; locally, only the manifest's own rules are checked.
+      const local = validateManifest(value, { allowPrivateHosts: true });
+      if (!local.ok) throw problemsError(file, local.errors);
+      const settings = ctx.settings();
+      const api = authenticatedApi(settings, ctx.env);
+      const account = list ? await loadAccount(settings, ctx.env) : undefined;
+      const target = list ? chainTarget(settings) : undefined;
+      const queued = await api.request<{ job_id: string }>("POST", "/v1/agents", raw);
+      ctx.out.notice(`Submitted; job ${queued.job_id}.`);
+      const job = await pollJob(ctx, api, queued.job_id, timeout * 1000);
+      if (job.status === "failed" || !job.result) {
+        const problems = job.error?.details ?? [{ pointer: "", code: job.error?.code ?? "failed", message: job.error?.message ?? "registration failed" }];
+        const error = problemsError(file, problems);
+        throw new CliError(`Registration job ${job.job_id} failed: ${error.message}`, EXIT.invalid, job.error?.code ?? "invalid_manifest", { job_id: job.job_id, problems });
+      }
+      const result = job.result;
+      const onChainId = `0x${result.listing_id.slice(4)}` as Hex;
+      let txHash: string | null = null;
+      if (list && account && target && model && price !== undefined) {
+        const tx = await ctx.out.progress("creating the listing on-chain", () => sendTransaction(target, account, "createListing", [result.listing_seed, ACCESS_TYPE[model], price, result.metadata_uri]));
+        txHash = tx.hash;
+      }
+      const data = { job_id: job.job_id, listing_id: result.listing_id, agent_id: result.agent_id, on_chain_id: onChainId, listing_seed: result.listing_seed, metadata_uri: result.metadata_uri, rental_model: model ?? null, price_wei: price ?? null, tx_hash: txHash, review_status: "pending" };
+      ctx.out.result(data, () => {
+        ctx.out.table([
+          ["listing_id", result.listing_id],
+          ["agent_id", result.agent_id],
+          ["on_chain_id", onChainId],
+          ["metadata_uri", result.metadata_uri],
+          ...(list ? ([["listed", `${model} at ${eth(price!)} (transaction ${txHash})`]] as [string, string][]) : ([["listed", `not yet: createListing(${result.listing_seed}, ${"<model>"}, <price>, ${result.metadata_uri})`]] as [string, string][])),
+          ["review", "pending: the listing appears in search once the authority approves it"],
+        ]);
+      });
+    },
+  },
+  {
+    path: "jobs get",
+    summary: "Show a registration job",
+    usage: "<job_id>",
+    args: [1, 1],
+    async run(ctx) {
+      const job = await authenticatedApi(ctx.settings(), ctx.env).request<Job>("GET", `/v1/jobs/${encodeURIComponent(ctx.args[0]!)}`);
+      ctx.out.result(job, () => {
+        ctx.out.table([["job", job.job_id], ["status", job.status], ["listing_id", job.result?.listing_id], ["agent_id", job.result?.agent_id]]);
+        for (const p of job.error?.details ?? []) ctx.out.line(`  ${p.pointer || "(root)"}  ${p.code}: ${p.message}`);
+      });
+      return job.status === "failed" ? EXIT.invalid : EXIT.ok;
+    },
+  },
+  {
+    path: "creators apply",
+    summary: "Apply as a creator (beta: the protocol authority reviews applications)",
+    usage: "--name <display name>",
+    options: { name: { type: "string" } },
+    async run(ctx) {
+      const name = requireFlag(ctx.flags, "name", "the display name renters see (up to 64 characters)");
+      const profile = await authenticatedApi(ctx.settings(), ctx.env).request<{ wallet: string; status: string; display_name: string }>("POST", "/v1/creators", { display_name: name });
+      ctx.out.result(profile, () => ctx.out.line(`Applied as ${profile.display_name} (${profile.wallet}); status ${profile.status}.`));
+    },
+  },
+  {
+    path: "creators status",
+    summary: "Your creator application and agents, with review decisions and reasons",
+    usage: "",
+    async run(ctx) {
+      const me = await authenticatedApi(ctx.settings(), ctx.env).request<{ profile: { wallet: string; display_name: string; status: string; reason: string | null }; agents: { listing_id: string; agent_id: string; review_status: string; review_reason: string | null }[] }>(
+        "GET",
+        "/v1/creators/me",
+      );
+      ctx.out.result(me, () => {
+        ctx.out.line(`${me.profile.display_name} (${me.profile.wallet}): ${me.profile.status}${me.profile.reason ? ` (${me.profile.reason})` : ""}`);
+        for (const a of me.agents) ctx.out.line(`  ${a.agent_id}  ${a.listing_id}  review ${a.review_status}${a.review_reason ? ` (${a.review_reason})` : ""}`);
+      });
+    },
+  },
+  {
+    path: "listing pause",
+    summary: "Pause a listing: no new rentals, no executions; existing access is kept",
+    usage: "<listing>",
+    args: [1, 1],
+    run: (ctx) => listingTransaction(ctx, "setListingActive", (ref) => [ref.onChainId, false], (ref) => `Paused ${ref.listingId}`),
+  },
+  {
+    path: "listing resume",
+    summary: "Resume a paused listing",
+    usage: "<listing>",
+    args: [1, 1],
+    run: (ctx) => listingTransaction(ctx, "setListingActive", (ref) => [ref.onChainId, true], (ref) => `Resumed ${ref.listingId}`),
+  },
+  {
+    path: "listing close",
+    summary: "Close a listing for good (withdraw its earnings first); every credential becomes invalid",
+    usage: "<listing> --yes",
+    args: [1, 1],
+    options: { yes: { type: "boolean", short: "y" } },
+    async run(ctx) {
+      if (ctx.flags.yes !== true) throw usageError("Closing is final (the seed cannot be reused and every rental ends): pass --yes to confirm.");
+      await listingTransaction(ctx, "closeListing", (ref) => [ref.onChainId], (ref) => `Closed ${ref.listingId}`);
+    },
+  },
+  {
+    path: "listing update",
+    summary: "Change a listing's price and/or metadata URI",
+    usage: "<listing> [--price <ETH>] [--metadata-uri <uri>]",
+    args: [1, 1],
+    options: { price: { type: "string" }, "metadata-uri": { type: "string" } },
+    async run(ctx) {
+      const priceFlag = stringFlag(ctx.flags, "price");
+      const uriFlag = stringFlag(ctx.flags, "metadata-uri");
+      if (priceFlag === undefined && uriFlag === undefined) throw usageError("Give --price and/or --metadata-uri.");
+      const target = chainTarget(ctx.settings());
+      await listingTransaction(
+        ctx,
+        "updateListing",
+        async (ref) => {
+          const current = await readListing(target, ref.onChainId);
+          return [ref.onChainId, priceFlag === undefined ? current.price : ethAmount(priceFlag, "--price"), uriFlag ?? current.metadataUri];
+        },
+        (ref) => `Updated ${ref.listingId}`,
+      );
+    },
+  },
+  {
+    path: "listing provider-key",
+    summary: "Set a declarative agent's model-provider key (stored encrypted, never shown again)",
+    usage: "<listing>",
+    args: [1, 1],
+    help: ["The key is read from AGENTRENT_PROVIDER_KEY, from stdin when piped, or asked (hidden) on a terminal; never from a flag."],
+    async run(ctx) {
+      const api = authenticatedApi(ctx.settings(), ctx.env);
+      const ref = await resolveListing(ctx.args[0]!, api);
+      let key = ctx.env.AGENTRENT_PROVIDER_KEY;
+      if (!key) key = process.stdin.isTTY ? await askHidden("Provider key") : (await readStdin()).trim();
+      if (!key) throw usageError("No provider key: set AGENTRENT_PROVIDER_KEY, pipe it on stdin, or run on a terminal.");
+      const set = await api.request<{ listing_id: string; provider_key_set: boolean; updated_at: string }>("PUT", `/v1/listings/${ref.listingId}/provider-key`, { provider_key: key });
+      ctx.out.result(set, () => ctx.out.line(`Provider key set for ${set.listing_id} at ${set.updated_at}.`));
+    },
+  },
+  {
+    path: "listing webhook-secret",
+    summary: "Create or rotate a connected agent's webhook signing secret (shown once)",
+    usage: "<listing>",
+    args: [1, 1],
+    async run(ctx) {
+      const api = authenticatedApi(ctx.settings(), ctx.env);
+      const ref = await resolveListing(ctx.args[0]!, api);
+      const secret = await api.request<{ listing_id: string; webhook_secret: string; created_at: string }>("POST", `/v1/listings/${ref.listingId}/webhook-secret`);
+      ctx.out.result(secret, () => {
+        ctx.out.line(secret.webhook_secret);
+        ctx.out.notice(`Webhook secret for ${secret.listing_id}: shown only now. Configure your endpoint to verify Standard Webhooks signatures with it; rotating replaces it.`);
+      });
+    },
+  },
+  {
+    path: "earnings",
+    summary: "Show the escrowed earnings of one listing, or of all your listings",
+    usage: "[<listing>]",
+    args: [0, 1],
+    async run(ctx) {
+      const settings = ctx.settings();
+      const target = chainTarget(settings);
+      let refs: ListingRef[];
+      if (ctx.args[0]) refs = [await resolveListing(ctx.args[0], tryApi(ctx))];
+      else {
+        const api = authenticatedApi(settings, ctx.env);
+        const me = await api.request<{ agents: { listing_id: string }[] }>("GET", "/v1/creators/me");
+        refs = me.agents.map((a) => ({ listingId: a.listing_id, onChainId: `0x${a.listing_id.slice(4)}` as Hex }));
+      }
+      const rows: { listing_id: string; status: string; rental_model: string | null; escrow_wei: bigint }[] = [];
+      for (const ref of refs) {
+        const listing = await readListing(target, ref.onChainId).catch((error: unknown) => {
+          if (error instanceof CliError && error.exitCode === EXIT.notFound && !ctx.args[0]) return undefined;
+          throw error;
+        });
+        rows.push({ listing_id: ref.listingId, status: listing?.status ?? "not listed", rental_model: listing?.rentalModel ?? null, escrow_wei: listing?.escrow ?? 0n });
+      }
+      const total = rows.reduce((sum, r) => sum + r.escrow_wei, 0n);
+      ctx.out.result({ listings: rows, total_wei: total }, () => {
+        for (const r of rows) ctx.out.line(`${r.listing_id}  ${r.status}  ${eth(r.escrow_wei)}`);
+        ctx.out.line(`total ${eth(total)} (withdraw with \`agentrent withdraw <listing>\`)`);
+      });
+    },
+  },
+  {
+    path: "withdraw",
+    summary: "Withdraw a listing's earnings to the creator wallet (all of it, or --amount)",
+    usage: "<listing> [--amount <ETH>]",
+    args: [1, 1],
+    options: { amount: { type: "string" } },
+    async run(ctx) {
+      const settings = ctx.settings();
+      const ref = await resolveListing(ctx.args[0]!, tryApi(ctx));
+      const target = chainTarget(settings);
+      const listing = await readListing(target, ref.onChainId);
+      const amountFlag = stringFlag(ctx.flags, "amount");
+      const amount = amountFlag === undefined ? listing.escrow : ethAmount(amountFlag, "--amount");
+      if (amount === 0n) throw new CliError(`Nothing to withdraw from ${ref.listingId} (escrow ${eth(listing.escrow)}).`, EXIT.failure, "nothing_to_withdraw");
+      const account = await loadAccount(settings, ctx.env);
+      const tx = await sendTransaction(target, account, "withdrawEarnings", [ref.onChainId, amount]);
+      ctx.out.result({ listing_id: ref.listingId, amount_wei: amount, tx_hash: tx.hash, to: account.address }, () => ctx.out.line(`Withdrew ${eth(amount)} from ${ref.listingId} to ${account.address} (${tx.hash}).`));
+    },
+  },
+];
+
+export type { ManifestError };

@@ -1,0 +1,361 @@
+// Renter commands: find a listing, rent it on-chain (each rental model), keep it alive, check the
+// credential, and run tasks (streamed by default).
+import { readFileSync } from "node:fs";
+import { formatEther } from "viem";
+import type { ExecuteRequest, ListingSearchParams, Run } from "../../../sdk/src/index.ts";
+import { authenticatedApi, type Api } from "../api.ts";
+import { intFlag, oneOf, requireFlag, stringFlag, type Command, type CommandContext } from "../cli.ts";
+import { chainTarget, credentialOf, DURATIONS, eth, ethAmount, readListing, RENTAL_MODELS, sendTransaction, subscriptionPrice, type ChainTarget, type RentalModel } from "../chain.ts";
+import { CliError, EXIT, usageError } from "../errors.ts";
+import { parseListingRef, resolveListing, type ListingRef } from "../listing-ref.ts";
+import { confirm, isInteractive } from "../prompt.ts";
+import { loadAccount } from "../wallet.ts";
+
+const CATEGORIES = ["finance", "legal", "coding", "research", "sales", "content"] as const;
+const SORTS = ["relevance", "rating", "price_asc", "price_desc", "newest"] as const;
+
+function number(flags: CommandContext["flags"], name: string): number | undefined {
+  const value = stringFlag(flags, name);
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!Number.isFinite(n) || n < 0) throw usageError(`--${name} must be a non-negative number, not ${JSON.stringify(value)}.`);
+  return n;
+}
+
+/** The API when one can be used (signed in or a key), for resolving agent ids; undefined otherwise. */
+function optionalApi(ctx: CommandContext): Api | undefined {
+  try {
+    return authenticatedApi(ctx.settings(), ctx.env);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Asks before spending ETH: on a terminal unless --yes; elsewhere --yes is required. */
+async function confirmPayment(ctx: CommandContext, what: string): Promise<void> {
+  if (ctx.flags.yes === true) return;
+  if (!isInteractive()) throw usageError(`${what}. Pass --yes to confirm the payment when not on a terminal.`);
+  if (!(await confirm(`${what}. Proceed?`))) throw new CliError("Cancelled; nothing was paid.", EXIT.failure, "cancelled");
+}
+
+function duration(ctx: CommandContext): { label: string; seconds: bigint } {
+  const label = stringFlag(ctx.flags, "duration") ?? "30d";
+  const seconds = DURATIONS[label];
+  if (seconds === undefined) throw usageError(`--duration must be 30d, 90d or 365d, not ${JSON.stringify(label)}.`);
+  return { label, seconds };
+}
+
+/** The per-query deposit: --runs N (N times the price per run) or --deposit <ETH>. */
+function deposit(ctx: CommandContext, price: bigint, verb: string): bigint {
+  const runs = intFlag(ctx.flags, "runs", 1, 1_000_000);
+  const amount = stringFlag(ctx.flags, "deposit");
+  if (runs !== undefined && amount !== undefined) throw usageError("Give --runs or --deposit, not both.");
+  if (runs !== undefined) return price * BigInt(runs);
+  if (amount !== undefined) return ethAmount(amount, "--deposit");
+  throw usageError(`Say how much to ${verb}: --runs <N> (N runs at ${eth(price)} each) or --deposit <ETH>.`);
+}
+
+async function afterPurchase(ctx: CommandContext, target: ChainTarget, ref: ListingRef, wallet: `0x${string}`) {
+  const credential = await credentialOf(target, ref.onChainId, wallet);
+  return { status: credential.status, expires_at: credential.expiresAt > 0 ? new Date(credential.expiresAt * 1000).toISOString() : null, balance_wei: credential.balance };
+}
+
+const payOptions = { yes: { type: "boolean", short: "y" } } as const;
+
+function printRun(ctx: CommandContext, run: Run, streamed: boolean): number {
+  const failed = run.status === "failed";
+  ctx.out.result(run, () => {
+    if (!streamed) ctx.out.line(typeof run.output === "string" ? run.output : JSON.stringify(run.output, null, 2));
+    else ctx.out.line();
+    ctx.out.notice(`run ${run.run_id}: ${run.status}, cost ${formatEther(run.cost_wei)} ETH, ${run.duration_ms} ms${run.error ? ` (${run.error.code}: ${run.error.message})` : ""}`);
+  });
+  return failed ? EXIT.failure : EXIT.ok;
+}
+
+function parseInput(value: string | undefined): ExecuteRequest["input"] | undefined {
+  if (value === undefined) return undefined;
+  let text = value;
+  if (value.startsWith("@")) {
+    const file = value.slice(1);
+    try {
+      text = file === "-" ? readFileSync(0, "utf8") : readFileSync(file, "utf8");
+    } catch {
+      throw usageError(`Cannot read the input file ${file}.`);
+    }
+  }
+  const trimmed = text.trim();
+  if (trimmed.startsWith("{")) {
+    try {
+      return JSON.parse(trimmed) as Record<string, unknown>;
+    } catch (error) {
+      throw usageError(`--input looks like JSON but does not parse: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+  return text;
+}
+
+export const renterCommands: Command[] = [
+  {
+    path: "search",
+    summary: "Search the catalogue of published listings",
+    usage: "[query] [--category c] [--model m] [--min-price eth] [--max-price eth] [--min-rating r] [--sort s] [--limit n] [--offset n]",
+    args: [0, 1],
+    options: {
+      category: { type: "string" },
+      model: { type: "string" },
+      "min-price": { type: "string" },
+      "max-price": { type: "string" },
+      "min-rating": { type: "string" },
+      sort: { type: "string" },
+      limit: { type: "string" },
+      offset: { type: "string" },
+    },
+    help: [`--category: ${CATEGORIES.join(", ")}`, `--model: ${RENTAL_MODELS.join(", ")}`, `--sort: ${SORTS.join(", ")}`, "--limit 1..100 (default 20)"],
+    async run(ctx) {
+      const params: ListingSearchParams = {};
+      if (ctx.args[0]) params.q = ctx.args[0];
+      const category = oneOf(stringFlag(ctx.flags, "category"), CATEGORIES, "--category");
+      if (category) params.category = category;
+      const model = oneOf(stringFlag(ctx.flags, "model"), RENTAL_MODELS, "--model");
+      if (model) params.rental_model = model;
+      const sort = oneOf(stringFlag(ctx.flags, "sort"), SORTS, "--sort");
+      if (sort) params.sort = sort;
+      const minPrice = number(ctx.flags, "min-price");
+      if (minPrice !== undefined) params.min_price = minPrice;
+      const maxPrice = number(ctx.flags, "max-price");
+      if (maxPrice !== undefined) params.max_price = maxPrice;
+      const minRating = number(ctx.flags, "min-rating");
+      if (minRating !== undefined) params.min_rating = minRating;
+      const limit = intFlag(ctx.flags, "limit", 1, 100);
+      if (limit !== undefined) params.limit = limit;
+      const offset = intFlag(ctx.flags, "offset", 0, 1_000_000);
+      if (offset !== undefined) params.offset = offset;
+      const result = await authenticatedApi(ctx.settings(), ctx.env).client.listings.search(params);
+      ctx.out.result(result, () => {
+        if (result.listings.length === 0) return ctx.out.line("No listings match.");
+        for (const l of result.listings) {
+          ctx.out.line(`${l.id}`);
+          ctx.out.line(`  ${l.title} (${l.category.join(", ")}) · ${l.rental_model} ${l.price_eth} ETH · rating ${l.rating.toFixed(1)} (${l.review_count}) · ${l.run_count} runs · by ${l.creator.display_name}`);
+          ctx.out.line(`  ${l.description.length > 120 ? `${l.description.slice(0, 117)}...` : l.description}`);
+        }
+        ctx.out.line(`${result.offset + 1}-${result.offset + result.listings.length} of ${result.total}`);
+      });
+    },
+  },
+  {
+    path: "show",
+    summary: "Show every field of a listing",
+    usage: "<listing>",
+    args: [1, 1],
+    async run(ctx) {
+      const api = authenticatedApi(ctx.settings(), ctx.env);
+      const ref = await resolveListing(ctx.args[0]!, api);
+      const listing = await api.client.listings.get(ref.listingId);
+      ctx.out.result(listing, () =>
+        ctx.out.table([
+          ["id", listing.id],
+          ["title", listing.title],
+          ["status", listing.status],
+          ["rental model", listing.rental_model],
+          ["price", `${listing.price_eth} ETH${listing.rental_model === "subscription" ? " per 30 days" : listing.rental_model === "per_query" ? " per run" : ""}`],
+          ["category", listing.category.join(", ")],
+          ["creator", `${listing.creator.display_name} (${listing.creator.id}, ${listing.creator.listing_count} listings)`],
+          ["rating", `${listing.rating.toFixed(1)} (${listing.review_count} reviews)`],
+          ["runs", `${listing.run_count} (success ${(listing.success_rate * 100).toFixed(0)}%)`],
+          ["published", listing.published_at],
+          ["updated", listing.last_updated],
+          ["on-chain id", listing.on_chain_id],
+          ["metadata", listing.metadata_uri],
+          ["description", listing.description],
+          ...listing.sample_output.map((s, i): [string, string] => [`sample ${i + 1}`, s]),
+        ]),
+      );
+    },
+  },
+  {
+    path: "rent",
+    summary: "Rent a listing on-chain: one_time, subscription (--duration) or per_query (--runs / --deposit)",
+    usage: "<listing> [--model one_time|subscription|per_query] [--duration 30d|90d|365d] [--runs N | --deposit ETH] [--yes]",
+    args: [1, 1],
+    options: { model: { type: "string" }, duration: { type: "string" }, runs: { type: "string" }, deposit: { type: "string" }, ...payOptions },
+    help: [
+      "--model      the listing's rental model (checked against the chain; default: the listing's)",
+      "--duration   subscription length: 30d (default), 90d or 365d; the price scales with it",
+      "--runs N     per_query: deposit N runs at the listing's price",
+      "--deposit    per_query: deposit this much ETH instead",
+      "--yes        pay without asking (required when not on a terminal)",
+      "Rentals are final once confirmed on-chain (no refunds).",
+    ],
+    async run(ctx) {
+      const settings = ctx.settings();
+      const wanted = oneOf(stringFlag(ctx.flags, "model"), RENTAL_MODELS, "--model");
+      const ref = parseListingRef(ctx.args[0]!) ?? (await resolveListing(ctx.args[0]!, optionalApi(ctx)));
+      const target = chainTarget(settings);
+      const listing = await readListing(target, ref.onChainId);
+      if (wanted && wanted !== listing.rentalModel) throw usageError(`The listing is rented as ${listing.rentalModel}, not ${wanted}: use --model ${listing.rentalModel}.`);
+      if (listing.status !== "active") throw new CliError(`The listing is ${listing.status}; it cannot be rented now.`, EXIT.access, "listing_not_active");
+      const model: RentalModel = listing.rentalModel;
+      let fn: string;
+      let args: unknown[] = [ref.onChainId];
+      let value: bigint;
+      let detail: string;
+      if (model === "one_time") {
+        fn = "purchaseOneTime";
+        value = listing.price;
+        detail = "permanent access";
+      } else if (model === "subscription") {
+        const d = duration(ctx);
+        fn = "purchaseSubscription";
+        args = [ref.onChainId, d.seconds];
+        value = await subscriptionPrice(target, ref.onChainId, d.seconds);
+        detail = `${d.label} subscription`;
+      } else {
+        fn = "purchasePerQuery";
+        value = deposit(ctx, listing.price, "deposit");
+        detail = `per-task balance (${eth(listing.price)} per run)`;
+      }
+      await confirmPayment(ctx, `Rent ${ref.listingId} (${detail}) for ${eth(value)}`);
+      const account = await loadAccount(settings, ctx.env);
+      const tx = await sendTransaction(target, account, fn, args, value);
+      const credential = await afterPurchase(ctx, target, ref, account.address);
+      const data = { listing_id: ref.listingId, on_chain_id: ref.onChainId, rental_model: model, paid_wei: value, tx_hash: tx.hash, wallet: account.address, credential };
+      ctx.out.result(data, () => {
+        ctx.out.line(`Rented ${ref.listingId} (${model}) for ${eth(value)}.`);
+        ctx.out.table([["transaction", tx.hash], ["credential", credential.status], ["expires", credential.expires_at], ...(model === "per_query" ? [["balance", eth(credential.balance_wei)] as [string, string]] : [])]);
+      });
+    },
+  },
+  {
+    path: "topup",
+    summary: "Add to a per-query balance on-chain",
+    usage: "<listing> (--runs N | --deposit ETH) [--yes]",
+    args: [1, 1],
+    options: { runs: { type: "string" }, deposit: { type: "string" }, ...payOptions },
+    async run(ctx) {
+      const settings = ctx.settings();
+      const ref = parseListingRef(ctx.args[0]!) ?? (await resolveListing(ctx.args[0]!, optionalApi(ctx)));
+      const target = chainTarget(settings);
+      const listing = await readListing(target, ref.onChainId);
+      if (listing.rentalModel !== "per_query") throw usageError(`The listing is ${listing.rentalModel}; only per_query rentals are topped up${listing.rentalModel === "subscription" ? " (use `agentrent renew`)" : ""}.`);
+      const value = deposit(ctx, listing.price, "top up");
+      await confirmPayment(ctx, `Top up ${ref.listingId} by ${eth(value)}`);
+      const account = await loadAccount(settings, ctx.env);
+      const tx = await sendTransaction(target, account, "topUpBalance", [ref.onChainId], value);
+      const credential = await afterPurchase(ctx, target, ref, account.address);
+      ctx.out.result({ listing_id: ref.listingId, paid_wei: value, tx_hash: tx.hash, credential }, () => ctx.out.line(`Topped up ${ref.listingId} by ${eth(value)}; balance ${eth(credential.balance_wei)} (${tx.hash}).`));
+    },
+  },
+  {
+    path: "renew",
+    summary: "Renew a subscription on-chain (extends from its expiry, or from now when expired)",
+    usage: "<listing> [--duration 30d|90d|365d] [--yes]",
+    args: [1, 1],
+    options: { duration: { type: "string" }, ...payOptions },
+    async run(ctx) {
+      const settings = ctx.settings();
+      const ref = parseListingRef(ctx.args[0]!) ?? (await resolveListing(ctx.args[0]!, optionalApi(ctx)));
+      const target = chainTarget(settings);
+      const listing = await readListing(target, ref.onChainId);
+      if (listing.rentalModel !== "subscription") throw usageError(`The listing is ${listing.rentalModel}; only subscriptions are renewed${listing.rentalModel === "per_query" ? " (use `agentrent topup`)" : ""}.`);
+      const d = duration(ctx);
+      const value = await subscriptionPrice(target, ref.onChainId, d.seconds);
+      await confirmPayment(ctx, `Renew ${ref.listingId} for ${d.label} for ${eth(value)}`);
+      const account = await loadAccount(settings, ctx.env);
+      const tx = await sendTransaction(target, account, "renewSubscription", [ref.onChainId, d.seconds], value);
+      const credential = await afterPurchase(ctx, target, ref, account.address);
+      ctx.out.result({ listing_id: ref.listingId, paid_wei: value, tx_hash: tx.hash, credential }, () => ctx.out.line(`Renewed ${ref.listingId} until ${credential.expires_at} (${tx.hash}).`));
+    },
+  },
+  {
+    path: "credentials",
+    summary: "List your rental credentials, or verify one listing's against the chain",
+    usage: "[<listing>] [--status active|expired|low_balance] [--limit n] [--offset n]",
+    args: [0, 1],
+    options: { status: { type: "string" }, limit: { type: "string" }, offset: { type: "string" } },
+    async run(ctx) {
+      const api = authenticatedApi(ctx.settings(), ctx.env);
+      if (ctx.args[0]) {
+        const ref = await resolveListing(ctx.args[0], api);
+        const check = await api.client.credentials.verify(ref.listingId);
+        ctx.out.result(check, () =>
+          ctx.out.table([["listing", check.listing_id], ["valid", check.valid], ["status", check.status], ["rental model", check.rental_model], ["expired at", check.expired_at], ["on-chain verified", check.on_chain_verified]]),
+        );
+        return check.valid ? EXIT.ok : EXIT.access;
+      }
+      const status = oneOf(stringFlag(ctx.flags, "status"), ["active", "expired", "low_balance"] as const, "--status");
+      const limit = intFlag(ctx.flags, "limit", 1, 100);
+      const offset = intFlag(ctx.flags, "offset", 0, 1_000_000);
+      const list = await api.client.credentials.list({ ...(status ? { status } : {}), ...(limit !== undefined ? { limit } : {}), ...(offset !== undefined ? { offset } : {}) });
+      ctx.out.result(list, () => {
+        if (list.credentials.length === 0) return ctx.out.line("No rental credentials.");
+        for (const c of list.credentials) ctx.out.line(`${c.listing_id}  ${c.listing_title}  ${c.rental_model}  ${c.status}${c.expires_at ? `  expires ${c.expires_at}` : ""}`);
+        ctx.out.line(`${list.credentials.length} of ${list.total}`);
+      });
+    },
+  },
+  {
+    path: "execute",
+    summary: "Run a task on a rented agent; output streams as it arrives (--no-stream for one answer)",
+    usage: "<agent_id> --task <text> [--input <json|text|@file>] [--no-stream] [--timeout <seconds>] [--priority] [--idempotency-key <key>]",
+    args: [1, 1],
+    options: {
+      task: { type: "string", short: "t" },
+      input: { type: "string", short: "i" },
+      "no-stream": { type: "boolean" },
+      timeout: { type: "string" },
+      priority: { type: "boolean" },
+      "idempotency-key": { type: "string" },
+    },
+    help: [
+      "<agent_id>   the agent id (<name>-<8 hex>), the listing id (lst_…) or the on-chain id",
+      "--task       what to do, in words",
+      "--input      JSON object or text; @file reads a file, @- reads stdin",
+      "--no-stream  wait for the whole result (POST /v1/execute) instead of streaming",
+      "A run that finishes with status failed exits 1; the run id is printed either way.",
+    ],
+    async run(ctx) {
+      const task = requireFlag(ctx.flags, "task", "what the agent should do");
+      const request: ExecuteRequest = { agent_id: ctx.args[0]!, task };
+      const input = parseInput(stringFlag(ctx.flags, "input"));
+      if (input !== undefined) request.input = input;
+      const timeout = intFlag(ctx.flags, "timeout", 1, 300);
+      if (timeout !== undefined) request.timeout_seconds = timeout;
+      if (ctx.flags.priority === true) request.priority = "priority";
+      const key = stringFlag(ctx.flags, "idempotency-key");
+      const options = key ? { idempotencyKey: key } : {};
+      const api = authenticatedApi(ctx.settings(), ctx.env);
+      if (ctx.flags["no-stream"] === true) {
+        const run = await api.client.execute(request, options);
+        return printRun(ctx, run, false);
+      }
+      let done: Run | undefined;
+      for await (const event of api.client.executeStream(request, options)) {
+        if (event.type === "output") ctx.out.write(event.delta);
+        else done = event.run;
+      }
+      if (!done) throw new CliError("The stream ended without a result.", EXIT.unavailable, "stream_interrupted");
+      return printRun(ctx, done, true);
+    },
+  },
+  {
+    path: "runs get",
+    summary: "Show a run: status, output, cost, settlement and its on-chain receipt",
+    usage: "<run_id>",
+    args: [1, 1],
+    async run(ctx) {
+      const run = await authenticatedApi(ctx.settings(), ctx.env).client.runs.get(ctx.args[0]!);
+      ctx.out.result(run, () =>
+        ctx.out.table([
+          ["run", run.run_id],
+          ["agent", run.agent_id],
+          ["status", run.status],
+          ["cost", `${formatEther(run.cost_wei)} ETH`],
+          ["duration", `${run.duration_ms} ms`],
+          ["settlement", run.settlement],
+          ["receipt", run.receipt ? `batch ${run.receipt.batch_index} (${run.receipt.tx_hash})` : "not yet logged"],
+          ["output", typeof run.output === "string" ? run.output : JSON.stringify(run.output)],
+        ]),
+      );
+    },
+  },
+];

@@ -1,0 +1,99 @@
+// Review commands (beta) for the protocol authority's wallet: creator applications and listings.
+import { authenticatedApi } from "../api.ts";
+import { oneOf, requireFlag, stringFlag, type Command, type CommandContext } from "../cli.ts";
+import { usageError } from "../errors.ts";
+import { resolveListing } from "../listing-ref.ts";
+
+interface Profile {
+  wallet: string;
+  display_name: string;
+  status: string;
+  reason: string | null;
+  applied_at: string;
+}
+
+const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
+
+function wallet(value: string): string {
+  if (!ADDRESS.test(value)) throw usageError(`${JSON.stringify(value)} is not a wallet address (0x + 40 hex).`);
+  return value;
+}
+
+async function decideCreator(ctx: CommandContext, decision: "approve" | "reject") {
+  const body: { decision: string; reason?: string } = { decision };
+  if (decision === "reject") body.reason = requireFlag(ctx.flags, "reason", "the reason the creator will read");
+  else if (stringFlag(ctx.flags, "reason")) body.reason = stringFlag(ctx.flags, "reason")!;
+  const profile = await authenticatedApi(ctx.settings(), ctx.env).request<Profile>("POST", `/v1/reviews/creators/${wallet(ctx.args[0]!)}`, body);
+  ctx.out.result(profile, () => ctx.out.line(`${profile.display_name} (${profile.wallet}): ${profile.status}${profile.reason ? ` (${profile.reason})` : ""}.`));
+}
+
+async function decideListing(ctx: CommandContext, decision: "approve" | "reject") {
+  const body: { decision: string; reason?: string } = { decision };
+  if (decision === "reject") body.reason = requireFlag(ctx.flags, "reason", "the reason the creator will read");
+  else if (stringFlag(ctx.flags, "reason")) body.reason = stringFlag(ctx.flags, "reason")!;
+  const api = authenticatedApi(ctx.settings(), ctx.env);
+  const ref = await resolveListing(ctx.args[0]!, api);
+  const result = await api.request<{ listing_id: string; review_status: string; review_reason: string | null }>("POST", `/v1/reviews/listings/${ref.listingId}`, body);
+  ctx.out.result(result, () => ctx.out.line(`${result.listing_id}: ${result.review_status}${result.review_reason ? ` (${result.review_reason})` : ""}.`));
+}
+
+export const reviewCommands: Command[] = [
+  {
+    path: "review creators",
+    summary: "Creator applications (authority)",
+    usage: "[--status pending|approved|rejected]",
+    options: { status: { type: "string" } },
+    async run(ctx) {
+      const status = oneOf(stringFlag(ctx.flags, "status"), ["pending", "approved", "rejected"] as const, "--status") ?? "pending";
+      const { applications } = await authenticatedApi(ctx.settings(), ctx.env).request<{ applications: Profile[] }>("GET", `/v1/reviews/creators?status=${status}`);
+      ctx.out.result({ applications }, () => {
+        if (applications.length === 0) return ctx.out.line(`No ${status} applications.`);
+        for (const a of applications) ctx.out.line(`${a.wallet}  ${a.display_name}  ${a.status}  applied ${a.applied_at}`);
+      });
+    },
+  },
+  {
+    path: "review approve-creator",
+    summary: "Approve a creator application (authority)",
+    usage: "<wallet>",
+    args: [1, 1],
+    options: { reason: { type: "string" } },
+    run: (ctx) => decideCreator(ctx, "approve"),
+  },
+  {
+    path: "review reject-creator",
+    summary: "Reject a creator application with a reason (authority)",
+    usage: "<wallet> --reason <text>",
+    args: [1, 1],
+    options: { reason: { type: "string" } },
+    run: (ctx) => decideCreator(ctx, "reject"),
+  },
+  {
+    path: "review listings",
+    summary: "Listings awaiting review (authority)",
+    usage: "",
+    async run(ctx) {
+      const { listings } = await authenticatedApi(ctx.settings(), ctx.env).request<{ listings: { listing_id: string; created_at: string }[] }>("GET", "/v1/reviews/listings");
+      ctx.out.result({ listings }, () => {
+        if (listings.length === 0) return ctx.out.line("No listings awaiting review.");
+        for (const l of listings) ctx.out.line(`${l.listing_id}  registered ${l.created_at}`);
+      });
+    },
+  },
+  {
+    path: "review approve-listing",
+    summary: "Approve a listing: it appears in search once listed on-chain (authority)",
+    usage: "<listing>",
+    args: [1, 1],
+    options: { reason: { type: "string" } },
+    run: (ctx) => decideListing(ctx, "approve"),
+  },
+  {
+    path: "review reject-listing",
+    summary: "Reject a listing with a reason (authority)",
+    usage: "<listing> --reason <text>",
+    args: [1, 1],
+    options: { reason: { type: "string" } },
+    run: (ctx) => decideListing(ctx, "reject"),
+  },
+];

@@ -1,0 +1,186 @@
+// Where things are: the API URL, the RPC URL, the chain id and the marketplace address, resolved from
+// flags, then environment variables, then the config file, then the local stack's .local/stack.json;
+// and the config file itself (defaults and signed-in sessions), mode 0600.
+import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { homedir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { getAddress, isAddress, type Address } from "viem";
+import { CliError, EXIT, usageError } from "./errors.ts";
+
+export type Env = Record<string, string | undefined>;
+
+export interface Session {
+  wallet: string;
+  token: string;
+  /** Unix seconds. */
+  expires_at: number;
+}
+
+export interface ConfigFile {
+  api_url?: string;
+  rpc_url?: string;
+  chain_id?: number;
+  marketplace?: string;
+  keystore?: string;
+  /** Signed-in sessions by API URL. */
+  sessions?: Record<string, Session>;
+}
+
+export const CONFIG_KEYS = ["api_url", "rpc_url", "chain_id", "marketplace", "keystore"] as const;
+export type ConfigKey = (typeof CONFIG_KEYS)[number];
+
+/** The local stack's description (written by `npm start`), the part the CLI reads. */
+export interface StackFile {
+  api_url?: string;
+  rpc_url?: string;
+  chain_id?: number;
+  contracts?: { marketplace?: string };
+  accounts?: { address: string; role: string }[];
+}
+
+export interface Settings {
+  apiUrl: string | undefined;
+  rpcUrl: string | undefined;
+  chainId: number | undefined;
+  marketplace: Address | undefined;
+  /** Where each value came from (flag, env, config, stack), for `config show`. */
+  sources: Record<string, string>;
+  configDir: string;
+  configFile: string;
+  stackFile: string | undefined;
+  keystore: string | undefined;
+}
+
+export interface GlobalFlags {
+  "api-url"?: string | undefined;
+  "rpc-url"?: string | undefined;
+  "chain-id"?: string | undefined;
+  marketplace?: string | undefined;
+  stack?: string | undefined;
+  keystore?: string | undefined;
+}
+
+/** The config directory: AGENTRENT_CONFIG_DIR, else $XDG_CONFIG_HOME/agentrent, else ~/.config/agentrent. */
+export function configDir(env: Env): string {
+  if (env.AGENTRENT_CONFIG_DIR) return resolve(env.AGENTRENT_CONFIG_DIR);
+  const base = env.XDG_CONFIG_HOME || join(env.HOME || homedir(), ".config");
+  return join(base, "agentrent");
+}
+
+export function readConfig(file: string): ConfigFile {
+  if (!existsSync(file)) return {};
+  try {
+    const parsed = JSON.parse(readFileSync(file, "utf8")) as unknown;
+    return typeof parsed === "object" && parsed !== null && !Array.isArray(parsed) ? (parsed as ConfigFile) : {};
+  } catch {
+    throw new CliError(`The config file ${file} is not valid JSON; fix or delete it.`, EXIT.usage, "bad_config");
+  }
+}
+
+/** Writes the config file atomically, the directory 0700 and the file 0600 (it holds session tokens). */
+export function writeConfig(file: string, config: ConfigFile): void {
+  mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+  const temp = `${file}.${process.pid}.tmp`;
+  writeFileSync(temp, JSON.stringify(config, null, 2) + "\n", { mode: 0o600 });
+  chmodSync(temp, 0o600);
+  renameSync(temp, file);
+}
+
+/** .local/stack.json: AGENTRENT_STACK_FILE or --stack, else $LOCAL_DATA_DIR/stack.json, else the first .local/stack.json from the working directory up. */
+export function findStackFile(env: Env, flag: string | undefined, cwd = process.cwd()): string | undefined {
+  const explicit = flag ?? env.AGENTRENT_STACK_FILE;
+  if (explicit) {
+    if (!existsSync(explicit)) throw usageError(`The stack file ${explicit} does not exist (is the local stack running? \`npm start\`).`);
+    return resolve(explicit);
+  }
+  if (env.LOCAL_DATA_DIR && existsSync(join(env.LOCAL_DATA_DIR, "stack.json"))) return resolve(env.LOCAL_DATA_DIR, "stack.json");
+  for (let dir = resolve(cwd); ; dir = dirname(dir)) {
+    const candidate = join(dir, ".local", "stack.json");
+    if (existsSync(candidate)) return candidate;
+    if (dirname(dir) === dir) return undefined;
+  }
+}
+
+export function readStackFile(file: string | undefined): StackFile {
+  if (!file) return {};
+  try {
+    return JSON.parse(readFileSync(file, "utf8")) as StackFile;
+  } catch {
+    return {};
+  }
+}
+
+function pick<T>(sources: Record<string, string>, name: string, candidates: [string, T | undefined][]): T | undefined {
+  for (const [source, value] of candidates) {
+    if (value !== undefined && value !== "") {
+      sources[name] = source;
+      return value;
+    }
+  }
+  return undefined;
+}
+
+export function resolveSettings(flags: GlobalFlags, env: Env, cwd = process.cwd()): Settings {
+  const dir = configDir(env);
+  const file = join(dir, "config.json");
+  const config = readConfig(file);
+  const stackFile = findStackFile(env, flags.stack, cwd);
+  const stack = readStackFile(stackFile);
+  const sources: Record<string, string> = {};
+  const apiUrl = pick(sources, "api_url", [["--api-url", flags["api-url"]], ["AGENTRENT_API_URL", env.AGENTRENT_API_URL], ["config", config.api_url], ["stack", stack.api_url]]);
+  const rpcUrl = pick(sources, "rpc_url", [["--rpc-url", flags["rpc-url"]], ["AGENTRENT_RPC_URL", env.AGENTRENT_RPC_URL], ["config", config.rpc_url], ["stack", stack.rpc_url]]);
+  const chainIdRaw = pick<string | number>(sources, "chain_id", [["--chain-id", flags["chain-id"]], ["AGENTRENT_CHAIN_ID", env.AGENTRENT_CHAIN_ID], ["config", config.chain_id], ["stack", stack.chain_id]]);
+  const marketplaceRaw = pick(sources, "marketplace", [["--marketplace", flags.marketplace], ["AGENTRENT_MARKETPLACE", env.AGENTRENT_MARKETPLACE], ["config", config.marketplace], ["stack", stack.contracts?.marketplace]]);
+  const keystore = pick(sources, "keystore", [["--keystore", flags.keystore], ["AGENTRENT_KEYSTORE", env.AGENTRENT_KEYSTORE], ["config", config.keystore]]);
+  let chainId: number | undefined;
+  if (chainIdRaw !== undefined) {
+    chainId = Number(chainIdRaw);
+    if (!Number.isSafeInteger(chainId) || chainId <= 0) throw usageError(`The chain id ${String(chainIdRaw)} (from ${sources.chain_id}) is not a positive integer.`);
+  }
+  let marketplace: Address | undefined;
+  if (marketplaceRaw !== undefined) {
+    if (!isAddress(marketplaceRaw, { strict: false })) throw usageError(`The marketplace address ${marketplaceRaw} (from ${sources.marketplace}) is not an address.`);
+    marketplace = getAddress(marketplaceRaw);
+  }
+  if (apiUrl !== undefined) checkUrl(apiUrl, `the API URL (from ${sources.api_url})`);
+  if (rpcUrl !== undefined) checkUrl(rpcUrl, `the RPC URL (from ${sources.rpc_url})`);
+  return {
+    apiUrl: apiUrl?.replace(/\/+$/, "").replace(/\/v1$/, ""),
+    rpcUrl,
+    chainId,
+    marketplace,
+    sources,
+    configDir: dir,
+    configFile: file,
+    stackFile,
+    keystore: keystore ?? (existsSync(join(dir, "keystore.json")) ? join(dir, "keystore.json") : undefined),
+  };
+}
+
+function checkUrl(value: string, what: string): void {
+  try {
+    const url = new URL(value);
+    if (url.protocol !== "http:" && url.protocol !== "https:") throw new Error("scheme");
+  } catch {
+    throw usageError(`${what} is not an http(s) URL: ${value}`);
+  }
+}
+
+export function requireApiUrl(settings: Settings): string {
+  if (!settings.apiUrl) throw usageError("No API URL: pass --api-url, set AGENTRENT_API_URL, run `agentrent config set api_url <url>`, or start the local stack (`npm start`), whose .local/stack.json is read.");
+  return settings.apiUrl;
+}
+
+export function loadSession(settings: Settings): Session | undefined {
+  const config = readConfig(settings.configFile);
+  return settings.apiUrl ? config.sessions?.[settings.apiUrl] : undefined;
+}
+
+export function saveSession(settings: Settings, session: Session | undefined): void {
+  const apiUrl = requireApiUrl(settings);
+  const config = readConfig(settings.configFile);
+  const sessions = { ...(config.sessions ?? {}) };
+  if (session) sessions[apiUrl] = session;
+  else delete sessions[apiUrl];
+  writeConfig(settings.configFile, { ...config, sessions });
+}
