@@ -9,7 +9,7 @@ export interface Streams {
 
 /** JSON with bigints written as exact integers (wei amounts exceed 2^53). */
 export function toJson(value: unknown, indent = 2): string {
-  const marker = "\u0000bigint:";
+  const marker = "__agentrent_bigint__:";
   const text = JSON.stringify(value, (_key, v: unknown) => (typeof v === "bigint" ? `${marker}${v.toString()}` : v), indent);
   return (text ?? "null").replace(new RegExp(`"${marker}(-?\\d+)"`, "g"), "$1");
 }
