@@ -20,7 +20,7 @@ import { createLocalKeyWrapper } from "./adapters/keys/local.ts";
 import { createAuthoritySigner, type AuthoritySigner } from "./chain/authority.ts";
 import { createEgressGuard, type EgressGuard } from "./adapters/egress/guard.ts";
 import type { SandboxPool } from "./adapters/sandbox/port.ts";
-import { createLocalSandboxPool } from "./adapters/sandbox/local.ts";
+import { createThreadedSandboxPool } from "./adapters/sandbox/threaded.ts";
 import { createLambdaSandboxPool } from "./adapters/sandbox/lambda.ts";
 import { RUNTIME_DIR, RUNTIME_ENTRY } from "./runtime/location.ts";
 import { SANDBOX_MEMORY_MB } from "./execution/limits.ts";
@@ -66,7 +66,7 @@ export function createServices(config: Config, overrides: Partial<Services> = {}
       await pool?.close();
       pool = undefined;
     },
-    sandbox: () => (pool ??= config.RUNNER_FUNCTION_NAME ? createLambdaSandboxPool({ functionName: config.RUNNER_FUNCTION_NAME, region: config.AWS_REGION }) : createLocalSandboxPool({ warm: config.SANDBOX_WARM, maxWarm: Math.max(config.SANDBOX_WARM, 8), allowFsRead: [RUNTIME_DIR], preload: RUNTIME_ENTRY, memoryMb: SANDBOX_MEMORY_MB })),
+    sandbox: () => (pool ??= config.RUNNER_FUNCTION_NAME ? createLambdaSandboxPool({ functionName: config.RUNNER_FUNCTION_NAME, region: config.AWS_REGION }) : createThreadedSandboxPool({ warm: config.SANDBOX_WARM, maxWarm: Math.max(config.SANDBOX_WARM, 8), allowFsRead: [RUNTIME_DIR], preload: RUNTIME_ENTRY, memoryMb: SANDBOX_MEMORY_MB })),
     jwt,
     logger: overrides.logger ?? createLogger(config.LOG_LEVEL),
     tables,

@@ -53,6 +53,10 @@ export interface Admission {
   /** The caller asked for less time than the manifest allows. */
   callerTimeout: boolean;
   startedAt: number;
+  /** The listing's secret the run needs (the provider key of a declarative agent, the webhook secret of a
+   * connected one), read while the admission's writes are under way. Settles to null when none is set,
+   * and rejects only with a storage failure (awaited, that fails the run as internal_error). */
+  secret: Promise<string | null>;
 }
 
 export type AdmissionResult = { kind: "admitted"; admission: Admission } | { kind: "existing"; runId: string };
@@ -84,6 +88,10 @@ export async function admitRun(services: Services, principal: Principal, request
   const runId = newRunId();
   const holdUntil = Date.now() + timeoutMs + 60_000;
 
+  // The run's secret is needed only once the agent is called, but reading it (the sealed blob, the key
+  // unwrap) takes as long as the writes below: start it now, beside them. A refused admission drops it.
+  const secret = readListingSecret(services, access.listingId, access.agent.kind === "connected" ? "webhook_secret" : "provider_key", access.agent as unknown as Record<string, unknown>);
+  secret.catch(() => undefined);
   const perQuery = access.rentalModel === "per_query";
   // The reservation comes before the slot: a balance that cannot cover the run is a lasting refusal
   // (403), a full listing a passing one (429).
@@ -122,7 +130,7 @@ export async function admitRun(services: Services, principal: Principal, request
       created_at: new Date().toISOString(),
     };
     await createRun(services.tables, run);
-    return { kind: "admitted", admission: { run, access, logic, request, timeoutMs, callerTimeout: requestedMs < manifestTimeoutMs, startedAt: performance.now() } };
+    return { kind: "admitted", admission: { run, access, logic, request, timeoutMs, callerTimeout: requestedMs < manifestTimeoutMs, startedAt: performance.now(), secret } };
   } catch (error) {
     if (perQuery) await releaseReservation(services, access.onChainId, principal.wallet, runId).catch(() => undefined);
     await releaseSlot().catch(() => undefined);
@@ -163,7 +171,7 @@ export function isContentAddress(uri: string): boolean {
 async function runDeclarative(services: Services, admission: Admission, input: string | Record<string, unknown> | null, onDelta: (delta: string) => void): Promise<AgentOutcome> {
   const { manifest } = admission.logic;
   const model = manifest.model;
-  const apiKey = await readListingSecret(services, admission.access.listingId, "provider_key");
+  const apiKey = await admission.secret;
   if (apiKey === null && model.provider !== "self_hosted") {
     return { status: "failed", error: { code: "agent_not_configured", message: "The agent's creator has not set a model-provider key for this listing yet." } };
   }
@@ -195,7 +203,7 @@ async function runDeclarative(services: Services, admission: Admission, input: s
 }
 
 async function runConnected(services: Services, admission: Admission, input: string | Record<string, unknown> | null, onDelta: (delta: string) => void, stream: boolean): Promise<AgentOutcome> {
-  const secret = await readListingSecret(services, admission.access.listingId, "webhook_secret");
+  const secret = await admission.secret;
   if (secret === null) return { status: "failed", error: { code: "agent_not_configured", message: "The agent's creator has not created its webhook signing secret yet." } };
   return callConnectedAgent({
     guard: services.egress,

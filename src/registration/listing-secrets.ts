@@ -67,13 +67,41 @@ export async function rotateWebhookSecret(services: Services, wallet: Address, l
   return { listing_id: agent.listingId, webhook_secret: secret, created_at };
 }
 
-/** The runtime's read of a listing secret (the run that needs it, and nothing else, calls this). */
-export async function readListingSecret(services: Services, listingId: string, kind: SecretKind): Promise<string | null> {
+// Sealed secrets are kept in the process by blob name: a name is derived from the secret's own wrapped
+// data key, so it never names other content (a new key or secret is a new name). Only ciphertext is
+// kept; the secret is opened for each run that needs it and for nothing else.
+const SEALED_MAX = 512;
+const sealedCache = new WeakMap<object, Map<string, Uint8Array>>();
+
+async function sealedBlob(services: Services, name: string, immutable: boolean): Promise<Uint8Array | null> {
+  let cache = sealedCache.get(services.blobs);
+  if (!cache) sealedCache.set(services.blobs, (cache = new Map()));
+  const hit = cache.get(name);
+  if (hit) return hit;
+  const bytes = await services.blobs.get(name);
+  if (!bytes || !immutable) return bytes ?? null;
+  if (cache.size >= SEALED_MAX) cache.delete(cache.keys().next().value!);
+  cache.set(name, bytes);
+  return bytes;
+}
+
+/**
+ * The runtime's read of a listing secret (the run that needs it, and nothing else, calls this).
+ * `agent` is the agent record the caller has just read (the execution access check): when it names the
+ * secret, the record is not read again. When it names none (a secret set a moment ago may not have
+ * reached an eventually consistent read yet), the record is read consistently before the answer is "none".
+ */
+export async function readListingSecret(services: Services, listingId: string, kind: SecretKind, agent?: Record<string, unknown>): Promise<string | null> {
   const onChainId = parseListingId(listingId);
-  const out = await services.tables.doc.send(new GetCommand({ TableName: services.tables.name("listings"), Key: agentKey(onChainId), ConsistentRead: true }));
-  const wrapped = out.Item?.[`${kind}_wrapped`] as string | undefined;
+  let item = agent?.[`${kind}_wrapped`] ? agent : undefined;
+  if (!item) {
+    const out = await services.tables.doc.send(new GetCommand({ TableName: services.tables.name("listings"), Key: agentKey(onChainId), ConsistentRead: true }));
+    item = out.Item;
+  }
+  const wrapped = item?.[`${kind}_wrapped`] as string | undefined;
   if (!wrapped) return null;
-  const sealed = await services.blobs.get((out.Item?.[`${kind}_blob`] as string | undefined) ?? `agents/${listingId}/${kind}.sealed`);
+  const named = item?.[`${kind}_blob`] as string | undefined;
+  const sealed = await sealedBlob(services, named ?? `agents/${listingId}/${kind}.sealed`, named !== undefined);
   if (!sealed) return null;
   const key = await services.keys.unwrap(wrapped, { purpose: kind, listing_id: listingId });
   try {
