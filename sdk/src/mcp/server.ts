@@ -1,0 +1,111 @@
+// An MCP server that exposes the caller's rented agents as tools: one tool per active rental credential
+// (named after the agent, described by its listing, input {task, input?}) plus the generic agent tool
+// (agent_id, task, input?). A tool call runs the agent with `client.execute`; the result is the run's
+// output (text, JSON text for structured output, which also travels as structuredContent). A failed
+// run, an API refusal or bad arguments are tool errors (isError) naming the code and the request id;
+// the server keeps serving. Import from "@agent-rental/sdk/mcp"; `@modelcontextprotocol/sdk` (and its
+// peer `zod`) are optional peer dependencies of the SDK.
+import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { z } from "zod";
+import type { AgentRentalClient } from "../client.ts";
+import {
+  AGENT_TOOL_DESCRIPTION,
+  AGENT_TOOL_NAME,
+  formatToolError,
+  formatToolOutput,
+  runAgentTool,
+  type AgentToolArguments,
+} from "../tools/definition.ts";
+import { listRentedAgentTools, type RentedAgentTool } from "../tools/rented.ts";
+
+export const MCP_SERVER_NAME = "agent-rental";
+export const MCP_SERVER_VERSION = "0.1.0";
+
+export interface AgentMcpServerOptions {
+  /** The rented agents to offer as tools of their own (from `listRentedAgentTools`). Default none. */
+  agents?: RentedAgentTool[];
+  /** Offer the generic tool (agent_id, task, input?). Default true. */
+  generic?: boolean;
+  /** Strings never to show in tool output (the API key, for one); each is replaced by `[redacted]`. */
+  secrets?: string[];
+  /** Where diagnostics go (never stdout, the MCP channel). Default: nowhere. */
+  log?: (message: string) => void;
+}
+
+const taskSchema = z.string().min(1, "task must not be empty").max(32768).describe("What the agent should do, in natural language.");
+const inputSchema = z
+  .record(z.string(), z.unknown())
+  .optional()
+  .describe("Structured input for the agent, shaped by its input schema. Omit when the task says everything.");
+
+const genericInput = z
+  .object({
+    agent_id: z.string().min(1, "agent_id must not be empty").describe("The rented agent to run: its agent id (for example contract-reviewer-1a2b3c4d) or listing id."),
+    task: taskSchema,
+    input: inputSchema,
+  })
+  .strict();
+const perAgentInput = z.object({ task: taskSchema, input: inputSchema }).strict();
+
+const isPlainObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
+
+/** The MCP server with the agent tools registered; connect it to a transport to serve. */
+export function createAgentMcpServer(client: AgentRentalClient, options: AgentMcpServerOptions = {}): McpServer {
+  const secrets = (options.secrets ?? []).filter((s) => s.length >= 8);
+  const redact = (text: string) => secrets.reduce((out, secret) => out.split(secret).join("[redacted]"), text);
+  const log = (message: string) => options.log?.(redact(message));
+  const server = new McpServer({ name: MCP_SERVER_NAME, version: MCP_SERVER_VERSION }, { capabilities: { tools: {} } });
+
+  const run = async (toolName: string, args: AgentToolArguments, signal: AbortSignal): Promise<CallToolResult> => {
+    try {
+      const result = await runAgentTool(client, args, { signal });
+      log(`${toolName}: run ${result.run_id} completed in ${result.duration_ms} ms`);
+      return {
+        content: [{ type: "text", text: redact(formatToolOutput(result.output)) }],
+        ...(isPlainObject(result.output) ? { structuredContent: JSON.parse(redact(JSON.stringify(result.output))) as Record<string, unknown> } : {}),
+        _meta: { run: { run_id: result.run_id, agent_id: result.agent_id, cost_wei: result.cost_wei.toString(), duration_ms: result.duration_ms } },
+      };
+    } catch (error) {
+      if (signal.aborted) throw error;
+      const text = redact(formatToolError(error));
+      log(`${toolName}: ${text}`);
+      return { content: [{ type: "text", text }], isError: true };
+    }
+  };
+
+  const annotations = { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true };
+  if (options.generic !== false) {
+    server.registerTool(AGENT_TOOL_NAME, { title: "Run a rented agent", description: AGENT_TOOL_DESCRIPTION, inputSchema: genericInput, annotations }, (args, extra) =>
+      run(AGENT_TOOL_NAME, { agent_id: args.agent_id, task: args.task, ...(args.input !== undefined ? { input: args.input } : {}) }, extra.signal),
+    );
+  }
+  for (const agent of options.agents ?? []) {
+    server.registerTool(
+      agent.name,
+      { title: agent.title, description: `${agent.description}\n\nRuns a task on this rented agent (agent id ${agent.agent_id}) and returns its finished output.`, inputSchema: perAgentInput, annotations },
+      (args, extra) => run(agent.name, { agent_id: agent.agent_id, task: args.task, ...(args.input !== undefined ? { input: args.input } : {}) }, extra.signal),
+    );
+  }
+  return server;
+}
+
+/**
+ * Lists the caller's rented agents and builds the server with one tool per agent plus the generic one.
+ * When the credentials cannot be listed, the server still starts with the generic tool (whose calls
+ * then report the API's error) and the failure is logged.
+ */
+export async function loadAgentMcpServer(client: AgentRentalClient, options: Omit<AgentMcpServerOptions, "agents"> = {}): Promise<{ server: McpServer; agents: RentedAgentTool[] }> {
+  const secrets = (options.secrets ?? []).filter((s) => s.length >= 8);
+  const redact = (text: string) => secrets.reduce((out, secret) => out.split(secret).join("[redacted]"), text);
+  let agents: RentedAgentTool[] = [];
+  try {
+    agents = await listRentedAgentTools(client, {
+      onSkip: (credential, reason) => options.log?.(redact(`not offering ${credential.listing_id} (${credential.listing_title}): ${reason}`)),
+    });
+  } catch (error) {
+    options.log?.(redact(`could not list the rented agents, offering only the generic tool: ${formatToolError(error)}`));
+  }
+  options.log?.(`offering ${agents.length} rented agent tool${agents.length === 1 ? "" : "s"}${agents.length > 0 ? `: ${agents.map((a) => a.name).join(", ")}` : ""}`);
+  return { server: createAgentMcpServer(client, { ...options, agents }), agents };
+}

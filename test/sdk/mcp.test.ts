@@ -1,0 +1,294 @@
+// The stdio MCP server as its users run it: the package's `agent-rental-mcp` binary spawned as a child
+// process by @modelcontextprotocol/sdk's Client + StdioClientTransport, configured by environment
+// variables, against the real service (the API on a free port of 127.0.0.1, the real chain and
+// contract, dynalite, connected agents on a real HTTPS server). Lists the tools (one per rented agent
+// plus the generic one), calls them, and checks the error results and that the API key never shows.
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { spawn } from "node:child_process";
+import { once } from "node:events";
+import type { IncomingMessage, Server, ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { fileURLToPath } from "node:url";
+import { serve } from "@hono/node-server";
+import { Webhook } from "standardwebhooks";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { buildApp } from "../../src/api/app.ts";
+import { createEgressGuard } from "../../src/adapters/egress/guard.ts";
+import { writeMarketplace } from "../../src/chain/write.ts";
+import { createTestServices, fundedAccount, type TestContext } from "../support/services.ts";
+import { signIn } from "../support/auth.ts";
+import { approveCreator } from "../support/creators.ts";
+import { indexChain, marketTarget, publishAgent, type PublishedAgent } from "../support/agents.ts";
+import { startHttpsServer, type HttpsTestServer } from "../support/https-server.ts";
+import { AgentRentalClient } from "../../sdk/src/index.ts";
+
+type Account = Awaited<ReturnType<typeof fundedAccount>>;
+
+const BIN = fileURLToPath(new URL("../../sdk/bin/agent-rental-mcp.mjs", import.meta.url));
+const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+
+let ctx: TestContext;
+let app: ReturnType<typeof buildApp>;
+let api: Server;
+let baseUrl: string;
+let agentServer: HttpsTestServer;
+let creator: Account;
+let renter: Account;
+let apiKey: string;
+let researcher: PublishedAgent;
+let writer: PublishedAgent;
+let unrented: PublishedAgent;
+const secrets = new Map<string, string>();
+const deliveries: { task: string; input: unknown }[] = [];
+const held = new Map<string, () => void>();
+
+async function readBody(req: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+/** The connected agent: findings from its task and input; "fail…" answers HTTP 500; "hold…" waits to be released. */
+async function agent(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const body = await readBody(req);
+  try {
+    new Webhook(secrets.get(req.url ?? "") ?? "whsec_AAAA").verify(body, req.headers as Record<string, string>);
+  } catch {
+    return void res.writeHead(401).end();
+  }
+  const payload = JSON.parse(body) as { task: string; input: unknown };
+  deliveries.push({ task: payload.task, input: payload.input });
+  if (payload.task.startsWith("fail")) return void res.writeHead(500).end();
+  if (payload.task.startsWith("hold")) await new Promise<void>((resolve) => held.set(payload.task, resolve));
+  const findings = [`${req.url}: ${payload.task}`, ...(payload.input && typeof payload.input === "object" && "topic" in payload.input ? [`topic: ${String(payload.input.topic)}`] : [])];
+  res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ output: { findings } }));
+}
+
+const MANIFEST = {
+  category: "research",
+  model: { provider: "provider_a", model: "m" },
+  input_schema: { type: "object", properties: { topic: { type: "string" } }, additionalProperties: false },
+  output_schema: { type: "object", properties: { findings: { type: "array", items: { type: "string" } } }, required: ["findings"] },
+  timeout_seconds: 10,
+};
+
+async function publishConnected(name: string, description: string): Promise<PublishedAgent> {
+  const published = await publishAgent(ctx, app, creator, { ...MANIFEST, name, description, entrypoint_url: `${agentServer.url}/agents/${name}` }, "one_time");
+  const token = (await signIn(app, creator)).token;
+  const res = await app.request(`/v1/listings/${published.listing_id}/webhook-secret`, { method: "POST", headers: { authorization: `Bearer ${token}` } });
+  expect(res.status).toBe(201);
+  secrets.set(`/agents/${name}`, ((await res.json()) as { webhook_secret: string }).webhook_secret);
+  return published;
+}
+
+interface Running {
+  client: Client;
+  transport: StdioClientTransport;
+  /** Everything the server wrote to stderr so far. */
+  stderr: () => string;
+  /** Errors of the transport (a non-JSON line on stdout would be one). */
+  errors: Error[];
+}
+
+const running: Running[] = [];
+
+/** Spawns the binary with the given environment and connects (the initialize handshake is the readiness signal). */
+async function startMcp(env: Record<string, string>): Promise<Running> {
+  const transport = new StdioClientTransport({ command: process.execPath, args: [BIN], cwd: ROOT, env: { PATH: process.env.PATH ?? "", ...env }, stderr: "pipe" });
+  let stderr = "";
+  transport.stderr?.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
+  const client = new Client({ name: "mcp-test", version: "1.0.0" });
+  const errors: Error[] = [];
+  client.onerror = (error) => errors.push(error);
+  await client.connect(transport);
+  const entry = { client, transport, stderr: () => stderr, errors };
+  running.push(entry);
+  return entry;
+}
+
+/** Closes the client and waits until the server process has exited. */
+async function stopMcp(entry: Running): Promise<void> {
+  await entry.client.close();
+  running.splice(running.indexOf(entry), 1);
+}
+
+const textOf = (result: unknown) => ((result as CallToolResult).content as { type: string; text: string }[]).map((c) => c.text).join("\n");
+
+let mcp: Running;
+
+beforeAll(async () => {
+  ctx = await createTestServices({ ALLOW_PRIVATE_AGENT_HOSTS: "true", CATALOGUE_REFRESH_MS: "0" });
+  agentServer = await startHttpsServer((req, res) => void agent(req, res));
+  ctx.services.egress = createEgressGuard({ ca: agentServer.ca, allowHosts: ["127.0.0.1"] });
+  app = buildApp(ctx.services);
+  api = await new Promise<Server>((resolve) => {
+    const server = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" }, () => resolve(server as Server)) as Server;
+  });
+  baseUrl = `http://127.0.0.1:${(api.address() as AddressInfo).port}`;
+  creator = await fundedAccount(inject("rpcUrl"));
+  await approveCreator(ctx, app, creator.address, (await signIn(app, creator)).token);
+  researcher = await publishConnected("mcp-researcher", "Finds facts about a topic");
+  writer = await publishConnected("mcp-writer", "Writes short reports");
+  unrented = await publishConnected("mcp-unrented", "Not rented by the renter");
+  renter = await fundedAccount(inject("rpcUrl"));
+  for (const agent of [researcher, writer]) await writeMarketplace(marketTarget(ctx), renter, "purchaseOneTime", [agent.onChainId], agent.priceWei);
+  await indexChain(ctx);
+  const client = new AgentRentalClient({ baseUrl });
+  await client.signIn(renter);
+  apiKey = (await client.keys.create("mcp server", renter)).key;
+  mcp = await startMcp({ AGENT_RENTAL_API_URL: baseUrl, AGENT_RENTAL_API_KEY: apiKey });
+}, 120_000);
+
+afterAll(async () => {
+  for (const release of held.values()) release();
+  for (const entry of [...running]) await stopMcp(entry).catch(() => undefined);
+  await new Promise<void>((resolve) => {
+    if (!api) return resolve();
+    api.close(() => resolve());
+    api.closeAllConnections();
+  });
+  await agentServer?.stop();
+  await ctx?.services.close();
+});
+
+describe("tools", () => {
+  it("lists one tool per rented agent, named after it and described by its listing, plus the generic tool", async () => {
+    const { tools } = await mcp.client.listTools();
+    expect(tools.map((t) => t.name)).toEqual(["run_agent", "mcp_researcher", "mcp_writer"]);
+    for (const tool of tools) expect(tool.name).toMatch(/^[a-zA-Z0-9_-]{1,64}$/);
+    const generic = tools[0]!;
+    expect(generic.inputSchema).toMatchObject({ type: "object", required: ["agent_id", "task"], properties: { agent_id: { type: "string" }, task: { type: "string" }, input: { type: "object" } } });
+    const perAgent = tools[1]!;
+    expect(perAgent.title).toBe("Mcp Researcher");
+    expect(perAgent.description).toContain("Mcp Researcher: Finds facts about a topic");
+    expect(perAgent.description).toContain(researcher.listing_id);
+    expect(perAgent.inputSchema).toMatchObject({ type: "object", required: ["task"], properties: { task: { type: "string" }, input: { type: "object" } } });
+    expect(Object.keys(perAgent.inputSchema.properties ?? {})).toEqual(["task", "input"]);
+    expect(mcp.stderr()).toContain("offering 2 rented agent tools: mcp_researcher, mcp_writer");
+  });
+
+  it("a per-agent tool runs that agent: the output as JSON text and as structured content, the run in _meta", async () => {
+    const result = (await mcp.client.callTool({ name: "mcp_writer", arguments: { task: "write it", input: { topic: "tides" } } })) as CallToolResult;
+    expect(result.isError).toBeFalsy();
+    const output = { findings: ["/agents/mcp-writer: write it", "topic: tides"] };
+    expect(JSON.parse(textOf(result))).toEqual(output);
+    expect(result.structuredContent).toEqual(output);
+    expect(result._meta).toMatchObject({ run: { run_id: expect.stringMatching(/\S/), agent_id: expect.any(String), cost_wei: "0", duration_ms: expect.any(Number) } });
+  });
+
+  it("the generic tool runs the agent named by agent_id", async () => {
+    const result = (await mcp.client.callTool({ name: "run_agent", arguments: { agent_id: researcher.agent_id, task: "generic" } })) as CallToolResult;
+    expect(result.isError).toBeFalsy();
+    expect(JSON.parse(textOf(result))).toEqual({ findings: ["/agents/mcp-researcher: generic"] });
+  });
+});
+
+describe("errors are tool errors, and the server keeps serving", () => {
+  it("an agent not rented: an access error with its code and request id", async () => {
+    const result = (await mcp.client.callTool({ name: "run_agent", arguments: { agent_id: unrented.agent_id, task: "not mine" } })) as CallToolResult;
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toMatch(/^Error credential_not_found \(HTTP 403, request id req_\w+, contract error CredentialNotFound\): /);
+    expect(deliveries.some((d) => d.task === "not mine")).toBe(false);
+  });
+
+  it("a failed run: its failure reason and run id", async () => {
+    const result = (await mcp.client.callTool({ name: "mcp_researcher", arguments: { task: "fail now" } })) as CallToolResult;
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toMatch(/^Error agent_http_error \(run id \S+\): .*HTTP 500/);
+  });
+
+  it("bad arguments never reach the service: missing or empty task, agent_id on a per-agent tool, input not an object, an unknown tool", async () => {
+    const before = deliveries.length;
+    const cases: [string, Record<string, unknown>, RegExp][] = [
+      ["run_agent", { task: "no agent" }, /agent_id/],
+      ["run_agent", { agent_id: researcher.agent_id }, /task/],
+      ["mcp_researcher", { task: "" }, /task must not be empty/],
+      ["mcp_researcher", { task: "x", agent_id: unrented.agent_id }, /agent_id/],
+      ["run_agent", { agent_id: researcher.agent_id, task: "x", input: "a string" }, /input/],
+      ["run_agent", { agent_id: researcher.agent_id, task: "x", input: [1] }, /input/],
+      ["no_such_tool", { task: "x" }, /no_such_tool not found/],
+    ];
+    for (const [name, args, message] of cases) {
+      const result = (await mcp.client.callTool({ name, arguments: args })) as CallToolResult;
+      expect(result.isError, `${name} ${JSON.stringify(args)}`).toBe(true);
+      expect(textOf(result)).toMatch(message);
+    }
+    expect(deliveries.length).toBe(before);
+    expect((await mcp.client.listTools()).tools).toHaveLength(3);
+  });
+
+  it("a cancelled call stops waiting; the server goes on", async () => {
+    const controller = new AbortController();
+    const call = mcp.client.callTool({ name: "mcp_researcher", arguments: { task: "hold on" } }, undefined, { signal: controller.signal });
+    await expect.poll(() => held.has("hold on"), { timeout: 10_000 }).toBe(true);
+    controller.abort();
+    await expect(call).rejects.toThrow();
+    held.get("hold on")!();
+    const result = (await mcp.client.callTool({ name: "mcp_researcher", arguments: { task: "after cancel" } })) as CallToolResult;
+    expect(JSON.parse(textOf(result))).toEqual({ findings: ["/agents/mcp-researcher: after cancel"] });
+  });
+
+  it("stdout carried only protocol messages and the API key never appeared in tool output or logs", async () => {
+    expect(mcp.errors).toEqual([]);
+    expect(mcp.stderr()).toContain("ready");
+    expect(mcp.stderr()).not.toContain(apiKey);
+    expect(mcp.stderr()).not.toContain(apiKey.slice(9));
+  });
+});
+
+describe("configuration", () => {
+  it("an invalid key: the server starts with the generic tool, whose calls report invalid_api_key without the key", async () => {
+    const badKey = "svc_test_0000000000000000000000000000000000000000";
+    const bad = await startMcp({ AGENT_RENTAL_API_URL: baseUrl, AGENT_RENTAL_API_KEY: badKey });
+    try {
+      expect((await bad.client.listTools()).tools.map((t) => t.name)).toEqual(["run_agent"]);
+      const result = (await bad.client.callTool({ name: "run_agent", arguments: { agent_id: researcher.agent_id, task: "with a bad key" } })) as CallToolResult;
+      expect(result.isError).toBe(true);
+      expect(textOf(result)).toMatch(/^Error invalid_api_key \(HTTP 401, request id req_\w+\)/);
+      expect(textOf(result)).not.toContain(badKey);
+      expect(bad.stderr()).toContain("could not list the rented agents");
+      expect(bad.stderr()).not.toContain(badKey);
+    } finally {
+      await stopMcp(bad);
+    }
+  });
+
+  it("exits with a usage message when the environment lacks the URL or the key, and takes no key on the command line", async () => {
+    const run = async (args: string[], env: Record<string, string>) => {
+      const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, env: { PATH: process.env.PATH ?? "", ...env }, stdio: ["ignore", "pipe", "pipe"] });
+      let stdout = "";
+      let stderr = "";
+      child.stdout.on("data", (c: Buffer) => (stdout += c.toString()));
+      child.stderr.on("data", (c: Buffer) => (stderr += c.toString()));
+      const [code] = (await once(child, "exit")) as [number | null];
+      return { code, stdout, stderr };
+    };
+    const noKey = await run([], { AGENT_RENTAL_API_URL: baseUrl });
+    expect(noKey).toMatchObject({ code: 2, stdout: "" });
+    expect(noKey.stderr).toContain("AGENT_RENTAL_API_KEY is not set");
+    const flag = await run(["--api-key", apiKey], { AGENT_RENTAL_API_URL: baseUrl });
+    expect(flag).toMatchObject({ code: 2, stdout: "" });
+    expect(flag.stderr).toContain("configuration is read from the environment only");
+    expect(flag.stderr).not.toContain(apiKey);
+  });
+
+  it("the server exits by itself, with code 0, when its stdin (the client) closes", async () => {
+    const extra = await startMcp({ AGENT_RENTAL_API_URL: baseUrl, AGENT_RENTAL_API_KEY: apiKey });
+    const pid = extra.transport.pid!;
+    await stopMcp(extra);
+    expect(() => process.kill(pid, 0)).toThrow();
+    const child = spawn(process.execPath, [BIN], { cwd: ROOT, env: { PATH: process.env.PATH ?? "", AGENT_RENTAL_API_URL: baseUrl, AGENT_RENTAL_API_KEY: apiKey }, stdio: ["pipe", "pipe", "pipe"] });
+    try {
+      let stderr = "";
+      const exited = once(child, "exit");
+      await new Promise<void>((resolve) => child.stderr.on("data", (c: Buffer) => (stderr += c.toString()).includes("ready") && resolve()));
+      child.stdin.end();
+      const [code, signal] = (await exited) as [number | null, string | null];
+      expect({ code, signal }).toEqual({ code: 0, signal: null });
+    } finally {
+      if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+    }
+  });
+});
