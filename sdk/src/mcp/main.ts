@@ -7,6 +7,16 @@ import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js"
 import { AgentRentalClient } from "../client.ts";
 import { loadAgentMcpServer } from "./server.ts";
 
+// The few Node.js globals this program uses (the SDK compiles without Node's type definitions).
+declare const process: {
+  argv: string[];
+  env: Record<string, string | undefined>;
+  stderr: { write(text: string): unknown };
+  stdin: { once(event: "end", listener: () => void): unknown };
+  once(event: "SIGINT" | "SIGTERM", listener: () => void): unknown;
+  exit(code?: number): never;
+};
+
 const USAGE = `agent-rental-mcp: an MCP server (stdio) exposing your rented agents as tools.
 
 Environment:
@@ -18,7 +28,7 @@ function log(message: string): void {
   process.stderr.write(`agent-rental-mcp: ${message}\n`);
 }
 
-export async function main(argv: string[] = process.argv.slice(2), env: NodeJS.ProcessEnv = process.env): Promise<number | undefined> {
+export async function main(argv: string[] = process.argv.slice(2), env: Record<string, string | undefined> = process.env): Promise<number | undefined> {
   // Anything a dependency prints must not corrupt the protocol on stdout.
   console.log = console.info = console.debug = console.warn = (...args: unknown[]) => console.error(...args);
   if (argv.includes("--help") || argv.includes("-h")) {
