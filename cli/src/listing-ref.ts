@@ -19,7 +19,8 @@ export function parseListingRef(value: string): ListingRef | undefined {
   return undefined;
 }
 
-export async function resolveListing(value: string, api: Api | undefined): Promise<ListingRef> {
+/** `candidates` lists further listing ids to match the agent id's 8 hex against (for example the review queue). */
+export async function resolveListing(value: string, api: Api | undefined, candidates?: () => Promise<string[]>): Promise<ListingRef> {
   const direct = parseListingRef(value);
   if (direct) return direct;
   const agent = AGENT_ID.exec(value);
@@ -29,6 +30,8 @@ export async function resolveListing(value: string, api: Api | undefined): Promi
   const mine = await api.request<{ agents: { agent_id: string; listing_id: string }[] }>("GET", "/v1/creators/me").catch(() => ({ agents: [] }));
   const own = mine.agents.find((a) => a.agent_id === value);
   if (own) return parseListingRef(own.listing_id)!;
+  const extra = candidates ? (await candidates()).filter((id) => id.slice(4, 12) === prefix) : [];
+  if (extra.length === 1) return parseListingRef(extra[0]!)!;
   const found = await api.client.listings.search({ q: name!.replace(/-/g, " "), limit: 100 });
   const match = found.listings.find((l) => l.id.slice(4, 12) === prefix);
   if (match) return parseListingRef(match.id)!;

@@ -32,7 +32,7 @@ async function decideListing(ctx: CommandContext, decision: "approve" | "reject"
   if (decision === "reject") body.reason = requireFlag(ctx.flags, "reason", "the reason the creator will read");
   else if (stringFlag(ctx.flags, "reason")) body.reason = stringFlag(ctx.flags, "reason")!;
   const api = authenticatedApi(ctx.settings(), ctx.env);
-  const ref = await resolveListing(ctx.args[0]!, api);
+  const ref = await resolveListing(ctx.args[0]!, api, async () => (await api.request<{ listings: { listing_id: string }[] }>("GET", "/v1/reviews/listings")).listings.map((l) => l.listing_id));
   const result = await api.request<{ listing_id: string; review_status: string; review_reason: string | null }>("POST", `/v1/reviews/listings/${ref.listingId}`, body);
   ctx.out.result(result, () => ctx.out.line(`${result.listing_id}: ${result.review_status}${result.review_reason ? ` (${result.review_reason})` : ""}.`));
 }

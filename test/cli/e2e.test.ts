@@ -1,0 +1,303 @@
+// The CLI end to end, as its users run it: the `agentrent` binary spawned as a child process against
+// the real service (the API served over HTTP on a free 127.0.0.1 port, the real chain and contract,
+// the emulators, the registration queue consumer and the chain indexer running), with a connected
+// agent on a real HTTPS server. A creator applies, is approved by the authority, registers and lists
+// an agent, sets its webhook secret; the authority approves the listing; a renter signs in, finds it,
+// rents it per query, runs a task, streams one (the first delta is seen before the agent is allowed
+// to finish), and the creator reads and withdraws the earnings, pauses the listing, and the renter's
+// next run is refused with the access exit code.
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import type { IncomingMessage, Server, ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { serve } from "@hono/node-server";
+import { Webhook } from "standardwebhooks";
+import { parseEther } from "viem";
+import { buildApp } from "../../src/api/app.ts";
+import { createEgressGuard } from "../../src/adapters/egress/guard.ts";
+import { startIndexerLoop } from "../../src/credentials/indexer.ts";
+import { startQueueConsumer, type QueueConsumer } from "../../src/workers/queue-consumer.ts";
+import { processRegistrationMessage } from "../../src/registration/process.ts";
+import { createTestServices, fundedAccount, type TestContext } from "../support/services.ts";
+import { signIn } from "../support/auth.ts";
+import { startHttpsServer, type HttpsTestServer } from "../support/https-server.ts";
+import { EXIT } from "../../cli/src/errors.ts";
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "../..");
+const bin = join(root, "cli/bin/agentrent.mjs");
+const work = mkdtempSync(join(tmpdir(), "agentrent-e2e-"));
+const children = new Set<ChildProcess>();
+
+type Account = Awaited<ReturnType<typeof fundedAccount>>;
+
+let ctx: TestContext;
+let app: ReturnType<typeof buildApp>;
+let api: Server;
+let apiUrl: string;
+let agentServer: HttpsTestServer;
+let consumer: QueueConsumer | undefined;
+let indexer: { stop(): Promise<void> | void } | undefined;
+let creator: Account;
+let renter: Account;
+let webhookSecret = "whsec_AAAA";
+const deliveries: string[] = [];
+/** Released by the test once it has seen the streamed run's first delta on the CLI's stdout. */
+let releaseStream: () => void = () => {};
+let streamHeld = new Promise<void>((resolve) => (releaseStream = resolve));
+
+async function readBody(req: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+/** The connected agent: verifies the signed webhook; "stream …" tasks stream three deltas, holding after the first. */
+async function agent(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const body = await readBody(req);
+  try {
+    new Webhook(webhookSecret).verify(body, req.headers as Record<string, string>);
+  } catch {
+    return void res.writeHead(401).end();
+  }
+  const payload = JSON.parse(body) as { task: string; input: { topic?: string } };
+  deliveries.push(payload.task);
+  if (payload.task.startsWith("stream")) {
+    res.writeHead(200, { "content-type": "text/event-stream" });
+    const pieces = ["alpha ", "beta ", "gamma"];
+    for (const [i, piece] of pieces.entries()) {
+      res.write(`event: output\ndata: ${JSON.stringify({ delta: piece })}\n\n`);
+      if (i === 0) await streamHeld;
+    }
+    res.end(`event: result\ndata: ${JSON.stringify({ output: { findings: pieces.map((p) => p.trim()) } })}\n\n`);
+    return;
+  }
+  res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ output: { findings: [`${payload.task}: ${payload.input?.topic ?? "nothing"}`] } }));
+}
+
+interface Result {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+interface Running {
+  child: ChildProcess;
+  stdout(): string;
+  done: Promise<Result>;
+}
+
+function actorEnv(account: Account, name: string): Record<string, string> {
+  const home = join(work, name);
+  const env: Record<string, string> = {};
+  for (const [key, value] of Object.entries(process.env)) if (value !== undefined && !key.startsWith("AGENTRENT_")) env[key] = value;
+  return {
+    ...env,
+    HOME: home,
+    AGENTRENT_CONFIG_DIR: join(home, "config"),
+    AGENTRENT_API_URL: apiUrl,
+    AGENTRENT_RPC_URL: inject("rpcUrl"),
+    AGENTRENT_CHAIN_ID: "31337",
+    AGENTRENT_MARKETPLACE: ctx.config.MARKETPLACE_ADDRESS,
+    AGENTRENT_PRIVATE_KEY: account.privateKey,
+  };
+}
+
+/** Spawns the binary; bounded by a kill after `timeoutMs`. */
+function start(env: Record<string, string>, args: string[], timeoutMs = 90_000): Running {
+  const child = spawn(process.execPath, [bin, ...args], { cwd: work, env, stdio: ["ignore", "pipe", "pipe"] });
+  children.add(child);
+  let stdout = "";
+  let stderr = "";
+  child.stdout!.on("data", (d: Buffer) => (stdout += d.toString()));
+  child.stderr!.on("data", (d: Buffer) => (stderr += d.toString()));
+  const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs);
+  const done = new Promise<Result>((resolve) =>
+    child.once("close", (code) => {
+      clearTimeout(timer);
+      children.delete(child);
+      resolve({ code, stdout, stderr });
+    }),
+  );
+  return { child, stdout: () => stdout, done };
+}
+
+async function cli(env: Record<string, string>, args: string[]): Promise<Result> {
+  return start(env, args).done;
+}
+
+/** Runs with --json and expects exit 0; returns the parsed document. */
+async function cliJson<T = Record<string, unknown>>(env: Record<string, string>, args: string[]): Promise<T> {
+  const result = await cli(env, [...args, "--json"]);
+  if (result.code !== 0) throw new Error(`agentrent ${args.join(" ")} exited ${result.code}: ${result.stderr}`);
+  return JSON.parse(result.stdout) as T;
+}
+
+/** Polls a real condition until it holds, up to `timeoutMs`. */
+async function until(what: string, check: () => Promise<boolean>, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (await check()) return;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+const MANIFEST = {
+  name: "cli-e2e-researcher",
+  category: "research",
+  description: "Researches a topic and lists findings (a connected agent for the CLI's end-to-end test).",
+  model: { provider: "provider_a", model: "m" },
+  input_schema: { type: "object", properties: { topic: { type: "string" } }, additionalProperties: false },
+  output_schema: { type: "object", properties: { findings: { type: "array", items: { type: "string" } } }, required: ["findings"] },
+  timeout_seconds: 30,
+};
+
+beforeAll(async () => {
+  ctx = await createTestServices({ ALLOW_PRIVATE_AGENT_HOSTS: "true", CATALOGUE_REFRESH_MS: "0" });
+  agentServer = await startHttpsServer((req, res) => void agent(req, res));
+  ctx.services.egress = createEgressGuard({ ca: agentServer.ca, allowHosts: ["127.0.0.1"] });
+  app = buildApp(ctx.services);
+  api = await new Promise<Server>((resolve) => {
+    const server = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" }, () => resolve(server as Server)) as Server;
+  });
+  apiUrl = `http://127.0.0.1:${(api.address() as AddressInfo).port}`;
+  consumer = startQueueConsumer({ queue: ctx.services.queue, queueUrl: ctx.config.REGISTRATION_QUEUE_URL, logger: ctx.services.logger, waitSeconds: 1, handler: (m) => processRegistrationMessage(ctx.services, m.body) });
+  indexer = startIndexerLoop({ tables: ctx.services.tables, chain: ctx.services.chain, logger: ctx.services.logger, fromBlock: 0n, confirmations: 0, pollMs: 100 });
+  [creator, renter] = await Promise.all([fundedAccount(inject("rpcUrl")), fundedAccount(inject("rpcUrl"))]);
+  writeFileSync(join(work, "agent.json"), JSON.stringify({ ...MANIFEST, entrypoint_url: `${agentServer.url}/agents/researcher` }, null, 2));
+}, 120_000);
+
+afterAll(async () => {
+  releaseStream();
+  for (const child of children) child.kill("SIGKILL");
+  await consumer?.stop();
+  await indexer?.stop();
+  await new Promise<void>((resolve) => {
+    if (!api) return resolve();
+    api.close(() => resolve());
+    api.closeAllConnections();
+  });
+  await agentServer?.stop();
+  await ctx?.services.close();
+  rmSync(work, { recursive: true, force: true });
+}, 60_000);
+
+describe("agentrent end to end", () => {
+  let creatorEnv: Record<string, string>;
+  let renterEnv: Record<string, string>;
+  let authorityEnv: Record<string, string>;
+  let listing: { listing_id: string; agent_id: string; on_chain_id: string; tx_hash: string };
+  const price = parseEther("0.001");
+
+  it("creator applies, the authority approves; the creator registers and lists the agent on-chain", async () => {
+    creatorEnv = actorEnv(creator, "creator");
+    authorityEnv = actorEnv(ctx.authority as Account, "authority");
+    renterEnv = actorEnv(renter, "renter");
+
+    const [creatorLogin, authorityLogin] = await Promise.all([cliJson<{ wallet: string }>(creatorEnv, ["login"]), cliJson<{ wallet: string }>(authorityEnv, ["login"])]);
+    expect(creatorLogin.wallet).toBe(creator.address);
+    expect(authorityLogin.wallet).toBe(ctx.authority.address);
+
+    // Registering before approval is refused with the access code and what to do.
+    const early = await cli(creatorEnv, ["register", "agent.json", "--model", "per_query", "--price", "0.001"]);
+    expect(early.code).toBe(EXIT.access);
+    expect(early.stderr).toMatch(/creators apply/);
+
+    expect(await cliJson(creatorEnv, ["creators", "apply", "--name", "CLI Creator"])).toMatchObject({ status: "pending" });
+    const pending = await cliJson<{ applications: { wallet: string }[] }>(authorityEnv, ["review", "creators"]);
+    expect(pending.applications.map((a) => a.wallet.toLowerCase())).toContain(creator.address.toLowerCase());
+    // Only the authority reviews.
+    const notAuthority = await cli(creatorEnv, ["review", "approve-creator", creator.address]);
+    expect(notAuthority.code).toBe(EXIT.access);
+    expect(await cliJson(authorityEnv, ["review", "approve-creator", creator.address])).toMatchObject({ status: "approved" });
+
+    const valid = await cli(creatorEnv, ["validate", "agent.json", "--allow-private-hosts"]);
+    expect(valid.code).toBe(0);
+    expect(valid.stdout).toMatch(/is valid: cli-e2e-researcher \(research\), connected agent/);
+
+    const registered = await cliJson<typeof listing & { rental_model: string; price_wei: number; metadata_uri: string }>(creatorEnv, ["register", "agent.json", "--model", "per_query", "--price", "0.001"]);
+    expect(registered.listing_id).toMatch(/^lst_[0-9a-f]{64}$/);
+    expect(registered.agent_id).toBe(`cli-e2e-researcher-${registered.listing_id.slice(4, 12)}`);
+    expect(registered.on_chain_id).toBe(`0x${registered.listing_id.slice(4)}`);
+    expect(registered.tx_hash).toMatch(/^0x[0-9a-f]{64}$/);
+    expect(registered).toMatchObject({ rental_model: "per_query", price_wei: Number(price), metadata_uri: expect.stringMatching(/^ipfs:\/\//) });
+    listing = registered;
+
+    const secret = await cliJson<{ webhook_secret: string }>(creatorEnv, ["listing", "webhook-secret", listing.listing_id]);
+    expect(secret.webhook_secret).toMatch(/^whsec_/);
+    webhookSecret = secret.webhook_secret;
+
+    const status = await cliJson<{ agents: { listing_id: string; review_status: string }[] }>(creatorEnv, ["creators", "status"]);
+    expect(status.agents).toContainEqual(expect.objectContaining({ listing_id: listing.listing_id, review_status: "pending" }));
+  }, 240_000);
+
+  it("the authority approves the listing and it appears in search", async () => {
+    const queue = await cliJson<{ listings: { listing_id: string }[] }>(authorityEnv, ["review", "listings"]);
+    expect(queue.listings.map((l) => l.listing_id)).toContain(listing.listing_id);
+    expect(await cliJson(authorityEnv, ["review", "approve-listing", listing.agent_id])).toMatchObject({ listing_id: listing.listing_id, review_status: "approved" });
+
+    // Readiness: the indexer has linked the on-chain listing and the catalogue publishes it.
+    const token = (await signIn(app, renter)).token;
+    await until("the listing to be published", async () => (await app.request(`/v1/listings/${listing.listing_id}`, { headers: { authorization: `Bearer ${token}` } })).status === 200);
+
+    const login = await cli(renterEnv, ["login"]);
+    expect(login.code).toBe(0);
+    expect(login.stdout).toMatch(new RegExp(`Signed in to .* as ${renter.address}`));
+    expect(login.stdout + login.stderr).not.toContain(renter.privateKey.slice(2));
+
+    const found = await cliJson<{ listings: { id: string }[]; total: number }>(renterEnv, ["search", "researcher topic findings", "--category", "research"]);
+    expect(found.listings.map((l) => l.id)).toContain(listing.listing_id);
+    const shown = await cliJson<{ status: string; rental_model: string; on_chain_id: string }>(renterEnv, ["show", listing.agent_id]);
+    expect(shown).toMatchObject({ status: "active", rental_model: "per_query", on_chain_id: listing.on_chain_id });
+  }, 120_000);
+
+  it("the renter rents per query, runs a task, and streams one as it arrives", async () => {
+    const wrongModel = await cli(renterEnv, ["rent", listing.listing_id, "--model", "one_time", "--yes"]);
+    expect(wrongModel.code).toBe(EXIT.usage);
+    expect(wrongModel.stderr).toMatch(/use --model per_query/);
+
+    const rented = await cliJson<{ rental_model: string; paid_wei: number; tx_hash: string; credential: { status: string; balance_wei: number } }>(renterEnv, ["rent", listing.listing_id, "--model", "per_query", "--runs", "3", "--yes"]);
+    expect(rented).toMatchObject({ rental_model: "per_query", paid_wei: Number(price * 3n), credential: { status: "active", balance_wei: Number(price * 3n) } });
+
+    const again = await cli(renterEnv, ["rent", listing.listing_id, "--runs", "1", "--yes"]);
+    expect(again.code).toBe(EXIT.access);
+    expect(again.stderr).toMatch(/CredentialAlreadyExists.*agentrent topup/);
+
+    const run = await cliJson<{ run_id: string; status: string; output: { findings: string[] }; cost_wei: number }>(renterEnv, ["execute", listing.agent_id, "--task", "summarize", "--input", '{"topic":"solar panels"}', "--no-stream"]);
+    expect(run).toMatchObject({ status: "completed", output: { findings: ["summarize: solar panels"] }, cost_wei: Number(price) });
+
+    // Streaming: the first delta reaches the CLI's stdout while the agent is still holding the rest.
+    const streaming = start(renterEnv, ["execute", listing.agent_id, "--task", "stream the findings", "--input", JSON.stringify({ topic: "wind" })]);
+    await until("the first streamed delta on stdout", async () => streaming.stdout().includes("alpha"), 60_000);
+    expect(streaming.stdout()).not.toContain("beta");
+    releaseStream();
+    const streamed = await streaming.done;
+    expect(streamed.code).toBe(0);
+    expect(streamed.stdout).toContain("alpha beta gamma");
+    expect(streamed.stderr).toMatch(/run run_\S+: completed, cost 0\.001 ETH/);
+    expect(deliveries).toEqual(["summarize", "stream the findings"]);
+
+    const check = await cliJson<{ valid: boolean; status: string }>(renterEnv, ["credentials", listing.listing_id]);
+    expect(check).toMatchObject({ valid: true, status: "active" });
+  }, 240_000);
+
+  it("the creator reads and withdraws the earnings and pauses the listing; the renter's next run is refused (exit 4)", async () => {
+    const fee = (price * 250n) / 10_000n;
+    const earnings = await cliJson<{ total_wei: number; listings: { listing_id: string; escrow_wei: number }[] }>(creatorEnv, ["earnings"]);
+    expect(earnings.listings).toContainEqual(expect.objectContaining({ listing_id: listing.listing_id, escrow_wei: Number(2n * (price - fee)) }));
+    const withdrawn = await cliJson<{ amount_wei: number; to: string }>(creatorEnv, ["withdraw", listing.listing_id]);
+    expect(withdrawn).toMatchObject({ amount_wei: Number(2n * (price - fee)), to: creator.address });
+
+    expect(await cliJson(creatorEnv, ["listing", "pause", listing.listing_id])).toMatchObject({ status: "paused" });
+    const refused = await cli(renterEnv, ["execute", listing.agent_id, "--task", "summarize", "--input", '{"topic":"x"}']);
+    expect(refused.code).toBe(EXIT.access);
+    expect(refused.stderr).toMatch(/listing_paused|paused/);
+    const json = await cli(renterEnv, ["execute", listing.agent_id, "--task", "summarize", "--json"]);
+    expect(json.code).toBe(EXIT.access);
+    expect(JSON.parse(json.stdout)).toMatchObject({ error: { code: "listing_paused", exit_code: EXIT.access } });
+  }, 240_000);
+});
