@@ -13,6 +13,7 @@ import { serve } from "@hono/node-server";
 import { Webhook } from "standardwebhooks";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { buildApp } from "../../src/api/app.ts";
 import { createEgressGuard } from "../../src/adapters/egress/guard.ts";
@@ -23,6 +24,7 @@ import { approveCreator } from "../support/creators.ts";
 import { indexChain, marketTarget, publishAgent, type PublishedAgent } from "../support/agents.ts";
 import { startHttpsServer, type HttpsTestServer } from "../support/https-server.ts";
 import { AgentRentalClient } from "../../sdk/src/index.ts";
+import { loadAgentMcpServer } from "../../sdk/src/mcp/server.ts";
 
 type Account = Awaited<ReturnType<typeof fundedAccount>>;
 
@@ -235,6 +237,39 @@ describe("errors are tool errors, and the server keeps serving", () => {
     expect(mcp.stderr()).toContain("ready");
     expect(mcp.stderr()).not.toContain(apiKey);
     expect(mcp.stderr()).not.toContain(apiKey.slice(9));
+  });
+});
+
+describe("long runs", () => {
+  it("sends progress notifications while a run goes on, when the client asks for progress (in-process server)", async () => {
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    const logs: string[] = [];
+    const { server } = await loadAgentMcpServer(new AgentRentalClient({ baseUrl, apiKey }), { secrets: [apiKey], log: (m) => logs.push(m), progressIntervalMs: 20 });
+    await server.connect(serverSide);
+    const client = new Client({ name: "in-process", version: "1.0.0" });
+    await client.connect(clientSide);
+    try {
+      const progress: { progress: number; message?: string }[] = [];
+      const result = await client.callTool({ name: "mcp_researcher", arguments: { task: "hold for progress" } }, undefined, {
+        resetTimeoutOnProgress: true,
+        onprogress: (p) => {
+          progress.push(p);
+          // Released once the agent holds the task and two notifications have arrived (they keep coming
+          // until then), so the run outlives at least two of them.
+          if (progress.length >= 2) held.get("hold for progress")?.();
+        },
+      });
+      expect(JSON.parse(textOf(result))).toEqual({ findings: ["/agents/mcp-researcher: hold for progress"] });
+      expect(progress.slice(0, 2)).toEqual([
+        { progress: 1, message: "mcp_researcher: the agent is working" },
+        { progress: 2, message: "mcp_researcher: the agent is working" },
+      ]);
+      expect(logs.join("\n")).toMatch(/mcp_researcher: run \S+ completed/);
+      expect(logs.join("\n")).not.toContain(apiKey);
+    } finally {
+      await client.close();
+      await server.close();
+    }
   });
 });
 

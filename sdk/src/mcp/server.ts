@@ -5,7 +5,7 @@
 // run, an API refusal or bad arguments are tool errors (isError) naming the code and the request id;
 // the server keeps serving. Import from "@agent-rental/sdk/mcp"; `@modelcontextprotocol/sdk` (and its
 // peer `zod`) are optional peer dependencies of the SDK.
-import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { McpServer, type ToolCallback } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import type { AgentRentalClient } from "../client.ts";
@@ -31,6 +31,12 @@ export interface AgentMcpServerOptions {
   secrets?: string[];
   /** Where diagnostics go (never stdout, the MCP channel). Default: nowhere. */
   log?: (message: string) => void;
+  /**
+   * While a run is in progress, a progress notification is sent this often (milliseconds) when the
+   * client asked for progress (a progressToken), so clients that reset their request timeout on
+   * progress wait for long runs (up to 300 s). Default 10000; 0 disables.
+   */
+  progressIntervalMs?: number;
 }
 
 const taskSchema = z.string().min(1, "task must not be empty").max(32768).describe("What the agent should do, in natural language.");
@@ -48,6 +54,8 @@ const genericInput = z
   .strict();
 const perAgentInput = z.object({ task: taskSchema, input: inputSchema }).strict();
 
+type ToolExtra = Parameters<ToolCallback<typeof perAgentInput>>[1];
+
 const isPlainObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
 
 /** The MCP server with the agent tools registered; connect it to a transport to serve. */
@@ -57,7 +65,20 @@ export function createAgentMcpServer(client: AgentRentalClient, options: AgentMc
   const log = (message: string) => options.log?.(redact(message));
   const server = new McpServer({ name: MCP_SERVER_NAME, version: MCP_SERVER_VERSION }, { capabilities: { tools: {} } });
 
-  const run = async (toolName: string, args: AgentToolArguments, signal: AbortSignal): Promise<CallToolResult> => {
+  const progressIntervalMs = options.progressIntervalMs ?? 10_000;
+  const run = async (toolName: string, args: AgentToolArguments, extra: ToolExtra): Promise<CallToolResult> => {
+    const { signal } = extra;
+    const progressToken = extra._meta?.progressToken;
+    let ticks = 0;
+    const timer =
+      progressToken !== undefined && progressIntervalMs > 0
+        ? setInterval(() => {
+            ticks += 1;
+            extra
+              .sendNotification({ method: "notifications/progress", params: { progressToken, progress: ticks, message: `${toolName}: the agent is working` } })
+              .catch(() => undefined);
+          }, progressIntervalMs)
+        : undefined;
     try {
       const result = await runAgentTool(client, args, { signal });
       log(`${toolName}: run ${result.run_id} completed in ${result.duration_ms} ms`);
@@ -71,20 +92,22 @@ export function createAgentMcpServer(client: AgentRentalClient, options: AgentMc
       const text = redact(formatToolError(error));
       log(`${toolName}: ${text}`);
       return { content: [{ type: "text", text }], isError: true };
+    } finally {
+      if (timer !== undefined) clearInterval(timer);
     }
   };
 
   const annotations = { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true };
   if (options.generic !== false) {
     server.registerTool(AGENT_TOOL_NAME, { title: "Run a rented agent", description: AGENT_TOOL_DESCRIPTION, inputSchema: genericInput, annotations }, (args, extra) =>
-      run(AGENT_TOOL_NAME, { agent_id: args.agent_id, task: args.task, ...(args.input !== undefined ? { input: args.input } : {}) }, extra.signal),
+      run(AGENT_TOOL_NAME, { agent_id: args.agent_id, task: args.task, ...(args.input !== undefined ? { input: args.input } : {}) }, extra),
     );
   }
   for (const agent of options.agents ?? []) {
     server.registerTool(
       agent.name,
       { title: agent.title, description: `${agent.description}\n\nRuns a task on this rented agent (agent id ${agent.agent_id}) and returns its finished output.`, inputSchema: perAgentInput, annotations },
-      (args, extra) => run(agent.name, { agent_id: agent.agent_id, task: args.task, ...(args.input !== undefined ? { input: args.input } : {}) }, extra.signal),
+      (args, extra) => run(agent.name, { agent_id: agent.agent_id, task: args.task, ...(args.input !== undefined ? { input: args.input } : {}) }, extra),
     );
   }
   return server;
