@@ -115,7 +115,7 @@ export interface AgentToolCallOptions {
 export async function runAgentTool(client: AgentRentalClient, args: AgentToolArguments, options: AgentToolCallOptions = {}): Promise<Run> {
   const run = await client.execute(
     { agent_id: args.agent_id, task: args.task, ...(args.input !== undefined ? { input: args.input } : {}) },
-    { ...(options.idempotencyKey !== undefined ? { idempotencyKey: options.idempotencyKey } : {}), ...(options.signal ? { signal: options.signal } : {}) },
+    { ...(options.idempotencyKey ? { idempotencyKey: options.idempotencyKey } : {}), ...(options.signal ? { signal: options.signal } : {}) },
   );
   if (run.status !== "completed") throw new AgentRunFailedError(run);
   return run;
