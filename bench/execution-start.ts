@@ -21,8 +21,8 @@
 // every table call (`services.tables.doc.send`), every chain request (the global fetch viem uses), blob
 // reads, key unwraps and the sandbox pool's `run()` call are stamped and attributed to their request
 // through AsyncLocalStorage, then grouped into phases. Also per window: the API event loop's
-// utilisation, CPU per request (this process, and the sandbox processes), and the time the event loop
-// spent inside spawn() starting sandboxes.
+// utilisation, CPU per request (this process, and the sandbox processes), and the time the API's event
+// loop spent inside spawn() starting sandboxes (none since the pool moved to a thread of its own).
 // Run: npm run bench -- execution-start   (or: node --import tsx bench/execution-start.ts)
 import { AsyncLocalStorage } from "node:async_hooks";
 import childProcess from "node:child_process";
@@ -42,7 +42,8 @@ import { ensureTables } from "../src/adapters/tables/dynamo.ts";
 import { TABLE_NAMES } from "../src/adapters/tables/schema.ts";
 import { ensureRegistrationQueues, createQueue } from "../src/adapters/queue/sqs.ts";
 import { createBlobs, ensureBucket } from "../src/adapters/blobs/s3.ts";
-import { createLocalSandboxPool, type LocalSandboxPool } from "../src/adapters/sandbox/local.ts";
+import type { LocalSandboxPool } from "../src/adapters/sandbox/local.ts";
+import { createThreadedSandboxPool } from "../src/adapters/sandbox/threaded.ts";
 import type { RunEvent, RunSpec, SandboxPool, SandboxStats } from "../src/adapters/sandbox/port.ts";
 import type { RateLimiter } from "../src/adapters/ratelimit/port.ts";
 import { chainFor } from "../src/chain/client.ts";
@@ -520,7 +521,8 @@ export async function runExecutionStartBench(): Promise<string[]> {
     };
     const usePool = async (warm: number) => {
       await pool?.close();
-      pool = createLocalSandboxPool({ warm, maxWarm: warm === 0 ? 0 : MAX_WARM, allowFsRead: [dirname(NOOP_AGENT)], preload: NOOP_AGENT, memoryMb: SANDBOX_MEMORY_MB });
+      // the pool the service uses locally: on a worker thread of its own (src/adapters/sandbox/threaded.ts)
+      pool = createThreadedSandboxPool({ warm, maxWarm: warm === 0 ? 0 : MAX_WARM, allowFsRead: [dirname(NOOP_AGENT)], preload: NOOP_AGENT, memoryMb: SANDBOX_MEMORY_MB });
       current = tracedPool(pool);
       await untilIdle(warm);
     };

@@ -4,7 +4,9 @@
 //     against the parent's, same clock). Target: p95 < 20 ms.
 //  2. Fresh-sandbox capacity: sustained no-op runs per second, a fresh process per run, beside the rate at
 //     which this machine starts bare `node -e 0` processes at the same concurrency, measured in the same
-//     run (alternating rounds). Target: ratio >= 0.7.
+//     run (alternating rounds). Target: ratio >= 0.7. Three kinds of sandbox: a bare one (nothing
+//     preloaded), and one with the agent runtime preloaded as the service starts them, with its memory
+//     capped by RLIMIT_DATA (the default) and by V8's heap flag (which costs Node its code cache).
 //  3. Memory of one idle pre-started sandbox (VmRSS from /proc/<pid>/status).
 // Run: node --import tsx bench/sandbox.ts
 import { spawn } from "node:child_process";
@@ -12,7 +14,8 @@ import { readFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { createLocalSandboxPool, type LocalSandboxPool } from "../src/adapters/sandbox/local.ts";
+import { createLocalSandboxPool, type LocalSandboxPool, type LocalSandboxPoolOptions } from "../src/adapters/sandbox/local.ts";
+import { buildRuntime } from "../scripts/build-runtime.ts";
 import type { RunResult } from "../src/adapters/sandbox/port.ts";
 import { ms, summarize } from "./stats.ts";
 
@@ -90,8 +93,8 @@ async function bareNodeRate(nodePath: string, concurrency: number, seconds: numb
 }
 
 /** Closed loop at `concurrency`: completed no-op runs per second, a fresh sandbox process per run. */
-async function sandboxRate(concurrency: number, seconds: number): Promise<{ rate: number; failed: number }> {
-  const pool = createLocalSandboxPool({ warm: concurrency, maxWarm: concurrency, allowFsRead: [fixtures] });
+async function sandboxRate(concurrency: number, seconds: number, options: Partial<LocalSandboxPoolOptions> = {}): Promise<{ rate: number; failed: number }> {
+  const pool = createLocalSandboxPool({ warm: concurrency, maxWarm: concurrency, ...options, allowFsRead: [fixtures, ...(options.allowFsRead ?? [])] });
   try {
     await untilIdle(pool, concurrency);
     const end = performance.now() + seconds * 1000;
@@ -115,22 +118,33 @@ async function sandboxRate(concurrency: number, seconds: number): Promise<{ rate
 async function capacity(): Promise<string[]> {
   const cores = availableParallelism();
   const concurrency = 2 * cores;
+  const runtime = await buildRuntime();
+  const kinds: { name: string; options: Partial<LocalSandboxPoolOptions> }[] = [
+    { name: "bare sandbox (nothing preloaded)", options: {} },
+    { name: "agent runtime preloaded, memory capped by RLIMIT_DATA (the service's sandbox)", options: { allowFsRead: [runtime.dir], preload: runtime.entry, memoryCap: "rlimit" } },
+    { name: "agent runtime preloaded, memory capped by --max-old-space-size", options: { allowFsRead: [runtime.dir], preload: runtime.entry, memoryCap: "heap-flag" } },
+  ];
   const bare: number[] = [];
-  const sandbox: number[] = [];
+  const rates = kinds.map(() => [] as number[]);
   let failed = 0;
   await bareNodeRate(process.execPath, concurrency, 1); // warm the page cache, not counted
   for (let round = 0; round < CAPACITY_ROUNDS; round++) {
     bare.push(await bareNodeRate(process.execPath, concurrency, CAPACITY_SECONDS));
-    const measured = await sandboxRate(concurrency, CAPACITY_SECONDS);
-    sandbox.push(measured.rate);
-    failed += measured.failed;
+    for (const [i, kind] of kinds.entries()) {
+      const measured = await sandboxRate(concurrency, CAPACITY_SECONDS, kind.options);
+      rates[i]!.push(measured.rate);
+      failed += measured.failed;
+    }
   }
   const mean = (values: number[]) => values.reduce((a, b) => a + b, 0) / values.length;
-  const ratio = mean(sandbox) / mean(bare);
   const list = (values: number[]) => values.map((v) => v.toFixed(1)).join(", ");
   return [
-    `fresh-sandbox capacity (${cores} cores, ${concurrency} in flight, ${CAPACITY_ROUNDS} × ${CAPACITY_SECONDS} s): ${mean(sandbox).toFixed(1)} runs/s (rounds ${list(sandbox)}; failed ${failed})`,
-    `  baseline: bare \`node -e 0\` processes, same concurrency, alternating rounds: ${mean(bare).toFixed(1)} starts/s (rounds ${list(bare)}); ratio ${ratio.toFixed(2)}; target >= 0.7: ${ratio >= 0.7 ? "met" : "MISSED"}`,
+    `fresh-sandbox capacity (${cores} cores, ${concurrency} in flight, ${CAPACITY_ROUNDS} rounds × ${CAPACITY_SECONDS} s each, alternating; failed runs ${failed})`,
+    `  baseline: bare \`node -e 0\` processes, same concurrency: ${mean(bare).toFixed(1)} starts/s (rounds ${list(bare)})`,
+    ...kinds.map((kind, i) => {
+      const ratio = mean(rates[i]!) / mean(bare);
+      return `  ${kind.name}: ${mean(rates[i]!).toFixed(1)} runs/s (rounds ${list(rates[i]!)}); ratio ${ratio.toFixed(2)}; target >= 0.7: ${ratio >= 0.7 ? "met" : "MISSED"}`;
+    }),
   ];
 }
 

@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createLocalSandboxPool, type LocalSandboxPool } from "../../src/adapters/sandbox/local.ts";
+import { createLocalSandboxPool, NODE_BASELINE_MB, type LocalSandboxPool } from "../../src/adapters/sandbox/local.ts";
 import type { RunEvent, RunResult, RunSpec } from "../../src/adapters/sandbox/port.ts";
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -143,6 +143,19 @@ describe("failures", () => {
     expect(result.status).toBe("failed");
     expect(result.error?.code).toBe("out_of_memory");
     expect(alive(Number(events[0]?.delta))).toBe(false);
+  });
+
+  it("caps memory outside the V8 heap too: Buffers stop at the sandbox's data limit", async () => {
+    const result = await run(spec("buffers", {}, { memoryMb: 64, timeoutMs: 20_000 }));
+    // Either the entry saw the allocation fail (and answered), or V8 itself could not grow and the run
+    // ended out_of_memory; never 2 GiB of Buffers in a 64 MiB sandbox.
+    if (result.status === "completed") {
+      const output = result.output as { allocatedMb: number; stoppedBy: string };
+      expect(output.stoppedBy).toBe("RangeError");
+      expect(output.allocatedMb).toBeLessThan(64 + NODE_BASELINE_MB);
+    } else {
+      expect(result.error?.code).toBe("out_of_memory");
+    }
   });
 
   it("reports process.exit(1) without a result as crashed", async () => {

@@ -4,6 +4,7 @@
 // with an empty environment and a heap cap, and is killed (SIGKILL) when its run's time is spent.
 // See docs/sandbox.md for the guarantees and their limits.
 import { spawn, type ChildProcess } from "node:child_process";
+import { accessSync, constants } from "node:fs";
 import { availableParallelism } from "node:os";
 import { dirname, isAbsolute, join, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -30,6 +31,37 @@ export interface LocalSandboxPoolOptions {
   preload?: string;
   /** At most this many sandboxes starting at once (default: 2 × CPU count, at least 4). */
   maxStarting?: number;
+  /** How a sandbox's memory is capped (default: "rlimit" where util-linux's `prlimit` exists, else
+   * "heap-flag"). See memoryCapOf. */
+  memoryCap?: MemoryCap;
+}
+
+/**
+ * - "rlimit": the process's data segment (RLIMIT_DATA, set by `prlimit` before Node starts) is capped at
+ *   `memoryMb` plus NODE_BASELINE_MB for Node itself: V8's heap, Buffers and ArrayBuffers all count, and
+ *   no V8 flag is changed, so V8 keeps using Node's embedded code cache (see docs/sandbox.md).
+ * - "heap-flag": `--max-old-space-size=<memoryMb>`: V8's old generation only, and a non-default V8 flag,
+ *   which makes V8 compile Node's internals from source in every sandbox.
+ * A sandbox allowed native addons always gets the heap flag (isolated-vm sizes its isolates itself).
+ */
+export type MemoryCap = "rlimit" | "heap-flag";
+
+/** What Node and a preloaded agent runtime occupy of the data segment before a run allocates anything
+ * (an idle sandbox with the runtime loaded: ~72 MiB), with room for V8's young generation. */
+export const NODE_BASELINE_MB = 128;
+
+const PRLIMIT_PATHS = ["/usr/bin/prlimit", "/bin/prlimit"];
+
+function findPrlimit(): string | undefined {
+  for (const path of PRLIMIT_PATHS) {
+    try {
+      accessSync(path, constants.X_OK);
+      return path;
+    } catch {
+      // not here
+    }
+  }
+  return undefined;
 }
 
 export interface LocalSandboxPool extends SandboxPool {
@@ -37,8 +69,8 @@ export interface LocalSandboxPool extends SandboxPool {
   idlePids(): number[];
 }
 
-/** What V8 prints on stderr when the heap cap is reached. */
-const OOM_MARKERS = ["JavaScript heap out of memory", "Reached heap limit"];
+/** What V8 prints on stderr when the heap cap (or, under RLIMIT_DATA, the memory it may map) is reached. */
+const OOM_MARKERS = ["JavaScript heap out of memory", "Reached heap limit", "Fatal process out of memory", "Allocation failed", "std::bad_alloc"];
 const STDERR_KEEP = 16_384;
 /** A line from a sandbox longer than this (no newline yet) is a protocol violation: the sandbox is killed. */
 const MAX_LINE_BYTES = 32 * 1024 * 1024;
@@ -68,16 +100,26 @@ function fsReadFlags(paths: readonly string[]): string[] {
   return [BOOTSTRAP_PATH, ...paths].map((path) => `--allow-fs-read=${resolve(path)}`);
 }
 
-function startSandbox(nodePath: string, allowFsRead: readonly string[], memoryMb: number, allowAddons = false, preload?: string): Sandbox {
+interface Launch {
+  nodePath: string;
+  /** prlimit's path when memory is capped with RLIMIT_DATA. */
+  prlimit: string | undefined;
+}
+
+function startSandbox(launch: Launch, allowFsRead: readonly string[], memoryMb: number, allowAddons = false, preload?: string): Sandbox {
   // A native addon runs outside the permission model's reach, so addons are allowed per run, never in a
   // pre-started sandbox. isolated-vm (the addon the runtime loads) crashes with Node's startup snapshot
   // on Node >= 20, hence --no-node-snapshot with it.
   const addonFlags = allowAddons ? ["--allow-addons", "--no-node-snapshot"] : [];
-  const args = ["--permission", ...fsReadFlags(allowFsRead), ...addonFlags, `--max-old-space-size=${memoryMb}`, BOOTSTRAP_PATH, ...(preload ? [preload] : [])];
+  const rlimit = launch.prlimit !== undefined && !allowAddons;
+  const heapFlag = rlimit ? [] : [`--max-old-space-size=${memoryMb}`];
+  const nodeArgs = ["--permission", ...fsReadFlags(allowFsRead), ...addonFlags, ...heapFlag, BOOTSTRAP_PATH, ...(preload ? [preload] : [])];
+  // prlimit sets the limit and execs Node in the same process (the pid is the sandbox's).
+  const [command, args] = rlimit ? [launch.prlimit!, [`--data=${(memoryMb + NODE_BASELINE_MB) * 1024 * 1024}`, launch.nodePath, ...nodeArgs]] : [launch.nodePath, nodeArgs];
   // env: {} — nothing of the parent's environment; cwd "/" so the service's directory is not disclosed.
   // fd 0: the run message in; fd 1: ignored (the entry's console output); fd 2: read for OOM only;
   // fd 3: the sandbox's messages out (bootstrap.cjs describes the protocol).
-  const proc = spawn(nodePath, args, { env: {}, cwd: "/", stdio: ["pipe", "ignore", "pipe", "pipe"] });
+  const proc = spawn(command, args, { env: {}, cwd: "/", stdio: ["pipe", "ignore", "pipe", "pipe"] });
   const sandbox: Sandbox = {
     proc,
     pid: proc.pid ?? -1,
@@ -207,7 +249,7 @@ function execute(sandbox: Sandbox, spec: RunSpec, deadline: number, onEvent: ((e
     if (result) return { status: "failed", error: { code: "entry_error", message: String(result.message) }, ...base, ...invokedAt };
     if (timedOut) return { status: "failed", error: { code: "timeout", message: `the run exceeded its ${spec.timeoutMs} ms timeout and was killed` }, ...base };
     if (OOM_MARKERS.some((marker) => sandbox.stderr.includes(marker))) {
-      return { status: "failed", error: { code: "out_of_memory", message: `the run exceeded its ${spec.memoryMb} MiB heap` }, ...base };
+      return { status: "failed", error: { code: "out_of_memory", message: `the run exceeded its ${spec.memoryMb} MiB memory` }, ...base };
     }
     const how = sandbox.exitSignal ? `signal ${sandbox.exitSignal}` : `code ${sandbox.exitCode}`;
     return { status: "failed", error: { code: "crashed", message: `the sandbox exited (${how}) without a result` }, ...base };
@@ -224,6 +266,7 @@ function validate(spec: RunSpec): void {
 
 export function createLocalSandboxPool(options: LocalSandboxPoolOptions): LocalSandboxPool {
   const nodePath = options.nodePath ?? process.execPath;
+  const launch: Launch = { nodePath, prlimit: (options.memoryCap ?? "rlimit") === "rlimit" ? findPrlimit() : undefined };
   const allowFsRead = (options.allowFsRead ?? []).map((path) => resolve(path));
   const memoryMb = options.memoryMb ?? 128;
   const preload = options.preload === undefined ? undefined : resolve(options.preload);
@@ -266,7 +309,7 @@ export function createLocalSandboxPool(options: LocalSandboxPoolOptions): LocalS
   }
 
   function spawnWarm(): void {
-    const sandbox = track(startSandbox(nodePath, allowFsRead, memoryMb, false, preload));
+    const sandbox = track(startSandbox(launch, allowFsRead, memoryMb, false, preload));
     startingWarm++;
     void sandbox.ready.then((ok) => {
       startingWarm--;
@@ -335,7 +378,7 @@ export function createLocalSandboxPool(options: LocalSandboxPoolOptions): LocalS
 
   async function acquireCold(spec: RunSpec, deadline: number): Promise<Sandbox | undefined> {
     const reads = [...allowFsRead, dirname(resolve(spec.entry))];
-    const sandbox = track(startSandbox(nodePath, reads, spec.memoryMb, spec.allowAddons === true));
+    const sandbox = track(startSandbox(launch, reads, spec.memoryMb, spec.allowAddons === true));
     startingCold++;
     let timer: NodeJS.Timeout | undefined;
     const expired = new Promise<"expired">((resolveExpired) => {

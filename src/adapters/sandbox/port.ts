@@ -13,7 +13,8 @@ export interface RunSpec {
   payload: unknown;
   /** Wall-clock budget from the `run()` call; the sandbox is killed (SIGKILL) when it is spent. */
   timeoutMs: number;
-  /** V8 heap cap of the sandbox (`--max-old-space-size`), in MiB. */
+  /** Memory cap of the sandbox in MiB: what a run may allocate beyond Node's own baseline (locally
+   * RLIMIT_DATA where available, else V8's `--max-old-space-size`; see local.ts). */
   memoryMb: number;
   /** The entry may load native addons (`--allow-addons`; the agent runtime's js_eval tool loads
    * isolated-vm). Such a run always gets a sandbox started for it: pre-started sandboxes never allow
