@@ -18,20 +18,35 @@ export function ask(question: string, fallback?: string): Promise<string> {
 }
 
 /** Reads a line without echoing it. */
-export function askHidden(question: string): Promise<string> {
+export async function askHidden(question: string): Promise<string> {
+  return (await askHiddenMany([question]))[0]!;
+}
+
+/** Reads several lines without echoing them, through one interface (so typed-ahead lines are kept). */
+export function askHiddenMany(questions: string[]): Promise<string[]> {
   const rl = createInterface({ input: process.stdin, output: process.stderr, terminal: true });
   let muted = false;
   const writable = rl as unknown as { _writeToOutput: (text: string) => void };
   writable._writeToOutput = (text: string) => {
     if (!muted) process.stderr.write(text);
   };
+  const answers: string[] = [];
   return new Promise((resolve) => {
-    rl.question(`${question}: `, (answer) => {
-      rl.close();
-      process.stderr.write("\n");
-      resolve(answer);
-    });
-    muted = true;
+    const next = () => {
+      const question = questions[answers.length];
+      if (question === undefined) {
+        rl.close();
+        return resolve(answers);
+      }
+      muted = false;
+      rl.question(`${question}: `, (answer) => {
+        process.stderr.write("\n");
+        answers.push(answer);
+        next();
+      });
+      muted = true;
+    };
+    next();
   });
 }
 

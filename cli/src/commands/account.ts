@@ -7,7 +7,7 @@ import { authenticatedApi, publicClient } from "../api.ts";
 import { intFlag, requireFlag, stringFlag, type Command } from "../cli.ts";
 import { CliError, EXIT, usageError } from "../errors.ts";
 import { DEFAULT_SCRYPT, encryptKeystore } from "../keystore.ts";
-import { askHidden, isInteractive, readStdin } from "../prompt.ts";
+import { askHidden, askHiddenMany, isInteractive, readStdin } from "../prompt.ts";
 import { CONFIG_KEYS, readConfig, saveSession, writeConfig, loadSession, type ConfigKey } from "../settings.ts";
 import { keystorePassword, loadAccount, parsePrivateKey } from "../wallet.ts";
 
@@ -17,9 +17,9 @@ async function newPassword(env: Record<string, string | undefined>): Promise<str
     return env.AGENTRENT_KEYSTORE_PASSWORD;
   }
   if (!isInteractive()) return keystorePassword(env, "encrypt the keystore");
-  const first = await askHidden("New keystore password (8+ characters)");
+  const [first, again] = (await askHiddenMany(["New keystore password (8+ characters)", "Repeat the password"])) as [string, string];
   if (first.length < 8) throw usageError("The password must be at least 8 characters.");
-  if ((await askHidden("Repeat the password")) !== first) throw usageError("The passwords differ.");
+  if (again !== first) throw usageError("The passwords differ.");
   return first;
 }
 
