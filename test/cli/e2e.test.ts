@@ -5,7 +5,8 @@
 // an agent, sets its webhook secret; the authority approves the listing; a renter signs in, finds it,
 // rents it per query, runs a task, streams one (the first delta is seen before the agent is allowed
 // to finish), and the creator reads and withdraws the earnings, pauses the listing, and the renter's
-// next run is refused with the access exit code.
+// next run is refused with the access exit code. Then the other rental models: one-time, a subscription
+// and its renewal, and a per-query top-up.
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -299,5 +300,36 @@ describe("agentrent end to end", () => {
     const json = await cli(renterEnv, ["execute", listing.agent_id, "--task", "summarize", "--json"]);
     expect(json.code).toBe(EXIT.access);
     expect(JSON.parse(json.stdout)).toMatchObject({ error: { code: "listing_paused", exit_code: EXIT.access } });
+  }, 240_000);
+
+  it("the other rental models: one-time at the price, a 90-day subscription renewed for 30 more, a top-up of the paused per-query listing", async () => {
+    const register = async (name: string, model: string, priceEth: string) => {
+      writeFileSync(join(work, `${name}.json`), JSON.stringify({ ...MANIFEST, name, entrypoint_url: `${agentServer.url}/agents/${name}` }));
+      return cliJson<{ listing_id: string; rental_model: string }>(creatorEnv, ["register", `${name}.json`, "--model", model, "--price", priceEth]);
+    };
+    const oneTime = await register("cli-e2e-one-time", "one_time", "0.003");
+    const subscription = await register("cli-e2e-subscription", "subscription", "0.002");
+
+    const bought = await cliJson<{ paid_wei: number; credential: { status: string; expires_at: string | null } }>(renterEnv, ["rent", oneTime.listing_id, "--yes"]);
+    expect(bought).toMatchObject({ paid_wei: Number(parseEther("0.003")), credential: { status: "active", expires_at: null } });
+
+    const badDuration = await cli(renterEnv, ["rent", subscription.listing_id, "--duration", "7d", "--yes"]);
+    expect(badDuration.code).toBe(EXIT.usage);
+    expect(badDuration.stderr).toMatch(/--duration must be 30d, 90d or 365d/);
+    const subscribed = await cliJson<{ rental_model: string; paid_wei: number; credential: { status: string; expires_at: string } }>(renterEnv, ["rent", subscription.listing_id, "--model", "subscription", "--duration", "90d", "--yes"]);
+    expect(subscribed).toMatchObject({ rental_model: "subscription", paid_wei: Number(parseEther("0.006")), credential: { status: "active" } });
+    const day = 86_400_000;
+    const firstExpiry = Date.parse(subscribed.credential.expires_at);
+    expect(Math.abs(firstExpiry - (Date.now() + 90 * day))).toBeLessThan(day);
+    const renewed = await cliJson<{ paid_wei: number; credential: { expires_at: string } }>(renterEnv, ["renew", subscription.listing_id, "--duration", "30d", "--yes"]);
+    expect(renewed.paid_wei).toBe(Number(parseEther("0.002")));
+    expect(Date.parse(renewed.credential.expires_at) - firstExpiry).toBe(30 * day);
+    const wrongTopup = await cli(renterEnv, ["topup", subscription.listing_id, "--runs", "1", "--yes"]);
+    expect(wrongTopup.code).toBe(EXIT.usage);
+    expect(wrongTopup.stderr).toMatch(/agentrent renew/);
+
+    // Per-query balance after two charged runs of three: one run left; a top-up by deposit adds two.
+    const topped = await cliJson<{ credential: { balance_wei: number } }>(renterEnv, ["topup", listing.listing_id, "--deposit", "0.002", "--yes"]);
+    expect(topped.credential.balance_wei).toBe(Number(price * 3n));
   }, 240_000);
 });
