@@ -302,7 +302,7 @@ describe("agentrent end to end", () => {
     expect(JSON.parse(json.stdout)).toMatchObject({ error: { code: "listing_paused", exit_code: EXIT.access } });
   }, 240_000);
 
-  it("the other rental models: one-time at the price, a 90-day subscription renewed for 30 more, a top-up of the paused per-query listing", async () => {
+  it("the other rental models: one-time at the price, a 90-day subscription renewed for 30 more, a top-up of the paused per-query listing; update, resume, close", async () => {
     const register = async (name: string, model: string, priceEth: string) => {
       writeFileSync(join(work, `${name}.json`), JSON.stringify({ ...MANIFEST, name, entrypoint_url: `${agentServer.url}/agents/${name}` }));
       return cliJson<{ listing_id: string; rental_model: string }>(creatorEnv, ["register", `${name}.json`, "--model", model, "--price", priceEth]);
@@ -331,5 +331,14 @@ describe("agentrent end to end", () => {
     // Per-query balance after two charged runs of three: one run left; a top-up by deposit adds two.
     const topped = await cliJson<{ credential: { balance_wei: number } }>(renterEnv, ["topup", listing.listing_id, "--deposit", "0.002", "--yes"]);
     expect(topped.credential.balance_wei).toBe(Number(price * 3n));
+
+    // Listing management: a new price, resuming, and closing (refused while the escrow holds earnings).
+    expect(await cliJson(creatorEnv, ["listing", "update", listing.listing_id, "--price", "0.0015"])).toMatchObject({ price_wei: Number(parseEther("0.0015")), status: "paused" });
+    expect(await cliJson(creatorEnv, ["listing", "resume", listing.agent_id])).toMatchObject({ status: "active" });
+    const notEmpty = await cli(creatorEnv, ["listing", "close", oneTime.listing_id, "--yes"]);
+    expect(notEmpty.code).toBe(EXIT.access);
+    expect(notEmpty.stderr).toMatch(/EscrowNotEmpty.*agentrent withdraw/);
+    await cliJson(creatorEnv, ["withdraw", oneTime.listing_id]);
+    expect(await cliJson(creatorEnv, ["listing", "close", oneTime.listing_id, "--yes"])).toMatchObject({ status: "closed" });
   }, 240_000);
 });
