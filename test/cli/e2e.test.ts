@@ -11,11 +11,9 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import type { IncomingMessage, Server, ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { serve } from "@hono/node-server";
 import { Webhook } from "standardwebhooks";
 import { parseEther } from "viem";
 import { buildApp } from "../../src/api/app.ts";
@@ -26,6 +24,7 @@ import { processRegistrationMessage } from "../../src/registration/process.ts";
 import { createTestServices, fundedAccount, type TestContext } from "../support/services.ts";
 import { signIn } from "../support/auth.ts";
 import { startHttpsServer, type HttpsTestServer } from "../support/https-server.ts";
+import { readBody, serveApi, closeApi } from "../support/http.ts";
 import { EXIT } from "../../cli/src/errors.ts";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "../..");
@@ -49,12 +48,6 @@ const deliveries: string[] = [];
 /** Released by the test once it has seen the streamed run's first delta on the CLI's stdout. */
 let releaseStream: () => void = () => {};
 let streamHeld = new Promise<void>((resolve) => (releaseStream = resolve));
-
-async function readBody(req: IncomingMessage): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of req) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString("utf8");
-}
 
 /** The connected agent: verifies the signed webhook; "stream …" tasks stream three deltas, holding after the first. */
 async function agent(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -162,10 +155,7 @@ beforeAll(async () => {
   agentServer = await startHttpsServer((req, res) => void agent(req, res));
   ctx.services.egress = createEgressGuard({ ca: agentServer.ca, allowHosts: ["127.0.0.1"] });
   app = buildApp(ctx.services);
-  api = await new Promise<Server>((resolve) => {
-    const server = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" }, () => resolve(server as Server)) as Server;
-  });
-  apiUrl = `http://127.0.0.1:${(api.address() as AddressInfo).port}`;
+  ({ server: api, url: apiUrl } = await serveApi(app));
   consumer = startQueueConsumer({ queue: ctx.services.queue, queueUrl: ctx.config.REGISTRATION_QUEUE_URL, logger: ctx.services.logger, waitSeconds: 1, handler: (m) => processRegistrationMessage(ctx.services, m.body) });
   indexer = startIndexerLoop({ tables: ctx.services.tables, chain: ctx.services.chain, logger: ctx.services.logger, fromBlock: 0n, confirmations: 0, pollMs: 100 });
   [creator, renter] = await Promise.all([fundedAccount(inject("rpcUrl")), fundedAccount(inject("rpcUrl"))]);
@@ -177,11 +167,7 @@ afterAll(async () => {
   for (const child of children) child.kill("SIGKILL");
   await consumer?.stop();
   await indexer?.stop();
-  await new Promise<void>((resolve) => {
-    if (!api) return resolve();
-    api.close(() => resolve());
-    api.closeAllConnections();
-  });
+  await closeApi(api);
   await agentServer?.stop();
   await ctx?.services.close();
   rmSync(work, { recursive: true, force: true });

@@ -21,6 +21,7 @@ import { signIn, createKey } from "../support/auth.ts";
 import { approveCreator } from "../support/creators.ts";
 import { indexChain, marketTarget, publishAgent, type PublishedAgent } from "../support/agents.ts";
 import { startHttpsServer, type HttpsTestServer } from "../support/https-server.ts";
+import { readBody } from "../support/http.ts";
 
 type Account = Awaited<ReturnType<typeof fundedAccount>>;
 
@@ -41,12 +42,6 @@ function hold(task: string) {
   const entry = { arrived: 0, release, open };
   held.set(task, entry);
   return entry;
-}
-
-async function readBody(req: IncomingMessage): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of req) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString("utf8");
 }
 
 /** The connected agent: its behaviour is chosen by the task's first word. */

@@ -4,8 +4,6 @@
 // streaming (abort, resuming a dropped connection), typed errors and the retry rules.
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import type { IncomingMessage, Server, ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
-import { serve } from "@hono/node-server";
 import { Webhook } from "standardwebhooks";
 import type { Hex } from "viem";
 import { buildApp } from "../../src/api/app.ts";
@@ -16,6 +14,7 @@ import { signIn } from "../support/auth.ts";
 import { approveCreator } from "../support/creators.ts";
 import { indexChain, marketTarget, publishAgent, type PublishedAgent } from "../support/agents.ts";
 import { startHttpsServer, type HttpsTestServer } from "../support/https-server.ts";
+import { readBody, serveApi, closeApi } from "../support/http.ts";
 import { AccessError, AgentRentalClient, AgentRentalError, ApiError, AuthError, NotFoundError, RateLimitError, type Eip1193Provider, type StreamEvent } from "../../sdk/src/index.ts";
 
 type Account = Awaited<ReturnType<typeof fundedAccount>>;
@@ -41,12 +40,6 @@ function hold(task: string) {
   const entry = { arrived: 0, release, open };
   held.set(task, entry);
   return entry;
-}
-
-async function readBody(req: IncomingMessage): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of req) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString("utf8");
 }
 
 /** The connected agent; its behaviour is chosen by the task's first word. */
@@ -179,10 +172,7 @@ beforeAll(async () => {
   agentServer = await startHttpsServer((req, res) => void agent(req, res));
   ctx.services.egress = createEgressGuard({ ca: agentServer.ca, allowHosts: ["127.0.0.1"] });
   app = buildApp(ctx.services);
-  api = await new Promise<Server>((resolve) => {
-    const server = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" }, () => resolve(server as Server)) as Server;
-  });
-  baseUrl = `http://127.0.0.1:${(api.address() as AddressInfo).port}`;
+  ({ server: api, url: baseUrl } = await serveApi(app));
   creator = await fundedAccount(inject("rpcUrl"));
   await approveCreator(ctx, app, creator.address, (await signIn(app, creator)).token);
   oneTime = await publishConnected("sdk-one-time", "one_time");
@@ -199,11 +189,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   for (const entry of held.values()) entry.open();
-  await new Promise<void>((resolve) => {
-    if (!api) return resolve();
-    api.close(() => resolve());
-    api.closeAllConnections();
-  });
+  await closeApi(api);
   await agentServer?.stop();
   await ctx?.services.close();
 });

@@ -7,9 +7,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { spawn } from "node:child_process";
 import { once } from "node:events";
 import type { IncomingMessage, Server, ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
-import { serve } from "@hono/node-server";
 import { Webhook } from "standardwebhooks";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
@@ -23,6 +21,7 @@ import { signIn } from "../support/auth.ts";
 import { approveCreator } from "../support/creators.ts";
 import { indexChain, marketTarget, publishAgent, type PublishedAgent } from "../support/agents.ts";
 import { startHttpsServer, type HttpsTestServer } from "../support/https-server.ts";
+import { readBody, serveApi, closeApi } from "../support/http.ts";
 import { AgentRentalClient } from "../../sdk/src/index.ts";
 import { loadAgentMcpServer } from "../../sdk/src/mcp/server.ts";
 
@@ -45,12 +44,6 @@ let unrented: PublishedAgent;
 const secrets = new Map<string, string>();
 const deliveries: { task: string; input: unknown }[] = [];
 const held = new Map<string, () => void>();
-
-async function readBody(req: IncomingMessage): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of req) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString("utf8");
-}
 
 /** The connected agent: findings from its task and input; "fail…" answers HTTP 500; "hold…" waits to be released. */
 async function agent(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -125,10 +118,7 @@ beforeAll(async () => {
   agentServer = await startHttpsServer((req, res) => void agent(req, res));
   ctx.services.egress = createEgressGuard({ ca: agentServer.ca, allowHosts: ["127.0.0.1"] });
   app = buildApp(ctx.services);
-  api = await new Promise<Server>((resolve) => {
-    const server = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" }, () => resolve(server as Server)) as Server;
-  });
-  baseUrl = `http://127.0.0.1:${(api.address() as AddressInfo).port}`;
+  ({ server: api, url: baseUrl } = await serveApi(app));
   creator = await fundedAccount(inject("rpcUrl"));
   await approveCreator(ctx, app, creator.address, (await signIn(app, creator)).token);
   researcher = await publishConnected("mcp-researcher", "Finds facts about a topic");
@@ -146,11 +136,7 @@ beforeAll(async () => {
 afterAll(async () => {
   for (const release of held.values()) release();
   for (const entry of [...running]) await stopMcp(entry).catch(() => undefined);
-  await new Promise<void>((resolve) => {
-    if (!api) return resolve();
-    api.close(() => resolve());
-    api.closeAllConnections();
-  });
+  await closeApi(api);
   await agentServer?.stop();
   await ctx?.services.close();
 });

@@ -5,8 +5,6 @@
 // the result.
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import type { IncomingMessage, Server, ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
-import { serve } from "@hono/node-server";
 import { Webhook } from "standardwebhooks";
 import OpenAI from "openai";
 import type { ChatCompletionMessageParam, ChatCompletionTool, ChatCompletionToolMessageParam } from "openai/resources/chat/completions";
@@ -20,6 +18,7 @@ import { signIn } from "../support/auth.ts";
 import { approveCreator } from "../support/creators.ts";
 import { indexChain, marketTarget, publishAgent, type PublishedAgent } from "../support/agents.ts";
 import { startHttpsServer, type HttpsTestServer } from "../support/https-server.ts";
+import { readBody, serveApi, closeApi } from "../support/http.ts";
 import { startModelServer, type ModelServer } from "../../local/model-server.ts";
 import {
   AGENT_TOOL_NAME,
@@ -52,12 +51,6 @@ let rented: PublishedAgent;
 let unrented: PublishedAgent;
 const secrets = new Map<string, string>();
 const deliveries: { task: string; input: unknown }[] = [];
-
-async function readBody(req: IncomingMessage): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of req) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString("utf8");
-}
 
 /** The connected agent: reports its task and input as findings; a task starting with "fail" answers HTTP 500. */
 async function agent(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -100,10 +93,7 @@ beforeAll(async () => {
   agentServer = await startHttpsServer((req, res) => void agent(req, res));
   ctx.services.egress = createEgressGuard({ ca: agentServer.ca, allowHosts: ["127.0.0.1"] });
   app = buildApp(ctx.services);
-  api = await new Promise<Server>((resolve) => {
-    const server = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" }, () => resolve(server as Server)) as Server;
-  });
-  baseUrl = `http://127.0.0.1:${(api.address() as AddressInfo).port}`;
+  ({ server: api, url: baseUrl } = await serveApi(app));
   models = await startModelServer({ apiKey: MODEL_KEY });
   openai = new OpenAI({ baseURL: models.openaiBaseUrl, apiKey: MODEL_KEY, maxRetries: 0 });
   creator = await fundedAccount(inject("rpcUrl"));
@@ -118,11 +108,7 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  await new Promise<void>((resolve) => {
-    if (!api) return resolve();
-    api.close(() => resolve());
-    api.closeAllConnections();
-  });
+  await closeApi(api);
   await models?.stop();
   await agentServer?.stop();
   await ctx?.services.close();
