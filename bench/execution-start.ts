@@ -562,6 +562,17 @@ export async function runExecutionStartBench(): Promise<string[]> {
       return measure(warm ? `${rate}/s` : `${rate}/s,warm0`, `${poolName(warm)}, open loop ${rate} req/s for ${OFFERED_SECONDS} s`, () => load(target, "open", OFFERED_SECONDS * rate, rate));
     };
 
+    // How fast this machine is right now: absolute times vary severalfold between runs of the same kind of
+    // machine, so the figures are read beside what a bare Node start costs here, in the same run.
+    const bareStarts: number[] = [];
+    for (let i = 0; i < 20; i++) {
+      const t0 = performance.now();
+      childProcess.spawnSync(process.execPath, ["-e", "0"], { stdio: "ignore" });
+      bareStarts.push(performance.now() - t0);
+    }
+    const bare = summarize(bareStarts);
+    rows.push(`this machine now: a bare \`node -e 0\` takes p50 ${ms(bare.p50)}, p95 ${ms(bare.p95)} (sequential, n=${bare.n})`);
+
     const windows: Window[] = [await idle(WARM, SEQUENTIAL), await idle(0, SEQUENTIAL / 2)];
     for (const rate of RATES) windows.push(await openLoop(WARM, rate), await openLoop(0, rate));
 
