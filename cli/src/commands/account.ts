@@ -166,7 +166,7 @@ export const accountCommands: Command[] = [
       const keys = await authenticatedApi(ctx.settings(), ctx.env).client.keys.list();
       ctx.out.result({ keys }, () => {
         if (keys.length === 0) return ctx.out.line("No API keys.");
-        for (const k of keys) ctx.out.line(`${k.key_id}  ${k.prefix}…  ${k.label}  created ${k.created_at}${k.revoked ? "  revoked" : ""}${k.last_used_at ? `  last used ${k.last_used_at}` : ""}`);
+        for (const k of keys) ctx.out.line(`${k.key_id}  ${k.prefix.replace(/…$/, "")}…  ${k.label}  created ${k.created_at}${k.revoked ? "  revoked" : ""}${k.last_used_at ? `  last used ${k.last_used_at}` : ""}`);
       });
     },
   },

@@ -1,0 +1,344 @@
+// The CLI commands test/cli/e2e.test.ts does not cover, end to end through the `agentrent` binary
+// against the real service (the API over HTTP on a free 127.0.0.1 port, the real chain and contract,
+// the emulators, the registration consumer and the chain indexer, a connected agent on a real HTTPS
+// server): API keys (create, list, revoke, and a revoked key refused with the auth exit code), jobs
+// and runs read back (and not found for an unknown id or another wallet's run), review rejections of
+// a creator and a listing as their creators see them (and a non-authority refused), and bad input.
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import type { IncomingMessage, Server, ServerResponse } from "node:http";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { Webhook } from "standardwebhooks";
+import { parseEther } from "viem";
+import { buildApp } from "../../src/api/app.ts";
+import { createEgressGuard } from "../../src/adapters/egress/guard.ts";
+import { startIndexerLoop } from "../../src/credentials/indexer.ts";
+import { startQueueConsumer, type QueueConsumer } from "../../src/workers/queue-consumer.ts";
+import { processRegistrationMessage } from "../../src/registration/process.ts";
+import { createTestServices, fundedAccount, type TestContext } from "../support/services.ts";
+import { signIn } from "../support/auth.ts";
+import { startHttpsServer, type HttpsTestServer } from "../support/https-server.ts";
+import { readBody, serveApi, closeApi } from "../support/http.ts";
+import { EXIT } from "../../cli/src/errors.ts";
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "../..");
+const bin = join(root, "cli/bin/agentrent.mjs");
+const work = mkdtempSync(join(tmpdir(), "agentrent-e2e-accounts-"));
+const children = new Set<ChildProcess>();
+
+type Account = Awaited<ReturnType<typeof fundedAccount>>;
+type Env = Record<string, string>;
+
+let ctx: TestContext;
+let app: ReturnType<typeof buildApp>;
+let api: Server | undefined;
+let apiUrl: string;
+let agentServer: HttpsTestServer | undefined;
+let consumer: QueueConsumer | undefined;
+let indexer: { stop(): Promise<void> | void } | undefined;
+let creator: Account;
+let applicant: Account;
+let renter: Account;
+let webhookSecret = "whsec_AAAA";
+
+/** The connected agent: verifies the signed webhook and answers with one finding. */
+async function agent(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const body = await readBody(req);
+  try {
+    new Webhook(webhookSecret).verify(body, req.headers as Record<string, string>);
+  } catch {
+    return void res.writeHead(401).end();
+  }
+  const payload = JSON.parse(body) as { task: string; input: { topic?: string } };
+  res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ output: { findings: [`${payload.task}: ${payload.input?.topic ?? "nothing"}`] } }));
+}
+
+interface Result {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+function actorEnv(account: Account, name: string): Env {
+  const home = join(work, name);
+  const env: Env = {};
+  for (const [key, value] of Object.entries(process.env)) if (value !== undefined && !key.startsWith("AGENTRENT_")) env[key] = value;
+  return {
+    ...env,
+    HOME: home,
+    AGENTRENT_CONFIG_DIR: join(home, "config"),
+    AGENTRENT_API_URL: apiUrl,
+    AGENTRENT_RPC_URL: inject("rpcUrl"),
+    AGENTRENT_CHAIN_ID: "31337",
+    AGENTRENT_MARKETPLACE: ctx.config.MARKETPLACE_ADDRESS,
+    AGENTRENT_PRIVATE_KEY: account.privateKey,
+  };
+}
+
+/** Runs the binary to its end; bounded by a kill after `timeoutMs`. */
+function cli(env: Env, args: string[], timeoutMs = 90_000): Promise<Result> {
+  const child = spawn(process.execPath, [bin, ...args], { cwd: work, env, stdio: ["ignore", "pipe", "pipe"] });
+  children.add(child);
+  let stdout = "";
+  let stderr = "";
+  child.stdout!.on("data", (d: Buffer) => (stdout += d.toString()));
+  child.stderr!.on("data", (d: Buffer) => (stderr += d.toString()));
+  const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs);
+  return new Promise<Result>((resolve) =>
+    child.once("close", (code) => {
+      clearTimeout(timer);
+      children.delete(child);
+      resolve({ code, stdout, stderr });
+    }),
+  );
+}
+
+/** Runs with --json and expects exit 0; returns the parsed document. */
+async function cliJson<T = Record<string, unknown>>(env: Env, args: string[]): Promise<T> {
+  const result = await cli(env, [...args, "--json"]);
+  if (result.code !== 0) throw new Error(`agentrent ${args.join(" ")} exited ${result.code}: ${result.stderr}`);
+  return JSON.parse(result.stdout) as T;
+}
+
+/** Polls a real condition until it holds, up to `timeoutMs`. */
+async function until(what: string, check: () => Promise<boolean>, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (await check()) return;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+const MANIFEST = {
+  name: "cli-accounts-researcher",
+  category: "research",
+  description: "Researches a topic and lists findings (a connected agent for the CLI's accounts end-to-end test).",
+  model: { provider: "provider_a", model: "m" },
+  input_schema: { type: "object", properties: { topic: { type: "string" } }, additionalProperties: false },
+  output_schema: { type: "object", properties: { findings: { type: "array", items: { type: "string" } } }, required: ["findings"] },
+  timeout_seconds: 30,
+};
+
+beforeAll(async () => {
+  ctx = await createTestServices({ ALLOW_PRIVATE_AGENT_HOSTS: "true", CATALOGUE_REFRESH_MS: "0" });
+  agentServer = await startHttpsServer((req, res) => void agent(req, res));
+  ctx.services.egress = createEgressGuard({ ca: agentServer.ca, allowHosts: ["127.0.0.1"] });
+  app = buildApp(ctx.services);
+  ({ server: api, url: apiUrl } = await serveApi(app));
+  consumer = startQueueConsumer({ queue: ctx.services.queue, queueUrl: ctx.config.REGISTRATION_QUEUE_URL, logger: ctx.services.logger, waitSeconds: 1, handler: (m) => processRegistrationMessage(ctx.services, m.body) });
+  indexer = startIndexerLoop({ tables: ctx.services.tables, chain: ctx.services.chain, logger: ctx.services.logger, fromBlock: 0n, confirmations: 0, pollMs: 100 });
+  [creator, applicant, renter] = await Promise.all([fundedAccount(inject("rpcUrl")), fundedAccount(inject("rpcUrl")), fundedAccount(inject("rpcUrl"))]);
+  writeFileSync(join(work, "agent.json"), JSON.stringify({ ...MANIFEST, entrypoint_url: `${agentServer.url}/agents/researcher` }));
+  writeFileSync(join(work, "second.json"), JSON.stringify({ ...MANIFEST, name: "cli-accounts-second", entrypoint_url: `${agentServer.url}/agents/second` }));
+}, 120_000);
+
+afterAll(async () => {
+  for (const child of children) child.kill("SIGKILL");
+  await consumer?.stop();
+  await indexer?.stop();
+  await closeApi(api);
+  await agentServer?.stop();
+  await ctx?.services.close();
+  rmSync(work, { recursive: true, force: true });
+}, 60_000);
+
+describe("agentrent end to end: keys, jobs, runs, review rejections, bad input", () => {
+  let creatorEnv: Env;
+  let applicantEnv: Env;
+  let renterEnv: Env;
+  let authorityEnv: Env;
+  let listing: { job_id: string; listing_id: string; agent_id: string };
+  let second: { job_id: string; listing_id: string; agent_id: string };
+  let runId: string;
+  const price = parseEther("0.001");
+
+  it("bad input: an unknown command or subcommand, a missing argument or flag, an unknown flag exit 2 with what to do", async () => {
+    const env = actorEnv(renter, "bad-input");
+    const unknownSub = await cli(env, ["keys", "frobnicate"]);
+    expect(unknownSub.code).toBe(EXIT.usage);
+    expect(unknownSub.stderr).toMatch(/Unknown command "keys frobnicate"\. The keys commands: keys create, keys list, keys revoke\./);
+    expect(unknownSub.stderr).toMatch(/agentrent help/);
+    expect(unknownSub.stdout).toBe("");
+
+    const typo = await cli(env, ["serch", "topic"]);
+    expect(typo.code).toBe(EXIT.usage);
+    expect(typo.stderr).toMatch(/Unknown command "serch"\. Did you mean: search\?/);
+
+    const missingArg = await cli(env, ["runs", "get"]);
+    expect(missingArg.code).toBe(EXIT.usage);
+    expect(missingArg.stderr).toMatch(/agentrent runs get <run_id>: missing argument\./);
+    expect(missingArg.stderr).toMatch(/agentrent <command> --help/);
+
+    const missingJson = await cli(env, ["keys", "revoke", "--json"]);
+    expect(missingJson.code).toBe(EXIT.usage);
+    expect(JSON.parse(missingJson.stdout)).toEqual({ error: { code: "usage", message: "agentrent keys revoke <key_id>: missing argument.", exit_code: EXIT.usage } });
+
+    const missingFlag = await cli(env, ["keys", "create"]);
+    expect(missingFlag.code).toBe(EXIT.usage);
+    expect(missingFlag.stderr).toMatch(/--label is required: a name for the key/);
+
+    const extra = await cli(env, ["jobs", "get", "job_1", "job_2"]);
+    expect(extra.code).toBe(EXIT.usage);
+    expect(extra.stderr).toMatch(/agentrent jobs get: unexpected argument "job_2"\./);
+
+    const badFlag = await cli(env, ["keys", "list", "--frob"]);
+    expect(badFlag.code).toBe(EXIT.usage);
+    expect(badFlag.stderr).toMatch(/keys list: Unknown option '--frob'/);
+  }, 60_000);
+
+  it("the authority rejects one application with a reason the applicant reads and approves another; a non-authority is refused (exit 4)", async () => {
+    creatorEnv = actorEnv(creator, "creator");
+    applicantEnv = actorEnv(applicant, "applicant");
+    renterEnv = actorEnv(renter, "renter");
+    authorityEnv = actorEnv(ctx.authority as Account, "authority");
+    await Promise.all([creatorEnv, applicantEnv, renterEnv, authorityEnv].map((env) => cliJson(env, ["login"])));
+    await Promise.all([cliJson(creatorEnv, ["creators", "apply", "--name", "Accounts Creator"]), cliJson(applicantEnv, ["creators", "apply", "--name", "Rejected Applicant"])]);
+
+    const noReason = await cli(authorityEnv, ["review", "reject-creator", applicant.address]);
+    expect(noReason.code).toBe(EXIT.usage);
+    expect(noReason.stderr).toMatch(/--reason is required: the reason the creator will read/);
+
+    const notAuthority = await cli(renterEnv, ["review", "reject-creator", applicant.address, "--reason", "spam"]);
+    expect(notAuthority.code).toBe(EXIT.access);
+    expect(notAuthority.stderr).toMatch(/Only the protocol authority/);
+
+    const reason = "The display name impersonates another creator.";
+    const rejected = await cli(authorityEnv, ["review", "reject-creator", applicant.address, "--reason", reason]);
+    expect(rejected.code).toBe(0);
+    expect(rejected.stdout).toContain(`Rejected Applicant (${applicant.address.toLowerCase()}): rejected (${reason}).`);
+    expect(await cliJson(authorityEnv, ["review", "approve-creator", creator.address])).toMatchObject({ status: "approved" });
+
+    const status = await cli(applicantEnv, ["creators", "status"]);
+    expect(status.code).toBe(0);
+    expect(status.stdout).toContain(`rejected (${reason})`);
+    expect(await cliJson(applicantEnv, ["creators", "status"])).toMatchObject({ profile: { status: "rejected", reason }, agents: [] });
+    const listed = await cliJson<{ applications: { wallet: string; reason: string }[] }>(authorityEnv, ["review", "creators", "--status", "rejected"]);
+    expect(listed.applications).toContainEqual(expect.objectContaining({ wallet: applicant.address.toLowerCase(), reason }));
+  }, 120_000);
+
+  it("the creator registers two agents; jobs get shows a completed job, and an unknown job is not found (exit 5)", async () => {
+    listing = await cliJson(creatorEnv, ["register", "agent.json", "--model", "per_query", "--price", "0.001"]);
+    second = await cliJson(creatorEnv, ["register", "second.json", "--no-list"]);
+    webhookSecret = (await cliJson<{ webhook_secret: string }>(creatorEnv, ["listing", "webhook-secret", listing.listing_id])).webhook_secret;
+
+    expect(await cliJson(creatorEnv, ["jobs", "get", second.job_id])).toEqual({
+      job_id: second.job_id,
+      status: "completed",
+      result: { agent_id: second.agent_id, listing_id: second.listing_id, listing_seed: expect.stringMatching(/^0x[0-9a-f]{64}$/), metadata_uri: expect.stringMatching(/^ipfs:\/\//) },
+    });
+    const human = await cli(creatorEnv, ["jobs", "get", listing.job_id]);
+    expect(human.code).toBe(0);
+    expect(human.stdout).toMatch(new RegExp(`job\\s+${listing.job_id}\\nstatus\\s+completed\\n`));
+    expect(human.stdout).toMatch(new RegExp(`agent_id\\s+${listing.agent_id}`));
+
+    const unknown = await cli(creatorEnv, ["jobs", "get", "job_000000000000000000000000"]);
+    expect(unknown.code).toBe(EXIT.notFound);
+    expect(unknown.stderr).toMatch(/No job job_000000000000000000000000/);
+    // Another wallet's job is as unknown as a missing one.
+    const othersJob = await cli(renterEnv, ["jobs", "get", listing.job_id, "--json"]);
+    expect(othersJob.code).toBe(EXIT.notFound);
+    expect(JSON.parse(othersJob.stdout)).toMatchObject({ error: { code: "not_found", exit_code: EXIT.notFound } });
+  }, 240_000);
+
+  it("the authority rejects a listing with a reason the creator reads in creators status; a non-authority is refused (exit 4)", async () => {
+    const notAuthority = await cli(creatorEnv, ["review", "reject-listing", second.listing_id, "--reason", "mine"]);
+    expect(notAuthority.code).toBe(EXIT.access);
+    expect(notAuthority.stderr).toMatch(/Only the protocol authority/);
+
+    const reason = "The description promises results the agent cannot give.";
+    // By its agent id, resolved from the review queue.
+    expect(await cliJson(authorityEnv, ["review", "reject-listing", second.agent_id, "--reason", reason])).toEqual({ listing_id: second.listing_id, review_status: "rejected", review_reason: reason });
+    expect(await cliJson(authorityEnv, ["review", "approve-listing", listing.listing_id])).toMatchObject({ review_status: "approved" });
+    const queue = await cliJson<{ listings: unknown[] }>(authorityEnv, ["review", "listings"]);
+    expect(queue.listings).toEqual([]);
+
+    const status = await cliJson<{ agents: { listing_id: string; review_status: string; review_reason: string | null }[] }>(creatorEnv, ["creators", "status"]);
+    expect(status.agents).toContainEqual(expect.objectContaining({ listing_id: second.listing_id, review_status: "rejected", review_reason: reason }));
+    expect(status.agents).toContainEqual(expect.objectContaining({ listing_id: listing.listing_id, review_status: "approved" }));
+    const human = await cli(creatorEnv, ["creators", "status"]);
+    expect(human.stdout).toContain(`${second.agent_id}  ${second.listing_id}  review rejected (${reason})`);
+  }, 120_000);
+
+  it("runs get shows an executed run's status, output and cost; another wallet's run and an unknown run are not found (exit 5)", async () => {
+    // Readiness: the indexer has linked the on-chain listing and the catalogue publishes it.
+    const token = (await signIn(app, renter)).token;
+    await until("the listing to be published", async () => (await app.request(`/v1/listings/${listing.listing_id}`, { headers: { authorization: `Bearer ${token}` } })).status === 200);
+    await cliJson(renterEnv, ["rent", listing.listing_id, "--runs", "2", "--yes"]);
+    const run = await cliJson<{ run_id: string; status: string }>(renterEnv, ["execute", listing.agent_id, "--task", "summarize", "--input", '{"topic":"tides"}', "--no-stream"]);
+    expect(run.status).toBe("completed");
+    runId = run.run_id;
+
+    expect(await cliJson(renterEnv, ["runs", "get", runId])).toMatchObject({
+      run_id: runId,
+      agent_id: listing.agent_id,
+      listing_id: listing.listing_id,
+      status: "completed",
+      output: { findings: ["summarize: tides"] },
+      cost_wei: Number(price),
+      rental_model: "per_query",
+      settlement: "settled",
+    });
+    const human = await cli(renterEnv, ["runs", "get", runId]);
+    expect(human.code).toBe(0);
+    expect(human.stdout).toMatch(/status\s+completed/);
+    expect(human.stdout).toMatch(/cost\s+0\.001 ETH/);
+    expect(human.stdout).toContain('{"findings":["summarize: tides"]}');
+
+    const others = await cli(creatorEnv, ["runs", "get", runId]);
+    expect(others.code).toBe(EXIT.notFound);
+    expect(others.stderr).toMatch(new RegExp(`No run ${runId} for this wallet`));
+    const unknown = await cli(renterEnv, ["runs", "get", "run_does_not_exist", "--json"]);
+    expect(unknown.code).toBe(EXIT.notFound);
+    expect(JSON.parse(unknown.stdout)).toMatchObject({ error: { code: "not_found", exit_code: EXIT.notFound } });
+  }, 240_000);
+
+  it("keys: create shows the key once, list never shows it, revoke makes the key's next request fail with the auth code (exit 3)", async () => {
+    const human = await cli(renterEnv, ["keys", "create", "--label", "laptop"]);
+    expect(human.code).toBe(0);
+    const shown = human.stdout.trim();
+    expect(shown).toMatch(/^svc_test_\S+$/);
+    expect(human.stderr).toMatch(/Created key key_\S+ \(laptop\)\. It is shown only now/);
+    expect(human.stderr).not.toContain(shown);
+
+    const created = await cliJson<{ key_id: string; key: string; label: string; prefix: string }>(renterEnv, ["keys", "create", "--label", "ci server"]);
+    expect(created).toEqual({ key_id: expect.any(String), key: expect.stringMatching(/^svc_test_/), label: "ci server", prefix: expect.any(String), created_at: expect.any(String), last_used_at: null, revoked: false });
+    // The prefix is the key's first characters, ellipsed by the API.
+    expect(created.prefix).toMatch(/^svc_test_\S+…$/);
+    expect(created.key.startsWith(created.prefix.slice(0, -1))).toBe(true);
+
+    const list = await cli(renterEnv, ["keys", "list"]);
+    expect(list.code).toBe(0);
+    // One ellipsis after the prefix (the API's prefix already ends in one).
+    expect(list.stdout).toContain(`${created.key_id}  ${created.prefix}  ci server  created `);
+    expect(list.stdout).toContain("laptop");
+    expect(list.stdout).not.toContain(created.key);
+    expect(list.stdout).not.toContain(shown);
+    const listed = await cli(renterEnv, ["keys", "list", "--json"]);
+    expect(listed.stdout).not.toContain(created.key);
+    const keys = (JSON.parse(listed.stdout) as { keys: Record<string, unknown>[] }).keys;
+    expect(keys.map((k) => k.label).sort()).toEqual(["ci server", "laptop"]);
+    for (const k of keys) expect(k).not.toHaveProperty("key");
+
+    // The key works in place of the session.
+    const withKey = { ...renterEnv, AGENTRENT_API_KEY: created.key };
+    const credentials = await cliJson<{ credentials: { listing_id: string }[] }>(withKey, ["credentials"]);
+    expect(credentials.credentials.map((c) => c.listing_id)).toContain(listing.listing_id);
+
+    expect(await cliJson(renterEnv, ["keys", "revoke", created.key_id])).toMatchObject({ key_id: created.key_id, label: "ci server", revoked: true });
+    const after = await cli(withKey, ["credentials"]);
+    expect(after.code).toBe(EXIT.auth);
+    expect(after.stderr).toMatch(/invalid or has been revoked/);
+    expect(after.stderr).toMatch(/agentrent keys create/);
+    const afterJson = await cli(withKey, ["credentials", "--json"]);
+    expect(afterJson.code).toBe(EXIT.auth);
+    expect(JSON.parse(afterJson.stdout)).toMatchObject({ error: { code: "invalid_api_key", exit_code: EXIT.auth } });
+
+    const unknownKey = await cli(renterEnv, ["keys", "revoke", "key_unknown"]);
+    expect(unknownKey.code).toBe(EXIT.notFound);
+    expect(unknownKey.stderr).toMatch(/No API key key_unknown/);
+  }, 120_000);
+});
