@@ -27,7 +27,7 @@ export async function resolveListing(value: string, api: Api | undefined, candid
   if (!agent) throw usageError(`${JSON.stringify(value)} is not a listing: give lst_<64 hex>, the on-chain id 0x<64 hex>, or an agent id <name>-<8 hex>.`);
   if (!api) throw usageError(`To use the agent id ${value}, sign in (\`agentrent login\`) or give the listing id (lst_…).`);
   const [, name, prefix] = agent;
-  const mine = await api.request<{ agents: { agent_id: string; listing_id: string }[] }>("GET", "/v1/creators/me").catch(() => ({ agents: [] }));
+  const mine = await api.client.creators.me().catch(() => ({ agents: [] as { agent_id: string; listing_id: string }[] }));
   const own = mine.agents.find((a) => a.agent_id === value);
   if (own) return parseListingRef(own.listing_id)!;
   const extra = candidates ? (await candidates()).filter((id) => id.slice(4, 12) === prefix) : [];

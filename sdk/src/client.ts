@@ -5,7 +5,19 @@ import { parseJson } from "./json.ts";
 import { resolveSigner, type ResolvedSigner, type Signer, type SignerOptions } from "./signer.ts";
 import { readSse } from "./sse.ts";
 import type {
+  AgentManifest,
   ApiKey,
+  CreatorOverview,
+  CreatorProfile,
+  Job,
+  ListingReview,
+  ProviderKeySet,
+  QueuedJob,
+  RatingList,
+  RatingResult,
+  ReviewDecision,
+  ReviewStatus,
+  WebhookSecret,
   AuthToken,
   CreatedApiKey,
   CredentialList,
@@ -59,8 +71,26 @@ export interface UploadOptions {
 
 type Query = Record<string, string | number | undefined>;
 
+/** A request to any route of the API, with the client's authentication, retries and typed errors. */
+export interface ApiRequestOptions {
+  query?: Query;
+  /** Sent as JSON; a string is sent as it is (already JSON). */
+  body?: unknown;
+  /** Whether the request may be repeated after a 500/503 (default: every method but POST). */
+  idempotent?: boolean;
+  signal?: AbortSignal;
+}
+
+export interface WaitForJobOptions {
+  /** Between two reads of the job. Default 500 ms. */
+  intervalMs?: number;
+  /** Give up after this long (an AgentRentalError with code `timeout`). Default 120 s. */
+  timeoutMs?: number;
+  signal?: AbortSignal;
+}
+
 interface RequestSpec {
-  method: "GET" | "POST" | "DELETE";
+  method: "GET" | "POST" | "PUT" | "DELETE";
   path: string;
   query?: Query;
   body?: unknown;
@@ -124,10 +154,17 @@ export class AgentRentalClient {
     get(runId: string, options?: { signal?: AbortSignal }): Promise<RunDetail>;
     events(runId: string, options?: RunEventsOptions): AsyncGenerator<StreamEvent, void, undefined>;
   };
-  /** The public catalogue. */
+  /** The public catalogue; ratings; and the settings a listing's creator makes. */
   readonly listings: {
     search(params?: ListingSearchParams, options?: { signal?: AbortSignal }): Promise<ListingSearchResult>;
     get(id: string, options?: { signal?: AbortSignal }): Promise<Listing>;
+    /** Rates a listing (1 to 5; a wallet with a completed run of it); rating again replaces. */
+    rate(listingId: string, rating: number, comment?: string | null): Promise<RatingResult>;
+    ratings(listingId: string, params?: { limit?: number; cursor?: string }): Promise<RatingList>;
+    /** Creator: sets (or replaces) a declarative agent's model-provider key; it is never returned afterwards. */
+    setProviderKey(listingId: string, providerKey: string): Promise<ProviderKeySet>;
+    /** Creator: creates (or rotates) a connected agent's webhook signing secret, returned this once. */
+    rotateWebhookSecret(listingId: string): Promise<WebhookSecret>;
   };
   /** The signed-in wallet's rental credentials. */
   readonly credentials: {
@@ -143,6 +180,30 @@ export class AgentRentalClient {
   /** Content-addressed task inputs, for `ExecuteRequest.input_uri`. */
   readonly inputs: {
     upload(content: string | Uint8Array, options?: UploadOptions): Promise<StoredInput>;
+  };
+  /** Registering agents (creators): the manifest is validated and queued; follow the job. */
+  readonly agents: {
+    /** Submits a manifest (an object, or its JSON text as written). Never retried: a retry could queue it twice. */
+    register(manifest: AgentManifest | string, options?: { signal?: AbortSignal }): Promise<QueuedJob>;
+  };
+  /** Registration jobs of the signed-in creator. */
+  readonly jobs: {
+    get(jobId: string, options?: { signal?: AbortSignal }): Promise<Job>;
+    /** Reads the job until it is no longer queued. */
+    wait(jobId: string, options?: WaitForJobOptions): Promise<Job>;
+  };
+  /** The signed-in wallet as a creator (beta: applications are reviewed before registering). */
+  readonly creators: {
+    apply(displayName: string): Promise<CreatorProfile>;
+    /** The application and the agents, with their review decisions and reasons. */
+    me(): Promise<CreatorOverview>;
+  };
+  /** Reviews during the beta: the protocol authority's wallet only. */
+  readonly reviews: {
+    creators(status?: ReviewStatus): Promise<CreatorProfile[]>;
+    reviewCreator(wallet: string, decision: ReviewDecision): Promise<CreatorProfile>;
+    listings(): Promise<{ listing_id: string; created_at: string }[]>;
+    reviewListing(listingId: string, decision: ReviewDecision): Promise<ListingReview>;
   };
 
   constructor(options: AgentRentalClientOptions) {
@@ -165,6 +226,11 @@ export class AgentRentalClient {
     this.listings = {
       search: (params = {}, opts = {}) => this.json<ListingSearchResult>({ method: "GET", path: "/v1/listings", query: { ...params }, signal: opts.signal }),
       get: (id, opts = {}) => this.json<Listing>({ method: "GET", path: `/v1/listings/${encodeURIComponent(id)}`, signal: opts.signal }),
+      rate: (listingId, rating, comment) =>
+        this.json<RatingResult>({ method: "PUT", path: `/v1/listings/${encodeURIComponent(listingId)}/rating`, body: { rating, ...(comment === undefined ? {} : { comment }) } }),
+      ratings: (listingId, params = {}) => this.json<RatingList>({ method: "GET", path: `/v1/listings/${encodeURIComponent(listingId)}/ratings`, query: { ...params } }),
+      setProviderKey: (listingId, providerKey) => this.json<ProviderKeySet>({ method: "PUT", path: `/v1/listings/${encodeURIComponent(listingId)}/provider-key`, body: { provider_key: providerKey } }),
+      rotateWebhookSecret: (listingId) => this.json<WebhookSecret>({ method: "POST", path: `/v1/listings/${encodeURIComponent(listingId)}/webhook-secret` }),
     };
     this.credentials = {
       list: (params = {}, opts = {}) => this.json<CredentialList>({ method: "GET", path: "/v1/credentials", query: { ...params }, signal: opts.signal }),
@@ -190,6 +256,44 @@ export class AgentRentalClient {
           body: typeof content === "string" ? { content, ...(opts.encoding ? { encoding: opts.encoding } : {}) } : { content: toBase64(content), encoding: "base64" },
         }),
     };
+    const id = encodeURIComponent;
+    this.agents = {
+      register: (manifest, opts = {}) => this.json<QueuedJob>({ method: "POST", path: "/v1/agents", body: manifest, signal: opts.signal }),
+    };
+    this.jobs = {
+      get: (jobId, opts = {}) => this.json<Job>({ method: "GET", path: `/v1/jobs/${id(jobId)}`, signal: opts.signal }),
+      wait: async (jobId, opts = {}) => {
+        const deadline = Date.now() + (opts.timeoutMs ?? 120_000);
+        for (;;) {
+          const job = await this.jobs.get(jobId, opts.signal ? { signal: opts.signal } : {});
+          if (job.status !== "queued") return job;
+          if (Date.now() >= deadline) throw new AgentRentalError({ code: "timeout", status: 0, message: `Job ${jobId} is still queued after ${opts.timeoutMs ?? 120_000} ms.` });
+          await sleep(Math.min(opts.intervalMs ?? 500, Math.max(0, deadline - Date.now())), opts.signal);
+        }
+      },
+    };
+    this.creators = {
+      apply: (displayName) => this.json<CreatorProfile>({ method: "POST", path: "/v1/creators", body: { display_name: displayName } }),
+      me: () => this.json<CreatorOverview>({ method: "GET", path: "/v1/creators/me" }),
+    };
+    this.reviews = {
+      creators: async (status = "pending") => (await this.json<{ applications: CreatorProfile[] }>({ method: "GET", path: "/v1/reviews/creators", query: { status } })).applications,
+      reviewCreator: (wallet, decision) => this.json<CreatorProfile>({ method: "POST", path: `/v1/reviews/creators/${id(wallet)}`, body: decision }),
+      listings: async () => (await this.json<{ listings: { listing_id: string; created_at: string }[] }>({ method: "GET", path: "/v1/reviews/listings" })).listings,
+      reviewListing: (listingId, decision) => this.json<ListingReview>({ method: "POST", path: `/v1/reviews/listings/${id(listingId)}`, body: decision }),
+    };
+  }
+
+  /**
+   * Calls any route of the API with this client's authentication, retry rules and typed errors, for
+   * routes without a method of their own. `path` starts with `/v1/`.
+   *
+   * @example
+   * const { listings } = await client.request<{ listings: unknown[] }>("GET", "/v1/listings", { query: { q: "tax" } });
+   */
+  request<T>(method: "GET" | "POST" | "PUT" | "DELETE", path: string, options: ApiRequestOptions = {}): Promise<T> {
+    if (!path.startsWith("/v1/")) throw new TypeError('path must start with "/v1/"');
+    return this.json<T>({ method, path, ...(options.query ? { query: options.query } : {}), ...(options.body === undefined ? {} : { body: options.body }), ...(options.idempotent === undefined ? {} : { idempotent: options.idempotent }), signal: options.signal });
   }
 
   /** Sets (or clears) the API key. A signed-in JWT, when present, is used instead. */
@@ -330,7 +434,7 @@ export class AgentRentalClient {
   private async send(spec: RequestSpec): Promise<Response> {
     const headers: Record<string, string> = { accept: "application/json", ...spec.headers };
     const retriable = spec.idempotent ?? (spec.method !== "POST" || Object.keys(headers).some((name) => name.toLowerCase() === "idempotency-key"));
-    const body = spec.body === undefined ? undefined : JSON.stringify(spec.body);
+    const body = spec.body === undefined ? undefined : typeof spec.body === "string" ? spec.body : JSON.stringify(spec.body);
     if (body !== undefined) headers["content-type"] = "application/json";
     const url = this.url(spec.path, spec.query);
     let reauthenticated = false;

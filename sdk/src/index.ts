@@ -1,5 +1,5 @@
 // The typed client for the agent rental and task execution REST API.
-export { AgentRentalClient, type AgentRentalClientOptions, type ExecuteOptions, type RunEventsOptions, type UploadOptions } from "./client.ts";
+export { AgentRentalClient, type AgentRentalClientOptions, type ApiRequestOptions, type ExecuteOptions, type RunEventsOptions, type UploadOptions, type WaitForJobOptions } from "./client.ts";
 export { AgentRentalError, ApiError, AuthError, AccessError, NotFoundError, RateLimitError, type OnChainError } from "./errors.ts";
 export { parseJson } from "./json.ts";
 export type { AccountSigner, Eip1193Provider, Signer, SignerOptions } from "./signer.ts";

@@ -170,3 +170,115 @@ export interface AuthToken {
   /** Unix seconds. */
   expires_at: number;
 }
+
+// ---------------------------------------------------------------------------------------------------
+// Creators: registration, listing secrets, reviews (beta), ratings.
+
+export type ReviewStatus = "pending" | "approved" | "rejected";
+
+/** The agent manifest (POST /v1/agents): see the manifest rules in the API documentation. */
+export interface AgentManifest {
+  name: string;
+  category: Category;
+  description: string;
+  model: { provider: "provider_a" | "provider_b" | "self_hosted"; model?: string; endpoint_url?: string };
+  system_prompt?: string;
+  entrypoint_url?: string;
+  tools?: { name: string; scope: string }[];
+  input_schema: Record<string, unknown>;
+  output_schema: Record<string, unknown>;
+  timeout_seconds?: number;
+  [extra: string]: unknown;
+}
+
+export interface QueuedJob {
+  job_id: string;
+  status: "queued";
+}
+
+/** One problem of a rejected manifest. */
+export interface ManifestProblem {
+  /** JSON pointer into the manifest ("" for the whole document). */
+  pointer: string;
+  code: string;
+  message: string;
+}
+
+/** A registration job (GET /v1/jobs/{job_id}). */
+export interface Job {
+  job_id: string;
+  status: "queued" | "completed" | "failed";
+  /** On completed: create the listing on-chain with createListing(listing_seed, model, price, metadata_uri). */
+  result?: { agent_id: string; listing_id: string; listing_seed: `0x${string}`; metadata_uri: string };
+  /** On failed: every problem of the manifest. */
+  error?: { code: string; message: string; details?: ManifestProblem[] };
+}
+
+export interface CreatorProfile {
+  wallet: string;
+  display_name: string;
+  status: ReviewStatus;
+  reason: string | null;
+  applied_at: string;
+  reviewed_at: string | null;
+}
+
+export interface CreatorAgent {
+  listing_id: string;
+  agent_id: string;
+  metadata_uri: string;
+  listing_seed: `0x${string}`;
+  review_status: ReviewStatus;
+  review_reason: string | null;
+}
+
+export interface CreatorOverview {
+  profile: CreatorProfile;
+  agents: CreatorAgent[];
+}
+
+export interface ProviderKeySet {
+  listing_id: string;
+  provider_key_set: true;
+  updated_at: string;
+}
+
+/** A connected agent's webhook signing secret (`whsec_…`): shown only here. */
+export interface WebhookSecret {
+  listing_id: string;
+  webhook_secret: string;
+  created_at: string;
+}
+
+export interface ListingReview {
+  listing_id: string;
+  review_status: ReviewStatus;
+  review_reason: string | null;
+}
+
+export interface ReviewDecision {
+  decision: "approve" | "reject";
+  /** Required to reject; the creator reads it. */
+  reason?: string;
+}
+
+export interface Rating {
+  wallet: string;
+  rating: number;
+  comment: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface RatingResult extends Rating {
+  listing_id: string;
+  listing: { rating: number; review_count: number };
+}
+
+export interface RatingList {
+  listing_id: string;
+  rating: number;
+  review_count: number;
+  ratings: Rating[];
+  next_cursor: string | null;
+}

@@ -73,7 +73,7 @@ async function pollJob(ctx: CommandContext, api: Api, jobId: string, timeoutMs: 
   const deadline = Date.now() + timeoutMs;
   return ctx.out.progress(`validating the manifest (job ${jobId})`, async () => {
     for (let delay = 200; ; delay = Math.min(delay * 1.5, 2000)) {
-      const job = await api.request<Job>("GET", `/v1/jobs/${encodeURIComponent(jobId)}`);
+      const job: Job = await api.client.jobs.get(jobId);
       if (job.status !== "queued") return job;
       if (Date.now() + delay > deadline) throw new CliError(`The job ${jobId} is still queued after ${Math.round(timeoutMs / 1000)} s; check it later with \`agentrent jobs get ${jobId}\`.`, EXIT.unavailable, "job_timeout", { job_id: jobId });
       await new Promise((r) => setTimeout(r, delay));
@@ -207,7 +207,7 @@ export const creatorCommands: Command[] = [
       const api = authenticatedApi(settings, ctx.env);
       const account = list ? await loadAccount(settings, ctx.env) : undefined;
       const target = list ? chainTarget(settings) : undefined;
-      const queued = await api.request<{ job_id: string }>("POST", "/v1/agents", raw);
+      const queued = await api.client.agents.register(raw);
       ctx.out.notice(`Submitted; job ${queued.job_id}.`);
       const job = await pollJob(ctx, api, queued.job_id, timeout * 1000);
       if (job.status === "failed" || !job.result) {
@@ -241,7 +241,7 @@ export const creatorCommands: Command[] = [
     usage: "<job_id>",
     args: [1, 1],
     async run(ctx) {
-      const job = await authenticatedApi(ctx.settings(), ctx.env).request<Job>("GET", `/v1/jobs/${encodeURIComponent(ctx.args[0]!)}`);
+      const job: Job = await authenticatedApi(ctx.settings(), ctx.env).client.jobs.get(ctx.args[0]!);
       ctx.out.result(job, () => {
         ctx.out.table([["job", job.job_id], ["status", job.status], ["listing_id", job.result?.listing_id], ["agent_id", job.result?.agent_id]]);
         for (const p of job.error?.details ?? []) ctx.out.line(`  ${p.pointer || "(root)"}  ${p.code}: ${p.message}`);
@@ -256,7 +256,7 @@ export const creatorCommands: Command[] = [
     options: { name: { type: "string" } },
     async run(ctx) {
       const name = requireFlag(ctx.flags, "name", "the display name renters see (up to 64 characters)");
-      const profile = await authenticatedApi(ctx.settings(), ctx.env).request<{ wallet: string; status: string; display_name: string }>("POST", "/v1/creators", { display_name: name });
+      const profile = await authenticatedApi(ctx.settings(), ctx.env).client.creators.apply(name);
       ctx.out.result(profile, () => ctx.out.line(`Applied as ${profile.display_name} (${profile.wallet}); status ${profile.status}.`));
     },
   },
@@ -265,10 +265,7 @@ export const creatorCommands: Command[] = [
     summary: "Your creator application and agents, with review decisions and reasons",
     usage: "",
     async run(ctx) {
-      const me = await authenticatedApi(ctx.settings(), ctx.env).request<{ profile: { wallet: string; display_name: string; status: string; reason: string | null }; agents: { listing_id: string; agent_id: string; review_status: string; review_reason: string | null }[] }>(
-        "GET",
-        "/v1/creators/me",
-      );
+      const me = await authenticatedApi(ctx.settings(), ctx.env).client.creators.me();
       ctx.out.result(me, () => {
         ctx.out.line(`${me.profile.display_name} (${me.profile.wallet}): ${me.profile.status}${me.profile.reason ? ` (${me.profile.reason})` : ""}`);
         for (const a of me.agents) ctx.out.line(`  ${a.agent_id}  ${a.listing_id}  review ${a.review_status}${a.review_reason ? ` (${a.review_reason})` : ""}`);
@@ -334,7 +331,7 @@ export const creatorCommands: Command[] = [
       let key = ctx.env.AGENTRENT_PROVIDER_KEY;
       if (!key) key = process.stdin.isTTY ? await askHidden("Provider key") : (await readStdin()).trim();
       if (!key) throw usageError("No provider key: set AGENTRENT_PROVIDER_KEY, pipe it on stdin, or run on a terminal.");
-      const set = await api.request<{ listing_id: string; provider_key_set: boolean; updated_at: string }>("PUT", `/v1/listings/${ref.listingId}/provider-key`, { provider_key: key });
+      const set = await api.client.listings.setProviderKey(ref.listingId, key);
       ctx.out.result(set, () => ctx.out.line(`Provider key set for ${set.listing_id} at ${set.updated_at}.`));
     },
   },
@@ -346,7 +343,7 @@ export const creatorCommands: Command[] = [
     async run(ctx) {
       const api = authenticatedApi(ctx.settings(), ctx.env);
       const ref = await resolveListing(ctx.args[0]!, api);
-      const secret = await api.request<{ listing_id: string; webhook_secret: string; created_at: string }>("POST", `/v1/listings/${ref.listingId}/webhook-secret`);
+      const secret = await api.client.listings.rotateWebhookSecret(ref.listingId);
       ctx.out.result(secret, () => {
         ctx.out.line(secret.webhook_secret);
         ctx.out.notice(`Webhook secret for ${secret.listing_id}: shown only now. Configure your endpoint to verify Standard Webhooks signatures with it; rotating replaces it.`);
@@ -365,7 +362,7 @@ export const creatorCommands: Command[] = [
       if (ctx.args[0]) refs = [await resolveListing(ctx.args[0], tryApi(ctx))];
       else {
         const api = authenticatedApi(settings, ctx.env);
-        const me = await api.request<{ agents: { listing_id: string }[] }>("GET", "/v1/creators/me");
+        const me = await api.client.creators.me();
         refs = me.agents.map((a) => ({ listingId: a.listing_id, onChainId: `0x${a.listing_id.slice(4)}` as Hex }));
       }
       const rows: { listing_id: string; status: string; rental_model: string | null; escrow_wei: bigint }[] = [];

@@ -20,20 +20,20 @@ function wallet(value: string): string {
 }
 
 async function decideCreator(ctx: CommandContext, decision: "approve" | "reject") {
-  const body: { decision: string; reason?: string } = { decision };
+  const body: { decision: "approve" | "reject"; reason?: string } = { decision };
   if (decision === "reject") body.reason = requireFlag(ctx.flags, "reason", "the reason the creator will read");
   else if (stringFlag(ctx.flags, "reason")) body.reason = stringFlag(ctx.flags, "reason")!;
-  const profile = await authenticatedApi(ctx.settings(), ctx.env).request<Profile>("POST", `/v1/reviews/creators/${wallet(ctx.args[0]!)}`, body);
+  const profile: Profile = await authenticatedApi(ctx.settings(), ctx.env).client.reviews.reviewCreator(wallet(ctx.args[0]!), body);
   ctx.out.result(profile, () => ctx.out.line(`${profile.display_name} (${profile.wallet}): ${profile.status}${profile.reason ? ` (${profile.reason})` : ""}.`));
 }
 
 async function decideListing(ctx: CommandContext, decision: "approve" | "reject") {
-  const body: { decision: string; reason?: string } = { decision };
+  const body: { decision: "approve" | "reject"; reason?: string } = { decision };
   if (decision === "reject") body.reason = requireFlag(ctx.flags, "reason", "the reason the creator will read");
   else if (stringFlag(ctx.flags, "reason")) body.reason = stringFlag(ctx.flags, "reason")!;
   const api = authenticatedApi(ctx.settings(), ctx.env);
-  const ref = await resolveListing(ctx.args[0]!, api, async () => (await api.request<{ listings: { listing_id: string }[] }>("GET", "/v1/reviews/listings")).listings.map((l) => l.listing_id));
-  const result = await api.request<{ listing_id: string; review_status: string; review_reason: string | null }>("POST", `/v1/reviews/listings/${ref.listingId}`, body);
+  const ref = await resolveListing(ctx.args[0]!, api, async () => (await api.client.reviews.listings()).map((l) => l.listing_id));
+  const result = await api.client.reviews.reviewListing(ref.listingId, body);
   ctx.out.result(result, () => ctx.out.line(`${result.listing_id}: ${result.review_status}${result.review_reason ? ` (${result.review_reason})` : ""}.`));
 }
 
@@ -45,7 +45,7 @@ export const reviewCommands: Command[] = [
     options: { status: { type: "string" } },
     async run(ctx) {
       const status = oneOf(stringFlag(ctx.flags, "status"), ["pending", "approved", "rejected"] as const, "--status") ?? "pending";
-      const { applications } = await authenticatedApi(ctx.settings(), ctx.env).request<{ applications: Profile[] }>("GET", `/v1/reviews/creators?status=${status}`);
+      const applications: Profile[] = await authenticatedApi(ctx.settings(), ctx.env).client.reviews.creators(status);
       ctx.out.result({ applications }, () => {
         if (applications.length === 0) return ctx.out.line(`No ${status} applications.`);
         for (const a of applications) ctx.out.line(`${a.wallet}  ${a.display_name}  ${a.status}  applied ${a.applied_at}`);
@@ -73,7 +73,7 @@ export const reviewCommands: Command[] = [
     summary: "Listings awaiting review (authority)",
     usage: "",
     async run(ctx) {
-      const { listings } = await authenticatedApi(ctx.settings(), ctx.env).request<{ listings: { listing_id: string; created_at: string }[] }>("GET", "/v1/reviews/listings");
+      const listings = await authenticatedApi(ctx.settings(), ctx.env).client.reviews.listings();
       ctx.out.result({ listings }, () => {
         if (listings.length === 0) return ctx.out.line("No listings awaiting review.");
         for (const l of listings) ctx.out.line(`${l.listing_id}  registered ${l.created_at}`);
