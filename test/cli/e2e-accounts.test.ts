@@ -5,12 +5,10 @@
 // and runs read back (and not found for an unknown id or another wallet's run), review rejections of
 // a creator and a listing as their creators see them (and a non-authority refused), and bad input.
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
 import { Webhook } from "standardwebhooks";
 import { parseEther } from "viem";
 import { buildApp } from "../../src/api/app.ts";
@@ -22,12 +20,11 @@ import { createTestServices, fundedAccount, type TestContext } from "../support/
 import { signIn } from "../support/auth.ts";
 import { startHttpsServer, type HttpsTestServer } from "../support/https-server.ts";
 import { readBody, serveApi, closeApi } from "../support/http.ts";
+import { createCliHarness } from "../support/cli.ts";
+import { until } from "../support/until.ts";
 import { EXIT } from "../../cli/src/errors.ts";
 
-const root = join(dirname(fileURLToPath(import.meta.url)), "../..");
-const bin = join(root, "cli/bin/agentrent.mjs");
 const work = mkdtempSync(join(tmpdir(), "agentrent-e2e-accounts-"));
-const children = new Set<ChildProcess>();
 
 type Account = Awaited<ReturnType<typeof fundedAccount>>;
 type Env = Record<string, string>;
@@ -56,62 +53,8 @@ async function agent(req: IncomingMessage, res: ServerResponse): Promise<void> {
   res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ output: { findings: [`${payload.task}: ${payload.input?.topic ?? "nothing"}`] } }));
 }
 
-interface Result {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
 
-function actorEnv(account: Account, name: string): Env {
-  const home = join(work, name);
-  const env: Env = {};
-  for (const [key, value] of Object.entries(process.env)) if (value !== undefined && !key.startsWith("AGENTRENT_")) env[key] = value;
-  return {
-    ...env,
-    HOME: home,
-    AGENTRENT_CONFIG_DIR: join(home, "config"),
-    AGENTRENT_API_URL: apiUrl,
-    AGENTRENT_RPC_URL: inject("rpcUrl"),
-    AGENTRENT_CHAIN_ID: "31337",
-    AGENTRENT_MARKETPLACE: ctx.config.MARKETPLACE_ADDRESS,
-    AGENTRENT_PRIVATE_KEY: account.privateKey,
-  };
-}
-
-/** Runs the binary to its end; bounded by a kill after `timeoutMs`. */
-function cli(env: Env, args: string[], timeoutMs = 90_000): Promise<Result> {
-  const child = spawn(process.execPath, [bin, ...args], { cwd: work, env, stdio: ["ignore", "pipe", "pipe"] });
-  children.add(child);
-  let stdout = "";
-  let stderr = "";
-  child.stdout!.on("data", (d: Buffer) => (stdout += d.toString()));
-  child.stderr!.on("data", (d: Buffer) => (stderr += d.toString()));
-  const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs);
-  return new Promise<Result>((resolve) =>
-    child.once("close", (code) => {
-      clearTimeout(timer);
-      children.delete(child);
-      resolve({ code, stdout, stderr });
-    }),
-  );
-}
-
-/** Runs with --json and expects exit 0; returns the parsed document. */
-async function cliJson<T = Record<string, unknown>>(env: Env, args: string[]): Promise<T> {
-  const result = await cli(env, [...args, "--json"]);
-  if (result.code !== 0) throw new Error(`agentrent ${args.join(" ")} exited ${result.code}: ${result.stderr}`);
-  return JSON.parse(result.stdout) as T;
-}
-
-/** Polls a real condition until it holds, up to `timeoutMs`. */
-async function until(what: string, check: () => Promise<boolean>, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    if (await check()) return;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+const { actorEnv, cli, cliJson, killAll } = createCliHarness(work, () => ({ apiUrl, rpcUrl: inject("rpcUrl"), chainId: 31337, marketplace: ctx.config.MARKETPLACE_ADDRESS }));
 
 const MANIFEST = {
   name: "cli-accounts-researcher",
@@ -137,7 +80,7 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  for (const child of children) child.kill("SIGKILL");
+  killAll();
   await consumer?.stop();
   await indexer?.stop();
   await closeApi(api);

@@ -8,12 +8,10 @@
 // next run is refused with the access exit code. Then the other rental models: one-time, a subscription
 // and its renewal, and a per-query top-up.
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
 import { Webhook } from "standardwebhooks";
 import { parseEther } from "viem";
 import { buildApp } from "../../src/api/app.ts";
@@ -25,12 +23,11 @@ import { createTestServices, fundedAccount, type TestContext } from "../support/
 import { signIn } from "../support/auth.ts";
 import { startHttpsServer, type HttpsTestServer } from "../support/https-server.ts";
 import { readBody, serveApi, closeApi } from "../support/http.ts";
+import { createCliHarness } from "../support/cli.ts";
+import { until } from "../support/until.ts";
 import { EXIT } from "../../cli/src/errors.ts";
 
-const root = join(dirname(fileURLToPath(import.meta.url)), "../..");
-const bin = join(root, "cli/bin/agentrent.mjs");
 const work = mkdtempSync(join(tmpdir(), "agentrent-e2e-"));
-const children = new Set<ChildProcess>();
 
 type Account = Awaited<ReturnType<typeof fundedAccount>>;
 
@@ -72,73 +69,8 @@ async function agent(req: IncomingMessage, res: ServerResponse): Promise<void> {
   res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ output: { findings: [`${payload.task}: ${payload.input?.topic ?? "nothing"}`] } }));
 }
 
-interface Result {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
 
-interface Running {
-  child: ChildProcess;
-  stdout(): string;
-  done: Promise<Result>;
-}
-
-function actorEnv(account: Account, name: string): Record<string, string> {
-  const home = join(work, name);
-  const env: Record<string, string> = {};
-  for (const [key, value] of Object.entries(process.env)) if (value !== undefined && !key.startsWith("AGENTRENT_")) env[key] = value;
-  return {
-    ...env,
-    HOME: home,
-    AGENTRENT_CONFIG_DIR: join(home, "config"),
-    AGENTRENT_API_URL: apiUrl,
-    AGENTRENT_RPC_URL: inject("rpcUrl"),
-    AGENTRENT_CHAIN_ID: "31337",
-    AGENTRENT_MARKETPLACE: ctx.config.MARKETPLACE_ADDRESS,
-    AGENTRENT_PRIVATE_KEY: account.privateKey,
-  };
-}
-
-/** Spawns the binary; bounded by a kill after `timeoutMs`. */
-function start(env: Record<string, string>, args: string[], timeoutMs = 90_000): Running {
-  const child = spawn(process.execPath, [bin, ...args], { cwd: work, env, stdio: ["ignore", "pipe", "pipe"] });
-  children.add(child);
-  let stdout = "";
-  let stderr = "";
-  child.stdout!.on("data", (d: Buffer) => (stdout += d.toString()));
-  child.stderr!.on("data", (d: Buffer) => (stderr += d.toString()));
-  const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs);
-  const done = new Promise<Result>((resolve) =>
-    child.once("close", (code) => {
-      clearTimeout(timer);
-      children.delete(child);
-      resolve({ code, stdout, stderr });
-    }),
-  );
-  return { child, stdout: () => stdout, done };
-}
-
-async function cli(env: Record<string, string>, args: string[]): Promise<Result> {
-  return start(env, args).done;
-}
-
-/** Runs with --json and expects exit 0; returns the parsed document. */
-async function cliJson<T = Record<string, unknown>>(env: Record<string, string>, args: string[]): Promise<T> {
-  const result = await cli(env, [...args, "--json"]);
-  if (result.code !== 0) throw new Error(`agentrent ${args.join(" ")} exited ${result.code}: ${result.stderr}`);
-  return JSON.parse(result.stdout) as T;
-}
-
-/** Polls a real condition until it holds, up to `timeoutMs`. */
-async function until(what: string, check: () => Promise<boolean>, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    if (await check()) return;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+const { actorEnv, start, cli, cliJson, killAll } = createCliHarness(work, () => ({ apiUrl, rpcUrl: inject("rpcUrl"), chainId: 31337, marketplace: ctx.config.MARKETPLACE_ADDRESS }));
 
 const MANIFEST = {
   name: "cli-e2e-researcher",
@@ -164,7 +96,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   releaseStream();
-  for (const child of children) child.kill("SIGKILL");
+  killAll();
   await consumer?.stop();
   await indexer?.stop();
   await closeApi(api);

@@ -18,6 +18,7 @@ import { createTestServices, fundedAccount, type TestContext } from "../support/
 import { marketTarget } from "../support/agents.ts";
 import { startHttpsServer, type HttpsTestServer } from "../support/https-server.ts";
 import { closeApi, readBody, serveApi } from "../support/http.ts";
+import { until } from "../support/until.ts";
 import { AccessError, AgentRentalClient, ApiError, NotFoundError, type AgentManifest } from "../../sdk/src/index.ts";
 
 type Account = Awaited<ReturnType<typeof fundedAccount>>;
@@ -42,13 +43,6 @@ const MANIFEST: AgentManifest = {
   timeout_seconds: 20,
 };
 
-async function until(what: string, check: () => Promise<boolean>, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 beforeAll(async () => {
   ctx = await createTestServices({ ALLOW_PRIVATE_AGENT_HOSTS: "true", CATALOGUE_REFRESH_MS: "0" });
