@@ -12,7 +12,7 @@ import { Webhook } from "standardwebhooks";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { ToolListChangedNotificationSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { buildApp } from "../../src/api/app.ts";
 import { createEgressGuard } from "../../src/adapters/egress/guard.ts";
 import { writeMarketplace } from "../../src/chain/write.ts";
@@ -259,6 +259,46 @@ describe("long runs", () => {
   });
 });
 
+describe("rentals that change while the server runs", () => {
+  it("refresh() gives a newly rented agent its tool and takes the tool of a revoked rental away, telling the client", async () => {
+    const later = await publishConnected("mcp-later", "Rented after the server started");
+    const revoked = await publishConnected("mcp-revoked", "Rented, then revoked by its creator");
+    await writeMarketplace(marketTarget(ctx), renter, "purchaseOneTime", [revoked.onChainId], revoked.priceWei);
+    await indexChain(ctx);
+
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    const logs: string[] = [];
+    const { server, refresh } = await loadAgentMcpServer(new AgentRentalClient({ baseUrl, apiKey }), { secrets: [apiKey], log: (m) => logs.push(m) });
+    await server.connect(serverSide);
+    const client = new Client({ name: "in-process", version: "1.0.0" });
+    let changed = 0;
+    client.setNotificationHandler(ToolListChangedNotificationSchema, () => void changed++);
+    await client.connect(clientSide);
+    try {
+      const names = async () => (await client.listTools()).tools.map((t) => t.name).sort();
+      expect(await names()).toEqual(["mcp_researcher", "mcp_revoked", "mcp_writer", "run_agent"]);
+      expect(await refresh()).toEqual({ added: [], removed: [] });
+
+      await writeMarketplace(marketTarget(ctx), renter, "purchaseOneTime", [later.onChainId], later.priceWei);
+      await writeMarketplace(marketTarget(ctx), creator, "revokeAccess", [revoked.onChainId, renter.address]);
+      await indexChain(ctx);
+      expect(await refresh()).toEqual({ added: ["mcp_later"], removed: ["mcp_revoked"] });
+      expect(await names()).toEqual(["mcp_later", "mcp_researcher", "mcp_writer", "run_agent"]);
+      // The notifications travel asynchronously over the transport; the listing above came after them.
+      expect(changed).toBeGreaterThanOrEqual(1);
+
+      const result = (await client.callTool({ name: "mcp_later", arguments: { task: "after the refresh" } })) as CallToolResult;
+      expect(JSON.parse(textOf(result))).toEqual({ findings: ["/agents/mcp-later: after the refresh"] });
+      const gone = (await client.callTool({ name: "mcp_revoked", arguments: { task: "anything" } })) as CallToolResult;
+      expect(gone.isError).toBe(true);
+      expect(logs.join("\n")).toContain("tools changed: +mcp_later, -mcp_revoked");
+    } finally {
+      await client.close();
+      await server.close();
+    }
+  });
+});
+
 describe("configuration", () => {
   it("an invalid key: the server starts with the generic tool, whose calls report invalid_api_key without the key", async () => {
     const badKey = "svc_test_0000000000000000000000000000000000000000";
@@ -289,6 +329,9 @@ describe("configuration", () => {
     const noKey = await run([], { AGENT_RENTAL_API_URL: baseUrl });
     expect(noKey).toMatchObject({ code: 2, stdout: "" });
     expect(noKey.stderr).toContain("AGENT_RENTAL_API_KEY is not set");
+    const refresh = await run([], { AGENT_RENTAL_API_URL: baseUrl, AGENT_RENTAL_API_KEY: apiKey, AGENT_RENTAL_REFRESH_SECONDS: "soon" });
+    expect(refresh).toMatchObject({ code: 2, stdout: "" });
+    expect(refresh.stderr).toContain("AGENT_RENTAL_REFRESH_SECONDS must be a whole number of seconds");
     const flag = await run(["--api-key", apiKey], { AGENT_RENTAL_API_URL: baseUrl });
     expect(flag).toMatchObject({ code: 2, stdout: "" });
     expect(flag.stderr).toContain("configuration is read from the environment only");

@@ -2,6 +2,7 @@
 // goes on a command line, where other users of the machine can read it):
 //   AGENT_RENTAL_API_URL  the API base URL, for example https://api.example.com (required)
 //   AGENT_RENTAL_API_KEY  an API key of the renting wallet (required)
+//   AGENT_RENTAL_REFRESH_SECONDS  how often the rented agents are listed again (default 60; 0: never)
 // stdout is the MCP channel: diagnostics go to stderr, and never carry the key.
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { AgentRentalClient } from "../client.ts";
@@ -22,6 +23,8 @@ const USAGE = `agent-rental-mcp: an MCP server (stdio) exposing your rented agen
 Environment:
   AGENT_RENTAL_API_URL  the API base URL, for example https://api.example.com (required)
   AGENT_RENTAL_API_KEY  an API key of the renting wallet (required)
+  AGENT_RENTAL_REFRESH_SECONDS  how often the rented agents are listed again, so a new rental gains its
+                        tool and an ended one loses it (default 60; 0: only at start)
 `;
 
 function log(message: string): void {
@@ -53,12 +56,26 @@ export async function main(argv: string[] = process.argv.slice(2), env: Record<s
     log("AGENT_RENTAL_API_URL is not a valid URL.");
     return 2;
   }
-  const { server } = await loadAgentMcpServer(client, { secrets: [apiKey], log });
+  const refreshText = env.AGENT_RENTAL_REFRESH_SECONDS?.trim();
+  const refreshSeconds = refreshText === undefined || refreshText === "" ? 60 : Number(refreshText);
+  if (!Number.isInteger(refreshSeconds) || refreshSeconds < 0 || refreshSeconds > 86_400) {
+    log(`AGENT_RENTAL_REFRESH_SECONDS must be a whole number of seconds from 0 to 86400.\n\n${USAGE}`);
+    return 2;
+  }
+  const { server, refresh } = await loadAgentMcpServer(client, { secrets: [apiKey], log });
+  // The next refresh starts only after the previous one ended.
+  let refreshTimer: ReturnType<typeof setTimeout> | undefined;
+  const scheduleRefresh = () => {
+    if (refreshSeconds === 0) return;
+    refreshTimer = setTimeout(() => void refresh().finally(scheduleRefresh), refreshSeconds * 1000);
+  };
+  scheduleRefresh();
   const transport = new StdioServerTransport();
   let closing = false;
   const shutdown = () => {
     if (closing) return;
     closing = true;
+    if (refreshTimer !== undefined) clearTimeout(refreshTimer);
     void server.close().finally(() => process.exit(0));
   };
   process.once("SIGINT", shutdown);

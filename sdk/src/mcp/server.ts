@@ -5,7 +5,7 @@
 // run, an API refusal or bad arguments are tool errors (isError) naming the code and the request id;
 // the server keeps serving. Import from "@agent-rental/sdk/mcp"; `@modelcontextprotocol/sdk` (and its
 // peer `zod`) are optional peer dependencies of the SDK.
-import { McpServer, type ToolCallback } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { McpServer, type RegisteredTool, type ToolCallback } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import type { AgentRentalClient } from "../client.ts";
@@ -60,6 +60,11 @@ const isPlainObject = (value: unknown): value is Record<string, unknown> => type
 
 /** The MCP server with the agent tools registered; connect it to a transport to serve. */
 export function createAgentMcpServer(client: AgentRentalClient, options: AgentMcpServerOptions = {}): McpServer {
+  return buildAgentMcpServer(client, options).server;
+}
+
+/** The server and a way to replace its per-agent tools (clients are told with tools/list_changed). */
+function buildAgentMcpServer(client: AgentRentalClient, options: AgentMcpServerOptions): { server: McpServer; setAgents(agents: RentedAgentTool[]): { added: string[]; removed: string[] } } {
   const secrets = (options.secrets ?? []).filter((s) => s.length >= 8);
   const redact = (text: string) => secrets.reduce((out, secret) => out.split(secret).join("[redacted]"), text);
   const log = (message: string) => options.log?.(redact(message));
@@ -103,14 +108,47 @@ export function createAgentMcpServer(client: AgentRentalClient, options: AgentMc
       run(AGENT_TOOL_NAME, { agent_id: args.agent_id, task: args.task, ...(args.input !== undefined ? { input: args.input } : {}) }, extra),
     );
   }
-  for (const agent of options.agents ?? []) {
+  // One tool per rented agent, keyed by tool name; replaced as a whole when the agent behind a name changes.
+  const perAgent = new Map<string, { agent: RentedAgentTool; tool: RegisteredTool }>();
+  const sameAgent = (a: RentedAgentTool, b: RentedAgentTool) => a.agent_id === b.agent_id && a.title === b.title && a.description === b.description;
+  const register = (agent: RentedAgentTool) =>
     server.registerTool(
       agent.name,
       { title: agent.title, description: `${agent.description}\n\nRuns a task on this rented agent (agent id ${agent.agent_id}) and returns its finished output.`, inputSchema: perAgentInput, annotations },
       (args, extra) => run(agent.name, { agent_id: agent.agent_id, task: args.task, ...(args.input !== undefined ? { input: args.input } : {}) }, extra),
     );
-  }
-  return server;
+  const setAgents = (agents: RentedAgentTool[]) => {
+    const wanted = new Map(agents.map((agent) => [agent.name, agent]));
+    const added: string[] = [];
+    const removed: string[] = [];
+    for (const [name, entry] of [...perAgent]) {
+      const next = wanted.get(name);
+      if (next && sameAgent(next, entry.agent)) continue;
+      entry.tool.remove();
+      perAgent.delete(name);
+      removed.push(name);
+    }
+    for (const agent of agents) {
+      if (perAgent.has(agent.name) || (agent.name === AGENT_TOOL_NAME && options.generic !== false)) continue;
+      perAgent.set(agent.name, { agent, tool: register(agent) });
+      added.push(agent.name);
+    }
+    return { added, removed };
+  };
+  setAgents(options.agents ?? []);
+  return { server, setAgents };
+}
+
+export interface LoadedAgentMcpServer {
+  server: McpServer;
+  /** The rented agents offered as tools at start. */
+  agents: RentedAgentTool[];
+  /**
+   * Lists the rented agents again and brings the per-agent tools in line: a newly rented agent gains its
+   * tool, one whose rental ended (expired, revoked, emptied) loses it, and connected clients are sent
+   * notifications/tools/list_changed. When the listing fails the tools stay as they are.
+   */
+  refresh(): Promise<{ added: string[]; removed: string[] }>;
 }
 
 /**
@@ -118,17 +156,34 @@ export function createAgentMcpServer(client: AgentRentalClient, options: AgentMc
  * When the credentials cannot be listed, the server still starts with the generic tool (whose calls
  * then report the API's error) and the failure is logged.
  */
-export async function loadAgentMcpServer(client: AgentRentalClient, options: Omit<AgentMcpServerOptions, "agents"> = {}): Promise<{ server: McpServer; agents: RentedAgentTool[] }> {
+export async function loadAgentMcpServer(client: AgentRentalClient, options: Omit<AgentMcpServerOptions, "agents"> = {}): Promise<LoadedAgentMcpServer> {
   const secrets = (options.secrets ?? []).filter((s) => s.length >= 8);
   const redact = (text: string) => secrets.reduce((out, secret) => out.split(secret).join("[redacted]"), text);
-  let agents: RentedAgentTool[] = [];
-  try {
-    agents = await listRentedAgentTools(client, {
+  const list = () =>
+    listRentedAgentTools(client, {
       onSkip: (credential, reason) => options.log?.(redact(`not offering ${credential.listing_id} (${credential.listing_title}): ${reason}`)),
     });
+  let agents: RentedAgentTool[] = [];
+  try {
+    agents = await list();
   } catch (error) {
     options.log?.(redact(`could not list the rented agents, offering only the generic tool: ${formatToolError(error)}`));
   }
   options.log?.(`offering ${agents.length} rented agent tool${agents.length === 1 ? "" : "s"}${agents.length > 0 ? `: ${agents.map((a) => a.name).join(", ")}` : ""}`);
-  return { server: createAgentMcpServer(client, { ...options, agents }), agents };
+  const built = buildAgentMcpServer(client, { ...options, agents });
+  const refresh = async () => {
+    let current: RentedAgentTool[];
+    try {
+      current = await list();
+    } catch (error) {
+      options.log?.(redact(`could not list the rented agents again, keeping the current tools: ${formatToolError(error)}`));
+      return { added: [], removed: [] };
+    }
+    const change = built.setAgents(current);
+    if (change.added.length + change.removed.length > 0) {
+      options.log?.(`tools changed: ${[...change.added.map((n) => `+${n}`), ...change.removed.map((n) => `-${n}`)].join(", ")}`);
+    }
+    return change;
+  };
+  return { server: built.server, agents, refresh };
 }
