@@ -70,7 +70,7 @@ export interface LocalSandboxPool extends SandboxPool {
 }
 
 /** What V8 prints on stderr when the heap cap (or, under RLIMIT_DATA, the memory it may map) is reached. */
-const OOM_MARKERS = ["JavaScript heap out of memory", "Reached heap limit", "Fatal process out of memory", "Allocation failed", "std::bad_alloc"];
+const OOM_MARKERS = ["JavaScript heap out of memory", "Reached heap limit", "Fatal process out of memory", "Allocation failed", "std::bad_alloc", "terminate called"];
 const STDERR_KEEP = 16_384;
 /** A line from a sandbox longer than this (no newline yet) is a protocol violation: the sandbox is killed. */
 const MAX_LINE_BYTES = 32 * 1024 * 1024;
@@ -93,7 +93,22 @@ interface Sandbox {
   exitSignal: NodeJS.Signals | null;
   stderr: string;
   assigned: boolean;
+  /** Its memory is capped by RLIMIT_DATA (else by V8's heap flag). */
+  rlimit: boolean;
   onMessage?: (message: ChildMessage) => void;
+}
+
+/** Signals a process raises on itself when an allocation fails under RLIMIT_DATA: V8's fatal-error path
+ * and C++'s terminate abort (SIGABRT, or a trap), and a failed allocation used unchecked faults. The
+ * pool's own kills are SIGKILL. An entry that signals itself only changes how its own run is reported. */
+const ALLOCATION_FAILURE_SIGNALS = new Set<NodeJS.Signals>(["SIGABRT", "SIGSEGV", "SIGBUS", "SIGTRAP", "SIGILL"]);
+
+/** The run ended because it ran out of memory: V8 or the C++ runtime said so on stderr (which may be cut
+ * short when two threads abort at once), or, under RLIMIT_DATA, the process died of an allocation
+ * failure's signal. */
+function outOfMemory(sandbox: Sandbox): boolean {
+  if (OOM_MARKERS.some((marker) => sandbox.stderr.includes(marker))) return true;
+  return sandbox.rlimit && sandbox.exitSignal !== null && ALLOCATION_FAILURE_SIGNALS.has(sandbox.exitSignal);
 }
 
 function fsReadFlags(paths: readonly string[]): string[] {
@@ -129,6 +144,7 @@ function startSandbox(launch: Launch, allowFsRead: readonly string[], memoryMb: 
     exitSignal: null,
     stderr: "",
     assigned: false,
+    rlimit,
   };
   proc.stdin!.on("error", () => {
     // EPIPE when the sandbox died before reading its run; reported through its exit
@@ -248,7 +264,7 @@ function execute(sandbox: Sandbox, spec: RunSpec, deadline: number, onEvent: ((e
     if (result?.ok === true) return { status: "completed", output: result.output, ...base, ...invokedAt };
     if (result) return { status: "failed", error: { code: "entry_error", message: String(result.message) }, ...base, ...invokedAt };
     if (timedOut) return { status: "failed", error: { code: "timeout", message: `the run exceeded its ${spec.timeoutMs} ms timeout and was killed` }, ...base };
-    if (OOM_MARKERS.some((marker) => sandbox.stderr.includes(marker))) {
+    if (outOfMemory(sandbox)) {
       return { status: "failed", error: { code: "out_of_memory", message: `the run exceeded its ${spec.memoryMb} MiB memory` }, ...base };
     }
     const how = sandbox.exitSignal ? `signal ${sandbox.exitSignal}` : `code ${sandbox.exitCode}`;
