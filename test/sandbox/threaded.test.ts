@@ -77,7 +77,7 @@ describe("threaded sandbox pool", () => {
 
   it("kills a run at its timeout and reports it failed", async () => {
     const events: RunEvent[] = [];
-    const result = await pool.run(spec("sleep-forever", {}, { timeoutMs: 400 }), (event) => events.push(event));
+    const result = await pool.run(spec("sleep-forever", {}, { timeoutMs: 1_000 }), (event) => events.push(event));
     expect(result.status).toBe("failed");
     expect(result.error?.code).toBe("timeout");
     const pid = Number(events[0]?.delta);
