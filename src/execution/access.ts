@@ -11,6 +11,7 @@ import { chainListingKey, type ChainListingRecord } from "../credentials/store.t
 import { agentKey } from "../reviews/listings.ts";
 import { marketplaceAbi } from "../chain/generated/marketplace.ts";
 import { isPublished, type AgentRecord } from "../listings/catalogue.ts";
+import { processCache } from "../cache.ts";
 
 export interface ExecutionAccess {
   listingId: string;
@@ -30,21 +31,17 @@ const AGENT_ID = /^[a-z][a-z0-9-]{1,62}-[0-9a-f]{8}$/;
 // An agent id names its listing for good (the alias is written once, at registration), so resolved
 // aliases are kept in the process: a run of a known agent starts without this read. Only found aliases
 // are kept; an unknown id is looked up again next time.
-const ALIASES_MAX = 10_000;
-const aliases = new WeakMap<object, Map<string, `0x${string}`>>();
+const aliases = processCache<`0x${string}`>(10_000);
 
 /** Resolves `agent_id` (an agent id `<name>-<8 hex>` or a listing id) to the on-chain listing id. */
 export async function resolveAgentId(services: Services, agentId: string): Promise<`0x${string}`> {
   if (!AGENT_ID.test(agentId)) return parseListingId(agentId);
-  let known = aliases.get(services.tables);
-  if (!known) aliases.set(services.tables, (known = new Map()));
-  const hit = known.get(agentId);
+  const hit = aliases.get(services.tables, agentId);
   if (hit) return hit;
   const out = await services.tables.doc.send(new GetCommand({ TableName: services.tables.name("listings"), Key: { pk: `agent#${agentId}`, sk: "alias" } }));
   if (!out.Item) throw new ApiError("listing_not_found", `No published agent ${agentId}.`);
   const onChainId = parseListingId(out.Item.listing_id as string);
-  if (known.size >= ALIASES_MAX) known.delete(known.keys().next().value!);
-  known.set(agentId, onChainId);
+  aliases.set(services.tables, agentId, onChainId);
   return onChainId;
 }
 

@@ -7,6 +7,7 @@ import type { Services } from "../services.ts";
 import type { AgentManifest } from "../registration/manifest.ts";
 import { compileJsonSchema } from "../registration/manifest.ts";
 import { open } from "../registration/sealed.ts";
+import { processCache } from "../cache.ts";
 
 export interface AgentLogic {
   manifest: AgentManifest;
@@ -15,12 +16,11 @@ export interface AgentLogic {
 }
 
 const TTL_MS = 5 * 60_000;
-const MAX_ENTRIES = 256;
-const cache = new Map<string, { logic: AgentLogic; until: number }>();
+const cache = processCache<{ logic: AgentLogic; until: number }>(256);
 
 export async function loadAgentLogic(services: Services, agent: { listing_id: string; logic_blob: string; logic_key: string }): Promise<AgentLogic> {
-  const key = `${services.config.TABLE_PREFIX}|${agent.listing_id}|${agent.logic_blob}`;
-  const hit = cache.get(key);
+  const key = `${agent.listing_id}|${agent.logic_blob}`;
+  const hit = cache.get(services.blobs, key);
   if (hit && hit.until > Date.now()) return hit.logic;
   const sealed = await services.blobs.get(agent.logic_blob);
   if (!sealed) throw new Error(`the agent logic of ${agent.listing_id} is missing`);
@@ -35,8 +35,7 @@ export async function loadAgentLogic(services: Services, agent: { listing_id: st
   const output = compileJsonSchema(manifest.output_schema);
   if (!input.ok || !output.ok) throw new Error(`the schemas of ${agent.listing_id} no longer compile`);
   const logic = { manifest, validateInput: input.validate, validateOutput: output.validate };
-  if (cache.size >= MAX_ENTRIES) cache.delete(cache.keys().next().value!);
-  cache.set(key, { logic, until: Date.now() + TTL_MS });
+  cache.set(services.blobs, key, { logic, until: Date.now() + TTL_MS });
   return logic;
 }
 

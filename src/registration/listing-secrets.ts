@@ -12,6 +12,7 @@ import { ApiError } from "../errors.ts";
 import { parseListingId, toListingId } from "../credentials/ids.ts";
 import { agentKey } from "../reviews/listings.ts";
 import { open, seal } from "./sealed.ts";
+import { processCache } from "../cache.ts";
 
 type SecretKind = "provider_key" | "webhook_secret";
 
@@ -70,19 +71,14 @@ export async function rotateWebhookSecret(services: Services, wallet: Address, l
 // Sealed secrets are kept in the process by blob name: a name is derived from the secret's own wrapped
 // data key, so it never names other content (a new key or secret is a new name). Only ciphertext is
 // kept; the secret is opened for each run that needs it and for nothing else.
-const SEALED_MAX = 512;
-const sealedCache = new WeakMap<object, Map<string, Uint8Array>>();
+const sealedBlobs = processCache<Uint8Array>(512);
 
 async function sealedBlob(services: Services, name: string, immutable: boolean): Promise<Uint8Array | null> {
-  let cache = sealedCache.get(services.blobs);
-  if (!cache) sealedCache.set(services.blobs, (cache = new Map()));
-  const hit = cache.get(name);
+  const hit = sealedBlobs.get(services.blobs, name);
   if (hit) return hit;
   const bytes = await services.blobs.get(name);
-  if (!bytes || !immutable) return bytes ?? null;
-  if (cache.size >= SEALED_MAX) cache.delete(cache.keys().next().value!);
-  cache.set(name, bytes);
-  return bytes;
+  if (bytes && immutable) sealedBlobs.set(services.blobs, name, bytes);
+  return bytes ?? null;
 }
 
 /**

@@ -1,7 +1,7 @@
 // The local sandbox adapter: every run gets a fresh Node child process that serves exactly that run and
 // exits. Processes are pre-started (a warm pool, replenished as runs take them) so a run does not wait
 // for a spawn; a process is never handed a second run. Each child runs under Node's permission model
-// with an empty environment and a heap cap, and is killed (SIGKILL) when its run's time is spent.
+// with an empty environment and a memory cap, and is killed (SIGKILL) when its run's time is spent.
 // See docs/sandbox.md for the guarantees and their limits.
 import { spawn, type ChildProcess } from "node:child_process";
 import { accessSync, constants } from "node:fs";
@@ -32,7 +32,7 @@ export interface LocalSandboxPoolOptions {
   /** At most this many sandboxes starting at once (default: 2 × CPU count, at least 4). */
   maxStarting?: number;
   /** How a sandbox's memory is capped (default: "rlimit" where util-linux's `prlimit` exists, else
-   * "heap-flag"). See memoryCapOf. */
+   * "heap-flag"). See MemoryCap. */
   memoryCap?: MemoryCap;
 }
 
