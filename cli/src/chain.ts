@@ -17,11 +17,12 @@ import {
 } from "viem";
 import type { PrivateKeyAccount } from "viem/accounts";
 import { marketplaceAbi } from "../../src/chain/generated/marketplace.ts";
+import { RENTAL_MODELS, type RentalModel } from "../../src/credentials/events.ts";
 import { CliError, EXIT, usageError } from "./errors.ts";
 import type { Settings } from "./settings.ts";
 
-export const RENTAL_MODELS = ["one_time", "subscription", "per_query"] as const;
-export type RentalModel = (typeof RENTAL_MODELS)[number];
+// The contract's AccessType enum, in order: the service's own list.
+export { RENTAL_MODELS, type RentalModel } from "../../src/credentials/events.ts";
 export const ACCESS_TYPE: Record<RentalModel, number> = { one_time: 0, subscription: 1, per_query: 2 };
 export const LISTING_STATUS = ["none", "active", "paused", "closed"] as const;
 export const DURATIONS: Record<string, bigint> = { "30d": 2_592_000n, "90d": 7_776_000n, "365d": 31_536_000n };
