@@ -58,6 +58,12 @@ type ToolExtra = Parameters<ToolCallback<typeof perAgentInput>>[1];
 
 const isPlainObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
 
+/** Replaces each secret (8 characters or more) with `[redacted]`. */
+function redactor(secrets: string[] = []): (text: string) => string {
+  const kept = secrets.filter((s) => s.length >= 8);
+  return (text) => kept.reduce((out, secret) => out.split(secret).join("[redacted]"), text);
+}
+
 /** The MCP server with the agent tools registered; connect it to a transport to serve. */
 export function createAgentMcpServer(client: AgentRentalClient, options: AgentMcpServerOptions = {}): McpServer {
   return buildAgentMcpServer(client, options).server;
@@ -65,8 +71,7 @@ export function createAgentMcpServer(client: AgentRentalClient, options: AgentMc
 
 /** The server and a way to replace its per-agent tools (clients are told with tools/list_changed). */
 function buildAgentMcpServer(client: AgentRentalClient, options: AgentMcpServerOptions): { server: McpServer; setAgents(agents: RentedAgentTool[]): { added: string[]; removed: string[] } } {
-  const secrets = (options.secrets ?? []).filter((s) => s.length >= 8);
-  const redact = (text: string) => secrets.reduce((out, secret) => out.split(secret).join("[redacted]"), text);
+  const redact = redactor(options.secrets);
   const log = (message: string) => options.log?.(redact(message));
   const server = new McpServer({ name: MCP_SERVER_NAME, version: MCP_SERVER_VERSION }, { capabilities: { tools: {} } });
 
@@ -157,8 +162,7 @@ export interface LoadedAgentMcpServer {
  * then report the API's error) and the failure is logged.
  */
 export async function loadAgentMcpServer(client: AgentRentalClient, options: Omit<AgentMcpServerOptions, "agents"> = {}): Promise<LoadedAgentMcpServer> {
-  const secrets = (options.secrets ?? []).filter((s) => s.length >= 8);
-  const redact = (text: string) => secrets.reduce((out, secret) => out.split(secret).join("[redacted]"), text);
+  const redact = redactor(options.secrets);
   const list = () =>
     listRentedAgentTools(client, {
       onSkip: (credential, reason) => options.log?.(redact(`not offering ${credential.listing_id} (${credential.listing_title}): ${reason}`)),
