@@ -51,8 +51,21 @@ export async function ensureTables(tables: Tables, prefix: string): Promise<void
           if (!(createError instanceof ResourceInUseException)) throw createError;
         }
       }
+      await untilActive(tables, tables.name(table));
     }),
   );
+}
+
+/** A new table is CREATING for a while (DynamoDB and its emulator alike) and refuses reads and writes
+ * until it is ACTIVE: wait for that, bounded. */
+async function untilActive(tables: Tables, tableName: string, timeoutMs = 120_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (let delay = 10; ; delay = Math.min(delay * 2, 1_000)) {
+    const { Table } = await tables.raw.send(new DescribeTableCommand({ TableName: tableName }));
+    if (Table?.TableStatus === "ACTIVE") return;
+    if (Date.now() > deadline) throw new Error(`table ${tableName} is still ${Table?.TableStatus ?? "unknown"} after ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, delay));
+  }
 }
 
 /** Deletes every item of a table, page by page (used to rebuild chain-derived tables). */
