@@ -1,7 +1,9 @@
 // Local sandbox figures (docs/sandbox.md), each beside the physical floor it is measured against:
-//  1. Start of execution with a no-op entry at an open-loop offered load (20 runs/s for 10 s): time from
-//     the `run()` call to the entry being invoked (the child's `performance.timeOrigin + performance.now()`
-//     against the parent's, same clock). Target: p95 < 20 ms.
+//  1. Start of execution with a no-op entry at an open-loop offered load the sandboxes can sustain: time
+//     from the `run()` call to the entry being invoked (the child's `performance.timeOrigin +
+//     performance.now()` against the parent's, same clock). Target: p95 < 20 ms. Measured at 20 runs/s,
+//     and also at 60% of the bare sandbox's capacity measured just before when that is lower: a machine
+//     that cannot start 20 processes a second would otherwise measure its own overload, not the pool.
 //  2. Fresh-sandbox capacity: sustained no-op runs per second, a fresh process per run, beside the rate at
 //     which this machine starts bare `node -e 0` processes at the same concurrency, measured in the same
 //     run (alternating rounds). Target: ratio >= 0.7. Three kinds of sandbox: a bare one (nothing
@@ -41,14 +43,14 @@ async function untilIdle(pool: LocalSandboxPool, count: number): Promise<void> {
 }
 
 /** Open loop: calls are issued on a fixed schedule whether or not earlier runs finished. */
-async function startOfExecution(): Promise<string[]> {
+async function startOfExecution(rate: number): Promise<string[]> {
   const pool = createLocalSandboxPool({ warm: 4, maxWarm: 8, allowFsRead: [fixtures] });
   try {
     await untilIdle(pool, 4);
     for (let i = 0; i < 5; i++) await noopRun(pool); // warm-up, not counted
     await untilIdle(pool, 4);
-    const total = OFFERED_RATE * OFFERED_SECONDS;
-    const interval = 1000 / OFFERED_RATE;
+    const total = Math.round(rate * OFFERED_SECONDS);
+    const interval = 1000 / rate;
     const began = performance.now();
     const runs: Promise<RunResult>[] = [];
     for (let i = 0; i < total; i++) {
@@ -65,7 +67,7 @@ async function startOfExecution(): Promise<string[]> {
     const d = summarize(durations);
     const { warmHits, warmMisses } = pool.stats();
     return [
-      `start of execution (run() call → entry invoked), no-op entry, open loop ${OFFERED_RATE} runs/s for ${OFFERED_SECONDS} s, n=${s.n}: p50 ${ms(s.p50)}, p95 ${ms(s.p95)}, max ${ms(s.max)}; target p95 < 20 ms: ${s.p95 < 20 ? "met" : "MISSED"}`,
+      `start of execution (run() call → entry invoked), no-op entry, open loop ${rate.toFixed(1)} runs/s for ${OFFERED_SECONDS} s, n=${s.n}: p50 ${ms(s.p50)}, p95 ${ms(s.p95)}, max ${ms(s.max)}; target p95 < 20 ms: ${s.p95 < 20 ? "met" : "MISSED"}`,
       `  pre-started sandbox taken at once: ${warmHits - 5}/${total} (waited for one: ${warmMisses}); failed runs: ${failed}; whole run (call → process gone) p50 ${ms(d.p50)}, p95 ${ms(d.p95)}`,
     ];
   } finally {
@@ -115,7 +117,7 @@ async function sandboxRate(concurrency: number, seconds: number, options: Partia
   }
 }
 
-async function capacity(): Promise<string[]> {
+async function capacity(): Promise<{ rows: string[]; bareSandboxRate: number }> {
   const cores = availableParallelism();
   const concurrency = 2 * cores;
   const runtime = await buildRuntime();
@@ -138,7 +140,7 @@ async function capacity(): Promise<string[]> {
   }
   const mean = (values: number[]) => values.reduce((a, b) => a + b, 0) / values.length;
   const list = (values: number[]) => values.map((v) => v.toFixed(1)).join(", ");
-  return [
+  const rows = [
     `fresh-sandbox capacity (${cores} cores, ${concurrency} in flight, ${CAPACITY_ROUNDS} rounds × ${CAPACITY_SECONDS} s each, alternating; failed runs ${failed})`,
     `  baseline: bare \`node -e 0\` processes, same concurrency: ${mean(bare).toFixed(1)} starts/s (rounds ${list(bare)})`,
     ...kinds.map((kind, i) => {
@@ -146,6 +148,7 @@ async function capacity(): Promise<string[]> {
       return `  ${kind.name}: ${mean(rates[i]!).toFixed(1)} runs/s (rounds ${list(rates[i]!)}); ratio ${ratio.toFixed(2)}; target >= 0.7: ${ratio >= 0.7 ? "met" : "MISSED"}`;
     }),
   ];
+  return { rows, bareSandboxRate: mean(rates[0]!) };
 }
 
 function rssKb(pid: number): number {
@@ -168,7 +171,13 @@ async function idleMemory(): Promise<string[]> {
 }
 
 export async function runSandboxBench(): Promise<string[]> {
-  return [...(await startOfExecution()), ...(await capacity()), ...(await idleMemory())];
+  const measured = await capacity();
+  const sustainable = Math.floor(0.6 * measured.bareSandboxRate * 10) / 10;
+  const rates = sustainable < OFFERED_RATE ? [sustainable, OFFERED_RATE] : [OFFERED_RATE];
+  const starts: string[] = [];
+  for (const rate of rates) starts.push(...(await startOfExecution(rate)));
+  if (rates.length > 1) starts.push(`  (${OFFERED_RATE} runs/s is above what this machine sustains: 60% of the bare sandbox's measured ${measured.bareSandboxRate.toFixed(1)} runs/s is ${sustainable} runs/s)`);
+  return [...starts, ...measured.rows, ...(await idleMemory())];
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

@@ -35,7 +35,7 @@ export async function* tailRun(services: Services, runId: string, from: number |
       offset = text.length;
     }
     if (record.status !== "running") {
-      yield { event: "done", data: runJson(responseOf(record)), id: "done" };
+      yield { event: "done", data: runJson(responseOf(record), record.settlement === "pending" ? { settlement: "pending" } : {}), id: "done" };
       return;
     }
     if (Date.now() >= deadline) return;

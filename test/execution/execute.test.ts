@@ -72,6 +72,12 @@ async function agent(req: IncomingMessage, res: ServerResponse): Promise<void> {
     res.end(`event: result\ndata: ${JSON.stringify({ output: { findings: ["alpha", "beta", "gamma"] } })}\n\n`);
     return;
   }
+  if (word === "trickle") {
+    // one piece of output, then nothing more until the caller gives up
+    res.writeHead(200, { "content-type": "text/event-stream" });
+    res.write(`event: output\ndata: ${JSON.stringify({ delta: "first part " })}\n\n`);
+    return;
+  }
   if (word === "stream-cut") {
     res.writeHead(200, { "content-type": "text/event-stream" });
     res.write(`event: output\ndata: ${JSON.stringify({ delta: "partial " })}\n\n`);
@@ -90,8 +96,8 @@ const MANIFEST = {
   timeout_seconds: 10,
 };
 
-async function publishConnected(name: string, rental: "one_time" | "subscription" | "per_query", priceEth = "0.001"): Promise<PublishedAgent> {
-  const published = await publishAgent(ctx, app, creator, { ...MANIFEST, name, entrypoint_url: `${agentServer.url}/agents/${name}` }, rental, priceEth);
+async function publishConnected(name: string, rental: "one_time" | "subscription" | "per_query", priceEth = "0.001", manifest: Record<string, unknown> = {}): Promise<PublishedAgent> {
+  const published = await publishAgent(ctx, app, creator, { ...MANIFEST, ...manifest, name, entrypoint_url: `${agentServer.url}/agents/${name}` }, rental, priceEth);
   const token = (await signIn(app, creator)).token;
   const res = await app.request(`/v1/listings/${published.listing_id}/webhook-secret`, { method: "POST", headers: { authorization: `Bearer ${token}` } });
   expect(res.status).toBe(201);
@@ -255,6 +261,18 @@ describe("the execute request", () => {
     expect(run).toMatchObject({ status: "failed", error: { code: "timeout" } });
     expect(run.duration_ms).toBeGreaterThanOrEqual(900);
     expect(run.duration_ms).toBeLessThan(5000);
+  });
+
+  it("caps a timeout_seconds above the agent's own at the manifest's timeout", async () => {
+    const quick = await publishConnected("quick-timeout", "one_time", "0.001", { timeout_seconds: 1 });
+    const renter = await renterWithKey();
+    await writeMarketplace(marketTarget(ctx), renter.account, "purchaseOneTime", [quick.onChainId], quick.priceWei);
+    await indexChain(ctx);
+    const began = performance.now();
+    const run = (await (await execute(renter.key, { agent_id: quick.agent_id, task: "never answers", timeout_seconds: 30 })).json()) as { status: string; error: { code: string }; duration_ms: number };
+    expect(run).toMatchObject({ status: "failed", error: { code: "timeout" } });
+    expect(run.duration_ms).toBeGreaterThanOrEqual(900);
+    expect(performance.now() - began).toBeLessThan(10_000);
   });
 
   it("takes input by content address (POST /v1/inputs) and refuses an address with nothing stored", async () => {
@@ -455,6 +473,22 @@ describe("per-query money", () => {
     expect(await balanceOf(listing, renter.account.address)).toBe(listing.priceWei * 2n);
   });
 
+  it("charges a run that failed at a timeout the caller chose after output was delivered, and only that failure", async () => {
+    const listing = await publishConnected("caller-timeout", "per_query");
+    const renter = await renterWithKey();
+    await writeMarketplace(marketTarget(ctx), renter.account, "purchasePerQuery", [listing.onChainId], listing.priceWei * 3n);
+    await indexChain(ctx);
+    // Output delivered, then the caller's own 1 s limit (the agent allows 10 s): charged.
+    const partial = (await (await execute(renter.key, { agent_id: listing.agent_id, task: "trickle then stall", timeout_seconds: 1 })).json()) as { status: string; output: unknown; cost_wei: number; error: { code: string } };
+    expect(partial).toMatchObject({ status: "failed", output: "first part ", error: { code: "timeout" } });
+    expect(BigInt(partial.cost_wei)).toBe(listing.priceWei);
+    expect(await balanceOf(listing, renter.account.address)).toBe(listing.priceWei * 2n);
+    // Nothing delivered before the caller's timeout: free.
+    const silent = (await (await execute(renter.key, { agent_id: listing.agent_id, task: "never answers", timeout_seconds: 1 })).json()) as { status: string; cost_wei: number };
+    expect(silent).toMatchObject({ status: "failed", cost_wei: 0 });
+    expect(await balanceOf(listing, renter.account.address)).toBe(listing.priceWei * 2n);
+  });
+
   it("withholds the result and charges nothing when the contract refuses the charge (revoked mid-run)", async () => {
     const listing = await publishConnected("revoked-mid-run", "per_query");
     const renter = await renterWithKey();
@@ -489,5 +523,26 @@ describe("per-query money", () => {
     expect(BigInt(released.cost_wei as number)).toBe(listing.priceWei);
     expect(await balanceOf(listing, renter.account.address)).toBe(listing.priceWei);
     expect(released.settlement_tx).toMatch(/^0x[0-9a-f]{64}$/);
+  });
+
+  it("ends a stream whose charge cannot be confirmed with a done that withholds the result, and releases it once paid", async () => {
+    const listing = await publishConnected("authority-down-stream", "per_query");
+    const renter = await renterWithKey();
+    await writeMarketplace(marketTarget(ctx), renter.account, "purchasePerQuery", [listing.onChainId], listing.priceWei * 2n);
+    await indexChain(ctx);
+    const broken = { ...ctx.services, authority: createAuthoritySigner(ctx.services.chain, "http://127.0.0.1:9", ctx.authority.privateKey) };
+    const res = await execute(renter.key, { agent_id: listing.agent_id, task: "stream unpaid" }, {}, "/v1/execute/stream", buildApp(broken));
+    expect(res.status).toBe(200);
+    const runId = res.headers.get("x-run-id")!;
+    const done = parseSse(await res.text()).at(-1)!;
+    expect(done).toMatchObject({ event: "done", data: { run_id: runId, status: "completed", output: null, settlement: "pending" } });
+    const resumed = parseSse(await (await app.request(`/v1/runs/${runId}/events`, { headers: { authorization: `Bearer ${renter.key}`, "last-event-id": "done" } })).text());
+    expect(resumed.at(-1)).toMatchObject({ event: "done", data: { run_id: runId, output: null, settlement: "pending" } });
+    expect(await balanceOf(listing, renter.account.address)).toBe(listing.priceWei * 2n);
+    expect(await settlePendingRuns(ctx.services)).toMatchObject({ settled: 1 });
+    const released = parseSse(await (await app.request(`/v1/runs/${runId}/events`, { headers: { authorization: `Bearer ${renter.key}`, "last-event-id": "done" } })).text());
+    expect(released.at(-1)).toMatchObject({ event: "done", data: { run_id: runId, status: "completed", output: { findings: ["alpha", "beta", "gamma"] } } });
+    expect((released.at(-1)!.data as Record<string, unknown>).settlement).toBeUndefined();
+    expect(await balanceOf(listing, renter.account.address)).toBe(listing.priceWei);
   });
 });

@@ -3,7 +3,8 @@
 // (a JSON error, as on /v1/execute). Event ids are offsets into the output; a client that lost the
 // connection resumes with the same Idempotency-Key and Last-Event-ID (or GET /v1/runs/{run_id}/events).
 // A client that disconnects does not stop its run: it finishes, is charged as usual, and stays
-// retrievable.
+// retrievable. A per-query run whose charge cannot be confirmed yet ends with a `done` whose output is
+// null and `settlement: "pending"` (the result is released by GET /v1/runs/{run_id} once paid).
 import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
 import { streamSSE } from "hono/streaming";
 import type { AppEnv } from "../env.ts";
@@ -52,14 +53,16 @@ export function registerV1ExecuteStream(app: OpenAPIHono<AppEnv>): void {
       const send = (event: StreamEvent) => {
         writes = writes.then(() => (stream.aborted ? undefined : stream.writeSSE(event))).catch(() => undefined);
       };
-      const { response } = await performRun(services, admission, {
+      const { response, settlementPending } = await performRun(services, admission, {
         stream: true,
         onDelta: (delta) => {
           offset += delta.length;
           send(outputEvent(delta, offset));
         },
       });
-      send({ event: "done", data: runJson(response), id: "done" });
+      // A per-query charge that could not be confirmed yet: the result stays withheld, as GET
+      // /v1/runs/{run_id} shows it, until the settlement pass lands the charge.
+      send({ event: "done", data: settlementPending ? runJson({ ...response, output: null }, { settlement: "pending" }) : runJson(response), id: "done" });
       await writes;
     }) as never;
   });
