@@ -3,11 +3,11 @@
 // library, the real chain and contract, dynalite. Covers the request rules, every refusal before the
 // agent runs, the Run, streaming with resumable event ids, Idempotency-Key, the per-listing concurrency
 // limit, per-query settlement to the wei, and the faults (chain down, the authority's transaction
-// failing, timeouts).
+// failing, timeouts), and the on-chain run log as its renter verifies it.
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { Webhook } from "standardwebhooks";
-import type { Hex } from "viem";
+import { keccak256, toBytes, type Hex } from "viem";
 import { buildApp } from "../../src/api/app.ts";
 import { createServices } from "../../src/services.ts";
 import { loadConfig } from "../../src/config.ts";
@@ -16,6 +16,7 @@ import { createAuthoritySigner } from "../../src/chain/authority.ts";
 import { writeMarketplace } from "../../src/chain/write.ts";
 import { marketplaceAbi } from "../../src/chain/generated/marketplace.ts";
 import { settlePendingRuns } from "../../src/execution/settlement.ts";
+import { logPendingRuns } from "../../src/execution/run-log.ts";
 import { createTestServices, fundedAccount, type TestContext } from "../support/services.ts";
 import { signIn, createKey } from "../support/auth.ts";
 import { approveCreator } from "../support/creators.ts";
@@ -544,5 +545,37 @@ describe("per-query money", () => {
     expect(released.at(-1)).toMatchObject({ event: "done", data: { run_id: runId, status: "completed", output: { findings: ["alpha", "beta", "gamma"] } } });
     expect((released.at(-1)!.data as Record<string, unknown>).settlement).toBeUndefined();
     expect(await balanceOf(listing, renter.account.address)).toBe(listing.priceWei);
+  });
+});
+
+describe("run log", () => {
+  it("logs a finished run on-chain and shows its renter a receipt the contract verifies", async () => {
+    const listing = await publishConnected("logged-runs", "per_query");
+    const renter = await renterWithKey();
+    await writeMarketplace(marketTarget(ctx), renter.account, "purchasePerQuery", [listing.onChainId], listing.priceWei * 2n);
+    await indexChain(ctx);
+    const run = (await (await execute(renter.key, { agent_id: listing.agent_id, task: "log me" })).json()) as { run_id: string; status: string; cost_wei: number; duration_ms: number };
+    expect(run.status).toBe("completed");
+    const detail = async () => (await (await app.request(`/v1/runs/${run.run_id}`, { headers: { authorization: `Bearer ${renter.key}` } })).json()) as { receipt: { batch_index: number; root: Hex; leaf: Hex; proof: Hex[]; tx_hash: Hex } | null };
+    expect((await detail()).receipt).toBeNull();
+
+    expect((await logPendingRuns(ctx.services)).runs).toBeGreaterThanOrEqual(1);
+    const { receipt } = await detail();
+    expect(receipt).not.toBeNull();
+    expect(receipt!.tx_hash).toMatch(/^0x[0-9a-f]{64}$/);
+    const tx = await ctx.services.chain.client.getTransactionReceipt({ hash: receipt!.tx_hash });
+    expect(tx.status).toBe("success");
+    // What the renter checks: the contract's leaf of the run as the API showed it, and its proof.
+    const chain = ctx.services.chain;
+    const leaf = await chain.client.readContract({
+      address: chain.marketplace,
+      abi: marketplaceAbi,
+      functionName: "runReceiptLeaf",
+      args: [keccak256(toBytes(run.run_id)), listing.onChainId, renter.account.address, 0, BigInt(run.cost_wei), BigInt(run.duration_ms)],
+    });
+    expect(receipt!.leaf).toBe(leaf);
+    expect(await chain.client.readContract({ address: chain.marketplace, abi: marketplaceAbi, functionName: "verifyRunReceipt", args: [BigInt(receipt!.batch_index), leaf, receipt!.proof] })).toBe(true);
+    const tampered = await chain.client.readContract({ address: chain.marketplace, abi: marketplaceAbi, functionName: "runReceiptLeaf", args: [keccak256(toBytes(run.run_id)), listing.onChainId, renter.account.address, 0, BigInt(run.cost_wei) + 1n, BigInt(run.duration_ms)] });
+    expect(await chain.client.readContract({ address: chain.marketplace, abi: marketplaceAbi, functionName: "verifyRunReceipt", args: [BigInt(receipt!.batch_index), tampered, receipt!.proof] })).toBe(false);
   });
 });
