@@ -13,7 +13,7 @@ import { checkExecutionAccess, type ExecutionAccess } from "./access.ts";
 import { loadAgentLogic, describeSchemaErrors, type AgentLogic } from "./agent-logic.ts";
 import { acquireLease, releaseLease } from "./leases.ts";
 import { releaseReservation, reserveRun, SETTLEMENT_WINDOW_MS } from "./ledger.ts";
-import { claimIdempotencyKey } from "./idempotency.ts";
+import { claimIdempotencyKey, isKeyClaimedBy, releaseIdempotencyKey } from "./idempotency.ts";
 import { createRun, finishRun, getRun, MAX_OUTPUT_CHARS, newRunId, saveStreamedText, type RunRecord } from "./runs.ts";
 import { markSettlementPending, settleRun } from "./settlement.ts";
 import { callConnectedAgent } from "./connected.ts";
@@ -59,7 +59,11 @@ export interface Admission {
   secret: Promise<string | null>;
 }
 
-export type AdmissionResult = { kind: "admitted"; admission: Admission } | { kind: "existing"; runId: string };
+export type AdmissionResult =
+  | { kind: "admitted"; admission: Admission }
+  /** An earlier request with the same Idempotency-Key started `runId`. Its run record may not exist
+   * yet while that request is still being admitted: `stillClaimed` says whether it still may. */
+  | { kind: "existing"; runId: string; stillClaimed: () => Promise<boolean> };
 
 export interface AdmitOptions {
   idempotency?: { key: string; bodyHash: string };
@@ -87,6 +91,17 @@ export async function admitRun(services: Services, principal: Principal, request
   const timeoutMs = Math.min(manifestTimeoutMs, requestedMs);
   const runId = newRunId();
   const holdUntil = Date.now() + timeoutMs + 60_000;
+  const wallet = principal.wallet;
+  const idempotency = options.idempotency;
+  // The key is claimed before any hold is taken, so a request racing its own retry never meets the
+  // first one's reservation or slot as a refusal: one of them claims the key, the other follows its run.
+  if (idempotency) {
+    const owner = await claimIdempotencyKey(services.tables, wallet, idempotency.key, idempotency.bodyHash, runId);
+    if (owner !== runId) return { kind: "existing", runId: owner, stillClaimed: () => isKeyClaimedBy(services.tables, wallet, idempotency.key, owner) };
+  }
+  const releaseKey = async () => {
+    if (idempotency) await releaseIdempotencyKey(services.tables, wallet, idempotency.key, runId);
+  };
 
   // The run's secret is needed only once the agent is called, but reading it (the sealed blob, the key
   // unwrap) takes as long as the writes below: start it now, beside them. A refused admission drops it.
@@ -96,21 +111,18 @@ export async function admitRun(services: Services, principal: Principal, request
   // The reservation comes before the slot: a balance that cannot cover the run is a lasting refusal
   // (403), a full listing a passing one (429).
   if (perQuery) {
-    await reserveRun(services, { onChainId: access.onChainId, wallet: principal.wallet, runId, priceWei: access.priceWei, expiresAt: holdUntil + SETTLEMENT_WINDOW_MS });
+    try {
+      await reserveRun(services, { onChainId: access.onChainId, wallet, runId, priceWei: access.priceWei, expiresAt: holdUntil + SETTLEMENT_WINDOW_MS });
+    } catch (error) {
+      await releaseKey().catch(() => undefined);
+      throw error;
+    }
   }
   const releaseSlot = () => releaseLease(services.tables, concurrencyKey(access.onChainId), runId);
   try {
     const slot = await acquireLease(services.tables, concurrencyKey(access.onChainId), runId, { limit: RUNS_PER_LISTING, expiresAt: holdUntil });
     if (slot !== "acquired") {
       throw new ApiError("rate_limit_exceeded", `${RUNS_PER_LISTING} runs of this listing are already in flight; retry when one finishes.`, { headers: { "Retry-After": "1" } });
-    }
-    if (options.idempotency) {
-      const owner = await claimIdempotencyKey(services.tables, principal.wallet, options.idempotency.key, options.idempotency.bodyHash, runId);
-      if (owner !== runId) {
-        if (perQuery) await releaseReservation(services, access.onChainId, principal.wallet, runId);
-        await releaseSlot();
-        return { kind: "existing", runId: owner };
-      }
     }
     const run: RunRecord = {
       pk: `run#${runId}`,
@@ -132,8 +144,9 @@ export async function admitRun(services: Services, principal: Principal, request
     await createRun(services.tables, run);
     return { kind: "admitted", admission: { run, access, logic, request, timeoutMs, callerTimeout: requestedMs < manifestTimeoutMs, startedAt: performance.now(), secret } };
   } catch (error) {
-    if (perQuery) await releaseReservation(services, access.onChainId, principal.wallet, runId).catch(() => undefined);
+    if (perQuery) await releaseReservation(services, access.onChainId, wallet, runId).catch(() => undefined);
     await releaseSlot().catch(() => undefined);
+    await releaseKey().catch(() => undefined);
     throw error;
   }
 }
@@ -370,12 +383,38 @@ export function runJson(response: RunResponse, extra: Record<string, unknown> = 
   return body.replace('"__COST__"', cost_wei.toString());
 }
 
-/** Waits until a run is no longer running (another request's run with the same Idempotency-Key). */
-export async function waitForRun(services: Services, runId: string, timeoutMs: number): Promise<RunRecord | null> {
-  const deadline = Date.now() + timeoutMs;
+/** The answer to a request whose Idempotency-Key belonged to a request refused before its run started. */
+export function firstRequestRefused(): ApiError {
+  return new ApiError("service_unavailable", "The first request with this Idempotency-Key was refused before its run started, so nothing is stored under the key; retry.", { headers: { "Retry-After": "1" } });
+}
+
+/** How long a run record may take to appear after its request claimed the Idempotency-Key (its
+ * admission's reservation and slot); past this a claim without a run is not waited for. */
+export const CLAIM_TO_RUN_MS = 10_000;
+
+export type ExistingRun = Extract<AdmissionResult, { kind: "existing" }>;
+
+/** The run record of another request with the same Idempotency-Key, once it exists. Null when there is
+ * no run to follow: that request was refused before its run started (the key was given back), or no
+ * run appeared within CLAIM_TO_RUN_MS of the claim. */
+export async function claimedRun(services: Services, existing: Pick<ExistingRun, "runId" | "stillClaimed">): Promise<RunRecord | null> {
+  const appearBy = Date.now() + CLAIM_TO_RUN_MS;
   for (;;) {
-    const record = await getRun(services.tables, runId);
-    if (!record || record.status !== "running" || Date.now() >= deadline) return record;
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    const record = await getRun(services.tables, existing.runId);
+    if (record) return record;
+    if (Date.now() >= appearBy || !(await existing.stillClaimed())) return null;
+    await new Promise((resolve) => setTimeout(resolve, 20));
   }
+}
+
+/** Waits until another request's run with the same Idempotency-Key is no longer running (null as for
+ * claimedRun; the record still running when `timeoutMs` ran out). */
+export async function waitForRun(services: Services, existing: Pick<ExistingRun, "runId" | "stillClaimed">, timeoutMs: number, pollMs = 100): Promise<RunRecord | null> {
+  const deadline = Date.now() + timeoutMs;
+  let record = await claimedRun(services, existing);
+  while (record && record.status === "running" && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, pollMs));
+    record = await getRun(services.tables, existing.runId);
+  }
+  return record;
 }

@@ -3,7 +3,7 @@
 // never run or charged again; the same key with a different body is refused (409
 // idempotency_key_reused). Keys are scoped to the caller's wallet and kept 24 hours.
 import { createHash } from "node:crypto";
-import { GetCommand, PutCommand } from "@aws-sdk/lib-dynamodb";
+import { DeleteCommand, GetCommand, PutCommand } from "@aws-sdk/lib-dynamodb";
 import type { Address } from "viem";
 import type { Tables } from "../adapters/tables/dynamo.ts";
 import { isConditionalCheckFailure } from "../adapters/tables/dynamo.ts";
@@ -67,4 +67,28 @@ export async function claimIdempotencyKey(tables: Tables, wallet: Address, key: 
   const winner = await findIdempotentRun(tables, wallet, key, bodyHash);
   if (winner === null) throw new ApiError("service_unavailable", "The Idempotency-Key is being claimed by another request; retry.", { headers: { "Retry-After": "1" } });
   return winner;
+}
+
+/** Gives a key back when the request that claimed it was refused before its run started (403, 429,
+ * 503): nothing is stored for it, so the key may be used again. Only the claimant's own record goes. */
+export async function releaseIdempotencyKey(tables: Tables, wallet: Address, key: string, runId: string): Promise<void> {
+  await tables.doc
+    .send(
+      new DeleteCommand({
+        TableName: tables.name("idempotency"),
+        Key: keyOf(wallet, key),
+        ConditionExpression: "run_id = :run",
+        ExpressionAttributeValues: { ":run": runId },
+      }),
+    )
+    .catch((error: unknown) => {
+      if (!isConditionalCheckFailure(error)) throw error;
+    });
+}
+
+/** True while the key still names `runId` (its request is being admitted, or its run exists). */
+export async function isKeyClaimedBy(tables: Tables, wallet: Address, key: string, runId: string): Promise<boolean> {
+  const out = await tables.doc.send(new GetCommand({ TableName: tables.name("idempotency"), Key: keyOf(wallet, key), ConsistentRead: true }));
+  const record = out.Item as IdempotencyRecord | undefined;
+  return record !== undefined && record.run_id === runId && record.ttl * 1000 > Date.now();
 }

@@ -30,6 +30,8 @@ let ctx: TestContext;
 let app: ReturnType<typeof buildApp>;
 let agentServer: HttpsTestServer;
 let creator: Account;
+/** The creator's session, signed in once: sign-in is rate-limited per client, and this suite is one. */
+let creatorToken: string | undefined;
 /** Each listing's webhook secret, by its entrypoint path. */
 const secrets = new Map<string, string>();
 let webhookSecret = "";
@@ -98,8 +100,8 @@ const MANIFEST = {
 };
 
 async function publishConnected(name: string, rental: "one_time" | "subscription" | "per_query", priceEth = "0.001", manifest: Record<string, unknown> = {}): Promise<PublishedAgent> {
-  const published = await publishAgent(ctx, app, creator, { ...MANIFEST, ...manifest, name, entrypoint_url: `${agentServer.url}/agents/${name}` }, rental, priceEth);
-  const token = (await signIn(app, creator)).token;
+  const token = (creatorToken ??= (await signIn(app, creator)).token);
+  const published = await publishAgent(ctx, app, creator, { ...MANIFEST, ...manifest, name, entrypoint_url: `${agentServer.url}/agents/${name}` }, rental, priceEth, token);
   const res = await app.request(`/v1/listings/${published.listing_id}/webhook-secret`, { method: "POST", headers: { authorization: `Bearer ${token}` } });
   expect(res.status).toBe(201);
   webhookSecret = ((await res.json()) as { webhook_secret: string }).webhook_secret;
@@ -420,6 +422,35 @@ describe("idempotency and concurrency", () => {
     expect(other.status).toBe(409);
     expect(((await other.json()) as { error: { code: string } }).error.code).toBe("idempotency_key_reused");
     expect((await execute(renter.key, body, { "idempotency-key": "has space" })).status).toBe(400);
+  });
+
+  it("answers racing requests with one key by one run, even when the balance covers only that run", async () => {
+    const listing = await publishConnected("idempotent-race", "per_query");
+    const renter = await renterWithKey();
+    await writeMarketplace(marketTarget(ctx), renter.account, "purchasePerQuery", [listing.onChainId], listing.priceWei);
+    await indexChain(ctx);
+    for (let round = 0; round < 3; round++) {
+      const body = { agent_id: listing.agent_id, task: `race ${round}` };
+      const headers = { "idempotency-key": `race-${round}` };
+      const responses = await Promise.all(Array.from({ length: 4 }, () => execute(renter.key, body, headers)));
+      const runs = (await Promise.all(responses.map(async (r) => ({ status: r.status, body: (await r.json()) as { run_id?: string; status?: string; error?: { code: string } } }))));
+      if (round === 0) {
+        // the balance covers one run: every request answers with that run
+        expect(runs.map((r) => r.status)).toEqual([200, 200, 200, 200]);
+        expect(new Set(runs.map((r) => r.body.run_id)).size).toBe(1);
+        expect(deliveries.filter((d) => d.runId === runs[0]!.body.run_id)).toHaveLength(1);
+        expect(await balanceOf(listing, renter.account.address)).toBe(0n);
+      } else {
+        // the balance is spent: each key's requests are refused, and nothing is kept under the key
+        expect(runs.every((r) => r.status === 403 && r.body.error?.code === "insufficient_balance")).toBe(true);
+      }
+    }
+    // A key whose request was refused may be used again once the balance allows the run.
+    await writeMarketplace(marketTarget(ctx), renter.account, "topUpBalance", [listing.onChainId], listing.priceWei);
+    const retried = await execute(renter.key, { agent_id: listing.agent_id, task: "race 1" }, { "idempotency-key": "race-1" });
+    expect(retried.status).toBe(200);
+    expect(((await retried.json()) as { status: string }).status).toBe("completed");
+    expect(await balanceOf(listing, renter.account.address)).toBe(0n);
   });
 
   it("gives the 21st concurrent run of a listing 429 with Retry-After: 1, and admits again once one finishes", async () => {

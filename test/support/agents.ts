@@ -35,9 +35,10 @@ export async function indexChain(ctx: TestContext): Promise<void> {
   await catchUp({ tables: ctx.services.tables, chain: ctx.services.chain, logger: ctx.services.logger, fromBlock: 0n, confirmations: 0 });
 }
 
-/** Registers `manifest` as `creator` (an approved creator), lists it on-chain and approves it. */
-export async function publishAgent(ctx: TestContext, app: AppLike, creator: PrivateKeyAccount & { privateKey: Hex }, manifest: Record<string, unknown>, rental: AccessName, priceEth = "0.001"): Promise<PublishedAgent> {
-  const token = (await signIn(app, creator)).token;
+/** Registers `manifest` as `creator` (an approved creator), lists it on-chain and approves it. A suite
+ * that publishes many agents passes the creator's `token` (sign-in is limited per client). */
+export async function publishAgent(ctx: TestContext, app: AppLike, creator: PrivateKeyAccount & { privateKey: Hex }, manifest: Record<string, unknown>, rental: AccessName, priceEth = "0.001", creatorToken?: string): Promise<PublishedAgent> {
+  const token = creatorToken ?? (await signIn(app, creator)).token;
   const res = await app.request("/v1/agents", { method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body: JSON.stringify(manifest) });
   if (res.status !== 202) throw new Error(`registration refused: ${res.status} ${await res.text()}`);
   const { job_id } = (await res.json()) as { job_id: string };
