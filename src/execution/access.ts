@@ -45,9 +45,11 @@ export async function resolveAgentId(services: Services, agentId: string): Promi
   return onChainId;
 }
 
-const refusals: Record<string, { code: ErrorCode; error: string; message: string }> = {
+// `error` names the contract's custom error for the refusal. An expired subscription has none (the
+// contract reports it as a status, and renewing it succeeds), so its refusal carries no on_chain_error.
+const refusals: Record<string, { code: ErrorCode; error?: string; message: string }> = {
   not_found: { code: "credential_not_found", error: "CredentialNotFound", message: "This wallet holds no rental credential for the listing; rent it first." },
-  expired: { code: "credential_expired", error: "CredentialNotFound", message: "The subscription has expired; renew it with renewSubscription." },
+  expired: { code: "credential_expired", message: "The subscription has expired; renew it with renewSubscription." },
   low_balance: { code: "insufficient_balance", error: "InsufficientBalance", message: "The per-task balance is empty; top it up with topUpBalance." },
   revoked: { code: "credential_revoked", error: "CredentialRevoked", message: "The creator revoked this credential; an unspent per-task balance can be withdrawn with withdrawUnspentBalance." },
   listing_closed: { code: "listing_closed", error: "ListingNotActive", message: "The listing is closed; its credentials are no longer valid." },
@@ -72,7 +74,7 @@ export async function checkExecutionAccess(services: Services, wallet: Address, 
   if (listingStatus === LISTING_PAUSED) throw new ApiError("listing_paused", "The listing is paused by its creator; no executions until it resumes.", { onChainError: { contract: "Marketplace", error: "ListingNotActive" } });
   if (credential.status !== "active") {
     const refusal = refusals[credential.status]!;
-    throw new ApiError(refusal.code, refusal.message, { onChainError: { contract: "Marketplace", error: refusal.error } });
+    throw new ApiError(refusal.code, refusal.message, refusal.error ? { onChainError: { contract: "Marketplace", error: refusal.error } } : {});
   }
   return {
     listingId: agent.listing_id,
