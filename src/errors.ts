@@ -3,7 +3,7 @@
 // bodies.
 
 /** Each code with its HTTP status. The first block is the specification's; the second adds the codes
- * HTTP itself needs for requests the specification does not describe (see docs/errors.md). */
+ * HTTP itself needs for requests the specification does not describe (see docs/api.md, "Errors"). */
 export const ERROR_STATUS = {
   unauthorized: 401,
   invalid_api_key: 401,

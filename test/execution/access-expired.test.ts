@@ -1,8 +1,9 @@
 // An expired subscription is refused before any agent work: the access check (step two of the two-step
-// check) and POST /v1/execute (and /v1/execute/stream) answer 403 `credential_expired`, with the
-// contract's error, and the agent receives nothing. Expiry needs chain time to move, and the shared
-// Hardhat node of the test run must not be time-travelled (other files run on it in parallel), so this
-// file runs on a Hardhat node of its own, with a marketplace, tables, queues and a bucket of its own.
+// check) and POST /v1/execute (and /v1/execute/stream) answer 403 `credential_expired` (without
+// on_chain_error: the contract has no custom error for expiry), and the agent receives nothing. Expiry
+// needs chain time to move, and the shared Hardhat node of the test run must not be time-travelled
+// (other files run on it in parallel), so this file runs on a Hardhat node of its own, with a
+// marketplace, tables, queues and a bucket of its own.
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { randomBytes } from "node:crypto";
