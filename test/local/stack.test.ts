@@ -12,8 +12,10 @@ import { createPublicClient, createWalletClient, http, keccak256, parseEther, to
 import { privateKeyToAccount } from "viem/accounts";
 import { chainFor } from "../../src/chain/client.ts";
 import { marketplaceAbi } from "../../src/chain/generated/marketplace.ts";
+import Ajv2020 from "ajv/dist/2020.js";
 import { freePort, portInUse } from "../../local/ports.ts";
 import type { StackInfo } from "../../local/stack.ts";
+import type { DemoData, DemoListing } from "../../local/demo.ts";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "../..");
 const dataDir = mkdtempSync(join(tmpdir(), "stack-test-"));
@@ -70,13 +72,169 @@ async function waitUntil(check: () => boolean | Promise<boolean>, timeoutMs = 20
   }
 }
 
+interface SseEvent { event: string; id?: string; data: string }
+
+/** Server-Sent Events as the spec reads them: blocks split by a blank line; event, id and data fields. */
+function parseSse(text: string): SseEvent[] {
+  return text
+    .split(/\r?\n\r?\n/)
+    .filter((block) => block.trim() !== "")
+    .map((block) => {
+      const event: SseEvent = { event: "message", data: "" };
+      const data: string[] = [];
+      for (const line of block.split(/\r?\n/)) {
+        if (line.startsWith(":")) continue;
+        const colon = line.indexOf(":");
+        const field = colon < 0 ? line : line.slice(0, colon);
+        const value = colon < 0 ? "" : line.slice(colon + 1).replace(/^ /, "");
+        if (field === "event") event.event = value;
+        else if (field === "id") event.id = value;
+        else if (field === "data") data.push(value);
+      }
+      event.data = data.join("\n");
+      return event;
+    });
+}
+
+/** cost_wei read from the body text as an exact integer (docs/execution.md: wei exceed 2^53). */
+function costWeiOf(body: string): bigint {
+  const match = /"cost_wei":\s*(\d+)/.exec(body);
+  if (!match) throw new Error(`no cost_wei in ${body}`);
+  return BigInt(match[1]!);
+}
+
+const RUN_ID = /^run_[0-9a-f]{32}$/;
+
+/**
+ * README "Try it": what a newcomer runs against the demo right after `npm start`, with the agent ids
+ * taken from stack.json (`demo.listings`) and the exact bodies the README's curl commands send.
+ * The deterministic model server answers structured output with the minimal instance of the schema
+ * (strings "example") and text with `Echo: <the user message, whitespace collapsed>`, where the user
+ * message is the task, a blank line, `Input (JSON):` and the input as indented JSON.
+ */
+async function readmeQuickstart(info: StackInfo, demoKey: string): Promise<void> {
+  const demo = info.demo as unknown as DemoData;
+  const auth = { authorization: `Bearer ${demoKey}` };
+  const post = (path: string, body: unknown) =>
+    fetch(`${info.api_url}${path}`, { method: "POST", headers: { ...auth, "content-type": "application/json" }, body: JSON.stringify(body), signal: AbortSignal.timeout(60_000) });
+  const getText = async (path: string, headers: Record<string, string> = auth) => {
+    const res = await fetch(`${info.api_url}${path}`, { headers, signal: AbortSignal.timeout(30_000) });
+    const text = await res.text();
+    expect(res.status, `GET ${path}: ${text}`).toBe(200);
+    return text;
+  };
+  const listing = (name: string): DemoListing => {
+    const found = demo.listings.find((l) => l.name === name);
+    if (!found) throw new Error(`stack.json has no demo listing ${name}: ${JSON.stringify(demo.listings.map((l) => l.name))}`);
+    return found;
+  };
+  // The output schema as a renter can read it: the listing's public metadata (ipfs://<cid>).
+  const ajv = new Ajv2020({ strict: false, allErrors: true });
+  const expectMatchesOutputSchema = async (l: DemoListing, output: unknown) => {
+    const metadata = JSON.parse(await getText(`/v1/metadata/${l.metadata_uri.replace(/^ipfs:\/\//, "")}`, {})) as { output_schema: Record<string, unknown> };
+    const validate = ajv.compile(metadata.output_schema);
+    expect(validate(output), `${l.name} output ${JSON.stringify(output)}: ${ajv.errorsText(validate.errors)}`).toBe(true);
+  };
+  const chain = chainFor(info.chain_id, info.rpc_url);
+  const client = createPublicClient({ chain, transport: http(info.rpc_url) });
+  const marketplace = info.contracts.marketplace as Hex;
+
+  // 1. POST /v1/execute on the one-time rental of contract-reviewer (the README's command, verbatim).
+  const reviewer = listing("contract-reviewer");
+  expect(reviewer.rental_model).toBe("one_time");
+  const executed = await post("/v1/execute", { agent_id: reviewer.agent_id, task: "Review this contract", input: { contract: "The supplier accepts unlimited liability." } });
+  const executedText = await executed.text();
+  expect(executed.status, executedText).toBe(200);
+  const run = JSON.parse(executedText) as { run_id: string; agent_id: string; status: string; output: unknown; cost_wei: number; duration_ms: number; error?: unknown };
+  expect(run.run_id).toMatch(RUN_ID);
+  expect(run).toMatchObject({ agent_id: reviewer.agent_id, status: "completed", cost_wei: 0 });
+  expect(run.error).toBeUndefined();
+  expect(run.output).toEqual({ findings: ["example"] });
+  await expectMatchesOutputSchema(reviewer, run.output);
+  expect(JSON.parse(await getText(`/v1/runs/${run.run_id}`))).toMatchObject({
+    run_id: run.run_id, listing_id: reviewer.listing_id, status: "completed", output: { findings: ["example"] }, cost_wei: 0, rental_model: "one_time", settlement: "none", settlement_tx: null,
+  });
+
+  // 1b. The subscription (earnings-summarizer, the other wire protocol): the README names the rental but
+  // gives no command for it; the body follows the agent's input schema ({transcript}).
+  const summarizer = listing("earnings-summarizer");
+  expect(summarizer.rental_model).toBe("subscription");
+  const summarized = await post("/v1/execute", { agent_id: summarizer.agent_id, task: "Summarize the call", input: { transcript: "Revenue grew 12% year over year; guidance raised." } });
+  const summarizedText = await summarized.text();
+  expect(summarized.status, summarizedText).toBe(200);
+  const summary = JSON.parse(summarizedText) as { run_id: string; output: unknown };
+  expect(summary).toMatchObject({ agent_id: summarizer.agent_id, status: "completed", cost_wei: 0 });
+  expect(summary.output).toBe('Echo: Summarize the call Input (JSON): { "transcript": "Revenue grew 12% year over year; guidance raised." }');
+  await expectMatchesOutputSchema(summarizer, summary.output);
+  expect(JSON.parse(await getText(`/v1/runs/${summary.run_id}`))).toMatchObject({ status: "completed", cost_wei: 0, rental_model: "subscription", settlement: "none" });
+
+  // 2. POST /v1/execute/stream on the per-query balance of unit-test-writer (the README's command,
+  // verbatim): output events with offset ids, then one done with the run; the price is charged on-chain.
+  const writer = listing("unit-test-writer");
+  expect(writer.rental_model).toBe("per_query");
+  const price = parseEther(writer.price_eth);
+  const onChainId = `0x${writer.listing_id.slice(4)}` as Hex;
+  const balance = async () => (await client.readContract({ address: marketplace, abi: marketplaceAbi, functionName: "perQueryBalances", args: [onChainId, demo.renter as Hex] }))[0];
+  expect(await balance()).toBe(price * 10n); // "a per-query balance for ten runs"
+  const expected = 'Echo: Write tests for sum Input (JSON): { "source": "export const sum = (xs) => xs.reduce((a, b) => a + b, 0);" }';
+  const streamed = await post("/v1/execute/stream", { agent_id: writer.agent_id, task: "Write tests for sum", input: { source: "export const sum = (xs) => xs.reduce((a, b) => a + b, 0);" } });
+  const streamText = await streamed.text();
+  expect(streamed.status, streamText).toBe(200);
+  expect(streamed.headers.get("content-type")).toContain("text/event-stream");
+  const runId = streamed.headers.get("x-run-id");
+  expect(runId).toMatch(RUN_ID);
+  const events = parseSse(streamText);
+  expect(events.map((e) => e.event).filter((e) => e !== "output")).toEqual(["done"]);
+  const done = events.at(-1)!;
+  expect(done).toMatchObject({ event: "done", id: "done" });
+  const outputs = events.slice(0, -1);
+  expect(outputs.length).toBeGreaterThan(1); // streamed word by word, not one final chunk
+  let offset = 0;
+  const deltas = outputs.map((e) => {
+    const { delta } = JSON.parse(e.data) as { delta: string };
+    offset += delta.length;
+    expect(e.id, `output event ${e.data}`).toBe(String(offset)); // the id is the offset after this delta
+    return delta;
+  });
+  expect(deltas.join("")).toBe(expected);
+  const doneRun = JSON.parse(done.data) as Record<string, unknown>;
+  expect(doneRun).toMatchObject({ run_id: runId, agent_id: writer.agent_id, status: "completed", output: expected });
+  expect(doneRun.settlement).toBeUndefined(); // not "pending": the charge was confirmed
+  expect(costWeiOf(done.data)).toBe(price);
+  await expectMatchesOutputSchema(writer, doneRun.output);
+
+  // GET /v1/runs/<run_id>: the same run, settled; the contract holds one run less.
+  const detailText = await getText(`/v1/runs/${runId}`);
+  const detail = JSON.parse(detailText) as { settlement_tx: Hex; receipt: null | { batch_index: number; leaf: Hex; proof: Hex[]; tx_hash: Hex } };
+  expect(detail).toMatchObject({ run_id: runId, agent_id: writer.agent_id, listing_id: writer.listing_id, status: "completed", output: expected, rental_model: "per_query", settlement: "settled" });
+  expect(costWeiOf(detailText)).toBe(price);
+  expect(detail.settlement_tx).toMatch(/^0x[0-9a-f]{64}$/);
+  expect((await client.getTransactionReceipt({ hash: detail.settlement_tx })).status).toBe("success");
+  expect(await balance()).toBe(price * 9n);
+
+  // "with its on-chain receipt once the run log has batched it (every 5 s locally)": bounded wait, then
+  // the receipt verifies against the contract.
+  let logged = detail;
+  await waitUntil(async () => {
+    logged = JSON.parse(await getText(`/v1/runs/${runId}`)) as typeof detail;
+    return logged.receipt !== null;
+  }, 30_000);
+  const receipt = logged.receipt!;
+  const leaf = await client.readContract({
+    address: marketplace, abi: marketplaceAbi, functionName: "runReceiptLeaf",
+    args: [keccak256(toHex(runId!)), onChainId, demo.renter as Hex, 0, price, BigInt(doneRun.duration_ms as number)],
+  });
+  expect(leaf).toBe(receipt.leaf);
+  expect(await client.readContract({ address: marketplace, abi: marketplaceAbi, functionName: "verifyRunReceipt", args: [BigInt(receipt.batch_index), leaf, receipt.proof] })).toBe(true);
+}
+
 afterAll(async () => {
   for (const child of started) if (child.pid && groupAlive(child.pid)) process.kill(-child.pid, "SIGKILL");
   rmSync(dataDir, { recursive: true, force: true });
 });
 
 describe("npm start (the local stack)", () => {
-  it("starts everything, serves the API, refuses a second start, stops cleanly, and keeps off-chain data across a restart", async () => {
+  it("starts everything, serves the API, runs the README's executes against the demo, refuses a second start, stops cleanly, and keeps off-chain data across a restart", async () => {
     const p = await ports();
     const first = npmStart(p, dataDir);
     const info = await waitForStack(dataDir, first.exited, first.output);
@@ -103,6 +261,9 @@ describe("npm start (the local stack)", () => {
     }
     expect(demoCredentials.credentials.map((c) => `${c.rental_model}:${c.status}`).sort()).toEqual(["one_time:active", "per_query:active", "subscription:active"]);
     expect(demoCredentials.credentials.map((c) => (c as unknown as { listing_title: string }).listing_title).sort()).toEqual(["Contract Reviewer", "Earnings Summarizer", "Unit Test Writer"]);
+
+    // The README's "Try it": an execute, a streamed per-query execute, and the run with its receipt.
+    await readmeQuickstart(info, demoKey);
 
     // A rental bought on the stack's chain reaches the credentials API through the stack's indexer.
     const chain = chainFor(info.chain_id, info.rpc_url);
