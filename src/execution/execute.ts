@@ -13,6 +13,7 @@ import { checkExecutionAccess, type ExecutionAccess } from "./access.ts";
 import { loadAgentLogic, describeSchemaErrors, type AgentLogic } from "./agent-logic.ts";
 import { acquireLease, releaseLease } from "./leases.ts";
 import { releaseReservation, reserveRun, SETTLEMENT_WINDOW_MS } from "./ledger.ts";
+import { scrub } from "../runtime/errors.ts";
 import { claimIdempotencyKey, isKeyClaimedBy, releaseIdempotencyKey } from "./idempotency.ts";
 import { createRun, finishRun, getRun, MAX_OUTPUT_CHARS, newRunId, saveStreamedText, type RunRecord } from "./runs.ts";
 import { markSettlementPending, settleRun } from "./settlement.ts";
@@ -289,7 +290,8 @@ export async function performRun(services: Services, admission: Admission, optio
       outcome = access.agent.kind === "connected" ? await runConnected(services, admission, input.input, onDelta, options.stream) : await runDeclarative(services, admission, input.input, onDelta);
     }
   } catch (error) {
-    services.logger.error("run failed unexpectedly", { run_id: run.run_id, cause: error instanceof Error ? error.message : String(error) });
+    const secret = await admission.secret.catch(() => null);
+    services.logger.error("run failed unexpectedly", { run_id: run.run_id, cause: scrub(error instanceof Error ? error.message : String(error), [secret]) });
     outcome = { status: "failed", error: { code: "internal_error", message: "The run failed on the service's side; it was not charged. Retry." } };
   } finally {
     clearInterval(saver);
@@ -300,6 +302,12 @@ export async function performRun(services: Services, admission: Admission, optio
     } else if (!logic.validateOutput(outcome.output)) {
       outcome = { status: "failed", error: { code: "invalid_output", message: `The agent's output does not match its declared output schema: ${describeSchemaErrors(logic.validateOutput)}.` } };
     }
+  }
+  if (outcome.status === "failed") {
+    // The runtime and the webhook client already keep the run's secret out of their reasons; a reason is
+    // scrubbed once more here, where the service itself holds the secret, before it is stored or returned.
+    const secret = await admission.secret.catch(() => null);
+    outcome = { status: "failed", error: { code: outcome.error.code, message: scrub(outcome.error.message, [secret]) } };
   }
   const durationMs = Math.round(performance.now() - admission.startedAt);
 
