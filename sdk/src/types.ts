@@ -35,6 +35,9 @@ export interface Run {
   duration_ms: number;
   /** Present when the run failed. */
   error?: RunError;
+  /** Only on a stream's `done` (and a resumed one): `"pending"` when the run completed but its per-query
+   * charge is not confirmed on-chain yet. `output` is then null; `runs.get(run_id)` returns it once paid. */
+  settlement?: "pending";
 }
 
 export interface RunReceipt {
@@ -46,7 +49,7 @@ export interface RunReceipt {
 }
 
 /** A run as its renter reads it later (GET /v1/runs/{run_id}). */
-export interface RunDetail extends Omit<Run, "status"> {
+export interface RunDetail extends Omit<Run, "status" | "settlement"> {
   listing_id: string;
   status: "running" | "completed" | "failed";
   rental_model: RentalModel;
