@@ -68,6 +68,7 @@ function printRun(ctx: CommandContext, run: Run, streamed: boolean): number {
     if (!streamed) ctx.out.line(typeof run.output === "string" ? run.output : JSON.stringify(run.output, null, 2));
     else ctx.out.line();
     ctx.out.notice(`run ${run.run_id}: ${run.status}, cost ${formatEther(run.cost_wei)} ETH, ${run.duration_ms} ms${run.error ? ` (${run.error.code}: ${run.error.message})` : ""}`);
+    if (run.settlement === "pending") ctx.out.notice(`its charge is not confirmed on-chain yet; the result is released once it is: agentrent runs get ${run.run_id}`);
   });
   return failed ? EXIT.failure : EXIT.ok;
 }
