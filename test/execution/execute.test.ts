@@ -453,10 +453,12 @@ describe("idempotency and concurrency", () => {
     expect(await balanceOf(listing, renter.account.address)).toBe(0n);
   });
 
-  it("gives the 21st concurrent run of a listing 429 with Retry-After: 1, and admits again once one finishes", async () => {
-    const listing = await publishConnected("crowded", "one_time");
+  it("gives the 21st concurrent run of a listing 429 with Retry-After: 1, holding nothing, and admits again once one finishes", async () => {
+    // per-query, with a balance for exactly 21 runs: the refused run's reservation must be given back
+    // for the 21st run to be admitted later
+    const listing = await publishConnected("crowded", "per_query");
     const renter = await renterWithKey();
-    await writeMarketplace(marketTarget(ctx), renter.account, "purchaseOneTime", [listing.onChainId], listing.priceWei);
+    await writeMarketplace(marketTarget(ctx), renter.account, "purchasePerQuery", [listing.onChainId], listing.priceWei * 21n);
     await indexChain(ctx);
     const gate = hold("hold the slot");
     const inFlight = Array.from({ length: 20 }, () => execute(renter.key, { agent_id: listing.agent_id, task: "hold the slot" }));
@@ -468,7 +470,10 @@ describe("idempotency and concurrency", () => {
     gate.open();
     const finished = await Promise.all(inFlight);
     expect(finished.map((r) => r.status)).toEqual(Array(20).fill(200));
-    expect((await execute(renter.key, { agent_id: listing.agent_id, task: "after the crowd" })).status).toBe(200);
+    const after = await execute(renter.key, { agent_id: listing.agent_id, task: "after the crowd" });
+    expect(after.status).toBe(200);
+    expect(((await after.json()) as { status: string }).status).toBe("completed");
+    expect(await balanceOf(listing, renter.account.address)).toBe(0n);
   });
 });
 
