@@ -391,38 +391,41 @@ export function runJson(response: RunResponse, extra: Record<string, unknown> = 
   return body.replace('"__COST__"', cost_wei.toString());
 }
 
-/** The answer to a request whose Idempotency-Key belonged to a request refused before its run started. */
-export function firstRequestRefused(): ApiError {
-  return new ApiError("service_unavailable", "The first request with this Idempotency-Key was refused before its run started, so nothing is stored under the key; retry.", { headers: { "Retry-After": "1" } });
-}
-
 /** How long a run record may take to appear after its request claimed the Idempotency-Key (its
  * admission's reservation and slot); past this a claim without a run is not waited for. */
 export const CLAIM_TO_RUN_MS = 10_000;
 
 export type ExistingRun = Extract<AdmissionResult, { kind: "existing" }>;
 
-/** The run record of another request with the same Idempotency-Key, once it exists. Null when there is
- * no run to follow: that request was refused before its run started (the key was given back), or no
- * run appeared within CLAIM_TO_RUN_MS of the claim. */
-export async function claimedRun(services: Services, existing: Pick<ExistingRun, "runId" | "stillClaimed">): Promise<RunRecord | null> {
-  const appearBy = Date.now() + CLAIM_TO_RUN_MS;
+/**
+ * The run record of another request with the same Idempotency-Key, once it exists. Throws when there is
+ * no run to follow: 503 (retry) when that request was refused before its run started (it gave the key
+ * back), 409 when the key's claim is older than CLAIM_TO_RUN_MS and still has no run (its request never
+ * finished starting; the key stays taken for its 24 hours, so a new key is needed).
+ */
+export async function claimedRun(services: Services, existing: Pick<ExistingRun, "runId" | "stillClaimed">, appearWithinMs = CLAIM_TO_RUN_MS): Promise<RunRecord> {
+  const appearBy = Date.now() + appearWithinMs;
   for (;;) {
     const record = await getRun(services.tables, existing.runId);
     if (record) return record;
-    if (Date.now() >= appearBy || !(await existing.stillClaimed())) return null;
+    if (!(await existing.stillClaimed())) {
+      throw new ApiError("service_unavailable", "The first request with this Idempotency-Key was refused before its run started, so nothing is stored under the key; retry.", { headers: { "Retry-After": "1" } });
+    }
+    if (Date.now() >= appearBy) {
+      throw new ApiError("idempotency_key_reused", "The first request with this Idempotency-Key never started its run; nothing ran and nothing was charged. Use a new key.");
+    }
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }
 
-/** Waits until another request's run with the same Idempotency-Key is no longer running (null as for
- * claimedRun; the record still running when `timeoutMs` ran out). */
-export async function waitForRun(services: Services, existing: Pick<ExistingRun, "runId" | "stillClaimed">, timeoutMs: number, pollMs = 100): Promise<RunRecord | null> {
+/** Waits until another request's run with the same Idempotency-Key is no longer running (throws as
+ * claimedRun does; the record is still running when `timeoutMs` ran out). */
+export async function waitForRun(services: Services, existing: Pick<ExistingRun, "runId" | "stillClaimed">, timeoutMs: number, pollMs = 100): Promise<RunRecord> {
   const deadline = Date.now() + timeoutMs;
   let record = await claimedRun(services, existing);
-  while (record && record.status === "running" && Date.now() < deadline) {
+  while (record.status === "running" && Date.now() < deadline) {
     await new Promise((resolve) => setTimeout(resolve, pollMs));
-    record = await getRun(services.tables, existing.runId);
+    record = (await getRun(services.tables, existing.runId)) ?? record;
   }
   return record;
 }

@@ -17,6 +17,10 @@ import { writeMarketplace } from "../../src/chain/write.ts";
 import { marketplaceAbi } from "../../src/chain/generated/marketplace.ts";
 import { settlePendingRuns } from "../../src/execution/settlement.ts";
 import { logPendingRuns } from "../../src/execution/run-log.ts";
+import { claimIdempotencyKey, isKeyClaimedBy, releaseIdempotencyKey, requestHash } from "../../src/execution/idempotency.ts";
+import { claimedRun } from "../../src/execution/execute.ts";
+import { newRunId } from "../../src/execution/runs.ts";
+import type { ApiError } from "../../src/errors.ts";
 import { createTestServices, fundedAccount, type TestContext } from "../support/services.ts";
 import { signIn, createKey } from "../support/auth.ts";
 import { approveCreator } from "../support/creators.ts";
@@ -451,6 +455,35 @@ describe("idempotency and concurrency", () => {
     expect(retried.status).toBe(200);
     expect(((await retried.json()) as { status: string }).status).toBe("completed");
     expect(await balanceOf(listing, renter.account.address)).toBe(0n);
+  });
+
+  it("answers a request that follows a key whose first request was refused (503, retry) or never started its run (409)", async () => {
+    const listing = await publishConnected("idempotent-orphans", "one_time");
+    const renter = await renterWithKey();
+    await writeMarketplace(marketTarget(ctx), renter.account, "purchaseOneTime", [listing.onChainId], listing.priceWei);
+    await indexChain(ctx);
+    const body = { agent_id: listing.agent_id, task: "follow the first" };
+    const wallet = renter.account.address;
+    // A first request holds the key while it is admitted; it is then refused and gives the key back.
+    const first = newRunId();
+    expect(await claimIdempotencyKey(ctx.services.tables, wallet, "orphan-1", requestHash("execute", body), first)).toBe(first);
+    // What a request that found the claim does: follow it until the run appears, or the key is given back.
+    const following = claimedRun(ctx.services, { runId: first, stillClaimed: () => isKeyClaimedBy(ctx.services.tables, wallet, "orphan-1", first) }).catch((e: unknown) => e);
+    await releaseIdempotencyKey(ctx.services.tables, wallet, "orphan-1", first);
+    const refused = (await following) as ApiError;
+    expect(refused).toMatchObject({ code: "service_unavailable", status: 503, headers: { "Retry-After": "1" } });
+    expect(refused.message).toMatch(/refused before its run started/);
+    // The retry (over HTTP) is admitted on its own.
+    const retried = (await (await execute(renter.key, body, { "idempotency-key": "orphan-1" })).json()) as { run_id: string; status: string };
+    expect(retried.status).toBe("completed");
+    expect(retried.run_id).not.toBe(first);
+    // A claim whose request never created its run (it died while being admitted) is not waited for forever.
+    const lost = newRunId();
+    await claimIdempotencyKey(ctx.services.tables, wallet, "orphan-2", requestHash("execute", body), lost);
+    const stillClaimed = () => isKeyClaimedBy(ctx.services.tables, wallet, "orphan-2", lost);
+    const abandoned = await claimedRun(ctx.services, { runId: lost, stillClaimed }, 300).catch((e: unknown) => e);
+    expect(abandoned).toMatchObject({ code: "idempotency_key_reused", status: 409 });
+    expect(deliveries.filter((d) => d.task === body.task)).toHaveLength(1);
   });
 
   it("gives the 21st concurrent run of a listing 429 with Retry-After: 1, holding nothing, and admits again once one finishes", async () => {

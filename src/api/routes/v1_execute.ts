@@ -2,7 +2,7 @@
 import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../env.ts";
 import { ApiError } from "../../errors.ts";
-import { firstRequestRefused, performRun, responseOf, runJson, waitForRun } from "../../execution/execute.ts";
+import { performRun, responseOf, runJson, waitForRun } from "../../execution/execute.ts";
 import { admitFromRequest, ExecuteRequestSchema, RunSchema } from "../execution.ts";
 import { bearer, errorResponses } from "../schemas.ts";
 
@@ -32,7 +32,6 @@ export function registerV1Execute(app: OpenAPIHono<AppEnv>): void {
     const admitted = await admitFromRequest(c, "execute", c.req.valid("json"));
     if (admitted.kind === "existing") {
       const record = await waitForRun(services, admitted, 310_000);
-      if (!record) throw firstRequestRefused();
       if (record.status === "running") throw new ApiError("service_unavailable", `Run ${admitted.runId} of this Idempotency-Key is still in flight; retry.`, { headers: { "Retry-After": "5" } });
       if (record.settlement === "pending") throw pendingSettlement(record.run_id);
       return c.body(runJson(responseOf(record)), 200, { "content-type": "application/json; charset=utf-8" }) as never;

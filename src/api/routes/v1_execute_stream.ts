@@ -8,7 +8,7 @@
 import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
 import { streamSSE } from "hono/streaming";
 import type { AppEnv } from "../env.ts";
-import { claimedRun, firstRequestRefused, performRun, runJson } from "../../execution/execute.ts";
+import { claimedRun, performRun, runJson } from "../../execution/execute.ts";
 import { outputEvent, parseLastEventId, tailRun, type StreamEvent } from "../../execution/tail.ts";
 import { admitFromRequest, ExecuteRequestSchema } from "../execution.ts";
 import { bearer, errorResponses } from "../schemas.ts";
@@ -36,7 +36,7 @@ export function registerV1ExecuteStream(app: OpenAPIHono<AppEnv>): void {
     c.header("Cache-Control", "no-cache");
     c.header("X-Accel-Buffering", "no");
     if (admitted.kind === "existing") {
-      if (!(await claimedRun(services, admitted))) throw firstRequestRefused();
+      await claimedRun(services, admitted); // refusals become JSON errors before the stream opens
       c.header(RUN_ID_HEADER, admitted.runId);
       const from = parseLastEventId(c.req.header("last-event-id"));
       return streamSSE(c, async (stream) => {
