@@ -16,7 +16,7 @@ export interface Logger {
 
 /** Text shaped like a secret: the service's API keys, Standard Webhooks secrets, and whatever follows
  * "Bearer" (a JWT, an API key, a provider key). */
-const SECRET_TEXT = /\bsvc_(?:test|live)_[A-Za-z0-9_-]{8,}|\bwhsec_[A-Za-z0-9+/=]{8,}|\b(Bearer\s+)[^\s"',;]{8,}/gi;
+const SECRET_TEXT = /(?<![A-Za-z0-9])svc_(?:test|live)_[A-Za-z0-9_-]{8,}|(?<![A-Za-z0-9])whsec_[A-Za-z0-9+/=]{8,}|\b(Bearer(?:\s+|%20|\+))[^\s"]{8,}/gi;
 
 /** `text` with every secret-shaped part replaced. */
 export function redactText(text: string): string {

@@ -4,7 +4,7 @@ import { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import type { AppEnv } from "./env.ts";
 import { admitRun, isContentAddress, type AdmissionResult, type ExecuteRequest } from "../execution/execute.ts";
-import { findIdempotentRun, isKeyClaimedBy, parseIdempotencyKey, requestHash } from "../execution/idempotency.ts";
+import { claimOf, findIdempotentRun, parseIdempotencyKey, requestHash } from "../execution/idempotency.ts";
 import { enforceRule } from "./middleware/rate-limit.ts";
 import { executionKey, executionRule } from "../adapters/ratelimit/policy.ts";
 
@@ -47,7 +47,7 @@ export async function admitFromRequest(c: Context<AppEnv>, endpoint: string, bod
   const idempotency = key === undefined ? undefined : { key, bodyHash: requestHash(endpoint, body) };
   if (idempotency) {
     const existing = await findIdempotentRun(services.tables, principal.wallet, idempotency.key, idempotency.bodyHash);
-    if (existing) return { kind: "existing", runId: existing, stillClaimed: () => isKeyClaimedBy(services.tables, principal.wallet, idempotency.key, existing) };
+    if (existing) return { kind: "existing", runId: existing, claim: claimOf(services.tables, principal.wallet, idempotency.key, existing) };
   }
   return admitRun(services, principal, body, {
     ...(idempotency ? { idempotency } : {}),

@@ -6,6 +6,7 @@ import type { Address } from "viem";
 import type { Services } from "../services.ts";
 import type { Principal } from "../auth/principal.ts";
 import { ApiError } from "../errors.ts";
+import { isConditionalCheckFailure } from "../adapters/tables/dynamo.ts";
 import { CID_SHAPE, cidOf } from "../registration/cid.ts";
 import { readListingSecret } from "../registration/listing-secrets.ts";
 import type { AgentRunOutput, AgentRunPayload } from "../runtime/payload.ts";
@@ -14,8 +15,8 @@ import { loadAgentLogic, describeSchemaErrors, type AgentLogic } from "./agent-l
 import { acquireLease, releaseLease } from "./leases.ts";
 import { releaseReservation, reserveRun, SETTLEMENT_WINDOW_MS } from "./ledger.ts";
 import { scrub } from "../runtime/errors.ts";
-import { claimIdempotencyKey, isKeyClaimedBy, releaseIdempotencyKey } from "./idempotency.ts";
-import { createRun, finishRun, getRun, MAX_OUTPUT_CHARS, newRunId, saveStreamedText, type RunRecord } from "./runs.ts";
+import { claimIdempotencyKey, claimOf, releaseIdempotencyKey, type IdempotencyClaim } from "./idempotency.ts";
+import { barRun, createRun, finishRun, getRun, MAX_OUTPUT_CHARS, newRunId, saveStreamedText, type RunRecord } from "./runs.ts";
 import { markSettlementPending, settleRun } from "./settlement.ts";
 import { callConnectedAgent } from "./connected.ts";
 import { recordRunOutcome } from "../listings/stats.ts";
@@ -62,9 +63,9 @@ export interface Admission {
 
 export type AdmissionResult =
   | { kind: "admitted"; admission: Admission }
-  /** An earlier request with the same Idempotency-Key started `runId`. Its run record may not exist
-   * yet while that request is still being admitted: `stillClaimed` says whether it still may. */
-  | { kind: "existing"; runId: string; stillClaimed: () => Promise<boolean> };
+  /** An earlier request with the same Idempotency-Key claimed it for `runId`. Its run record may not
+   * exist yet while that request is still being admitted; `claim` is what follows it (claimedRun). */
+  | { kind: "existing"; runId: string; claim: IdempotencyClaim };
 
 export interface AdmitOptions {
   idempotency?: { key: string; bodyHash: string };
@@ -98,10 +99,14 @@ export async function admitRun(services: Services, principal: Principal, request
   // first one's reservation or slot as a refusal: one of them claims the key, the other follows its run.
   if (idempotency) {
     const owner = await claimIdempotencyKey(services.tables, wallet, idempotency.key, idempotency.bodyHash, runId);
-    if (owner !== runId) return { kind: "existing", runId: owner, stillClaimed: () => isKeyClaimedBy(services.tables, wallet, idempotency.key, owner) };
+    if (owner !== runId) return { kind: "existing", runId: owner, claim: claimOf(services.tables, wallet, idempotency.key, owner) };
   }
   const releaseKey = async () => {
-    if (idempotency) await releaseIdempotencyKey(services.tables, wallet, idempotency.key, runId);
+    if (!idempotency) return;
+    // A key left claimed would make every retry with it wait CLAIM_TO_RUN_MS for a run that never comes.
+    await releaseIdempotencyKey(services.tables, wallet, idempotency.key, runId).catch((error: unknown) =>
+      services.logger.warn("idempotency key not given back", { run_id: runId, cause: error instanceof Error ? error.message : String(error) }),
+    );
   };
 
   // The run's secret is needed only once the agent is called, but reading it (the sealed blob, the key
@@ -115,7 +120,7 @@ export async function admitRun(services: Services, principal: Principal, request
     try {
       await reserveRun(services, { onChainId: access.onChainId, wallet, runId, priceWei: access.priceWei, expiresAt: holdUntil + SETTLEMENT_WINDOW_MS });
     } catch (error) {
-      await releaseKey().catch(() => undefined);
+      await releaseKey();
       throw error;
     }
   }
@@ -142,12 +147,22 @@ export async function admitRun(services: Services, principal: Principal, request
       timeout_ms: timeoutMs,
       created_at: new Date().toISOString(),
     };
-    await createRun(services.tables, run);
+    try {
+      await createRun(services.tables, run);
+    } catch (error) {
+      if (isConditionalCheckFailure(error)) {
+        // A request following this one's Idempotency-Key gave up waiting and barred the run id.
+        throw new ApiError("service_unavailable", "This request took too long to start its run and was given up; nothing ran and nothing was charged. Retry.", { headers: { "Retry-After": "1" } });
+      }
+      // The put may have landed even so: a record left running would never finish.
+      await finishRun(services.tables, runId, { status: "failed", output: null, streamed: "", error: { code: "internal_error", message: "The run could not be started; it was not charged." }, cost_wei: "0", duration_ms: 0, settlement: "none", finished_at: new Date().toISOString() }).catch(() => undefined);
+      throw error;
+    }
     return { kind: "admitted", admission: { run, access, logic, request, timeoutMs, callerTimeout: requestedMs < manifestTimeoutMs, startedAt: performance.now(), secret } };
   } catch (error) {
     if (perQuery) await releaseReservation(services, access.onChainId, wallet, runId).catch(() => undefined);
     await releaseSlot().catch(() => undefined);
-    await releaseKey().catch(() => undefined);
+    await releaseKey();
     throw error;
   }
 }
@@ -391,36 +406,45 @@ export function runJson(response: RunResponse, extra: Record<string, unknown> = 
   return body.replace('"__COST__"', cost_wei.toString());
 }
 
-/** How long a run record may take to appear after its request claimed the Idempotency-Key (its
- * admission's reservation and slot); past this a claim without a run is not waited for. */
+/** How long after a request claimed an Idempotency-Key its run record may take to appear (its admission:
+ * the reservation and the slot) before a request following the key gives it up. */
 export const CLAIM_TO_RUN_MS = 10_000;
 
 export type ExistingRun = Extract<AdmissionResult, { kind: "existing" }>;
 
+function retryAfterGivenUp(message: string): ApiError {
+  return new ApiError("service_unavailable", message, { headers: { "Retry-After": "1" } });
+}
+
 /**
- * The run record of another request with the same Idempotency-Key, once it exists. Throws when there is
- * no run to follow: 503 (retry) when that request was refused before its run started (it gave the key
- * back), 409 when the key's claim is older than CLAIM_TO_RUN_MS and still has no run (its request never
- * finished starting; the key stays taken for its 24 hours, so a new key is needed).
+ * The run record of another request with the same Idempotency-Key, once it exists. Throws 503 (retry;
+ * the key is free again) when there is no run to follow: that request was refused before its run
+ * started and gave the key back, or its claim is older than `appearWithinMs` with no run, in which case
+ * the run id is barred first (barRun), so that the run can no longer start once the caller is told
+ * nothing ran; a run that started in the meantime is followed instead.
  */
-export async function claimedRun(services: Services, existing: Pick<ExistingRun, "runId" | "stillClaimed">, appearWithinMs = CLAIM_TO_RUN_MS): Promise<RunRecord> {
-  const appearBy = Date.now() + appearWithinMs;
+export async function claimedRun(services: Services, existing: Pick<ExistingRun, "runId" | "claim">, appearWithinMs = CLAIM_TO_RUN_MS): Promise<RunRecord> {
   for (;;) {
     const record = await getRun(services.tables, existing.runId);
     if (record) return record;
-    if (!(await existing.stillClaimed())) {
-      throw new ApiError("service_unavailable", "The first request with this Idempotency-Key was refused before its run started, so nothing is stored under the key; retry.", { headers: { "Retry-After": "1" } });
+    const claimedAt = await existing.claim.claimedAt();
+    if (claimedAt === null) {
+      throw retryAfterGivenUp("The first request with this Idempotency-Key was refused before its run started, so nothing is stored under the key; retry.");
     }
-    if (Date.now() >= appearBy) {
-      throw new ApiError("idempotency_key_reused", "The first request with this Idempotency-Key never started its run; nothing ran and nothing was charged. Use a new key.");
+    if (Date.now() - claimedAt >= appearWithinMs) {
+      if ((await barRun(services.tables, existing.runId)) === "barred") {
+        await existing.claim.release();
+        throw retryAfterGivenUp("The first request with this Idempotency-Key did not start its run in time and was given up; nothing ran and nothing was charged under the key. Retry.");
+      }
+      continue; // its run started after all: follow it
     }
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
 
 /** Waits until another request's run with the same Idempotency-Key is no longer running (throws as
  * claimedRun does; the record is still running when `timeoutMs` ran out). */
-export async function waitForRun(services: Services, existing: Pick<ExistingRun, "runId" | "stillClaimed">, timeoutMs: number, pollMs = 100): Promise<RunRecord> {
+export async function waitForRun(services: Services, existing: Pick<ExistingRun, "runId" | "claim">, timeoutMs: number, pollMs = 100): Promise<RunRecord> {
   const deadline = Date.now() + timeoutMs;
   let record = await claimedRun(services, existing);
   while (record.status === "running" && Date.now() < deadline) {

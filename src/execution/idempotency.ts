@@ -16,6 +16,17 @@ export interface IdempotencyRecord {
   body_hash: string;
   run_id: string;
   ttl: number;
+  /** When the key was claimed, epoch ms (older records: derived from ttl). */
+  claimed_at?: number;
+}
+
+/** Another request's claim of a key, as a request that found it follows it. */
+export interface IdempotencyClaim {
+  /** When the key was claimed for the run, epoch ms; null once the claim no longer names the run (its
+   * request was refused and gave the key back). */
+  claimedAt(): Promise<number | null>;
+  /** Gives the key back (only while it still names the run). */
+  release(): Promise<void>;
 }
 
 /** Checks the header's form: 1 to 255 printable ASCII characters without spaces. */
@@ -53,7 +64,7 @@ export async function claimIdempotencyKey(tables: Tables, wallet: Address, key: 
     await tables.doc.send(
       new PutCommand({
         TableName: tables.name("idempotency"),
-        Item: { ...keyOf(wallet, key), body_hash: bodyHash, run_id: runId, ttl: now + IDEMPOTENCY_TTL_SECONDS },
+        Item: { ...keyOf(wallet, key), body_hash: bodyHash, run_id: runId, ttl: now + IDEMPOTENCY_TTL_SECONDS, claimed_at: Date.now() },
         // An expired record may be replaced (the emulator keeps expired items).
         ConditionExpression: "attribute_not_exists(pk) OR #ttl <= :now",
         ExpressionAttributeNames: { "#ttl": "ttl" },
@@ -86,9 +97,15 @@ export async function releaseIdempotencyKey(tables: Tables, wallet: Address, key
     });
 }
 
-/** True while the key still names `runId` (its request is being admitted, or its run exists). */
-export async function isKeyClaimedBy(tables: Tables, wallet: Address, key: string, runId: string): Promise<boolean> {
-  const out = await tables.doc.send(new GetCommand({ TableName: tables.name("idempotency"), Key: keyOf(wallet, key), ConsistentRead: true }));
-  const record = out.Item as IdempotencyRecord | undefined;
-  return record !== undefined && record.run_id === runId && record.ttl * 1000 > Date.now();
+/** The claim of `key` by `runId`, for a request that follows it. */
+export function claimOf(tables: Tables, wallet: Address, key: string, runId: string): IdempotencyClaim {
+  return {
+    async claimedAt() {
+      const out = await tables.doc.send(new GetCommand({ TableName: tables.name("idempotency"), Key: keyOf(wallet, key), ConsistentRead: true }));
+      const record = out.Item as IdempotencyRecord | undefined;
+      if (!record || record.run_id !== runId || record.ttl * 1000 <= Date.now()) return null;
+      return typeof record.claimed_at === "number" ? record.claimed_at : (record.ttl - IDEMPOTENCY_TTL_SECONDS) * 1000;
+    },
+    release: () => releaseIdempotencyKey(tables, wallet, key, runId),
+  };
 }

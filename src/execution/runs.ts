@@ -91,9 +91,26 @@ export async function createRun(tables: Tables, record: RunRecord): Promise<void
   await tables.doc.send(new PutCommand({ TableName: tables.name("runs"), Item: record, ConditionExpression: "attribute_not_exists(pk)" }));
 }
 
+/**
+ * Makes sure run `runId` can no longer start: a marker record in its place, which createRun's condition
+ * refuses. Written by a request that gave up waiting for another request's run under one
+ * Idempotency-Key; "exists" when the run's record was there first (the run started: follow it).
+ */
+export async function barRun(tables: Tables, runId: string): Promise<"barred" | "exists"> {
+  try {
+    await tables.doc.send(new PutCommand({ TableName: tables.name("runs"), Item: { ...runKey(runId), run_id: runId, barred: true, created_at: new Date().toISOString() }, ConditionExpression: "attribute_not_exists(pk)" }));
+    return "barred";
+  } catch (error) {
+    if (isConditionalCheckFailure(error)) return "exists";
+    throw error;
+  }
+}
+
+/** The run's record; null when there is none, or only barRun's marker (no run started under that id). */
 export async function getRun(tables: Tables, runId: string): Promise<RunRecord | null> {
   const out = await tables.doc.send(new GetCommand({ TableName: tables.name("runs"), Key: runKey(runId), ConsistentRead: true }));
-  return (out.Item as RunRecord | undefined) ?? null;
+  const item = out.Item as (RunRecord & { barred?: true }) | undefined;
+  return item && item.barred !== true ? item : null;
 }
 
 /** Saves the text streamed so far (while the run is in flight), for resuming streams. */

@@ -17,9 +17,9 @@ import { writeMarketplace } from "../../src/chain/write.ts";
 import { marketplaceAbi } from "../../src/chain/generated/marketplace.ts";
 import { settlePendingRuns } from "../../src/execution/settlement.ts";
 import { logPendingRuns } from "../../src/execution/run-log.ts";
-import { claimIdempotencyKey, isKeyClaimedBy, releaseIdempotencyKey, requestHash } from "../../src/execution/idempotency.ts";
+import { claimIdempotencyKey, claimOf, releaseIdempotencyKey, requestHash } from "../../src/execution/idempotency.ts";
 import { claimedRun } from "../../src/execution/execute.ts";
-import { newRunId } from "../../src/execution/runs.ts";
+import { createRun, getRun, newRunId, type RunRecord } from "../../src/execution/runs.ts";
 import type { ApiError } from "../../src/errors.ts";
 import { createTestServices, fundedAccount, type TestContext } from "../support/services.ts";
 import { signIn, createKey } from "../support/auth.ts";
@@ -457,7 +457,7 @@ describe("idempotency and concurrency", () => {
     expect(await balanceOf(listing, renter.account.address)).toBe(0n);
   });
 
-  it("answers a request that follows a key whose first request was refused (503, retry) or never started its run (409)", async () => {
+  it("follows a key's first request until its run appears; when it was refused, or its run did not appear in time (barred first), answers 503 and frees the key", async () => {
     const listing = await publishConnected("idempotent-orphans", "one_time");
     const renter = await renterWithKey();
     await writeMarketplace(marketTarget(ctx), renter.account, "purchaseOneTime", [listing.onChainId], listing.priceWei);
@@ -468,7 +468,7 @@ describe("idempotency and concurrency", () => {
     const first = newRunId();
     expect(await claimIdempotencyKey(ctx.services.tables, wallet, "orphan-1", requestHash("execute", body), first)).toBe(first);
     // What a request that found the claim does: follow it until the run appears, or the key is given back.
-    const following = claimedRun(ctx.services, { runId: first, stillClaimed: () => isKeyClaimedBy(ctx.services.tables, wallet, "orphan-1", first) }).catch((e: unknown) => e);
+    const following = claimedRun(ctx.services, { runId: first, claim: claimOf(ctx.services.tables, wallet, "orphan-1", first) }).catch((e: unknown) => e);
     await releaseIdempotencyKey(ctx.services.tables, wallet, "orphan-1", first);
     const refused = (await following) as ApiError;
     expect(refused).toMatchObject({ code: "service_unavailable", status: 503, headers: { "Retry-After": "1" } });
@@ -477,13 +477,28 @@ describe("idempotency and concurrency", () => {
     const retried = (await (await execute(renter.key, body, { "idempotency-key": "orphan-1" })).json()) as { run_id: string; status: string };
     expect(retried.status).toBe("completed");
     expect(retried.run_id).not.toBe(first);
-    // A claim whose request never created its run (it died while being admitted) is not waited for forever.
-    const lost = newRunId();
-    await claimIdempotencyKey(ctx.services.tables, wallet, "orphan-2", requestHash("execute", body), lost);
-    const stillClaimed = () => isKeyClaimedBy(ctx.services.tables, wallet, "orphan-2", lost);
-    const abandoned = await claimedRun(ctx.services, { runId: lost, stillClaimed }, 300).catch((e: unknown) => e);
-    expect(abandoned).toMatchObject({ code: "idempotency_key_reused", status: 409 });
-    expect(deliveries.filter((d) => d.task === body.task)).toHaveLength(1);
+
+    // A claim whose run has not appeared in time (its request died, or is stuck, while being admitted)
+    // is given up: the run id is barred first, so the stuck request can no longer start it, then the key
+    // is given back.
+    const stuck = newRunId();
+    await claimIdempotencyKey(ctx.services.tables, wallet, "orphan-2", requestHash("execute", body), stuck);
+    const givenUp = (await claimedRun(ctx.services, { runId: stuck, claim: claimOf(ctx.services.tables, wallet, "orphan-2", stuck) }, 300).catch((e: unknown) => e)) as ApiError;
+    expect(givenUp).toMatchObject({ code: "service_unavailable", status: 503 });
+    expect(givenUp.message).toMatch(/nothing ran and nothing was charged/);
+    expect(await claimOf(ctx.services.tables, wallet, "orphan-2", stuck).claimedAt()).toBeNull();
+    expect(await getRun(ctx.services.tables, stuck)).toBeNull();
+    const late = createRun(ctx.services.tables, { pk: `run#${stuck}`, sk: "run", run_id: stuck } as RunRecord);
+    await expect(late).rejects.toThrow(); // the stuck request's run can no longer be created
+    // A run that did start in time is followed, never barred.
+    const started = newRunId();
+    await claimIdempotencyKey(ctx.services.tables, wallet, "orphan-3", requestHash("execute", body), started);
+    await createRun(ctx.services.tables, { pk: `run#${started}`, sk: "run", run_id: started, status: "running" } as RunRecord);
+    expect((await claimedRun(ctx.services, { runId: started, claim: claimOf(ctx.services.tables, wallet, "orphan-3", started) }, 0)).run_id).toBe(started);
+    // The given-up key is free: its retry runs.
+    const afterGivingUp = (await (await execute(renter.key, body, { "idempotency-key": "orphan-2" })).json()) as { status: string };
+    expect(afterGivingUp.status).toBe("completed");
+    expect(deliveries.filter((d) => d.task === body.task)).toHaveLength(2);
   });
 
   it("gives the 21st concurrent run of a listing 429 with Retry-After: 1, holding nothing, and admits again once one finishes", async () => {

@@ -23,13 +23,13 @@ describe("logger", () => {
     const jwt = "eyJhbGciOiJFUzI1NiJ9.eyJzdWIiOiIweDEifQ.c2ln";
     logger.error(`delivery refused for ${apiKey}`, {
       cause: `signature with ${webhook} did not verify`,
-      nested: { detail: [`header was Bearer ${jwt}`, "authorization: bearer sk-proj-abcdefghijklmnop"] },
+      nested: { detail: [`header was Bearer ${jwt}`, "authorization: bearer sk-proj-abcdefghijklmnop", "url ?auth=Bearer%20sk-abc;defghijklm,nopq", `prefix_${apiKey}`] },
       error: new Error(`token ${apiKey} revoked`),
       tx: "0x5f2b1c0e9a8d7f6e5d4c3b2a19081726354453627180f9e8d7c6b5a493827160",
       run_id: "run_0123456789abcdef0123456789abcdef",
     });
     const text = lines.join("\n");
-    for (const secret of [apiKey, webhook, jwt, "sk-proj-abcdefghijklmnop", "Zx81kQ", "MfKQ9r8G"]) expect(text).not.toContain(secret);
+    for (const secret of [apiKey, webhook, jwt, "sk-proj-abcdefghijklmnop", "Zx81kQ", "MfKQ9r8G", "defghijklm", "nopq"]) expect(text).not.toContain(secret);
     const line = JSON.parse(lines[0]!) as Record<string, unknown>;
     expect(line.message).toBe("delivery refused for [redacted]");
     expect(line.cause).toBe("signature with [redacted] did not verify");

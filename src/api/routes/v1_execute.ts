@@ -21,7 +21,7 @@ const route = createRoute({
 });
 
 function pendingSettlement(runId: string): ApiError {
-  return new ApiError("service_unavailable", `Run ${runId} completed, but its charge could not be confirmed on-chain yet. The result is kept: GET /v1/runs/${runId} returns it once the charge lands (or retry with the same Idempotency-Key).`, {
+  return new ApiError("service_unavailable", `Run ${runId} finished, but its charge could not be confirmed on-chain yet. The result is kept: GET /v1/runs/${runId} returns it once the charge lands (or retry with the same Idempotency-Key).`, {
     headers: { "Retry-After": "5" },
   });
 }
