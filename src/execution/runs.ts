@@ -98,7 +98,9 @@ export async function createRun(tables: Tables, record: RunRecord): Promise<void
  */
 export async function barRun(tables: Tables, runId: string): Promise<"barred" | "exists"> {
   try {
-    await tables.doc.send(new PutCommand({ TableName: tables.name("runs"), Item: { ...runKey(runId), run_id: runId, barred: true, created_at: new Date().toISOString() }, ConditionExpression: "attribute_not_exists(pk)" }));
+    // Kept a day (a request runs for minutes at most), then deleted by the table's TTL.
+    const item = { ...runKey(runId), run_id: runId, barred: true, created_at: new Date().toISOString(), ttl: Math.floor(Date.now() / 1000) + 86_400 };
+    await tables.doc.send(new PutCommand({ TableName: tables.name("runs"), Item: item, ConditionExpression: "attribute_not_exists(pk)" }));
     return "barred";
   } catch (error) {
     if (isConditionalCheckFailure(error)) return "exists";
