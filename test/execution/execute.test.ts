@@ -24,7 +24,8 @@ import type { ApiError } from "../../src/errors.ts";
 import { createTestServices, fundedAccount, type TestContext } from "../support/services.ts";
 import { signIn, createKey } from "../support/auth.ts";
 import { approveCreator } from "../support/creators.ts";
-import { indexChain, marketTarget, publishAgent, type PublishedAgent } from "../support/agents.ts";
+import { indexChain, marketTarget, publishConnectedAgent, type PublishedAgent } from "../support/agents.ts";
+import { createGates } from "../support/gates.ts";
 import { startHttpsServer, type HttpsTestServer } from "../support/https-server.ts";
 import { readBody } from "../support/http.ts";
 
@@ -41,15 +42,8 @@ const secrets = new Map<string, string>();
 let webhookSecret = "";
 const deliveries: { task: string; runId: string; verified: boolean }[] = [];
 /** Runs the agent holds open until released, by task. */
-const held = new Map<string, { arrived: number; release: Promise<void>; open: () => void }>();
-
-function hold(task: string) {
-  let open!: () => void;
-  const release = new Promise<void>((resolve) => (open = resolve));
-  const entry = { arrived: 0, release, open };
-  held.set(task, entry);
-  return entry;
-}
+const gates = createGates();
+const hold = gates.hold;
 
 /** The connected agent: its behaviour is chosen by the task's first word. */
 async function agent(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -65,7 +59,7 @@ async function agent(req: IncomingMessage, res: ServerResponse): Promise<void> {
   deliveries.push({ task: payload.task, runId: payload.run_id, verified });
   if (!verified) return void res.writeHead(401).end();
   const [word] = payload.task.split(" ");
-  const wait = held.get(payload.task);
+  const wait = gates.get(payload.task);
   if (wait) {
     wait.arrived++;
     await wait.release;
@@ -105,10 +99,8 @@ const MANIFEST = {
 
 async function publishConnected(name: string, rental: "one_time" | "subscription" | "per_query", priceEth = "0.001", manifest: Record<string, unknown> = {}): Promise<PublishedAgent> {
   const token = (creatorToken ??= (await signIn(app, creator)).token);
-  const published = await publishAgent(ctx, app, creator, { ...MANIFEST, ...manifest, name, entrypoint_url: `${agentServer.url}/agents/${name}` }, rental, priceEth, token);
-  const res = await app.request(`/v1/listings/${published.listing_id}/webhook-secret`, { method: "POST", headers: { authorization: `Bearer ${token}` } });
-  expect(res.status).toBe(201);
-  webhookSecret = ((await res.json()) as { webhook_secret: string }).webhook_secret;
+  const published = await publishConnectedAgent(ctx, app, creator, { ...MANIFEST, ...manifest, name, entrypoint_url: `${agentServer.url}/agents/${name}` }, rental, priceEth, token);
+  webhookSecret = published.webhookSecret;
   secrets.set(`/agents/${name}`, webhookSecret);
   return published;
 }
@@ -156,7 +148,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  for (const entry of held.values()) entry.open();
+  gates.openAll();
   await agentServer?.stop();
   await ctx?.services.close();
 });

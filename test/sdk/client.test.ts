@@ -12,7 +12,8 @@ import { writeMarketplace } from "../../src/chain/write.ts";
 import { createTestServices, fundedAccount, type TestContext } from "../support/services.ts";
 import { signIn } from "../support/auth.ts";
 import { approveCreator } from "../support/creators.ts";
-import { indexChain, marketTarget, publishAgent, type PublishedAgent } from "../support/agents.ts";
+import { indexChain, marketTarget, publishConnectedAgent, type PublishedAgent } from "../support/agents.ts";
+import { createGates } from "../support/gates.ts";
 import { startHttpsServer, type HttpsTestServer } from "../support/https-server.ts";
 import { readBody, serveApi, closeApi } from "../support/http.ts";
 import { AccessError, AgentRentalClient, AgentRentalError, ApiError, AuthError, NotFoundError, RateLimitError, type Eip1193Provider, type StreamEvent } from "../../sdk/src/index.ts";
@@ -32,15 +33,8 @@ let perQuery: PublishedAgent;
 let unrented: PublishedAgent;
 const secrets = new Map<string, string>();
 const deliveries: { task: string; runId: string }[] = [];
-const held = new Map<string, { arrived: number; release: Promise<void>; open: () => void }>();
-
-function hold(task: string) {
-  let open!: () => void;
-  const release = new Promise<void>((resolve) => (open = resolve));
-  const entry = { arrived: 0, release, open };
-  held.set(task, entry);
-  return entry;
-}
+const gates = createGates();
+const hold = gates.hold;
 
 /** The connected agent; its behaviour is chosen by the task's first word. */
 async function agent(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -53,7 +47,7 @@ async function agent(req: IncomingMessage, res: ServerResponse): Promise<void> {
   const payload = JSON.parse(body) as { run_id: string; task: string; input: unknown };
   deliveries.push({ task: payload.task, runId: payload.run_id });
   const [word] = payload.task.split(" ");
-  const wait = held.get(payload.task);
+  const wait = gates.get(payload.task);
   if (wait && word !== "drip") {
     wait.arrived++;
     await wait.release;
@@ -84,11 +78,8 @@ const MANIFEST = {
 };
 
 async function publishConnected(name: string, rental: "one_time" | "subscription" | "per_query", priceEth = "0.001"): Promise<PublishedAgent> {
-  const published = await publishAgent(ctx, app, creator, { ...MANIFEST, name, entrypoint_url: `${agentServer.url}/agents/${name}` }, rental, priceEth);
-  const token = (await signIn(app, creator)).token;
-  const res = await app.request(`/v1/listings/${published.listing_id}/webhook-secret`, { method: "POST", headers: { authorization: `Bearer ${token}` } });
-  expect(res.status).toBe(201);
-  secrets.set(`/agents/${name}`, ((await res.json()) as { webhook_secret: string }).webhook_secret);
+  const published = await publishConnectedAgent(ctx, app, creator, { ...MANIFEST, name, entrypoint_url: `${agentServer.url}/agents/${name}` }, rental, priceEth);
+  secrets.set(`/agents/${name}`, published.webhookSecret);
   return published;
 }
 
@@ -188,7 +179,7 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  for (const entry of held.values()) entry.open();
+  gates.openAll();
   await closeApi(api);
   await agentServer?.stop();
   await ctx?.services.close();

@@ -19,7 +19,7 @@ import { writeMarketplace } from "../../src/chain/write.ts";
 import { createTestServices, fundedAccount, type TestContext } from "../support/services.ts";
 import { signIn } from "../support/auth.ts";
 import { approveCreator } from "../support/creators.ts";
-import { indexChain, marketTarget, publishAgent, type PublishedAgent } from "../support/agents.ts";
+import { indexChain, marketTarget, publishConnectedAgent, type PublishedAgent } from "../support/agents.ts";
 import { startHttpsServer, type HttpsTestServer } from "../support/https-server.ts";
 import { readBody, serveApi, closeApi } from "../support/http.ts";
 import { AgentRentalClient } from "../../sdk/src/index.ts";
@@ -70,11 +70,8 @@ const MANIFEST = {
 };
 
 async function publishConnected(name: string, description: string): Promise<PublishedAgent> {
-  const published = await publishAgent(ctx, app, creator, { ...MANIFEST, name, description, entrypoint_url: `${agentServer.url}/agents/${name}` }, "one_time");
-  const token = (await signIn(app, creator)).token;
-  const res = await app.request(`/v1/listings/${published.listing_id}/webhook-secret`, { method: "POST", headers: { authorization: `Bearer ${token}` } });
-  expect(res.status).toBe(201);
-  secrets.set(`/agents/${name}`, ((await res.json()) as { webhook_secret: string }).webhook_secret);
+  const published = await publishConnectedAgent(ctx, app, creator, { ...MANIFEST, name, description, entrypoint_url: `${agentServer.url}/agents/${name}` }, "one_time");
+  secrets.set(`/agents/${name}`, published.webhookSecret);
   return published;
 }
 

@@ -51,3 +51,21 @@ export async function publishAgent(ctx: TestContext, app: AppLike, creator: Priv
   await indexChain(ctx);
   return { ...job.result, onChainId: `0x${job.result.listing_id.slice(4)}` as Hex, priceWei };
 }
+
+/** publishAgent for a connected agent, then its webhook signing secret created (what the agent checks
+ * each delivery's signature with). */
+export async function publishConnectedAgent(
+  ctx: TestContext,
+  app: AppLike,
+  creator: PrivateKeyAccount & { privateKey: Hex },
+  manifest: Record<string, unknown>,
+  rental: AccessName,
+  priceEth = "0.001",
+  creatorToken?: string,
+): Promise<PublishedAgent & { webhookSecret: string }> {
+  const token = creatorToken ?? (await signIn(app, creator)).token;
+  const published = await publishAgent(ctx, app, creator, manifest, rental, priceEth, token);
+  const res = await app.request(`/v1/listings/${published.listing_id}/webhook-secret`, { method: "POST", headers: { authorization: `Bearer ${token}` } });
+  if (res.status !== 201) throw new Error(`webhook secret refused: ${res.status} ${await res.text()}`);
+  return { ...published, webhookSecret: ((await res.json()) as { webhook_secret: string }).webhook_secret };
+}
