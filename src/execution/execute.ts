@@ -139,6 +139,7 @@ export async function admitRun(services: Services, principal: Principal, request
       on_chain_id: access.onChainId,
       wallet: principal.wallet.toLowerCase() as Address,
       rental_model: access.rentalModel,
+      price_wei: access.priceWei.toString(),
       status: "running",
       cost_wei: "0",
       settlement: "none",
@@ -337,7 +338,7 @@ export async function performRun(services: Services, admission: Admission, optio
     if (!chargeable) {
       await releaseReservation(services, access.onChainId, wallet, run.run_id).catch(() => undefined);
     } else {
-      const charge = await settleRun(services, { runId: run.run_id, onChainId: access.onChainId, wallet });
+      const charge = await settleRun(services, { runId: run.run_id, onChainId: access.onChainId, wallet, priceWei: access.priceWei });
       if (charge.outcome === "charged") {
         costWei = charge.costWei;
         settlement = "settled";

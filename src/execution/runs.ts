@@ -38,6 +38,9 @@ export interface RunRecord {
   /** The renter's wallet, lower-case. */
   wallet: Address;
   rental_model: "one_time" | "subscription" | "per_query";
+  /** The listing's price the run was admitted at (wei, decimal string): the most its settlement may
+   * charge, even if the creator raises the price while it runs. */
+  price_wei?: string;
   status: RunStatus;
   /** The final output, once finished (a failed run's partial output is its streamed text). */
   output?: unknown;

@@ -43,7 +43,15 @@ async function earlierCharge(services: Services, onChainId: `0x${string}`, walle
 }
 
 /** One attempt to charge a run. */
-export async function chargeRun(services: Services, run: { runId: string; onChainId: `0x${string}`; wallet: Address }): Promise<ChargeOutcome> {
+/** A run to charge: `priceWei` is the price it was admitted at, the most the contract may take for it. */
+export interface ChargeableRun {
+  runId: string;
+  onChainId: `0x${string}`;
+  wallet: Address;
+  priceWei: bigint;
+}
+
+export async function chargeRun(services: Services, run: ChargeableRun): Promise<ChargeOutcome> {
   if (!services.authority) return { outcome: "unavailable" };
   const ref = runRef(run.runId);
   try {
@@ -62,7 +70,7 @@ export async function chargeRun(services: Services, run: { runId: string; onChai
 }
 
 /** Charges with a few bounded retries (the request waits for these); the ledger follows the outcome. */
-export async function settleRun(services: Services, run: { runId: string; onChainId: `0x${string}`; wallet: Address }, attempts = 3): Promise<ChargeOutcome> {
+export async function settleRun(services: Services, run: ChargeableRun, attempts = 3): Promise<ChargeOutcome> {
   let outcome: ChargeOutcome = { outcome: "unavailable" };
   for (let attempt = 0; attempt < attempts; attempt++) {
     outcome = await chargeRun(services, run);
@@ -94,7 +102,7 @@ export async function settlePendingRuns(services: Services): Promise<{ settled: 
       await services.tables.doc.send(new DeleteCommand({ TableName: services.tables.name("runs"), Key: { pk: SETTLEMENT_PENDING, sk: item.sk as string } }));
       continue;
     }
-    const outcome = await settleRun(services, { runId: run.run_id, onChainId: run.on_chain_id, wallet: run.wallet }, 1);
+    const outcome = await settleRun(services, { runId: run.run_id, onChainId: run.on_chain_id, wallet: run.wallet, priceWei: BigInt(run.price_wei ?? "0") }, 1);
     if (outcome.outcome === "unavailable") {
       tally.pending++;
       continue;
