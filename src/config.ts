@@ -80,6 +80,18 @@ export const configSchema = z
     RUN_LOG_INTERVAL_MS: z.coerce.number().int().min(100).max(3_600_000).default(5_000),
     LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
     PORT: port.default(8787),
+    /** Browser origins allowed to call the API (CORS): a comma-separated list of origins, or `*` for
+     * any. Default: any origin locally; in the cloud only the dashboard's (DASHBOARD_URL). */
+    CORS_ORIGINS: z
+      .string()
+      .transform((text) => text.split(",").map((o) => o.trim()).filter(Boolean))
+      .pipe(z.array(z.union([z.literal("*"), z.string().regex(/^https?:\/\/[^/\s]+$/, "must list origins (scheme://host[:port], no path) or *")])))
+      .optional(),
+    /** Where the dashboard is served (its origin is the cloud's default CORS origin). */
+    DASHBOARD_URL: url.optional(),
+    /** The RPC URL browsers use to read the chain (GET /v1/config); RPC_URL may hold a provider key, so
+     * the cloud publishes none unless this is set. */
+    PUBLIC_RPC_URL: url.optional(),
   })
   .superRefine((value, ctx) => {
     if (value.STAGE === "local" && !value.DYNAMODB_ENDPOINT) {
@@ -111,7 +123,15 @@ export const configSchema = z
 export type Config = z.infer<typeof configSchema> & {
   /** API key prefix for the configured chain. */
   keyPrefix: "svc_test_" | "svc_live_";
+  /** The browser origins CORS allows (`*` for any), defaults resolved. */
+  corsOrigins: string[];
 };
+
+function defaultCorsOrigins(data: z.infer<typeof configSchema>): string[] {
+  if (data.CORS_ORIGINS) return data.CORS_ORIGINS;
+  if (data.STAGE === "local") return ["*"];
+  return data.DASHBOARD_URL ? [new URL(data.DASHBOARD_URL).origin] : [];
+}
 
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
@@ -132,5 +152,5 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       }),
     );
   }
-  return { ...parsed.data, keyPrefix: TEST_NETWORK_CHAIN_IDS.has(parsed.data.CHAIN_ID) ? "svc_test_" : "svc_live_" };
+  return { ...parsed.data, keyPrefix: TEST_NETWORK_CHAIN_IDS.has(parsed.data.CHAIN_ID) ? "svc_test_" : "svc_live_", corsOrigins: defaultCorsOrigins(parsed.data) };
 }

@@ -5,6 +5,7 @@ import type { Services } from "../services.ts";
 import type { AppEnv } from "./env.ts";
 import { notFound, renderError } from "./errors.ts";
 import { authenticate } from "./middleware/authenticate.ts";
+import { cors } from "./middleware/cors.ts";
 import { rateLimit } from "./middleware/rate-limit.ts";
 import { jsonBody } from "./middleware/json-body.ts";
 import { requestId } from "./middleware/request-id.ts";
@@ -47,6 +48,8 @@ export function createPlatform(services: Services): OpenAPIHono<AppEnv> {
     c.set("services", services);
     await next();
   });
+  // Before authentication and rate limits: a preflight carries no credentials and is never counted.
+  app.use("*", cors(services.config.corsOrigins));
   app.use("/v1/*", authenticate);
   app.use("*", rateLimit((c) => c.get("services").rateLimiter));
   app.use("*", jsonBody(services.config.MAX_BODY_BYTES));

@@ -1,0 +1,33 @@
+// CORS for browser clients: the dashboard on its own origin in the cloud and any third-party browser
+// app. Registered before authentication and rate limiting, so a preflight (OPTIONS, which carries no
+// Authorization header) is answered here and never counted or refused as unauthenticated.
+import type { MiddlewareHandler } from "hono";
+import { cors as honoCors } from "hono/cors";
+import { RATE_LIMIT_LIMIT_HEADER, RATE_LIMIT_REMAINING_HEADER, RATE_LIMIT_RESET_HEADER } from "./rate-limit.ts";
+import { REQUEST_ID_HEADER } from "./request-id.ts";
+
+/** Request headers a browser client may send beyond the CORS-safelisted ones. */
+export const CORS_ALLOWED_HEADERS = ["Authorization", "Content-Type", "Idempotency-Key", "Last-Event-ID", REQUEST_ID_HEADER];
+/** Response headers a browser client may read (the rest are hidden from scripts by the browser). */
+export const CORS_EXPOSED_HEADERS = [RATE_LIMIT_LIMIT_HEADER, RATE_LIMIT_REMAINING_HEADER, RATE_LIMIT_RESET_HEADER, "Retry-After", REQUEST_ID_HEADER, "X-Run-Id"];
+
+/**
+ * The CORS middleware for a list of allowed origins; `*` allows any origin. Credentials (cookies) are
+ * never allowed: the API authenticates with a bearer header, so no origin gains ambient authority.
+ *
+ * @example app.use("*", cors(["https://dashboard.example.com"]))
+ */
+export function cors(origins: readonly string[]): MiddlewareHandler {
+  const any = origins.includes("*");
+  const allowed = new Set(origins);
+  return honoCors({
+    // An origin not on the list gets no Access-Control-Allow-Origin header, so the browser refuses
+    // the response; the request itself is still served normally to non-browser clients.
+    origin: any ? "*" : (origin) => (allowed.has(origin) ? origin : null),
+    allowMethods: ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"],
+    allowHeaders: CORS_ALLOWED_HEADERS,
+    exposeHeaders: CORS_EXPOSED_HEADERS,
+    maxAge: 600,
+    credentials: false,
+  });
+}
