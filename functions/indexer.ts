@@ -3,11 +3,12 @@
 import { loadConfig } from "../src/config.ts";
 import { createServices } from "../src/services.ts";
 import { cloudSecretSettings } from "../src/adapters/secrets/sst.ts";
+import { traceClients, traced } from "../src/observability/tracing.ts";
 import { catchUp } from "../src/credentials/indexer.ts";
 
-const services = createServices(loadConfig({ ...process.env, ...(process.env.STAGE === "cloud" ? cloudSecretSettings() : {}) }));
+const services = traceClients(createServices(loadConfig({ ...process.env, ...(process.env.STAGE === "cloud" ? cloudSecretSettings() : {}) })));
 
-export async function handler(_event: unknown, context?: { getRemainingTimeInMillis?: () => number }) {
+async function handle(_event: unknown, context?: { getRemainingTimeInMillis?: () => number }) {
   const budget = (context?.getRemainingTimeInMillis?.() ?? 55_000) - 10_000;
   const result = await catchUp(
     {
@@ -22,3 +23,5 @@ export async function handler(_event: unknown, context?: { getRemainingTimeInMil
   services.logger.info("indexer caught up", result);
   return result;
 }
+
+export const handler = traced("indexer", handle);

@@ -4,15 +4,16 @@
 import { loadConfig } from "../src/config.ts";
 import { createServices } from "../src/services.ts";
 import { cloudSecretSettings } from "../src/adapters/secrets/sst.ts";
+import { traceClients, traced } from "../src/observability/tracing.ts";
 import { logPendingRuns, type RunLogPass } from "../src/execution/run-log.ts";
 import { settlePendingRuns } from "../src/execution/settlement.ts";
 
-const services = createServices(loadConfig({ ...process.env, ...(process.env.STAGE === "cloud" ? cloudSecretSettings() : {}) }));
+const services = traceClients(createServices(loadConfig({ ...process.env, ...(process.env.STAGE === "cloud" ? cloudSecretSettings() : {}) })));
 
 /** Time kept back for the last batch started: its transaction, its receipt and the runs' updates. */
 const LAST_BATCH_MS = 25_000;
 
-export async function handler(_event: unknown, context?: { getRemainingTimeInMillis?: () => number }): Promise<RunLogPass> {
+async function handle(_event: unknown, context?: { getRemainingTimeInMillis?: () => number }): Promise<RunLogPass> {
   const remaining = context?.getRemainingTimeInMillis?.() ?? 55_000;
   // Settlements the chain could not confirm when their runs finished; their runs are logged once settled.
   const settled = await settlePendingRuns(services);
@@ -21,3 +22,5 @@ export async function handler(_event: unknown, context?: { getRemainingTimeInMil
   if (result.runs > 0) services.logger.info("runs logged on-chain", { ...result });
   return result;
 }
+
+export const handler = traced("run-logger", handle);

@@ -1,32 +1,127 @@
-// Health of the API's dependencies, each probed with a short timeout.
+// Health of the API's dependencies, each probed with a short timeout, and the figures an operator reads
+// first: this process's run, request and latency aggregate (the metrics port), and the depths sampled
+// now (sandbox pool, registration queues, deferred settlements, the authority's gas balance). Nothing
+// here names a wallet, a key, a run or a listing.
 import { DescribeTableCommand } from "@aws-sdk/client-dynamodb";
+import { QueryCommand } from "@aws-sdk/lib-dynamodb";
 import type { Services } from "./services.ts";
+import type { HistogramSummary, MetricName, MetricsSnapshot } from "./adapters/metrics/port.ts";
+import { SETTLEMENT_PENDING } from "./execution/settlement.ts";
+
+export interface HealthMetrics {
+  /** When this process started counting (figures are per process: per Lambda instance in the cloud). */
+  since: string;
+  runs: {
+    started: number;
+    completed: number;
+    failed: number;
+    failed_by_reason: Record<string, number>;
+    charged: number;
+    /** Exact, in wei (a decimal string). */
+    charged_wei: string;
+    settlements_deferred: number;
+    settlements_refused: number;
+  };
+  requests: { total: number; by_status_class: Record<string, number> };
+  chain_call_errors: number;
+  latency_ms: {
+    start_of_execution: HistogramSummary | null;
+    run_duration: HistogramSummary | null;
+    settlement_lag: HistogramSummary | null;
+    chain_call: HistogramSummary | null;
+    request: HistogramSummary | null;
+  };
+}
 
 export interface Health {
   status: "ok" | "degraded";
   chain_id: number;
   marketplace: string;
   checks: { tables: boolean; chain: boolean };
+  metrics: HealthMetrics;
+  /** The local sandbox pool; null until a run started one (and in the cloud, where each run has its own microVM). */
+  sandbox: { idle: number; starting: number; busy: number } | null;
+  /** Messages in the registration queue and its dead-letter queue (null: could not be read). */
+  queues: { registration: number | null; registration_dlq: number | null };
+  /** Per-query charges the chain could not confirm yet, waiting for the settlement pass. */
+  settlements: { pending: number | null };
+  /** The protocol authority's ETH balance in wei (its gas for settlements and the run log); null
+   * without an authority key or when the chain cannot be read. */
+  authority: { balance_wei: string } | null;
 }
 
-async function probe(run: () => Promise<unknown>): Promise<boolean> {
+const PROBE_MS = 2_000;
+
+async function sample<T>(run: () => Promise<T>): Promise<T | null> {
+  let timer: NodeJS.Timeout | undefined;
   try {
-    await Promise.race([run(), new Promise((_, reject) => setTimeout(() => reject(new Error("timeout")), 2_000).unref())]);
-    return true;
+    return await Promise.race([run(), new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error("timeout")), PROBE_MS).unref()))]);
   } catch {
-    return false;
+    return null;
+  } finally {
+    clearTimeout(timer);
   }
 }
 
+async function probe(run: () => Promise<unknown>): Promise<boolean> {
+  return (await sample(async () => (await run(), true))) === true;
+}
+
+function metricsOf(snapshot: MetricsSnapshot): HealthMetrics {
+  const total = (name: MetricName) => snapshot.counters[name]?.total ?? 0;
+  const histogram = (name: MetricName) => snapshot.histograms[name] ?? null;
+  return {
+    since: snapshot.since,
+    runs: {
+      started: total("RunsStarted"),
+      completed: total("RunsCompleted"),
+      failed: total("RunsFailed"),
+      failed_by_reason: snapshot.counters.RunsFailed?.by ?? {},
+      charged: total("RunsCharged"),
+      charged_wei: snapshot.chargedWei,
+      settlements_deferred: total("SettlementsDeferred"),
+      settlements_refused: total("SettlementsRefused"),
+    },
+    requests: { total: total("Requests"), by_status_class: snapshot.counters.Requests?.by ?? {} },
+    chain_call_errors: total("ChainCallErrors"),
+    latency_ms: {
+      start_of_execution: histogram("StartOfExecution"),
+      run_duration: histogram("RunDuration"),
+      settlement_lag: histogram("SettlementLag"),
+      chain_call: histogram("ChainCallLatency"),
+      request: histogram("RequestDuration"),
+    },
+  };
+}
+
+async function pendingSettlements(services: Services): Promise<number> {
+  const out = await services.tables.doc.send(
+    new QueryCommand({ TableName: services.tables.name("runs"), KeyConditionExpression: "pk = :pk", ExpressionAttributeValues: { ":pk": SETTLEMENT_PENDING }, Select: "COUNT" }),
+  );
+  return out.Count ?? 0;
+}
+
 export async function checkHealth(services: Services): Promise<Health> {
-  const [tables, chain] = await Promise.all([
+  const { config } = services;
+  const authority = services.authority;
+  const [tables, chain, registration, registrationDlq, pending, balance] = await Promise.all([
     probe(() => services.tables.raw.send(new DescribeTableCommand({ TableName: services.tables.name("meta") }))),
     probe(() => services.chain.client.getChainId()),
+    sample(() => services.queue.approximateCount(config.REGISTRATION_QUEUE_URL)),
+    sample(() => services.queue.approximateCount(config.REGISTRATION_DLQ_URL)),
+    sample(() => pendingSettlements(services)),
+    authority ? sample(() => services.chain.client.getBalance({ address: authority.address })) : Promise.resolve(null),
   ]);
+  const pool = services.sandboxStats();
   return {
     status: tables && chain ? "ok" : "degraded",
-    chain_id: services.config.CHAIN_ID,
-    marketplace: services.config.MARKETPLACE_ADDRESS,
+    chain_id: config.CHAIN_ID,
+    marketplace: config.MARKETPLACE_ADDRESS,
     checks: { tables, chain },
+    metrics: metricsOf(services.metrics.snapshot()),
+    sandbox: pool ? { idle: pool.idle, starting: pool.starting, busy: pool.busy } : null,
+    queues: { registration, registration_dlq: registrationDlq },
+    settlements: { pending },
+    authority: balance === null ? null : { balance_wei: balance.toString() },
   };
 }

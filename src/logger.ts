@@ -34,10 +34,51 @@ export function redact(value: unknown, depth = 0): unknown {
   return out;
 }
 
-export function createLogger(level: LogLevel = "info", write: (line: string) => void = (line) => process.stderr.write(line + "\n")): Logger {
+export interface LoggerOptions {
+  /** `lambda`: the keys Powertools for AWS Lambda's Logger writes (level in capitals, timestamp, service,
+   * the function's name, memory and version, the X-Ray trace id, cold_start), so CloudWatch Logs
+   * Insights queries and dashboards made for Powertools read our lines as they are. `local` (default):
+   * time, level, message. */
+  format?: "local" | "lambda";
+  /** The `service` key of lambda lines. */
+  service?: string;
+}
+
+// Why not Powertools' Logger itself: our redaction must apply to every line, by field name and by the
+// shape of the value, at any depth; Powertools offers no hook that sees every value before it is
+// written (its log formatter runs after its own attribute merging, and persistent keys, the error
+// formatter and the Lambda context keys would each need their own redaction). Writing its JSON keys
+// here keeps one redaction path, tested once (test/platform/logger.test.ts).
+let coldStart = true;
+
+function lambdaFields(service: string | undefined): Record<string, unknown> {
+  const env = process.env;
+  const fields: Record<string, unknown> = {
+    service: service ?? env.POWERTOOLS_SERVICE_NAME ?? "service_undefined",
+    cold_start: coldStart,
+  };
+  if (env.AWS_LAMBDA_FUNCTION_NAME) fields.function_name = env.AWS_LAMBDA_FUNCTION_NAME;
+  if (env.AWS_LAMBDA_FUNCTION_MEMORY_SIZE) fields.function_memory_size = Number(env.AWS_LAMBDA_FUNCTION_MEMORY_SIZE);
+  if (env.AWS_LAMBDA_FUNCTION_VERSION) fields.function_version = env.AWS_LAMBDA_FUNCTION_VERSION;
+  // Lambda sets the trace header per invocation; the root is the trace id X-Ray shows.
+  const root = /Root=([^;]+)/.exec(env._X_AMZN_TRACE_ID ?? "")?.[1];
+  if (root) fields.xray_trace_id = root;
+  return fields;
+}
+
+/** Marks the end of the first invocation of this environment (lines after it carry cold_start false). */
+export function markWarm(): void {
+  coldStart = false;
+}
+
+export function createLogger(level: LogLevel = "info", write: (line: string) => void = (line) => process.stderr.write(line + "\n"), options: LoggerOptions = {}): Logger {
   const emit = (at: Exclude<LogLevel, "silent">, message: string, fields?: Record<string, unknown>) => {
     if (ORDER[at] < ORDER[level]) return;
-    write(JSON.stringify({ time: new Date().toISOString(), level: at, message: redactText(message), ...(fields ? (redact(fields) as object) : {}) }));
+    const head =
+      options.format === "lambda"
+        ? { timestamp: new Date().toISOString(), level: at.toUpperCase(), message: redactText(message), ...lambdaFields(options.service) }
+        : { time: new Date().toISOString(), level: at, message: redactText(message) };
+    write(JSON.stringify({ ...head, ...(fields ? (redact(fields) as object) : {}) }));
   };
   return {
     debug: (m, f) => emit("debug", m, f),

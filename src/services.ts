@@ -19,15 +19,21 @@ import { createKmsKeyWrapper } from "./adapters/keys/kms.ts";
 import { createLocalKeyWrapper } from "./adapters/keys/local.ts";
 import { createAuthoritySigner, type AuthoritySigner } from "./chain/authority.ts";
 import { createEgressGuard, type EgressGuard } from "./adapters/egress/guard.ts";
-import type { SandboxPool } from "./adapters/sandbox/port.ts";
+import type { SandboxPool, SandboxStats } from "./adapters/sandbox/port.ts";
 import { createThreadedSandboxPool } from "./adapters/sandbox/threaded.ts";
 import { createLambdaSandboxPool } from "./adapters/sandbox/lambda.ts";
 import { RUNTIME_DIR, RUNTIME_ENTRY } from "./runtime/location.ts";
 import { SANDBOX_MEMORY_MB } from "./execution/limits.ts";
+import type { Metrics } from "./adapters/metrics/port.ts";
+import { createMemoryMetrics } from "./adapters/metrics/memory.ts";
+import { createEmfMetrics } from "./adapters/metrics/emf.ts";
+import { observedFetch } from "./observability/chain-calls.ts";
 
 export interface Services {
   config: Config;
   logger: Logger;
+  /** Counters and timings: EMF on stdout in the cloud, and always this process's aggregate (health). */
+  metrics: Metrics;
   tables: Tables;
   queue: Queue;
   blobs: Blobs;
@@ -45,6 +51,8 @@ export interface Services {
   egressRules: { allowPrivate: boolean; allowHosts: string[] };
   /** The sandbox pool for declarative agents, started on first use. */
   sandbox: () => SandboxPool;
+  /** The sandbox pool's figures, or null when no pool was started (nothing is started to answer). */
+  sandboxStats: () => SandboxStats | null;
   /** The agent runtime's entry module (the bundle a sandbox loads). */
   runtimeEntry: string;
   /** Stops what the services started (the sandbox pool, when one was started). */
@@ -54,7 +62,11 @@ export interface Services {
 export function createServices(config: Config, overrides: Partial<Services> = {}): Services {
   const tables = overrides.tables ?? createTables({ region: config.AWS_REGION, prefix: config.TABLE_PREFIX, ...(config.DYNAMODB_ENDPOINT ? { endpoint: config.DYNAMODB_ENDPOINT } : {}) });
   const jwt = overrides.jwt ?? createJwtIssuer({ keys: config.JWT_SIGNING_KEYS, issuer: config.SERVICE_NAME, audience: `${config.SERVICE_NAME}-api` });
-  const chain = overrides.chain ?? createChainClient({ rpcUrl: config.RPC_URL, chainId: config.CHAIN_ID, marketplace: config.MARKETPLACE_ADDRESS as Address });
+  // Cloud log lines carry Powertools' keys (src/logger.ts); cloud metrics are EMF on stdout.
+  const logger = overrides.logger ?? createLogger(config.LOG_LEVEL, undefined, config.STAGE === "cloud" ? { format: "lambda", service: config.SERVICE_NAME } : {});
+  const metrics = overrides.metrics ?? (config.STAGE === "cloud" ? createEmfMetrics({ namespace: config.SERVICE_NAME, serviceName: config.SERVICE_NAME, aggregate: createMemoryMetrics(), logger }) : createMemoryMetrics());
+  const chainFetch = observedFetch(metrics);
+  const chain = overrides.chain ?? createChainClient({ rpcUrl: config.RPC_URL, chainId: config.CHAIN_ID, marketplace: config.MARKETPLACE_ADDRESS as Address, fetchFn: chainFetch });
   const egressRules = { allowPrivate: config.ALLOW_PRIVATE_AGENT_HOSTS, allowHosts: [] as string[] };
   let pool: SandboxPool | undefined = overrides.sandbox?.();
   return {
@@ -68,12 +80,14 @@ export function createServices(config: Config, overrides: Partial<Services> = {}
     },
     sandbox: () => (pool ??= config.RUNNER_FUNCTION_NAME ? createLambdaSandboxPool({ functionName: config.RUNNER_FUNCTION_NAME, region: config.AWS_REGION }) : createThreadedSandboxPool({ warm: config.SANDBOX_WARM, maxWarm: Math.max(config.SANDBOX_WARM, 8), allowFsRead: [RUNTIME_DIR], preload: RUNTIME_ENTRY, memoryMb: SANDBOX_MEMORY_MB })),
     jwt,
-    logger: overrides.logger ?? createLogger(config.LOG_LEVEL),
+    logger,
+    metrics,
+    sandboxStats: () => pool?.stats() ?? null,
     tables,
     queue: overrides.queue ?? createQueue({ region: config.AWS_REGION, ...(config.AWS_ENDPOINT ? { endpoint: config.AWS_ENDPOINT } : {}) }),
     blobs: overrides.blobs ?? createBlobs({ region: config.AWS_REGION, bucket: config.BLOB_BUCKET, ...(config.AWS_ENDPOINT ? { endpoint: config.AWS_ENDPOINT } : {}) }),
     chain,
-    authority: overrides.authority !== undefined ? overrides.authority : config.AUTHORITY_PRIVATE_KEY ? createAuthoritySigner(chain, config.RPC_URL, config.AUTHORITY_PRIVATE_KEY as `0x${string}`) : null,
+    authority: overrides.authority !== undefined ? overrides.authority : config.AUTHORITY_PRIVATE_KEY ? createAuthoritySigner(chain, config.RPC_URL, config.AUTHORITY_PRIVATE_KEY as `0x${string}`, { fetchFn: chainFetch }) : null,
     authenticator: overrides.authenticator ?? createAuthenticator({ tables, jwt, keyPrefix: config.keyPrefix }),
     rateLimiter:
       overrides.rateLimiter ??

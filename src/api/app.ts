@@ -9,6 +9,7 @@ import { cors } from "./middleware/cors.ts";
 import { rateLimit } from "./middleware/rate-limit.ts";
 import { jsonBody } from "./middleware/json-body.ts";
 import { requestId } from "./middleware/request-id.ts";
+import { accessLog } from "./middleware/access-log.ts";
 import { validationHook } from "./validation.ts";
 import { registerV1Health } from "./routes/v1_health.ts";
 import { registerV1OpenApi } from "./routes/v1_openapi.ts";
@@ -38,16 +39,18 @@ import { registerV1RunsGet } from "./routes/v1_runs_get.ts";
 import { registerV1RunsEvents } from "./routes/v1_runs_events.ts";
 import { registerV1InputsUpload } from "./routes/v1_inputs_upload.ts";
 
-/** The platform every route runs on: request ids, authentication, rate limits (the default rule,
+/** The platform every route runs on: the access log, request ids, authentication, rate limits (the default rule,
  * counted per API key, per wallet for JWT callers, per address otherwise), the JSON body rules, the
  * error envelope and the validation hook. Routes are added by `buildApp` (and by tests of the platform). */
 export function createPlatform(services: Services): OpenAPIHono<AppEnv> {
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
-  app.use("*", requestId);
   app.use("*", async (c, next) => {
     c.set("services", services);
     await next();
   });
+  // Outermost but for the services: one access line per request, whatever answers it.
+  app.use("*", accessLog);
+  app.use("*", requestId);
   // Before authentication and rate limits: a preflight carries no credentials and is never counted.
   app.use("*", cors(services.config.corsOrigins));
   app.use("/v1/*", authenticate);

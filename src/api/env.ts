@@ -1,11 +1,22 @@
 import type { Principal } from "../auth/principal.ts";
 import type { Services } from "../services.ts";
 
+/** allowed; limited (429); fail_open (the limiter's store was unreachable and the route admits);
+ * unavailable (the store was unreachable and the route refuses: 503). */
+export type RateLimitOutcome = "allowed" | "limited" | "fail_open" | "unavailable";
+
 /** Hono context variables shared by every route. */
 export interface AppEnv {
   Variables: {
     requestId: string;
     services: Services;
     principal: Principal;
+    /** When the request arrived (performance.now()), set by the access log. */
+    receivedAt?: number;
+    /** The run this request started or follows, set by the execute routes (for the access log). */
+    runId?: string;
+    /** What rate limiting decided for this request, set by the rate-limit middleware (the most severe
+     * outcome when two rules applied). */
+    rateLimit?: RateLimitOutcome;
   };
 }

@@ -3,7 +3,7 @@
 // order, so concurrent runs settling at once take consecutive nonces instead of colliding; a nonce
 // another instance took first ("nonce too low", or a gap the node refuses) is retried with a fresh one. The key is a secret: it never appears in a log line,
 // an error or a response (errors carry the function name and the transaction hash only).
-import { createPublicClient, createWalletClient, http, nonceManager, BaseError, ContractFunctionRevertedError, type Hex, type PrivateKeyAccount, type TransactionReceipt } from "viem";
+import { createPublicClient, createWalletClient, http, nonceManager, BaseError, ContractFunctionRevertedError, type Hex, type HttpTransportConfig, type PrivateKeyAccount, type TransactionReceipt } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { marketplaceAbi } from "./generated/marketplace.ts";
 import type { ChainClient } from "./client.ts";
@@ -46,9 +46,10 @@ function isNonceError(error: unknown): boolean {
   return error instanceof Error && /nonce too low|nonce too high|higher than the next one expected|nonce has already been used|replacement transaction underpriced/i.test(error.message);
 }
 
-export function createAuthoritySigner(chain: ChainClient, rpcUrl: string, privateKey: Hex): AuthoritySigner {
+/** `options.fetchFn`: the fetch the transport sends JSON-RPC with (the service passes one that times each call). */
+export function createAuthoritySigner(chain: ChainClient, rpcUrl: string, privateKey: Hex, options: { fetchFn?: HttpTransportConfig["fetchFn"] } = {}): AuthoritySigner {
   const account: PrivateKeyAccount = privateKeyToAccount(privateKey, { nonceManager });
-  const transport = http(rpcUrl, { timeout: 15_000, retryCount: 1 });
+  const transport = http(rpcUrl, { timeout: 15_000, retryCount: 1, ...(options.fetchFn ? { fetchFn: options.fetchFn } : {}) });
   const wallet = createWalletClient({ account, chain: chain.chain, transport });
   const reader = createPublicClient({ chain: chain.chain, transport, pollingInterval: 50 });
 

@@ -1,5 +1,5 @@
 // The chain port: a viem public client for the configured network and the marketplace address.
-import { createPublicClient, defineChain, http, type Address, type Chain, type PublicClient } from "viem";
+import { createPublicClient, defineChain, http, type Address, type Chain, type HttpTransportConfig, type PublicClient } from "viem";
 import { baseSepolia, hardhat, sepolia } from "viem/chains";
 
 export interface ChainClient {
@@ -17,8 +17,9 @@ export function chainFor(chainId: number, rpcUrl: string): Chain {
   return { ...base, rpcUrls: { default: { http: [rpcUrl] } } };
 }
 
-export function createChainClient(options: { rpcUrl: string; chainId: number; marketplace: Address }): ChainClient {
+/** `fetchFn`: the fetch the transport sends JSON-RPC with (the service passes one that times each call). */
+export function createChainClient(options: { rpcUrl: string; chainId: number; marketplace: Address; fetchFn?: HttpTransportConfig["fetchFn"] }): ChainClient {
   const chain = chainFor(options.chainId, options.rpcUrl);
-  const client = createPublicClient({ chain, transport: http(options.rpcUrl, { timeout: 10_000, retryCount: 1, batch: { wait: 0 } }), pollingInterval: 250 });
+  const client = createPublicClient({ chain, transport: http(options.rpcUrl, { timeout: 10_000, retryCount: 1, batch: { wait: 0 }, ...(options.fetchFn ? { fetchFn: options.fetchFn } : {}) }), pollingInterval: 250 });
   return { client: client as PublicClient, chain, marketplace: options.marketplace };
 }

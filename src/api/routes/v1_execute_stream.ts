@@ -12,6 +12,7 @@ import { claimedRun, performRun, runJson } from "../../execution/execute.ts";
 import { outputEvent, parseLastEventId, tailRun, type StreamEvent } from "../../execution/tail.ts";
 import { admitFromRequest, ExecuteRequestSchema } from "../execution.ts";
 import { bearer, errorResponses } from "../schemas.ts";
+import { runFinished, runStarted } from "../../observability/run-metrics.ts";
 
 export const RUN_ID_HEADER = "X-Run-Id";
 
@@ -36,6 +37,7 @@ export function registerV1ExecuteStream(app: OpenAPIHono<AppEnv>): void {
     c.header("Cache-Control", "no-cache");
     c.header("X-Accel-Buffering", "no");
     if (admitted.kind === "existing") {
+      c.set("runId", admitted.runId);
       await claimedRun(services, admitted); // refusals become JSON errors before the stream opens
       c.header(RUN_ID_HEADER, admitted.runId);
       const from = parseLastEventId(c.req.header("last-event-id"));
@@ -48,6 +50,7 @@ export function registerV1ExecuteStream(app: OpenAPIHono<AppEnv>): void {
     }
     const { admission } = admitted;
     c.header(RUN_ID_HEADER, admission.run.run_id);
+    runStarted(c, admission);
     return streamSSE(c, async (stream) => {
       let offset = 0;
       let writes = Promise.resolve();
@@ -61,6 +64,7 @@ export function registerV1ExecuteStream(app: OpenAPIHono<AppEnv>): void {
           send(outputEvent(delta, offset));
         },
       });
+      runFinished(services, response, settlementPending);
       // A per-query charge that could not be confirmed yet: the result stays withheld, as GET
       // /v1/runs/{run_id} shows it, until the settlement pass lands the charge.
       send({ event: "done", data: settlementPending ? runJson({ ...response, output: null }, { settlement: "pending" }) : runJson(response), id: "done" });

@@ -1,0 +1,34 @@
+// The run figures, recorded by the execute routes around a run: started (and how long it took from the
+// request's arrival to the agent being called), then completed or failed by reason, its duration, its
+// charge, and the sandbox pool's depth at that moment.
+import type { Context } from "hono";
+import type { AppEnv } from "../api/env.ts";
+import type { Services } from "../services.ts";
+import type { Admission, RunResponse } from "../execution/execute.ts";
+
+/** An admitted run: counted, its start of execution timed from the request's arrival, and named for the
+ * request's access line. */
+export function runStarted(c: Context<AppEnv>, admission: Admission): void {
+  const { metrics } = c.get("services");
+  c.set("runId", admission.run.run_id);
+  metrics.count("RunsStarted");
+  const receivedAt = c.get("receivedAt");
+  if (receivedAt !== undefined) metrics.observe("StartOfExecution", admission.startedAt - receivedAt);
+}
+
+/** A finished run, as its Run reads. A charge left pending is counted when the settlement pass lands it
+ * (its lag is SettlementLag), not here. */
+export function runFinished(services: Services, response: RunResponse, settlementPending: boolean): void {
+  const { metrics } = services;
+  if (response.status === "completed") metrics.count("RunsCompleted");
+  else metrics.count("RunsFailed", 1, { reason: response.error?.code ?? "unknown" });
+  metrics.observe("RunDuration", response.duration_ms);
+  if (settlementPending) metrics.count("SettlementsDeferred");
+  else if (response.cost_wei > 0n) metrics.charged(response.cost_wei);
+  if (response.error?.code === "settlement_refused") metrics.count("SettlementsRefused");
+  const pool = services.sandboxStats();
+  if (pool) {
+    metrics.gauge("SandboxIdle", pool.idle);
+    metrics.gauge("SandboxBusy", pool.busy);
+  }
+}
