@@ -107,6 +107,10 @@ export async function settlePendingRuns(services: Services): Promise<{ settled: 
       tally.pending++;
       continue;
     }
+    // Settlement lag: from the run's end (when its charge was deferred) to the charge resolved.
+    if (typeof item.since === "string") services.metrics.observe("SettlementLag", Date.now() - Date.parse(item.since));
+    if (outcome.outcome === "charged") services.metrics.charged(outcome.costWei);
+    else services.metrics.count("SettlementsRefused");
     if (outcome.outcome === "charged") {
       await updateSettlement(services.tables, run.run_id, { settlement: "settled", cost_wei: outcome.costWei.toString(), ...(outcome.txHash ? { settlement_tx: outcome.txHash } : {}) });
       tally.settled++;
@@ -121,5 +125,6 @@ export async function settlePendingRuns(services: Services): Promise<{ settled: 
     }
     await services.tables.doc.send(new DeleteCommand({ TableName: services.tables.name("runs"), Key: { pk: SETTLEMENT_PENDING, sk: run.run_id } }));
   }
+  services.metrics.gauge("SettlementsPending", tally.pending);
   return tally;
 }

@@ -7,7 +7,7 @@ import { ApiError } from "../../errors.ts";
 import type { Principal } from "../../auth/principal.ts";
 import { isRateLimiterUnavailable, fixedWindow, type RateDecision, type RateLimiter, type RateRule } from "../../adapters/ratelimit/port.ts";
 import { failModeFor, RATE_RULES, type FailMode } from "../../adapters/ratelimit/policy.ts";
-import type { AppEnv } from "../env.ts";
+import type { AppEnv, RateLimitOutcome } from "../env.ts";
 
 export const RATE_LIMIT_LIMIT_HEADER = "X-RateLimit-Limit";
 export const RATE_LIMIT_REMAINING_HEADER = "X-RateLimit-Remaining";
@@ -79,6 +79,14 @@ function nominal(rule: RateRule, nowMs: number): RateDecision {
   return { allowed: true, limit: rule.limit, remaining: rule.limit, reset: Math.ceil(fixedWindow(nowMs, rule.windowSeconds).resetMs / 1000), retryAfterSeconds: 0 };
 }
 
+const SEVERITY: Record<RateLimitOutcome, number> = { allowed: 0, fail_open: 1, limited: 2, unavailable: 3 };
+
+/** Notes the decision for the access log; of two rules on one request, the more severe outcome stands. */
+function noteOutcome(c: Context<AppEnv>, outcome: RateLimitOutcome): void {
+  const current = c.get("rateLimit");
+  if (current === undefined || SEVERITY[outcome] > SEVERITY[current]) c.set("rateLimit", outcome);
+}
+
 /**
  * Applies one rule to the request: counts it under `key`, sets the X-RateLimit-* headers, and throws
  * 429 rate_limit_exceeded (with Retry-After) on refusal. When the store is unreachable, `closed`
@@ -98,20 +106,24 @@ export async function enforceRule(c: Context<AppEnv>, limiter: RateLimiter, key:
     publish(c, figures);
     const fields = { request_id: c.get("requestId"), method: c.req.method, path: c.req.path, fail_mode: failMode, cause: error.message };
     if (failMode === "closed") {
+      noteOutcome(c, "unavailable");
       throw new ApiError("service_unavailable", "Rate limiting is temporarily unavailable, so this request cannot be admitted. Retry with exponential backoff.", {
         headers: { "Retry-After": "1", ...rateLimitHeaders(figures) },
         cause: error,
       });
     }
     c.get("services")?.logger.warn("rate limiter unavailable; failing open", fields);
+    noteOutcome(c, "fail_open");
     return { ...figures, degraded: true };
   }
   publish(c, decision);
   if (!decision.allowed) {
+    noteOutcome(c, "limited");
     throw new ApiError("rate_limit_exceeded", `Rate limit exceeded: ${decision.limit} requests per ${rule.windowSeconds} s. Retry after ${decision.retryAfterSeconds} s.`, {
       headers: { "Retry-After": String(decision.retryAfterSeconds), ...rateLimitHeaders(decision) },
     });
   }
+  noteOutcome(c, "allowed");
   return { ...decision, degraded: false };
 }
 

@@ -5,6 +5,7 @@ import { ApiError } from "../../errors.ts";
 import { performRun, responseOf, runJson, waitForRun } from "../../execution/execute.ts";
 import { admitFromRequest, ExecuteRequestSchema, RunSchema } from "../execution.ts";
 import { bearer, errorResponses } from "../schemas.ts";
+import { runFinished, runStarted } from "../../observability/run-metrics.ts";
 
 const route = createRoute({
   method: "post",
@@ -31,12 +32,15 @@ export function registerV1Execute(app: OpenAPIHono<AppEnv>): void {
     const services = c.get("services");
     const admitted = await admitFromRequest(c, "execute", c.req.valid("json"));
     if (admitted.kind === "existing") {
+      c.set("runId", admitted.runId);
       const record = await waitForRun(services, admitted, 310_000);
       if (record.status === "running") throw new ApiError("service_unavailable", `Run ${admitted.runId} of this Idempotency-Key is still in flight; retry.`, { headers: { "Retry-After": "5" } });
       if (record.settlement === "pending") throw pendingSettlement(record.run_id);
       return c.body(runJson(responseOf(record)), 200, { "content-type": "application/json; charset=utf-8" }) as never;
     }
+    runStarted(c, admitted.admission);
     const { response, settlementPending } = await performRun(services, admitted.admission, { stream: false });
+    runFinished(services, response, settlementPending);
     if (settlementPending) throw pendingSettlement(response.run_id);
     return c.body(runJson(response), 200, { "content-type": "application/json; charset=utf-8" }) as never;
   });
