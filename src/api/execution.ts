@@ -37,6 +37,10 @@ export const RunSchema = z
     cost_wei: z.number().int().openapi({ description: "Wei deducted from the per-task balance (an exact JSON integer); 0 for one_time and subscription" }),
     duration_ms: z.number().int(),
     error: z.object({ code: z.string(), message: z.string() }).optional().openapi({ description: "Why a failed run failed" }),
+    settlement: z
+      .literal("pending")
+      .optional()
+      .openapi({ description: "Present when the run's per-task charge is not confirmed on-chain yet: output is null until it is; GET /v1/runs/{run_id} releases it once the charge lands. The run is not run or charged again." }),
   })
   .openapi("Run");
 
@@ -51,6 +55,7 @@ export async function admitFromRequest(c: Context<AppEnv>, endpoint: string, bod
   }
   return admitRun(services, principal, body, {
     ...(idempotency ? { idempotency } : {}),
+    delivery: endpoint === "execute/stream" ? "stream" : "sync",
     rateLimit: async (listingId) => {
       await enforceRule(c, services.rateLimiter, executionKey(listingId, principal.wallet), executionRule(), "closed");
     },

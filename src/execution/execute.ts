@@ -14,6 +14,7 @@ import { checkExecutionAccess, type ExecutionAccess } from "./access.ts";
 import { loadAgentLogic, describeSchemaErrors, type AgentLogic } from "./agent-logic.ts";
 import { acquireLease, releaseLease } from "./leases.ts";
 import { releaseReservation, reserveRun, SETTLEMENT_WINDOW_MS } from "./ledger.ts";
+import pRetry from "p-retry";
 import { scrub } from "../runtime/errors.ts";
 import { claimIdempotencyKey, claimOf, releaseIdempotencyKey, type IdempotencyClaim } from "./idempotency.ts";
 import { barRun, createRun, finishRun, getRun, MAX_OUTPUT_CHARS, newRunId, saveStreamedText, type RunRecord } from "./runs.ts";
@@ -52,8 +53,6 @@ export interface Admission {
   logic: AgentLogic;
   request: ExecuteRequest;
   timeoutMs: number;
-  /** The caller asked for less time than the manifest allows. */
-  callerTimeout: boolean;
   startedAt: number;
   /** The listing's secret the run needs (the provider key of a declarative agent, the webhook secret of a
    * connected one), read while the admission's writes are under way. Settles to null when none is set,
@@ -71,6 +70,8 @@ export interface AdmitOptions {
   idempotency?: { key: string; bodyHash: string };
   /** Applies the execution rate rule for the resolved listing (the route owns the HTTP side of it). */
   rateLimit(listingId: string): Promise<void>;
+  /** How the output will leave the service (default sync): deltas of a stream are delivered output. */
+  delivery?: "stream" | "sync";
 }
 
 function concurrencyKey(onChainId: string) {
@@ -140,6 +141,7 @@ export async function admitRun(services: Services, principal: Principal, request
       wallet: principal.wallet.toLowerCase() as Address,
       rental_model: access.rentalModel,
       price_wei: access.priceWei.toString(),
+      delivery: options.delivery ?? "sync",
       status: "running",
       cost_wei: "0",
       settlement: "none",
@@ -159,7 +161,7 @@ export async function admitRun(services: Services, principal: Principal, request
       await finishRun(services.tables, runId, { status: "failed", output: null, streamed: "", error: { code: "internal_error", message: "The run could not be started; it was not charged." }, cost_wei: "0", duration_ms: 0, settlement: "none", finished_at: new Date().toISOString() }).catch(() => undefined);
       throw error;
     }
-    return { kind: "admitted", admission: { run, access, logic, request, timeoutMs, callerTimeout: requestedMs < manifestTimeoutMs, startedAt: performance.now(), secret } };
+    return { kind: "admitted", admission: { run, access, logic, request, timeoutMs, startedAt: performance.now(), secret } };
   } catch (error) {
     if (perQuery) await releaseReservation(services, access.onChainId, wallet, runId).catch(() => undefined);
     await releaseSlot().catch(() => undefined);
@@ -258,15 +260,60 @@ export interface PerformOptions {
 
 export interface PerformResult {
   response: RunResponse;
-  /** The charge could not be confirmed yet: the output is withheld until it is (sync) — see settlement.ts. */
+  /** The charge could not be confirmed yet: the output is withheld until it is — see settlement.ts. */
   settlementPending: boolean;
 }
 
-/** Runs an admitted task to its end: agent, output check, settlement, record. Never throws for a
- * failure of the run itself (that is a failed run); the admission's holds are always given back. */
+/** Writes that record a run's end are retried for this long before the run is left to the sweeps. */
+const FINISH_RETRIES = { retries: 6, minTimeout: 100, maxTimeout: 4_000, factor: 2 } as const;
+
+/** `write`, retried with backoff (a storage blip must not leave a run running or a hold taken); never
+ * throws: a write that still fails is logged, and the holds it meant to release expire on their own. */
+async function durably(services: Services, what: string, runId: string, write: () => Promise<unknown>): Promise<boolean> {
+  try {
+    await pRetry(write, FINISH_RETRIES);
+    return true;
+  } catch (error) {
+    services.logger.error(`${what} failed after retries`, { run_id: runId, cause: error instanceof Error ? error.message : String(error) });
+    return false;
+  }
+}
+
+/** The agent's answer checked against what the listing promises: size, then the output schema. A check
+ * that throws (an answer too deep or too odd to serialise or validate) fails the run; it never escapes. */
+function checkOutput(logic: AgentLogic, outcome: AgentOutcome, overflow: boolean): AgentOutcome {
+  if (outcome.status !== "completed") return outcome;
+  let size: number;
+  try {
+    size = overflow ? Number.POSITIVE_INFINITY : JSON.stringify(outcome.output ?? null).length;
+  } catch {
+    return { status: "failed", error: { code: "invalid_output", message: "The agent's output could not be read (it is nested too deeply or is not JSON)." } };
+  }
+  if (size > MAX_OUTPUT_CHARS) return { status: "failed", error: { code: "output_too_large", message: `The agent's output exceeds ${MAX_OUTPUT_CHARS} characters.` } };
+  try {
+    if (!logic.validateOutput(outcome.output)) {
+      return { status: "failed", error: { code: "invalid_output", message: `The agent's output does not match its declared output schema: ${describeSchemaErrors(logic.validateOutput)}.` } };
+    }
+  } catch {
+    return { status: "failed", error: { code: "invalid_output", message: "The agent's output could not be checked against its declared output schema." } };
+  }
+  return outcome;
+}
+
+/**
+ * Runs an admitted task to its end: agent, output check, settlement, record. Never throws: a failure of
+ * any step is a failed run, and the admission's holds (the listing slot, a per-query reservation) are
+ * given back on every path.
+ *
+ * What a per-query run charges (docs/execution.md): output that reaches the renter is paid for, and output
+ * that is not paid for does not reach the renter. A completed run is charged. A failed run is charged
+ * only when part of its output was already delivered, which happens only on a stream (the deltas sent
+ * before the failure); a failed synchronous run releases no output and is free.
+ */
 export async function performRun(services: Services, admission: Admission, options: PerformOptions): Promise<PerformResult> {
   const { run, access, logic } = admission;
   const wallet = run.wallet;
+  const perQuery = access.rentalModel === "per_query";
   let streamed = "";
   let saved = "";
   let saving: Promise<void> | undefined;
@@ -278,8 +325,10 @@ export async function performRun(services: Services, admission: Admission, optio
       .catch(() => undefined)
       .finally(() => void (saving = undefined));
   };
-  const saver = setInterval(save, STREAM_SAVE_MS);
+  // A synchronous per-query run keeps its text to itself until it is paid (see releasedText).
+  const saver = options.stream || !perQuery ? setInterval(save, STREAM_SAVE_MS) : undefined;
   let overflow = false;
+  let delivered = false;
   const onDelta = (delta: string) => {
     if (overflow) return;
     if (streamed.length + delta.length > MAX_OUTPUT_CHARS) {
@@ -287,88 +336,97 @@ export async function performRun(services: Services, admission: Admission, optio
       return;
     }
     streamed += delta;
+    if (options.stream && delta.length > 0) delivered = true;
     try {
       options.onDelta?.(delta);
     } catch {
       // a disconnected client does not stop the run
     }
   };
+  const secretForScrub = () => admission.secret.catch(() => null);
 
   let outcome: AgentOutcome;
-  try {
-    const input = await resolveInput(services, admission.request);
-    // An omitted input is checked as the empty value of the schema's type (so a schema that requires
-    // fields refuses it), and reaches the agent as no input.
-    if (!input.ok) outcome = { status: "failed", error: { code: "invalid_input", message: input.message } };
-    else if (!logic.validateInput(input.input === null ? emptyInputFor(logic.manifest.input_schema) : input.input)) {
-      outcome = { status: "failed", error: { code: "invalid_input", message: `The input does not match the agent's input schema: ${describeSchemaErrors(logic.validateInput)}.` } };
-    } else {
-      outcome = access.agent.kind === "connected" ? await runConnected(services, admission, input.input, onDelta, options.stream) : await runDeclarative(services, admission, input.input, onDelta);
-    }
-  } catch (error) {
-    const secret = await admission.secret.catch(() => null);
-    services.logger.error("run failed unexpectedly", { run_id: run.run_id, cause: scrub(error instanceof Error ? error.message : String(error), [secret]) });
-    outcome = { status: "failed", error: { code: "internal_error", message: "The run failed on the service's side; it was not charged. Retry." } };
-  } finally {
-    clearInterval(saver);
-  }
-  if (outcome.status === "completed") {
-    if (overflow || JSON.stringify(outcome.output ?? null).length > MAX_OUTPUT_CHARS) {
-      outcome = { status: "failed", error: { code: "output_too_large", message: `The agent's output exceeds ${MAX_OUTPUT_CHARS} characters.` } };
-    } else if (!logic.validateOutput(outcome.output)) {
-      outcome = { status: "failed", error: { code: "invalid_output", message: `The agent's output does not match its declared output schema: ${describeSchemaErrors(logic.validateOutput)}.` } };
-    }
-  }
-  if (outcome.status === "failed") {
-    // The runtime and the webhook client already keep the run's secret out of their reasons; a reason is
-    // scrubbed once more here, where the service itself holds the secret, before it is stored or returned.
-    const secret = await admission.secret.catch(() => null);
-    outcome = { status: "failed", error: { code: outcome.error.code, message: scrub(outcome.error.message, [secret]) } };
-  }
-  const durationMs = Math.round(performance.now() - admission.startedAt);
-
-  // Money: a per-query run is charged when it completed, and when it failed at a timeout the caller
-  // chose (shorter than the agent's own) after output had been delivered. Every other failure is free.
   let costWei = 0n;
   let settlement: RunRecord["settlement"] = "none";
   let settlementTx: `0x${string}` | undefined;
   let settlementPending = false;
-  if (access.rentalModel === "per_query") {
-    const chargeable = outcome.status === "completed" || (outcome.error.code === "timeout" && admission.callerTimeout && streamed.length > 0);
-    if (!chargeable) {
-      await releaseReservation(services, access.onChainId, wallet, run.run_id).catch(() => undefined);
-    } else {
-      const charge = await settleRun(services, { runId: run.run_id, onChainId: access.onChainId, wallet, priceWei: access.priceWei });
-      if (charge.outcome === "charged") {
-        costWei = charge.costWei;
-        settlement = "settled";
-        settlementTx = charge.txHash;
-      } else if (charge.outcome === "refused") {
-        outcome = { status: "failed", error: { code: "settlement_refused", message: `The charge for this run was refused by the contract (${charge.contractError}); its result is not released.` } };
-        settlement = "refused";
+  try {
+    try {
+      const input = await resolveInput(services, admission.request);
+      // An omitted input is checked as the empty value of the schema's type (so a schema that requires
+      // fields refuses it), and reaches the agent as no input.
+      if (!input.ok) outcome = { status: "failed", error: { code: "invalid_input", message: input.message } };
+      else if (!logic.validateInput(input.input === null ? emptyInputFor(logic.manifest.input_schema) : input.input)) {
+        outcome = { status: "failed", error: { code: "invalid_input", message: `The input does not match the agent's input schema: ${describeSchemaErrors(logic.validateInput)}.` } };
       } else {
-        costWei = access.priceWei;
-        settlement = "pending";
-        settlementPending = true;
+        outcome = access.agent.kind === "connected" ? await runConnected(services, admission, input.input, onDelta, options.stream) : await runDeclarative(services, admission, input.input, onDelta);
+      }
+      outcome = checkOutput(logic, outcome, overflow);
+    } catch (error) {
+      services.logger.error("run failed unexpectedly", { run_id: run.run_id, cause: scrub(error instanceof Error ? error.message : String(error), [await secretForScrub()]) });
+      outcome = { status: "failed", error: { code: "internal_error", message: "The run failed on the service's side. Retry." } };
+    } finally {
+      if (saver) clearInterval(saver);
+    }
+    if (outcome.status === "failed") {
+      // The runtime and the webhook client already keep the run's secret out of their reasons; a reason
+      // is scrubbed once more here, where the service itself holds the secret, before it is stored or
+      // returned.
+      outcome = { status: "failed", error: { code: outcome.error.code, message: scrub(outcome.error.message, [await secretForScrub()]) } };
+    }
+
+    if (perQuery) {
+      const chargeable = outcome.status === "completed" || delivered;
+      if (!chargeable) {
+        await durably(services, "reservation release", run.run_id, () => releaseReservation(services, access.onChainId, wallet, run.run_id));
+      } else {
+        const charge = await settleRun(services, { runId: run.run_id, onChainId: access.onChainId, wallet, priceWei: access.priceWei });
+        if (charge.outcome === "charged") {
+          costWei = charge.costWei;
+          settlement = "settled";
+          settlementTx = charge.txHash;
+        } else if (charge.outcome === "refused") {
+          outcome = { status: "failed", error: { code: "settlement_refused", message: `The charge for this run was refused by the contract (${charge.contractError}); its result is not released.` } };
+          settlement = "refused";
+        } else {
+          costWei = access.priceWei;
+          settlement = "pending";
+          settlementPending = true;
+        }
       }
     }
+  } catch (error) {
+    // Only a defect reaches here (every step above turns its own failures into outcomes); the run still
+    // ends failed and its holds are still given back below.
+    services.logger.error("run could not be finished normally", { run_id: run.run_id, cause: scrub(error instanceof Error ? error.message : String(error), [await secretForScrub()]) });
+    outcome = { status: "failed", error: { code: "internal_error", message: "The run failed on the service's side. Retry." } };
+    if (perQuery && settlement === "none") await durably(services, "reservation release", run.run_id, () => releaseReservation(services, access.onChainId, wallet, run.run_id));
   }
+  const durationMs = Math.round(performance.now() - admission.startedAt);
 
+  // What the renter receives: a completed run's output; a failed run's partial text, unless the run is
+  // per-query and that text was not paid for. Nothing at all while a charge is unconfirmed or refused.
+  const paid = settlement === "settled";
+  // (A stream's text is exactly what it delivered: paid for, or empty.)
+  const released = outcome.status === "completed" ? outcome.output : !perQuery || paid || options.stream ? streamed : null;
+  const output = settlement === "pending" || settlement === "refused" ? null : released;
   const finishedAt = new Date().toISOString();
-  const output = outcome.status === "completed" ? outcome.output : streamed;
-  await finishRun(services.tables, run.run_id, {
-    status: outcome.status,
-    output: settlement === "refused" ? null : output,
-    streamed,
-    ...(outcome.status === "failed" ? { error: outcome.error } : {}),
-    cost_wei: costWei.toString(),
-    duration_ms: durationMs,
-    settlement,
-    ...(settlementTx ? { settlement_tx: settlementTx } : {}),
-    finished_at: finishedAt,
-  });
-  if (settlementPending) await markSettlementPending(services, run.run_id);
-  await releaseLease(services.tables, concurrencyKey(access.onChainId), run.run_id).catch(() => undefined);
+  await durably(services, "run record", run.run_id, () =>
+    finishRun(services.tables, run.run_id, {
+      status: outcome.status,
+      output: settlement === "refused" ? null : released,
+      // A synchronous per-query run's text is kept only once paid (releasedText reads it then).
+      streamed: !perQuery || options.stream || paid || settlement === "pending" ? streamed : "",
+      ...(outcome.status === "failed" ? { error: outcome.error } : {}),
+      cost_wei: costWei.toString(),
+      duration_ms: durationMs,
+      settlement,
+      ...(settlementTx ? { settlement_tx: settlementTx } : {}),
+      finished_at: finishedAt,
+    }),
+  );
+  if (settlementPending) await durably(services, "pending settlement record", run.run_id, () => markSettlementPending(services, run.run_id));
+  await durably(services, "listing slot release", run.run_id, () => releaseLease(services.tables, concurrencyKey(access.onChainId), run.run_id));
   await recordRunOutcome(services.tables, { run_id: run.run_id, on_chain_id: access.onChainId, wallet, status: outcome.status, finished_at: finishedAt }).catch((error: unknown) =>
     services.logger.warn("listing figures not updated", { run_id: run.run_id, cause: error instanceof Error ? error.message : String(error) }),
   );
@@ -377,7 +435,7 @@ export async function performRun(services: Services, admission: Admission, optio
       run_id: run.run_id,
       agent_id: run.agent_id,
       status: outcome.status,
-      output: settlement === "refused" ? null : output,
+      output,
       cost_wei: costWei,
       duration_ms: durationMs,
       ...(outcome.status === "failed" ? { error: outcome.error } : {}),

@@ -35,8 +35,8 @@ async function liveBalance(services: Services, onChainId: `0x${string}`, wallet:
 }
 
 /**
- * Reserves one run at `priceWei` for `runId`, or throws 403 insufficient_balance when the balance,
- * less the runs already in flight, cannot cover it.
+ * Reserves one run at `priceWei` for `runId`. Throws 403 insufficient_balance when the balance cannot
+ * cover one run, and 429 (Retry-After) when it can but every run it covers is already in flight.
  */
 export async function reserveRun(services: Services, options: { onChainId: `0x${string}`; wallet: Address; runId: string; priceWei: bigint; expiresAt: number }): Promise<void> {
   const key = ledgerKey(options.onChainId, options.wallet);
@@ -55,9 +55,16 @@ export async function reserveRun(services: Services, options: { onChainId: `0x${
             condition: { expression: "#seq = :seq", names: { "#seq": "settled_seq" }, values: { ":seq": seq } },
           });
     if (outcome === "acquired") return;
-    if (outcome === "full") {
-      throw new ApiError("insufficient_balance", "The per-task balance cannot cover another run (runs already in flight are reserved against it); top it up with topUpBalance.", {
+    if (limit === 0) {
+      throw new ApiError("insufficient_balance", "The per-task balance cannot cover a run at the listing's price; top it up with topUpBalance.", {
         onChainError: { contract: "Marketplace", error: "InsufficientBalance" },
+      });
+    }
+    if (outcome === "full") {
+      // The balance covers runs, but every one it covers is in flight right now: a passing condition,
+      // so 429 with Retry-After (the spec keeps 403 insufficient_balance for a balance that cannot pay).
+      throw new ApiError("rate_limit_exceeded", `The per-task balance covers ${limit} run(s) and all of them are in flight; retry when one finishes, or top up the balance to run more at once.`, {
+        headers: { "Retry-After": "1" },
       });
     }
     // A settlement landed between the two reads: read both again.

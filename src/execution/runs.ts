@@ -47,6 +47,10 @@ export interface RunRecord {
   /** The text streamed so far (saved while the run is in flight; complete once finished): what a
    * resumed stream replays. Event ids are offsets into it. */
   streamed?: string;
+  /** How the run's output leaves the service: `stream` (deltas are sent as the agent produces them, so
+   * they are delivered output) or `sync` (nothing leaves before the run ends). Absent on older records:
+   * read as stream, the mode that releases output as it is produced. */
+  delivery?: "stream" | "sync";
   /** standard or priority. */
   priority?: "standard" | "priority";
   timeout_ms?: number;
@@ -147,7 +151,7 @@ export interface RunFinish {
 }
 
 /** Records the end of a run (once: only a running run finishes) and queues its receipt for the run log. */
-export async function finishRun(tables: Tables, runId: string, finish: RunFinish): Promise<void> {
+export async function finishRun(tables: Tables, runId: string, finish: RunFinish): Promise<"finished" | "already_finished"> {
   const values: Record<string, unknown> = {
     ":status": finish.status,
     ":output": finish.output ?? null,
@@ -170,7 +174,7 @@ export async function finishRun(tables: Tables, runId: string, finish: RunFinish
     set += ", settlement_tx = :tx";
     values[":tx"] = finish.settlement_tx;
   }
-  await tables.doc.send(
+  return tables.doc.send(
     new UpdateCommand({
       TableName: tables.name("runs"),
       Key: runKey(runId),
@@ -179,7 +183,25 @@ export async function finishRun(tables: Tables, runId: string, finish: RunFinish
       ExpressionAttributeNames: { "#status": "status", "#output": "output", ...(finish.error ? { "#error": "error" } : {}) },
       ExpressionAttributeValues: values,
     }),
+  ).then(
+    () => "finished" as const,
+    (error: unknown) => {
+      // A retried write whose first attempt landed meets its own result: the run is finished.
+      if (isConditionalCheckFailure(error)) return "already_finished" as const;
+      throw error;
+    },
   );
+}
+
+/**
+ * The output text of a run a renter may see (a resumed stream, GET /v1/runs/{run_id}/events). A
+ * per-query run that was not streamed releases nothing before it is charged: its text would otherwise be
+ * output that reached the renter unpaid (docs/execution.md, "What a run charges").
+ */
+export function releasedText(record: RunRecord): string {
+  const text = record.streamed ?? "";
+  if (record.rental_model !== "per_query" || (record.delivery ?? "stream") === "stream") return text;
+  return record.status !== "running" && record.settlement === "settled" ? text : "";
 }
 
 /** Updates the settlement of a finished run (a settlement that completed after the response). */

@@ -2,7 +2,7 @@
 // comes back with Last-Event-ID (event ids are offsets into the streamed text; the terminal event's id
 // is "done"). While the run is still in flight elsewhere, its record is polled for new output.
 import type { Services } from "../services.ts";
-import { getRun } from "./runs.ts";
+import { getRun, releasedText } from "./runs.ts";
 import { responseOf, runJson } from "./execute.ts";
 
 export interface StreamEvent {
@@ -29,7 +29,7 @@ export async function* tailRun(services: Services, runId: string, from: number |
   for (;;) {
     const record = await getRun(services.tables, runId);
     if (!record) return;
-    const text = record.streamed ?? "";
+    const text = releasedText(record);
     if (text.length > offset) {
       yield outputEvent(text.slice(offset), text.length);
       offset = text.length;

@@ -20,6 +20,9 @@ import { logPendingRuns } from "../../src/execution/run-log.ts";
 import { claimIdempotencyKey, claimOf, releaseIdempotencyKey, requestHash } from "../../src/execution/idempotency.ts";
 import { claimedRun } from "../../src/execution/execute.ts";
 import { createRun, getRun, newRunId, type RunRecord } from "../../src/execution/runs.ts";
+import { readLeases } from "../../src/execution/leases.ts";
+import { ledgerKey } from "../../src/execution/ledger.ts";
+import type { Tables } from "../../src/adapters/tables/dynamo.ts";
 import type { ApiError } from "../../src/errors.ts";
 import { createTestServices, fundedAccount, type TestContext } from "../support/services.ts";
 import { signIn, createKey } from "../support/auth.ts";
@@ -67,6 +70,10 @@ async function agent(req: IncomingMessage, res: ServerResponse): Promise<void> {
   if (word === "fail") return void res.writeHead(500, { "content-type": "application/json" }).end('{"error":"boom"}');
   if (word === "bad-output") return void res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ output: { findings: "not an array" } }));
   if (word === "never") return; // never answers
+  if (word === "deep") {
+    // an answer nested 20,000 levels deep
+    return void res.writeHead(200, { "content-type": "application/json" }).end(`{"output":{"findings":${"[".repeat(20_000)}${"]".repeat(20_000)}}}`);
+  }
   if (word === "stream") {
     res.writeHead(200, { "content-type": "text/event-stream" });
     for (const piece of ["alpha ", "beta ", "gamma"]) res.write(`event: output\ndata: ${JSON.stringify({ delta: piece })}\n\n`);
@@ -526,18 +533,45 @@ describe("per-query money", () => {
     const escrowBefore = await escrowOf(listing);
     const feeBps = await ctx.services.chain.client.readContract({ address: ctx.services.chain.marketplace, abi: marketplaceAbi, functionName: "feeBasisPoints" });
     const responses = await Promise.all(Array.from({ length: 50 }, (_, i) => execute(renter.key, { agent_id: listing.agent_id, task: `parallel ${i}` })));
-    const bodies = await Promise.all(responses.map(async (r) => ({ status: r.status, body: (await r.json()) as { status?: string; cost_wei?: number; error?: { code: string } } })));
+    const bodies = await Promise.all(responses.map(async (r) => ({ status: r.status, retryAfter: r.headers.get("retry-after"), body: (await r.json()) as { status?: string; cost_wei?: number; error?: { code: string } } })));
     const answered = bodies.filter((b) => b.status === 200);
-    const refused = bodies.filter((b) => b.status === 403);
+    const refused = bodies.filter((b) => b.status !== 200);
     expect(answered).toHaveLength(10);
     expect(answered.every((b) => b.body.status === "completed")).toBe(true);
     expect(refused).toHaveLength(40);
-    expect(refused.every((b) => b.body.error?.code === "insufficient_balance")).toBe(true);
+    // A refusal while the balance is held by runs in flight is 429 (retry); once it is spent, 403.
+    for (const b of refused) {
+      if (b.status === 429) expect(b).toMatchObject({ retryAfter: "1", body: { error: { code: "rate_limit_exceeded" } } });
+      else expect(b).toMatchObject({ status: 403, body: { error: { code: "insufficient_balance" } } });
+    }
     expect(await balanceOf(listing, renter.account.address)).toBe(0n);
     const fee = (listing.priceWei * BigInt(feeBps)) / 10_000n;
     expect((await escrowOf(listing)) - escrowBefore).toBe((listing.priceWei - fee) * 10n);
     const charged = answered.map((b) => BigInt(b.body.cost_wei!));
     expect(charged.every((c) => c === listing.priceWei)).toBe(true);
+    const after = await execute(renter.key, { agent_id: listing.agent_id, task: "after the spend" });
+    expect(after.status).toBe(403);
+    expect(((await after.json()) as { error: { code: string } }).error.code).toBe("insufficient_balance");
+  });
+
+  it("answers 429 with Retry-After while the whole balance is held by a run in flight, and 403 insufficient_balance once it is spent", async () => {
+    const listing = await publishConnected("held-balance", "per_query");
+    const renter = await renterWithKey();
+    await writeMarketplace(marketTarget(ctx), renter.account, "purchasePerQuery", [listing.onChainId], listing.priceWei);
+    await indexChain(ctx);
+    const gate = hold("hold the balance");
+    const first = execute(renter.key, { agent_id: listing.agent_id, task: "hold the balance" });
+    await expect.poll(() => gate.arrived, { timeout: 10_000 }).toBe(1);
+    const held = await execute(renter.key, { agent_id: listing.agent_id, task: "while held" });
+    expect(held.status).toBe(429);
+    expect(held.headers.get("retry-after")).toBe("1");
+    expect(((await held.json()) as { error: { code: string } }).error.code).toBe("rate_limit_exceeded");
+    expect(await balanceOf(listing, renter.account.address)).toBe(listing.priceWei); // nothing spent yet
+    gate.open();
+    expect(((await (await first).json()) as { status: string }).status).toBe("completed");
+    const spent = await execute(renter.key, { agent_id: listing.agent_id, task: "once spent" });
+    expect(spent.status).toBe(403);
+    expect(((await spent.json()) as { error: { code: string } }).error.code).toBe("insufficient_balance");
   });
 
   it("does not charge a failed run", async () => {
@@ -550,19 +584,40 @@ describe("per-query money", () => {
     expect(await balanceOf(listing, renter.account.address)).toBe(listing.priceWei * 2n);
   });
 
-  it("charges a run that failed at a timeout the caller chose after output was delivered, and only that failure", async () => {
-    const listing = await publishConnected("caller-timeout", "per_query");
+  it("charges a failed run only for output it delivered: a failed synchronous run releases nothing and is free, a stream pays for the deltas it sent", async () => {
+    // The agent's own timeout is 1 s, so "trickle" fails at the agent's timeout, not the caller's.
+    const listing = await publishConnected("delivered-output", "per_query", "0.001", { timeout_seconds: 1 });
     const renter = await renterWithKey();
     await writeMarketplace(marketTarget(ctx), renter.account, "purchasePerQuery", [listing.onChainId], listing.priceWei * 3n);
     await indexChain(ctx);
-    // Output delivered, then the caller's own 1 s limit (the agent allows 10 s): charged.
-    const partial = (await (await execute(renter.key, { agent_id: listing.agent_id, task: "trickle then stall", timeout_seconds: 1 })).json()) as { status: string; output: unknown; cost_wei: number; error: { code: string } };
-    expect(partial).toMatchObject({ status: "failed", output: "first part ", error: { code: "timeout" } });
-    expect(BigInt(partial.cost_wei)).toBe(listing.priceWei);
+    type Run = { run_id: string; status: string; output: unknown; cost_wei: number; error: { code: string } };
+    // Synchronous: partial output at the agent's timeout, and a full output that breaks the schema; neither
+    // is released, neither is charged.
+    const timedOut = (await (await execute(renter.key, { agent_id: listing.agent_id, task: "trickle then stall" })).json()) as Run;
+    expect(timedOut).toMatchObject({ status: "failed", output: null, cost_wei: 0, error: { code: "timeout" } });
+    const invalid = (await (await execute(renter.key, { agent_id: listing.agent_id, task: "bad-output please" })).json()) as Run;
+    expect(invalid).toMatchObject({ status: "failed", output: null, cost_wei: 0, error: { code: "invalid_output" } });
+    expect(await balanceOf(listing, renter.account.address)).toBe(listing.priceWei * 3n);
+    // Nor does any other way of reading the run show the unpaid text.
+    const headers = { authorization: `Bearer ${renter.key}` };
+    const replay = parseSse(await (await app.request(`/v1/runs/${timedOut.run_id}/events`, { headers })).text());
+    expect(replay.filter((e) => e.event === "output")).toHaveLength(0);
+    expect(replay.at(-1)).toMatchObject({ event: "done", data: { status: "failed", output: null, cost_wei: 0 } });
+    expect(await (await app.request(`/v1/runs/${timedOut.run_id}`, { headers })).json()).toMatchObject({ output: null, cost_wei: 0 });
+
+    // Streamed: the delta sent before the timeout was delivered, so the run is charged and done carries it.
+    const res = await execute(renter.key, { agent_id: listing.agent_id, task: "trickle then stall" }, {}, "/v1/execute/stream");
+    const events = parseSse(await res.text());
+    expect(events.filter((e) => e.event === "output").map((e) => (e.data as { delta: string }).delta)).toEqual(["first part "]);
+    const done = events.at(-1)!.data as Run;
+    expect(done).toMatchObject({ status: "failed", output: "first part ", error: { code: "timeout" } });
+    expect(BigInt(done.cost_wei)).toBe(listing.priceWei);
     expect(await balanceOf(listing, renter.account.address)).toBe(listing.priceWei * 2n);
-    // Nothing delivered before the caller's timeout: free.
-    const silent = (await (await execute(renter.key, { agent_id: listing.agent_id, task: "never answers", timeout_seconds: 1 })).json()) as { status: string; cost_wei: number };
-    expect(silent).toMatchObject({ status: "failed", cost_wei: 0 });
+    // A stream that delivered nothing before failing is free.
+    const silent = parseSse(await (await execute(renter.key, { agent_id: listing.agent_id, task: "never answers" }, {}, "/v1/execute/stream")).text()).at(-1)!.data as Run;
+    expect(silent).toMatchObject({ status: "failed", output: "", cost_wei: 0, error: { code: "timeout" } });
+    const invalidStream = parseSse(await (await execute(renter.key, { agent_id: listing.agent_id, task: "bad-output again" }, {}, "/v1/execute/stream")).text()).at(-1)!.data as Run;
+    expect(invalidStream).toMatchObject({ status: "failed", cost_wei: 0, error: { code: "invalid_output" } });
     expect(await balanceOf(listing, renter.account.address)).toBe(listing.priceWei * 2n);
   });
 
@@ -581,16 +636,19 @@ describe("per-query money", () => {
     expect(await balanceOf(listing, renter.account.address)).toBe(listing.priceWei * 2n);
   });
 
-  it("keeps a result whose charge cannot be confirmed, answers 503, and releases it once the charge lands", async () => {
+  it("answers a run whose charge cannot be confirmed with 200, its output withheld and settlement pending, and releases it once the charge lands", async () => {
     const listing = await publishConnected("authority-down", "per_query");
     const renter = await renterWithKey();
     await writeMarketplace(marketTarget(ctx), renter.account, "purchasePerQuery", [listing.onChainId], listing.priceWei * 2n);
     await indexChain(ctx);
     const broken = { ...ctx.services, authority: createAuthoritySigner(ctx.services.chain, "http://127.0.0.1:9", ctx.authority.privateKey) };
+    // Not a 503: a client told to retry would run (and pay for) the task a second time.
     const res = await execute(renter.key, { agent_id: listing.agent_id, task: "settle later" }, {}, "/v1/execute", buildApp(broken));
-    expect(res.status).toBe(503);
-    const message = ((await res.json()) as { error: { message: string } }).error.message;
-    const runId = /run_[0-9a-f]{32}/.exec(message)![0];
+    expect(res.status).toBe(200);
+    const answer = (await res.json()) as { run_id: string; status: string; output: unknown; cost_wei: number; settlement: string };
+    expect(answer).toMatchObject({ status: "completed", output: null, settlement: "pending" });
+    expect(BigInt(answer.cost_wei)).toBe(listing.priceWei);
+    const runId = answer.run_id;
     const withheld = (await (await app.request(`/v1/runs/${runId}`, { headers: { authorization: `Bearer ${renter.key}` } })).json()) as { status: string; output: unknown; settlement: string };
     expect(withheld).toMatchObject({ status: "completed", output: null, settlement: "pending" });
     expect(await balanceOf(listing, renter.account.address)).toBe(listing.priceWei * 2n);
@@ -600,6 +658,9 @@ describe("per-query money", () => {
     expect(BigInt(released.cost_wei as number)).toBe(listing.priceWei);
     expect(await balanceOf(listing, renter.account.address)).toBe(listing.priceWei);
     expect(released.settlement_tx).toMatch(/^0x[0-9a-f]{64}$/);
+    // The pass is done with it: a second pass charges nothing more.
+    expect(await settlePendingRuns(ctx.services)).toMatchObject({ settled: 0 });
+    expect(await balanceOf(listing, renter.account.address)).toBe(listing.priceWei);
   });
 
   it("ends a stream whose charge cannot be confirmed with a done that withholds the result, and releases it once paid", async () => {
@@ -620,6 +681,89 @@ describe("per-query money", () => {
     const released = parseSse(await (await app.request(`/v1/runs/${runId}/events`, { headers: { authorization: `Bearer ${renter.key}`, "last-event-id": "done" } })).text());
     expect(released.at(-1)).toMatchObject({ event: "done", data: { run_id: runId, status: "completed", output: { findings: ["alpha", "beta", "gamma"] } } });
     expect((released.at(-1)!.data as Record<string, unknown>).settlement).toBeUndefined();
+    expect(await balanceOf(listing, renter.account.address)).toBe(listing.priceWei);
+  });
+});
+
+describe("a failure at any step of a run", () => {
+  type Send = Tables["doc"]["send"];
+  /** The service's tables, with the writes `failing` picks refused `times` times (a storage fault at that
+   * step), everything else passed to the emulator. */
+  function faultyTables(failing: (input: { Key?: { pk?: string }; UpdateExpression?: string }) => boolean, times: number): { tables: Tables; injected: () => number } {
+    let injected = 0;
+    const real = ctx.services.tables;
+    const send = ((command: { input: { Key?: { pk?: string }; UpdateExpression?: string } }, ...rest: unknown[]) => {
+      if (injected < times && failing(command.input)) {
+        injected++;
+        return Promise.reject(new Error("injected storage fault"));
+      }
+      return (real.doc.send as (...args: unknown[]) => Promise<unknown>)(command, ...rest);
+    }) as unknown as Send;
+    return { tables: { raw: real.raw, name: real.name, doc: { send } as unknown as Tables["doc"] }, injected: () => injected };
+  }
+
+  async function nothingHeld(listing: PublishedAgent, wallet: Hex, runId: string): Promise<void> {
+    const run = await getRun(ctx.services.tables, runId);
+    expect(run?.status).not.toBe("running");
+    expect(Object.keys((await readLeases(ctx.services.tables, { pk: `concurrency#${listing.onChainId}`, sk: "concurrency" }))?.leases ?? {})).toEqual([]);
+    expect(Object.keys((await readLeases(ctx.services.tables, ledgerKey(listing.onChainId, wallet)))?.leases ?? {})).toEqual([]);
+  }
+
+  it("fails a connected agent's answer nested 20,000 levels deep as invalid_output, free, with nothing held", async () => {
+    const listing = await publishConnected("deep-answer", "per_query");
+    const renter = await renterWithKey();
+    await writeMarketplace(marketTarget(ctx), renter.account, "purchasePerQuery", [listing.onChainId], listing.priceWei);
+    await indexChain(ctx);
+    for (const path of ["/v1/execute", "/v1/execute/stream"]) {
+      const res = await execute(renter.key, { agent_id: listing.agent_id, task: "deep answer" }, {}, path);
+      expect(res.status).toBe(200);
+      const run = (path === "/v1/execute" ? await res.json() : parseSse(await res.text()).at(-1)!.data) as { run_id: string; status: string; cost_wei: number; error: { code: string } };
+      expect(run).toMatchObject({ status: "failed", cost_wei: 0, error: { code: "invalid_output" } });
+      await nothingHeld(listing, renter.account.address, run.run_id);
+    }
+    // The balance is whole, so the renter's next run is admitted at once.
+    expect(await balanceOf(listing, renter.account.address)).toBe(listing.priceWei);
+    expect(((await (await execute(renter.key, { agent_id: listing.agent_id, task: "after the deep one" })).json()) as { status: string }).status).toBe("completed");
+  });
+
+  it("fails a run whose input cannot be read, free, with nothing held", async () => {
+    const listing = await publishConnected("input-fault", "per_query");
+    const renter = await renterWithKey();
+    await writeMarketplace(marketTarget(ctx), renter.account, "purchasePerQuery", [listing.onChainId], listing.priceWei);
+    await indexChain(ctx);
+    const upload = await app.request("/v1/inputs", { method: "POST", headers: { authorization: `Bearer ${renter.key}`, "content-type": "application/json" }, body: JSON.stringify({ content: JSON.stringify({ topic: "x" }) }) });
+    expect(upload.status).toBe(201);
+    const { input_uri: uri } = (await upload.json()) as { input_uri: string };
+    const real = ctx.services.blobs;
+    const faulty = { ...ctx.services, blobs: { ...real, get: (key: string) => (key.startsWith("inputs/") ? Promise.reject(new Error("injected blob fault")) : real.get(key)) } };
+    const res = await execute(renter.key, { agent_id: listing.agent_id, task: "input fault", input_uri: uri }, {}, "/v1/execute", buildApp(faulty));
+    const run = (await res.json()) as { run_id: string; status: string; cost_wei: number; error: { code: string; message: string } };
+    expect(res.status).toBe(200);
+    expect(run).toMatchObject({ status: "failed", cost_wei: 0, error: { code: "internal_error" } });
+    expect(run.error.message).not.toMatch(/injected/);
+    await nothingHeld(listing, renter.account.address, run.run_id);
+    expect(await balanceOf(listing, renter.account.address)).toBe(listing.priceWei);
+  });
+
+  const storageFaults: [string, (input: { Key?: { pk?: string }; UpdateExpression?: string }) => boolean][] = [
+    ["recording the run's end", (input) => input.UpdateExpression?.includes("finished_at = :finished") === true],
+    ["settling the reservation after the charge", (input) => input.Key?.pk?.startsWith("ledger#") === true && input.UpdateExpression?.startsWith("REMOVE") === true],
+    ["giving the listing slot back", (input) => input.Key?.pk?.startsWith("concurrency#") === true && input.UpdateExpression?.startsWith("REMOVE") === true],
+  ];
+  it.each(storageFaults)("completes and charges a run once when storage fails twice while %s, with nothing held", async (_step, failing) => {
+    const listing = await publishConnected(`storage-fault-${storageFaults.findIndex(([step]) => step === _step)}`, "per_query");
+    const renter = await renterWithKey();
+    await writeMarketplace(marketTarget(ctx), renter.account, "purchasePerQuery", [listing.onChainId], listing.priceWei * 2n);
+    await indexChain(ctx);
+    const fault = faultyTables(failing, 2);
+    const res = await execute(renter.key, { agent_id: listing.agent_id, task: "storage fault" }, {}, "/v1/execute", buildApp({ ...ctx.services, tables: fault.tables }));
+    expect(fault.injected()).toBe(2);
+    expect(res.status).toBe(200);
+    const run = (await res.json()) as { run_id: string; status: string; cost_wei: number; output: unknown };
+    expect(run).toMatchObject({ status: "completed", output: { findings: ["done: storage fault"] } });
+    expect(BigInt(run.cost_wei)).toBe(listing.priceWei);
+    await nothingHeld(listing, renter.account.address, run.run_id);
+    expect((await getRun(ctx.services.tables, run.run_id))).toMatchObject({ status: "completed", settlement: "settled" });
     expect(await balanceOf(listing, renter.account.address)).toBe(listing.priceWei);
   });
 });
