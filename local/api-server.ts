@@ -1,8 +1,8 @@
 // The API alone, as one process, configured from the environment (the same variables the Lambda
 // functions receive). The local stack serves the API in-process; this entry serves it against stores
 // that are already running, for example a stack started elsewhere or the benchmarks.
-import { serve } from "@hono/node-server";
 import { buildApp } from "../src/api/app.ts";
+import { apiUrl, httpTimeouts, listenApi } from "../src/api/server.ts";
 import { ConfigError, loadConfig } from "../src/config.ts";
 import { createServices } from "../src/services.ts";
 
@@ -16,9 +16,9 @@ try {
   }
   throw error;
 }
-const server = serve({ fetch: buildApp(createServices(config)).fetch, port: config.PORT, hostname: "127.0.0.1" }, (info) => {
-  process.stdout.write(`API listening on http://127.0.0.1:${info.port}\n`);
-});
+const server = await listenApi(buildApp(createServices(config)).fetch, config.PORT, { timeouts: httpTimeouts(config) });
+process.stdout.write(`API listening on ${apiUrl(server)}\n`);
+// In-flight requests finish; idle kept-alive connections are closed at once.
 const stop = () => server.close(() => process.exit(0));
 process.on("SIGINT", stop);
 process.on("SIGTERM", stop);

@@ -3,10 +3,10 @@
 // order and returns a handle whose `stop()` takes all of it down again.
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync, writeSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { serve, type ServerType } from "@hono/node-server";
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand } from "@aws-sdk/lib-dynamodb";
 import { getAddress, type Hex } from "viem";
 import { buildApp } from "../src/api/app.ts";
+import { closeApiServer, httpTimeouts, listenApi } from "../src/api/server.ts";
 import { loadConfig, type Config } from "../src/config.ts";
 import { createServices, type Services } from "../src/services.ts";
 import { clearTable, ensureTables } from "../src/adapters/tables/dynamo.ts";
@@ -192,8 +192,8 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
     // Pending settlements, then the run log, every RUN_LOG_INTERVAL_MS.
     const runLog = startRunLogLoop(services, { intervalMs: config.RUN_LOG_INTERVAL_MS });
     cleanups.push(() => runLog.stop());
-    const server = await listen(buildApp(services).fetch, options.apiPort);
-    cleanups.push(() => closeServer(server));
+    const server = await listenApi(buildApp(services).fetch, options.apiPort, { timeouts: httpTimeouts(config) });
+    cleanups.push(() => closeApiServer(server));
 
     progress("seeding the demo: creators, reviewed agents, rentals and an API key");
     const renter = DEV_ACCOUNTS[ROLES.indexOf("renter")]!;
@@ -252,20 +252,6 @@ async function reconcileChain(services: Services, current: { chainId: number; ma
     }),
   );
   return rebuilt;
-}
-
-function listen(fetch: (request: Request) => Response | Promise<Response>, port: number): Promise<ServerType> {
-  return new Promise((resolvePromise, reject) => {
-    const server = serve({ fetch, port, hostname: "127.0.0.1" }, () => resolvePromise(server));
-    server.once("error", reject);
-  });
-}
-
-function closeServer(server: ServerType): Promise<void> {
-  return new Promise((resolvePromise) => {
-    (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
-    server.close(() => resolvePromise());
-  });
 }
 
 /** One stack per data folder: a lock file with the owner's pid, taken atomically. A stale lock (its

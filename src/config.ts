@@ -1,5 +1,6 @@
 // Configuration, parsed once at start from the environment with zod. A missing or malformed setting
 // stops the start with a message naming it. The same schema serves the local stack and the cloud.
+import { isIP } from "node:net";
 import { z } from "zod";
 
 const address = z.string().regex(/^0x[0-9a-fA-F]{40}$/, "must be a 0x-prefixed 20-byte hex address");
@@ -80,6 +81,19 @@ export const configSchema = z
     RUN_LOG_INTERVAL_MS: z.coerce.number().int().min(100).max(3_600_000).default(5_000),
     LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
     PORT: port.default(8787),
+    /** The Node HTTP server's bounds against slow clients (local stack and standalone API; API Gateway
+     * has its own in the cloud): the headers, and the whole request (headers and body), must arrive
+     * within these; an idle kept-alive connection is closed after the last. Responses are not bounded. */
+    HTTP_HEADERS_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
+    HTTP_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
+    HTTP_KEEP_ALIVE_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(5_000),
+    /** Proxies whose X-Forwarded-For names the client (addresses or CIDR ranges, comma-separated). By
+     * default none: the Node server keys rate limits by the socket's address. */
+    TRUSTED_PROXIES: z
+      .string()
+      .default("")
+      .transform((text) => text.split(",").map((entry) => entry.trim()).filter(Boolean))
+      .pipe(z.array(z.string().refine((entry) => isIP(entry.split("/")[0]!) !== 0 && /^[^/]+(\/\d{1,3})?$/.test(entry), "must list IP addresses or CIDR ranges, comma-separated"))),
     /** Browser origins allowed to call the API (CORS): a comma-separated list of origins, or `*` for
      * any. Default: any origin locally; in the cloud only the dashboard's (DASHBOARD_URL). */
     CORS_ORIGINS: z
@@ -114,6 +128,9 @@ export const configSchema = z
     }
     if (value.STAGE === "cloud" && !value.RUNNER_FUNCTION_NAME) {
       ctx.addIssue({ code: "custom", path: ["RUNNER_FUNCTION_NAME"], message: "is required when STAGE=cloud (each run executes in the runner function)" });
+    }
+    if (value.HTTP_HEADERS_TIMEOUT_MS > value.HTTP_REQUEST_TIMEOUT_MS) {
+      ctx.addIssue({ code: "custom", path: ["HTTP_HEADERS_TIMEOUT_MS"], message: "must not exceed HTTP_REQUEST_TIMEOUT_MS" });
     }
     if (value.STAGE === "local" && !value.AWS_ENDPOINT) {
       ctx.addIssue({ code: "custom", path: ["AWS_ENDPOINT"], message: "is required when STAGE=local" });

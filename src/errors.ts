@@ -28,8 +28,10 @@ export const ERROR_STATUS = {
   rating_not_allowed: 403,
   method_not_allowed: 405,
   idempotency_key_reused: 409,
+  request_timeout: 408,
   payload_too_large: 413,
   unsupported_media_type: 415,
+  headers_too_large: 431,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;

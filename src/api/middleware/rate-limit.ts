@@ -1,6 +1,8 @@
 // Rate limiting at the edge of every route: the default rule keyed by the caller, the three
 // X-RateLimit-* headers on every response (errors included), 429 rate_limit_exceeded with Retry-After,
 // and the per-route fail-open/closed decision when the limiter's store is unreachable (policy.ts).
+import { BlockList, isIP } from "node:net";
+import type { IncomingMessage } from "node:http";
 import type { Context, MiddlewareHandler } from "hono";
 import { createMiddleware } from "hono/factory";
 import { ApiError } from "../../errors.ts";
@@ -42,13 +44,83 @@ export function rateLimitHeaders(decision: RateDecision): Record<string, string>
 
 const IP = /^[0-9A-Fa-f:.]{2,45}$/;
 
-/** The caller's address: the one API Gateway saw (from the Lambda event, which a client cannot forge)
- * when present, else the first hop of X-Forwarded-For (the local server has no proxy in front). */
+/** The address families Node's BlockList works with. */
+function familyOf(address: string): "ipv4" | "ipv6" | undefined {
+  const version = isIP(address);
+  return version === 4 ? "ipv4" : version === 6 ? "ipv6" : undefined;
+}
+
+/** An IPv4 client seen on a dual-stack socket (`::ffff:203.0.113.7`) is the IPv4 address. */
+function plainAddress(address: string): string {
+  return /^::ffff:\d+\.\d+\.\d+\.\d+$/i.test(address) ? address.slice(7) : address;
+}
+
+/**
+ * The proxies whose X-Forwarded-For is believed, from TRUSTED_PROXIES (addresses and CIDR ranges,
+ * comma-separated). Node's BlockList does the range matching (IPv4 and IPv6).
+ *
+ * @example
+ * const trusted = trustedProxies(["10.0.0.0/8", "::1"]);
+ */
+export function trustedProxies(entries: readonly string[]): (address: string) => boolean {
+  const list = new BlockList();
+  for (const entry of entries) {
+    const [address = "", prefix] = entry.split("/");
+    const family = familyOf(address);
+    if (!family) throw new Error(`not an IP address or CIDR range: ${entry}`);
+    if (prefix === undefined) list.addAddress(address, family);
+    else list.addSubnet(address, Number(prefix), family);
+  }
+  return (address) => {
+    const plain = plainAddress(address);
+    const family = familyOf(plain);
+    return family !== undefined && list.check(plain, family);
+  };
+}
+
+const trustCache = new WeakMap<readonly string[], (address: string) => boolean>();
+
+function trustOf(entries: readonly string[]): (address: string) => boolean {
+  let trust = trustCache.get(entries);
+  if (!trust) trustCache.set(entries, (trust = trustedProxies(entries)));
+  return trust;
+}
+
+/**
+ * The client named by X-Forwarded-For behind `peer`: hops are read from the right (the nearest proxy
+ * appends last), skipping trusted proxies; the first untrusted hop is the client. A malformed hop ends
+ * the walk at the last trusted address, so a forged entry cannot be reached through it.
+ */
+function forwardedClient(peer: string, header: string | undefined, trusted: (address: string) => boolean): string {
+  let client = peer;
+  const hops = (header ?? "").split(",").map((hop) => hop.trim()).filter(Boolean);
+  while (trusted(client) && hops.length > 0) {
+    const next = plainAddress(hops.pop()!);
+    if (!familyOf(next)) break;
+    client = next;
+  }
+  return client;
+}
+
+/** The caller's address, which decides its rate-limit bucket on public routes:
+ * - on Lambda, the address API Gateway saw (from the event, which a client cannot forge);
+ * - on the Node server, the socket's peer, or the client named by X-Forwarded-For when the peer is
+ *   one of the configured TRUSTED_PROXIES (by default none, so the header is ignored);
+ * - for a request handed to the app in-process (no socket, no event: the caller is code of this
+ *   process), the first hop of X-Forwarded-For, as that caller chose it. */
 export function clientIp(c: Context<AppEnv>): string | undefined {
-  const env = c.env as { requestContext?: { identity?: { sourceIp?: unknown }; http?: { sourceIp?: unknown } } } | undefined;
+  const env = c.env as
+    | { requestContext?: { identity?: { sourceIp?: unknown }; http?: { sourceIp?: unknown } }; incoming?: IncomingMessage }
+    | undefined;
   const source = env?.requestContext?.identity?.sourceIp ?? env?.requestContext?.http?.sourceIp;
   if (typeof source === "string" && IP.test(source)) return source;
-  const first = c.req.header("x-forwarded-for")?.split(",")[0]?.trim();
+  const header = c.req.header("x-forwarded-for");
+  const peer = env?.incoming?.socket?.remoteAddress;
+  if (peer !== undefined) {
+    const trusted = trustOf(c.get("services")?.config.TRUSTED_PROXIES ?? []);
+    return forwardedClient(plainAddress(peer), header, trusted);
+  }
+  const first = header?.split(",")[0]?.trim();
   return first && IP.test(first) ? first : undefined;
 }
 
@@ -77,6 +149,13 @@ function publish(c: Context<AppEnv>, decision: RateDecision): void {
 /** The figures reported when the store is unreachable and nothing could be counted. */
 function nominal(rule: RateRule, nowMs: number): RateDecision {
   return { allowed: true, limit: rule.limit, remaining: rule.limit, reset: Math.ceil(fixedWindow(nowMs, rule.windowSeconds).resetMs / 1000), retryAfterSeconds: 0 };
+}
+
+/** The headers of a request that never reached the limiter (refused by the HTTP server before
+ * routing, so its key is unknown and nothing was counted): the default rule's figures, like a
+ * fail-open decision. */
+export function nominalRateLimitHeaders(nowMs: number): Record<string, string> {
+  return rateLimitHeaders(nominal(RATE_RULES.default, nowMs));
 }
 
 const SEVERITY: Record<RateLimitOutcome, number> = { allowed: 0, fail_open: 1, limited: 2, unavailable: 3 };
