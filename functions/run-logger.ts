@@ -7,6 +7,7 @@ import { cloudSecretSettings } from "../src/adapters/secrets/sst.ts";
 import { traceClients, traced } from "../src/observability/tracing.ts";
 import { logPendingRuns, type RunLogPass } from "../src/execution/run-log.ts";
 import { settlePendingRuns } from "../src/execution/settlement.ts";
+import { finishStaleRuns } from "../src/execution/stale-runs.ts";
 
 const services = traceClients(createServices(loadConfig({ ...process.env, ...(process.env.STAGE === "cloud" ? cloudSecretSettings() : {}) })));
 
@@ -15,6 +16,9 @@ const LAST_BATCH_MS = 25_000;
 
 async function handle(_event: unknown, context?: { getRemainingTimeInMillis?: () => number }): Promise<RunLogPass> {
   const remaining = context?.getRemainingTimeInMillis?.() ?? 55_000;
+  // Runs whose end was never recorded (their process died): finished from what the chain says.
+  const stale = await finishStaleRuns(services);
+  if (stale.charged + stale.failed > 0) services.logger.warn("stale runs finished", { ...stale });
   // Settlements the chain could not confirm when their runs finished; their runs are logged once settled.
   const settled = await settlePendingRuns(services);
   if (settled.settled + settled.refused > 0) services.logger.info("pending settlements resolved", { ...settled });

@@ -17,7 +17,7 @@ import { releaseReservation, reserveRun, SETTLEMENT_WINDOW_MS } from "./ledger.t
 import pRetry from "p-retry";
 import { scrub } from "../runtime/errors.ts";
 import { claimIdempotencyKey, claimOf, releaseIdempotencyKey, type IdempotencyClaim } from "./idempotency.ts";
-import { barRun, createRun, finishRun, getRun, MAX_OUTPUT_CHARS, newRunId, saveStreamedText, type RunRecord } from "./runs.ts";
+import { barRun, createRun, finishRun, getRun, MAX_OUTPUT_CHARS, newRunId, runningIndex, saveStreamedText, type RunRecord } from "./runs.ts";
 import { markSettlementPending, settleRun } from "./settlement.ts";
 import { callConnectedAgent } from "./connected.ts";
 import { recordRunOutcome } from "../listings/stats.ts";
@@ -74,7 +74,8 @@ export interface AdmitOptions {
   delivery?: "stream" | "sync";
 }
 
-function concurrencyKey(onChainId: string) {
+/** The lease item counting a listing's runs in flight (RUNS_PER_LISTING). */
+export function concurrencyKey(onChainId: string): { pk: string; sk: string } {
   return { pk: `concurrency#${onChainId}`, sk: "concurrency" };
 }
 
@@ -149,6 +150,8 @@ export async function admitRun(services: Services, principal: Principal, request
       priority: request.priority ?? "standard",
       timeout_ms: timeoutMs,
       created_at: new Date().toISOString(),
+      // Indexed while it runs, so a run whose end was never recorded is found and finished (stale-runs.ts).
+      ...runningIndex(runId, Date.now(), timeoutMs),
     };
     try {
       await createRun(services.tables, run);

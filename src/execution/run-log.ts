@@ -17,6 +17,7 @@
 //   re-sent the batch: the same root then sits at two batch indexes, and the receipt verifies at both.)
 // docs/run-log.md describes the receipt and how a renter verifies it.
 import { settlePendingRuns } from "./settlement.ts";
+import { finishStaleRuns } from "./stale-runs.ts";
 import { randomBytes } from "node:crypto";
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import { isAddress, parseEventLogs, type Hex, type TransactionReceipt } from "viem";
@@ -608,7 +609,9 @@ export function startRunLogLoop(services: Services, options: { intervalMs: numbe
   const loop = (async () => {
     while (!stopped) {
       try {
-        // Runs whose charge is still unconfirmed are not logged until it is: settle them first.
+        // Runs whose end was never recorded are finished first; runs whose charge is still unconfirmed
+        // are not logged until it is: settle them next.
+        await finishStaleRuns(services);
         await settlePendingRuns(services);
         const pass = await logPendingRuns(services, passOptions);
         if (pass.runs > 0) services.logger.debug("run log pass", { ...pass });

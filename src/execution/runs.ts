@@ -68,12 +68,24 @@ export interface RunRecord {
   receipt?: RunReceiptReference;
   /** While the run log holds the run in a batch: the batch id. */
   log_batch?: string;
-  /** While the run log is pending: gsi1pk "runlog#pending", gsi1sk finished_at + "#" + run_id. */
+  /** While the run runs: gsi1pk "runs#running", gsi1sk stale-after + "#" + run_id (runningIndex). While the
+   * run log is pending: gsi1pk "runlog#pending", gsi1sk finished_at + "#" + run_id. */
   gsi1pk?: string;
   gsi1sk?: string;
 }
 
 export const RUN_LOG_PENDING = "runlog#pending";
+/** gsi1pk of a run while it runs (gsi1sk: the time after which it counts as stale + "#" + run_id); its
+ * end moves it to RUN_LOG_PENDING in the same write, so the index holds only unfinished runs. */
+export const RUNS_RUNNING = "runs#running";
+/** How long past its own timeout a run may stay `running` before the stale-run sweep finishes it: far
+ * longer than any request lives after its agent's timeout (settlement and the finishing retries). */
+export const STALE_AFTER_TIMEOUT_MS = 5 * 60_000;
+
+/** The index entry of a run that has just started (spread into its record). */
+export function runningIndex(runId: string, createdAtMs: number, timeoutMs: number): { gsi1pk: string; gsi1sk: string } {
+  return { gsi1pk: RUNS_RUNNING, gsi1sk: `${new Date(createdAtMs + timeoutMs + STALE_AFTER_TIMEOUT_MS).toISOString()}#${runId}` };
+}
 
 export function runKey(runId: string): { pk: string; sk: "run" } {
   return { pk: `run#${runId}`, sk: "run" };

@@ -9,6 +9,7 @@
 // - the chain could not be reached: the result is kept, withheld, and the charge retried (by the request
 //   for a short while, then by the settlement pass) until it lands or is refused; the reservation keeps
 //   the funds meanwhile. GET /v1/runs/{run_id} releases the output once the run is settled.
+import pRetry from "p-retry";
 import { parseEventLogs, type Address, type TransactionReceipt } from "viem";
 import { DeleteCommand, PutCommand, QueryCommand } from "@aws-sdk/lib-dynamodb";
 import type { Services } from "../services.ts";
@@ -27,8 +28,9 @@ function consumedPrice(receipt: TransactionReceipt, ref: `0x${string}`): bigint 
   return events.find((event) => event.args.runRef === ref)?.args.price;
 }
 
-/** What an earlier charge of `ref` took (a retry whose first attempt landed). */
-async function earlierCharge(services: Services, onChainId: `0x${string}`, wallet: Address, ref: `0x${string}`): Promise<{ price: bigint; txHash: `0x${string}` } | undefined> {
+/** What an earlier charge of `ref` took (a retry whose first attempt landed, or a run whose end was
+ * never recorded). Throws when the chain cannot be read. */
+export async function earlierCharge(services: Services, onChainId: `0x${string}`, wallet: Address, ref: `0x${string}`): Promise<{ price: bigint; txHash: `0x${string}` } | undefined> {
   const logs = await services.chain.client.getContractEvents({
     address: services.chain.marketplace,
     abi: marketplaceAbi,
@@ -55,7 +57,8 @@ export async function chargeRun(services: Services, run: ChargeableRun): Promise
   if (!services.authority) return { outcome: "unavailable" };
   const ref = runRef(run.runId);
   try {
-    const { receipt, result } = await services.authority.write("consumeQuery", [run.onChainId, run.wallet, ref]);
+    // The admission price caps the charge: a price raised while the run ran never reaches it.
+    const { receipt, result } = await services.authority.write("consumeQuery", [run.onChainId, run.wallet, ref, run.priceWei]);
     const price = consumedPrice(receipt, ref);
     if (result === true && price !== undefined) return { outcome: "charged", costWei: price, txHash: receipt.transactionHash };
     const earlier = await earlierCharge(services, run.onChainId, run.wallet, ref);
@@ -77,9 +80,17 @@ export async function settleRun(services: Services, run: ChargeableRun, attempts
     if (outcome.outcome !== "unavailable") break;
     await new Promise((resolve) => setTimeout(resolve, 200 * 2 ** attempt));
   }
-  if (outcome.outcome === "charged") await settleReservation(services, run.onChainId, run.wallet, run.runId);
-  else if (outcome.outcome === "refused") await releaseReservation(services, run.onChainId, run.wallet, run.runId);
-  else await holdReservation(services, run.onChainId, run.wallet, run.runId, Date.now() + SETTLEMENT_WINDOW_MS);
+  // The ledger follows the chain. Its write is retried and never turns a landed charge into an error:
+  // a reservation left behind only keeps the renter's funds held until it expires (never overspends).
+  const follow: () => Promise<unknown> =
+    outcome.outcome === "charged"
+      ? () => settleReservation(services, run.onChainId, run.wallet, run.runId)
+      : outcome.outcome === "refused"
+        ? () => releaseReservation(services, run.onChainId, run.wallet, run.runId)
+        : () => holdReservation(services, run.onChainId, run.wallet, run.runId, Date.now() + SETTLEMENT_WINDOW_MS);
+  await pRetry(follow, { retries: 5, minTimeout: 100, maxTimeout: 2_000 }).catch((error: unknown) =>
+    services.logger.error("reservation ledger not updated after settlement", { run_id: run.runId, outcome: outcome.outcome, cause: error instanceof Error ? error.message : String(error) }),
+  );
   return outcome;
 }
 

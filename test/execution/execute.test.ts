@@ -19,7 +19,8 @@ import { settlePendingRuns } from "../../src/execution/settlement.ts";
 import { logPendingRuns } from "../../src/execution/run-log.ts";
 import { claimIdempotencyKey, claimOf, releaseIdempotencyKey, requestHash } from "../../src/execution/idempotency.ts";
 import { claimedRun } from "../../src/execution/execute.ts";
-import { createRun, getRun, newRunId, type RunRecord } from "../../src/execution/runs.ts";
+import { createRun, getRun, newRunId, STALE_AFTER_TIMEOUT_MS, type RunRecord } from "../../src/execution/runs.ts";
+import { finishStaleRuns } from "../../src/execution/stale-runs.ts";
 import { readLeases } from "../../src/execution/leases.ts";
 import { ledgerKey } from "../../src/execution/ledger.ts";
 import type { Tables } from "../../src/adapters/tables/dynamo.ts";
@@ -766,6 +767,33 @@ describe("a failure at any step of a run", () => {
     expect((await getRun(ctx.services.tables, run.run_id))).toMatchObject({ status: "completed", settlement: "settled" });
     expect(await balanceOf(listing, renter.account.address)).toBe(listing.priceWei);
   });
+  it("finishes a run whose end could not be recorded at all from what the chain says, and gives its holds back", async () => {
+    const listing = await publishConnected("unrecorded-end", "per_query");
+    const renter = await renterWithKey();
+    await writeMarketplace(marketTarget(ctx), renter.account, "purchasePerQuery", [listing.onChainId], listing.priceWei * 2n);
+    await indexChain(ctx);
+    // Storage refuses the run's end for longer than the finishing writes retry.
+    const fault = faultyTables((input) => input.UpdateExpression?.includes("finished_at = :finished") === true, 1_000);
+    const res = await execute(renter.key, { agent_id: listing.agent_id, task: "unrecorded end" }, {}, "/v1/execute", buildApp({ ...ctx.services, tables: fault.tables }));
+    const answer = (await res.json()) as { run_id: string; status: string; cost_wei: number };
+    expect(answer.status).toBe("completed");
+    expect(await balanceOf(listing, renter.account.address)).toBe(listing.priceWei); // charged once
+    expect(await getRun(ctx.services.tables, answer.run_id)).toMatchObject({ status: "running" });
+    // Not yet stale: the sweep leaves it alone.
+    expect(await finishStaleRuns(ctx.services)).toMatchObject({ charged: 0 });
+    // Well past its timeout, the sweep records it completed with the charge found on-chain.
+    const later = Date.now() + 10_000 + STALE_AFTER_TIMEOUT_MS + 1_000;
+    expect(await finishStaleRuns(ctx.services, later)).toMatchObject({ charged: 1 });
+    const record = await getRun(ctx.services.tables, answer.run_id);
+    expect(record).toMatchObject({ status: "completed", settlement: "settled", cost_wei: listing.priceWei.toString() });
+    expect(record?.settlement_tx).toMatch(/^0x[0-9a-f]{64}$/);
+    expect(Object.keys((await readLeases(ctx.services.tables, { pk: `concurrency#${listing.onChainId}`, sk: "concurrency" }))?.leases ?? {})).toEqual([]);
+    expect(Object.keys((await readLeases(ctx.services.tables, ledgerKey(listing.onChainId, renter.account.address)))?.leases ?? {})).toEqual([]);
+    // A run that never reached a charge is recorded failed and free; the renter can run again at once.
+    const second = (await (await execute(renter.key, { agent_id: listing.agent_id, task: "after the sweep" })).json()) as { status: string };
+    expect(second.status).toBe("completed");
+    expect(await finishStaleRuns(ctx.services, later)).toMatchObject({ charged: 0, failed: 0 });
+  }, 60_000);
 });
 
 describe("run log", () => {

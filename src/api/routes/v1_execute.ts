@@ -21,11 +21,7 @@ const route = createRoute({
   },
 });
 
-function pendingSettlement(runId: string): ApiError {
-  return new ApiError("service_unavailable", `Run ${runId} finished, but its charge could not be confirmed on-chain yet. The result is kept: GET /v1/runs/${runId} returns it once the charge lands (or retry with the same Idempotency-Key).`, {
-    headers: { "Retry-After": "5" },
-  });
-}
+const JSON_TYPE = { "content-type": "application/json; charset=utf-8" };
 
 export function registerV1Execute(app: OpenAPIHono<AppEnv>): void {
   app.openapi(route, async (c) => {
@@ -35,13 +31,13 @@ export function registerV1Execute(app: OpenAPIHono<AppEnv>): void {
       c.set("runId", admitted.runId);
       const record = await waitForRun(services, admitted, 310_000);
       if (record.status === "running") throw new ApiError("service_unavailable", `Run ${admitted.runId} of this Idempotency-Key is still in flight; retry.`, { headers: { "Retry-After": "5" } });
-      if (record.settlement === "pending") throw pendingSettlement(record.run_id);
-      return c.body(runJson(responseOf(record)), 200, { "content-type": "application/json; charset=utf-8" }) as never;
+      return c.body(runJson(responseOf(record), record.settlement === "pending" ? { settlement: "pending" } : {}), 200, JSON_TYPE) as never;
     }
+    // A run whose charge is not confirmed yet is still a finished run: answered 200 with its output
+    // withheld and `settlement: "pending"`, never an error a client would retry into a second run.
     runStarted(c, admitted.admission);
     const { response, settlementPending } = await performRun(services, admitted.admission, { stream: false });
     runFinished(services, response, settlementPending);
-    if (settlementPending) throw pendingSettlement(response.run_id);
-    return c.body(runJson(response), 200, { "content-type": "application/json; charset=utf-8" }) as never;
+    return c.body(runJson(response, settlementPending ? { settlement: "pending" } : {}), 200, JSON_TYPE) as never;
   });
 }

@@ -1,0 +1,83 @@
+// The stale-run sweep: a run whose end was never recorded (its process died, or storage stayed down
+// longer than the finishing writes' retries) would stay `running` for ever, holding its listing slot and
+// its per-query reservation. Well past its timeout (STALE_AFTER_TIMEOUT_MS, longer than any request
+// lives) the sweep finishes it from what the chain says: a per-query run whose charge landed is recorded
+// completed with that charge (its output is what it streamed, if anything: a synchronous run's answer
+// was never stored); every other run is recorded failed and free. Its holds are given back either way.
+import { QueryCommand } from "@aws-sdk/lib-dynamodb";
+import type { Services } from "../services.ts";
+import { concurrencyKey } from "./execute.ts";
+import { releaseLease } from "./leases.ts";
+import { releaseReservation, settleReservation } from "./ledger.ts";
+import { finishRun, getRun, runRef, RUNS_RUNNING } from "./runs.ts";
+import { earlierCharge } from "./settlement.ts";
+
+export interface StaleRunSweep {
+  /** Runs recorded completed with the charge found on-chain. */
+  charged: number;
+  /** Runs recorded failed, free. */
+  failed: number;
+  /** Runs left for the next sweep (the chain could not be read). */
+  skipped: number;
+}
+
+/** Finishes every run still `running` past its stale time (`now` is injectable for tests). */
+export async function finishStaleRuns(services: Services, now = Date.now()): Promise<StaleRunSweep> {
+  const tally: StaleRunSweep = { charged: 0, failed: 0, skipped: 0 };
+  const out = await services.tables.doc.send(
+    new QueryCommand({
+      TableName: services.tables.name("runs"),
+      IndexName: "gsi1",
+      KeyConditionExpression: "gsi1pk = :running AND gsi1sk < :now",
+      ExpressionAttributeValues: { ":running": RUNS_RUNNING, ":now": new Date(now).toISOString() },
+      Limit: 100,
+    }),
+  );
+  for (const item of out.Items ?? []) {
+    const run = await getRun(services.tables, item.run_id as string);
+    if (!run || run.status !== "running") continue; // finished since the index was read
+    let charge: Awaited<ReturnType<typeof earlierCharge>> = undefined;
+    if (run.rental_model === "per_query") {
+      try {
+        charge = await earlierCharge(services, run.on_chain_id, run.wallet, runRef(run.run_id));
+      } catch {
+        tally.skipped++;
+        continue;
+      }
+    }
+    const finishedAt = new Date(now).toISOString();
+    const durationMs = Math.max(0, now - Date.parse(run.created_at));
+    const finished = charge
+      ? await finishRun(services.tables, run.run_id, {
+          status: "completed",
+          output: run.delivery === "stream" ? (run.streamed ?? "") : null,
+          streamed: run.streamed ?? "",
+          cost_wei: charge.price.toString(),
+          duration_ms: durationMs,
+          settlement: "settled",
+          settlement_tx: charge.txHash,
+          finished_at: finishedAt,
+        })
+      : await finishRun(services.tables, run.run_id, {
+          status: "failed",
+          output: null,
+          streamed: "",
+          error: { code: "internal_error", message: "The run did not finish on the service's side; it was not charged." },
+          cost_wei: "0",
+          duration_ms: durationMs,
+          settlement: "none",
+          finished_at: finishedAt,
+        });
+    if (run.rental_model === "per_query") {
+      if (charge) await settleReservation(services, run.on_chain_id, run.wallet, run.run_id);
+      else await releaseReservation(services, run.on_chain_id, run.wallet, run.run_id);
+    }
+    await releaseLease(services.tables, concurrencyKey(run.on_chain_id), run.run_id);
+    if (finished === "finished") {
+      services.logger.warn("stale run finished by the sweep", { run_id: run.run_id, charged: charge !== undefined });
+      if (charge) tally.charged++;
+      else tally.failed++;
+    }
+  }
+  return tally;
+}
