@@ -26,6 +26,7 @@ import type {
   ExecuteRequest,
   Listing,
   ListingSearchParams,
+  ListingMetadata,
   ListingSearchResult,
   Run,
   RunDetail,
@@ -161,6 +162,8 @@ export class AgentRentalClient {
     /** Rates a listing (1 to 5; a wallet with a completed run of it); rating again replaces. */
     rate(listingId: string, rating: number, comment?: string | null): Promise<RatingResult>;
     ratings(listingId: string, params?: { limit?: number; cursor?: string }): Promise<RatingList>;
+    /** A listing's public metadata (its `metadata_uri`, ipfs://<cid>): name, description, input and output schemas. */
+    metadata(metadataUri: string, options?: { signal?: AbortSignal }): Promise<ListingMetadata>;
     /** Creator: sets (or replaces) a declarative agent's model-provider key; it is never returned afterwards. */
     setProviderKey(listingId: string, providerKey: string): Promise<ProviderKeySet>;
     /** Creator: creates (or rotates) a connected agent's webhook signing secret, returned this once. */
@@ -226,6 +229,11 @@ export class AgentRentalClient {
     this.listings = {
       search: (params = {}, opts = {}) => this.json<ListingSearchResult>({ method: "GET", path: "/v1/listings", query: { ...params }, signal: opts.signal }),
       get: (id, opts = {}) => this.json<Listing>({ method: "GET", path: `/v1/listings/${encodeURIComponent(id)}`, signal: opts.signal }),
+      metadata: (metadataUri, opts = {}) => {
+        const cid = metadataUri.startsWith("ipfs://") ? metadataUri.slice("ipfs://".length) : metadataUri;
+        if (!/^[a-z2-7]{8,}$/.test(cid)) throw new TypeError("metadataUri must be ipfs://<CIDv1>");
+        return this.json<ListingMetadata>({ method: "GET", path: `/v1/metadata/${cid}`, auth: false, signal: opts.signal });
+      },
       rate: (listingId, rating, comment) =>
         this.json<RatingResult>({ method: "PUT", path: `/v1/listings/${encodeURIComponent(listingId)}/rating`, body: { rating, ...(comment === undefined ? {} : { comment }) } }),
       ratings: (listingId, params = {}) => this.json<RatingList>({ method: "GET", path: `/v1/listings/${encodeURIComponent(listingId)}/ratings`, query: { ...params } }),

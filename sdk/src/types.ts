@@ -94,6 +94,20 @@ export interface Listing extends ListingSummary {
   metadata_uri: string;
 }
 
+/** A listing's public metadata (GET /v1/metadata/{cid}, the listing's metadata_uri). */
+export interface ListingMetadata {
+  name: string;
+  description: string;
+  category: string;
+  /** What the agent takes: a JSON Schema (draft 2020-12). */
+  input_schema: Record<string, unknown>;
+  /** What the agent answers: a JSON Schema (draft 2020-12). */
+  output_schema: Record<string, unknown>;
+  tools: string[];
+  timeout_seconds: number;
+  [extra: string]: unknown;
+}
+
 export interface ListingSearchParams {
   q?: string;
   category?: Category;

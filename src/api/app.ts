@@ -38,6 +38,7 @@ import { registerV1ExecuteStream } from "./routes/v1_execute_stream.ts";
 import { registerV1RunsGet } from "./routes/v1_runs_get.ts";
 import { registerV1RunsEvents } from "./routes/v1_runs_events.ts";
 import { registerV1InputsUpload } from "./routes/v1_inputs_upload.ts";
+import { registerV1Mcp } from "./routes/v1_mcp.ts";
 
 /** The platform every route runs on: the access log, request ids, authentication, rate limits (the default rule,
  * counted per API key, per wallet for JWT callers, per address otherwise), the JSON body rules, the
@@ -94,6 +95,9 @@ export function buildApp(services: Services): OpenAPIHono<AppEnv> {
   registerV1RunsGet(app);
   registerV1RunsEvents(app);
   registerV1InputsUpload(app);
+
+  // Remote MCP (Streamable HTTP): the rented agents as tools
+  registerV1Mcp(app);
 
   // Creators and their agents
   registerV1CreatorsApply(app);

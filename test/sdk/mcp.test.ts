@@ -149,13 +149,14 @@ describe("tools", () => {
     expect(perAgent.title).toBe("Mcp Researcher");
     expect(perAgent.description).toContain("Mcp Researcher: Finds facts about a topic");
     expect(perAgent.description).toContain(researcher.listing_id);
-    expect(perAgent.inputSchema).toMatchObject({ type: "object", required: ["task"], properties: { task: { type: "string" }, input: { type: "object" } } });
-    expect(Object.keys(perAgent.inputSchema.properties ?? {})).toEqual(["task", "input"]);
+    // The agent's own input schema, with task beside its properties.
+    expect(perAgent.inputSchema).toEqual({ type: "object", required: ["task"], properties: { task: expect.objectContaining({ type: "string" }), topic: { type: "string" } }, additionalProperties: false });
+    expect(perAgent.outputSchema).toEqual(MANIFEST.output_schema);
     expect(mcp.stderr()).toContain("offering 2 rented agent tools: mcp_researcher, mcp_writer");
   });
 
   it("a per-agent tool runs that agent: the output as JSON text and as structured content, the run in _meta", async () => {
-    const result = (await mcp.client.callTool({ name: "mcp_writer", arguments: { task: "write it", input: { topic: "tides" } } })) as CallToolResult;
+    const result = (await mcp.client.callTool({ name: "mcp_writer", arguments: { task: "write it", topic: "tides" } })) as CallToolResult;
     expect(result.isError).toBeFalsy();
     const output = { findings: ["/agents/mcp-writer: write it", "topic: tides"] };
     expect(JSON.parse(textOf(result))).toEqual(output);

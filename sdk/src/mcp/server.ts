@@ -1,26 +1,18 @@
 // An MCP server that exposes the caller's rented agents as tools: one tool per active rental credential
-// (named after the agent, described by its listing, input {task, input?}) plus the generic agent tool
-// (agent_id, task, input?). A tool call runs the agent with `client.execute`; the result is the run's
-// output (text, JSON text for structured output, which also travels as structuredContent). A failed
-// run, an API refusal or bad arguments are tool errors (isError) naming the code and the request id;
-// the server keeps serving. Import from "@agent-rental/sdk/mcp"; `@modelcontextprotocol/sdk` (and its
-// peer `zod`) are optional peer dependencies of the SDK.
-import { McpServer, type RegisteredTool, type ToolCallback } from "@modelcontextprotocol/sdk/server/mcp.js";
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { z } from "zod";
+// (named after the agent, described by its listing, taking the agent's own input schema plus `task`,
+// answering its output schema as structuredContent) plus the generic agent tool (agent_id, task,
+// input?). A tool call runs the agent with `client.execute`; the result is the run's output (text, or
+// JSON text for structured output). A failed run, an API refusal or bad arguments are tool errors
+// (isError) naming the code and the request id; the server keeps serving. Import from
+// "@agent-rental/sdk/mcp"; `@modelcontextprotocol/sdk` is an optional peer dependency of the SDK.
+import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import type { AgentRentalClient } from "../client.ts";
-import {
-  AGENT_TOOL_DESCRIPTION,
-  AGENT_TOOL_NAME,
-  formatToolError,
-  formatToolOutput,
-  runAgentTool,
-  type AgentToolArguments,
-} from "../tools/definition.ts";
+import { describeToolError, formatToolError, runAgentTool } from "../tools/definition.ts";
 import { listRentedAgentTools, type RentedAgentTool } from "../tools/rented.ts";
+import { createAgentToolServer, type AgentToolEntry } from "./tool-server.ts";
 
-export const MCP_SERVER_NAME = "agent-rental";
-export const MCP_SERVER_VERSION = "0.1.0";
+export { MCP_SERVER_NAME, MCP_SERVER_VERSION, createAgentToolServer, type AgentToolEntry, type AgentToolHost, type AgentToolCall, type AgentToolRun } from "./tool-server.ts";
+export { agentToolSchemas, agentCallOf, type AgentToolSchemas, type AgentInputShape } from "../tools/agent-schema.ts";
 
 export interface AgentMcpServerOptions {
   /** The rented agents to offer as tools of their own (from `listRentedAgentTools`). Default none. */
@@ -39,105 +31,54 @@ export interface AgentMcpServerOptions {
   progressIntervalMs?: number;
 }
 
-const taskSchema = z.string().min(1, "task must not be empty").max(32768).describe("What the agent should do, in natural language.");
-const inputSchema = z
-  .record(z.string(), z.unknown())
-  .optional()
-  .describe("Structured input for the agent, shaped by its input schema. Omit when the task says everything.");
-
-const genericInput = z
-  .object({
-    agent_id: z.string().min(1, "agent_id must not be empty").describe("The rented agent to run: its agent id (for example contract-reviewer-1a2b3c4d) or listing id."),
-    task: taskSchema,
-    input: inputSchema,
-  })
-  .strict();
-const perAgentInput = z.object({ task: taskSchema, input: inputSchema }).strict();
-
-type ToolExtra = Parameters<ToolCallback<typeof perAgentInput>>[1];
-
-const isPlainObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
-
 /** Replaces each secret (8 characters or more) with `[redacted]`. */
 function redactor(secrets: string[] = []): (text: string) => string {
   const kept = secrets.filter((s) => s.length >= 8);
   return (text) => kept.reduce((out, secret) => out.split(secret).join("[redacted]"), text);
 }
 
+const entryOf = (agent: RentedAgentTool): AgentToolEntry => ({ name: agent.name, title: agent.title, description: agent.description, agent_id: agent.agent_id, schemas: agent.schemas });
+
 /** The MCP server with the agent tools registered; connect it to a transport to serve. */
-export function createAgentMcpServer(client: AgentRentalClient, options: AgentMcpServerOptions = {}): McpServer {
+export function createAgentMcpServer(client: AgentRentalClient, options: AgentMcpServerOptions = {}): Server {
   return buildAgentMcpServer(client, options).server;
 }
 
 /** The server and a way to replace its per-agent tools (clients are told with tools/list_changed). */
-function buildAgentMcpServer(client: AgentRentalClient, options: AgentMcpServerOptions): { server: McpServer; setAgents(agents: RentedAgentTool[]): { added: string[]; removed: string[] } } {
+function buildAgentMcpServer(client: AgentRentalClient, options: AgentMcpServerOptions): { server: Server; setAgents(agents: RentedAgentTool[]): { added: string[]; removed: string[] } } {
   const redact = redactor(options.secrets);
   const log = (message: string) => options.log?.(redact(message));
-  const server = new McpServer({ name: MCP_SERVER_NAME, version: MCP_SERVER_VERSION }, { capabilities: { tools: {} } });
-
+  const generic = options.generic !== false;
   const progressIntervalMs = options.progressIntervalMs ?? 10_000;
-  const run = async (toolName: string, args: AgentToolArguments, extra: ToolExtra): Promise<CallToolResult> => {
-    const { signal } = extra;
-    const progressToken = extra._meta?.progressToken;
-    let ticks = 0;
-    const timer =
-      progressToken !== undefined && progressIntervalMs > 0
-        ? setInterval(() => {
-            ticks += 1;
-            extra
-              .sendNotification({ method: "notifications/progress", params: { progressToken, progress: ticks, message: `${toolName}: the agent is working` } })
-              .catch(() => undefined);
-          }, progressIntervalMs)
-        : undefined;
-    try {
-      const result = await runAgentTool(client, args, { signal });
-      log(`${toolName}: run ${result.run_id} completed in ${result.duration_ms} ms`);
-      return {
-        content: [{ type: "text", text: redact(formatToolOutput(result.output)) }],
-        ...(isPlainObject(result.output) ? { structuredContent: JSON.parse(redact(JSON.stringify(result.output))) as Record<string, unknown> } : {}),
-        _meta: { run: { run_id: result.run_id, agent_id: result.agent_id, cost_wei: result.cost_wei.toString(), duration_ms: result.duration_ms } },
-      };
-    } catch (error) {
-      if (signal.aborted) throw error;
-      const text = redact(formatToolError(error));
-      log(`${toolName}: ${text}`);
-      return { content: [{ type: "text", text }], isError: true };
-    } finally {
-      if (timer !== undefined) clearInterval(timer);
-    }
-  };
-
-  const annotations = { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true };
-  if (options.generic !== false) {
-    server.registerTool(AGENT_TOOL_NAME, { title: "Run a rented agent", description: AGENT_TOOL_DESCRIPTION, inputSchema: genericInput, annotations }, (args, extra) =>
-      run(AGENT_TOOL_NAME, { agent_id: args.agent_id, task: args.task, ...(args.input !== undefined ? { input: args.input } : {}) }, extra),
-    );
-  }
-  // One tool per rented agent, keyed by tool name; replaced as a whole when the agent behind a name changes.
-  const perAgent = new Map<string, { agent: RentedAgentTool; tool: RegisteredTool }>();
-  const sameAgent = (a: RentedAgentTool, b: RentedAgentTool) => a.agent_id === b.agent_id && a.title === b.title && a.description === b.description;
-  const register = (agent: RentedAgentTool) =>
-    server.registerTool(
-      agent.name,
-      { title: agent.title, description: `${agent.description}\n\nRuns a task on this rented agent (agent id ${agent.agent_id}) and returns its finished output.`, inputSchema: perAgentInput, annotations },
-      (args, extra) => run(agent.name, { agent_id: agent.agent_id, task: args.task, ...(args.input !== undefined ? { input: args.input } : {}) }, extra),
-    );
+  let current: AgentToolEntry[] = [];
+  const server = createAgentToolServer({
+    generic,
+    tools: async () => current,
+    redact,
+    log,
+    describeError: describeToolError,
+    async run(call) {
+      let ticks = 0;
+      const timer =
+        call.progress !== undefined && progressIntervalMs > 0
+          ? setInterval(() => call.progress?.((ticks += 1), `${call.toolName}: the agent is working`), progressIntervalMs)
+          : undefined;
+      try {
+        return await runAgentTool(client, call.request, { signal: call.signal });
+      } finally {
+        if (timer !== undefined) clearInterval(timer);
+      }
+    },
+  });
+  const same = (a: AgentToolEntry, b: AgentToolEntry) => JSON.stringify(a) === JSON.stringify(b);
   const setAgents = (agents: RentedAgentTool[]) => {
-    const wanted = new Map(agents.map((agent) => [agent.name, agent]));
-    const added: string[] = [];
-    const removed: string[] = [];
-    for (const [name, entry] of [...perAgent]) {
-      const next = wanted.get(name);
-      if (next && sameAgent(next, entry.agent)) continue;
-      entry.tool.remove();
-      perAgent.delete(name);
-      removed.push(name);
-    }
-    for (const agent of agents) {
-      if (perAgent.has(agent.name) || (agent.name === AGENT_TOOL_NAME && options.generic !== false)) continue;
-      perAgent.set(agent.name, { agent, tool: register(agent) });
-      added.push(agent.name);
-    }
+    const next = agents.map(entryOf).filter((entry) => !(generic && entry.name === "run_agent"));
+    const before = new Map(current.map((entry) => [entry.name, entry]));
+    const after = new Map(next.map((entry) => [entry.name, entry]));
+    const removed = [...before.keys()].filter((name) => !after.has(name) || !same(before.get(name)!, after.get(name)!));
+    const added = [...after.keys()].filter((name) => !before.has(name) || !same(before.get(name)!, after.get(name)!));
+    current = next;
+    if ((added.length > 0 || removed.length > 0) && server.transport !== undefined) void server.sendToolListChanged().catch(() => undefined);
     return { added, removed };
   };
   setAgents(options.agents ?? []);
@@ -145,7 +86,7 @@ function buildAgentMcpServer(client: AgentRentalClient, options: AgentMcpServerO
 }
 
 export interface LoadedAgentMcpServer {
-  server: McpServer;
+  server: Server;
   /** The rented agents offered as tools at start. */
   agents: RentedAgentTool[];
   /**
@@ -176,14 +117,14 @@ export async function loadAgentMcpServer(client: AgentRentalClient, options: Omi
   options.log?.(`offering ${agents.length} rented agent tool${agents.length === 1 ? "" : "s"}${agents.length > 0 ? `: ${agents.map((a) => a.name).join(", ")}` : ""}`);
   const built = buildAgentMcpServer(client, { ...options, agents });
   const refresh = async () => {
-    let current: RentedAgentTool[];
+    let next: RentedAgentTool[];
     try {
-      current = await list();
+      next = await list();
     } catch (error) {
       options.log?.(redact(`could not list the rented agents again, keeping the current tools: ${formatToolError(error)}`));
       return { added: [], removed: [] };
     }
-    const change = built.setAgents(current);
+    const change = built.setAgents(next);
     if (change.added.length + change.removed.length > 0) {
       options.log?.(`tools changed: ${[...change.added.map((n) => `+${n}`), ...change.removed.map((n) => `-${n}`)].join(", ")}`);
     }

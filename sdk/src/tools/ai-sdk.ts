@@ -29,7 +29,7 @@ export interface AiSdkAgentToolOptions {
 /** The per-agent tool input. */
 export interface RentedAgentToolInput {
   task: string;
-  input?: Record<string, unknown>;
+  input?: string | Record<string, unknown>;
 }
 
 type Validation<T> = { success: true; value: T } | { success: false; error: Error };

@@ -15,8 +15,8 @@ export interface AgentToolArguments {
   agent_id: string;
   /** What to do, in natural language. */
   task: string;
-  /** Input matching the agent's input schema. */
-  input?: Record<string, unknown>;
+  /** Input matching the agent's input schema (text for an agent that takes text). */
+  input?: string | Record<string, unknown>;
 }
 
 /** A tool definition in the common function-calling format. */
@@ -171,7 +171,11 @@ export class AgentToolCallError extends Error {
 
 /** One line for a tool error: `Error credential_not_found (HTTP 403, request id req_…): message`. */
 export function formatToolError(error: unknown): string {
-  const info = describeToolError(error);
+  return formatToolErrorInfo(describeToolError(error));
+}
+
+/** One line for a described tool error (see formatToolError). */
+export function formatToolErrorInfo(info: AgentToolErrorInfo): string {
   const details = [
     info.status !== undefined ? `HTTP ${info.status}` : undefined,
     info.request_id !== undefined ? `request id ${info.request_id}` : undefined,

@@ -3,6 +3,7 @@
 import type { AgentRentalClient } from "../client.ts";
 import type { Credential, Listing } from "../types.ts";
 import { AGENT_TOOL_NAME, type JsonSchemaObject } from "./definition.ts";
+import { agentToolSchemas, UNKNOWN_AGENT_SCHEMAS, type AgentToolSchemas } from "./agent-schema.ts";
 
 /** A rented agent offered as its own tool. */
 export interface RentedAgentTool {
@@ -16,6 +17,9 @@ export interface RentedAgentTool {
   agent_id: string;
   listing: Listing;
   credential: Credential;
+  /** The tool's schemas from the agent's own input and output schemas (its public metadata); a generic
+   * {task, input} when the metadata could not be read. */
+  schemas: AgentToolSchemas;
 }
 
 /** The parameters of a per-agent tool: task required, input optional. */
@@ -70,13 +74,13 @@ async function activeCredentials(client: AgentRentalClient, signal: AbortSignal 
 export async function listRentedAgentTools(client: AgentRentalClient, options: ListRentedAgentToolsOptions = {}): Promise<RentedAgentTool[]> {
   const { signal } = options;
   const credentials = await activeCredentials(client, signal);
-  const found: { credential: Credential; listing: Listing }[] = [];
+  const found: { credential: Credential; listing: Listing; schemas: AgentToolSchemas }[] = [];
   for (let i = 0; i < credentials.length; i += 5) {
     const batch = credentials.slice(i, i + 5);
     const listings = await Promise.all(
       batch.map((credential) =>
         client.listings.get(credential.listing_id, signal ? { signal } : {}).then(
-          (listing) => ({ listing }),
+          async (listing) => ({ listing, schemas: await schemasOf(client, listing, signal) }),
           (error: unknown) => {
             if (signal?.aborted) throw error;
             return { error: error instanceof Error ? error.message : String(error) };
@@ -88,17 +92,47 @@ export async function listRentedAgentTools(client: AgentRentalClient, options: L
       const credential = batch[j]!;
       if ("error" in result) options.onSkip?.(credential, `the listing could not be read: ${result.error}`);
       else if (result.listing.status !== "active") options.onSkip?.(credential, `the listing is ${result.listing.status}`);
-      else found.push({ credential, listing: result.listing });
+      else found.push({ credential, listing: result.listing, schemas: result.schemas });
     });
   }
-  const taken = new Set(options.reserved ?? [AGENT_TOOL_NAME]);
-  found.sort((a, b) => toolNameOf(a.listing.title).localeCompare(toolNameOf(b.listing.title)) || a.listing.id.localeCompare(b.listing.id));
-  return found.map(({ credential, listing }) => {
-    let name = toolNameOf(listing.title);
-    if (taken.has(name)) name = `${name}_${listing.on_chain_id.slice(2, 10).toLowerCase()}`;
-    for (let n = 2; taken.has(name); n++) name = `${toolNameOf(listing.title)}_${listing.on_chain_id.slice(2, 10).toLowerCase()}_${n}`;
+  const names = nameAgentTools(found.map(({ listing }) => ({ id: listing.id, title: listing.title, on_chain_id: listing.on_chain_id })), options.reserved ?? [AGENT_TOOL_NAME]);
+  return found
+    .map(({ credential, listing, schemas }) => ({ name: names.get(listing.id)!, title: listing.title, description: agentToolDescription(listing.title, listing.description), agent_id: listing.id, listing, credential, schemas }))
+    .sort((a, b) => a.name.localeCompare(b.name));
+}
+
+/** A per-agent tool's description: the listing's title and description. */
+export function agentToolDescription(title: string, description: string): string {
+  return `${title}: ${description}`.slice(0, MAX_DESCRIPTION);
+}
+
+/**
+ * Unique tool names for agents, from their titles: a clash gets the start of the on-chain id appended
+ * (then a counter). Answers name by listing id; the same agents always get the same names.
+ */
+export function nameAgentTools(agents: { id: string; title: string; on_chain_id: string }[], reserved: string[] = [AGENT_TOOL_NAME]): Map<string, string> {
+  const taken = new Set(reserved);
+  const names = new Map<string, string>();
+  const sorted = [...agents].sort((a, b) => toolNameOf(a.title).localeCompare(toolNameOf(b.title)) || a.id.localeCompare(b.id));
+  for (const agent of sorted) {
+    const base = toolNameOf(agent.title);
+    const suffix = agent.on_chain_id.slice(2, 10).toLowerCase();
+    let name = base;
+    if (taken.has(name)) name = `${base}_${suffix}`;
+    for (let n = 2; taken.has(name); n++) name = `${base}_${suffix}_${n}`;
     taken.add(name);
-    const description = `${listing.title}: ${listing.description}`.slice(0, MAX_DESCRIPTION);
-    return { name, title: listing.title, description, agent_id: listing.id, listing, credential };
-  });
+    names.set(agent.id, name);
+  }
+  return names;
+}
+
+/** The agent's tool schemas from its public metadata; the generic ones when it cannot be read. */
+async function schemasOf(client: AgentRentalClient, listing: Listing, signal: AbortSignal | undefined): Promise<AgentToolSchemas> {
+  try {
+    const metadata = await client.listings.metadata(listing.metadata_uri, signal ? { signal } : {});
+    return agentToolSchemas(metadata.input_schema, metadata.output_schema);
+  } catch (error) {
+    if (signal?.aborted) throw error;
+    return UNKNOWN_AGENT_SCHEMAS;
+  }
 }

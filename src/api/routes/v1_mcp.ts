@@ -1,0 +1,89 @@
+// POST /v1/mcp: the remote MCP endpoint (Streamable HTTP), for LLM clients that connect to tools by URL.
+// Stateless: each request gets a new server and transport (no session id), so it runs unchanged on
+// Lambda; the caller authenticates on every request with the same API keys and JWTs as the REST API
+// (a refused one gets 401 in the error envelope before MCP is spoken). Tools: `run_agent` (agent_id,
+// task, input) and one per rented agent with the agent's own input and output schemas. A run goes
+// through the same admission and execution as POST /v1/execute; while it runs, a client that sent a
+// progressToken receives the output as progress notifications. Every refusal is a tool error with the
+// API's code and the request id. GET (a standalone event stream) is not offered: 405, as the
+// protocol allows.
+import type { OpenAPIHono } from "@hono/zod-openapi";
+import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import type { AppEnv } from "../env.ts";
+import { ApiError } from "../../errors.ts";
+import { admitRun, performRun, type RunResponse } from "../../execution/execute.ts";
+import { enforceRule } from "../middleware/rate-limit.ts";
+import { executionKey, executionRule } from "../../adapters/ratelimit/policy.ts";
+import { rentedAgentEntries, type RentedAgentEntry } from "../../mcp/agent-tools.ts";
+import { createAgentToolServer } from "../../../sdk/src/mcp/tool-server.ts";
+import type { AgentToolErrorInfo } from "../../../sdk/src/tools/definition.ts";
+
+class RunFailed extends Error {
+  constructor(readonly run: RunResponse) {
+    super(run.error?.message ?? "the agent did not complete the task");
+  }
+}
+
+export function registerV1Mcp(app: OpenAPIHono<AppEnv>): void {
+  app.post("/v1/mcp", async (c) => {
+    const services = c.get("services");
+    const principal = c.get("principal");
+    const requestId = c.get("requestId");
+    let entries: Promise<RentedAgentEntry[]> | undefined;
+    const tools = () => (entries ??= rentedAgentEntries(services, principal.wallet));
+
+    const describeError = (error: unknown): AgentToolErrorInfo => {
+      if (error instanceof RunFailed) return { code: error.run.error?.code ?? "run_failed", message: error.message, run_id: error.run.run_id };
+      if (error instanceof ApiError) {
+        return { code: error.code, message: error.message, status: error.status, request_id: requestId, ...(error.onChainError ? { on_chain_error: error.onChainError } : {}) };
+      }
+      services.logger.error("mcp tool call failed", { request_id: requestId, cause: error instanceof Error ? error.message : String(error) });
+      return { code: "internal_error", message: "An unexpected error occurred; quote the request id to support if it persists.", status: 500, request_id: requestId };
+    };
+
+    const server = createAgentToolServer({
+      generic: true,
+      tools,
+      validateInput: (entry, input) => (entry as RentedAgentEntry).check(input),
+      describeError,
+      async run(call) {
+        const admitted = await admitRun(services, principal, call.request, {
+          rateLimit: async (listingId) => {
+            await enforceRule(c, services.rateLimiter, executionKey(listingId, principal.wallet), executionRule(), "closed");
+          },
+        });
+        // Without an Idempotency-Key no earlier run can be followed.
+        if (admitted.kind !== "admitted") throw new ApiError("service_unavailable", "The run could not be started; retry.");
+        c.set("runId", admitted.admission.run.run_id);
+        let offset = 0;
+        const progress = call.progress;
+        const { response, settlementPending } = await performRun(services, admitted.admission, {
+          stream: progress !== undefined,
+          ...(progress
+            ? {
+                onDelta: (delta: string) => {
+                  if (delta === "") return;
+                  offset += delta.length;
+                  progress(offset, delta);
+                },
+              }
+            : {}),
+        });
+        if (settlementPending) {
+          throw new ApiError("service_unavailable", `Run ${response.run_id} finished, but its charge could not be confirmed on-chain yet. The result is kept: GET /v1/runs/${response.run_id} returns it once the charge lands.`);
+        }
+        if (response.status !== "completed") throw new RunFailed(response);
+        return response;
+      },
+    });
+    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+    await server.connect(transport);
+    // The server lives as long as this request: closed when the client goes away or the answer ends.
+    c.req.raw.signal.addEventListener("abort", () => void server.close().catch(() => undefined), { once: true });
+    return transport.handleRequest(c.req.raw);
+  });
+
+  app.on(["GET", "DELETE"], "/v1/mcp", () => {
+    throw new ApiError("method_not_allowed", "The MCP endpoint is stateless: send JSON-RPC messages with POST /v1/mcp (no standalone event stream, no session to delete).", { headers: { Allow: "POST" } });
+  });
+}

@@ -1,0 +1,99 @@
+// The caller's rented agents as MCP tools, read from the service's own records: one tool per active
+// rental credential, named after the agent (the SDK's naming, so the stdio server and the remote
+// endpoint offer the same names), with the agent's input and output schemas from its public metadata.
+// Metadata is content-addressed (it never changes under its CID), so it and its compiled input
+// validator are kept in this process; the credentials are read on each request (a rental can end).
+import type { ValidateFunction } from "ajv";
+import type { Address } from "viem";
+import type { Services } from "../services.ts";
+import { batchGet } from "../adapters/tables/dynamo.ts";
+import { listCredentials } from "../credentials/list.ts";
+import { agentKey } from "../reviews/listings.ts";
+import { compileJsonSchema } from "../registration/manifest.ts";
+import { describeSchemaErrors } from "../execution/agent-logic.ts";
+import { processCache } from "../cache.ts";
+import { agentToolSchemas, UNKNOWN_AGENT_SCHEMAS } from "../../sdk/src/tools/agent-schema.ts";
+import { agentToolDescription, nameAgentTools } from "../../sdk/src/tools/rented.ts";
+import type { AgentToolEntry } from "../../sdk/src/mcp/tool-server.ts";
+
+interface AgentMetadata {
+  description?: unknown;
+  input_schema?: unknown;
+  output_schema?: unknown;
+}
+
+interface KnownAgent {
+  metadata: AgentMetadata | null;
+  validate: ValidateFunction | undefined;
+}
+
+const metadataCache = processCache<KnownAgent>(512);
+const CID = /^ipfs:\/\/(b[a-z2-7]{58,})$/;
+
+async function knownAgent(services: Services, metadataUri: unknown): Promise<KnownAgent> {
+  const cid = typeof metadataUri === "string" ? CID.exec(metadataUri)?.[1] : undefined;
+  if (cid === undefined) return { metadata: null, validate: undefined };
+  const hit = metadataCache.get(services.blobs, cid);
+  if (hit) return hit;
+  const bytes = await services.blobs.get(`ipfs/${cid}`);
+  let metadata: AgentMetadata | null = null;
+  try {
+    metadata = bytes ? (JSON.parse(Buffer.from(bytes).toString("utf8")) as AgentMetadata) : null;
+  } catch {
+    metadata = null;
+  }
+  const schema = metadata?.input_schema;
+  const compiled = schema !== null && typeof schema === "object" && !Array.isArray(schema) ? compileJsonSchema(schema as Record<string, unknown>) : undefined;
+  const known = { metadata, validate: compiled?.ok ? compiled.validate : undefined };
+  if (bytes) metadataCache.set(services.blobs, cid, known);
+  return known;
+}
+
+/** A tool entry with the validator of the agent's input schema. */
+export interface RentedAgentEntry extends AgentToolEntry {
+  /** A message when `input` does not match the agent's input schema. */
+  check(input: string | Record<string, unknown> | undefined): string | undefined;
+}
+
+/** The wallet's rented agents (active credentials) as tool entries, sorted by name. */
+export async function rentedAgentEntries(services: Services, wallet: Address): Promise<RentedAgentEntry[]> {
+  const credentials = [];
+  for (let offset = 0; ; ) {
+    const page = await listCredentials(services.tables, wallet, { status: "active", limit: 100, offset });
+    credentials.push(...page.credentials);
+    offset += page.credentials.length;
+    if (page.credentials.length === 0 || offset >= page.total) break;
+  }
+  if (credentials.length === 0) return [];
+  const records = await batchGet(
+    services.tables,
+    "listings",
+    [...new Set(credentials.map((c) => c.on_chain_listing_id.toLowerCase()))].map((id) => agentKey(id)),
+    { projection: "listing_id, description, metadata_uri" },
+  );
+  const byListing = new Map(records.map((record) => [record.listing_id as string, record]));
+  const names = nameAgentTools(credentials.map((c) => ({ id: c.listing_id, title: c.listing_title, on_chain_id: c.on_chain_listing_id })));
+  const entries = await Promise.all(
+    credentials.map(async (credential): Promise<RentedAgentEntry> => {
+      const record = byListing.get(credential.listing_id);
+      const known = await knownAgent(services, record?.metadata_uri);
+      const schemas = known.metadata ? agentToolSchemas(known.metadata.input_schema, known.metadata.output_schema) : UNKNOWN_AGENT_SCHEMAS;
+      const description = typeof record?.description === "string" ? record.description : typeof known.metadata?.description === "string" ? known.metadata.description : "";
+      const inputType = (schemas.agentInputSchema as { type?: unknown } | undefined)?.type;
+      return {
+        name: names.get(credential.listing_id)!,
+        title: credential.listing_title,
+        description: agentToolDescription(credential.listing_title, description),
+        agent_id: credential.listing_id,
+        schemas,
+        check(input) {
+          if (!known.validate) return undefined;
+          // What the run checks too: no input is an empty object (or text) for the agent's schema.
+          const value = input ?? (inputType === "object" ? {} : inputType === "string" ? "" : null);
+          return known.validate(value) ? undefined : describeSchemaErrors(known.validate);
+        },
+      };
+    }),
+  );
+  return entries.sort((a, b) => a.name.localeCompare(b.name));
+}

@@ -1,0 +1,257 @@
+// The remote MCP endpoint (POST /v1/mcp, Streamable HTTP) as LLM clients reach it: the official MCP
+// client (Client + StreamableHTTPClientTransport) connects by URL with an API key or a JWT to the API
+// served on 127.0.0.1, against the real chain, contract and dynalite, with connected agents on a real
+// HTTPS server. Tools carry the agents' own schemas; runs go through the same admission as
+// POST /v1/execute; every refusal is a tool error or the protocol's own error, never a 5xx, and a
+// refused call charges nothing (the per-query balance on-chain is checked).
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import type { IncomingMessage, Server, ServerResponse } from "node:http";
+import { Webhook } from "standardwebhooks";
+import type { Hex } from "viem";
+import { createPublicClient, http } from "viem";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { buildApp } from "../../src/api/app.ts";
+import { createEgressGuard } from "../../src/adapters/egress/guard.ts";
+import { writeMarketplace } from "../../src/chain/write.ts";
+import { chainFor } from "../../src/chain/client.ts";
+import { marketplaceAbi } from "../../src/chain/generated/marketplace.ts";
+import { LOCAL_CHAIN_ID } from "../../local/chain.ts";
+import { createTestServices, fundedAccount, type TestContext } from "../support/services.ts";
+import { createKey, signIn } from "../support/auth.ts";
+import { approveCreator } from "../support/creators.ts";
+import { indexChain, marketTarget, publishConnectedAgent, type PublishedAgent } from "../support/agents.ts";
+import { startHttpsServer, type HttpsTestServer } from "../support/https-server.ts";
+import { readBody, serveApi, closeApi } from "../support/http.ts";
+
+type Account = Awaited<ReturnType<typeof fundedAccount>>;
+
+let ctx: TestContext;
+let app: ReturnType<typeof buildApp>;
+let api: Server;
+let baseUrl: string;
+let agentServer: HttpsTestServer;
+let creator: Account;
+let renter: Account;
+let apiKey: string;
+let summarizer: PublishedAgent;
+let researcher: PublishedAgent;
+let unrented: PublishedAgent;
+const secrets = new Map<string, string>();
+const deliveries: { task: string; input: unknown }[] = [];
+const clients: Client[] = [];
+
+/** The connected agent: "stream…" answers an event stream of three deltas; otherwise findings as JSON. */
+async function agent(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const body = await readBody(req);
+  try {
+    new Webhook(secrets.get(req.url ?? "") ?? "whsec_AAAA").verify(body, req.headers as Record<string, string>);
+  } catch {
+    return void res.writeHead(401).end();
+  }
+  const payload = JSON.parse(body) as { task: string; input: unknown };
+  deliveries.push({ task: payload.task, input: payload.input });
+  if (payload.task.startsWith("stream")) {
+    res.writeHead(200, { "content-type": "text/event-stream" });
+    for (const delta of ["one ", "two ", "three"]) res.write(`event: output\ndata: ${JSON.stringify({ delta })}\n\n`);
+    return void res.end(`event: result\ndata: ${JSON.stringify({ output: { summary: "one two three", words: 3 } })}\n\n`);
+  }
+  const input = payload.input as { text?: string; topic?: string } | null;
+  res.writeHead(200, { "content-type": "application/json" }).end(
+    JSON.stringify({ output: req.url?.includes("summarizer") ? { summary: `${payload.task}: ${input?.text ?? ""}`, words: (input?.text ?? "").split(" ").length } : { findings: [`${payload.task}: ${input?.topic ?? "-"}`] } }),
+  );
+}
+
+const SUMMARIZER = {
+  name: "remote-summarizer",
+  description: "Summarizes a text",
+  category: "content",
+  model: { provider: "provider_a", model: "m" },
+  input_schema: { type: "object", properties: { text: { type: "string", minLength: 1 }, language: { type: "string", enum: ["en", "fr"] } }, required: ["text"], additionalProperties: false },
+  output_schema: { type: "object", properties: { summary: { type: "string" }, words: { type: "integer" } }, required: ["summary", "words"] },
+  timeout_seconds: 10,
+};
+const RESEARCHER = {
+  name: "remote-researcher",
+  description: "Finds facts about a topic",
+  category: "research",
+  model: { provider: "provider_a", model: "m" },
+  input_schema: { type: "object", properties: { topic: { type: "string" } }, additionalProperties: false },
+  output_schema: { type: "object", properties: { findings: { type: "array", items: { type: "string" } } }, required: ["findings"] },
+  timeout_seconds: 10,
+};
+
+async function publish(manifest: typeof SUMMARIZER | typeof RESEARCHER, rental: "one_time" | "per_query", name = manifest.name): Promise<PublishedAgent> {
+  const published = await publishConnectedAgent(ctx, app, creator, { ...manifest, name, entrypoint_url: `${agentServer.url}/agents/${name}` }, rental, "0.001");
+  secrets.set(`/agents/${name}`, published.webhookSecret);
+  return published;
+}
+
+/** Connects the official client by URL; `bearer` is read on every request (so a test can change it). */
+async function connect(bearer: () => string): Promise<Client> {
+  const transport = new StreamableHTTPClientTransport(new URL(`${baseUrl}/v1/mcp`), {
+    fetch: (url, init) => {
+      const headers = new Headers(init?.headers);
+      headers.set("authorization", `Bearer ${bearer()}`);
+      return fetch(url, { ...init, headers });
+    },
+  });
+  const client = new Client({ name: "remote-test", version: "1.0.0" });
+  await client.connect(transport);
+  clients.push(client);
+  return client;
+}
+
+const textOf = (result: unknown) => ((result as CallToolResult).content as { type: string; text: string }[]).map((c) => c.text).join("\n");
+
+async function balanceOf(agent: PublishedAgent): Promise<bigint> {
+  const rpcUrl = inject("rpcUrl");
+  const chain = createPublicClient({ chain: chainFor(LOCAL_CHAIN_ID, rpcUrl), transport: http(rpcUrl) });
+  const [, , , , balance] = await chain.readContract({ address: ctx.config.MARKETPLACE_ADDRESS as Hex, abi: marketplaceAbi, functionName: "credentialOf", args: [agent.onChainId, renter.address] });
+  return balance;
+}
+
+let mcp: Client;
+
+beforeAll(async () => {
+  ctx = await createTestServices({ ALLOW_PRIVATE_AGENT_HOSTS: "true", CATALOGUE_REFRESH_MS: "0" });
+  agentServer = await startHttpsServer((req, res) => void agent(req, res));
+  ctx.services.egress = createEgressGuard({ ca: agentServer.ca, allowHosts: ["127.0.0.1"] });
+  app = buildApp(ctx.services);
+  ({ server: api, url: baseUrl } = await serveApi(app));
+  creator = await fundedAccount(inject("rpcUrl"));
+  await approveCreator(ctx, app, creator.address, (await signIn(app, creator)).token);
+  summarizer = await publish(SUMMARIZER, "per_query");
+  researcher = await publish(RESEARCHER, "one_time");
+  unrented = await publish(RESEARCHER, "one_time", "remote-unrented");
+  renter = await fundedAccount(inject("rpcUrl"));
+  await writeMarketplace(marketTarget(ctx), renter, "purchasePerQuery", [summarizer.onChainId], summarizer.priceWei * 10n);
+  await writeMarketplace(marketTarget(ctx), renter, "purchaseOneTime", [researcher.onChainId], researcher.priceWei);
+  await indexChain(ctx);
+  apiKey = (await createKey(app, renter, (await signIn(app, renter)).token, "mcp remote")).key;
+  mcp = await connect(() => apiKey);
+}, 120_000);
+
+afterAll(async () => {
+  for (const client of clients) await client.close().catch(() => undefined);
+  await closeApi(api);
+  await agentServer?.stop();
+  await ctx?.services.close();
+});
+
+describe("tools carry the agents' own schemas", () => {
+  it("lists run_agent and one tool per rented agent, whose input is the agent's input schema plus task and whose output is its output schema", async () => {
+    const { tools } = await mcp.listTools();
+    expect(tools.map((t) => t.name)).toEqual(["run_agent", "remote_researcher", "remote_summarizer"]);
+    const generic = tools[0]!;
+    expect(generic.inputSchema).toMatchObject({ type: "object", required: ["agent_id", "task"], properties: { agent_id: { type: "string" }, task: { type: "string" }, input: { type: "object" } } });
+    const summary = tools.find((t) => t.name === "remote_summarizer")!;
+    expect(summary.title).toBe("Remote Summarizer");
+    expect(summary.description).toContain("Summarizes a text");
+    expect(summary.inputSchema).toEqual({
+      type: "object",
+      properties: { task: expect.objectContaining({ type: "string" }), text: { type: "string", minLength: 1 }, language: { type: "string", enum: ["en", "fr"] } },
+      required: ["task", "text"],
+      additionalProperties: false,
+    });
+    expect(summary.outputSchema).toEqual(SUMMARIZER.output_schema);
+  });
+
+  it("a per-agent tool runs its agent: structuredContent follows the output schema, the run and its cost in _meta, the per-query balance charged once", async () => {
+    const before = await balanceOf(summarizer);
+    const result = (await mcp.callTool({ name: "remote_summarizer", arguments: { task: "sum up", text: "a b c" } })) as CallToolResult;
+    expect(result.isError).toBeFalsy();
+    expect(result.structuredContent).toEqual({ summary: "sum up: a b c", words: 3 });
+    expect(JSON.parse(textOf(result))).toEqual({ summary: "sum up: a b c", words: 3 });
+    expect(result._meta).toMatchObject({ run: { run_id: expect.stringMatching(/\S/), agent_id: expect.any(String), cost_wei: summarizer.priceWei.toString() } });
+    expect(deliveries.at(-1)).toEqual({ task: "sum up", input: { text: "a b c" } });
+    expect(await balanceOf(summarizer)).toBe(before - summarizer.priceWei);
+  });
+
+  it("run_agent runs the agent named by agent_id", async () => {
+    const result = (await mcp.callTool({ name: "run_agent", arguments: { agent_id: researcher.agent_id, task: "generic", input: { topic: "tides" } } })) as CallToolResult;
+    expect(result.isError).toBeFalsy();
+    expect(JSON.parse(textOf(result))).toEqual({ findings: ["generic: tides"] });
+  });
+
+  it("sends the output as progress notifications while a run streams, when the client sends a progressToken", async () => {
+    const progress: { progress: number; message?: string }[] = [];
+    const result = (await mcp.callTool({ name: "remote_summarizer", arguments: { task: "stream it", text: "x" } }, undefined, { onprogress: (p) => void progress.push(p) })) as CallToolResult;
+    expect(result.structuredContent).toEqual({ summary: "one two three", words: 3 });
+    expect(progress).toEqual([
+      { progress: 4, message: "one " },
+      { progress: 8, message: "two " },
+      { progress: 13, message: "three" },
+    ]);
+  });
+});
+
+describe("bad input: the protocol's own error or a tool error, never a 5xx, nothing charged", () => {
+  it("arguments that fail the agent's schema, unknown arguments, a missing task and an unknown tool are tool errors; no run starts", async () => {
+    const before = { balance: await balanceOf(summarizer), deliveries: deliveries.length };
+    const cases: [string, Record<string, unknown>, RegExp][] = [
+      ["remote_summarizer", { task: "x" }, /^Error invalid_input: .*must have required property 'text'/],
+      ["remote_summarizer", { task: "x", text: "y", language: "de" }, /^Error invalid_input: .*\/language must be equal to one of the allowed values/],
+      ["remote_summarizer", { task: "x", text: "y", agent_id: unrented.agent_id }, /^Error invalid_tool_arguments: Unknown argument: agent_id/],
+      ["remote_summarizer", { text: "y" }, /^Error invalid_tool_arguments: task is required/],
+      ["run_agent", { agent_id: summarizer.agent_id }, /task is required/],
+      ["no_such_tool", { task: "x" }, /^Error tool_not_found: Tool no_such_tool not found/],
+    ];
+    for (const [name, args, message] of cases) {
+      const result = (await mcp.callTool({ name, arguments: args })) as CallToolResult;
+      expect(result.isError, `${name} ${JSON.stringify(args)}`).toBe(true);
+      expect(textOf(result)).toMatch(message);
+    }
+    expect(deliveries.length).toBe(before.deliveries);
+    expect(await balanceOf(summarizer)).toBe(before.balance);
+  });
+
+  it("a refusal of the service is a tool error with its code, the request id and the contract error; the key never shows", async () => {
+    const result = (await mcp.callTool({ name: "run_agent", arguments: { agent_id: unrented.agent_id, task: "not mine" } })) as CallToolResult;
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toMatch(/^Error credential_not_found \(HTTP 403, request id req_\w+, contract error CredentialNotFound\): /);
+    expect(JSON.stringify(result)).not.toContain(apiKey);
+    expect(deliveries.some((d) => d.task === "not mine")).toBe(false);
+  });
+
+  it("malformed JSON-RPC gets the protocol's parse and invalid-request errors (HTTP 400), not a 5xx", async () => {
+    const post = (body: string) =>
+      fetch(`${baseUrl}/v1/mcp`, { method: "POST", headers: { authorization: `Bearer ${apiKey}`, "content-type": "application/json", accept: "application/json, text/event-stream" }, body, signal: AbortSignal.timeout(10_000) });
+    const notJson = await post("{not json");
+    expect(notJson.status).toBe(400);
+    expect(await notJson.json()).toMatchObject({ jsonrpc: "2.0", error: { code: -32700 } });
+    const notRpc = await post(JSON.stringify({ hello: "world" }));
+    expect(notRpc.status).toBe(400);
+    expect(await notRpc.json()).toMatchObject({ jsonrpc: "2.0", error: { code: expect.any(Number) } });
+  });
+
+  it("no credential or an invalid one: 401 in the error envelope; GET is 405 (no standalone stream)", async () => {
+    const none = await fetch(`${baseUrl}/v1/mcp`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
+    expect(none.status).toBe(401);
+    expect(await none.json()).toMatchObject({ error: { code: "unauthorized", status: 401, request_id: expect.stringMatching(/^req_/) } });
+    const bad = await fetch(`${baseUrl}/v1/mcp`, { method: "POST", headers: { authorization: "Bearer svc_test_0000000000000000000000000000000000000000", "content-type": "application/json" }, body: "{}" });
+    expect(bad.status).toBe(401);
+    expect(((await bad.json()) as { error: { code: string } }).error.code).toBe("invalid_api_key");
+    const get = await fetch(`${baseUrl}/v1/mcp`, { headers: { authorization: `Bearer ${apiKey}`, accept: "text/event-stream" } });
+    expect(get.status).toBe(405);
+    expect(get.headers.get("allow")).toBe("POST");
+  });
+
+  it("a JWT that expires mid-session: the next call is refused with 401 (the transport's HTTP error), nothing runs, nothing is charged", async () => {
+    let token = (await signIn(app, renter)).token;
+    const client = await connect(() => token);
+    expect((await client.listTools()).tools.map((t) => t.name)).toContain("remote_summarizer");
+    const before = { balance: await balanceOf(summarizer), deliveries: deliveries.length };
+    token = (await ctx.services.jwt.issue(renter.address, Math.floor(Date.now() / 1000) - 7200)).token;
+    const error = await client.callTool({ name: "remote_summarizer", arguments: { task: "expired", text: "z" } }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(StreamableHTTPError);
+    expect((error as StreamableHTTPError).code).toBe(401);
+    expect(String((error as Error).message)).toContain("jwt_expired");
+    expect(deliveries.length).toBe(before.deliveries);
+    expect(await balanceOf(summarizer)).toBe(before.balance);
+  });
+});
