@@ -13,6 +13,10 @@ export interface AgentLogic {
   manifest: AgentManifest;
   validateInput: ValidateFunction;
   validateOutput: ValidateFunction;
+  /** Set when the stored schemas cannot be compiled any more (a manifest registered before patterns
+   * had to run on the linear-time engine, with a backreference or lookaround): why. Both validators
+   * then refuse every value with this reason, so such an agent's runs fail before it is called. */
+  unrunnable?: string;
 }
 
 const TTL_MS = 5 * 60_000;
@@ -33,10 +37,25 @@ export async function loadAgentLogic(services: Services, agent: { listing_id: st
   }
   const input = compileJsonSchema(manifest.input_schema);
   const output = compileJsonSchema(manifest.output_schema);
-  if (!input.ok || !output.ok) throw new Error(`the schemas of ${agent.listing_id} no longer compile`);
-  const logic = { manifest, validateInput: input.validate, validateOutput: output.validate };
+  let logic: AgentLogic;
+  if (input.ok && output.ok) logic = { manifest, validateInput: input.validate, validateOutput: output.validate };
+  else {
+    const which = !input.ok ? "input_schema" : "output_schema";
+    const reason = `the agent's ${which} cannot be checked safely by this service (${(!input.ok ? input.message : !output.ok ? output.message : "").slice(0, 200)}); its creator must register a new version`;
+    logic = { manifest, validateInput: refuseAll(reason), validateOutput: refuseAll(reason), unrunnable: reason };
+  }
   cache.set(services.blobs, key, { logic, until: Date.now() + TTL_MS });
   return logic;
+}
+
+/** A validator that refuses every value with `reason`: a run of an agent whose schemas cannot be
+ * compiled fails with that reason (never a 500, never a schema run on a backtracking engine). */
+function refuseAll(reason: string): ValidateFunction {
+  const validate = (() => {
+    validate.errors = [{ instancePath: "", schemaPath: "#", keyword: "unrunnable", params: {}, message: reason }];
+    return false;
+  }) as unknown as ValidateFunction;
+  return validate;
 }
 
 /** The validator's errors as one short line with JSON pointers ("/a must be string; /b ..."). */

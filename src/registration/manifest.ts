@@ -6,6 +6,7 @@
 import Ajv2020, { type ValidateFunction } from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
 import { checkUrl } from "./hosts.ts";
+import { findUnsafePatterns, linearPatternProblem, linearRegExp, PATTERN_LIMITS, schemaPatterns, type PatternCheckOptions } from "./patterns.ts";
 import { isToolName, parseToolScope, TOOL_NAMES, type ToolName } from "./tools.ts";
 
 /** Largest manifest accepted, in UTF-8 bytes of the request body. */
@@ -86,6 +87,8 @@ export type ManifestErrorCode =
   | "too_large"
   | "not_integer"
   | "out_of_range"
+  | "unsupported_pattern"
+  | "unsafe_pattern"
   | "too_many_errors";
 
 /** One problem: where (RFC 6901 pointer into the manifest, "" for the root), what (code), and why. */
@@ -293,6 +296,19 @@ function checkSchema(value: unknown, pointer: string, add: Add): Record<string, 
   };
   walk(value, pointer, 0);
   if (stop || remoteRefs > 0) return undefined;
+  let badPatterns = 0;
+  for (const { pointer: at, pattern } of schemaPatterns(value, pointer)) {
+    if (pattern.length > PATTERN_LIMITS.maxPatternChars) {
+      badPatterns += 1;
+      add(at, "too_long", `A pattern is at most ${PATTERN_LIMITS.maxPatternChars} characters; this one has ${pattern.length}.`);
+      continue;
+    }
+    const problem = linearPatternProblem(pattern);
+    if (problem === null) continue;
+    badPatterns += 1;
+    add(at, "unsupported_pattern", `The pattern "${clip(pattern)}" cannot run on the service's linear-time regular expression engine (RE2): ${problem}. Backreferences and lookahead/lookbehind are not supported.`);
+  }
+  if (badPatterns > 0) return undefined;
   const dialect = value.$schema;
   if (dialect !== undefined && dialect !== DIALECT && dialect !== `${DIALECT}#`) {
     return void add(`${pointer}/$schema`, "unsupported_dialect", `Only JSON Schema draft 2020-12 is supported ($schema "${DIALECT}" or absent).`);
@@ -314,6 +330,11 @@ export const SCHEMA_AJV_OPTIONS = {
   allErrors: true,
   addUsedSchema: false,
   logger: false,
+  // Creator patterns run on RE2 (linear time), never on JavaScript's backtracking engine: see patterns.ts.
+  code: { regExp: linearRegExp },
+  // Otherwise Ajv tests every patternProperties key against the schema's property names with
+  // `new RegExp` while compiling: a creator's pattern on the backtracking engine again.
+  allowMatchingProperties: true,
 } as const;
 
 let ajv: Ajv2020 | undefined;
@@ -338,6 +359,17 @@ export function compileJsonSchema(schema: Record<string, unknown>): { ok: true; 
   } catch (error) {
     return { ok: false, message: error instanceof Error ? error.message : String(error) };
   }
+}
+
+/**
+ * The patterns of a manifest that passed {@link validateManifest}, checked for catastrophic
+ * backtracking (see patterns.ts): one `unsafe_pattern` error per refused pattern, none when all are
+ * safe. Asynchronous: the checks run off the event loop, within a bounded time.
+ */
+export async function checkManifestPatterns(manifest: AgentManifest, options: PatternCheckOptions = {}): Promise<ManifestError[]> {
+  const patterns = [...schemaPatterns(manifest.input_schema, "/input_schema"), ...schemaPatterns(manifest.output_schema, "/output_schema")];
+  const unsafe = await findUnsafePatterns(patterns, options);
+  return capErrors(unsafe.map((entry) => ({ pointer: entry.pointer, code: "unsafe_pattern" as const, message: entry.message })));
 }
 
 /** The public metadata of a listing: what renters and the catalogue see. Never the prompt, the tool

@@ -11,7 +11,7 @@ import type { Services } from "../services.ts";
 import { toListingId } from "../credentials/ids.ts";
 import { canonicalJson, cidOf } from "./cid.ts";
 import { finishJob, getJob, listStaleQueuedJobs, markEnqueued, type JobResult } from "./jobs.ts";
-import { publicMetadata, validateManifest, type AgentManifest } from "./manifest.ts";
+import { checkManifestPatterns, publicMetadata, validateManifest, type AgentManifest, type ManifestError } from "./manifest.ts";
 import { open, seal } from "./sealed.ts";
 import { enqueueListingReview } from "../reviews/listings.ts";
 
@@ -51,10 +51,12 @@ export async function processRegistrationMessage(services: Services, body: strin
   dataKey.fill(0);
 
   const validation = validateManifest(JSON.parse(raw) as unknown, { allowPrivateHosts: services.config.ALLOW_PRIVATE_AGENT_HOSTS });
-  if (!validation.ok) {
+  // The backtracking check runs only on a manifest that passed every other rule: it is the slow one.
+  const errors: ManifestError[] = validation.ok ? await checkManifestPatterns(validation.manifest) : validation.errors;
+  if (!validation.ok || errors.length > 0) {
     await finishJob(services.tables, job.job_id, {
       status: "failed",
-      error: { code: "invalid_manifest", message: `The manifest was rejected: ${validation.errors.length} problem(s).`, details: validation.errors },
+      error: { code: "invalid_manifest", message: `The manifest was rejected: ${errors.length} problem(s).`, details: errors },
     });
     return;
   }
