@@ -27,7 +27,8 @@ import { loadAgentMcpServer } from "../../sdk/src/mcp/server.ts";
 
 type Account = Awaited<ReturnType<typeof fundedAccount>>;
 
-const BIN = fileURLToPath(new URL("../../sdk/bin/agent-rental-mcp.mjs", import.meta.url));
+// The program's source through tsx (the packed bin runs its build: test/packages checks that one).
+const BIN = ["--import", "tsx", fileURLToPath(new URL("../../sdk/src/mcp/bin.ts", import.meta.url))];
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 
 let ctx: TestContext;
@@ -88,7 +89,7 @@ const running: Running[] = [];
 
 /** Spawns the binary with the given environment and connects (the initialize handshake is the readiness signal). */
 async function startMcp(env: Record<string, string>): Promise<Running> {
-  const transport = new StdioClientTransport({ command: process.execPath, args: [BIN], cwd: ROOT, env: { PATH: process.env.PATH ?? "", ...env }, stderr: "pipe" });
+  const transport = new StdioClientTransport({ command: process.execPath, args: BIN, cwd: ROOT, env: { PATH: process.env.PATH ?? "", ...env }, stderr: "pipe" });
   let stderr = "";
   transport.stderr?.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
   const client = new Client({ name: "mcp-test", version: "1.0.0" });
@@ -316,7 +317,7 @@ describe("configuration", () => {
 
   it("exits with a usage message when the environment lacks the URL or the key, and takes no key on the command line", async () => {
     const run = async (args: string[], env: Record<string, string>) => {
-      const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, env: { PATH: process.env.PATH ?? "", ...env }, stdio: ["ignore", "pipe", "pipe"] });
+      const child = spawn(process.execPath, [...BIN, ...args], { cwd: ROOT, env: { PATH: process.env.PATH ?? "", ...env }, stdio: ["ignore", "pipe", "pipe"] });
       let stdout = "";
       let stderr = "";
       child.stdout.on("data", (c: Buffer) => (stdout += c.toString()));
@@ -341,7 +342,7 @@ describe("configuration", () => {
     const pid = extra.transport.pid!;
     await stopMcp(extra);
     expect(() => process.kill(pid, 0)).toThrow();
-    const child = spawn(process.execPath, [BIN], { cwd: ROOT, env: { PATH: process.env.PATH ?? "", AGENT_RENTAL_API_URL: baseUrl, AGENT_RENTAL_API_KEY: apiKey }, stdio: ["pipe", "pipe", "pipe"] });
+    const child = spawn(process.execPath, BIN, { cwd: ROOT, env: { PATH: process.env.PATH ?? "", AGENT_RENTAL_API_URL: baseUrl, AGENT_RENTAL_API_KEY: apiKey }, stdio: ["pipe", "pipe", "pipe"] });
     try {
       let stderr = "";
       const exited = once(child, "exit");
