@@ -113,6 +113,11 @@ export async function checkHealth(services: Services): Promise<Health> {
     authority ? sample(() => services.chain.client.getBalance({ address: authority.address })) : Promise.resolve(null),
   ]);
   const pool = services.sandboxStats();
+  // The sampled depths are gauges as well: a canary polling health makes them alarmable metrics.
+  if (registration !== null) services.metrics.gauge("RegistrationQueueDepth", registration);
+  if (registrationDlq !== null) services.metrics.gauge("RegistrationDlqDepth", registrationDlq);
+  if (pending !== null) services.metrics.gauge("SettlementsPending", pending);
+  if (balance !== null) services.metrics.gauge("AuthorityBalanceWei", Number(balance));
   return {
     status: tables && chain ? "ok" : "degraded",
     chain_id: config.CHAIN_ID,

@@ -180,6 +180,10 @@ describe("health", () => {
     expect(after.settlements).toEqual({ pending: 0 });
     expect(BigInt(after.authority!.balance_wei)).toBeGreaterThan(0n);
     expect(after.sandbox).toBeNull(); // connected agents start no sandbox pool
+    // What health sampled is a gauge too (a canary polling health makes it a CloudWatch metric).
+    const gauges = ctx.services.metrics.snapshot().gauges;
+    expect(gauges).toMatchObject({ RegistrationQueueDepth: after.queues.registration, RegistrationDlqDepth: 0, SettlementsPending: 0 });
+    expect(gauges.AuthorityBalanceWei).toBeGreaterThan(0);
 
     const text = JSON.stringify(after).toLowerCase();
     expect(text).not.toContain(renterWallet);

@@ -31,6 +31,11 @@ export const METRIC_CATALOGUE = {
   /** Requests answered, and their duration (to the response's headers). Dimension `status_class`. */
   Requests: { unit: "Count", kind: "counter" },
   RequestDuration: { unit: "Milliseconds", kind: "histogram" },
+  /** Sampled by GET /v1/health (so a canary polling health turns them into metrics): messages in the
+   * registration queue and its dead-letter queue (visible and in flight), and the authority's balance. */
+  RegistrationQueueDepth: { unit: "Count", kind: "gauge" },
+  RegistrationDlqDepth: { unit: "Count", kind: "gauge" },
+  AuthorityBalanceWei: { unit: "None", kind: "gauge" },
   /** Sandbox pool (local sandboxes): pre-started and busy sandboxes, sampled when a run finishes. */
   SandboxIdle: { unit: "Count", kind: "gauge" },
   SandboxBusy: { unit: "Count", kind: "gauge" },
