@@ -25,6 +25,9 @@ import { portInUse } from "./ports.ts";
 import { ensureLocalSecrets } from "./secrets.ts";
 import { DEMO_PROVIDER_KEY, ensureDemoData } from "./demo.ts";
 import { startModelServer } from "./model-server.ts";
+import { withDashboard } from "./dashboard.ts";
+
+const REPOSITORY_ROOT = resolve(import.meta.dirname, "..");
 import { startRunLogLoop } from "../src/execution/run-log.ts";
 
 export interface StackOptions {
@@ -43,6 +46,8 @@ export interface StackOptions {
 export type AccountRole = "authority" | "treasury" | "creator" | "renter";
 
 export interface StackInfo {
+  /** The dashboard, on the API's own origin. */
+  dashboard_url: string;
   api_url: string;
   rpc_url: string;
   /** The deterministic model server the demo agents run on. */
@@ -192,7 +197,13 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
     // Pending settlements, then the run log, every RUN_LOG_INTERVAL_MS.
     const runLog = startRunLogLoop(services, { intervalMs: config.RUN_LOG_INTERVAL_MS });
     cleanups.push(() => runLog.stop());
-    const server = await listenApi(buildApp(services).fetch, options.apiPort, { timeouts: httpTimeouts(config) });
+    // The dashboard on the API's origin: /v1/* is the API, every other path the built web app.
+    const apiUrl = `http://127.0.0.1:${options.apiPort}`;
+    const site = withDashboard(buildApp(services).fetch, {
+      distDir: join(REPOSITORY_ROOT, "web/dist"),
+      config: { api_url: apiUrl, chain_id: LOCAL_CHAIN_ID, chain_name: "Local chain", rpc_url: chain!.rpcUrl, marketplace_address: getAddress(deployed.address), explorer_url: null, allow_private_agent_hosts: true },
+    });
+    const server = await listenApi(site, options.apiPort, { timeouts: httpTimeouts(config) });
     cleanups.push(() => closeApiServer(server));
 
     progress("seeding the demo: creators, reviewed agents, rentals and an API key");
@@ -202,7 +213,8 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
     await catchUp({ tables: services.tables, chain: services.chain, logger, fromBlock: config.MARKETPLACE_DEPLOY_BLOCK, confirmations: config.INDEXER_CONFIRMATIONS });
 
     const info: StackInfo = {
-      api_url: `http://127.0.0.1:${options.apiPort}`,
+      dashboard_url: `${apiUrl}/`,
+      api_url: apiUrl,
       rpc_url: chain!.rpcUrl,
       model_server_url: models.url,
       chain_id: LOCAL_CHAIN_ID,

@@ -50,6 +50,7 @@ process.stdout.write(
     "",
     `  Agent rental service is running (ready in ${seconds} s)`,
     "",
+    `  Dashboard    ${info.dashboard_url}          (connect a browser wallet on chain ${info.chain_id})`,
     `  API          ${info.api_url}/v1          (OpenAPI: ${info.api_url}/v1/openapi.json)`,
     `  Chain        ${info.rpc_url}  chain id ${info.chain_id}`,
     `  Marketplace  ${info.contracts.marketplace}`,

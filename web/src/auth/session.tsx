@@ -1,0 +1,124 @@
+// Sign-in: the spec's challenge → personal_sign → JWT. The session belongs to one wallet: it is
+// dropped when the wallet disconnects or switches account, renewed (a new signature) shortly before
+// expires_at, and never used past it. Kept in sessionStorage so a reload keeps the tab signed in.
+import { createContext, useCallback, useContext, useEffect, useMemo, useRef, useState, type ReactNode } from "react";
+import { useAccountEffect, useConnection, useSignMessage } from "wagmi";
+import { getAddress, type Address } from "viem";
+import { useQueryClient } from "@tanstack/react-query";
+import { apiRequest } from "../api/client.ts";
+import { useDashboardConfig } from "../lib/context.tsx";
+import { explainError } from "../chain/errors.ts";
+
+export interface Session {
+  wallet: Address;
+  token: string;
+  expiresAt: number;
+}
+
+interface SessionApi {
+  session: Session | null;
+  signingIn: boolean;
+  /** The last sign-in problem in plain words (a rejection says nothing changed). */
+  notice: string | null;
+  signIn(): Promise<void>;
+  signOut(reason?: string): void;
+}
+
+const STORAGE_KEY = "agent-market.session";
+/** Renew this long before the token's end, so no request goes out with a token about to lapse. */
+const RENEW_BEFORE_MS = 120_000;
+
+const SessionContext = createContext<SessionApi | null>(null);
+
+function readStored(): Session | null {
+  try {
+    const raw = sessionStorage.getItem(STORAGE_KEY);
+    if (!raw) return null;
+    const s = JSON.parse(raw) as Session;
+    return s.expiresAt * 1000 > Date.now() ? s : null;
+  } catch {
+    return null;
+  }
+}
+
+export function SessionProvider({ children }: { children: ReactNode }) {
+  const config = useDashboardConfig();
+  const { address, status } = useConnection();
+  const signMessage = useSignMessage();
+  const queryClient = useQueryClient();
+  const [session, setSession] = useState<Session | null>(readStored);
+  const [signingIn, setSigningIn] = useState(false);
+  const [notice, setNotice] = useState<string | null>(null);
+  const renewing = useRef(false);
+
+  const store = useCallback(
+    (next: Session | null) => {
+      setSession(next);
+      if (next) sessionStorage.setItem(STORAGE_KEY, JSON.stringify(next));
+      else sessionStorage.removeItem(STORAGE_KEY);
+      // What one wallet could read is not shown to the next.
+      queryClient.removeQueries({ predicate: (q) => q.queryKey[0] === "auth" });
+    },
+    [queryClient],
+  );
+
+  const signOut = useCallback(
+    (reason?: string) => {
+      store(null);
+      setNotice(reason ?? null);
+    },
+    [store],
+  );
+
+  const signIn = useCallback(async () => {
+    if (!address) return;
+    setSigningIn(true);
+    setNotice(null);
+    try {
+      const wallet = getAddress(address);
+      const challenge = await apiRequest<{ challenge: string; expires_at: number }>(config.apiUrl, "/v1/auth/challenge", { query: { wallet } });
+      const signature = await signMessage.mutateAsync({ account: wallet, message: challenge.challenge });
+      const token = await apiRequest<{ token: string; expires_at: number }>(config.apiUrl, "/v1/auth/token", { method: "POST", body: { wallet, challenge: challenge.challenge, signature } });
+      store({ wallet, token: token.token, expiresAt: token.expires_at });
+    } catch (error) {
+      const explained = explainError(error);
+      setNotice(explained.rejected ? "You rejected the sign-in signature in your wallet. You are not signed in, and nothing changed." : explained.message);
+    } finally {
+      setSigningIn(false);
+    }
+  }, [address, config.apiUrl, signMessage.mutateAsync, store]);
+
+  // Dropped on account change; kept while the wallet reconnects after a reload.
+  useEffect(() => {
+    if (session && address && getAddress(address) !== session.wallet) signOut("Your wallet switched accounts, so you were signed out. Sign in again with the new account.");
+  }, [address, session, signOut]);
+  useAccountEffect({ onDisconnect: () => signOut() });
+  useEffect(() => {
+    if (session && status === "disconnected") signOut();
+  }, [status, session, signOut]);
+
+  // Renew shortly before expiry (a new signature); drop the token when it lapses.
+  useEffect(() => {
+    if (!session) return;
+    const msLeft = session.expiresAt * 1000 - Date.now();
+    const renew = setTimeout(() => {
+      if (renewing.current) return;
+      renewing.current = true;
+      void signIn().finally(() => (renewing.current = false));
+    }, Math.max(0, msLeft - RENEW_BEFORE_MS));
+    const lapse = setTimeout(() => signOut("Your sign-in expired. Sign in again to continue."), Math.max(0, msLeft));
+    return () => {
+      clearTimeout(renew);
+      clearTimeout(lapse);
+    };
+  }, [session, signIn, signOut]);
+
+  const value = useMemo(() => ({ session, signingIn, notice, signIn, signOut }), [session, signingIn, notice, signIn, signOut]);
+  return <SessionContext.Provider value={value}>{children}</SessionContext.Provider>;
+}
+
+export function useSession(): SessionApi {
+  const ctx = useContext(SessionContext);
+  if (!ctx) throw new Error("useSession outside SessionProvider");
+  return ctx;
+}

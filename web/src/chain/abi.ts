@@ -1,0 +1,14 @@
+// The marketplace ABI, generated from the contract by the build (src/chain/generated), so every read
+// and write the dashboard makes is type-checked against the contract itself.
+export { marketplaceAbi } from "../../../src/chain/generated/marketplace.ts";
+
+/** The contract's AccessType enum, in declaration order. */
+export const ACCESS_TYPE = { one_time: 0, subscription: 1, per_query: 2 } as const;
+/** Subscription windows the contract accepts, in seconds. */
+export const SUBSCRIPTION_DAYS = [30, 90, 365] as const;
+export const DAY = 86_400;
+
+/** `lst_<64 hex>` ↔ the 0x on-chain listing id. */
+export function onChainId(listingId: string): `0x${string}` {
+  return (listingId.startsWith("0x") ? listingId : `0x${listingId.replace(/^lst_/, "")}`) as `0x${string}`;
+}

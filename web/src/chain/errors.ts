@@ -1,0 +1,66 @@
+// Contract and wallet failures in plain words. A revert is walked down viem's cause chain to the
+// contract's custom error (decoded from the ABI); a wallet's refusal (EIP-1193 code 4001) is named
+// as such, so the page can say nothing happened.
+import { BaseError, ContractFunctionRevertedError, UserRejectedRequestError, formatEther } from "viem";
+
+const PLAIN: Record<string, (args: readonly unknown[]) => string> = {
+  ListingNotActive: () => "This listing is paused: it takes no new rentals right now. Nothing was charged.",
+  ListingNotFound: () => "No listing exists at this id on the chain.",
+  ListingAlreadyExists: () => "A listing with this creator and seed already exists on the chain.",
+  CredentialNotFound: () => "You hold no rental of this listing.",
+  CredentialAlreadyExists: () => "You already hold a rental of this listing: renew or top it up instead.",
+  InsufficientBalance: () => "The per-task balance cannot cover one run.",
+  Unauthorized: () => "This wallet is not allowed to do that.",
+  InvalidAccessType: () => "That action does not match this listing's rental model.",
+  CredentialRevoked: () => "The creator revoked your access to this listing.",
+  WithdrawalExceedsBalance: (a) => `The withdrawal exceeds the available earnings (${eth(a[1])} available).`,
+  FeeTooHigh: () => "The fee exceeds the 10% maximum.",
+  PriceTooLow: (a) => `The price is below the minimum of ${eth(a[1])}.`,
+  MetadataUriTooLong: () => "The metadata URI is longer than 200 bytes.",
+  MetadataUriEmpty: () => "The metadata URI is empty.",
+  InvalidDuration: () => "Subscriptions last 30, 90 or 365 days.",
+  DepositTooLow: (a) => `The deposit must cover at least one task (${eth(a[1])}).`,
+  ProtocolPaused: () => "The marketplace is paused for maintenance. Try again later.",
+  EscrowNotEmpty: () => "The listing's escrow still holds earnings: withdraw them first, then close it.",
+  NothingToWithdraw: () => "There is nothing to withdraw.",
+  IncorrectPayment: (a) => `The payment must be exactly ${eth(a[0])}.`,
+  TransferFailed: () => "The ETH transfer out of the contract failed.",
+  ZeroAddress: () => "An address was zero where a real one is needed.",
+  Reentrancy: () => "The call was blocked as reentrant.",
+  ExpiryTooLate: () => "The subscription cannot be extended that far.",
+  ListingNotPaused: () => "Pause the listing before closing it.",
+};
+
+function eth(value: unknown): string {
+  return typeof value === "bigint" ? `${formatEther(value)} ETH` : "the required amount";
+}
+
+export interface ExplainedError {
+  message: string;
+  /** The wallet refused the request (EIP-1193 4001): nothing was signed or sent. */
+  rejected: boolean;
+  /** The contract's custom error name, when the failure is a revert. */
+  contractError: string | null;
+}
+
+function code(error: unknown): number | undefined {
+  const c = (error as { code?: unknown })?.code;
+  return typeof c === "number" ? c : undefined;
+}
+
+export function explainError(error: unknown): ExplainedError {
+  if (error instanceof BaseError) {
+    const rejected = error.walk((e) => e instanceof UserRejectedRequestError || code(e) === 4001);
+    if (rejected) return { message: "You rejected the request in your wallet. Nothing was signed or sent, and nothing changed.", rejected: true, contractError: null };
+    const revert = error.walk((e) => e instanceof ContractFunctionRevertedError);
+    if (revert instanceof ContractFunctionRevertedError) {
+      const name = revert.data?.errorName ?? null;
+      const plain = name ? PLAIN[name]?.(revert.data?.args ?? []) : undefined;
+      return { message: plain ?? revert.reason ?? revert.shortMessage, rejected: false, contractError: name };
+    }
+    if (/insufficient funds/i.test(error.message)) return { message: "The wallet holds too little ETH for the price plus gas.", rejected: false, contractError: null };
+    return { message: error.shortMessage, rejected: false, contractError: null };
+  }
+  if (code(error) === 4001) return { message: "You rejected the request in your wallet. Nothing was signed or sent, and nothing changed.", rejected: true, contractError: null };
+  return { message: error instanceof Error ? error.message : String(error), rejected: false, contractError: null };
+}

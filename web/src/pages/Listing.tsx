@@ -1,0 +1,142 @@
+// A listing: everything the detail endpoint returns, its sample outputs, the agent's input and output
+// schemas (from its public metadata), ratings, what the price means, and renting it.
+import { Link, useParams } from "react-router";
+import { useAuthQuery } from "../api/hooks.ts";
+import type { CredentialVerification, Listing, RatingList } from "../api/types.ts";
+import { RequireSignIn } from "../ui/Layout.tsx";
+import { Empty, ErrorNote, Loading, StatusBadge } from "../ui/notices.tsx";
+import { MODEL_LABEL, PRICE_MEANING, PRICE_SUFFIX, formatTime, formatWei, percent, priceWei, shortHex } from "../ui/format.ts";
+import { useListingMetadata } from "../lib/metadata.ts";
+import { RentPanel } from "./Rent.tsx";
+
+export function ListingPage() {
+  return (
+    <RequireSignIn what="see this agent">
+      <ListingView />
+    </RequireSignIn>
+  );
+}
+
+function ListingView() {
+  const { id = "" } = useParams();
+  const listing = useAuthQuery<Listing>(`/v1/listings/${encodeURIComponent(id)}`);
+  const credential = useAuthQuery<CredentialVerification>(`/v1/credentials/${encodeURIComponent(id)}`);
+  const ratings = useAuthQuery<RatingList>(`/v1/listings/${encodeURIComponent(id)}/ratings`, { limit: 5 });
+  const metadata = useListingMetadata(listing.data?.metadata_uri);
+
+  if (listing.isPending) return <Loading label="Loading the listing" />;
+  if (listing.isError) return <ErrorNote error={listing.error} title="This listing could not be loaded" />;
+  const l = listing.data;
+  const held = credential.data && credential.data.status !== "not_found";
+  return (
+    <div className="stack">
+      <p className="small">
+        <Link to="/">← All agents</Link>
+      </p>
+      <div className="layout-two">
+        <div className="stack">
+          <div className="card stack">
+            <div className="tags">
+              {l.category.map((c) => (
+                <span key={c} className="tag">
+                  {c}
+                </span>
+              ))}
+              <span className="tag tag-accent">{MODEL_LABEL[l.rental_model]}</span>
+              <StatusBadge status={l.status} />
+            </div>
+            <h1>{l.title}</h1>
+            <p>{l.description}</p>
+            <div className="stats">
+              <span>★ {l.rating.toFixed(1)} ({l.review_count} reviews)</span>
+              <span>{l.run_count} runs</span>
+              <span>{l.run_count > 0 ? `${percent(l.success_rate)} success` : "No runs yet"}</span>
+            </div>
+            <dl className="small" style={{ display: "grid", gridTemplateColumns: "max-content 1fr", gap: ".25rem 1rem", margin: 0 }}>
+              <dt className="muted">Creator</dt>
+              <dd style={{ margin: 0 }}>
+                {l.creator.display_name} <span className="muted mono">{shortHex(l.creator.id, 4)}</span> · {l.creator.listing_count} listings
+              </dd>
+              <dt className="muted">Published</dt>
+              <dd style={{ margin: 0 }}>{formatTime(l.published_at)}</dd>
+              <dt className="muted">Updated</dt>
+              <dd style={{ margin: 0 }}>{formatTime(l.last_updated)}</dd>
+              <dt className="muted">Listing id</dt>
+              <dd style={{ margin: 0 }} className="mono">{shortHex(l.id, 8)}</dd>
+              <dt className="muted">On-chain id</dt>
+              <dd style={{ margin: 0 }} className="mono">{shortHex(l.on_chain_id, 8)}</dd>
+              <dt className="muted">Metadata</dt>
+              <dd style={{ margin: 0, wordBreak: "break-all" }} className="mono">{l.metadata_uri}</dd>
+            </dl>
+          </div>
+          <section className="card stack" aria-labelledby="samples">
+            <h2 id="samples">Sample outputs</h2>
+            {l.sample_output.length === 0 ? <p className="muted">No samples.</p> : l.sample_output.map((s, i) => <pre key={i}>{pretty(s)}</pre>)}
+          </section>
+          <section className="card stack" aria-labelledby="schemas">
+            <h2 id="schemas">Input and output</h2>
+            {metadata.isPending ? <Loading label="Loading the agent's schemas" /> : metadata.isError ? <ErrorNote error={metadata.error} /> : (
+              <>
+                <h3>Input schema</h3>
+                <pre>{JSON.stringify(metadata.data.input_schema, null, 2)}</pre>
+                <h3>Output schema</h3>
+                <pre>{JSON.stringify(metadata.data.output_schema, null, 2)}</pre>
+                <p className="small muted">Times out after {metadata.data.timeout_seconds ?? 60} s.</p>
+              </>
+            )}
+          </section>
+          <section className="card stack" aria-labelledby="ratings">
+            <h2 id="ratings">Ratings</h2>
+            {ratings.isPending ? <Loading label="Loading ratings" /> : ratings.isError ? <ErrorNote error={ratings.error} /> : ratings.data.ratings.length === 0 ? <Empty>No ratings yet.</Empty> : (
+              <ul className="stack" style={{ listStyle: "none", padding: 0, margin: 0 }}>
+                {ratings.data.ratings.map((r) => (
+                  <li key={r.wallet}>
+                    <strong>{"★".repeat(r.rating)}{"☆".repeat(5 - r.rating)}</strong> <span className="muted small mono">{shortHex(r.wallet, 4)}</span> <span className="muted small">{formatTime(r.created_at)}</span>
+                    {r.comment ? <p>{r.comment}</p> : null}
+                  </li>
+                ))}
+              </ul>
+            )}
+          </section>
+        </div>
+        <aside className="card stack" aria-labelledby="rent">
+          <h2 id="rent">{held ? "Your rental" : `Rent ${l.title}`}</h2>
+          <div>
+            <span className="price">{formatWei(priceWei(l.price_eth))}</span> <span className="muted">{PRICE_SUFFIX[l.rental_model]}</span>
+            <p className="hint">{PRICE_MEANING[l.rental_model]}</p>
+          </div>
+          {credential.isError ? <ErrorNote error={credential.error} /> : null}
+          {held ? (
+            <div className="stack">
+              <p>
+                Status: <StatusBadge status={credential.data!.status} /> <Link to="/rentals">Manage in My rentals</Link>
+              </p>
+              {credential.data!.valid ? (
+                <Link className="btn btn-primary" to={`/run?agent=${encodeURIComponent(l.id)}`}>
+                  Run a task
+                </Link>
+              ) : null}
+              {l.rental_model === "per_query" ? <RentPanel listingId={l.id} model={l.rental_model} mode="top_up" onDone={() => void credential.refetch()} /> : null}
+              {l.rental_model === "subscription" ? <RentPanel listingId={l.id} model={l.rental_model} mode="renew" onDone={() => void credential.refetch()} /> : null}
+            </div>
+          ) : l.status !== "active" ? (
+            <div className="stack">
+              <div className="notice notice-warn">This listing is {l.status}: it takes no new rentals right now.</div>
+              <RentPanel listingId={l.id} model={l.rental_model} mode="rent" onDone={() => void credential.refetch()} />
+            </div>
+          ) : (
+            <RentPanel listingId={l.id} model={l.rental_model} mode="rent" onDone={() => void credential.refetch()} />
+          )}
+        </aside>
+      </div>
+    </div>
+  );
+}
+
+function pretty(text: string): string {
+  try {
+    return JSON.stringify(JSON.parse(text), null, 2);
+  } catch {
+    return text;
+  }
+}

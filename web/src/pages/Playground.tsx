@@ -1,0 +1,275 @@
+// Run a task: pick a rented agent, fill its input (a form from its input schema, or raw JSON), and
+// watch the run stream in; it ends with status, cost, duration, run id and, once logged, the run's
+// on-chain receipt. A stopped or dropped stream resumes from its last event.
+import { useEffect, useMemo, useRef, useState } from "react";
+import { Link, useSearchParams } from "react-router";
+import * as Tabs from "@radix-ui/react-tabs";
+import { useQueryClient } from "@tanstack/react-query";
+import { useAuthQuery } from "../api/hooks.ts";
+import type { Credential, Listing, Run, RunDetail } from "../api/types.ts";
+import { readRunStream } from "../api/stream.ts";
+import { ApiError } from "../api/client.ts";
+import { useSession } from "../auth/session.tsx";
+import { useDashboardConfig } from "../lib/context.tsx";
+import { useListingMetadata } from "../lib/metadata.ts";
+import { RequireSignIn } from "../ui/Layout.tsx";
+import { Empty, ErrorNote, Loading, StatusBadge } from "../ui/notices.tsx";
+import { SchemaForm, formable } from "../ui/SchemaForm.tsx";
+import { formatWei } from "../ui/format.ts";
+
+export function PlaygroundPage() {
+  return (
+    <div className="stack">
+      <h1>Run a task</h1>
+      <RequireSignIn what="run tasks">
+        <Playground />
+      </RequireSignIn>
+    </div>
+  );
+}
+
+function Playground() {
+  const [params, setParams] = useSearchParams();
+  const rentals = useAuthQuery<{ credentials: Credential[] }>("/v1/credentials", { limit: 100 });
+  const usable = (rentals.data?.credentials ?? []).filter((c) => c.status === "active");
+  const agent = params.get("agent") ?? usable[0]?.listing_id ?? "";
+  if (rentals.isPending) return <Loading label="Loading your rentals" />;
+  if (rentals.isError) return <ErrorNote error={rentals.error} />;
+  if (usable.length === 0)
+    return (
+      <Empty>
+        You hold no active rental. <Link to="/">Rent an agent</Link> first, or renew or top up one in <Link to="/rentals">My rentals</Link>.
+      </Empty>
+    );
+  return (
+    <div className="stack">
+      <div className="field" style={{ maxWidth: 480 }}>
+        <label htmlFor="agent">Agent</label>
+        <select id="agent" value={agent} onChange={(e) => setParams({ agent: e.target.value })}>
+          {usable.map((c) => (
+            <option key={c.listing_id} value={c.listing_id}>
+              {c.listing_title}
+            </option>
+          ))}
+          {agent && !usable.some((c) => c.listing_id === agent) ? <option value={agent}>{agent}</option> : null}
+        </select>
+      </div>
+      {agent ? <RunForm key={agent} listingId={agent} /> : null}
+    </div>
+  );
+}
+
+type Phase = "idle" | "streaming" | "dropped" | "stopped" | "done" | "error";
+
+function RunForm({ listingId }: { listingId: string }) {
+  const config = useDashboardConfig();
+  const { session } = useSession();
+  const queryClient = useQueryClient();
+  const listing = useAuthQuery<Listing>(`/v1/listings/${encodeURIComponent(listingId)}`);
+  const metadata = useListingMetadata(listing.data?.metadata_uri);
+  const schema = metadata.data?.input_schema;
+  const [task, setTask] = useState("");
+  const [input, setInput] = useState<Record<string, unknown>>({});
+  const [raw, setRaw] = useState("{}");
+  const [rawError, setRawError] = useState<string | null>(null);
+  const [tab, setTab] = useState("form");
+  const [output, setOutput] = useState("");
+  const [phase, setPhase] = useState<Phase>("idle");
+  const [run, setRun] = useState<Run | null>(null);
+  const [runId, setRunId] = useState<string | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  const lastEventId = useRef<string | null>(null);
+  const idempotencyKey = useRef<string>("");
+  const abort = useRef<AbortController | null>(null);
+  const body = useRef<{ agent_id: string; task: string; input?: unknown }>({ agent_id: listingId, task: "" });
+
+  useEffect(() => () => abort.current?.abort(), []);
+  const showForm = formable(schema);
+  useEffect(() => {
+    if (metadata.data && !showForm) setTab("json");
+  }, [metadata.data, showForm]);
+
+  const receipt = useAuthQuery<RunDetail>(run ? `/v1/runs/${run.run_id}` : null, undefined, {
+    refetchInterval: (q) => ((q.state.data as RunDetail | undefined)?.receipt ? false : 1500),
+  });
+
+  const follow = async (resume: boolean) => {
+    if (!session) return;
+    const controller = new AbortController();
+    abort.current = controller;
+    setPhase("streaming");
+    setError(null);
+    // A dropped connection is retried a few times on its own, each from the last event seen.
+    for (let attempt = 0; attempt < 4; attempt++) {
+      try {
+        const done = await readRunStream(
+          { base: config.apiUrl, token: session.token, body: body.current, idempotencyKey: idempotencyKey.current, runId: resume || attempt > 0 ? runIdRef.current : null, lastEventId: lastEventId.current, signal: controller.signal },
+          {
+            onRunId: (id) => ((runIdRef.current = id), setRunId(id)),
+            onDelta: (delta, id) => {
+              if (id) lastEventId.current = id;
+              setOutput((o) => o + delta);
+            },
+            onDone: (r) => {
+              setRun(r);
+              if (typeof r.output === "string" && r.output && !lastEventId.current) setOutput(r.output);
+              else if (r.output && typeof r.output === "object") setOutput(JSON.stringify(r.output, null, 2));
+            },
+          },
+        );
+        if (done) {
+          setPhase("done");
+          void queryClient.invalidateQueries({ predicate: (q) => q.queryKey[0] === "auth" && q.queryKey[2] === "/v1/credentials" });
+          return;
+        }
+      } catch (e) {
+        if ((e as Error).name === "AbortError") {
+          setPhase("stopped");
+          return;
+        }
+        setError(e);
+        setPhase("error");
+        return;
+      }
+      resume = true;
+    }
+    setPhase("dropped");
+  };
+  const runIdRef = useRef<string | null>(null);
+
+  const start = () => {
+    let value: unknown = input;
+    if (tab === "json") {
+      try {
+        value = raw.trim() ? JSON.parse(raw) : undefined;
+      } catch {
+        setRawError("The input is not valid JSON.");
+        return;
+      }
+    }
+    body.current = { agent_id: listingId, task: task.trim(), ...(value !== undefined && !(typeof value === "object" && value && Object.keys(value).length === 0) ? { input: value } : {}) };
+    idempotencyKey.current = crypto.randomUUID();
+    lastEventId.current = null;
+    runIdRef.current = null;
+    setRunId(null);
+    setRun(null);
+    setOutput("");
+    void follow(false);
+  };
+
+  const streaming = phase === "streaming";
+  const canResume = (phase === "stopped" || phase === "dropped") && (runIdRef.current || idempotencyKey.current);
+  const examples = useMemo(() => (schema?.examples?.[0] ? JSON.stringify(schema.examples[0], null, 2) : null), [schema]);
+
+  return (
+    <div className="layout-two">
+      <form
+        className="card stack"
+        aria-label="Task"
+        onSubmit={(e) => {
+          e.preventDefault();
+          start();
+        }}
+      >
+        <div className="field">
+          <label htmlFor="task">Task</label>
+          <textarea id="task" rows={3} style={{ minHeight: 80 }} required value={task} onChange={(e) => setTask(e.target.value)} placeholder="Describe the work, e.g. Review this contract" />
+        </div>
+        {metadata.isPending && listing.data ? <Loading label="Loading the agent's input schema" /> : null}
+        {metadata.isError ? <ErrorNote error={metadata.error} /> : null}
+        {listing.isError ? <ErrorNote error={listing.error} /> : null}
+        <Tabs.Root value={tab} onValueChange={(v) => {
+          if (v === "json") setRaw(JSON.stringify(input, null, 2));
+          if (v === "form") {
+            try {
+              const parsed = JSON.parse(raw || "{}") as unknown;
+              if (parsed && typeof parsed === "object" && !Array.isArray(parsed)) setInput(parsed as Record<string, unknown>);
+            } catch {
+              // Keep the form's values.
+            }
+          }
+          setRawError(null);
+          setTab(v);
+        }}>
+          <Tabs.List className="tabs-list" aria-label="Input editor">
+            <Tabs.Trigger value="form" disabled={!showForm}>
+              Form
+            </Tabs.Trigger>
+            <Tabs.Trigger value="json">Raw JSON</Tabs.Trigger>
+          </Tabs.List>
+          <Tabs.Content value="form">{schema && showForm ? <SchemaForm schema={schema} value={input} onChange={setInput} idPrefix="input" /> : null}</Tabs.Content>
+          <Tabs.Content value="json" className="field">
+            <label htmlFor="raw-input">Input (JSON)</label>
+            <textarea id="raw-input" className="code" value={raw} onChange={(e) => setRaw(e.target.value)} aria-invalid={rawError ? true : undefined} aria-describedby="raw-hint" />
+            <span className="hint" id="raw-hint">{rawError ?? (examples ? `Shape follows the agent's input schema.` : "Any JSON the agent's input schema accepts.")}</span>
+          </Tabs.Content>
+        </Tabs.Root>
+        <div className="row">
+          <button className="btn btn-primary" type="submit" disabled={streaming || !task.trim()}>
+            {streaming ? "Running…" : "Run"}
+          </button>
+          {streaming ? (
+            <button className="btn" type="button" onClick={() => abort.current?.abort()}>
+              Stop
+            </button>
+          ) : null}
+          {canResume ? (
+            <button className="btn" type="button" onClick={() => void follow(Boolean(runIdRef.current))}>
+              Resume stream
+            </button>
+          ) : null}
+        </div>
+      </form>
+      <section className="card stack" aria-labelledby="out">
+        <div className="spread">
+          <h2 id="out">Output</h2>
+          <span role="status" aria-live="polite" className="small muted">
+            {phase === "streaming" ? "Streaming…" : phase === "stopped" ? "Stream stopped: resume to get the rest" : phase === "dropped" ? "Connection lost: resume to get the rest" : null}
+          </span>
+        </div>
+        <pre className="output" data-testid="run-output" aria-live="off">
+          {output || (phase === "idle" ? "The output appears here as the agent writes it." : "")}
+        </pre>
+        {error ? <ErrorNote error={error} title={error instanceof ApiError && error.status === 403 ? "The run was refused" : "The run failed to start"} /> : null}
+        {run ? (
+          <dl className="small" data-testid="run-summary" style={{ display: "grid", gridTemplateColumns: "max-content 1fr", gap: ".2rem 1rem", margin: 0 }}>
+            <dt className="muted">Status</dt>
+            <dd style={{ margin: 0 }}>
+              <StatusBadge status={run.status} />
+              {run.settlement === "pending" ? <span className="muted"> (charge settling)</span> : null}
+            </dd>
+            <dt className="muted">Cost</dt>
+            <dd style={{ margin: 0 }}>{formatWei(run.cost_wei ?? 0)}</dd>
+            <dt className="muted">Duration</dt>
+            <dd style={{ margin: 0 }}>{(run.duration_ms / 1000).toFixed(2)} s</dd>
+            <dt className="muted">Run id</dt>
+            <dd style={{ margin: 0 }} className="mono">{run.run_id}</dd>
+            {run.error?.message ? (
+              <>
+                <dt className="muted">Reason</dt>
+                <dd style={{ margin: 0 }}>{run.error.message}</dd>
+              </>
+            ) : null}
+            <dt className="muted">On-chain receipt</dt>
+            <dd style={{ margin: 0 }} data-testid="run-receipt">
+              {receipt.data?.receipt ? (
+                <details>
+                  <summary>Logged in run batch {String((receipt.data.receipt as { batch_index?: unknown }).batch_index ?? "")}</summary>
+                  <pre>{JSON.stringify(receipt.data.receipt, null, 2)}</pre>
+                </details>
+              ) : receipt.isError ? (
+                <ErrorNote error={receipt.error} />
+              ) : (
+                "Waiting for the next run-log batch…"
+              )}
+            </dd>
+          </dl>
+        ) : runId ? (
+          <p className="small muted">
+            Run id <span className="mono">{runId}</span>
+          </p>
+        ) : null}
+      </section>
+    </div>
+  );
+}

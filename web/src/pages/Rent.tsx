@@ -1,0 +1,145 @@
+// Renting: one-time, subscription (30/90/365 days) or per-task (a number of runs), each a contract
+// call through the wallet with the exact ETH shown before signing; then the API is polled until it
+// sees the credential. Also renewal and top-up of an existing rental.
+import { useEffect, useState } from "react";
+import { useQueryClient } from "@tanstack/react-query";
+import { useConnection, useReadContract } from "wagmi";
+import { marketplaceAbi, onChainId, SUBSCRIPTION_DAYS, DAY } from "../chain/abi.ts";
+import { useContractFlow } from "../chain/useContractFlow.ts";
+import { TxLink } from "../chain/FlowStatus.tsx";
+import { useApi } from "../api/hooks.ts";
+import type { CredentialVerification, RentalModel } from "../api/types.ts";
+import { useDashboardConfig } from "../lib/context.tsx";
+import { formatWei } from "../ui/format.ts";
+
+export type RentMode = "rent" | "renew" | "top_up";
+
+/** The listing's exact on-chain price per unit (wei). */
+export function useOnChainPrice(listingId: string) {
+  const { marketplace } = useDashboardConfig();
+  return useReadContract({ address: marketplace, abi: marketplaceAbi, functionName: "listings", args: [onChainId(listingId)], query: { select: (l) => l[0] } });
+}
+
+function useSubscriptionCost(listingId: string, days: number, enabled: boolean) {
+  const { marketplace } = useDashboardConfig();
+  return useReadContract({ address: marketplace, abi: marketplaceAbi, functionName: "subscriptionPrice", args: [onChainId(listingId), BigInt(days * DAY)], query: { enabled } });
+}
+
+export function RentPanel({ listingId, model, mode, onDone }: { listingId: string; model: RentalModel; mode: RentMode; onDone?: () => void }) {
+  const { address } = useConnection();
+  const api = useApi();
+  const queryClient = useQueryClient();
+  const price = useOnChainPrice(listingId);
+  const [days, setDays] = useState<number>(30);
+  const [runs, setRuns] = useState<number>(model === "per_query" ? (mode === "top_up" ? 5 : 3) : 1);
+  const subscriptionCost = useSubscriptionCost(listingId, days, model === "subscription");
+  const flow = useContractFlow();
+  const [active, setActive] = useState<"waiting" | "active" | null>(null);
+  const [verifyProblem, setVerifyProblem] = useState<string | null>(null);
+
+  const cost: bigint | undefined =
+    model === "subscription" ? subscriptionCost.data : price.data === undefined ? undefined : model === "per_query" ? price.data * BigInt(Math.max(1, runs || 1)) : price.data;
+  const validRuns = model !== "per_query" || (Number.isInteger(runs) && runs >= 1 && runs <= 10_000);
+
+  // After the transaction: poll the API until it sees the credential (the indexer follows the chain).
+  useEffect(() => {
+    if (flow.state.step !== "confirmed" || active) return;
+    setActive("waiting");
+    let stop = false;
+    const started = Date.now();
+    void (async () => {
+      while (!stop && Date.now() - started < 60_000) {
+        try {
+          const v = await api<CredentialVerification>(`/v1/credentials/${listingId}`);
+          if (v.valid) {
+            setActive("active");
+            void queryClient.invalidateQueries({ predicate: (q) => q.queryKey[0] === "auth" });
+            onDone?.();
+            return;
+          }
+        } catch (error) {
+          setVerifyProblem(error instanceof Error ? error.message : String(error));
+        }
+        await new Promise((r) => setTimeout(r, 700));
+      }
+      if (!stop) setVerifyProblem("The API has not seen the rental yet; it appears in My rentals within a minute.");
+    })();
+    return () => {
+      stop = true;
+    };
+  }, [flow.state.step, active, api, listingId, onDone, queryClient]);
+
+  const submit = () => {
+    if (cost === undefined) return;
+    setActive(null);
+    setVerifyProblem(null);
+    const id = onChainId(listingId);
+    if (mode === "top_up") return void flow.run({ functionName: "topUpBalance", args: [id], value: cost });
+    if (mode === "renew") return void flow.run({ functionName: "renewSubscription", args: [id, BigInt(days * DAY)], value: cost });
+    if (model === "one_time") return void flow.run({ functionName: "purchaseOneTime", args: [id], value: cost });
+    if (model === "subscription") return void flow.run({ functionName: "purchaseSubscription", args: [id, BigInt(days * DAY)], value: cost });
+    return void flow.run({ functionName: "purchasePerQuery", args: [id], value: cost });
+  };
+
+  const verb = mode === "top_up" ? "Top up" : mode === "renew" ? "Renew" : "Rent";
+  const step = flow.state.step;
+  const steps: { key: string; label: React.ReactNode; done: boolean; current: boolean }[] = [
+    { key: "confirm", label: "Confirm in your wallet", done: ["pending", "confirmed"].includes(step), current: step === "confirm" || step === "simulating" },
+    { key: "pending", label: flow.state.step === "pending" || flow.state.step === "confirmed" ? <>Pending: <TxLink hash={flow.state.hash} /></> : "Pending", done: step === "confirmed", current: step === "pending" },
+    { key: "confirmed", label: "Confirmed on-chain", done: step === "confirmed", current: false },
+    { key: "active", label: mode === "top_up" ? "Balance updated" : "Credential active", done: active === "active", current: active === "waiting" },
+  ];
+
+  return (
+    <div className="stack">
+      {model === "subscription" ? (
+        <fieldset>
+          <legend>Duration</legend>
+          <div className="row">
+            {SUBSCRIPTION_DAYS.map((d) => (
+              <label key={d} className="row" style={{ fontWeight: 500 }}>
+                <input type="radio" name={`days-${listingId}-${mode}`} value={d} checked={days === d} onChange={() => setDays(d)} /> {d} days
+              </label>
+            ))}
+          </div>
+        </fieldset>
+      ) : null}
+      {model === "per_query" ? (
+        <div className="field">
+          <label htmlFor={`runs-${mode}-${listingId}`}>Number of runs</label>
+          <input id={`runs-${mode}-${listingId}`} type="number" min={1} max={10000} step={1} value={Number.isNaN(runs) ? "" : runs} onChange={(e) => setRuns(e.target.valueAsNumber)} aria-describedby={`runs-hint-${listingId}`} />
+          <span className="hint" id={`runs-hint-${listingId}`}>Prepaid; each run is debited at the listing's price. Unspent balance can be withdrawn.</span>
+        </div>
+      ) : null}
+      <div className="spread">
+        <span>You pay</span>
+        <strong className="price" data-testid="exact-cost">
+          {cost === undefined ? (price.isError ? "price unavailable" : "…") : formatWei(cost)}
+        </strong>
+      </div>
+      <p className="hint">Plus network gas. Rentals are final once confirmed; a refused transaction costs nothing.</p>
+      <button className="btn btn-primary" onClick={submit} disabled={!address || cost === undefined || !validRuns || flow.busy || active === "waiting"}>
+        {verb} for {cost === undefined ? "…" : formatWei(cost)}
+      </button>
+      {step !== "idle" ? (
+        <div role="status" aria-live="polite" className="stack">
+          {step === "failed" ? (
+            <div className={`notice ${flow.state.step === "failed" && flow.state.error.rejected ? "notice-warn" : "notice-error"}`}>
+              {flow.state.step === "failed" ? flow.state.error.message : null}
+              {flow.state.step === "failed" && flow.state.error.contractError ? <span className="request-id">Contract error: <code>{flow.state.error.contractError}</code></span> : null}
+            </div>
+          ) : (
+            <ol className="steps" aria-label="Progress">
+              {steps.map((s) => (
+                <li key={s.key} className={s.done ? "done" : s.current ? "current" : ""}>
+                  <span aria-hidden="true">{s.done ? "✓" : s.current ? "…" : "○"}</span> {s.label}
+                </li>
+              ))}
+            </ol>
+          )}
+          {verifyProblem && active !== "active" ? <div className="notice">{verifyProblem}</div> : null}
+        </div>
+      ) : null}
+    </div>
+  );
+}

@@ -1,0 +1,159 @@
+// Register an agent: the manifest in an editor validated live by the server's own validator (same
+// rules, same messages), submitted only when valid; the job followed to its end; then the listing
+// created on-chain through the wallet, and its review followed.
+import { useMemo, useState } from "react";
+import { useMutation, useQuery } from "@tanstack/react-query";
+import { parseEther } from "viem";
+import { validateManifest } from "../../../../src/registration/manifest.ts";
+import { useApi } from "../../api/hooks.ts";
+import type { CreatorAgent, Job, RentalModel } from "../../api/types.ts";
+import { ACCESS_TYPE } from "../../chain/abi.ts";
+import { useContractFlow } from "../../chain/useContractFlow.ts";
+import { FlowStatus } from "../../chain/FlowStatus.tsx";
+import { useDashboardConfig } from "../../lib/context.tsx";
+import { ErrorNote, StatusBadge } from "../../ui/notices.tsx";
+import { MODEL_LABEL } from "../../ui/format.ts";
+
+const TEMPLATE = {
+  name: "my-agent",
+  category: "research",
+  description: "What the agent delivers, in one or two sentences.",
+  model: { provider: "provider_a", model: "gpt-4o-mini" },
+  system_prompt: "You are ...",
+  input_schema: { type: "object", properties: { topic: { type: "string" } }, required: ["topic"] },
+  output_schema: { type: "object", properties: { findings: { type: "array", items: { type: "string" } } }, required: ["findings"], examples: [{ findings: ["..."] }] },
+  timeout_seconds: 60,
+};
+
+export function RegisterAgent({ onRegistered, agents }: { onRegistered: () => void; agents: CreatorAgent[] }) {
+  const api = useApi();
+  const config = useDashboardConfig();
+  const [text, setText] = useState(() => JSON.stringify(TEMPLATE, null, 2));
+  const [jobId, setJobId] = useState<string | null>(null);
+
+  const validation = useMemo(() => {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch (error) {
+      return { ok: false as const, errors: [{ pointer: "", code: "invalid_json", message: `Not valid JSON: ${(error as Error).message}` }] };
+    }
+    const bytes = new TextEncoder().encode(text).length;
+    if (bytes > 65_536) return { ok: false as const, errors: [{ pointer: "", code: "too_large", message: `The manifest is ${bytes} bytes; the maximum is 65536 bytes (64 KB).` }] };
+    const result = validateManifest(parsed, { allowPrivateHosts: config.allowPrivateAgentHosts });
+    return result.ok ? { ok: true as const, errors: [] } : { ok: false as const, errors: result.errors };
+  }, [text, config.allowPrivateAgentHosts]);
+
+  const submit = useMutation({
+    mutationFn: () => api<{ job_id: string }>("/v1/agents", { method: "POST", body: JSON.parse(text) as unknown }),
+    onSuccess: (r) => setJobId(r.job_id),
+  });
+  const job = useQuery({
+    queryKey: ["auth", "job", jobId],
+    queryFn: () => api<Job>(`/v1/jobs/${jobId}`),
+    enabled: Boolean(jobId),
+    refetchInterval: (q) => (q.state.data?.status === "queued" || !q.state.data ? 800 : false),
+  });
+
+  return (
+    <section className="card stack" aria-labelledby="register">
+      <h2 id="register">Register an agent</h2>
+      <p className="muted small">
+        The manifest describes the agent: model, instructions or endpoint, tools, and its input and output schemas. The prompt and endpoint stay private; renters see the name, description and schemas.
+      </p>
+      <div className="field">
+        <label htmlFor="manifest">Manifest (JSON)</label>
+        <textarea id="manifest" className="code" spellCheck={false} value={text} onChange={(e) => setText(e.target.value)} aria-invalid={!validation.ok} aria-describedby="manifest-problems" />
+      </div>
+      <div id="manifest-problems" role="status" aria-live="polite">
+        {validation.ok ? (
+          <div className="notice notice-ok">The manifest is valid.</div>
+        ) : (
+          <div className="notice notice-error">
+            <strong>
+              {validation.errors.length} {validation.errors.length === 1 ? "problem" : "problems"} to fix before submitting:
+            </strong>
+            <ul data-testid="manifest-errors" style={{ margin: ".3rem 0 0", paddingLeft: "1.2rem" }}>
+              {validation.errors.map((e, i) => (
+                <li key={i}>
+                  {e.pointer ? <code>{e.pointer}</code> : null} {e.message}
+                </li>
+              ))}
+            </ul>
+          </div>
+        )}
+      </div>
+      {submit.error ? <ErrorNote error={submit.error} title="Not submitted" /> : null}
+      <div>
+        <button className="btn btn-primary" disabled={!validation.ok || submit.isPending} onClick={() => submit.mutate()}>
+          Submit for registration
+        </button>
+      </div>
+      {jobId ? (
+        <div className="stack" role="status" aria-live="polite">
+          <p>
+            Job <code>{jobId}</code>: {job.data ? <StatusBadge status={job.data.status} /> : "…"}
+          </p>
+          {job.error ? <ErrorNote error={job.error} /> : null}
+          {job.data?.status === "failed" ? (
+            <div className="notice notice-error">
+              {job.data.error?.message}
+              <ul>
+                {job.data.error?.details?.map((d, i) => (
+                  <li key={i}>
+                    <code>{d.pointer}</code> {d.message}
+                  </li>
+                ))}
+              </ul>
+            </div>
+          ) : null}
+          {job.data?.status === "completed" && job.data.result ? <CreateListing result={job.data.result} onCreated={onRegistered} existing={agents.find((a) => a.listing_id === job.data!.result!.listing_id)} /> : null}
+        </div>
+      ) : null}
+    </section>
+  );
+}
+
+function CreateListing({ result, onCreated, existing }: { result: NonNullable<Job["result"]>; onCreated: () => void; existing: CreatorAgent | undefined }) {
+  const [model, setModel] = useState<RentalModel>("per_query");
+  const [price, setPrice] = useState("0.001");
+  const flow = useContractFlow();
+  let wei: bigint | null = null;
+  try {
+    wei = /^\d+(\.\d{1,18})?$/.test(price.trim()) ? parseEther(price.trim()) : null;
+  } catch {
+    wei = null;
+  }
+  return (
+    <div className="stack">
+      <div className="notice notice-ok">
+        Registered as <code>{result.agent_id}</code>. Now create its listing on-chain: you choose the rental model and price; the listing then goes through review before it appears in search.
+      </div>
+      <div className="row" style={{ alignItems: "flex-end" }}>
+        <div className="field">
+          <label htmlFor="new-model">Rental model</label>
+          <select id="new-model" value={model} onChange={(e) => setModel(e.target.value as RentalModel)}>
+            {Object.entries(MODEL_LABEL).map(([v, l]) => (
+              <option key={v} value={v}>
+                {l}
+              </option>
+            ))}
+          </select>
+        </div>
+        <div className="field">
+          <label htmlFor="new-price">Price (ETH)</label>
+          <input id="new-price" inputMode="decimal" value={price} onChange={(e) => setPrice(e.target.value)} aria-invalid={wei === null} />
+        </div>
+        <button
+          className="btn btn-primary"
+          disabled={wei === null || flow.busy || flow.state.step === "confirmed"}
+          onClick={() => void flow.run({ functionName: "createListing", args: [result.listing_seed, ACCESS_TYPE[model], wei!, result.metadata_uri] }).then((h) => h && onCreated())}
+        >
+          Create listing
+        </button>
+      </div>
+      {wei === null ? <span className="hint">Enter a price in ETH, e.g. 0.001 (at least 0.000001).</span> : null}
+      <FlowStatus state={flow.state} after={<>Review: {existing ? <span data-testid="listing-review"><StatusBadge status={existing.review_status} /></span> : "pending"}. It appears in search once approved.</>} />
+    </div>
+  );
+}

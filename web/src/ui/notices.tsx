@@ -1,0 +1,41 @@
+// Loading, empty and error states, the same everywhere. An API error shows its message and request id.
+import type { ReactNode } from "react";
+import { ApiError } from "../api/client.ts";
+
+export function ErrorNote({ error, title }: { error: unknown; title?: string }) {
+  if (!error) return null;
+  const api = error instanceof ApiError ? error : null;
+  const message = error instanceof Error ? error.message : String(error);
+  return (
+    <div className="notice notice-error" role="alert">
+      {title ? <strong>{title}: </strong> : null}
+      {message}
+      {api?.requestId ? <span className="request-id">Request id: <code>{api.requestId}</code></span> : null}
+    </div>
+  );
+}
+
+export function Notice({ kind = "info", children, live = false }: { kind?: "info" | "ok" | "warn" | "error"; children: ReactNode; live?: boolean }) {
+  return (
+    <div className={`notice notice-${kind}`} role={kind === "error" ? "alert" : live ? "status" : undefined}>
+      {children}
+    </div>
+  );
+}
+
+export function Loading({ label = "Loading" }: { label?: string }) {
+  return (
+    <div role="status" aria-live="polite" className="stack">
+      <span className="visually-hidden">{label}…</span>
+      <div className="skeleton" aria-hidden="true" />
+    </div>
+  );
+}
+
+export function Empty({ children }: { children: ReactNode }) {
+  return <div className="notice">{children}</div>;
+}
+
+export function StatusBadge({ status }: { status: string }) {
+  return <span className={`status status-${status}`}>{status.replace(/_/g, " ")}</span>;
+}

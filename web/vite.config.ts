@@ -1,0 +1,28 @@
+// Builds the dashboard to static files (web/dist). The local stack serves them on the API's origin;
+// the cloud serves them from S3 + CloudFront (stacks/web.ts). The creator and review consoles are
+// separate chunks, loaded only when opened.
+import { defineConfig } from "vite";
+import react from "@vitejs/plugin-react";
+
+export default defineConfig({
+  root: import.meta.dirname,
+  base: "/",
+  plugins: [react()],
+  resolve: {
+    // The creator console shares the server's manifest validator (src/registration); its server-only
+    // parts (a worker thread for the pattern-safety check) get browser stand-ins.
+    alias: {
+      "node:module": new URL("./src/shims/node-module.ts", import.meta.url).pathname,
+      "node:worker_threads": new URL("./src/shims/worker-threads.ts", import.meta.url).pathname,
+    },
+  },
+  build: {
+    outDir: "dist",
+    emptyOutDir: true,
+    // The manifest lets the budget check find what the first page loads.
+    manifest: true,
+    sourcemap: false,
+    target: "es2022",
+    chunkSizeWarningLimit: 700,
+  },
+});
