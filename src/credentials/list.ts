@@ -17,11 +17,16 @@ export interface CredentialListItem {
   on_chain_listing_id: string;
 }
 
+/**
+ * The wallet's credentials with their status at `nowSeconds`. Pass the chain's time
+ * (`chainNowSeconds`), the clock verification and execution judge expiry by; the server's clock (the
+ * default) can call a subscription active that the contract already calls expired.
+ */
 export async function listCredentials(
   tables: Tables,
   wallet: Address,
   query: { status?: CredentialStatusWord; limit: number; offset: number },
-  now = Date.now(),
+  nowSeconds = Math.floor(Date.now() / 1000),
 ): Promise<{ credentials: CredentialListItem[]; total: number }> {
   const records = await listWalletCredentials(tables, wallet);
   const ids = records.map((r) => r.on_chain_listing_id.toLowerCase());
@@ -30,7 +35,6 @@ export async function listCredentials(
     batchGet(tables, "listings", [...new Set(ids)].map((id) => ({ pk: `listing#${id}`, sk: "agent" })), { projection: "listing_id, #n", names: { "#n": "name" } }),
   ]);
   const titles = new Map(agents.map((agent) => [agent.listing_id as string, titleOf(agent.name as string)]));
-  const nowSeconds = Math.floor(now / 1000);
   const items = records
     .map((record): CredentialListItem => {
       const listing = listings.get(record.on_chain_listing_id.toLowerCase());

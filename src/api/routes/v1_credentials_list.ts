@@ -2,6 +2,7 @@
 import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../env.ts";
 import { listCredentials } from "../../credentials/list.ts";
+import { chainNowSeconds } from "../../credentials/chain-time.ts";
 import { CREDENTIAL_STATUSES } from "../../credentials/status.ts";
 import { bearer, errorResponses } from "../schemas.ts";
 
@@ -41,11 +42,13 @@ const route = createRoute({
 export function registerV1CredentialsList(app: OpenAPIHono<AppEnv>): void {
   app.openapi(route, async (c) => {
     const query = c.req.valid("query");
-    const result = await listCredentials(c.get("services").tables, c.get("principal").wallet, {
-      limit: query.limit,
-      offset: query.offset,
-      ...(query.status ? { status: query.status as (typeof CREDENTIAL_STATUSES)[number] } : {}),
-    });
+    const services = c.get("services");
+    const result = await listCredentials(
+      services.tables,
+      c.get("principal").wallet,
+      { limit: query.limit, offset: query.offset, ...(query.status ? { status: query.status as (typeof CREDENTIAL_STATUSES)[number] } : {}) },
+      await chainNowSeconds(services.chain),
+    );
     return c.json(result, 200);
   });
 }
