@@ -126,19 +126,29 @@ async function measure(rpcUrl: string): Promise<GasRow[]> {
   const storage3 = "new: credential; changed: listing slot 0 (escrow), protocol slot (fees)";
   row("purchaseOneTime", await run(a, "purchaseOneTime", [oneTime], price), 1, 2, storage3, 1.25);
   const thirtyDays = 2_592_000n;
-  row("purchaseSubscription", await run(a, "purchaseSubscription", [sub, thirtyDays], price), 1, 2, storage3, 1.25);
+  // A subscription payment also writes the listing's vesting line (its earnings vest as the paid period
+  // elapses): a new slot at the listing's first sale, a changed one after.
+  row("purchaseSubscription", await run(a, "purchaseSubscription", [sub, thirtyDays], price), 2, 2, "new: credential, vesting line; changed: listing slot 0 (escrow), protocol slot (fees)", 1.25);
+  row(
+    "purchaseSubscription (listing sold before)",
+    await run(b, "purchaseSubscription", [sub, thirtyDays], price),
+    1,
+    3,
+    "new: credential; changed: listing slot 0, protocol slot, vesting line",
+    1.25,
+  );
   row(
     "renewSubscription",
     await run(a, "renewSubscription", [sub, thirtyDays], price),
     0,
-    3,
-    "changed: credential, listing slot 0, protocol slot",
+    4,
+    "changed: credential, listing slot 0, protocol slot, vesting line",
   );
   row("purchasePerQuery", await run(a, "purchasePerQuery", [perQuery], price * 10n), 1, 0, "new: perQueryBalances record", 1.25);
   row("topUpBalance", await run(a, "topUpBalance", [perQuery], price * 10n), 0, 1, "changed: perQueryBalances record", 1.25);
   row(
     "consumeQuery",
-    await run(authority, "consumeQuery", [perQuery, renterA.address, keccak256(toHex("run-1"))]),
+    await run(authority, "consumeQuery", [perQuery, renterA.address, keccak256(toHex("run-1")), price]),
     1,
     3,
     "new: run marker; changed: record, listing slot 0, protocol slot",
@@ -146,7 +156,7 @@ async function measure(rpcUrl: string): Promise<GasRow[]> {
   );
   row(
     "consumeQuery (run charged before: no-op)",
-    await run(authority, "consumeQuery", [perQuery, renterA.address, keccak256(toHex("run-1"))]),
+    await run(authority, "consumeQuery", [perQuery, renterA.address, keccak256(toHex("run-1")), price]),
     0,
     0,
     "none (reads the run marker)",
@@ -167,6 +177,9 @@ async function measure(rpcUrl: string): Promise<GasRow[]> {
   rows.push(logRow);
 
   row("withdrawEarnings", await run(creator, "withdrawEarnings", [oneTime, 1n]), 0, 1, "changed: listing slot 0");
+  // A day passes, so part of the subscription earnings has vested.
+  await client.request({ method: "evm_increaseTime", params: [86_400] } as never);
+  row("withdrawEarnings (subscription: vested share)", await run(creator, "withdrawEarnings", [sub, 1n]), 0, 1, "changed: listing slot 0 (reads the vesting line)");
   await run(b, "purchasePerQuery", [perQuery], price * 2n);
   await run(creator, "revokePerQueryAccess", [perQuery, renterB.address]);
   row("withdrawUnspentBalance", await run(b, "withdrawUnspentBalance", [perQuery]), 0, 1, "changed: perQueryBalances record");

@@ -11,7 +11,8 @@ pragma solidity 0.8.37;
 /// through a pull withdrawal (withdrawEarnings, withdrawUnspentBalance, withdrawFees).
 /// Prices per model: one_time pays `price` once; subscription pays `price` per 30 days, scaled by the
 /// duration bought (`price * durationSeconds / 30 days`, rounded down); per_query debits `price` per
-/// run through consumeQuery. The protocol fee (`amount * feeBasisPoints / 10_000`, rounded down) is
+/// run through consumeQuery, never more than the price the run was admitted at. Subscription
+/// earnings vest in escrow as the paid periods elapse; the creator withdraws only what has vested. The protocol fee (`amount * feeBasisPoints / 10_000`, rounded down) is
 /// taken at purchase for one_time and subscription, and at each consumption for per_query: a
 /// per-query deposit is the renter's money until a run consumes it.
 contract Marketplace {
@@ -59,6 +60,16 @@ contract Marketplace {
         string metadataUri;
     }
 
+    /// @notice The fields of a run receipt in the run log (see runReceiptLeaf).
+    struct RunReceipt {
+        bytes32 runId;
+        bytes32 listingId;
+        address renter;
+        uint8 status;
+        uint256 costWei;
+        uint64 durationMs;
+    }
+
     /// @notice A one_time or subscription rental credential; exactly one storage slot.
     /// `buyer` is nonzero iff the credential exists. `expiresAt` is 0 for one_time; a subscription is
     /// valid while `block.timestamp < expiresAt`.
@@ -73,11 +84,23 @@ contract Marketplace {
     }
 
     /// @notice A per_query rental: the prepaid balance; exactly one storage slot.
-    /// `purchasedAt` is nonzero iff the rental exists.
+    /// `purchasedAt` is nonzero iff the rental exists. `depositPrice` is the listing price when the
+    /// renter last deposited (purchase or top-up): a price above it lets the renter take the balance back.
+    // 96 + 40 + 8 + 96 = 240 bits: one slot. A uint96 balance holds 7.9e28 wei, far above the ETH supply.
     struct PerQueryBalance {
-        uint128 balance;
+        uint96 balance;
         uint40 purchasedAt;
         bool isRevoked;
+        uint96 depositPrice;
+    }
+
+    /// @notice How a subscription listing's earnings vest: `unvested` wei of its escrow, as of
+    /// `updatedAt`, vest linearly until `paidUntil` (the latest expiry any renter paid for). One slot,
+    /// written only by subscription purchases and renewals.
+    struct Vesting {
+        uint128 unvested;
+        uint40 updatedAt;
+        uint40 paidUntil;
     }
 
     /*//////////////////////////////////////////////////////////////
@@ -145,6 +168,14 @@ contract Marketplace {
     error ZeroAddress();
     /// @notice A reentrant call was blocked.
     error Reentrancy();
+    /// @notice The subscription's expiry would pass the largest time the contract stores (uint40).
+    /// @param expiresAt The expiry the purchase or renewal would reach.
+    /// @param maxExpiresAt The largest storable expiry.
+    error ExpiryTooLate(uint256 expiresAt, uint256 maxExpiresAt);
+    /// @notice A listing must be paused before it can close (no purchase can then race the close).
+    error ListingNotPaused();
+    /// @notice A run batch needs a nonzero Merkle root and at least one run.
+    error EmptyRunBatch();
 
     /*//////////////////////////////////////////////////////////////
                                  EVENTS
@@ -269,10 +300,14 @@ contract Marketplace {
     /// @notice The protocol was paused or unpaused.
     /// @param paused The new state.
     event PausedSet(bool paused);
-    /// @notice The protocol authority changed.
+    /// @notice The protocol authority changed (the pending authority accepted).
     /// @param previousAuthority The old authority.
     /// @param authority The new authority.
     event AuthorityTransferred(address indexed previousAuthority, address indexed authority);
+    /// @notice The authority proposed a successor, who becomes authority by calling acceptAuthority.
+    /// @param authority The current authority.
+    /// @param pendingAuthority The proposed successor.
+    event AuthorityTransferStarted(address indexed authority, address indexed pendingAuthority);
     /// @notice A batch of run receipts was logged as a Merkle root.
     /// @param batchIndex The batch index (0, 1, 2, ...).
     /// @param root The Merkle root (sorted-pair keccak256) of the receipt leaves.
@@ -313,6 +348,8 @@ contract Marketplace {
 
     /// @notice The protocol authority: settles per-query runs, logs runs, sets protocol parameters.
     address public authority;
+    /// @notice The successor the authority proposed; zero when no transfer is pending.
+    address public pendingAuthority;
     /// @notice Where protocol fees are paid.
     address public feeRecipient;
 
@@ -326,6 +363,8 @@ contract Marketplace {
     mapping(bytes32 runRef => bool consumed) public consumedRuns;
     /// @notice The Merkle root of each logged run batch.
     mapping(uint256 batchIndex => bytes32 root) public runBatchRoots;
+    /// @notice How each subscription listing's earnings vest (see Vesting).
+    mapping(bytes32 listingId => Vesting vesting) public vestings;
 
     bool private transient _locked;
 
@@ -420,14 +459,18 @@ contract Marketplace {
         emit ListingActiveSet(listingId, active);
     }
 
-    /// @notice Closes a listing for good. Every credential on it becomes invalid. Unspent per-query
-    /// balances stay the renters' and can be taken back with withdrawUnspentBalance.
+    /// @notice Closes a paused listing for good. Every credential on it becomes invalid. Pause first:
+    /// a paused listing sells nothing, so no purchase can race the close; runs admitted before the pause
+    /// still settle until the close (a settlement after it is refused). A subscription listing closes
+    /// only once every period a renter paid for has elapsed (its escrow is then fully vested). Escrow
+    /// left at close stays the creator's to withdraw; unspent per-query balances stay the renters'.
     /// @dev Creator only; reverts ListingNotFound, Unauthorized, ListingNotActive (closed already),
-    /// EscrowNotEmpty (withdraw earnings first).
+    /// ListingNotPaused, EscrowNotEmpty (a paid subscription period has not elapsed).
     /// @param listingId The listing.
     function closeListing(bytes32 listingId) external {
         Listing storage listing = _openListingOfCreator(listingId);
-        if (listing.escrow != 0) revert EscrowNotEmpty();
+        if (listing.status != ListingStatus.Paused) revert ListingNotPaused();
+        if (block.timestamp < vestings[listingId].paidUntil) revert EscrowNotEmpty();
         listing.status = ListingStatus.Closed;
         emit ListingClosed(listingId);
     }
@@ -463,19 +506,23 @@ contract Marketplace {
         emit AccessRevoked(listingId, buyer, AccessType.PerQuery);
     }
 
-    /// @notice Withdraws `amount` of a listing's escrow to its creator. Works while the protocol or the
-    /// listing is paused.
-    /// @dev Creator only; reverts ListingNotFound, Unauthorized, NothingToWithdraw (empty escrow or
-    /// zero amount), WithdrawalExceedsBalance, TransferFailed, Reentrancy.
+    /// @notice Withdraws `amount` of a listing's vested escrow to its creator. Subscription earnings
+    /// vest as the paid periods elapse (see withdrawableEarnings); one_time and per-query earnings are
+    /// vested at once. Works while the protocol or the listing is paused, and after the listing closed.
+    /// @dev Creator only; reverts ListingNotFound, Unauthorized, NothingToWithdraw (nothing vested or
+    /// zero amount), WithdrawalExceedsBalance (above the vested escrow), TransferFailed, Reentrancy.
     /// @param listingId The listing.
-    /// @param amount The wei to withdraw, at most the escrow.
+    /// @param amount The wei to withdraw, at most withdrawableEarnings(listingId).
     function withdrawEarnings(bytes32 listingId, uint256 amount) external nonReentrant {
         Listing storage listing = listings[listingId];
         if (listing.status == ListingStatus.None) revert ListingNotFound();
         if (listing.creator != msg.sender) revert Unauthorized();
         uint256 escrow = listing.escrow;
-        if (escrow == 0 || amount == 0) revert NothingToWithdraw();
-        if (amount > escrow) revert WithdrawalExceedsBalance(amount, escrow);
+        uint256 available = listing.accessType == AccessType.Subscription
+            ? escrow - _unvested(vestings[listingId])
+            : escrow;
+        if (available == 0 || amount == 0) revert NothingToWithdraw();
+        if (amount > available) revert WithdrawalExceedsBalance(amount, available);
         listing.escrow = uint128(escrow - amount);
         emit EarningsWithdrawn(listingId, msg.sender, amount);
         _send(msg.sender, amount);
@@ -513,12 +560,13 @@ contract Marketplace {
         AccessCredential storage credential = credentials[listingId][msg.sender];
         _checkNoCredential(credential);
         if (msg.value != cost) revert IncorrectPayment(cost, msg.value);
-        uint256 expiresAt = block.timestamp + durationSeconds;
+        uint256 expiresAt = _checkedExpiry(block.timestamp + durationSeconds);
         credential.buyer = msg.sender;
         credential.purchasedAt = uint40(block.timestamp);
         credential.expiresAt = uint40(expiresAt);
         credential.accessType = AccessType.Subscription;
         uint256 fee = _collect(listing, cost);
+        _addUnvested(listingId, cost - fee, expiresAt);
         emit SubscriptionPurchased(listingId, msg.sender, durationSeconds, cost, fee, expiresAt);
     }
 
@@ -536,9 +584,11 @@ contract Marketplace {
         if (credential.isRevoked) revert CredentialRevoked();
         if (msg.value != cost) revert IncorrectPayment(cost, msg.value);
         uint256 currentExpiry = credential.expiresAt;
-        uint256 expiresAt = (currentExpiry > block.timestamp ? currentExpiry : block.timestamp) + durationSeconds;
+        uint256 expiresAt =
+            _checkedExpiry((currentExpiry > block.timestamp ? currentExpiry : block.timestamp) + durationSeconds);
         credential.expiresAt = uint40(expiresAt);
         uint256 fee = _collect(listing, cost);
+        _addUnvested(listingId, cost - fee, expiresAt);
         emit SubscriptionRenewed(listingId, msg.sender, durationSeconds, cost, fee, expiresAt);
     }
 
@@ -556,9 +606,10 @@ contract Marketplace {
         }
         uint256 price = listing.price;
         if (msg.value < price) revert DepositTooLow(msg.value, price);
-        // Cannot truncate: msg.value is bounded by the ETH supply (< 2^97 wei).
-        record.balance = uint128(msg.value);
+        // Cannot truncate: msg.value is bounded by the ETH supply (< 2^96 wei).
+        record.balance = uint96(msg.value);
         record.purchasedAt = uint40(block.timestamp);
+        record.depositPrice = uint96(price);
         emit PerQueryPurchased(listingId, msg.sender, msg.value);
     }
 
@@ -581,17 +632,21 @@ contract Marketplace {
         if (record.isRevoked) revert CredentialRevoked();
         uint256 price = listing.price;
         if (msg.value < price) revert DepositTooLow(msg.value, price);
+        // Cannot truncate: every balance together is bounded by the ETH supply (< 2^96 wei).
         uint256 newBalance = record.balance + msg.value;
-        record.balance = uint128(newBalance);
+        record.balance = uint96(newBalance);
+        record.depositPrice = uint96(price);
         emit BalanceToppedUp(listingId, msg.sender, msg.value, newBalance);
     }
 
     /// @notice Takes back an unspent per_query balance, in full. "No refunds" never traps prepaid money:
-    /// this works once the listing is closed, once the creator has revoked the renter, or when the
-    /// balance no longer covers one run at the listing's current price (after a price rise).
+    /// this works once the listing is closed or paused, once the creator has revoked the renter, when
+    /// the listing's price is above the price at the renter's last deposit (a price rise the renter
+    /// did not agree to), or when the balance no longer covers one run at the current price.
     /// Works while the protocol is paused.
     /// @dev Reverts ListingNotFound, InvalidAccessType, CredentialNotFound, NothingToWithdraw,
-    /// Unauthorized (the rental is live and covers a run), TransferFailed, Reentrancy.
+    /// Unauthorized (the listing is active, the renter not revoked, the price not raised since the
+    /// last deposit, and the balance covers a run), TransferFailed, Reentrancy.
     /// @param listingId The listing.
     function withdrawUnspentBalance(bytes32 listingId) external nonReentrant {
         Listing storage listing = listings[listingId];
@@ -602,7 +657,10 @@ contract Marketplace {
         if (record.purchasedAt == 0) revert CredentialNotFound();
         uint256 amount = record.balance;
         if (amount == 0) revert NothingToWithdraw();
-        if (status != ListingStatus.Closed && !record.isRevoked && amount >= listing.price) revert Unauthorized();
+        uint256 price = listing.price;
+        if (status == ListingStatus.Active && !record.isRevoked && price <= record.depositPrice && amount >= price) {
+            revert Unauthorized();
+        }
         record.balance = 0;
         emit UnspentBalanceWithdrawn(listingId, msg.sender, amount);
         _send(msg.sender, amount);
@@ -612,26 +670,31 @@ contract Marketplace {
                            AUTHORITY ACTIONS
     //////////////////////////////////////////////////////////////*/
 
-    /// @notice Charges one run to a per_query balance: debits the listing price, moves price - fee to
-    /// escrow and the fee to the protocol. Called by the authority right before a result is returned.
-    /// Works on a paused listing (existing access is kept), not on a closed one.
+    /// @notice Charges one run to a per_query balance at the price it was admitted at, or less: debits
+    /// min(listing price, maxPrice), moves it minus the fee to escrow and the fee to the protocol. The
+    /// authority passes the price it admitted the run at as `maxPrice`, so a price rise never reaches a
+    /// run already admitted, and a price cut reaches it at once. Called by the authority right before a
+    /// result is returned. Works on a paused listing (runs admitted before the pause settle), not on a
+    /// closed one.
     /// @dev Idempotent per run: a `runRef` already charged is a no-op that returns false and emits
     /// nothing, so a retried settlement transaction never charges twice. The marker costs one new
     /// slot per run; the alternative (a per-renter sequence number) would force the service to
-    /// serialise settlements per renter. Authority only; reverts Unauthorized, ListingNotFound,
-    /// ListingNotActive (closed), InvalidAccessType, CredentialNotFound, CredentialRevoked,
-    /// InsufficientBalance.
+    /// serialise settlements per renter. Authority only; reverts Unauthorized, PriceTooLow (maxPrice
+    /// below MIN_PRICE), ListingNotFound, ListingNotActive (closed), InvalidAccessType,
+    /// CredentialNotFound, CredentialRevoked, InsufficientBalance (balance below the charge).
     /// @param listingId The listing.
     /// @param buyer The renter.
     /// @param runRef The run id (bytes32) the charge belongs to.
+    /// @param maxPrice The listing price the run was admitted at: the most this run may be charged.
     /// @return charged True if this call charged the run, false if `runRef` was charged before.
-    function consumeQuery(bytes32 listingId, address buyer, bytes32 runRef)
+    function consumeQuery(bytes32 listingId, address buyer, bytes32 runRef, uint256 maxPrice)
         external
         onlyAuthority
         nonReentrant
         returns (bool charged)
     {
         if (consumedRuns[runRef]) return false;
+        if (maxPrice < MIN_PRICE) revert PriceTooLow(maxPrice, MIN_PRICE);
         Listing storage listing = listings[listingId];
         ListingStatus status = listing.status;
         if (status == ListingStatus.None) revert ListingNotFound();
@@ -641,11 +704,12 @@ contract Marketplace {
         if (record.purchasedAt == 0) revert CredentialNotFound();
         if (record.isRevoked) revert CredentialRevoked();
         uint256 price = listing.price;
+        if (price > maxPrice) price = maxPrice;
         uint256 balance = record.balance;
         if (balance < price) revert InsufficientBalance(balance, price);
         consumedRuns[runRef] = true;
         uint256 newBalance = balance - price;
-        record.balance = uint128(newBalance);
+        record.balance = uint96(newBalance);
         uint256 fee = _collect(listing, price);
         emit QueryConsumed(listingId, buyer, runRef, price, fee, newBalance);
         return true;
@@ -653,11 +717,13 @@ contract Marketplace {
 
     /// @notice Logs a batch of run receipts as one Merkle root. One storage slot per batch, so the cost
     /// per run falls with the batch size.
-    /// @dev Authority only. Leaves are `runReceiptLeaf(...)`; inner nodes hash the sorted pair.
+    /// @dev Authority only; reverts Unauthorized, EmptyRunBatch (zero root or zero count). Leaves are
+    /// `runReceiptLeaf(...)`; inner nodes hash the sorted pair.
     /// @param root The Merkle root of the batch's receipt leaves.
-    /// @param count The number of runs in the batch.
+    /// @param count The number of runs in the batch, at least 1.
     /// @return batchIndex The index of the new batch.
     function logRuns(bytes32 root, uint32 count) external onlyAuthority returns (uint256 batchIndex) {
+        if (root == bytes32(0) || count == 0) revert EmptyRunBatch();
         batchIndex = runBatchCount;
         runBatchRoots[batchIndex] = root;
         runBatchCount = uint64(batchIndex + 1);
@@ -705,13 +771,25 @@ contract Marketplace {
         emit PausedSet(newPaused);
     }
 
-    /// @notice Hands the authority role to another address.
+    /// @notice Proposes a successor for the authority role; the role moves only when the successor
+    /// calls acceptAuthority, so a mistyped address cannot take the protocol. A new proposal replaces
+    /// a pending one (propose the current authority to cancel).
     /// @dev Authority only; reverts Unauthorized, ZeroAddress.
-    /// @param newAuthority The new authority.
+    /// @param newAuthority The proposed authority.
     function transferAuthority(address newAuthority) external onlyAuthority {
         if (newAuthority == address(0)) revert ZeroAddress();
+        pendingAuthority = newAuthority;
+        emit AuthorityTransferStarted(authority, newAuthority);
+    }
+
+    /// @notice Completes an authority transfer: the proposed successor takes the role.
+    /// @dev Pending authority only; reverts Unauthorized.
+    function acceptAuthority() external {
+        address newAuthority = pendingAuthority;
+        if (msg.sender != newAuthority) revert Unauthorized();
         emit AuthorityTransferred(authority, newAuthority);
         authority = newAuthority;
+        pendingAuthority = address(0);
     }
 
     /*//////////////////////////////////////////////////////////////
@@ -720,8 +798,9 @@ contract Marketplace {
 
     /// @notice The spec's validity rule: the listing exists and is not closed, and the credential
     /// exists and is not revoked, and a subscription is not past expiry (valid while
-    /// block.timestamp < expiresAt); for per_query, perQueryBalances has a nonzero balance and
-    /// isRevoked false. A paused listing keeps its credentials valid.
+    /// block.timestamp < expiresAt); for per_query, perQueryBalances has isRevoked false and a
+    /// balance that covers one run at the listing's current price (so a valid per-query credential
+    /// can always run). A paused listing keeps its credentials valid.
     /// @param listingId The listing.
     /// @param buyer The renter.
     /// @return valid Whether the renter may run the agent now.
@@ -730,7 +809,8 @@ contract Marketplace {
     }
 
     /// @notice The renter's access as the API names it: NotFound, Active, Expired, LowBalance (per_query
-    /// balance zero), Revoked, ListingClosed. Active iff isCredentialValid.
+    /// balance below one run at the current price, zero included), Revoked, ListingClosed. Active iff
+    /// isCredentialValid.
     /// @param listingId The listing.
     /// @param buyer The renter.
     /// @return status The status.
@@ -743,7 +823,7 @@ contract Marketplace {
             if (record.purchasedAt == 0) return CredentialStatus.NotFound;
             if (listingStatus == ListingStatus.Closed) return CredentialStatus.ListingClosed;
             if (record.isRevoked) return CredentialStatus.Revoked;
-            return record.balance == 0 ? CredentialStatus.LowBalance : CredentialStatus.Active;
+            return record.balance < listing.price ? CredentialStatus.LowBalance : CredentialStatus.Active;
         }
         AccessCredential storage credential = credentials[listingId][buyer];
         if (credential.buyer == address(0)) return CredentialStatus.NotFound;
@@ -800,18 +880,20 @@ contract Marketplace {
         return _subscriptionCost(listing.price, durationSeconds);
     }
 
-    /// @notice Whether `leaf` is in logged run batch `batchIndex`, given its Merkle proof (sorted pairs).
+    /// @notice Whether a run receipt is in logged run batch `batchIndex`, given its Merkle proof (sorted
+    /// pairs). Takes the receipt's fields, not a leaf hash: the contract hashes the leaf itself
+    /// (runReceiptLeaf, hashed twice), so no inner node of a tree can pass for a receipt.
     /// @param batchIndex The batch.
-    /// @param leaf The receipt leaf (see runReceiptLeaf).
+    /// @param receipt The run receipt's fields (see runReceiptLeaf).
     /// @param proof The sibling hashes from the leaf up to the root.
-    /// @return included True iff the batch exists and the proof leads to its root.
-    function verifyRunReceipt(uint256 batchIndex, bytes32 leaf, bytes32[] calldata proof)
+    /// @return included True iff the batch exists and the proof leads from the receipt's leaf to its root.
+    function verifyRunReceipt(uint256 batchIndex, RunReceipt calldata receipt, bytes32[] calldata proof)
         external
         view
         returns (bool included)
     {
         if (batchIndex >= runBatchCount) return false;
-        bytes32 node = leaf;
+        bytes32 node = _runReceiptLeaf(receipt);
         uint256 length = proof.length;
         for (uint256 i = 0; i < length; ++i) {
             node = _hashPair(node, proof[i]);
@@ -836,7 +918,17 @@ contract Marketplace {
         uint256 costWei,
         uint64 durationMs
     ) external pure returns (bytes32 leaf) {
-        return keccak256(bytes.concat(keccak256(abi.encode(runId, listingId, renter, status, costWei, durationMs))));
+        return _runReceiptLeaf(RunReceipt(runId, listingId, renter, status, costWei, durationMs));
+    }
+
+    /// @notice What the creator may withdraw from a listing's escrow now: the whole escrow, less
+    /// a subscription listing's earnings that have not vested yet.
+    /// @param listingId The listing.
+    /// @return amount The wei withdrawEarnings would accept.
+    function withdrawableEarnings(bytes32 listingId) external view returns (uint256 amount) {
+        Listing storage listing = listings[listingId];
+        amount = listing.escrow;
+        if (listing.accessType == AccessType.Subscription) amount -= _unvested(vestings[listingId]);
     }
 
     /// @notice The listing id of a creator's seed: keccak256(abi.encodePacked(creator, seed)).
@@ -904,6 +996,44 @@ contract Marketplace {
         // solhint-disable-next-line avoid-low-level-calls
         (bool ok,) = to.call{value: amount}("");
         if (!ok) revert TransferFailed();
+    }
+
+    /// @dev A leaf is hashed twice (OpenZeppelin StandardMerkleTree's leaf encoding): 32 bytes go into
+    /// the outer hash, 64 into an inner node's, so no leaf preimage is an inner node's.
+    function _runReceiptLeaf(RunReceipt memory r) private pure returns (bytes32) {
+        return keccak256(
+            bytes.concat(keccak256(abi.encode(r.runId, r.listingId, r.renter, r.status, r.costWei, r.durationMs)))
+        );
+    }
+
+    /// @dev Refuses an expiry the uint40 fields cannot hold, so storage and events always agree.
+    function _checkedExpiry(uint256 expiresAt) private pure returns (uint256) {
+        if (expiresAt > type(uint40).max) revert ExpiryTooLate(expiresAt, type(uint40).max);
+        return expiresAt;
+    }
+
+    /// @dev A subscription listing's escrow that has not vested at block.timestamp. All unvested wei
+    /// vest linearly from `updatedAt` to `paidUntil`, the latest expiry paid for. Merging every
+    /// subscription into one line can only vest later than vesting each on its own (each ends by
+    /// `paidUntil`), never earlier; rounded up, so the creator never receives a period before it elapses.
+    function _unvested(Vesting memory v) private view returns (uint256) {
+        uint256 paidUntil = v.paidUntil;
+        if (block.timestamp >= paidUntil) return 0;
+        uint256 span = paidUntil - v.updatedAt;
+        uint256 remaining = paidUntil - block.timestamp;
+        // Cannot overflow: unvested < 2^128 and remaining < 2^40.
+        return (uint256(v.unvested) * remaining + span - 1) / span;
+    }
+
+    /// @dev Adds a subscription payment's escrow share to the vesting line: what has vested so far
+    /// stays vested, the rest and `amount` vest until the later of the current line's end and `expiresAt`.
+    function _addUnvested(bytes32 listingId, uint256 amount, uint256 expiresAt) private {
+        Vesting storage vesting = vestings[listingId];
+        uint256 unvested = _unvested(vesting) + amount;
+        uint256 paidUntil = vesting.paidUntil;
+        vesting.unvested = uint128(unvested);
+        vesting.updatedAt = uint40(block.timestamp);
+        vesting.paidUntil = uint40(expiresAt > paidUntil ? expiresAt : paidUntil);
     }
 
     function _hashPair(bytes32 a, bytes32 b) private pure returns (bytes32) {

@@ -136,7 +136,7 @@ contract MarketplaceFuzzTest is MarketplaceTestBase {
         vm.assertEq(
             address(market).balance, _escrow(id) + market.accruedFees() + _balance(id, renter), "solvent"
         );
-        vm.assertEq(market.isCredentialValid(id, renter), deposit != charged * price, "valid iff balance > 0");
+        vm.assertEq(market.isCredentialValid(id, renter), deposit - charged * price >= price, "valid iff balance covers a run");
     }
 
     function testFuzz_topUpBalance_addsDeposit(uint96 price, uint256 amount) public {
@@ -183,5 +183,47 @@ contract MarketplaceFuzzTest is MarketplaceTestBase {
         _consume(id, renter, "run");
         vm.assertEq(market.accruedFees(), (uint256(price) * bps) / 10_000, "fee formula");
         vm.assertLe(market.accruedFees() * 10, price, "fee never above 10%");
+    }
+
+    /// @notice Whatever the price does while a run is in flight, the run is charged at most the price it
+    /// was admitted at, and exactly the current price when that is lower.
+    function testFuzz_consumeQuery_neverChargesMoreThanTheAdmittedPrice(uint96 admitted, uint96 current, uint256 deposit)
+        public
+    {
+        admitted = uint96(_bound(admitted, 1e12, MAX_TEST_PRICE));
+        current = uint96(_bound(current, 1e12, MAX_TEST_PRICE));
+        deposit = _bound(deposit, admitted, uint256(admitted) * 10);
+        bytes32 id = _list(PER_QUERY, admitted);
+        _buyPerQuery(id, renter, deposit);
+        _setPrice(id, current);
+        uint256 charge = current < admitted ? current : admitted;
+        _consume(id, renter, "run", admitted);
+        vm.assertEq(_balance(id, renter), deposit - charge, "charged min(current, admitted)");
+        vm.assertEq(_escrow(id) + market.accruedFees(), charge, "revenue is the charge");
+    }
+
+    /// @notice Earnings never vest faster than the paid time elapses: at any moment the creator can
+    /// withdraw at most the elapsed share of each subscription payment (rounded down).
+    function testFuzz_withdrawableEarnings_neverAheadOfElapsedTime(uint8 which, uint256 elapsed, uint256 renewAfter)
+        public
+    {
+        uint256 duration = [DAYS_30, DAYS_90, DAYS_365][which % 3];
+        bytes32 id = _list(SUBSCRIPTION);
+        _buySubscription(id, renter, duration);
+        uint256 net = _escrow(id);
+        renewAfter = _bound(renewAfter, 0, duration);
+        vm.warp(START + renewAfter);
+        uint256 cost = market.subscriptionPrice(id, DAYS_30);
+        vm.prank(renter);
+        market.renewSubscription{value: cost}(id, DAYS_30);
+        uint256 renewalNet = _escrow(id) - net;
+        elapsed = _bound(elapsed, renewAfter, duration + DAYS_30 + 1);
+        vm.warp(START + elapsed);
+        // Each payment on its own line: the first over [START, START + duration), the renewal over the
+        // 30 days it adds after the first expiry.
+        uint256 first = elapsed >= duration ? net : (net * elapsed) / duration;
+        uint256 second = elapsed <= duration ? 0 : elapsed >= duration + DAYS_30 ? renewalNet : (renewalNet * (elapsed - duration)) / DAYS_30;
+        vm.assertLe(market.withdrawableEarnings(id), first + second + 1, "never ahead of the elapsed paid time");
+        if (elapsed >= duration + DAYS_30) vm.assertEq(market.withdrawableEarnings(id), net + renewalNet, "all vested at the end");
     }
 }

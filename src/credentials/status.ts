@@ -13,7 +13,9 @@ export const CHAIN_STATUS: readonly CredentialStatusWord[] = ["not_found", "acti
 export function statusOf(record: CredentialRecord, listing: ChainListingRecord | undefined, nowSeconds: number): CredentialStatusWord {
   if (listing?.status === "closed") return "listing_closed";
   if (record.revoked) return "revoked";
-  if (record.rental_model === "per_query") return BigInt(record.balance_wei ?? "0") === 0n ? "low_balance" : "active";
+  // A per-task balance below one run at the listing's current price cannot run: the contract reports it
+  // LowBalance (invalid) too.
+  if (record.rental_model === "per_query") return BigInt(record.balance_wei ?? "0") < BigInt(listing?.price_wei ?? "1") ? "low_balance" : "active";
   if (record.rental_model === "subscription" && (record.expires_at ?? 0) <= nowSeconds) return "expired";
   return "active";
 }

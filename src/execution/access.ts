@@ -50,7 +50,7 @@ export async function resolveAgentId(services: Services, agentId: string): Promi
 const refusals: Record<string, { code: ErrorCode; error?: string; message: string }> = {
   not_found: { code: "credential_not_found", error: "CredentialNotFound", message: "This wallet holds no rental credential for the listing; rent it first." },
   expired: { code: "credential_expired", message: "The subscription has expired; renew it with renewSubscription." },
-  low_balance: { code: "insufficient_balance", error: "InsufficientBalance", message: "The per-task balance is empty; top it up with topUpBalance." },
+  low_balance: { code: "insufficient_balance", error: "InsufficientBalance", message: "The per-task balance does not cover one run at the listing's current price; top it up with topUpBalance." },
   revoked: { code: "credential_revoked", error: "CredentialRevoked", message: "The creator revoked this credential; an unspent per-task balance can be withdrawn with withdrawUnspentBalance." },
   listing_closed: { code: "listing_closed", error: "ListingNotActive", message: "The listing is closed; its credentials are no longer valid." },
 };

@@ -81,11 +81,11 @@ describe("marketplace events", () => {
     await send(renterA.privateKey, "purchasePerQuery", [perQuery], PRICE * 3n);
     await send(renterB.privateKey, "purchasePerQuery", [perQuery], PRICE * 2n);
     await send(renterA.privateKey, "topUpBalance", [perQuery], PRICE);
-    await send(authority, "consumeQuery", [perQuery, renterA.address, keccak256(toHex("run-1"))]);
-    await send(authority, "consumeQuery", [perQuery, renterA.address, keccak256(toHex("run-2"))]);
-    await send(authority, "consumeQuery", [perQuery, renterA.address, keccak256(toHex("run-2"))]); // retry: no-op
+    await send(authority, "consumeQuery", [perQuery, renterA.address, keccak256(toHex("run-1")), PRICE]);
+    await send(authority, "consumeQuery", [perQuery, renterA.address, keccak256(toHex("run-2")), PRICE]);
+    await send(authority, "consumeQuery", [perQuery, renterA.address, keccak256(toHex("run-2")), PRICE]); // retry: no-op
     await send(authority, "setFeeBasisPoints", [1000n]);
-    await send(authority, "consumeQuery", [perQuery, renterB.address, keccak256(toHex("run-3"))]);
+    await send(authority, "consumeQuery", [perQuery, renterB.address, keccak256(toHex("run-3")), PRICE]);
     await send(creator, "revokePerQueryAccess", [perQuery, renterB.address]);
     await send(renterB.privateKey, "withdrawUnspentBalance", [perQuery]);
     await send(creator, "updateListing", [sub, PRICE * 2n, "ipfs://subscription-v2"]);
@@ -93,6 +93,7 @@ describe("marketplace events", () => {
     await send(creator, "withdrawEarnings", [oneTime, PRICE]);
     const escrowLeft = (await client.readContract({ address, abi: marketplaceAbi, functionName: "listings", args: [oneTime] }))[1];
     await send(creator, "withdrawEarnings", [oneTime, escrowLeft]);
+    await send(creator, "setListingActive", [oneTime, false]); // only a paused listing closes
     await send(creator, "closeListing", [oneTime]);
     await send(authority, "withdrawFees", []);
     await send(renterA.privateKey, "purchasePerQuery", [perQuery], 0n).catch(() => undefined); // a failed call leaves no log
@@ -177,7 +178,7 @@ describe("marketplace events", () => {
           runsLogged.push({ batchIndex: log.args.batchIndex!, count: log.args.count! });
           break;
         default:
-          break; // protocol parameter events: FeeBasisPointsSet, FeeRecipientSet, PausedSet, AuthorityTransferred
+          break; // protocol parameter events: FeeBasisPointsSet, FeeRecipientSet, PausedSet, AuthorityTransferStarted, AuthorityTransferred
       }
     }
 
@@ -229,7 +230,7 @@ describe("marketplace events", () => {
       client.simulateContract({ address, abi: marketplaceAbi, functionName: "purchasePerQuery", args: [perQuery], value: PRICE - 1n, account: DEV_ACCOUNTS[8].address }),
     ).rejects.toThrow(/DepositTooLow/);
     await expect(
-      client.simulateContract({ address, abi: marketplaceAbi, functionName: "consumeQuery", args: [perQuery, renterA.address, toHex("x", { size: 32 })], account: renterA.address }),
+      client.simulateContract({ address, abi: marketplaceAbi, functionName: "consumeQuery", args: [perQuery, renterA.address, toHex("x", { size: 32 }), PRICE], account: renterA.address }),
     ).rejects.toThrow(/Unauthorized/);
   });
 });

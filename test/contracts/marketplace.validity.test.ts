@@ -123,10 +123,20 @@ describe("isCredentialValid", () => {
     const id = await list(2);
     await send(renterA.privateKey, "purchasePerQuery", [id], PRICE);
     expect(await valid(id, renterA.address)).toBe(true);
-    await send(authorityAccount.privateKey, "consumeQuery", [id, renterA.address, keccak256(toHex("validity-run-1"))]);
+    await send(authorityAccount.privateKey, "consumeQuery", [id, renterA.address, keccak256(toHex("validity-run-1")), PRICE]);
     expect(await valid(id, renterA.address)).toBe(false);
     expect(await status(id, renterA.address)).toBe("low_balance");
     await send(renterA.privateKey, "topUpBalance", [id], PRICE);
+    expect(await valid(id, renterA.address)).toBe(true);
+  });
+
+  it("per_query: low_balance and invalid while the balance is above zero but below one run at the current price", async () => {
+    const id = await list(2);
+    await send(renterA.privateKey, "purchasePerQuery", [id], PRICE);
+    await send(creatorAccount.privateKey, "updateListing", [id, PRICE + 1n, "ipfs://validity"]);
+    expect(await valid(id, renterA.address)).toBe(false);
+    expect(await status(id, renterA.address)).toBe("low_balance");
+    await send(creatorAccount.privateKey, "updateListing", [id, PRICE, "ipfs://validity"]);
     expect(await valid(id, renterA.address)).toBe(true);
   });
 
@@ -156,13 +166,21 @@ describe("isCredentialValid", () => {
     await send(renterA.privateKey, "purchasePerQuery", [ids[2]], PRICE * 2n);
     for (const id of ids) expect(await valid(id, renterA.address)).toBe(true);
     const { client } = clients();
-    for (const id of ids) {
-      const [, escrow] = await client.readContract({ address, abi: marketplaceAbi, functionName: "listings", args: [id] });
-      if (escrow > 0n) await send(creatorAccount.privateKey, "withdrawEarnings", [id, escrow]);
+    for (const id of [ids[0]!, ids[2]!]) {
+      await send(creatorAccount.privateKey, "setListingActive", [id, false]);
+      expect(await valid(id, renterA.address)).toBe(true); // a pause keeps existing access
       await send(creatorAccount.privateKey, "closeListing", [id]);
       expect(await valid(id, renterA.address)).toBe(false);
       expect(await status(id, renterA.address)).toBe("listing_closed");
     }
+    // A subscription listing closes only once the period its renter paid for has elapsed.
+    await send(creatorAccount.privateKey, "setListingActive", [ids[1]!, false]);
+    await expect(send(creatorAccount.privateKey, "closeListing", [ids[1]!])).rejects.toThrow(/EscrowNotEmpty/);
+    await travel(THIRTY_DAYS * 12n + 432_000n);
+    await send(creatorAccount.privateKey, "closeListing", [ids[1]!]);
+    expect(await status(ids[1]!, renterA.address)).toBe("listing_closed");
+    const [, escrow] = await client.readContract({ address, abi: marketplaceAbi, functionName: "listings", args: [ids[1]!] });
+    await send(creatorAccount.privateKey, "withdrawEarnings", [ids[1]!, escrow]); // fully vested, withdrawable after close
     // The unspent per-query deposit is still the renter's.
     await send(renterA.privateKey, "withdrawUnspentBalance", [ids[2]]);
     const [balance] = await client.readContract({ address, abi: marketplaceAbi, functionName: "perQueryBalances", args: [ids[2]!, renterA.address] });

@@ -103,15 +103,15 @@ describe("chain indexer on the shared node", () => {
     await m.consumeQuery(env.authority, l3.listingId, r4.address);
     const withdrawn4 = await m.withdrawUnspentBalance(r4, l3.listingId);
 
-    // one_time bought by r2, then the listing is closed (earnings withdrawn first).
+    // one_time bought by r2, then the listing is closed (earnings withdrawn and the listing paused first).
     const l4 = await m.createListing(creator, { accessType: "one_time", price: P, uri: "ipfs://closed" });
     ids.closed = l4.listingId;
     const bought5 = await m.purchaseOneTime(r2, l4.listingId);
     const closed4 = await m.closeListing(creator, l4.listingId);
 
     const result = await catchUp(options);
-    // 3 from the constructor, then 4 + 3 + 7 + 4 (the close withdraws the escrow first).
-    expect(result.events).toBe(21);
+    // 3 from the constructor, then 4 + 3 + 7 + 5 (the close withdraws the escrow and pauses first).
+    expect(result.events).toBe(22);
     const head = await env.market.client.getBlockNumber({ cacheTime: 0 });
     expect(await readCursor(options)).toBeGreaterThan(closed4.blockNumber);
     expect(await readCursor(options)).toBeLessThanOrEqual(head + 1n);

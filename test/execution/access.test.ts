@@ -106,9 +106,18 @@ describe("execution access", () => {
     await writeMarketplace(target, renter, "purchasePerQuery", [listing.onChainId], PRICE);
     await index();
     await expect(checkExecutionAccess(ctx.services, renter.address, listing.listing_id)).resolves.toMatchObject({ rentalModel: "per_query", balanceWei: PRICE });
-    await writeMarketplace(target, ctx.authority, "consumeQuery", [listing.onChainId, renter.address, keccak256(toHex("run-1"))]);
+    await writeMarketplace(target, ctx.authority, "consumeQuery", [listing.onChainId, renter.address, keccak256(toHex("run-1")), PRICE]);
     const error = await refusal(listing.listing_id);
     expect(error).toMatchObject({ code: "insufficient_balance", onChainError: { error: "InsufficientBalance" } });
+  });
+
+  it("refuses a per-task balance above zero but below one run at the current price with insufficient_balance", async () => {
+    const listing = await register("per-task-raised", 2);
+    await writeMarketplace(target, renter, "purchasePerQuery", [listing.onChainId], PRICE);
+    await index();
+    await writeMarketplace(target, creator, "updateListing", [listing.onChainId, PRICE + 1n, listing.metadata_uri]);
+    const error = await refusal(listing.listing_id);
+    expect(error).toMatchObject({ status: 403, code: "insufficient_balance", onChainError: { error: "InsufficientBalance" } });
   });
 
   it("refuses a revoked credential and a closed listing with codes of their own", async () => {
@@ -121,6 +130,7 @@ describe("execution access", () => {
     await writeMarketplace(target, renter, "purchaseOneTime", [closed.onChainId], PRICE);
     const [, escrow] = await ctx.services.chain.client.readContract({ address: target.marketplace, abi: (await import("../../src/chain/generated/marketplace.ts")).marketplaceAbi, functionName: "listings", args: [closed.onChainId] });
     await writeMarketplace(target, creator, "withdrawEarnings", [closed.onChainId, escrow]);
+    await writeMarketplace(target, creator, "setListingActive", [closed.onChainId, false]);
     await writeMarketplace(target, creator, "closeListing", [closed.onChainId]);
     expect((await refusal(closed.listing_id)).code).toBe("listing_closed");
   });

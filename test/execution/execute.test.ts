@@ -822,8 +822,10 @@ describe("run log", () => {
       args: [keccak256(toBytes(run.run_id)), listing.onChainId, renter.account.address, 0, BigInt(run.cost_wei), BigInt(run.duration_ms)],
     });
     expect(receipt!.leaf).toBe(leaf);
-    expect(await chain.client.readContract({ address: chain.marketplace, abi: marketplaceAbi, functionName: "verifyRunReceipt", args: [BigInt(receipt!.batch_index), leaf, receipt!.proof] })).toBe(true);
-    const tampered = await chain.client.readContract({ address: chain.marketplace, abi: marketplaceAbi, functionName: "runReceiptLeaf", args: [keccak256(toBytes(run.run_id)), listing.onChainId, renter.account.address, 0, BigInt(run.cost_wei) + 1n, BigInt(run.duration_ms)] });
+    // verifyRunReceipt takes the receipt's fields and hashes the leaf itself.
+    const fields = { runId: keccak256(toBytes(run.run_id)), listingId: listing.onChainId, renter: renter.account.address, status: 0, costWei: BigInt(run.cost_wei), durationMs: BigInt(run.duration_ms) };
+    expect(await chain.client.readContract({ address: chain.marketplace, abi: marketplaceAbi, functionName: "verifyRunReceipt", args: [BigInt(receipt!.batch_index), fields, receipt!.proof] })).toBe(true);
+    const tampered = { ...fields, costWei: fields.costWei + 1n };
     expect(await chain.client.readContract({ address: chain.marketplace, abi: marketplaceAbi, functionName: "verifyRunReceipt", args: [BigInt(receipt!.batch_index), tampered, receipt!.proof] })).toBe(false);
   });
 });

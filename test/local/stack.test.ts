@@ -225,7 +225,8 @@ async function readmeQuickstart(info: StackInfo, demoKey: string): Promise<void>
     args: [keccak256(toHex(runId!)), onChainId, demo.renter as Hex, 0, price, BigInt(doneRun.duration_ms as number)],
   });
   expect(leaf).toBe(receipt.leaf);
-  expect(await client.readContract({ address: marketplace, abi: marketplaceAbi, functionName: "verifyRunReceipt", args: [BigInt(receipt.batch_index), leaf, receipt.proof] })).toBe(true);
+  const fields = { runId: keccak256(toHex(runId!)), listingId: onChainId, renter: demo.renter as Hex, status: 0, costWei: price, durationMs: BigInt(doneRun.duration_ms as number) };
+  expect(await client.readContract({ address: marketplace, abi: marketplaceAbi, functionName: "verifyRunReceipt", args: [BigInt(receipt.batch_index), fields, receipt.proof] })).toBe(true);
 }
 
 afterAll(async () => {

@@ -18,6 +18,15 @@ beforeAll(async () => {
 
 const randomLeaf = (): Hex => toHex(randomBytes(32));
 
+const randomReceipt = (): RunReceiptFields => ({
+  runId: randomLeaf(),
+  listingId: randomLeaf(),
+  renter: getAddress(toHex(randomBytes(20))),
+  status: randomInt(2) as 0 | 1,
+  costWei: BigInt(randomInt(1, 2 ** 47)) * 10n ** 6n,
+  durationMs: BigInt(randomInt(0, 2 ** 40)),
+});
+
 function flipBit(hex: Hex): Hex {
   const bytes = Buffer.from(hex.slice(2), "hex");
   bytes[randomInt(bytes.length)]! ^= 1 << randomInt(8);
@@ -107,27 +116,52 @@ describe("merkle module against the contract", () => {
     expect(cases.map(runReceiptLeaf)).toEqual(onChain);
   });
 
-  it("roots of random trees logged with logRuns verify every leaf with verifyRunReceipt", async () => {
+  it("roots of random trees logged with logRuns verify every receipt with verifyRunReceipt", async () => {
     const sizes = [1, 2, 3, 4, 5, 6, 7, 8, 9, 13, 16, 17, 31, 32, 33, randomInt(34, 130)];
     for (const n of sizes) {
-      const leaves = Array.from({ length: n }, randomLeaf);
+      const receipts = Array.from({ length: n }, randomReceipt);
+      const leaves = receipts.map(runReceiptLeaf);
       const { root, proofs } = buildRunTree(leaves);
       const batchIndex = await logRoot(root, n);
-      const verdicts = await Promise.all(leaves.map((leaf, i) => verifyOnChain(ctx.services, batchIndex, leaf, proofs[i]!)));
-      expect(verdicts, `tree of ${n}`).toEqual(leaves.map(() => true));
+      const verdicts = await Promise.all(receipts.map((receipt, i) => verifyOnChain(ctx.services, batchIndex, receipt, proofs[i]!)));
+      expect(verdicts, `tree of ${n}`).toEqual(receipts.map(() => true));
 
-      // Tampered leaf, tampered proof, someone else's proof, the wrong batch, a batch not logged yet.
+      // Tampered receipt, tampered proof, someone else's proof, the wrong batch, a batch not logged yet.
       const i = randomInt(n);
-      expect(await verifyOnChain(ctx.services, batchIndex, flipBit(leaves[i]!), proofs[i]!)).toBe(false);
+      expect(await verifyOnChain(ctx.services, batchIndex, { ...receipts[i]!, costWei: receipts[i]!.costWei + 1n }, proofs[i]!)).toBe(false);
       if (proofs[i]!.length > 0) {
         const tampered = [...proofs[i]!];
         tampered[tampered.length - 1] = flipBit(tampered[tampered.length - 1]!);
-        expect(await verifyOnChain(ctx.services, batchIndex, leaves[i]!, tampered)).toBe(false);
-        expect(await verifyOnChain(ctx.services, batchIndex, leaves[i]!, proofs[(i + 1) % n]!)).toBe(false);
-        expect(await verifyOnChain(ctx.services, batchIndex, leaves[i]!, proofs[i]!.slice(0, -1))).toBe(false);
+        expect(await verifyOnChain(ctx.services, batchIndex, receipts[i]!, tampered)).toBe(false);
+        expect(await verifyOnChain(ctx.services, batchIndex, receipts[i]!, proofs[(i + 1) % n]!)).toBe(false);
+        expect(await verifyOnChain(ctx.services, batchIndex, receipts[i]!, proofs[i]!.slice(0, -1))).toBe(false);
       }
-      if (batchIndex > 0n) expect(await verifyOnChain(ctx.services, batchIndex - 1n, leaves[i]!, proofs[i]!)).toBe(false);
-      expect(await verifyOnChain(ctx.services, batchIndex + 1n, leaves[i]!, proofs[i]!)).toBe(false);
+      if (batchIndex > 0n) expect(await verifyOnChain(ctx.services, batchIndex - 1n, receipts[i]!, proofs[i]!)).toBe(false);
+      expect(await verifyOnChain(ctx.services, batchIndex + 1n, receipts[i]!, proofs[i]!)).toBe(false);
+    }
+  });
+
+  it("refuses an inner node of a logged tree passed off as a receipt (leaves are hashed twice, by the contract)", async () => {
+    const receipts = Array.from({ length: 4 }, randomReceipt);
+    const leaves = receipts.map(runReceiptLeaf);
+    const { root } = buildRunTree(leaves);
+    const batchIndex = await logRoot(root, 4);
+    const left = hashPair(leaves[0]!, leaves[1]!);
+    const right = hashPair(leaves[2]!, leaves[3]!);
+    expect(hashPair(left, right)).toBe(root);
+    // The node's children are the only 64 bytes that hash to it; as a receipt's first two fields they
+    // are hashed twice with four more fields, so the one-step proof from the node leads nowhere.
+    const forged: RunReceiptFields = { runId: leaves[0]!, listingId: leaves[1]!, renter: "0x0000000000000000000000000000000000000000", status: 0, costWei: 0n, durationMs: 0n };
+    expect(await verifyOnChain(ctx.services, batchIndex, forged, [right])).toBe(false);
+  });
+
+  it("refuses an empty batch: a zero root or a zero count", async () => {
+    for (const [root, count] of [[`0x${"00".repeat(32)}`, 1], [randomLeaf(), 0]] as const) {
+      const refused = await ctx.services.authority!.write("logRuns", [root, count]).then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+      expect((refused as { contractError?: string } | undefined)?.contractError).toBe("EmptyRunBatch");
     }
   });
 });

@@ -4,7 +4,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { createServices } from "../../src/services.ts";
 import { createLogger } from "../../src/logger.ts";
-import { logPendingRuns, startRunLogLoop } from "../../src/execution/run-log.ts";
+import { logPendingRuns, runReceiptFields, startRunLogLoop } from "../../src/execution/run-log.ts";
 import { RUN_LOG_PENDING, type RunRecord } from "../../src/execution/runs.ts";
 import { verifyProof } from "../../src/execution/merkle.ts";
 import { createTestServices, type TestContext } from "../support/services.ts";
@@ -67,13 +67,14 @@ describe("logPendingRuns", () => {
 
     // A run's receipt with another status or cost is not in the log.
     const other = stored[1]!;
-    const forged = flipLast(other.receipt!.leaf);
-    expect(await verifyOnChain(ctx.services, receipt.batch_index, forged, other.receipt!.proof)).toBe(false);
+    const fields = runReceiptFields(other);
+    expect(await verifyOnChain(ctx.services, receipt.batch_index, { ...fields, costWei: fields.costWei + 1n }, other.receipt!.proof)).toBe(false);
+    expect(await verifyOnChain(ctx.services, receipt.batch_index, { ...fields, status: fields.status === 0 ? 1 : 0 }, other.receipt!.proof)).toBe(false);
     const tamperedProof = [...other.receipt!.proof];
     tamperedProof[0] = flipLast(tamperedProof[0]!);
-    expect(await verifyOnChain(ctx.services, receipt.batch_index, other.receipt!.leaf, tamperedProof)).toBe(false);
-    // The right leaf and proof against another batch index.
-    expect(await verifyOnChain(ctx.services, receipt.batch_index + 1, other.receipt!.leaf, other.receipt!.proof)).toBe(false);
+    expect(await verifyOnChain(ctx.services, receipt.batch_index, fields, tamperedProof)).toBe(false);
+    // The right receipt and proof against another batch index.
+    expect(await verifyOnChain(ctx.services, receipt.batch_index + 1, fields, other.receipt!.proof)).toBe(false);
   });
 
   it("splits the pending runs into batches of maxBatch, oldest first", async () => {

@@ -8,6 +8,7 @@ import { marketplaceAbi } from "../../src/chain/generated/marketplace.ts";
 import { batchWrite } from "../../src/adapters/tables/dynamo.ts";
 import { newRunId, runKey, runRef, RUN_LOG_PENDING, type RunRecord } from "../../src/execution/runs.ts";
 import { runReceiptFields, type RunBatchItem } from "../../src/execution/run-log.ts";
+import type { RunReceiptFields } from "../../src/execution/merkle.ts";
 import type { AuthoritySigner } from "../../src/chain/authority.ts";
 import type { Services } from "../../src/services.ts";
 
@@ -81,8 +82,14 @@ export async function runsLoggedSince(services: Services, fromBlock: bigint): Pr
   return logs.map((log) => ({ batchIndex: log.args.batchIndex!, root: log.args.root!, count: Number(log.args.count!) }));
 }
 
-export async function verifyOnChain(services: Services, batchIndex: number | bigint, leaf: Hex, proof: readonly Hex[]): Promise<boolean> {
-  return services.chain.client.readContract({ address: services.chain.marketplace, abi: marketplaceAbi, functionName: "verifyRunReceipt", args: [BigInt(batchIndex), leaf, proof] });
+/** The contract's verifyRunReceipt: it takes the receipt's fields and hashes the leaf itself. */
+export async function verifyOnChain(services: Services, batchIndex: number | bigint, receipt: RunReceiptFields, proof: readonly Hex[]): Promise<boolean> {
+  return services.chain.client.readContract({
+    address: services.chain.marketplace,
+    abi: marketplaceAbi,
+    functionName: "verifyRunReceipt",
+    args: [BigInt(batchIndex), { ...receipt, renter: getAddress(receipt.renter) }, proof],
+  });
 }
 
 /** The contract's own leaf of a run's fields. */
@@ -107,7 +114,7 @@ export async function expectLoggedAndVerified(services: Services, runs: RunRecor
       expect(receipt.tx_hash).toMatch(/^0x[0-9a-f]{64}$/);
       expect(runReceiptFields(run).runId).toBe(runRef(runs[i]!.run_id));
       expect(receipt.leaf).toBe(await contractLeaf(services, runs[i]!));
-      expect(await verifyOnChain(services, receipt.batch_index, receipt.leaf, receipt.proof)).toBe(true);
+      expect(await verifyOnChain(services, receipt.batch_index, runReceiptFields(runs[i]!), receipt.proof)).toBe(true);
     }),
   );
 }

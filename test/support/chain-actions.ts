@@ -71,17 +71,22 @@ export interface Market {
   renewSubscription(renter: Account, listingId: Hex, duration?: bigint, value?: bigint): Promise<TxResult>;
   purchasePerQuery(renter: Account, listingId: Hex, deposit: bigint): Promise<TxResult>;
   topUpBalance(renter: Account, listingId: Hex, amount: bigint): Promise<TxResult>;
-  consumeQuery(authority: Account, listingId: Hex, buyer: Address, runRef?: Hex): Promise<TxResult>;
+  /** Charges one run admitted at `admittedPrice` (default: the listing's current price). */
+  consumeQuery(authority: Account, listingId: Hex, buyer: Address, runRef?: Hex, admittedPrice?: bigint): Promise<TxResult>;
   /** revokeAccess or revokePerQueryAccess, by the listing's model. */
   revoke(creator: Account, listingId: Hex, buyer: Address): Promise<TxResult>;
   setListingActive(creator: Account, listingId: Hex, active: boolean): Promise<TxResult>;
   withdrawEarnings(creator: Account, listingId: Hex, amount?: bigint): Promise<TxResult>;
-  /** Closes the listing, withdrawing its escrow first when it holds any. */
+  /** Closes the listing: withdraws its vested escrow when it holds any, pauses it (the contract closes
+   * only a paused listing), then closes it. */
   closeListing(creator: Account, listingId: Hex): Promise<TxResult>;
   withdrawUnspentBalance(renter: Account, listingId: Hex): Promise<TxResult>;
   credentialStatus(listingId: Hex, buyer: Address): Promise<number>;
   listingIdOf(creator: Address, seed: Hex): Promise<Hex>;
 }
+
+/** ListingStatus.Active in the contract's enum (None, Active, Paused, Closed). */
+const LISTING_STATUS_ACTIVE = 1;
 
 export function market(options: { rpcUrl: string; marketplace: Address }): Market {
   const chain = chainFor(LOCAL_CHAIN_ID, options.rpcUrl);
@@ -126,7 +131,9 @@ export function market(options: { rpcUrl: string; marketplace: Address }): Marke
     },
     purchasePerQuery: (renter, listingId, deposit) => send(renter, "purchasePerQuery", [listingId], deposit),
     topUpBalance: (renter, listingId, amount) => send(renter, "topUpBalance", [listingId], amount),
-    consumeQuery: (authority, listingId, buyer, runRef = toHex(randomBytes(32))) => send(authority, "consumeQuery", [listingId, buyer, runRef]),
+    async consumeQuery(authority, listingId, buyer, runRef = toHex(randomBytes(32)), admittedPrice) {
+      return send(authority, "consumeQuery", [listingId, buyer, runRef, admittedPrice ?? (await listing(listingId))[0]]);
+    },
     async revoke(creator, listingId, buyer) {
       const model = (await listing(listingId))[2];
       return send(creator, model === ACCESS.per_query ? "revokePerQueryAccess" : "revokeAccess", [listingId, buyer]);
@@ -136,8 +143,9 @@ export function market(options: { rpcUrl: string; marketplace: Address }): Marke
       return send(creator, "withdrawEarnings", [listingId, amount ?? (await listing(listingId))[1]]);
     },
     async closeListing(creator, listingId) {
-      const escrow = (await listing(listingId))[1];
-      if (escrow > 0n) await send(creator, "withdrawEarnings", [listingId, escrow]);
+      const vested = await read<bigint>("withdrawableEarnings", [listingId]);
+      if (vested > 0n) await send(creator, "withdrawEarnings", [listingId, vested]);
+      if ((await listing(listingId))[3] === LISTING_STATUS_ACTIVE) await send(creator, "setListingActive", [listingId, false]);
       return send(creator, "closeListing", [listingId]);
     },
     withdrawUnspentBalance: (renter, listingId) => send(renter, "withdrawUnspentBalance", [listingId]),

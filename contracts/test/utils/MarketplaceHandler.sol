@@ -2,312 +2,686 @@
 pragma solidity 0.8.37;
 
 import {Marketplace} from "../../src/Marketplace.sol";
+import {ReentrantReceiver} from "./ReentrantReceiver.sol";
 import {TestHelpers} from "./Vm.sol";
 
-/// @notice Drives several creators and renters through random sequences of marketplace calls for the
-/// invariant tests. Each action picks actors and listings from its fuzzed seeds, skips itself when its
-/// preconditions do not hold (so every call it makes is expected to succeed: the suite runs with
-/// failOnRevert), and records ghost totals the invariants compare against the contract.
-contract MarketplaceHandler is TestHelpers {
+/// @notice Model-based driver of the invariant campaign. Every state-changing function of the
+/// marketplace is called by several actors (creators, renters, a re-entering contract, authority
+/// candidates and strangers) with valid and invalid arguments. Before each call the handler predicts the
+/// outcome from its own model of the rules (docs/contract.md), down to the custom error and its
+/// arguments; it makes the call, checks the outcome equals the prediction, and on success applies the
+/// call to the model. The invariant test then compares the contract's whole storage, its ETH and every
+/// credential's validity with the model. A wrong prediction reverts, and the suite runs with failOnRevert.
+/// @dev Abstract: the invariant test file declares the concrete handler it deploys. Hardhat emits
+/// artifacts only for the files a run compiles as roots, and the invariant runner must find the
+/// target's artifact; a contract defined in the .t.sol file always has one, even on a fresh build
+/// that runs that file alone.
+abstract contract MarketplaceHandler is TestHelpers {
+    /// @dev The model of one listing, with its vesting line.
+    struct ListingModel {
+        uint96 price;
+        uint128 escrow;
+        uint8 accessType;
+        uint8 status; // 0 None, 1 Active, 2 Paused, 3 Closed
+        address creator;
+        uint40 createdAt;
+        string uri;
+        uint128 unvested;
+        uint40 vestingUpdatedAt;
+        uint40 paidUntil;
+    }
+
+    struct CredentialModel {
+        address buyer;
+        uint40 purchasedAt;
+        uint40 expiresAt;
+        uint8 accessType;
+        bool isRevoked;
+    }
+
+    struct PerQueryModel {
+        uint96 balance;
+        uint40 purchasedAt;
+        bool isRevoked;
+        uint96 depositPrice;
+    }
+
+    uint8 internal constant ONE_TIME = 0;
+    uint8 internal constant SUBSCRIPTION = 1;
+    uint8 internal constant PER_QUERY = 2;
+    uint8 internal constant NONE = 0;
+    uint8 internal constant ACTIVE = 1;
+    uint8 internal constant PAUSED = 2;
+    uint8 internal constant CLOSED = 3;
+    uint256 internal constant MIN_PRICE = 1e12;
+    uint256 internal constant MAX_LISTINGS = 10;
+    uint256 internal constant RUN_REFS = 12;
+
     Marketplace public immutable market;
-    address public immutable authority;
+    ReentrantReceiver public immutable receiver;
 
-    address[] public creators;
-    address[] public renters;
+    /// @dev actors[0..2] create, actors[3..6] rent, actors[7] is the re-entering contract (both roles).
+    address[] public actors;
+    /// @dev Who may be proposed as authority, or named fee recipient.
+    address[] internal authorityCandidates;
+    address[] internal feeRecipientCandidates;
     bytes32[] public listingIds;
-    /// @dev Listings by model, and every (listing, renter) pair that holds a rental, so actions pick
-    /// targets that exist instead of wasting most calls on early returns.
-    mapping(uint256 accessType => bytes32[] ids) internal idsByType;
-    bytes32[] internal holderListing;
-    address[] internal holderRenter;
-    bytes32[] internal perQueryHolderListing;
-    address[] internal perQueryHolderRenter;
+    bytes32[] internal seedsUsed;
+    bytes32 public constant UNKNOWN_LISTING = keccak256("no such listing");
 
-    /// @dev Ledger of each per-query balance, kept as a signed number so "never negative" is checkable.
-    mapping(bytes32 listingId => mapping(address renter => int256 balance)) public ghostBalance;
-    mapping(bytes32 listingId => mapping(address renter => bool revoked)) public ghostRevoked;
-    uint256 public ghostGrossRevenue; // every amount a fee was taken from
-    uint256 public ghostFeesCollected;
-    uint256 public ghostFeesWithdrawn;
-    uint256 public ghostMaxFeeBasisPointsSeen;
-    mapping(bytes32 => uint256) public calls;
+    mapping(bytes32 listingId => ListingModel) internal listingModel;
+    mapping(bytes32 listingId => mapping(address buyer => CredentialModel)) internal credentialModel;
+    mapping(bytes32 listingId => mapping(address buyer => PerQueryModel)) internal perQueryModel;
+    mapping(bytes32 runRef => bool) public consumedModel;
+    bytes32[] public rootsModel;
+    uint128 public feesModel;
+    uint16 public feeBasisPointsModel = 250;
+    bool public pausedModel;
+    address public authorityModel;
+    address public pendingAuthorityModel;
+    address public feeRecipientModel;
+    ReentrantReceiver.Mode public receiverMode;
 
-    uint256 internal constant MAX_LISTINGS = 12;
-    uint256 internal runCounter;
+    /// @dev Outcome counters: the campaign's report shows both outcomes were reached for each function.
+    mapping(bytes32 name => uint256 count) public succeeded;
+    mapping(bytes32 name => uint256 count) public refused;
 
-    constructor(Marketplace market_, address authority_) {
+    constructor(Marketplace market_, address authority_, address feeRecipient_) {
         market = market_;
-        authority = authority_;
-        for (uint256 i = 0; i < 3; ++i) creators.push(address(uint160(0xC000 + i)));
-        for (uint256 i = 0; i < 4; ++i) {
-            address r = address(uint160(0xB000 + i));
-            renters.push(r);
-            vm.deal(r, 1e9 ether);
+        authorityModel = authority_;
+        feeRecipientModel = feeRecipient_;
+        receiver = new ReentrantReceiver(market_);
+        for (uint256 i = 0; i < 7; ++i) actors.push(address(uint160(0xA11CE000 + i)));
+        actors.push(address(receiver));
+        for (uint256 i = 0; i < actors.length; ++i) vm.deal(actors[i], 1e12 ether);
+        authorityCandidates.push(authority_);
+        authorityCandidates.push(address(uint160(0xA0A1)));
+        authorityCandidates.push(address(uint160(0xA0A2)));
+        feeRecipientCandidates.push(feeRecipient_);
+        feeRecipientCandidates.push(address(uint160(0xFEE6)));
+        feeRecipientCandidates.push(address(receiver));
+        // Two listings of each model to start with (seeds never reused: 4i+1 is never 0 mod 4).
+        for (uint256 i = 0; i < 6; ++i) {
+            createListing(i % 3, uint8(i % 3), 1e15 * (i + 1), 4 * i + 1, 3);
         }
-        ghostMaxFeeBasisPointsSeen = market_.feeBasisPoints();
-        for (uint256 i = 0; i < 6; ++i) _create(creators[i % 3], Marketplace.AccessType(i % 3), uint96(1e15 * (i + 1)));
-    }
-
-    function _create(address creator, Marketplace.AccessType accessType, uint96 price) internal {
-        vm.prank(creator);
-        bytes32 id = market.createListing(bytes32(listingIds.length), accessType, price, "ipfs://m");
-        listingIds.push(id);
-        idsByType[uint256(accessType)].push(id);
-    }
-
-    function _ofType(Marketplace.AccessType accessType, uint256 seed) internal view returns (bytes32) {
-        bytes32[] storage ids = idsByType[uint256(accessType)];
-        return ids[seed % ids.length];
-    }
-
-    function _holder(uint256 seed) internal view returns (bool found, bytes32 id, address renter) {
-        if (holderListing.length == 0) return (false, bytes32(0), address(0));
-        uint256 i = seed % holderListing.length;
-        return (true, holderListing[i], holderRenter[i]);
-    }
-
-    function _addHolder(bytes32 id, address renter) internal {
-        holderListing.push(id);
-        holderRenter.push(renter);
     }
 
     /*//////////////////////////////////////////////////////////////
-                                 ACCESSORS
+                                ACCESSORS
     //////////////////////////////////////////////////////////////*/
 
     function listingCount() external view returns (uint256) {
         return listingIds.length;
     }
 
-    function renterCount() external view returns (uint256) {
-        return renters.length;
+    function actorCount() external view returns (uint256) {
+        return actors.length;
     }
 
-    function _renter(uint256 seed) internal view returns (address) {
-        return renters[seed % renters.length];
+    function rootCount() external view returns (uint256) {
+        return rootsModel.length;
     }
 
-    function _listing(uint256 seed) internal view returns (bool found, bytes32 id) {
-        if (listingIds.length == 0) return (false, bytes32(0));
-        return (true, listingIds[seed % listingIds.length]);
+    function runRef(uint256 i) public pure returns (bytes32) {
+        return keccak256(abi.encode("run", i % RUN_REFS));
     }
 
-    function _info(bytes32 id)
-        internal
-        view
-        returns (uint256 price, uint256 escrow, Marketplace.AccessType t, Marketplace.ListingStatus status, address creator)
-    {
-        (uint96 p, uint128 e, Marketplace.AccessType kind, Marketplace.ListingStatus s, address c,,) = market.listings(id);
-        return (p, e, kind, s, c);
+    function listingOf(bytes32 id) external view returns (ListingModel memory) {
+        return listingModel[id];
     }
 
-    function _takeFee(uint256 amount) internal {
-        uint256 fee = (amount * market.feeBasisPoints()) / 10_000;
-        ghostGrossRevenue += amount;
-        ghostFeesCollected += fee;
+    function credentialOf(bytes32 id, address buyer) external view returns (CredentialModel memory) {
+        return credentialModel[id][buyer];
+    }
+
+    function perQueryOf(bytes32 id, address buyer) external view returns (PerQueryModel memory) {
+        return perQueryModel[id][buyer];
+    }
+
+    /// @notice The model's unvested part of a listing's escrow now (the rule in docs/contract.md).
+    function unvestedModel(bytes32 id) public view returns (uint256) {
+        ListingModel storage l = listingModel[id];
+        if (block.timestamp >= l.paidUntil) return 0;
+        uint256 span = uint256(l.paidUntil) - l.vestingUpdatedAt;
+        uint256 remaining = uint256(l.paidUntil) - block.timestamp;
+        return (uint256(l.unvested) * remaining + span - 1) / span;
+    }
+
+    /// @notice The spec's validity rule, from the model: the CredentialStatus the contract must report.
+    function statusModel(bytes32 id, address buyer) public view returns (Marketplace.CredentialStatus) {
+        ListingModel storage l = listingModel[id];
+        if (l.status == NONE) return Marketplace.CredentialStatus.NotFound;
+        if (l.accessType == PER_QUERY) {
+            PerQueryModel storage p = perQueryModel[id][buyer];
+            if (p.purchasedAt == 0) return Marketplace.CredentialStatus.NotFound;
+            if (l.status == CLOSED) return Marketplace.CredentialStatus.ListingClosed;
+            if (p.isRevoked) return Marketplace.CredentialStatus.Revoked;
+            // A valid per-query credential can pay for one run at the current price.
+            if (p.balance < l.price) return Marketplace.CredentialStatus.LowBalance;
+            return Marketplace.CredentialStatus.Active;
+        }
+        CredentialModel storage c = credentialModel[id][buyer];
+        if (c.buyer == address(0)) return Marketplace.CredentialStatus.NotFound;
+        if (l.status == CLOSED) return Marketplace.CredentialStatus.ListingClosed;
+        if (c.isRevoked) return Marketplace.CredentialStatus.Revoked;
+        if (c.accessType == SUBSCRIPTION && block.timestamp >= c.expiresAt) return Marketplace.CredentialStatus.Expired;
+        return Marketplace.CredentialStatus.Active;
     }
 
     /*//////////////////////////////////////////////////////////////
-                                  ACTIONS
+                                 PICKERS
     //////////////////////////////////////////////////////////////*/
 
-    function createListing(uint256 creatorSeed, uint8 typeSeed, uint96 price) external {
-        if (listingIds.length >= MAX_LISTINGS || market.paused()) return;
-        _create(creators[creatorSeed % creators.length], Marketplace.AccessType(typeSeed % 3), uint96(_bound(price, 1e12, 10 ether)));
-        ++calls["createListing"];
+    function _actor(uint256 seed) internal view returns (address) {
+        return actors[seed % actors.length];
     }
 
-    function purchaseOneTime(uint256 renterSeed, uint256 listingSeed) external {
-        if (market.paused()) return;
-        bytes32 id = _ofType(Marketplace.AccessType.OneTime, listingSeed);
-        (uint256 price,, Marketplace.AccessType t, Marketplace.ListingStatus s,) = _info(id);
-        address r = _renter(renterSeed);
-        (address buyer,,,,) = market.credentials(id, r);
-        if (t != Marketplace.AccessType.OneTime || s != Marketplace.ListingStatus.Active || buyer != address(0)) return;
-        _takeFee(price);
-        vm.prank(r);
-        market.purchaseOneTime{value: price}(id);
-        _addHolder(id, r);
-        ++calls["purchaseOneTime"];
+    /// @dev A renter-side actor (renters and the re-entering contract), or any actor one time in five.
+    function _renter(uint256 seed) internal view returns (address) {
+        if (seed % 5 == 0) return _actor(seed >> 8);
+        return actors[3 + (seed >> 8) % 5];
     }
 
-    function purchaseSubscription(uint256 renterSeed, uint256 listingSeed, uint8 durationSeed) external {
-        if (market.paused()) return;
-        bytes32 id = _ofType(Marketplace.AccessType.Subscription, listingSeed);
-        (, , Marketplace.AccessType t, Marketplace.ListingStatus s,) = _info(id);
-        address r = _renter(renterSeed);
-        (address buyer,,,,) = market.credentials(id, r);
-        if (t != Marketplace.AccessType.Subscription || s != Marketplace.ListingStatus.Active) return;
-        uint256 duration = [uint256(30 days), 90 days, 365 days][durationSeed % 3];
-        uint256 cost = market.subscriptionPrice(id, duration);
-        if (buyer == address(0)) {
-            _takeFee(cost);
-            vm.prank(r);
-            market.purchaseSubscription{value: cost}(id, duration);
-            _addHolder(id, r);
-            ++calls["purchaseSubscription"];
-        } else if (!ghostRevoked[id][r]) {
-            _takeFee(cost);
-            vm.prank(r);
-            market.renewSubscription{value: cost}(id, duration);
-            ++calls["renewSubscription"];
-        }
+    /// @dev Mostly an existing listing; one time in twelve an id nothing was created at.
+    function _listing(uint256 seed) internal view returns (bytes32) {
+        if (seed % 12 == 0) return UNKNOWN_LISTING;
+        return listingIds[(seed >> 8) % listingIds.length];
     }
 
-    function purchasePerQuery(uint256 renterSeed, uint256 listingSeed, uint256 runs) external {
-        bytes32 id = _ofType(Marketplace.AccessType.PerQuery, listingSeed);
-        (uint256 price,, Marketplace.AccessType t, Marketplace.ListingStatus s,) = _info(id);
-        address r = _renter(renterSeed);
-        (, uint40 purchasedAt, bool revoked) = market.perQueryBalances(id, r);
-        if (t != Marketplace.AccessType.PerQuery || s == Marketplace.ListingStatus.Closed || revoked) return;
-        uint256 deposit = price * _bound(runs, 1, 5) + (runs % 3 == 0 ? runs % 1e12 : 0);
-        if (purchasedAt == 0) {
-            if (market.paused() || s != Marketplace.ListingStatus.Active) return;
-            vm.prank(r);
-            market.purchasePerQuery{value: deposit}(id);
-            _addHolder(id, r);
-            perQueryHolderListing.push(id);
-            perQueryHolderRenter.push(r);
-            ++calls["purchasePerQuery"];
+    /// @dev The listing's creator three times in four, else any actor.
+    function _creatorOf(bytes32 id, uint256 seed) internal view returns (address) {
+        address c = listingModel[id].creator;
+        if (seed % 4 != 0 && c != address(0)) return c;
+        return _actor(seed >> 8);
+    }
+
+    /// @dev The current authority three times in four, else a candidate or a renter.
+    function _authorityCaller(uint256 seed) internal view returns (address) {
+        if (seed % 4 != 0) return authorityModel;
+        if (seed % 8 == 0) return _actor(seed >> 8);
+        return authorityCandidates[(seed >> 8) % authorityCandidates.length];
+    }
+
+    /// @dev A price: below the minimum one time in eight, else up to 1 ETH.
+    function _price(uint256 seed) internal pure returns (uint96) {
+        if (seed % 8 == 0) return uint96((seed >> 8) % MIN_PRICE);
+        return uint96(_bound(seed >> 8, MIN_PRICE, 1 ether));
+    }
+
+    function _uri(uint256 seed) internal pure returns (string memory) {
+        uint256 k = seed % 10;
+        if (k == 0) return "";
+        if (k == 1) return string(new bytes(201));
+        if (k == 2) return string(new bytes(200));
+        return "ipfs://manifest";
+    }
+
+    /// @dev The exact amount due three times in four, else one wei more or less.
+    function _payment(uint256 due, uint256 seed) internal pure returns (uint256) {
+        uint256 k = seed % 8;
+        if (k == 0) return due + 1;
+        if (k == 1 && due > 0) return due - 1;
+        return due;
+    }
+
+    function _duration(uint256 seed) internal pure returns (uint256) {
+        uint256 k = seed % 8;
+        if (k == 0) return 30 days + 1;
+        if (k == 1) return 0;
+        return [uint256(30 days), 90 days, 365 days][k % 3];
+    }
+
+    /*//////////////////////////////////////////////////////////////
+                         CALLING AND CHECKING
+    //////////////////////////////////////////////////////////////*/
+
+    bytes internal constant OK = "";
+
+    function _err(bytes4 selector) internal pure returns (bytes memory) {
+        return abi.encodeWithSelector(selector);
+    }
+
+    /// @dev Calls the marketplace as `from`, and checks the outcome against the prediction (`OK`, or
+    /// the exact revert data). Returns whether the call succeeded.
+    function _call(bytes32 name, address from, uint256 value, bytes memory data, bytes memory expected)
+        internal
+        returns (bool ok, bytes memory ret)
+    {
+        vm.prank(from);
+        (ok, ret) = address(market).call{value: value}(data);
+        if (expected.length == 0) {
+            if (!ok) vm.assertEq(ret, expected, string.concat("unexpected revert in ", _str(name)));
+            ++succeeded[name];
         } else {
-            vm.prank(r);
-            market.topUpBalance{value: deposit}(id);
-            ++calls["topUpBalance"];
-        }
-        ghostBalance[id][r] += int256(deposit);
-    }
-
-    /// @dev Settles one to three runs per call (runs are the most frequent event in production).
-    function consumeQuery(uint256 holderSeed, bool replay) external {
-        uint256 holders = perQueryHolderListing.length;
-        if (holders == 0) return;
-        uint256 runs = 1 + (holderSeed >> 128) % 3;
-        for (uint256 n = 0; n < runs; ++n) {
-            uint256 k = (holderSeed + n) % holders;
-            _consume(perQueryHolderListing[k], perQueryHolderRenter[k], replay && n == 0);
+            vm.assertFalse(ok, string.concat("call succeeded, the model expected a revert: ", _str(name)));
+            vm.assertEq(ret, expected, string.concat("wrong revert data: ", _str(name)));
+            ++refused[name];
         }
     }
 
-    function _consume(bytes32 id, address r, bool replay) internal {
-        (uint256 price,, Marketplace.AccessType t, Marketplace.ListingStatus s,) = _info(id);
-        (uint128 balance,, bool revoked) = market.perQueryBalances(id, r);
-        if (t != Marketplace.AccessType.PerQuery || s == Marketplace.ListingStatus.Closed || revoked) return;
-        if (balance < price) return;
-        bytes32 runRef = keccak256(abi.encode("run", ++runCounter));
-        _takeFee(price);
-        vm.prank(authority);
-        market.consumeQuery(id, r, runRef);
-        ghostBalance[id][r] -= int256(price);
-        ++calls["consumeQuery"];
-        if (replay) {
-            // A retried settlement of the same run charges nothing.
-            vm.prank(authority);
-            require(!market.consumeQuery(id, r, runRef), "run charged twice");
+    function _str(bytes32 name) internal pure returns (string memory) {
+        uint256 n = 0;
+        while (n < 32 && name[n] != 0) ++n;
+        bytes memory out = new bytes(n);
+        for (uint256 i = 0; i < n; ++i) out[i] = name[i];
+        return string(out);
+    }
+
+    /// @dev Whether an ETH payment to `to` fails: the re-entering contract refuses it, or bubbles the
+    /// Reentrancy its re-entry met (in catching mode its re-entry fails quietly and the payment lands).
+    function _payoutFails(address to) internal view returns (bool) {
+        return to == address(receiver)
+            && (receiverMode == ReentrantReceiver.Mode.Reject || receiverMode == ReentrantReceiver.Mode.ReenterAndBubble);
+    }
+
+    /// @dev The checks of a creator action on a listing that is not closed (_openListingOfCreator).
+    function _openListingError(bytes32 id, address from) internal view returns (bytes memory) {
+        ListingModel storage l = listingModel[id];
+        if (l.status == NONE) return _err(Marketplace.ListingNotFound.selector);
+        if (l.creator != from) return _err(Marketplace.Unauthorized.selector);
+        if (l.status == CLOSED) return _err(Marketplace.ListingNotActive.selector);
+        return OK;
+    }
+
+    function _termsError(uint256 price, string memory uri) internal pure returns (bytes memory) {
+        uint256 length = bytes(uri).length;
+        if (length == 0) return _err(Marketplace.MetadataUriEmpty.selector);
+        if (length > 200) return abi.encodeWithSelector(Marketplace.MetadataUriTooLong.selector, length, 200);
+        if (price < MIN_PRICE) return abi.encodeWithSelector(Marketplace.PriceTooLow.selector, price, MIN_PRICE);
+        return OK;
+    }
+
+    function _purchasableError(bytes32 id, uint8 accessType) internal view returns (bytes memory) {
+        if (pausedModel) return _err(Marketplace.ProtocolPaused.selector);
+        ListingModel storage l = listingModel[id];
+        if (l.status == NONE) return _err(Marketplace.ListingNotFound.selector);
+        if (l.status != ACTIVE) return _err(Marketplace.ListingNotActive.selector);
+        if (l.accessType != accessType) return _err(Marketplace.InvalidAccessType.selector);
+        return OK;
+    }
+
+    function _collectModel(bytes32 id, uint256 amount) internal returns (uint256 fee) {
+        fee = (amount * feeBasisPointsModel) / 10_000;
+        feesModel += uint128(fee);
+        listingModel[id].escrow += uint128(amount - fee);
+    }
+
+    function _vestModel(bytes32 id, uint256 amount, uint256 expiresAt) internal {
+        ListingModel storage l = listingModel[id];
+        uint256 unvested = unvestedModel(id) + amount;
+        l.unvested = uint128(unvested);
+        l.vestingUpdatedAt = uint40(block.timestamp);
+        if (expiresAt > l.paidUntil) l.paidUntil = uint40(expiresAt);
+    }
+
+    /*//////////////////////////////////////////////////////////////
+                                 ACTIONS
+    //////////////////////////////////////////////////////////////*/
+
+    function createListing(uint256 actorSeed, uint8 typeSeed, uint256 priceSeed, uint256 seedSeed, uint256 uriSeed)
+        public
+    {
+        if (listingIds.length >= MAX_LISTINGS && seedSeed % 4 != 0) return;
+        address from = actorSeed % 4 == 3 ? address(receiver) : actors[actorSeed % 3];
+        uint8 accessType = typeSeed % 3;
+        uint96 price = listingIds.length < 6 ? uint96(priceSeed) : _price(priceSeed);
+        // A seed used before one time in four (ListingAlreadyExists), else a fresh one.
+        bytes32 seed = (seedSeed % 4 == 0 && seedsUsed.length > 0) ? seedsUsed[seedSeed % seedsUsed.length] : bytes32(seedSeed);
+        string memory uri = _uri(uriSeed);
+        bytes32 id = market.listingIdOf(from, seed);
+        bytes memory expected = pausedModel ? _err(Marketplace.ProtocolPaused.selector) : _termsError(price, uri);
+        if (expected.length == 0 && listingModel[id].status != NONE) expected = _err(Marketplace.ListingAlreadyExists.selector);
+        if (expected.length == 0 && listingIds.length >= MAX_LISTINGS) return;
+        (bool ok,) = _call("createListing", from, 0, abi.encodeCall(market.createListing, (seed, Marketplace.AccessType(accessType), price, uri)), expected);
+        if (!ok) return;
+        listingIds.push(id);
+        seedsUsed.push(seed);
+        ListingModel storage l = listingModel[id];
+        l.price = price;
+        l.accessType = accessType;
+        l.status = ACTIVE;
+        l.creator = from;
+        l.createdAt = uint40(block.timestamp);
+        l.uri = uri;
+    }
+
+    function updateListing(uint256 listingSeed, uint256 actorSeed, uint256 priceSeed, uint256 uriSeed) external {
+        bytes32 id = _listing(listingSeed);
+        address from = _creatorOf(id, actorSeed);
+        uint96 price = _price(priceSeed);
+        string memory uri = _uri(uriSeed);
+        bytes memory expected = _openListingError(id, from);
+        if (expected.length == 0) expected = _termsError(price, uri);
+        (bool ok,) = _call("updateListing", from, 0, abi.encodeCall(market.updateListing, (id, price, uri)), expected);
+        if (!ok) return;
+        listingModel[id].price = price;
+        listingModel[id].uri = uri;
+    }
+
+    function setListingActive(uint256 listingSeed, uint256 actorSeed, bool active) external {
+        bytes32 id = _listing(listingSeed);
+        address from = _creatorOf(id, actorSeed);
+        (bool ok,) = _call("setListingActive", from, 0, abi.encodeCall(market.setListingActive, (id, active)), _openListingError(id, from));
+        if (ok) listingModel[id].status = active ? ACTIVE : PAUSED;
+    }
+
+    function closeListing(uint256 listingSeed, uint256 actorSeed) external {
+        bytes32 id = _listing(listingSeed);
+        address from = _creatorOf(id, actorSeed);
+        bytes memory expected = _openListingError(id, from);
+        if (expected.length == 0 && listingModel[id].status != PAUSED) expected = _err(Marketplace.ListingNotPaused.selector);
+        if (expected.length == 0 && block.timestamp < listingModel[id].paidUntil) expected = _err(Marketplace.EscrowNotEmpty.selector);
+        (bool ok,) = _call("closeListing", from, 0, abi.encodeCall(market.closeListing, (id)), expected);
+        if (ok) listingModel[id].status = CLOSED;
+    }
+
+    function revoke(uint256 listingSeed, uint256 actorSeed, uint256 renterSeed, bool perQueryCall) external {
+        bytes32 id = _listing(listingSeed);
+        address from = _creatorOf(id, actorSeed);
+        address buyer = _renter(renterSeed);
+        bytes memory expected = _openListingError(id, from);
+        bool isPerQuery = listingModel[id].accessType == PER_QUERY;
+        if (expected.length == 0 && isPerQuery != perQueryCall) expected = _err(Marketplace.InvalidAccessType.selector);
+        bool exists = perQueryCall ? perQueryModel[id][buyer].purchasedAt != 0 : credentialModel[id][buyer].buyer != address(0);
+        bool revoked = perQueryCall ? perQueryModel[id][buyer].isRevoked : credentialModel[id][buyer].isRevoked;
+        if (expected.length == 0 && !exists) expected = _err(Marketplace.CredentialNotFound.selector);
+        if (expected.length == 0 && revoked) expected = _err(Marketplace.CredentialRevoked.selector);
+        bytes memory data = perQueryCall
+            ? abi.encodeCall(market.revokePerQueryAccess, (id, buyer))
+            : abi.encodeCall(market.revokeAccess, (id, buyer));
+        (bool ok,) = _call(perQueryCall ? bytes32("revokePerQueryAccess") : bytes32("revokeAccess"), from, 0, data, expected);
+        if (!ok) return;
+        if (perQueryCall) perQueryModel[id][buyer].isRevoked = true;
+        else credentialModel[id][buyer].isRevoked = true;
+    }
+
+    function withdrawEarnings(uint256 listingSeed, uint256 actorSeed, uint256 amountSeed) external {
+        bytes32 id = _listing(listingSeed);
+        address from = _creatorOf(id, actorSeed);
+        ListingModel storage l = listingModel[id];
+        uint256 available = l.escrow - (l.accessType == SUBSCRIPTION ? unvestedModel(id) : 0);
+        // All of it, part of it, one wei too much, or nothing.
+        uint256 k = amountSeed % 6;
+        uint256 amount = k == 0 ? available + 1 : k == 1 ? 0 : k == 2 ? _bound(amountSeed >> 8, 1, available + 1) : available;
+        bytes memory expected = OK;
+        if (l.status == NONE) expected = _err(Marketplace.ListingNotFound.selector);
+        else if (l.creator != from) expected = _err(Marketplace.Unauthorized.selector);
+        else if (available == 0 || amount == 0) expected = _err(Marketplace.NothingToWithdraw.selector);
+        else if (amount > available) expected = abi.encodeWithSelector(Marketplace.WithdrawalExceedsBalance.selector, amount, available);
+        else if (_payoutFails(from)) expected = _err(Marketplace.TransferFailed.selector);
+        (bool ok,) = _call("withdrawEarnings", from, 0, abi.encodeCall(market.withdrawEarnings, (id, amount)), expected);
+        if (ok) l.escrow -= uint128(amount);
+    }
+
+    function purchaseOneTime(uint256 listingSeed, uint256 renterSeed, uint256 paySeed) external {
+        bytes32 id = _listing(listingSeed);
+        address from = _renter(renterSeed);
+        uint256 value = _payment(listingModel[id].price, paySeed);
+        bytes memory expected = _purchasableError(id, ONE_TIME);
+        CredentialModel storage c = credentialModel[id][from];
+        if (expected.length == 0 && c.buyer != address(0)) {
+            expected = _err(c.isRevoked ? Marketplace.CredentialRevoked.selector : Marketplace.CredentialAlreadyExists.selector);
         }
-    }
-
-    function revoke(uint256 holderSeed) external {
-        (bool found, bytes32 id, address r) = _holder(holderSeed);
-        if (!found) return;
-        (,, Marketplace.AccessType t, Marketplace.ListingStatus s, address creator) = _info(id);
-        if (s == Marketplace.ListingStatus.Closed || ghostRevoked[id][r]) return;
-        if (t == Marketplace.AccessType.PerQuery) {
-            (,uint40 purchasedAt,) = market.perQueryBalances(id, r);
-            if (purchasedAt == 0) return;
-            vm.prank(creator);
-            market.revokePerQueryAccess(id, r);
-        } else {
-            (address buyer,,,,) = market.credentials(id, r);
-            if (buyer == address(0)) return;
-            vm.prank(creator);
-            market.revokeAccess(id, r);
+        if (expected.length == 0 && value != listingModel[id].price) {
+            expected = abi.encodeWithSelector(Marketplace.IncorrectPayment.selector, listingModel[id].price, value);
         }
-        ghostRevoked[id][r] = true;
-        ++calls["revoke"];
+        (bool ok,) = _call("purchaseOneTime", from, value, abi.encodeCall(market.purchaseOneTime, (id)), expected);
+        if (!ok) return;
+        c.buyer = from;
+        c.purchasedAt = uint40(block.timestamp);
+        c.accessType = ONE_TIME;
+        _collectModel(id, value);
     }
 
-    function setListingActive(uint256 listingSeed, bool active) external {
-        (bool found, bytes32 id) = _listing(listingSeed);
-        if (!found) return;
-        (,,, Marketplace.ListingStatus s, address creator) = _info(id);
-        if (s == Marketplace.ListingStatus.Closed) return;
-        vm.prank(creator);
-        market.setListingActive(id, active);
-        ++calls["setListingActive"];
+    function _subscriptionError(bytes32 id, uint256 duration) internal view returns (bytes memory expected, uint256 cost) {
+        expected = _purchasableError(id, SUBSCRIPTION);
+        if (expected.length != 0) return (expected, 0);
+        if (duration != 30 days && duration != 90 days && duration != 365 days) {
+            return (abi.encodeWithSelector(Marketplace.InvalidDuration.selector, duration), 0);
+        }
+        cost = (uint256(listingModel[id].price) * duration) / 30 days;
     }
 
-    function updatePrice(uint256 listingSeed, uint96 price) external {
-        (bool found, bytes32 id) = _listing(listingSeed);
-        if (!found) return;
-        (,,, Marketplace.ListingStatus s, address creator) = _info(id);
-        if (s == Marketplace.ListingStatus.Closed) return;
-        vm.prank(creator);
-        market.updateListing(id, uint96(_bound(price, 1e12, 10 ether)), "ipfs://m2");
-        ++calls["updateListing"];
+    function purchaseSubscription(uint256 listingSeed, uint256 renterSeed, uint256 durationSeed, uint256 paySeed)
+        external
+    {
+        bytes32 id = _listing(listingSeed);
+        address from = _renter(renterSeed);
+        uint256 duration = _duration(durationSeed);
+        (bytes memory expected, uint256 cost) = _subscriptionError(id, duration);
+        uint256 value = _payment(cost, paySeed);
+        CredentialModel storage c = credentialModel[id][from];
+        if (expected.length == 0 && c.buyer != address(0)) {
+            expected = _err(c.isRevoked ? Marketplace.CredentialRevoked.selector : Marketplace.CredentialAlreadyExists.selector);
+        }
+        if (expected.length == 0 && value != cost) expected = abi.encodeWithSelector(Marketplace.IncorrectPayment.selector, cost, value);
+        uint256 expiresAt = block.timestamp + duration;
+        if (expected.length == 0 && expiresAt > type(uint40).max) {
+            expected = abi.encodeWithSelector(Marketplace.ExpiryTooLate.selector, expiresAt, type(uint40).max);
+        }
+        (bool ok,) = _call("purchaseSubscription", from, value, abi.encodeCall(market.purchaseSubscription, (id, duration)), expected);
+        if (!ok) return;
+        c.buyer = from;
+        c.purchasedAt = uint40(block.timestamp);
+        c.expiresAt = uint40(expiresAt);
+        c.accessType = SUBSCRIPTION;
+        uint256 fee = _collectModel(id, cost);
+        _vestModel(id, cost - fee, expiresAt);
     }
 
-    function closeListing(uint256 listingSeed) external {
-        (bool found, bytes32 id) = _listing(listingSeed);
-        if (!found) return;
-        (, uint256 escrow,, Marketplace.ListingStatus s, address creator) = _info(id);
-        if (s == Marketplace.ListingStatus.Closed) return;
-        vm.startPrank(creator);
-        if (escrow != 0) market.withdrawEarnings(id, escrow);
-        market.closeListing(id);
-        vm.stopPrank();
-        ++calls["closeListing"];
+    function renewSubscription(uint256 listingSeed, uint256 renterSeed, uint256 durationSeed, uint256 paySeed) external {
+        bytes32 id = _listing(listingSeed);
+        address from = _renter(renterSeed);
+        uint256 duration = _duration(durationSeed);
+        (bytes memory expected, uint256 cost) = _subscriptionError(id, duration);
+        uint256 value = _payment(cost, paySeed);
+        CredentialModel storage c = credentialModel[id][from];
+        if (expected.length == 0 && c.buyer == address(0)) expected = _err(Marketplace.CredentialNotFound.selector);
+        if (expected.length == 0 && c.isRevoked) expected = _err(Marketplace.CredentialRevoked.selector);
+        if (expected.length == 0 && value != cost) expected = abi.encodeWithSelector(Marketplace.IncorrectPayment.selector, cost, value);
+        uint256 expiresAt = (c.expiresAt > block.timestamp ? c.expiresAt : block.timestamp) + duration;
+        if (expected.length == 0 && expiresAt > type(uint40).max) {
+            expected = abi.encodeWithSelector(Marketplace.ExpiryTooLate.selector, expiresAt, type(uint40).max);
+        }
+        (bool ok,) = _call("renewSubscription", from, value, abi.encodeCall(market.renewSubscription, (id, duration)), expected);
+        if (!ok) return;
+        c.expiresAt = uint40(expiresAt);
+        uint256 fee = _collectModel(id, cost);
+        _vestModel(id, cost - fee, expiresAt);
     }
 
-    function withdrawEarnings(uint256 listingSeed, uint256 amount) external {
-        (bool found, bytes32 id) = _listing(listingSeed);
-        if (!found) return;
-        (, uint256 escrow,,, address creator) = _info(id);
-        if (escrow == 0) return;
-        vm.prank(creator);
-        market.withdrawEarnings(id, _bound(amount, 1, escrow));
-        ++calls["withdrawEarnings"];
+    /// @dev A deposit of one to five runs, sometimes with change, sometimes one wei short of a run.
+    function _deposit(uint256 price, uint256 seed) internal pure returns (uint256) {
+        if (seed % 7 == 0 && price > 0) return price - 1;
+        return price * _bound(seed >> 8, 1, 5) + (seed % 3 == 0 ? (seed >> 16) % MIN_PRICE : 0);
     }
 
-    function withdrawUnspentBalance(uint256 holderSeed) external {
-        (bool found, bytes32 id, address r) = _holder(holderSeed);
-        if (!found) return;
-        (uint256 price,, Marketplace.AccessType t, Marketplace.ListingStatus s,) = _info(id);
-        (uint128 balance,, bool revoked) = market.perQueryBalances(id, r);
-        if (t != Marketplace.AccessType.PerQuery || balance == 0) return;
-        if (s != Marketplace.ListingStatus.Closed && !revoked && balance >= price) return;
-        vm.prank(r);
-        market.withdrawUnspentBalance(id);
-        ghostBalance[id][r] -= int256(uint256(balance));
-        ++calls["withdrawUnspentBalance"];
+    function purchasePerQuery(uint256 listingSeed, uint256 renterSeed, uint256 depositSeed) external {
+        bytes32 id = _listing(listingSeed);
+        address from = _renter(renterSeed);
+        uint256 price = listingModel[id].price;
+        uint256 deposit = _deposit(price, depositSeed);
+        bytes memory expected = _purchasableError(id, PER_QUERY);
+        PerQueryModel storage p = perQueryModel[id][from];
+        if (expected.length == 0 && p.purchasedAt != 0) {
+            expected = _err(p.isRevoked ? Marketplace.CredentialRevoked.selector : Marketplace.CredentialAlreadyExists.selector);
+        }
+        if (expected.length == 0 && deposit < price) expected = abi.encodeWithSelector(Marketplace.DepositTooLow.selector, deposit, price);
+        (bool ok,) = _call("purchasePerQuery", from, deposit, abi.encodeCall(market.purchasePerQuery, (id)), expected);
+        if (!ok) return;
+        p.balance = uint96(deposit);
+        p.purchasedAt = uint40(block.timestamp);
+        p.depositPrice = uint96(price);
     }
 
-    function withdrawFees() external {
-        uint256 fees = market.accruedFees();
-        if (fees == 0) return;
-        vm.prank(authority);
-        market.withdrawFees();
-        ghostFeesWithdrawn += fees;
-        ++calls["withdrawFees"];
+    function topUpBalance(uint256 listingSeed, uint256 renterSeed, uint256 depositSeed) external {
+        bytes32 id = _listing(listingSeed);
+        address from = _renter(renterSeed);
+        ListingModel storage l = listingModel[id];
+        uint256 amount = _deposit(l.price, depositSeed);
+        PerQueryModel storage p = perQueryModel[id][from];
+        bytes memory expected = OK;
+        if (l.status == NONE) expected = _err(Marketplace.ListingNotFound.selector);
+        else if (l.status == CLOSED) expected = _err(Marketplace.ListingNotActive.selector);
+        else if (l.accessType != PER_QUERY) expected = _err(Marketplace.InvalidAccessType.selector);
+        else if (p.purchasedAt == 0) expected = _err(Marketplace.CredentialNotFound.selector);
+        else if (p.isRevoked) expected = _err(Marketplace.CredentialRevoked.selector);
+        else if (amount < l.price) expected = abi.encodeWithSelector(Marketplace.DepositTooLow.selector, amount, l.price);
+        (bool ok,) = _call("topUpBalance", from, amount, abi.encodeCall(market.topUpBalance, (id)), expected);
+        if (!ok) return;
+        p.balance += uint96(amount);
+        p.depositPrice = l.price;
     }
 
-    function setFeeBasisPoints(uint256 bps) external {
-        bps = _bound(bps, 0, 1000);
-        vm.prank(authority);
-        market.setFeeBasisPoints(bps);
-        if (bps > ghostMaxFeeBasisPointsSeen) ghostMaxFeeBasisPointsSeen = bps;
-        ++calls["setFeeBasisPoints"];
+    function withdrawUnspentBalance(uint256 listingSeed, uint256 renterSeed) external {
+        bytes32 id = _listing(listingSeed);
+        address from = _renter(renterSeed);
+        ListingModel storage l = listingModel[id];
+        PerQueryModel storage p = perQueryModel[id][from];
+        bytes memory expected = OK;
+        if (l.status == NONE) expected = _err(Marketplace.ListingNotFound.selector);
+        else if (l.accessType != PER_QUERY) expected = _err(Marketplace.InvalidAccessType.selector);
+        else if (p.purchasedAt == 0) expected = _err(Marketplace.CredentialNotFound.selector);
+        else if (p.balance == 0) expected = _err(Marketplace.NothingToWithdraw.selector);
+        else if (l.status == ACTIVE && !p.isRevoked && l.price <= p.depositPrice && p.balance >= l.price) {
+            // Live, affordable, and at a price the renter agreed to: prepaid credit is not refundable.
+            expected = _err(Marketplace.Unauthorized.selector);
+        } else if (_payoutFails(from)) {
+            expected = _err(Marketplace.TransferFailed.selector);
+        }
+        (bool ok,) = _call("withdrawUnspentBalance", from, 0, abi.encodeCall(market.withdrawUnspentBalance, (id)), expected);
+        if (ok) p.balance = 0;
     }
 
-    function setPaused(uint8 seed) external {
-        // Pause rarely and unpause often, so purchases still happen in most runs.
-        bool next = seed % 8 == 0;
-        vm.prank(authority);
-        market.setPaused(next);
-        ++calls["setPaused"];
+    /// @dev The price a run was admitted at: mostly the current one, sometimes a stale higher or lower
+    /// one (the price moved while the run ran), sometimes below the minimum.
+    function _admittedPrice(uint256 price, uint256 seed) internal pure returns (uint256) {
+        uint256 k = seed % 8;
+        if (k == 0) return (seed >> 8) % MIN_PRICE;
+        if (k == 1) return price * 2;
+        if (k == 2) return price / 2;
+        if (k == 3) return _bound(seed >> 8, MIN_PRICE, 2 ether);
+        return price;
     }
 
-    function warp(uint256 secondsForward) external {
-        vm.warp(block.timestamp + _bound(secondsForward, 1, 120 days));
-        ++calls["warp"];
+    function consumeQuery(uint256 listingSeed, uint256 renterSeed, uint256 callerSeed, uint256 runSeed, uint256 priceSeed)
+        external
+    {
+        bytes32 id = _listing(listingSeed);
+        address buyer = _renter(renterSeed);
+        address from = _authorityCaller(callerSeed);
+        bytes32 ref = runRef(runSeed);
+        uint256 maxPrice = _admittedPrice(listingModel[id].price, priceSeed);
+        (bytes memory expected, bool replay, uint256 charge) = _consumeOutcome(id, buyer, from, ref, maxPrice);
+        (bool ok, bytes memory ret) =
+            _call("consumeQuery", from, 0, abi.encodeCall(market.consumeQuery, (id, buyer, ref, maxPrice)), expected);
+        if (!ok) return;
+        vm.assertEq(abi.decode(ret, (bool)), !replay, "charged iff the run was not charged before");
+        if (replay) return;
+        consumedModel[ref] = true;
+        perQueryModel[id][buyer].balance -= uint96(charge);
+        _collectModel(id, charge);
+    }
+
+    /// @dev consumeQuery's rule: the charge is min(current price, admitted price).
+    function _consumeOutcome(bytes32 id, address buyer, address from, bytes32 ref, uint256 maxPrice)
+        internal
+        view
+        returns (bytes memory expected, bool replay, uint256 charge)
+    {
+        ListingModel storage l = listingModel[id];
+        PerQueryModel storage p = perQueryModel[id][buyer];
+        charge = l.price < maxPrice ? l.price : maxPrice;
+        if (from != authorityModel) expected = _err(Marketplace.Unauthorized.selector);
+        else if (consumedModel[ref]) replay = true;
+        else if (maxPrice < MIN_PRICE) expected = abi.encodeWithSelector(Marketplace.PriceTooLow.selector, maxPrice, MIN_PRICE);
+        else if (l.status == NONE) expected = _err(Marketplace.ListingNotFound.selector);
+        else if (l.status == CLOSED) expected = _err(Marketplace.ListingNotActive.selector);
+        else if (l.accessType != PER_QUERY) expected = _err(Marketplace.InvalidAccessType.selector);
+        else if (p.purchasedAt == 0) expected = _err(Marketplace.CredentialNotFound.selector);
+        else if (p.isRevoked) expected = _err(Marketplace.CredentialRevoked.selector);
+        else if (p.balance < charge) expected = abi.encodeWithSelector(Marketplace.InsufficientBalance.selector, p.balance, charge);
+    }
+
+    function logRuns(uint256 callerSeed, bytes32 root, uint32 count) external {
+        address from = _authorityCaller(callerSeed);
+        if (callerSeed % 5 == 0) root = bytes32(0);
+        if (callerSeed % 7 == 0) count = 0;
+        bytes memory expected = OK;
+        if (from != authorityModel) expected = _err(Marketplace.Unauthorized.selector);
+        else if (root == bytes32(0) || count == 0) expected = _err(Marketplace.EmptyRunBatch.selector);
+        (bool ok, bytes memory ret) = _call("logRuns", from, 0, abi.encodeCall(market.logRuns, (root, count)), expected);
+        if (!ok) return;
+        vm.assertEq(abi.decode(ret, (uint256)), rootsModel.length, "batch index");
+        rootsModel.push(root);
+    }
+
+    function withdrawFees(uint256 callerSeed) external {
+        address from = callerSeed % 3 == 0 ? feeRecipientModel : callerSeed % 3 == 1 ? authorityModel : _actor(callerSeed >> 8);
+        bytes memory expected = OK;
+        if (from != feeRecipientModel && from != authorityModel) expected = _err(Marketplace.Unauthorized.selector);
+        else if (feesModel == 0) expected = _err(Marketplace.NothingToWithdraw.selector);
+        else if (_payoutFails(feeRecipientModel)) expected = _err(Marketplace.TransferFailed.selector);
+        (bool ok,) = _call("withdrawFees", from, 0, abi.encodeCall(market.withdrawFees, ()), expected);
+        if (ok) feesModel = 0;
+    }
+
+    function setFeeBasisPoints(uint256 callerSeed, uint256 bps) external {
+        address from = _authorityCaller(callerSeed);
+        bps = bps % 1100;
+        bytes memory expected = OK;
+        if (from != authorityModel) expected = _err(Marketplace.Unauthorized.selector);
+        else if (bps > 1000) expected = abi.encodeWithSelector(Marketplace.FeeTooHigh.selector, bps, 1000);
+        (bool ok,) = _call("setFeeBasisPoints", from, 0, abi.encodeCall(market.setFeeBasisPoints, (bps)), expected);
+        if (ok) feeBasisPointsModel = uint16(bps);
+    }
+
+    function setFeeRecipient(uint256 callerSeed, uint256 recipientSeed) external {
+        address from = _authorityCaller(callerSeed);
+        address to = recipientSeed % 5 == 0 ? address(0) : feeRecipientCandidates[recipientSeed % feeRecipientCandidates.length];
+        bytes memory expected = OK;
+        if (from != authorityModel) expected = _err(Marketplace.Unauthorized.selector);
+        else if (to == address(0)) expected = _err(Marketplace.ZeroAddress.selector);
+        (bool ok,) = _call("setFeeRecipient", from, 0, abi.encodeCall(market.setFeeRecipient, (to)), expected);
+        if (ok) feeRecipientModel = to;
+    }
+
+    function setPaused(uint256 callerSeed, bool paused) external {
+        address from = _authorityCaller(callerSeed);
+        bytes memory expected = from != authorityModel ? _err(Marketplace.Unauthorized.selector) : OK;
+        (bool ok,) = _call("setPaused", from, 0, abi.encodeCall(market.setPaused, (paused)), expected);
+        if (ok) pausedModel = paused;
+    }
+
+    function transferAuthority(uint256 callerSeed, uint256 candidateSeed) external {
+        address from = _authorityCaller(callerSeed);
+        address to = candidateSeed % 6 == 0 ? address(0) : authorityCandidates[candidateSeed % authorityCandidates.length];
+        bytes memory expected = OK;
+        if (from != authorityModel) expected = _err(Marketplace.Unauthorized.selector);
+        else if (to == address(0)) expected = _err(Marketplace.ZeroAddress.selector);
+        (bool ok,) = _call("transferAuthority", from, 0, abi.encodeCall(market.transferAuthority, (to)), expected);
+        if (ok) pendingAuthorityModel = to;
+    }
+
+    function acceptAuthority(uint256 callerSeed) external {
+        address from = callerSeed % 3 != 0 && pendingAuthorityModel != address(0)
+            ? pendingAuthorityModel
+            : authorityCandidates[callerSeed % authorityCandidates.length];
+        bytes memory expected = from != pendingAuthorityModel ? _err(Marketplace.Unauthorized.selector) : OK;
+        (bool ok,) = _call("acceptAuthority", from, 0, abi.encodeCall(market.acceptAuthority, ()), expected);
+        if (!ok) return;
+        authorityModel = from;
+        pendingAuthorityModel = address(0);
+    }
+
+    /// @dev How the re-entering contract treats the ETH it receives, and which listing it re-enters.
+    function setReceiverMode(uint8 modeSeed, uint256 listingSeed) external {
+        receiverMode = ReentrantReceiver.Mode(modeSeed % 4);
+        receiver.setMode(receiverMode, _listing(listingSeed));
+    }
+
+    /// @dev Time passes: up to 40 days, so subscriptions expire and earnings vest.
+    function warp(uint256 secondsSeed) external {
+        vm.warp(block.timestamp + _bound(secondsSeed, 1, 40 days));
     }
 }

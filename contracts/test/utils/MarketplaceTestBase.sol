@@ -57,9 +57,36 @@ abstract contract MarketplaceTestBase is TestHelpers {
         market.purchasePerQuery{value: deposit}(id);
     }
 
+    /// @dev Charges a run at the listing's current price (admitted with no cap below it). No external
+    /// call precedes the charge, so an expectRevert set by the caller applies to consumeQuery itself.
     function _consume(bytes32 id, address who, bytes32 runRef) internal returns (bool) {
+        return _consume(id, who, runRef, type(uint256).max);
+    }
+
+    function _consume(bytes32 id, address who, bytes32 runRef, uint256 admittedPrice) internal returns (bool) {
         vm.prank(authority);
-        return market.consumeQuery(id, who, runRef);
+        return market.consumeQuery(id, who, runRef, admittedPrice);
+    }
+
+    function _setPrice(bytes32 id, uint96 price) internal {
+        vm.prank(creator);
+        market.updateListing(id, price, URI);
+    }
+
+    function _pause(bytes32 id) internal {
+        vm.prank(creator);
+        market.setListingActive(id, false);
+    }
+
+    /// @dev Pauses (the precondition of a close) and closes.
+    function _close(bytes32 id) internal {
+        _pause(id);
+        vm.prank(creator);
+        market.closeListing(id);
+    }
+
+    function _price(bytes32 id) internal view returns (uint256 price) {
+        (price,,,,,,) = market.listings(id);
     }
 
     function _escrow(bytes32 id) internal view returns (uint256 escrow) {
@@ -71,7 +98,7 @@ abstract contract MarketplaceTestBase is TestHelpers {
     }
 
     function _balance(bytes32 id, address who) internal view returns (uint256 balance) {
-        (balance,,) = market.perQueryBalances(id, who);
+        (balance,,,) = market.perQueryBalances(id, who);
     }
 
     function _expiresAt(bytes32 id, address who) internal view returns (uint256 expiresAt) {

@@ -25,7 +25,7 @@ const RunDetailSchema = z
     receipt: z
       .object({ batch_index: z.number().int(), root: z.string(), leaf: z.string(), proof: z.array(z.string()), tx_hash: z.string() })
       .nullable()
-      .openapi({ description: "The run's receipt in the on-chain run log (verify with the contract's verifyRunReceipt(batch_index, leaf, proof)); null until logged" }),
+      .openapi({ description: "The run's receipt in the on-chain run log (verify with the contract's verifyRunReceipt(batch_index, receipt fields, proof): it hashes the leaf from the run's fields itself, and leaf is that hash); null until logged" }),
   })
   .openapi("RunDetail");
 

@@ -1,0 +1,367 @@
+// SPDX-License-Identifier: MIT
+pragma solidity 0.8.37;
+
+import {Marketplace} from "../src/Marketplace.sol";
+import {MarketplaceTestBase} from "./utils/MarketplaceTestBase.sol";
+
+/// @notice per_query rentals: deposits, top-ups, charges at the admitted price, revocation and withdrawals. Every function on its happy path, and every custom error triggered with its selector
+/// (and arguments where it has them) checked.
+contract MarketplacePerQueryTest is MarketplaceTestBase {
+    /*//////////////////////////////////////////////////////////////
+                               PER-QUERY
+    //////////////////////////////////////////////////////////////*/
+
+    function test_purchasePerQuery_opensBalanceWithoutFee() public {
+        bytes32 id = _list(PER_QUERY);
+        vm.expectEmit(true, true, true, true, address(market));
+        emit Marketplace.PerQueryPurchased(id, renter, PRICE * 2);
+        _buyPerQuery(id, renter, PRICE * 2);
+        (uint96 balance, uint40 purchasedAt, bool isRevoked, uint96 depositPrice) = market.perQueryBalances(id, renter);
+        vm.assertEq(depositPrice, PRICE, "deposit price = listing price");
+        vm.assertEq(balance, PRICE * 2, "balance = deposit");
+        vm.assertEq(purchasedAt, START, "purchasedAt");
+        vm.assertFalse(isRevoked, "not revoked");
+        vm.assertEq(market.accruedFees(), 0, "a deposit is not revenue");
+        vm.assertEq(_escrow(id), 0, "no escrow yet");
+        vm.assertTrue(market.isCredentialValid(id, renter), "valid with balance");
+    }
+
+    function test_RevertWhen_purchasePerQueryDepositTooLow() public {
+        bytes32 id = _list(PER_QUERY);
+        vm.expectRevert(abi.encodeWithSelector(Marketplace.DepositTooLow.selector, PRICE - 1, PRICE));
+        _buyPerQuery(id, renter, PRICE - 1);
+    }
+
+    function test_RevertWhen_purchasePerQueryTwice() public {
+        bytes32 id = _list(PER_QUERY);
+        _buyPerQuery(id, renter, PRICE);
+        vm.expectRevert(Marketplace.CredentialAlreadyExists.selector);
+        _buyPerQuery(id, renter, PRICE);
+    }
+
+    function test_consumeQuery_debitsPriceAndSplitsFee() public {
+        bytes32 id = _list(PER_QUERY);
+        _buyPerQuery(id, renter, PRICE * 2);
+        uint256 fee = _fee(PRICE);
+        vm.expectEmit(true, true, true, true, address(market));
+        emit Marketplace.QueryConsumed(id, renter, "run-1", PRICE, fee, PRICE);
+        vm.assertTrue(_consume(id, renter, "run-1"), "charged");
+        vm.assertEq(_balance(id, renter), PRICE, "balance reduced by price");
+        vm.assertEq(_escrow(id), PRICE - fee, "escrow");
+        vm.assertEq(market.accruedFees(), fee, "fee at consumption");
+        vm.assertTrue(market.consumedRuns("run-1"), "run marked");
+    }
+
+    function test_consumeQuery_sameRunTwiceIsANoOp() public {
+        bytes32 id = _list(PER_QUERY);
+        _buyPerQuery(id, renter, PRICE * 2);
+        _consume(id, renter, "run-1");
+        vm.assertFalse(_consume(id, renter, "run-1"), "not charged again");
+        vm.assertEq(_balance(id, renter), PRICE, "charged once");
+    }
+
+    function test_consumeQuery_zeroBalanceIsLowBalance() public {
+        bytes32 id = _list(PER_QUERY);
+        _buyPerQuery(id, renter, PRICE);
+        _consume(id, renter, "run-1");
+        vm.assertFalse(market.isCredentialValid(id, renter), "zero balance is invalid");
+        vm.assertTrue(
+            market.credentialStatus(id, renter) == Marketplace.CredentialStatus.LowBalance, "status LowBalance"
+        );
+        vm.expectRevert(abi.encodeWithSelector(Marketplace.InsufficientBalance.selector, 0, PRICE));
+        _consume(id, renter, "run-2");
+    }
+
+    function test_consumeQuery_worksOnPausedListing() public {
+        bytes32 id = _list(PER_QUERY);
+        _buyPerQuery(id, renter, PRICE);
+        vm.prank(creator);
+        market.setListingActive(id, false);
+        vm.assertTrue(_consume(id, renter, "run-1"), "settles while paused");
+    }
+
+    function test_RevertWhen_consumeQueryByStranger() public {
+        bytes32 id = _list(PER_QUERY);
+        _buyPerQuery(id, renter, PRICE);
+        vm.expectRevert(Marketplace.Unauthorized.selector);
+        vm.prank(stranger);
+        market.consumeQuery(id, renter, "run-1", PRICE);
+    }
+
+    function test_RevertWhen_consumeQueryWithoutRental() public {
+        bytes32 id = _list(PER_QUERY);
+        vm.expectRevert(Marketplace.CredentialNotFound.selector);
+        _consume(id, renter, "run-1");
+    }
+
+    function test_RevertWhen_consumeQueryOnClosedListing() public {
+        bytes32 id = _list(PER_QUERY);
+        _buyPerQuery(id, renter, PRICE);
+        _close(id);
+        vm.expectRevert(Marketplace.ListingNotActive.selector);
+        _consume(id, renter, "run-1");
+    }
+
+    function test_RevertWhen_consumeQueryOnOneTimeListing() public {
+        bytes32 id = _list(ONE_TIME);
+        vm.expectRevert(Marketplace.InvalidAccessType.selector);
+        _consume(id, renter, "run-1");
+    }
+
+    function test_RevertWhen_consumeQueryUnknownListing() public {
+        vm.expectRevert(Marketplace.ListingNotFound.selector);
+        _consume(bytes32(uint256(404)), renter, "run-1");
+    }
+
+    function test_topUpBalance_restoresLowBalance() public {
+        bytes32 id = _list(PER_QUERY);
+        _buyPerQuery(id, renter, PRICE);
+        _consume(id, renter, "run-1");
+        vm.expectEmit(true, true, true, true, address(market));
+        emit Marketplace.BalanceToppedUp(id, renter, PRICE * 5, PRICE * 5);
+        vm.prank(renter);
+        market.topUpBalance{value: PRICE * 5}(id);
+        vm.assertEq(_balance(id, renter), PRICE * 5, "topped up");
+        vm.assertTrue(market.isCredentialValid(id, renter), "active again");
+    }
+
+    function test_topUpBalance_continuesWhilePaused() public {
+        bytes32 id = _list(PER_QUERY);
+        _buyPerQuery(id, renter, PRICE);
+        vm.prank(creator);
+        market.setListingActive(id, false);
+        vm.prank(authority);
+        market.setPaused(true);
+        vm.prank(renter);
+        market.topUpBalance{value: PRICE}(id);
+        vm.assertEq(_balance(id, renter), PRICE * 2, "existing rental kept running");
+    }
+
+    function test_RevertWhen_topUpBalanceWithoutRental() public {
+        bytes32 id = _list(PER_QUERY);
+        vm.expectRevert(Marketplace.CredentialNotFound.selector);
+        vm.prank(renter);
+        market.topUpBalance{value: PRICE}(id);
+    }
+
+    function test_RevertWhen_topUpBalanceTooLow() public {
+        bytes32 id = _list(PER_QUERY);
+        _buyPerQuery(id, renter, PRICE);
+        vm.expectRevert(abi.encodeWithSelector(Marketplace.DepositTooLow.selector, 1, PRICE));
+        vm.prank(renter);
+        market.topUpBalance{value: 1}(id);
+    }
+
+    function test_RevertWhen_topUpBalanceOnClosedListing() public {
+        bytes32 id = _list(PER_QUERY);
+        _buyPerQuery(id, renter, PRICE);
+        _close(id);
+        vm.expectRevert(Marketplace.ListingNotActive.selector);
+        vm.prank(renter);
+        market.topUpBalance{value: PRICE}(id);
+    }
+
+    function test_revokePerQueryAccess_blocksRunsAndFreesBalance() public {
+        bytes32 id = _list(PER_QUERY);
+        _buyPerQuery(id, renter, PRICE * 4);
+        _consume(id, renter, "run-1");
+        vm.expectEmit(true, true, true, true, address(market));
+        emit Marketplace.AccessRevoked(id, renter, PER_QUERY);
+        vm.prank(creator);
+        market.revokePerQueryAccess(id, renter);
+        vm.assertFalse(market.isCredentialValid(id, renter), "revoked is invalid");
+        vm.expectRevert(Marketplace.CredentialRevoked.selector);
+        _consume(id, renter, "run-2");
+        vm.expectRevert(Marketplace.CredentialRevoked.selector);
+        vm.prank(renter);
+        market.topUpBalance{value: PRICE}(id);
+        vm.expectRevert(Marketplace.CredentialRevoked.selector);
+        _buyPerQuery(id, renter, PRICE);
+        uint256 before = renter.balance;
+        vm.expectEmit(true, true, true, true, address(market));
+        emit Marketplace.UnspentBalanceWithdrawn(id, renter, PRICE * 3);
+        vm.prank(renter);
+        market.withdrawUnspentBalance(id);
+        vm.assertEq(renter.balance - before, PRICE * 3, "unspent balance returned");
+        vm.assertEq(_balance(id, renter), 0, "balance zero");
+    }
+
+    function test_RevertWhen_revokePerQueryAccessOnOneTimeListing() public {
+        bytes32 id = _list(ONE_TIME);
+        vm.expectRevert(Marketplace.InvalidAccessType.selector);
+        vm.prank(creator);
+        market.revokePerQueryAccess(id, renter);
+    }
+
+    function test_RevertWhen_revokePerQueryAccessTwiceOrUnknown() public {
+        bytes32 id = _list(PER_QUERY);
+        vm.expectRevert(Marketplace.CredentialNotFound.selector);
+        vm.prank(creator);
+        market.revokePerQueryAccess(id, renter);
+        _buyPerQuery(id, renter, PRICE);
+        vm.startPrank(creator);
+        market.revokePerQueryAccess(id, renter);
+        vm.expectRevert(Marketplace.CredentialRevoked.selector);
+        market.revokePerQueryAccess(id, renter);
+        vm.stopPrank();
+    }
+
+    function test_withdrawUnspentBalance_afterClose() public {
+        bytes32 id = _list(PER_QUERY);
+        _buyPerQuery(id, renter, PRICE * 2);
+        _close(id);
+        vm.prank(renter);
+        market.withdrawUnspentBalance(id);
+        vm.assertEq(address(market).balance, 0, "nothing trapped");
+    }
+
+    function test_withdrawUnspentBalance_afterPriceRiseAboveBalance() public {
+        bytes32 id = _list(PER_QUERY);
+        _buyPerQuery(id, renter, PRICE);
+        vm.prank(creator);
+        market.updateListing(id, PRICE * 2, URI);
+        vm.expectRevert(abi.encodeWithSelector(Marketplace.InsufficientBalance.selector, PRICE, PRICE * 2));
+        _consume(id, renter, "run-1");
+        vm.prank(renter);
+        market.withdrawUnspentBalance(id);
+        vm.assertEq(_balance(id, renter), 0, "stranded balance returned");
+    }
+
+    function test_RevertWhen_withdrawUnspentBalanceOfLiveRental() public {
+        bytes32 id = _list(PER_QUERY);
+        _buyPerQuery(id, renter, PRICE);
+        vm.expectRevert(Marketplace.Unauthorized.selector);
+        vm.prank(renter);
+        market.withdrawUnspentBalance(id);
+    }
+
+    function test_RevertWhen_withdrawUnspentBalanceNothingLeft() public {
+        bytes32 id = _list(PER_QUERY);
+        _buyPerQuery(id, renter, PRICE);
+        _consume(id, renter, "run-1");
+        vm.prank(creator);
+        market.revokePerQueryAccess(id, renter);
+        vm.expectRevert(Marketplace.NothingToWithdraw.selector);
+        vm.prank(renter);
+        market.withdrawUnspentBalance(id);
+    }
+
+    function test_RevertWhen_withdrawUnspentBalanceWrongListing() public {
+        bytes32 one = _list(ONE_TIME);
+        bytes32 perQuery = _list(PER_QUERY);
+        vm.expectRevert(Marketplace.InvalidAccessType.selector);
+        vm.prank(renter);
+        market.withdrawUnspentBalance(one);
+        vm.expectRevert(Marketplace.CredentialNotFound.selector);
+        vm.prank(renter);
+        market.withdrawUnspentBalance(perQuery);
+        vm.expectRevert(Marketplace.ListingNotFound.selector);
+        vm.prank(renter);
+        market.withdrawUnspentBalance(bytes32(uint256(404)));
+    }
+
+    /*//////////////////////////////////////////////////////////////
+                     ADMITTED PRICE AND RENTER EXITS
+    //////////////////////////////////////////////////////////////*/
+
+    /// @notice The drain: the creator raises the price to the renter's whole balance while a run admitted
+    /// at the old price is in flight. The run is charged the admitted price, not the new one.
+    function test_consumeQuery_chargesTheAdmittedPriceAfterARise() public {
+        bytes32 id = _list(PER_QUERY);
+        _buyPerQuery(id, renter, PRICE * 8);
+        _setPrice(id, PRICE * 8);
+        uint256 fee = _fee(PRICE);
+        vm.expectEmit(true, true, true, true, address(market));
+        emit Marketplace.QueryConsumed(id, renter, "admitted-at-old-price", PRICE, fee, PRICE * 7);
+        vm.assertTrue(_consume(id, renter, "admitted-at-old-price", PRICE), "charged");
+        vm.assertEq(_balance(id, renter), PRICE * 7, "charged the admitted price only");
+        vm.assertEq(_escrow(id), PRICE - fee, "escrow grew by the admitted price less the fee");
+    }
+
+    function test_consumeQuery_chargesALoweredPriceBelowTheAdmittedOne() public {
+        bytes32 id = _list(PER_QUERY);
+        _buyPerQuery(id, renter, PRICE * 2);
+        _setPrice(id, PRICE / 2);
+        vm.assertTrue(_consume(id, renter, "run-1", PRICE), "charged");
+        vm.assertEq(_balance(id, renter), PRICE * 2 - PRICE / 2, "the cut reaches the run at once");
+    }
+
+    function test_RevertWhen_consumeQueryAdmittedPriceExceedsBalance() public {
+        bytes32 id = _list(PER_QUERY);
+        _buyPerQuery(id, renter, PRICE);
+        _setPrice(id, PRICE / 2);
+        vm.assertTrue(_consume(id, renter, "run-1", PRICE / 2), "first run at the lowered price");
+        _setPrice(id, PRICE);
+        vm.expectRevert(abi.encodeWithSelector(Marketplace.InsufficientBalance.selector, PRICE / 2, PRICE));
+        _consume(id, renter, "run-2", PRICE);
+    }
+
+    function test_RevertWhen_consumeQueryAdmittedPriceBelowMinimum() public {
+        bytes32 id = _list(PER_QUERY);
+        _buyPerQuery(id, renter, PRICE);
+        vm.expectRevert(abi.encodeWithSelector(Marketplace.PriceTooLow.selector, 0, 1e12));
+        _consume(id, renter, "run-1", 0);
+        vm.assertFalse(market.consumedRuns("run-1"), "a refused charge marks nothing");
+    }
+
+    /// @notice The renter facing a price rise can leave with the unspent balance even when the balance
+    /// still covers a run at the new price.
+    function test_withdrawUnspentBalance_afterAnyPriceRiseSinceTheLastDeposit() public {
+        bytes32 id = _list(PER_QUERY);
+        _buyPerQuery(id, renter, PRICE * 8);
+        _setPrice(id, PRICE * 8);
+        uint256 before = renter.balance;
+        vm.prank(renter);
+        market.withdrawUnspentBalance(id);
+        vm.assertEq(renter.balance - before, PRICE * 8, "whole balance back");
+    }
+
+    function test_RevertWhen_withdrawUnspentBalanceAfterToppingUpAtTheRaisedPrice() public {
+        bytes32 id = _list(PER_QUERY);
+        _buyPerQuery(id, renter, PRICE * 2);
+        _setPrice(id, PRICE * 2);
+        vm.prank(renter);
+        market.topUpBalance{value: PRICE * 2}(id); // accepts the new price
+        (,,, uint96 depositPrice) = market.perQueryBalances(id, renter);
+        vm.assertEq(depositPrice, PRICE * 2, "deposit price follows the top-up");
+        vm.expectRevert(Marketplace.Unauthorized.selector);
+        vm.prank(renter);
+        market.withdrawUnspentBalance(id);
+    }
+
+    function test_RevertWhen_withdrawUnspentBalanceAfterAPriceCut() public {
+        bytes32 id = _list(PER_QUERY);
+        _buyPerQuery(id, renter, PRICE * 2);
+        _setPrice(id, PRICE / 2);
+        vm.expectRevert(Marketplace.Unauthorized.selector);
+        vm.prank(renter);
+        market.withdrawUnspentBalance(id);
+    }
+
+    function test_withdrawUnspentBalance_whileTheListingIsPaused() public {
+        bytes32 id = _list(PER_QUERY);
+        _buyPerQuery(id, renter, PRICE * 3);
+        _pause(id);
+        vm.expectEmit(true, true, true, true, address(market));
+        emit Marketplace.UnspentBalanceWithdrawn(id, renter, PRICE * 3);
+        vm.prank(renter);
+        market.withdrawUnspentBalance(id);
+        vm.assertEq(_balance(id, renter), 0, "a pause freezes no balance");
+        vm.assertEq(address(market).balance, 0, "nothing trapped");
+    }
+
+    /// @notice A balance below one run at the current price cannot run, so it is neither valid nor Active.
+    function test_credentialStatus_isLowBalanceWhenTheBalanceIsBelowThePrice() public {
+        bytes32 id = _list(PER_QUERY);
+        _buyPerQuery(id, renter, PRICE);
+        _setPrice(id, PRICE + 1);
+        vm.assertFalse(market.isCredentialValid(id, renter), "0 < balance < price is invalid");
+        vm.assertTrue(
+            market.credentialStatus(id, renter) == Marketplace.CredentialStatus.LowBalance, "status LowBalance"
+        );
+        (Marketplace.CredentialStatus status,,,,,) = market.credentialOf(id, renter);
+        vm.assertTrue(status == Marketplace.CredentialStatus.LowBalance, "credentialOf agrees");
+        _setPrice(id, PRICE);
+        vm.assertTrue(market.isCredentialValid(id, renter), "balance == price is valid");
+    }
+}

@@ -1,0 +1,343 @@
+// SPDX-License-Identifier: MIT
+pragma solidity 0.8.37;
+
+import {Marketplace} from "../src/Marketplace.sol";
+import {MarketplaceTestBase} from "./utils/MarketplaceTestBase.sol";
+
+/// @notice one_time and subscription rentals: purchase, renewal, revocation, expiry and vesting. Every function on its happy path, and every custom error triggered with its selector
+/// (and arguments where it has them) checked.
+contract MarketplacePurchasesTest is MarketplaceTestBase {
+    /*//////////////////////////////////////////////////////////////
+                               ONE-TIME
+    //////////////////////////////////////////////////////////////*/
+
+    function test_purchaseOneTime_createsPermanentCredential() public {
+        bytes32 id = _list(ONE_TIME);
+        uint256 fee = _fee(PRICE);
+        vm.expectEmit(true, true, true, true, address(market));
+        emit Marketplace.OneTimePurchased(id, renter, PRICE, fee);
+        _buyOneTime(id, renter);
+        (address buyer, uint40 purchasedAt, uint40 expiresAt, Marketplace.AccessType t, bool revoked) =
+            market.credentials(id, renter);
+        vm.assertEq(buyer, renter, "buyer field");
+        vm.assertEq(purchasedAt, START, "purchasedAt");
+        vm.assertEq(expiresAt, 0, "never expires");
+        vm.assertTrue(t == ONE_TIME && !revoked, "one_time, not revoked");
+        vm.assertEq(_escrow(id), PRICE - fee, "escrow = price - fee");
+        vm.assertEq(market.accruedFees(), fee, "fee accrued");
+        vm.assertEq(address(market).balance, PRICE, "ETH held");
+        vm.warp(START + 10 * DAYS_365);
+        vm.assertTrue(market.isCredentialValid(id, renter), "valid forever");
+    }
+
+    function test_RevertWhen_purchaseOneTimeUnknownListing() public {
+        vm.expectRevert(Marketplace.ListingNotFound.selector);
+        _buyOneTime(bytes32(uint256(404)), renter);
+    }
+
+    function test_RevertWhen_purchaseOneTimeWrongAmount() public {
+        bytes32 id = _list(ONE_TIME);
+        vm.expectRevert(abi.encodeWithSelector(Marketplace.IncorrectPayment.selector, PRICE, PRICE - 1));
+        vm.prank(renter);
+        market.purchaseOneTime{value: PRICE - 1}(id);
+        vm.expectRevert(abi.encodeWithSelector(Marketplace.IncorrectPayment.selector, PRICE, PRICE + 1));
+        vm.prank(renter);
+        market.purchaseOneTime{value: PRICE + 1}(id);
+    }
+
+    function test_RevertWhen_purchaseOneTimeTwice() public {
+        bytes32 id = _list(ONE_TIME);
+        _buyOneTime(id, renter);
+        vm.expectRevert(Marketplace.CredentialAlreadyExists.selector);
+        _buyOneTime(id, renter);
+    }
+
+    function test_RevertWhen_purchaseOneTimeOnSubscriptionListing() public {
+        bytes32 id = _list(SUBSCRIPTION);
+        vm.expectRevert(Marketplace.InvalidAccessType.selector);
+        _buyOneTime(id, renter);
+    }
+
+    function test_RevertWhen_purchaseWhileProtocolPaused() public {
+        bytes32 one = _list(ONE_TIME);
+        bytes32 sub = _list(SUBSCRIPTION);
+        bytes32 perQuery = _list(PER_QUERY);
+        vm.prank(authority);
+        market.setPaused(true);
+        vm.expectRevert(Marketplace.ProtocolPaused.selector);
+        _buyOneTime(one, renter);
+        vm.expectRevert(Marketplace.ProtocolPaused.selector);
+        vm.prank(renter);
+        market.purchaseSubscription{value: PRICE}(sub, DAYS_30);
+        vm.expectRevert(Marketplace.ProtocolPaused.selector);
+        _buyPerQuery(perQuery, renter, PRICE);
+        vm.expectRevert(Marketplace.ProtocolPaused.selector);
+        vm.prank(renter);
+        market.renewSubscription{value: PRICE}(sub, DAYS_30);
+    }
+
+    function test_revokeAccess_invalidatesOneTime() public {
+        bytes32 id = _list(ONE_TIME);
+        _buyOneTime(id, renter);
+        vm.expectEmit(true, true, true, true, address(market));
+        emit Marketplace.AccessRevoked(id, renter, ONE_TIME);
+        vm.prank(creator);
+        market.revokeAccess(id, renter);
+        vm.assertFalse(market.isCredentialValid(id, renter), "revoked is invalid");
+        vm.assertTrue(market.credentialStatus(id, renter) == Marketplace.CredentialStatus.Revoked, "status Revoked");
+        vm.expectRevert(Marketplace.CredentialRevoked.selector);
+        _buyOneTime(id, renter);
+    }
+
+    function test_RevertWhen_revokeAccessTwice() public {
+        bytes32 id = _list(ONE_TIME);
+        _buyOneTime(id, renter);
+        vm.startPrank(creator);
+        market.revokeAccess(id, renter);
+        vm.expectRevert(Marketplace.CredentialRevoked.selector);
+        market.revokeAccess(id, renter);
+        vm.stopPrank();
+    }
+
+    function test_RevertWhen_revokeAccessWithoutCredential() public {
+        bytes32 id = _list(ONE_TIME);
+        vm.expectRevert(Marketplace.CredentialNotFound.selector);
+        vm.prank(creator);
+        market.revokeAccess(id, renter);
+    }
+
+    function test_RevertWhen_revokeAccessOnPerQueryListing() public {
+        bytes32 id = _list(PER_QUERY);
+        _buyPerQuery(id, renter, PRICE);
+        vm.expectRevert(Marketplace.InvalidAccessType.selector);
+        vm.prank(creator);
+        market.revokeAccess(id, renter);
+    }
+
+    function test_RevertWhen_revokeAccessByStranger() public {
+        bytes32 id = _list(ONE_TIME);
+        _buyOneTime(id, renter);
+        vm.expectRevert(Marketplace.Unauthorized.selector);
+        vm.prank(stranger);
+        market.revokeAccess(id, renter);
+    }
+
+    /*//////////////////////////////////////////////////////////////
+                             SUBSCRIPTION
+    //////////////////////////////////////////////////////////////*/
+
+    function test_purchaseSubscription_pricesPer30DaysAndExpires() public {
+        bytes32 id = _list(SUBSCRIPTION);
+        vm.assertEq(market.subscriptionPrice(id, DAYS_30), PRICE, "30 days = price");
+        vm.assertEq(market.subscriptionPrice(id, DAYS_90), PRICE * 3, "90 days = 3 x price");
+        vm.assertEq(market.subscriptionPrice(id, DAYS_365), (uint256(PRICE) * 365) / 30, "365 days = price x 365/30");
+        uint256 cost = PRICE * 3;
+        vm.expectEmit(true, true, true, true, address(market));
+        emit Marketplace.SubscriptionPurchased(id, renter, DAYS_90, cost, _fee(cost), START + DAYS_90);
+        vm.prank(renter);
+        market.purchaseSubscription{value: cost}(id, DAYS_90);
+        vm.assertEq(_expiresAt(id, renter), START + DAYS_90, "expiry");
+        vm.warp(START + DAYS_90 - 1);
+        vm.assertTrue(market.isCredentialValid(id, renter), "valid before expiry");
+        vm.warp(START + DAYS_90);
+        vm.assertFalse(market.isCredentialValid(id, renter), "invalid at expiry");
+        vm.assertTrue(market.credentialStatus(id, renter) == Marketplace.CredentialStatus.Expired, "status Expired");
+    }
+
+    function test_credentialOf_reportsStatusModelAndRecord() public {
+        bytes32 sub = _list(SUBSCRIPTION);
+        _buySubscription(sub, renter, DAYS_30);
+        (Marketplace.CredentialStatus status, Marketplace.AccessType accessType, uint40 purchasedAt, uint40 expiresAt, uint128 balance, bool revoked) =
+            market.credentialOf(sub, renter);
+        vm.assertTrue(status == Marketplace.CredentialStatus.Active, "subscription active");
+        vm.assertTrue(accessType == SUBSCRIPTION, "subscription model");
+        vm.assertEq(purchasedAt, START, "purchasedAt");
+        vm.assertEq(expiresAt, START + DAYS_30, "expiresAt");
+        vm.assertEq(balance, 0, "no balance");
+        vm.assertFalse(revoked, "not revoked");
+
+        bytes32 pq = _list(PER_QUERY);
+        _buyPerQuery(pq, renter, PRICE * 2);
+        (status, accessType, purchasedAt, expiresAt, balance, revoked) = market.credentialOf(pq, renter);
+        vm.assertTrue(status == Marketplace.CredentialStatus.Active, "per_query active");
+        vm.assertTrue(accessType == PER_QUERY, "per_query model");
+        vm.assertEq(balance, PRICE * 2, "balance");
+        vm.assertEq(expiresAt, 0, "no expiry");
+
+        (status,,,,,) = market.credentialOf(pq, stranger);
+        vm.assertTrue(status == Marketplace.CredentialStatus.NotFound, "stranger has none");
+        (status,,,,,) = market.credentialOf(keccak256("no listing"), renter);
+        vm.assertTrue(status == Marketplace.CredentialStatus.NotFound, "no listing");
+    }
+
+    function test_RevertWhen_purchaseSubscriptionInvalidDuration() public {
+        bytes32 id = _list(SUBSCRIPTION);
+        vm.expectRevert(abi.encodeWithSelector(Marketplace.InvalidDuration.selector, 0));
+        vm.prank(renter);
+        market.purchaseSubscription{value: PRICE}(id, 0);
+        vm.expectRevert(abi.encodeWithSelector(Marketplace.InvalidDuration.selector, DAYS_30 + 1));
+        vm.prank(renter);
+        market.purchaseSubscription{value: PRICE}(id, DAYS_30 + 1);
+    }
+
+    function test_RevertWhen_purchaseSubscriptionTwice() public {
+        bytes32 id = _list(SUBSCRIPTION);
+        _buySubscription(id, renter, DAYS_30);
+        vm.expectRevert(Marketplace.CredentialAlreadyExists.selector);
+        vm.prank(renter);
+        market.purchaseSubscription{value: PRICE}(id, DAYS_30);
+    }
+
+    function test_RevertWhen_purchaseSubscriptionWrongAmount() public {
+        bytes32 id = _list(SUBSCRIPTION);
+        vm.expectRevert(abi.encodeWithSelector(Marketplace.IncorrectPayment.selector, PRICE * 3, PRICE));
+        vm.prank(renter);
+        market.purchaseSubscription{value: PRICE}(id, DAYS_90);
+    }
+
+    function test_renewSubscription_extendsActiveFromExpiry() public {
+        bytes32 id = _list(SUBSCRIPTION);
+        _buySubscription(id, renter, DAYS_30);
+        vm.warp(START + 10 days);
+        vm.expectEmit(true, true, true, true, address(market));
+        emit Marketplace.SubscriptionRenewed(id, renter, DAYS_30, PRICE, _fee(PRICE), START + 2 * DAYS_30);
+        vm.prank(renter);
+        market.renewSubscription{value: PRICE}(id, DAYS_30);
+        vm.assertEq(_expiresAt(id, renter), START + 2 * DAYS_30, "no paid time lost");
+    }
+
+    function test_renewSubscription_restartsExpiredFromNow() public {
+        bytes32 id = _list(SUBSCRIPTION);
+        _buySubscription(id, renter, DAYS_30);
+        uint256 later = START + DAYS_30 + 5 days;
+        vm.warp(later);
+        vm.assertFalse(market.isCredentialValid(id, renter), "expired");
+        vm.prank(renter);
+        market.renewSubscription{value: PRICE * 3}(id, DAYS_90);
+        vm.assertEq(_expiresAt(id, renter), later + DAYS_90, "from now");
+        vm.assertTrue(market.isCredentialValid(id, renter), "active again");
+    }
+
+    function test_RevertWhen_renewSubscriptionWithoutCredential() public {
+        bytes32 id = _list(SUBSCRIPTION);
+        vm.expectRevert(Marketplace.CredentialNotFound.selector);
+        vm.prank(renter);
+        market.renewSubscription{value: PRICE}(id, DAYS_30);
+    }
+
+    function test_RevertWhen_renewSubscriptionRevoked() public {
+        bytes32 id = _list(SUBSCRIPTION);
+        _buySubscription(id, renter, DAYS_30);
+        vm.prank(creator);
+        market.revokeAccess(id, renter);
+        vm.expectRevert(Marketplace.CredentialRevoked.selector);
+        vm.prank(renter);
+        market.renewSubscription{value: PRICE}(id, DAYS_30);
+    }
+
+    function test_RevertWhen_renewSubscriptionOnPausedListing() public {
+        bytes32 id = _list(SUBSCRIPTION);
+        _buySubscription(id, renter, DAYS_30);
+        vm.prank(creator);
+        market.setListingActive(id, false);
+        vm.expectRevert(Marketplace.ListingNotActive.selector);
+        vm.prank(renter);
+        market.renewSubscription{value: PRICE}(id, DAYS_30);
+    }
+
+    function test_RevertWhen_subscriptionPriceOfOneTimeListing() public {
+        bytes32 id = _list(ONE_TIME);
+        vm.expectRevert(Marketplace.InvalidAccessType.selector);
+        market.subscriptionPrice(id, DAYS_30);
+    }
+
+    /*//////////////////////////////////////////////////////////////
+                     EXPIRY BOUND AND EARNINGS VESTING
+    //////////////////////////////////////////////////////////////*/
+
+    /// @notice Renewals cannot wrap the uint40 expiry: the one that would pass it is refused, and every
+    /// accepted one emits exactly the expiry it stored.
+    function test_RevertWhen_renewSubscriptionPassesTheLargestStorableExpiry() public {
+        bytes32 id = _list(SUBSCRIPTION);
+        _buySubscription(id, renter, DAYS_365);
+        uint256 maxExpiry = type(uint40).max;
+        // Jump to just before the bound (as ~34,800 renewals would) through a fresh renewal from now.
+        vm.warp(maxExpiry - DAYS_365 - 10);
+        uint256 cost = market.subscriptionPrice(id, DAYS_30);
+        vm.prank(renter);
+        market.renewSubscription{value: cost}(id, DAYS_30);
+        uint256 stored = _expiresAt(id, renter);
+        vm.assertEq(stored, maxExpiry - DAYS_365 - 10 + DAYS_30, "restarted from now");
+        cost = market.subscriptionPrice(id, DAYS_365);
+        vm.expectRevert(
+            abi.encodeWithSelector(Marketplace.ExpiryTooLate.selector, stored + DAYS_365, maxExpiry)
+        );
+        vm.prank(renter);
+        market.renewSubscription{value: cost}(id, DAYS_365);
+        vm.assertEq(_expiresAt(id, renter), stored, "expiry unchanged");
+    }
+
+    function test_RevertWhen_purchaseSubscriptionPassesTheLargestStorableExpiry() public {
+        bytes32 id = _list(SUBSCRIPTION);
+        vm.warp(uint256(type(uint40).max) - DAYS_30 + 1);
+        vm.expectRevert(
+            abi.encodeWithSelector(Marketplace.ExpiryTooLate.selector, uint256(type(uint40).max) + 1, type(uint40).max)
+        );
+        vm.prank(renter);
+        market.purchaseSubscription{value: PRICE}(id, DAYS_30);
+    }
+
+    /// @notice A 365-day subscription's earnings vest as the year elapses: the creator cannot take the
+    /// payment and close in the same block.
+    function test_withdrawEarnings_ofASubscriptionTakesOnlyWhatHasVested() public {
+        bytes32 id = _list(SUBSCRIPTION);
+        _buySubscription(id, renter, DAYS_365);
+        uint256 escrow = _escrow(id);
+        vm.assertEq(market.withdrawableEarnings(id), 0, "nothing vested at purchase");
+        vm.expectRevert(Marketplace.NothingToWithdraw.selector);
+        vm.prank(creator);
+        market.withdrawEarnings(id, 1);
+        _pause(id);
+        vm.expectRevert(Marketplace.EscrowNotEmpty.selector);
+        vm.prank(creator);
+        market.closeListing(id);
+
+        vm.warp(START + DAYS_365 / 4);
+        uint256 vested = market.withdrawableEarnings(id);
+        vm.assertEq(vested, escrow - (escrow * (DAYS_365 - DAYS_365 / 4) + DAYS_365 - 1) / DAYS_365, "a quarter vested");
+        vm.expectRevert(abi.encodeWithSelector(Marketplace.WithdrawalExceedsBalance.selector, vested + 1, vested));
+        vm.prank(creator);
+        market.withdrawEarnings(id, vested + 1);
+        vm.prank(creator);
+        market.withdrawEarnings(id, vested);
+        vm.expectRevert(Marketplace.EscrowNotEmpty.selector);
+        vm.prank(creator);
+        market.closeListing(id);
+
+        vm.warp(START + DAYS_365);
+        vm.assertEq(market.withdrawableEarnings(id), escrow - vested, "all vested at the paid expiry");
+        vm.prank(creator);
+        market.closeListing(id);
+        vm.prank(creator);
+        market.withdrawEarnings(id, escrow - vested);
+        vm.assertEq(address(market).balance, market.accruedFees(), "only fees left");
+    }
+
+    /// @notice A renewal made early vests over the period it extends to; what vested before stays vested.
+    function test_withdrawableEarnings_neverFallsWhenASubscriptionIsRenewed() public {
+        bytes32 id = _list(SUBSCRIPTION);
+        _buySubscription(id, renter, DAYS_30);
+        vm.warp(START + DAYS_30 / 2);
+        uint256 before = market.withdrawableEarnings(id);
+        vm.assertTrue(before > 0, "half a period vested");
+        uint256 cost = market.subscriptionPrice(id, DAYS_90);
+        vm.prank(renter);
+        market.renewSubscription{value: cost}(id, DAYS_90);
+        vm.assertEq(market.withdrawableEarnings(id), before, "renewal keeps what vested");
+        (, uint40 updatedAt, uint40 paidUntil) = market.vestings(id);
+        vm.assertEq(updatedAt, START + DAYS_30 / 2, "line restarted now");
+        vm.assertEq(paidUntil, START + DAYS_30 + DAYS_90, "vests until the renewed expiry");
+        vm.warp(START + DAYS_30 + DAYS_90);
+        vm.assertEq(market.withdrawableEarnings(id), _escrow(id), "all vested at the end");
+    }
+}
