@@ -63,7 +63,13 @@ export interface ModelServerOptions {
   host?: string;
   /** When set, requests must carry this key (each provider's header), else they get a 401. */
   apiKey?: string;
+  /** How many of the latest requests `requests()` keeps (default 500): a long-running stack must not
+   * grow with every request it serves. */
+  keepRequests?: number;
 }
+
+/** The default window of recorded requests. */
+export const DEFAULT_KEPT_REQUESTS = 500;
 
 /** A running model server. */
 export interface ModelServer {
@@ -73,7 +79,7 @@ export interface ModelServer {
   openaiBaseUrl: string;
   /** Base URL for Anthropic messages clients (`createAnthropic`). */
   anthropicBaseUrl: string;
-  /** A copy of every request received so far, oldest first. */
+  /** A copy of the latest requests received (at most `keepRequests`), oldest first. */
   requests(): RecordedRequest[];
   /** Forgets the recorded requests. */
   clearRequests(): void;
@@ -120,6 +126,7 @@ export function countTokens(text: string): number {
 export async function startModelServer(options: ModelServerOptions = {}): Promise<ModelServer> {
   const host = options.host ?? "127.0.0.1";
   const recorded: RecordedRequest[] = [];
+  const keep = Math.max(0, options.keepRequests ?? DEFAULT_KEPT_REQUESTS);
   const sockets = new Set<Socket>();
   const timers = new Set<NodeJS.Timeout>();
   let counter = 0;
@@ -164,6 +171,7 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
       if (value !== undefined) headers[key] = Array.isArray(value) ? value.join(", ") : value;
     }
     recorded.push({ provider, method: req.method ?? "GET", path, headers, body, receivedAt: Date.now() });
+    while (recorded.length > keep) recorded.shift(); // the oldest go first
 
     if (provider === "openai") {
       if (!openaiAuthorized(headers, options.apiKey)) return sendJson(res, 401, openaiAuthError(headers));
