@@ -1,6 +1,7 @@
 #!/usr/bin/env node
-// The agentrent launcher: registers tsx (TypeScript sources run as they are) and starts the CLI.
-import { register } from "tsx/esm/api";
+// agentrent: the command line of the agent rental service (the bundled build in dist/). Node 22.1+
+// keeps the bundle's compiled code in its on-disk cache, so later starts skip compiling it.
+import module from "node:module";
 
-register();
-await import("../src/main.ts");
+module.enableCompileCache?.();
+await import("../dist/agentrent.js");

@@ -6,7 +6,7 @@ import {
   createPublicClient,
   createWalletClient,
   defineChain,
-  formatEther,
+  getAddress,
   HttpRequestError,
   InsufficientFundsError,
   http,
@@ -17,15 +17,9 @@ import {
 } from "viem";
 import type { PrivateKeyAccount } from "viem/accounts";
 import { marketplaceAbi } from "../../src/chain/generated/marketplace.ts";
-import { RENTAL_MODELS, type RentalModel } from "../../src/credentials/events.ts";
 import { CliError, EXIT, usageError } from "./errors.ts";
 import type { Settings } from "./settings.ts";
-
-// The contract's AccessType enum, in order: the service's own list.
-export { RENTAL_MODELS, type RentalModel } from "../../src/credentials/events.ts";
-export const ACCESS_TYPE: Record<RentalModel, number> = { one_time: 0, subscription: 1, per_query: 2 };
-export const LISTING_STATUS = ["none", "active", "paused", "closed"] as const;
-export const DURATIONS: Record<string, bigint> = { "30d": 2_592_000n, "90d": 7_776_000n, "365d": 31_536_000n };
+import { LISTING_STATUS, RENTAL_MODELS, type RentalModel } from "./units.ts";
 
 /** What each contract error means, for the person reading it. */
 const CONTRACT_ERRORS: Record<string, string> = {
@@ -70,7 +64,7 @@ export function chainTarget(settings: Settings): ChainTarget {
   const rpcUrl = settings.rpcUrl!;
   const chain = defineChain({ id: settings.chainId!, name: `chain-${settings.chainId}`, nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 }, rpcUrls: { default: { http: [rpcUrl] } } });
   const client = createPublicClient({ chain, transport: http(rpcUrl, { timeout: 30_000, retryCount: 1 }), pollingInterval: 100 }) as PublicClient;
-  return { rpcUrl, chain, marketplace: settings.marketplace!, client };
+  return { rpcUrl, chain, marketplace: getAddress(settings.marketplace!), client };
 }
 
 export interface OnChainListing {
@@ -149,12 +143,3 @@ export function chainError(error: unknown): unknown {
   }
   return new CliError(error.shortMessage || error.message, EXIT.failure, "chain_error");
 }
-
-/** "0.01" ETH → wei, with a usage error naming the flag. */
-export function ethAmount(value: string, flag: string): bigint {
-  if (!/^\d+(\.\d{1,18})?$/.test(value.trim())) throw usageError(`${flag} must be an amount of ETH such as 0.01, not ${JSON.stringify(value)}.`);
-  const [whole, fraction = ""] = value.trim().split(".");
-  return BigInt(whole!) * 10n ** 18n + BigInt(fraction.padEnd(18, "0"));
-}
-
-export const eth = (wei: bigint): string => `${formatEther(wei)} ETH`;

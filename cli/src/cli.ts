@@ -1,9 +1,24 @@
 // The command line: a table of commands, each parsed with node:util parseArgs (strict), global flags
 // accepted anywhere, and the dispatcher that turns every failure into a message and an exit code.
+import { readFileSync } from "node:fs";
 import { parseArgs, type ParseArgsOptionsConfig } from "node:util";
 import { CliError, EXIT, toCliError, usageError } from "./errors.ts";
 import { Output, type Streams } from "./output.ts";
 import { resolveSettings, type Env, type GlobalFlags, type Settings } from "./settings.ts";
+import { completionScript, isShell } from "./completion.ts";
+
+// Set by the package build; the sources (run through tsx in development) read cli/package.json.
+declare const __CLI_VERSION__: string | undefined;
+
+/** The CLI's version (the package's). */
+export function cliVersion(): string {
+  if (typeof __CLI_VERSION__ === "string") return __CLI_VERSION__;
+  try {
+    return (JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version: string }).version;
+  } catch {
+    return "0.0.0-dev";
+  }
+}
 
 export type FlagValues = Record<string, string | boolean | string[] | undefined>;
 
@@ -138,7 +153,8 @@ export function overview(commands: Command[], group?: string): string {
     "Global flags:",
     ...GLOBAL_HELP.map((l) => `  ${l}`),
     "",
-    "`agentrent <command> --help` describes one command. Exit codes: 0 ok, 1 failure, 2 usage, 3 auth,",
+    "`agentrent help <command>` or `agentrent <command> --help` describes one command; `agentrent completion",
+    "bash|zsh|fish` prints shell completion; `agentrent --version` the version. Exit codes: 0 ok, 1 failure, 2 usage, 3 auth,",
     "4 access or payment refused, 5 not found, 6 invalid manifest, 7 rate limited, 8 unavailable.",
   ];
   return lines.join("\n");
@@ -149,6 +165,18 @@ export async function runCli(argv: string[], commands: Command[], env: Env = pro
   const json = argv.includes("--json");
   let out = new Output(json, streams);
   try {
+    if (argv.length === 1 && (argv[0] === "--version" || argv[0] === "-v" || argv[0] === "version")) {
+      out.streams.stdout.write(`agentrent ${cliVersion()}\n`);
+      return EXIT.ok;
+    }
+    // `agentrent help <command>` is `agentrent <command> --help`.
+    if (argv[0] === "help" && argv.length > 1 && !argv[1]!.startsWith("-")) return runCli([...argv.slice(1), "--help"], commands, env, streams);
+    if (argv[0] === "completion") {
+      const shell = argv[1];
+      if (!isShell(shell) || argv.length > 2) throw usageError("agentrent completion <bash|zsh|fish>: prints the completion script of that shell (for example: source <(agentrent completion bash)).");
+      out.streams.stdout.write(completionScript(shell, commands, Object.keys(GLOBAL_OPTIONS).map((name) => `--${name}`)));
+      return EXIT.ok;
+    }
     const parsed = parseCommandLine(argv, commands);
     out = new Output(parsed.values.json === true, streams);
     if (!parsed.command) {

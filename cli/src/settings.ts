@@ -4,10 +4,19 @@
 import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, join, resolve } from "node:path";
-import { getAddress, isAddress, type Address } from "viem";
+import { keccak_256 } from "@noble/hashes/sha3";
 import { CliError, EXIT, usageError } from "./errors.ts";
 
 export type Env = Record<string, string | undefined>;
+
+export const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
+
+/** EIP-55 mixed-case checksum of an address (what viem's getAddress gives, without loading viem). */
+export function checksumAddress(address: string): `0x${string}` {
+  const hex = address.slice(2).toLowerCase();
+  const hash = Array.from(keccak_256(new TextEncoder().encode(hex)), (b) => b.toString(16).padStart(2, "0")).join("");
+  return `0x${[...hex].map((c, i) => (parseInt(hash[i]!, 16) >= 8 ? c.toUpperCase() : c)).join("")}`;
+}
 
 export interface Session {
   wallet: string;
@@ -42,7 +51,8 @@ export interface Settings {
   apiUrl: string | undefined;
   rpcUrl: string | undefined;
   chainId: number | undefined;
-  marketplace: Address | undefined;
+  /** 0x + 40 hex as given (checksummed when the chain is used). */
+  marketplace: `0x${string}` | undefined;
   /** Where each value came from (flag, env, config, stack), for `config show`. */
   sources: Record<string, string>;
   configDir: string;
@@ -137,10 +147,10 @@ export function resolveSettings(flags: GlobalFlags, env: Env, cwd = process.cwd(
     chainId = Number(chainIdRaw);
     if (!Number.isSafeInteger(chainId) || chainId <= 0) throw usageError(`The chain id ${String(chainIdRaw)} (from ${sources.chain_id}) is not a positive integer.`);
   }
-  let marketplace: Address | undefined;
+  let marketplace: `0x${string}` | undefined;
   if (marketplaceRaw !== undefined) {
-    if (!isAddress(marketplaceRaw, { strict: false })) throw usageError(`The marketplace address ${marketplaceRaw} (from ${sources.marketplace}) is not an address.`);
-    marketplace = getAddress(marketplaceRaw);
+    if (!ADDRESS.test(marketplaceRaw)) throw usageError(`The marketplace address ${marketplaceRaw} (from ${sources.marketplace}) is not an address.`);
+    marketplace = checksumAddress(marketplaceRaw);
   }
   if (apiUrl !== undefined) checkUrl(apiUrl, `the API URL (from ${sources.api_url})`);
   if (rpcUrl !== undefined) checkUrl(rpcUrl, `the RPC URL (from ${sources.rpc_url})`);

@@ -3,9 +3,8 @@
 // comes from AGENTRENT_KEYSTORE_PASSWORD or a hidden prompt. Never a flag: flags land in shell history.
 import { existsSync, readFileSync } from "node:fs";
 import type { Hex } from "viem";
-import { privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
+import type { PrivateKeyAccount } from "viem/accounts";
 import { CliError, EXIT } from "./errors.ts";
-import { decryptKeystore, KeystoreError } from "./keystore.ts";
 import { askHidden, isInteractive } from "./prompt.ts";
 import type { Env, Settings } from "./settings.ts";
 
@@ -25,6 +24,8 @@ export async function keystorePassword(env: Env, purpose: string): Promise<strin
 
 /** The signing account; throws an auth error that says how to configure one. */
 export async function loadAccount(settings: Settings, env: Env): Promise<PrivateKeyAccount> {
+  // Loaded here, not at start: only commands that sign need viem's accounts and the keystore's crypto.
+  const [{ privateKeyToAccount }, { decryptKeystore, KeystoreError }] = await Promise.all([import("viem/accounts"), import("./keystore.ts")]);
   if (env.AGENTRENT_PRIVATE_KEY) return privateKeyToAccount(parsePrivateKey(env.AGENTRENT_PRIVATE_KEY, "AGENTRENT_PRIVATE_KEY"));
   const file = settings.keystore;
   if (!file) {

@@ -15,11 +15,15 @@ import { EXIT } from "../../cli/src/errors.ts";
 import { decryptKeystore, encryptKeystore, KeystoreError } from "../../cli/src/keystore.ts";
 import { toJson } from "../../cli/src/output.ts";
 import { resolveSettings, saveSession, loadSession } from "../../cli/src/settings.ts";
-import { ethAmount } from "../../cli/src/chain.ts";
+import { ethAmount, formatEth, CATEGORIES, PROVIDERS, RENTAL_MODELS } from "../../cli/src/units.ts";
+import { CATEGORIES as SERVICE_CATEGORIES, PROVIDERS as SERVICE_PROVIDERS } from "../../src/registration/manifest.ts";
+import { RENTAL_MODELS as SERVICE_RENTAL_MODELS } from "../../src/credentials/events.ts";
+import { formatEther } from "viem";
 import { authenticatedApi } from "../../cli/src/api.ts";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "../..");
-const bin = join(root, "cli/bin/agentrent.mjs");
+// The sources through tsx; the packed, bundled bin is run by test/packages/install.test.ts.
+const bin = join(root, "cli/src/main.ts");
 const FAST = { n: 1024, r: 8, p: 1 };
 
 function capture() {
@@ -50,6 +54,41 @@ async function cli(args: string[], env: Record<string, string> = {}) {
   const code = await runCli(args, COMMANDS, { HOME: dir, AGENTRENT_CONFIG_DIR: dir, AGENTRENT_STACK_FILE: "", LOCAL_DATA_DIR: "", ...env }, io.streams);
   return { code, stdout: io.stdout, stderr: io.stderr, dir };
 }
+
+describe("the CLI's own lists and units", () => {
+  it("the rental models, categories and providers are the service's, and ETH amounts format as viem does", () => {
+    expect(RENTAL_MODELS).toEqual(SERVICE_RENTAL_MODELS);
+    expect(CATEGORIES).toEqual(SERVICE_CATEGORIES);
+    expect(PROVIDERS).toEqual(SERVICE_PROVIDERS);
+    for (const wei of [0n, 1n, 10n ** 18n, 1_500_000_000_000_000n, 123_456_789_012_345_678_901n, -5n]) expect(formatEth(wei)).toBe(formatEther(wei));
+  });
+});
+
+describe("version, help and completion", () => {
+  it("--version prints the package's version; help <command> is <command> --help", async () => {
+    const version = await cli(["--version"]);
+    expect(version).toMatchObject({ code: 0, stdout: `agentrent ${JSON.parse(readFileSync(join(root, "cli/package.json"), "utf8")).version}\n` });
+    const help = await cli(["help", "execute"]);
+    const flag = await cli(["execute", "--help"]);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toBe(flag.stdout);
+    expect(help.stdout).toContain("agentrent execute <agent_id>");
+  });
+
+  it("completion prints a script for bash, zsh and fish naming the commands and their flags; another shell is a usage error", async () => {
+    for (const shell of ["bash", "zsh", "fish"]) {
+      const out = await cli(["completion", shell]);
+      expect(out.code).toBe(0);
+      expect(out.stdout).toContain("agentrent");
+      expect(out.stdout).toContain("execute");
+      expect(out.stdout).toMatch(/--?no-stream|-l no-stream/);
+    }
+    const bash = spawnSync("bash", ["-c", `${(await cli(["completion", "bash"])).stdout}\nCOMP_WORDS=(agentrent ex); COMP_CWORD=1; _agentrent; echo "\${COMPREPLY[@]}"`], { encoding: "utf8" });
+    expect(bash.stdout.trim()).toBe("execute");
+    const other = await cli(["completion", "powershell"]);
+    expect(other.code).toBe(EXIT.usage);
+  });
+});
 
 describe("argument parsing", () => {
   it("finds one- and two-word commands with global flags anywhere, and parses the command's flags strictly", () => {
@@ -278,7 +317,7 @@ describe("bad input", () => {
   });
 
   it("the binary: unknown command exits 2, a bad manifest exits 6, help exits 0", () => {
-    const run = (args: string[]) => spawnSync(process.execPath, [bin, ...args], { cwd: tmpdir(), encoding: "utf8", env: { ...process.env, AGENTRENT_CONFIG_DIR: mkdtempSync(join(tmpdir(), "agentrent-bin-")) }, timeout: 60_000 });
+    const run = (args: string[]) => spawnSync(process.execPath, ["--import", "tsx", bin, ...args], { cwd: root, encoding: "utf8", env: { ...process.env, AGENTRENT_CONFIG_DIR: mkdtempSync(join(tmpdir(), "agentrent-bin-")) }, timeout: 60_000 });
     const unknown = run(["frobnicate"]);
     expect(unknown.status).toBe(EXIT.usage);
     expect(unknown.stderr).toMatch(/agentrent: Unknown command "frobnicate"/);

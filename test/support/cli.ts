@@ -5,7 +5,8 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
-const BIN = join(dirname(fileURLToPath(import.meta.url)), "../../cli/bin/agentrent.mjs");
+// The CLI's sources through tsx (the packed, bundled bin is run by test/packages).
+const MAIN = join(dirname(fileURLToPath(import.meta.url)), "../../cli/src/main.ts");
 
 export type CliEnv = Record<string, string>;
 
@@ -57,7 +58,7 @@ export function createCliHarness(work: string, service: () => CliService) {
 
   /** Spawns the binary; bounded by a kill after `timeoutMs`. */
   function start(env: CliEnv, args: string[], timeoutMs = 90_000): RunningCli {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd: work, env, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, ["--import", "tsx", MAIN, ...args], { cwd: work, env, stdio: ["ignore", "pipe", "pipe"] });
     children.add(child);
     let stdout = "";
     let stderr = "";

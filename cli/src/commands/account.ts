@@ -1,15 +1,14 @@
 // Account commands: wallet keystores, sign-in sessions, API keys and the config file.
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
-import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import type { Hex } from "viem";
 import { authenticatedApi, publicClient } from "../api.ts";
 import { intFlag, requireFlag, stringFlag, type Command } from "../cli.ts";
 import { CliError, EXIT, usageError } from "../errors.ts";
-import { DEFAULT_SCRYPT, encryptKeystore } from "../keystore.ts";
 import { askHidden, askHiddenMany, isInteractive, readStdin } from "../prompt.ts";
 import { CONFIG_KEYS, readConfig, saveSession, writeConfig, loadSession, type ConfigKey } from "../settings.ts";
 import { keystorePassword, loadAccount, parsePrivateKey } from "../wallet.ts";
+import { eth } from "../units.ts";
 
 async function newPassword(env: Record<string, string | undefined>): Promise<string> {
   if (env.AGENTRENT_KEYSTORE_PASSWORD !== undefined) {
@@ -23,7 +22,8 @@ async function newPassword(env: Record<string, string | undefined>): Promise<str
   return first;
 }
 
-function writeKeystore(ctx: Parameters<Command["run"]>[0], privateKey: Hex, password: string): { file: string; address: string } {
+async function writeKeystore(ctx: Parameters<Command["run"]>[0], privateKey: Hex, password: string): Promise<{ file: string; address: string }> {
+  const [{ privateKeyToAccount }, { DEFAULT_SCRYPT, encryptKeystore }] = await Promise.all([import("viem/accounts"), import("../keystore.ts")]);
   const settings = ctx.settings();
   const file = resolve(stringFlag(ctx.flags, "out") ?? join(settings.configDir, "keystore.json"));
   if (existsSync(file) && ctx.flags.force !== true) throw usageError(`${file} exists; pass --force to replace it (its wallet is lost unless backed up), or --out <file>.`);
@@ -57,7 +57,8 @@ export const accountCommands: Command[] = [
     options: keystoreOptions,
     async run(ctx) {
       const password = await newPassword(ctx.env);
-      const saved = writeKeystore(ctx, generatePrivateKey(), password);
+      const { generatePrivateKey } = await import("viem/accounts");
+      const saved = await writeKeystore(ctx, generatePrivateKey(), password);
       ctx.out.result({ address: saved.address, keystore: saved.file }, () => {
         ctx.out.line(`Created wallet ${saved.address}`);
         ctx.out.line(`Keystore: ${saved.file} (keep a backup and the password; neither can be recovered)`);
@@ -78,7 +79,7 @@ export const accountCommands: Command[] = [
       if (!raw) raw = process.stdin.isTTY ? await askHidden("Private key (hex)") : (await readStdin()).trim();
       const privateKey = parsePrivateKey(raw, "The private key");
       const password = await newPassword(ctx.env);
-      const saved = writeKeystore(ctx, privateKey, password);
+      const saved = await writeKeystore(ctx, privateKey, password);
       ctx.out.result({ address: saved.address, keystore: saved.file }, () => ctx.out.line(`Imported wallet ${saved.address} into ${saved.file}`));
     },
   },
@@ -95,10 +96,9 @@ export const accountCommands: Command[] = [
         const target = chainTarget(settings);
         balance = await guard(() => target.client.getBalance({ address: account.address }));
       }
-      const { formatEther } = await import("viem");
       ctx.out.result({ address: account.address, balance_wei: balance ?? null }, () => {
         ctx.out.line(account.address);
-        if (balance !== undefined) ctx.out.line(`balance ${formatEther(balance)} ETH`);
+        if (balance !== undefined) ctx.out.line(`balance ${eth(balance)}`);
       });
     },
   },

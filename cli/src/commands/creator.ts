@@ -3,14 +3,17 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { resolve } from "node:path";
 import type { Hex } from "viem";
-import { CATEGORIES, checkManifestSize, PROVIDERS, validateManifest, type ManifestError } from "../../../src/registration/manifest.ts";
 import { authenticatedApi, type Api } from "../api.ts";
 import { intFlag, oneOf, requireFlag, stringFlag, type Command, type CommandContext } from "../cli.ts";
-import { chainTarget, eth, ethAmount, readListing, RENTAL_MODELS, ACCESS_TYPE, sendTransaction } from "../chain.ts";
+import { ACCESS_TYPE, CATEGORIES, eth, ethAmount, PROVIDERS, RENTAL_MODELS } from "../units.ts";
 import { CliError, EXIT, usageError } from "../errors.ts";
 import { resolveListing, type ListingRef } from "../listing-ref.ts";
 import { ask, askHidden, isInteractive, readStdin } from "../prompt.ts";
 import { loadAccount } from "../wallet.ts";
+
+// Loaded by the commands that need them, so the others start without viem (or Ajv).
+const chain = () => import("../chain.ts");
+const manifestRules = () => import("../../../src/registration/manifest.ts");
 
 interface Job {
   job_id: string;
@@ -19,14 +22,14 @@ interface Job {
   error?: { code: string; message: string; details?: { pointer: string; code: string; message: string }[] };
 }
 
-function readManifest(file: string): { raw: string; value: unknown } {
+async function readManifest(file: string): Promise<{ raw: string; value: unknown }> {
   let raw: string;
   try {
     raw = readFileSync(file, "utf8");
   } catch {
     throw usageError(`Cannot read the manifest ${file}.`);
   }
-  const size = checkManifestSize(raw);
+  const size = (await manifestRules()).checkManifestSize(raw);
   if (!size.ok) throw new CliError(size.message, EXIT.invalid, "invalid_manifest", { problems: [{ pointer: "", code: "too_large", message: size.message }] });
   try {
     return { raw, value: JSON.parse(raw) as unknown };
@@ -57,10 +60,10 @@ function tryApi(ctx: CommandContext): Api | undefined {
 async function listingTransaction(ctx: CommandContext, fn: string, extraArgs: (ref: ListingRef) => Promise<unknown[]> | unknown[], describe: (ref: ListingRef) => string, extra: Record<string, unknown> = {}) {
   const settings = ctx.settings();
   const ref = await listingFor(ctx, tryApi(ctx));
-  const target = chainTarget(settings);
+  const target = (await chain()).chainTarget(settings);
   const account = await loadAccount(settings, ctx.env);
-  const tx = await sendTransaction(target, account, fn, await extraArgs(ref));
-  const listing = await readListing(target, ref.onChainId);
+  const tx = await (await chain()).sendTransaction(target, account, fn, await extraArgs(ref));
+  const listing = await (await chain()).readListing(target, ref.onChainId);
   ctx.out.result({ listing_id: ref.listingId, on_chain_id: ref.onChainId, status: listing.status, price_wei: listing.price, metadata_uri: listing.metadataUri, tx_hash: tx.hash, ...extra }, () =>
     ctx.out.line(`${describe(ref)} (transaction ${tx.hash}); on-chain status ${listing.status}.`),
   );
@@ -142,7 +145,7 @@ export const creatorCommands: Command[] = [
       if (manifest.system_prompt === undefined && manifest.entrypoint_url === undefined) missing.push("system-prompt or entrypoint-url");
       if (model.provider !== "self_hosted" && model.model === undefined) missing.push("model");
       if (missing.length > 0) throw usageError(`Missing ${missing.map((m) => `--${m.replace(" or ", " or --")}`).join(", ")} (not on a terminal, every field comes from a flag).`);
-      const checked = validateManifest(manifest, { allowPrivateHosts: true });
+      const checked = (await manifestRules()).validateManifest(manifest, { allowPrivateHosts: true });
       if (!checked.ok) throw problemsError("The manifest", checked.errors);
       const file = resolve(stringFlag(ctx.flags, "out") ?? `${String(name)}.json`);
       if (existsSync(file) && ctx.flags.force !== true) throw usageError(`${file} exists; pass --force to overwrite it or --out <file>.`);
@@ -162,8 +165,8 @@ export const creatorCommands: Command[] = [
     help: ["--allow-private-hosts  accept https URLs on private or loopback addresses (a local stack accepts them; the cloud does not)", "Exit code 6 when the manifest has problems."],
     async run(ctx) {
       const file = ctx.args[0]!;
-      const { value } = readManifest(file);
-      const result = validateManifest(value, { allowPrivateHosts: ctx.flags["allow-private-hosts"] === true });
+      const { value } = await readManifest(file);
+      const result = (await manifestRules()).validateManifest(value, { allowPrivateHosts: ctx.flags["allow-private-hosts"] === true });
       if (!result.ok) {
         if (ctx.out.json) {
           ctx.out.result({ valid: false, file, problems: result.errors }, () => {});
@@ -199,14 +202,14 @@ export const creatorCommands: Command[] = [
       const model = list ? oneOf(requireFlag(ctx.flags, "model", `the rental model (${RENTAL_MODELS.join(", ")})`), RENTAL_MODELS, "--model")! : undefined;
       const price = list ? ethAmount(requireFlag(ctx.flags, "price", "the price in ETH"), "--price") : undefined;
       const timeout = intFlag(ctx.flags, "timeout", 1, 3600) ?? 120;
-      const { raw, value } = readManifest(file);
+      const { raw, value } = await readManifest(file);
       // The service decides which hosts it calls; locally, only the manifest's own rules are checked.
-      const local = validateManifest(value, { allowPrivateHosts: true });
+      const local = (await manifestRules()).validateManifest(value, { allowPrivateHosts: true });
       if (!local.ok) throw problemsError(file, local.errors);
       const settings = ctx.settings();
       const api = authenticatedApi(settings, ctx.env);
       const account = list ? await loadAccount(settings, ctx.env) : undefined;
-      const target = list ? chainTarget(settings) : undefined;
+      const target = list ? (await chain()).chainTarget(settings) : undefined;
       const queued = await api.client.agents.register(raw);
       ctx.out.notice(`Submitted; job ${queued.job_id}.`);
       const job = await pollJob(ctx, api, queued.job_id, timeout * 1000);
@@ -219,7 +222,7 @@ export const creatorCommands: Command[] = [
       const onChainId = `0x${result.listing_id.slice(4)}` as Hex;
       let txHash: string | null = null;
       if (list && account && target && model && price !== undefined) {
-        const tx = await ctx.out.progress("creating the listing on-chain", () => sendTransaction(target, account, "createListing", [result.listing_seed, ACCESS_TYPE[model], price, result.metadata_uri]));
+        const tx = await ctx.out.progress("creating the listing on-chain", async () => (await chain()).sendTransaction(target, account, "createListing", [result.listing_seed, ACCESS_TYPE[model], price, result.metadata_uri]));
         txHash = tx.hash;
       }
       const data = { job_id: job.job_id, listing_id: result.listing_id, agent_id: result.agent_id, on_chain_id: onChainId, listing_seed: result.listing_seed, metadata_uri: result.metadata_uri, rental_model: model ?? null, price_wei: price ?? null, tx_hash: txHash, review_status: "pending" };
@@ -288,13 +291,25 @@ export const creatorCommands: Command[] = [
   },
   {
     path: "listing close",
-    summary: "Close a listing for good (withdraw its earnings first); every credential becomes invalid",
+    summary: "Close a listing for good (paused first if active); every credential becomes invalid; earnings stay withdrawable",
     usage: "<listing> --yes",
     args: [1, 1],
     options: { yes: { type: "boolean", short: "y" } },
     async run(ctx) {
       if (ctx.flags.yes !== true) throw usageError("Closing is final (the seed cannot be reused and every rental ends): pass --yes to confirm.");
-      await listingTransaction(ctx, "closeListing", (ref) => [ref.onChainId], (ref) => `Closed ${ref.listingId}`);
+      // The contract closes only a paused listing (so no purchase can race the close): pause it first.
+      await listingTransaction(
+        ctx,
+        "closeListing",
+        async (ref) => {
+          const target = (await chain()).chainTarget(ctx.settings());
+          if ((await (await chain()).readListing(target, ref.onChainId)).status === "active") {
+            await (await chain()).sendTransaction(target, await loadAccount(ctx.settings(), ctx.env), "setListingActive", [ref.onChainId, false]);
+          }
+          return [ref.onChainId];
+        },
+        (ref) => `Closed ${ref.listingId}`,
+      );
     },
   },
   {
@@ -307,12 +322,12 @@ export const creatorCommands: Command[] = [
       const priceFlag = stringFlag(ctx.flags, "price");
       const uriFlag = stringFlag(ctx.flags, "metadata-uri");
       if (priceFlag === undefined && uriFlag === undefined) throw usageError("Give --price and/or --metadata-uri.");
-      const target = chainTarget(ctx.settings());
+      const target = (await chain()).chainTarget(ctx.settings());
       await listingTransaction(
         ctx,
         "updateListing",
         async (ref) => {
-          const current = await readListing(target, ref.onChainId);
+          const current = await (await chain()).readListing(target, ref.onChainId);
           return [ref.onChainId, priceFlag === undefined ? current.price : ethAmount(priceFlag, "--price"), uriFlag ?? current.metadataUri];
         },
         (ref) => `Updated ${ref.listingId}`,
@@ -357,7 +372,7 @@ export const creatorCommands: Command[] = [
     args: [0, 1],
     async run(ctx) {
       const settings = ctx.settings();
-      const target = chainTarget(settings);
+      const target = (await chain()).chainTarget(settings);
       let refs: ListingRef[];
       if (ctx.args[0]) refs = [await resolveListing(ctx.args[0], tryApi(ctx))];
       else {
@@ -367,7 +382,7 @@ export const creatorCommands: Command[] = [
       }
       const rows: { listing_id: string; status: string; rental_model: string | null; escrow_wei: bigint }[] = [];
       for (const ref of refs) {
-        const listing = await readListing(target, ref.onChainId).catch((error: unknown) => {
+        const listing = await (await chain()).readListing(target, ref.onChainId).catch((error: unknown) => {
           if (error instanceof CliError && error.exitCode === EXIT.notFound && !ctx.args[0]) return undefined;
           throw error;
         });
@@ -389,16 +404,15 @@ export const creatorCommands: Command[] = [
     async run(ctx) {
       const settings = ctx.settings();
       const ref = await resolveListing(ctx.args[0]!, tryApi(ctx));
-      const target = chainTarget(settings);
-      const listing = await readListing(target, ref.onChainId);
+      const target = (await chain()).chainTarget(settings);
+      const listing = await (await chain()).readListing(target, ref.onChainId);
       const amountFlag = stringFlag(ctx.flags, "amount");
       const amount = amountFlag === undefined ? listing.escrow : ethAmount(amountFlag, "--amount");
       if (amount === 0n) throw new CliError(`Nothing to withdraw from ${ref.listingId} (escrow ${eth(listing.escrow)}).`, EXIT.failure, "nothing_to_withdraw");
       const account = await loadAccount(settings, ctx.env);
-      const tx = await sendTransaction(target, account, "withdrawEarnings", [ref.onChainId, amount]);
+      const tx = await (await chain()).sendTransaction(target, account, "withdrawEarnings", [ref.onChainId, amount]);
       ctx.out.result({ listing_id: ref.listingId, amount_wei: amount, tx_hash: tx.hash, to: account.address }, () => ctx.out.line(`Withdrew ${eth(amount)} from ${ref.listingId} to ${account.address} (${tx.hash}).`));
     },
   },
 ];
 
-export type { ManifestError };

@@ -1,15 +1,18 @@
 // Renter commands: find a listing, rent it on-chain (each rental model), keep it alive, check the
 // credential, and run tasks (streamed by default).
 import { readFileSync } from "node:fs";
-import { formatEther } from "viem";
 import type { ExecuteRequest, ListingSearchParams, Run } from "../../../sdk/src/index.ts";
 import { authenticatedApi, type Api } from "../api.ts";
 import { intFlag, oneOf, requireFlag, stringFlag, type Command, type CommandContext } from "../cli.ts";
-import { chainTarget, credentialOf, DURATIONS, eth, ethAmount, readListing, RENTAL_MODELS, sendTransaction, subscriptionPrice, type ChainTarget, type RentalModel } from "../chain.ts";
+import type { ChainTarget } from "../chain.ts";
+import { DURATIONS, eth, ethAmount, formatEth, RENTAL_MODELS, type RentalModel } from "../units.ts";
 import { CliError, EXIT, usageError } from "../errors.ts";
 import { parseListingRef, resolveListing, type ListingRef } from "../listing-ref.ts";
 import { confirm, isInteractive } from "../prompt.ts";
 import { loadAccount } from "../wallet.ts";
+
+// Loaded by the commands that need them, so the others start without viem (or Ajv).
+const chain = () => import("../chain.ts");
 
 const CATEGORIES = ["finance", "legal", "coding", "research", "sales", "content"] as const;
 const SORTS = ["relevance", "rating", "price_asc", "price_desc", "newest"] as const;
@@ -56,7 +59,7 @@ function deposit(ctx: CommandContext, price: bigint, verb: string): bigint {
 }
 
 async function afterPurchase(ctx: CommandContext, target: ChainTarget, ref: ListingRef, wallet: `0x${string}`) {
-  const credential = await credentialOf(target, ref.onChainId, wallet);
+  const credential = await (await chain()).credentialOf(target, ref.onChainId, wallet);
   return { status: credential.status, expires_at: credential.expiresAt > 0 ? new Date(credential.expiresAt * 1000).toISOString() : null, balance_wei: credential.balance };
 }
 
@@ -67,7 +70,7 @@ function printRun(ctx: CommandContext, run: Run, streamed: boolean): number {
   ctx.out.result(run, () => {
     if (!streamed) ctx.out.line(typeof run.output === "string" ? run.output : JSON.stringify(run.output, null, 2));
     else ctx.out.line();
-    ctx.out.notice(`run ${run.run_id}: ${run.status}, cost ${formatEther(run.cost_wei)} ETH, ${run.duration_ms} ms${run.error ? ` (${run.error.code}: ${run.error.message})` : ""}`);
+    ctx.out.notice(`run ${run.run_id}: ${run.status}, cost ${formatEth(run.cost_wei)} ETH, ${run.duration_ms} ms${run.error ? ` (${run.error.code}: ${run.error.message})` : ""}`);
     if (run.settlement === "pending") ctx.out.notice(`its charge is not confirmed on-chain yet; the result is released once it is: agentrent runs get ${run.run_id}`);
   });
   return failed ? EXIT.failure : EXIT.ok;
@@ -191,8 +194,8 @@ export const renterCommands: Command[] = [
       const settings = ctx.settings();
       const wanted = oneOf(stringFlag(ctx.flags, "model"), RENTAL_MODELS, "--model");
       const ref = parseListingRef(ctx.args[0]!) ?? (await resolveListing(ctx.args[0]!, optionalApi(ctx)));
-      const target = chainTarget(settings);
-      const listing = await readListing(target, ref.onChainId);
+      const target = (await chain()).chainTarget(settings);
+      const listing = await (await chain()).readListing(target, ref.onChainId);
       if (wanted && wanted !== listing.rentalModel) throw usageError(`The listing is rented as ${listing.rentalModel}, not ${wanted}: use --model ${listing.rentalModel}.`);
       if (listing.status !== "active") throw new CliError(`The listing is ${listing.status}; it cannot be rented now.`, EXIT.access, "listing_not_active");
       const model: RentalModel = listing.rentalModel;
@@ -208,7 +211,7 @@ export const renterCommands: Command[] = [
         const d = duration(ctx);
         fn = "purchaseSubscription";
         args = [ref.onChainId, d.seconds];
-        value = await subscriptionPrice(target, ref.onChainId, d.seconds);
+        value = await (await chain()).subscriptionPrice(target, ref.onChainId, d.seconds);
         detail = `${d.label} subscription`;
       } else {
         fn = "purchasePerQuery";
@@ -217,7 +220,7 @@ export const renterCommands: Command[] = [
       }
       await confirmPayment(ctx, `Rent ${ref.listingId} (${detail}) for ${eth(value)}`);
       const account = await loadAccount(settings, ctx.env);
-      const tx = await sendTransaction(target, account, fn, args, value);
+      const tx = await (await chain()).sendTransaction(target, account, fn, args, value);
       const credential = await afterPurchase(ctx, target, ref, account.address);
       const data = { listing_id: ref.listingId, on_chain_id: ref.onChainId, rental_model: model, paid_wei: value, tx_hash: tx.hash, wallet: account.address, credential };
       ctx.out.result(data, () => {
@@ -235,13 +238,13 @@ export const renterCommands: Command[] = [
     async run(ctx) {
       const settings = ctx.settings();
       const ref = parseListingRef(ctx.args[0]!) ?? (await resolveListing(ctx.args[0]!, optionalApi(ctx)));
-      const target = chainTarget(settings);
-      const listing = await readListing(target, ref.onChainId);
+      const target = (await chain()).chainTarget(settings);
+      const listing = await (await chain()).readListing(target, ref.onChainId);
       if (listing.rentalModel !== "per_query") throw usageError(`The listing is ${listing.rentalModel}; only per_query rentals are topped up${listing.rentalModel === "subscription" ? " (use `agentrent renew`)" : ""}.`);
       const value = deposit(ctx, listing.price, "top up");
       await confirmPayment(ctx, `Top up ${ref.listingId} by ${eth(value)}`);
       const account = await loadAccount(settings, ctx.env);
-      const tx = await sendTransaction(target, account, "topUpBalance", [ref.onChainId], value);
+      const tx = await (await chain()).sendTransaction(target, account, "topUpBalance", [ref.onChainId], value);
       const credential = await afterPurchase(ctx, target, ref, account.address);
       ctx.out.result({ listing_id: ref.listingId, paid_wei: value, tx_hash: tx.hash, credential }, () => ctx.out.line(`Topped up ${ref.listingId} by ${eth(value)}; balance ${eth(credential.balance_wei)} (${tx.hash}).`));
     },
@@ -255,14 +258,14 @@ export const renterCommands: Command[] = [
     async run(ctx) {
       const settings = ctx.settings();
       const ref = parseListingRef(ctx.args[0]!) ?? (await resolveListing(ctx.args[0]!, optionalApi(ctx)));
-      const target = chainTarget(settings);
-      const listing = await readListing(target, ref.onChainId);
+      const target = (await chain()).chainTarget(settings);
+      const listing = await (await chain()).readListing(target, ref.onChainId);
       if (listing.rentalModel !== "subscription") throw usageError(`The listing is ${listing.rentalModel}; only subscriptions are renewed${listing.rentalModel === "per_query" ? " (use `agentrent topup`)" : ""}.`);
       const d = duration(ctx);
-      const value = await subscriptionPrice(target, ref.onChainId, d.seconds);
+      const value = await (await chain()).subscriptionPrice(target, ref.onChainId, d.seconds);
       await confirmPayment(ctx, `Renew ${ref.listingId} for ${d.label} for ${eth(value)}`);
       const account = await loadAccount(settings, ctx.env);
-      const tx = await sendTransaction(target, account, "renewSubscription", [ref.onChainId, d.seconds], value);
+      const tx = await (await chain()).sendTransaction(target, account, "renewSubscription", [ref.onChainId, d.seconds], value);
       const credential = await afterPurchase(ctx, target, ref, account.address);
       ctx.out.result({ listing_id: ref.listingId, paid_wei: value, tx_hash: tx.hash, credential }, () => ctx.out.line(`Renewed ${ref.listingId} until ${credential.expires_at} (${tx.hash}).`));
     },
@@ -350,7 +353,7 @@ export const renterCommands: Command[] = [
           ["run", run.run_id],
           ["agent", run.agent_id],
           ["status", run.status],
-          ["cost", `${formatEther(run.cost_wei)} ETH`],
+          ["cost", eth(run.cost_wei)],
           ["duration", `${run.duration_ms} ms`],
           ["settlement", run.settlement],
           ["receipt", run.receipt ? `batch ${run.receipt.batch_index} (${run.receipt.tx_hash})` : "not yet logged"],
