@@ -132,7 +132,7 @@ function Browse() {
             </select>
           </div>
           {[...params.keys()].length > 0 ? (
-            <button className="btn btn-small" onClick={() => setParams(new URLSearchParams())}>
+            <button className="btn btn-small" style={{ justifySelf: "start" }} onClick={() => setParams(new URLSearchParams())}>
               Clear all
             </button>
           ) : null}

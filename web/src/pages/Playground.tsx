@@ -16,6 +16,7 @@ import { RequireSignIn } from "../ui/Layout.tsx";
 import { Empty, ErrorNote, Loading, StatusBadge } from "../ui/notices.tsx";
 import { SchemaForm, formable } from "../ui/SchemaForm.tsx";
 import { formatWei } from "../ui/format.ts";
+import { TxLink } from "../chain/FlowStatus.tsx";
 
 export function PlaygroundPage() {
   return (
@@ -165,7 +166,7 @@ function RunForm({ listingId }: { listingId: string }) {
     <div className="layout-two">
       <form
         className="card stack"
-        aria-label="Task"
+        aria-label="New run"
         onSubmit={(e) => {
           e.preventDefault();
           start();
@@ -254,7 +255,11 @@ function RunForm({ listingId }: { listingId: string }) {
             <dd style={{ margin: 0 }} data-testid="run-receipt">
               {receipt.data?.receipt ? (
                 <details>
-                  <summary>Logged in run batch {String((receipt.data.receipt as { batch_index?: unknown }).batch_index ?? "")}</summary>
+                  <summary>
+                    Logged in run batch {String(receipt.data.receipt.batch_index ?? "")}
+                    {typeof receipt.data.receipt.tx_hash === "string" ? <> (transaction <TxLink hash={receipt.data.receipt.tx_hash} />)</> : null}
+                  </summary>
+                  <p className="hint">The receipt and its Merkle proof: anyone can check it against the contract's run log (verifyRunReceipt).</p>
                   <pre>{JSON.stringify(receipt.data.receipt, null, 2)}</pre>
                 </details>
               ) : receipt.isError ? (

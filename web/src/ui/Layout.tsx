@@ -1,6 +1,6 @@
 // The frame of every page: header (brand, navigation, wallet), the wrong-chain and sign-in notices,
 // and the page itself.
-import { Suspense, useEffect } from "react";
+import { Suspense, useEffect, useRef } from "react";
 import { NavLink, Outlet, useLocation } from "react-router";
 import { useConnection } from "wagmi";
 import { WalletButton } from "./Wallet.tsx";
@@ -20,7 +20,13 @@ const NAV = [
 export function Layout() {
   const { notice } = useSession();
   const location = useLocation();
+  const first = useRef(true);
+  // After a navigation, focus moves to the new page's content (screen readers announce it); not on load.
   useEffect(() => {
+    if (first.current) {
+      first.current = false;
+      return;
+    }
     document.getElementById("main")?.focus({ preventScroll: true });
   }, [location.pathname]);
   return (

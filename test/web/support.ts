@@ -1,0 +1,183 @@
+// The browser suites' world: the whole local stack (API + dashboard, chain, emulators, model server)
+// started in-process on free ports, Debian's Chromium driven headless by playwright-core, and in the
+// page a real EIP-1193 wallet announced by EIP-6963: the page's requests are bridged to a viem wallet
+// client in Node that signs with a development account and sends real transactions to the local chain.
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { chromium, type Browser, type BrowserContext, type ConsoleMessage, type Page } from "playwright-core";
+import AxeBuilder from "@axe-core/playwright";
+import { createPublicClient, createWalletClient, http, toHex, type Hex } from "viem";
+import { privateKeyToAccount } from "viem/accounts";
+import { startStack, type RunningStack } from "../../local/stack.ts";
+import { freePort } from "../../local/ports.ts";
+import { chainFor } from "../../src/chain/client.ts";
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "../..");
+export const CHROMIUM = "/usr/bin/chromium";
+export const SCREENSHOTS = join(root, ".build/screenshots");
+const CHROMIUM_FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"];
+
+/** The whole local stack on free ports and a fresh data folder; `stop()` removes both. */
+export async function startWebStack(): Promise<RunningStack & { dataDir: string }> {
+  if (!existsSync(join(root, "web/dist/index.html"))) throw new Error("web/dist is missing: run `npm run build:web` (npm test builds it first).");
+  const dataDir = mkdtempSync(join(tmpdir(), "web-stack-"));
+  const stack = await startStack({ dataDir, apiPort: await freePort(), chainPort: await freePort(), dynamoPort: await freePort(), awsPort: await freePort(), logLevel: "silent" });
+  return {
+    ...stack,
+    dataDir,
+    stop: async () => {
+      await stack.stop();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Chromium, headless. Fails loudly when it is not installed: the browser suites never pass silently. */
+export async function launchBrowser(): Promise<Browser> {
+  if (!existsSync(CHROMIUM)) {
+    throw new Error(`${CHROMIUM} is missing. Install Debian's chromium package (scripts/bootstrap.sh does so: apt-get install -y chromium).`);
+  }
+  return chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_FLAGS });
+}
+
+export interface TestWallet {
+  address: Hex;
+  /** The next request of this method is refused as a user would (EIP-1193 4001). */
+  rejectNext(method: "personal_sign" | "eth_sendTransaction"): void;
+  /** Methods the page asked the wallet for, in order. */
+  calls: string[];
+}
+
+export interface DashboardPage {
+  page: Page;
+  context: BrowserContext;
+  wallet: TestWallet;
+  /** Console errors and uncaught page errors seen so far (expected API refusals excluded by the caller). */
+  errors: string[];
+  shot(name: string): Promise<void>;
+}
+
+const WALLET_ICON = "data:image/svg+xml;base64," + Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="8" fill="#0e9f6e"/><circle cx="16" cy="16" r="7" fill="#fff"/></svg>').toString("base64");
+
+/** The provider injected into the page before any of its scripts: EIP-1193 `request`, events, and the
+ * EIP-6963 announcement (on load and on every `eip6963:requestProvider`). Runs in the browser. */
+function injectWallet(info: { uuid: string; name: string; icon: string; rdns: string }) {
+  type Listener = (...args: unknown[]) => void;
+  const listeners = new Map<string, Set<Listener>>();
+  const provider = {
+    isTestWallet: true,
+    async request({ method, params }: { method: string; params?: unknown[] }) {
+      const answer = JSON.parse(await (window as unknown as { __walletRequest(m: string, p: string): Promise<string> }).__walletRequest(method, JSON.stringify(params ?? []))) as { result?: unknown; error?: { code: number; message: string } };
+      if (answer.error) throw Object.assign(new Error(answer.error.message), { code: answer.error.code });
+      return answer.result;
+    },
+    on(event: string, listener: Listener) {
+      if (!listeners.has(event)) listeners.set(event, new Set());
+      listeners.get(event)!.add(listener);
+      return provider;
+    },
+    removeListener(event: string, listener: Listener) {
+      listeners.get(event)?.delete(listener);
+      return provider;
+    },
+    emit(event: string, ...args: unknown[]) {
+      for (const l of listeners.get(event) ?? []) l(...args);
+    },
+  };
+  (window as unknown as { __testWallet: unknown }).__testWallet = provider;
+  const announce = () => window.dispatchEvent(new CustomEvent("eip6963:announceProvider", { detail: Object.freeze({ info, provider }) }));
+  window.addEventListener("eip6963:requestProvider", announce);
+  announce();
+}
+
+export async function openDashboard(browser: Browser, stack: RunningStack, privateKey: Hex, options: { viewport?: { width: number; height: number }; colorScheme?: "light" | "dark"; expectedFailures?: RegExp[] } = {}): Promise<DashboardPage> {
+  const account = privateKeyToAccount(privateKey);
+  const chain = chainFor(stack.info.chain_id, stack.info.rpc_url);
+  const transport = http(stack.info.rpc_url);
+  const publicClient = createPublicClient({ chain, transport });
+  const walletClient = createWalletClient({ account, chain, transport });
+  const rejections = new Set<string>();
+  const calls: string[] = [];
+  let connected = false;
+
+  const context = await browser.newContext({ viewport: options.viewport ?? { width: 1280, height: 860 }, colorScheme: options.colorScheme ?? "light", permissions: ["clipboard-read", "clipboard-write"] });
+  await context.exposeFunction("__walletRequest", async (method: string, paramsJson: string) => {
+    const params = JSON.parse(paramsJson) as unknown[];
+    calls.push(method);
+    try {
+      if (rejections.delete(method)) return JSON.stringify({ error: { code: 4001, message: "User rejected the request." } });
+      switch (method) {
+        // Like a real wallet, it shares the account only once the user connected the site.
+        case "eth_requestAccounts":
+          connected = true;
+          return JSON.stringify({ result: [account.address] });
+        case "eth_accounts":
+          return JSON.stringify({ result: connected ? [account.address] : [] });
+        case "eth_chainId":
+          return JSON.stringify({ result: toHex(stack.info.chain_id) });
+        case "wallet_switchEthereumChain":
+          return JSON.stringify(Number((params[0] as { chainId: string }).chainId) === stack.info.chain_id ? { result: null } : { error: { code: 4902, message: "Unrecognized chain." } });
+        case "wallet_addEthereumChain":
+        case "wallet_watchAsset":
+          return JSON.stringify({ result: null });
+        case "wallet_requestPermissions":
+          connected = true;
+          return JSON.stringify({ result: [{ parentCapability: "eth_accounts" }] });
+        case "wallet_getPermissions":
+          return JSON.stringify({ result: connected ? [{ parentCapability: "eth_accounts" }] : [] });
+        case "wallet_revokePermissions":
+          connected = false;
+          return JSON.stringify({ result: null });
+        case "personal_sign":
+          return JSON.stringify({ result: await account.signMessage({ message: { raw: params[0] as Hex } }) });
+        case "eth_sendTransaction": {
+          const tx = params[0] as { to: Hex; data?: Hex; value?: Hex; gas?: Hex };
+          const hash = await walletClient.sendTransaction({ to: tx.to, data: tx.data, value: tx.value ? BigInt(tx.value) : 0n, ...(tx.gas ? { gas: BigInt(tx.gas) } : {}) });
+          return JSON.stringify({ result: hash });
+        }
+        default:
+          return JSON.stringify({ result: await publicClient.request({ method: method as "eth_blockNumber", params: params as never }) });
+      }
+    } catch (error) {
+      const e = error as { code?: number; shortMessage?: string; message?: string };
+      return JSON.stringify({ error: { code: typeof e.code === "number" ? e.code : -32603, message: e.shortMessage ?? e.message ?? String(error) } });
+    }
+  });
+  await context.addInitScript(injectWallet, { uuid: "8b3f2c1e-0a4d-4f6e-9c2b-7d5e1a9f3c40", name: "Test Wallet", icon: WALLET_ICON, rdns: "dev.agents.test-wallet" });
+
+  const page = await context.newPage();
+  const errors: string[] = [];
+  const expected = options.expectedFailures ?? [];
+  page.on("console", (message: ConsoleMessage) => {
+    if (message.type() !== "error") return;
+    const where = message.location().url;
+    if (expected.some((re) => re.test(where))) return;
+    errors.push(`${message.text()} (${where})`);
+  });
+  page.on("pageerror", (error) => errors.push(`page error: ${error.message}`));
+  mkdirSync(SCREENSHOTS, { recursive: true });
+  return {
+    page,
+    context,
+    errors,
+    wallet: { address: account.address, rejectNext: (m) => void rejections.add(m), calls },
+    shot: async (name) => void (await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true })),
+  };
+}
+
+/** Connects the injected wallet and signs in through the page, as a user does. */
+export async function connectAndSignIn(d: DashboardPage): Promise<void> {
+  const { page } = d;
+  await page.getByRole("button", { name: "Connect wallet" }).first().click();
+  await page.getByRole("dialog").getByRole("button", { name: "Test Wallet" }).click();
+  await page.getByRole("button", { name: "Sign in" }).first().click();
+  await page.getByLabel("Signed in").waitFor();
+}
+
+/** axe-core on the page as it is: the serious and critical violations, described. */
+export async function seriousViolations(page: Page): Promise<string[]> {
+  const result = await new AxeBuilder({ page }).analyze();
+  return result.violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => `${v.id} (${v.impact}): ${v.help} — ${v.nodes.map((n) => n.target.join(" ")).slice(0, 3).join("; ")}`);
+}
