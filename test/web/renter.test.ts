@@ -70,4 +70,79 @@ describe("renter journeys", () => {
     expect(d.errors).toEqual([]);
     await d.context.close();
   }, 120_000);
+
+  it("creates an API key with a wallet signature, shows it once, and after revoking it in the page the key gets 401", async () => {
+    const d = await openDashboard(browser, stack, key(7));
+    const { page } = d;
+    await page.goto(`${stack.info.dashboard_url}keys`);
+    await connectAndSignIn(d);
+    await page.getByText("No API keys yet").waitFor();
+    await page.getByRole("button", { name: "New API Key" }).click();
+    await page.getByLabel("Label").fill("ci runner");
+    const signaturesBefore = d.wallet.calls.filter((c) => c === "personal_sign").length;
+    await page.getByRole("button", { name: "Create key" }).click();
+    const shown = page.getByTestId("new-api-key");
+    await shown.waitFor();
+    expect(d.wallet.calls.filter((c) => c === "personal_sign").length).toBe(signaturesBefore + 1);
+    const apiKey = (await shown.textContent())!.trim();
+    expect(apiKey).toMatch(/^svc_test_/);
+    await page.getByRole("button", { name: "Copy key" }).click();
+    await page.getByRole("button", { name: "Copied" }).waitFor();
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(apiKey);
+    await d.shot("j2-01-key-shown");
+    await page.getByRole("button", { name: "I stored it" }).click();
+    await expect.poll(() => page.getByTestId("new-api-key").count()).toBe(0);
+
+    const call = () => fetch(`${stack.info.api_url}/v1/credentials`, { headers: { authorization: `Bearer ${apiKey}` } });
+    expect((await call()).status).toBe(200);
+    const row = page.getByRole("row").filter({ hasText: "ci runner" });
+    await row.waitFor();
+    expect(await row.textContent()).toContain(apiKey.slice(0, 13));
+    await d.shot("j2-02-key-listed");
+    await row.getByRole("button", { name: "Revoke ci runner" }).click();
+    await page.getByRole("alertdialog").getByRole("button", { name: "Revoke key" }).click();
+    await row.getByText("revoked").waitFor();
+    await d.shot("j2-03-key-revoked");
+    const refused = await call();
+    expect(refused.status).toBe(401);
+    expect(((await refused.json()) as { error: { code: string } }).error.code).toBe("invalid_api_key");
+    expect(d.errors).toEqual([]);
+    await d.context.close();
+  }, 120_000);
+
+  it("a wallet that rejects the sign-in signature and then a rental transaction leaves everything as it was, and the page says why", async () => {
+    const d = await openDashboard(browser, stack, key(8));
+    const { page } = d;
+    const chain = createPublicClient({ transport: http(stack.info.rpc_url) });
+    await page.goto(stack.info.dashboard_url);
+    await page.getByRole("button", { name: "Connect wallet" }).first().click();
+    await page.getByRole("dialog").getByRole("button", { name: "Test Wallet" }).click();
+    d.wallet.rejectNext("personal_sign");
+    await page.getByRole("button", { name: "Sign in" }).first().click();
+    await page.getByText("You rejected the sign-in signature in your wallet. You are not signed in, and nothing changed.").waitFor();
+    expect(await page.getByLabel("Signed in").count()).toBe(0);
+    expect(await page.evaluate(() => sessionStorage.getItem("agent-market.session"))).toBeNull();
+    await d.shot("j5-01-signature-rejected");
+
+    await page.getByRole("button", { name: "Sign in" }).first().click();
+    await page.getByLabel("Signed in").waitFor();
+    const listing = (stack.info.demo.listings as { listing_id: string; rental_model: string }[]).find((l) => l.rental_model === "one_time")!;
+    await page.goto(`${stack.info.dashboard_url}listings/${listing.listing_id}`);
+    const rent = page.getByRole("button", { name: /^Rent for \d/ });
+    await rent.waitFor();
+    const balanceBefore = await chain.getBalance({ address: d.wallet.address });
+    d.wallet.rejectNext("eth_sendTransaction");
+    await rent.click();
+    await page.getByText("You rejected the request in your wallet. Nothing was signed or sent, and nothing changed.").waitFor();
+    await d.shot("j5-02-transaction-rejected");
+    expect(await chain.getBalance({ address: d.wallet.address })).toBe(balanceBefore);
+    const verify = await page.evaluate(async (id) => {
+      const s = JSON.parse(sessionStorage.getItem("agent-market.session")!) as { token: string };
+      return (await fetch(`/v1/credentials/${id}`, { headers: { authorization: `Bearer ${s.token}` } })).json();
+    }, listing.listing_id);
+    expect(verify).toMatchObject({ status: "not_found", valid: false });
+    expect(await page.getByRole("button", { name: /^Rent for \d/ }).isEnabled()).toBe(true);
+    expect(d.errors).toEqual([]);
+    await d.context.close();
+  }, 120_000);
 });
