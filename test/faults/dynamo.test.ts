@@ -71,9 +71,7 @@ describe("the DynamoDB emulator restarts mid-run", () => {
     await expectMoneyAndRecordsIntact(world);
   });
 
-  // Known defect (findings-faults.md, F1): the charge lands, the answer releases the output, and the run
-  // record stays running with cost 0 and its slot and reservation held; no pass reconciles it.
-  it.fails("down for longer than the service's retries: once it is back, the recovery passes leave no run running, nothing held and no charge without its run", async () => {
+  it("down for longer than the service's retries: once it is back, the recovery passes leave no run running, nothing held and no charge without its run", async () => {
     const { gate, answering } = await runHeldAtAgent("finish during a long outage");
     await world.dynamo.kill();
     gate.open();

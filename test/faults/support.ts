@@ -29,6 +29,8 @@ import { buildApp } from "../../src/api/app.ts";
 import { createEgressGuard } from "../../src/adapters/egress/guard.ts";
 import { marketplaceAbi } from "../../src/chain/generated/marketplace.ts";
 import { settlePendingRuns } from "../../src/execution/settlement.ts";
+import { finishStaleRuns } from "../../src/execution/stale-runs.ts";
+import { STALE_AFTER_TIMEOUT_MS } from "../../src/execution/runs.ts";
 import { runRef, type RunRecord } from "../../src/execution/runs.ts";
 import { freePort } from "../../local/ports.ts";
 import { createTestServices, fundedAccount, type TestContext } from "../support/services.ts";
@@ -42,6 +44,8 @@ import { writeMarketplace } from "../../src/chain/write.ts";
 import { until } from "../support/until.ts";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "../..");
+/** The longest run timeout a request may ask for (timeout_seconds ≤ 300). */
+const MAX_TIMEOUT_MS = 300_000;
 type Account = Awaited<ReturnType<typeof fundedAccount>>;
 type App = ReturnType<typeof buildApp>;
 
@@ -175,6 +179,11 @@ export async function startCuttableLink(target: string): Promise<CuttableLink> {
 
 // ---- the world -------------------------------------------------------------------------------------
 
+/** Output that gives the renter something: not null, and not the empty text of a failed run that produced none. */
+export function hasOutput(output: unknown): boolean {
+  return output !== null && output !== undefined && output !== "";
+}
+
 /** What an execute answer gave the caller, kept for invariant 4. */
 export interface Answer {
   status: number;
@@ -215,7 +224,9 @@ export interface FaultWorld {
   /** The renter's per-query balance on-chain. */
   balanceOf(listing: PublishedAgent, wallet: Hex): Promise<bigint>;
   /** The recovery the service runs on its own schedule, driven now: settlement passes until none is
-   * left pending (bounded). */
+   * left pending (bounded), then the stale-run sweep as if its wait (STALE_AFTER_TIMEOUT_MS past the
+   * longest timeout) had passed. Call it only when every request of the test has been answered: the
+   * sweep would otherwise finish a run that is legitimately in flight. */
   recover(timeoutMs?: number): Promise<void>;
   stop(): Promise<void>;
 }
@@ -348,11 +359,11 @@ export async function startFaultWorld(options: FaultWorldOptions = {}): Promise<
         const events = parseSse(text);
         const deltas = events.filter((e) => e.event === "output").map((e) => (e.data as { delta: string }).delta);
         const done = (events.find((e) => e.event === "done")?.data ?? {}) as Record<string, unknown>;
-        answer = { status: res.status, runId: res.headers.get("x-run-id") ?? undefined, body: done, deltas, carriedOutput: deltas.length > 0 || (done.output ?? null) !== null };
+        answer = { status: res.status, runId: res.headers.get("x-run-id") ?? undefined, body: done, deltas, carriedOutput: deltas.some((delta) => delta !== "") || hasOutput(done.output) };
       } else {
         const parsed = JSON.parse(text) as Record<string, unknown>;
         const runId = typeof parsed.run_id === "string" ? parsed.run_id : /run_[0-9a-f]{32}/.exec(text)?.[0];
-        answer = { status: res.status, runId, body: parsed, deltas: [], carriedOutput: res.status === 200 && (parsed.output ?? null) !== null };
+        answer = { status: res.status, runId, body: parsed, deltas: [], carriedOutput: res.status === 200 && hasOutput(parsed.output) };
       }
       if (answer.runId) {
         // A run answered twice (an Idempotency-Key retry) carried output if any of its answers did.
@@ -364,6 +375,8 @@ export async function startFaultWorld(options: FaultWorldOptions = {}): Promise<
     balanceOf,
     async recover(timeoutMs = 20_000) {
       await until("the settlement pass to leave nothing pending", async () => (await settlePendingRuns(ctx.services)).pending === 0, timeoutMs);
+      const sweep = await finishStaleRuns(ctx.services, Date.now() + STALE_AFTER_TIMEOUT_MS + MAX_TIMEOUT_MS + 1_000);
+      if (sweep.skipped > 0) throw new Error(`the stale-run sweep skipped ${sweep.skipped} runs (the chain could not be read)`);
     },
     async stop() {
       gates.openAll();
@@ -463,9 +476,9 @@ export async function expectNoOutputUnpaid(world: FaultWorld): Promise<void> {
     const res = await world.app.request(`/v1/runs/${run.run_id}`, { headers: { authorization: `Bearer ${key}` } });
     const detail = (await res.json()) as { output?: unknown };
     if (res.status !== 200) problems.push(`GET /v1/runs/${run.run_id} answered ${res.status}`);
-    else if ((detail.output ?? null) !== null) problems.push(`GET /v1/runs/${run.run_id} shows output of an unpaid run (${run.status}, ${run.error?.code ?? "-"}, settlement ${run.settlement})`);
+    else if (hasOutput(detail.output)) problems.push(`GET /v1/runs/${run.run_id} shows output of an unpaid run (${run.status}, ${run.error?.code ?? "-"}, settlement ${run.settlement})`);
     const answer = answers.get(run.run_id);
-    if (answer?.carriedOutput) problems.push(`the execute answer of unpaid run ${run.run_id} (${run.status}, ${run.error?.code ?? "-"}) carried output${answer.deltas.length ? ` (${answer.deltas.length} output events)` : ""}`);
+    if (answer?.carriedOutput) problems.push(`the execute answer of unpaid run ${run.run_id} (${run.status}, ${run.error?.code ?? "-"}, settlement ${run.settlement}, cost ${run.cost_wei}) carried output${answer.deltas.length ? ` (${answer.deltas.length} output events)` : ""}`);
   }
   expect.soft(problems, "output released unpaid").toEqual([]);
 }
