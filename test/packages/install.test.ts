@@ -1,0 +1,120 @@
+// The packages as a new user gets them: `npm pack` of the SDK and the CLI (each builds on prepack),
+// the tarballs installed into an empty folder with npm, the SDK imported by plain `node` (ESM and
+// CommonJS), and the installed `agentrent` binary run against the API served on 127.0.0.1 (sign in,
+// search, execute a rented connected agent). Nothing from this repository is on the import path.
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { execFile } from "node:child_process";
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import type { IncomingMessage, Server, ServerResponse } from "node:http";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import { Webhook } from "standardwebhooks";
+import { buildApp } from "../../src/api/app.ts";
+import { createEgressGuard } from "../../src/adapters/egress/guard.ts";
+import { writeMarketplace } from "../../src/chain/write.ts";
+import { createTestServices, fundedAccount, type TestContext } from "../support/services.ts";
+import { signIn } from "../support/auth.ts";
+import { approveCreator } from "../support/creators.ts";
+import { indexChain, marketTarget, publishConnectedAgent, type PublishedAgent } from "../support/agents.ts";
+import { startHttpsServer, type HttpsTestServer } from "../support/https-server.ts";
+import { readBody, serveApi, closeApi } from "../support/http.ts";
+
+const run = promisify(execFile);
+const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+const NPM_ENV = { ...process.env, npm_config_audit: "false", npm_config_fund: "false", npm_config_update_notifier: "false" };
+
+let ctx: TestContext;
+let api: Server;
+let baseUrl: string;
+let agentServer: HttpsTestServer;
+let agent: PublishedAgent;
+let renterKey: string;
+let work: string;
+let secret = "";
+
+async function connected(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const body = await readBody(req);
+  try {
+    new Webhook(secret).verify(body, req.headers as Record<string, string>);
+  } catch {
+    return void res.writeHead(401).end();
+  }
+  const payload = JSON.parse(body) as { task: string };
+  res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ output: { findings: [`packed: ${payload.task}`] } }));
+}
+
+/** Runs the installed binary in the install folder, with its own config directory. */
+const agentrent = (args: string[]) =>
+  run(join(work, "node_modules/.bin/agentrent"), args, {
+    cwd: work,
+    timeout: 60_000,
+    env: { PATH: process.env.PATH ?? "", HOME: work, AGENTRENT_CONFIG_DIR: join(work, "config"), AGENTRENT_API_URL: baseUrl, AGENTRENT_PRIVATE_KEY: renterKey },
+  });
+
+beforeAll(async () => {
+  ctx = await createTestServices({ ALLOW_PRIVATE_AGENT_HOSTS: "true", CATALOGUE_REFRESH_MS: "0" });
+  agentServer = await startHttpsServer((req, res) => void connected(req, res));
+  ctx.services.egress = createEgressGuard({ ca: agentServer.ca, allowHosts: ["127.0.0.1"] });
+  const app = buildApp(ctx.services);
+  ({ server: api, url: baseUrl } = await serveApi(app));
+  const creator = await fundedAccount(inject("rpcUrl"));
+  await approveCreator(ctx, app, creator.address, (await signIn(app, creator)).token);
+  agent = await publishConnectedAgent(ctx, app, creator, {
+    name: "packed-agent",
+    description: "Answers from the packed CLI",
+    category: "research",
+    model: { provider: "provider_a", model: "m" },
+    entrypoint_url: `${agentServer.url}/agent`,
+    input_schema: { type: "object", properties: {}, additionalProperties: false },
+    output_schema: { type: "object", properties: { findings: { type: "array", items: { type: "string" } } }, required: ["findings"] },
+    timeout_seconds: 10,
+  }, "one_time");
+  secret = agent.webhookSecret;
+  const renter = await fundedAccount(inject("rpcUrl"));
+  renterKey = renter.privateKey;
+  await writeMarketplace(marketTarget(ctx), renter, "purchaseOneTime", [agent.onChainId], agent.priceWei);
+  await indexChain(ctx);
+
+  work = mkdtempSync(join(tmpdir(), "agentrent-install-"));
+  const packs = join(work, "packs");
+  mkdirSync(packs);
+  for (const pkg of ["sdk", "cli"]) await run("npm", ["pack", "--silent", "--pack-destination", packs], { cwd: join(ROOT, pkg), env: NPM_ENV, timeout: 180_000 });
+  const tarballs = readdirSync(packs).map((file) => join(packs, file));
+  writeFileSync(join(work, "package.json"), JSON.stringify({ name: "empty-folder", version: "1.0.0", private: true }));
+  await run("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline", ...tarballs], { cwd: work, env: NPM_ENV, timeout: 180_000 });
+}, 420_000);
+
+afterAll(async () => {
+  await closeApi(api);
+  await agentServer?.stop();
+  await ctx?.services.close();
+  if (work) rmSync(work, { recursive: true, force: true });
+});
+
+describe("the SDK tarball", () => {
+  it("imports with plain node as an ES module and as CommonJS, and parses a cost above 2^53 exactly", async () => {
+    const check = "console.log(typeof sdk.AgentRentalClient, typeof sdk.AgentRentalError, String(sdk.parseJson('{\"cost_wei\": 9007199254740993}').cost_wei))";
+    const esm = await run(process.execPath, ["--input-type=module", "-e", `import * as sdk from "@agent-rental/sdk"; ${check}`], { cwd: work });
+    const cjs = await run(process.execPath, ["-e", `const sdk = require("@agent-rental/sdk"); ${check}`], { cwd: work });
+    expect(esm.stdout.trim()).toBe("function function 9007199254740993");
+    expect(cjs.stdout.trim()).toBe("function function 9007199254740993");
+    const mcp = await run(process.execPath, ["--input-type=module", "-e", 'import("@agent-rental/sdk/mcp").then((m) => console.log(typeof m.loadAgentMcpServer), (e) => console.log(e.code))'], { cwd: work });
+    // ./mcp needs its optional peer dependency, absent here: the import names what is missing.
+    expect(mcp.stdout.trim()).toBe("ERR_MODULE_NOT_FOUND");
+  });
+});
+
+describe("the CLI tarball", () => {
+  it("the installed agentrent prints its version and help, signs in, searches and runs a task against the service", async () => {
+    expect((await agentrent(["--version"])).stdout).toBe("agentrent 0.1.0\n");
+    expect((await agentrent(["--help"])).stdout).toContain("agentrent <command>");
+    const login = await agentrent(["login", "--json"]);
+    expect(JSON.parse(login.stdout)).toMatchObject({ api_url: baseUrl });
+    const search = JSON.parse((await agentrent(["search", "packed", "--json"])).stdout) as { listings: { id: string }[] };
+    expect(search.listings.map((l) => l.id)).toContain(agent.listing_id);
+    const executed = JSON.parse((await agentrent(["execute", agent.agent_id, "--task", "from the tarball", "--no-stream", "--json"])).stdout) as { status: string; output: unknown };
+    expect(executed).toMatchObject({ status: "completed", output: { findings: ["packed: from the tarball"] } });
+  });
+});
