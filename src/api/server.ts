@@ -40,14 +40,13 @@ export interface ApiServerOptions {
  * discarded, so a later timeout on them must not write a second answer. */
 const draining = new WeakSet<Duplex>();
 
-/** One HTTP/1.1 answer in the error envelope, written straight to a socket (no request or response
- * object exists for these), then the connection is closed. */
-function writeEnvelope(socket: Duplex, code: ErrorCode, message: string, extraHeaders: Record<string, string> = {}): void {
+/** An answer in the error envelope for a request the app never saw: a fresh request id, and the
+ * default rule's rate-limit figures (nothing was counted; see docs/rate-limits.md). */
+function envelope(code: ErrorCode, message: string, extraHeaders: Record<string, string> = {}): { status: number; headers: Record<string, string>; body: string } {
   const requestId = newRequestId();
   const error = new ApiError(code, message);
   const body = JSON.stringify(error.toBody(requestId));
   const headers: Record<string, string> = {
-    Date: new Date().toUTCString(),
     "Content-Type": "application/json; charset=utf-8",
     "Content-Length": String(Buffer.byteLength(body)),
     Connection: "close",
@@ -55,8 +54,16 @@ function writeEnvelope(socket: Duplex, code: ErrorCode, message: string, extraHe
     ...nominalRateLimitHeaders(Date.now()),
     ...extraHeaders,
   };
-  const head = [`HTTP/1.1 ${error.status} ${STATUS_CODES[error.status] ?? ""}`, ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`)].join("\r\n");
-  socket.end(`${head}\r\n\r\n${body}`);
+  return { status: error.status, headers, body };
+}
+
+/** The envelope written straight to a socket (no request or response object exists for these), then
+ * the connection is closed. */
+function writeEnvelope(socket: Duplex, code: ErrorCode, message: string, extraHeaders: Record<string, string> = {}): void {
+  const answer = envelope(code, message, extraHeaders);
+  const headers = { Date: new Date().toUTCString(), ...answer.headers };
+  const head = [`HTTP/1.1 ${answer.status} ${STATUS_CODES[answer.status] ?? ""}`, ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`)].join("\r\n");
+  socket.end(`${head}\r\n\r\n${answer.body}`);
 }
 
 /** What Node's parser and timers report on a connection, as the answer a client should get. */
@@ -129,12 +136,13 @@ export function createApiServer(fetch: Fetch, options: ApiServerOptions = {}): S
       headersTimeout: timeouts.headersMs,
       requestTimeout: timeouts.requestMs,
       keepAliveTimeout: timeouts.keepAliveMs,
+      // Checked below, so that the refusal is in the envelope too.
+      requireHostHeader: false,
       // Node checks both timeouts on this period (30 s by default, which would let a 30 s bound run to 60 s).
       connectionsCheckingInterval: Math.max(25, Math.min(1_000, Math.floor(Math.min(timeouts.headersMs, timeouts.requestMs) / 4))),
     },
     (incoming, outgoing) => {
       const socket = incoming.socket;
-      ownConnectionHeader(outgoing);
       outgoing.once("finish", () => {
         if (incoming.complete || socket.destroyed) return;
         // Answered before the body arrived: read the rest and discard it, so the client, still sending,
@@ -156,6 +164,13 @@ export function createApiServer(fetch: Fetch, options: ApiServerOptions = {}): S
           if (closing && !socket.destroyed) socket.destroy();
         });
       });
+      if (incoming.httpVersion === "1.1" && incoming.headers.host === undefined) {
+        // HTTP/1.1 requires Host (RFC 9112, 3.2); Node's own refusal of it has an empty body.
+        const answer = envelope("invalid_request", "HTTP/1.1 requests must carry a Host header.");
+        outgoing.writeHead(answer.status, answer.headers).end(answer.body);
+        return;
+      }
+      ownConnectionHeader(outgoing);
       void listener(incoming, outgoing);
     },
   );

@@ -92,6 +92,12 @@ describe("requests that never reach the app", () => {
     expectEnvelope(parseResponse(exchange.text), 400, "invalid_request");
   });
 
+  it("answers an HTTP/1.1 request without Host with 400 invalid_request in the envelope", async () => {
+    const exchange = await rawExchange(url, (s) => writeIfOpen(s, "GET /stream HTTP/1.1\r\n\r\n"));
+    expect(exchange.closed).toBe(true);
+    expectEnvelope(parseResponse(exchange.text), 400, "invalid_request");
+  });
+
   it("answers CONNECT with 405 method_not_allowed in the envelope", async () => {
     const exchange = await rawExchange(url, (s) => writeIfOpen(s, "CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n"));
     expect(exchange.closed).toBe(true);
