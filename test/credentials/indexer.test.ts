@@ -169,7 +169,7 @@ describe("chain indexer on the shared node", () => {
     expect(await readCursor(options)).toBe(env.deployBlock);
     const whole = await indexAll(options);
     expect(whole.from).toBe(env.deployBlock);
-    expect(whole.events).toBe(21);
+    expect(whole.events).toBe(22);
     expect(whole.writes).toBe(0);
     expect(await snapshot(env.services.tables)).toEqual(before);
 
