@@ -20,6 +20,8 @@ const benches: Record<string, () => Promise<string[]>> = {
   "execution-start": () => runExecutionStartBench(),
   runner: async () => (await import("./runner.ts")).runRunnerBench(),
   execute: async () => (await import("./execute.ts")).runExecuteBench(),
+  "cli-start": async () => (await import("./cli-start.ts")).runCliStartBench(),
+  "sdk-bundle": async () => (await import("./sdk-bundle.ts")).runSdkBundleBench(),
   gas: async () =>
     (await runGasBench()).map(
       (r) =>
