@@ -215,6 +215,8 @@ export interface FaultWorld {
   renter(): Promise<Renter>;
   /** A connected agent (see `connectedAgent` for its behaviour by task). */
   publishConnected(name: string, rental: "one_time" | "subscription" | "per_query", priceEth?: string, manifest?: Record<string, unknown>): Promise<PublishedAgent>;
+  /** Lets the connected agent check deliveries to `path` with `secret` (an agent published by hand). */
+  registerWebhookSecret(path: string, secret: string): void;
   /** Registers and lists `manifest`, then (optionally) stores its provider key. */
   publishManifest(manifest: Record<string, unknown>, rental: "one_time" | "subscription" | "per_query", providerKey?: string, priceEth?: string): Promise<PublishedAgent>;
   /** Buys `deposit` wei of per-query balance (or the one-time credential) for `renter`. */
@@ -332,6 +334,9 @@ export async function startFaultWorld(options: FaultWorldOptions = {}): Promise<
       const published = await publishConnectedAgent(ctx, app, creator, { ...CONNECTED_MANIFEST, ...manifest, name, entrypoint_url: `${agentServer.url}/agents/${name}` }, rental, priceEth, creatorToken);
       secrets.set(`/agents/${name}`, published.webhookSecret);
       return published;
+    },
+    registerWebhookSecret(path, secret) {
+      secrets.set(path, secret);
     },
     async publishManifest(manifest, rental, providerKey, priceEth = "0.001") {
       const published = await publishAgent(ctx, app, creator, manifest, rental, priceEth, creatorToken);
