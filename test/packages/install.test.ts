@@ -29,7 +29,7 @@ let ctx: TestContext;
 let api: Server;
 let baseUrl: string;
 let agentServer: HttpsTestServer;
-let agent: PublishedAgent;
+let agent: PublishedAgent & { webhookSecret: string };
 let renterKey: string;
 let work: string;
 let secret = "";
