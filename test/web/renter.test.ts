@@ -41,7 +41,7 @@ describe("renter journeys", () => {
     await expect.poll(() => cost.textContent()).toMatch(/ETH$/);
     await d.shot("j1-03-listing");
     await page.getByRole("button", { name: /^Rent for / }).click();
-    await page.getByText("Credential active").locator("..").filter({ has: page.locator(".done") }).or(page.locator("li.done", { hasText: "Credential active" })).first().waitFor({ timeout: 30_000 });
+    await page.getByText("✓ Credential active").waitFor({ timeout: 30_000 });
     await d.shot("j1-04-rented");
 
     await page.getByRole("link", { name: "Run a task" }).first().click();
@@ -55,7 +55,7 @@ describe("renter journeys", () => {
     expect(await page.getByTestId("run-output").textContent()).not.toBe("");
     await expect.poll(() => summary.textContent()).toMatch(/completed/);
 
-    await page.getByRole("link", { name: "My rentals" }).click();
+    await page.getByRole("link", { name: "My rentals", exact: true }).click();
     const row = page.getByRole("article").filter({ hasText: "Unit Test Writer" });
     await expect.poll(() => row.getByTestId("runs-left").textContent(), { timeout: 30_000 }).toMatch(/^2 runs left/);
     await d.shot("j1-06-rentals");

@@ -1,5 +1,6 @@
 // A listing: everything the detail endpoint returns, its sample outputs, the agent's input and output
 // schemas (from its public metadata), ratings, what the price means, and renting it.
+import { useState } from "react";
 import { Link, useParams } from "react-router";
 import { useAuthQuery } from "../api/hooks.ts";
 import type { CredentialVerification, Listing, RatingList } from "../api/types.ts";
@@ -23,6 +24,12 @@ function ListingView() {
   const credential = useAuthQuery<CredentialVerification>(`/v1/credentials/${encodeURIComponent(id)}`);
   const ratings = useAuthQuery<RatingList>(`/v1/listings/${encodeURIComponent(id)}/ratings`, { limit: 5 });
   const metadata = useListingMetadata(listing.data?.metadata_uri);
+  // A rental just confirmed: the panel turns into "Your rental", and says so.
+  const [rented, setRented] = useState(false);
+  const onRented = () => {
+    setRented(true);
+    void credential.refetch();
+  };
 
   if (listing.isPending) return <Loading label="Loading the listing" />;
   if (listing.isError) return <ErrorNote error={listing.error} title="This listing could not be loaded" />;
@@ -108,6 +115,11 @@ function ListingView() {
           {credential.isError ? <ErrorNote error={credential.error} /> : null}
           {held ? (
             <div className="stack">
+              {rented ? (
+                <div className="notice notice-ok" role="status">
+                  ✓ Credential active: the rental is confirmed on-chain and the API accepts your runs.
+                </div>
+              ) : null}
               <p>
                 Status: <StatusBadge status={credential.data!.status} /> <Link to="/rentals">Manage in My rentals</Link>
               </p>
@@ -122,10 +134,10 @@ function ListingView() {
           ) : l.status !== "active" ? (
             <div className="stack">
               <div className="notice notice-warn">This listing is {l.status}: it takes no new rentals right now.</div>
-              <RentPanel listingId={l.id} model={l.rental_model} mode="rent" onDone={() => void credential.refetch()} />
+              <RentPanel listingId={l.id} model={l.rental_model} mode="rent" onDone={onRented} />
             </div>
           ) : (
-            <RentPanel listingId={l.id} model={l.rental_model} mode="rent" onDone={() => void credential.refetch()} />
+            <RentPanel listingId={l.id} model={l.rental_model} mode="rent" onDone={onRented} />
           )}
         </aside>
       </div>
