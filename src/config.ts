@@ -7,6 +7,14 @@ const address = z.string().regex(/^0x[0-9a-fA-F]{40}$/, "must be a 0x-prefixed 2
 const url = z.string().url("must be a URL");
 const port = z.coerce.number().int().min(1).max(65_535);
 
+/** An IP address, or a CIDR range whose prefix fits its family. */
+function isAddressOrRange(entry: string): boolean {
+  const match = /^([^/]+)(?:\/(\d{1,3}))?$/.exec(entry);
+  const version = match ? isIP(match[1]!) : 0;
+  if (!match || version === 0) return false;
+  return match[2] === undefined || Number(match[2]) <= (version === 4 ? 32 : 128);
+}
+
 /** Chains the beta may run on; the key prefix follows the network (svc_test_ or svc_live_). */
 export const TEST_NETWORK_CHAIN_IDS = new Set([31337, 84532, 11155111]);
 
@@ -93,7 +101,7 @@ export const configSchema = z
       .string()
       .default("")
       .transform((text) => text.split(",").map((entry) => entry.trim()).filter(Boolean))
-      .pipe(z.array(z.string().refine((entry) => isIP(entry.split("/")[0]!) !== 0 && /^[^/]+(\/\d{1,3})?$/.test(entry), "must list IP addresses or CIDR ranges, comma-separated"))),
+      .pipe(z.array(z.string().refine(isAddressOrRange, "must list IP addresses or CIDR ranges (a.b.c.d/0-32, IPv6/0-128), comma-separated"))),
     /** Browser origins allowed to call the API (CORS): a comma-separated list of origins, or `*` for
      * any. Default: any origin locally; in the cloud only the dashboard's (DASHBOARD_URL). */
     CORS_ORIGINS: z

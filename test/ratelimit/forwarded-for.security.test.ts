@@ -5,6 +5,7 @@ import type { Server } from "node:http";
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildApp } from "../../src/api/app.ts";
+import { ConfigError, loadConfig } from "../../src/config.ts";
 import { createServices } from "../../src/services.ts";
 import { createMemoryRateLimiter } from "../../src/adapters/ratelimit/memory.ts";
 import { trustedProxies } from "../../src/api/middleware/rate-limit.ts";
@@ -85,5 +86,14 @@ describe("trustedProxies", () => {
     expect(trusted("fe80::1")).toBe(false);
     expect(trusted("not an address")).toBe(false);
     expect(trustedProxies([])("127.0.0.1")).toBe(false);
+  });
+
+  it("refuses to start with a TRUSTED_PROXIES entry that is no address or range", () => {
+    expect(loadConfig({ ...ctx.env, TRUSTED_PROXIES: " 10.0.0.0/8 , ::1 " }).TRUSTED_PROXIES).toEqual(["10.0.0.0/8", "::1"]);
+    expect(loadConfig(ctx.env).TRUSTED_PROXIES).toEqual([]);
+    for (const bad of ["10.0.0.0/33", "fd00::/129", "proxy.internal", "10.0.0.1/"]) {
+      expect(() => loadConfig({ ...ctx.env, TRUSTED_PROXIES: bad })).toThrow(ConfigError);
+      expect(() => loadConfig({ ...ctx.env, TRUSTED_PROXIES: bad })).toThrow(/TRUSTED_PROXIES/);
+    }
   });
 });
