@@ -1,0 +1,84 @@
+// Accessibility in a real browser: axe-core finds no serious or critical violation on any page of the
+// dashboard, signed out and signed in, light and dark, at 375 px and 1440 px wide.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Browser } from "playwright-core";
+import type { Hex } from "viem";
+import { DEV_ACCOUNTS } from "../../local/chain.ts";
+import type { RunningStack } from "../../local/stack.ts";
+import { connectAndSignIn, launchBrowser, openDashboard, seriousViolations, startWebStack } from "./support.ts";
+
+let stack: RunningStack & { dataDir: string };
+let browser: Browser;
+
+beforeAll(async () => {
+  [stack, browser] = await Promise.all([startWebStack(), launchBrowser()]);
+}, 120_000);
+afterAll(async () => {
+  await browser?.close();
+  await stack?.stop();
+});
+
+describe("accessibility", () => {
+  for (const [scheme, viewport] of [
+    ["light", { width: 1440, height: 900 }],
+    ["dark", { width: 375, height: 812 }],
+  ] as const) {
+    it(`has no serious or critical axe violations on any page (${scheme}, ${viewport.width} px)`, async () => {
+      // The demo renter holds rentals; it is also the authority's review console seen by a non-authority.
+      const d = await openDashboard(browser, stack, DEV_ACCOUNTS[4]!.privateKey as Hex, { viewport, colorScheme: scheme, expectedFailures: [/\/v1\/creators\/me$/, /\/v1\/reviews\//] });
+      const { page } = d;
+      const found: Record<string, string[]> = {};
+      const check = async (name: string) => {
+        found[name] = await seriousViolations(page);
+        await d.shot(`j6-${scheme}-${viewport.width}-${name}`);
+      };
+      const listing = (stack.info.demo.listings as { listing_id: string }[])[0]!.listing_id;
+
+      await page.goto(stack.info.dashboard_url);
+      await page.getByRole("heading", { name: "Sign in to browse the marketplace" }).waitFor();
+      await check("signed-out");
+      await page.getByRole("button", { name: "Connect wallet" }).first().click();
+      await page.getByRole("dialog").waitFor();
+      await check("connect-dialog");
+      await page.keyboard.press("Escape");
+      await connectAndSignIn(d);
+      await page.getByTestId("listing-card").first().waitFor();
+      await check("browse");
+      await page.goto(`${stack.info.dashboard_url}listings/${listing}`);
+      await page.getByRole("heading", { level: 1 }).waitFor();
+      await page.getByText("Input schema").waitFor();
+      await check("listing");
+      await page.goto(`${stack.info.dashboard_url}rentals`);
+      await page.getByTestId("runs-left").first().waitFor();
+      await check("rentals");
+      await page.getByRole("button", { name: "Top up" }).first().click();
+      await page.getByRole("dialog").getByText("You pay").waitFor();
+      await check("top-up-dialog");
+      await page.keyboard.press("Escape");
+      await page.goto(`${stack.info.dashboard_url}run`);
+      await page.getByLabel("Task").waitFor();
+      await check("run");
+      await page.goto(`${stack.info.dashboard_url}keys`);
+      await page.getByRole("button", { name: "New API Key" }).waitFor();
+      await page.getByRole("table").or(page.getByText("No API keys yet")).first().waitFor();
+      await check("keys");
+      await page.getByRole("button", { name: "New API Key" }).click();
+      await page.getByLabel("Label").waitFor();
+      await check("new-key-dialog");
+      await page.keyboard.press("Escape");
+      await page.goto(`${stack.info.dashboard_url}creator`);
+      await page.getByRole("button", { name: "Apply as a creator" }).waitFor();
+      await check("creator");
+      await page.goto(`${stack.info.dashboard_url}review`);
+      await page.getByText("Only the protocol authority reviews").waitFor();
+      await check("review");
+      await page.goto(`${stack.info.dashboard_url}no-such-page`);
+      await page.getByRole("heading", { name: "Page not found" }).waitFor();
+      await check("not-found");
+
+      expect(Object.fromEntries(Object.entries(found).filter(([, v]) => v.length > 0))).toEqual({});
+      expect(d.errors).toEqual([]);
+      await d.context.close();
+    }, 120_000);
+  }
+});
