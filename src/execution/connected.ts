@@ -9,6 +9,7 @@
 // bodies; only a message the agent itself reports is passed on (cleaned, bounded, secret redacted).
 import { EgressRefusedError, type EgressGuard } from "../adapters/egress/guard.ts";
 import { webhookHeaders, WEBHOOK_SECRET_PREFIX, type WebhookHeaders } from "./webhook-signature.ts";
+import { JSON_LIMITS, parseBoundedJson, TOO_DEEP_OUTPUT, type BoundedJson } from "./bounded-json.ts";
 
 export interface ConnectedCall {
   /** The service's egress guard. */
@@ -128,12 +129,9 @@ async function readJson(response: Response, call: ConnectedCall, timeoutMs: numb
   } catch (error) {
     return failureOf(error, "body", { call, timeoutMs, deltaChars: 0 });
   }
-  let document: unknown;
-  try {
-    document = JSON.parse(text);
-  } catch {
-    return failed("agent_invalid_response", "The agent's endpoint answered with a body that is not valid JSON.");
-  }
+  const parsed = parseBoundedJson(text);
+  if (!parsed.ok) return parsed.reason === "invalid_json" ? failed("agent_invalid_response", "The agent's endpoint answered with a body that is not valid JSON.") : unreadable(parsed);
+  const document = parsed.value;
   if (!isObject(document)) return failed("agent_invalid_response", 'The agent\'s endpoint answered JSON that is not an object with an "output" member.');
   if (document.error !== undefined && document.error !== null) return agentError(document.error, redact);
   if (!("output" in document)) return failed("agent_invalid_response", 'The agent\'s endpoint answered JSON without an "output" member.');
@@ -161,7 +159,9 @@ async function readEventStream(response: Response, call: ConnectedCall, timeoutM
       return undefined;
     }
     if (event.type === "result") {
-      const data = parseJson(event.data);
+      const parsed = parseBoundedJson(event.data);
+      if (!parsed.ok && parsed.reason !== "invalid_json") return unreadable(parsed);
+      const data = parsed.ok ? parsed.value : undefined;
       if (!isObject(data) || !("output" in data)) return failed("agent_invalid_response", 'The "result" event of the agent\'s stream is not JSON of the form {"output": <value>}.');
       return { status: "completed", output: data.output };
     }
@@ -321,12 +321,18 @@ function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
+/** A stream event's JSON (an output delta, an error report), or undefined when it is not JSON within
+ * the bounds: such an event is malformed. */
 function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
+  const parsed = parseBoundedJson(text);
+  return parsed.ok ? parsed.value : undefined;
+}
+
+/** The failed run for an answer too deep or too large to read (see bounded-json.ts). */
+function unreadable(parsed: Extract<BoundedJson, { ok: false }>): Failure {
+  return parsed.reason === "too_large"
+    ? failed("output_too_large", `The agent's answer is larger than the ${JSON_LIMITS.maxChars} characters of JSON the service reads.`)
+    : failed("invalid_output", `${TOO_DEEP_OUTPUT.charAt(0).toUpperCase()}${TOO_DEEP_OUTPUT.slice(1)}.`);
 }
 
 /** Control and bidirectional-override characters become spaces, runs of space collapse, and the text

@@ -8,6 +8,7 @@
 // See docs/cloud.md, "The cloud runner".
 import type { InvokeWithResponseStreamResponseEvent, LambdaClient } from "@aws-sdk/client-lambda";
 import type { RunnerMessage } from "../../runtime/runner-core.ts";
+import { parseBoundedJson, TOO_DEEP_OUTPUT } from "../../execution/bounded-json.ts";
 import type { RunErrorCode, RunEvent, RunResult, RunSpec, SandboxPool, SandboxStats } from "./port.ts";
 
 export interface LambdaSandboxPoolOptions {
@@ -81,7 +82,7 @@ export function createLambdaSandboxPool(options: LambdaSandboxPoolOptions): Sand
   let closed = false;
   const counters = { spawned: 0 };
 
-  async function invoke(spec: RunSpec, body: Uint8Array, controller: AbortController, onMessage: (message: RunnerMessage) => boolean): Promise<Ending> {
+  async function invoke(spec: RunSpec, body: Uint8Array, controller: AbortController, onMessage: (message: RunnerMessage) => boolean, onUnreadable: () => void): Promise<Ending> {
     const { LambdaClient: Client, InvokeWithResponseStreamCommand } = await sdk();
     client ??= new Client({ region: options.region });
     if (controller.signal.aborted) return { kind: "deadline" };
@@ -102,13 +103,17 @@ export function createLambdaSandboxPool(options: LambdaSandboxPoolOptions): Sand
     let done = false;
     const decoder = new TextDecoder();
     const deliver = (line: Uint8Array) => {
-      let message: RunnerMessage;
-      try {
-        message = JSON.parse(decoder.decode(line)) as RunnerMessage;
-      } catch {
-        return; // not a message of the protocol; ignored, as the local sandbox ignores it
+      // Bounded before anything recurses over it (the result is serialised and schema-checked later).
+      const parsed = parseBoundedJson(decoder.decode(line), { maxChars: Number.MAX_SAFE_INTEGER });
+      if (!parsed.ok) {
+        // Deltas are flat strings: only a result (the agent's output) can nest this deep.
+        if (parsed.reason === "too_deep" && !done) {
+          done = true;
+          onUnreadable();
+        }
+        return; // otherwise not a message of the protocol; ignored, as the local sandbox ignores it
       }
-      if (!done) done = onMessage(message);
+      if (!done) done = onMessage(parsed.value as RunnerMessage);
     };
     try {
       for await (const event of stream) {
@@ -158,6 +163,8 @@ export function createLambdaSandboxPool(options: LambdaSandboxPoolOptions): Sand
 
     const controller = new AbortController();
     let result: Extract<RunnerMessage, { t: "result" }> | undefined;
+    let unreadable = false;
+    const onUnreadable = () => void (unreadable = true);
     const onMessage = (message: RunnerMessage): boolean => {
       if (message?.t === "output" && typeof message.delta === "string") {
         try {
@@ -178,6 +185,7 @@ export function createLambdaSandboxPool(options: LambdaSandboxPoolOptions): Sand
       const base = { durationMs: performance.now() - t0, startedAt };
       const invokedAt = typeof result?.invokedAt === "number" ? { entryInvokedAt: result.invokedAt } : {};
       if (result?.ok === true) return { status: "completed", output: result.output, ...base, ...invokedAt };
+      if (unreadable) return { status: "failed", error: { code: "invalid_output", message: TOO_DEEP_OUTPUT }, ...base };
       if (result) return { status: "failed", error: { code: "entry_error", message: String(result.message) }, ...base, ...invokedAt };
       const timedOut = { status: "failed" as const, error: { code: "timeout" as const, message: `the run exceeded its ${spec.timeoutMs} ms timeout and was stopped` }, ...base };
       const crashed = (message: string): RunResult => ({ status: "failed", error: { code: "crashed", message }, ...base });
@@ -215,7 +223,7 @@ export function createLambdaSandboxPool(options: LambdaSandboxPoolOptions): Sand
         if (closing) resolveStopped({ kind: "closed" });
       });
     });
-    const invocation = invoke(spec, body, controller, onMessage).catch((): Ending => ({ kind: "stream-error" }));
+    const invocation = invoke(spec, body, controller, onMessage, onUnreadable).catch((): Ending => ({ kind: "stream-error" }));
     const entry: InFlight = {
       close: () => {
         closing = true;

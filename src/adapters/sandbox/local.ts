@@ -8,6 +8,7 @@ import { accessSync, constants } from "node:fs";
 import { availableParallelism } from "node:os";
 import { dirname, isAbsolute, join, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
+import { parseBoundedJson, TOO_DEEP_OUTPUT } from "../../execution/bounded-json.ts";
 import type { RunEvent, RunResult, RunSpec, SandboxPool, SandboxStats } from "./port.ts";
 
 export const BOOTSTRAP_PATH = join(dirname(fileURLToPath(import.meta.url)), "bootstrap.cjs");
@@ -96,6 +97,8 @@ interface Sandbox {
   /** Its memory is capped by RLIMIT_DATA (else by V8's heap flag). */
   rlimit: boolean;
   onMessage?: (message: ChildMessage) => void;
+  /** A line too deeply nested to read (bounded-json.ts): the run's result is taken to be unreadable. */
+  onUnreadable?: (message: string) => void;
 }
 
 /** Signals a process raises on itself when an allocation fails under RLIMIT_DATA: V8's fatal-error path
@@ -170,12 +173,14 @@ function startSandbox(launch: Launch, allowFsRead: readonly string[], memoryMb: 
     let pending: Buffer[] = [];
     let pendingBytes = 0;
     const deliver = (line: Buffer) => {
-      let message: ChildMessage;
-      try {
-        message = JSON.parse(line.toString("utf8")) as ChildMessage;
-      } catch {
-        return; // not ours (the entry wrote to fd 3 itself); ignored
+      // Bounded before anything recurses over it (the result is serialised and schema-checked later).
+      const parsed = parseBoundedJson(line.toString("utf8"), { maxChars: MAX_LINE_BYTES });
+      if (!parsed.ok) {
+        // Deltas are flat strings: only a result (the agent's output) can nest this deep.
+        if (parsed.reason === "too_deep") sandbox.onUnreadable?.(TOO_DEEP_OUTPUT);
+        return; // otherwise not ours (the entry wrote to fd 3 itself); ignored
       }
+      const message = parsed.value as ChildMessage;
       if (message?.t === "ready") resolveReady(true);
       else sandbox.onMessage?.(message);
     };
@@ -223,7 +228,14 @@ function failed(code: NonNullable<RunResult["error"]>["code"], message: string, 
 function execute(sandbox: Sandbox, spec: RunSpec, deadline: number, onEvent: ((event: RunEvent) => void) | undefined, startedAt: number, t0: number): Promise<RunResult> {
   sandbox.assigned = true;
   let result: Extract<ChildMessage, { t: "result" }> | undefined;
+  let unreadable: string | undefined;
   let timedOut = false;
+  sandbox.onUnreadable = (message) => {
+    if (result) return;
+    unreadable = message;
+    result = { t: "result", ok: false, message };
+    kill(sandbox);
+  };
   sandbox.onMessage = (message) => {
     if (result) return;
     if (message?.t === "output" && typeof message.delta === "string") {
@@ -262,6 +274,7 @@ function execute(sandbox: Sandbox, spec: RunSpec, deadline: number, onEvent: ((e
     const base = { durationMs: performance.now() - t0, startedAt, pid: sandbox.pid };
     const invokedAt = typeof result?.invokedAt === "number" ? { entryInvokedAt: result.invokedAt } : {};
     if (result?.ok === true) return { status: "completed", output: result.output, ...base, ...invokedAt };
+    if (unreadable !== undefined) return { status: "failed", error: { code: "invalid_output", message: unreadable }, ...base };
     if (result) return { status: "failed", error: { code: "entry_error", message: String(result.message) }, ...base, ...invokedAt };
     if (timedOut) return { status: "failed", error: { code: "timeout", message: `the run exceeded its ${spec.timeoutMs} ms timeout and was killed` }, ...base };
     if (outOfMemory(sandbox)) {

@@ -22,7 +22,9 @@ export interface RunSpec {
   allowAddons?: boolean;
 }
 
-export type RunErrorCode = "timeout" | "crashed" | "out_of_memory" | "entry_error";
+/** `invalid_output`: the sandbox's result could not be read within the bounds of agent-produced JSON
+ * (nested too deeply; see src/execution/bounded-json.ts). */
+export type RunErrorCode = "timeout" | "crashed" | "out_of_memory" | "entry_error" | "invalid_output";
 
 export interface RunError {
   code: RunErrorCode;
