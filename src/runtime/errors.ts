@@ -8,6 +8,10 @@ export class AgentRunError extends Error {
   override readonly name = "AgentRunError";
 }
 
+/** Every way the agent's model can be out of reach (refused by the egress rules, a name that does not
+ * resolve, a refused or dropped connection) reads the same to the renter: nothing of its address. */
+export const MODEL_UNREACHABLE = "the agent's model could not be reached";
+
 /** The abort reason when the run's deadline passes. */
 export class RunDeadlineError extends AgentRunError {
   constructor() {
@@ -70,8 +74,10 @@ export function describeFailure(error: unknown): string {
   const own = errors.find((e) => e instanceof AgentRunError);
   if (own) return messageOf(own);
 
-  const egress = errors.find((e) => nameOf(e) === "EgressRefusedError");
-  if (egress) return `the model endpoint was refused by the egress rules (${messageOf(egress).replace(/^Egress refused: /, "")})`;
+  // The renter learns only that the model was out of reach: an egress refusal names the host, its
+  // address and what kind of address it is, which for a self-hosted model is the creator's private
+  // infrastructure.
+  if (errors.some((e) => nameOf(e) === "EgressRefusedError")) return MODEL_UNREACHABLE;
 
   const retry = errors.find((e) => nameOf(e) === "AI_RetryError");
   const attempts = retry ? /Failed after (\d+) attempts/.exec(messageOf(retry))?.[1] : undefined;
@@ -86,9 +92,8 @@ export function describeFailure(error: unknown): string {
     return `the model provider answered ${status} (${reason})${after}`;
   }
 
-  const network = errors.find((e) => typeof e.code === "string" && /^(ECONNREFUSED|ECONNRESET|ENOTFOUND|EAI_AGAIN|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH|UND_ERR_CONNECT_TIMEOUT)$/.test(e.code));
-  if (network) return `the model endpoint could not be reached (${String(network.code)})${after}`;
-  if (errors.some((e) => nameOf(e) === "AI_APICallError")) return `the model endpoint could not be reached${after}`;
+  const network = errors.some((e) => typeof e.code === "string" && /^(ECONNREFUSED|ECONNRESET|ENOTFOUND|EAI_AGAIN|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH|UND_ERR_CONNECT_TIMEOUT)$/.test(e.code));
+  if (network || errors.some((e) => nameOf(e) === "AI_APICallError")) return MODEL_UNREACHABLE;
 
   if (errors.some((e) => ["AI_NoObjectGeneratedError", "AI_JSONParseError", "AI_TypeValidationError"].includes(nameOf(e)))) {
     return "the model's answer is not JSON matching the output schema";

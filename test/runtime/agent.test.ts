@@ -272,27 +272,51 @@ describe.each(PROVIDERS)("%s", (provider) => {
   });
 });
 
+/** A failure the renter sees names nothing of the creator's model endpoint: not its URL, host, address or port. */
+function expectNothingOfEndpoint(message: string | undefined, endpoint: string): void {
+  const url = new URL(endpoint);
+  expect(message).toBe("the agent's model could not be reached");
+  for (const part of [endpoint, url.host, url.hostname, url.port, "127.0.0.1", "loopback"].filter((p) => p !== "")) expect(message).not.toContain(part);
+}
+
 describe("egress", () => {
-  it("refuses a self-hosted endpoint on a private address that is not allow-listed", async () => {
+  it("refuses a self-hosted endpoint on a private address that is not allow-listed, saying only that the model could not be reached", async () => {
     const before = models.requests().length;
     const port = new URL(models.url).port;
-    const { result } = await runAgent(payload("self_hosted", { task: "Hello", baseUrl: `https://127.0.0.1:${port}/v1`, egress: { allowHosts: [], resolve: {} } }));
+    const baseUrl = `https://127.0.0.1:${port}/v1`;
+    const { result } = await runAgent(payload("self_hosted", { task: "Hello", baseUrl, egress: { allowHosts: [], resolve: {} } }));
     expect(result.status).toBe("failed");
-    expect(result.error?.message).toBe("the model endpoint was refused by the egress rules (127.0.0.1 is a loopback address.)");
+    expectNothingOfEndpoint(result.error?.message, baseUrl);
     expect(models.requests().length).toBe(before);
   });
 
-  it("refuses plain http to a private endpoint that is not allow-listed", async () => {
+  it("refuses plain http to a private endpoint that is not allow-listed, naming nothing of it", async () => {
     const { result } = await runAgent(payload("self_hosted", { task: "Hello", egress: { allowHosts: [], resolve: {} } }));
     expect(result.status).toBe("failed");
-    expect(result.error?.message).toBe("the model endpoint was refused by the egress rules (http scheme is not allowed for 127.0.0.1; use https:.)");
+    expectNothingOfEndpoint(result.error?.message, `${models.url}/v1`);
+  });
+
+  it("says only that the model could not be reached when a self-hosted endpoint's name does not resolve or refuses the connection", async () => {
+    const unresolvable = "https://models.creator-private.example.com:8443/v1";
+    const { result: unknown } = await runAgent(payload("self_hosted", { task: "Hello", baseUrl: unresolvable, egress: { allowHosts: ["models.creator-private.example.com"], resolve: {} } }));
+    expect(unknown.status).toBe("failed");
+    expectNothingOfEndpoint(unknown.error?.message, unresolvable);
+    expect(unknown.error?.message).not.toContain("creator-private");
+
+    // port 9 (discard) on loopback: nothing listens, the connection is refused
+    const closed = "https://gpu-box.creator-private.example.com:9/v1";
+    const { result: refused } = await runAgent(payload("self_hosted", { task: "Hello", baseUrl: closed, egress: { allowHosts: ["gpu-box.creator-private.example.com"], resolve: { "gpu-box.creator-private.example.com": "127.0.0.1" } } }));
+    expect(refused.status).toBe("failed");
+    expectNothingOfEndpoint(refused.error?.message, closed);
+    expect(refused.error?.message).not.toContain("gpu-box");
   });
 
   it("judges the address a name resolves to when connecting: a model endpoint and an http_fetch host on loopback are refused", async () => {
     const resolve = { "models.example.com": "127.0.0.1", "intranet.example.com": "127.0.0.1" };
     const before = models.requests().length;
     const { result } = await runAgent(payload("self_hosted", { task: "Hello", baseUrl: "https://models.example.com/v1", egress: { allowHosts: [], resolve } }));
-    expect(result.error?.message).toBe("the model endpoint was refused by the egress rules (127.0.0.1 (resolved from models.example.com) is a loopback address.)");
+    expectNothingOfEndpoint(result.error?.message, "https://models.example.com/v1");
+    expect(result.error?.message).not.toContain("models.example.com");
     expect(models.requests().length).toBe(before);
 
     const task = 'Read [[tool:http_fetch {"url":"https://intranet.example.com/admin"}]]';

@@ -82,8 +82,8 @@ describe("failure reasons", () => {
     expect(describeFailure(apiError(401))).toBe("the model provider answered 401 (the key was refused)");
     expect(describeFailure(apiError(418))).toBe("the model provider answered 418 (request refused)");
     expect(describeFailure(apiError(200, { cause: new TypeError("terminated") }))).toBe("the model stream was cut off");
-    expect(describeFailure(apiError(undefined, { cause: Object.assign(new Error("connect"), { code: "ECONNREFUSED" }) }))).toBe("the model endpoint could not be reached (ECONNREFUSED)");
-    expect(describeFailure(Object.assign(new Error("Egress refused: 10.0.0.1 is a private address."), { name: "EgressRefusedError" }))).toBe("the model endpoint was refused by the egress rules (10.0.0.1 is a private address.)");
+    expect(describeFailure(apiError(undefined, { cause: Object.assign(new Error("connect"), { code: "ECONNREFUSED" }) }))).toBe("the agent's model could not be reached");
+    expect(describeFailure(Object.assign(new Error("Egress refused: 10.0.0.1 is a private address."), { name: "EgressRefusedError" }))).toBe("the agent's model could not be reached");
     expect(describeFailure(Object.assign(new Error("No object generated"), { name: "AI_NoObjectGeneratedError" }))).toBe("the model's answer is not JSON matching the output schema");
     expect(describeFailure(new RunDeadlineError())).toBe("the run reached its time limit");
     expect(describeFailure(new Error("something with sk-abc"))).toBe("the agent run failed unexpectedly (Error)");
