@@ -11,9 +11,10 @@ export interface UrlProblem {
 }
 
 export interface UrlCheckOptions {
-  /** Local development only: accept `http:`, any port, loopback/private addresses and internal names
-   * (so the local stack can register agents at 127.0.0.1). Credentials, cloud metadata addresses and
-   * obfuscated IP spellings stay refused. Default false. */
+  /** Local development only: accept any port, loopback/private addresses and internal names (so the
+   * local stack can register agents at 127.0.0.1), and plain `http:` for loopback hosts only
+   * (127.0.0.0/8, ::1, `localhost`): every other host keeps the HTTPS rule. Credentials, cloud
+   * metadata addresses and obfuscated IP spellings stay refused. Default false. */
   allowPrivateForDevelopment?: boolean;
 }
 
@@ -36,6 +37,16 @@ export function checkPublicHttpsUrl(url: string, options: UrlCheckOptions = {}):
 
 /** As {@link checkPublicHttpsUrl}, with a machine code for the refusal. */
 export function checkUrl(url: string, options: UrlCheckOptions = {}): UrlProblem | null {
+  const found = checkUrlRules(url, options);
+  if (found !== null || !/^http:/i.test(url)) return found;
+  // Only the development switch lets plain http: through the rules, and only to this machine: a
+  // request in clear text never crosses a network.
+  const host = new URL(url).hostname;
+  if (isLoopbackHost(host)) return null;
+  return problem("not_https", `The URL must use https:; plain http: is accepted in local development for loopback hosts (127.0.0.1, [::1], localhost) only, not for ${host}.`);
+}
+
+function checkUrlRules(url: string, options: UrlCheckOptions): UrlProblem | null {
   const dev = options.allowPrivateForDevelopment === true;
   if (typeof url !== "string" || url.length === 0) return problem("invalid_url", "The URL is empty.");
   if (url.length > MAX_URL_LENGTH) return problem("invalid_url", `The URL is longer than ${MAX_URL_LENGTH} characters.`);
@@ -88,6 +99,19 @@ export function checkUrl(url: string, options: UrlCheckOptions = {}): UrlProblem
   if (suffix !== undefined) return problem("internal_hostname", `The host "${host}" is under .${suffix}, which never names a public host.`);
   if (/^\d+$/.test(labels[labels.length - 1] ?? "")) return problem("invalid_url", `The host "${host}" has a numeric top-level label.`);
   return null;
+}
+
+/** Whether `host` (as the URL parser serializes it, lower case) is this machine: 127.0.0.0/8, [::1],
+ * an IPv4-mapped loopback address, `localhost` or a name under `.localhost` (RFC 6761). */
+export function isLoopbackHost(host: string): boolean {
+  const h = host.toLowerCase().replace(/\.$/, "");
+  if (h === "localhost" || h.endsWith(".localhost")) return true;
+  if (DOTTED_QUAD.test(h)) return ipv4Kind(ipv4Octets(h)) === "loopback";
+  if (h.startsWith("[") && h.endsWith("]")) {
+    const groups = parseIpv6(h.slice(1, -1));
+    return groups !== null && ipv6Kind(groups) === "loopback";
+  }
+  return false;
 }
 
 /** What an IP address is, for the refusal message. "public" is the only kind that may be called. */

@@ -303,6 +303,8 @@ function checkSchema(value: unknown, pointer: string, add: Add): Record<string, 
       add(at, "too_long", `A pattern is at most ${PATTERN_LIMITS.maxPatternChars} characters; this one has ${pattern.length}.`);
       continue;
     }
+    // Not a regular expression at all: the schema check below reports it (invalid_schema).
+    if (!isJsRegExp(pattern)) continue;
     const problem = linearPatternProblem(pattern);
     if (problem === null) continue;
     badPatterns += 1;
@@ -427,6 +429,16 @@ function stringField(object: Json, key: string, pointer: string, required: boole
 function checkText(value: string, pointer: string, label: string, max: number, add: Add): void {
   if (value.trim().length === 0) add(pointer, "empty", `${label} must not be empty.`);
   else if (value.length > max) add(pointer, "too_long", `${label} is at most ${max} characters; it has ${value.length}.`);
+}
+
+/** Whether `pattern` compiles as JSON Schema reads it (ECMAScript, Unicode mode). Compiling never runs it. */
+function isJsRegExp(pattern: string): boolean {
+  try {
+    new RegExp(pattern, "u");
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 function capErrors(errors: ManifestError[]): ManifestError[] {

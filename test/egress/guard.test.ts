@@ -304,6 +304,16 @@ describe("schemes", () => {
     await expectRefused(g.fetch(`http://127.0.0.1:${httpPort}/ok`), "scheme_not_allowed");
   });
 
+  it("with the development switch, allows http: to loopback hosts only: a name that resolves to loopback, and every other host, keep https", async () => {
+    const lookup = fakeLookup({ "agents.example.com": ["127.0.0.1"], "localhost": ["127.0.0.1"] });
+    const g = guard({ allowPrivate: true, lookup });
+    expect(await (await g.fetch(`http://127.0.0.1:${httpPort}/ok`)).text()).toBe("hello");
+    expect(await (await g.fetch(`http://localhost:${httpPort}/ok`)).text()).toBe("hello");
+    await expectRefused(g.fetch(`http://agents.example.com:${httpPort}/ok`), "scheme_not_allowed");
+    await expectRefused(g.fetch("http://93.184.216.34/"), "scheme_not_allowed");
+    expect(lookup.calls).toEqual(["localhost"]);
+  });
+
   it("refuses other schemes", async () => {
     const g = guard({ allowPrivate: true });
     await expectRefused(g.fetch("ftp://127.0.0.1/x"), "scheme_not_allowed");

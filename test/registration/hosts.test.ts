@@ -125,15 +125,34 @@ describe("the development switch", () => {
 
   it.each([
     "http://127.0.0.1:8787/agent",
+    "http://127.8.9.10/",
     "https://127.0.0.1/",
     "http://localhost:3000/",
-    "http://10.0.0.5/",
+    "http://api.localhost:3000/",
+    "https://10.0.0.5/",
     "http://[::1]:9000/",
-    "http://host.docker.internal:8080/",
-    "http://agent/",
+    "http://[::ffff:127.0.0.1]:9000/",
+    "https://host.docker.internal:8080/",
+    "https://agent/",
   ])("accepts %s when explicitly allowed (and refuses it by default)", (url) => {
     expect(checkPublicHttpsUrl(url, dev)).toBeNull();
     expect(checkPublicHttpsUrl(url)).not.toBeNull();
+  });
+
+  it.each([
+    "http://agents.example.com/run",
+    "http://93.184.216.34/",
+    "http://10.0.0.5/",
+    "http://host.docker.internal:8080/",
+    "http://agent/",
+    "http://[2606:4700::1111]/",
+    "http://localhost.example.com/",
+    "http://127.0.0.1.nip.io/",
+  ])("keeps the HTTPS rule for %s, which is not loopback, even when the switch is on", (url) => {
+    const problem = checkUrl(url, dev);
+    expect(problem?.code).toBe("not_https");
+    expect(problem?.message).toContain("loopback");
+    expect(checkUrl(url.replace(/^http:/, "https:"), dev)).toBeNull();
   });
 
   it.each([

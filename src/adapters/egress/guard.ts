@@ -8,7 +8,7 @@ import dns from "node:dns";
 import net from "node:net";
 import tls from "node:tls";
 import { Agent, buildConnector, fetch as undiciFetch, type Dispatcher, type RequestInit as UndiciRequestInit } from "undici";
-import { ipv4Kind, ipv6Kind, parseIpv6, type AddressKind } from "../../registration/hosts.ts";
+import { ipv4Kind, ipv6Kind, isLoopbackHost, parseIpv6, type AddressKind } from "../../registration/hosts.ts";
 
 export type EgressRefusalReason = "forbidden_address" | "scheme_not_allowed" | "too_many_redirects" | "response_too_large" | "timeout" | "dns_failure";
 
@@ -28,8 +28,9 @@ export class EgressRefusedError extends Error {
 export type EgressLookup = (hostname: string, options: dns.LookupAllOptions, callback: (err: NodeJS.ErrnoException | null, addresses: dns.LookupAddress[]) => void) => void;
 
 export interface EgressGuardOptions {
-  /** Local development only: private, loopback, link-local, unique-local and CGNAT addresses and
-   * `http:` are allowed for every host. Metadata addresses stay refused. Default false. */
+  /** Local development only: private, loopback, link-local, unique-local and CGNAT addresses are
+   * allowed for every host, and `http:` for loopback hosts (127.0.0.0/8, ::1, `localhost`) only, so the
+   * HTTPS rule holds for every real host. Metadata addresses stay refused. Default false. */
   allowPrivate?: boolean;
   /** Local development only: host names or IP literals (as written in the URL) that may resolve to
    * non-public addresses and may be called over `http:`, e.g. `127.0.0.1` for a local model server.
@@ -109,7 +110,7 @@ export function createEgressGuard(options: EgressGuardOptions = {}): EgressGuard
 
   const schemeRefusal = (protocol: string, hostname: string): EgressRefusedError | null => {
     if (protocol === "https:") return null;
-    if (protocol === "http:" && (allowPrivate || hostAllowed(hostname))) return null;
+    if (protocol === "http:" && (hostAllowed(hostname) || (allowPrivate && isLoopbackName(hostname)))) return null;
     return new EgressRefusedError("scheme_not_allowed", `Egress refused: ${protocol.replace(/:$/, "") || "this"} scheme is not allowed for ${safeHostForMessage(hostname)}; use https:.`);
   };
 
@@ -273,6 +274,12 @@ function translateError(err: unknown, timeoutSignal: AbortSignal | undefined): u
   }
   if (timeoutSignal?.aborted && timeoutSignal.reason instanceof EgressRefusedError) return timeoutSignal.reason;
   return err;
+}
+
+/** A loopback host as written in a URL or handed to the connector (IPv6 with or without brackets). */
+function isLoopbackName(hostname: string): boolean {
+  const host = bare(hostname);
+  return isLoopbackHost(net.isIP(host) === 6 ? `[${host}]` : host);
 }
 
 function isOneShotBody(body: unknown): boolean {
