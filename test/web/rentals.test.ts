@@ -74,6 +74,13 @@ describe("rentals", () => {
     const creatorKey = DEV_ACCOUNTS.find((a) => a.address.toLowerCase() === perQuery.creator.toLowerCase())!.privateKey as Hex;
     const creator = createWalletClient({ account: privateKeyToAccount(creatorKey), chain: chainFor(stack.info.chain_id, stack.info.rpc_url), transport: http(stack.info.rpc_url) });
     await chain.waitForTransactionReceipt({ hash: await creator.writeContract({ address: stack.info.contracts.marketplace as Hex, abi: marketplaceAbi, functionName: "setListingActive", args: [`0x${perQuery.listing_id.slice(4)}`, false] }) });
+    // The API learns the pause from the chain (its indexer); the page is opened once it has.
+    const apiStatus = () =>
+      page.evaluate(async (id) => {
+        const s = JSON.parse(sessionStorage.getItem("agent-market.session")!) as { token: string };
+        return ((await (await fetch(`/v1/listings/${id}`, { headers: { authorization: `Bearer ${s.token}` } })).json()) as { status: string }).status;
+      }, perQuery.listing_id);
+    await expect.poll(apiStatus, { timeout: 30_000 }).toBe("paused");
     await page.goto(`${stack.info.dashboard_url}listings/${perQuery.listing_id}`);
     await page.getByText(/This listing is paused: it takes no new rentals/).first().waitFor({ timeout: 15_000 });
     const sent = d.wallet.calls.filter((c) => c === "eth_sendTransaction").length;
