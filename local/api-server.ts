@@ -16,7 +16,8 @@ try {
   }
   throw error;
 }
-const server = await listenApi(buildApp(createServices(config)).fetch, config.PORT, { timeouts: httpTimeouts(config) });
+const services = createServices(config);
+const server = await listenApi(buildApp(services).fetch, config.PORT, { timeouts: httpTimeouts(config), logger: services.logger });
 process.stdout.write(`API listening on ${apiUrl(server)}\n`);
 // In-flight requests finish; idle kept-alive connections are closed at once.
 const stop = () => server.close(() => process.exit(0));

@@ -203,7 +203,7 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
       distDir: join(REPOSITORY_ROOT, "web/dist"),
       config: { api_url: apiUrl, chain_id: LOCAL_CHAIN_ID, chain_name: "Local chain", rpc_url: chain!.rpcUrl, marketplace_address: getAddress(deployed.address), explorer_url: null, allow_private_agent_hosts: true },
     });
-    const server = await listenApi(site, options.apiPort, { timeouts: httpTimeouts(config) });
+    const server = await listenApi(site, options.apiPort, { timeouts: httpTimeouts(config), logger: services.logger });
     cleanups.push(() => closeApiServer(server));
 
     progress("seeding the demo: creators, reviewed agents, rentals and an API key");

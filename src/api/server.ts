@@ -9,6 +9,7 @@ import type { Duplex } from "node:stream";
 import { getRequestListener } from "@hono/node-server";
 import type { Config } from "../config.ts";
 import { ApiError, type ErrorCode } from "../errors.ts";
+import type { Logger } from "../logger.ts";
 import { newRequestId, REQUEST_ID_HEADER } from "./middleware/request-id.ts";
 import { nominalRateLimitHeaders } from "./middleware/rate-limit.ts";
 
@@ -34,6 +35,9 @@ type Fetch = (request: Request, env: { incoming: IncomingMessage; outgoing: Serv
 
 export interface ApiServerOptions {
   timeouts?: Partial<HttpTimeouts>;
+  /** Where the answers the server gives itself are logged, one line each in the access log's shape
+   * (the app logs the requests it answers). */
+  logger?: Logger;
 }
 
 /** Sockets whose request was answered before its body arrived: the rest of the body is being read and
@@ -42,7 +46,7 @@ const draining = new WeakSet<Duplex>();
 
 /** An answer in the error envelope for a request the app never saw: a fresh request id, and the
  * default rule's rate-limit figures (nothing was counted; see docs/rate-limits.md). */
-function envelope(code: ErrorCode, message: string, extraHeaders: Record<string, string> = {}): { status: number; headers: Record<string, string>; body: string } {
+function envelope(code: ErrorCode, message: string, extraHeaders: Record<string, string> = {}): { status: number; headers: Record<string, string>; body: string; requestId: string } {
   const requestId = newRequestId();
   const error = new ApiError(code, message);
   const body = JSON.stringify(error.toBody(requestId));
@@ -54,16 +58,36 @@ function envelope(code: ErrorCode, message: string, extraHeaders: Record<string,
     ...nominalRateLimitHeaders(Date.now()),
     ...extraHeaders,
   };
-  return { status: error.status, headers, body };
+  return { status: error.status, headers, body, requestId };
+}
+
+/** The access log line of an answer the app never saw (same fields as the app's, unknowns null). */
+function logEdgeAnswer(logger: Logger | undefined, answer: { status: number; requestId: string }, code: ErrorCode, method: string | null, cause: string): void {
+  logger?.info("request", {
+    request_id: answer.requestId,
+    method,
+    route: null,
+    status: answer.status,
+    duration_ms: null,
+    wallet: null,
+    auth: null,
+    key_id: null,
+    run_id: null,
+    rate_limit: "not_counted",
+    error_code: code,
+    refused_by: "http_server",
+    cause,
+  });
 }
 
 /** The envelope written straight to a socket (no request or response object exists for these), then
  * the connection is closed. */
-function writeEnvelope(socket: Duplex, code: ErrorCode, message: string, extraHeaders: Record<string, string> = {}): void {
+function writeEnvelope(socket: Duplex, code: ErrorCode, message: string, extraHeaders: Record<string, string> = {}): { status: number; requestId: string } {
   const answer = envelope(code, message, extraHeaders);
   const headers = { Date: new Date().toUTCString(), ...answer.headers };
   const head = [`HTTP/1.1 ${answer.status} ${STATUS_CODES[answer.status] ?? ""}`, ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`)].join("\r\n");
   socket.end(`${head}\r\n\r\n${answer.body}`);
+  return answer;
 }
 
 /** What Node's parser and timers report on a connection, as the answer a client should get. */
@@ -83,13 +107,14 @@ function answerFor(error: NodeJS.ErrnoException): { code: ErrorCode; message: st
   }
 }
 
-function onClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
+function onClientError(error: NodeJS.ErrnoException, socket: Duplex, logger: Logger | undefined): void {
   const answer = answerFor(error);
   // Answer only where no answer has begun on this connection: an answer already under way (or
   // already given, for a body still being drained) must not be corrupted by a second one.
   const inFlight = (socket as Duplex & { _httpMessage?: ServerResponse | null })._httpMessage;
   if (answer && socket.writable && !draining.has(socket) && !inFlight?.headersSent) {
-    writeEnvelope(socket, answer.code, answer.message);
+    const written = writeEnvelope(socket, answer.code, answer.message);
+    logEdgeAnswer(logger, written, answer.code, inFlight?.req?.method ?? null, error.code ?? "unknown");
     // A socket that does not close on its own (the client keeps sending) is cut after a short grace.
     setTimeout(() => socket.destroy(), 1_000).unref();
     return;
@@ -168,16 +193,18 @@ export function createApiServer(fetch: Fetch, options: ApiServerOptions = {}): S
         // HTTP/1.1 requires Host (RFC 9112, 3.2); Node's own refusal of it has an empty body.
         const answer = envelope("invalid_request", "HTTP/1.1 requests must carry a Host header.");
         outgoing.writeHead(answer.status, answer.headers).end(answer.body);
+        logEdgeAnswer(options.logger, answer, "invalid_request", incoming.method ?? null, "missing_host");
         return;
       }
       ownConnectionHeader(outgoing);
       void listener(incoming, outgoing);
     },
   );
-  server.on("clientError", onClientError);
+  server.on("clientError", (error: NodeJS.ErrnoException, socket: Duplex) => onClientError(error, socket, options.logger));
   // CONNECT is not for this server (it is no proxy); without a listener Node drops the connection silently.
   server.on("connect", (_request: IncomingMessage, socket: Duplex) => {
-    writeEnvelope(socket, "method_not_allowed", "CONNECT is not supported: this is an API, not a proxy.", { Allow: "GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS" });
+    const written = writeEnvelope(socket, "method_not_allowed", "CONNECT is not supported: this is an API, not a proxy.", { Allow: "GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS" });
+    logEdgeAnswer(options.logger, written, "method_not_allowed", "CONNECT", "connect");
     setTimeout(() => socket.destroy(), 1_000).unref();
   });
   return server;

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createRoute, z } from "@hono/zod-openapi";
 import { streamSSE } from "hono/streaming";
 import { createPlatform } from "../../src/api/app.ts";
+import { createLogger } from "../../src/logger.ts";
 import { closeApi, serveApi } from "../support/http.ts";
 import { countResponses, parseResponse, rawExchange, writeIfOpen, type RawResponse } from "../support/raw-http.ts";
 import { createTestServices, type TestContext } from "../support/services.ts";
@@ -15,6 +16,8 @@ let server: Server | undefined;
 let url: string;
 let slowServer: Server | undefined;
 let slowUrl: string;
+/** The lines the main server logged for the answers it gave itself. */
+const edgeLog: string[] = [];
 
 const echoRoute = createRoute({
   method: "post",
@@ -44,7 +47,7 @@ function buildEdgeApp() {
 
 beforeAll(async () => {
   ctx = await createTestServices({ MAX_BODY_BYTES: String(1024 * 1024) });
-  ({ server, url } = await serveApi(buildEdgeApp()));
+  ({ server, url } = await serveApi(buildEdgeApp(), { logger: createLogger("info", (line) => edgeLog.push(line)) }));
   ({ server: slowServer, url: slowUrl } = await serveApi(buildEdgeApp(), { timeouts: { headersMs: 500, requestMs: 1_000, keepAliveMs: 400 } }));
 });
 
@@ -90,6 +93,16 @@ describe("requests that never reach the app", () => {
     expect(exchange.closed).toBe(true);
     expect(countResponses(exchange.text)).toBe(1);
     expectEnvelope(parseResponse(exchange.text), 400, "invalid_request");
+  });
+
+  it("logs each answer it gives itself: one access line with the answer's request id, status and code", async () => {
+    const exchange = await rawExchange(url, (s) => writeIfOpen(s, `GET /stream HTTP/1.1\r\nHost: x\r\nX-Big: ${"b".repeat(17 * 1024)}\r\n\r\n`));
+    const requestId = parseResponse(exchange.text).headers["x-request-id"];
+    const lines = edgeLog.map((line) => JSON.parse(line) as Record<string, unknown>).filter((line) => line.request_id === requestId);
+    expect(lines).toEqual([
+      expect.objectContaining({ level: "info", message: "request", status: 431, error_code: "headers_too_large", route: null, rate_limit: "not_counted", refused_by: "http_server", cause: "HPE_HEADER_OVERFLOW" }),
+    ]);
+    expect(edgeLog.join("\n")).not.toContain("bbbbbbbb");
   });
 
   it("answers an HTTP/1.1 request without Host with 400 invalid_request in the envelope", async () => {

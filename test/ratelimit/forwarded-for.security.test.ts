@@ -75,6 +75,22 @@ describe("X-Forwarded-For and rate-limit buckets", () => {
   });
 });
 
+describe("on Lambda", () => {
+  it("keys by the source address API Gateway recorded, whatever X-Forwarded-For says", async () => {
+    const services = createServices(ctx.config, { logger: ctx.services.logger, tables: ctx.services.tables, rateLimiter: createMemoryRateLimiter({ now: () => frozen }) });
+    const app = buildApp(services);
+    const statuses: number[] = [];
+    for (let i = 0; i < 150; i++) {
+      const request = new Request("https://api.example.com/v1/keys", { headers: { authorization: wrongKey(), "x-forwarded-for": `203.0.113.${octet(i)}` } });
+      // The bindings hono/aws-lambda hands the app: the event's requestContext among them.
+      const res = await app.fetch(request, { requestContext: { identity: { sourceIp: "198.51.100.9" } } });
+      statuses.push(res.status);
+    }
+    expect(statuses.slice(0, 100).every((s) => s === 401)).toBe(true);
+    expect(statuses.slice(100)).toEqual(Array(50).fill(429));
+  });
+});
+
 describe("trustedProxies", () => {
   it("matches addresses and CIDR ranges of both families, IPv4 seen through a dual-stack socket included", () => {
     const trusted = trustedProxies(["10.0.0.0/8", "192.0.2.1", "fd00::/8"]);
