@@ -88,7 +88,7 @@ describe("renter journeys", () => {
     expect(apiKey).toMatch(/^svc_test_/);
     await page.getByRole("button", { name: "Copy key" }).click();
     await page.getByRole("button", { name: "Copied" }).waitFor();
-    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(apiKey);
+    expect(await page.evaluate(() => (navigator as unknown as { clipboard: { readText(): Promise<string> } }).clipboard.readText())).toBe(apiKey);
     await d.shot("j2-01-key-shown");
     await page.getByRole("button", { name: "I stored it" }).click();
     await expect.poll(() => page.getByTestId("new-api-key").count()).toBe(0);

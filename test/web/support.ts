@@ -65,11 +65,18 @@ const WALLET_ICON = "data:image/svg+xml;base64," + Buffer.from('<svg xmlns="http
  * EIP-6963 announcement (on load and on every `eip6963:requestProvider`). Runs in the browser. */
 function injectWallet(info: { uuid: string; name: string; icon: string; rdns: string }) {
   type Listener = (...args: unknown[]) => void;
+  // The page's window, typed for what this script uses (the suite compiles without the DOM library).
+  const window = globalThis as unknown as {
+    __walletRequest(method: string, params: string): Promise<string>;
+    __testWallet: unknown;
+    dispatchEvent(event: Event): boolean;
+    addEventListener(type: string, listener: () => void): void;
+  };
   const listeners = new Map<string, Set<Listener>>();
   const provider = {
     isTestWallet: true,
     async request({ method, params }: { method: string; params?: unknown[] }) {
-      const answer = JSON.parse(await (window as unknown as { __walletRequest(m: string, p: string): Promise<string> }).__walletRequest(method, JSON.stringify(params ?? []))) as { result?: unknown; error?: { code: number; message: string } };
+      const answer = JSON.parse(await window.__walletRequest(method, JSON.stringify(params ?? []))) as { result?: unknown; error?: { code: number; message: string } };
       if (answer.error) throw Object.assign(new Error(answer.error.message), { code: answer.error.code });
       return answer.result;
     },
@@ -86,7 +93,7 @@ function injectWallet(info: { uuid: string; name: string; icon: string; rdns: st
       for (const l of listeners.get(event) ?? []) l(...args);
     },
   };
-  (window as unknown as { __testWallet: unknown }).__testWallet = provider;
+  window.__testWallet = provider;
   const announce = () => window.dispatchEvent(new CustomEvent("eip6963:announceProvider", { detail: Object.freeze({ info, provider }) }));
   window.addEventListener("eip6963:requestProvider", announce);
   announce();
