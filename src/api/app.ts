@@ -13,6 +13,7 @@ import { accessLog } from "./middleware/access-log.ts";
 import { validationHook } from "./validation.ts";
 import { registerV1Health } from "./routes/v1_health.ts";
 import { registerV1OpenApi } from "./routes/v1_openapi.ts";
+import { registerV1Docs } from "./routes/v1_docs.ts";
 import { registerV1AuthChallenge } from "./routes/v1_auth_challenge.ts";
 import { registerV1AuthToken } from "./routes/v1_auth_token.ts";
 import { registerV1KeysChallenge } from "./routes/v1_keys_challenge.ts";
@@ -64,10 +65,17 @@ export function createPlatform(services: Services): OpenAPIHono<AppEnv> {
 
 export function buildApp(services: Services): OpenAPIHono<AppEnv> {
   const app = createPlatform(services);
+  registerRoutes(app);
+  return app;
+}
 
+/** Every route of the service, on any app: the platform's (buildApp) or a bare one that only renders
+ * the OpenAPI document (src/api/openapi-document.ts). */
+export function registerRoutes(app: OpenAPIHono<AppEnv>): void {
   // Service
   registerV1Health(app);
   registerV1OpenApi(app);
+  registerV1Docs(app);
 
   // Authentication
   registerV1AuthChallenge(app);
@@ -110,6 +118,4 @@ export function buildApp(services: Services): OpenAPIHono<AppEnv> {
 
   // Reviews (beta; the protocol authority only)
   registerV1Reviews(app);
-
-  return app;
 }

@@ -1,4 +1,5 @@
-// Shared response schemas for the OpenAPI document.
+// Schemas shared by several routes: the error envelope (narrowed per route and status in openapi.ts),
+// wallet addresses and signatures.
 import { z } from "@hono/zod-openapi";
 import { ERROR_CODES } from "../errors.ts";
 
@@ -9,18 +10,13 @@ export const ErrorBodySchema = z
       message: z.string(),
       status: z.number().int(),
       request_id: z.string(),
-      on_chain_error: z.object({ contract: z.string(), error: z.string() }).optional(),
+      on_chain_error: z
+        .object({ contract: z.string(), error: z.string() })
+        .optional()
+        .openapi({ description: "The contract's custom error behind a refusal, decoded from the revert" }),
     }),
   })
-  .openapi("Error");
-
-/** The error responses every authenticated route can give. */
-export function errorResponses(...statuses: number[]) {
-  const all = new Set([401, 429, 500, 503, ...statuses]);
-  return Object.fromEntries(
-    [...all].sort().map((status) => [status, { description: `Error (${status})`, content: { "application/json": { schema: ErrorBodySchema } } }]),
-  );
-}
+  .openapi("Error", { description: "The envelope of every error answer. Each operation lists, per status, the codes it can return." });
 
 export const WalletSchema = z
   .string()
@@ -32,7 +28,4 @@ export const SignatureSchema = z
   .string()
   .max(20_000, "is too long")
   .regex(/^0x([0-9a-fA-F]{2})+$/, "must be 0x-prefixed hex")
-  .openapi({ example: "0x…" });
-
-/** Marks a route as needing `Authorization: Bearer <API key or JWT>`. */
-export const bearer = [{ bearer: [] }];
+  .openapi({ example: `0x${"5f".repeat(32)}${"2c".repeat(32)}1b` });

@@ -7,9 +7,9 @@ import { RATE_RULES } from "../../adapters/ratelimit/policy.ts";
 import { enforceRule, rateLimitKey } from "./rate-limit.ts";
 import type { AppEnv } from "../env.ts";
 
-/** Paths served without a bearer token: sign-in, the API description, the health check, and the
- * metadata gateway (below). */
-const PUBLIC_PATHS = new Set(["/v1/auth/challenge", "/v1/auth/token", "/v1/openapi.json", "/v1/health"]);
+/** Paths served without a bearer token: sign-in, the API description and its rendered reference, the
+ * health check, and the metadata gateway (below). */
+const PUBLIC_PATHS = new Set(["/v1/auth/challenge", "/v1/auth/token", "/v1/openapi.json", "/v1/docs", "/v1/docs/scalar.js", "/v1/health"]);
 /** A bearer token is printable ASCII without spaces; anything longer than this is not one of ours. */
 const TOKEN = /^[\x21-\x7e]{1,4096}$/;
 

@@ -1,9 +1,10 @@
 // GET /v1/auth/challenge?wallet=: a sign-in challenge for the wallet to sign (no bearer token).
-import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
+import { z, type OpenAPIHono } from "@hono/zod-openapi";
 import { getAddress } from "viem";
 import type { AppEnv } from "../env.ts";
 import { issueChallenge } from "../../auth/challenges.ts";
-import { errorResponses, WalletSchema } from "../schemas.ts";
+import { WalletSchema } from "../schemas.ts";
+import { defineRoute } from "../openapi.ts";
 
 const ChallengeSchema = z
   .object({
@@ -12,16 +13,19 @@ const ChallengeSchema = z
   })
   .openapi("AuthChallenge");
 
-const route = createRoute({
+const route = defineRoute({
   method: "get",
   path: "/v1/auth/challenge",
+  operationId: "getAuthChallenge",
+  tag: "Auth",
+  access: "public",
   summary: "Get a sign-in challenge",
   description: "Returns a challenge valid for 60 seconds and usable once. Sign it with the wallet (EIP-191 personal_sign) and exchange it at POST /v1/auth/token.",
   request: { query: z.object({ wallet: WalletSchema }) },
   responses: {
     200: { description: "The challenge", content: { "application/json": { schema: ChallengeSchema } } },
-    ...errorResponses(400),
   },
+  errors: { 400: ["invalid_request"] },
 });
 
 export function registerV1AuthChallenge(app: OpenAPIHono<AppEnv>): void {

@@ -1,9 +1,10 @@
 // POST /v1/auth/token: exchanges a signed challenge for a JWT valid one hour (no bearer token).
-import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
+import { z, type OpenAPIHono } from "@hono/zod-openapi";
 import type { Address, Hex } from "viem";
 import type { AppEnv } from "../env.ts";
 import { exchangeSignedChallenge } from "../../auth/sign-in.ts";
-import { errorResponses, SignatureSchema, WalletSchema } from "../schemas.ts";
+import { SignatureSchema, WalletSchema } from "../schemas.ts";
+import { defineRoute } from "../openapi.ts";
 
 const TokenRequestSchema = z
   .object({
@@ -20,17 +21,20 @@ const TokenSchema = z
   })
   .openapi("AuthToken");
 
-const route = createRoute({
+const route = defineRoute({
   method: "post",
   path: "/v1/auth/token",
+  operationId: "exchangeAuthToken",
+  tag: "Auth",
+  access: "public",
   summary: "Exchange a signed challenge for a JWT",
   description:
     "Verifies the EIP-191 signature of the challenge by the wallet (accounts by recovery; smart-contract wallets by ERC-1271, undeployed ones by ERC-6492) and consumes the challenge. A bad signature, a signature by another wallet, or an unknown, expired or reused challenge gives 401 invalid_signature.",
   request: { body: { content: { "application/json": { schema: TokenRequestSchema } }, required: true } },
   responses: {
     200: { description: "The JWT", content: { "application/json": { schema: TokenSchema } } },
-    ...errorResponses(400),
   },
+  errors: { 401: ["invalid_signature"], 503: ["service_unavailable"] },
 });
 
 export function registerV1AuthToken(app: OpenAPIHono<AppEnv>): void {

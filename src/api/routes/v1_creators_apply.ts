@@ -1,8 +1,8 @@
 // POST /v1/creators: apply to list agents (beta: the protocol authority reviews applications).
-import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
+import { z, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../env.ts";
 import { applyAsCreator } from "../../reviews/creators.ts";
-import { bearer, errorResponses } from "../schemas.ts";
+import { defineRoute } from "../openapi.ts";
 
 export const CreatorProfileSchema = z
   .object({
@@ -15,17 +15,19 @@ export const CreatorProfileSchema = z
   })
   .openapi("CreatorProfile");
 
-const route = createRoute({
+const route = defineRoute({
   method: "post",
   path: "/v1/creators",
+  operationId: "applyAsCreator",
+  tag: "Creators",
+  access: "bearer",
   summary: "Apply as a creator",
   description: "During the beta only reviewed creators register agents. Applying again after a rejection puts the application back in review; an approved creator stays approved.",
-  security: bearer,
   request: { body: { content: { "application/json": { schema: z.object({ display_name: z.string().max(64) }).openapi("CreatorApplication") } }, required: true } },
   responses: {
     200: { description: "The application", content: { "application/json": { schema: CreatorProfileSchema } } },
-    ...errorResponses(400),
   },
+  errors: {},
 });
 
 export function registerV1CreatorsApply(app: OpenAPIHono<AppEnv>): void {

@@ -1,25 +1,27 @@
 // GET /v1/creators/me: the caller's creator application and agents, with review decisions and reasons.
-import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
+import { z, type OpenAPIHono } from "@hono/zod-openapi";
 import { QueryCommand } from "@aws-sdk/lib-dynamodb";
 import type { AppEnv } from "../env.ts";
 import { ApiError } from "../../errors.ts";
 import { getCreator } from "../../reviews/creators.ts";
 import { CreatorProfileSchema } from "./v1_creators_apply.ts";
-import { bearer, errorResponses } from "../schemas.ts";
+import { defineRoute } from "../openapi.ts";
 
 const CreatorAgentSchema = z
   .object({ listing_id: z.string(), agent_id: z.string(), metadata_uri: z.string(), listing_seed: z.string(), review_status: z.enum(["pending", "approved", "rejected"]), review_reason: z.string().nullable() })
   .openapi("CreatorAgent");
 
-const route = createRoute({
+const route = defineRoute({
   method: "get",
   path: "/v1/creators/me",
+  operationId: "getCreatorProfile",
+  tag: "Creators",
+  access: "bearer",
   summary: "My creator profile and agents",
-  security: bearer,
   responses: {
     200: { description: "Profile and agents", content: { "application/json": { schema: z.object({ profile: CreatorProfileSchema, agents: z.array(CreatorAgentSchema) }).openapi("CreatorOverview") } } },
-    ...errorResponses(404),
   },
+  errors: { 404: ["not_found"] },
 });
 
 export function registerV1CreatorsMe(app: OpenAPIHono<AppEnv>): void {

@@ -1,10 +1,10 @@
 // GET /v1/credentials: the authenticated wallet's rental credentials.
-import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
+import { z, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../env.ts";
 import { listCredentials } from "../../credentials/list.ts";
 import { chainNowSeconds } from "../../credentials/chain-time.ts";
 import { CREDENTIAL_STATUSES } from "../../credentials/status.ts";
-import { bearer, errorResponses } from "../schemas.ts";
+import { defineRoute } from "../openapi.ts";
 
 const CredentialSchema = z
   .object({
@@ -20,12 +20,14 @@ const CredentialSchema = z
 
 const listableStatuses = CREDENTIAL_STATUSES.filter((s) => s !== "not_found") as [string, ...string[]];
 
-const route = createRoute({
+const route = defineRoute({
   method: "get",
   path: "/v1/credentials",
+  operationId: "listCredentials",
+  tag: "Credentials",
+  access: "bearer",
   summary: "List rental credentials",
   description: "The authenticated wallet's credentials, newest purchase first. `status` filters by active, expired or low_balance (also revoked and listing_closed); omit it for all.",
-  security: bearer,
   request: {
     query: z.object({
       status: z.enum(listableStatuses).optional(),
@@ -35,8 +37,8 @@ const route = createRoute({
   },
   responses: {
     200: { description: "Credentials", content: { "application/json": { schema: z.object({ credentials: z.array(CredentialSchema), total: z.number().int() }).openapi("CredentialList") } } },
-    ...errorResponses(400),
   },
+  errors: { 400: ["invalid_request"], 503: ["service_unavailable"] },
 });
 
 export function registerV1CredentialsList(app: OpenAPIHono<AppEnv>): void {

@@ -1,10 +1,10 @@
 // GET /v1/credentials/{listing_id}: the caller's credential for one listing, verified on-chain.
-import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
+import { z, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../env.ts";
 import { parseListingId } from "../../credentials/ids.ts";
 import { CREDENTIAL_STATUSES } from "../../credentials/status.ts";
 import { verifyCredential } from "../../credentials/verify.ts";
-import { bearer, errorResponses } from "../schemas.ts";
+import { defineRoute } from "../openapi.ts";
 
 const VerificationSchema = z
   .object({
@@ -18,18 +18,20 @@ const VerificationSchema = z
   })
   .openapi("CredentialVerification");
 
-const route = createRoute({
+const route = defineRoute({
   method: "get",
   path: "/v1/credentials/{listing_id}",
+  operationId: "verifyCredential",
+  tag: "Credentials",
+  access: "bearer",
   summary: "Verify a rental credential",
   description:
     "Checks the local record and the contract (a live read of credentialStatus) for the authenticated wallet. The chain wins; a local record that disagrees is repaired. status: active (valid), expired (with expired_at), low_balance (per_query with zero balance), revoked, listing_closed, or not_found.",
-  security: bearer,
   request: { params: z.object({ listing_id: z.string() }) },
   responses: {
     200: { description: "The verification", content: { "application/json": { schema: VerificationSchema } } },
-    ...errorResponses(400),
   },
+  errors: { 400: ["invalid_listing_id"], 503: ["service_unavailable"] },
 });
 
 export function registerV1CredentialsVerify(app: OpenAPIHono<AppEnv>): void {

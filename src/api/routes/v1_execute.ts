@@ -1,23 +1,32 @@
 // POST /v1/execute: runs a task synchronously and answers with the Run.
-import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
+import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../env.ts";
 import { ApiError } from "../../errors.ts";
 import { performRun, responseOf, runJson, waitForRun } from "../../execution/execute.ts";
 import { admitFromRequest, ExecuteRequestSchema, RunSchema } from "../execution.ts";
-import { bearer, errorResponses } from "../schemas.ts";
+import { defineRoute, requestHeader } from "../openapi.ts";
 import { runFinished, runStarted } from "../../observability/run-metrics.ts";
 
-const route = createRoute({
+const route = defineRoute({
   method: "post",
   path: "/v1/execute",
+  operationId: "executeTask",
+  tag: "Execution",
+  access: "bearer",
   summary: "Run a task",
   description:
     "Authenticates the caller, verifies the on-chain credential of the caller's wallet for the agent, runs the task in a fresh sandbox and returns the Run. A failed run is still 200 with status failed. Send an Idempotency-Key header to make retries safe: a retry returns the first run's result and is never charged again.",
-  security: bearer,
+  parameters: [requestHeader("IdempotencyKey")],
   request: { body: { content: { "application/json": { schema: ExecuteRequestSchema } }, required: true } },
   responses: {
     200: { description: "The run (completed or failed)", content: { "application/json": { schema: RunSchema } } },
-    ...errorResponses(400, 403, 404, 409),
+  },
+  errors: {
+    400: ["invalid_request", "invalid_listing_id"],
+    403: ["credential_not_found", "credential_expired", "insufficient_balance", "listing_paused", "credential_revoked", "listing_closed"],
+    404: ["listing_not_found"],
+    409: ["idempotency_key_reused"],
+    429: ["rate_limit_exceeded"],
   },
 });
 

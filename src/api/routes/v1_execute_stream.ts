@@ -5,28 +5,38 @@
 // A client that disconnects does not stop its run: it finishes, is charged as usual, and stays
 // retrievable. A per-query run whose charge cannot be confirmed yet ends with a `done` whose output is
 // null and `settlement: "pending"` (the result is released by GET /v1/runs/{run_id} once paid).
-import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
+import type { OpenAPIHono } from "@hono/zod-openapi";
 import { streamSSE } from "hono/streaming";
 import type { AppEnv } from "../env.ts";
 import { claimedRun, performRun, runJson } from "../../execution/execute.ts";
 import { outputEvent, parseLastEventId, tailRun, type StreamEvent } from "../../execution/tail.ts";
 import { admitFromRequest, ExecuteRequestSchema } from "../execution.ts";
-import { bearer, errorResponses } from "../schemas.ts";
+import { defineRoute, header, requestHeader } from "../openapi.ts";
+import { runEventStream } from "../openapi-events.ts";
 import { runFinished, runStarted } from "../../observability/run-metrics.ts";
 
 export const RUN_ID_HEADER = "X-Run-Id";
 
-const route = createRoute({
+const route = defineRoute({
   method: "post",
   path: "/v1/execute/stream",
+  operationId: "streamTask",
+  tag: "Execution",
+  access: "bearer",
   summary: "Run a task, streamed",
   description:
     "Same request as POST /v1/execute. The response is text/event-stream: `output` events with data {delta} and ids (offsets into the output), then one `done` event with the Run (run_id, status, output, cost_wei, duration_ms). The run id is in the X-Run-Id header. Resume a dropped stream with the same Idempotency-Key and a Last-Event-ID header, or with GET /v1/runs/{run_id}/events.",
-  security: bearer,
+  parameters: [requestHeader("IdempotencyKey"), requestHeader("LastEventId")],
   request: { body: { content: { "application/json": { schema: ExecuteRequestSchema } }, required: true } },
   responses: {
-    200: { description: "The event stream", content: { "text/event-stream": { schema: z.string() } } },
-    ...errorResponses(400, 403, 404, 409),
+    200: { description: "The event stream: `output` events, then one `done` event", headers: { [RUN_ID_HEADER]: header("X-Run-Id") }, content: runEventStream },
+  },
+  errors: {
+    400: ["invalid_request", "invalid_listing_id"],
+    403: ["credential_not_found", "credential_expired", "insufficient_balance", "listing_paused", "credential_revoked", "listing_closed"],
+    404: ["listing_not_found"],
+    409: ["idempotency_key_reused"],
+    429: ["rate_limit_exceeded"],
   },
 });
 

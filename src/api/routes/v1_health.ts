@@ -1,9 +1,9 @@
 // GET /v1/health: liveness and readiness of the API and the stores it depends on, and the key operating
 // figures (docs/operations.md). Public: the figures are aggregates and name no wallet, key or run.
-import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
+import { z, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../env.ts";
 import { checkHealth } from "../../health.ts";
-import { errorResponses } from "../schemas.ts";
+import { defineRoute } from "../openapi.ts";
 
 const Percentiles = z
   .object({ count: z.number().int(), p50: z.number(), p95: z.number(), p99: z.number(), max: z.number() })
@@ -41,16 +41,19 @@ const HealthSchema = z
   })
   .openapi("Health");
 
-const route = createRoute({
+const route = defineRoute({
   method: "get",
   path: "/v1/health",
+  operationId: "getHealth",
+  tag: "System",
+  access: "public",
   summary: "Service health",
   description:
     "Reports whether the API can reach its tables and the chain, this process's run, request and latency figures, and the depths an operator watches (sandbox pool, registration queues, deferred settlements, the authority's gas balance). Needs no token; names no wallet, key or run.",
   responses: {
     200: { description: "Health", content: { "application/json": { schema: HealthSchema } } },
-    ...errorResponses(),
   },
+  errors: {},
 });
 
 export function registerV1Health(app: OpenAPIHono<AppEnv>): void {

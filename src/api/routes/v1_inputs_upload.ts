@@ -1,18 +1,20 @@
 // POST /v1/inputs: stores a task input content-addressed (CIDv1, sha-256) and returns its ipfs:// URI,
 // for execute's input_uri. The same content always gets the same address; the service checks the
 // content against its address when a run reads it.
-import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
+import { z, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../env.ts";
 import { ApiError } from "../../errors.ts";
 import { cidOf } from "../../registration/cid.ts";
-import { bearer, errorResponses } from "../schemas.ts";
+import { defineRoute } from "../openapi.ts";
 
-const route = createRoute({
+const route = defineRoute({
   method: "post",
   path: "/v1/inputs",
+  operationId: "uploadInput",
+  tag: "Inputs",
+  access: "bearer",
   summary: "Upload a task input",
   description: "Stores the content (UTF-8 text, or base64 for other bytes) content-addressed and returns input_uri (ipfs://<CIDv1>) to pass to POST /v1/execute instead of input. Text that is a JSON object reaches the agent as an object; other content as text. The request body limit applies.",
-  security: bearer,
   request: {
     body: {
       content: { "application/json": { schema: z.object({ content: z.string().min(1, "must not be empty"), encoding: z.enum(["utf8", "base64"]).optional() }).strict().openapi("InputUpload") } },
@@ -21,8 +23,8 @@ const route = createRoute({
   },
   responses: {
     201: { description: "Stored", content: { "application/json": { schema: z.object({ input_uri: z.string(), bytes: z.number().int() }).openapi("InputStored") } } },
-    ...errorResponses(400, 413),
   },
+  errors: {},
 });
 
 export function registerV1InputsUpload(app: OpenAPIHono<AppEnv>): void {

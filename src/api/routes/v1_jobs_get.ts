@@ -1,9 +1,9 @@
 // GET /v1/jobs/{job_id}: a registration job, to the creator who submitted it.
-import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
+import { z, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../env.ts";
 import { ApiError } from "../../errors.ts";
 import { getJob } from "../../registration/jobs.ts";
-import { bearer, errorResponses } from "../schemas.ts";
+import { defineRoute } from "../openapi.ts";
 
 const JobSchema = z
   .object({
@@ -20,16 +20,18 @@ const JobSchema = z
   })
   .openapi("Job");
 
-const route = createRoute({
+const route = defineRoute({
   method: "get",
   path: "/v1/jobs/{job_id}",
+  operationId: "getJob",
+  tag: "Jobs",
+  access: "bearer",
   summary: "Get a registration job",
-  security: bearer,
   request: { params: z.object({ job_id: z.string() }) },
   responses: {
     200: { description: "The job", content: { "application/json": { schema: JobSchema } } },
-    ...errorResponses(404),
   },
+  errors: { 404: ["not_found"] },
 });
 
 export function registerV1JobsGet(app: OpenAPIHono<AppEnv>): void {

@@ -1,24 +1,27 @@
 // POST /v1/keys: creates an API key from a signed key request. The key is in this response only.
-import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
+import { z, type OpenAPIHono } from "@hono/zod-openapi";
 import type { Hex } from "viem";
 import type { AppEnv } from "../env.ts";
 import { createApiKey } from "../../auth/api-keys.ts";
 import { ApiKeySchema } from "./v1_keys_list.ts";
-import { bearer, errorResponses, SignatureSchema } from "../schemas.ts";
+import { SignatureSchema } from "../schemas.ts";
+import { defineRoute } from "../openapi.ts";
 
-const route = createRoute({
+const route = defineRoute({
   method: "post",
   path: "/v1/keys",
+  operationId: "createApiKey",
+  tag: "Keys",
+  access: "bearer",
   summary: "Create an API key",
   description: "Exchanges the signed message from POST /v1/keys/challenge for a new API key, scoped to the wallet. The key is shown once; only its hash is stored. A key does not expire; revoke it with DELETE /v1/keys/{key_id}.",
-  security: bearer,
   request: {
     body: { content: { "application/json": { schema: z.object({ nonce: z.string().regex(/^[0-9a-f]{32}$/, "must be the nonce from POST /v1/keys/challenge"), signature: SignatureSchema }).openapi("ApiKeyCreate") } }, required: true },
   },
   responses: {
     201: { description: "The new key", content: { "application/json": { schema: ApiKeySchema.extend({ key: z.string().openapi({ description: "The API key; shown only here" }) }).openapi("ApiKeyCreated") } } },
-    ...errorResponses(400),
   },
+  errors: { 401: ["invalid_signature"] },
 });
 
 export function registerV1KeysCreate(app: OpenAPIHono<AppEnv>): void {

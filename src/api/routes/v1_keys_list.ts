@@ -1,8 +1,8 @@
 // GET /v1/keys: the caller's API keys (never the keys themselves).
-import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
+import { z, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../env.ts";
 import { listApiKeys } from "../../auth/api-keys.ts";
-import { bearer, errorResponses } from "../schemas.ts";
+import { defineRoute } from "../openapi.ts";
 
 export const ApiKeySchema = z
   .object({
@@ -15,15 +15,17 @@ export const ApiKeySchema = z
   })
   .openapi("ApiKey");
 
-const route = createRoute({
+const route = defineRoute({
   method: "get",
   path: "/v1/keys",
+  operationId: "listApiKeys",
+  tag: "Keys",
+  access: "bearer",
   summary: "List API keys",
-  security: bearer,
   responses: {
     200: { description: "The wallet's keys, newest first", content: { "application/json": { schema: z.object({ keys: z.array(ApiKeySchema) }).openapi("ApiKeyList") } } },
-    ...errorResponses(),
   },
+  errors: {},
 });
 
 export function registerV1KeysList(app: OpenAPIHono<AppEnv>): void {

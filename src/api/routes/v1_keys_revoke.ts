@@ -1,21 +1,23 @@
 // DELETE /v1/keys/{key_id}: revokes one of the caller's API keys; it fails on its next request.
-import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
+import { z, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../env.ts";
 import { revokeApiKey } from "../../auth/api-keys.ts";
 import { ApiKeySchema } from "./v1_keys_list.ts";
-import { bearer, errorResponses } from "../schemas.ts";
+import { defineRoute } from "../openapi.ts";
 
-const route = createRoute({
+const route = defineRoute({
   method: "delete",
   path: "/v1/keys/{key_id}",
+  operationId: "revokeApiKey",
+  tag: "Keys",
+  access: "bearer",
   summary: "Revoke an API key",
   description: "Revokes the key at once: its next request gets 401 invalid_api_key. Revoking a revoked key is a no-op. Another wallet's key is not found.",
-  security: bearer,
   request: { params: z.object({ key_id: z.string().max(64) }) },
   responses: {
     200: { description: "The revoked key", content: { "application/json": { schema: ApiKeySchema } } },
-    ...errorResponses(404),
   },
+  errors: { 400: ["invalid_request"], 404: ["not_found"] },
 });
 
 export function registerV1KeysRevoke(app: OpenAPIHono<AppEnv>): void {

@@ -1,10 +1,10 @@
 // GET /v1/listings/{id}: one published listing, every field.
-import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
+import { z, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../env.ts";
 import { ApiError } from "../../errors.ts";
 import { parseListingId } from "../../credentials/ids.ts";
 import { loadListing } from "../../listings/catalogue.ts";
-import { bearer, errorResponses } from "../schemas.ts";
+import { defineRoute } from "../openapi.ts";
 
 export const ListingSummarySchema = z
   .object({
@@ -31,17 +31,19 @@ const ListingSchema = ListingSummarySchema.extend({
   metadata_uri: z.string(),
 }).openapi("Listing");
 
-const route = createRoute({
+const route = defineRoute({
   method: "get",
   path: "/v1/listings/{id}",
+  operationId: "getListing",
+  tag: "Listings",
+  access: "bearer",
   summary: "Get a listing",
   description: "Every field of a published listing. An unknown or unpublished id gives 404 listing_not_found; a malformed one 400 invalid_listing_id.",
-  security: bearer,
   request: { params: z.object({ id: z.string() }) },
   responses: {
     200: { description: "The listing", content: { "application/json": { schema: ListingSchema } } },
-    ...errorResponses(400, 404),
   },
+  errors: { 400: ["invalid_listing_id"], 404: ["listing_not_found"] },
 });
 
 export function registerV1ListingsGet(app: OpenAPIHono<AppEnv>): void {

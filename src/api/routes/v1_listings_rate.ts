@@ -1,9 +1,9 @@
 // PUT /v1/listings/{listing_id}/rating: a renter rates a listing they have completed a run of. One
 // rating per wallet and listing; putting it again replaces it.
-import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
+import { z, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../env.ts";
 import { MAX_COMMENT_CHARS, MAX_RATING, MIN_RATING, rateListing } from "../../listings/ratings.ts";
-import { bearer, errorResponses } from "../schemas.ts";
+import { defineRoute } from "../openapi.ts";
 
 export const RatingSchema = z
   .object({
@@ -15,16 +15,18 @@ export const RatingSchema = z
   })
   .openapi("Rating");
 
-const route = createRoute({
+const route = defineRoute({
   method: "put",
   path: "/v1/listings/{listing_id}/rating",
+  operationId: "rateListing",
+  tag: "Listings",
+  access: "bearer",
   summary: "Rate a listing",
   description:
     `The caller's rating of a published listing: an integer from ${MIN_RATING} to ${MAX_RATING} and an optional plain-text comment (at most ${MAX_COMMENT_CHARS} characters, trimmed; line breaks kept). ` +
     "Only a wallet with at least one completed run of the listing may rate it, and not the listing's creator (403 rating_not_allowed). " +
     "One rating per wallet and listing: putting it again replaces the rating and the comment (an absent comment removes the previous one), so repeating a request changes nothing. Unknown fields are refused. " +
     "The response carries the listing's rating and review_count after the change; GET /v1/listings/{id} shows them at once, search within the catalogue's refresh interval.",
-  security: bearer,
   request: {
     params: z.object({ listing_id: z.string() }),
     body: {
@@ -47,8 +49,8 @@ const route = createRoute({
       description: "The rating as stored, with the listing's figures",
       content: { "application/json": { schema: RatingSchema.extend({ listing_id: z.string(), listing: z.object({ rating: z.number(), review_count: z.number().int() }) }).openapi("RatingResult") } },
     },
-    ...errorResponses(400, 403, 404),
   },
+  errors: { 400: ["invalid_request", "invalid_listing_id"], 403: ["rating_not_allowed"], 404: ["listing_not_found"] },
 });
 
 export function registerV1ListingsRate(app: OpenAPIHono<AppEnv>): void {

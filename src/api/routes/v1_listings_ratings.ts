@@ -1,18 +1,20 @@
 // GET /v1/listings/{listing_id}/ratings: a published listing's renter ratings, newest first.
-import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
+import { z, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../env.ts";
 import { listRatings, RATINGS_PAGE_DEFAULT, RATINGS_PAGE_MAX } from "../../listings/ratings.ts";
-import { bearer, errorResponses } from "../schemas.ts";
+import { defineRoute } from "../openapi.ts";
 import { RatingSchema } from "./v1_listings_rate.ts";
 
-const route = createRoute({
+const route = defineRoute({
   method: "get",
   path: "/v1/listings/{listing_id}/ratings",
+  operationId: "listRatings",
+  tag: "Listings",
+  access: "bearer",
   summary: "List a listing's ratings",
   description:
     `Renter ratings of a published listing, most recently written first, with the listing's rating and review_count. limit: 1 to ${RATINGS_PAGE_MAX} (default ${RATINGS_PAGE_DEFAULT}); ` +
     "cursor: the next_cursor of the previous page (null on the last page). An unknown or unpublished listing gives 404 listing_not_found.",
-  security: bearer,
   request: {
     params: z.object({ listing_id: z.string() }),
     query: z.object({
@@ -31,8 +33,8 @@ const route = createRoute({
         },
       },
     },
-    ...errorResponses(400, 404),
   },
+  errors: { 400: ["invalid_request", "invalid_listing_id"], 404: ["listing_not_found"] },
 });
 
 export function registerV1ListingsRatings(app: OpenAPIHono<AppEnv>): void {

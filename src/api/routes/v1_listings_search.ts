@@ -1,17 +1,19 @@
 // GET /v1/listings: search the catalogue.
-import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
+import { z, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../env.ts";
 import { parseSearchQuery } from "../../listings/search/index.ts";
-import { bearer, errorResponses } from "../schemas.ts";
+import { defineRoute } from "../openapi.ts";
 import { ListingSummarySchema } from "./v1_listings_get.ts";
 
-const route = createRoute({
+const route = defineRoute({
   method: "get",
   path: "/v1/listings",
+  operationId: "searchListings",
+  tag: "Listings",
+  access: "bearer",
   summary: "Search listings",
   description:
     "Full-text search (q: title, description, category and sample outputs, with prefix and typo matching) over published, active listings; filters combine with AND. sort: relevance (default), rating, price_asc, price_desc, newest. Out-of-range parameters give 400 invalid_request naming the parameter; unknown parameters are ignored.",
-  security: bearer,
   request: {
     query: z.object({
       q: z.string().optional(),
@@ -30,8 +32,8 @@ const route = createRoute({
       description: "A page of listings",
       content: { "application/json": { schema: z.object({ listings: z.array(ListingSummarySchema), total: z.number().int(), limit: z.number().int(), offset: z.number().int() }).openapi("ListingSearch") } },
     },
-    ...errorResponses(400),
   },
+  errors: { 400: ["invalid_request"] },
 });
 
 export function registerV1ListingsSearch(app: OpenAPIHono<AppEnv>): void {

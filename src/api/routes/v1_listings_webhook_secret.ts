@@ -1,21 +1,23 @@
 // POST /v1/listings/{listing_id}/webhook-secret: creates or rotates a connected agent's webhook
 // signing secret (Standard Webhooks whsec_ format). Shown in this response only.
-import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
+import { z, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../env.ts";
 import { rotateWebhookSecret } from "../../registration/listing-secrets.ts";
-import { bearer, errorResponses } from "../schemas.ts";
+import { defineRoute } from "../openapi.ts";
 
-const route = createRoute({
+const route = defineRoute({
   method: "post",
   path: "/v1/listings/{listing_id}/webhook-secret",
+  operationId: "rotateWebhookSecret",
+  tag: "Agents",
+  access: "bearer",
   summary: "Create or rotate a connected agent's webhook secret",
   description: "Task webhooks to the agent's entrypoint_url are signed per Standard Webhooks with this secret. It is shown once; calling again replaces it.",
-  security: bearer,
   request: { params: z.object({ listing_id: z.string() }) },
   responses: {
     201: { description: "The new secret", content: { "application/json": { schema: z.object({ listing_id: z.string(), webhook_secret: z.string(), created_at: z.string() }).openapi("WebhookSecret") } } },
-    ...errorResponses(400, 404),
   },
+  errors: { 400: ["invalid_request", "invalid_listing_id"], 404: ["listing_not_found"] },
 });
 
 export function registerV1ListingsWebhookSecret(app: OpenAPIHono<AppEnv>): void {

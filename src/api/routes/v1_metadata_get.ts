@@ -1,21 +1,24 @@
 // GET /v1/metadata/{cid}: the gateway for listings' public metadata (ipfs://<cid>). Public; the
 // content never changes for a CID, so it is cacheable forever.
-import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
+import { z, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../env.ts";
 import { ApiError } from "../../errors.ts";
 import { CID_SHAPE } from "../../registration/cid.ts";
-import { errorResponses } from "../schemas.ts";
+import { defineRoute } from "../openapi.ts";
 
-const route = createRoute({
+const route = defineRoute({
   method: "get",
   path: "/v1/metadata/{cid}",
+  operationId: "getListingMetadata",
+  tag: "Metadata",
+  access: "public",
   summary: "Get a listing's public metadata",
   description: "Serves the content-addressed metadata document of a listing (its metadata_uri is ipfs://<cid>). Needs no token.",
   request: { params: z.object({ cid: z.string() }) },
   responses: {
     200: { description: "The metadata document", content: { "application/json": { schema: z.record(z.string(), z.unknown()).openapi("ListingMetadata") } } },
-    ...errorResponses(404),
   },
+  errors: { 404: ["not_found"] },
 });
 
 export function registerV1MetadataGet(app: OpenAPIHono<AppEnv>): void {

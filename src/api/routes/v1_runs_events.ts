@@ -1,24 +1,28 @@
 // GET /v1/runs/{run_id}/events: a run's event stream (SSE), replayed from Last-Event-ID and followed
 // while the run is in flight: how a client that lost its stream gets the rest of its run.
-import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
+import { z, type OpenAPIHono } from "@hono/zod-openapi";
 import { streamSSE } from "hono/streaming";
 import type { AppEnv } from "../env.ts";
 import { ApiError } from "../../errors.ts";
 import { getRun, RUN_ID } from "../../execution/runs.ts";
 import { parseLastEventId, tailRun } from "../../execution/tail.ts";
-import { bearer, errorResponses } from "../schemas.ts";
+import { defineRoute, requestHeader } from "../openapi.ts";
+import { runEventStream } from "../openapi-events.ts";
 
-const route = createRoute({
+const route = defineRoute({
   method: "get",
   path: "/v1/runs/{run_id}/events",
+  operationId: "streamRunEvents",
+  tag: "Runs",
+  access: "bearer",
   summary: "Stream a run's events",
   description: "The run's `output` events after Last-Event-ID (an offset; omit it for all), then its `done` event. Follows the run while it is in flight.",
-  security: bearer,
+  parameters: [requestHeader("LastEventId")],
   request: { params: z.object({ run_id: z.string() }) },
   responses: {
-    200: { description: "The event stream", content: { "text/event-stream": { schema: z.string() } } },
-    ...errorResponses(404),
+    200: { description: "The event stream: `output` events after Last-Event-ID, then one `done` event", content: runEventStream },
   },
+  errors: { 404: ["not_found"] },
 });
 
 export function registerV1RunsEvents(app: OpenAPIHono<AppEnv>): void {

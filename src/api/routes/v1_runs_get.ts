@@ -1,11 +1,11 @@
 // GET /v1/runs/{run_id}: a run, to the wallet that ran it: status, output, cost, duration, settlement and
 // the receipt's on-chain reference once the run log has recorded it.
-import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
+import { z, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../env.ts";
 import { ApiError } from "../../errors.ts";
 import { getRun, RUN_ID, type RunRecord } from "../../execution/runs.ts";
 import { runJson, responseOf } from "../../execution/execute.ts";
-import { bearer, errorResponses } from "../schemas.ts";
+import { defineRoute } from "../openapi.ts";
 
 const RunDetailSchema = z
   .object({
@@ -29,16 +29,18 @@ const RunDetailSchema = z
   })
   .openapi("RunDetail");
 
-const route = createRoute({
+const route = defineRoute({
   method: "get",
   path: "/v1/runs/{run_id}",
+  operationId: "getRun",
+  tag: "Runs",
+  access: "bearer",
   summary: "Get a run",
-  security: bearer,
   request: { params: z.object({ run_id: z.string() }) },
   responses: {
     200: { description: "The run", content: { "application/json": { schema: RunDetailSchema } } },
-    ...errorResponses(404),
   },
+  errors: { 404: ["not_found"] },
 });
 
 /** The run as its renter sees it. */

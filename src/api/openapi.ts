@@ -1,0 +1,241 @@
+// What the OpenAPI document says about every route beyond its schemas: the route declares its
+// operationId, its tag, whether it is public, and the error codes its handler and the domain code it
+// calls can return, by status (the way Unkey narrows error responses per status). `defineRoute` adds
+// what the platform gives every route (401 from authentication, 429 and 503 from rate limiting, 413/415
+// from the body rules, 500) and the headers every response carries, so a route file states only what is
+// its own. The shared parts live in `components` (headers, parameters, responses) and are referred to.
+import { createRoute, type OpenAPIHono, type RouteConfig } from "@hono/zod-openapi";
+import { ERROR_CODES, ERROR_STATUS, type ErrorCode, type ErrorStatus } from "../errors.ts";
+import { failModeFor } from "../adapters/ratelimit/policy.ts";
+import { ErrorBodySchema } from "./schemas.ts";
+
+/** The document's tags, in the order a reader meets them, each with its description. */
+export const TAGS = [
+  { name: "Auth", description: "Sign in with a wallet signature (EIP-191 challenge, then a JWT valid one hour)." },
+  { name: "Keys", description: "API keys: created with a wallet signature, shown once, revocable at once." },
+  { name: "Listings", description: "The catalogue of published agents: search, details and renters' ratings." },
+  { name: "Credentials", description: "The caller's rental credentials, verified against the contract." },
+  { name: "Execution", description: "Run a task against a rented agent, answered whole or streamed as Server-Sent Events; the remote MCP endpoint." },
+  { name: "Runs", description: "A run after the fact: its result, settlement and receipt, and its event stream replayed." },
+  { name: "Inputs", description: "Content-addressed task inputs (ipfs://<CIDv1>) for execution." },
+  { name: "Creators", description: "Apply to list agents, and follow the review of the application and of the agents." },
+  { name: "Agents", description: "Register an agent from its manifest and set the secrets its runs need." },
+  { name: "Jobs", description: "Registration jobs: the outcome of a submitted manifest, with every problem found." },
+  { name: "Metadata", description: "Listings' public metadata documents, content-addressed (ipfs://<cid>)." },
+  { name: "Reviews", description: "Creator and listing reviews, for the protocol authority only (beta)." },
+  { name: "System", description: "Health, this document and its rendered reference." },
+] as const;
+
+export type Tag = (typeof TAGS)[number]["name"];
+
+/** The codes of one status, so a code can only be declared under the status it is sent with. */
+type CodesOf<S extends ErrorStatus> = { [C in ErrorCode]: (typeof ERROR_STATUS)[C] extends S ? C : never }[ErrorCode];
+
+/** The error codes a route's handler (and the domain code it calls) can return, by status. */
+export type RouteErrors = { [S in ErrorStatus]?: readonly CodesOf<S>[] };
+
+/** Public routes need no token; bearer routes need `Authorization: Bearer <API key or JWT>`. */
+export type Access = "public" | "bearer";
+
+export type RouteDefinition = Omit<RouteConfig, "security" | "operationId" | "tags"> & {
+  /** camelCase verb, unique in the document; SDK method names derive from it. */
+  operationId: string;
+  tag: Tag;
+  access: Access;
+  /** Only the route's own codes; the platform's are added (see `platformErrors`). */
+  errors: RouteErrors;
+};
+
+const ref = <K extends string>(kind: K, name: string) => ({ $ref: `#/components/${kind}/${name}` });
+
+/** Response headers, by the name they are sent under. */
+export const RESPONSE_HEADERS = {
+  "X-Request-Id": { description: "The request's id, also in every error body; quote it to support.", schema: { type: "string" } },
+  "X-RateLimit-Limit": { description: "Requests allowed in the current window of the rule closest to refusing this request.", schema: { type: "integer" } },
+  "X-RateLimit-Remaining": { description: "Requests left in the current window.", schema: { type: "integer" } },
+  "X-RateLimit-Reset": { description: "When the current window ends, in Unix seconds.", schema: { type: "integer" } },
+  "Retry-After": { description: "Seconds to wait before retrying.", schema: { type: "integer" } },
+  "X-Run-Id": { description: "The run's id, known before the first event: resume with GET /v1/runs/{run_id}/events.", schema: { type: "string" } },
+} as const;
+
+export type ResponseHeaderName = keyof typeof RESPONSE_HEADERS;
+
+/** A reference to a response header component, for a route's own responses (X-Run-Id, for example). */
+export const header = (name: ResponseHeaderName) => ref("headers", name);
+
+/** Request headers the API reads, declared as parameters. */
+export const REQUEST_HEADERS = {
+  IdempotencyKey: {
+    name: "Idempotency-Key",
+    in: "header",
+    required: false,
+    description:
+      "Makes a retry safe: a retry with the same key and body returns the first request's run (and is never charged again); the same key with another body gives 409 idempotency_key_reused. 1 to 255 printable ASCII characters without spaces; kept 24 hours.",
+    schema: { type: "string", minLength: 1, maxLength: 255 },
+  },
+  LastEventId: {
+    name: "Last-Event-ID",
+    in: "header",
+    required: false,
+    description: "Resume a stream: the id of the last event received (an offset into the output, or `done`). Omit it for the whole stream.",
+    schema: { type: "string" },
+  },
+} as const;
+
+/** A reference to a request header parameter, for a route's `parameters`. */
+export const requestHeader = (name: keyof typeof REQUEST_HEADERS) => ref("parameters", name);
+
+const EVERY_RESPONSE_HEADERS = ["X-Request-Id", "X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset"] as const satisfies ResponseHeaderName[];
+
+type Ref = { $ref: string };
+
+function headersOf(status: number, own: Record<string, Ref> = {}): Record<string, Ref> {
+  const names: ResponseHeaderName[] = [...EVERY_RESPONSE_HEADERS, ...(status === 429 || status === 503 ? (["Retry-After"] as const) : [])];
+  return { ...Object.fromEntries(names.map((name) => [name, header(name)])), ...own };
+}
+
+/** Error responses shared by many routes, by the exact code list they carry. */
+const SHARED_ERROR_RESPONSES: { name: string; status: ErrorStatus; codes: readonly ErrorCode[]; description: string }[] = [
+  { name: "Unauthorized", status: 401, codes: ["unauthorized", "invalid_api_key", "jwt_expired"], description: "No valid API key or JWT: missing, malformed, unknown, revoked or expired." },
+  { name: "PayloadTooLarge", status: 413, codes: ["payload_too_large"], description: "The request body is over the size limit." },
+  { name: "UnsupportedMediaType", status: 415, codes: ["unsupported_media_type"], description: "The request body is not JSON." },
+  { name: "RateLimited", status: 429, codes: ["rate_limit_exceeded"], description: "A rate limit refused the request; retry after Retry-After seconds." },
+  { name: "InternalError", status: 500, codes: ["internal_error"], description: "An unexpected failure; nothing about it is returned but the request id." },
+  { name: "ServiceUnavailable", status: 503, codes: ["service_unavailable"], description: "A dependency (the chain, the rate limiter's store) could not be reached, or a run could not be admitted yet; retry after Retry-After seconds." },
+];
+
+const STATUS_TEXT: Record<number, string> = {
+  400: "Bad request",
+  401: "Unauthorized",
+  403: "Forbidden",
+  404: "Not found",
+  405: "Method not allowed",
+  408: "Request timeout",
+  409: "Conflict",
+  413: "Payload too large",
+  415: "Unsupported media type",
+  429: "Too many requests",
+  431: "Request headers too large",
+  500: "Internal error",
+  503: "Service unavailable",
+};
+
+/** The error body of one status narrowed to `codes`: the Error envelope with the code's enum and the
+ * status fixed (JSON Schema's allOf narrows; generators and renderers read it as the intersection). */
+export function errorSchemaOf(status: number, codes: readonly ErrorCode[]) {
+  return {
+    allOf: [
+      ref("schemas", "Error"),
+      {
+        type: "object" as const,
+        required: ["error"],
+        properties: {
+          error: {
+            type: "object" as const,
+            required: ["code", "status"],
+            properties: { code: { type: "string" as const, enum: [...codes] }, status: { type: "integer" as const, enum: [status] } },
+          },
+        },
+      },
+    ],
+  };
+}
+
+function errorResponse(status: number, codes: readonly ErrorCode[], description?: string) {
+  return {
+    description: description ?? `${STATUS_TEXT[status] ?? "Error"}: ${codes.join(", ")}`,
+    headers: headersOf(status),
+    content: { "application/json": { schema: errorSchemaOf(status, codes) } },
+  };
+}
+
+/** The codes the platform adds to a route: authentication on bearer routes, the body rules on methods
+ * that take a body, rate limiting everywhere (503 where the route fails closed), and internal_error. */
+export function platformErrors(method: string, path: string, access: Access, hasJsonBody: boolean): RouteErrors {
+  const upper = method.toUpperCase();
+  const takesBody = !["GET", "HEAD", "OPTIONS"].includes(upper);
+  return {
+    ...(hasJsonBody ? { 400: ["invalid_request"] as const } : {}),
+    ...(access === "bearer" ? { 401: ["unauthorized", "invalid_api_key", "jwt_expired"] as const } : {}),
+    ...(takesBody ? { 413: ["payload_too_large"] as const, 415: ["unsupported_media_type"] as const } : {}),
+    429: ["rate_limit_exceeded"],
+    500: ["internal_error"],
+    ...(failModeFor(upper, path.replace(/\{[^}]+\}/g, "x")) === "closed" ? { 503: ["service_unavailable"] as const } : {}),
+  };
+}
+
+/** The route's declared errors merged with the platform's, each list in the error module's order. */
+export function mergeErrors(...lists: RouteErrors[]): Map<number, ErrorCode[]> {
+  const merged = new Map<number, Set<ErrorCode>>();
+  for (const list of lists) {
+    for (const [status, codes] of Object.entries(list) as [string, readonly ErrorCode[]][]) {
+      const set = merged.get(Number(status)) ?? new Set<ErrorCode>();
+      for (const code of codes) set.add(code);
+      merged.set(Number(status), set);
+    }
+  }
+  return new Map([...merged].sort(([a], [b]) => a - b).map(([status, set]) => [status, ERROR_CODES.filter((code) => set.has(code))]));
+}
+
+/** The error responses of a route: a shared component where the codes are exactly a shared set, the
+ * narrowed envelope otherwise. */
+export function errorResponsesOf(errors: Map<number, ErrorCode[]>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [status, codes] of errors) {
+    const shared = SHARED_ERROR_RESPONSES.find((s) => s.status === status && s.codes.length === codes.length && s.codes.every((c) => codes.includes(c)));
+    out[status] = shared ? ref("responses", shared.name) : errorResponse(status, codes);
+  }
+  return out;
+}
+
+/** Adds the headers every response carries to a route's own (success) responses. */
+function withHeaders(responses: RouteConfig["responses"]): RouteConfig["responses"] {
+  return Object.fromEntries(
+    Object.entries(responses).map(([status, response]) => {
+      if ("$ref" in response) return [status, response];
+      return [status, { ...response, headers: headersOf(Number(status), (response.headers ?? {}) as Record<string, Ref>) }];
+    }),
+  );
+}
+
+/**
+ * A route with everything the document says about it. The returned value is a `createRoute` route
+ * (registered with `app.openapi` as usual) whose responses also list its errors, narrowed per status.
+ *
+ * @example
+ * const route = defineRoute({
+ *   method: "get", path: "/v1/jobs/{job_id}", operationId: "getJob", tag: "Jobs", access: "bearer",
+ *   summary: "Get a registration job",
+ *   request: { params: z.object({ job_id: z.string() }) },
+ *   responses: { 200: { description: "The job", content: { "application/json": { schema: JobSchema } } } },
+ *   errors: { 404: ["not_found"] },
+ * });
+ */
+export function defineRoute<P extends string, R extends RouteDefinition & { path: P }>(definition: R) {
+  const { operationId, tag, access, errors, ...config } = definition;
+  const declared = mergeErrors(errors, platformErrors(config.method, config.path, access, config.request?.body !== undefined));
+  const route = {
+    ...config,
+    operationId,
+    tags: [tag],
+    security: access === "public" ? [] : [{ bearer: [] }],
+    responses: { ...withHeaders(config.responses), ...errorResponsesOf(declared) },
+  } as Omit<R, "operationId" | "tag" | "access" | "errors"> & { operationId: string; tags: Tag[]; security: Record<string, string[]>[] };
+  return createRoute(route);
+}
+
+/** Registers the shared components the routes refer to: the Error envelope, the security scheme, the
+ * request and response headers, and the shared error responses. */
+export function registerOpenApiComponents(registry: OpenAPIHono["openAPIRegistry"]): void {
+  registry.register("Error", ErrorBodySchema);
+  registry.registerComponent("securitySchemes", "bearer", {
+    type: "http",
+    scheme: "bearer",
+    description: "An API key (svc_test_… / svc_live_…) or a wallet-signature JWT from POST /v1/auth/token.",
+  });
+  for (const [name, value] of Object.entries(RESPONSE_HEADERS)) registry.registerComponent("headers", name, value);
+  for (const [name, value] of Object.entries(REQUEST_HEADERS)) registry.registerComponent("parameters", name, value);
+  for (const shared of SHARED_ERROR_RESPONSES) {
+    registry.registerComponent("responses", shared.name, errorResponse(shared.status, shared.codes, shared.description));
+  }
+}
