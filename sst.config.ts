@@ -8,8 +8,10 @@
 //     JwtSigningKeys, UpstashRedisUrl, UpstashRedisToken, RpcUrl (stacks/secrets.ts);
 //   - the marketplace contract: MARKETPLACE_ADDRESS=0x... in the environment, or an entry in
 //     MARKETPLACE_ADDRESSES (stacks/common.ts).
-// Outputs: `api`, the base URL of every endpoint, and `stream`, the full URL of
-// POST /v1/execute/stream (the same API, served with response streaming).
+//   - optionally DASHBOARD_DOMAIN (the dashboard's custom domain; the API allows its origin) or
+//     CORS_ORIGINS (the browser origins the API allows), and DASHBOARD_RPC_URL (stacks/web.ts).
+// Outputs: `api`, the base URL of every endpoint, `stream`, the full URL of
+// POST /v1/execute/stream (the same API, served with response streaming), and `dashboard`.
 export default $config({
   app(input) {
     const production = input?.stage === "production";
@@ -30,6 +32,7 @@ export default $config({
     const { createRunner } = await import("./stacks/runner");
     const { createApi } = await import("./stacks/api");
     const { createIndexer } = await import("./stacks/indexer");
+    const { createDashboard } = await import("./stacks/web");
 
     const resources = {
       tables: createTables(),
@@ -44,10 +47,12 @@ export default $config({
     createRegistrationConsumers(resources);
     createIndexer(resources);
     (await import("./stacks/run-log")).createRunLogger(resources);
+    const dashboard = createDashboard(api);
 
     return {
       api: api.url,
       stream: api.streamUrl,
+      dashboard: dashboard.url,
     };
   },
 });

@@ -10,9 +10,17 @@ import {
   BUFFERED_INTEGRATION_TIMEOUT_MS,
   CALLER_TIMEOUT_SECONDS,
   STREAM_INTEGRATION_TIMEOUT_MS,
+  appEnvironment,
   appFunction,
   type AppResources,
 } from "./common";
+import { apiCorsOrigins } from "./web";
+
+/** The API's functions also get the browser origins CORS allows (the dashboard's, see stacks/web.ts). */
+function withCors(args: sst.aws.FunctionArgs, r: AppResources): sst.aws.FunctionArgs {
+  const origins = apiCorsOrigins();
+  return origins ? { ...args, environment: { ...appEnvironment(r), CORS_ORIGINS: origins } } : args;
+}
 
 const STREAM_PATH = "/v1/execute/stream";
 
@@ -36,13 +44,14 @@ function apiRoutes() {
 export function createApi(r: AppResources) {
   const apiFunction = new sst.aws.Function(
     "ApiFunction",
-    appFunction("functions/api.handler", r, { timeout: `${CALLER_TIMEOUT_SECONDS} seconds` }),
+    withCors(appFunction("functions/api.handler", r, { timeout: `${CALLER_TIMEOUT_SECONDS} seconds` }), r),
   );
 
   const api = new sst.aws.ApiGatewayV1("Api", {
     // Regional: a stream's idle timeout is 5 minutes there, 30 seconds on edge-optimized APIs.
     endpoint: { type: "regional" },
-    // CORS is the app's (Hono middleware), identical in both homes; OPTIONS reaches the function.
+    // CORS is the app's (src/api/middleware/cors.ts, origins from CORS_ORIGINS), identical in both
+    // homes; OPTIONS reaches the function and is answered before authentication.
     cors: false,
   });
 
@@ -56,10 +65,13 @@ export function createApi(r: AppResources) {
 
   api.route(
     `POST ${STREAM_PATH}`,
-    appFunction("functions/stream.handler", r, {
-      streaming: true,
-      timeout: `${CALLER_TIMEOUT_SECONDS} seconds`,
-    }),
+    withCors(
+      appFunction("functions/stream.handler", r, {
+        streaming: true,
+        timeout: `${CALLER_TIMEOUT_SECONDS} seconds`,
+      }),
+      r,
+    ),
     {
       name: "ExecuteStream",
       transform: { integration: { timeoutMilliseconds: STREAM_INTEGRATION_TIMEOUT_MS } },

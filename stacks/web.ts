@@ -1,0 +1,50 @@
+// The dashboard in the cloud: web/ built to static files and served from S3 through CloudFront
+// (SST StaticSite; unknown paths fall back to index.html, so client-side routes load). The API URL and
+// the chain are given at build time as VITE_* variables; the page reads nothing else at run time.
+import { CHAIN_ID, marketplaceAddress } from "./common";
+
+/** Names of the chains the beta may run on, for the wallet's "add chain" prompt. */
+const CHAIN_NAMES: Readonly<Record<number, string>> = { 84532: "Base Sepolia", 11155111: "Sepolia" };
+/** Public RPC endpoints browsers may use (the API's own RPC URL is a secret and may carry a key). */
+const PUBLIC_RPC_URLS: Readonly<Record<number, string>> = { 84532: "https://sepolia.base.org", 11155111: "https://rpc.sepolia.org" };
+const EXPLORERS: Readonly<Record<number, string>> = { 84532: "https://sepolia.basescan.org", 11155111: "https://sepolia.etherscan.io" };
+
+/**
+ * The dashboard's own URL when it is known before deploying: `DASHBOARD_DOMAIN` (a custom domain for
+ * the CloudFront distribution) in the environment of `sst deploy`. The API allows this origin (CORS).
+ * Without it the site gets a CloudFront URL, known only after the first deploy; set `CORS_ORIGINS`
+ * to it for the API and deploy again (docs/dashboard.md).
+ */
+export function dashboardDomain(): string | undefined {
+  const domain = process.env.DASHBOARD_DOMAIN?.trim();
+  if (domain && !/^[a-z0-9.-]+\.[a-z]{2,}$/i.test(domain)) throw new Error(`DASHBOARD_DOMAIN "${domain}" is not a host name.`);
+  return domain || undefined;
+}
+
+/** The browser origins the API allows, as given to its functions (`CORS_ORIGINS`). */
+export function apiCorsOrigins(): string | undefined {
+  const explicit = process.env.CORS_ORIGINS?.trim();
+  if (explicit) return explicit;
+  const domain = dashboardDomain();
+  return domain ? `https://${domain}` : undefined;
+}
+
+export function createDashboard(api: { url: $util.Input<string> }) {
+  const rpcUrl = process.env.DASHBOARD_RPC_URL ?? PUBLIC_RPC_URLS[CHAIN_ID];
+  if (!rpcUrl) throw new Error(`No public RPC URL for chain ${CHAIN_ID}: set DASHBOARD_RPC_URL when deploying.`);
+  const domain = dashboardDomain();
+  const site = new sst.aws.StaticSite("Dashboard", {
+    path: "web",
+    build: { command: "npm run build", output: "dist" },
+    environment: {
+      VITE_API_URL: $util.output(api.url).apply((url) => url.replace(/\/+$/, "")),
+      VITE_CHAIN_ID: String(CHAIN_ID),
+      VITE_CHAIN_NAME: CHAIN_NAMES[CHAIN_ID] ?? `Chain ${CHAIN_ID}`,
+      VITE_RPC_URL: rpcUrl,
+      VITE_MARKETPLACE_ADDRESS: marketplaceAddress(),
+      VITE_EXPLORER_URL: EXPLORERS[CHAIN_ID] ?? "",
+    },
+    ...(domain ? { domain } : {}),
+  });
+  return { site, url: site.url };
+}
