@@ -15,7 +15,7 @@ import { loadAgentLogic, describeSchemaErrors, type AgentLogic } from "./agent-l
 import { acquireLease, releaseLease } from "./leases.ts";
 import { releaseReservation, reserveRun, SETTLEMENT_WINDOW_MS } from "./ledger.ts";
 import pRetry from "p-retry";
-import { scrub } from "../runtime/errors.ts";
+import { RunDeadlineError, scrub } from "../runtime/errors.ts";
 import { claimIdempotencyKey, claimOf, releaseIdempotencyKey, type IdempotencyClaim } from "./idempotency.ts";
 import { barRun, createRun, finishRun, getRun, MAX_OUTPUT_CHARS, newRunId, runningIndex, saveStreamedText, type RunRecord } from "./runs.ts";
 import { markSettlementPending, settleRun } from "./settlement.ts";
@@ -24,6 +24,7 @@ import { recordRunOutcome } from "../listings/stats.ts";
 
 import { MAX_TOOL_STEPS, RUNS_PER_LISTING, SANDBOX_MEMORY_MB } from "./limits.ts";
 import { agentSandboxNeeds } from "../runtime/sandbox.ts";
+const RUN_DEADLINE_REASON = new RunDeadlineError().message;
 /** How often the text streamed so far is saved while a run is in flight (for resuming streams). */
 const STREAM_SAVE_MS = 250;
 
@@ -233,7 +234,9 @@ async function runDeclarative(services: Services, admission: Admission, input: s
   );
   if (result.status === "completed") return { status: "completed", output: (result.output as AgentRunOutput | undefined)?.output ?? null };
   const error = result.error ?? { code: "crashed", message: "the sandbox ended without a result" };
-  const code = error.code === "entry_error" ? "agent_error" : error.code;
+  // The runtime stops a run at its own deadline a moment before the sandbox would kill it; either way
+  // the run ran out of time, and says so with one code.
+  const code = error.code === "entry_error" ? (error.message === RUN_DEADLINE_REASON ? "timeout" : "agent_error") : error.code;
   return { status: "failed", error: { code, message: error.message } };
 }
 
