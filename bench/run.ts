@@ -22,6 +22,7 @@ const benches: Record<string, () => Promise<string[]>> = {
   execute: async () => (await import("./execute.ts")).runExecuteBench(),
   "cli-start": async () => (await import("./cli-start.ts")).runCliStartBench(),
   "sdk-bundle": async () => (await import("./sdk-bundle.ts")).runSdkBundleBench(),
+  dashboard: async () => (await import("./dashboard.ts")).runDashboardBench(),
   gas: async () =>
     (await runGasBench()).map(
       (r) =>

@@ -43,7 +43,7 @@ function readStored(): Session | null {
 
 export function SessionProvider({ children }: { children: ReactNode }) {
   const config = useDashboardConfig();
-  const { address, status } = useConnection();
+  const { address } = useConnection();
   const signMessage = useSignMessage();
   const queryClient = useQueryClient();
   const [session, setSession] = useState<Session | null>(readStored);
@@ -93,9 +93,6 @@ export function SessionProvider({ children }: { children: ReactNode }) {
     if (session && address && getAddress(address) !== session.wallet) signOut("Your wallet switched accounts, so you were signed out. Sign in again with the new account.");
   }, [address, session, signOut]);
   useAccountEffect({ onDisconnect: () => signOut() });
-  useEffect(() => {
-    if (session && status === "disconnected") signOut();
-  }, [status, session, signOut]);
 
   // Renew shortly before expiry (a new signature); drop the token when it lapses.
   useEffect(() => {
