@@ -5,6 +5,7 @@
 import { randomBytes } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import { Scalar } from "@scalar/hono-api-reference";
 import type { AppEnv } from "../env.ts";
@@ -14,13 +15,14 @@ import { OPENAPI_PATH } from "./v1_openapi.ts";
 export const DOCS_PATH = "/v1/docs";
 export const DOCS_SCRIPT_PATH = "/v1/docs/scalar.js";
 
-const STANDALONE = "@scalar/api-reference/dist/browser/standalone.js";
+/** The package's exports map names only its entry (dist/index.js); the standalone script sits beside it. */
+const standalonePath = () => join(dirname(createRequire(import.meta.url).resolve("@scalar/api-reference")), "browser", "standalone.js");
 
 // Read once per process (4 MB): the package is a runtime dependency of the API (in the cloud, the
 // function bundle installs it beside the handler).
 let script: Promise<Uint8Array> | undefined;
 function standaloneScript(): Promise<Uint8Array> {
-  script ??= readFile(createRequire(import.meta.url).resolve(STANDALONE)).catch((error: unknown) => {
+  script ??= readFile(standalonePath()).catch((error: unknown) => {
     script = undefined;
     throw error;
   });
@@ -48,11 +50,14 @@ const reference = (nonce: string) =>
     cdn: DOCS_SCRIPT_PATH,
     nonce,
     pageTitle: "Agent Rental API reference",
-    // Nothing leaves for third parties: no web fonts, no telemetry, no hosted proxy or MCP helper.
+    // Nothing leaves for third parties: no web fonts, no telemetry, no hosted AI agent, MCP helper or
+    // deploy and share toolbar (they call Scalar's services).
     withDefaultFonts: false,
     telemetry: false,
     mcp: { disabled: true },
-    hideClientButton: false,
+    agent: { disabled: true },
+    showToolbar: "never",
+    showDeveloperTools: "never",
   });
 
 export function registerV1Docs(app: OpenAPIHono<AppEnv>): void {
