@@ -61,6 +61,8 @@ contract Marketplace {
     }
 
     /// @notice The fields of a run receipt in the run log (see runReceiptLeaf).
+    // Never stored (calldata only); the field order is the leaf's encoding, so packing does not apply.
+    // solhint-disable-next-line gas-struct-packing
     struct RunReceipt {
         bytes32 runId;
         bytes32 listingId;

@@ -85,6 +85,8 @@ abstract contract MarketplaceHandler is TestHelpers {
     /// @dev Outcome counters: the campaign's report shows both outcomes were reached for each function.
     mapping(bytes32 name => uint256 count) public succeeded;
     mapping(bytes32 name => uint256 count) public refused;
+    /// @dev Withdrawals allowed only by the price-rise rule (active, not revoked, balance covers a run).
+    uint256 public priceRiseExits;
 
     constructor(Marketplace market_, address authority_, address feeRecipient_) {
         market = market_;
@@ -206,6 +208,15 @@ abstract contract MarketplaceHandler is TestHelpers {
     function _price(uint256 seed) internal pure returns (uint96) {
         if (seed % 8 == 0) return uint96((seed >> 8) % MIN_PRICE);
         return uint96(_bound(seed >> 8, MIN_PRICE, 1 ether));
+    }
+
+    /// @dev A price change: a small rise (still within most balances), a doubling, a cut, or any price.
+    function _newPrice(uint96 current, uint256 seed) internal pure returns (uint96) {
+        uint256 k = seed % 6;
+        if (k == 0 && current < 1 ether) return current + 1;
+        if (k == 1 && current < 1 ether) return current * 2;
+        if (k == 2) return current / 2;
+        return _price(seed >> 8);
     }
 
     function _uri(uint256 seed) internal pure returns (string memory) {
@@ -348,7 +359,7 @@ abstract contract MarketplaceHandler is TestHelpers {
     function updateListing(uint256 listingSeed, uint256 actorSeed, uint256 priceSeed, uint256 uriSeed) external {
         bytes32 id = _listing(listingSeed);
         address from = _creatorOf(id, actorSeed);
-        uint96 price = _price(priceSeed);
+        uint96 price = _newPrice(listingModel[id].price, priceSeed);
         string memory uri = _uri(uriSeed);
         bytes memory expected = _openListingError(id, from);
         if (expected.length == 0) expected = _termsError(price, uri);
@@ -550,7 +561,9 @@ abstract contract MarketplaceHandler is TestHelpers {
             expected = _err(Marketplace.TransferFailed.selector);
         }
         (bool ok,) = _call("withdrawUnspentBalance", from, 0, abi.encodeCall(market.withdrawUnspentBalance, (id)), expected);
-        if (ok) p.balance = 0;
+        if (!ok) return;
+        if (l.status == ACTIVE && !p.isRevoked && l.price > p.depositPrice && p.balance >= l.price) ++priceRiseExits;
+        p.balance = 0;
     }
 
     /// @dev The price a run was admitted at: mostly the current one, sometimes a stale higher or lower
