@@ -82,6 +82,8 @@ async function vitest() {
 await check("type check (tsc, strict)", bin("tsc"), ["-p", "tsconfig.json", "--noEmit"]);
 await check("infrastructure type check", "bash", ["scripts/check-infra.sh"]);
 await check("Solidity lint (solhint)", bin("solhint"), ["-c", "contracts/.solhint.json", "--max-warnings", "0", "contracts/src/**/*.sol"]);
+// The OpenAPI document, rendered in-process, linted offline (no telemetry, no update check).
+await check("OpenAPI lint (Redocly)", "bash", ["-c", `node --import tsx scripts/openapi-write.ts && REDOCLY_TELEMETRY=off REDOCLY_SUPPRESS_UPDATE_NOTICE=true "${bin("redocly")}" lint .build/openapi.json --format=stylish`]);
 await solidityTests();
 await vitest();
 
