@@ -1,101 +1,46 @@
-// The API's request and response shapes.
+// The API's request and response shapes, derived from the types generated from the service's own
+// OpenAPI document (./generated/api.ts, by scripts/generate-sdk-types.ts), so they follow the service.
+// Adjusted where the SDK gives more than JSON can: wei amounts are exact `bigint`s (the document types
+// them as JSON integers, which JavaScript's number would round above 2^53).
+import type { components, operations } from "./generated/api.ts";
 
-export type RentalModel = "one_time" | "subscription" | "per_query";
-export type Category = "finance" | "legal" | "coding" | "research" | "sales" | "content";
+type Schemas = components["schemas"];
+type JsonBody<O extends keyof operations, S extends number> = operations[O]["responses"] extends Record<S, { content: { "application/json": infer B } }> ? B : never;
+/** `T` with its wei fields as bigint. */
+type Wei<T, K extends keyof T> = Omit<T, K> & { [P in K]: bigint };
+type Hex = `0x${string}`;
+
+export type RentalModel = Schemas["ListingSummary"]["rental_model"];
+export type Category = Schemas["AgentManifest"]["category"];
 
 /** The execute request: the tool-calling shape (agent_id, task, input) plus run options. */
-export interface ExecuteRequest {
-  /** The agent id (`<name>-<8 hex>`), the listing id (`lst_<64 hex>`) or the on-chain id (`0x<64 hex>`). */
-  agent_id: string;
-  /** What to do, in natural language (1 to 32,768 characters). */
-  task: string;
-  /** Input matching the agent's input schema: a string or a JSON object. */
-  input?: string | Record<string, unknown>;
-  /** `ipfs://<CIDv1>` of content uploaded with `inputs.upload`, instead of `input`. */
-  input_uri?: string;
-  priority?: "standard" | "priority";
-  /** 1 to 300; the run's time limit is the lower of this and the agent's. */
-  timeout_seconds?: number;
-}
+export type ExecuteRequest = Schemas["ExecuteRequest"];
 
-export interface RunError {
-  code: string;
-  message: string;
-}
+export type RunError = NonNullable<Schemas["Run"]["error"]>;
 
-/** The result of a run (POST /v1/execute, and the `done` event of a stream). */
-export interface Run {
-  run_id: string;
-  agent_id: string;
-  status: "completed" | "failed";
-  /** Shaped by the agent's output schema; on a failed stream, the partial output (a string). */
-  output: unknown;
-  /** Wei charged for this run: the listing's price for per_query rentals, 0 otherwise. Exact. */
-  cost_wei: bigint;
-  duration_ms: number;
-  /** Present when the run failed. */
-  error?: RunError;
-  /** Only on a stream's `done` (and a resumed one): `"pending"` when the run completed but its per-query
-   * charge is not confirmed on-chain yet. `output` is then null; `runs.get(run_id)` returns it once paid. */
-  settlement?: "pending";
-}
+/** The result of a run (POST /v1/execute, and the `done` event of a stream); `cost_wei` exact. On a
+ * stream's `done` with `settlement: "pending"`, `output` is null; `runs.get(run_id)` returns it once paid. */
+export type Run = Wei<Schemas["Run"], "cost_wei">;
 
-export interface RunReceipt {
-  batch_index: number;
-  root: string;
-  leaf: string;
-  proof: string[];
-  tx_hash: string;
-}
+export type RunReceipt = NonNullable<Schemas["RunDetail"]["receipt"]>;
 
-/** A run as its renter reads it later (GET /v1/runs/{run_id}). */
-export interface RunDetail extends Omit<Run, "status" | "settlement"> {
-  listing_id: string;
-  status: "running" | "completed" | "failed";
-  rental_model: RentalModel;
-  settlement: "none" | "pending" | "settled" | "refused";
-  settlement_tx: string | null;
-  created_at: string;
-  finished_at: string | null;
-  receipt: RunReceipt | null;
-}
+/** A run as its renter reads it later (GET /v1/runs/{run_id}); `cost_wei` exact. */
+export type RunDetail = Wei<Schemas["RunDetail"], "cost_wei">;
 
 /** An event of a streamed run. `id` is the offset into the output after this delta. */
-export type StreamEvent = { type: "output"; delta: string; id: string } | { type: "done"; run: Run };
+export type StreamEvent = { type: "output"; delta: Schemas["OutputEvent"]["data"]["delta"]; id: string } | { type: "done"; run: Run };
 
-export interface Creator {
-  id: string;
-  display_name: string;
-  listing_count: number;
-}
+export type Creator = Schemas["ListingSummary"]["creator"];
 
 /** A listing as search returns it. */
-export interface ListingSummary {
-  id: string;
-  title: string;
-  description: string;
-  category: string[];
-  rental_model: RentalModel;
-  price_eth: number;
-  run_count: number;
-  success_rate: number;
-  creator: Creator;
-  rating: number;
-  review_count: number;
-  last_updated: string;
-  sample_output: string[];
-}
+export type ListingSummary = Schemas["ListingSummary"];
 
 /** A listing with every field. */
-export interface Listing extends ListingSummary {
-  published_at: string;
-  status: "active" | "paused" | "closed";
-  on_chain_id: string;
-  metadata_uri: string;
-}
+export type Listing = Schemas["Listing"];
 
-/** A listing's public metadata (GET /v1/metadata/{cid}, the listing's metadata_uri). */
-export interface ListingMetadata {
+/** A listing's public metadata (GET /v1/metadata/{cid}, the listing's metadata_uri). The document types
+ * it as an open object (it is the creator's document); the fields every registered manifest has are named. */
+export type ListingMetadata = Schemas["ListingMetadata"] & {
   name: string;
   description: string;
   category: string;
@@ -105,9 +50,9 @@ export interface ListingMetadata {
   output_schema: Record<string, unknown>;
   tools: string[];
   timeout_seconds: number;
-  [extra: string]: unknown;
-}
+};
 
+/** Search filters, typed (the query string carries them as text). */
 export interface ListingSearchParams {
   q?: string;
   category?: Category;
@@ -119,183 +64,68 @@ export interface ListingSearchParams {
   limit?: number;
   offset?: number;
 }
+// The filters are exactly the operation's query parameters: one added or removed there fails the build here.
+type SearchQueryKeys = keyof NonNullable<operations["searchListings"]["parameters"]["query"]>;
+const searchKeysMatch: [Exclude<SearchQueryKeys, keyof ListingSearchParams>, Exclude<keyof ListingSearchParams, SearchQueryKeys>] extends [never, never] ? true : false = true;
+void searchKeysMatch;
 
-export interface ListingSearchResult {
-  listings: ListingSummary[];
-  total: number;
-  limit: number;
-  offset: number;
-}
+export type ListingSearchResult = Schemas["ListingSearch"];
 
-export type CredentialStatus = "active" | "expired" | "low_balance" | "revoked" | "listing_closed" | "not_found";
+export type CredentialStatus = Schemas["CredentialVerification"]["status"];
 
-export interface Credential {
-  listing_id: string;
-  listing_title: string;
-  rental_model: RentalModel;
-  status: Exclude<CredentialStatus, "not_found">;
-  purchased_at: string;
-  expires_at: string | null;
-  on_chain_listing_id: string;
-}
+export type Credential = Schemas["Credential"];
 
-export interface CredentialListParams {
-  status?: Exclude<CredentialStatus, "not_found">;
-  limit?: number;
-  offset?: number;
-}
+type CredentialQuery = NonNullable<operations["listCredentials"]["parameters"]["query"]>;
+export type CredentialListParams = { [K in keyof CredentialQuery]?: NonNullable<CredentialQuery[K]> };
 
-export interface CredentialList {
-  credentials: Credential[];
-  total: number;
-}
+export type CredentialList = Schemas["CredentialList"];
 
 /** The caller's credential for one listing, checked against the contract. */
-export interface CredentialVerification {
-  listing_id: string;
-  rental_model?: RentalModel;
-  status: CredentialStatus;
-  valid: boolean;
-  expired_at?: string;
-  on_chain_listing_id?: string;
-  on_chain_verified: boolean;
-}
+export type CredentialVerification = Schemas["CredentialVerification"];
 
-export interface ApiKey {
-  key_id: string;
-  label: string;
-  /** The first characters of the key, to recognise it. */
-  prefix: string;
-  created_at: string;
-  last_used_at: string | null;
-  revoked: boolean;
-}
+export type ApiKey = Schemas["ApiKey"];
 
 /** A newly created key: `key` is shown only here. */
-export interface CreatedApiKey extends ApiKey {
-  key: string;
-}
+export type CreatedApiKey = Schemas["ApiKeyCreated"];
 
-export interface StoredInput {
-  /** `ipfs://<CIDv1>`, for `ExecuteRequest.input_uri`. */
-  input_uri: string;
-  bytes: number;
-}
+export type StoredInput = Schemas["InputStored"];
 
-export interface AuthToken {
-  token: string;
-  /** Unix seconds. */
-  expires_at: number;
-}
+export type AuthToken = Schemas["AuthToken"];
 
 // ---------------------------------------------------------------------------------------------------
 // Creators: registration, listing secrets, reviews (beta), ratings.
 
-export type ReviewStatus = "pending" | "approved" | "rejected";
+export type ReviewStatus = Schemas["CreatorProfile"]["status"];
 
 /** The agent manifest (POST /v1/agents): see the manifest rules in the API documentation. */
-export interface AgentManifest {
-  name: string;
-  category: Category;
-  description: string;
-  model: { provider: "provider_a" | "provider_b" | "self_hosted"; model?: string; endpoint_url?: string };
-  system_prompt?: string;
-  entrypoint_url?: string;
-  tools?: { name: string; scope: string }[];
-  input_schema: Record<string, unknown>;
-  output_schema: Record<string, unknown>;
-  timeout_seconds?: number;
-  [extra: string]: unknown;
-}
+export type AgentManifest = Schemas["AgentManifest"];
 
-export interface QueuedJob {
-  job_id: string;
-  status: "queued";
-}
+export type QueuedJob = Schemas["JobQueued"];
 
 /** One problem of a rejected manifest. */
-export interface ManifestProblem {
-  /** JSON pointer into the manifest ("" for the whole document). */
-  pointer: string;
-  code: string;
-  message: string;
-}
+export type ManifestProblem = NonNullable<NonNullable<Schemas["Job"]["error"]>["details"]>[number];
 
-/** A registration job (GET /v1/jobs/{job_id}). */
-export interface Job {
-  job_id: string;
-  status: "queued" | "completed" | "failed";
-  /** On completed: create the listing on-chain with createListing(listing_seed, model, price, metadata_uri). */
-  result?: { agent_id: string; listing_id: string; listing_seed: `0x${string}`; metadata_uri: string };
-  /** On failed: every problem of the manifest. */
-  error?: { code: string; message: string; details?: ManifestProblem[] };
-}
+/** A registration job (GET /v1/jobs/{job_id}). On completed: create the listing on-chain with
+ * createListing(listing_seed, model, price, metadata_uri). */
+export type Job = Omit<Schemas["Job"], "result"> & { result?: Omit<NonNullable<Schemas["Job"]["result"]>, "listing_seed"> & { listing_seed: Hex } };
 
-export interface CreatorProfile {
-  wallet: string;
-  display_name: string;
-  status: ReviewStatus;
-  reason: string | null;
-  applied_at: string;
-  reviewed_at: string | null;
-}
+export type CreatorProfile = Schemas["CreatorProfile"];
 
-export interface CreatorAgent {
-  listing_id: string;
-  agent_id: string;
-  metadata_uri: string;
-  listing_seed: `0x${string}`;
-  review_status: ReviewStatus;
-  review_reason: string | null;
-}
+export type CreatorAgent = Omit<Schemas["CreatorAgent"], "listing_seed"> & { listing_seed: Hex };
 
-export interface CreatorOverview {
-  profile: CreatorProfile;
-  agents: CreatorAgent[];
-}
+export type CreatorOverview = Omit<Schemas["CreatorOverview"], "agents"> & { agents: CreatorAgent[] };
 
-export interface ProviderKeySet {
-  listing_id: string;
-  provider_key_set: true;
-  updated_at: string;
-}
+export type ProviderKeySet = Schemas["ProviderKeySet"];
 
 /** A connected agent's webhook signing secret (`whsec_…`): shown only here. */
-export interface WebhookSecret {
-  listing_id: string;
-  webhook_secret: string;
-  created_at: string;
-}
+export type WebhookSecret = Schemas["WebhookSecret"];
 
-export interface ListingReview {
-  listing_id: string;
-  review_status: ReviewStatus;
-  review_reason: string | null;
-}
+export type ListingReview = JsonBody<"reviewListing", 200>;
 
-export interface ReviewDecision {
-  decision: "approve" | "reject";
-  /** Required to reject; the creator reads it. */
-  reason?: string;
-}
+export type ReviewDecision = Schemas["ReviewDecision"];
 
-export interface Rating {
-  wallet: string;
-  rating: number;
-  comment: string | null;
-  created_at: string;
-  updated_at: string;
-}
+export type Rating = Schemas["Rating"];
 
-export interface RatingResult extends Rating {
-  listing_id: string;
-  listing: { rating: number; review_count: number };
-}
+export type RatingResult = Schemas["RatingResult"];
 
-export interface RatingList {
-  listing_id: string;
-  rating: number;
-  review_count: number;
-  ratings: Rating[];
-  next_cursor: string | null;
-}
+export type RatingList = Schemas["RatingList"];

@@ -57,11 +57,14 @@ async function execute(client: AgentRentalClient, args: AgentToolArguments, tool
   }
 }
 
+// Our parameter schemas are `as const` (readonly arrays); @types/json-schema's JSONSchema7 wants mutable ones.
+type JsonSchemaArgument = Exclude<Parameters<typeof jsonSchema>[0], PromiseLike<unknown> | (() => unknown)>;
+
 /** The generic agent tool (agent_id, task, input?) for `generateText` / `streamText`: `tools: { run_agent: agentTool(client) }`. */
 export function agentTool(client: AgentRentalClient, options: AiSdkAgentToolOptions = {}): Tool<AgentToolArguments, unknown> {
   return tool<AgentToolArguments, unknown, {}>({
     description: options.description ?? AGENT_TOOL_DESCRIPTION,
-    inputSchema: jsonSchema<AgentToolArguments>(AGENT_TOOL_PARAMETERS, { validate: validator(undefined, (args) => args) }),
+    inputSchema: jsonSchema<AgentToolArguments>(AGENT_TOOL_PARAMETERS as unknown as JsonSchemaArgument, { validate: validator(undefined, (args) => args) }),
     execute: (args, context) => execute(client, args, AGENT_TOOL_NAME, context, options),
   });
 }
@@ -70,7 +73,7 @@ export function agentTool(client: AgentRentalClient, options: AiSdkAgentToolOpti
 export function rentedAgentTool(client: AgentRentalClient, agent: Pick<RentedAgentTool, "agent_id" | "name" | "description">, options: AiSdkAgentToolOptions = {}): Tool<RentedAgentToolInput, unknown> {
   return tool<RentedAgentToolInput, unknown, {}>({
     description: options.description ?? agent.description,
-    inputSchema: jsonSchema<RentedAgentToolInput>(RENTED_AGENT_TOOL_PARAMETERS, {
+    inputSchema: jsonSchema<RentedAgentToolInput>(RENTED_AGENT_TOOL_PARAMETERS as unknown as JsonSchemaArgument, {
       validate: validator(agent.agent_id, ({ task, input }) => (input === undefined ? { task } : { task, input })),
     }),
     execute: (args, context) => execute(client, { agent_id: agent.agent_id, ...args }, agent.name, context, options),
