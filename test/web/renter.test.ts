@@ -145,4 +145,23 @@ describe("renter journeys", () => {
     expect(d.errors).toEqual([]);
     await d.context.close();
   }, 120_000);
+
+  it("asks a wallet on another chain to switch, adding the marketplace's chain when the wallet does not know it", async () => {
+    const d = await openDashboard(browser, stack, key(9), { walletChainId: 1 });
+    const { page } = d;
+    await page.goto(stack.info.dashboard_url);
+    await page.getByRole("button", { name: "Connect wallet" }).first().click();
+    await page.getByRole("dialog").getByRole("button", { name: "Test Wallet" }).click();
+    const banner = page.getByRole("alert").filter({ hasText: "Your wallet is on chain 1" });
+    await banner.waitFor();
+    await d.shot("j5-03-wrong-chain");
+    await banner.getByRole("button", { name: "Switch to Local chain" }).click();
+    await banner.waitFor({ state: "detached" });
+    expect(d.wallet.addedChains).toEqual([{ chainId: stack.info.chain_id, rpcUrls: [stack.info.rpc_url] }]);
+    await page.getByRole("button", { name: "Sign in" }).first().click();
+    await page.getByLabel("Signed in").waitFor();
+    await page.getByTestId("listing-card").first().waitFor();
+    expect(d.errors).toEqual([]);
+    await d.context.close();
+  }, 60_000);
 });

@@ -48,6 +48,8 @@ export interface TestWallet {
   rejectNext(method: "personal_sign" | "eth_sendTransaction"): void;
   /** Methods the page asked the wallet for, in order. */
   calls: string[];
+  /** Chains the page asked the wallet to add (wallet_addEthereumChain). */
+  addedChains: { chainId: number; rpcUrls: string[] }[];
 }
 
 export interface DashboardPage {
@@ -76,8 +78,10 @@ function injectWallet(info: { uuid: string; name: string; icon: string; rdns: st
   const provider = {
     isTestWallet: true,
     async request({ method, params }: { method: string; params?: unknown[] }) {
-      const answer = JSON.parse(await window.__walletRequest(method, JSON.stringify(params ?? []))) as { result?: unknown; error?: { code: number; message: string } };
+      const answer = JSON.parse(await window.__walletRequest(method, JSON.stringify(params ?? []))) as { result?: unknown; error?: { code: number; message: string }; chainChanged?: string };
       if (answer.error) throw Object.assign(new Error(answer.error.message), { code: answer.error.code });
+      // A switch the wallet made is announced the way wallets do, with a chainChanged event.
+      if (answer.chainChanged) provider.emit("chainChanged", answer.chainChanged);
       return answer.result;
     },
     on(event: string, listener: Listener) {
@@ -99,7 +103,7 @@ function injectWallet(info: { uuid: string; name: string; icon: string; rdns: st
   announce();
 }
 
-export async function openDashboard(browser: Browser, stack: RunningStack, privateKey: Hex, options: { viewport?: { width: number; height: number }; colorScheme?: "light" | "dark"; expectedFailures?: RegExp[] } = {}): Promise<DashboardPage> {
+export async function openDashboard(browser: Browser, stack: RunningStack, privateKey: Hex, options: { viewport?: { width: number; height: number }; colorScheme?: "light" | "dark"; expectedFailures?: RegExp[]; walletChainId?: number } = {}): Promise<DashboardPage> {
   const account = privateKeyToAccount(privateKey);
   const chain = chainFor(stack.info.chain_id, stack.info.rpc_url);
   const transport = http(stack.info.rpc_url);
@@ -108,6 +112,10 @@ export async function openDashboard(browser: Browser, stack: RunningStack, priva
   const rejections = new Set<string>();
   const calls: string[] = [];
   let connected = false;
+  // The wallet starts on the stack's chain unless told otherwise (then it does not know the stack's).
+  let walletChain = options.walletChainId ?? stack.info.chain_id;
+  const knownChains = new Set([walletChain]);
+  const addedChains: { chainId: number; rpcUrls: string[] }[] = [];
 
   const context = await browser.newContext({ viewport: options.viewport ?? { width: 1280, height: 860 }, colorScheme: options.colorScheme ?? "light", permissions: ["clipboard-read", "clipboard-write"] });
   await context.exposeFunction("__walletRequest", async (method: string, paramsJson: string) => {
@@ -123,10 +131,23 @@ export async function openDashboard(browser: Browser, stack: RunningStack, priva
         case "eth_accounts":
           return JSON.stringify({ result: connected ? [account.address] : [] });
         case "eth_chainId":
-          return JSON.stringify({ result: toHex(stack.info.chain_id) });
-        case "wallet_switchEthereumChain":
-          return JSON.stringify(Number((params[0] as { chainId: string }).chainId) === stack.info.chain_id ? { result: null } : { error: { code: 4902, message: "Unrecognized chain." } });
-        case "wallet_addEthereumChain":
+          return JSON.stringify({ result: toHex(walletChain) });
+        // Like a real wallet: it switches only to chains it knows (4902 otherwise) and, once asked to
+        // add one, adds it and switches to it.
+        case "wallet_switchEthereumChain": {
+          const target = Number((params[0] as { chainId: string }).chainId);
+          if (!knownChains.has(target)) return JSON.stringify({ error: { code: 4902, message: `Unrecognized chain ID ${toHex(target)}.` } });
+          walletChain = target;
+          return JSON.stringify({ result: null, chainChanged: toHex(target) });
+        }
+        case "wallet_addEthereumChain": {
+          const added = params[0] as { chainId: string; rpcUrls?: string[] };
+          const target = Number(added.chainId);
+          addedChains.push({ chainId: target, rpcUrls: added.rpcUrls ?? [] });
+          knownChains.add(target);
+          walletChain = target;
+          return JSON.stringify({ result: null, chainChanged: toHex(target) });
+        }
         case "wallet_watchAsset":
           return JSON.stringify({ result: null });
         case "wallet_requestPermissions":
@@ -169,7 +190,7 @@ export async function openDashboard(browser: Browser, stack: RunningStack, priva
     page,
     context,
     errors,
-    wallet: { address: account.address, rejectNext: (m) => void rejections.add(m), calls },
+    wallet: { address: account.address, rejectNext: (m) => void rejections.add(m), calls, addedChains },
     shot: async (name) => void (await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true })),
   };
 }
