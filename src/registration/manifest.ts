@@ -5,6 +5,7 @@
 // consumer. The rules, codes and decisions are in docs/manifest.md.
 import Ajv2020, { type ValidateFunction } from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
+import { sample } from "openapi-sampler";
 import { checkUrl } from "./hosts.ts";
 import { findUnsafePatterns, linearPatternProblem, linearRegExp, PATTERN_LIMITS, schemaPatterns, type PatternCheckOptions } from "./patterns.ts";
 import { isToolName, parseToolScope, TOOL_NAMES, type ToolName } from "./tools.ts";
@@ -54,7 +55,14 @@ export interface AgentManifest {
   input_schema: Record<string, unknown>;
   output_schema: Record<string, unknown>;
   timeout_seconds: number;
+  /** The listing's sample outputs (one to three, as text): the output schema's `examples`, or, when it
+   * has none, one example generated from the schema. Every one matches the output schema. Absent on
+   * manifests stored before it was derived here. */
+  sample_output?: string[];
 }
+
+/** At most this many of the output schema's examples become the listing's sample outputs. */
+export const MAX_SAMPLE_OUTPUTS = 3;
 
 export type ManifestErrorCode =
   | "wrong_type"
@@ -89,6 +97,7 @@ export type ManifestErrorCode =
   | "out_of_range"
   | "unsupported_pattern"
   | "unsafe_pattern"
+  | "invalid_example"
   | "too_many_errors";
 
 /** One problem: where (RFC 6901 pointer into the manifest, "" for the root), what (code), and why. */
@@ -157,6 +166,7 @@ export function validateManifest(input: unknown, options: ValidateManifestOption
 
   const inputSchema = checkSchema(get(input, "input_schema"), "/input_schema", add);
   const outputSchema = checkSchema(get(input, "output_schema"), "/output_schema", add);
+  const sampleOutput = outputSchema === undefined ? undefined : sampleOutputs(outputSchema, add);
 
   let timeout = DEFAULT_TIMEOUT_SECONDS;
   const rawTimeout = get(input, "timeout_seconds");
@@ -172,7 +182,7 @@ export function validateManifest(input: unknown, options: ValidateManifestOption
   }
 
   if (errors.length > 0) return { ok: false, errors: capErrors(errors) };
-  if (name === undefined || category === undefined || description === undefined || model === undefined || inputSchema === undefined || outputSchema === undefined) {
+  if (name === undefined || category === undefined || description === undefined || model === undefined || inputSchema === undefined || outputSchema === undefined || sampleOutput === undefined) {
     return { ok: false, errors: [{ pointer: "", code: "invalid_format", message: "The manifest is incomplete." }] };
   }
   const manifest: AgentManifest = {
@@ -186,6 +196,7 @@ export function validateManifest(input: unknown, options: ValidateManifestOption
     input_schema: inputSchema,
     output_schema: outputSchema,
     timeout_seconds: timeout,
+    sample_output: sampleOutput,
   };
   return { ok: true, manifest };
 }
@@ -318,6 +329,41 @@ function checkSchema(value: unknown, pointer: string, add: Add): Record<string, 
   const compiled = compileJsonSchema(value);
   if (!compiled.ok) return void add(pointer, "invalid_schema", `${field} is not a valid JSON Schema: ${compiled.message}`);
   return structuredClone(value);
+}
+
+/**
+ * The listing's sample outputs (the specification: one to three): the output schema's `examples`, each
+ * of which must match the schema (the first three are shown), or, when it gives none, one example
+ * generated from the schema (openapi-sampler: enum, const, defaults and types, the first branch of a
+ * union), kept only if it matches. A schema no valid example can be generated for must give examples.
+ */
+function sampleOutputs(schema: Record<string, unknown>, add: Add): string[] | undefined {
+  const compiled = compileJsonSchema(schema);
+  if (!compiled.ok) return undefined;
+  const { validate } = compiled;
+  const asText = (example: unknown) => (typeof example === "string" ? example : JSON.stringify(example));
+  const examples = schema.examples;
+  if (examples !== undefined) {
+    if (!Array.isArray(examples) || examples.length === 0) {
+      return void add("/output_schema/examples", "wrong_type", `output_schema.examples must be an array of one to ${MAX_SAMPLE_OUTPUTS} example outputs (shown as the listing's sample_output).`);
+    }
+    let valid = true;
+    examples.forEach((example, index) => {
+      if (validate(example)) return;
+      valid = false;
+      const why = (validate.errors ?? []).slice(0, 3).map((e) => `${e.instancePath === "" ? "(root)" : e.instancePath} ${e.message ?? "is invalid"}`).join("; ");
+      add(`/output_schema/examples/${index}`, "invalid_example", `Example ${index} does not match output_schema: ${why}.`);
+    });
+    return valid ? examples.slice(0, MAX_SAMPLE_OUTPUTS).map(asText) : undefined;
+  }
+  let generated: unknown;
+  try {
+    generated = sample(schema as Parameters<typeof sample>[0], { skipReadOnly: true, quiet: true }, schema);
+  } catch {
+    generated = undefined;
+  }
+  if (generated !== undefined && generated !== null && validate(generated)) return [asText(generated)];
+  return void add("/output_schema/examples", "required", `output_schema has no examples and none could be generated that matches it; add one to ${MAX_SAMPLE_OUTPUTS} example outputs under output_schema.examples (shown as the listing's sample_output).`);
 }
 
 /** Ajv options for manifest schemas: draft 2020-12, every error listed, unknown keywords and formats

@@ -98,10 +98,8 @@ async function registerAgent(services: Services, jobId: string, creator: Address
           category: manifest.category,
           kind: manifest.system_prompt !== undefined ? "declarative" : "connected",
           metadata_uri: `ipfs://${cid}`,
-          // The output schema's standard `examples` are the listing's sample outputs (one to three).
-          sample_output: (Array.isArray(manifest.output_schema.examples) ? (manifest.output_schema.examples as unknown[]) : [])
-            .slice(0, 3)
-            .map((example) => (typeof example === "string" ? example : JSON.stringify(example))),
+          // One to three, each matching the output schema: its `examples`, or one generated (manifest.ts).
+          sample_output: manifest.sample_output ?? [],
           listing_seed: seed,
           logic_blob: logicBlob,
           logic_key: dataKey.wrapped,

@@ -86,7 +86,7 @@ describe("valid manifests", () => {
     const result = validateManifest(declarative());
     expect(result.ok).toBe(true);
     if (!result.ok) return;
-    expect(result.manifest).toEqual({ ...declarative(), timeout_seconds: 60 });
+    expect(result.manifest).toEqual({ ...declarative(), timeout_seconds: 60, sample_output: [JSON.stringify(OUTPUT_SCHEMA.examples[0])] });
     expect(result.manifest.entrypoint_url).toBeUndefined();
   });
 
@@ -94,7 +94,7 @@ describe("valid manifests", () => {
     const result = validateManifest(connected());
     expect(result.ok).toBe(true);
     if (!result.ok) return;
-    expect(result.manifest).toEqual({ ...connected(), tools: [] });
+    expect(result.manifest).toEqual({ ...connected(), tools: [], sample_output: ['{"deals":[]}'] });
     expect(result.manifest.system_prompt).toBeUndefined();
   });
 
@@ -462,6 +462,80 @@ describe("every problem at once", () => {
 describe("non-object inputs", () => {
   it.each([null, [], [{ name: "an-agent" }], "manifest", "", 42, 0, true, undefined])("%j gives one root error", (input) => {
     expect(pointersAndCodes(errorsOf(input))).toEqual([["", "wrong_type"]]);
+  });
+});
+
+describe("sample outputs: one to three, each matching the output schema", () => {
+  const sampleOf = (output_schema: Json) => {
+    const result = validateManifest(edit(declarative(), { output_schema }));
+    if (!result.ok) throw new Error(JSON.stringify(result.errors));
+    return result.manifest.sample_output;
+  };
+
+  it("are the schema's examples, as text, the first three of them", () => {
+    expect(sampleOf({ type: "string", examples: ["one", "two", "three", "four"] })).toEqual(["one", "two", "three"]);
+    expect(sampleOf({ type: "object", properties: { n: { type: "integer" } }, examples: [{ n: 1 }] })).toEqual(['{"n":1}']);
+  });
+
+  it("are one example generated from the schema when it gives none, and it matches the schema", () => {
+    expect(sampleOf({ type: "object", properties: { findings: { type: "array", items: { type: "string" } } }, required: ["findings"] })).toEqual(['{"findings":["string"]}']);
+    expect(sampleOf({ type: "object", properties: { severity: { type: "integer", minimum: 1, maximum: 5 }, label: { enum: ["low", "high"] } }, required: ["severity", "label"] })).toEqual(['{"severity":1,"label":"low"}']);
+    expect(sampleOf({ type: "string" })).toEqual(["string"]);
+  });
+
+  it("refuses an example that does not match the schema, naming it", () => {
+    const errors = errorsOf(edit(declarative(), { output_schema: { type: "object", properties: { n: { type: "integer" } }, required: ["n"], examples: [{ n: 1 }, { n: "two" }, {}] } }));
+    expect(pointersAndCodes(errors)).toEqual([
+      ["/output_schema/examples/1", "invalid_example"],
+      ["/output_schema/examples/2", "invalid_example"],
+    ]);
+    expect(errors[0]?.message).toContain("/n must be integer");
+  });
+
+  it("refuses empty or non-array examples, and a schema with no examples for which none can be generated", () => {
+    expect(pointersAndCodes(errorsOf(edit(declarative(), { output_schema: { type: "string", examples: [] } })))).toEqual([["/output_schema/examples", "wrong_type"]]);
+    // not an array at all: the JSON Schema meta-schema already refuses it
+    expect(pointersAndCodes(errorsOf(edit(declarative(), { output_schema: { type: "string", examples: "text" } })))).toEqual([["/output_schema", "invalid_schema"]]);
+    const unguessable = errorsOf(edit(declarative(), { output_schema: { type: "string", pattern: "^[A-Z]{3}-\\d{4}$" } }));
+    expect(pointersAndCodes(unguessable)).toEqual([["/output_schema/examples", "required"]]);
+    expect(unguessable[0]?.message).toContain("add one to 3 example outputs");
+    expect(pointersAndCodes(errorsOf(edit(declarative(), { output_schema: {} })))).toEqual([["/output_schema/examples", "required"]]);
+  });
+});
+
+describe("schema patterns", () => {
+  it("refuses a backreference, lookaround and an over-long pattern at its pointer; an invalid regex is an invalid schema", () => {
+    const errors = errorsOf(edit(declarative(), {
+      input_schema: { type: "object", properties: { a: { type: "string", pattern: "(x)\\1" }, b: { type: "string", pattern: "a(?!b)" } }, patternProperties: { "^(?<=x)y": {} } },
+      output_schema: { type: "object", properties: { c: { type: "string", pattern: "a".repeat(1001) } }, examples: [{}] },
+    }));
+    expect(pointersAndCodes(errors)).toEqual([
+      ["/input_schema/properties/a/pattern", "unsupported_pattern"],
+      ["/input_schema/properties/b/pattern", "unsupported_pattern"],
+      ["/input_schema/patternProperties/^(?<=x)y", "unsupported_pattern"],
+      ["/output_schema/properties/c/pattern", "too_long"],
+    ]);
+  });
+
+  it("does not take data named pattern (in const, enum, examples, default) for a pattern", () => {
+    const result = validateManifest(edit(declarative(), { input_schema: { type: "object", properties: { p: { const: { pattern: "(x)\\1" } } }, default: { pattern: "(?=a)" } } }));
+    expect(result.ok).toBe(true);
+  });
+
+  it("runs schema patterns in linear time: ^(a+)+$ against 10,000 a's and a ! takes milliseconds, and patternProperties keys meet property names without RegExp", () => {
+    const compiled = compileJsonSchema({ type: "object", properties: { [`${"a".repeat(40)}!`]: { type: "string", pattern: "^(a+)+$" } }, patternProperties: { "^(a+)+$": {} } });
+    if (!compiled.ok) throw new Error(compiled.message);
+    const started = performance.now();
+    expect(compiled.validate({ [`${"a".repeat(40)}!`]: `${"a".repeat(10_000)}!` })).toBe(false);
+    expect(compiled.validate({ [`${"a".repeat(40)}!`]: "aaaa" })).toBe(true);
+    expect(performance.now() - started).toBeLessThan(100);
+  });
+
+  it("keeps each pattern its own when several share one schema compiler", () => {
+    const first = compileJsonSchema({ type: "string", pattern: "^a+$" });
+    const second = compileJsonSchema({ type: "string", pattern: "^b+$" });
+    if (!first.ok || !second.ok) throw new Error("did not compile");
+    expect([first.validate("aaa"), first.validate("bbb"), second.validate("bbb"), second.validate("aaa")]).toEqual([true, false, true, false]);
   });
 });
 

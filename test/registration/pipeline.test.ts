@@ -3,7 +3,7 @@
 // completes the job; failures, redeliveries, dead letters and lost messages all end in a final job.
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { randomBytes } from "node:crypto";
-import { ScanCommand } from "@aws-sdk/lib-dynamodb";
+import { GetCommand, ScanCommand } from "@aws-sdk/lib-dynamodb";
 import { SetQueueAttributesCommand } from "@aws-sdk/client-sqs";
 import { createPublicClient, createWalletClient, encodePacked, http, keccak256, parseEther } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
@@ -134,6 +134,28 @@ describe("registration", () => {
     expect(pointers).toEqual(expect.arrayContaining(["/name", "/category", "/tools", "/timeout_seconds"]));
     expect(failed.error.details.length).toBeGreaterThanOrEqual(5);
     expect(failed).not.toHaveProperty("result");
+  });
+
+  it("publishes every listing with one to three sample outputs: its examples, or one generated from its output schema", async () => {
+    const sampleOutputOf = async (body: Record<string, unknown>) => {
+      const queued = (await (await submit(JSON.stringify(body))).json()) as { job_id: string };
+      await drain();
+      const done = (await job(queued.job_id)).body;
+      if (done.status !== "completed") return done;
+      const onChainId = `0x${(done.result.listing_id as string).slice(4)}`;
+      const record = await ctx.services.tables.doc.send(new GetCommand({ TableName: ctx.services.tables.name("listings"), Key: { pk: `listing#${onChainId}`, sk: "agent" }, ConsistentRead: true }));
+      return record.Item?.sample_output as string[];
+    };
+    const findings = { type: "object", properties: { findings: { type: "array", items: { type: "string" } } }, required: ["findings"] };
+    expect(await sampleOutputOf(manifest({ output_schema: findings }))).toEqual(['{"findings":["string"]}']);
+    expect(await sampleOutputOf(manifest({ output_schema: { ...findings, examples: [{ findings: ["a"] }, { findings: ["b"] }, { findings: ["c"] }, { findings: ["d"] }] } }))).toEqual([
+      '{"findings":["a"]}',
+      '{"findings":["b"]}',
+      '{"findings":["c"]}',
+    ]);
+    const refused = (await sampleOutputOf(manifest({ output_schema: { ...findings, examples: [{ findings: "not a list" }] } }))) as unknown as Record<string, any>;
+    expect(refused.status).toBe("failed");
+    expect(refused.error.details).toEqual([{ pointer: "/output_schema/examples/0", code: "invalid_example", message: expect.stringContaining("/findings must be array") }]);
   });
 
   it("refuses at once what the request shows: not JSON, over 64 KB, not an object, no token", async () => {
