@@ -242,6 +242,37 @@ describe("a JSON answer", () => {
   });
 });
 
+describe("an answer nested deeper than the service reads", () => {
+  const deep = (depth: number) => "[".repeat(depth) + "]".repeat(depth);
+  const raw = (body: string, contentType = "application/json"): Route => (_req, res) => {
+    res.writeHead(200, { "content-type": contentType, "content-length": Buffer.byteLength(body) });
+    res.end(body);
+  };
+
+  it("fails a JSON answer nested 20,000 levels deep as invalid_output, without a RangeError", async () => {
+    const path = route("/deep-json", raw(`{"output":${deep(20_000)}}`));
+    expect(failure((await call(path)).result)).toEqual({ code: "invalid_output", message: "The agent's output nests deeper than 64 levels of arrays and objects; the service reads at most 64." });
+  });
+
+  it("fails a stream whose result event is nested 20,000 deep, and treats a deep output event as malformed", async () => {
+    const result = route("/deep-result", raw(`event: result\ndata: {"output":${deep(20_000)}}\n\n`, "text/event-stream"));
+    expect(failure((await call(result)).result).code).toBe("invalid_output");
+    const output = route("/deep-output", raw(`event: output\ndata: {"delta":${deep(20_000)}}\n\n`, "text/event-stream"));
+    expect(failure((await call(output)).result).code).toBe("agent_invalid_response");
+  });
+
+  it("reads an answer exactly 64 levels deep (the output 63 inside its envelope)", async () => {
+    const path = route("/deep-enough", raw(`{"output":${deep(63)}}`));
+    const { result } = await call(path);
+    expect(result.status).toBe("completed");
+  });
+
+  it("fails an answer whose JSON is longer than 1,048,576 characters as output_too_large", async () => {
+    const path = route("/long-json", raw(JSON.stringify({ output: "x".repeat(1_048_576) })));
+    expect(failure((await call(path)).result).code).toBe("output_too_large");
+  });
+});
+
 describe("a streamed answer", () => {
   it("passes deltas on as they arrive, before the agent sends the rest", async () => {
     const timeline: string[] = [];
