@@ -131,6 +131,17 @@ describe("failures", () => {
     expect(alive(pid)).toBe(false);
   });
 
+  it("fails a result nested deeper than the service reads as invalid_output, and reads one exactly at the limit", async () => {
+    const deep = await run(spec("deep", { depth: 500 }));
+    expect(deep.status).toBe("failed");
+    expect(deep.error).toEqual({ code: "invalid_output", message: "the agent's output nests deeper than 64 levels of arrays and objects; the service reads at most 64" });
+    expect(alive(deep.pid!)).toBe(false);
+    // the result line's envelope is one level: an output 63 deep is a line 64 deep
+    const atLimit = await run(spec("deep", { depth: 63 }));
+    expect(atLimit.status).toBe("completed");
+    expect(JSON.stringify(atLimit.output)).toBe("[".repeat(63) + "]".repeat(63));
+  });
+
   it("reports a throw as entry_error with the entry's message", async () => {
     const result = await run(spec("throw", { message: "the agent gave up" }));
     expect(result.status).toBe("failed");
