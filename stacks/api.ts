@@ -44,7 +44,15 @@ function apiRoutes() {
 export function createApi(r: AppResources) {
   const apiFunction = new sst.aws.Function(
     "ApiFunction",
-    withCors(appFunction("functions/api.handler", r, { timeout: `${CALLER_TIMEOUT_SECONDS} seconds` }), r),
+    withCors(
+      appFunction("functions/api.handler", r, {
+        timeout: `${CALLER_TIMEOUT_SECONDS} seconds`,
+        // GET /v1/docs/scalar.js serves the reference's standalone script from this package's files,
+        // which a bundle does not carry: the package is installed beside the handler instead.
+        nodejs: { install: ["@scalar/api-reference"] },
+      }),
+      r,
+    ),
   );
 
   const api = new sst.aws.ApiGatewayV1("Api", {

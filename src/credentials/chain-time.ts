@@ -15,3 +15,18 @@ export async function chainNowSeconds(chain: ChainClient): Promise<number> {
     throw new ApiError("service_unavailable", "The chain could not be reached to read its time; retry.", { cause: error });
   }
 }
+
+/**
+ * The chain's time for reading the index (the credentials list, the MCP tool list), or the server's
+ * clock when the chain cannot be read: the index answers on its own during a chain outage, and the
+ * difference is only how a subscription expiring in that window reads until the chain is back.
+ * Verification never falls back (it asks the chain, or answers 503).
+ */
+export async function chainNowOrClock(chain: ChainClient, onFallback?: (error: unknown) => void): Promise<number> {
+  try {
+    return await chainNowSeconds(chain);
+  } catch (error) {
+    onFallback?.(error);
+    return Math.floor(Date.now() / 1000);
+  }
+}

@@ -8,6 +8,7 @@ import type { Address } from "viem";
 import type { Services } from "../services.ts";
 import { batchGet } from "../adapters/tables/dynamo.ts";
 import { listCredentials } from "../credentials/list.ts";
+import { chainNowOrClock } from "../credentials/chain-time.ts";
 import { agentKey } from "../reviews/listings.ts";
 import { compileJsonSchema } from "../registration/manifest.ts";
 import { describeSchemaErrors } from "../execution/agent-logic.ts";
@@ -58,8 +59,10 @@ export interface RentedAgentEntry extends AgentToolEntry {
 /** The wallet's rented agents (active credentials) as tool entries, sorted by name. */
 export async function rentedAgentEntries(services: Services, wallet: Address): Promise<RentedAgentEntry[]> {
   const credentials = [];
+  // The chain's clock decides which subscriptions are still active, as GET /v1/credentials does.
+  const now = await chainNowOrClock(services.chain);
   for (let offset = 0; ; ) {
-    const page = await listCredentials(services.tables, wallet, { status: "active", limit: 100, offset });
+    const page = await listCredentials(services.tables, wallet, { status: "active", limit: 100, offset }, now);
     credentials.push(...page.credentials);
     offset += page.credentials.length;
     if (page.credentials.length === 0 || offset >= page.total) break;

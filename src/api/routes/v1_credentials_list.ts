@@ -2,7 +2,7 @@
 import { z, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../env.ts";
 import { listCredentials } from "../../credentials/list.ts";
-import { chainNowSeconds } from "../../credentials/chain-time.ts";
+import { chainNowOrClock } from "../../credentials/chain-time.ts";
 import { CREDENTIAL_STATUSES } from "../../credentials/status.ts";
 import { defineRoute } from "../openapi.ts";
 
@@ -38,7 +38,7 @@ const route = defineRoute({
   responses: {
     200: { description: "Credentials", content: { "application/json": { schema: z.object({ credentials: z.array(CredentialSchema), total: z.number().int() }).openapi("CredentialList") } } },
   },
-  errors: { 400: ["invalid_request"], 503: ["service_unavailable"] },
+  errors: { 400: ["invalid_request"] },
 });
 
 export function registerV1CredentialsList(app: OpenAPIHono<AppEnv>): void {
@@ -49,7 +49,7 @@ export function registerV1CredentialsList(app: OpenAPIHono<AppEnv>): void {
       services.tables,
       c.get("principal").wallet,
       { limit: query.limit, offset: query.offset, ...(query.status ? { status: query.status as (typeof CREDENTIAL_STATUSES)[number] } : {}) },
-      await chainNowSeconds(services.chain),
+      await chainNowOrClock(services.chain, () => services.logger.warn("credentials listed by the server's clock: the chain could not be read")),
     );
     return c.json(result, 200);
   });
