@@ -259,6 +259,25 @@ describe("createLambdaSandboxPool", () => {
     expect(result).toMatchObject({ status: "failed", error: { code: "entry_error", message: "the model gave an empty answer" }, entryInvokedAt: 1 });
   });
 
+  it("fails a result line nested 20,000 levels deep as invalid_output, and reads one exactly 64 deep", async () => {
+    const deep = (depth: number) => "[".repeat(depth) + "]".repeat(depth);
+    behaviour = (_call, res) => {
+      startStream(res);
+      res.write(chunk(line({ t: "output", delta: "a" }) + `{"t":"result","ok":true,"output":${deep(20_000)}}\n`));
+      res.end(complete());
+    };
+    const { result, events } = await run(spec());
+    expect(events).toEqual([{ type: "output", delta: "a" }]);
+    expect(result).toMatchObject({ status: "failed", error: { code: "invalid_output", message: "the agent's output nests deeper than 64 levels of arrays and objects; the service reads at most 64" } });
+
+    behaviour = (_call, res) => {
+      startStream(res);
+      res.write(chunk(`{"t":"result","ok":true,"output":${deep(63)}}\n`));
+      res.end(complete());
+    };
+    expect((await run(spec())).result).toMatchObject({ status: "completed" });
+  });
+
   it("ignores lines that are not messages and anything after the result", async () => {
     behaviour = (_call, res) => {
       startStream(res);
