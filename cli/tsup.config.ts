@@ -8,7 +8,7 @@ import { defineConfig } from "tsup";
 const { version } = JSON.parse(readFileSync(new URL("./package.json", import.meta.url), "utf8")) as { version: string };
 
 export default defineConfig({
-  entry: { agentrent: "src/main.ts" },
+  entry: { agentrent: "src/bin.ts" },
   format: ["esm"],
   platform: "node",
   target: "node20",

@@ -39,7 +39,7 @@ const CONTRACT_ERRORS: Record<string, string> = {
   InvalidDuration: "the duration must be 30d, 90d or 365d",
   DepositTooLow: "the deposit must cover at least one run",
   ProtocolPaused: "the protocol is paused",
-  EscrowNotEmpty: "withdraw the listing's earnings first (`agentrent withdraw <listing>`), then close it",
+  EscrowNotEmpty: "a renter's paid subscription period has not elapsed yet; the listing can be closed once every paid period has ended",
   NothingToWithdraw: "there is nothing to withdraw",
   IncorrectPayment: "the ETH sent differs from the amount due",
   TransferFailed: "the ETH transfer failed",
@@ -106,12 +106,13 @@ export interface SentTransaction {
 }
 
 /** Simulates, sends and awaits `functionName(args)` from `account`; refusals become CliErrors naming the contract error. */
-export async function sendTransaction(target: ChainTarget, account: PrivateKeyAccount, functionName: string, args: readonly unknown[], value?: bigint): Promise<SentTransaction> {
+export async function sendTransaction(target: ChainTarget, account: PrivateKeyAccount, functionName: string, args: readonly unknown[], value?: bigint, onSent?: (hash: Hex) => void): Promise<SentTransaction> {
   const wallet = createWalletClient({ account, chain: target.chain, transport: http(target.rpcUrl, { timeout: 30_000 }) });
   return guard(async () => {
     // viem's generics cannot follow a function name chosen at run time through its overloads.
     const { request, result } = await target.client.simulateContract({ address: target.marketplace, abi: marketplaceAbi, functionName, args, account, ...(value === undefined ? {} : { value }) } as never);
     const hash = await wallet.writeContract(request as never);
+    onSent?.(hash);
     const receipt = await target.client.waitForTransactionReceipt({ hash, pollingInterval: 100, timeout: 120_000 });
     if (receipt.status !== "success") throw new CliError(`${functionName} reverted in transaction ${hash}.`, EXIT.access, "transaction_reverted");
     return { hash, blockNumber: receipt.blockNumber, gasUsed: receipt.gasUsed, result: result as unknown };

@@ -1,6 +1,7 @@
 // The command line: a table of commands, each parsed with node:util parseArgs (strict), global flags
 // accepted anywhere, and the dispatcher that turns every failure into a message and an exit code.
 import { readFileSync } from "node:fs";
+import { resolve as resolvePath } from "node:path";
 import { parseArgs, type ParseArgsOptionsConfig } from "node:util";
 import { CliError, EXIT, toCliError, usageError } from "./errors.ts";
 import { Output, type Streams } from "./output.ts";
@@ -27,6 +28,12 @@ export interface CommandContext {
   flags: FlagValues;
   env: Env;
   out: Output;
+  /** The working directory relative paths (manifests, --out, @file) are read against. */
+  cwd: string;
+  /** Aborted when the person presses Ctrl-C (SIGINT): a run in progress stops and says how to resume it. */
+  signal: AbortSignal;
+  /** `path` resolved against `cwd`. */
+  path(path: string): string;
   /** Resolved on first use, so commands that need no settings work without any. */
   settings(): Settings;
 }
@@ -39,6 +46,10 @@ export interface Command {
   usage: string;
   /** Longer help: flags and notes, one per line. */
   help?: string[];
+  /** Example command lines, shown by `help <command>`. */
+  examples?: string[];
+  /** The command reports Ctrl-C itself (a run says how to resume); others are stopped by the dispatcher. */
+  handlesInterrupt?: boolean;
   options?: ParseArgsOptionsConfig;
   /** Positional arguments accepted: [min, max]. Default [0, 0]. */
   args?: [number, number];
@@ -117,8 +128,32 @@ function parseFlags(args: string[], options: ParseArgsOptionsConfig, where: stri
     const { values, positionals } = parseArgs({ args, options, allowPositionals: true, strict: true });
     return { values: values as FlagValues, positionals };
   } catch (error) {
-    const message = error instanceof Error ? error.message.replace(/\. To specify a positional argument starting with a '-'.*$/s, ".") : String(error);
-    throw usageError(`${where}: ${message}`);
+    throw usageError(parserMessage(error, options, where));
+  }
+}
+
+/** node:util's parser errors in the CLI's own words (its messages name Node's API, not ours). */
+export function parserMessage(error: unknown, options: ParseArgsOptionsConfig, where: string): string {
+  const code = (error as { code?: string }).code;
+  const text = error instanceof Error ? error.message : String(error);
+  // Node quotes the flag as typed ('--x', '-x') or as declared ('-t, --task <value>'): prefer the long name.
+  const quoted = /'([^']*)'/.exec(text)?.[1] ?? "";
+  const flag = /--[\w-]+/.exec(quoted)?.[0] ?? /-\w/.exec(quoted)?.[0] ?? quoted;
+  const name = flag.replace(/^-+/, "");
+  const known = Object.entries(options).find(([long, o]) => long === name || o.short === name);
+  const command = where === "agentrent" ? "agentrent" : `agentrent ${where}`;
+  const flags = Object.keys(options).filter((n) => !(n in GLOBAL_OPTIONS)).map((n) => `--${n}`);
+  switch (code) {
+    case "ERR_PARSE_ARGS_UNKNOWN_OPTION": {
+      const close = flags.filter((f) => distance(f, flag) <= 2);
+      return `${command} has no flag ${flag}.${close.length ? ` Did you mean ${close.join(" or ")}?` : flags.length ? ` Its flags: ${flags.join(", ")}.` : " It takes only the global flags."}`;
+    }
+    case "ERR_PARSE_ARGS_INVALID_OPTION_VALUE":
+      return known?.[1].type === "string" ? `--${known[0]} needs a value (for example --${known[0]} <value>).` : `--${known?.[0] ?? name} takes no value.`;
+    case "ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL":
+      return `${command} takes no argument ${/'([^']*)'/.exec(text)?.[1] ?? ""}`.trim() + ".";
+    default:
+      return `${command}: the arguments could not be read.`;
   }
 }
 
@@ -135,9 +170,35 @@ function distance(a: string, b: string): number {
   return d[a.length]![b.length]!;
 }
 
+/** What the flags shared by several commands mean. */
+const FLAG_DOCS: Record<string, string> = {
+  yes: "confirm without asking (required when not on a terminal)",
+  limit: "how many to show (1 to 100)",
+  offset: "skip this many (paging)",
+  status: "only those with this status",
+  label: "a name for the key (1 to 64 characters)",
+  name: "the display name (up to 64 characters)",
+  reason: "the reason the creator reads",
+  price: "the new price in ETH",
+  "metadata-uri": "the new metadata URI (ipfs://…)",
+  amount: "how much ETH to withdraw (default: all of it)",
+  runs: "per_query: N runs at the listing's price",
+  deposit: "per_query: this much ETH",
+  duration: "subscription length: 30d (default), 90d or 365d",
+  model: "the rental model: one_time, subscription or per_query",
+  force: "replace what exists",
+  timeout: "seconds to wait",
+  "allow-private-hosts": "accept URLs on private or loopback addresses (a local stack)",
+};
+
 export function commandHelp(command: Command): string {
   const lines = [`agentrent ${command.path}${command.usage ? ` ${command.usage}` : ""}`, "", command.summary];
   if (command.help?.length) lines.push("", ...command.help.map((l) => `  ${l}`));
+  // Every flag is described: those the command's notes do not explain get a line of their own.
+  const described = (command.help ?? []).join("\n");
+  const rest = Object.entries(command.options ?? {}).filter(([name]) => !new RegExp(`--${name}\\b`).test(described));
+  if (rest.length) lines.push("", "Flags:", ...rest.map(([name, o]) => `  ${`--${name}${o.short ? `, -${o.short}` : ""}${o.type === "string" ? " <value>" : ""}`.padEnd(24)} ${FLAG_DOCS[name] ?? ""}`.trimEnd()));
+  if (command.examples?.length) lines.push("", "Examples:", ...command.examples.map((l) => `  $ ${l}`));
   lines.push("", "Global flags:", ...GLOBAL_HELP.map((l) => `  ${l}`));
   return lines.join("\n");
 }
@@ -160,8 +221,17 @@ export function overview(commands: Command[], group?: string): string {
   return lines.join("\n");
 }
 
+export interface RunOptions {
+  /** Default: the process's working directory. */
+  cwd?: string;
+  /** Default: never aborted. */
+  signal?: AbortSignal;
+}
+
 /** Runs the command line; returns the exit code. Never throws. */
-export async function runCli(argv: string[], commands: Command[], env: Env = process.env, streams?: Streams): Promise<number> {
+export async function runCli(argv: string[], commands: Command[], env: Env = process.env, streams?: Streams, options: RunOptions = {}): Promise<number> {
+  const cwd = options.cwd ?? process.cwd();
+  const signal = options.signal ?? new AbortController().signal;
   const json = argv.includes("--json");
   let out = new Output(json, streams);
   try {
@@ -170,7 +240,7 @@ export async function runCli(argv: string[], commands: Command[], env: Env = pro
       return EXIT.ok;
     }
     // `agentrent help <command>` is `agentrent <command> --help`.
-    if (argv[0] === "help" && argv.length > 1 && !argv[1]!.startsWith("-")) return runCli([...argv.slice(1), "--help"], commands, env, streams);
+    if (argv[0] === "help" && argv.length > 1 && !argv[1]!.startsWith("-")) return runCli([...argv.slice(1), "--help"], commands, env, streams, options);
     if (argv[0] === "completion") {
       const shell = argv[1];
       if (!isShell(shell) || argv.length > 2) throw usageError("agentrent completion <bash|zsh|fish>: prints the completion script of that shell (for example: source <(agentrent completion bash)).");
@@ -203,10 +273,26 @@ export async function runCli(argv: string[], commands: Command[], env: Env = pro
       flags: parsed.values,
       env,
       out,
-      settings: () => (settings ??= resolveSettings(parsed.values as GlobalFlags, env)),
+      cwd,
+      signal,
+      path: (path) => resolvePath(cwd, path),
+      settings: () => (settings ??= resolveSettings(parsed.values as GlobalFlags, env, cwd)),
     };
-    const code = await command.run(ctx);
-    return code ?? EXIT.ok;
+    const running = command.run(ctx);
+    if (command.handlesInterrupt) return (await running) ?? EXIT.ok;
+    // A command that does not report Ctrl-C itself stops at once (nothing it started is left half-done
+    // by us: a sent transaction is mined or not whatever the CLI does).
+    let onAbort = () => {};
+    const interrupted = new Promise<never>((_, reject) => {
+      onAbort = () => reject(new CliError("Interrupted.", EXIT.interrupted, "interrupted"));
+      if (signal.aborted) onAbort();
+      else signal.addEventListener("abort", onAbort, { once: true });
+    });
+    try {
+      return (await Promise.race([running, interrupted])) ?? EXIT.ok;
+    } finally {
+      signal.removeEventListener("abort", onAbort);
+    }
   } catch (error) {
     const cliError = toCliError(error);
     out.error(cliError);

@@ -20,6 +20,8 @@ export const EXIT = {
   rateLimited: 7,
   /** The API or the chain could not be reached, or answered 5xx; retry later. */
   unavailable: 8,
+  /** Interrupted with Ctrl-C (128 + SIGINT, as shells report it). */
+  interrupted: 130,
 } as const;
 
 export type ExitCode = (typeof EXIT)[keyof typeof EXIT];

@@ -63,10 +63,15 @@ export class Output {
     if (error.exitCode === EXIT.usage && !this.json) this.streams.stderr.write("Run `agentrent help` for the commands, `agentrent <command> --help` for one.\n");
   }
 
-  /** A progress indicator on stderr while `task` runs: a spinner on a terminal, nothing otherwise. */
+  /** Progress on stderr while `task` runs: a spinner on a terminal; elsewhere each label once, as a plain
+   * line (a log reads well, and --json keeps stdout clean). Hand-written rather than ora: ten lines, and
+   * the CLI's start stays free of its dependencies. */
   async progress<T>(label: string, task: (update: (label: string) => void) => Promise<T>): Promise<T> {
     const tty = Boolean(this.streams.stderr.isTTY);
-    if (!tty) return task(() => {});
+    if (!tty) {
+      this.streams.stderr.write(`${label}...\n`);
+      return task((next) => this.streams.stderr.write(`${next}...\n`));
+    }
     const frames = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
     let current = label;
     let i = 0;

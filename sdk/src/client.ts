@@ -57,6 +57,8 @@ export interface ExecuteOptions {
   /** Makes retries safe: the same key with the same request returns the first run and is never charged twice. Default: a random UUID per call. */
   idempotencyKey?: string;
   signal?: AbortSignal;
+  /** Streams only: called with the run id (the X-Run-Id header) as soon as the service has started the run. */
+  onRunId?: (runId: string) => void;
 }
 
 export interface RunEventsOptions {
@@ -342,10 +344,10 @@ export class AgentRentalClient {
    * server side and stays readable with `runs.get`.
    */
   executeStream(request: ExecuteRequest, options: ExecuteOptions = {}): AsyncGenerator<StreamEvent, void, undefined> {
-    return this.streamRun({ request, idempotencyKey: options.idempotencyKey ?? randomKey(), signal: options.signal });
+    return this.streamRun({ request, idempotencyKey: options.idempotencyKey ?? randomKey(), signal: options.signal, onRunId: options.onRunId });
   }
 
-  private async *streamRun(start: { request?: ExecuteRequest; idempotencyKey?: string; runId?: string; lastEventId?: string | undefined; signal?: AbortSignal | undefined }): AsyncGenerator<StreamEvent, void, undefined> {
+  private async *streamRun(start: { request?: ExecuteRequest; idempotencyKey?: string; runId?: string; lastEventId?: string | undefined; signal?: AbortSignal | undefined; onRunId?: ((runId: string) => void) | undefined }): AsyncGenerator<StreamEvent, void, undefined> {
     const { signal } = start;
     let runId = start.runId;
     let lastId = start.lastEventId;
@@ -359,6 +361,7 @@ export class AgentRentalClient {
         headers["idempotency-key"] = start.idempotencyKey;
         response = await this.send({ method: "POST", path: "/v1/execute/stream", body: start.request, headers, signal });
         runId = response.headers.get("x-run-id") ?? undefined;
+        if (runId !== undefined) start.onRunId?.(runId);
       } else {
         response = await this.send({ method: "GET", path: `/v1/runs/${encodeURIComponent(runId)}/events`, headers, signal });
       }

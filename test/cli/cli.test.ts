@@ -22,8 +22,8 @@ import { formatEther } from "viem";
 import { authenticatedApi } from "../../cli/src/api.ts";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "../..");
-// The sources through tsx; the packed, bundled bin is run by test/packages/install.test.ts.
-const bin = join(root, "cli/src/main.ts");
+// The bundled bin (built by its test); the packed and installed one is run by test/packages/install.test.ts.
+const bin = join(root, "cli/bin/agentrent.mjs");
 const FAST = { n: 1024, r: 8, p: 1 };
 
 function capture() {
@@ -115,8 +115,14 @@ describe("argument parsing", () => {
   it("refuses unknown commands, unknown flags and flags of another command", () => {
     expect(() => parseCommandLine(["bogus"], COMMANDS)).toThrow(/Unknown command "bogus"/);
     expect(() => parseCommandLine(["keys", "rotate"], COMMANDS)).toThrow(/Unknown command "keys rotate".*keys create, keys list, keys revoke/);
-    expect(() => parseCommandLine(["search", "--task", "x"], COMMANDS)).toThrow(/Unknown option '--task'/);
-    expect(() => parseCommandLine(["execute", "a", "--task"], COMMANDS)).toThrow(/--task/);
+    expect(() => parseCommandLine(["search", "--task", "x"], COMMANDS)).toThrow(/^agentrent search has no flag --task\. Its flags: --category, --model, /);
+    expect(() => parseCommandLine(["execute", "a", "--task"], COMMANDS)).toThrow(/^--task needs a value \(for example --task <value>\)\.$/);
+    expect(() => parseCommandLine(["credentials", "--limt", "3"], COMMANDS)).toThrow(/^agentrent credentials has no flag --limt\. Did you mean --limit\?$/);
+    expect(() => parseCommandLine(["keys", "list", "--json=yes"], COMMANDS)).toThrow(/^--json takes no value\.$/);
+    // Never Node's own wording.
+    for (const argv of [["search", "--task", "x"], ["execute", "a", "--task"], ["keys", "list", "--json=yes"], ["keys", "list", "-z"]]) {
+      expect(() => parseCommandLine(argv, COMMANDS)).toThrow(expect.objectContaining({ message: expect.not.stringMatching(/Unknown option|positional argument|parseArgs|Option '/) }));
+    }
   });
 
   it("suggests a close command", async () => {
@@ -316,8 +322,10 @@ describe("bad input", () => {
     expect(incomplete.stderr).toMatch(/Missing --category, --description/);
   });
 
-  it("the binary: unknown command exits 2, a bad manifest exits 6, help exits 0", () => {
-    const run = (args: string[]) => spawnSync(process.execPath, ["--import", "tsx", bin, ...args], { cwd: root, encoding: "utf8", env: { ...process.env, AGENTRENT_CONFIG_DIR: mkdtempSync(join(tmpdir(), "agentrent-bin-")) }, timeout: 60_000 });
+  it("the built binary: unknown command exits 2, a bad manifest exits 6, help exits 0", () => {
+    const build = spawnSync(process.execPath, [join(root, "node_modules/tsup/dist/cli-default.js")], { cwd: join(root, "cli"), encoding: "utf8", timeout: 120_000 });
+    expect(build.status, build.stderr).toBe(0);
+    const run = (args: string[]) => spawnSync(process.execPath, [bin, ...args], { cwd: root, encoding: "utf8", env: { ...process.env, AGENTRENT_CONFIG_DIR: mkdtempSync(join(tmpdir(), "agentrent-bin-")) }, timeout: 60_000 });
     const unknown = run(["frobnicate"]);
     expect(unknown.status).toBe(EXIT.usage);
     expect(unknown.stderr).toMatch(/agentrent: Unknown command "frobnicate"/);
@@ -329,5 +337,5 @@ describe("bad input", () => {
     const help = run(["help"]);
     expect(help.status).toBe(0);
     expect(help.stdout).toMatch(/agentrent <command>/);
-  });
+  }, 150_000);
 });

@@ -1,4 +1,4 @@
-// The CLI end to end, as its users run it: the `agentrent` binary spawned as a child process against
+// The CLI end to end, as its users run it: the `agentrent` command line (its entry run in-process) against
 // the real service (the API served over HTTP on a free 127.0.0.1 port, the real chain and contract,
 // the emulators, the registration queue consumer and the chain indexer running), with a connected
 // agent on a real HTTPS server. A creator applies, is approved by the authority, registers and lists
@@ -96,7 +96,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   releaseStream();
-  killAll();
+  await killAll();
   await consumer?.stop();
   await indexer?.stop();
   await closeApi(api);
@@ -250,13 +250,14 @@ describe("agentrent end to end", () => {
     const topped = await cliJson<{ credential: { balance_wei: number } }>(renterEnv, ["topup", listing.listing_id, "--deposit", "0.002", "--yes"]);
     expect(topped.credential.balance_wei).toBe(Number(price * 3n));
 
-    // Listing management: a new price, resuming, and closing (refused while the escrow holds earnings).
+    // Listing management: a new price, resuming, and closing (refused while a paid subscription period
+    // has not elapsed; a one-time listing closes with its earnings still withdrawable).
     expect(await cliJson(creatorEnv, ["listing", "update", listing.listing_id, "--price", "0.0015"])).toMatchObject({ price_wei: Number(parseEther("0.0015")), status: "paused" });
     expect(await cliJson(creatorEnv, ["listing", "resume", listing.agent_id])).toMatchObject({ status: "active" });
-    const notEmpty = await cli(creatorEnv, ["listing", "close", oneTime.listing_id, "--yes"]);
-    expect(notEmpty.code).toBe(EXIT.access);
-    expect(notEmpty.stderr).toMatch(/EscrowNotEmpty.*agentrent withdraw/);
-    await cliJson(creatorEnv, ["withdraw", oneTime.listing_id]);
+    const unvested = await cli(creatorEnv, ["listing", "close", subscription.listing_id, "--yes"]);
+    expect(unvested.code).toBe(EXIT.access);
+    expect(unvested.stderr).toMatch(/EscrowNotEmpty: .*paid subscription period/);
     expect(await cliJson(creatorEnv, ["listing", "close", oneTime.listing_id, "--yes"])).toMatchObject({ status: "closed" });
+    expect((await cliJson<{ amount_wei: number }>(creatorEnv, ["withdraw", oneTime.listing_id])).amount_wei).toBeGreaterThan(0);
   }, 240_000);
 });

@@ -1,12 +1,12 @@
-// The `agentrent` binary as its users run it, for the CLI's end-to-end suites: each actor (a wallet)
-// gets its own HOME and config directory, settings come from AGENTRENT_* variables, and every process
-// is bounded by a kill and stopped at the end.
-import { spawn, type ChildProcess } from "node:child_process";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
-
-// The CLI's sources through tsx (the packed, bundled bin is run by test/packages).
-const MAIN = join(dirname(fileURLToPath(import.meta.url)), "../../cli/src/main.ts");
+// The `agentrent` command line as its users run it, for the CLI's end-to-end suites, run in-process:
+// the CLI's own entry (`main` in cli/src/main.ts) with the arguments, an environment, a working
+// directory and captured stdout and stderr, resolving to the exit code. Each actor (a wallet) gets its
+// own HOME and config directory, and settings come from AGENTRENT_* variables. Every run is bounded:
+// past its time limit it is aborted as Ctrl-C would (the packed, bundled binary is spawned by
+// test/cli/cli.test.ts and test/packages).
+import { Writable } from "node:stream";
+import { join } from "node:path";
+import { main } from "../../cli/src/main.ts";
 
 export type CliEnv = Record<string, string>;
 
@@ -17,8 +17,10 @@ export interface CliResult {
 }
 
 export interface RunningCli {
-  child: ChildProcess;
   stdout(): string;
+  stderr(): string;
+  /** Presses Ctrl-C. */
+  interrupt(): void;
   done: Promise<CliResult>;
 }
 
@@ -34,9 +36,31 @@ export interface CliService {
   marketplace: string;
 }
 
-/** Runs the binary in `work`, with actors' environments built against `service()` (read when called). */
+function sink(append: (text: string) => void): Writable {
+  return new Writable({
+    write(chunk: Buffer | string, _encoding, done) {
+      append(chunk.toString());
+      done();
+    },
+  });
+}
+
+/** Runs the CLI in `cwd` with `env`; aborted (as Ctrl-C) after `timeoutMs`. */
+export function startCli(cwd: string, env: CliEnv, args: string[], timeoutMs = 90_000): RunningCli {
+  let stdout = "";
+  let stderr = "";
+  const interrupt = new AbortController();
+  const timer = setTimeout(() => interrupt.abort(), timeoutMs);
+  const done = main(args, { env, cwd, signal: interrupt.signal, stdout: sink((s) => (stdout += s)), stderr: sink((s) => (stderr += s)) }).then((code) => {
+    clearTimeout(timer);
+    return { code, stdout, stderr };
+  });
+  return { stdout: () => stdout, stderr: () => stderr, interrupt: () => interrupt.abort(), done };
+}
+
+/** Runs the CLI in `work`, with actors' environments built against `service()` (read when called). */
 export function createCliHarness(work: string, service: () => CliService) {
-  const children = new Set<ChildProcess>();
+  const running = new Set<RunningCli>();
 
   /** The environment of one actor: the test process's own variables without any AGENTRENT_ one. */
   function actorEnv(actor: CliActor, name: string): CliEnv {
@@ -56,26 +80,15 @@ export function createCliHarness(work: string, service: () => CliService) {
     };
   }
 
-  /** Spawns the binary; bounded by a kill after `timeoutMs`. */
+  /** Starts a command line; bounded by an abort after `timeoutMs`. */
   function start(env: CliEnv, args: string[], timeoutMs = 90_000): RunningCli {
-    const child = spawn(process.execPath, ["--import", "tsx", MAIN, ...args], { cwd: work, env, stdio: ["ignore", "pipe", "pipe"] });
-    children.add(child);
-    let stdout = "";
-    let stderr = "";
-    child.stdout!.on("data", (d: Buffer) => (stdout += d.toString()));
-    child.stderr!.on("data", (d: Buffer) => (stderr += d.toString()));
-    const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs);
-    const done = new Promise<CliResult>((resolve) =>
-      child.once("close", (code) => {
-        clearTimeout(timer);
-        children.delete(child);
-        resolve({ code, stdout, stderr });
-      }),
-    );
-    return { child, stdout: () => stdout, done };
+    const run = startCli(work, env, args, timeoutMs);
+    running.add(run);
+    void run.done.finally(() => running.delete(run));
+    return run;
   }
 
-  /** Runs the binary to its end. */
+  /** Runs a command line to its end. */
   const cli = (env: CliEnv, args: string[], timeoutMs?: number): Promise<CliResult> => start(env, args, timeoutMs).done;
 
   /** Runs with --json and expects exit 0; returns the parsed document. */
@@ -85,9 +98,11 @@ export function createCliHarness(work: string, service: () => CliService) {
     return JSON.parse(result.stdout) as T;
   }
 
-  /** Kills every process still running (afterAll). */
-  const killAll = () => {
-    for (const child of children) child.kill("SIGKILL");
+  /** Interrupts every command line still running and waits for them (afterAll). */
+  const killAll = async () => {
+    const left = [...running];
+    for (const run of left) run.interrupt();
+    await Promise.all(left.map((run) => run.done));
   };
 
   return { actorEnv, start, cli, cliJson, killAll };

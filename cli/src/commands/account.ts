@@ -1,12 +1,12 @@
 // Account commands: wallet keystores, sign-in sessions, API keys and the config file.
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
+import { dirname, join } from "node:path";
 import type { Hex } from "viem";
 import { authenticatedApi, publicClient } from "../api.ts";
 import { intFlag, requireFlag, stringFlag, type Command } from "../cli.ts";
 import { CliError, EXIT, usageError } from "../errors.ts";
 import { askHidden, askHiddenMany, isInteractive, readStdin } from "../prompt.ts";
-import { CONFIG_KEYS, readConfig, saveSession, writeConfig, loadSession, type ConfigKey } from "../settings.ts";
+import { ADDRESS, checksumAddress, CONFIG_KEYS, configDir, readConfig, saveSession, writeConfig, loadSession, type ConfigKey } from "../settings.ts";
 import { keystorePassword, loadAccount, parsePrivateKey } from "../wallet.ts";
 import { eth } from "../units.ts";
 
@@ -25,7 +25,7 @@ async function newPassword(env: Record<string, string | undefined>): Promise<str
 async function writeKeystore(ctx: Parameters<Command["run"]>[0], privateKey: Hex, password: string): Promise<{ file: string; address: string }> {
   const [{ privateKeyToAccount }, { DEFAULT_SCRYPT, encryptKeystore }] = await Promise.all([import("viem/accounts"), import("../keystore.ts")]);
   const settings = ctx.settings();
-  const file = resolve(stringFlag(ctx.flags, "out") ?? join(settings.configDir, "keystore.json"));
+  const file = ctx.path(stringFlag(ctx.flags, "out") ?? join(settings.configDir, "keystore.json"));
   if (existsSync(file) && ctx.flags.force !== true) throw usageError(`${file} exists; pass --force to replace it (its wallet is lost unless backed up), or --out <file>.`);
   const cost = intFlag(ctx.flags, "scrypt-n-log2", 10, 20);
   const keystore = encryptKeystore(privateKey, password, cost === undefined ? DEFAULT_SCRYPT : { n: 2 ** cost, r: 8, p: 1 });
@@ -34,6 +34,70 @@ async function writeKeystore(ctx: Parameters<Command["run"]>[0], privateKey: Hex
   const config = readConfig(settings.configFile);
   if (!config.keystore || ctx.flags.default === true) writeConfig(settings.configFile, { ...config, keystore: file });
   return { file, address: privateKeyToAccount(privateKey).address };
+}
+
+const REACH_TIMEOUT_MS = 3000;
+
+function httpUrl(key: string, value: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw usageError(`${key} must be a URL such as https://api.example.com, not ${JSON.stringify(value)}; nothing was written.`);
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") throw usageError(`${key} must be an http:// or https:// URL, not ${url.protocol}; nothing was written.`);
+  return value.replace(/\/+$/, "");
+}
+
+async function reachable(ctx: Parameters<Command["run"]>[0], key: string, url: string, init: RequestInit, answers: (res: Response) => Promise<boolean>): Promise<void> {
+  if (ctx.flags.force === true) return;
+  let ok = false;
+  let why = "";
+  try {
+    const res = await ctx.out.progress(`checking ${url}`, () => fetch(url, { ...init, signal: AbortSignal.any([AbortSignal.timeout(REACH_TIMEOUT_MS), ctx.signal]) }));
+    ok = await answers(res);
+    if (!ok) why = `it answered HTTP ${res.status}, not as expected`;
+  } catch (error) {
+    why = error instanceof Error && error.name === "TimeoutError" ? `no answer within ${REACH_TIMEOUT_MS / 1000} s` : "it could not be reached";
+  }
+  if (!ok) throw new CliError(`${key} ${url}: ${why}; nothing was written. Check the URL, or pass --force to store it anyway.`, EXIT.unavailable, "unreachable");
+}
+
+/** The value to store for `key`, refused with what is wrong (nothing is written then). */
+async function checkConfigValue(ctx: Parameters<Command["run"]>[0], key: ConfigKey, value: string): Promise<string | number> {
+  switch (key) {
+    case "api_url": {
+      const url = httpUrl(key, value).replace(/\/v1$/, "");
+      // Any answer from the API's health route counts (503 too: the API is there, its dependencies are not).
+      await reachable(ctx, key, `${url}/v1/health`, { method: "GET" }, async (res) => {
+        if (res.status !== 200 && res.status !== 503) return false;
+        const body = (await res.json().catch(() => null)) as { status?: unknown } | null;
+        return typeof body?.status === "string";
+      });
+      return url;
+    }
+    case "rpc_url": {
+      const url = httpUrl(key, value);
+      await reachable(ctx, key, url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "eth_chainId", params: [] }) }, async (res) => {
+        const body = (await res.json().catch(() => null)) as { result?: unknown } | null;
+        return typeof body?.result === "string";
+      });
+      return url;
+    }
+    case "chain_id": {
+      const n = Number(value);
+      if (!/^\d+$/.test(value) || !Number.isSafeInteger(n) || n <= 0) throw usageError(`chain_id must be a positive integer, not ${JSON.stringify(value)}; nothing was written.`);
+      return n;
+    }
+    case "marketplace":
+      if (!ADDRESS.test(value)) throw usageError(`marketplace must be an address (0x + 40 hex), not ${JSON.stringify(value)}; nothing was written.`);
+      return checksumAddress(value);
+    case "keystore": {
+      const file = ctx.path(value);
+      if (!existsSync(file) && ctx.flags.force !== true) throw usageError(`No keystore at ${file}; nothing was written (create one with \`agentrent wallet new --out ${file}\`, or pass --force).`);
+      return file;
+    }
+  }
 }
 
 const keystoreOptions = {
@@ -216,18 +280,29 @@ export const accountCommands: Command[] = [
   },
   {
     path: "config set",
-    summary: `Store a default in the config file (${CONFIG_KEYS.join(", ")})`,
-    usage: "<key> <value>",
+    summary: `Store a default in the config file (${CONFIG_KEYS.join(", ")}), checked before it is written`,
+    usage: "<key> <value> [--force]",
     args: [2, 2],
+    options: { force: { type: "boolean" } },
+    help: [
+      "api_url      an http(s) URL; it must answer (GET /v1/health, 3 s) unless --force",
+      "rpc_url      an http(s) URL; it must answer eth_chainId (3 s) unless --force",
+      "chain_id     a positive integer",
+      "marketplace  the contract's address (0x + 40 hex)",
+      "keystore     a keystore file that exists (unless --force)",
+      "--force      store a well-formed value without checking that it answers (a server not up yet)",
+      "A bad value is refused and the file is left as it was. Flags and AGENTRENT_* variables override the file.",
+    ],
+    examples: ["agentrent config set api_url https://api.example.com", "agentrent config set rpc_url http://127.0.0.1:8545 --force", "agentrent config set chain_id 31337"],
     async run(ctx) {
       const [key, value] = ctx.args as [string, string];
       if (!(CONFIG_KEYS as readonly string[]).includes(key)) throw usageError(`Unknown setting ${key}; one of ${CONFIG_KEYS.join(", ")}.`);
-      const settings = ctx.settings();
-      const config = readConfig(settings.configFile);
-      const typed = key === "chain_id" ? Number(value) : key === "keystore" ? resolve(value) : value;
-      if (key === "chain_id" && (!Number.isSafeInteger(typed) || (typed as number) <= 0)) throw usageError("chain_id must be a positive integer.");
-      writeConfig(settings.configFile, { ...config, [key as ConfigKey]: typed });
-      ctx.out.result({ [key]: typed, config_file: settings.configFile }, () => ctx.out.line(`${key} = ${String(typed)} (${settings.configFile})`));
+      // The file alone, not the resolved settings: a bad value stored earlier must not keep this command
+      // (the way to fix it) from running.
+      const configFile = join(configDir(ctx.env), "config.json");
+      const typed = await checkConfigValue(ctx, key as ConfigKey, value);
+      writeConfig(configFile, { ...readConfig(configFile), [key as ConfigKey]: typed });
+      ctx.out.result({ [key]: typed, config_file: configFile }, () => ctx.out.line(`${key} = ${String(typed)} (${configFile})`));
     },
   },
 ];

@@ -1,7 +1,6 @@
 // Creator commands: scaffold and validate a manifest (the service's own validator), register it and
 // list it on-chain, manage the listing on-chain, set its secrets, and collect the earnings.
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
-import { resolve } from "node:path";
 import type { Hex } from "viem";
 import { authenticatedApi, type Api } from "../api.ts";
 import { intFlag, oneOf, requireFlag, stringFlag, type Command, type CommandContext } from "../cli.ts";
@@ -10,6 +9,7 @@ import { CliError, EXIT, usageError } from "../errors.ts";
 import { resolveListing, type ListingRef } from "../listing-ref.ts";
 import { ask, askHidden, isInteractive, readStdin } from "../prompt.ts";
 import { loadAccount } from "../wallet.ts";
+import { sendWithProgress } from "../tx.ts";
 
 // Loaded by the commands that need them, so the others start without viem (or Ajv).
 const chain = () => import("../chain.ts");
@@ -22,10 +22,10 @@ interface Job {
   error?: { code: string; message: string; details?: { pointer: string; code: string; message: string }[] };
 }
 
-async function readManifest(file: string): Promise<{ raw: string; value: unknown }> {
+async function readManifest(ctx: CommandContext, file: string): Promise<{ raw: string; value: unknown }> {
   let raw: string;
   try {
-    raw = readFileSync(file, "utf8");
+    raw = readFileSync(ctx.path(file), "utf8");
   } catch {
     throw usageError(`Cannot read the manifest ${file}.`);
   }
@@ -62,7 +62,7 @@ async function listingTransaction(ctx: CommandContext, fn: string, extraArgs: (r
   const ref = await listingFor(ctx, tryApi(ctx));
   const target = (await chain()).chainTarget(settings);
   const account = await loadAccount(settings, ctx.env);
-  const tx = await (await chain()).sendTransaction(target, account, fn, await extraArgs(ref));
+  const tx = await sendWithProgress(ctx, target, account, fn, await extraArgs(ref));
   const listing = await (await chain()).readListing(target, ref.onChainId);
   ctx.out.result({ listing_id: ref.listingId, on_chain_id: ref.onChainId, status: listing.status, price_wei: listing.price, metadata_uri: listing.metadataUri, tx_hash: tx.hash, ...extra }, () =>
     ctx.out.line(`${describe(ref)} (transaction ${tx.hash}); on-chain status ${listing.status}.`),
@@ -147,7 +147,7 @@ export const creatorCommands: Command[] = [
       if (missing.length > 0) throw usageError(`Missing ${missing.map((m) => `--${m.replace(" or ", " or --")}`).join(", ")} (not on a terminal, every field comes from a flag).`);
       const checked = (await manifestRules()).validateManifest(manifest, { allowPrivateHosts: true });
       if (!checked.ok) throw problemsError("The manifest", checked.errors);
-      const file = resolve(stringFlag(ctx.flags, "out") ?? `${String(name)}.json`);
+      const file = ctx.path(stringFlag(ctx.flags, "out") ?? `${String(name)}.json`);
       if (existsSync(file) && ctx.flags.force !== true) throw usageError(`${file} exists; pass --force to overwrite it or --out <file>.`);
       writeFileSync(file, JSON.stringify(manifest, null, 2) + "\n");
       ctx.out.result({ file, manifest }, () => {
@@ -165,7 +165,7 @@ export const creatorCommands: Command[] = [
     help: ["--allow-private-hosts  accept https URLs on private or loopback addresses (a local stack accepts them; the cloud does not)", "Exit code 6 when the manifest has problems."],
     async run(ctx) {
       const file = ctx.args[0]!;
-      const { value } = await readManifest(file);
+      const { value } = await readManifest(ctx, file);
       const result = (await manifestRules()).validateManifest(value, { allowPrivateHosts: ctx.flags["allow-private-hosts"] === true });
       if (!result.ok) {
         if (ctx.out.json) {
@@ -202,7 +202,7 @@ export const creatorCommands: Command[] = [
       const model = list ? oneOf(requireFlag(ctx.flags, "model", `the rental model (${RENTAL_MODELS.join(", ")})`), RENTAL_MODELS, "--model")! : undefined;
       const price = list ? ethAmount(requireFlag(ctx.flags, "price", "the price in ETH"), "--price") : undefined;
       const timeout = intFlag(ctx.flags, "timeout", 1, 3600) ?? 120;
-      const { raw, value } = await readManifest(file);
+      const { raw, value } = await readManifest(ctx, file);
       // The service decides which hosts it calls; locally, only the manifest's own rules are checked.
       const local = (await manifestRules()).validateManifest(value, { allowPrivateHosts: true });
       if (!local.ok) throw problemsError(file, local.errors);
@@ -222,7 +222,7 @@ export const creatorCommands: Command[] = [
       const onChainId = `0x${result.listing_id.slice(4)}` as Hex;
       let txHash: string | null = null;
       if (list && account && target && model && price !== undefined) {
-        const tx = await ctx.out.progress("creating the listing on-chain", async () => (await chain()).sendTransaction(target, account, "createListing", [result.listing_seed, ACCESS_TYPE[model], price, result.metadata_uri]));
+        const tx = await sendWithProgress(ctx, target, account, "createListing", [result.listing_seed, ACCESS_TYPE[model], price, result.metadata_uri]);
         txHash = tx.hash;
       }
       const data = { job_id: job.job_id, listing_id: result.listing_id, agent_id: result.agent_id, on_chain_id: onChainId, listing_seed: result.listing_seed, metadata_uri: result.metadata_uri, rental_model: model ?? null, price_wei: price ?? null, tx_hash: txHash, review_status: "pending" };
@@ -304,7 +304,7 @@ export const creatorCommands: Command[] = [
         async (ref) => {
           const target = (await chain()).chainTarget(ctx.settings());
           if ((await (await chain()).readListing(target, ref.onChainId)).status === "active") {
-            await (await chain()).sendTransaction(target, await loadAccount(ctx.settings(), ctx.env), "setListingActive", [ref.onChainId, false]);
+            await sendWithProgress(ctx, target, await loadAccount(ctx.settings(), ctx.env), "setListingActive", [ref.onChainId, false]);
           }
           return [ref.onChainId];
         },
@@ -410,7 +410,7 @@ export const creatorCommands: Command[] = [
       const amount = amountFlag === undefined ? listing.escrow : ethAmount(amountFlag, "--amount");
       if (amount === 0n) throw new CliError(`Nothing to withdraw from ${ref.listingId} (escrow ${eth(listing.escrow)}).`, EXIT.failure, "nothing_to_withdraw");
       const account = await loadAccount(settings, ctx.env);
-      const tx = await (await chain()).sendTransaction(target, account, "withdrawEarnings", [ref.onChainId, amount]);
+      const tx = await sendWithProgress(ctx, target, account, "withdrawEarnings", [ref.onChainId, amount]);
       ctx.out.result({ listing_id: ref.listingId, amount_wei: amount, tx_hash: tx.hash, to: account.address }, () => ctx.out.line(`Withdrew ${eth(amount)} from ${ref.listingId} to ${account.address} (${tx.hash}).`));
     },
   },

@@ -10,6 +10,7 @@ import { CliError, EXIT, usageError } from "../errors.ts";
 import { parseListingRef, resolveListing, type ListingRef } from "../listing-ref.ts";
 import { confirm, isInteractive } from "../prompt.ts";
 import { loadAccount } from "../wallet.ts";
+import { sendWithProgress } from "../tx.ts";
 
 // Loaded by the commands that need them, so the others start without viem (or Ajv).
 const chain = () => import("../chain.ts");
@@ -76,13 +77,43 @@ function printRun(ctx: CommandContext, run: Run, streamed: boolean): number {
   return failed ? EXIT.failure : EXIT.ok;
 }
 
-function parseInput(value: string | undefined): ExecuteRequest["input"] | undefined {
+/** What an agent takes, from its metadata's input schema: `name: type (required)` per property. */
+export function describeInput(schema: Record<string, unknown> | undefined): string[] {
+  if (!schema || typeof schema !== "object") return ["(not described)"];
+  const properties = (schema.properties ?? {}) as Record<string, { type?: unknown; enum?: unknown[]; description?: string }>;
+  const required = new Set(Array.isArray(schema.required) ? (schema.required as string[]) : []);
+  const names = Object.keys(properties);
+  if (names.length === 0) return [schema.type === "string" ? "text" : `${String(schema.type ?? "any")} (no named properties)`];
+  return names.map((name) => {
+    const p = properties[name]!;
+    const type = Array.isArray(p.enum) ? p.enum.map((v) => JSON.stringify(v)).join("|") : Array.isArray(p.type) ? p.type.join("|") : String(p.type ?? "any");
+    return `${name}: ${type}${required.has(name) ? " (required)" : ""}${p.description ? `  ${p.description}` : ""}`;
+  });
+}
+
+/** The agent id (`<name>-<8 hex>`) and its input schema, from the listing's public metadata; undefined when unreadable. */
+async function agentOf(api: Api, listing: { id: string; metadata_uri?: string }): Promise<{ agent_id: string; input_schema: Record<string, unknown> } | undefined> {
+  try {
+    const uri = listing.metadata_uri ?? (await api.client.listings.get(listing.id)).metadata_uri;
+    const metadata = await api.client.listings.metadata(uri);
+    return { agent_id: `${metadata.name}-${listing.id.slice(4, 12)}`, input_schema: metadata.input_schema };
+  } catch {
+    return undefined;
+  }
+}
+
+/** A value as a shell reads it back (single-quoted when it needs to be). */
+function quote(value: string): string {
+  return /^[\w@%+=:,./-]+$/.test(value) ? value : `'${value.replace(/'/g, "'\\''")}'`;
+}
+
+function parseInput(ctx: CommandContext, value: string | undefined): ExecuteRequest["input"] | undefined {
   if (value === undefined) return undefined;
   let text = value;
   if (value.startsWith("@")) {
     const file = value.slice(1);
     try {
-      text = file === "-" ? readFileSync(0, "utf8") : readFileSync(file, "utf8");
+      text = file === "-" ? readFileSync(0, "utf8") : readFileSync(ctx.path(file), "utf8");
     } catch {
       throw usageError(`Cannot read the input file ${file}.`);
     }
@@ -114,7 +145,17 @@ export const renterCommands: Command[] = [
       limit: { type: "string" },
       offset: { type: "string" },
     },
-    help: [`--category: ${CATEGORIES.join(", ")}`, `--model: ${RENTAL_MODELS.join(", ")}`, `--sort: ${SORTS.join(", ")}`, "--limit 1..100 (default 20)"],
+    help: [
+      "[query]        words to match in titles and descriptions",
+      `--category     ${CATEGORIES.join(", ")}`,
+      `--model        ${RENTAL_MODELS.join(", ")}`,
+      "--min-price, --max-price   in ETH",
+      "--min-rating   0 to 5",
+      `--sort         ${SORTS.join(", ")}`,
+      "--limit        1..100 (default 20); --offset skips that many",
+      "Each listing shows its agent id (for `agentrent execute`) and the input it takes.",
+    ],
+    examples: ['agentrent search "contract review" --category legal --max-price 0.01', "agentrent search --model per_query --sort rating --json"],
     async run(ctx) {
       const params: ListingSearchParams = {};
       if (ctx.args[0]) params.q = ctx.args[0];
@@ -134,11 +175,15 @@ export const renterCommands: Command[] = [
       if (limit !== undefined) params.limit = limit;
       const offset = intFlag(ctx.flags, "offset", 0, 1_000_000);
       if (offset !== undefined) params.offset = offset;
-      const result = await authenticatedApi(ctx.settings(), ctx.env).client.listings.search(params);
+      const api = authenticatedApi(ctx.settings(), ctx.env);
+      const found = await api.client.listings.search(params);
+      const agents = await Promise.all(found.listings.map((l) => agentOf(api, l)));
+      const result = { ...found, listings: found.listings.map((l, i) => ({ ...l, agent_id: agents[i]?.agent_id ?? null, input_schema: agents[i]?.input_schema ?? null })) };
       ctx.out.result(result, () => {
         if (result.listings.length === 0) return ctx.out.line("No listings match.");
         for (const l of result.listings) {
-          ctx.out.line(`${l.id}`);
+          ctx.out.line(`${l.agent_id ?? "(agent id unavailable)"}  ${l.id}`);
+          ctx.out.line(`  input: ${describeInput(l.input_schema ?? undefined).join("; ")}`);
           ctx.out.line(`  ${l.title} (${l.category.join(", ")}) · ${l.rental_model} ${l.price_eth} ETH · rating ${l.rating.toFixed(1)} (${l.review_count}) · ${l.run_count} runs · by ${l.creator.display_name}`);
           ctx.out.line(`  ${l.description.length > 120 ? `${l.description.slice(0, 117)}...` : l.description}`);
         }
@@ -148,16 +193,23 @@ export const renterCommands: Command[] = [
   },
   {
     path: "show",
-    summary: "Show every field of a listing",
+    summary: "Show every field of a listing, its agent id and the input it takes",
     usage: "<listing>",
     args: [1, 1],
+    help: ["<listing>  the agent id (<name>-<8 hex>), the listing id (lst_…) or the on-chain id (0x…)"],
+    examples: ["agentrent show contract-reviewer-1a2b3c4d", "agentrent show lst_… --json"],
     async run(ctx) {
       const api = authenticatedApi(ctx.settings(), ctx.env);
       const ref = await resolveListing(ctx.args[0]!, api);
-      const listing = await api.client.listings.get(ref.listingId);
+      const got = await api.client.listings.get(ref.listingId);
+      const agent = await agentOf(api, got);
+      const listing = { ...got, agent_id: agent?.agent_id ?? null, input_schema: agent?.input_schema ?? null };
+      const input = describeInput(listing.input_schema ?? undefined);
       ctx.out.result(listing, () =>
         ctx.out.table([
+          ["agent id", listing.agent_id ?? "(metadata unavailable)"],
           ["id", listing.id],
+          ...input.map((line, i): [string, string] => [i === 0 ? "input" : "", line]),
           ["title", listing.title],
           ["status", listing.status],
           ["rental model", listing.rental_model],
@@ -220,7 +272,7 @@ export const renterCommands: Command[] = [
       }
       await confirmPayment(ctx, `Rent ${ref.listingId} (${detail}) for ${eth(value)}`);
       const account = await loadAccount(settings, ctx.env);
-      const tx = await (await chain()).sendTransaction(target, account, fn, args, value);
+      const tx = await sendWithProgress(ctx, target, account, fn, args, value);
       const credential = await afterPurchase(ctx, target, ref, account.address);
       const data = { listing_id: ref.listingId, on_chain_id: ref.onChainId, rental_model: model, paid_wei: value, tx_hash: tx.hash, wallet: account.address, credential };
       ctx.out.result(data, () => {
@@ -244,7 +296,7 @@ export const renterCommands: Command[] = [
       const value = deposit(ctx, listing.price, "top up");
       await confirmPayment(ctx, `Top up ${ref.listingId} by ${eth(value)}`);
       const account = await loadAccount(settings, ctx.env);
-      const tx = await (await chain()).sendTransaction(target, account, "topUpBalance", [ref.onChainId], value);
+      const tx = await sendWithProgress(ctx, target, account, "topUpBalance", [ref.onChainId], value);
       const credential = await afterPurchase(ctx, target, ref, account.address);
       ctx.out.result({ listing_id: ref.listingId, paid_wei: value, tx_hash: tx.hash, credential }, () => ctx.out.line(`Topped up ${ref.listingId} by ${eth(value)}; balance ${eth(credential.balance_wei)} (${tx.hash}).`));
     },
@@ -265,7 +317,7 @@ export const renterCommands: Command[] = [
       const value = await (await chain()).subscriptionPrice(target, ref.onChainId, d.seconds);
       await confirmPayment(ctx, `Renew ${ref.listingId} for ${d.label} for ${eth(value)}`);
       const account = await loadAccount(settings, ctx.env);
-      const tx = await (await chain()).sendTransaction(target, account, "renewSubscription", [ref.onChainId, d.seconds], value);
+      const tx = await sendWithProgress(ctx, target, account, "renewSubscription", [ref.onChainId, d.seconds], value);
       const credential = await afterPurchase(ctx, target, ref, account.address);
       ctx.out.result({ listing_id: ref.listingId, paid_wei: value, tx_hash: tx.hash, credential }, () => ctx.out.line(`Renewed ${ref.listingId} until ${credential.expires_at} (${tx.hash}).`));
     },
@@ -317,23 +369,83 @@ export const renterCommands: Command[] = [
       "--no-stream  wait for the whole result (POST /v1/execute) instead of streaming",
       "A run that finishes with status failed exits 1; the run id is printed either way.",
     ],
+    examples: [
+      'agentrent execute contract-reviewer-1a2b3c4d --task "Review this NDA" --input @nda.json',
+      'agentrent execute lst_… --task "Summarize" --input "plain text input" --no-stream --json',
+    ],
+    handlesInterrupt: true,
     async run(ctx) {
       const task = requireFlag(ctx.flags, "task", "what the agent should do");
       const request: ExecuteRequest = { agent_id: ctx.args[0]!, task };
-      const input = parseInput(stringFlag(ctx.flags, "input"));
+      const input = parseInput(ctx, stringFlag(ctx.flags, "input"));
       if (input !== undefined) request.input = input;
       const timeout = intFlag(ctx.flags, "timeout", 1, 300);
       if (timeout !== undefined) request.timeout_seconds = timeout;
       if (ctx.flags.priority === true) request.priority = "priority";
-      const key = stringFlag(ctx.flags, "idempotency-key");
-      const options = key ? { idempotencyKey: key } : {};
+      // Always a key of our own, so an interrupted run can be asked for again without running twice.
+      const idempotencyKey = stringFlag(ctx.flags, "idempotency-key") ?? crypto.randomUUID();
       const api = authenticatedApi(ctx.settings(), ctx.env);
+      const signal = ctx.signal;
       if (ctx.flags["no-stream"] === true) {
-        const run = await api.client.execute(request, options);
-        return printRun(ctx, run, false);
+        try {
+          const run = await ctx.out.progress(`running ${request.agent_id}`, () => api.client.execute(request, { idempotencyKey, signal }));
+          return printRun(ctx, run, false);
+        } catch (error) {
+          if (!signal.aborted) throw error;
+          throw new CliError(
+            `Interrupted; the run goes on in the service. Its result, without running or charging again: agentrent execute ${quote(request.agent_id)} --task ${quote(task)}${stringFlag(ctx.flags, "input") === undefined ? "" : ` --input ${quote(stringFlag(ctx.flags, "input")!)}`} --no-stream --idempotency-key ${idempotencyKey}`,
+            EXIT.interrupted,
+            "interrupted",
+            { idempotency_key: idempotencyKey },
+          );
+        }
       }
+      let runId: string | undefined;
       let done: Run | undefined;
-      for await (const event of api.client.executeStream(request, options)) {
+      try {
+        const events = api.client.executeStream(request, { idempotencyKey, signal, onRunId: (id) => (runId = id) });
+        const first = await ctx.out.progress("starting the run", async (update) => {
+          const next = events.next();
+          // The run id arrives with the response's headers, before the first token.
+          const shown = setInterval(() => {
+            if (!runId) return;
+            clearInterval(shown);
+            update(`run ${runId}: waiting for the first token`);
+          }, 25);
+          try {
+            return await next;
+          } finally {
+            clearInterval(shown);
+          }
+        });
+        for (let step = first; !step.done; step = await events.next()) {
+          const event = step.value;
+          if (event.type === "output") ctx.out.write(event.delta);
+          else done = event.run;
+        }
+      } catch (error) {
+        if (!signal.aborted) throw error;
+        if (!runId) throw new CliError(`Interrupted before the run started; run it again with the same --idempotency-key ${idempotencyKey} to get it without a second charge.`, EXIT.interrupted, "interrupted", { idempotency_key: idempotencyKey });
+        ctx.out.write("\n");
+        throw new CliError(`Interrupted; run ${runId} goes on in the service. Follow it: agentrent runs events ${runId}; read it: agentrent runs get ${runId}`, EXIT.interrupted, "interrupted", { run_id: runId });
+      }
+      if (!done) throw new CliError("The stream ended without a result.", EXIT.unavailable, "stream_interrupted");
+      return printRun(ctx, done, true);
+    },
+  },
+  {
+    path: "runs events",
+    summary: "Follow a run's output as it streams (from the start, or after --after <event id>); ends with its result",
+    usage: "<run_id> [--after <event id>]",
+    args: [1, 1],
+    options: { after: { type: "string" } },
+    help: ["--after  resume after this event id (an output offset) instead of from the start"],
+    examples: ["agentrent runs events run_01J…", "agentrent runs events run_01J… --after 120"],
+    async run(ctx) {
+      const api = authenticatedApi(ctx.settings(), ctx.env);
+      const after = stringFlag(ctx.flags, "after");
+      let done: Run | undefined;
+      for await (const event of api.client.runs.events(ctx.args[0]!, { signal: ctx.signal, ...(after === undefined ? {} : { lastEventId: after }) })) {
         if (event.type === "output") ctx.out.write(event.delta);
         else done = event.run;
       }
