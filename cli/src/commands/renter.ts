@@ -367,6 +367,10 @@ export const renterCommands: Command[] = [
       "--task       what to do, in words",
       "--input      JSON object or text; @file reads a file, @- reads stdin",
       "--no-stream  wait for the whole result (POST /v1/execute) instead of streaming",
+      "--timeout    1 to 300 seconds: the run's limit (the lower of this and the agent's)",
+      "--priority   run in the priority queue",
+      "--idempotency-key  a key of your own: the same key and request return the first run, never charged twice",
+      "Ctrl-C during a run prints its id and how to follow (agentrent runs events <id>) or read it (agentrent runs get <id>); exit 130.",
       "A run that finishes with status failed exits 1; the run id is printed either way.",
     ],
     examples: [
