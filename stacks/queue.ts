@@ -23,7 +23,12 @@ export function createRegistrationConsumers(r: AppResources) {
   // Batches of up to 10; the handler returns {batchItemFailures} so one bad manifest does not
   // send the whole batch back to the queue.
   const worker = r.registrationQueue.subscribe(
-    appFunction("functions/registration-worker.handler", r, { timeout: WORKER_TIMEOUT }),
+    appFunction("functions/registration-worker.handler", r, {
+      timeout: WORKER_TIMEOUT,
+      // The manifest's pattern check runs recheck in a worker thread that loads it from disk, which a
+      // bundle does not carry: the package is installed beside the handler.
+      nodejs: { install: ["recheck"] },
+    }),
     { batch: { size: 10, partialResponses: true } },
   );
 
