@@ -50,6 +50,12 @@ export interface TestWallet {
   calls: string[];
   /** Chains the page asked the wallet to add (wallet_addEthereumChain). */
   addedChains: { chainId: number; rpcUrls: string[] }[];
+  /** Hashes of the transactions the wallet sent, in order. */
+  sent: Hex[];
+  /** The user picks another account in the wallet: it signs as that one and emits accountsChanged. */
+  switchAccount(privateKey: Hex): Promise<void>;
+  /** The user disconnects the site in the wallet: no account is shared any more (accountsChanged []). */
+  disconnectSite(): Promise<void>;
 }
 
 export interface DashboardPage {
@@ -104,11 +110,12 @@ function injectWallet(info: { uuid: string; name: string; icon: string; rdns: st
 }
 
 export async function openDashboard(browser: Browser, stack: RunningStack, privateKey: Hex, options: { viewport?: { width: number; height: number }; colorScheme?: "light" | "dark"; expectedFailures?: RegExp[]; walletChainId?: number } = {}): Promise<DashboardPage> {
-  const account = privateKeyToAccount(privateKey);
+  let account = privateKeyToAccount(privateKey);
   const chain = chainFor(stack.info.chain_id, stack.info.rpc_url);
   const transport = http(stack.info.rpc_url);
   const publicClient = createPublicClient({ chain, transport });
-  const walletClient = createWalletClient({ account, chain, transport });
+  let walletClient = createWalletClient({ account, chain, transport });
+  const sent: Hex[] = [];
   const rejections = new Set<string>();
   const calls: string[] = [];
   let connected = false;
@@ -163,6 +170,7 @@ export async function openDashboard(browser: Browser, stack: RunningStack, priva
         case "eth_sendTransaction": {
           const tx = params[0] as { to: Hex; data?: Hex; value?: Hex; gas?: Hex };
           const hash = await walletClient.sendTransaction({ to: tx.to, data: tx.data, value: tx.value ? BigInt(tx.value) : 0n, ...(tx.gas ? { gas: BigInt(tx.gas) } : {}) });
+          sent.push(hash);
           return JSON.stringify({ result: hash });
         }
         default:
@@ -190,7 +198,24 @@ export async function openDashboard(browser: Browser, stack: RunningStack, priva
     page,
     context,
     errors,
-    wallet: { address: account.address, rejectNext: (m) => void rejections.add(m), calls, addedChains },
+    wallet: {
+      get address() {
+        return account.address;
+      },
+      rejectNext: (m) => void rejections.add(m),
+      calls,
+      addedChains,
+      sent,
+      switchAccount: async (next) => {
+        account = privateKeyToAccount(next);
+        walletClient = createWalletClient({ account, chain, transport });
+        await page.evaluate((address) => (globalThis as unknown as { __testWallet: { emit(e: string, a: string[]): void } }).__testWallet.emit("accountsChanged", [address]), account.address);
+      },
+      disconnectSite: async () => {
+        connected = false;
+        await page.evaluate(() => (globalThis as unknown as { __testWallet: { emit(e: string, a: string[]): void } }).__testWallet.emit("accountsChanged", []));
+      },
+    },
     shot: async (name) => void (await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true })),
   };
 }

@@ -123,6 +123,8 @@ export interface CreatorAgent {
   listing_seed: `0x${string}`;
   review_status: "pending" | "approved" | "rejected";
   review_reason: string | null;
+  /** How the agent runs, when the API says it (the console then offers only that kind's secret). */
+  kind?: "declarative" | "connected";
 }
 export interface Job {
   job_id: string;

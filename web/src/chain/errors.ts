@@ -21,7 +21,7 @@ const PLAIN: Record<string, (args: readonly unknown[]) => string> = {
   InvalidDuration: () => "Subscriptions last 30, 90 or 365 days.",
   DepositTooLow: (a) => `The deposit must cover at least one task (${eth(a[1])}).`,
   ProtocolPaused: () => "The marketplace is paused for maintenance. Try again later.",
-  EscrowNotEmpty: () => "The listing's escrow still holds earnings: withdraw them first, then close it.",
+  EscrowNotEmpty: () => "A subscription listing closes only once every period its renters paid for has elapsed; until then its escrow holds earnings not yet vested.",
   NothingToWithdraw: () => "There is nothing to withdraw.",
   IncorrectPayment: (a) => `The payment must be exactly ${eth(a[0])}.`,
   TransferFailed: () => "The ETH transfer out of the contract failed.",

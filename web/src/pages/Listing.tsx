@@ -2,8 +2,10 @@
 // schemas (from its public metadata), ratings, what the price means, and renting it.
 import { useState } from "react";
 import { Link, useParams } from "react-router";
-import { useAuthQuery } from "../api/hooks.ts";
-import type { CredentialVerification, Listing, RatingList } from "../api/types.ts";
+import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { useApi, useAuthQuery } from "../api/hooks.ts";
+import type { CredentialVerification, Listing, Rating, RatingList } from "../api/types.ts";
+import { useSession } from "../auth/session.tsx";
 import { RequireSignIn } from "../ui/Layout.tsx";
 import { Empty, ErrorNote, Loading, StatusBadge } from "../ui/notices.tsx";
 import { MODEL_LABEL, PRICE_MEANING, PRICE_SUFFIX, formatTime, formatWei, percent, priceWei, shortHex } from "../ui/format.ts";
@@ -24,6 +26,7 @@ function ListingView() {
   const credential = useAuthQuery<CredentialVerification>(`/v1/credentials/${encodeURIComponent(id)}`);
   const ratings = useAuthQuery<RatingList>(`/v1/listings/${encodeURIComponent(id)}/ratings`, { limit: 5 });
   const metadata = useListingMetadata(listing.data?.metadata_uri);
+  const { session } = useSession();
   // A rental just confirmed: the panel turns into "Your rental", and says so.
   const [rented, setRented] = useState(false);
   const onRented = () => {
@@ -94,6 +97,9 @@ function ListingView() {
           </section>
           <section className="card stack" aria-labelledby="ratings">
             <h2 id="ratings">Ratings</h2>
+            {held && session && session.wallet.toLowerCase() !== l.creator.id.toLowerCase() ? (
+              <RateListing listingId={l.id} mine={ratings.data?.ratings.find((r) => r.wallet.toLowerCase() === session.wallet.toLowerCase())} />
+            ) : null}
             {ratings.isPending ? <Loading label="Loading ratings" /> : ratings.isError ? <ErrorNote error={ratings.error} /> : ratings.data.ratings.length === 0 ? <Empty>No ratings yet.</Empty> : (
               <ul className="stack" style={{ listStyle: "none", padding: 0, margin: 0 }}>
                 {ratings.data.ratings.map((r) => (
@@ -151,4 +157,59 @@ function pretty(text: string): string {
   } catch {
     return text;
   }
+}
+
+const MAX_COMMENT = 1000;
+
+/** A renter's rating, 1 to 5 stars and an optional comment. The API allows it once the wallet has a
+ * completed run of the listing (and refuses the creator): its refusal is shown as it says it. Rating
+ * again replaces the earlier rating. */
+function RateListing({ listingId, mine }: { listingId: string; mine: Rating | undefined }) {
+  const api = useApi();
+  const queryClient = useQueryClient();
+  const [stars, setStars] = useState<number>(mine?.rating ?? 0);
+  const [comment, setComment] = useState(mine?.comment ?? "");
+  const rate = useMutation({
+    mutationFn: () => api(`/v1/listings/${encodeURIComponent(listingId)}/rating`, { method: "PUT", body: { rating: stars, ...(comment.trim() ? { comment: comment.trim() } : {}) } }),
+    onSuccess: () => void queryClient.invalidateQueries({ predicate: (q) => q.queryKey[0] === "auth" && typeof q.queryKey[2] === "string" && q.queryKey[2].startsWith(`/v1/listings/${listingId}`) }),
+  });
+  return (
+    <form
+      className="stack"
+      aria-label="Your rating"
+      onSubmit={(e) => {
+        e.preventDefault();
+        if (stars > 0) rate.mutate();
+      }}
+    >
+      <fieldset className="stars">
+        <legend>{mine ? "Your rating (rating again replaces it)" : "Rate this agent"}</legend>
+        {[1, 2, 3, 4, 5].map((n) => (
+          <label key={n} className="star">
+            <input type="radio" name={`rating-${listingId}`} value={n} checked={stars === n} onChange={() => setStars(n)} />
+            <span aria-hidden="true">{n <= stars ? "★" : "☆"}</span>
+            <span className="visually-hidden">{n === 1 ? "1 star" : `${n} stars`}</span>
+          </label>
+        ))}
+      </fieldset>
+      <div className="field">
+        <label htmlFor={`comment-${listingId}`}>Comment (optional)</label>
+        <textarea id={`comment-${listingId}`} rows={2} maxLength={MAX_COMMENT} value={comment} onChange={(e) => setComment(e.target.value)} aria-describedby={`comment-hint-${listingId}`} />
+        <span className="hint" id={`comment-hint-${listingId}`}>
+          Plain text, up to {MAX_COMMENT} characters. Only renters with a completed run can rate.
+        </span>
+      </div>
+      <div className="row">
+        <button className="btn btn-small" type="submit" disabled={stars === 0 || rate.isPending}>
+          {rate.isPending ? "Saving…" : mine ? "Update rating" : "Submit rating"}
+        </button>
+      </div>
+      {rate.isSuccess ? (
+        <div className="notice notice-ok" role="status">
+          Thanks: your rating is saved.
+        </div>
+      ) : null}
+      {rate.error ? <ErrorNote error={rate.error} title="The rating was not saved" /> : null}
+    </form>
+  );
 }

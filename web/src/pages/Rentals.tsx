@@ -56,15 +56,40 @@ function useBalance(credential: Credential) {
     abi: marketplaceAbi,
     functionName: "perQueryBalances",
     args: [onChainId(credential.listing_id), address!],
-    query: { enabled: credential.rental_model === "per_query" && Boolean(address), select: (b) => b[0] },
+    query: { enabled: credential.rental_model === "per_query" && Boolean(address) },
   });
 }
 
+/** The listing's on-chain price and status (0 none, 1 active, 2 paused, 3 closed). */
+function useListingTerms(credential: Credential) {
+  const { marketplace } = useDashboardConfig();
+  return useReadContract({ address: marketplace, abi: marketplaceAbi, functionName: "listings", args: [onChainId(credential.listing_id)], query: { enabled: credential.rental_model === "per_query", select: (l) => ({ price: l[0], status: l[3] }) } });
+}
+
+/** Why the contract would return the unspent balance now (withdrawUnspentBalance's own rule), or null
+ * when it would refuse: a live balance, at the price it was deposited at, that covers a run is prepaid
+ * credit, not refundable. */
+export function withdrawableBecause(record: { balance: bigint; isRevoked: boolean; depositPrice: bigint }, terms: { price: bigint; status: number }): string | null {
+  if (record.balance === 0n) return null;
+  if (terms.status === 3) return "The listing is closed.";
+  if (terms.status === 2) return "The listing is paused.";
+  if (record.isRevoked) return "The creator revoked your access.";
+  if (terms.price > record.depositPrice) return "The price rose above the price of your last deposit.";
+  if (record.balance < terms.price) return "The balance no longer covers one run.";
+  return null;
+}
+
 function RentalRow({ credential: c, onChanged }: { credential: Credential; onChanged: () => void }) {
-  const balance = useBalance(c);
+  const record = useBalance(c);
+  const terms = useListingTerms(c);
   const price = useOnChainPrice(c.listing_id);
+  const balance = { data: record.data?.[0], refetch: () => Promise.all([record.refetch(), terms.refetch(), price.refetch()]) };
   const runsLeft = balance.data !== undefined && price.data ? balance.data / price.data : undefined;
+  const withdrawReason = record.data && terms.data ? withdrawableBecause({ balance: record.data[0], isRevoked: record.data[2], depositPrice: record.data[3] }, terms.data) : null;
   const [open, setOpen] = useState<null | "renew" | "top_up">(null);
+  // The amount a withdrawal dialog offers, kept while it is open: the balance it empties drops to 0
+  // the moment the withdrawal confirms, and the dialog stays to say so.
+  const [withdrawing, setWithdrawing] = useState<bigint | null>(null);
   const refresh = () => {
     void balance.refetch();
     onChanged();
@@ -98,7 +123,9 @@ function RentalRow({ credential: c, onChanged }: { credential: Credential; onCha
               Top up
             </button>
           ) : null}
-          {c.rental_model === "per_query" && balance.data !== undefined && balance.data > 0n ? <WithdrawUnspent credential={c} amount={balance.data} onDone={refresh} /> : null}
+          {c.rental_model === "per_query" && ((withdrawReason && balance.data) || withdrawing !== null) ? (
+            <WithdrawUnspent credential={c} amount={withdrawing ?? balance.data ?? 0n} reason={withdrawReason} open={withdrawing !== null} onOpenChange={(o) => setWithdrawing(o ? balance.data ?? 0n : null)} onDone={refresh} />
+          ) : null}
         </div>
       </div>
       <dl className="small" style={{ display: "grid", gridTemplateColumns: "max-content 1fr", gap: ".2rem 1rem", margin: 0 }}>
@@ -147,10 +174,17 @@ function RentalRow({ credential: c, onChanged }: { credential: Credential; onCha
   );
 }
 
-function WithdrawUnspent({ credential, amount, onDone }: { credential: Credential; amount: bigint; onDone: () => void }) {
+function WithdrawUnspent(props: { credential: Credential; amount: bigint; reason: string | null; open: boolean; onOpenChange(open: boolean): void; onDone: () => void }) {
+  const { credential, amount, reason, open, onOpenChange, onDone } = props;
   const flow = useContractFlow();
   return (
-    <AlertDialog.Root onOpenChange={(o) => !o && flow.state.step !== "idle" && flow.reset()}>
+    <AlertDialog.Root
+      open={open}
+      onOpenChange={(o) => {
+        if (!o && flow.state.step !== "idle") flow.reset();
+        onOpenChange(o);
+      }}
+    >
       <AlertDialog.Trigger asChild>
         <button className="btn btn-small">Withdraw unspent</button>
       </AlertDialog.Trigger>
@@ -159,9 +193,11 @@ function WithdrawUnspent({ credential, amount, onDone }: { credential: Credentia
         <AlertDialog.Content className="dialog stack">
           <AlertDialog.Title>Withdraw the unspent balance?</AlertDialog.Title>
           <AlertDialog.Description>
-            {formatWei(amount)} returns to your wallet and this per-task rental ends: runs need a new rental afterwards.
+            {formatWei(amount)} returns to your wallet and the balance drops to 0 runs; the rental stays yours, so a top-up (at the current price) makes it usable again.
           </AlertDialog.Description>
-          <p className="hint">The contract allows it once the listing is paused or closed, the creator revoked your access, the price rose above what you paid, or the balance no longer covers a run.</p>
+          <p className="hint">
+            {reason ? `The contract allows it now: ${reason} ` : null}(It returns a per-task balance when the listing is paused or closed, the creator revoked your access, the price rose above the price of your last deposit, or the balance no longer covers a run; otherwise the balance is prepaid runs.)
+          </p>
           <FlowStatus state={flow.state} />
           <div className="row" style={{ justifyContent: "flex-end" }}>
             <AlertDialog.Cancel asChild>

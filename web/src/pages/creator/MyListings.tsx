@@ -3,6 +3,7 @@
 import { useState } from "react";
 import { Link } from "react-router";
 import { useMutation } from "@tanstack/react-query";
+import * as AlertDialog from "@radix-ui/react-alert-dialog";
 import { useReadContract } from "wagmi";
 import { parseEther, formatEther } from "viem";
 import { useApi, useAuthQuery } from "../../api/hooks.ts";
@@ -13,7 +14,7 @@ import { FlowStatus } from "../../chain/FlowStatus.tsx";
 import { useDashboardConfig } from "../../lib/context.tsx";
 import { useListingMetadata } from "../../lib/metadata.ts";
 import { Empty, ErrorNote, StatusBadge } from "../../ui/notices.tsx";
-import { MODEL_LABEL, formatWei, percent } from "../../ui/format.ts";
+import { MODEL_LABEL, formatTime, formatWei, percent } from "../../ui/format.ts";
 
 const STATUS = ["none", "active", "paused", "closed"] as const;
 const MODELS = ["one_time", "subscription", "per_query"] as const;
@@ -30,12 +31,21 @@ export function MyListings({ agents }: { agents: CreatorAgent[] }) {
 function ListingRow({ agent }: { agent: CreatorAgent }) {
   const { marketplace } = useDashboardConfig();
   const onChain = useReadContract({ address: marketplace, abi: marketplaceAbi, functionName: "listings", args: [onChainId(agent.listing_id)] });
-  const published = useAuthQuery<Listing>(`/v1/listings/${agent.listing_id}`, undefined, { enabled: agent.review_status === "approved", retry: false });
+  // A closed listing leaves the catalogue (the detail answers 404): it is not asked for then.
+  const published = useAuthQuery<Listing>(`/v1/listings/${agent.listing_id}`, undefined, { enabled: agent.review_status === "approved" && onChain.data !== undefined && onChain.data[3] !== 3, retry: false });
   const metadata = useListingMetadata(agent.metadata_uri);
   const exists = onChain.data && onChain.data[3] !== 0;
   const status = onChain.data ? STATUS[onChain.data[3]] ?? "none" : "none";
   const escrow = onChain.data?.[1] ?? 0n;
-  const refresh = () => void onChain.refetch();
+  const id = onChainId(agent.listing_id);
+  // Subscription earnings vest as the paid periods elapse: only this much can leave the escrow now.
+  const withdrawable = useReadContract({ address: marketplace, abi: marketplaceAbi, functionName: "withdrawableEarnings", args: [id], query: { enabled: Boolean(exists) } });
+  const vesting = useReadContract({ address: marketplace, abi: marketplaceAbi, functionName: "vestings", args: [id], query: { enabled: Boolean(exists) && onChain.data?.[2] === 1 } });
+  const refresh = () => {
+    void onChain.refetch();
+    void withdrawable.refetch();
+    void vesting.refetch();
+  };
   const title = metadata.data?.name ? metadata.data.name.split("-").map((w) => w[0]!.toUpperCase() + w.slice(1)).join(" ") : agent.agent_id;
   return (
     <article className="card stack" aria-labelledby={`l-${agent.listing_id}`}>
@@ -56,6 +66,7 @@ function ListingRow({ agent }: { agent: CreatorAgent }) {
           <div className="stats">
             <span>Price {formatWei(onChain.data![0])}</span>
             <span data-testid="escrow">Escrow {formatWei(escrow)}</span>
+            {withdrawable.data !== undefined ? <span data-testid="withdrawable">Withdrawable {formatWei(withdrawable.data)}</span> : null}
             {published.data ? (
               <>
                 <span>{published.data.run_count} runs</span>
@@ -71,8 +82,19 @@ function ListingRow({ agent }: { agent: CreatorAgent }) {
         <details>
           <summary>Manage</summary>
           <div className="stack" style={{ marginTop: ".75rem" }}>
-            <ListingActions listingId={agent.listing_id} status={status} price={onChain.data![0]} metadataUri={onChain.data![6]} escrow={escrow} onChanged={refresh} />
-            <ListingSecrets listingId={agent.listing_id} />
+            <ListingActions
+              listingId={agent.listing_id}
+              title={title}
+              status={status}
+              subscription={onChain.data![2] === 1}
+              price={onChain.data![0]}
+              metadataUri={onChain.data![6]}
+              registeredUri={agent.metadata_uri}
+              withdrawable={withdrawable.data ?? 0n}
+              paidUntil={vesting.data?.[2] ?? 0}
+              onChanged={refresh}
+            />
+            <ListingSecrets listingId={agent.listing_id} kind={agent.kind} />
           </div>
         </details>
       ) : null}
@@ -80,7 +102,8 @@ function ListingRow({ agent }: { agent: CreatorAgent }) {
   );
 }
 
-function ListingActions({ listingId, status, price, metadataUri, escrow, onChanged }: { listingId: string; status: string; price: bigint; metadataUri: string; escrow: bigint; onChanged: () => void }) {
+function ListingActions(props: { listingId: string; title: string; status: string; subscription: boolean; price: bigint; metadataUri: string; registeredUri: string; withdrawable: bigint; paidUntil: number; onChanged: () => void }) {
+  const { listingId, title, status, subscription, price, metadataUri, registeredUri, withdrawable, paidUntil, onChanged } = props;
   const flow = useContractFlow();
   const [newPrice, setNewPrice] = useState(formatEther(price));
   const [newUri, setNewUri] = useState(metadataUri);
@@ -92,21 +115,23 @@ function ListingActions({ listingId, status, price, metadataUri, escrow, onChang
   } catch {
     priceWei = null;
   }
+  const periodsRunning = subscription && paidUntil * 1000 > Date.now();
   return (
     <div className="stack">
       <div className="row">
         <button className="btn btn-small" disabled={flow.busy} onClick={() => void flow.run({ functionName: "setListingActive", args: [id, status !== "active"] }).then(then)}>
           {status === "active" ? "Pause listing" : "Resume listing"}
         </button>
-        <button className="btn btn-small" disabled={flow.busy || escrow === 0n} onClick={() => void flow.run({ functionName: "withdrawEarnings", args: [id, escrow] }).then(then)}>
-          Withdraw {formatWei(escrow)}
+        <button className="btn btn-small" disabled={flow.busy || withdrawable === 0n} onClick={() => void flow.run({ functionName: "withdrawEarnings", args: [id, withdrawable] }).then(then)}>
+          Withdraw {formatWei(withdrawable)}
         </button>
-        <button className="btn btn-small btn-danger" disabled={flow.busy} onClick={() => void flow.run({ functionName: "closeListing", args: [id] }).then(then)}>
-          Close listing
-        </button>
+        <CloseListing title={title} paused={status === "paused"} busy={flow.busy} onClose={() => void flow.run({ functionName: "closeListing", args: [id] }).then(then)} />
       </div>
-      <p className="hint">
-        Closing is final and ends every rental. Pause first; the contract refuses to close while its escrow holds ETH renters paid for a period still running. Withdraw earnings any time.
+      <p className="hint" data-testid="close-rule">
+        {subscription ? "Subscription earnings vest as the periods renters paid for elapse; only the vested part can be withdrawn. " : "Earnings can be withdrawn any time, also after closing. "}
+        Closing is final and ends every rental. {status === "active" ? "Pause the listing first: the contract closes only a paused listing (a paused listing sells nothing, so no rental can race the close). " : ""}
+        {subscription ? (periodsRunning ? `A subscription listing closes only once every period its renters paid for has elapsed: this one can close from ${formatTime(paidUntil)}. ` : "A subscription listing closes only once every period its renters paid for has elapsed (they have). ") : ""}
+        Unspent per-task balances stay the renters' to withdraw.
       </p>
       <form
         className="row"
@@ -122,7 +147,12 @@ function ListingActions({ listingId, status, price, metadataUri, escrow, onChang
         </div>
         <div className="field" style={{ flex: 1, minWidth: 220 }}>
           <label htmlFor={`uri-${listingId}`}>Metadata URI</label>
-          <input id={`uri-${listingId}`} value={newUri} onChange={(e) => setNewUri(e.target.value)} />
+          <input id={`uri-${listingId}`} value={newUri} onChange={(e) => setNewUri(e.target.value)} aria-describedby={`uri-hint-${listingId}`} />
+          <span className="hint" id={`uri-hint-${listingId}`}>
+            {newUri.trim() === registeredUri
+              ? "The metadata the service registered for this agent."
+              : `Not the metadata the service registered for this agent (${registeredUri}): while the on-chain URI differs, the listing is out of the catalogue and renters cannot find it.`}
+          </span>
         </div>
         <button className="btn btn-small" type="submit" disabled={flow.busy || priceWei === null}>
           Update listing
@@ -133,30 +163,80 @@ function ListingActions({ listingId, status, price, metadataUri, escrow, onChang
   );
 }
 
-function ListingSecrets({ listingId }: { listingId: string }) {
+/** Closing is final: it asks first, and says why it cannot happen yet while the listing is active. */
+function CloseListing({ title, paused, busy, onClose }: { title: string; paused: boolean; busy: boolean; onClose: () => void }) {
+  return (
+    <AlertDialog.Root>
+      <AlertDialog.Trigger asChild>
+        <button className="btn btn-small btn-danger" disabled={busy}>
+          Close listing
+        </button>
+      </AlertDialog.Trigger>
+      <AlertDialog.Portal>
+        <AlertDialog.Overlay className="dialog-overlay" />
+        <AlertDialog.Content className="dialog stack">
+          <AlertDialog.Title>Close {title}?</AlertDialog.Title>
+          <AlertDialog.Description>
+            {paused
+              ? "Closing is final: every rental of this listing stops working and it leaves the marketplace. Earnings stay yours to withdraw; renters keep their unspent per-task balances."
+              : "The contract closes only a paused listing, so no rental can land while it closes. Pause it first, let the runs already admitted settle, then close it."}
+          </AlertDialog.Description>
+          <div className="row" style={{ justifyContent: "flex-end" }}>
+            <AlertDialog.Cancel asChild>
+              <button className="btn">{paused ? "Cancel" : "OK"}</button>
+            </AlertDialog.Cancel>
+            {paused ? (
+              <AlertDialog.Action asChild>
+                <button className="btn btn-danger" onClick={onClose}>
+                  Close for good
+                </button>
+              </AlertDialog.Action>
+            ) : null}
+          </div>
+        </AlertDialog.Content>
+      </AlertDialog.Portal>
+    </AlertDialog.Root>
+  );
+}
+
+function ListingSecrets({ listingId, kind }: { listingId: string; kind: CreatorAgent["kind"] }) {
   const api = useApi();
   const [key, setKey] = useState("");
   const setProviderKey = useMutation({ mutationFn: () => api(`/v1/listings/${listingId}/provider-key`, { method: "PUT", body: { provider_key: key } }), onSuccess: () => setKey("") });
-  const rotate = useMutation({ mutationFn: () => api<{ webhook_secret: string }>(`/v1/listings/${listingId}/webhook-secret`, { method: "POST" }) });
+  const [copied, setCopied] = useState(false);
+  const rotate = useMutation({ mutationFn: () => api<{ webhook_secret: string }>(`/v1/listings/${listingId}/webhook-secret`, { method: "POST" }), onSuccess: () => setCopied(false) });
   return (
     <div className="stack">
-      <p className="hint">A declarative agent runs on your model-provider key; a connected agent verifies the service's calls with its webhook secret.</p>
-      {(
+      <p className="hint">A declarative agent runs on your model-provider key; a connected agent (one with an entrypoint_url) verifies the service's calls with its webhook secret.</p>
+      {kind !== "declarative" && (
         <div className="stack">
           <div className="row">
-            <button className="btn btn-small" disabled={rotate.isPending} onClick={() => rotate.mutate()}>
+            <button className="btn btn-small" disabled={rotate.isPending} onClick={() => rotate.mutate()} aria-describedby={`wh-hint-${listingId}`}>
               Rotate webhook secret
             </button>
+            <span className="hint" id={`wh-hint-${listingId}`}>
+              Connected agents only. The new secret is shown once; the old one stops working at once.
+            </span>
           </div>
           {rotate.data ? (
-            <div className="notice notice-warn" role="alert">
-              New webhook secret, shown once (the old one stops working): <code className="key-reveal">{rotate.data.webhook_secret}</code>
+            <div className="notice notice-warn stack" role="alert">
+              <span>
+                New webhook secret, shown once: store it with your agent now (the old one stopped working). <code className="key-reveal">{rotate.data.webhook_secret}</code>
+              </span>
+              <div className="row">
+                <button className="btn btn-small" type="button" onClick={() => void navigator.clipboard?.writeText(rotate.data.webhook_secret).then(() => setCopied(true), () => setCopied(false))}>
+                  {copied ? "Copied" : "Copy secret"}
+                </button>
+                <button className="btn btn-small" type="button" onClick={() => (rotate.reset(), setCopied(false))}>
+                  I stored it
+                </button>
+              </div>
             </div>
           ) : null}
           {rotate.error ? <ErrorNote error={rotate.error} /> : null}
         </div>
       )}
-      {(
+      {kind !== "connected" && (
         <form
           className="row"
           style={{ alignItems: "flex-end" }}
@@ -168,7 +248,7 @@ function ListingSecrets({ listingId }: { listingId: string }) {
           <div className="field" style={{ flex: 1, minWidth: 220 }}>
             <label htmlFor={`pk-${listingId}`}>Model-provider key</label>
             <input id={`pk-${listingId}`} type="password" autoComplete="off" value={key} onChange={(e) => setKey(e.target.value)} aria-describedby={`pk-hint-${listingId}`} />
-            <span className="hint" id={`pk-hint-${listingId}`}>Stored encrypted for this listing's runs only; never shown again.</span>
+            <span className="hint" id={`pk-hint-${listingId}`}>Declarative agents only. Stored encrypted for this listing's runs only; never shown again.</span>
           </div>
           <button className="btn btn-small" type="submit" disabled={!key || setProviderKey.isPending}>
             Set provider key

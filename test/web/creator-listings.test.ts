@@ -1,0 +1,273 @@
+// The money a listing holds, in a real browser against the real local stack: a renter takes back an
+// unspent per-task balance only when the contract allows it (the ETH returns exactly), rates a
+// listing after a run, and a creator manages listings in the console (pause and resume, price and
+// metadata, provider key, webhook secret shown once, vested earnings only, closing by the contract's
+// rule).
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Browser } from "playwright-core";
+import { createPublicClient, createWalletClient, formatEther, http, parseEther, parseEventLogs, type Hex } from "viem";
+import { privateKeyToAccount } from "viem/accounts";
+import { DEV_ACCOUNTS } from "../../local/chain.ts";
+import { DEMO_PROVIDER_KEY } from "../../local/demo.ts";
+import type { RunningStack } from "../../local/stack.ts";
+import { chainFor } from "../../src/chain/client.ts";
+import { marketplaceAbi } from "../../src/chain/generated/marketplace.ts";
+import { connectAndSignIn, launchBrowser, openDashboard, startWebStack } from "./support.ts";
+
+let stack: RunningStack & { dataDir: string };
+let browser: Browser;
+
+beforeAll(async () => {
+  [stack, browser] = await Promise.all([startWebStack(), launchBrowser()]);
+}, 120_000);
+afterAll(async () => {
+  await browser?.close();
+  await stack?.stop();
+});
+
+interface DemoListing {
+  listing_id: string;
+  rental_model: string;
+  creator: string;
+  name: string;
+  metadata_uri?: string;
+}
+
+const key = (i: number) => DEV_ACCOUNTS[i]!.privateKey as Hex;
+const demo = (name: string) => (stack.info.demo.listings as DemoListing[]).find((l) => l.name === name)!;
+const onChain = (l: DemoListing) => `0x${l.listing_id.slice(4)}` as Hex;
+
+function chainClients(privateKey?: Hex) {
+  const chain = chainFor(stack.info.chain_id, stack.info.rpc_url);
+  const transport = http(stack.info.rpc_url);
+  const pub = createPublicClient({ chain, transport });
+  const marketplace = stack.info.contracts.marketplace as Hex;
+  const write = async (functionName: "purchasePerQuery" | "updateListing", args: readonly unknown[], value?: bigint) => {
+    const wallet = createWalletClient({ account: privateKeyToAccount(privateKey!), chain, transport });
+    const hash = await wallet.writeContract({ address: marketplace, abi: marketplaceAbi, functionName, args: args as never, ...(value !== undefined ? { value } : {}) } as never);
+    const receipt = await pub.waitForTransactionReceipt({ hash });
+    expect(receipt.status).toBe("success");
+  };
+  const listing = (id: Hex) => pub.readContract({ address: marketplace, abi: marketplaceAbi, functionName: "listings", args: [id] });
+  return { pub, marketplace, write, listing };
+}
+
+/** Registers a connected agent (its webhooks go to entrypoint_url) through the API as the creator and
+ * lists it on-chain: the console then offers its webhook secret. */
+async function registerConnectedAgent(token: string, creatorKey: Hex): Promise<string> {
+  const headers = { authorization: `Bearer ${token}`, "content-type": "application/json" };
+  const manifest = {
+    name: "remote-writer",
+    category: "coding",
+    description: "Writes release notes on the creator's own servers.",
+    model: { provider: "self_hosted", endpoint_url: "https://models.example.com/v1" },
+    entrypoint_url: "https://agent.example.com/run",
+    input_schema: { type: "object" },
+    output_schema: { type: "object", examples: [{ notes: "Fixed the login bug." }] },
+  };
+  const submitted = (await (await fetch(`${stack.info.api_url}/v1/agents`, { method: "POST", headers, body: JSON.stringify(manifest) })).json()) as { job_id: string };
+  let job: { status: string; result?: { listing_id: string; listing_seed: Hex; metadata_uri: string }; error?: unknown } = { status: "queued" };
+  await expect
+    .poll(async () => (job = (await (await fetch(`${stack.info.api_url}/v1/jobs/${submitted.job_id}`, { headers })).json()) as typeof job).status, { timeout: 30_000 })
+    .not.toBe("queued");
+  expect(job).toMatchObject({ status: "completed" });
+  const { pub } = chainClients();
+  const wallet = createWalletClient({ account: privateKeyToAccount(creatorKey), chain: chainFor(stack.info.chain_id, stack.info.rpc_url), transport: http(stack.info.rpc_url) });
+  const hash = await wallet.writeContract({ address: stack.info.contracts.marketplace as Hex, abi: marketplaceAbi, functionName: "createListing", args: [job.result!.listing_seed, 0, parseEther("0.01"), job.result!.metadata_uri] });
+  expect((await pub.waitForTransactionReceipt({ hash })).status).toBe("success");
+  return job.result!.listing_id;
+}
+
+/** The signed-in page's own token, for calls the test makes as that renter. */
+const tokenOf = (page: import("playwright-core").Page) => page.evaluate(() => (JSON.parse(sessionStorage.getItem("agent-market.session")!) as { token: string }).token);
+
+describe("listings' money in the dashboard", () => {
+  it("offers to withdraw an unspent per-task balance only once the contract allows it, and returns the ETH exactly", async () => {
+    const listing = demo("market-researcher");
+    const renter = chainClients(key(6));
+    const creator = chainClients(key(DEV_ACCOUNTS.findIndex((a) => a.address.toLowerCase() === listing.creator.toLowerCase())));
+    const [price, , , , , , metadataUri] = await renter.listing(onChain(listing));
+    await renter.write("purchasePerQuery", [onChain(listing)], price * 3n);
+
+    const d = await openDashboard(browser, stack, key(6));
+    const { page } = d;
+    await page.goto(`${stack.info.dashboard_url}rentals`);
+    await connectAndSignIn(d);
+    const row = page.getByRole("article").filter({ hasText: "Market Researcher" });
+    await expect.poll(() => row.getByTestId("runs-left").textContent(), { timeout: 30_000 }).toMatch(/^3 runs left/);
+    // Prepaid credit at the price it was deposited at, covering a run: the contract refuses, so no button.
+    expect(await row.getByRole("button", { name: "Withdraw unspent" }).count()).toBe(0);
+    await d.shot("m1-01-balance-not-withdrawable");
+
+    // The creator raises the price: a rise the renter did not agree to makes the balance withdrawable.
+    await creator.write("updateListing", [onChain(listing), price + price / 2n, metadataUri]);
+    await page.reload();
+    await row.getByRole("button", { name: "Withdraw unspent" }).click();
+    const dialog = page.getByRole("alertdialog");
+    await dialog.getByText("The price rose above the price of your last deposit.").waitFor();
+    const deposit = price * 3n;
+    const before = await renter.pub.getBalance({ address: d.wallet.address });
+    await d.shot("m1-02-withdraw-dialog");
+    await dialog.getByRole("button", { name: `Withdraw ${formatEther(deposit)} ETH` }).click();
+    await dialog.getByText(/Confirmed/).first().waitFor({ timeout: 30_000 });
+    await d.shot("m1-03-withdrawn");
+    expect(d.wallet.sent).toHaveLength(1);
+    const receipt = await renter.pub.getTransactionReceipt({ hash: d.wallet.sent[0]! });
+    const after = await renter.pub.getBalance({ address: d.wallet.address });
+    expect(after - before).toBe(deposit - receipt.gasUsed * receipt.effectiveGasPrice);
+    await dialog.getByRole("button", { name: "Close" }).click();
+    await expect.poll(() => row.getByTestId("runs-left").textContent(), { timeout: 15_000 }).toMatch(/^0 runs left/);
+    expect(await row.getByRole("button", { name: "Withdraw unspent" }).count()).toBe(0);
+    expect(d.errors).toEqual([]);
+    await d.context.close();
+  }, 90_000);
+
+  it("lets a renter rate a listing from its page once they completed a run, and says why before that", async () => {
+    const listing = demo("unit-test-writer");
+    const renter = chainClients(key(8));
+    const [price] = await renter.listing(onChain(listing));
+    await renter.write("purchasePerQuery", [onChain(listing)], price * 2n);
+    // The API refuses a rating from a wallet with no completed run: expected in the console.
+    const d = await openDashboard(browser, stack, key(8), { expectedFailures: [/\/rating$/] });
+    const { page } = d;
+    await page.goto(`${stack.info.dashboard_url}listings/${listing.listing_id}`);
+    await connectAndSignIn(d);
+    const form = page.getByRole("form", { name: "Your rating" });
+    await form.waitFor({ timeout: 30_000 });
+    await form.getByRole("radio", { name: "4 stars" }).check();
+    await form.getByLabel("Comment (optional)").fill("Covered the edge cases I forgot.");
+    await form.getByRole("button", { name: "Submit rating" }).click();
+    await form.getByRole("alert").getByText(/completed run/).waitFor();
+    await d.shot("m2-01-rating-refused");
+
+    const token = await tokenOf(page);
+    const run = await fetch(`${stack.info.api_url}/v1/execute`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+      body: JSON.stringify({ agent_id: listing.listing_id, task: "Write unit tests", input: { source: "export const one = () => 1;" } }),
+    });
+    expect(((await run.json()) as { status: string }).status).toBe("completed");
+    await form.getByRole("button", { name: "Submit rating" }).click();
+    await form.getByText("Thanks: your rating is saved.").waitFor();
+    await page.getByRole("region", { name: "Ratings" }).getByRole("listitem").getByText("Covered the edge cases I forgot.").waitFor({ timeout: 15_000 });
+    await page.getByText("★ 4.0 (1 reviews)").waitFor({ timeout: 15_000 });
+    await form.getByRole("button", { name: "Update rating" }).waitFor();
+    await d.shot("m2-02-rated");
+    expect(d.errors).toEqual([]);
+    await d.context.close();
+  }, 90_000);
+
+  it("a creator pauses and resumes, updates price and metadata, sets the provider key, rotates the webhook secret, withdraws only vested earnings, and closes by the contract's rule", async () => {
+    const subscription = demo("earnings-summarizer");
+    const oneTime = demo("contract-reviewer");
+    const creatorKey = key(DEV_ACCOUNTS.findIndex((a) => a.address.toLowerCase() === subscription.creator.toLowerCase()));
+    const chain = chainClients(creatorKey);
+    // The webhook secret of a declarative agent is refused by the API on purpose below.
+    const d = await openDashboard(browser, stack, creatorKey, { expectedFailures: [/\/webhook-secret$/] });
+    const { page } = d;
+    await page.goto(`${stack.info.dashboard_url}creator`);
+    await connectAndSignIn(d);
+
+    // Subscription earnings: only the vested part is offered, never the whole escrow.
+    const sub = page.getByRole("article").filter({ has: page.getByRole("heading", { name: "Earnings Summarizer" }) });
+    await sub.getByText("Manage").click();
+    const withdraw = sub.getByRole("button", { name: /^Withdraw \d/ });
+    await withdraw.waitFor({ timeout: 15_000 });
+    const [, escrowBefore] = await chain.listing(onChain(subscription));
+    const offered = parseEther((await withdraw.textContent())!.replace(/^Withdraw | ETH$/g, ""));
+    expect(offered).toBeGreaterThan(0n);
+    expect(offered).toBeLessThan(escrowBefore);
+    await d.shot("m3-01-manage");
+    await withdraw.click();
+    await sub.getByText(/Confirmed/).first().waitFor({ timeout: 30_000 });
+    const withdrawn = parseEventLogs({ abi: marketplaceAbi, eventName: "EarningsWithdrawn", logs: (await chain.pub.getTransactionReceipt({ hash: d.wallet.sent.at(-1)! })).logs });
+    expect(withdrawn[0]!.args.amount).toBe(offered);
+    const [, escrowAfter] = await chain.listing(onChain(subscription));
+    expect(escrowAfter).toBe(escrowBefore - offered);
+
+    // Pause, then closing is refused while renters' paid periods run: the page says the rule.
+    await sub.getByRole("button", { name: "Pause listing" }).click();
+    await sub.getByRole("button", { name: "Resume listing" }).waitFor({ timeout: 30_000 });
+    expect((await chain.listing(onChain(subscription)))[3]).toBe(2);
+    await expect.poll(() => sub.getByTestId("close-rule").textContent()).toMatch(/can close from /);
+    const sentBefore = d.wallet.sent.length;
+    await sub.getByRole("button", { name: "Close listing" }).click();
+    await page.getByRole("alertdialog").getByRole("button", { name: "Close for good" }).click();
+    await sub.getByText("A subscription listing closes only once every period its renters paid for has elapsed; until then its escrow holds earnings not yet vested.").waitFor();
+    expect(d.wallet.sent.length).toBe(sentBefore);
+    await d.shot("m3-02-close-refused");
+    await sub.getByRole("button", { name: "Resume listing" }).click();
+    await sub.getByRole("button", { name: "Pause listing" }).waitFor({ timeout: 30_000 });
+    expect((await chain.listing(onChain(subscription)))[3]).toBe(1);
+
+    // Price and metadata, the provider key, the webhook secret: on the one-time listing.
+    const one = page.getByRole("article").filter({ has: page.getByRole("heading", { name: "Contract Reviewer" }) });
+    await one.getByText("Manage").click();
+    const [, , , , , , uri] = await chain.listing(onChain(oneTime));
+    await one.getByLabel("Price (ETH)").fill("0.0125");
+    await one.getByLabel("Metadata URI").fill(`${uri}#v2`);
+    await one.getByRole("button", { name: "Update listing" }).click();
+    await one.getByText(/Confirmed/).first().waitFor({ timeout: 30_000 });
+    const updated = await chain.listing(onChain(oneTime));
+    expect(updated[0]).toBe(parseEther("0.0125"));
+    expect(updated[6]).toBe(`${uri}#v2`);
+    await one.getByText("Price 0.0125 ETH").waitFor();
+    // Metadata other than what the service registered takes the listing out of the catalogue: the
+    // page says so, and setting the registered URI back publishes it again.
+    await one.getByText(/Not the metadata the service registered for this agent/).waitFor();
+    await one.getByLabel("Metadata URI").fill(uri);
+    await one.getByText("The metadata the service registered for this agent.").waitFor();
+    await one.getByRole("button", { name: "Update listing" }).click();
+    await expect.poll(async () => (await chain.listing(onChain(oneTime)))[6], { timeout: 30_000 }).toBe(uri);
+
+    await one.getByLabel("Model-provider key").fill(DEMO_PROVIDER_KEY);
+    await one.getByRole("button", { name: "Set provider key" }).click();
+    await one.getByText("Provider key saved.").waitFor();
+    expect(await one.getByLabel("Model-provider key").inputValue()).toBe("");
+
+    // A declarative agent has no webhooks: the API's refusal is shown with its request id.
+    await one.getByRole("button", { name: "Rotate webhook secret" }).click();
+    await one.getByRole("alert").filter({ hasText: "Only a connected agent (entrypoint_url) receives signed webhooks." }).getByText(/Request id/).waitFor();
+
+    // A connected agent's webhook secret: shown once, replaced by the next rotation, gone on reload.
+    const connected = await registerConnectedAgent(await tokenOf(page), creatorKey);
+    await page.reload();
+    const remote = page.getByRole("article").filter({ has: page.getByRole("heading", { name: "Remote Writer" }) });
+    await remote.getByText("Manage").click({ timeout: 30_000 });
+    await remote.getByRole("button", { name: "Rotate webhook secret" }).click();
+    const shown = remote.getByRole("alert").filter({ hasText: "shown once" }).locator("code");
+    await shown.waitFor();
+    const first = (await shown.textContent())!;
+    expect(first).toMatch(/^whsec_/);
+    await remote.getByRole("button", { name: "Copy secret" }).click();
+    await remote.getByRole("button", { name: "Copied" }).waitFor();
+    expect(await page.evaluate(() => (navigator as unknown as { clipboard: { readText(): Promise<string> } }).clipboard.readText())).toBe(first);
+    await d.shot("m3-03-webhook-secret");
+    await remote.getByRole("button", { name: "Rotate webhook secret" }).click();
+    await expect.poll(() => shown.textContent()).not.toBe(first);
+    await remote.getByRole("button", { name: "I stored it" }).click();
+    await expect.poll(() => shown.count()).toBe(0);
+    expect(connected).toMatch(/^lst_/);
+
+    // Closing an active listing: the page says to pause first and sends nothing; paused, it closes.
+    const sentBeforeClose = d.wallet.sent.length;
+    await one.getByText("Manage").click();
+    await one.getByRole("button", { name: "Close listing" }).click();
+    const ask = page.getByRole("alertdialog");
+    await ask.getByText(/Pause it first/).waitFor();
+    expect(await ask.getByRole("button", { name: "Close for good" }).count()).toBe(0);
+    await d.shot("m3-04-close-needs-pause");
+    await ask.getByRole("button", { name: "OK" }).click();
+    expect(d.wallet.sent.length).toBe(sentBeforeClose);
+    await one.getByRole("button", { name: "Pause listing" }).click();
+    await one.getByRole("button", { name: "Resume listing" }).waitFor({ timeout: 30_000 });
+    await one.getByRole("button", { name: "Close listing" }).click();
+    await page.getByRole("alertdialog").getByRole("button", { name: "Close for good" }).click();
+    await one.getByText("closed", { exact: true }).waitFor({ timeout: 30_000 });
+    expect((await chain.listing(onChain(oneTime)))[3]).toBe(3);
+    expect(await one.getByText("Manage").count()).toBe(0);
+    await d.shot("m3-05-closed");
+    expect(d.errors).toEqual([]);
+    await d.context.close();
+  }, 120_000);
+});
