@@ -15,6 +15,8 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { buildApp } from "../../src/api/app.ts";
 import { createEgressGuard } from "../../src/adapters/egress/guard.ts";
 import { writeMarketplace } from "../../src/chain/write.ts";
+import { createAuthoritySigner } from "../../src/chain/authority.ts";
+import { settlePendingRuns } from "../../src/execution/settlement.ts";
 import { chainFor } from "../../src/chain/client.ts";
 import { marketplaceAbi } from "../../src/chain/generated/marketplace.ts";
 import { LOCAL_CHAIN_ID } from "../../local/chain.ts";
@@ -184,6 +186,34 @@ describe("tools carry the agents' own schemas", () => {
       { progress: 8, message: "two " },
       { progress: 13, message: "three" },
     ]);
+  });
+});
+
+describe("money", () => {
+  it("a run whose charge cannot be confirmed is a settlement_pending tool error (not a retryable 503) without its output, charged once when the charge lands", async () => {
+    const broken = { ...ctx.services, authority: createAuthoritySigner(ctx.services.chain, "http://127.0.0.1:9", ctx.authority.privateKey) };
+    const served = await serveApi(buildApp(broken));
+    try {
+      const transport = new StreamableHTTPClientTransport(new URL(`${served.url}/v1/mcp`), { requestInit: { headers: { authorization: `Bearer ${apiKey}` } } });
+      const client = new Client({ name: "remote-test-pending", version: "1.0.0" });
+      await client.connect(transport);
+      clients.push(client);
+      const before = await balanceOf(summarizer);
+      const result = (await client.callTool({ name: "remote_summarizer", arguments: { task: "pay later", text: "x y" } })) as CallToolResult;
+      expect(result.isError).toBe(true);
+      expect(result.structuredContent).toBeUndefined();
+      const text = textOf(result);
+      expect(text).toMatch(/settlement_pending/);
+      expect(text).not.toMatch(/pay later: x y/); // the output is withheld until paid
+      const runId = /run_[0-9a-f]{32}/.exec(text)![0];
+      expect(await balanceOf(summarizer)).toBe(before);
+      expect(await settlePendingRuns(ctx.services)).toMatchObject({ settled: 1 });
+      expect(await balanceOf(summarizer)).toBe(before - summarizer.priceWei);
+      const released = (await (await app.request(`/v1/runs/${runId}`, { headers: { authorization: `Bearer ${apiKey}` } })).json()) as { settlement: string; output: unknown };
+      expect(released).toMatchObject({ settlement: "settled", output: { summary: "pay later: x y", words: 2 } });
+    } finally {
+      await closeApi(served.server);
+    }
   });
 });
 

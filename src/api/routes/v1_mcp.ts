@@ -11,6 +11,7 @@ import type { OpenAPIHono } from "@hono/zod-openapi";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import type { AppEnv } from "../env.ts";
 import { ApiError } from "../../errors.ts";
+import { header } from "../openapi.ts";
 import { admitRun, performRun, type RunResponse } from "../../execution/execute.ts";
 import { enforceRule } from "../middleware/rate-limit.ts";
 import { executionKey, executionRule } from "../../adapters/ratelimit/policy.ts";
@@ -48,6 +49,8 @@ export function registerV1Mcp(app: OpenAPIHono<AppEnv>): void {
       describeError,
       async run(call) {
         const admitted = await admitRun(services, principal, call.request, {
+          // Progress notifications carry the output as it is produced: delivered output, as on a stream.
+          delivery: call.progress ? "stream" : "sync",
           rateLimit: async (listingId) => {
             await enforceRule(c, services.rateLimiter, executionKey(listingId, principal.wallet), executionRule(), "closed");
           },
@@ -70,7 +73,15 @@ export function registerV1Mcp(app: OpenAPIHono<AppEnv>): void {
             : {}),
         });
         if (settlementPending) {
-          throw new ApiError("service_unavailable", `Run ${response.run_id} finished, but its charge could not be confirmed on-chain yet. The result is kept: GET /v1/runs/${response.run_id} returns it once the charge lands.`);
+          // Not a 503: a client that retried would run (and pay for) the task again. The run is done; its
+          // output is withheld until the charge lands, as POST /v1/execute answers it.
+          throw new RunFailed({
+            ...response,
+            error: {
+              code: "settlement_pending",
+              message: `Run ${response.run_id} completed, but its charge is not confirmed on-chain yet; its output is released once it is (GET /v1/runs/${response.run_id}). Do not run the task again: that would be a new run, charged again.`,
+            },
+          });
         }
         if (response.status !== "completed") throw new RunFailed(response);
         return response;
@@ -81,6 +92,32 @@ export function registerV1Mcp(app: OpenAPIHono<AppEnv>): void {
     // The server lives as long as this request: closed when the client goes away or the answer ends.
     c.req.raw.signal.addEventListener("abort", () => void server.close().catch(() => undefined), { once: true });
     return transport.handleRequest(c.req.raw);
+  });
+
+  // The document describes the endpoint; its messages are MCP's JSON-RPC (modelcontextprotocol.io).
+  const headers = Object.fromEntries((["X-Request-Id", "X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset"] as const).map((name) => [name, header(name)]));
+  app.openAPIRegistry.registerPath({
+    method: "post",
+    path: "/v1/mcp",
+    operationId: "callMcp",
+    tags: ["Execution"],
+    summary: "Remote MCP endpoint (Streamable HTTP)",
+    description:
+      "The Model Context Protocol over Streamable HTTP, stateless (no session id): send one JSON-RPC message or a batch; the answer is JSON, or an event stream while a tool call reports progress. Tools: run_agent (agent_id, task, input) and one per rented agent, with the agent's own input and output schemas. Refusals of a run are tool errors (isError) carrying the API's code and the request id, never HTTP errors; malformed JSON-RPC gets the protocol's own error.",
+    security: [{ bearer: [] }],
+    request: { body: { required: true, content: { "application/json": { schema: { type: "object", description: "A JSON-RPC 2.0 request, notification or batch (MCP)" } } } } },
+    responses: {
+      200: {
+        description: "The JSON-RPC answer, or an event stream of progress notifications ending with it",
+        headers,
+        content: { "application/json": { schema: { type: "object" } }, "text/event-stream": { schema: { type: "string" } } },
+      },
+      202: { description: "A notification or a response was accepted (nothing to answer)", headers },
+      400: { description: "Malformed JSON-RPC (the protocol's own error object)", headers, content: { "application/json": { schema: { type: "object" } } } },
+      401: { $ref: "#/components/responses/Unauthorized" },
+      429: { $ref: "#/components/responses/RateLimited" },
+      500: { $ref: "#/components/responses/InternalError" },
+    },
   });
 
   app.on(["GET", "DELETE"], "/v1/mcp", () => {
