@@ -12,7 +12,22 @@ import { explainError } from "../chain/errors.ts";
 export interface Session {
   wallet: Address;
   token: string;
+  /** When the token lapses, in seconds on this browser's clock (see localExpiry). */
   expiresAt: number;
+}
+
+/** The token's `expires_at` moved onto this browser's clock. The server's clock and the browser's may
+ * disagree by minutes; timing the renewal by the server's figure on a fast browser clock would renew
+ * at once, get a token that again looks nearly lapsed, and ask for signatures in a loop. The token's
+ * `iat` is the server's time of issue, which is now here, so the lifetime is what carries over. */
+function localExpiry(token: string, expiresAt: number): number {
+  try {
+    const payload = JSON.parse(atob(token.split(".")[1]!.replace(/-/g, "+").replace(/_/g, "/"))) as { iat?: unknown };
+    if (typeof payload.iat === "number" && payload.iat <= expiresAt) return Math.floor(Date.now() / 1000) + (expiresAt - payload.iat);
+  } catch {
+    // Not a JWT we can read: the server's figure is the best there is.
+  }
+  return expiresAt;
 }
 
 interface SessionApi {
@@ -79,7 +94,7 @@ export function SessionProvider({ children }: { children: ReactNode }) {
       const challenge = await apiRequest<{ challenge: string; expires_at: number }>(config.apiUrl, "/v1/auth/challenge", { query: { wallet } });
       const signature = await signMessage.mutateAsync({ account: wallet, message: challenge.challenge });
       const token = await apiRequest<{ token: string; expires_at: number }>(config.apiUrl, "/v1/auth/token", { method: "POST", body: { wallet, challenge: challenge.challenge, signature } });
-      store({ wallet, token: token.token, expiresAt: token.expires_at });
+      store({ wallet, token: token.token, expiresAt: localExpiry(token.token, token.expires_at) });
     } catch (error) {
       const explained = explainError(error);
       setNotice(explained.rejected ? "You rejected the sign-in signature in your wallet. You are not signed in, and nothing changed." : explained.message);

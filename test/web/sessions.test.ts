@@ -1,0 +1,144 @@
+// Sessions and streams in a real browser against the real local stack: the sign-in is renewed by a new
+// signature two minutes before it lapses (the page's clock moved forward), dropped when the wallet
+// switches account or disconnects; a run's stream that drops midway resumes from its last event,
+// complete and without duplicates.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Browser, Page } from "playwright-core";
+import { createPublicClient, createWalletClient, http, type Hex } from "viem";
+import { privateKeyToAccount } from "viem/accounts";
+import { DEV_ACCOUNTS } from "../../local/chain.ts";
+import type { RunningStack } from "../../local/stack.ts";
+import { chainFor } from "../../src/chain/client.ts";
+import { marketplaceAbi } from "../../src/chain/generated/marketplace.ts";
+import { connectAndSignIn, launchBrowser, openDashboard, startWebStack } from "./support.ts";
+
+let stack: RunningStack & { dataDir: string };
+let browser: Browser;
+
+beforeAll(async () => {
+  [stack, browser] = await Promise.all([startWebStack(), launchBrowser()]);
+}, 120_000);
+afterAll(async () => {
+  await browser?.close();
+  await stack?.stop();
+});
+
+const key = (i: number) => DEV_ACCOUNTS[i]!.privateKey as Hex;
+const stored = (page: Page) => page.evaluate(() => JSON.parse(sessionStorage.getItem("agent-market.session") ?? "null") as { wallet: string; token: string; expiresAt: number } | null);
+const signatures = (calls: string[]) => calls.filter((c) => c === "personal_sign").length;
+
+describe("sessions", () => {
+  it("renews the sign-in with a new signature two minutes before it lapses, once", async () => {
+    const d = await openDashboard(browser, stack, key(6));
+    const { page } = d;
+    await page.clock.install();
+    await page.goto(stack.info.dashboard_url);
+    await connectAndSignIn(d);
+    await page.getByTestId("listing-card").first().waitFor();
+    const first = (await stored(page))!;
+    expect(signatures(d.wallet.calls)).toBe(1);
+
+    // 57 minutes on: nothing yet. Past 58 (two minutes before the hour's end): a new signature.
+    await page.clock.fastForward("57:00");
+    expect(signatures(d.wallet.calls)).toBe(1);
+    await page.clock.fastForward("01:30");
+    await expect.poll(async () => (await stored(page))?.token, { timeout: 15_000 }).not.toBe(first.token);
+    expect(signatures(d.wallet.calls)).toBe(2);
+    const renewed = (await stored(page))!;
+    expect(renewed.wallet).toBe(first.wallet);
+    // The new session's end is an hour from now on the page's clock, so no second renewal follows.
+    const pageNow = await page.evaluate(() => Date.now() / 1000);
+    expect(renewed.expiresAt - pageNow).toBeGreaterThan(3500);
+    await page.clock.fastForward("01:00");
+    await page.getByRole("link", { name: "My rentals", exact: true }).click();
+    await page.getByText("You have no rentals yet").waitFor();
+    expect(signatures(d.wallet.calls)).toBe(2);
+    await page.getByLabel("Signed in").waitFor();
+    const accepted = await fetch(`${stack.info.api_url}/v1/credentials`, { headers: { authorization: `Bearer ${renewed.token}` } });
+    expect(accepted.status).toBe(200);
+    await d.shot("s1-01-renewed");
+    expect(d.errors).toEqual([]);
+    await d.context.close();
+  }, 60_000);
+
+  it("drops the session when the wallet switches account, and when it disconnects", async () => {
+    const d = await openDashboard(browser, stack, key(7));
+    const { page } = d;
+    await page.goto(`${stack.info.dashboard_url}keys`);
+    await connectAndSignIn(d);
+    await page.getByText("No API keys yet").waitFor();
+    const before = (await stored(page))!;
+    expect(before.wallet.toLowerCase()).toBe(DEV_ACCOUNTS[7]!.address.toLowerCase());
+
+    await d.wallet.switchAccount(key(8));
+    await page.getByText("Your wallet switched accounts, so you were signed out. Sign in again with the new account.").waitFor();
+    expect(await page.getByLabel("Signed in").count()).toBe(0);
+    expect(await stored(page)).toBeNull();
+    // What the first account could read is not on screen for the second.
+    expect(await page.getByText("No API keys yet").count()).toBe(0);
+    await d.shot("s2-01-account-switched");
+    await page.getByRole("button", { name: "Sign in" }).first().click();
+    await page.getByLabel("Signed in").waitFor();
+    expect((await stored(page))!.wallet.toLowerCase()).toBe(DEV_ACCOUNTS[8]!.address.toLowerCase());
+
+    // The user disconnects the site in the wallet.
+    await d.wallet.disconnectSite();
+    await page.getByRole("button", { name: "Connect wallet" }).first().waitFor();
+    expect(await page.getByLabel("Signed in").count()).toBe(0);
+    expect(await stored(page)).toBeNull();
+    await d.shot("s2-02-wallet-disconnected");
+
+    // And with the page's own Disconnect button.
+    await connectAndSignIn(d);
+    await page.getByRole("button", { name: "Disconnect" }).click();
+    await page.getByRole("button", { name: "Connect wallet" }).first().waitFor();
+    expect(await stored(page)).toBeNull();
+    expect(d.errors).toEqual([]);
+    await d.context.close();
+  }, 60_000);
+
+  it("resumes a run's stream that dropped midway from its last event: the output is complete and nothing repeats", async () => {
+    const listing = (stack.info.demo.listings as { listing_id: string; name: string }[]).find((l) => l.name === "unit-test-writer")!;
+    const chain = chainFor(stack.info.chain_id, stack.info.rpc_url);
+    const pub = createPublicClient({ chain, transport: http(stack.info.rpc_url) });
+    const renter = createWalletClient({ account: privateKeyToAccount(key(9)), chain, transport: http(stack.info.rpc_url) });
+    const id = `0x${listing.listing_id.slice(4)}` as Hex;
+    const [price] = await pub.readContract({ address: stack.info.contracts.marketplace as Hex, abi: marketplaceAbi, functionName: "listings", args: [id] });
+    await pub.waitForTransactionReceipt({ hash: await renter.writeContract({ address: stack.info.contracts.marketplace as Hex, abi: marketplaceAbi, functionName: "purchasePerQuery", args: [id], value: price * 2n }) });
+
+    const d = await openDashboard(browser, stack, key(9));
+    const { page } = d;
+    // The network drops the run's stream after its first output event: the page sees the connection end.
+    let fullBody = "";
+    await page.route("**/v1/execute/stream", async (route) => {
+      const response = await route.fetch();
+      fullBody = await response.text();
+      const events = fullBody.split("\n\n");
+      const firstOutput = events.findIndex((e) => e.includes("event: output"));
+      await route.fulfill({ response, body: events.slice(0, firstOutput + 1).join("\n\n") + "\n\n" });
+    });
+    const resumed: (string | undefined)[] = [];
+    page.on("request", (r) => void (r.url().includes("/events") && resumed.push(r.headers()["last-event-id"])));
+    await page.goto(`${stack.info.dashboard_url}run?agent=${listing.listing_id}`);
+    await connectAndSignIn(d);
+    await page.getByLabel("Task").fill("Write unit tests for this function");
+    await page.getByLabel("source").fill("export const add = (a: number, b: number) => a + b;");
+    await page.getByRole("button", { name: "Run", exact: true }).click();
+    const summary = page.getByTestId("run-summary");
+    await summary.waitFor({ timeout: 30_000 });
+    await expect.poll(() => summary.textContent()).toMatch(/completed/);
+    await d.shot("s3-01-resumed");
+
+    const deltas = fullBody
+      .split("\n\n")
+      .filter((e) => e.includes("event: output"))
+      .map((e) => (JSON.parse(e.split("\n").find((l) => l.startsWith("data:"))!.slice(5)) as { delta: string }).delta);
+    expect(deltas.length).toBeGreaterThan(1);
+    const firstId = fullBody.split("\n\n").find((e) => e.includes("event: output"))!.split("\n").find((l) => l.startsWith("id:"))!.slice(3).trim();
+    // One resume, from the last event the page saw, and the output is every delta once, in order.
+    expect(resumed).toEqual([firstId]);
+    expect(await page.getByTestId("run-output").textContent()).toBe(deltas.join(""));
+    expect(d.errors).toEqual([]);
+    await d.context.close();
+  }, 60_000);
+});
