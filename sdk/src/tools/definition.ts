@@ -118,6 +118,14 @@ export async function runAgentTool(client: AgentRentalClient, args: AgentToolArg
     { ...(options.idempotencyKey ? { idempotencyKey: options.idempotencyKey } : {}), ...(options.signal ? { signal: options.signal } : {}) },
   );
   if (run.status !== "completed") throw new AgentRunFailedError(run);
+  // Completed, but its per-task charge is not confirmed on-chain yet: the output is withheld until it is
+  // (client.runs.get releases it). Running the task again would be a second, charged run: say so.
+  if (run.settlement === "pending") {
+    throw new AgentRunFailedError({
+      ...run,
+      error: { code: "settlement_pending", message: `Run ${run.run_id} completed, but its charge is not confirmed on-chain yet; its output is released once it is (runs.get("${run.run_id}")). Do not run the task again: that would be a new run, charged again.` },
+    });
+  }
   return run;
 }
 
