@@ -19,6 +19,35 @@ afterAll(async () => {
 });
 
 describe("accessibility", () => {
+  it("at 375 px every destination of the header's navigation is on screen and reachable by keyboard", async () => {
+    const d = await openDashboard(browser, stack, DEV_ACCOUNTS[5]!.privateKey as Hex, { viewport: { width: 375, height: 812 }, colorScheme: "dark" });
+    const { page } = d;
+    await page.goto(stack.info.dashboard_url);
+    const nav = page.getByRole("navigation", { name: "Main" });
+    const links = nav.getByRole("link");
+    const names = await links.allTextContents();
+    expect(names).toEqual(["Browse", "My rentals", "Run a task", "API keys", "Creator", "Review"]);
+    for (const name of names) {
+      const box = (await nav.getByRole("link", { name, exact: true }).boundingBox())!;
+      expect({ name, left: box.x >= 0, right: box.x + box.width <= 375 }).toEqual({ name, left: true, right: true });
+    }
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(375);
+    // Keyboard: from the brand, Tab walks the links in order, each with a visible focus ring.
+    await page.getByRole("link", { name: "Agent Market home" }).focus();
+    for (const name of names) {
+      await page.keyboard.press("Tab");
+      const focused = await page.evaluate(() => ({ text: document.activeElement?.textContent, outline: getComputedStyle(document.activeElement!).outlineStyle }));
+      expect(focused).toEqual({ text: name, outline: expect.not.stringMatching(/^none$/) });
+    }
+    await page.keyboard.press("Enter");
+    await expect.poll(() => new URL(page.url()).pathname).toBe("/review");
+    await page.getByText("Only the protocol authority reviews").or(page.getByRole("button", { name: "Connect wallet" })).first().waitFor();
+    await d.shot("j6-dark-375-nav");
+    expect(await seriousViolations(page)).toEqual([]);
+    expect(d.errors).toEqual([]);
+    await d.context.close();
+  }, 60_000);
+
   for (const [scheme, viewport] of [
     ["light", { width: 1440, height: 900 }],
     ["dark", { width: 375, height: 812 }],
