@@ -97,7 +97,7 @@ describe("sessions", () => {
     await d.context.close();
   }, 60_000);
 
-  it("resumes a run's stream that dropped midway from its last event: the output is complete and nothing repeats", async () => {
+  it("resumes a run's stream that dropped midway, or that the user stopped, from its last event: the output is complete and nothing repeats", async () => {
     const listing = (stack.info.demo.listings as { listing_id: string; name: string }[]).find((l) => l.name === "unit-test-writer")!;
     const chain = chainFor(stack.info.chain_id, stack.info.rpc_url);
     const pub = createPublicClient({ chain, transport: http(stack.info.rpc_url) });
@@ -138,6 +138,29 @@ describe("sessions", () => {
     // One resume, from the last event the page saw, and the output is every delta once, in order.
     expect(resumed).toEqual([firstId]);
     expect(await page.getByTestId("run-output").textContent()).toBe(deltas.join(""));
+    expect(d.errors).toEqual([]);
+
+    // Stopped by the user midway (the model answers slowly), then resumed with the button.
+    await page.unrouteAll();
+    await page.getByLabel("Task").fill("Write unit tests for this function [[slow:250]]");
+    await page.getByRole("button", { name: "Run", exact: true }).click();
+    const output = page.getByTestId("run-output");
+    await expect.poll(async () => ((await output.textContent()) ?? "").length, { timeout: 15_000 }).toBeGreaterThan(0);
+    await page.getByRole("button", { name: "Stop" }).click();
+    await page.getByText("Stream stopped: resume to get the rest").waitFor();
+    const partial = (await output.textContent())!;
+    await d.shot("s3-02-stopped");
+    await page.getByRole("button", { name: "Resume stream" }).click();
+    await expect.poll(() => summary.textContent(), { timeout: 30_000 }).toMatch(/completed/);
+    const runId = (await page.getByTestId("run-summary").locator("dd.mono").textContent())!.trim();
+    const token = (await stored(page))!.token;
+    const run = (await (await fetch(`${stack.info.api_url}/v1/runs/${runId}`, { headers: { authorization: `Bearer ${token}` } })).json()) as { output: unknown };
+    expect(typeof run.output).toBe("string");
+    const final = (await output.textContent())!;
+    expect(final.startsWith(partial)).toBe(true);
+    expect(final.length).toBeGreaterThan(partial.length);
+    expect(final).toBe(run.output);
+    await d.shot("s3-03-resumed-after-stop");
     expect(d.errors).toEqual([]);
     await d.context.close();
   }, 60_000);
