@@ -31,12 +31,16 @@ describe("accessibility", () => {
       const box = (await nav.getByRole("link", { name, exact: true }).boundingBox())!;
       expect({ name, left: box.x >= 0, right: box.x + box.width <= 375 }).toEqual({ name, left: true, right: true });
     }
-    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(375);
+    expect(await page.evaluate(() => (globalThis as unknown as { document: { documentElement: { scrollWidth: number } } }).document.documentElement.scrollWidth)).toBeLessThanOrEqual(375);
     // Keyboard: from the brand, Tab walks the links in order, each with a visible focus ring.
     await page.getByRole("link", { name: "Agent Market home" }).focus();
     for (const name of names) {
       await page.keyboard.press("Tab");
-      const focused = await page.evaluate(() => ({ text: document.activeElement?.textContent, outline: getComputedStyle(document.activeElement!).outlineStyle }));
+      // The page's globals, typed for what this uses (the suite compiles without the DOM library).
+      const focused = await page.evaluate(() => {
+        const w = globalThis as unknown as { document: { activeElement: { textContent: string | null } | null }; getComputedStyle(e: unknown): { outlineStyle: string } };
+        return { text: w.document.activeElement?.textContent, outline: w.getComputedStyle(w.document.activeElement).outlineStyle };
+      });
       expect(focused).toEqual({ text: name, outline: expect.not.stringMatching(/^none$/) });
     }
     await page.keyboard.press("Enter");
