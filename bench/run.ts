@@ -20,6 +20,7 @@ const benches: Record<string, () => Promise<string[]>> = {
   "execution-start": () => runExecutionStartBench(),
   runner: async () => (await import("./runner.ts")).runRunnerBench(),
   execute: async () => (await import("./execute.ts")).runExecuteBench(),
+  mcp: async () => (await import("./mcp.ts")).runMcpBench(),
   "cli-start": async () => (await import("./cli-start.ts")).runCliStartBench(),
   "sdk-bundle": async () => (await import("./sdk-bundle.ts")).runSdkBundleBench(),
   dashboard: async () => (await import("./dashboard.ts")).runDashboardBench(),

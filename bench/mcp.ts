@@ -1,0 +1,173 @@
+// Remote MCP overhead: a tool call through POST /v1/mcp (the official MCP client over Streamable HTTP,
+// authenticated with an API key) beside the same run through POST /v1/execute, interleaved in one run
+// (each round runs both, the order alternating), against the local stack (local/stack.ts: DynamoDB and
+// SQS/S3 emulators, a Hardhat node, the API served over HTTP on 127.0.0.1, its indexer and registration
+// worker). The agent is a connected agent on plain http loopback that answers at once, so what differs
+// between the two sides is the MCP layer alone: the JSON-RPC envelope, the tool list (the caller's
+// credentials, the listings' metadata and input validators), the argument checks and the result's form.
+// The rate rules (60 runs/min per credential) would throttle the rounds: the stack's services get a
+// limiter that admits every request (still called on every request).
+// Run: npm run bench -- mcp   (or: node --import tsx bench/mcp.ts; MCP_BENCH_ROUNDS=N)
+import http from "node:http";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { AddressInfo } from "node:net";
+import { parseEther, type Hex } from "viem";
+import { privateKeyToAccount } from "viem/accounts";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { startStack } from "../local/stack.ts";
+import { freePort } from "../local/ports.ts";
+import { DEV_ACCOUNTS, LOCAL_CHAIN_ID } from "../local/chain.ts";
+import { writeMarketplace } from "../src/chain/write.ts";
+import { chainFor } from "../src/chain/client.ts";
+import { reviewListing } from "../src/reviews/listings.ts";
+import { catchUp } from "../src/credentials/indexer.ts";
+import type { RateLimiter } from "../src/adapters/ratelimit/port.ts";
+import { ACCESS } from "../test/support/chain-actions.ts";
+import { ms, summarize } from "./stats.ts";
+
+const ROUNDS = Number(process.env.MCP_BENCH_ROUNDS ?? 60);
+const WARMUP = 10;
+const TARGET_MS = 5;
+const MANIFEST = {
+  name: "bench-mcp-researcher",
+  category: "research",
+  description: "A connected agent that answers at once, for the remote MCP benchmark.",
+  model: { provider: "provider_a", model: "bench" },
+  input_schema: { type: "object", properties: { topic: { type: "string" } }, additionalProperties: false },
+  output_schema: { type: "object", properties: { findings: { type: "array", items: { type: "string" } } }, required: ["findings"] },
+  timeout_seconds: 30,
+};
+const ANSWER = JSON.stringify({ output: { findings: ["a finding", "another finding"] } });
+
+const admitAll: RateLimiter = {
+  async limit(_key, rule) {
+    return { allowed: true, limit: rule.limit, remaining: rule.limit, reset: Math.ceil(Date.now() / 1000) + rule.windowSeconds, retryAfterSeconds: 0 };
+  },
+};
+
+async function signIn(apiUrl: string, privateKey: Hex): Promise<string> {
+  const account = privateKeyToAccount(privateKey);
+  const challenge = (await (await fetch(`${apiUrl}/v1/auth/challenge?wallet=${account.address}`)).json()) as { challenge: string };
+  const signature = await account.signMessage({ message: challenge.challenge });
+  const res = await fetch(`${apiUrl}/v1/auth/token`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ wallet: account.address, challenge: challenge.challenge, signature }) });
+  return ((await res.json()) as { token: string }).token;
+}
+
+async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+export async function runMcpBench(options: { rounds?: number } = {}): Promise<string[]> {
+  const rounds = options.rounds ?? ROUNDS;
+  const dataDir = mkdtempSync(join(tmpdir(), "mcp-bench-"));
+  const agent = http.createServer((req, res) => {
+    req.resume();
+    req.on("end", () => res.writeHead(200, { "content-type": "application/json" }).end(ANSWER));
+  });
+  await new Promise<void>((resolve) => agent.listen(0, "127.0.0.1", resolve));
+  const stack = await startStack({ dataDir, apiPort: await freePort(), chainPort: await freePort(), dynamoPort: await freePort(), awsPort: await freePort(), logLevel: "silent" });
+  let mcp: Client | undefined;
+  try {
+    stack.services.rateLimiter = admitAll;
+    const apiUrl = stack.info.api_url;
+    const apiKey = (stack.info.demo as { api_key: string }).api_key;
+    const target = { rpcUrl: stack.info.rpc_url, chain: chainFor(LOCAL_CHAIN_ID, stack.info.rpc_url), marketplace: stack.info.contracts.marketplace as Hex };
+
+    // Published through the stack's own pipeline by a demo creator, rented one-time by the demo renter.
+    const creator = DEV_ACCOUNTS[2]!;
+    const creatorAuth = { authorization: `Bearer ${await signIn(apiUrl, creator.privateKey)}` };
+    const submitted = await fetch(`${apiUrl}/v1/agents`, {
+      method: "POST",
+      headers: { ...creatorAuth, "content-type": "application/json" },
+      body: JSON.stringify({ ...MANIFEST, entrypoint_url: `http://127.0.0.1:${(agent.address() as AddressInfo).port}/run` }),
+    });
+    if (submitted.status !== 202) throw new Error(`registration refused: ${submitted.status} ${await submitted.text()}`);
+    const { job_id } = (await submitted.json()) as { job_id: string };
+    const listing = await until("the registration", async () => {
+      const job = (await (await fetch(`${apiUrl}/v1/jobs/${job_id}`, { headers: creatorAuth })).json()) as { status: string; result?: { listing_id: string; agent_id: string; listing_seed: Hex; metadata_uri: string }; error?: unknown };
+      if (job.status === "failed") throw new Error(`registration failed: ${JSON.stringify(job.error)}`);
+      return job.status === "completed" ? job.result : undefined;
+    });
+    const priceWei = parseEther("0.001");
+    await writeMarketplace(target, creator.privateKey, "createListing", [listing.listing_seed, ACCESS.one_time, priceWei, listing.metadata_uri]);
+    await reviewListing(stack.services.tables, listing.listing_id, "approve", undefined);
+    const secret = await fetch(`${apiUrl}/v1/listings/${listing.listing_id}/webhook-secret`, { method: "POST", headers: creatorAuth });
+    if (secret.status !== 201) throw new Error(`webhook secret refused: ${secret.status} ${await secret.text()}`);
+    await writeMarketplace(target, DEV_ACCOUNTS[4]!.privateKey, "purchaseOneTime", [`0x${listing.listing_id.slice(4)}` as Hex], priceWei);
+    await catchUp({ tables: stack.services.tables, chain: stack.services.chain, logger: stack.services.logger, fromBlock: 0n, confirmations: 0 });
+
+    const transport = new StreamableHTTPClientTransport(new URL(`${apiUrl}/v1/mcp`), { requestInit: { headers: { authorization: `Bearer ${apiKey}` } } });
+    mcp = new Client({ name: "mcp-bench", version: "1.0.0" });
+    await mcp.connect(transport);
+    const { tools } = await mcp.listTools();
+    const tool = tools.find((t) => t.title === "Bench Mcp Researcher" || t.name === "bench_mcp_researcher");
+    if (!tool) throw new Error(`the rented agent's tool is missing: ${tools.map((t) => t.name).join(", ")}`);
+
+    const task = "summarise the state of the market";
+    const viaMcp = async () => {
+      const result = (await mcp!.callTool({ name: tool.name, arguments: { task, topic: "e-bikes" } })) as CallToolResult;
+      if (result.isError || !result.structuredContent) throw new Error(`the MCP tool call failed: ${JSON.stringify(result.content)}`);
+    };
+    const executeBody = JSON.stringify({ agent_id: listing.agent_id, task, input: { topic: "e-bikes" } });
+    const viaExecute = async () => {
+      const res = await fetch(`${apiUrl}/v1/execute`, { method: "POST", headers: { authorization: `Bearer ${apiKey}`, "content-type": "application/json" }, body: executeBody });
+      const body = await res.text();
+      if (res.status !== 200 || !body.includes('"status":"completed"')) throw new Error(`the execute failed: ${res.status} ${body}`);
+    };
+    const timed = async (call: () => Promise<void>) => {
+      const t = performance.now();
+      await call();
+      return performance.now() - t;
+    };
+
+    for (let i = 0; i < WARMUP; i++) {
+      await viaMcp();
+      await viaExecute();
+    }
+    const mcpTimes: number[] = [];
+    const executeTimes: number[] = [];
+    const listTimes: number[] = [];
+    for (let i = 0; i < rounds; i++) {
+      // The order alternates, so neither side always finds the other's work just done.
+      if (i % 2 === 0) {
+        mcpTimes.push(await timed(viaMcp));
+        executeTimes.push(await timed(viaExecute));
+      } else {
+        executeTimes.push(await timed(viaExecute));
+        mcpTimes.push(await timed(viaMcp));
+      }
+      listTimes.push(await timed(async () => void (await mcp!.listTools())));
+    }
+    const m = summarize(mcpTimes);
+    const e = summarize(executeTimes);
+    const l = summarize(listTimes);
+    const overhead = m.p95 - e.p95;
+    return [
+      `setup: local stack (emulators, Hardhat node, API on 127.0.0.1), a connected agent on http://127.0.0.1 answering at once, one-time rental, the demo API key; rate limiter admits every request`,
+      `${rounds} rounds after ${WARMUP} warm-up rounds, each a tool call and an execute in alternating order, one after the other`,
+      `POST /v1/mcp tools/call (${tool.name}, official client, Streamable HTTP): p50 ${ms(m.p50)}, p95 ${ms(m.p95)} (min ${ms(m.min)}, max ${ms(m.max)})`,
+      `POST /v1/execute (same agent, task and input):             p50 ${ms(e.p50)}, p95 ${ms(e.p95)} (min ${ms(e.min)}, max ${ms(e.max)})`,
+      `POST /v1/mcp tools/list (for reference):                    p50 ${ms(l.p50)}, p95 ${ms(l.p95)}`,
+      `overhead: p50 ${ms(m.p50 - e.p50)}, p95 ${ms(overhead)} (ratio p95 ${(m.p95 / e.p95).toFixed(2)}x); target p95 overhead < ${TARGET_MS} ms: ${overhead < TARGET_MS ? "met" : "MISSED"}`,
+    ];
+  } finally {
+    await mcp?.close().catch(() => undefined);
+    await stack.stop();
+    await new Promise<void>((resolve) => agent.close(() => resolve()));
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  for (const row of await runMcpBench()) console.log(row);
+}
