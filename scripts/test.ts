@@ -1,6 +1,7 @@
 // `npm test`: every suite of the project, then one closing line with the totals:
 // "N passed, N failed" (", N skipped" when any were skipped).
-//  - checks: the TypeScript type check (strict), the infrastructure type check (SST), the Solidity linter
+//  - checks: the TypeScript type check (strict), the infrastructure type check (SST), the import
+//    boundaries (scripts/check-imports.ts), the Solidity linter
 //  - the contract's Solidity tests (Hardhat: unit, fuzz, invariant)
 //  - the vitest suites (integration and end-to-end, on real emulators and a real chain)
 import { spawn } from "node:child_process";
@@ -81,6 +82,8 @@ async function vitest() {
 
 await check("type check (tsc, strict)", bin("tsc"), ["-p", "tsconfig.json", "--noEmit"]);
 await check("infrastructure type check", "bash", ["scripts/check-infra.sh"]);
+// Storage calls only in adapters and stores, contract actions only under src/chain/ (docs/design/data-model.md).
+await check("import boundaries", "node", ["--import", "tsx", "scripts/check-imports.ts"]);
 await check("Solidity lint (solhint)", bin("solhint"), ["-c", "contracts/.solhint.json", "--max-warnings", "0", "contracts/src/**/*.sol"]);
 // The OpenAPI document, rendered in-process, linted offline (no telemetry, no update check).
 await check("OpenAPI lint (Redocly)", "bash", ["-c", `node --import tsx scripts/openapi-write.ts && REDOCLY_TELEMETRY=off REDOCLY_SUPPRESS_UPDATE_NOTICE=true "${bin("redocly")}" lint .build/openapi.json --format=stylish`]);

@@ -1,0 +1,148 @@
+// Import boundaries of the service's code (src/), run by `npm test`:
+//  - storage: an AWS SDK module (`@aws-sdk/*`) is imported only by an adapter (src/adapters/) or by the
+//    store of a kind of record (a `*.store.ts` file, which owns that record's keys and conditions);
+//  - the chain: a viem action that reads or writes the contract, reads its events, or sends a
+//    transaction is called only under src/chain/.
+// Files that break a rule today are listed below, each with the reason it still does; the check fails
+// on any other file that breaks a rule, and on a listed file that no longer does (remove it from the
+// list). The lists only shrink.
+//
+// The TypeScript parser reads the files (rather than a regular expression) so that a name in a comment
+// or a string is not a violation, and a multi-line import is.
+import { readdirSync, readFileSync } from "node:fs";
+import { dirname, join, relative } from "node:path";
+import { fileURLToPath } from "node:url";
+import ts from "typescript";
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "..");
+
+/**
+ * The viem actions that belong under src/chain/: contract reads and writes, event reads, transactions.
+ * Reads of the node's own state (getBlock, getBlockNumber, getChainId, getBalance) and signature
+ * checks (verifyMessage) are not contract actions and may be called where they are needed.
+ */
+export const CHAIN_ACTIONS = new Set([
+  "readContract",
+  "multicall",
+  "simulateContract",
+  "estimateContractGas",
+  "writeContract",
+  "deployContract",
+  "getContractEvents",
+  "getLogs",
+  "watchContractEvent",
+  "createContractEventFilter",
+  "getFilterLogs",
+  "sendTransaction",
+  "sendRawTransaction",
+  "waitForTransactionReceipt",
+]);
+
+/** Files that still import the AWS SDK outside an adapter or a store: the to-do of the storage split. */
+const STORAGE_ALLOWED: Record<string, string> = {
+  "src/api/routes/v1_creators_me.ts": "queries a creator's agents in its handler (to the listing store)",
+  "src/auth/api-keys.ts": "API keys and key requests (to a key store and the challenge store)",
+  "src/auth/challenges.ts": "sign-in challenges (to the challenge store)",
+  "src/credentials/indexer.ts": "reads and writes the indexer's cursor in `meta`",
+  "src/credentials/store.ts": "the credentials index (to credential.store.ts)",
+  "src/credentials/verify.ts": "deletes a credential the chain does not have (to the credential store)",
+  "src/execution/access.ts": "resolves an agent id alias (to the listing store)",
+  "src/execution/idempotency.ts": "Idempotency-Key records (to the idempotency store)",
+  "src/execution/leases.ts": "the lease maps (to a store with the execution split)",
+  "src/execution/run-log.ts": "runs claimed by batches and run-log batches (to the run and batch stores)",
+  "src/execution/runs.ts": "run records (to the run store)",
+  "src/execution/settlement.ts": "the deferred settlement queue (to the run store)",
+  "src/execution/stale-runs.ts": "queries the running runs' index (to the run store)",
+  "src/health.ts": "counts deferred settlements and probes the tables",
+  "src/listings/catalogue.ts": "reads agent records (to the listing store)",
+  "src/listings/ratings.ts": "rating items and agent records (to a rating store)",
+  "src/listings/stats.ts": "outcome markers, renter items and the figures (to a figures store)",
+  "src/registration/jobs.ts": "registration jobs (to the job store)",
+  "src/registration/listing-secrets.ts": "reads and updates the agent record (to the listing store)",
+  "src/registration/process.ts": "records the agent and its alias (to the listing store)",
+  "src/reviews/creators.ts": "creator profiles (to the creator store)",
+  "src/reviews/listings.ts": "the listing review queue and review updates (to the listing store)",
+};
+
+/** Files that still call a contract action outside src/chain/: the to-do of the chain split. */
+const CHAIN_ALLOWED: Record<string, string> = {
+  "src/credentials/indexer.ts": "reads the marketplace's logs (getLogs)",
+  "src/credentials/verify.ts": "reads a credential (credentialOf)",
+  "src/execution/access.ts": "reads a listing and a credential before a run",
+  "src/execution/ledger.ts": "reads the per-query balance (perQueryBalances)",
+  "src/execution/run-log.ts": "searches RunsLogged events",
+  "src/execution/settlement.ts": "searches QueryConsumed events",
+  "src/reviews/authority.ts": "reads the protocol authority's address",
+};
+
+export interface Violation {
+  rule: "storage" | "chain";
+  file: string;
+  line: number;
+  what: string;
+}
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(join(root, dir), { withFileTypes: true }).flatMap((entry) => {
+    const path = `${dir}/${entry.name}`;
+    if (entry.isDirectory()) return entry.name === "generated" ? [] : sourceFiles(path);
+    return /\.(ts|mts|tsx)$/.test(entry.name) && !entry.name.endsWith(".d.ts") ? [path] : [];
+  });
+}
+
+const storageAllowed = (file: string) => file.startsWith("src/adapters/") || file.endsWith(".store.ts");
+const chainAllowed = (file: string) => file.startsWith("src/chain/");
+
+/** The violations in one file's text (`file` is its path from the repository root). */
+export function violationsOf(file: string, text: string): Violation[] {
+  const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
+  const found: Violation[] = [];
+  const at = (node: ts.Node) => source.getLineAndCharacterOfPosition(node.getStart(source)).line + 1;
+  const moduleOf = (node: ts.Node): ts.Expression | undefined => {
+    if (ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) return node.moduleSpecifier;
+    if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword) return node.arguments[0];
+    if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument)) return node.argument.literal;
+    return undefined;
+  };
+  const visit = (node: ts.Node) => {
+    const specifier = moduleOf(node);
+    if (specifier && ts.isStringLiteral(specifier) && specifier.text.startsWith("@aws-sdk/") && !storageAllowed(file)) {
+      found.push({ rule: "storage", file, line: at(node), what: `imports ${specifier.text}` });
+    }
+    if (ts.isCallExpression(node) && !chainAllowed(file)) {
+      const callee = node.expression;
+      const name = ts.isPropertyAccessExpression(callee) ? callee.name.text : ts.isIdentifier(callee) ? callee.text : undefined;
+      if (name && CHAIN_ACTIONS.has(name)) found.push({ rule: "chain", file, line: at(node), what: `calls ${name}` });
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return found;
+}
+
+function main(): number {
+  const files = sourceFiles("src").map((path) => relative(root, join(root, path)));
+  const violations = files.flatMap((file) => violationsOf(file, readFileSync(join(root, file), "utf8")));
+  const allowed = { storage: STORAGE_ALLOWED, chain: CHAIN_ALLOWED };
+  const fresh = violations.filter((v) => !(v.file in allowed[v.rule]));
+  const stale = (["storage", "chain"] as const).flatMap((rule) =>
+    Object.keys(allowed[rule])
+      .filter((file) => !violations.some((v) => v.rule === rule && v.file === file))
+      .map((file) => `${rule}: ${file} no longer breaks the rule: remove it from the list in scripts/check-imports.ts`),
+  );
+  const rules = {
+    storage: "the AWS SDK is imported only under src/adapters/ and by *.store.ts files",
+    chain: "contract actions are called only under src/chain/",
+  };
+  for (const v of fresh) process.stdout.write(`${v.file}:${v.line}: ${v.what} (${rules[v.rule]})\n`);
+  for (const line of stale) process.stdout.write(`${line}\n`);
+  const left = Object.keys(STORAGE_ALLOWED).length + Object.keys(CHAIN_ALLOWED).length;
+  process.stdout.write(
+    fresh.length || stale.length
+      ? `import boundaries: ${fresh.length} new violation(s), ${stale.length} stale allow-list entr${stale.length === 1 ? "y" : "ies"}\n`
+      : `import boundaries hold (${files.length} files; ${left} allow-listed, still to move)\n`,
+  );
+  return fresh.length || stale.length ? 1 : 0;
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) process.exit(main());
