@@ -216,7 +216,11 @@ export async function openDashboard(browser: Browser, stack: RunningStack, priva
         await page.evaluate(() => (globalThis as unknown as { __testWallet: { emit(e: string, a: string[]): void } }).__testWallet.emit("accountsChanged", []));
       },
     },
-    shot: async (name) => void (await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true })),
+    // From the top: a full-page shot of a scrolled page draws the sticky header midway down.
+    shot: async (name) => {
+      await page.evaluate(() => (globalThis as unknown as { scrollTo(x: number, y: number): void }).scrollTo(0, 0));
+      await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
+    },
   };
 }
 

@@ -58,7 +58,7 @@ function ListingView() {
             <h1>{l.title}</h1>
             <p>{l.description}</p>
             <div className="stats">
-              <span>★ {l.rating.toFixed(1)} ({l.review_count} reviews)</span>
+              <span>★ {l.rating.toFixed(1)} ({l.review_count === 1 ? "1 review" : `${l.review_count} reviews`})</span>
               <span>{l.run_count} runs</span>
               <span>{l.run_count > 0 ? `${percent(l.success_rate)} success` : "No runs yet"}</span>
             </div>
@@ -104,7 +104,8 @@ function ListingView() {
               <ul className="stack" style={{ listStyle: "none", padding: 0, margin: 0 }}>
                 {ratings.data.ratings.map((r) => (
                   <li key={r.wallet}>
-                    <strong>{"★".repeat(r.rating)}{"☆".repeat(5 - r.rating)}</strong> <span className="muted small mono">{shortHex(r.wallet, 4)}</span> <span className="muted small">{formatTime(r.created_at)}</span>
+                    <strong role="img" aria-label={`${r.rating} of 5 stars`}>{"★".repeat(r.rating)}{"☆".repeat(5 - r.rating)}</strong> <span className="muted small mono">{shortHex(r.wallet, 4)}</span>
+                    {session && r.wallet.toLowerCase() === session.wallet.toLowerCase() ? <span className="tag">you</span> : null} <span className="muted small">{formatTime(r.created_at)}</span>
                     {r.comment ? <p>{r.comment}</p> : null}
                   </li>
                 ))}
