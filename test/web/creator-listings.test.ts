@@ -104,7 +104,7 @@ describe("listings' money in the dashboard", () => {
     await page.reload();
     await row.getByRole("button", { name: "Withdraw unspent" }).click();
     const dialog = page.getByRole("alertdialog");
-    await dialog.getByText("The price rose above the price of your last deposit.").waitFor();
+    await dialog.getByText("The contract allows it now: the price rose above the price of your last deposit.", { exact: false }).waitFor();
     const deposit = price * 3n;
     const before = await renter.pub.getBalance({ address: d.wallet.address });
     await d.shot("m1-02-withdraw-dialog");

@@ -71,11 +71,11 @@ function useListingTerms(credential: Credential) {
  * credit, not refundable. */
 export function withdrawableBecause(record: { balance: bigint; isRevoked: boolean; depositPrice: bigint }, terms: { price: bigint; status: number }): string | null {
   if (record.balance === 0n) return null;
-  if (terms.status === 3) return "The listing is closed.";
-  if (terms.status === 2) return "The listing is paused.";
-  if (record.isRevoked) return "The creator revoked your access.";
-  if (terms.price > record.depositPrice) return "The price rose above the price of your last deposit.";
-  if (record.balance < terms.price) return "The balance no longer covers one run.";
+  if (terms.status === 3) return "the listing is closed.";
+  if (terms.status === 2) return "the listing is paused.";
+  if (record.isRevoked) return "the creator revoked your access.";
+  if (terms.price > record.depositPrice) return "the price rose above the price of your last deposit.";
+  if (record.balance < terms.price) return "the balance no longer covers one run.";
   return null;
 }
 
