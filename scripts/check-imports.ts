@@ -41,8 +41,6 @@ export const CHAIN_ACTIONS = new Set([
 /** Files that still import the AWS SDK outside an adapter or a store: the to-do of the storage split. */
 const STORAGE_ALLOWED: Record<string, string> = {
   "src/api/routes/v1_creators_me.ts": "queries a creator's agents in its handler (to the listing store)",
-  "src/auth/api-keys.ts": "API keys and key requests (to a key store and the challenge store)",
-  "src/auth/challenges.ts": "sign-in challenges (to the challenge store)",
   "src/credentials/indexer.ts": "reads and writes the indexer's cursor in `meta`",
   "src/credentials/store.ts": "the credentials index (to credential.store.ts)",
   "src/credentials/verify.ts": "deletes a credential the chain does not have (to the credential store)",
