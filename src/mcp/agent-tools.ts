@@ -2,7 +2,11 @@
 // rental credential, named after the agent (the SDK's naming, so the stdio server and the remote
 // endpoint offer the same names), with the agent's input and output schemas from its public metadata.
 // Metadata is content-addressed (it never changes under its CID), so it and its compiled input
-// validator are kept in this process; the credentials are read on each request (a rental can end).
+// validator are kept in this process; the credentials are read on each tools/list (a rental can end).
+// A tools/call of a per-agent tool takes the wallet's tool list from this process's last listing when
+// it is recent and names the tool (listing every credential again cost more than the MCP layer
+// itself): the run's admission checks the credential live anyway, so a rental that ended since is
+// refused there, with the API's code, and nothing is charged.
 import type { ValidateFunction } from "ajv";
 import type { Address } from "viem";
 import type { Services } from "../services.ts";
@@ -29,6 +33,10 @@ interface KnownAgent {
 }
 
 const metadataCache = processCache<KnownAgent>(512);
+/** Each wallet's last tool list in this process, by wallet (lower case). */
+const recentLists = processCache<{ listedAt: number; entries: RentedAgentEntry[] }>(4096);
+/** How long a listing names the tools of calls; a call naming no tool of it lists again. */
+const RECENT_LIST_MS = 60_000;
 const CID = /^ipfs:\/\/(b[a-z2-7]{58,})$/;
 
 async function knownAgent(services: Services, metadataUri: unknown): Promise<KnownAgent> {
@@ -67,7 +75,10 @@ export async function rentedAgentEntries(services: Services, wallet: Address): P
     offset += page.credentials.length;
     if (page.credentials.length === 0 || offset >= page.total) break;
   }
-  if (credentials.length === 0) return [];
+  if (credentials.length === 0) {
+    recentLists.set(services.tables, wallet.toLowerCase(), { listedAt: Date.now(), entries: [] });
+    return [];
+  }
   const records = await batchGet(
     services.tables,
     "listings",
@@ -98,5 +109,14 @@ export async function rentedAgentEntries(services: Services, wallet: Address): P
       };
     }),
   );
-  return entries.sort((a, b) => a.name.localeCompare(b.name));
+  entries.sort((a, b) => a.name.localeCompare(b.name));
+  recentLists.set(services.tables, wallet.toLowerCase(), { listedAt: Date.now(), entries });
+  return entries;
+}
+
+/** The wallet's tool entries for a call of the tool `toolName`: the recent listing when it names it. */
+export async function rentedAgentEntriesForCall(services: Services, wallet: Address, toolName: string): Promise<RentedAgentEntry[]> {
+  const recent = recentLists.get(services.tables, wallet.toLowerCase());
+  if (recent && Date.now() - recent.listedAt < RECENT_LIST_MS && recent.entries.some((entry) => entry.name === toolName)) return recent.entries;
+  return rentedAgentEntries(services, wallet);
 }

@@ -15,7 +15,7 @@ import { header } from "../openapi.ts";
 import { admitRun, performRun, type RunResponse } from "../../execution/execute.ts";
 import { enforceRule } from "../middleware/rate-limit.ts";
 import { executionKey, executionRule } from "../../adapters/ratelimit/policy.ts";
-import { rentedAgentEntries, type RentedAgentEntry } from "../../mcp/agent-tools.ts";
+import { rentedAgentEntries, rentedAgentEntriesForCall, type RentedAgentEntry } from "../../mcp/agent-tools.ts";
 import { createAgentToolServer } from "../../../sdk/src/mcp/tool-server.ts";
 import type { AgentToolErrorInfo } from "../../../sdk/src/tools/definition.ts";
 
@@ -25,13 +25,31 @@ class RunFailed extends Error {
   }
 }
 
+/** The tool a single tools/call message names (a batch or anything else: none). */
+function toolCalled(message: unknown): string | undefined {
+  if (typeof message !== "object" || message === null || Array.isArray(message)) return undefined;
+  const { method, params } = message as { method?: unknown; params?: { name?: unknown } };
+  return method === "tools/call" && typeof params?.name === "string" ? params.name : undefined;
+}
+
 export function registerV1Mcp(app: OpenAPIHono<AppEnv>): void {
   app.post("/v1/mcp", async (c) => {
     const services = c.get("services");
     const principal = c.get("principal");
     const requestId = c.get("requestId");
+    // Read here (bounded by the app's body limit) to see which tool a call names: a call of a per-agent
+    // tool resolves it from the wallet's recent listing. What does not parse is handed on as it came,
+    // for the transport's own error.
+    const body = await c.req.text();
+    let message: unknown;
+    try {
+      message = JSON.parse(body);
+    } catch {
+      message = undefined;
+    }
+    const calledTool = toolCalled(message);
     let entries: Promise<RentedAgentEntry[]> | undefined;
-    const tools = () => (entries ??= rentedAgentEntries(services, principal.wallet));
+    const tools = () => (entries ??= calledTool === undefined ? rentedAgentEntries(services, principal.wallet) : rentedAgentEntriesForCall(services, principal.wallet, calledTool));
 
     const describeError = (error: unknown): AgentToolErrorInfo => {
       if (error instanceof RunFailed) return { code: error.run.error?.code ?? "run_failed", message: error.message, run_id: error.run.run_id };
@@ -91,7 +109,8 @@ export function registerV1Mcp(app: OpenAPIHono<AppEnv>): void {
     await server.connect(transport);
     // The server lives as long as this request: closed when the client goes away or the answer ends.
     c.req.raw.signal.addEventListener("abort", () => void server.close().catch(() => undefined), { once: true });
-    return transport.handleRequest(c.req.raw);
+    if (message === undefined) return transport.handleRequest(new Request(c.req.raw.url, { method: "POST", headers: c.req.raw.headers, body, signal: c.req.raw.signal }));
+    return transport.handleRequest(c.req.raw, { parsedBody: message });
   });
 
   // The document describes the endpoint; its messages are MCP's JSON-RPC (modelcontextprotocol.io).
