@@ -55,7 +55,6 @@ const STORAGE_ALLOWED: Record<string, string> = {
   "src/listings/catalogue.ts": "reads agent records (to the listing store)",
   "src/listings/ratings.ts": "rating items and agent records (to a rating store)",
   "src/listings/stats.ts": "outcome markers, renter items and the figures (to a figures store)",
-  "src/registration/jobs.ts": "registration jobs (to the job store)",
   "src/registration/listing-secrets.ts": "reads and updates the agent record (to the listing store)",
   "src/registration/process.ts": "records the agent and its alias (to the listing store)",
   "src/reviews/creators.ts": "creator profiles (to the creator store)",
