@@ -57,7 +57,6 @@ const STORAGE_ALLOWED: Record<string, string> = {
   "src/listings/stats.ts": "outcome markers, renter items and the figures (to a figures store)",
   "src/registration/listing-secrets.ts": "reads and updates the agent record (to the listing store)",
   "src/registration/process.ts": "records the agent and its alias (to the listing store)",
-  "src/reviews/creators.ts": "creator profiles (to the creator store)",
   "src/reviews/listings.ts": "the listing review queue and review updates (to the listing store)",
 };
 

@@ -5,7 +5,8 @@
 // published listings, rebuilt from the tables when it is older than the refresh interval.
 import { GetCommand, QueryCommand, ScanCommand } from "@aws-sdk/lib-dynamodb";
 import { formatEther } from "viem";
-import { batchGet, type Tables } from "../adapters/tables/dynamo.ts";
+import type { Tables } from "../adapters/tables/dynamo.ts";
+import { getCreatorNames } from "../creators/creator.store.ts";
 import { chainListingKey, getChainListings, type ChainListingRecord } from "../credentials/store.ts";
 import { toOnChainId } from "../credentials/ids.ts";
 import { agentKey } from "../reviews/listings.ts";
@@ -117,12 +118,6 @@ export function summaryOf(listing: Listing): ListingSummary {
   return Object.fromEntries(SEARCH_FIELDS.map((field) => [field, listing[field]])) as ListingSummary;
 }
 
-async function creatorNames(tables: Tables, wallets: string[]): Promise<Map<string, string>> {
-  const unique = [...new Set(wallets.map((w) => w.toLowerCase()))];
-  const items = await batchGet(tables, "listings", unique.map((w) => ({ pk: `creator#${w}`, sk: "profile" })), { projection: "wallet, display_name" });
-  return new Map(items.map((item) => [item.wallet as string, item.display_name as string]));
-}
-
 /** The published listings among approved agents, each with its creator's name and count of
  * published listings (counted in the same set, so search and detail agree). */
 async function publish(tables: Tables, agents: AgentRecord[]): Promise<Listing[]> {
@@ -131,7 +126,7 @@ async function publish(tables: Tables, agents: AgentRecord[]): Promise<Listing[]
   const published = agents.filter((a) => isPublished(a, chainOf(a)));
   const counts = new Map<string, number>();
   for (const a of published) counts.set(a.creator, (counts.get(a.creator) ?? 0) + 1);
-  const names = await creatorNames(tables, published.map((a) => a.creator));
+  const names = await getCreatorNames(tables, published.map((a) => a.creator));
   return published.map((a) => assemble(a, chainOf(a)!, { display_name: names.get(a.creator) ?? a.creator, listing_count: counts.get(a.creator) ?? 0 }));
 }
 
