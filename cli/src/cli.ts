@@ -7,6 +7,7 @@ import { CliError, EXIT, toCliError, usageError } from "./errors.ts";
 import { Output, type Streams } from "./output.ts";
 import { resolveSettings, type Env, type GlobalFlags, type Settings } from "./settings.ts";
 import { completionScript, isShell } from "./completion.ts";
+import { Prompter, type InputStream } from "./prompt.ts";
 
 // Set by the package build; the sources (run through tsx in development) read cli/package.json.
 declare const __CLI_VERSION__: string | undefined;
@@ -30,6 +31,8 @@ export interface CommandContext {
   out: Output;
   /** The working directory relative paths (manifests, --out, @file) are read against. */
   cwd: string;
+  /** Questions to the person at the terminal (the command's stdin and stderr). */
+  prompt: Prompter;
   /** Aborted when the person presses Ctrl-C (SIGINT): a run in progress stops and says how to resume it. */
   signal: AbortSignal;
   /** `path` resolved against `cwd`. */
@@ -226,6 +229,8 @@ export interface RunOptions {
   cwd?: string;
   /** Default: never aborted. */
   signal?: AbortSignal;
+  /** Where answers to questions are read. Default: the process's stdin. */
+  stdin?: InputStream;
 }
 
 /** Runs the command line; returns the exit code. Never throws. */
@@ -234,6 +239,7 @@ export async function runCli(argv: string[], commands: Command[], env: Env = pro
   const signal = options.signal ?? new AbortController().signal;
   const json = argv.includes("--json");
   let out = new Output(json, streams);
+  let prompt: Prompter | undefined;
   try {
     if (argv.length === 1 && (argv[0] === "--version" || argv[0] === "-v" || argv[0] === "version")) {
       out.streams.stdout.write(`agentrent ${cliVersion()}\n`);
@@ -268,6 +274,7 @@ export async function runCli(argv: string[], commands: Command[], env: Env = pro
     if (parsed.positionals.length < min) throw usageError(`agentrent ${command.path} ${command.usage}: missing argument${min - parsed.positionals.length > 1 ? "s" : ""}.`);
     if (parsed.positionals.length > max) throw usageError(`agentrent ${command.path}: unexpected argument ${JSON.stringify(parsed.positionals[max])}.`);
     let settings: Settings | undefined;
+    prompt = new Prompter(options.stdin ?? process.stdin, out.streams.stderr);
     const ctx: CommandContext = {
       args: parsed.positionals,
       flags: parsed.values,
@@ -275,6 +282,7 @@ export async function runCli(argv: string[], commands: Command[], env: Env = pro
       out,
       cwd,
       signal,
+      prompt,
       path: (path) => resolvePath(cwd, path),
       settings: () => (settings ??= resolveSettings(parsed.values as GlobalFlags, env, cwd)),
     };
@@ -297,6 +305,8 @@ export async function runCli(argv: string[], commands: Command[], env: Env = pro
     const cliError = toCliError(error);
     out.error(cliError);
     return cliError.exitCode;
+  } finally {
+    prompt?.close();
   }
 }
 

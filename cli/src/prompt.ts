@@ -1,6 +1,72 @@
 // Interactive input on a terminal: questions, hidden input (passwords, keys) and confirmations.
 // Nothing here is used when stdin is not a TTY.
-import { createInterface } from "node:readline";
+import { createInterface, type Interface } from "node:readline";
+
+export type InputStream = NodeJS.ReadableStream & { isTTY?: boolean };
+export type OutputStream = NodeJS.WritableStream & { isTTY?: boolean };
+
+/**
+ * Questions over one line reader for a whole command (lines typed ahead, or piped in a test, are kept
+ * between questions). `interactive` is true when both ends are terminals. Closed when the command ends.
+ */
+export class Prompter {
+  private rl: Interface | undefined;
+  private readonly lines: string[] = [];
+  private waiting: ((line: string | undefined) => void) | undefined;
+  private ended = false;
+
+  constructor(
+    readonly input: InputStream,
+    readonly output: OutputStream,
+  ) {}
+
+  get interactive(): boolean {
+    return Boolean(this.input.isTTY && this.output.isTTY);
+  }
+
+  private reader(): Interface {
+    if (this.rl) return this.rl;
+    // Line editing needs a terminal that can be put in raw mode; anything else is read line by line.
+    const terminal = this.interactive && typeof (this.input as { setRawMode?: unknown }).setRawMode === "function";
+    const rl = createInterface({ input: this.input, output: this.output, terminal });
+    rl.on("line", (line) => {
+      if (this.waiting) {
+        const resolve = this.waiting;
+        this.waiting = undefined;
+        resolve(line);
+      } else this.lines.push(line);
+    });
+    rl.on("close", () => {
+      this.ended = true;
+      this.waiting?.(undefined);
+      this.waiting = undefined;
+    });
+    return (this.rl = rl);
+  }
+
+  /** The next answer to `question` (trimmed; `fallback` when empty); undefined once the input has ended. */
+  async ask(question: string, fallback?: string): Promise<string | undefined> {
+    const rl = this.reader();
+    const suffix = fallback === undefined || fallback === "" ? "" : ` [${fallback}]`;
+    rl.setPrompt(`${question}${suffix}: `);
+    rl.prompt();
+    const queued = this.lines.shift();
+    const line = queued !== undefined ? queued : this.ended ? undefined : await new Promise<string | undefined>((resolve) => (this.waiting = resolve));
+    // Off a terminal the answer is not echoed: end the question's line so what follows starts on its own.
+    if (!rl.terminal) this.output.write(line === undefined ? "\n" : `${line}\n`);
+    if (line === undefined) return undefined;
+    return line.trim() === "" ? (fallback ?? "") : line.trim();
+  }
+
+  /** Writes a line for the person answering (a refused answer's reason). */
+  say(line: string): void {
+    this.output.write(`${line}\n`);
+  }
+
+  close(): void {
+    this.rl?.close();
+  }
+}
 
 export function isInteractive(): boolean {
   return Boolean(process.stdin.isTTY && process.stderr.isTTY);

@@ -7,7 +7,7 @@ import { intFlag, oneOf, requireFlag, stringFlag, type Command, type CommandCont
 import { ACCESS_TYPE, CATEGORIES, eth, ethAmount, PROVIDERS, RENTAL_MODELS } from "../units.ts";
 import { CliError, EXIT, usageError } from "../errors.ts";
 import { resolveListing, type ListingRef } from "../listing-ref.ts";
-import { ask, askHidden, isInteractive, readStdin } from "../prompt.ts";
+import { askHidden, readStdin } from "../prompt.ts";
 import { loadAccount } from "../wallet.ts";
 import { sendWithProgress } from "../tx.ts";
 
@@ -72,6 +72,20 @@ async function listingTransaction(ctx: CommandContext, fn: string, extraArgs: (r
 const DEFAULT_INPUT_SCHEMA = { type: "object", properties: { text: { type: "string" } }, required: ["text"], additionalProperties: false };
 const DEFAULT_OUTPUT_SCHEMA = { type: "object", properties: { findings: { type: "array", items: { type: "string" } } }, required: ["findings"] };
 
+/** A valid manifest the answers so far replace parts of, so each answer is checked on its own. */
+const SCAFFOLD_PLACEHOLDER = {
+  name: "placeholder-agent",
+  category: CATEGORIES[0],
+  description: "A placeholder description.",
+  model: { provider: "provider_a", model: "placeholder-model" } as Record<string, string>,
+  system_prompt: "A placeholder prompt.",
+  input_schema: DEFAULT_INPUT_SCHEMA,
+  output_schema: DEFAULT_OUTPUT_SCHEMA,
+  timeout_seconds: 60,
+};
+/** How long `init` waits for a URL it was given to answer. */
+const REACH_TIMEOUT_MS = 3000;
+
 async function pollJob(ctx: CommandContext, api: Api, jobId: string, timeoutMs: number): Promise<Job> {
   const deadline = Date.now() + timeoutMs;
   return ctx.out.progress(`validating the manifest (job ${jobId})`, async () => {
@@ -114,29 +128,71 @@ export const creatorCommands: Command[] = [
       "Input and output schemas start as a text-in, findings-out pair; edit them to your agent's shape.",
     ],
     async run(ctx) {
-      const interactive = isInteractive() && ctx.flags["no-input"] !== true;
-      const get = async (flag: string, question: string, fallback?: string): Promise<string | undefined> => {
+      const interactive = ctx.prompt.interactive && ctx.flags["no-input"] !== true;
+      const rules = await manifestRules();
+      const manifest: Record<string, unknown> = {};
+      const model: Record<string, string> = {};
+      /** What the service's validator says about the field at `pointer` once `value` is in place. */
+      const problemAt = (pointer: string, place: (candidate: Record<string, unknown>) => void): string | undefined => {
+        const candidate: Record<string, unknown> = { ...SCAFFOLD_PLACEHOLDER, ...manifest, model: { ...SCAFFOLD_PLACEHOLDER.model, ...model } };
+        place(candidate);
+        const checked = rules.validateManifest(candidate, { allowPrivateHosts: true });
+        const problem = checked.ok ? undefined : checked.errors.find((e) => e.pointer === pointer || e.pointer.startsWith(`${pointer}/`));
+        return problem?.message;
+      };
+      /** A flag's value as given; on a terminal, the answer, asked again until the validator accepts it. */
+      const get = async (flag: string, question: string, check: (value: string) => Promise<string | undefined> | string | undefined, fallback?: string): Promise<string | undefined> => {
         const value = stringFlag(ctx.flags, flag);
         if (value !== undefined) return value;
         if (!interactive) return fallback;
-        return (await ask(question, fallback)) || undefined;
+        for (;;) {
+          const answer = await ctx.prompt.ask(question, fallback);
+          if (answer === undefined) throw usageError(`The input ended before "${question}" was answered; nothing was written.`);
+          const problem = answer === "" ? "an answer is needed" : await check(answer);
+          if (problem === undefined) return answer;
+          ctx.prompt.say(`  ✗ ${problem.replace(/\.$/, "")}; try again.`);
+        }
       };
-      const name = await get("name", "Name (kebab-case)");
-      const category = await get("category", `Category (${CATEGORIES.join(", ")})`);
-      const description = await get("description", "Description");
-      const kind = stringFlag(ctx.flags, "entrypoint-url") ? "connected" : stringFlag(ctx.flags, "system-prompt") ? "declarative" : interactive ? await ask("Kind: declarative (the service runs it) or connected (your HTTPS endpoint)", "declarative") : undefined;
-      const provider = await get("provider", `Model provider (${PROVIDERS.join(", ")})`, "provider_a");
-      const model: Record<string, string> = { provider: provider ?? "provider_a" };
+      const field = (pointer: string, key: string) => (value: string) => problemAt(pointer, (m) => (m[key] = value));
+      const modelField = (key: string) => (value: string) => problemAt(`/model/${key}`, (m) => ((m.model as Record<string, string>)[key] = value));
+      /** A URL the service will call: valid for the validator, and answering now (or kept on purpose). */
+      const reachableUrl = (check: (value: string) => string | undefined) => async (value: string) => {
+        const problem = check(value);
+        if (problem !== undefined) return problem;
+        try {
+          await ctx.out.progress(`checking ${value}`, () => fetch(value, { method: "HEAD", signal: AbortSignal.any([AbortSignal.timeout(REACH_TIMEOUT_MS), ctx.signal]) }));
+          return undefined;
+        } catch (error) {
+          const why = error instanceof Error && error.name === "TimeoutError" ? `no answer within ${REACH_TIMEOUT_MS / 1000} s` : "it could not be reached";
+          const keep = await ctx.prompt.ask(`${value}: ${why}. Keep it anyway (it must answer before runs) [y/N]`);
+          return keep !== undefined && /^y(es)?$/i.test(keep) ? undefined : "give a URL that answers";
+        }
+      };
+
+      manifest.name = await get("name", "Name (kebab-case)", field("/name", "name"));
+      manifest.category = await get("category", `Category (${CATEGORIES.join(", ")})`, field("/category", "category"));
+      manifest.description = await get("description", "Description", field("/description", "description"));
+      const kind = stringFlag(ctx.flags, "entrypoint-url")
+        ? "connected"
+        : stringFlag(ctx.flags, "system-prompt")
+          ? "declarative"
+          : interactive
+            ? await get("", "Kind: declarative (the service runs it) or connected (your HTTPS endpoint)", (v) => (v === "declarative" || v === "connected" ? undefined : 'answer "declarative" or "connected"'), "declarative")
+            : undefined;
+      model.provider = (await get("provider", `Model provider (${PROVIDERS.join(", ")})`, modelField("provider"), "provider_a")) ?? "provider_a";
+      manifest.model = model;
       if (model.provider === "self_hosted") {
-        const endpoint = await get("endpoint-url", "Model endpoint URL (https)");
+        const endpoint = await get("endpoint-url", "Model endpoint URL (https)", reachableUrl(modelField("endpoint_url")));
         if (endpoint) model.endpoint_url = endpoint;
       } else {
-        const m = await get("model", "Model name");
+        const m = await get("model", "Model name", modelField("model"));
         if (m) model.model = m;
       }
-      const manifest: Record<string, unknown> = { name, category, description, model };
-      if (kind === "connected") manifest.entrypoint_url = await get("entrypoint-url", "Entrypoint URL (https)");
-      else manifest.system_prompt = await get("system-prompt", "System prompt");
+      if (kind === "connected") manifest.entrypoint_url = await get("entrypoint-url", "Entrypoint URL (https)", reachableUrl((v) => problemAt("/entrypoint_url", (m) => {
+        delete m.system_prompt;
+        m.entrypoint_url = v;
+      })));
+      else manifest.system_prompt = await get("system-prompt", "System prompt", field("/system_prompt", "system_prompt"));
       manifest.input_schema = DEFAULT_INPUT_SCHEMA;
       manifest.output_schema = DEFAULT_OUTPUT_SCHEMA;
       manifest.timeout_seconds = intFlag(ctx.flags, "timeout", 1, 300) ?? 60;
@@ -147,7 +203,7 @@ export const creatorCommands: Command[] = [
       if (missing.length > 0) throw usageError(`Missing ${missing.map((m) => `--${m.replace(" or ", " or --")}`).join(", ")} (not on a terminal, every field comes from a flag).`);
       const checked = (await manifestRules()).validateManifest(manifest, { allowPrivateHosts: true });
       if (!checked.ok) throw problemsError("The manifest", checked.errors);
-      const file = ctx.path(stringFlag(ctx.flags, "out") ?? `${String(name)}.json`);
+      const file = ctx.path(stringFlag(ctx.flags, "out") ?? `${String(manifest.name)}.json`);
       if (existsSync(file) && ctx.flags.force !== true) throw usageError(`${file} exists; pass --force to overwrite it or --out <file>.`);
       writeFileSync(file, JSON.stringify(manifest, null, 2) + "\n");
       ctx.out.result({ file, manifest }, () => {
