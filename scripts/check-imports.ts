@@ -40,7 +40,6 @@ export const CHAIN_ACTIONS = new Set([
 
 /** Files that still import the AWS SDK outside an adapter or a store: the to-do of the storage split. */
 const STORAGE_ALLOWED: Record<string, string> = {
-  "src/api/routes/v1_creators_me.ts": "queries a creator's agents in its handler (to the listing store)",
   "src/credentials/indexer.ts": "reads and writes the indexer's cursor in `meta`",
   "src/credentials/store.ts": "the credentials index (to credential.store.ts)",
   "src/credentials/verify.ts": "deletes a credential the chain does not have (to the credential store)",
@@ -52,12 +51,8 @@ const STORAGE_ALLOWED: Record<string, string> = {
   "src/execution/settlement.ts": "the deferred settlement queue (to the run store)",
   "src/execution/stale-runs.ts": "queries the running runs' index (to the run store)",
   "src/health.ts": "counts deferred settlements and probes the tables",
-  "src/listings/catalogue.ts": "reads agent records (to the listing store)",
   "src/listings/ratings.ts": "rating items and agent records (to a rating store)",
   "src/listings/stats.ts": "outcome markers, renter items and the figures (to a figures store)",
-  "src/registration/listing-secrets.ts": "reads and updates the agent record (to the listing store)",
-  "src/registration/process.ts": "records the agent and its alias (to the listing store)",
-  "src/reviews/listings.ts": "the listing review queue and review updates (to the listing store)",
 };
 
 /** Files that still call a contract action outside src/chain/: the to-do of the chain split. */

@@ -1,7 +1,8 @@
 // GET /v1/credentials: the caller's rental credentials from the index, with their status now.
 import type { Address } from "viem";
-import { batchGet, type Tables } from "../adapters/tables/dynamo.ts";
+import type { Tables } from "../adapters/tables/dynamo.ts";
 import { titleOf } from "../listings/catalogue.ts";
+import { getAgentNames } from "../listings/listing.store.ts";
 import { toListingId } from "./ids.ts";
 import { statusOf, type CredentialStatusWord } from "./status.ts";
 import type { RentalModel } from "./events.ts";
@@ -32,9 +33,9 @@ export async function listCredentials(
   const ids = records.map((r) => r.on_chain_listing_id.toLowerCase());
   const [listings, agents] = await Promise.all([
     getChainListings(tables, ids),
-    batchGet(tables, "listings", [...new Set(ids)].map((id) => ({ pk: `listing#${id}`, sk: "agent" })), { projection: "listing_id, #n", names: { "#n": "name" } }),
+    getAgentNames(tables, ids),
   ]);
-  const titles = new Map(agents.map((agent) => [agent.listing_id as string, titleOf(agent.name as string)]));
+  const titles = new Map([...agents].map(([listingId, name]) => [listingId, titleOf(name)]));
   const items = records
     .map((record): CredentialListItem => {
       const listing = listings.get(record.on_chain_listing_id.toLowerCase());

@@ -130,6 +130,12 @@ export async function repairCredential(tables: Tables, record: Omit<CredentialRe
   );
 }
 
+/** The index's copy of an on-chain listing, or null (eventually consistent). */
+export async function getChainListing(tables: Tables, listingId: string): Promise<ChainListingRecord | null> {
+  const out = await tables.doc.send(new GetCommand({ TableName: tables.name("chain_listings"), Key: chainListingKey(listingId) }));
+  return (out.Item as ChainListingRecord | undefined) ?? null;
+}
+
 export async function getCredential(tables: Tables, wallet: string, listingId: string): Promise<CredentialRecord | null> {
   const out = await tables.doc.send(new GetCommand({ TableName: tables.name("credentials"), Key: credentialKey(wallet, listingId) }));
   return (out.Item as CredentialRecord | undefined) ?? null;

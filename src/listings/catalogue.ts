@@ -3,13 +3,12 @@
 // published when its agent is approved and the on-chain listing with the same id exists, was created
 // by the same creator, and points at the same metadata URI. Search runs on an in-memory index of the
 // published listings, rebuilt from the tables when it is older than the refresh interval.
-import { GetCommand, QueryCommand, ScanCommand } from "@aws-sdk/lib-dynamodb";
 import { formatEther } from "viem";
 import type { Tables } from "../adapters/tables/dynamo.ts";
 import { getCreatorNames } from "../creators/creator.store.ts";
-import { chainListingKey, getChainListings, type ChainListingRecord } from "../credentials/store.ts";
+import { getChainListing, getChainListings, type ChainListingRecord } from "../credentials/store.ts";
 import { toOnChainId } from "../credentials/ids.ts";
-import { agentKey } from "../reviews/listings.ts";
+import { getAgent, listAgentsOfCreator, scanApprovedAgents } from "./listing.store.ts";
 import { createSearchIndex, type SearchDocument, type SearchIndex, type SearchQuery } from "./search/index.ts";
 
 export interface AgentRecord {
@@ -132,33 +131,18 @@ async function publish(tables: Tables, agents: AgentRecord[]): Promise<Listing[]
 
 /** Every published listing, from a scan of the approved agents. */
 export async function loadPublishedListings(tables: Tables): Promise<Listing[]> {
-  const agents: AgentRecord[] = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await tables.doc.send(
-      new ScanCommand({ TableName: tables.name("listings"), FilterExpression: "sk = :agent AND review_status = :approved", ExpressionAttributeValues: { ":agent": "agent", ":approved": "approved" }, ExclusiveStartKey: startKey }),
-    );
-    agents.push(...((page.Items ?? []) as AgentRecord[]));
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
-  return publish(tables, agents);
+  return publish(tables, await scanApprovedAgents(tables));
 }
 
 /** One listing by id, or null when unknown or unpublished. Its figures are read with a strongly
  * consistent read of the agent record, so they include every run and rating recorded before the call. */
 export async function loadListing(tables: Tables, onChainId: `0x${string}`): Promise<Listing | null> {
-  const [agentOut, chainOut] = await Promise.all([
-    tables.doc.send(new GetCommand({ TableName: tables.name("listings"), Key: agentKey(onChainId), ConsistentRead: true })),
-    tables.doc.send(new GetCommand({ TableName: tables.name("chain_listings"), Key: chainListingKey(onChainId) })),
-  ]);
-  const agent = agentOut.Item as AgentRecord | undefined;
-  if (!agent || !isPublished(agent, chainOut.Item as ChainListingRecord | undefined)) return null;
+  const [agent, chain] = await Promise.all([getAgent(tables, onChainId, { consistent: true }), getChainListing(tables, onChainId)]);
+  if (!agent || !isPublished(agent, chain ?? undefined)) return null;
   // The creator's other approved agents, for the creator's listing count.
-  const siblings = await tables.doc.send(
-    new QueryCommand({ TableName: tables.name("listings"), IndexName: "gsi1", KeyConditionExpression: "gsi1pk = :c", FilterExpression: "review_status = :a", ExpressionAttributeValues: { ":c": `creator#${agent.creator.toLowerCase()}`, ":a": "approved" } }),
-  );
+  const siblings = await listAgentsOfCreator(tables, agent.creator, { approvedOnly: true });
   // The listing itself as just read (the index's copy may lag behind its figures).
-  const agents = [agent, ...((siblings.Items ?? []) as AgentRecord[]).filter((sibling) => sibling.listing_id !== agent.listing_id)];
+  const agents = [agent, ...siblings.filter((sibling) => sibling.listing_id !== agent.listing_id)];
   return (await publish(tables, agents)).find((listing) => listing.id === agent.listing_id) ?? null;
 }
 

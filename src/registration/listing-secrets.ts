@@ -3,14 +3,12 @@
 // under a data key of its own, bound to the listing and the purpose, and stored as a blob; only the
 // wrapped data key and the time it was set sit in the agent record. Neither is ever returned after it
 // is set, nor logged.
-import { isConditionalCheckFailure } from "../adapters/tables/dynamo.ts";
 import { createHash, randomBytes } from "node:crypto";
-import { GetCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import type { Address } from "viem";
 import type { Services } from "../services.ts";
 import { ApiError } from "../errors.ts";
 import { parseListingId, toListingId } from "../credentials/ids.ts";
-import { agentKey } from "../reviews/listings.ts";
+import { AgentNotFoundError, getAgent, setAgentSecret } from "../listings/listing.store.ts";
 import { open, seal } from "./sealed.ts";
 import { processCache } from "../cache.ts";
 
@@ -18,10 +16,10 @@ type SecretKind = "provider_key" | "webhook_secret";
 
 async function ownAgent(services: Services, listingIdParam: string, wallet: Address): Promise<{ onChainId: `0x${string}`; listingId: string; kind: string; provider?: string }> {
   const onChainId = parseListingId(listingIdParam);
-  const out = await services.tables.doc.send(new GetCommand({ TableName: services.tables.name("listings"), Key: agentKey(onChainId), ConsistentRead: true }));
+  const agent = await getAgent(services.tables, onChainId, { consistent: true });
   // Another creator's listing is as unknown as a missing one.
-  if (!out.Item || (out.Item.creator as string) !== wallet.toLowerCase()) throw new ApiError("listing_not_found", `No agent of yours at listing ${listingIdParam}.`);
-  return { onChainId, listingId: toListingId(onChainId), kind: out.Item.kind as string };
+  if (!agent || agent.creator !== wallet.toLowerCase()) throw new ApiError("listing_not_found", `No agent of yours at listing ${listingIdParam}.`);
+  return { onChainId, listingId: toListingId(onChainId), kind: agent.kind as string };
 }
 
 async function store(services: Services, onChainId: `0x${string}`, listingId: string, kind: SecretKind, value: string): Promise<string> {
@@ -33,18 +31,9 @@ async function store(services: Services, onChainId: `0x${string}`, listingId: st
   dataKey.plaintext.fill(0);
   const now = new Date().toISOString();
   try {
-    await services.tables.doc.send(
-      new UpdateCommand({
-        TableName: services.tables.name("listings"),
-        Key: agentKey(onChainId),
-        UpdateExpression: "SET #wrapped = :wrapped, #blob = :blob, #setAt = :now",
-        ConditionExpression: "attribute_exists(pk)",
-        ExpressionAttributeNames: { "#wrapped": `${kind}_wrapped`, "#blob": `${kind}_blob`, "#setAt": `${kind}_set_at` },
-        ExpressionAttributeValues: { ":wrapped": dataKey.wrapped, ":blob": blob, ":now": now },
-      }),
-    );
+    await setAgentSecret(services.tables, onChainId, kind, { wrapped: dataKey.wrapped, blob, setAt: now });
   } catch (error) {
-    if (isConditionalCheckFailure(error)) throw new ApiError("listing_not_found", `No agent at listing ${listingId}.`);
+    if (error instanceof AgentNotFoundError) throw new ApiError("listing_not_found", `No agent at listing ${listingId}.`);
     throw error;
   }
   return now;
@@ -91,8 +80,7 @@ export async function readListingSecret(services: Services, listingId: string, k
   const onChainId = parseListingId(listingId);
   let item = agent?.[`${kind}_wrapped`] ? agent : undefined;
   if (!item) {
-    const out = await services.tables.doc.send(new GetCommand({ TableName: services.tables.name("listings"), Key: agentKey(onChainId), ConsistentRead: true }));
-    item = out.Item;
+    item = (await getAgent(services.tables, onChainId, { consistent: true })) ?? undefined;
   }
   const wrapped = item?.[`${kind}_wrapped`] as string | undefined;
   if (!wrapped) return null;

@@ -4,8 +4,6 @@
 // never registers an agent twice in effect; a message that keeps failing ends in the dead-letter
 // queue, whose consumer fails the job (it never stays queued).
 import { createHash } from "node:crypto";
-import { isConditionalCheckFailure } from "../adapters/tables/dynamo.ts";
-import { GetCommand, PutCommand } from "@aws-sdk/lib-dynamodb";
 import { encodePacked, getAddress, keccak256, toHex, type Address } from "viem";
 import type { Services } from "../services.ts";
 import { toListingId } from "../credentials/ids.ts";
@@ -14,6 +12,7 @@ import { finishJob, getJob, listStaleQueuedJobs, markEnqueued, type JobResult } 
 import { checkManifestPatterns, publicMetadata, validateManifest, type AgentManifest, type ManifestError } from "./manifest.ts";
 import { open, seal } from "./sealed.ts";
 import { enqueueListingReview } from "../reviews/listings.ts";
+import { getAgent, putAgent, putAgentAlias } from "../listings/listing.store.ts";
 
 export interface RegistrationMessage {
   job_id: string;
@@ -83,44 +82,30 @@ async function registerAgent(services: Services, jobId: string, creator: Address
   dataKey.plaintext.fill(0);
 
   const createdAt = new Date().toISOString();
-  try {
-    await services.tables.doc.send(
-      new PutCommand({
-        TableName: services.tables.name("listings"),
-        Item: {
-          pk: `listing#${onChainId}`,
-          sk: "agent",
-          listing_id: listingId,
-          agent_id: agentId,
-          creator: creator.toLowerCase(),
-          name: manifest.name,
-          description: manifest.description,
-          category: manifest.category,
-          kind: manifest.system_prompt !== undefined ? "declarative" : "connected",
-          metadata_uri: `ipfs://${cid}`,
-          // One to three, each matching the output schema: its `examples`, or one generated (manifest.ts).
-          sample_output: manifest.sample_output ?? [],
-          listing_seed: seed,
-          logic_blob: logicBlob,
-          logic_key: dataKey.wrapped,
-          review_status: "pending",
-          job_id: jobId,
-          created_at: createdAt,
-          gsi1pk: `creator#${creator.toLowerCase()}`,
-          gsi1sk: `agent#${listingId}`,
-        },
-        // A redelivered message finds its own agent already recorded and keeps it.
-        ConditionExpression: "attribute_not_exists(pk)",
-      }),
-    );
-  } catch (error) {
-    if (!isConditionalCheckFailure(error)) throw error;
-  }
+  // A redelivered message finds its own agent already recorded and keeps it (putAgent: first writer wins).
+  await putAgent(services.tables, onChainId, {
+    listing_id: listingId,
+    agent_id: agentId,
+    creator: creator.toLowerCase(),
+    name: manifest.name,
+    description: manifest.description,
+    category: manifest.category,
+    kind: manifest.system_prompt !== undefined ? "declarative" : "connected",
+    metadata_uri: `ipfs://${cid}`,
+    // One to three, each matching the output schema: its `examples`, or one generated (manifest.ts).
+    sample_output: manifest.sample_output ?? [],
+    listing_seed: seed,
+    logic_blob: logicBlob,
+    logic_key: dataKey.wrapped,
+    review_status: "pending",
+    job_id: jobId,
+    created_at: createdAt,
+  });
   // Idempotent writes, repeated by a redelivery that follows a crash: the review queue item (keyed
   // by the recorded creation time) and the agent_id alias execute requests may name.
-  const recorded = await services.tables.doc.send(new GetCommand({ TableName: services.tables.name("listings"), Key: { pk: `listing#${onChainId}`, sk: "agent" }, ConsistentRead: true }));
-  if (recorded.Item?.review_status === "pending") await enqueueListingReview(services.tables, listingId, recorded.Item.created_at as string);
-  await services.tables.doc.send(new PutCommand({ TableName: services.tables.name("listings"), Item: { pk: `agent#${agentId}`, sk: "alias", listing_id: listingId } }));
+  const recorded = await getAgent(services.tables, onChainId, { consistent: true });
+  if (recorded?.review_status === "pending") await enqueueListingReview(services.tables, listingId, recorded.created_at);
+  await putAgentAlias(services.tables, agentId, listingId);
   return { agent_id: agentId, listing_id: listingId, listing_seed: seed, metadata_uri: `ipfs://${cid}` };
 }
 

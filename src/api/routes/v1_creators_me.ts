@@ -1,9 +1,9 @@
 // GET /v1/creators/me: the caller's creator application and agents, with review decisions and reasons.
 import { z, type OpenAPIHono } from "@hono/zod-openapi";
-import { QueryCommand } from "@aws-sdk/lib-dynamodb";
 import type { AppEnv } from "../env.ts";
 import { ApiError } from "../../errors.ts";
 import { getCreator } from "../../reviews/creators.ts";
+import { listAgentsOfCreator } from "../../listings/listing.store.ts";
 import { CreatorProfileSchema } from "./v1_creators_apply.ts";
 import { defineRoute } from "../openapi.ts";
 
@@ -30,16 +30,13 @@ export function registerV1CreatorsMe(app: OpenAPIHono<AppEnv>): void {
     const wallet = c.get("principal").wallet;
     const profile = await getCreator(tables, wallet);
     if (!profile) throw new ApiError("not_found", "No creator application for this wallet; apply with POST /v1/creators.");
-    const out = await tables.doc.send(
-      new QueryCommand({ TableName: tables.name("listings"), IndexName: "gsi1", KeyConditionExpression: "gsi1pk = :c", ExpressionAttributeValues: { ":c": `creator#${wallet.toLowerCase()}` } }),
-    );
-    const agents = (out.Items ?? []).map((i) => ({
-      listing_id: i.listing_id as string,
-      agent_id: i.agent_id as string,
-      metadata_uri: i.metadata_uri as string,
+    const agents = (await listAgentsOfCreator(tables, wallet)).map((i) => ({
+      listing_id: i.listing_id,
+      agent_id: i.agent_id,
+      metadata_uri: i.metadata_uri,
       listing_seed: i.listing_seed as string,
-      review_status: i.review_status as "pending" | "approved" | "rejected",
-      review_reason: (i.review_reason as string | null | undefined) ?? null,
+      review_status: i.review_status,
+      review_reason: i.review_reason ?? null,
     }));
     return c.json({ profile, agents }, 200);
   });
