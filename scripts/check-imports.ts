@@ -40,9 +40,6 @@ export const CHAIN_ACTIONS = new Set([
 
 /** Files that still import the AWS SDK outside an adapter or a store: the to-do of the storage split. */
 const STORAGE_ALLOWED: Record<string, string> = {
-  "src/credentials/indexer.ts": "reads and writes the indexer's cursor in `meta`",
-  "src/credentials/store.ts": "the credentials index (to credential.store.ts)",
-  "src/credentials/verify.ts": "deletes a credential the chain does not have (to the credential store)",
   "src/execution/access.ts": "resolves an agent id alias (to the listing store)",
   "src/execution/idempotency.ts": "Idempotency-Key records (to the idempotency store)",
   "src/execution/leases.ts": "the lease maps (to a store with the execution split)",

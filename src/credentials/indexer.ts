@@ -5,13 +5,13 @@
 // crash replays the range, which changes nothing.
 // Items are written in two ways: new ones in batches of 25 (the common case when catching up), existing
 // ones with one conditional update each.
-import { GetCommand, PutCommand } from "@aws-sdk/lib-dynamodb";
 import type { Hex } from "viem";
 import type { Tables } from "../adapters/tables/dynamo.ts";
 import type { ChainClient } from "../chain/client.ts";
 import type { Logger } from "../logger.ts";
 import { foldPatches, patchesFromLogs, type Patch } from "./events.ts";
-import { applyPatch, positionKey, putNewItems, readPositions } from "./store.ts";
+import { applyPatch, positionKey, putNewItems, readPositions } from "./credential.store.ts";
+import { getIndexerCursor, putIndexerCursor } from "./cursor.store.ts";
 
 export interface IndexerOptions {
   tables: Tables;
@@ -36,19 +36,12 @@ export interface IndexRound {
   caughtUp: boolean;
 }
 
-function cursorKey(options: IndexerOptions) {
-  return { pk: "cursor", sk: `indexer#${options.chain.marketplace.toLowerCase()}#${options.fromBlock}` };
-}
-
 export async function readCursor(options: IndexerOptions): Promise<bigint> {
-  const out = await options.tables.doc.send(new GetCommand({ TableName: options.tables.name("meta"), Key: cursorKey(options), ConsistentRead: true }));
-  return out.Item ? BigInt(out.Item.next_block as string) : options.fromBlock;
+  return (await getIndexerCursor(options.tables, options.chain.marketplace, options.fromBlock)) ?? options.fromBlock;
 }
 
 async function writeCursor(options: IndexerOptions, nextBlock: bigint): Promise<void> {
-  await options.tables.doc.send(
-    new PutCommand({ TableName: options.tables.name("meta"), Item: { ...cursorKey(options), next_block: nextBlock.toString(), updated_at: new Date().toISOString() } }),
-  );
+  await putIndexerCursor(options.tables, options.chain.marketplace, options.fromBlock, nextBlock);
 }
 
 async function mapLimit<T>(items: T[], limit: number, run: (item: T) => Promise<void>): Promise<void> {

@@ -1,6 +1,5 @@
 // GET /v1/credentials/:listing_id: the local record checked against the contract. The chain is the
 // source of truth: its answer is returned, and a local record that disagrees is repaired.
-import { DeleteCommand } from "@aws-sdk/lib-dynamodb";
 import type { Address } from "viem";
 import type { Tables } from "../adapters/tables/dynamo.ts";
 import type { ChainClient } from "../chain/client.ts";
@@ -9,7 +8,7 @@ import { ApiError } from "../errors.ts";
 import { RENTAL_MODELS, type RentalModel } from "./events.ts";
 import { toListingId } from "./ids.ts";
 import { CHAIN_STATUS, type CredentialStatusWord } from "./status.ts";
-import { credentialKey, getCredential, repairCredential, type CredentialRecord } from "./store.ts";
+import { deleteCredential, getCredential, repairCredential, type CredentialRecord } from "./credential.store.ts";
 
 export interface CredentialVerification {
   listing_id: string;
@@ -64,7 +63,7 @@ export async function verifyCredential(deps: { tables: Tables; chain: ChainClien
   const [chain, local] = await Promise.all([readChainCredential(deps.chain, listingId, wallet), getCredential(deps.tables, wallet, listingId)]);
   const apiId = toListingId(listingId);
   if (chain.status === "not_found") {
-    if (local) await deps.tables.doc.send(new DeleteCommand({ TableName: deps.tables.name("credentials"), Key: credentialKey(wallet, listingId) }));
+    if (local) await deleteCredential(deps.tables, wallet, listingId);
     return { listing_id: apiId, valid: false, status: "not_found", on_chain_verified: false };
   }
   if (!agrees(local, chain)) {
