@@ -24,10 +24,19 @@
 // Safety does not depend on clocks (the lease only decides when a takeover may happen); tokens
 // accumulate only after takeovers, that is after a crash, a timeout or a stall longer than the lease.
 import { randomUUID } from "node:crypto";
-import { GetCommand, PutCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
-import { isConditionalCheckFailure, type Tables } from "../adapters/tables/dynamo.ts";
-import { agentKey } from "../reviews/listings.ts";
-import type { AgentRecord } from "./catalogue.ts";
+import type { Tables } from "../adapters/tables/dynamo.ts";
+import {
+  addToFigures,
+  createOutcomeMarker,
+  deleteFiguresToken,
+  expireOutcomeClaim,
+  getOutcomeMarker,
+  hasRenter,
+  markOutcomeCounted,
+  raiseRenter,
+  readFiguresFence,
+  takeOverOutcomeMarker,
+} from "./figures.store.ts";
 
 /** How long a claim on a change lasts before another caller may take it over. */
 export const STATS_LEASE_MS = 10_000;
@@ -64,11 +73,8 @@ export interface FiguresChange {
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** The item in the `runs` table recording that a run's outcome is being, or has been, counted. */
-export const runOutcomeKey = (runId: string) => ({ pk: `run-stats#${runId}`, sk: "outcome" });
-
-/** The item in the `runs` table recording that a wallet has a completed run of a listing. */
-export const renterKey = (onChainId: string, wallet: string) => ({ pk: `ran#${onChainId.toLowerCase()}`, sk: wallet.toLowerCase() });
+// The records' keys are the store's; exported here too for existing readers.
+export { renterKey, runOutcomeKey } from "./figures.store.ts";
 
 const ON_CHAIN_ID = /^0x[0-9a-fA-F]{64}$/;
 
@@ -78,37 +84,10 @@ const ON_CHAIN_ID = /^0x[0-9a-fA-F]{64}$/;
  * agent record (the counters are never created on their own).
  */
 export async function applyToFigures(tables: Tables, onChainId: string, change: FiguresChange): Promise<"applied" | "already"> {
-  const key = agentKey(onChainId);
-  const values: Record<string, unknown> = { ":token": change.token, ":tokens": new Set([change.token]) };
-  const adds = ["stats_in_flight :tokens"];
-  const add = (attribute: string, name: string, amount: number | undefined) => {
-    if (!amount) return;
-    adds.push(`${attribute} :${name}`);
-    values[`:${name}`] = amount;
-  };
-  add("stats_run_count", "runs", change.runs);
-  add("stats_success_count", "successes", change.successes);
-  add("stats_rating_sum", "sum", change.ratingSum);
-  add("stats_review_count", "reviews", change.reviews);
-  const base = "attribute_exists(pk) AND NOT contains(stats_in_flight, :token)";
   // First attempt also raises last_run_at; when that is already as late, the second leaves it.
   for (const raiseLast of change.lastRunAt ? [true, false] : [false]) {
-    try {
-      await tables.doc.send(
-        new UpdateCommand({
-          TableName: tables.name("listings"),
-          Key: key,
-          UpdateExpression: `ADD ${adds.join(", ")}${raiseLast ? " SET stats_last_run_at = :last" : ""}`,
-          ConditionExpression: raiseLast ? `${base} AND (attribute_not_exists(stats_last_run_at) OR stats_last_run_at < :last)` : base,
-          ExpressionAttributeValues: raiseLast ? { ...values, ":last": change.lastRunAt } : values,
-        }),
-      );
-      return "applied";
-    } catch (error) {
-      if (!isConditionalCheckFailure(error)) throw error;
-    }
-    const out = await tables.doc.send(new GetCommand({ TableName: tables.name("listings"), Key: key, ConsistentRead: true, ProjectionExpression: "pk, stats_in_flight, stats_last_run_at" }));
-    const agent = out.Item as Pick<AgentRecord, "stats_in_flight" | "stats_last_run_at"> | undefined;
+    if (await addToFigures(tables, onChainId, change, raiseLast ? change.lastRunAt : undefined)) return "applied";
+    const agent = await readFiguresFence(tables, onChainId);
     if (!agent) throw new Error(`No agent record for listing ${onChainId}; its figures cannot be recorded.`);
     if (agent.stats_in_flight?.has(change.token)) return "already";
     // Otherwise the refusal was stats_last_run_at being as late already: the next attempt leaves it.
@@ -118,19 +97,7 @@ export async function applyToFigures(tables: Tables, onChainId: string, change: 
 
 /** Deletes a change's token from `stats_in_flight` once no claimant can apply the change again. */
 export async function releaseToken(tables: Tables, onChainId: string, token: string): Promise<void> {
-  await tables.doc
-    .send(
-      new UpdateCommand({
-        TableName: tables.name("listings"),
-        Key: agentKey(onChainId),
-        UpdateExpression: "DELETE stats_in_flight :tokens",
-        ConditionExpression: "attribute_exists(pk)",
-        ExpressionAttributeValues: { ":tokens": new Set([token]) },
-      }),
-    )
-    .catch((error: unknown) => {
-      if (!isConditionalCheckFailure(error)) throw error;
-    });
+  await deleteFiguresToken(tables, onChainId, token);
 }
 
 function checkRunOutcome(run: RunOutcome): { runId: string; onChainId: `0x${string}`; wallet: string; finishedAt: string } {
@@ -145,94 +112,35 @@ function checkRunOutcome(run: RunOutcome): { runId: string; onChainId: `0x${stri
 
 /** Records that the wallet has a completed run of the listing (what makes it eligible to rate). */
 async function recordRenter(tables: Tables, onChainId: string, wallet: string, runId: string, finishedAt: string): Promise<void> {
-  await tables.doc
-    .send(
-      new UpdateCommand({
-        TableName: tables.name("runs"),
-        Key: renterKey(onChainId, wallet),
-        UpdateExpression: "SET first_run_id = if_not_exists(first_run_id, :id), last_run_at = :at, last_run_id = :id",
-        // last_run_at keeps the latest; a later run recorded first makes this a no-op.
-        ConditionExpression: "attribute_not_exists(pk) OR last_run_at < :at",
-        ExpressionAttributeValues: { ":id": runId, ":at": finishedAt },
-      }),
-    )
-    .catch((error: unknown) => {
-      if (!isConditionalCheckFailure(error)) throw error;
-    });
+  await raiseRenter(tables, onChainId, wallet, runId, finishedAt);
 }
 
 /** True when the wallet has at least one completed run of the listing. */
 export async function hasCompletedRun(tables: Tables, onChainId: string, wallet: string): Promise<boolean> {
-  const out = await tables.doc.send(new GetCommand({ TableName: tables.name("runs"), Key: renterKey(onChainId, wallet), ConsistentRead: true, ProjectionExpression: "pk" }));
-  return out.Item !== undefined;
-}
-
-interface OutcomeMarker {
-  state: "claimed" | "counted";
-  claim?: string;
-  generation?: number;
-  claimed_until?: number;
+  return hasRenter(tables, onChainId, wallet);
 }
 
 /** Claims the run's outcome marker: generation 1 by creating it, or a takeover of an expired claim.
  * Returns null when the outcome is already counted. */
 async function claimOutcome(tables: Tables, run: ReturnType<typeof checkRunOutcome> & { status: string }, leaseMs: number): Promise<{ claim: string; generation: number } | null> {
-  const table = tables.name("runs");
-  const key = runOutcomeKey(run.runId);
   for (;;) {
     const claim = randomUUID();
-    try {
-      await tables.doc.send(
-        new PutCommand({
-          TableName: table,
-          Item: { ...key, state: "claimed", claim, generation: 1, claimed_until: Date.now() + leaseMs, run_id: run.runId, on_chain_id: run.onChainId, wallet: run.wallet, status: run.status, finished_at: run.finishedAt },
-          ConditionExpression: "attribute_not_exists(pk)",
-        }),
-      );
-      return { claim, generation: 1 };
-    } catch (error) {
-      if (!isConditionalCheckFailure(error)) throw error;
-    }
-    const marker = (await tables.doc.send(new GetCommand({ TableName: table, Key: key, ConsistentRead: true }))).Item as OutcomeMarker | undefined;
+    if (await createOutcomeMarker(tables, run, claim, Date.now() + leaseMs)) return { claim, generation: 1 };
+    const marker = await getOutcomeMarker(tables, run.runId);
     if (!marker) continue;
     if (marker.state === "counted") return null;
     if ((marker.claimed_until ?? 0) > Date.now()) {
       await sleep(POLL_MS);
       continue;
     }
-    try {
-      const out = await tables.doc.send(
-        new UpdateCommand({
-          TableName: table,
-          Key: key,
-          UpdateExpression: "SET claim = :claim, claimed_until = :until, generation = generation + :one",
-          ConditionExpression: "#state = :claimed AND claim = :old",
-          ExpressionAttributeNames: { "#state": "state" },
-          ExpressionAttributeValues: { ":claim": claim, ":until": Date.now() + leaseMs, ":one": 1, ":claimed": "claimed", ":old": marker.claim },
-          ReturnValues: "ALL_NEW",
-        }),
-      );
-      return { claim, generation: out.Attributes!.generation as number };
-    } catch (error) {
-      if (!isConditionalCheckFailure(error)) throw error;
-    }
+    const generation = await takeOverOutcomeMarker(tables, run.runId, marker.claim, claim, Date.now() + leaseMs);
+    if (generation !== null) return { claim, generation };
   }
 }
 
 /** Gives up a claim early (after an error), so a retry need not wait for the lease. */
 async function releaseClaim(tables: Tables, runId: string, claim: string): Promise<void> {
-  await tables.doc
-    .send(
-      new UpdateCommand({
-        TableName: tables.name("runs"),
-        Key: runOutcomeKey(runId),
-        UpdateExpression: "SET claimed_until = :zero",
-        ConditionExpression: "claim = :claim AND #state = :claimed",
-        ExpressionAttributeNames: { "#state": "state" },
-        ExpressionAttributeValues: { ":zero": 0, ":claim": claim, ":claimed": "claimed" },
-      }),
-    )
-    .catch(() => undefined);
+  await expireOutcomeClaim(tables, runId, claim);
 }
 
 /**
@@ -253,23 +161,8 @@ export async function recordRunOutcome(tables: Tables, run: RunOutcome, options:
   const token = `run:${checked.runId}`;
   try {
     await applyToFigures(tables, checked.onChainId, { token, runs: 1, successes: run.status === "completed" ? 1 : 0, lastRunAt: checked.finishedAt });
-    let finished = true;
-    try {
-      await tables.doc.send(
-        new UpdateCommand({
-          TableName: tables.name("runs"),
-          Key: runOutcomeKey(checked.runId),
-          UpdateExpression: "SET #state = :counted, counted_at = :now REMOVE claim, claimed_until",
-          ConditionExpression: "claim = :claim",
-          ExpressionAttributeNames: { "#state": "state" },
-          ExpressionAttributeValues: { ":counted": "counted", ":now": new Date().toISOString(), ":claim": held.claim },
-        }),
-      );
-    } catch (error) {
-      if (!isConditionalCheckFailure(error)) throw error;
-      // Taken over after a stall: the new claimant finds the token and finishes.
-      finished = false;
-    }
+    // False: taken over after a stall; the new claimant finds the token and finishes.
+    const finished = await markOutcomeCounted(tables, checked.runId, held.claim);
     // The run is counted; a token left behind by a failed clean-up is harmless.
     if (finished && held.generation === 1) await releaseToken(tables, checked.onChainId, token).catch(() => undefined);
   } catch (error) {
