@@ -104,7 +104,7 @@ describe("sessions", () => {
     const renter = createWalletClient({ account: privateKeyToAccount(key(9)), chain, transport: http(stack.info.rpc_url) });
     const id = `0x${listing.listing_id.slice(4)}` as Hex;
     const [price] = await pub.readContract({ address: stack.info.contracts.marketplace as Hex, abi: marketplaceAbi, functionName: "listings", args: [id] });
-    await pub.waitForTransactionReceipt({ hash: await renter.writeContract({ address: stack.info.contracts.marketplace as Hex, abi: marketplaceAbi, functionName: "purchasePerQuery", args: [id], value: price * 2n }) });
+    await pub.waitForTransactionReceipt({ hash: await renter.writeContract({ address: stack.info.contracts.marketplace as Hex, abi: marketplaceAbi, functionName: "purchasePerQuery", args: [id], value: price * 3n }) });
 
     const d = await openDashboard(browser, stack, key(9));
     const { page } = d;
@@ -140,7 +140,37 @@ describe("sessions", () => {
     expect(await page.getByTestId("run-output").textContent()).toBe(deltas.join(""));
     expect(d.errors).toEqual([]);
 
-    // Stopped by the user midway (the model answers slowly), then resumed with the button.
+    // The connection drops and the browser is offline for a moment: the page waits for the network
+    // instead of spending its retries, then resumes on its own.
+    await page.unrouteAll();
+    await page.route("**/v1/execute/stream", async (route) => {
+      const response = await route.fetch();
+      const events = (await response.text()).split("\n\n");
+      const firstOutput = events.findIndex((e) => e.includes("event: output"));
+      await d.context.setOffline(true);
+      await route.fulfill({ response, body: events.slice(0, firstOutput + 1).join("\n\n") + "\n\n" });
+    });
+    const token = (await stored(page))!.token;
+    const eventsBefore = resumed.length;
+    const failed: string[] = [];
+    page.on("requestfailed", (r) => void (r.url().includes("/events") && failed.push(r.url())));
+    await page.getByLabel("Task").fill("Write unit tests for this function, again");
+    await page.getByRole("button", { name: "Run", exact: true }).click();
+    await page.getByText("Connection lost: reconnecting from the last event…").waitFor();
+    await d.shot("s3-04-offline");
+    await d.context.setOffline(false);
+    await expect.poll(() => summary.textContent(), { timeout: 30_000 }).toMatch(/completed/);
+    // Nothing was tried while offline (no attempt spent on a dead network); one resume once back.
+    expect(failed).toEqual([]);
+    expect(resumed.length).toBe(eventsBefore + 1);
+    const againId = (await page.getByTestId("run-summary").locator("dd.mono").textContent())!.trim();
+    const again = (await (await fetch(`${stack.info.api_url}/v1/runs/${againId}`, { headers: { authorization: `Bearer ${token}` } })).json()) as { output: unknown };
+    expect(await page.getByTestId("run-output").textContent()).toBe(again.output);
+    await d.shot("s3-05-resumed-after-offline");
+
+    // Stopped by the user midway (the model answers slowly), then resumed with the button. It is the
+    // last run the balance pays for: resumed once the API sees the balance spent, the page learns the
+    // rental is no longer active, and the finished run stays on screen with a word about topping up.
     await page.unrouteAll();
     await page.getByLabel("Task").fill("Write unit tests for this function [[slow:250]]");
     await page.getByRole("button", { name: "Run", exact: true }).click();
@@ -150,17 +180,25 @@ describe("sessions", () => {
     await page.getByText("Stream stopped: resume to get the rest").waitFor();
     const partial = (await output.textContent())!;
     await d.shot("s3-02-stopped");
+    const credential = async () => ((await (await fetch(`${stack.info.api_url}/v1/credentials/${listing.listing_id}`, { headers: { authorization: `Bearer ${token}` } })).json()) as { status: string }).status;
+    // The chain first (the run's charge spends the balance), then the API, every 2 s: its rate limit
+    // is per wallet, and the page shares it.
+    await expect.poll(async () => (await pub.readContract({ address: stack.info.contracts.marketplace as Hex, abi: marketplaceAbi, functionName: "perQueryBalances", args: [id, d.wallet.address] }))[0], { timeout: 30_000 }).toBe(0n);
+    await expect.poll(credential, { timeout: 30_000, interval: 2000 }).toBe("low_balance");
     await page.getByRole("button", { name: "Resume stream" }).click();
     await expect.poll(() => summary.textContent(), { timeout: 30_000 }).toMatch(/completed/);
     const runId = (await page.getByTestId("run-summary").locator("dd.mono").textContent())!.trim();
-    const token = (await stored(page))!.token;
     const run = (await (await fetch(`${stack.info.api_url}/v1/runs/${runId}`, { headers: { authorization: `Bearer ${token}` } })).json()) as { output: unknown };
     expect(typeof run.output).toBe("string");
     const final = (await output.textContent())!;
     expect(final.startsWith(partial)).toBe(true);
     expect(final.length).toBeGreaterThan(partial.length);
     expect(final).toBe(run.output);
+    await page.getByRole("status").filter({ hasText: "Your rental of Unit Test Writer is low balance: runs need a top-up" }).waitFor({ timeout: 15_000 });
+    expect(await summary.textContent()).toMatch(/completed/);
+    expect(await output.textContent()).toBe(run.output);
     await d.shot("s3-03-resumed-after-stop");
+
     expect(d.errors).toEqual([]);
     await d.context.close();
   }, 60_000);

@@ -33,10 +33,17 @@ function Playground() {
   const [params, setParams] = useSearchParams();
   const rentals = useAuthQuery<{ credentials: Credential[] }>("/v1/credentials", { limit: 100 });
   const usable = (rentals.data?.credentials ?? []).filter((c) => c.status === "active");
-  const agent = params.get("agent") ?? usable[0]?.listing_id ?? "";
+  // The agent in use stays picked when its rental stops being active (its last run spent the
+  // balance): the finished run's output and summary stay on screen rather than vanish.
+  const [picked, setPicked] = useState<string | null>(null);
+  const agent = params.get("agent") ?? picked ?? usable[0]?.listing_id ?? "";
+  useEffect(() => {
+    if (agent && picked !== agent) setPicked(agent);
+  }, [agent, picked]);
+  const inactive = agent && rentals.data && !usable.some((c) => c.listing_id === agent) ? rentals.data.credentials.find((c) => c.listing_id === agent) : undefined;
   if (rentals.isPending) return <Loading label="Loading your rentals" />;
   if (rentals.isError) return <ErrorNote error={rentals.error} />;
-  if (usable.length === 0)
+  if (!agent)
     return (
       <Empty>
         You hold no active rental. <Link to="/">Rent an agent</Link> first, or renew or top up one in <Link to="/rentals">My rentals</Link>.
@@ -52,15 +59,40 @@ function Playground() {
               {c.listing_title}
             </option>
           ))}
-          {agent && !usable.some((c) => c.listing_id === agent) ? <option value={agent}>{agent}</option> : null}
+          {agent && !usable.some((c) => c.listing_id === agent) ? <option value={agent}>{inactive?.listing_title ?? agent}</option> : null}
         </select>
       </div>
+      {inactive ? (
+        <div className="notice notice-warn" role="status">
+          Your rental of {inactive.listing_title} is {inactive.status.replace(/_/g, " ")}: runs need a top-up or renewal in <Link to="/rentals">My rentals</Link>.
+        </div>
+      ) : null}
       {agent ? <RunForm key={agent} listingId={agent} /> : null}
     </div>
   );
 }
 
-type Phase = "idle" | "streaming" | "dropped" | "stopped" | "done" | "error";
+type Phase = "idle" | "streaming" | "reconnecting" | "dropped" | "stopped" | "done" | "error";
+
+/** Between two attempts to follow a dropped stream: while the browser is offline, wait until it is
+ * back (at most 30 s), else back off a little, so a short outage does not spend every retry at once.
+ * `navigator.onLine` is also polled: not every browser (nor every network change) fires `online`. */
+function beforeRetry(attempt: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      clearInterval(poll);
+      window.removeEventListener("online", done);
+      signal.removeEventListener("abort", done);
+      resolve();
+    };
+    const offline = !navigator.onLine;
+    const timer = setTimeout(done, offline ? 30_000 : 300 * (attempt + 1));
+    const poll = setInterval(() => offline && navigator.onLine && done(), 500);
+    if (offline) window.addEventListener("online", done);
+    signal.addEventListener("abort", done);
+  });
+}
 
 function RunForm({ listingId }: { listingId: string }) {
   const config = useDashboardConfig();
@@ -91,7 +123,9 @@ function RunForm({ listingId }: { listingId: string }) {
   }, [metadata.data, showForm]);
 
   const receipt = useAuthQuery<RunDetail>(run ? `/v1/runs/${run.run_id}` : null, undefined, {
-    refetchInterval: (q) => ((q.state.data as RunDetail | undefined)?.receipt ? false : 1500),
+    // Run-log batches are minutes apart in production: ask often at first, then back off to every
+    // 15 s, so a page left open does not spend the wallet's rate limit on waiting.
+    refetchInterval: (q) => ((q.state.data as RunDetail | undefined)?.receipt ? false : Math.min(15_000, 1500 * 2 ** Math.max(0, q.state.dataUpdateCount - 1))),
   });
 
   const follow = async (resume: boolean) => {
@@ -133,6 +167,15 @@ function RunForm({ listingId }: { listingId: string }) {
         return;
       }
       resume = true;
+      if (attempt < 3) {
+        setPhase("reconnecting");
+        await beforeRetry(attempt, controller.signal);
+        setPhase("streaming");
+        if (controller.signal.aborted) {
+          setPhase("stopped");
+          return;
+        }
+      }
     }
     setPhase("dropped");
   };
@@ -158,7 +201,7 @@ function RunForm({ listingId }: { listingId: string }) {
     void follow(false);
   };
 
-  const streaming = phase === "streaming";
+  const streaming = phase === "streaming" || phase === "reconnecting";
   const canResume = (phase === "stopped" || phase === "dropped") && (runIdRef.current || idempotencyKey.current);
   const examples = useMemo(() => (schema?.examples?.[0] ? JSON.stringify(schema.examples[0], null, 2) : null), [schema]);
 
@@ -225,7 +268,7 @@ function RunForm({ listingId }: { listingId: string }) {
         <div className="spread">
           <h2 id="out">Output</h2>
           <span role="status" aria-live="polite" className="small muted">
-            {phase === "streaming" ? "Streaming…" : phase === "stopped" ? "Stream stopped: resume to get the rest" : phase === "dropped" ? "Connection lost: resume to get the rest" : null}
+            {phase === "streaming" ? "Streaming…" : phase === "reconnecting" ? "Connection lost: reconnecting from the last event…" : phase === "stopped" ? "Stream stopped: resume to get the rest" : phase === "dropped" ? "Connection lost: resume to get the rest" : null}
           </span>
         </div>
         <pre className="output" data-testid="run-output" aria-live="off">
