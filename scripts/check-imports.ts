@@ -48,7 +48,6 @@ const STORAGE_ALLOWED: Record<string, string> = {
   "src/execution/settlement.ts": "the deferred settlement queue (to the run store)",
   "src/execution/stale-runs.ts": "queries the running runs' index (to the run store)",
   "src/health.ts": "counts deferred settlements and probes the tables",
-  "src/listings/ratings.ts": "rating items and agent records (to a rating store)",
 };
 
 /** Files that still call a contract action outside src/chain/: the to-do of the chain split. */

@@ -18,13 +18,13 @@
 // `pending` is removed in one conditional update on the claim. Changes for one wallet are serialized:
 // a writer that finds a pending change waits for it, or takes it over once its lease has expired.
 import { randomUUID } from "node:crypto";
-import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
-import { isConditionalCheckFailure, type Tables } from "../adapters/tables/dynamo.ts";
+import type { Tables } from "../adapters/tables/dynamo.ts";
 import { ApiError } from "../errors.ts";
 import type { Services } from "../services.ts";
 import { parseListingId, toListingId } from "../credentials/ids.ts";
-import { chainListingKey, type ChainListingRecord } from "../credentials/store.ts";
-import { agentKey } from "../reviews/listings.ts";
+import { getChainListing } from "../credentials/credential.store.ts";
+import { getAgent } from "./listing.store.ts";
+import { expireRatingClaim, getRating, markRatingCounted, putRating, queryRatings, ratingKey, ratingsIndex, takeOverRatingChange, type PendingChange, type RatingItem, type RatingKey } from "./rating.store.ts";
 import { figuresOf, isPublished, type AgentRecord } from "./catalogue.ts";
 import { applyToFigures, hasCompletedRun, releaseToken, sleep, STATS_LEASE_MS, type StatsOptions } from "./stats.ts";
 
@@ -63,28 +63,8 @@ export interface RatingsPage {
   next_cursor: string | null;
 }
 
-interface PendingChange {
-  id: string;
-  from: number | null;
-  to: number;
-  claim: string;
-  generation: number;
-  claimed_until: number;
-}
-
-interface RatingItem extends Rating {
-  pk: string;
-  sk: string;
-  listing_id: string;
-  version: number;
-  counted?: number;
-  pending?: PendingChange;
-  gsi1pk: string;
-  gsi1sk: string;
-}
-
-export const ratingKey = (onChainId: string, wallet: string) => ({ pk: `rating#${onChainId.toLowerCase()}`, sk: wallet.toLowerCase() });
-const ratingsIndexKey = (onChainId: string) => `ratings#${onChainId.toLowerCase()}`;
+// The rating item's key is the store's; exported here too for existing readers.
+export { ratingKey } from "./rating.store.ts";
 
 // Control characters other than tab and line feed (carriage returns are normalized to line feeds).
 const CONTROL = /[\u0000-\u0008\u000B-\u001F\u007F-\u009F]/;
@@ -105,12 +85,8 @@ export function checkRatingInput(input: RatingInput): { rating: number; comment:
 
 /** The agent record of a published listing; 404 listing_not_found otherwise. */
 async function publishedAgent(tables: Tables, onChainId: `0x${string}`, listingIdParam: string): Promise<AgentRecord> {
-  const [agentOut, chainOut] = await Promise.all([
-    tables.doc.send(new GetCommand({ TableName: tables.name("listings"), Key: agentKey(onChainId), ConsistentRead: true })),
-    tables.doc.send(new GetCommand({ TableName: tables.name("chain_listings"), Key: chainListingKey(onChainId) })),
-  ]);
-  const agent = agentOut.Item as AgentRecord | undefined;
-  if (!agent || !isPublished(agent, chainOut.Item as ChainListingRecord | undefined)) throw new ApiError("listing_not_found", `No published listing ${listingIdParam}.`);
+  const [agent, chain] = await Promise.all([getAgent(tables, onChainId, { consistent: true }), getChainListing(tables, onChainId)]);
+  if (!agent || !isPublished(agent, chain ?? undefined)) throw new ApiError("listing_not_found", `No published listing ${listingIdParam}.`);
   return agent;
 }
 
@@ -119,64 +95,24 @@ function publicRating(item: RatingItem): Rating {
 }
 
 /** Applies a pending change held by this caller's claim, then marks it counted. */
-async function finishPending(tables: Tables, onChainId: string, key: { pk: string; sk: string }, pending: PendingChange): Promise<void> {
+async function finishPending(tables: Tables, onChainId: string, key: RatingKey, pending: PendingChange): Promise<void> {
   const token = `rating:${pending.id}`;
   try {
     await applyToFigures(tables, onChainId, { token, ratingSum: pending.to - (pending.from ?? 0), reviews: pending.from === null ? 1 : 0 });
-    let finished = true;
-    try {
-      await tables.doc.send(
-        new UpdateCommand({
-          TableName: tables.name("runs"),
-          Key: key,
-          UpdateExpression: "SET counted = :to REMOVE pending",
-          ConditionExpression: "pending.claim = :claim",
-          ExpressionAttributeValues: { ":to": pending.to, ":claim": pending.claim },
-        }),
-      );
-    } catch (error) {
-      if (!isConditionalCheckFailure(error)) throw error;
-      // Taken over after a stall: the new claimant finds the token and finishes.
-      finished = false;
-    }
+    // False: taken over after a stall; the new claimant finds the token and finishes.
+    const finished = await markRatingCounted(tables, key, pending);
     // Counted; a token left behind by a failed clean-up is harmless.
     if (finished && pending.generation === 1) await releaseToken(tables, onChainId, token).catch(() => undefined);
   } catch (error) {
     // Gives the claim up so the next writer need not wait for the lease.
-    await tables.doc
-      .send(
-        new UpdateCommand({
-          TableName: tables.name("runs"),
-          Key: key,
-          UpdateExpression: "SET pending.claimed_until = :zero",
-          ConditionExpression: "pending.claim = :claim",
-          ExpressionAttributeValues: { ":zero": 0, ":claim": pending.claim },
-        }),
-      )
-      .catch(() => undefined);
+    await expireRatingClaim(tables, key, pending.claim);
     throw error;
   }
 }
 
 /** Takes over a pending change whose claim has expired; null when someone else changed it first. */
-async function takeOver(tables: Tables, key: { pk: string; sk: string }, pending: PendingChange, leaseMs: number): Promise<PendingChange | null> {
-  const claim = randomUUID();
-  try {
-    const out = await tables.doc.send(
-      new UpdateCommand({
-        TableName: tables.name("runs"),
-        Key: key,
-        UpdateExpression: "SET pending.claim = :claim, pending.claimed_until = :until, pending.generation = pending.generation + :one",
-        ConditionExpression: "pending.claim = :old",
-        ExpressionAttributeValues: { ":claim": claim, ":until": Date.now() + leaseMs, ":one": 1, ":old": pending.claim },
-        ReturnValues: "ALL_NEW",
-      }),
-    );
-    return (out.Attributes as RatingItem).pending!;
-  } catch (error) {
-    if (isConditionalCheckFailure(error)) return null;
-    throw error;
-  }
+async function takeOver(tables: Tables, key: RatingKey, pending: PendingChange, leaseMs: number): Promise<PendingChange | null> {
+  return takeOverRatingChange(tables, key, pending.claim, randomUUID(), Date.now() + leaseMs);
 }
 
 /**
@@ -201,7 +137,7 @@ export async function rateListing(services: Pick<Services, "tables">, wallet: st
   const listingId = toListingId(onChainId);
   let written: RatingItem;
   for (;;) {
-    const item = (await tables.doc.send(new GetCommand({ TableName: tables.name("runs"), Key: key, ConsistentRead: true }))).Item as RatingItem | undefined;
+    const item = (await getRating(tables, key)) ?? undefined;
     if (item?.pending) {
       // An earlier change of this wallet's rating is under way: wait for it, or finish it for a
       // writer that stopped.
@@ -227,27 +163,14 @@ export async function rateListing(services: Pick<Services, "tables">, wallet: st
       version: (item?.version ?? 0) + 1,
       ...(counted !== null ? { counted } : {}),
       ...(pending ? { pending } : {}),
-      gsi1pk: ratingsIndexKey(onChainId),
-      gsi1sk: `${now}#${renter}`,
+      ...ratingsIndex(onChainId, now, renter),
     };
-    try {
-      await tables.doc.send(
-        new PutCommand({
-          TableName: tables.name("runs"),
-          Item: next,
-          ConditionExpression: item ? "version = :v AND attribute_not_exists(pending)" : "attribute_not_exists(pk)",
-          ...(item ? { ExpressionAttributeValues: { ":v": item.version } } : {}),
-        }),
-      );
-    } catch (error) {
-      if (!isConditionalCheckFailure(error)) throw error;
-      continue;
-    }
+    if (!(await putRating(tables, next, item ? item.version : null))) continue;
     if (pending) await finishPending(tables, onChainId, key, pending);
     written = next;
     break;
   }
-  const figures = figuresOf((await tables.doc.send(new GetCommand({ TableName: tables.name("listings"), Key: agentKey(onChainId), ConsistentRead: true }))).Item as AgentRecord);
+  const figures = figuresOf((await getAgent(tables, onChainId, { consistent: true }))!);
   return { listing_id: listingId, ...publicRating(written), listing: { rating: figures.rating, review_count: figures.review_count } };
 }
 
@@ -255,7 +178,7 @@ function encodeCursor(item: RatingItem): string {
   return Buffer.from(JSON.stringify([item.gsi1sk, item.sk]), "utf8").toString("base64url");
 }
 
-function decodeCursor(cursor: string, onChainId: string): Record<string, string> {
+function decodeCursor(cursor: string): { wallet: string; sortKey: string } {
   const invalid = () => new ApiError("invalid_request", "Invalid query: cursor: not a cursor returned for this listing's ratings.");
   let parsed: unknown;
   try {
@@ -266,7 +189,7 @@ function decodeCursor(cursor: string, onChainId: string): Record<string, string>
   if (!Array.isArray(parsed) || parsed.length !== 2 || typeof parsed[0] !== "string" || typeof parsed[1] !== "string") throw invalid();
   const [sortKey, wallet] = parsed as [string, string];
   if (!/^0x[0-9a-f]{40}$/.test(wallet) || !/^\d{4}-\d{2}-\d{2}T[\d:.]+Z#0x[0-9a-f]{40}$/.test(sortKey) || !sortKey.endsWith(`#${wallet}`)) throw invalid();
-  return { ...ratingKey(onChainId, wallet), gsi1pk: ratingsIndexKey(onChainId), gsi1sk: sortKey };
+  return { wallet, sortKey };
 }
 
 /**
@@ -278,21 +201,10 @@ export async function listRatings(services: Pick<Services, "tables">, listingIdP
   const onChainId = parseListingId(listingIdParam);
   const limit = query.limit ?? RATINGS_PAGE_DEFAULT;
   if (!Number.isInteger(limit) || limit < 1 || limit > RATINGS_PAGE_MAX) throw new ApiError("invalid_request", `Invalid query: limit: must be an integer from 1 to ${RATINGS_PAGE_MAX}.`);
-  const startKey = query.cursor ? decodeCursor(query.cursor, onChainId) : undefined;
+  const after = query.cursor ? decodeCursor(query.cursor) : undefined;
   const agent = await publishedAgent(tables, onChainId, listingIdParam);
-  const out = await tables.doc.send(
-    new QueryCommand({
-      TableName: tables.name("runs"),
-      IndexName: "gsi1",
-      KeyConditionExpression: "gsi1pk = :p",
-      ExpressionAttributeValues: { ":p": ratingsIndexKey(onChainId) },
-      ScanIndexForward: false,
-      // One more than the page, to know whether another page follows.
-      Limit: limit + 1,
-      ...(startKey ? { ExclusiveStartKey: startKey } : {}),
-    }),
-  );
-  const items = (out.Items ?? []) as RatingItem[];
+  // One more than the page, to know whether another page follows.
+  const items = await queryRatings(tables, onChainId, limit + 1, after);
   const page = items.slice(0, limit);
   const figures = figuresOf(agent);
   return {
