@@ -12,6 +12,7 @@ import type { Logger } from "../logger.ts";
 import { foldPatches, patchesFromLogs, type Patch } from "./events.ts";
 import { applyPatch, positionKey, putNewItems, readPositions } from "./credential.store.ts";
 import { getIndexerCursor, putIndexerCursor } from "./cursor.store.ts";
+import { getMarketplaceLogs } from "../chain/get-marketplace-logs.ts";
 
 export interface IndexerOptions {
   tables: Tables;
@@ -78,7 +79,7 @@ export async function indexOnce(options: IndexerOptions): Promise<IndexRound> {
   const confirmed = head - BigInt(options.confirmations);
   if (from > confirmed) return { fromBlock: from, toBlock: from - 1n, events: 0, writes: 0, caughtUp: true };
   const to = confirmed < from + BigInt((options.chunkSize ?? 5_000) - 1) ? confirmed : from + BigInt((options.chunkSize ?? 5_000) - 1);
-  const logs = await options.chain.client.getLogs({ address: options.chain.marketplace, fromBlock: from, toBlock: to });
+  const logs = await getMarketplaceLogs(options.chain, from, to);
   const patches = await withPurchaseTimes(options.chain, foldPatches(patchesFromLogs(logs)));
   // Items that do not exist yet are written in batches; existing ones get a conditional update that
   // never lets an older event overwrite a newer one; items already past these events are skipped.

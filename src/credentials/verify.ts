@@ -3,7 +3,7 @@
 import type { Address } from "viem";
 import type { Tables } from "../adapters/tables/dynamo.ts";
 import type { ChainClient } from "../chain/client.ts";
-import { marketplaceAbi } from "../chain/generated/marketplace.ts";
+import { readCredentialOf, type ContractCredential } from "../chain/read-credential.ts";
 import { ApiError } from "../errors.ts";
 import { RENTAL_MODELS, type RentalModel } from "./events.ts";
 import { toListingId } from "./ids.ts";
@@ -32,13 +32,13 @@ export interface ChainCredential {
 
 /** Reads the credential from the contract in one eth_call (`credentialOf`). */
 export async function readChainCredential(chain: ChainClient, listingId: `0x${string}`, wallet: Address): Promise<ChainCredential> {
-  let result: readonly [number, number, number, number, bigint, boolean];
+  let result: ContractCredential;
   try {
-    result = await chain.client.readContract({ address: chain.marketplace, abi: marketplaceAbi, functionName: "credentialOf", args: [listingId, wallet] });
+    result = await readCredentialOf(chain, listingId, wallet);
   } catch (error) {
     throw new ApiError("service_unavailable", "The chain could not be reached to verify the credential; retry.", { cause: error });
   }
-  const [status, accessType, purchasedAt, expiresAt, balance, revoked] = result;
+  const { status, accessType, purchasedAt, expiresAt, balance, revoked } = result;
   const rentalModel = RENTAL_MODELS[accessType]!;
   return { status: CHAIN_STATUS[status]!, rentalModel, purchasedAt, expiresAt: rentalModel === "subscription" ? expiresAt : null, balanceWei: balance, revoked };
 }

@@ -2,12 +2,12 @@
 // its authority (read from the chain, the source of truth, so a transferAuthority takes effect at once).
 import { ApiError } from "../errors.ts";
 import type { ChainClient } from "../chain/client.ts";
-import { marketplaceAbi } from "../chain/generated/marketplace.ts";
+import { readAuthority } from "../chain/read-authority.ts";
 
 export async function requireAuthority(chain: ChainClient, wallet: string): Promise<void> {
   let authority: string;
   try {
-    authority = await chain.client.readContract({ address: chain.marketplace, abi: marketplaceAbi, functionName: "authority" });
+    authority = await readAuthority(chain);
   } catch (error) {
     throw new ApiError("service_unavailable", "The chain could not be reached to check the reviewer; retry.", { cause: error });
   }
