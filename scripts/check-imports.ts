@@ -47,7 +47,6 @@ const STORAGE_ALLOWED: Record<string, string> = {
   "src/execution/runs.ts": "run records (to the run store)",
   "src/execution/settlement.ts": "the deferred settlement queue (to the run store)",
   "src/execution/stale-runs.ts": "queries the running runs' index (to the run store)",
-  "src/health.ts": "counts the deferred settlement queue (moves with that queue's store) and probes the tables",
 };
 
 /** Files that still call a contract action outside src/chain/: the to-do of the chain split. */

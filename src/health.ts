@@ -2,11 +2,10 @@
 // first: this process's run, request and latency aggregate (the metrics port), and the depths sampled
 // now (sandbox pool, registration queues, deferred settlements, the authority's gas balance). Nothing
 // here names a wallet, a key, a run or a listing.
-import { DescribeTableCommand } from "@aws-sdk/client-dynamodb";
-import { QueryCommand } from "@aws-sdk/lib-dynamodb";
 import type { Services } from "./services.ts";
 import type { HistogramSummary, MetricName, MetricsSnapshot } from "./adapters/metrics/port.ts";
 import { SETTLEMENT_PENDING } from "./execution/settlement.ts";
+import { countPartition, describeTable } from "./adapters/tables/dynamo.ts";
 
 export interface HealthMetrics {
   /** When this process started counting (figures are per process: per Lambda instance in the cloud). */
@@ -95,17 +94,14 @@ function metricsOf(snapshot: MetricsSnapshot): HealthMetrics {
 }
 
 async function pendingSettlements(services: Services): Promise<number> {
-  const out = await services.tables.doc.send(
-    new QueryCommand({ TableName: services.tables.name("runs"), KeyConditionExpression: "pk = :pk", ExpressionAttributeValues: { ":pk": SETTLEMENT_PENDING }, Select: "COUNT" }),
-  );
-  return out.Count ?? 0;
+  return countPartition(services.tables, "runs", SETTLEMENT_PENDING);
 }
 
 export async function checkHealth(services: Services): Promise<Health> {
   const { config } = services;
   const authority = services.authority;
   const [tables, chain, registration, registrationDlq, pending, balance] = await Promise.all([
-    probe(() => services.tables.raw.send(new DescribeTableCommand({ TableName: services.tables.name("meta") }))),
+    probe(() => describeTable(services.tables, "meta")),
     probe(() => services.chain.client.getChainId()),
     sample(() => services.queue.approximateCount(config.REGISTRATION_QUEUE_URL)),
     sample(() => services.queue.approximateCount(config.REGISTRATION_DLQ_URL)),

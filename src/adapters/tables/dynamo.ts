@@ -8,7 +8,7 @@ import {
   ResourceInUseException,
   ResourceNotFoundException,
 } from "@aws-sdk/client-dynamodb";
-import { DynamoDBDocumentClient, ScanCommand, BatchGetCommand, BatchWriteCommand } from "@aws-sdk/lib-dynamodb";
+import { DynamoDBDocumentClient, ScanCommand, BatchGetCommand, BatchWriteCommand, QueryCommand } from "@aws-sdk/lib-dynamodb";
 import { TABLE_NAMES, createTableInput, physicalTableName, type TableName } from "./schema.ts";
 
 export interface TablesOptions {
@@ -82,6 +82,18 @@ export async function clearTable(tables: Tables, table: TableName): Promise<numb
     startKey = page.LastEvaluatedKey;
   } while (startKey);
   return removed;
+}
+
+/** Resolves when the table answers a control-plane call (the health check's storage probe). */
+export async function describeTable(tables: Tables, table: TableName): Promise<void> {
+  await tables.raw.send(new DescribeTableCommand({ TableName: tables.name(table) }));
+}
+
+/** The number of items under one partition key (one Query that returns only the count; a partition
+ * past 1 MB of items would need paging, which the queues counted this way never reach). */
+export async function countPartition(tables: Tables, table: TableName, pk: string): Promise<number> {
+  const out = await tables.doc.send(new QueryCommand({ TableName: tables.name(table), KeyConditionExpression: "pk = :pk", ExpressionAttributeValues: { ":pk": pk }, Select: "COUNT" }));
+  return out.Count ?? 0;
 }
 
 /** True for the refusal of a conditional write (the condition did not hold), whichever client threw it. */

@@ -1,0 +1,23 @@
+// Health counts the deferred settlements waiting for the settlement pass, and probes the tables.
+import { beforeAll, describe, expect, it } from "vitest";
+import { createTestServices, type TestContext } from "../support/services.ts";
+import { checkHealth } from "../../src/health.ts";
+import { markSettlementPending } from "../../src/execution/settlement.ts";
+import { newRunId } from "../../src/execution/runs.ts";
+
+let ctx: TestContext;
+
+beforeAll(async () => {
+  ctx = await createTestServices();
+});
+
+describe("health", () => {
+  it("counts every deferred settlement, and reports the tables reachable", async () => {
+    const before = await checkHealth(ctx.services);
+    expect(before.settlements).toEqual({ pending: 0 });
+    for (let i = 0; i < 3; i++) await markSettlementPending(ctx.services, newRunId());
+    const after = await checkHealth(ctx.services);
+    expect(after.settlements).toEqual({ pending: 3 });
+    expect(after.checks.tables).toBe(true);
+  });
+});
