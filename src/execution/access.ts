@@ -9,7 +9,7 @@ import { parseListingId } from "../credentials/ids.ts";
 import { readChainCredential } from "../credentials/verify.ts";
 import { chainListingKey, type ChainListingRecord } from "../credentials/store.ts";
 import { agentKey } from "../reviews/listings.ts";
-import { marketplaceAbi } from "../chain/generated/marketplace.ts";
+import { readListing } from "../chain/read-listing.ts";
 import { isPublished, type AgentRecord } from "../listings/catalogue.ts";
 import { processCache } from "../cache.ts";
 
@@ -63,15 +63,14 @@ export async function checkExecutionAccess(services: Services, wallet: Address, 
     services.tables.doc.send(new GetCommand({ TableName: services.tables.name("listings"), Key: agentKey(onChainId) })),
     services.tables.doc.send(new GetCommand({ TableName: services.tables.name("chain_listings"), Key: chainListingKey(onChainId) })),
     readChainCredential(services.chain, onChainId, wallet),
-    services.chain.client.readContract({ address: services.chain.marketplace, abi: marketplaceAbi, functionName: "listings", args: [onChainId] }).catch((error: unknown) => {
+    readListing(services.chain, { listingId: onChainId }).catch((error: unknown) => {
       throw new ApiError("service_unavailable", "The chain could not be reached to check the listing; retry.", { cause: error });
     }),
   ]);
   const agent = agentOut.Item as ExecutionAccess["agent"] | undefined;
   const chain = chainOut.Item as ChainListingRecord | undefined;
   if (!agent || !isPublished(agent, chain)) throw new ApiError("listing_not_found", `No published listing ${agentId}.`);
-  const [price, , , listingStatus] = live;
-  if (listingStatus === LISTING_PAUSED) throw new ApiError("listing_paused", "The listing is paused by its creator; no executions until it resumes.", { onChainError: { contract: "Marketplace", error: "ListingNotActive" } });
+  if (live.status === LISTING_PAUSED) throw new ApiError("listing_paused", "The listing is paused by its creator; no executions until it resumes.", { onChainError: { contract: "Marketplace", error: "ListingNotActive" } });
   if (credential.status !== "active") {
     const refusal = refusals[credential.status]!;
     throw new ApiError(refusal.code, refusal.message, refusal.error ? { onChainError: { contract: "Marketplace", error: refusal.error } } : {});
@@ -81,7 +80,7 @@ export async function checkExecutionAccess(services: Services, wallet: Address, 
     onChainId,
     agent,
     rentalModel: credential.rentalModel,
-    priceWei: price,
+    priceWei: live.priceWei,
     balanceWei: credential.balanceWei,
   };
 }

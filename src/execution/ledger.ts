@@ -12,7 +12,7 @@
 import type { Address } from "viem";
 import type { Services } from "../services.ts";
 import { ApiError } from "../errors.ts";
-import { marketplaceAbi } from "../chain/generated/marketplace.ts";
+import { readPerQueryBalance } from "../chain/read-per-query-balance.ts";
 import { acquireLease, extendLease, readLeases, releaseLease, type LeaseItem } from "./leases.ts";
 
 /** How long a reservation outlives its run's timeout before an abandoned one may be swept. */
@@ -27,8 +27,8 @@ export function ledgerKey(onChainId: `0x${string}`, wallet: Address): LeaseItem 
 
 async function liveBalance(services: Services, onChainId: `0x${string}`, wallet: Address): Promise<bigint> {
   try {
-    const [balance, , isRevoked] = await services.chain.client.readContract({ address: services.chain.marketplace, abi: marketplaceAbi, functionName: "perQueryBalances", args: [onChainId, wallet] });
-    return isRevoked ? 0n : balance;
+    const { balanceWei, revoked } = await readPerQueryBalance(services.chain, { listingId: onChainId, buyer: wallet });
+    return revoked ? 0n : balanceWei;
   } catch (error) {
     throw new ApiError("service_unavailable", "The chain could not be reached to check the balance; retry.", { cause: error });
   }

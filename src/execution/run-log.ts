@@ -20,9 +20,10 @@ import { settlePendingRuns } from "./settlement.ts";
 import { finishStaleRuns } from "./stale-runs.ts";
 import { randomBytes } from "node:crypto";
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
-import { isAddress, parseEventLogs, type Hex, type TransactionReceipt } from "viem";
+import { isAddress, type Hex } from "viem";
 import type { Services } from "../services.ts";
-import { marketplaceAbi } from "../chain/generated/marketplace.ts";
+import { findRunsLogged } from "../chain/find-runs-logged.ts";
+import { logRuns } from "../chain/log-runs.ts";
 import { AuthorityRevertError, AuthorityUnavailableError, type AuthoritySigner } from "../chain/authority.ts";
 import { isConditionalCheckFailure } from "../adapters/tables/dynamo.ts";
 import { RUN_LOG_PENDING, runKey, runRef, type RunReceiptReference, type RunRecord } from "./runs.ts";
@@ -43,8 +44,6 @@ export const DEFAULT_STALE_AFTER_MS = 10 * 60_000;
 
 /** Updates in flight at once while claiming and completing runs. */
 const CONCURRENCY = 16;
-/** Blocks per eth_getLogs request while looking for a batch's RunsLogged event. */
-const LOG_SEARCH_CHUNK = 5_000n;
 
 export type RunBatchState = "prepared" | "sending" | "logged" | "abandoned";
 
@@ -352,25 +351,10 @@ async function finalizeBatch(services: Services, batch: RunBatchItem & { root: H
   return completed;
 }
 
-/** The RunsLogged event of `root` in a receipt of this marketplace. */
-function batchEventIn(services: Services, receipt: TransactionReceipt, root: Hex): { batchIndex: number } | undefined {
-  const marketplace = services.chain.marketplace.toLowerCase();
-  const event = parseEventLogs({ abi: marketplaceAbi, eventName: "RunsLogged", logs: receipt.logs }).find(
-    (log) => log.address.toLowerCase() === marketplace && log.args.root.toLowerCase() === root.toLowerCase(),
-  );
-  return event ? { batchIndex: Number(event.args.batchIndex) } : undefined;
-}
-
 /** Looks for the first RunsLogged event of `root` from `fromBlock` to the head. */
 async function findLoggedRoot(services: Services, root: Hex, fromBlock: bigint): Promise<{ found?: { batchIndex: number; txHash: Hex }; head: bigint }> {
-  const head = await services.chain.client.getBlockNumber({ cacheTime: 0 });
-  for (let start = fromBlock; start <= head; start += LOG_SEARCH_CHUNK) {
-    const end = start + LOG_SEARCH_CHUNK - 1n < head ? start + LOG_SEARCH_CHUNK - 1n : head;
-    const logs = await services.chain.client.getContractEvents({ address: services.chain.marketplace, abi: marketplaceAbi, eventName: "RunsLogged", fromBlock: start, toBlock: end });
-    const log = logs.find((entry) => entry.args.root?.toLowerCase() === root.toLowerCase() && entry.transactionHash !== null);
-    if (log) return { found: { batchIndex: Number(log.args.batchIndex!), txHash: log.transactionHash! }, head };
-  }
-  return { head };
+  const search = await findRunsLogged(services.chain, { root, fromBlock });
+  return search.found ? { found: { batchIndex: search.found.batchIndex, txHash: search.found.transactionHash }, head: search.head } : { head: search.head };
 }
 
 /** The tail of each signer's queue of logRuns sends: a process sends one batch at a time, so its batches
@@ -389,9 +373,9 @@ function sendInTurn<T>(authority: AuthoritySigner, send: () => Promise<T>): Prom
  * unless its event is already visible: recovery completes it from the chain or sends it again later.
  */
 async function sendBatch(services: Services, authority: AuthoritySigner, batch: RunBatchItem & { root: Hex }, fromBlock: bigint): Promise<number> {
-  let receipt: TransactionReceipt;
+  let logged: Awaited<ReturnType<typeof logRuns>>;
   try {
-    ({ receipt } = await sendInTurn(authority, () => authority.write("logRuns", [batch.root, batch.count])));
+    logged = await sendInTurn(authority, () => logRuns(services.chain, authority, { root: batch.root, count: batch.count }));
   } catch (error) {
     if (error instanceof AuthorityRevertError) {
       await abandonBatch(services, batch, "sending");
@@ -402,9 +386,8 @@ async function sendBatch(services: Services, authority: AuthoritySigner, batch: 
     services.logger.warn("run batch outcome unknown; it is recovered after the stale bound", { batch_id: batch.batch_id, cause: message(error) });
     throw error;
   }
-  const event = batchEventIn(services, receipt, batch.root);
-  if (!event) throw new Error(`logRuns transaction ${receipt.transactionHash} carries no RunsLogged event for batch ${batch.batch_id}`);
-  return finalizeBatch(services, batch, event.batchIndex, receipt.transactionHash);
+  if (logged.batchIndex === undefined) throw new Error(`logRuns transaction ${logged.receipt.transactionHash} carries no RunsLogged event for batch ${batch.batch_id}`);
+  return finalizeBatch(services, batch, logged.batchIndex, logged.receipt.transactionHash);
 }
 
 /** Claims `candidates`, builds their batch and logs it. Returns the runs it logged (0 when none could be
