@@ -11,12 +11,13 @@
 //   the funds meanwhile. GET /v1/runs/{run_id} releases the output once the run is settled.
 import pRetry from "p-retry";
 import type { Address } from "viem";
-import { DeleteCommand, PutCommand, QueryCommand } from "@aws-sdk/lib-dynamodb";
-import type { Services } from "../services.ts";
-import { consumeQuery } from "../chain/consume-query.ts";
-import { getQueryConsumed } from "../chain/get-query-consumed.ts";
-import { AuthorityRevertError, AuthorityUnavailableError } from "../chain/authority.ts";
-import { getRun, runRef, updateSettlement } from "./runs.ts";
+import type { Services } from "../../services.ts";
+import { consumeQuery } from "../../chain/consume-query.ts";
+import { getQueryConsumed } from "../../chain/get-query-consumed.ts";
+import { AuthorityRevertError, AuthorityUnavailableError } from "../../chain/authority.ts";
+import { runRef } from "../runs/run.ts";
+import { getRun, updateSettlement } from "../runs/run.store.ts";
+import { deletePendingSettlement, listPendingSettlements, putPendingSettlement } from "./settlement.store.ts";
 import { holdReservation, releaseReservation, settleReservation, SETTLEMENT_WINDOW_MS } from "./ledger.ts";
 
 export type ChargeOutcome =
@@ -80,23 +81,18 @@ export async function settleRun(services: Services, run: ChargeableRun, attempts
   return outcome;
 }
 
-export const SETTLEMENT_PENDING = "settle#pending";
-
 /** Queues a run whose charge could not be confirmed for the settlement pass. */
 export async function markSettlementPending(services: Services, runId: string): Promise<void> {
-  await services.tables.doc.send(new PutCommand({ TableName: services.tables.name("runs"), Item: { pk: SETTLEMENT_PENDING, sk: runId, since: new Date().toISOString() } }));
+  await putPendingSettlement(services.tables, runId, new Date().toISOString());
 }
 
 /** Retries the settlements left pending (the chain was unreachable when the run finished). */
 export async function settlePendingRuns(services: Services): Promise<{ settled: number; refused: number; pending: number }> {
-  const out = await services.tables.doc.send(
-    new QueryCommand({ TableName: services.tables.name("runs"), KeyConditionExpression: "pk = :pk", ExpressionAttributeValues: { ":pk": SETTLEMENT_PENDING }, ConsistentRead: true, Limit: 100 }),
-  );
   const tally = { settled: 0, refused: 0, pending: 0 };
-  for (const item of out.Items ?? []) {
-    const run = await getRun(services.tables, item.sk as string);
+  for (const item of await listPendingSettlements(services.tables)) {
+    const run = await getRun(services.tables, item.run_id);
     if (!run || run.settlement !== "pending") {
-      await services.tables.doc.send(new DeleteCommand({ TableName: services.tables.name("runs"), Key: { pk: SETTLEMENT_PENDING, sk: item.sk as string } }));
+      await deletePendingSettlement(services.tables, item.run_id);
       continue;
     }
     const outcome = await settleRun(services, { runId: run.run_id, onChainId: run.on_chain_id, wallet: run.wallet, priceWei: BigInt(run.price_wei ?? "0") }, 1);
@@ -120,7 +116,7 @@ export async function settlePendingRuns(services: Services): Promise<{ settled: 
       });
       tally.refused++;
     }
-    await services.tables.doc.send(new DeleteCommand({ TableName: services.tables.name("runs"), Key: { pk: SETTLEMENT_PENDING, sk: run.run_id } }));
+    await deletePendingSettlement(services.tables, run.run_id);
   }
   services.metrics.gauge("SettlementsPending", tally.pending);
   return tally;
