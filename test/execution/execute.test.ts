@@ -28,6 +28,7 @@ import type { Tables } from "../../src/adapters/tables/dynamo.ts";
 import type { ApiError } from "../../src/errors.ts";
 import { createTestServices, fundedAccount, type TestContext } from "../support/services.ts";
 import { signIn, createKey } from "../support/auth.ts";
+import { parseSseJson as parseSse } from "../support/sse.ts";
 import { approveCreator } from "../support/creators.ts";
 import { indexChain, marketTarget, publishConnectedAgent, type PublishedAgent } from "../support/agents.ts";
 import { createGates } from "../support/gates.ts";
@@ -132,19 +133,6 @@ async function balanceOf(listing: PublishedAgent, wallet: Hex): Promise<bigint> 
 async function escrowOf(listing: PublishedAgent): Promise<bigint> {
   const [, escrow] = await ctx.services.chain.client.readContract({ address: ctx.services.chain.marketplace, abi: marketplaceAbi, functionName: "listings", args: [listing.onChainId] });
   return escrow;
-}
-
-/** Parses an SSE body into events. */
-function parseSse(text: string): { event: string; id?: string; data: unknown }[] {
-  return text
-    .split(/\n\n/)
-    .filter((block) => block.trim() !== "")
-    .map((block) => {
-      const lines = block.split("\n");
-      const field = (name: string) => lines.find((l) => l.startsWith(`${name}:`))?.slice(name.length + 1).trim();
-      const id = field("id");
-      return { event: field("event") ?? "message", ...(id === undefined ? {} : { id }), data: JSON.parse(field("data") ?? "null") as unknown };
-    });
 }
 
 beforeAll(async () => {

@@ -38,6 +38,7 @@ import { approveCreator } from "../support/creators.ts";
 import { indexChain, marketTarget, publishAgent, publishConnectedAgent, type PublishedAgent } from "../support/agents.ts";
 import { createGates } from "../support/gates.ts";
 import { startHttpsServer, type HttpsTestServer } from "../support/https-server.ts";
+import { parseSseJson as parseSse } from "../support/sse.ts";
 import { readBody } from "../support/http.ts";
 import { writeMarketplace } from "../../src/chain/write.ts";
 import { until } from "../support/until.ts";
@@ -274,19 +275,6 @@ function connectedAgent(secrets: Map<string, string>, gates: ReturnType<typeof c
     }
     res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ output: { findings: [`done: ${payload.task}`] } }));
   };
-}
-
-/** Parses an SSE body into events. */
-export function parseSse(text: string): { event: string; id?: string; data: unknown }[] {
-  return text
-    .split(/\n\n/)
-    .filter((block) => block.trim() !== "")
-    .map((block) => {
-      const lines = block.split("\n");
-      const field = (name: string) => lines.find((l) => l.startsWith(`${name}:`))?.slice(name.length + 1).trim();
-      const id = field("id");
-      return { event: field("event") ?? "message", ...(id === undefined ? {} : { id }), data: JSON.parse(field("data") ?? "null") as unknown };
-    });
 }
 
 export async function startFaultWorld(options: FaultWorldOptions = {}): Promise<FaultWorld> {
