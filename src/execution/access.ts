@@ -4,9 +4,9 @@
 import type { Address } from "viem";
 import type { Services } from "../services.ts";
 import { ApiError, type ErrorCode } from "../errors.ts";
-import { parseListingId } from "../credentials/ids.ts";
+import { parseListingId } from "../listings/ids.ts";
 import { readChainCredential } from "../credentials/verify.ts";
-import { getChainListing } from "../credentials/credential.store.ts";
+import { getChainListing } from "../listings/chain-listing.store.ts";
 import { getAgent, getAgentAlias } from "../listings/listing.store.ts";
 import { readListing } from "../chain/read-listing.ts";
 import { isPublished, type AgentRecord } from "../listings/catalogue.ts";

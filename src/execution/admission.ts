@@ -8,7 +8,7 @@ import type { Address } from "viem";
 import type { Services } from "../services.ts";
 import type { Principal } from "../auth/principal.ts";
 import { ApiError } from "../errors.ts";
-import { readListingSecret } from "../registration/listing-secrets.ts";
+import { readListingSecret } from "../listings/secrets.ts";
 import { checkExecutionAccess, type ExecutionAccess } from "./access.ts";
 import { loadAgentLogic, type AgentLogic } from "./agent-logic.ts";
 import { agentKind } from "./agents/kinds.ts";
