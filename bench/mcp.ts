@@ -23,7 +23,7 @@ import { freePort } from "../local/ports.ts";
 import { DEV_ACCOUNTS, LOCAL_CHAIN_ID } from "../local/chain.ts";
 import { writeMarketplace } from "../src/chain/write.ts";
 import { chainFor } from "../src/chain/client.ts";
-import { reviewListing } from "../src/reviews/listings.ts";
+import { reviewListing } from "../src/listings/reviews.ts";
 import { catchUp } from "../src/credentials/indexer.ts";
 import type { RateLimiter } from "../src/adapters/ratelimit/port.ts";
 import { ACCESS } from "../test/support/chain-actions.ts";

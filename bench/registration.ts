@@ -21,7 +21,7 @@ import { chainFor } from "../src/chain/client.ts";
 import { deployMarketplace } from "../src/chain/deploy.ts";
 import { generateSigningKey } from "../src/auth/jwt.ts";
 import { createLogger } from "../src/logger.ts";
-import { applyAsCreator, reviewCreator } from "../src/reviews/creators.ts";
+import { applyAsCreator, reviewCreator } from "../src/creators/creators.ts";
 import { processRegistrationMessage } from "../src/registration/process.ts";
 import { validateManifest } from "../src/registration/manifest.ts";
 import { startQueueConsumer } from "../src/workers/queue-consumer.ts";

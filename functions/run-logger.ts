@@ -5,11 +5,13 @@ import { loadConfig } from "../src/config.ts";
 import { createServices } from "../src/services.ts";
 import { cloudSecretSettings } from "../src/adapters/secrets/sst.ts";
 import { traceClients, traced } from "../src/observability/tracing.ts";
-import { logPendingRuns, type RunLogPass } from "../src/execution/run-log.ts";
-import { settlePendingRuns } from "../src/execution/settlement.ts";
-import { finishStaleRuns } from "../src/execution/stale-runs.ts";
+import { createRunLog, type RunLogPass } from "../src/execution/run-log/pass.ts";
+import { settlePendingRuns } from "../src/execution/money/settlement.ts";
+import { finishStaleRuns } from "../src/execution/runs/stale-runs.ts";
 
 const services = traceClients(createServices(loadConfig({ ...process.env, ...(process.env.STAGE === "cloud" ? cloudSecretSettings() : {}) })));
+// One run log per function instance: it says once that it is disabled, and sends one batch at a time.
+const runLog = createRunLog(services);
 
 /** Time kept back for the last batch started: its transaction, its receipt and the runs' updates. */
 const LAST_BATCH_MS = 25_000;
@@ -22,7 +24,7 @@ async function handle(_event: unknown, context?: { getRemainingTimeInMillis?: ()
   // Settlements the chain could not confirm when their runs finished; their runs are logged once settled.
   const settled = await settlePendingRuns(services);
   if (settled.settled + settled.refused > 0) services.logger.info("pending settlements resolved", { ...settled });
-  const result = await logPendingRuns(services, { deadline: Date.now() + remaining - LAST_BATCH_MS });
+  const result = await runLog.pass({ deadline: Date.now() + remaining - LAST_BATCH_MS });
   if (result.runs > 0) services.logger.info("runs logged on-chain", { ...result });
   return result;
 }

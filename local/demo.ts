@@ -13,12 +13,12 @@ import type { Services } from "../src/services.ts";
 import { createApiKey, findApiKey, requestApiKey } from "../src/auth/api-keys.ts";
 import { marketplaceAbi } from "../src/chain/generated/marketplace.ts";
 import { writeMarketplace } from "../src/chain/write.ts";
-import { applyAsCreator, reviewCreator } from "../src/reviews/creators.ts";
-import { reviewListing } from "../src/reviews/listings.ts";
+import { applyAsCreator, reviewCreator } from "../src/creators/creators.ts";
+import { reviewListing } from "../src/listings/reviews.ts";
 import { submitRegistration } from "../src/registration/submit.ts";
 import { processRegistrationMessage } from "../src/registration/process.ts";
 import { getJob, type JobResult } from "../src/registration/jobs.ts";
-import { readListingSecret, setProviderKey } from "../src/registration/listing-secrets.ts";
+import { readListingSecret, setProviderKey } from "../src/listings/secrets.ts";
 
 /** The model-provider key the demo creators set on their listings; the local model server requires it. */
 export const DEMO_PROVIDER_KEY = "sk-local-demo-provider-key";

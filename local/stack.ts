@@ -28,7 +28,7 @@ import { startModelServer } from "./model-server.ts";
 import { withDashboard } from "./dashboard.ts";
 
 const REPOSITORY_ROOT = resolve(import.meta.dirname, "..");
-import { startRunLogLoop } from "../src/execution/run-log.ts";
+import { startRunLogLoop } from "../src/execution/run-log/loop.ts";
 
 export interface StackOptions {
   dataDir: string;

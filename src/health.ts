@@ -4,8 +4,8 @@
 // here names a wallet, a key, a run or a listing.
 import type { Services } from "./services.ts";
 import type { HistogramSummary, MetricName, MetricsSnapshot } from "./adapters/metrics/port.ts";
-import { SETTLEMENT_PENDING } from "./execution/settlement.ts";
-import { countPartition, describeTable } from "./adapters/tables/dynamo.ts";
+import { countPendingSettlements } from "./execution/money/settlement.store.ts";
+import { describeTable } from "./adapters/tables/dynamo.ts";
 
 export interface HealthMetrics {
   /** When this process started counting (figures are per process: per Lambda instance in the cloud). */
@@ -94,7 +94,7 @@ function metricsOf(snapshot: MetricsSnapshot): HealthMetrics {
 }
 
 async function pendingSettlements(services: Services): Promise<number> {
-  return countPartition(services.tables, "runs", SETTLEMENT_PENDING);
+  return countPendingSettlements(services.tables);
 }
 
 export async function checkHealth(services: Services): Promise<Health> {

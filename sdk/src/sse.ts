@@ -1,4 +1,6 @@
-// A Server-Sent Events reader over a fetch response body (the text/event-stream format).
+// A Server-Sent Events reader over a fetch response body (the text/event-stream format), parsed by
+// `eventsource-parser`: the same parser the service reads connected agents' streams with.
+import { createParser } from "eventsource-parser";
 
 export interface SseMessage {
   event: string;
@@ -7,46 +9,24 @@ export interface SseMessage {
 }
 
 /** Yields each event of `body`. A read error (a dropped connection) is thrown to the caller; the
- * reader is released when the iteration ends or is abandoned. */
+ * reader is released when the iteration ends or is abandoned. An event the body ends before finishing
+ * (no blank line after it) is not yielded. */
 export async function* readSse(body: ReadableStream<Uint8Array>): AsyncGenerator<SseMessage> {
   const reader = body.getReader();
   const decoder = new TextDecoder();
-  let buffer = "";
-  let event = "";
-  let data: string[] = [];
-  let id: string | undefined;
+  const parsed: SseMessage[] = [];
+  const parser = createParser({ onEvent: (event) => parsed.push({ event: event.event || "message", data: event.data, id: event.id }) });
   let done = false;
   try {
     for (;;) {
       const chunk = await reader.read();
       if (chunk.done) {
         done = true;
-        buffer += decoder.decode();
+        parser.feed(decoder.decode());
       } else {
-        buffer += decoder.decode(chunk.value, { stream: true });
+        parser.feed(decoder.decode(chunk.value, { stream: true }));
       }
-      for (;;) {
-        const match = /\r\n|\r|\n/.exec(buffer);
-        // A lone "\r" at the end may be the first half of "\r\n": wait for more unless the body ended.
-        if (match === null || (match[0] === "\r" && match.index === buffer.length - 1 && !done)) break;
-        const line = buffer.slice(0, match.index);
-        buffer = buffer.slice(match.index + match[0].length);
-        if (line === "") {
-          if (data.length > 0) yield { event: event || "message", data: data.join("\n"), id };
-          event = "";
-          data = [];
-          id = undefined;
-          continue;
-        }
-        if (line.startsWith(":")) continue;
-        const colon = line.indexOf(":");
-        const field = colon === -1 ? line : line.slice(0, colon);
-        let value = colon === -1 ? "" : line.slice(colon + 1);
-        if (value.startsWith(" ")) value = value.slice(1);
-        if (field === "event") event = value;
-        else if (field === "data") data.push(value);
-        else if (field === "id" && !value.includes("\0")) id = value;
-      }
+      while (parsed.length > 0) yield parsed.shift()!;
       if (done) return;
     }
   } finally {

@@ -3,8 +3,10 @@
 import { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import type { AppEnv } from "./env.ts";
-import { admitRun, isContentAddress, type AdmissionResult, type ExecuteRequest } from "../execution/execute.ts";
-import { claimOf, findIdempotentRun, parseIdempotencyKey, requestHash } from "../execution/idempotency.ts";
+import { admitRun, type AdmissionResult, type ExecuteRequest } from "../execution/admission.ts";
+import { isContentAddress } from "../execution/input.ts";
+import { claimOf, findIdempotentRun, parseIdempotencyKey, requestHash } from "../execution/idempotency/protocol.ts";
+import { idempotencyStore } from "../execution/idempotency/idempotency.store.ts";
 import { enforceRule } from "./middleware/rate-limit.ts";
 import { executionKey, executionRule } from "../adapters/ratelimit/policy.ts";
 
@@ -50,8 +52,9 @@ export async function admitFromRequest(c: Context<AppEnv>, endpoint: string, bod
   const key = parseIdempotencyKey(c.req.header("idempotency-key"));
   const idempotency = key === undefined ? undefined : { key, bodyHash: requestHash(endpoint, body) };
   if (idempotency) {
-    const existing = await findIdempotentRun(services.tables, principal.wallet, idempotency.key, idempotency.bodyHash);
-    if (existing) return { kind: "existing", runId: existing, claim: claimOf(services.tables, principal.wallet, idempotency.key, existing) };
+    const keys = idempotencyStore(services.tables);
+    const existing = await findIdempotentRun(keys, principal.wallet, idempotency.key, idempotency.bodyHash);
+    if (existing) return { kind: "existing", runId: existing, claim: claimOf(keys, principal.wallet, idempotency.key, existing) };
   }
   return admitRun(services, principal, body, {
     ...(idempotency ? { idempotency } : {}),

@@ -1,8 +1,9 @@
-// The protocol authority's signer: the service's own key, used for per-query settlement (consumeQuery)
-// and the run log (logRuns). One account per process with viem's nonce manager and sends in nonce
-// order, so concurrent runs settling at once take consecutive nonces instead of colliding; a nonce
-// another instance took first ("nonce too low", or a gap the node refuses) is retried with a fresh one. The key is a secret: it never appears in a log line,
-// an error or a response (errors carry the function name and the transaction hash only).
+// The protocol authority's signer: the service's own key, which the authority's action files send with
+// (consume-query.ts for per-query settlement, log-runs.ts for the run log). One account per process
+// with viem's nonce manager and sends in nonce order, so concurrent runs settling at once take
+// consecutive nonces instead of colliding; a nonce another instance took first ("nonce too low", or a
+// gap the node refuses) is retried with a fresh one. The key is a secret: it never appears in a log
+// line, an error or a response (errors carry the function name and the transaction hash only).
 import { createPublicClient, createWalletClient, http, nonceManager, BaseError, ContractFunctionRevertedError, type Hex, type HttpTransportConfig, type PrivateKeyAccount, type TransactionReceipt } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { marketplaceAbi } from "./generated/marketplace.ts";
@@ -27,7 +28,8 @@ export class AuthorityUnavailableError extends Error {
 
 export interface AuthoritySigner {
   readonly address: `0x${string}`;
-  /** Simulates, sends and waits for the receipt of `functionName(args)` from the authority. Reverts
+  /** Simulates, sends and waits for the receipt of `functionName(args)` from the authority: the transport
+   * of the action files, which decode what the transaction did. Reverts
    * (in simulation or on-chain) throw AuthorityRevertError with the decoded error name; transport
    * failures throw AuthorityUnavailableError. Returns the receipt and the simulated return value. */
   write<name extends MarketplaceWriteName>(functionName: name, args: MarketplaceWriteArgs<name>): Promise<{ receipt: TransactionReceipt; result: unknown }>;

@@ -1,11 +1,12 @@
-// The credentials index in DynamoDB: one item per (wallet, listing) in `credentials` (in gsi1 under
-// `listing#<on-chain id>`), one item per on-chain listing in `chain_listings`
-// (docs/design/data-model.md). Every indexer write is conditional on the position of the last event
-// applied, so replaying a block range changes nothing and an older event never overwrites a newer one;
-// a repair from a live chain read is unconditional (the chain wins).
+// Credentials in the `credentials` table (docs/design/data-model.md): one item per (wallet, listing),
+// `wallet#<wallet>` / `listing#<on-chain id>`, in gsi1 under `listing#<on-chain id>`. The chain indexer
+// writes them in event order (adapters/tables/positioned.ts), so replaying a block range changes nothing
+// and an older event never overwrites a newer one; a repair from a live chain read is unconditional (the
+// chain wins). On-chain listings, the other half of the chain's index, are listings/chain-listing.store.ts.
 import { DeleteCommand, GetCommand, QueryCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
-import { batchGet, batchWrite, isConditionalCheckFailure, type Tables } from "../adapters/tables/dynamo.ts";
-import type { Patch, RentalModel } from "./events.ts";
+import type { Tables } from "../adapters/tables/dynamo.ts";
+import { keyId, putNewItems, readPositions, updateIfLater } from "../adapters/tables/positioned.ts";
+import type { CredentialPatch, RentalModel } from "./events.ts";
 
 export interface CredentialRecord {
   wallet: string;
@@ -18,96 +19,30 @@ export interface CredentialRecord {
   position: string;
 }
 
-export interface ChainListingRecord {
-  on_chain_listing_id: `0x${string}`;
-  creator?: string;
-  rental_model?: RentalModel;
-  price_wei?: string;
-  metadata_uri?: string;
-  status?: "active" | "paused" | "closed";
-  position: string;
-}
-
 export const credentialKey = (wallet: string, listingId: string) => ({ pk: `wallet#${wallet.toLowerCase()}`, sk: `listing#${listingId.toLowerCase()}` });
-export const chainListingKey = (listingId: string) => ({ pk: `listing#${listingId.toLowerCase()}`, sk: "chain" });
 
-
-function tableOf(patch: Patch): "credentials" | "chain_listings" {
-  return patch.kind === "credential" ? "credentials" : "chain_listings";
-}
-
-function keyOf(patch: Patch): { pk: string; sk: string } {
-  return patch.kind === "credential" ? credentialKey(patch.wallet, patch.listingId) : chainListingKey(patch.listingId);
-}
-
-function itemOf(patch: Patch): Record<string, unknown> {
-  const base =
-    patch.kind === "credential"
-      ? { wallet: patch.wallet, on_chain_listing_id: patch.listingId, gsi1pk: `listing#${patch.listingId}`, gsi1sk: `wallet#${patch.wallet}` }
-      : { on_chain_listing_id: patch.listingId };
+function fieldsOf(patch: CredentialPatch): Record<string, unknown> {
   const set = Object.fromEntries(Object.entries(patch.set).filter(([, v]) => v !== undefined));
-  return { ...keyOf(patch), ...set, ...base, position: patch.position };
+  return { ...set, wallet: patch.wallet, on_chain_listing_id: patch.listingId, gsi1pk: `listing#${patch.listingId}`, gsi1sk: `wallet#${patch.wallet}` };
 }
 
-/** The position of the last event applied to each patch's item (absent: no item yet), read in
- * batches of 100. */
-export async function readPositions(tables: Tables, patches: Patch[]): Promise<Map<string, string>> {
-  const positions = new Map<string, string>();
-  for (const table of ["credentials", "chain_listings"] as const) {
-    const keys = patches.filter((p) => tableOf(p) === table).map(keyOf);
-    const items = await batchGet(tables, table, keys, { projection: "pk, sk, #p", names: { "#p": "position" }, consistent: true });
-    for (const item of items) positions.set(`${table}|${item.pk as string}|${item.sk as string}`, (item.position as string | undefined) ?? "");
-  }
-  return positions;
+/** The position each patch's credential holds, for the credentials indexed already. */
+export async function credentialPositions(tables: Tables, patches: CredentialPatch[]): Promise<Map<CredentialPatch, string>> {
+  const stored = await readPositions(tables, "credentials", patches.map((patch) => credentialKey(patch.wallet, patch.listingId)));
+  return new Map(patches.flatMap((patch) => {
+    const position = stored.get(keyId(credentialKey(patch.wallet, patch.listingId)));
+    return position === undefined ? [] : [[patch, position] as const];
+  }));
 }
 
-export function positionKey(patch: Patch): string {
-  const key = keyOf(patch);
-  return `${tableOf(patch)}|${key.pk}|${key.sk}`;
+/** Writes credentials the index did not hold when their positions were read. */
+export async function putNewCredentials(tables: Tables, patches: CredentialPatch[]): Promise<void> {
+  await putNewItems(tables, "credentials", patches.map((patch) => ({ ...credentialKey(patch.wallet, patch.listingId), ...fieldsOf(patch), position: patch.position })));
 }
 
-/** Writes items that did not exist when their positions were read, 25 per request. Faster than one
- * conditional write each; two indexers writing the same new item write the same content. */
-export async function putNewItems(tables: Tables, patches: Patch[]): Promise<void> {
-  for (const table of ["credentials", "chain_listings"] as const) {
-    await batchWrite(tables, table, patches.filter((p) => tableOf(p) === table).map((p) => ({ PutRequest: { Item: itemOf(p) } })), 8);
-  }
-}
-
-/** Applies one folded patch. Returns false when the item already holds this or a later event. */
-export async function applyPatch(tables: Tables, patch: Patch & { set: Record<string, unknown> }): Promise<boolean> {
-  const names: Record<string, string> = { "#position": "position" };
-  const values: Record<string, unknown> = { ":position": patch.position };
-  const assignments = ["#position = :position"];
-  const fields: Record<string, unknown> =
-    patch.kind === "credential"
-      ? { ...patch.set, wallet: patch.wallet, on_chain_listing_id: patch.listingId, gsi1pk: `listing#${patch.listingId}`, gsi1sk: `wallet#${patch.wallet}` }
-      : { ...patch.set, on_chain_listing_id: patch.listingId };
-  let i = 0;
-  for (const [field, value] of Object.entries(fields)) {
-    if (value === undefined) continue;
-    names[`#f${i}`] = field;
-    values[`:v${i}`] = value;
-    assignments.push(`#f${i} = :v${i}`);
-    i++;
-  }
-  try {
-    await tables.doc.send(
-      new UpdateCommand({
-        TableName: tables.name(patch.kind === "credential" ? "credentials" : "chain_listings"),
-        Key: patch.kind === "credential" ? credentialKey(patch.wallet, patch.listingId) : chainListingKey(patch.listingId),
-        UpdateExpression: `SET ${assignments.join(", ")}`,
-        // Only a later event moves the item: a replayed or out-of-order event changes nothing.
-        ConditionExpression: "attribute_not_exists(#position) OR #position < :position",
-        ExpressionAttributeNames: names,
-        ExpressionAttributeValues: values,
-      }),
-    );
-    return true;
-  } catch (error) {
-    if (isConditionalCheckFailure(error)) return false;
-    throw error;
-  }
+/** Applies a credential's folded patch. False when the credential already holds this or a later event. */
+export async function applyCredentialPatch(tables: Tables, patch: CredentialPatch): Promise<boolean> {
+  return updateIfLater(tables, "credentials", credentialKey(patch.wallet, patch.listingId), fieldsOf(patch), patch.position);
 }
 
 /** Overwrites a credential with what the chain says now (the chain wins over the index). */
@@ -138,12 +73,6 @@ export async function deleteCredential(tables: Tables, wallet: string, listingId
   await tables.doc.send(new DeleteCommand({ TableName: tables.name("credentials"), Key: credentialKey(wallet, listingId) }));
 }
 
-/** The index's copy of an on-chain listing, or null (eventually consistent). */
-export async function getChainListing(tables: Tables, listingId: string): Promise<ChainListingRecord | null> {
-  const out = await tables.doc.send(new GetCommand({ TableName: tables.name("chain_listings"), Key: chainListingKey(listingId) }));
-  return (out.Item as ChainListingRecord | undefined) ?? null;
-}
-
 export async function getCredential(tables: Tables, wallet: string, listingId: string): Promise<CredentialRecord | null> {
   const out = await tables.doc.send(new GetCommand({ TableName: tables.name("credentials"), Key: credentialKey(wallet, listingId) }));
   return (out.Item as CredentialRecord | undefined) ?? null;
@@ -161,10 +90,4 @@ export async function listWalletCredentials(tables: Tables, wallet: string): Pro
     startKey = page.LastEvaluatedKey;
   } while (startKey);
   return items.filter((item) => item.rental_model !== undefined);
-}
-
-export async function getChainListings(tables: Tables, listingIds: string[]): Promise<Map<string, ChainListingRecord>> {
-  const unique = [...new Set(listingIds.map((id) => id.toLowerCase()))];
-  const items = (await batchGet(tables, "chain_listings", unique.map(chainListingKey))) as unknown as ChainListingRecord[];
-  return new Map(items.map((item) => [item.on_chain_listing_id.toLowerCase(), item]));
 }

@@ -3,6 +3,7 @@
 // and the events of one key fold into one patch in log order.
 import { parseEventLogs, type Log } from "viem";
 import { marketplaceAbi } from "../chain/generated/marketplace.ts";
+import type { ListingPatch } from "../listings/chain-listing.ts";
 
 export const RENTAL_MODELS = ["one_time", "subscription", "per_query"] as const;
 export type RentalModel = (typeof RENTAL_MODELS)[number];
@@ -23,20 +24,6 @@ export interface CredentialPatch {
     expires_at: number | null;
     balance_wei: string;
     revoked: boolean;
-  }>;
-}
-
-export interface ListingPatch {
-  kind: "listing";
-  listingId: `0x${string}`;
-  position: string;
-  set: Partial<{
-    creator: string;
-    rental_model: RentalModel;
-    price_wei: string;
-    metadata_uri: string;
-    status: "active" | "paused" | "closed";
-    created_block: string;
   }>;
 }
 

@@ -9,8 +9,10 @@ import type { Hex } from "viem";
 import type { Tables } from "../adapters/tables/dynamo.ts";
 import type { ChainClient } from "../chain/client.ts";
 import type { Logger } from "../logger.ts";
-import { foldPatches, patchesFromLogs, type Patch } from "./events.ts";
-import { applyPatch, positionKey, putNewItems, readPositions } from "./credential.store.ts";
+import { foldPatches, patchesFromLogs, type CredentialPatch, type Patch } from "./events.ts";
+import { applyCredentialPatch, credentialPositions, putNewCredentials } from "./credential.store.ts";
+import { applyChainListingPatch, chainListingPositions, putNewChainListings } from "../listings/chain-listing.store.ts";
+import type { ListingPatch } from "../listings/chain-listing.ts";
 import { getIndexerCursor, putIndexerCursor } from "./cursor.store.ts";
 import { getMarketplaceLogs } from "../chain/get-marketplace-logs.ts";
 
@@ -83,13 +85,16 @@ export async function indexOnce(options: IndexerOptions): Promise<IndexRound> {
   const patches = await withPurchaseTimes(options.chain, foldPatches(patchesFromLogs(logs)));
   // Items that do not exist yet are written in batches; existing ones get a conditional update that
   // never lets an older event overwrite a newer one; items already past these events are skipped.
-  const positions = await readPositions(options.tables, patches);
-  const fresh = patches.filter((patch) => !positions.has(positionKey(patch)));
-  const behind = patches.filter((patch) => positions.has(positionKey(patch)) && positions.get(positionKey(patch))! < patch.position);
-  await putNewItems(options.tables, fresh);
+  const credentials = patches.filter((patch): patch is CredentialPatch => patch.kind === "credential");
+  const listings = patches.filter((patch): patch is ListingPatch => patch.kind === "listing");
+  const positions = new Map<Patch, string>([...(await credentialPositions(options.tables, credentials)), ...(await chainListingPositions(options.tables, listings))]);
+  const fresh = patches.filter((patch) => !positions.has(patch));
+  const behind = patches.filter((patch) => positions.has(patch) && positions.get(patch)! < patch.position);
+  await putNewCredentials(options.tables, credentials.filter((patch) => !positions.has(patch)));
+  await putNewChainListings(options.tables, listings.filter((patch) => !positions.has(patch)));
   let writes = fresh.length;
   await mapLimit(behind, options.concurrency ?? 32, async (patch) => {
-    if (await applyPatch(options.tables, patch as Patch & { set: Record<string, unknown> })) writes++;
+    if (await (patch.kind === "credential" ? applyCredentialPatch(options.tables, patch) : applyChainListingPatch(options.tables, patch))) writes++;
   });
   await writeCursor(options, to + 1n);
   return { fromBlock: from, toBlock: to, events: logs.length, writes, caughtUp: to === confirmed };

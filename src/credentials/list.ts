@@ -3,10 +3,11 @@ import type { Address } from "viem";
 import type { Tables } from "../adapters/tables/dynamo.ts";
 import { titleOf } from "../listings/catalogue.ts";
 import { getAgentNames } from "../listings/listing.store.ts";
-import { toListingId } from "./ids.ts";
+import { toListingId } from "../listings/ids.ts";
 import { statusOf, type CredentialStatusWord } from "./status.ts";
 import type { RentalModel } from "./events.ts";
-import { getChainListings, listWalletCredentials } from "./store.ts";
+import { listWalletCredentials } from "./credential.store.ts";
+import { getChainListings } from "../listings/chain-listing.store.ts";
 
 export interface CredentialListItem {
   listing_id: string;

@@ -1,7 +1,8 @@
 // A credential's status as the API reports it. The specification names active, expired, low_balance
 // and not_found; a revoked credential reports `revoked` and one on a closed listing `listing_closed`
 // (both invalid). The chain's own `credentialStatus` view uses the same words.
-import type { ChainListingRecord, CredentialRecord } from "./store.ts";
+import type { CredentialRecord } from "./credential.store.ts";
+import type { ChainListingRecord } from "../listings/chain-listing.ts";
 
 export const CREDENTIAL_STATUSES = ["active", "expired", "low_balance", "revoked", "listing_closed", "not_found"] as const;
 export type CredentialStatusWord = (typeof CREDENTIAL_STATUSES)[number];

@@ -6,7 +6,7 @@ import type { ChainClient } from "../chain/client.ts";
 import { readCredentialOf, type ContractCredential } from "../chain/read-credential.ts";
 import { ApiError } from "../errors.ts";
 import { RENTAL_MODELS, type RentalModel } from "./events.ts";
-import { toListingId } from "./ids.ts";
+import { toListingId } from "../listings/ids.ts";
 import { CHAIN_STATUS, type CredentialStatusWord } from "./status.ts";
 import { deleteCredential, getCredential, repairCredential, type CredentialRecord } from "./credential.store.ts";
 

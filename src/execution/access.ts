@@ -1,15 +1,14 @@
 // Step two of the two-step check on execution: before any agent work, the listing is resolved and the
 // caller's credential is verified live against the contract (the source of truth). Every refusal is a
 // 403 with the specification's code and, where the chain said it, the contract's custom error.
-import { GetCommand } from "@aws-sdk/lib-dynamodb";
 import type { Address } from "viem";
 import type { Services } from "../services.ts";
 import { ApiError, type ErrorCode } from "../errors.ts";
-import { parseListingId } from "../credentials/ids.ts";
+import { parseListingId } from "../listings/ids.ts";
 import { readChainCredential } from "../credentials/verify.ts";
-import { chainListingKey, type ChainListingRecord } from "../credentials/store.ts";
-import { agentKey } from "../reviews/listings.ts";
-import { marketplaceAbi } from "../chain/generated/marketplace.ts";
+import { getChainListing } from "../listings/chain-listing.store.ts";
+import { getAgent, getAgentAlias } from "../listings/listing.store.ts";
+import { readListing } from "../chain/read-listing.ts";
 import { isPublished, type AgentRecord } from "../listings/catalogue.ts";
 import { processCache } from "../cache.ts";
 
@@ -38,9 +37,9 @@ export async function resolveAgentId(services: Services, agentId: string): Promi
   if (!AGENT_ID.test(agentId)) return parseListingId(agentId);
   const hit = aliases.get(services.tables, agentId);
   if (hit) return hit;
-  const out = await services.tables.doc.send(new GetCommand({ TableName: services.tables.name("listings"), Key: { pk: `agent#${agentId}`, sk: "alias" } }));
-  if (!out.Item) throw new ApiError("listing_not_found", `No published agent ${agentId}.`);
-  const onChainId = parseListingId(out.Item.listing_id as string);
+  const listingId = await getAgentAlias(services.tables, agentId);
+  if (listingId === null) throw new ApiError("listing_not_found", `No published agent ${agentId}.`);
+  const onChainId = parseListingId(listingId);
   aliases.set(services.tables, agentId, onChainId);
   return onChainId;
 }
@@ -59,19 +58,17 @@ export async function checkExecutionAccess(services: Services, wallet: Address, 
   const onChainId = await resolveAgentId(services, agentId);
   // The index says whether the listing is published; the chain, read live, says its state, its price
   // and the caller's credential (the two calls travel as one batched request).
-  const [agentOut, chainOut, credential, live] = await Promise.all([
-    services.tables.doc.send(new GetCommand({ TableName: services.tables.name("listings"), Key: agentKey(onChainId) })),
-    services.tables.doc.send(new GetCommand({ TableName: services.tables.name("chain_listings"), Key: chainListingKey(onChainId) })),
+  const [stored, chain, credential, live] = await Promise.all([
+    getAgent(services.tables, onChainId),
+    getChainListing(services.tables, onChainId),
     readChainCredential(services.chain, onChainId, wallet),
-    services.chain.client.readContract({ address: services.chain.marketplace, abi: marketplaceAbi, functionName: "listings", args: [onChainId] }).catch((error: unknown) => {
+    readListing(services.chain, { listingId: onChainId }).catch((error: unknown) => {
       throw new ApiError("service_unavailable", "The chain could not be reached to check the listing; retry.", { cause: error });
     }),
   ]);
-  const agent = agentOut.Item as ExecutionAccess["agent"] | undefined;
-  const chain = chainOut.Item as ChainListingRecord | undefined;
-  if (!agent || !isPublished(agent, chain)) throw new ApiError("listing_not_found", `No published listing ${agentId}.`);
-  const [price, , , listingStatus] = live;
-  if (listingStatus === LISTING_PAUSED) throw new ApiError("listing_paused", "The listing is paused by its creator; no executions until it resumes.", { onChainError: { contract: "Marketplace", error: "ListingNotActive" } });
+  const agent = stored as ExecutionAccess["agent"] | null;
+  if (!agent || !isPublished(agent, chain ?? undefined)) throw new ApiError("listing_not_found", `No published listing ${agentId}.`);
+  if (live.status === LISTING_PAUSED) throw new ApiError("listing_paused", "The listing is paused by its creator; no executions until it resumes.", { onChainError: { contract: "Marketplace", error: "ListingNotActive" } });
   if (credential.status !== "active") {
     const refusal = refusals[credential.status]!;
     throw new ApiError(refusal.code, refusal.message, refusal.error ? { onChainError: { contract: "Marketplace", error: refusal.error } } : {});
@@ -81,7 +78,7 @@ export async function checkExecutionAccess(services: Services, wallet: Address, 
     onChainId,
     agent,
     rentalModel: credential.rentalModel,
-    priceWei: price,
+    priceWei: live.priceWei,
     balanceWei: credential.balanceWei,
   };
 }

@@ -6,8 +6,9 @@
 import { formatEther } from "viem";
 import type { Tables } from "../adapters/tables/dynamo.ts";
 import { getCreatorNames } from "../creators/creator.store.ts";
-import { getChainListing, getChainListings, type ChainListingRecord } from "../credentials/store.ts";
-import { toOnChainId } from "../credentials/ids.ts";
+import { getChainListing, getChainListings } from "./chain-listing.store.ts";
+import type { ChainListingRecord } from "./chain-listing.ts";
+import { toOnChainId } from "./ids.ts";
 import { getAgent, listAgentsOfCreator, scanApprovedAgents } from "./listing.store.ts";
 import { createSearchIndex, type SearchDocument, type SearchIndex, type SearchQuery } from "./search/index.ts";
 

@@ -101,6 +101,20 @@ export async function getAgentNames(tables: Tables, onChainIds: string[]): Promi
   return new Map(agents.map((agent) => [agent.listing_id as string, agent.name as string]));
 }
 
+/** What a tool list shows of an agent: its description and its public metadata's address. */
+export interface AgentSummary {
+  listing_id: string;
+  description?: string;
+  metadata_uri?: string;
+}
+
+/** The summaries of the listings that have an agent record, by listing id (`lst_…` API form). */
+export async function getAgentSummaries(tables: Tables, onChainIds: string[]): Promise<Map<string, AgentSummary>> {
+  const unique = [...new Set(onChainIds.map((id) => id.toLowerCase()))];
+  const agents = await batchGet(tables, "listings", unique.map(agentKey), { projection: "listing_id, description, metadata_uri" });
+  return new Map(agents.map((agent) => [agent.listing_id as string, agent as unknown as AgentSummary]));
+}
+
 /** Records a review decision and returns the agent record as it now stands. The first approval sets
  * `approved_at` (the listing's first publication), kept for good. Throws AgentNotFoundError. */
 export async function setAgentReview(tables: Tables, onChainId: string, status: AgentRecord["review_status"], reason: string | null, reviewedAt: string): Promise<StoredAgent> {

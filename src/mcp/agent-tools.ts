@@ -10,10 +10,9 @@
 import type { ValidateFunction } from "ajv";
 import type { Address } from "viem";
 import type { Services } from "../services.ts";
-import { batchGet } from "../adapters/tables/dynamo.ts";
 import { listCredentials } from "../credentials/list.ts";
 import { chainNowOrClock } from "../credentials/chain-time.ts";
-import { agentKey } from "../reviews/listings.ts";
+import { getAgentSummaries } from "../listings/listing.store.ts";
 import { compileJsonSchema } from "../registration/manifest.ts";
 import { describeSchemaErrors } from "../execution/agent-logic.ts";
 import { processCache } from "../cache.ts";
@@ -79,13 +78,7 @@ export async function rentedAgentEntries(services: Services, wallet: Address): P
     recentLists.set(services.tables, wallet.toLowerCase(), { listedAt: Date.now(), entries: [] });
     return [];
   }
-  const records = await batchGet(
-    services.tables,
-    "listings",
-    [...new Set(credentials.map((c) => c.on_chain_listing_id.toLowerCase()))].map((id) => agentKey(id)),
-    { projection: "listing_id, description, metadata_uri" },
-  );
-  const byListing = new Map(records.map((record) => [record.listing_id as string, record]));
+  const byListing = await getAgentSummaries(services.tables, credentials.map((c) => c.on_chain_listing_id));
   const names = nameAgentTools(credentials.map((c) => ({ id: c.listing_id, title: c.listing_title, on_chain_id: c.on_chain_listing_id })));
   const entries = await Promise.all(
     credentials.map(async (credential): Promise<RentedAgentEntry> => {

@@ -1,18 +1,15 @@
 // The run figures, recorded by the execute routes around a run: started (and how long it took from the
 // request's arrival to the agent being called), then completed or failed by reason, its duration, its
 // charge, and the sandbox pool's depth at that moment.
-import type { Context } from "hono";
-import type { AppEnv } from "../api/env.ts";
+import type { Metrics } from "../adapters/metrics/port.ts";
 import type { Services } from "../services.ts";
-import type { Admission, RunResponse } from "../execution/execute.ts";
+import type { Admission } from "../execution/admission.ts";
+import type { RunResponse } from "../execution/perform.ts";
 
-/** An admitted run: counted, its start of execution timed from the request's arrival, and named for the
- * request's access line. */
-export function runStarted(c: Context<AppEnv>, admission: Admission): void {
-  const { metrics } = c.get("services");
-  c.set("runId", admission.run.run_id);
+/** An admitted run: counted, and its start of execution timed from the request's arrival (`receivedAt`,
+ * performance.now() when the request came in; absent when unknown). */
+export function runStarted(metrics: Metrics, admission: Admission, receivedAt: number | undefined): void {
   metrics.count("RunsStarted");
-  const receivedAt = c.get("receivedAt");
   if (receivedAt !== undefined) metrics.observe("StartOfExecution", admission.startedAt - receivedAt);
 }
 

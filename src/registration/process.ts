@@ -6,12 +6,12 @@
 import { createHash } from "node:crypto";
 import { encodePacked, getAddress, keccak256, toHex, type Address } from "viem";
 import type { Services } from "../services.ts";
-import { toListingId } from "../credentials/ids.ts";
+import { toListingId } from "../listings/ids.ts";
 import { canonicalJson, cidOf } from "./cid.ts";
 import { finishJob, getJob, listStaleQueuedJobs, markEnqueued, type JobResult } from "./jobs.ts";
 import { checkManifestPatterns, publicMetadata, validateManifest, type AgentManifest, type ManifestError } from "./manifest.ts";
 import { open, seal } from "./sealed.ts";
-import { enqueueListingReview } from "../reviews/listings.ts";
+import { enqueueListingReview } from "../listings/reviews.ts";
 import { getAgent, putAgent, putAgentAlias } from "../listings/listing.store.ts";
 
 export interface RegistrationMessage {

@@ -7,7 +7,7 @@ import { ApiError } from "../errors.ts";
 import { checkManifestSize, MANIFEST_MAX_BYTES } from "./manifest.ts";
 import { newJobId, putQueuedJob } from "./jobs.ts";
 import { seal } from "./sealed.ts";
-import { requireApprovedCreator } from "../reviews/creators.ts";
+import { requireApprovedCreator } from "../creators/creators.ts";
 
 export async function submitRegistration(services: Services, wallet: Address, rawBody: string): Promise<{ job_id: string; status: "queued" }> {
   await requireApprovedCreator(services.tables, wallet);

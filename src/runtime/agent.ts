@@ -4,7 +4,7 @@
 // schema. Every connection goes through the run's egress guard; a failure is thrown as one short reason
 // that never carries the provider key, a header or the request body.
 import { isStepCount, jsonSchema, Output, streamText, tool, type ToolSet } from "ai";
-import type { EntryIo } from "../adapters/sandbox/port.ts";
+import type { EntryIo } from "../protocols/runner.ts";
 import type { ToolName } from "../registration/tools.ts";
 import { createRunEgress } from "./egress.ts";
 import { AgentRunError, describeFailure, RunDeadlineError, scrub } from "./errors.ts";

@@ -1,28 +1,11 @@
 // The cloud runner's core: serves one run the way a local sandbox process does (see
-// src/adapters/sandbox/bootstrap.cjs), writing the same newline-delimited JSON to the response stream
-// of the runner function instead of to a file descriptor:
-//   {"t":"output","delta":"..."}                          any number, in the order the entry emitted them
-//   {"t":"result","ok":true,"output":...,"invokedAt":n}   or
-//   {"t":"result","ok":false,"message":"...","invokedAt":n}  once, last
-// `invokedAt` is the runner's `performance.timeOrigin + performance.now()` taken just before the entry's
-// `run` is called (epoch milliseconds). At the run's deadline nothing more is written and no result is
-// sent: the caller reports the timeout, as it does when a local sandbox is killed.
+// src/adapters/sandbox/bootstrap.cjs), writing the same messages (src/protocols/runner.ts), one NDJSON
+// line each, to the response stream of the runner function instead of to a file descriptor. At the
+// run's deadline nothing more is written and no result is sent: the caller reports the timeout, as it
+// does when a local sandbox is killed.
 // functions/runner.ts wires it to Lambda; keeping it free of Lambda lets it be driven directly.
-import type { EntryIo } from "../adapters/sandbox/port.ts";
-
-/** What the API sends the runner function for one run (`src/adapters/sandbox/lambda.ts`). */
-export interface RunnerInvocation {
-  runId: string;
-  /** The entry's first argument: for the agent runtime, an AgentRunPayload. */
-  payload: unknown;
-  /** Epoch milliseconds at which the run's time is spent. */
-  deadline: number;
-}
-
-export type RunnerMessage =
-  | { t: "output"; delta: string }
-  | { t: "result"; ok: true; output: unknown; invokedAt?: number }
-  | { t: "result"; ok: false; message: string; invokedAt?: number };
+import { ndjsonLine } from "../protocols/ndjson.ts";
+import type { EntryIo, RunnerInvocation, RunnerMessage } from "../protocols/runner.ts";
 
 /** The entry the runner serves (the agent runtime's `run`). */
 export type RunnerEntry = (payload: never, io: EntryIo) => unknown;
@@ -50,7 +33,7 @@ function invocation(event: unknown): RunnerInvocation | undefined {
 export async function serveRun(event: unknown, write: (line: string) => unknown, entry: RunnerEntry): Promise<RunnerOutcome> {
   let open = true;
   const send = (message: RunnerMessage): void => {
-    if (open) write(JSON.stringify(message) + "\n");
+    if (open) write(ndjsonLine(message));
   };
   const spec = invocation(event);
   if (!spec) {
@@ -76,7 +59,7 @@ export async function serveRun(event: unknown, write: (line: string) => unknown,
       const output = await entry(spec.payload as never, io);
       let line: string;
       try {
-        line = JSON.stringify({ t: "result", ok: true, output, invokedAt } satisfies RunnerMessage) + "\n";
+        line = ndjsonLine({ t: "result", ok: true, output, invokedAt } satisfies RunnerMessage);
       } catch {
         send({ t: "result", ok: false, message: "the entry's output is not JSON-serialisable", invokedAt });
         return "failed";

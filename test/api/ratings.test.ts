@@ -7,7 +7,7 @@ import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 
 import { randomBytes } from "node:crypto";
 import { buildApp } from "../../src/api/app.ts";
 import type { Tables } from "../../src/adapters/tables/dynamo.ts";
-import { agentKey } from "../../src/reviews/listings.ts";
+import { agentKey } from "../../src/listings/listing.store.ts";
 import type { AgentRecord } from "../../src/listings/catalogue.ts";
 import { recordRunOutcome } from "../../src/listings/stats.ts";
 import { rateListing, ratingKey } from "../../src/listings/ratings.ts";

@@ -41,4 +41,22 @@ describe("import boundaries", () => {
     expect(violationsOf("src/chain/read-authority.ts", text)).toEqual([]);
   });
 
+  it("finds the tables adapter's item calls and the document client outside the adapters and stores", () => {
+    const text = [
+      'import { isConditionalCheckFailure, type Tables } from "../adapters/tables/dynamo.ts";',
+      'import { batchGet as readMany } from "../../adapters/tables/dynamo.ts";',
+      'import { describeTable } from "./adapters/tables/dynamo.ts";',
+      "await services.tables.doc.send(command);",
+      "const client = tables.doc;",
+      "const note = page.doc;",
+    ].join("\n");
+    expect(violationsOf("src/execution/perform.ts", text).map((v) => [v.line, v.what])).toEqual([
+      [1, "imports isConditionalCheckFailure from the tables adapter"],
+      [2, "imports batchGet from the tables adapter"],
+      [4, "uses the tables' document client"],
+      [5, "uses the tables' document client"],
+    ]);
+    expect(violationsOf("src/execution/runs/run.store.ts", text)).toEqual([]);
+    expect(violationsOf("src/adapters/tables/dynamo.ts", text)).toEqual([]);
+  });
 });

@@ -6,8 +6,8 @@ import net from "node:net";
 import { Webhook } from "standardwebhooks";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createEgressGuard, type EgressGuard, type EgressGuardOptions } from "../../src/adapters/egress/guard.ts";
-import { callConnectedAgent, type ConnectedCall, type ConnectedResult } from "../../src/execution/connected.ts";
-import { signWebhook } from "../../src/execution/webhook-signature.ts";
+import { callConnectedAgent, type ConnectedCall, type ConnectedResult } from "../../src/execution/agents/webhook.ts";
+import { signWebhook } from "../../src/execution/agents/webhook-signature.ts";
 import { startHttpsServer, type HttpsTestServer } from "../support/https-server.ts";
 
 const SECRET = `whsec_${randomBytes(24).toString("base64")}`;

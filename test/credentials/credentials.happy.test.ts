@@ -8,7 +8,7 @@ import { createTestClient, http, toHex, type Address, type Hex } from "viem";
 import { randomBytes } from "node:crypto";
 import { buildApp } from "../../src/api/app.ts";
 import { catchUp } from "../../src/credentials/indexer.ts";
-import { credentialKey } from "../../src/credentials/store.ts";
+import { credentialKey } from "../../src/credentials/credential.store.ts";
 import { startChain, type ChainNode } from "../../local/chain.ts";
 import { freePort } from "../../local/ports.ts";
 import type { Tables } from "../../src/adapters/tables/dynamo.ts";

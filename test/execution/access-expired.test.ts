@@ -18,7 +18,7 @@ import { catchUp } from "../../src/credentials/indexer.ts";
 import { readChainCredential } from "../../src/credentials/verify.ts";
 import { checkExecutionAccess } from "../../src/execution/access.ts";
 import { processRegistrationMessage } from "../../src/registration/process.ts";
-import { reviewListing } from "../../src/reviews/listings.ts";
+import { reviewListing } from "../../src/listings/reviews.ts";
 import { startChain, type ChainNode } from "../../local/chain.ts";
 import { freePort } from "../../local/ports.ts";
 import type { TestContext } from "../support/services.ts";

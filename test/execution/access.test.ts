@@ -9,7 +9,7 @@ import { writeMarketplace } from "../../src/chain/write.ts";
 import { catchUp } from "../../src/credentials/indexer.ts";
 import { checkExecutionAccess } from "../../src/execution/access.ts";
 import { processRegistrationMessage } from "../../src/registration/process.ts";
-import { reviewListing } from "../../src/reviews/listings.ts";
+import { reviewListing } from "../../src/listings/reviews.ts";
 import { createServices } from "../../src/services.ts";
 import { LOCAL_CHAIN_ID } from "../../local/chain.ts";
 import { createTestServices, fundedAccount, type TestContext } from "../support/services.ts";

@@ -15,18 +15,20 @@ import { createEgressGuard } from "../../src/adapters/egress/guard.ts";
 import { createAuthoritySigner } from "../../src/chain/authority.ts";
 import { writeMarketplace } from "../../src/chain/write.ts";
 import { marketplaceAbi } from "../../src/chain/generated/marketplace.ts";
-import { settlePendingRuns } from "../../src/execution/settlement.ts";
-import { logPendingRuns } from "../../src/execution/run-log.ts";
-import { claimIdempotencyKey, claimOf, releaseIdempotencyKey, requestHash } from "../../src/execution/idempotency.ts";
-import { claimedRun } from "../../src/execution/execute.ts";
-import { createRun, getRun, newRunId, STALE_AFTER_TIMEOUT_MS, type RunRecord } from "../../src/execution/runs.ts";
-import { finishStaleRuns } from "../../src/execution/stale-runs.ts";
-import { readLeases } from "../../src/execution/leases.ts";
-import { ledgerKey } from "../../src/execution/ledger.ts";
+import { settlePendingRuns } from "../../src/execution/money/settlement.ts";
+import { logPendingRuns } from "../../src/execution/run-log/pass.ts";
+import { claimedRun, claimIdempotencyKey, claimOf, releaseIdempotencyKey, requestHash } from "../../src/execution/idempotency/protocol.ts";
+import { idempotencyStore } from "../../src/execution/idempotency/idempotency.store.ts";
+import { newRunId, STALE_AFTER_TIMEOUT_MS, type RunRecord } from "../../src/execution/runs/run.ts";
+import { claimedRuns, createRun, getRun } from "../../src/execution/runs/run.store.ts";
+import { finishStaleRuns } from "../../src/execution/runs/stale-runs.ts";
+import { leaseMapAt } from "../../src/execution/leases/lease-map.store.ts";
+import { ledgerKey } from "../../src/execution/money/ledger.store.ts";
 import type { Tables } from "../../src/adapters/tables/dynamo.ts";
 import type { ApiError } from "../../src/errors.ts";
 import { createTestServices, fundedAccount, type TestContext } from "../support/services.ts";
 import { signIn, createKey } from "../support/auth.ts";
+import { parseSseJson as parseSse } from "../support/sse.ts";
 import { approveCreator } from "../support/creators.ts";
 import { indexChain, marketTarget, publishConnectedAgent, type PublishedAgent } from "../support/agents.ts";
 import { createGates } from "../support/gates.ts";
@@ -131,19 +133,6 @@ async function balanceOf(listing: PublishedAgent, wallet: Hex): Promise<bigint> 
 async function escrowOf(listing: PublishedAgent): Promise<bigint> {
   const [, escrow] = await ctx.services.chain.client.readContract({ address: ctx.services.chain.marketplace, abi: marketplaceAbi, functionName: "listings", args: [listing.onChainId] });
   return escrow;
-}
-
-/** Parses an SSE body into events. */
-function parseSse(text: string): { event: string; id?: string; data: unknown }[] {
-  return text
-    .split(/\n\n/)
-    .filter((block) => block.trim() !== "")
-    .map((block) => {
-      const lines = block.split("\n");
-      const field = (name: string) => lines.find((l) => l.startsWith(`${name}:`))?.slice(name.length + 1).trim();
-      const id = field("id");
-      return { event: field("event") ?? "message", ...(id === undefined ? {} : { id }), data: JSON.parse(field("data") ?? "null") as unknown };
-    });
 }
 
 beforeAll(async () => {
@@ -466,10 +455,10 @@ describe("idempotency and concurrency", () => {
     const wallet = renter.account.address;
     // A first request holds the key while it is admitted; it is then refused and gives the key back.
     const first = newRunId();
-    expect(await claimIdempotencyKey(ctx.services.tables, wallet, "orphan-1", requestHash("execute", body), first)).toBe(first);
+    expect(await claimIdempotencyKey(idempotencyStore(ctx.services.tables), wallet, "orphan-1", requestHash("execute", body), first)).toBe(first);
     // What a request that found the claim does: follow it until the run appears, or the key is given back.
-    const following = claimedRun(ctx.services, { runId: first, claim: claimOf(ctx.services.tables, wallet, "orphan-1", first) }).catch((e: unknown) => e);
-    await releaseIdempotencyKey(ctx.services.tables, wallet, "orphan-1", first);
+    const following = claimedRun(claimedRuns(ctx.services.tables), { runId: first, claim: claimOf(idempotencyStore(ctx.services.tables), wallet, "orphan-1", first) }).catch((e: unknown) => e);
+    await releaseIdempotencyKey(idempotencyStore(ctx.services.tables), wallet, "orphan-1", first);
     const refused = (await following) as ApiError;
     expect(refused).toMatchObject({ code: "service_unavailable", status: 503, headers: { "Retry-After": "1" } });
     expect(refused.message).toMatch(/refused before its run started/);
@@ -482,19 +471,19 @@ describe("idempotency and concurrency", () => {
     // is given up: the run id is barred first, so the stuck request can no longer start it, then the key
     // is given back.
     const stuck = newRunId();
-    await claimIdempotencyKey(ctx.services.tables, wallet, "orphan-2", requestHash("execute", body), stuck);
-    const givenUp = (await claimedRun(ctx.services, { runId: stuck, claim: claimOf(ctx.services.tables, wallet, "orphan-2", stuck) }, 300).catch((e: unknown) => e)) as ApiError;
+    await claimIdempotencyKey(idempotencyStore(ctx.services.tables), wallet, "orphan-2", requestHash("execute", body), stuck);
+    const givenUp = (await claimedRun(claimedRuns(ctx.services.tables), { runId: stuck, claim: claimOf(idempotencyStore(ctx.services.tables), wallet, "orphan-2", stuck) }, 300).catch((e: unknown) => e)) as ApiError;
     expect(givenUp).toMatchObject({ code: "service_unavailable", status: 503 });
     expect(givenUp.message).toMatch(/nothing ran and nothing was charged/);
-    expect(await claimOf(ctx.services.tables, wallet, "orphan-2", stuck).claimedAt()).toBeNull();
+    expect(await claimOf(idempotencyStore(ctx.services.tables), wallet, "orphan-2", stuck).claimedAt()).toBeNull();
     expect(await getRun(ctx.services.tables, stuck)).toBeNull();
     const late = createRun(ctx.services.tables, { pk: `run#${stuck}`, sk: "run", run_id: stuck } as RunRecord);
     await expect(late).rejects.toThrow(); // the stuck request's run can no longer be created
     // A run that did start in time is followed, never barred.
     const started = newRunId();
-    await claimIdempotencyKey(ctx.services.tables, wallet, "orphan-3", requestHash("execute", body), started);
+    await claimIdempotencyKey(idempotencyStore(ctx.services.tables), wallet, "orphan-3", requestHash("execute", body), started);
     await createRun(ctx.services.tables, { pk: `run#${started}`, sk: "run", run_id: started, status: "running" } as RunRecord);
-    expect((await claimedRun(ctx.services, { runId: started, claim: claimOf(ctx.services.tables, wallet, "orphan-3", started) }, 0)).run_id).toBe(started);
+    expect((await claimedRun(claimedRuns(ctx.services.tables), { runId: started, claim: claimOf(idempotencyStore(ctx.services.tables), wallet, "orphan-3", started) }, 0)).run_id).toBe(started);
     // The given-up key is free: its retry runs.
     const afterGivingUp = (await (await execute(renter.key, body, { "idempotency-key": "orphan-2" })).json()) as { status: string };
     expect(afterGivingUp.status).toBe("completed");
@@ -706,8 +695,8 @@ describe("a failure at any step of a run", () => {
   async function nothingHeld(listing: PublishedAgent, wallet: Hex, runId: string): Promise<void> {
     const run = await getRun(ctx.services.tables, runId);
     expect(run?.status).not.toBe("running");
-    expect(Object.keys((await readLeases(ctx.services.tables, { pk: `concurrency#${listing.onChainId}`, sk: "concurrency" }))?.leases ?? {})).toEqual([]);
-    expect(Object.keys((await readLeases(ctx.services.tables, ledgerKey(listing.onChainId, wallet)))?.leases ?? {})).toEqual([]);
+    expect(Object.keys((await leaseMapAt(ctx.services.tables, { pk: `concurrency#${listing.onChainId}`, sk: "concurrency" }).read())?.leases ?? {})).toEqual([]);
+    expect(Object.keys((await leaseMapAt(ctx.services.tables, ledgerKey(listing.onChainId, wallet)).read())?.leases ?? {})).toEqual([]);
   }
 
   it("fails a connected agent's answer nested 20,000 levels deep as invalid_output, free, with nothing held", async () => {
@@ -787,8 +776,8 @@ describe("a failure at any step of a run", () => {
     const record = await getRun(ctx.services.tables, answer.run_id);
     expect(record).toMatchObject({ status: "completed", settlement: "settled", cost_wei: listing.priceWei.toString() });
     expect(record?.settlement_tx).toMatch(/^0x[0-9a-f]{64}$/);
-    expect(Object.keys((await readLeases(ctx.services.tables, { pk: `concurrency#${listing.onChainId}`, sk: "concurrency" }))?.leases ?? {})).toEqual([]);
-    expect(Object.keys((await readLeases(ctx.services.tables, ledgerKey(listing.onChainId, renter.account.address)))?.leases ?? {})).toEqual([]);
+    expect(Object.keys((await leaseMapAt(ctx.services.tables, { pk: `concurrency#${listing.onChainId}`, sk: "concurrency" }).read())?.leases ?? {})).toEqual([]);
+    expect(Object.keys((await leaseMapAt(ctx.services.tables, ledgerKey(listing.onChainId, renter.account.address)).read())?.leases ?? {})).toEqual([]);
     // A run that never reached a charge is recorded failed and free; the renter can run again at once.
     const second = (await (await execute(renter.key, { agent_id: listing.agent_id, task: "after the sweep" })).json()) as { status: string };
     expect(second.status).toBe("completed");

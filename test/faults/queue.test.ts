@@ -8,7 +8,7 @@ import { ScanCommand } from "@aws-sdk/lib-dynamodb";
 import { processRegistrationMessage } from "../../src/registration/process.ts";
 import { startQueueConsumer } from "../../src/workers/queue-consumer.ts";
 import { getJob, type JobResult } from "../../src/registration/jobs.ts";
-import { listPendingListingReviews, reviewListing } from "../../src/reviews/listings.ts";
+import { listPendingListingReviews, reviewListing } from "../../src/listings/reviews.ts";
 import { writeMarketplace } from "../../src/chain/write.ts";
 import { ACCESS } from "../support/chain-actions.ts";
 import { signIn } from "../support/auth.ts";

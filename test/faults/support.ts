@@ -28,10 +28,9 @@ import type { Hex } from "viem";
 import { buildApp } from "../../src/api/app.ts";
 import { createEgressGuard } from "../../src/adapters/egress/guard.ts";
 import { marketplaceAbi } from "../../src/chain/generated/marketplace.ts";
-import { settlePendingRuns } from "../../src/execution/settlement.ts";
-import { finishStaleRuns } from "../../src/execution/stale-runs.ts";
-import { STALE_AFTER_TIMEOUT_MS } from "../../src/execution/runs.ts";
-import { runRef, type RunRecord } from "../../src/execution/runs.ts";
+import { settlePendingRuns } from "../../src/execution/money/settlement.ts";
+import { finishStaleRuns } from "../../src/execution/runs/stale-runs.ts";
+import { runRef, STALE_AFTER_TIMEOUT_MS, type RunRecord } from "../../src/execution/runs/run.ts";
 import { freePort } from "../../local/ports.ts";
 import { createTestServices, fundedAccount, type TestContext } from "../support/services.ts";
 import { createKey, signIn } from "../support/auth.ts";
@@ -39,6 +38,7 @@ import { approveCreator } from "../support/creators.ts";
 import { indexChain, marketTarget, publishAgent, publishConnectedAgent, type PublishedAgent } from "../support/agents.ts";
 import { createGates } from "../support/gates.ts";
 import { startHttpsServer, type HttpsTestServer } from "../support/https-server.ts";
+import { parseSseJson as parseSse } from "../support/sse.ts";
 import { readBody } from "../support/http.ts";
 import { writeMarketplace } from "../../src/chain/write.ts";
 import { until } from "../support/until.ts";
@@ -275,19 +275,6 @@ function connectedAgent(secrets: Map<string, string>, gates: ReturnType<typeof c
     }
     res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ output: { findings: [`done: ${payload.task}`] } }));
   };
-}
-
-/** Parses an SSE body into events. */
-export function parseSse(text: string): { event: string; id?: string; data: unknown }[] {
-  return text
-    .split(/\n\n/)
-    .filter((block) => block.trim() !== "")
-    .map((block) => {
-      const lines = block.split("\n");
-      const field = (name: string) => lines.find((l) => l.startsWith(`${name}:`))?.slice(name.length + 1).trim();
-      const id = field("id");
-      return { event: field("event") ?? "message", ...(id === undefined ? {} : { id }), data: JSON.parse(field("data") ?? "null") as unknown };
-    });
 }
 
 export async function startFaultWorld(options: FaultWorldOptions = {}): Promise<FaultWorld> {

@@ -7,7 +7,7 @@ import { GetCommand, type DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { buildApp } from "../../src/api/app.ts";
 import type { Tables } from "../../src/adapters/tables/dynamo.ts";
-import { agentKey } from "../../src/reviews/listings.ts";
+import { agentKey } from "../../src/listings/listing.store.ts";
 import { recordRunOutcome, renterKey, runOutcomeKey, type RunOutcome } from "../../src/listings/stats.ts";
 import { createCatalogue, type AgentRecord } from "../../src/listings/catalogue.ts";
 import { parseSearchQuery } from "../../src/listings/search/index.ts";

@@ -16,6 +16,7 @@ import Ajv2020 from "ajv/dist/2020.js";
 import { freePort, portInUse } from "../../local/ports.ts";
 import type { StackInfo } from "../../local/stack.ts";
 import type { DemoData, DemoListing } from "../../local/demo.ts";
+import { parseSse } from "../support/sse.ts";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "../..");
 const dataDir = mkdtempSync(join(tmpdir(), "stack-test-"));
@@ -70,30 +71,6 @@ async function waitUntil(check: () => boolean | Promise<boolean>, timeoutMs = 20
     if (Date.now() > deadline) throw new Error("condition not met in time");
     await new Promise((r) => setTimeout(r, 100));
   }
-}
-
-interface SseEvent { event: string; id?: string; data: string }
-
-/** Server-Sent Events as the spec reads them: blocks split by a blank line; event, id and data fields. */
-function parseSse(text: string): SseEvent[] {
-  return text
-    .split(/\r?\n\r?\n/)
-    .filter((block) => block.trim() !== "")
-    .map((block) => {
-      const event: SseEvent = { event: "message", data: "" };
-      const data: string[] = [];
-      for (const line of block.split(/\r?\n/)) {
-        if (line.startsWith(":")) continue;
-        const colon = line.indexOf(":");
-        const field = colon < 0 ? line : line.slice(0, colon);
-        const value = colon < 0 ? "" : line.slice(colon + 1).replace(/^ /, "");
-        if (field === "event") event.event = value;
-        else if (field === "id") event.id = value;
-        else if (field === "data") data.push(value);
-      }
-      event.data = data.join("\n");
-      return event;
-    });
 }
 
 /** cost_wei read from the body text as an exact integer (docs/execution.md: wei exceed 2^53). */

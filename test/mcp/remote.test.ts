@@ -16,7 +16,7 @@ import { buildApp } from "../../src/api/app.ts";
 import { createEgressGuard } from "../../src/adapters/egress/guard.ts";
 import { writeMarketplace } from "../../src/chain/write.ts";
 import { createAuthoritySigner } from "../../src/chain/authority.ts";
-import { settlePendingRuns } from "../../src/execution/settlement.ts";
+import { settlePendingRuns } from "../../src/execution/money/settlement.ts";
 import { chainFor } from "../../src/chain/client.ts";
 import { marketplaceAbi } from "../../src/chain/generated/marketplace.ts";
 import { LOCAL_CHAIN_ID } from "../../local/chain.ts";

@@ -2,8 +2,8 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { createTestServices, type TestContext } from "../support/services.ts";
 import { checkHealth } from "../../src/health.ts";
-import { markSettlementPending } from "../../src/execution/settlement.ts";
-import { newRunId } from "../../src/execution/runs.ts";
+import { markSettlementPending } from "../../src/execution/money/settlement.ts";
+import { newRunId } from "../../src/execution/runs/run.ts";
 
 let ctx: TestContext;
 

@@ -5,9 +5,9 @@ import { GetCommand } from "@aws-sdk/lib-dynamodb";
 import { submitRegistration } from "../../src/registration/submit.ts";
 import { processRegistrationMessage } from "../../src/registration/process.ts";
 import { getJob, type JobResult } from "../../src/registration/jobs.ts";
-import { readListingSecret, setProviderKey } from "../../src/registration/listing-secrets.ts";
-import { applyAsCreator, reviewCreator } from "../../src/reviews/creators.ts";
-import { agentKey } from "../../src/reviews/listings.ts";
+import { readListingSecret, setProviderKey } from "../../src/listings/secrets.ts";
+import { applyAsCreator, reviewCreator } from "../../src/creators/creators.ts";
+import { agentKey } from "../../src/listings/listing.store.ts";
 import { loadAgentLogic } from "../../src/execution/agent-logic.ts";
 import { createTestServices, fundedAccount, type TestContext } from "../support/services.ts";
 

@@ -2,7 +2,7 @@
 // (one storage slot and one event per batch), so the cost per run falls as 1/N. The figures printed
 // here are the ones quoted in docs/run-log.md.
 import { beforeAll, describe, expect, it } from "vitest";
-import { logPendingRuns } from "../../src/execution/run-log.ts";
+import { logPendingRuns } from "../../src/execution/run-log/pass.ts";
 import { createTestServices, type TestContext } from "../support/services.ts";
 import { expectLoggedAndVerified, finishedRun, readRun, writeRuns } from "./support.ts";
 

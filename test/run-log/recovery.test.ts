@@ -6,9 +6,12 @@ import { loadConfig } from "../../src/config.ts";
 import { createServices, type Services } from "../../src/services.ts";
 import { createLogger } from "../../src/logger.ts";
 import { AuthorityRevertError, AuthorityUnavailableError } from "../../src/chain/authority.ts";
-import { buildRunTree } from "../../src/execution/merkle.ts";
-import { logPendingRuns, RUN_BATCH_OPEN, RUN_LOG_BATCHING, runBatchKey, runReceiptLeafOf, type RunBatchItem } from "../../src/execution/run-log.ts";
-import { RUN_LOG_PENDING, type RunRecord } from "../../src/execution/runs.ts";
+import { buildRunTree } from "../../src/execution/run-log/merkle.ts";
+import { logPendingRuns } from "../../src/execution/run-log/pass.ts";
+import { runReceiptLeafOf } from "../../src/execution/run-log/receipts.ts";
+import { RUN_BATCH_OPEN, runBatchKey, type RunBatchItem } from "../../src/execution/run-log/run-batch.store.ts";
+import type { RunRecord } from "../../src/execution/runs/run.ts";
+import { RUN_LOG_BATCHING, RUN_LOG_PENDING } from "../../src/execution/runs/run.store.ts";
 import { freePort } from "../../local/ports.ts";
 import { createTestServices, fundedAccount, type TestContext } from "../support/services.ts";
 import {

@@ -4,9 +4,12 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { createServices } from "../../src/services.ts";
 import { createLogger } from "../../src/logger.ts";
-import { logPendingRuns, runReceiptFields, startRunLogLoop } from "../../src/execution/run-log.ts";
-import { RUN_LOG_PENDING, type RunRecord } from "../../src/execution/runs.ts";
-import { verifyProof } from "../../src/execution/merkle.ts";
+import { createRunLog, logPendingRuns } from "../../src/execution/run-log/pass.ts";
+import { startRunLogLoop } from "../../src/execution/run-log/loop.ts";
+import { runReceiptFields } from "../../src/execution/run-log/receipts.ts";
+import type { RunRecord } from "../../src/execution/runs/run.ts";
+import { RUN_LOG_PENDING } from "../../src/execution/runs/run.store.ts";
+import { verifyProof } from "../../src/execution/run-log/merkle.ts";
 import { createTestServices, type TestContext } from "../support/services.ts";
 import {
   deferred,
@@ -171,8 +174,9 @@ describe("logPendingRuns", () => {
     const services = createServices(ctx.config, { authority: null, logger: createLogger("info", (line) => lines.push(line)) });
     const run = finishedRun();
     await writeRuns(services, [run]);
-    expect(await logPendingRuns(services)).toEqual({ batches: 0, runs: 0 });
-    expect(await logPendingRuns(services)).toEqual({ batches: 0, runs: 0 });
+    const runLog = createRunLog(services);
+    expect(await runLog.pass()).toEqual({ batches: 0, runs: 0 });
+    expect(await runLog.pass()).toEqual({ batches: 0, runs: 0 });
     expect(lines.filter((line) => line.includes("run log disabled"))).toHaveLength(1);
     expect((await readRun(services, run.run_id))!.log_state).toBe("pending");
     await logPendingRuns(ctx.services);

@@ -6,9 +6,11 @@ import { getAddress, toHex, type Hex } from "viem";
 import { expect } from "vitest";
 import { marketplaceAbi } from "../../src/chain/generated/marketplace.ts";
 import { batchWrite } from "../../src/adapters/tables/dynamo.ts";
-import { newRunId, runKey, runRef, RUN_LOG_PENDING, type RunRecord } from "../../src/execution/runs.ts";
-import { runReceiptFields, type RunBatchItem } from "../../src/execution/run-log.ts";
-import type { RunReceiptFields } from "../../src/execution/merkle.ts";
+import { newRunId, runRef, type RunRecord } from "../../src/execution/runs/run.ts";
+import { runKey, RUN_LOG_PENDING } from "../../src/execution/runs/run.store.ts";
+import { runReceiptFields } from "../../src/execution/run-log/receipts.ts";
+import type { RunBatchItem } from "../../src/execution/run-log/run-batch.store.ts";
+import type { RunReceiptFields } from "../../src/execution/run-log/merkle.ts";
 import type { AuthoritySigner } from "../../src/chain/authority.ts";
 import type { Services } from "../../src/services.ts";
 

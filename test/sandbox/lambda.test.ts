@@ -9,7 +9,8 @@ import { LambdaClient } from "@aws-sdk/client-lambda";
 import { EventStreamCodec } from "@smithy/core/event-streams";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createLambdaSandboxPool } from "../../src/adapters/sandbox/lambda.ts";
-import type { EntryIo, RunEvent, RunSpec, SandboxPool } from "../../src/adapters/sandbox/port.ts";
+import type { RunEvent, RunSpec, SandboxPool } from "../../src/adapters/sandbox/port.ts";
+import type { EntryIo } from "../../src/protocols/runner.ts";
 import { serveRun, type RunnerEntry } from "../../src/runtime/runner-core.ts";
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

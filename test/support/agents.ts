@@ -9,7 +9,7 @@ import { writeMarketplace } from "../../src/chain/write.ts";
 import { chainFor } from "../../src/chain/client.ts";
 import { catchUp } from "../../src/credentials/indexer.ts";
 import { processRegistrationMessage } from "../../src/registration/process.ts";
-import { reviewListing } from "../../src/reviews/listings.ts";
+import { reviewListing } from "../../src/listings/reviews.ts";
 import { LOCAL_CHAIN_ID } from "../../local/chain.ts";
 import type { TestContext } from "./services.ts";
 import { signIn } from "./auth.ts";

@@ -5,7 +5,9 @@
 // (or an IPC channel) pulls in enough of them to cost ~10-15 ms per process. The entry itself is still
 // an ES module, loaded with import().
 //
-// Protocol, newline-delimited JSON, no IPC channel:
+// Protocol (src/protocols/runner.ts), newline-delimited JSON, no IPC channel. The reader and writer
+// below are this file's own rather than src/protocols/ndjson.ts: that module is TypeScript and ESM, and
+// this file runs in a bare Node process (no TypeScript loader) as CommonJS, for the start-up reason above.
 //   fd 0 (parent → child)  one line {runId, entry, payload, deadline}; then end of file
 //   fd 3 (child → parent)  {"t":"ready"}                                      once, before the run is read
 //                          {"t":"output","delta":"..."}                       any number, in emit order

@@ -2,13 +2,14 @@
 // with `InvokeWithResponseStream` and `TenantId = runId`. The runner is configured with tenant isolation
 // (PER_TENANT), so an execution environment (a Firecracker microVM) only ever serves invocations of one
 // tenant id: with a fresh run id per run, no environment serves two runs. The runner streams back the
-// local sandbox's protocol, newline-delimited JSON inside the event stream's PayloadChunks
-// (src/runtime/runner-core.ts). The runner has the agent runtime built in: `spec.entry` names the local
+// local sandbox's protocol (src/protocols/runner.ts), newline-delimited JSON inside the event stream's
+// PayloadChunks (src/runtime/runner-core.ts writes it). The runner has the agent runtime built in: `spec.entry` names the local
 // bundle and is not sent; the runner's memory is the function's (stacks/runner.ts), not `spec.memoryMb`.
 // See docs/cloud.md, "The cloud runner".
 import type { InvokeWithResponseStreamResponseEvent, LambdaClient } from "@aws-sdk/client-lambda";
-import type { RunnerMessage } from "../../runtime/runner-core.ts";
-import { parseBoundedJson, TOO_DEEP_OUTPUT } from "../../execution/bounded-json.ts";
+import { parseBoundedJson, TOO_DEEP_OUTPUT } from "../../protocols/bounded-json.ts";
+import { ndjsonLines } from "../../protocols/ndjson.ts";
+import { MAX_MESSAGE_LINE_BYTES, type RunnerMessage } from "../../protocols/runner.ts";
 import type { RunErrorCode, RunEvent, RunResult, RunSpec, SandboxPool, SandboxStats } from "./port.ts";
 
 export interface LambdaSandboxPoolOptions {
@@ -19,8 +20,6 @@ export interface LambdaSandboxPoolOptions {
   client?: LambdaClient;
 }
 
-/** A line from the runner longer than this (no newline yet) is a protocol violation: the run is abandoned. */
-const MAX_LINE_BYTES = 32 * 1024 * 1024;
 /**
  * The runner ends a run at the deadline by its own clock. A stream that ends without a result this
  * close to the deadline by ours is that timeout, whatever the clocks' offset.
@@ -98,8 +97,6 @@ export function createLambdaSandboxPool(options: LambdaSandboxPoolOptions): Sand
     }
     counters.spawned++;
     if (!stream) return { kind: "stream-end" };
-    let pending: Uint8Array[] = [];
-    let pendingBytes = 0;
     let done = false;
     const decoder = new TextDecoder();
     const deliver = (line: Uint8Array) => {
@@ -115,25 +112,14 @@ export function createLambdaSandboxPool(options: LambdaSandboxPoolOptions): Sand
       }
       if (!done) done = onMessage(parsed.value as RunnerMessage);
     };
+    const lines = ndjsonLines(deliver, MAX_MESSAGE_LINE_BYTES);
     try {
       for await (const event of stream) {
         const chunk = event.PayloadChunk?.Payload;
         if (chunk && chunk.byteLength > 0) {
-          let start = 0;
-          for (let end = chunk.indexOf(10); end >= 0; end = chunk.indexOf(10, start)) {
-            const piece = chunk.subarray(start, end);
-            deliver(pendingBytes ? concat([...pending, piece], pendingBytes + piece.byteLength) : piece);
-            pending = [];
-            pendingBytes = 0;
-            start = end + 1;
-          }
-          if (start < chunk.byteLength) {
-            pending.push(chunk.slice(start));
-            pendingBytes += chunk.byteLength - start;
-            if (pendingBytes > MAX_LINE_BYTES) {
-              controller.abort();
-              return { kind: "malformed" };
-            }
+          if (!lines.push(chunk)) {
+            controller.abort();
+            return { kind: "malformed" };
           }
         } else if (event.InvokeComplete) {
           const { ErrorCode, ErrorDetails } = event.InvokeComplete;
@@ -255,14 +241,4 @@ export function createLambdaSandboxPool(options: LambdaSandboxPoolOptions): Sand
   }
 
   return { run, stats, close };
-}
-
-function concat(parts: Uint8Array[], length: number): Uint8Array {
-  const out = new Uint8Array(length);
-  let offset = 0;
-  for (const part of parts) {
-    out.set(part, offset);
-    offset += part.byteLength;
-  }
-  return out;
 }

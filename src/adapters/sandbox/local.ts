@@ -8,7 +8,9 @@ import { accessSync, constants } from "node:fs";
 import { availableParallelism } from "node:os";
 import { dirname, isAbsolute, join, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
-import { parseBoundedJson, TOO_DEEP_OUTPUT } from "../../execution/bounded-json.ts";
+import { parseBoundedJson, TOO_DEEP_OUTPUT } from "../../protocols/bounded-json.ts";
+import { ndjsonLine, ndjsonLines } from "../../protocols/ndjson.ts";
+import { MAX_MESSAGE_LINE_BYTES, type SandboxMessage } from "../../protocols/runner.ts";
 import type { RunEvent, RunResult, RunSpec, SandboxPool, SandboxStats } from "./port.ts";
 
 export const BOOTSTRAP_PATH = join(dirname(fileURLToPath(import.meta.url)), "bootstrap.cjs");
@@ -73,15 +75,9 @@ export interface LocalSandboxPool extends SandboxPool {
 /** What V8 prints on stderr when the heap cap (or, under RLIMIT_DATA, the memory it may map) is reached. */
 const OOM_MARKERS = ["JavaScript heap out of memory", "Reached heap limit", "Fatal process out of memory", "Allocation failed", "std::bad_alloc", "terminate called"];
 const STDERR_KEEP = 16_384;
-/** A line from a sandbox longer than this (no newline yet) is a protocol violation: the sandbox is killed. */
-const MAX_LINE_BYTES = 32 * 1024 * 1024;
 const DECAY_INTERVAL_MS = 10_000;
 
-type ChildMessage =
-  | { t: "ready" }
-  | { t: "output"; delta: string }
-  | { t: "result"; ok: true; output?: unknown; invokedAt?: number }
-  | { t: "result"; ok: false; message: string; invokedAt?: number };
+type ChildMessage = SandboxMessage;
 
 interface Sandbox {
   proc: ChildProcess;
@@ -170,11 +166,10 @@ function startSandbox(launch: Launch, allowFsRead: readonly string[], memoryMb: 
   });
   sandbox.ready = new Promise<boolean>((resolveReady) => {
     const messages = proc.stdio[3] as NodeJS.ReadableStream | null;
-    let pending: Buffer[] = [];
-    let pendingBytes = 0;
-    const deliver = (line: Buffer) => {
+    const decoder = new TextDecoder();
+    const deliver = (line: Uint8Array) => {
       // Bounded before anything recurses over it (the result is serialised and schema-checked later).
-      const parsed = parseBoundedJson(line.toString("utf8"), { maxChars: MAX_LINE_BYTES });
+      const parsed = parseBoundedJson(decoder.decode(line), { maxChars: MAX_MESSAGE_LINE_BYTES });
       if (!parsed.ok) {
         // Deltas are flat strings: only a result (the agent's output) can nest this deep.
         if (parsed.reason === "too_deep") sandbox.onUnreadable?.(TOO_DEEP_OUTPUT);
@@ -184,20 +179,10 @@ function startSandbox(launch: Launch, allowFsRead: readonly string[], memoryMb: 
       if (message?.t === "ready") resolveReady(true);
       else sandbox.onMessage?.(message);
     };
+    // A line past the bound is not this protocol: the sandbox is killed.
+    const lines = ndjsonLines(deliver, MAX_MESSAGE_LINE_BYTES);
     messages?.on("data", (chunk: Buffer) => {
-      let start = 0;
-      for (let end = chunk.indexOf(10); end >= 0; end = chunk.indexOf(10, start)) {
-        const piece = chunk.subarray(start, end);
-        deliver(pendingBytes ? Buffer.concat([...pending, piece]) : piece);
-        pending = [];
-        pendingBytes = 0;
-        start = end + 1;
-      }
-      if (start < chunk.length) {
-        pending.push(chunk.subarray(start));
-        pendingBytes += chunk.length - start;
-        if (pendingBytes > MAX_LINE_BYTES) kill(sandbox);
-      }
+      if (!lines.push(chunk)) kill(sandbox);
     });
     messages?.on("error", () => kill(sandbox));
     void sandbox.closed.then(() => resolveReady(false));
@@ -257,7 +242,7 @@ function execute(sandbox: Sandbox, spec: RunSpec, deadline: number, onEvent: ((e
   }, Math.max(0, deadline - Date.now()));
   let line: string | undefined;
   try {
-    line = JSON.stringify({ runId: spec.runId, entry: resolve(spec.entry), payload: spec.payload, deadline }) + "\n";
+    line = ndjsonLine({ runId: spec.runId, entry: resolve(spec.entry), payload: spec.payload, deadline });
   } catch {
     line = undefined;
   }

@@ -7,7 +7,8 @@
  * nothing reaches the sandbox through its environment or its command line. */
 export interface RunSpec {
   runId: string;
-  /** Absolute path of a plain ES module (.mjs) that exports `run(payload, io)` (see EntryModule). */
+  /** Absolute path of a plain ES module (.mjs) that exports `run(payload, io)` (EntryModule in
+   * src/protocols/runner.ts). */
   entry: string;
   /** Any JSON value; delivered to the entry as its first argument. */
   payload: unknown;
@@ -23,7 +24,7 @@ export interface RunSpec {
 }
 
 /** `invalid_output`: the sandbox's result could not be read within the bounds of agent-produced JSON
- * (nested too deeply; see src/execution/bounded-json.ts). */
+ * (nested too deeply; see src/protocols/bounded-json.ts). */
 export type RunErrorCode = "timeout" | "crashed" | "out_of_memory" | "entry_error" | "invalid_output";
 
 export interface RunError {
@@ -76,19 +77,4 @@ export interface SandboxPool {
   stats(): SandboxStats;
   /** Kills every sandbox (idle or busy; busy runs resolve `failed/crashed`) and waits until all are gone. */
   close(): Promise<void>;
-}
-
-/** What the sandbox passes to the entry as its second argument. */
-export interface EntryIo {
-  runId: string;
-  /** Epoch milliseconds at which the sandbox will be killed. */
-  deadline: number;
-  /** Streams a piece of output to the caller (a `{type: "output", delta}` event). */
-  emit(delta: string): void;
-}
-
-/** The contract of an entry module: `export async function run(payload, io) { return output }`. The
- * return value must be JSON-serialisable; a throw (or a rejected promise) is an `entry_error`. */
-export interface EntryModule {
-  run(payload: unknown, io: EntryIo): unknown;
 }

@@ -1,7 +1,7 @@
 // POST /v1/creators: apply to list agents (beta: the protocol authority reviews applications).
 import { z, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../env.ts";
-import { applyAsCreator } from "../../reviews/creators.ts";
+import { applyAsCreator } from "../../creators/creators.ts";
 import { defineRoute } from "../openapi.ts";
 
 export const CreatorProfileSchema = z

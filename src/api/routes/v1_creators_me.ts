@@ -2,7 +2,7 @@
 import { z, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../env.ts";
 import { ApiError } from "../../errors.ts";
-import { getCreator } from "../../reviews/creators.ts";
+import { getCreator } from "../../creators/creators.ts";
 import { listAgentsOfCreator } from "../../listings/listing.store.ts";
 import { CreatorProfileSchema } from "./v1_creators_apply.ts";
 import { defineRoute } from "../openapi.ts";

@@ -1,7 +1,7 @@
 // GET /v1/credentials/{listing_id}: the caller's credential for one listing, verified on-chain.
 import { z, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../env.ts";
-import { parseListingId } from "../../credentials/ids.ts";
+import { parseListingId } from "../../listings/ids.ts";
 import { CREDENTIAL_STATUSES } from "../../credentials/status.ts";
 import { verifyCredential } from "../../credentials/verify.ts";
 import { defineRoute } from "../openapi.ts";

@@ -2,8 +2,11 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../env.ts";
 import { ApiError } from "../../errors.ts";
-import { performRun, responseOf, runJson, waitForRun } from "../../execution/execute.ts";
+import { performRun } from "../../execution/perform.ts";
+import { waitForRun } from "../../execution/idempotency/protocol.ts";
+import { claimedRuns } from "../../execution/runs/run.store.ts";
 import { admitFromRequest, ExecuteRequestSchema, RunSchema } from "../execution.ts";
+import { finishedRunJson, runJson } from "../run-json.ts";
 import { defineRoute, requestHeader } from "../openapi.ts";
 import { runFinished, runStarted } from "../../observability/run-metrics.ts";
 
@@ -38,13 +41,14 @@ export function registerV1Execute(app: OpenAPIHono<AppEnv>): void {
     const admitted = await admitFromRequest(c, "execute", c.req.valid("json"));
     if (admitted.kind === "existing") {
       c.set("runId", admitted.runId);
-      const record = await waitForRun(services, admitted, 310_000);
+      const record = await waitForRun(claimedRuns(services.tables), admitted, 310_000);
       if (record.status === "running") throw new ApiError("service_unavailable", `Run ${admitted.runId} of this Idempotency-Key is still in flight; retry.`, { headers: { "Retry-After": "5" } });
-      return c.body(runJson(responseOf(record), record.settlement === "pending" ? { settlement: "pending" } : {}), 200, JSON_TYPE) as never;
+      return c.body(finishedRunJson(record), 200, JSON_TYPE) as never;
     }
     // A run whose charge is not confirmed yet is still a finished run: answered 200 with its output
     // withheld and `settlement: "pending"`, never an error a client would retry into a second run.
-    runStarted(c, admitted.admission);
+    c.set("runId", admitted.admission.run.run_id);
+    runStarted(services.metrics, admitted.admission, c.get("receivedAt"));
     const { response, settlementPending } = await performRun(services, admitted.admission, { stream: false });
     runFinished(services, response, settlementPending);
     return c.body(runJson(response, settlementPending ? { settlement: "pending" } : {}), 200, JSON_TYPE) as never;

@@ -8,9 +8,12 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import { streamSSE } from "hono/streaming";
 import type { AppEnv } from "../env.ts";
-import { claimedRun, performRun, runJson } from "../../execution/execute.ts";
-import { outputEvent, parseLastEventId, tailRun, type StreamEvent } from "../../execution/tail.ts";
+import { performRun } from "../../execution/perform.ts";
+import { claimedRun } from "../../execution/idempotency/protocol.ts";
+import { claimedRuns } from "../../execution/runs/run.store.ts";
 import { admitFromRequest, ExecuteRequestSchema } from "../execution.ts";
+import { doneEvent, outputEvent, parseLastEventId, runEvents, type StreamEvent } from "../run-events.ts";
+import { runJson } from "../run-json.ts";
 import { defineRoute, header, requestHeader } from "../openapi.ts";
 import { runEventStream } from "../openapi-events.ts";
 import { runFinished, runStarted } from "../../observability/run-metrics.ts";
@@ -48,11 +51,11 @@ export function registerV1ExecuteStream(app: OpenAPIHono<AppEnv>): void {
     c.header("X-Accel-Buffering", "no");
     if (admitted.kind === "existing") {
       c.set("runId", admitted.runId);
-      await claimedRun(services, admitted); // refusals become JSON errors before the stream opens
+      await claimedRun(claimedRuns(services.tables), admitted); // refusals become JSON errors before the stream opens
       c.header(RUN_ID_HEADER, admitted.runId);
       const from = parseLastEventId(c.req.header("last-event-id"));
       return streamSSE(c, async (stream) => {
-        for await (const event of tailRun(services, admitted.runId, from, { timeoutMs: 310_000 })) {
+        for await (const event of runEvents(services, admitted.runId, from, { timeoutMs: 310_000 })) {
           if (stream.aborted) return;
           await stream.writeSSE(event);
         }
@@ -60,7 +63,8 @@ export function registerV1ExecuteStream(app: OpenAPIHono<AppEnv>): void {
     }
     const { admission } = admitted;
     c.header(RUN_ID_HEADER, admission.run.run_id);
-    runStarted(c, admission);
+    c.set("runId", admission.run.run_id);
+    runStarted(services.metrics, admission, c.get("receivedAt"));
     return streamSSE(c, async (stream) => {
       let offset = 0;
       let writes = Promise.resolve();
@@ -77,7 +81,7 @@ export function registerV1ExecuteStream(app: OpenAPIHono<AppEnv>): void {
       runFinished(services, response, settlementPending);
       // A per-query charge that could not be confirmed yet: the result stays withheld, as GET
       // /v1/runs/{run_id} shows it, until the settlement pass lands the charge.
-      send({ event: "done", data: settlementPending ? runJson({ ...response, output: null }, { settlement: "pending" }) : runJson(response), id: "done" });
+      send(doneEvent(settlementPending ? runJson({ ...response, output: null }, { settlement: "pending" }) : runJson(response)));
       await writes;
     }) as never;
   });

@@ -2,7 +2,7 @@
 import { z, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../env.ts";
 import { ApiError } from "../../errors.ts";
-import { parseListingId } from "../../credentials/ids.ts";
+import { parseListingId } from "../../listings/ids.ts";
 import { loadListing } from "../../listings/catalogue.ts";
 import { defineRoute } from "../openapi.ts";
 

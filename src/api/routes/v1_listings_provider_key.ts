@@ -2,7 +2,7 @@
 // declarative agent. Stored sealed, scoped to the listing, never returned.
 import { z, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../env.ts";
-import { setProviderKey } from "../../registration/listing-secrets.ts";
+import { setProviderKey } from "../../listings/secrets.ts";
 import { defineRoute } from "../openapi.ts";
 
 const route = defineRoute({

@@ -2,7 +2,7 @@
 // signing secret (Standard Webhooks whsec_ format). Shown in this response only.
 import { z, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../env.ts";
-import { rotateWebhookSecret } from "../../registration/listing-secrets.ts";
+import { rotateWebhookSecret } from "../../listings/secrets.ts";
 import { defineRoute } from "../openapi.ts";
 
 const route = defineRoute({

@@ -12,7 +12,8 @@ import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/
 import type { AppEnv } from "../env.ts";
 import { ApiError } from "../../errors.ts";
 import { header } from "../openapi.ts";
-import { admitRun, performRun, type RunResponse } from "../../execution/execute.ts";
+import { admitRun } from "../../execution/admission.ts";
+import { performRun, type RunResponse } from "../../execution/perform.ts";
 import { enforceRule } from "../middleware/rate-limit.ts";
 import { executionKey, executionRule } from "../../adapters/ratelimit/policy.ts";
 import { rentedAgentEntries, rentedAgentEntriesForCall, type RentedAgentEntry } from "../../mcp/agent-tools.ts";

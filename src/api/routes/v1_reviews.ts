@@ -3,8 +3,8 @@
 import { z, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../env.ts";
 import { requireAuthority } from "../../reviews/authority.ts";
-import { listCreatorApplications, reviewCreator } from "../../reviews/creators.ts";
-import { listPendingListingReviews, reviewListing } from "../../reviews/listings.ts";
+import { listCreatorApplications, reviewCreator } from "../../creators/creators.ts";
+import { listPendingListingReviews, reviewListing } from "../../listings/reviews.ts";
 import { CreatorProfileSchema } from "./v1_creators_apply.ts";
 import { WalletSchema } from "../schemas.ts";
 import { defineRoute } from "../openapi.ts";

@@ -4,8 +4,9 @@ import { z, type OpenAPIHono } from "@hono/zod-openapi";
 import { streamSSE } from "hono/streaming";
 import type { AppEnv } from "../env.ts";
 import { ApiError } from "../../errors.ts";
-import { getRun, RUN_ID } from "../../execution/runs.ts";
-import { parseLastEventId, tailRun } from "../../execution/tail.ts";
+import { RUN_ID } from "../../execution/runs/run.ts";
+import { getRun } from "../../execution/runs/run.store.ts";
+import { parseLastEventId, runEvents } from "../run-events.ts";
 import { defineRoute, requestHeader } from "../openapi.ts";
 import { runEventStream } from "../openapi-events.ts";
 
@@ -34,7 +35,7 @@ export function registerV1RunsEvents(app: OpenAPIHono<AppEnv>): void {
     const from = parseLastEventId(c.req.header("last-event-id"));
     c.header("Cache-Control", "no-cache");
     return streamSSE(c, async (stream) => {
-      for await (const event of tailRun(services, runId, from, { timeoutMs: 310_000 })) {
+      for await (const event of runEvents(services, runId, from, { timeoutMs: 310_000 })) {
         if (stream.aborted) return;
         await stream.writeSSE(event);
       }

@@ -3,8 +3,9 @@
 import { z, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../env.ts";
 import { ApiError } from "../../errors.ts";
-import { getRun, RUN_ID, type RunRecord } from "../../execution/runs.ts";
-import { runJson, responseOf } from "../../execution/execute.ts";
+import { RUN_ID } from "../../execution/runs/run.ts";
+import { getRun } from "../../execution/runs/run.store.ts";
+import { runDetailJson } from "../run-json.ts";
 import { defineRoute } from "../openapi.ts";
 
 const RunDetailSchema = z
@@ -42,24 +43,6 @@ const route = defineRoute({
   },
   errors: { 404: ["not_found"] },
 });
-
-/** The run as its renter sees it. */
-export function runDetailJson(record: RunRecord): string {
-  const base = responseOf(record);
-  return runJson(
-    { ...base, output: record.status === "running" ? null : base.output },
-    {
-      listing_id: record.listing_id,
-      status: record.status,
-      rental_model: record.rental_model,
-      settlement: record.settlement,
-      settlement_tx: record.settlement_tx ?? null,
-      created_at: record.created_at,
-      finished_at: record.finished_at ?? null,
-      receipt: record.receipt ?? null,
-    },
-  );
-}
 
 export function registerV1RunsGet(app: OpenAPIHono<AppEnv>): void {
   app.openapi(route, async (c) => {

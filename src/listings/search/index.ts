@@ -2,7 +2,7 @@
 // with prefix and one-typo matching, filters, five sorts and paging, sized for 100,000 listings
 // (see docs/search.md). The HTTP route validates with parseSearchQuery and asks this index for ids.
 import { QueryRunner } from "./query.ts";
-import { SearchStore } from "./store.ts";
+import { DocumentColumns } from "./columns.ts";
 import type { SearchIndex } from "./types.ts";
 
 export type { Category, RentalModel, SearchDocument, SearchIndex, SearchQuery, SearchResult, SearchSort } from "./types.ts";
@@ -20,12 +20,12 @@ export interface SearchIndexOptions {
 /** An empty index. Only documents with `searchable: true` are ever returned. Not safe for concurrent
  * mutation from several threads (a Node process has one). */
 export function createSearchIndex(options: SearchIndexOptions = {}): SearchIndex {
-  const store = new SearchStore();
-  const runner = new QueryRunner(store, options.smallMatchSet);
+  const columns = new DocumentColumns();
+  const runner = new QueryRunner(columns, options.smallMatchSet);
   return {
-    upsert: (doc) => store.upsert(doc),
-    remove: (id) => store.remove(id),
-    size: () => store.size(),
+    upsert: (doc) => columns.upsert(doc),
+    remove: (id) => columns.remove(id),
+    size: () => columns.size(),
     search: (query) => runner.run(query),
   };
 }

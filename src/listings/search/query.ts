@@ -1,4 +1,4 @@
-// Query execution over a SearchStore. With text: each query term expands to vocabulary terms
+// Query execution over a DocumentColumns. With text: each query term expands to vocabulary terms
 // (exact, prefix, one typo), their posting lists are scanned, a document keeps its best-scoring
 // expansion per query term, and only documents matching every query term survive (AND). Then filters,
 // and the page is cut by a bounded heap (relevance), a sort of a small match set, or a walk of the
@@ -6,7 +6,7 @@
 // are per index and reused; epochs mark which query or term last touched a slot, so nothing is cleared
 // between queries.
 import { bm25, idf } from "./score.ts";
-import { CATEGORY_BIT, MODEL_CODE, type SearchStore } from "./store.ts";
+import { CATEGORY_BIT, MODEL_CODE, type DocumentColumns } from "./columns.ts";
 import type { SlotComparator } from "./orders.ts";
 import { queryTerms } from "./tokenize.ts";
 import type { SearchQuery, SearchResult } from "./types.ts";
@@ -39,21 +39,21 @@ export class QueryRunner {
   private readonly byRelevance: SlotComparator;
 
   constructor(
-    private readonly store: SearchStore,
+    private readonly columns: DocumentColumns,
     private readonly smallMatchSet = SMALL_MATCH_SET,
   ) {
-    this.byRelevance = (a, b) => this.score[b]! - this.score[a]! || store.rating[b]! - store.rating[a]! || store.compareId(a, b);
+    this.byRelevance = (a, b) => this.score[b]! - this.score[a]! || columns.rating[b]! - columns.rating[a]! || columns.compareId(a, b);
   }
 
   run(query: SearchQuery): SearchResult {
-    const store = this.store;
-    store.prepare();
+    const columns = this.columns;
+    columns.prepare();
     this.fit();
     const limit = Math.max(0, Math.floor(query.limit));
     const offset = Math.max(0, Math.floor(query.offset));
     const filters = toFilters(query);
     const terms = queryTerms(query.q);
-    const order = store.orders[query.sort];
+    const order = columns.orders[query.sort];
 
     if (terms.length === 0) {
       if (!filters.any) {
@@ -64,7 +64,7 @@ export class QueryRunner {
       for (let i = 0; i < order.length; i++) {
         const slot = order.slots[i]!;
         if (!this.passes(slot, filters)) continue;
-        if (total >= offset && total < offset + limit) ids.push(store.ids[slot]!);
+        if (total >= offset && total < offset + limit) ids.push(columns.ids[slot]!);
         total++;
       }
       return { ids, total };
@@ -78,7 +78,7 @@ export class QueryRunner {
       const top = matched <= this.smallMatchSet ? all.sort(this.byRelevance) : this.topK(all, end, this.byRelevance);
       return { ids: this.idsOf(top, offset, end), total: matched };
     }
-    if (matched <= this.smallMatchSet || matched * 16 <= store.searchableCount) {
+    if (matched <= this.smallMatchSet || matched * 16 <= columns.searchableCount) {
       return { ids: this.idsOf(all.sort(order.compare), offset, end), total: matched };
     }
     // Many matches: walk the precomputed order until the page is full.
@@ -87,7 +87,7 @@ export class QueryRunner {
     for (let i = 0, seen = 0; i < order.length && seen < end; i++) {
       const slot = order.slots[i]!;
       if (this.queryMark[slot] !== epoch || this.hits[slot] !== MATCHED) continue;
-      if (seen >= offset) ids.push(store.ids[slot]!);
+      if (seen >= offset) ids.push(columns.ids[slot]!);
       seen++;
     }
     return { ids, total: matched };
@@ -96,11 +96,11 @@ export class QueryRunner {
   /** Scores and AND-matches the terms, applies filters; leaves the matches in `candidates[0..n)`
    * with their scores in `score` and returns n. */
   private match(terms: string[], filters: Filters): number {
-    const store = this.store;
-    const n = store.searchableCount;
+    const columns = this.columns;
+    const n = columns.searchableCount;
     if (n === 0) return 0;
-    const average = store.totalLength / n;
-    const { vocabulary, postings, gen, length } = store;
+    const average = columns.totalLength / n;
+    const { vocabulary, postings, gen, length } = columns;
     const { queryMark, termMark, hits, score, best, candidates } = this;
     const queryEpoch = this.nextEpoch();
     let count = 0;
@@ -187,16 +187,16 @@ export class QueryRunner {
   }
 
   private passes(slot: number, f: Filters): boolean {
-    const store = this.store;
-    if (f.categoryBit !== 0 && (store.categories[slot]! & f.categoryBit) === 0) return false;
-    if (f.model >= 0 && store.model[slot] !== f.model) return false;
-    const price = store.price[slot]!;
-    return price >= f.minPrice && price <= f.maxPrice && store.rating[slot]! >= f.minRating;
+    const columns = this.columns;
+    if (f.categoryBit !== 0 && (columns.categories[slot]! & f.categoryBit) === 0) return false;
+    if (f.model >= 0 && columns.model[slot] !== f.model) return false;
+    const price = columns.price[slot]!;
+    return price >= f.minPrice && price <= f.maxPrice && columns.rating[slot]! >= f.minRating;
   }
 
   private idsOf(slots: Int32Array, from: number, to: number): string[] {
     const ids: string[] = [];
-    for (let i = from; i < to; i++) ids.push(this.store.ids[slots[i]!]!);
+    for (let i = from; i < to; i++) ids.push(this.columns.ids[slots[i]!]!);
     return ids;
   }
 
@@ -209,9 +209,9 @@ export class QueryRunner {
     return ++this.epoch;
   }
 
-  /** Grows the scratch arrays to the store's capacity. */
+  /** Grows the scratch arrays to the columns' capacity. */
   private fit(): void {
-    const capacity = this.store.capacity;
+    const capacity = this.columns.capacity;
     if (capacity <= this.capacity) return;
     this.capacity = capacity;
     this.queryMark = new Uint32Array(capacity);

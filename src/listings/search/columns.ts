@@ -1,6 +1,6 @@
-// The index's storage: one slot per document, with its filter and sort keys in typed columns, its
-// terms in the posting lists, and its place in each precomputed order. Upsert and remove keep all
-// three in step; nothing here allocates per document at query time.
+// The index's documents in memory: one slot per document, with its filter and sort keys in typed
+// columns, its terms in the posting lists, and its place in each precomputed order. Upsert and remove
+// keep all three in step; nothing here allocates per document at query time.
 import { Postings } from "./postings.ts";
 import { SortedOrder, type SlotComparator } from "./orders.ts";
 import { analyzeDocument } from "./score.ts";
@@ -15,7 +15,7 @@ export const MODEL_CODE = Object.fromEntries(RENTAL_MODELS.map((m, i) => [m, i])
 /** Upserts beyond this many between two queries mark the orders stale (one re-sort beats many moves). */
 const INCREMENTAL_ORDER_UPDATES = 256;
 
-export class SearchStore {
+export class DocumentColumns {
   /** slot → document id ("" for a free slot). */
   ids: string[] = [];
   private readonly slotOf = new Map<string, number>();

@@ -2,7 +2,7 @@
 // or rejects it with a reason; only approved creators may register agents. A rejected creator may
 // apply again.
 import type { Tables } from "../adapters/tables/dynamo.ts";
-import { CreatorAlreadyApprovedError, CreatorNotFoundError, getCreatorProfile, listCreatorProfiles, putCreatorApplication, setCreatorReview } from "../creators/creator.store.ts";
+import { CreatorAlreadyApprovedError, CreatorNotFoundError, getCreatorProfile, listCreatorProfiles, putCreatorApplication, setCreatorReview } from "./creator.store.ts";
 import { ApiError } from "../errors.ts";
 
 export type ReviewStatus = "pending" | "approved" | "rejected";

@@ -4,13 +4,12 @@
 // lives) the sweep finishes it from what the chain says: a per-query run whose charge landed is recorded
 // completed with that charge (its output is what it streamed, if anything: a synchronous run's answer
 // was never stored); every other run is recorded failed and free. Its holds are given back either way.
-import { QueryCommand } from "@aws-sdk/lib-dynamodb";
-import type { Services } from "../services.ts";
-import { concurrencyKey } from "./execute.ts";
-import { releaseLease } from "./leases.ts";
-import { releaseReservation, settleReservation } from "./ledger.ts";
-import { finishRun, getRun, runRef, RUNS_RUNNING } from "./runs.ts";
-import { earlierCharge } from "./settlement.ts";
+import type { Services } from "../../services.ts";
+import { concurrencySlots } from "../leases/concurrency.store.ts";
+import { releaseReservation, settleReservation } from "../money/ledger.ts";
+import { earlierCharge } from "../money/settlement.ts";
+import { runRef } from "./run.ts";
+import { finishRun, getRun, listStaleRunningRuns } from "./run.store.ts";
 
 export interface StaleRunSweep {
   /** Runs recorded completed with the charge found on-chain. */
@@ -24,17 +23,8 @@ export interface StaleRunSweep {
 /** Finishes every run still `running` past its stale time (`now` is injectable for tests). */
 export async function finishStaleRuns(services: Services, now = Date.now()): Promise<StaleRunSweep> {
   const tally: StaleRunSweep = { charged: 0, failed: 0, skipped: 0 };
-  const out = await services.tables.doc.send(
-    new QueryCommand({
-      TableName: services.tables.name("runs"),
-      IndexName: "gsi1",
-      KeyConditionExpression: "gsi1pk = :running AND gsi1sk < :now",
-      ExpressionAttributeValues: { ":running": RUNS_RUNNING, ":now": new Date(now).toISOString() },
-      Limit: 100,
-    }),
-  );
-  for (const item of out.Items ?? []) {
-    const run = await getRun(services.tables, item.run_id as string);
+  for (const item of await listStaleRunningRuns(services.tables, now)) {
+    const run = await getRun(services.tables, item.run_id);
     if (!run || run.status !== "running") continue; // finished since the index was read
     let charge: Awaited<ReturnType<typeof earlierCharge>> = undefined;
     if (run.rental_model === "per_query") {
@@ -72,7 +62,7 @@ export async function finishStaleRuns(services: Services, now = Date.now()): Pro
       if (charge) await settleReservation(services, run.on_chain_id, run.wallet, run.run_id);
       else await releaseReservation(services, run.on_chain_id, run.wallet, run.run_id);
     }
-    await releaseLease(services.tables, concurrencyKey(run.on_chain_id), run.run_id);
+    await concurrencySlots(services.tables, run.on_chain_id).remove(run.run_id);
     if (finished === "finished") {
       services.logger.warn("stale run finished by the sweep", { run_id: run.run_id, charged: charge !== undefined });
       if (charge) tally.charged++;

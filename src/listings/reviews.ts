@@ -2,13 +2,10 @@
 // it; a rejection carries a reason the creator reads on their listing. Pending reviews are kept as
 // small queue items (pk listing-review#pending) so the reviewer lists them with one query.
 import type { Tables } from "../adapters/tables/dynamo.ts";
-import { AgentNotFoundError, deleteReviewEntry, listReviewEntries, putReviewEntry, setAgentReview } from "../listings/listing.store.ts";
+import { AgentNotFoundError, deleteReviewEntry, listReviewEntries, putReviewEntry, setAgentReview } from "./listing.store.ts";
 import { ApiError } from "../errors.ts";
-import { parseListingId, toListingId } from "../credentials/ids.ts";
-import type { ReviewStatus } from "./creators.ts";
-
-// The agent record's key, owned by the listing store; exported here too for its existing readers.
-export { agentKey } from "../listings/listing.store.ts";
+import { parseListingId, toListingId } from "./ids.ts";
+import type { ReviewStatus } from "../creators/creators.ts";
 
 /** Puts a newly registered agent in the review queue (idempotent). */
 export async function enqueueListingReview(tables: Tables, listingId: string, createdAt: string): Promise<void> {

@@ -7,9 +7,10 @@
 // Every failure of the call is a failed run, never a rejection. Error messages are shown to the renter:
 // they never carry the secret, the signature, the entrypoint URL, its host or address, or response
 // bodies; only a message the agent itself reports is passed on (cleaned, bounded, secret redacted).
-import { EgressRefusedError, type EgressGuard } from "../adapters/egress/guard.ts";
+import { EgressRefusedError, type EgressGuard } from "../../adapters/egress/guard.ts";
+import { JSON_LIMITS, parseBoundedJson, TOO_DEEP_OUTPUT, type BoundedJson } from "../../protocols/bounded-json.ts";
+import { SseParser, type SseEvent } from "./event-stream.ts";
 import { webhookHeaders, WEBHOOK_SECRET_PREFIX, type WebhookHeaders } from "./webhook-signature.ts";
-import { JSON_LIMITS, parseBoundedJson, TOO_DEEP_OUTPUT, type BoundedJson } from "./bounded-json.ts";
 
 export interface ConnectedCall {
   /** The service's egress guard. */
@@ -349,79 +350,4 @@ function cleanText(text: string, max: number): string {
 function redactor(secrets: string[]): (text: string) => string {
   const needles = [...new Set(secrets.filter((s) => s.length >= 8))].sort((a, b) => b.length - a.length);
   return (text) => needles.reduce((out, needle) => out.split(needle).join("[redacted]"), text);
-}
-
-export interface SseEvent {
-  /** The `event` field, "message" when absent. */
-  type: string;
-  /** The `data` lines joined with "\n". */
-  data: string;
-}
-
-/** An incremental Server-Sent Events parser (the WHATWG event-stream format): lines end in CRLF, LF
- * or CR (also when a CRLF is split between chunks); `:` lines are comments; `data` lines accumulate
- * and are joined with "\n"; a field name without a colon has an empty value; one space after the
- * colon is dropped; a blank line dispatches the event, and an event without data is not dispatched.
- * `id` and `retry` are accepted and ignored (a delivery is never resumed). Input is decoded text. */
-export class SseParser {
-  private partial = "";
-  private skipLineFeed = false;
-  private type = "";
-  private data: string[] = [];
-
-  /** Feeds the next piece of text; returns the events it completed. */
-  feed(text: string): SseEvent[] {
-    const events: SseEvent[] = [];
-    let index = 0;
-    if (this.skipLineFeed && text.length > 0) {
-      if (text.charCodeAt(0) === 10) index = 1;
-      this.skipLineFeed = false;
-    }
-    const lineEnd = /[\r\n]/g;
-    while (index < text.length) {
-      lineEnd.lastIndex = index;
-      const match = lineEnd.exec(text);
-      if (match === null) {
-        this.partial += text.slice(index);
-        break;
-      }
-      const end = match.index;
-      const line = this.partial + text.slice(index, end);
-      this.partial = "";
-      if (text.charCodeAt(end) === 13) {
-        if (end + 1 < text.length) index = text.charCodeAt(end + 1) === 10 ? end + 2 : end + 1;
-        else {
-          this.skipLineFeed = true;
-          index = end + 1;
-        }
-      } else index = end + 1;
-      this.line(line, events);
-    }
-    return events;
-  }
-
-  /** At the end of the stream: whether an event was left unfinished (no blank line after it). */
-  end(): boolean {
-    const unfinished = this.data.length > 0 || (this.partial.length > 0 && !this.partial.startsWith(":"));
-    this.partial = "";
-    this.type = "";
-    this.data = [];
-    return unfinished;
-  }
-
-  private line(line: string, events: SseEvent[]): void {
-    if (line.length === 0) {
-      if (this.data.length > 0) events.push({ type: this.type === "" ? "message" : this.type, data: this.data.join("\n") });
-      this.type = "";
-      this.data = [];
-      return;
-    }
-    if (line.startsWith(":")) return;
-    const colon = line.indexOf(":");
-    const field = colon === -1 ? line : line.slice(0, colon);
-    let value = colon === -1 ? "" : line.slice(colon + 1);
-    if (value.startsWith(" ")) value = value.slice(1);
-    if (field === "event") this.type = value;
-    else if (field === "data") this.data.push(value);
-  }
 }

@@ -7,9 +7,9 @@ import { createHash, randomBytes } from "node:crypto";
 import type { Address } from "viem";
 import type { Services } from "../services.ts";
 import { ApiError } from "../errors.ts";
-import { parseListingId, toListingId } from "../credentials/ids.ts";
-import { AgentNotFoundError, getAgent, setAgentSecret } from "../listings/listing.store.ts";
-import { open, seal } from "./sealed.ts";
+import { parseListingId, toListingId } from "./ids.ts";
+import { AgentNotFoundError, getAgent, setAgentSecret } from "./listing.store.ts";
+import { open, seal } from "../registration/sealed.ts";
 import { processCache } from "../cache.ts";
 
 type SecretKind = "provider_key" | "webhook_secret";

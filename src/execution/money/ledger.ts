@@ -1,7 +1,7 @@
 // The per-query reservation ledger: before a per-query run starts, one run's price is reserved against
 // the renter's on-chain balance, so concurrent runs can never promise more than the balance holds.
 //
-// One item per (listing, wallet) holds the reservations in flight (a lease map, see leases.ts) and a
+// One item per (listing, wallet) holds the reservations in flight (a lease map, ledger.store.ts) and a
 // settlement sequence that advances each time a reservation turns into an on-chain charge. A reservation
 // is admitted by one conditional write: "fewer than floor(balance / price) reservations in flight, and
 // no settlement since I read the balance". The sequence is read before the balance, so a balance read
@@ -10,10 +10,11 @@
 // same write that advances the sequence; a run that is not charged just leaves it. A holder that dies
 // leaves a lease that expires (after the run's timeout plus the settlement window) and is swept.
 import type { Address } from "viem";
-import type { Services } from "../services.ts";
-import { ApiError } from "../errors.ts";
-import { marketplaceAbi } from "../chain/generated/marketplace.ts";
-import { acquireLease, extendLease, readLeases, releaseLease, type LeaseItem } from "./leases.ts";
+import type { Services } from "../../services.ts";
+import { ApiError } from "../../errors.ts";
+import { readPerQueryBalance } from "../../chain/read-per-query-balance.ts";
+import { acquireLease } from "../leases/leases.ts";
+import { reservationLedger } from "./ledger.store.ts";
 
 /** How long a reservation outlives its run's timeout before an abandoned one may be swept. */
 export const SETTLEMENT_WINDOW_MS = 10 * 60_000;
@@ -21,14 +22,10 @@ const ATTEMPTS = 12;
 /** More reservations than this per credential are never in flight (the concurrency limit is lower anyway). */
 const MAX_RESERVATIONS = 1000;
 
-export function ledgerKey(onChainId: `0x${string}`, wallet: Address): LeaseItem {
-  return { pk: `ledger#${onChainId}#${wallet.toLowerCase()}`, sk: "ledger" };
-}
-
 async function liveBalance(services: Services, onChainId: `0x${string}`, wallet: Address): Promise<bigint> {
   try {
-    const [balance, , isRevoked] = await services.chain.client.readContract({ address: services.chain.marketplace, abi: marketplaceAbi, functionName: "perQueryBalances", args: [onChainId, wallet] });
-    return isRevoked ? 0n : balance;
+    const { balanceWei, revoked } = await readPerQueryBalance(services.chain, { listingId: onChainId, buyer: wallet });
+    return revoked ? 0n : balanceWei;
   } catch (error) {
     throw new ApiError("service_unavailable", "The chain could not be reached to check the balance; retry.", { cause: error });
   }
@@ -39,21 +36,17 @@ async function liveBalance(services: Services, onChainId: `0x${string}`, wallet:
  * cover one run, and 429 (Retry-After) when it can but every run it covers is already in flight.
  */
 export async function reserveRun(services: Services, options: { onChainId: `0x${string}`; wallet: Address; runId: string; priceWei: bigint; expiresAt: number }): Promise<void> {
-  const key = ledgerKey(options.onChainId, options.wallet);
+  const ledger = reservationLedger(services.tables, options.onChainId, options.wallet);
   for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
     // The order matters: the sequence first, then the balance (see the header).
-    const seq = (await readLeases(services.tables, key))?.settled_seq ?? 0;
+    const seq = (await ledger.read())?.settled_seq ?? 0;
     const balance = await liveBalance(services, options.onChainId, options.wallet);
     const covered = options.priceWei > 0n ? balance / options.priceWei : 0n;
     const limit = Number(covered > BigInt(MAX_RESERVATIONS) ? BigInt(MAX_RESERVATIONS) : covered);
     const outcome =
       limit === 0
         ? "full"
-        : await acquireLease(services.tables, key, options.runId, {
-            limit,
-            expiresAt: options.expiresAt,
-            condition: { expression: "#seq = :seq", names: { "#seq": "settled_seq" }, values: { ":seq": seq } },
-          });
+        : await acquireLease(ledger, options.runId, { limit, expiresAt: options.expiresAt, settledSeq: seq });
     if (outcome === "acquired") return;
     if (limit === 0) {
       throw new ApiError("insufficient_balance", "The per-task balance cannot cover a run at the listing's price; top it up with topUpBalance.", {
@@ -74,15 +67,15 @@ export async function reserveRun(services: Services, options: { onChainId: `0x${
 
 /** The run was charged on-chain: its reservation leaves and the settlement sequence advances. */
 export function settleReservation(services: Services, onChainId: `0x${string}`, wallet: Address, runId: string): Promise<void> {
-  return releaseLease(services.tables, ledgerKey(onChainId, wallet), runId, { settled: true });
+  return reservationLedger(services.tables, onChainId, wallet).remove(runId, { settled: true });
 }
 
 /** The run will not be charged: its reservation is given back. */
 export function releaseReservation(services: Services, onChainId: `0x${string}`, wallet: Address, runId: string): Promise<void> {
-  return releaseLease(services.tables, ledgerKey(onChainId, wallet), runId);
+  return reservationLedger(services.tables, onChainId, wallet).remove(runId);
 }
 
 /** A settlement still being retried keeps its reservation. */
 export function holdReservation(services: Services, onChainId: `0x${string}`, wallet: Address, runId: string, until: number): Promise<boolean> {
-  return extendLease(services.tables, ledgerKey(onChainId, wallet), runId, until);
+  return reservationLedger(services.tables, onChainId, wallet).extend(runId, until);
 }

@@ -4,7 +4,7 @@ import { beforeAll, describe, expect, inject, it } from "vitest";
 import { ScanCommand } from "@aws-sdk/lib-dynamodb";
 import { buildApp } from "../../src/api/app.ts";
 import { processRegistrationMessage } from "../../src/registration/process.ts";
-import { readListingSecret } from "../../src/registration/listing-secrets.ts";
+import { readListingSecret } from "../../src/listings/secrets.ts";
 import { createTestServices, fundedAccount, type TestContext } from "../support/services.ts";
 import { signIn } from "../support/auth.ts";
 import { approveCreator } from "../support/creators.ts";

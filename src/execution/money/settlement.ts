@@ -10,12 +10,14 @@
 //   for a short while, then by the settlement pass) until it lands or is refused; the reservation keeps
 //   the funds meanwhile. GET /v1/runs/{run_id} releases the output once the run is settled.
 import pRetry from "p-retry";
-import { parseEventLogs, type Address, type TransactionReceipt } from "viem";
-import { DeleteCommand, PutCommand, QueryCommand } from "@aws-sdk/lib-dynamodb";
-import type { Services } from "../services.ts";
-import { marketplaceAbi } from "../chain/generated/marketplace.ts";
-import { AuthorityRevertError, AuthorityUnavailableError } from "../chain/authority.ts";
-import { getRun, runRef, updateSettlement } from "./runs.ts";
+import type { Address } from "viem";
+import type { Services } from "../../services.ts";
+import { consumeQuery } from "../../chain/consume-query.ts";
+import { getQueryConsumed } from "../../chain/get-query-consumed.ts";
+import { AuthorityRevertError, AuthorityUnavailableError } from "../../chain/authority.ts";
+import { runRef } from "../runs/run.ts";
+import { getRun, updateSettlement } from "../runs/run.store.ts";
+import { deletePendingSettlement, listPendingSettlements, putPendingSettlement } from "./settlement.store.ts";
 import { holdReservation, releaseReservation, settleReservation, SETTLEMENT_WINDOW_MS } from "./ledger.ts";
 
 export type ChargeOutcome =
@@ -23,25 +25,11 @@ export type ChargeOutcome =
   | { outcome: "refused"; contractError: string }
   | { outcome: "unavailable" };
 
-function consumedPrice(receipt: TransactionReceipt, ref: `0x${string}`): bigint | undefined {
-  const events = parseEventLogs({ abi: marketplaceAbi, eventName: "QueryConsumed", logs: receipt.logs });
-  return events.find((event) => event.args.runRef === ref)?.args.price;
-}
-
 /** What an earlier charge of `ref` took (a retry whose first attempt landed, or a run whose end was
  * never recorded). Throws when the chain cannot be read. */
 export async function earlierCharge(services: Services, onChainId: `0x${string}`, wallet: Address, ref: `0x${string}`): Promise<{ price: bigint; txHash: `0x${string}` } | undefined> {
-  const logs = await services.chain.client.getContractEvents({
-    address: services.chain.marketplace,
-    abi: marketplaceAbi,
-    eventName: "QueryConsumed",
-    args: { listingId: onChainId, buyer: wallet, runRef: ref },
-    fromBlock: services.config.MARKETPLACE_DEPLOY_BLOCK,
-    toBlock: "latest",
-  });
-  const log = logs[0];
-  if (!log || log.transactionHash === null) return undefined;
-  return { price: log.args.price!, txHash: log.transactionHash };
+  const charge = await getQueryConsumed(services.chain, { listingId: onChainId, buyer: wallet, runRef: ref, fromBlock: services.config.MARKETPLACE_DEPLOY_BLOCK });
+  return charge && { price: charge.priceWei, txHash: charge.transactionHash };
 }
 
 /** One attempt to charge a run. */
@@ -58,9 +46,8 @@ export async function chargeRun(services: Services, run: ChargeableRun): Promise
   const ref = runRef(run.runId);
   try {
     // The admission price caps the charge: a price raised while the run ran never reaches it.
-    const { receipt, result } = await services.authority.write("consumeQuery", [run.onChainId, run.wallet, ref, run.priceWei]);
-    const price = consumedPrice(receipt, ref);
-    if (result === true && price !== undefined) return { outcome: "charged", costWei: price, txHash: receipt.transactionHash };
+    const { receipt, charged, priceWei } = await consumeQuery(services.authority, { listingId: run.onChainId, buyer: run.wallet, runRef: ref, maxPrice: run.priceWei });
+    if (charged && priceWei !== undefined) return { outcome: "charged", costWei: priceWei, txHash: receipt.transactionHash };
     const earlier = await earlierCharge(services, run.onChainId, run.wallet, ref);
     if (earlier) return { outcome: "charged", costWei: earlier.price, txHash: earlier.txHash };
     return { outcome: "unavailable" };
@@ -94,23 +81,18 @@ export async function settleRun(services: Services, run: ChargeableRun, attempts
   return outcome;
 }
 
-export const SETTLEMENT_PENDING = "settle#pending";
-
 /** Queues a run whose charge could not be confirmed for the settlement pass. */
 export async function markSettlementPending(services: Services, runId: string): Promise<void> {
-  await services.tables.doc.send(new PutCommand({ TableName: services.tables.name("runs"), Item: { pk: SETTLEMENT_PENDING, sk: runId, since: new Date().toISOString() } }));
+  await putPendingSettlement(services.tables, runId, new Date().toISOString());
 }
 
 /** Retries the settlements left pending (the chain was unreachable when the run finished). */
 export async function settlePendingRuns(services: Services): Promise<{ settled: number; refused: number; pending: number }> {
-  const out = await services.tables.doc.send(
-    new QueryCommand({ TableName: services.tables.name("runs"), KeyConditionExpression: "pk = :pk", ExpressionAttributeValues: { ":pk": SETTLEMENT_PENDING }, ConsistentRead: true, Limit: 100 }),
-  );
   const tally = { settled: 0, refused: 0, pending: 0 };
-  for (const item of out.Items ?? []) {
-    const run = await getRun(services.tables, item.sk as string);
+  for (const item of await listPendingSettlements(services.tables)) {
+    const run = await getRun(services.tables, item.run_id);
     if (!run || run.settlement !== "pending") {
-      await services.tables.doc.send(new DeleteCommand({ TableName: services.tables.name("runs"), Key: { pk: SETTLEMENT_PENDING, sk: item.sk as string } }));
+      await deletePendingSettlement(services.tables, item.run_id);
       continue;
     }
     const outcome = await settleRun(services, { runId: run.run_id, onChainId: run.on_chain_id, wallet: run.wallet, priceWei: BigInt(run.price_wei ?? "0") }, 1);
@@ -134,7 +116,7 @@ export async function settlePendingRuns(services: Services): Promise<{ settled: 
       });
       tally.refused++;
     }
-    await services.tables.doc.send(new DeleteCommand({ TableName: services.tables.name("runs"), Key: { pk: SETTLEMENT_PENDING, sk: run.run_id } }));
+    await deletePendingSettlement(services.tables, run.run_id);
   }
   services.metrics.gauge("SettlementsPending", tally.pending);
   return tally;

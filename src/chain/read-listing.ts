@@ -1,0 +1,41 @@
+// A listing as the contract holds it (`listings`), read live in one eth_call: a run is admitted at the
+// price and in the state the chain says now, never at the index's copy.
+import type { Address } from "viem";
+import type { ChainClient } from "./client.ts";
+import { ChainReadError } from "./errors.ts";
+import { marketplaceAbi } from "./generated/marketplace.ts";
+
+export interface ReadListingParameters {
+  /** The on-chain listing id (bytes32). */
+  listingId: `0x${string}`;
+}
+
+export interface ReadListingReturnType {
+  priceWei: bigint;
+  escrowWei: bigint;
+  /** The contract's AccessType index. */
+  accessType: number;
+  /** The contract's ListingStatus index (0 none, 1 active, 2 paused, 3 closed). */
+  status: number;
+  creator: Address;
+  createdAt: number;
+  metadataUri: string;
+}
+
+/** The chain did not answer. */
+export type ReadListingErrorType = ChainReadError;
+
+/** Throws ChainReadError when the chain does not answer. A listing that does not exist reads as zeros. */
+export async function readListing(chain: ChainClient, { listingId }: ReadListingParameters): Promise<ReadListingReturnType> {
+  try {
+    const [priceWei, escrowWei, accessType, status, creator, createdAt, metadataUri] = await chain.client.readContract({
+      address: chain.marketplace,
+      abi: marketplaceAbi,
+      functionName: "listings",
+      args: [listingId],
+    });
+    return { priceWei, escrowWei, accessType, status, creator, createdAt, metadataUri };
+  } catch (error) {
+    throw new ChainReadError("listings", { cause: error });
+  }
+}

@@ -1,0 +1,38 @@
+// A renter's per-query balance for a listing (`perQueryBalances`), read live in one eth_call: the
+// reservation ledger admits runs against it.
+import type { Address } from "viem";
+import type { ChainClient } from "./client.ts";
+import { ChainReadError } from "./errors.ts";
+import { marketplaceAbi } from "./generated/marketplace.ts";
+
+export interface ReadPerQueryBalanceParameters {
+  listingId: `0x${string}`;
+  buyer: Address;
+}
+
+export interface ReadPerQueryBalanceReturnType {
+  balanceWei: bigint;
+  purchasedAt: number;
+  /** The creator revoked the credential: the balance is withdrawable, not spendable. */
+  revoked: boolean;
+  /** The listing's price when the balance was deposited. */
+  depositPriceWei: bigint;
+}
+
+/** The chain did not answer. */
+export type ReadPerQueryBalanceErrorType = ChainReadError;
+
+/** Throws ChainReadError when the chain does not answer. */
+export async function readPerQueryBalance(chain: ChainClient, { listingId, buyer }: ReadPerQueryBalanceParameters): Promise<ReadPerQueryBalanceReturnType> {
+  try {
+    const [balanceWei, purchasedAt, revoked, depositPriceWei] = await chain.client.readContract({
+      address: chain.marketplace,
+      abi: marketplaceAbi,
+      functionName: "perQueryBalances",
+      args: [listingId, buyer],
+    });
+    return { balanceWei, purchasedAt, revoked, depositPriceWei };
+  } catch (error) {
+    throw new ChainReadError("perQueryBalances", { cause: error });
+  }
+}

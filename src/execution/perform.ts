@@ -1,0 +1,234 @@
+// Performing an admitted run: the input resolved and checked, the agent called through its kind's port
+// (agents/), the output checked against what the listing promises, a per-query run settled
+// (money/settlement.ts), the run recorded, and the admission's holds given back on every path.
+import pRetry from "p-retry";
+import type { Services } from "../services.ts";
+import { recordRunOutcome } from "../listings/stats.ts";
+import { scrub } from "../runtime/errors.ts";
+import type { Admission } from "./admission.ts";
+import { describeSchemaErrors, type AgentLogic } from "./agent-logic.ts";
+import { agentKind } from "./agents/kinds.ts";
+import type { AgentOutcome } from "./agents/port.ts";
+import { emptyInputFor, resolveInput } from "./input.ts";
+import { concurrencySlots } from "./leases/concurrency.store.ts";
+import { releaseReservation } from "./money/ledger.ts";
+import { markSettlementPending, settleRun } from "./money/settlement.ts";
+import { MAX_OUTPUT_CHARS, type RunRecord } from "./runs/run.ts";
+import { finishRun, saveStreamedText } from "./runs/run.store.ts";
+
+/** How often the text streamed so far is saved while a run is in flight (for resuming streams). */
+const STREAM_SAVE_MS = 250;
+
+/** The Run the API returns (cost_wei exact as a bigint; serialised as a JSON integer by the API layer). */
+export interface RunResponse {
+  run_id: string;
+  agent_id: string;
+  status: "completed" | "failed";
+  output: unknown;
+  cost_wei: bigint;
+  duration_ms: number;
+  error?: { code: string; message: string };
+}
+
+export interface PerformOptions {
+  /** Receives each piece of output as the agent produces it. */
+  onDelta?: (delta: string) => void;
+  stream: boolean;
+}
+
+export interface PerformResult {
+  response: RunResponse;
+  /** The charge could not be confirmed yet: the output is withheld until it is (money/settlement.ts). */
+  settlementPending: boolean;
+}
+
+/** Writes that record a run's end are retried for this long before the run is left to the sweeps. */
+const FINISH_RETRIES = { retries: 6, minTimeout: 100, maxTimeout: 4_000, factor: 2 } as const;
+
+/** `write`, retried with backoff (a storage blip must not leave a run running or a hold taken); never
+ * throws: a write that still fails is logged, and the holds it meant to release expire on their own. */
+async function durably(services: Services, what: string, runId: string, write: () => Promise<unknown>): Promise<boolean> {
+  try {
+    await pRetry(write, FINISH_RETRIES);
+    return true;
+  } catch (error) {
+    services.logger.error(`${what} failed after retries`, { run_id: runId, cause: error instanceof Error ? error.message : String(error) });
+    return false;
+  }
+}
+
+/** The agent's answer checked against what the listing promises: size, then the output schema. A check
+ * that throws (an answer too deep or too odd to serialise or validate) fails the run; it never escapes. */
+function checkOutput(logic: AgentLogic, outcome: AgentOutcome, overflow: boolean): AgentOutcome {
+  if (outcome.status !== "completed") return outcome;
+  let size: number;
+  try {
+    size = overflow ? Number.POSITIVE_INFINITY : JSON.stringify(outcome.output ?? null).length;
+  } catch {
+    return { status: "failed", error: { code: "invalid_output", message: "The agent's output could not be read (it is nested too deeply or is not JSON)." } };
+  }
+  if (size > MAX_OUTPUT_CHARS) return { status: "failed", error: { code: "output_too_large", message: `The agent's output exceeds ${MAX_OUTPUT_CHARS} characters.` } };
+  try {
+    if (!logic.validateOutput(outcome.output)) {
+      return { status: "failed", error: { code: "invalid_output", message: `The agent's output does not match its declared output schema: ${describeSchemaErrors(logic.validateOutput)}.` } };
+    }
+  } catch {
+    return { status: "failed", error: { code: "invalid_output", message: "The agent's output could not be checked against its declared output schema." } };
+  }
+  return outcome;
+}
+
+/**
+ * Runs an admitted task to its end: agent, output check, settlement, record. Never throws: a failure of
+ * any step is a failed run, and the admission's holds (the listing slot, a per-query reservation) are
+ * given back on every path.
+ *
+ * What a per-query run charges (docs/execution.md): output that reaches the renter is paid for, and output
+ * that is not paid for does not reach the renter. A completed run is charged. A failed run is charged
+ * only when part of its output was already delivered, which happens only on a stream (the deltas sent
+ * before the failure); a failed synchronous run releases no output and is free.
+ */
+export async function performRun(services: Services, admission: Admission, options: PerformOptions): Promise<PerformResult> {
+  const { run, access, logic } = admission;
+  const wallet = run.wallet;
+  const perQuery = access.rentalModel === "per_query";
+  let streamed = "";
+  let saved = "";
+  let saving: Promise<void> | undefined;
+  const save = () => {
+    if (saving || streamed === saved) return;
+    const text = streamed;
+    saving = saveStreamedText(services.tables, run.run_id, text)
+      .then(() => void (saved = text))
+      .catch(() => undefined)
+      .finally(() => void (saving = undefined));
+  };
+  // A synchronous per-query run keeps its text to itself until it is paid (see releasedText).
+  const saver = options.stream || !perQuery ? setInterval(save, STREAM_SAVE_MS) : undefined;
+  let overflow = false;
+  let delivered = false;
+  const onDelta = (delta: string) => {
+    if (overflow) return;
+    if (streamed.length + delta.length > MAX_OUTPUT_CHARS) {
+      overflow = true;
+      return;
+    }
+    streamed += delta;
+    if (options.stream && delta.length > 0) delivered = true;
+    try {
+      options.onDelta?.(delta);
+    } catch {
+      // a disconnected client does not stop the run
+    }
+  };
+  const secretForScrub = () => admission.secret.catch(() => null);
+
+  let outcome: AgentOutcome;
+  let costWei = 0n;
+  let settlement: RunRecord["settlement"] = "none";
+  let settlementTx: `0x${string}` | undefined;
+  let settlementPending = false;
+  try {
+    try {
+      const input = await resolveInput(services, admission.request);
+      // An omitted input is checked as the empty value of the schema's type (so a schema that requires
+      // fields refuses it), and reaches the agent as no input.
+      if (!input.ok) outcome = { status: "failed", error: { code: "invalid_input", message: input.message } };
+      else if (!logic.validateInput(input.input === null ? emptyInputFor(logic.manifest.input_schema) : input.input)) {
+        outcome = { status: "failed", error: { code: "invalid_input", message: `The input does not match the agent's input schema: ${describeSchemaErrors(logic.validateInput)}.` } };
+      } else {
+        outcome = await agentKind(access.agent.kind).run(services, {
+          runId: run.run_id,
+          agentId: access.agent.agent_id,
+          listingId: access.listingId,
+          manifest: logic.manifest,
+          task: admission.request.task,
+          input: input.input,
+          timeoutMs: admission.timeoutMs,
+          secret: admission.secret,
+          stream: options.stream,
+          onDelta,
+        });
+      }
+      outcome = checkOutput(logic, outcome, overflow);
+    } catch (error) {
+      services.logger.error("run failed unexpectedly", { run_id: run.run_id, cause: scrub(error instanceof Error ? error.message : String(error), [await secretForScrub()]) });
+      outcome = { status: "failed", error: { code: "internal_error", message: "The run failed on the service's side. Retry." } };
+    } finally {
+      if (saver) clearInterval(saver);
+    }
+    if (outcome.status === "failed") {
+      // The runtime and the webhook client already keep the run's secret out of their reasons; a reason
+      // is scrubbed once more here, where the service itself holds the secret, before it is stored or
+      // returned.
+      outcome = { status: "failed", error: { code: outcome.error.code, message: scrub(outcome.error.message, [await secretForScrub()]) } };
+    }
+
+    if (perQuery) {
+      const chargeable = outcome.status === "completed" || delivered;
+      if (!chargeable) {
+        await durably(services, "reservation release", run.run_id, () => releaseReservation(services, access.onChainId, wallet, run.run_id));
+      } else {
+        const charge = await settleRun(services, { runId: run.run_id, onChainId: access.onChainId, wallet, priceWei: access.priceWei });
+        if (charge.outcome === "charged") {
+          costWei = charge.costWei;
+          settlement = "settled";
+          settlementTx = charge.txHash;
+        } else if (charge.outcome === "refused") {
+          outcome = { status: "failed", error: { code: "settlement_refused", message: `The charge for this run was refused by the contract (${charge.contractError}); its result is not released.` } };
+          settlement = "refused";
+        } else {
+          costWei = access.priceWei;
+          settlement = "pending";
+          settlementPending = true;
+        }
+      }
+    }
+  } catch (error) {
+    // Only a defect reaches here (every step above turns its own failures into outcomes); the run still
+    // ends failed and its holds are still given back below.
+    services.logger.error("run could not be finished normally", { run_id: run.run_id, cause: scrub(error instanceof Error ? error.message : String(error), [await secretForScrub()]) });
+    outcome = { status: "failed", error: { code: "internal_error", message: "The run failed on the service's side. Retry." } };
+    if (perQuery && settlement === "none") await durably(services, "reservation release", run.run_id, () => releaseReservation(services, access.onChainId, wallet, run.run_id));
+  }
+  const durationMs = Math.round(performance.now() - admission.startedAt);
+
+  // What the renter receives: a completed run's output; a failed run's partial text, unless the run is
+  // per-query and that text was not paid for. Nothing at all while a charge is unconfirmed or refused.
+  const paid = settlement === "settled";
+  // (A stream's text is exactly what it delivered: paid for, or empty.)
+  const released = outcome.status === "completed" ? outcome.output : !perQuery || paid || options.stream ? streamed : null;
+  const output = settlement === "pending" || settlement === "refused" ? null : released;
+  const finishedAt = new Date().toISOString();
+  await durably(services, "run record", run.run_id, () =>
+    finishRun(services.tables, run.run_id, {
+      status: outcome.status,
+      output: settlement === "refused" ? null : released,
+      // A synchronous per-query run's text is kept only once paid (releasedText reads it then).
+      streamed: !perQuery || options.stream || paid || settlement === "pending" ? streamed : "",
+      ...(outcome.status === "failed" ? { error: outcome.error } : {}),
+      cost_wei: costWei.toString(),
+      duration_ms: durationMs,
+      settlement,
+      ...(settlementTx ? { settlement_tx: settlementTx } : {}),
+      finished_at: finishedAt,
+    }),
+  );
+  if (settlementPending) await durably(services, "pending settlement record", run.run_id, () => markSettlementPending(services, run.run_id));
+  await durably(services, "listing slot release", run.run_id, () => concurrencySlots(services.tables, access.onChainId).remove(run.run_id));
+  await recordRunOutcome(services.tables, { run_id: run.run_id, on_chain_id: access.onChainId, wallet, status: outcome.status, finished_at: finishedAt }).catch((error: unknown) =>
+    services.logger.warn("listing figures not updated", { run_id: run.run_id, cause: error instanceof Error ? error.message : String(error) }),
+  );
+  return {
+    response: {
+      run_id: run.run_id,
+      agent_id: run.agent_id,
+      status: outcome.status,
+      output,
+      cost_wei: costWei,
+      duration_ms: durationMs,
+      ...(outcome.status === "failed" ? { error: outcome.error } : {}),
+    },
+    settlementPending,
+  };
+}

@@ -1,0 +1,323 @@
+// Run records in the `runs` table (docs/design/data-model.md): `run#<run_id>` / `run`, and in the same
+// place the marker that bars a run id. A run's gsi1 entry says what is left to do with it, and every
+// move between these queues is part of the write that changes the run's state:
+//   - `runs#running` while it runs (sort key: the time it counts as stale), for the stale-run sweep;
+//   - `runlog#pending` once finished, until a run-log batch claims it (sort key: finished_at);
+//   - `runlog#batching` while a batch holds it (sort key: claimed_at), for the run log's recovery;
+//   - none once its receipt is logged.
+import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import { isConditionalCheckFailure, type Tables } from "../../adapters/tables/dynamo.ts";
+import type { ClaimedRuns } from "../idempotency/protocol.ts";
+import { STALE_AFTER_TIMEOUT_MS, type RunFinish, type RunReceiptReference, type RunRecord, type SettlementPatch } from "./run.ts";
+
+/** gsi1pk of a run while it runs. */
+export const RUNS_RUNNING = "runs#running";
+/** gsi1pk of a finished run whose receipt is not logged yet. */
+export const RUN_LOG_PENDING = "runlog#pending";
+/** gsi1pk of a run claimed by a run-log batch that is not logged yet. */
+export const RUN_LOG_BATCHING = "runlog#batching";
+
+export function runKey(runId: string): { pk: string; sk: "run" } {
+  return { pk: `run#${runId}`, sk: "run" };
+}
+
+/** The index entry of a run that has just started (spread into its record): found by the stale-run
+ * sweep once it is `STALE_AFTER_TIMEOUT_MS` past its timeout. */
+export function runningIndex(runId: string, createdAtMs: number, timeoutMs: number): { gsi1pk: string; gsi1sk: string } {
+  return { gsi1pk: RUNS_RUNNING, gsi1sk: `${new Date(createdAtMs + timeoutMs + STALE_AFTER_TIMEOUT_MS).toISOString()}#${runId}` };
+}
+
+/** A run item as the run log sees it: the run record plus the batch that claimed it. */
+export type RunLogItem = RunRecord & { log_batch?: string };
+
+/** The run id is taken: by a run that started, or by the marker that bars it (barRun). `found` is the
+ * item found after the refusal (null if it was gone by then: a marker expires after a day). */
+export class RunIdTakenError extends Error {
+  constructor(
+    readonly runId: string,
+    readonly found: RunRecord | BarredRun | null,
+  ) {
+    super(`run id ${runId} is taken${found && "barred" in found ? " (barred)" : ""}`);
+    this.name = "RunIdTakenError";
+  }
+}
+
+/** The marker barRun leaves in a run's place. */
+export interface BarredRun {
+  pk: string;
+  sk: "run";
+  run_id: string;
+  barred: true;
+  created_at: string;
+  ttl: number;
+}
+
+async function getItem(tables: Tables, runId: string): Promise<(RunRecord | BarredRun) | null> {
+  const out = await tables.doc.send(new GetCommand({ TableName: tables.name("runs"), Key: runKey(runId), ConsistentRead: true }));
+  return (out.Item as RunRecord | BarredRun | undefined) ?? null;
+}
+
+/** Records a run that starts. Throws RunIdTakenError (with the item found) when its id is taken. */
+export async function createRun(tables: Tables, record: RunRecord): Promise<void> {
+  try {
+    // A run id starts once; a barred id never starts.
+    await tables.doc.send(new PutCommand({ TableName: tables.name("runs"), Item: record, ConditionExpression: "attribute_not_exists(pk)" }));
+  } catch (error) {
+    if (!isConditionalCheckFailure(error)) throw error;
+    throw new RunIdTakenError(record.run_id, await getItem(tables, record.run_id));
+  }
+}
+
+/**
+ * Makes sure run `runId` can no longer start: a marker record in its place, which createRun's condition
+ * refuses. Written by a request that gave up waiting for another request's run under one
+ * Idempotency-Key; "exists" when the run's record was there first (the run started: follow it).
+ */
+export async function barRun(tables: Tables, runId: string): Promise<"barred" | "exists"> {
+  try {
+    // Kept a day (a request runs for minutes at most), then deleted by the table's TTL.
+    const item: BarredRun = { ...runKey(runId), run_id: runId, barred: true, created_at: new Date().toISOString(), ttl: Math.floor(Date.now() / 1000) + 86_400 };
+    // Only an id no run has taken is barred: a run that started first is followed, never hidden.
+    await tables.doc.send(new PutCommand({ TableName: tables.name("runs"), Item: item, ConditionExpression: "attribute_not_exists(pk)" }));
+    return "barred";
+  } catch (error) {
+    if (isConditionalCheckFailure(error)) return "exists";
+    throw error;
+  }
+}
+
+/** The run's record; null when there is none, or only barRun's marker (no run started under that id). */
+export async function getRun(tables: Tables, runId: string): Promise<RunLogItem | null> {
+  const item = await getItem(tables, runId);
+  return item && !("barred" in item && item.barred === true) ? (item as RunLogItem) : null;
+}
+
+/** The runs as a request following another's Idempotency-Key reads and bars them. */
+export function claimedRuns(tables: Tables): ClaimedRuns {
+  return { get: (runId) => getRun(tables, runId), bar: (runId) => barRun(tables, runId) };
+}
+
+/** Saves the text streamed so far (while the run is in flight), for resuming streams. A run that has
+ * finished meanwhile keeps its final text. */
+export async function saveStreamedText(tables: Tables, runId: string, text: string): Promise<void> {
+  await tables.doc
+    .send(
+      new UpdateCommand({
+        TableName: tables.name("runs"),
+        Key: runKey(runId),
+        UpdateExpression: "SET streamed = :text",
+        // Only while running: a late save never overwrites the text a finished run recorded.
+        ConditionExpression: "#status = :running",
+        ExpressionAttributeNames: { "#status": "status" },
+        ExpressionAttributeValues: { ":text": text, ":running": "running" },
+      }),
+    )
+    .catch((error: unknown) => {
+      if (!isConditionalCheckFailure(error)) throw error;
+    });
+}
+
+/** Records the end of a run (once: only a running run finishes) and queues its receipt for the run log. */
+export async function finishRun(tables: Tables, runId: string, finish: RunFinish): Promise<"finished" | "already_finished"> {
+  const values: Record<string, unknown> = {
+    ":status": finish.status,
+    ":output": finish.output ?? null,
+    ":streamed": finish.streamed,
+    ":cost": finish.cost_wei,
+    ":duration": finish.duration_ms,
+    ":settlement": finish.settlement,
+    ":finished": finish.finished_at,
+    ":log": "pending",
+    ":gpk": RUN_LOG_PENDING,
+    ":gsk": `${finish.finished_at}#${runId}`,
+    ":running": "running",
+  };
+  let set = "#status = :status, #output = :output, streamed = :streamed, cost_wei = :cost, duration_ms = :duration, settlement = :settlement, finished_at = :finished, log_state = :log, gsi1pk = :gpk, gsi1sk = :gsk";
+  if (finish.error) {
+    set += ", #error = :error";
+    values[":error"] = finish.error;
+  }
+  if (finish.settlement_tx) {
+    set += ", settlement_tx = :tx";
+    values[":tx"] = finish.settlement_tx;
+  }
+  try {
+    await tables.doc.send(
+      new UpdateCommand({
+        TableName: tables.name("runs"),
+        Key: runKey(runId),
+        UpdateExpression: `SET ${set}`,
+        // A run finishes once; leaving `running` also moves it from the sweep's queue to the run log's.
+        ConditionExpression: "#status = :running",
+        ExpressionAttributeNames: { "#status": "status", "#output": "output", ...(finish.error ? { "#error": "error" } : {}) },
+        ExpressionAttributeValues: values,
+      }),
+    );
+    return "finished";
+  } catch (error) {
+    // A retried write whose first attempt landed meets its own result: the run is finished.
+    if (isConditionalCheckFailure(error)) return "already_finished";
+    throw error;
+  }
+}
+
+/** Updates the settlement of a finished run (a settlement that completed after the response). */
+export async function updateSettlement(tables: Tables, runId: string, patch: SettlementPatch): Promise<void> {
+  const names: Record<string, string> = {};
+  const values: Record<string, unknown> = { ":settlement": patch.settlement, ":pending": "pending" };
+  const sets = ["settlement = :settlement"];
+  if (patch.cost_wei !== undefined) (sets.push("cost_wei = :cost"), (values[":cost"] = patch.cost_wei));
+  if (patch.settlement_tx !== undefined) (sets.push("settlement_tx = :tx"), (values[":tx"] = patch.settlement_tx));
+  if (patch.status !== undefined) (sets.push("#status = :status"), (values[":status"] = patch.status), (names["#status"] = "status"));
+  if (patch.error !== undefined) (sets.push("#error = :error"), (values[":error"] = patch.error), (names["#error"] = "error"));
+  await tables.doc
+    .send(
+      new UpdateCommand({
+        TableName: tables.name("runs"),
+        Key: runKey(runId),
+        UpdateExpression: `SET ${sets.join(", ")}`,
+        // A settlement is recorded once: only a run whose charge is still pending takes one.
+        ConditionExpression: "settlement = :pending",
+        ...(Object.keys(names).length ? { ExpressionAttributeNames: names } : {}),
+        ExpressionAttributeValues: values,
+      }),
+    )
+    .catch((error: unknown) => {
+      if (!isConditionalCheckFailure(error)) throw error;
+    });
+}
+
+/** Runs still `running` whose stale time is before `now` (at most `limit`): the stale-run sweep's work. */
+export async function listStaleRunningRuns(tables: Tables, now: number, limit = 100): Promise<RunRecord[]> {
+  const out = await tables.doc.send(
+    new QueryCommand({
+      TableName: tables.name("runs"),
+      IndexName: "gsi1",
+      KeyConditionExpression: "gsi1pk = :running AND gsi1sk < :now",
+      ExpressionAttributeValues: { ":running": RUNS_RUNNING, ":now": new Date(now).toISOString() },
+      Limit: limit,
+    }),
+  );
+  return (out.Items ?? []) as RunRecord[];
+}
+
+// --- The run log's writes on runs -------------------------------------------------------------------
+
+/**
+ * Finished runs waiting to be logged, oldest first, page by page (each at most `limit` items), whose
+ * queue key is at most `upper`. Runs whose per-query charge is still unconfirmed are left out (their
+ * status and cost may still change). The caller stops reading when it has enough.
+ */
+export async function* pendingLogPages(tables: Tables, limit: number, upper: string): AsyncGenerator<RunLogItem[]> {
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const page = await tables.doc.send(
+      new QueryCommand({
+        TableName: tables.name("runs"),
+        IndexName: "gsi1",
+        KeyConditionExpression: "gsi1pk = :gpk AND gsi1sk <= :upper",
+        FilterExpression: "log_state = :pending AND (attribute_not_exists(settlement) OR settlement <> :settling)",
+        ExpressionAttributeValues: { ":gpk": RUN_LOG_PENDING, ":upper": upper, ":pending": "pending", ":settling": "pending" },
+        Limit: limit,
+        ExclusiveStartKey: startKey,
+      }),
+    );
+    yield (page.Items ?? []) as RunLogItem[];
+    startKey = page.LastEvaluatedKey;
+  } while (startKey);
+}
+
+/** Claims a pending run for batch `batchId`. Returns the run as claimed, or null when it is not (or no
+ * longer) pending. */
+export async function claimRunForBatch(tables: Tables, runId: string, batchId: string, claimedAt: string): Promise<RunLogItem | null> {
+  try {
+    const out = await tables.doc.send(
+      new UpdateCommand({
+        TableName: tables.name("runs"),
+        Key: runKey(runId),
+        UpdateExpression: "SET log_state = :batching, log_batch = :batch, gsi1pk = :gpk, gsi1sk = :gsk",
+        // One logger claims a run: only a finished run still pending, whose charge is not being settled.
+        ConditionExpression: "log_state = :pending AND #status IN (:completed, :failed) AND (attribute_not_exists(settlement) OR settlement <> :settling)",
+        ExpressionAttributeNames: { "#status": "status" },
+        ExpressionAttributeValues: {
+          ":batching": "batching",
+          ":batch": batchId,
+          ":gpk": RUN_LOG_BATCHING,
+          ":gsk": `${claimedAt}#${runId}`,
+          ":pending": "pending",
+          ":completed": "completed",
+          ":failed": "failed",
+          ":settling": "pending",
+        },
+        ReturnValues: "ALL_NEW",
+      }),
+    );
+    return out.Attributes as RunLogItem;
+  } catch (error) {
+    if (isConditionalCheckFailure(error)) return null;
+    throw error;
+  }
+}
+
+/** Returns a run claimed by `batchId` to pending, under its original place in the queue (`finishedAt`).
+ * False when the batch no longer holds it. */
+export async function returnRunToLog(tables: Tables, runId: string, batchId: string, finishedAt: string | undefined): Promise<boolean> {
+  try {
+    await tables.doc.send(
+      new UpdateCommand({
+        TableName: tables.name("runs"),
+        Key: runKey(runId),
+        UpdateExpression: "SET log_state = :pending, gsi1pk = :gpk, gsi1sk = :gsk REMOVE log_batch",
+        // Only the batch that claimed the run gives it back.
+        ConditionExpression: "log_state = :batching AND log_batch = :batch",
+        ExpressionAttributeValues: { ":pending": "pending", ":gpk": RUN_LOG_PENDING, ":gsk": `${finishedAt}#${runId}`, ":batching": "batching", ":batch": batchId },
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (isConditionalCheckFailure(error)) return false;
+    throw error;
+  }
+}
+
+/** Gives a run claimed by `batchId` its receipt and takes it out of the queues. False when it already
+ * has it (or another batch holds it). */
+export async function giveRunReceipt(tables: Tables, runId: string, batchId: string, receipt: RunReceiptReference): Promise<boolean> {
+  try {
+    await tables.doc.send(
+      new UpdateCommand({
+        TableName: tables.name("runs"),
+        Key: runKey(runId),
+        UpdateExpression: "SET log_state = :logged, receipt = :receipt REMOVE gsi1pk, gsi1sk, log_batch",
+        // Only the batch that claimed the run gives it a receipt: a run never sits under two roots.
+        ConditionExpression: "log_state = :batching AND log_batch = :batch",
+        ExpressionAttributeValues: { ":logged": "logged", ":receipt": receipt, ":batching": "batching", ":batch": batchId },
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (isConditionalCheckFailure(error)) return false;
+    throw error;
+  }
+}
+
+/** Every run held by a run-log batch whose claim's queue key is at most `upper` (claims older than the
+ * stale bound: the run log's recovery). */
+export async function listClaimedRuns(tables: Tables, upper: string): Promise<RunLogItem[]> {
+  const items: RunLogItem[] = [];
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const page = await tables.doc.send(
+      new QueryCommand({
+        TableName: tables.name("runs"),
+        IndexName: "gsi1",
+        KeyConditionExpression: "gsi1pk = :gpk AND gsi1sk <= :upper",
+        ExpressionAttributeValues: { ":gpk": RUN_LOG_BATCHING, ":upper": upper },
+        ExclusiveStartKey: startKey,
+      }),
+    );
+    items.push(...((page.Items ?? []) as RunLogItem[]));
+    startKey = page.LastEvaluatedKey;
+  } while (startKey);
+  return items;
+}

@@ -1,0 +1,31 @@
+// A listing as the chain's index holds it (the `chain_listings` table, rebuilt from the marketplace's
+// events): its creator, rental model, price, metadata and state. The agent record (listing.store.ts)
+// holds what the chain does not; a listing is published when both say so (catalogue.ts).
+import type { RentalModel } from "../credentials/events.ts";
+
+export type ChainListingStatus = "active" | "paused" | "closed";
+
+export interface ChainListingRecord {
+  on_chain_listing_id: `0x${string}`;
+  creator?: string;
+  rental_model?: RentalModel;
+  price_wei?: string;
+  metadata_uri?: string;
+  status?: ChainListingStatus;
+  position: string;
+}
+
+/** What one or more of a listing's events change, folded in log order (credentials/events.ts decodes them). */
+export interface ListingPatch {
+  kind: "listing";
+  listingId: `0x${string}`;
+  position: string;
+  set: Partial<{
+    creator: string;
+    rental_model: RentalModel;
+    price_wei: string;
+    metadata_uri: string;
+    status: ChainListingStatus;
+    created_block: string;
+  }>;
+}
