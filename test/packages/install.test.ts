@@ -189,7 +189,7 @@ const { createAgentMcpServer } = mcp;`),
         throw new Error(`tsc refused the consumer:\n${(error.stdout ?? "").split("\n").filter((l) => /error TS/.test(l)).join("\n")}`);
       });
       // Every entry resolved to the installed package's own declarations (ESM .d.ts, CommonJS .d.cts).
-      for (const [entry, file] of [["@agent-rental/sdk", "index.d.ts"], ["@agent-rental/sdk/ai", "ai.d.ts"], ["@agent-rental/sdk/mcp", "mcp.d.ts"], ["@agent-rental/sdk", "index.d.cts"], ["@agent-rental/sdk/ai", "ai.d.cts"], ["@agent-rental/sdk/mcp", "mcp.d.cts"]]) {
+      for (const [entry, file] of [["@agent-rental/sdk", "index.d.ts"], ["@agent-rental/sdk/ai", "ai.d.ts"], ["@agent-rental/sdk/mcp", "mcp.d.ts"], ["@agent-rental/sdk", "index.d.cts"], ["@agent-rental/sdk/ai", "ai.d.cts"], ["@agent-rental/sdk/mcp", "mcp.d.cts"]] as const) {
         expect(tsc.stdout).toContain(`Module name '${entry}' was successfully resolved to '${join(work, "node_modules/@agent-rental/sdk/dist", file)}'`);
       }
     }, 120_000);
