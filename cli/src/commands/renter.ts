@@ -81,12 +81,13 @@ function printRun(ctx: CommandContext, run: Run, streamed: boolean): number {
   return failed ? EXIT.failure : EXIT.ok;
 }
 
-/** What an agent takes, from its metadata's input schema: `name: type (required)` per property. */
+/** What an agent takes, from its metadata's input schema: `name: type (required)` per property, the
+ * required ones first (the stored schema's key order is not the creator's). */
 export function describeInput(schema: Record<string, unknown> | undefined): string[] {
   if (!schema || typeof schema !== "object") return ["(not described)"];
   const properties = (schema.properties ?? {}) as Record<string, { type?: unknown; enum?: unknown[]; description?: string }>;
   const required = new Set(Array.isArray(schema.required) ? (schema.required as string[]) : []);
-  const names = Object.keys(properties);
+  const names = Object.keys(properties).sort((a, b) => Number(required.has(b)) - Number(required.has(a)));
   if (names.length === 0) return [schema.type === "string" ? "text" : `${String(schema.type ?? "any")} (no named properties)`];
   return names.map((name) => {
     const p = properties[name]!;
