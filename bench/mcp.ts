@@ -4,8 +4,9 @@
 // SQS/S3 emulators, a Hardhat node, the API served over HTTP on 127.0.0.1, its indexer and registration
 // worker). The overhead is taken per round (the tool call's time minus the execute's of the same
 // round), and its p95 is the figure against the target. The agent is a connected agent on plain http
-// loopback that answers at once, so what differs between the two sides is the MCP layer alone: the JSON-RPC envelope, the tool list (the caller's
-// credentials, the listings' metadata and input validators), the argument checks and the result's form.
+// loopback that answers at once, so what differs between the two sides is the MCP layer alone: the
+// JSON-RPC envelope, the tool list (the caller's credentials, the listings' metadata and input
+// validators), the argument checks and the result's form.
 // The rate rules (60 runs/min per credential) would throttle the rounds: the stack's services get a
 // limiter that admits every request (still called on every request).
 // Run: npm run bench -- mcp   (or: node --import tsx bench/mcp.ts; MCP_BENCH_ROUNDS=N)

@@ -6,7 +6,6 @@ import { parseArgs, type ParseArgsOptionsConfig } from "node:util";
 import { CliError, EXIT, toCliError, usageError } from "./errors.ts";
 import { Output, type Streams } from "./output.ts";
 import { resolveSettings, type Env, type GlobalFlags, type Settings } from "./settings.ts";
-import { completionScript, isShell } from "./completion.ts";
 import { Prompter, type InputStream } from "./prompt.ts";
 
 // Set by the package build; the sources (run through tsx in development) read cli/package.json.
@@ -248,12 +247,6 @@ export async function runCli(argv: string[], commands: Command[], env: Env = pro
     }
     // `agentrent help <command>` is `agentrent <command> --help`.
     if (argv[0] === "help" && argv.length > 1 && !argv[1]!.startsWith("-")) return runCli([...argv.slice(1), "--help"], commands, env, streams, options);
-    if (argv[0] === "completion") {
-      const shell = argv[1];
-      if (!isShell(shell) || argv.length > 2) throw usageError("agentrent completion <bash|zsh|fish>: prints the completion script of that shell (for example: source <(agentrent completion bash)).");
-      out.streams.stdout.write(completionScript(shell, commands, Object.keys(GLOBAL_OPTIONS).map((name) => `--${name}`)));
-      return EXIT.ok;
-    }
     const parsed = parseCommandLine(argv, commands);
     out = new Output(parsed.values.json === true, streams);
     if (!parsed.command) {

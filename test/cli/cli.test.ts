@@ -86,7 +86,7 @@ describe("version, help and completion", () => {
   });
 
   it("every command has a description and examples that parse as that command, every argument and flag a description, in help <command> and <command> --help alike", async () => {
-    expect(COMMANDS.length).toBeGreaterThanOrEqual(40);
+    expect(COMMANDS.length).toBeGreaterThanOrEqual(41);
     for (const [name, flag] of Object.entries(GLOBAL_OPTIONS)) expect(flag.description.trim(), `--${name}`).not.toBe("");
     for (const command of COMMANDS) {
       const where = `agentrent ${command.path}`;
@@ -96,9 +96,9 @@ describe("version, help and completion", () => {
       if (max > 0) expect(command.arguments?.length, `${where}: its arguments are described`).toBeGreaterThan(0);
       for (const [name, flag] of Object.entries(command.options ?? {})) expect(flag.description.trim(), `${where} --${name}`).not.toBe("");
       for (const example of command.examples) {
-        // The part of the line that runs agentrent (after a pipe and environment assignments).
-        const segment = example.split(" | ").find((part) => /(^|\s)agentrent\s/.test(part))!;
-        const words = shellWords(segment).filter((word, i, all) => !(/^[A-Z_]+=/.test(word) && all.slice(0, i).every((w) => /^[A-Z_]+=/.test(w))));
+        // What runs agentrent: after a pipe, environment assignments or `<(`, before a redirection.
+        const segment = example.split(" | ").find((part) => /(^|[\s(])agentrent\s/.test(part))!;
+        const words = shellWords(segment.slice(segment.indexOf("agentrent ")).replace(/\)$/, "").replace(/\s+>>?\s+\S+$/, ""));
         expect(words[0], example).toBe("agentrent");
         const parsed = parseCommandLine(words.slice(1), COMMANDS);
         expect(parsed.command?.path, example).toBe(command.path);
