@@ -219,7 +219,7 @@ export function overview(commands: Command[], group?: string): string {
     "",
     "`agentrent help <command>` or `agentrent <command> --help` describes one command; `agentrent completion",
     "bash|zsh|fish` prints shell completion; `agentrent --version` the version. Exit codes: 0 ok, 1 failure, 2 usage, 3 auth,",
-    "4 access or payment refused, 5 not found, 6 invalid manifest, 7 rate limited, 8 unavailable.",
+    "4 access or payment refused, 5 not found, 6 invalid manifest, 7 rate limited, 8 unavailable, 130 interrupted (Ctrl-C).",
   ];
   return lines.join("\n");
 }
