@@ -52,6 +52,7 @@ export default $config({
     return {
       api: api.url,
       stream: api.streamUrl,
+      mcp: api.mcpUrl,
       dashboard: dashboard.url,
     };
   },

@@ -1,11 +1,13 @@
 // The public API: one API Gateway REST API in front of two functions.
 //
 // - `functions/api.handler` (Hono `handle(app)`) serves every path.
-// - `functions/stream.handler` (Hono `streamHandle(app)`) serves `POST /v1/execute/stream` with
-//   Lambda response streaming. API Gateway REST streams Lambda responses (integration response
-//   transfer mode STREAM); HTTP APIs (ApiGatewayV2) cannot. REST also lets buffered requests wait
-//   longer than 30 s once the account quota is raised, which HTTP APIs never allow. So renters use
-//   one base URL for every endpoint, SSE included.
+// - `functions/stream.handler` (Hono `streamHandle(app)`) serves the routes whose answers stream with
+//   Lambda response streaming: `POST /v1/execute/stream` (the run's events) and `POST /v1/mcp` (a tool
+//   call's progress notifications, then its result). API Gateway REST streams Lambda responses
+//   (integration response transfer mode STREAM); HTTP APIs (ApiGatewayV2) cannot. A streamed route is
+//   also not cut at the buffered integration's 29 s, so a long run through MCP completes in the call.
+//   REST also lets buffered requests wait longer than 30 s once the account quota is raised, which HTTP
+//   APIs never allow. So clients use one base URL for every endpoint, SSE and MCP included.
 import {
   BUFFERED_INTEGRATION_TIMEOUT_MS,
   CALLER_TIMEOUT_SECONDS,
@@ -22,23 +24,30 @@ function withCors(args: sst.aws.FunctionArgs, r: AppResources): sst.aws.Function
   return origins ? { ...args, environment: { ...appEnvironment(r), CORS_ORIGINS: origins } } : args;
 }
 
-const STREAM_PATH = "/v1/execute/stream";
+/** The POST routes served by the streaming function, each with the stable name of its route. */
+const STREAMED_ROUTES = [
+  { path: "/v1/execute/stream", name: "ExecuteStream" },
+  { path: "/v1/mcp", name: "Mcp" },
+] as const;
 
 /**
- * Routes to the API function. An explicit resource (the stream path and its parents) wins over
+ * Routes to the API function. An explicit resource (a streamed path and its parents) wins over
  * `/{proxy+}` even for methods or children it does not define, so each of them gets its own
- * catch-all to the API function: a GET or OPTIONS (CORS preflight) on the stream path, or
- * `/v1/execute` itself, reach the app and get its responses and errors, not API Gateway's.
+ * catch-all to the API function: a GET or OPTIONS (CORS preflight) on a streamed path (GET /v1/mcp
+ * answers 405), or `/v1/execute` itself, reach the app and get its responses and errors, not API
+ * Gateway's.
  */
 function apiRoutes() {
-  const routes = ["ANY /", "ANY /{proxy+}"];
-  const segments = STREAM_PATH.split("/").filter(Boolean);
-  for (let i = 1; i < segments.length; i++) {
-    const parent = `/${segments.slice(0, i).join("/")}`;
-    routes.push(`ANY ${parent}`, `ANY ${parent}/{proxy+}`);
+  const routes = new Set(["ANY /", "ANY /{proxy+}"]);
+  for (const { path } of STREAMED_ROUTES) {
+    const segments = path.split("/").filter(Boolean);
+    for (let i = 1; i < segments.length; i++) {
+      const parent = `/${segments.slice(0, i).join("/")}`;
+      routes.add(`ANY ${parent}`).add(`ANY ${parent}/{proxy+}`);
+    }
+    routes.add(`ANY ${path}`);
   }
-  routes.push(`ANY ${STREAM_PATH}`);
-  return routes;
+  return [...routes];
 }
 
 export function createApi(r: AppResources) {
@@ -50,6 +59,18 @@ export function createApi(r: AppResources) {
         // GET /v1/docs/scalar.js serves the reference's standalone script from this package's files,
         // which a bundle does not carry: the package is installed beside the handler instead.
         nodejs: { install: ["@scalar/api-reference"] },
+      }),
+      r,
+    ),
+  );
+
+  // One streaming function for every streamed route (one pool of warm environments, one cold start).
+  const streamFunction = new sst.aws.Function(
+    "StreamFunction",
+    withCors(
+      appFunction("functions/stream.handler", r, {
+        streaming: true,
+        timeout: `${CALLER_TIMEOUT_SECONDS} seconds`,
       }),
       r,
     ),
@@ -71,24 +92,21 @@ export function createApi(r: AppResources) {
     });
   }
 
-  api.route(
-    `POST ${STREAM_PATH}`,
-    withCors(
-      appFunction("functions/stream.handler", r, {
-        streaming: true,
-        timeout: `${CALLER_TIMEOUT_SECONDS} seconds`,
-      }),
-      r,
-    ),
-    {
-      name: "ExecuteStream",
+  // SST reads `streaming` from a function defined inline in the route; a function shared by ARN says
+  // it on the route, which makes the integration invoke it with response streaming (transfer mode STREAM).
+  const streamFunctionArn = streamFunction.arn.apply((arn) => arn as sst.aws.FunctionArn);
+  for (const { path, name } of STREAMED_ROUTES) {
+    api.route(`POST ${path}`, streamFunctionArn, {
+      name,
+      streaming: true,
       transform: { integration: { timeoutMilliseconds: STREAM_INTEGRATION_TIMEOUT_MS } },
-    },
-  );
+    });
+  }
 
   api.deploy();
 
   // `api.url` ends with the stage path and a slash: https://<id>.execute-api.<region>.amazonaws.com/<stage>/
-  const streamUrl = $interpolate`${api.url}${STREAM_PATH.slice(1)}`;
-  return { api, apiFunction, url: api.url, streamUrl };
+  const streamUrl = $interpolate`${api.url}${STREAMED_ROUTES[0].path.slice(1)}`;
+  const mcpUrl = $interpolate`${api.url}${STREAMED_ROUTES[1].path.slice(1)}`;
+  return { api, apiFunction, streamFunction, url: api.url, streamUrl, mcpUrl };
 }

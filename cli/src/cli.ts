@@ -6,7 +6,6 @@ import { parseArgs, type ParseArgsOptionsConfig } from "node:util";
 import { CliError, EXIT, toCliError, usageError } from "./errors.ts";
 import { Output, type Streams } from "./output.ts";
 import { resolveSettings, type Env, type GlobalFlags, type Settings } from "./settings.ts";
-import { completionScript, isShell } from "./completion.ts";
 import { Prompter, type InputStream } from "./prompt.ts";
 
 // Set by the package build; the sources (run through tsx in development) read cli/package.json.
@@ -41,45 +40,68 @@ export interface CommandContext {
   settings(): Settings;
 }
 
+/** A flag: how the parser reads it, and what `--help` says about it. */
+export interface Flag {
+  type: "string" | "boolean";
+  /** A one-letter alias (`-t`). */
+  short?: string;
+  /** The value's name in help, for a string flag (default `<value>`). */
+  value?: string;
+  /** What it means, one line. */
+  description: string;
+}
+
+export type Flags = Record<string, Flag>;
+
 export interface Command {
   /** The words that name it: "search", "keys create". */
   path: string;
   summary: string;
   /** Argument synopsis after the command words, e.g. "<listing> [--model one_time|subscription|per_query]". */
   usage: string;
-  /** Longer help: flags and notes, one per line. */
-  help?: string[];
-  /** Example command lines, shown by `help <command>`. */
-  examples?: string[];
+  /** The positional arguments, described in help: `<listing>  the agent id, …`. */
+  arguments?: string[];
+  /** What else a user should know (not the flags: those describe themselves), one line each. */
+  notes?: string[];
+  /** Command lines that work as written (placeholders in <angle brackets> aside), shown by `help <command>`. */
+  examples: string[];
   /** The command reports Ctrl-C itself (a run says how to resume); others are stopped by the dispatcher. */
   handlesInterrupt?: boolean;
-  options?: ParseArgsOptionsConfig;
+  options?: Flags;
   /** Positional arguments accepted: [min, max]. Default [0, 0]. */
   args?: [number, number];
   run(ctx: CommandContext): Promise<number | void>;
 }
 
 export const GLOBAL_OPTIONS = {
-  json: { type: "boolean" },
-  help: { type: "boolean", short: "h" },
-  "api-url": { type: "string" },
-  "rpc-url": { type: "string" },
-  "chain-id": { type: "string" },
-  marketplace: { type: "string" },
-  stack: { type: "string" },
-  keystore: { type: "string" },
-} as const satisfies ParseArgsOptionsConfig;
+  json: { type: "boolean", description: "one JSON document on stdout (for scripts)" },
+  help: { type: "boolean", short: "h", description: "help (the overview, or one command's)" },
+  "api-url": { type: "string", value: "<url>", description: "the API (AGENTRENT_API_URL)" },
+  "rpc-url": { type: "string", value: "<url>", description: "the chain's JSON-RPC endpoint (AGENTRENT_RPC_URL)" },
+  "chain-id": { type: "string", value: "<id>", description: "the chain id (AGENTRENT_CHAIN_ID)" },
+  marketplace: { type: "string", value: "<address>", description: "the marketplace contract (AGENTRENT_MARKETPLACE)" },
+  stack: { type: "string", value: "<file>", description: "a local stack's stack.json (default: .local/stack.json found from the working directory)" },
+  keystore: { type: "string", value: "<file>", description: "an encrypted v3 keystore (AGENTRENT_KEYSTORE)" },
+} as const satisfies Flags;
 
-const GLOBAL_HELP = [
-  "--json               one JSON document on stdout (for scripts)",
-  "--api-url <url>      the API (AGENTRENT_API_URL)",
-  "--rpc-url <url>      the chain's JSON-RPC endpoint (AGENTRENT_RPC_URL)",
-  "--chain-id <id>      the chain id (AGENTRENT_CHAIN_ID)",
-  "--marketplace <addr> the marketplace contract (AGENTRENT_MARKETPLACE)",
-  "--stack <file>       a local stack's stack.json (default: .local/stack.json found from the working directory)",
-  "--keystore <file>    an encrypted v3 keystore (AGENTRENT_KEYSTORE)",
-  "-h, --help           help",
-];
+/** The parser's configuration of `flags` (what node:util parseArgs reads). */
+function parserOptions(flags: Flags): ParseArgsOptionsConfig {
+  return Object.fromEntries(Object.entries(flags).map(([name, f]) => [name, f.short ? { type: f.type, short: f.short } : { type: f.type }]));
+}
+
+/** `--name <value>` with its alias, as help shows a flag. */
+function flagLabel(name: string, flag: Flag): string {
+  return `${flag.short ? `-${flag.short}, ` : ""}--${name}${flag.type === "string" ? ` ${flag.value ?? "<value>"}` : ""}`;
+}
+
+/** Aligned `label  description` lines. */
+function flagLines(flags: Flags): string[] {
+  const labels = Object.entries(flags).map(([name, flag]) => [flagLabel(name, flag), flag.description] as const);
+  const width = Math.max(0, ...labels.map(([label]) => label.length));
+  return labels.map(([label, description]) => `  ${label.padEnd(width)}  ${description}`);
+}
+
+const GLOBAL_HELP = flagLines(GLOBAL_OPTIONS);
 
 export interface ParsedCommandLine {
   command: Command | undefined;
@@ -119,10 +141,10 @@ export function parseCommandLine(argv: string[], commands: Command[]): ParsedCom
     const members = group === undefined ? [] : commands.filter((c) => c.path.startsWith(`${group} `));
     if (group !== undefined && group !== "help" && members.length === 0) throw usageError(`Unknown command "${group}". ${suggest(group, commands)}`.trim());
     if (group !== undefined && members.length > 0 && words[1] !== undefined) throw usageError(`Unknown command "${group} ${words[1]}". The ${group} commands: ${members.map((m) => m.path).join(", ")}.`);
-    const values = parseFlags(rest.filter((t) => t !== group), GLOBAL_OPTIONS, "agentrent").values;
+    const values = parseFlags(rest.filter((t) => t !== group), parserOptions(GLOBAL_OPTIONS), "agentrent").values;
     return { command: undefined, words: group === undefined ? [] : [group], values, positionals: [] };
   }
-  const parsed = parseFlags(rest, { ...GLOBAL_OPTIONS, ...(command.options ?? {}) }, command.path);
+  const parsed = parseFlags(rest, parserOptions({ ...GLOBAL_OPTIONS, ...(command.options ?? {}) }), command.path);
   return { command, words: command.path.split(" "), values: parsed.values, positionals: parsed.positionals };
 }
 
@@ -173,36 +195,14 @@ function distance(a: string, b: string): number {
   return d[a.length]![b.length]!;
 }
 
-/** What the flags shared by several commands mean. */
-const FLAG_DOCS: Record<string, string> = {
-  yes: "confirm without asking (required when not on a terminal)",
-  limit: "how many to show (1 to 100)",
-  offset: "skip this many (paging)",
-  status: "only those with this status",
-  label: "a name for the key (1 to 64 characters)",
-  name: "the display name (up to 64 characters)",
-  reason: "the reason the creator reads",
-  price: "the new price in ETH",
-  "metadata-uri": "the new metadata URI (ipfs://…)",
-  amount: "how much ETH to withdraw (default: all of it)",
-  runs: "per_query: N runs at the listing's price",
-  deposit: "per_query: this much ETH",
-  duration: "subscription length: 30d (default), 90d or 365d",
-  model: "the rental model: one_time, subscription or per_query",
-  force: "replace what exists",
-  timeout: "seconds to wait",
-  "allow-private-hosts": "accept URLs on private or loopback addresses (a local stack)",
-};
-
+/** One command's help: its synopsis, what it does, its arguments and flags (each described), notes, examples. */
 export function commandHelp(command: Command): string {
   const lines = [`agentrent ${command.path}${command.usage ? ` ${command.usage}` : ""}`, "", command.summary];
-  if (command.help?.length) lines.push("", ...command.help.map((l) => `  ${l}`));
-  // Every flag is described: those the command's notes do not explain get a line of their own.
-  const described = (command.help ?? []).join("\n");
-  const rest = Object.entries(command.options ?? {}).filter(([name]) => !new RegExp(`--${name}\\b`).test(described));
-  if (rest.length) lines.push("", "Flags:", ...rest.map(([name, o]) => `  ${`--${name}${o.short ? `, -${o.short}` : ""}${o.type === "string" ? " <value>" : ""}`.padEnd(24)} ${FLAG_DOCS[name] ?? ""}`.trimEnd()));
-  if (command.examples?.length) lines.push("", "Examples:", ...command.examples.map((l) => `  $ ${l}`));
-  lines.push("", "Global flags:", ...GLOBAL_HELP.map((l) => `  ${l}`));
+  if (command.arguments?.length) lines.push("", "Arguments:", ...command.arguments.map((l) => `  ${l}`));
+  if (command.options && Object.keys(command.options).length > 0) lines.push("", "Flags:", ...flagLines(command.options));
+  if (command.notes?.length) lines.push("", ...command.notes);
+  if (command.examples.length) lines.push("", "Examples:", ...command.examples.map((l) => `  $ ${l}`));
+  lines.push("", "Global flags:", ...GLOBAL_HELP);
   return lines.join("\n");
 }
 
@@ -215,11 +215,11 @@ export function overview(commands: Command[], group?: string): string {
     ...shown.map((c) => `  ${c.path.padEnd(width)}  ${c.summary}`),
     "",
     "Global flags:",
-    ...GLOBAL_HELP.map((l) => `  ${l}`),
+    ...GLOBAL_HELP,
     "",
     "`agentrent help <command>` or `agentrent <command> --help` describes one command; `agentrent completion",
     "bash|zsh|fish` prints shell completion; `agentrent --version` the version. Exit codes: 0 ok, 1 failure, 2 usage, 3 auth,",
-    "4 access or payment refused, 5 not found, 6 invalid manifest, 7 rate limited, 8 unavailable.",
+    "4 access or payment refused, 5 not found, 6 invalid manifest, 7 rate limited, 8 unavailable, 130 interrupted (Ctrl-C).",
   ];
   return lines.join("\n");
 }
@@ -247,12 +247,6 @@ export async function runCli(argv: string[], commands: Command[], env: Env = pro
     }
     // `agentrent help <command>` is `agentrent <command> --help`.
     if (argv[0] === "help" && argv.length > 1 && !argv[1]!.startsWith("-")) return runCli([...argv.slice(1), "--help"], commands, env, streams, options);
-    if (argv[0] === "completion") {
-      const shell = argv[1];
-      if (!isShell(shell) || argv.length > 2) throw usageError("agentrent completion <bash|zsh|fish>: prints the completion script of that shell (for example: source <(agentrent completion bash)).");
-      out.streams.stdout.write(completionScript(shell, commands, Object.keys(GLOBAL_OPTIONS).map((name) => `--${name}`)));
-      return EXIT.ok;
-    }
     const parsed = parseCommandLine(argv, commands);
     out = new Output(parsed.values.json === true, streams);
     if (!parsed.command) {

@@ -1,6 +1,7 @@
 // Shell completion scripts (`agentrent completion bash|zsh|fish`), generated from the command table so
 // they never fall behind it: command words, then each command's flags.
-import type { Command } from "./cli.ts";
+import { GLOBAL_OPTIONS, type Command } from "./cli.ts";
+import { usageError } from "./errors.ts";
 
 const SHELLS = ["bash", "zsh", "fish"] as const;
 export type Shell = (typeof SHELLS)[number];
@@ -11,7 +12,7 @@ function flagsOf(command: Command, globals: string[]): string[] {
 }
 
 export function completionScript(shell: Shell, commands: Command[], globals: string[]): string {
-  const tops = [...new Set(commands.map((c) => c.path.split(" ")[0]!)), "help", "completion"];
+  const tops = [...new Set([...commands.map((c) => c.path.split(" ")[0]!), "help"])];
   const groups = new Map<string, string[]>();
   for (const c of commands) {
     const [group, sub] = c.path.split(" ");
@@ -57,4 +58,22 @@ complete -o default -F _agentrent agentrent`;
     ...globals.map((flag) => `complete -c agentrent -l ${flag.replace(/^--/, "")}`),
   ];
   return lines.join("\n") + "\n";
+}
+
+/** `agentrent completion <shell>`, over the whole command table (`all`, read when it runs). */
+export function completionCommand(all: () => Command[]): Command {
+  return {
+    path: "completion",
+    summary: "Print the shell completion script of bash, zsh or fish (commands, subcommands and their flags)",
+    usage: "<bash|zsh|fish>",
+    args: [1, 1],
+    arguments: ["<shell>  bash, zsh or fish"],
+    notes: ["Add the source line to ~/.bashrc (or ~/.zshrc) to keep it; fish reads it from its completions folder."],
+    examples: ["source <(agentrent completion bash)", "agentrent completion zsh >> ~/.zshrc", "agentrent completion fish > ~/.config/fish/completions/agentrent.fish"],
+    async run(ctx) {
+      const shell = ctx.args[0];
+      if (!isShell(shell)) throw usageError(`agentrent completion <bash|zsh|fish>: no completion for ${JSON.stringify(shell)}; for example: source <(agentrent completion bash).`);
+      ctx.out.streams.stdout.write(completionScript(shell, all(), Object.keys(GLOBAL_OPTIONS).map((name) => `--${name}`)));
+    },
+  };
 }

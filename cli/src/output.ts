@@ -14,8 +14,14 @@ export function toJson(value: unknown, indent = 2): string {
   return (text ?? "null").replace(new RegExp(`"${marker}(-?\\d+)"`, "g"), "$1");
 }
 
+/** Back to the start of the line, and the line erased (what a spinner redraws over). */
+const CLEAR_LINE = "\r\u001b[2K";
+const FRAMES = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
+
 export class Output {
   private emitted = false;
+  /** The spinner on screen, if any: a notice clears its line first and draws it again after. */
+  private spinner: { draw(): void } | undefined;
 
   constructor(
     readonly json: boolean,
@@ -45,7 +51,9 @@ export class Output {
 
   /** A notice for the person at the terminal (stderr), in both modes. */
   notice(text: string): void {
-    this.streams.stderr.write(text + "\n");
+    if (!this.spinner) return void this.streams.stderr.write(text + "\n");
+    this.streams.stderr.write(`${CLEAR_LINE}${text}\n`);
+    this.spinner.draw();
   }
 
   /** Aligned `key  value` lines. */
@@ -63,27 +71,36 @@ export class Output {
     if (error.exitCode === EXIT.usage && !this.json) this.streams.stderr.write("Run `agentrent help` for the commands, `agentrent <command> --help` for one.\n");
   }
 
-  /** Progress on stderr while `task` runs: a spinner on a terminal; elsewhere each label once, as a plain
-   * line (a log reads well, and --json keeps stdout clean). Hand-written rather than ora: ten lines, and
-   * the CLI's start stays free of its dependencies. */
+  /**
+   * Progress on stderr while `task` runs: a spinner with the label and the seconds waited on a terminal;
+   * elsewhere each label once, as a plain line (a log reads well, and --json keeps stdout clean).
+   * Hand-written: @clack/prompts' spinner (the prompts' library) puts stdin in raw mode while it spins
+   * and ends the process with exit code 0 on Ctrl-C, and adds its own SIGINT handlers; a run
+   * interrupted under it could not print its id or exit 130. This one only writes to stderr.
+   */
   async progress<T>(label: string, task: (update: (label: string) => void) => Promise<T>): Promise<T> {
     const tty = Boolean(this.streams.stderr.isTTY);
     if (!tty) {
       this.streams.stderr.write(`${label}...\n`);
       return task((next) => this.streams.stderr.write(`${next}...\n`));
     }
-    const frames = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
     let current = label;
     let i = 0;
     const started = Date.now();
-    const draw = () => this.streams.stderr.write(`\r\u001b[2K${frames[i++ % frames.length]} ${current} (${Math.floor((Date.now() - started) / 1000)}s)`);
+    const draw = () => this.streams.stderr.write(`${CLEAR_LINE}${FRAMES[i++ % FRAMES.length]} ${current} (${Math.floor((Date.now() - started) / 1000)}s)`);
+    const outer = this.spinner;
+    this.spinner = { draw };
     draw();
     const timer = setInterval(draw, 100);
     try {
-      return await task((next) => (current = next));
+      return await task((next) => {
+        current = next;
+        draw();
+      });
     } finally {
       clearInterval(timer);
-      this.streams.stderr.write("\r\u001b[2K");
+      this.spinner = outer;
+      this.streams.stderr.write(CLEAR_LINE);
     }
   }
 }

@@ -59,6 +59,8 @@ export interface Settings {
   configFile: string;
   stackFile: string | undefined;
   keystore: string | undefined;
+  /** With `lenient`, the settings that could not be used (left unset), each with how to fix it. */
+  problems: string[];
 }
 
 export interface GlobalFlags {
@@ -130,33 +132,47 @@ function pick<T>(sources: Record<string, string>, name: string, candidates: [str
   return undefined;
 }
 
-export function resolveSettings(flags: GlobalFlags, env: Env, cwd = process.cwd()): Settings {
+/**
+ * The settings in force. A value that cannot be used is a usage error naming where it came from; with
+ * `lenient` (for `config show`, which must work whatever is stored) it is left unset and reported in
+ * `problems` instead.
+ */
+export function resolveSettings(flags: GlobalFlags, env: Env, cwd = process.cwd(), options: { lenient?: boolean } = {}): Settings {
   const dir = configDir(env);
   const file = join(dir, "config.json");
   const config = readConfig(file);
   const stackFile = findStackFile(env, flags.stack, cwd);
   const stack = readStackFile(stackFile);
   const sources: Record<string, string> = {};
+  const problems: string[] = [];
+  const refuse = (message: string) => {
+    if (!options.lenient) throw usageError(message);
+    problems.push(message);
+  };
   const apiUrl = pick(sources, "api_url", [["--api-url", flags["api-url"]], ["AGENTRENT_API_URL", env.AGENTRENT_API_URL], ["config", config.api_url], ["stack", stack.api_url]]);
   const rpcUrl = pick(sources, "rpc_url", [["--rpc-url", flags["rpc-url"]], ["AGENTRENT_RPC_URL", env.AGENTRENT_RPC_URL], ["config", config.rpc_url], ["stack", stack.rpc_url]]);
   const chainIdRaw = pick<string | number>(sources, "chain_id", [["--chain-id", flags["chain-id"]], ["AGENTRENT_CHAIN_ID", env.AGENTRENT_CHAIN_ID], ["config", config.chain_id], ["stack", stack.chain_id]]);
   const marketplaceRaw = pick(sources, "marketplace", [["--marketplace", flags.marketplace], ["AGENTRENT_MARKETPLACE", env.AGENTRENT_MARKETPLACE], ["config", config.marketplace], ["stack", stack.contracts?.marketplace]]);
   const keystore = pick(sources, "keystore", [["--keystore", flags.keystore], ["AGENTRENT_KEYSTORE", env.AGENTRENT_KEYSTORE], ["config", config.keystore]]);
+  const fix = (key: string) => (sources[key] === "config" ? ` Fix it with \`agentrent config set ${key} <value>\`.` : "");
   let chainId: number | undefined;
   if (chainIdRaw !== undefined) {
     chainId = Number(chainIdRaw);
-    if (!Number.isSafeInteger(chainId) || chainId <= 0) throw usageError(`The chain id ${String(chainIdRaw)} (from ${sources.chain_id}) is not a positive integer.`);
+    if (!Number.isSafeInteger(chainId) || chainId <= 0) {
+      refuse(`The chain id ${String(chainIdRaw)} (from ${sources.chain_id}) is not a positive integer.${fix("chain_id")}`);
+      chainId = undefined;
+    }
   }
   let marketplace: `0x${string}` | undefined;
   if (marketplaceRaw !== undefined) {
-    if (!ADDRESS.test(marketplaceRaw)) throw usageError(`The marketplace address ${marketplaceRaw} (from ${sources.marketplace}) is not an address.`);
-    marketplace = checksumAddress(marketplaceRaw);
+    if (ADDRESS.test(marketplaceRaw)) marketplace = checksumAddress(marketplaceRaw);
+    else refuse(`The marketplace address ${marketplaceRaw} (from ${sources.marketplace}) is not an address.${fix("marketplace")}`);
   }
-  if (apiUrl !== undefined) checkUrl(apiUrl, `the API URL (from ${sources.api_url})`);
-  if (rpcUrl !== undefined) checkUrl(rpcUrl, `the RPC URL (from ${sources.rpc_url})`);
+  const api = apiUrl !== undefined && !isHttpUrl(apiUrl) ? (refuse(`The API URL (from ${sources.api_url}) is not an http(s) URL: ${apiUrl}.${fix("api_url")}`), undefined) : apiUrl;
+  const rpc = rpcUrl !== undefined && !isHttpUrl(rpcUrl) ? (refuse(`The RPC URL (from ${sources.rpc_url}) is not an http(s) URL: ${rpcUrl}.${fix("rpc_url")}`), undefined) : rpcUrl;
   return {
-    apiUrl: apiUrl?.replace(/\/+$/, "").replace(/\/v1$/, ""),
-    rpcUrl,
+    apiUrl: api?.replace(/\/+$/, "").replace(/\/v1$/, ""),
+    rpcUrl: rpc,
     chainId,
     marketplace,
     sources,
@@ -164,15 +180,16 @@ export function resolveSettings(flags: GlobalFlags, env: Env, cwd = process.cwd(
     configFile: file,
     stackFile,
     keystore: keystore ?? (existsSync(join(dir, "keystore.json")) ? join(dir, "keystore.json") : undefined),
+    problems,
   };
 }
 
-function checkUrl(value: string, what: string): void {
+function isHttpUrl(value: string): boolean {
   try {
     const url = new URL(value);
-    if (url.protocol !== "http:" && url.protocol !== "https:") throw new Error("scheme");
+    return url.protocol === "http:" || url.protocol === "https:";
   } catch {
-    throw usageError(`${what} is not an http(s) URL: ${value}`);
+    return false;
   }
 }
 

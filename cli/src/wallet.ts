@@ -5,7 +5,7 @@ import { existsSync, readFileSync } from "node:fs";
 import type { Hex } from "viem";
 import type { PrivateKeyAccount } from "viem/accounts";
 import { CliError, EXIT } from "./errors.ts";
-import { askHidden, isInteractive } from "./prompt.ts";
+import type { Prompter } from "./prompt.ts";
 import type { Env, Settings } from "./settings.ts";
 
 const PRIVATE_KEY = /^(0x)?[0-9a-fA-F]{64}$/;
@@ -16,14 +16,17 @@ export function parsePrivateKey(value: string, source: string): Hex {
   return (trimmed.startsWith("0x") ? trimmed : `0x${trimmed}`) as Hex;
 }
 
-export async function keystorePassword(env: Env, purpose: string): Promise<string> {
+export async function keystorePassword(env: Env, purpose: string, prompt: Prompter): Promise<string> {
   if (env.AGENTRENT_KEYSTORE_PASSWORD !== undefined) return env.AGENTRENT_KEYSTORE_PASSWORD;
-  if (!isInteractive()) throw new CliError(`The keystore password is needed to ${purpose}: set AGENTRENT_KEYSTORE_PASSWORD, or run on a terminal to be asked.`, EXIT.auth, "password_required");
-  return askHidden("Keystore password");
+  const needed = `The keystore password is needed to ${purpose}: set AGENTRENT_KEYSTORE_PASSWORD, or run on a terminal to be asked.`;
+  if (!prompt.interactive) throw new CliError(needed, EXIT.auth, "password_required");
+  const password = await prompt.secret("Keystore password");
+  if (password === undefined) throw new CliError(needed, EXIT.auth, "password_required");
+  return password;
 }
 
 /** The signing account; throws an auth error that says how to configure one. */
-export async function loadAccount(settings: Settings, env: Env): Promise<PrivateKeyAccount> {
+export async function loadAccount(settings: Settings, env: Env, prompt: Prompter): Promise<PrivateKeyAccount> {
   // Loaded here, not at start: only commands that sign need viem's accounts and the keystore's crypto.
   const [{ privateKeyToAccount }, { decryptKeystore, KeystoreError }] = await Promise.all([import("viem/accounts"), import("./keystore.ts")]);
   if (env.AGENTRENT_PRIVATE_KEY) return privateKeyToAccount(parsePrivateKey(env.AGENTRENT_PRIVATE_KEY, "AGENTRENT_PRIVATE_KEY"));
@@ -38,7 +41,7 @@ export async function loadAccount(settings: Settings, env: Env): Promise<Private
   } catch {
     throw new CliError(`The keystore ${file} is not JSON.`, EXIT.auth, "invalid_keystore");
   }
-  const password = await keystorePassword(env, "unlock the wallet");
+  const password = await keystorePassword(env, "unlock the wallet", prompt);
   try {
     return privateKeyToAccount(decryptKeystore(json, password));
   } catch (error) {

@@ -9,7 +9,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Writable } from "node:stream";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
-import { parseCommandLine, runCli } from "../../cli/src/cli.ts";
+import { GLOBAL_OPTIONS, parseCommandLine, runCli } from "../../cli/src/cli.ts";
 import { COMMANDS } from "../../cli/src/commands.ts";
 import { EXIT } from "../../cli/src/errors.ts";
 import { decryptKeystore, encryptKeystore, KeystoreError } from "../../cli/src/keystore.ts";
@@ -22,6 +22,16 @@ import { formatEther } from "viem";
 import { authenticatedApi } from "../../cli/src/api.ts";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "../..");
+
+/** A command line's words as a POSIX shell splits them (quotes), a `<placeholder>` kept as one word. */
+function shellWords(line: string): string[] {
+  const words: string[] = [];
+  const pattern = /\s*(?:"((?:[^"\\]|\\.)*)"|'([^']*)'|((?:<[^>]*>|[^\s"'])+))/gy;
+  for (let match = pattern.exec(line); match && match[0].trim() !== ""; match = pattern.exec(line)) words.push(match[1] ?? match[2] ?? match[3]!);
+  return words;
+}
+
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 // The bundled bin (built by its test); the packed and installed one is run by test/packages/install.test.ts.
 const bin = join(root, "cli/bin/agentrent.mjs");
 const FAST = { n: 1024, r: 8, p: 1 };
@@ -73,6 +83,37 @@ describe("version, help and completion", () => {
     expect(help.code).toBe(0);
     expect(help.stdout).toBe(flag.stdout);
     expect(help.stdout).toContain("agentrent execute <agent_id>");
+  });
+
+  it("every command has a description and examples that parse as that command, every argument and flag a description, in help <command> and <command> --help alike", async () => {
+    expect(COMMANDS.length).toBeGreaterThanOrEqual(41);
+    for (const [name, flag] of Object.entries(GLOBAL_OPTIONS)) expect(flag.description.trim(), `--${name}`).not.toBe("");
+    for (const command of COMMANDS) {
+      const where = `agentrent ${command.path}`;
+      expect(command.summary.trim(), where).not.toBe("");
+      expect(command.examples.length, `${where}: examples`).toBeGreaterThan(0);
+      const [min, max] = command.args ?? [0, 0];
+      if (max > 0) expect(command.arguments?.length, `${where}: its arguments are described`).toBeGreaterThan(0);
+      for (const [name, flag] of Object.entries(command.options ?? {})) expect(flag.description.trim(), `${where} --${name}`).not.toBe("");
+      for (const example of command.examples) {
+        // What runs agentrent: after a pipe, environment assignments or `<(`, before a redirection.
+        const segment = example.split(" | ").find((part) => /(^|[\s(])agentrent\s/.test(part))!;
+        const words = shellWords(segment.slice(segment.indexOf("agentrent ")).replace(/\)$/, "").replace(/\s+>>?\s+\S+$/, ""));
+        expect(words[0], example).toBe("agentrent");
+        const parsed = parseCommandLine(words.slice(1), COMMANDS);
+        expect(parsed.command?.path, example).toBe(command.path);
+        expect(parsed.positionals.length, example).toBeGreaterThanOrEqual(min);
+        expect(parsed.positionals.length, example).toBeLessThanOrEqual(max);
+      }
+      const help = await cli(["help", ...command.path.split(" ")]);
+      const flag = await cli([...command.path.split(" "), "--help"]);
+      expect(help.code, where).toBe(0);
+      expect(flag).toMatchObject({ code: 0, stdout: help.stdout });
+      expect(help.stdout.startsWith(`${where} `) || help.stdout.startsWith(`${where}\n`), where).toBe(true);
+      expect(help.stdout).toContain(command.summary);
+      for (const [name, f] of Object.entries(command.options ?? {})) expect(help.stdout, `${where} --${name}`).toMatch(new RegExp(`--${name}\\b.*  ${escapeRegExp(f.description)}`));
+      for (const example of command.examples) expect(help.stdout).toContain(`$ ${example}`);
+    }
   });
 
   it("completion prints a script for bash, zsh and fish naming the commands and their flags; another shell is a usage error", async () => {

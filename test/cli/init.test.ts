@@ -1,9 +1,10 @@
 // `agentrent init` on a terminal: each answer is checked as it is given (by the service's own manifest
 // validator, and a URL the service will call by reaching it) and asked again with the reason, in
-// process through `main` with the answers on its stdin.
+// process through `main` with the answers on its stdin: read line by line, and on a terminal that reads
+// keys through @clack/prompts (with Ctrl-C, and masked password input for a keystore).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createServer, type Server } from "node:http";
-import { mkdtempSync, existsSync, readFileSync } from "node:fs";
+import { mkdtempSync, existsSync, readdirSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PassThrough, Writable } from "node:stream";
@@ -11,6 +12,7 @@ import type { AddressInfo } from "node:net";
 import { main } from "../../cli/src/main.ts";
 import { EXIT } from "../../cli/src/errors.ts";
 import { freePort } from "../../local/ports.ts";
+import { until } from "../support/until.ts";
 
 let agent: Server;
 let agentUrl: string;
@@ -86,5 +88,80 @@ describe("init checks each answer as it is given", () => {
     expect(result.code, result.stderr).toBe(EXIT.ok);
     expect(result.stderr).not.toContain("Name (kebab-case)");
     expect(JSON.parse(readFileSync(join(result.dir, "flag-agent.json"), "utf8"))).toMatchObject({ name: "flag-agent", category: "content", system_prompt: "Summarise the text." });
+  });
+});
+
+/**
+ * `agentrent <args>` on a terminal that reads keys (raw mode), where questions are @clack/prompts':
+ * `type` sends keystrokes once `question` has been drawn `times` times (so each answer goes to the
+ * question the person sees).
+ */
+function onTerminal(args: string[], env: Record<string, string> = {}) {
+  const dir = mkdtempSync(join(tmpdir(), "agentrent-terminal-"));
+  const stdin = Object.assign(new PassThrough(), { isTTY: true, setRawMode: () => stdin });
+  let stderr = "";
+  let stdout = "";
+  const sink = (append: (s: string) => void) =>
+    Object.assign(
+      new Writable({
+        write(chunk: Buffer, _enc, done) {
+          append(chunk.toString());
+          done();
+        },
+      }),
+      { isTTY: true, columns: 100 },
+    );
+  const done = main(args, {
+    env: { HOME: dir, AGENTRENT_CONFIG_DIR: dir, AGENTRENT_STACK_FILE: "", LOCAL_DATA_DIR: "", NO_COLOR: "1", ...env },
+    cwd: dir,
+    stdin,
+    stdout: sink((s) => (stdout += s)),
+    stderr: sink((s) => (stderr += s)),
+  }).then((code) => ({ code, stdout, stderr }));
+  const type = async (question: string, keys: string, times = 1) => {
+    await until(`"${question}" asked (${times})`, () => stderr.split(`◆  ${question}`).length - 1 >= times, 10_000);
+    stdin.write(keys);
+  };
+  return { dir, done, type, stderr: () => stderr };
+}
+
+describe("on a terminal that reads keys, the questions are @clack/prompts'", () => {
+  it("init asks, refuses an answer with the reason and asks again, then writes the manifest", async () => {
+    const session = onTerminal(["init", "--category", "research", "--provider", "provider_a", "--model", "gpt-x", "--system-prompt", "Find facts."]);
+    await session.type("Name (kebab-case)", "Bad Name\r");
+    await session.type("Name (kebab-case)", "good-agent\r", 2);
+    await session.type("Description", "Finds facts\r");
+    const result = await session.done;
+    expect(result.code, result.stderr).toBe(EXIT.ok);
+    expect(result.stderr).toMatch(/✗ .*kebab.*; try again\./);
+    expect(result.stderr).toContain("◇  Name (kebab-case)\ngood-agent");
+    expect(JSON.parse(readFileSync(join(session.dir, "good-agent.json"), "utf8"))).toMatchObject({ name: "good-agent", description: "Finds facts", system_prompt: "Find facts." });
+  });
+
+  it("Ctrl-C at a question cancels the command (exit 130) and writes nothing", async () => {
+    const session = onTerminal(["init", "--category", "research", "--provider", "provider_a", "--model", "gpt-x", "--system-prompt", "Find facts."]);
+    await session.type("Name (kebab-case)", "half\u0003");
+    const result = await session.done;
+    expect(result.code).toBe(EXIT.interrupted);
+    expect(result.stderr).toContain("agentrent: Cancelled.");
+    expect(readdirSync(session.dir).filter((f) => f.endsWith(".json"))).toEqual([]);
+  });
+
+  it("wallet new asks for the password twice, masked: it never appears on the terminal", async () => {
+    const password = "correct horse battery";
+    const session = onTerminal(["wallet", "new", "--scrypt-n-log2", "10", "--json"]);
+    await session.type("New keystore password (8+ characters)", `${password}\r`);
+    await session.type("Repeat the password", `${password}\r`);
+    const result = await session.done;
+    expect(result.code, result.stderr).toBe(EXIT.ok);
+    expect(result.stderr + result.stdout).not.toContain(password);
+    expect(result.stderr).toContain("▪".repeat(password.length));
+    const { keystore, address } = JSON.parse(result.stdout) as { keystore: string; address: string };
+    const unlocked = onTerminal(["wallet", "address", "--keystore", keystore], { AGENTRENT_CONFIG_DIR: session.dir });
+    await unlocked.type("Keystore password", "not the password\r");
+    expect(await unlocked.done).toMatchObject({ code: EXIT.auth, stderr: expect.stringContaining("Wrong password for the keystore") });
+    const again = onTerminal(["wallet", "address", "--keystore", keystore]);
+    await again.type("Keystore password", `${password}\r`);
+    expect(await again.done).toMatchObject({ code: EXIT.ok, stdout: `${address}\n` });
   });
 });

@@ -256,6 +256,59 @@ describe("bad input: the protocol's own error or a tool error, never a 5xx, noth
     expect(await notRpc.json()).toMatchObject({ jsonrpc: "2.0", error: { code: expect.any(Number) } });
   });
 
+  it("a JSON-RPC batch is handled: each request answered by id in one event stream, a refused call a tool error, nothing charged for it", async () => {
+    const before = { balance: await balanceOf(summarizer), deliveries: deliveries.length };
+    const res = await fetch(`${baseUrl}/v1/mcp`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${apiKey}`, "content-type": "application/json", accept: "application/json, text/event-stream" },
+      body: JSON.stringify([
+        { jsonrpc: "2.0", id: 1, method: "tools/list" },
+        { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "remote_researcher", arguments: { task: "batched", topic: "tides" } } },
+        { jsonrpc: "2.0", id: 3, method: "tools/call", params: { name: "run_agent", arguments: { agent_id: unrented.agent_id, task: "batched, not mine" } } },
+        { jsonrpc: "2.0", method: "notifications/initialized" },
+      ]),
+      signal: AbortSignal.timeout(20_000),
+    });
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toMatch(/^text\/event-stream/);
+    const answers = (await res.text())
+      .split("\n")
+      .filter((line) => line.startsWith("data: ") && line.length > 6)
+      .map((line) => JSON.parse(line.slice(6)) as { id: number; result: Record<string, unknown> });
+    const byId = new Map(answers.map((a) => [a.id, a.result]));
+    expect([...byId.keys()].sort()).toEqual([1, 2, 3]);
+    expect((byId.get(1)!.tools as { name: string }[]).map((t) => t.name)).toEqual(["run_agent", "remote_researcher", "remote_summarizer"]);
+    expect(byId.get(2)).toMatchObject({ structuredContent: { findings: ["batched: tides"] } });
+    expect(byId.get(2)!.isError).toBeFalsy();
+    expect(byId.get(3)).toMatchObject({ isError: true, content: [{ type: "text", text: expect.stringMatching(/^Error credential_not_found \(HTTP 403/) }] });
+    expect(deliveries.slice(before.deliveries).map((d) => d.task)).toEqual(["batched"]);
+    expect(await balanceOf(summarizer)).toBe(before.balance);
+  });
+
+  it("a batch the protocol refuses gets its error (HTTP 400): an empty batch, initialize beside another message, a malformed member; notifications alone are accepted (202)", async () => {
+    const post = (body: unknown) =>
+      fetch(`${baseUrl}/v1/mcp`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${apiKey}`, "content-type": "application/json", accept: "application/json, text/event-stream" },
+        body: JSON.stringify(body),
+        signal: AbortSignal.timeout(10_000),
+      });
+    const initialize = { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "batch-test", version: "1.0.0" } } };
+    const refused: [unknown, number][] = [
+      [[], -32600],
+      [[initialize, { jsonrpc: "2.0", id: 2, method: "tools/list" }], -32600],
+      [[{ jsonrpc: "2.0", id: 1, method: "tools/list" }, { hello: "world" }], -32700],
+    ];
+    for (const [body, code] of refused) {
+      const res = await post(body);
+      expect({ body, status: res.status }).toEqual({ body, status: 400 });
+      expect(await res.json()).toMatchObject({ jsonrpc: "2.0", error: { code }, id: null });
+    }
+    const notifications = await post([{ jsonrpc: "2.0", method: "notifications/initialized" }, { jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 9 } }]);
+    expect(notifications.status).toBe(202);
+    expect(await notifications.text()).toBe("");
+  });
+
   it("no credential or an invalid one: 401 in the error envelope; GET is 405 (no standalone stream)", async () => {
     const none = await fetch(`${baseUrl}/v1/mcp`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
     expect(none.status).toBe(401);

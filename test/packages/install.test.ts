@@ -1,21 +1,27 @@
 // The packages as a new user gets them: `npm pack` of the SDK and the CLI (each builds on prepack),
 // the tarballs installed into an empty folder with npm, the SDK imported by plain `node` (ESM and
-// CommonJS), and the installed `agentrent` binary run against the API served on 127.0.0.1 (sign in,
-// search, execute a rented connected agent). Nothing from this repository is on the import path.
+// CommonJS), its `./ai` and `./mcp` entries once their peers are installed beside it (with npm, from
+// its cache or the registry, as a user would), the installed `agent-rental-mcp` program serving the
+// rented agents over stdio, the package's types resolved by `tsc` for a consumer in that folder, and
+// the installed `agentrent` binary run against the API served on 127.0.0.1 (sign in, search, execute a
+// rented connected agent). Nothing from this repository is on the import path of what is installed.
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { execFile } from "node:child_process";
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { Webhook } from "standardwebhooks";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { buildApp } from "../../src/api/app.ts";
 import { createEgressGuard } from "../../src/adapters/egress/guard.ts";
 import { writeMarketplace } from "../../src/chain/write.ts";
 import { createTestServices, fundedAccount, type TestContext } from "../support/services.ts";
-import { signIn } from "../support/auth.ts";
+import { createKey, signIn } from "../support/auth.ts";
 import { approveCreator } from "../support/creators.ts";
 import { indexChain, marketTarget, publishConnectedAgent, type PublishedAgent } from "../support/agents.ts";
 import { startHttpsServer, type HttpsTestServer } from "../support/https-server.ts";
@@ -31,6 +37,7 @@ let baseUrl: string;
 let agentServer: HttpsTestServer;
 let agent: PublishedAgent & { webhookSecret: string };
 let renterKey: string;
+let renterApiKey: string;
 let work: string;
 let secret = "";
 
@@ -76,6 +83,7 @@ beforeAll(async () => {
   renterKey = renter.privateKey;
   await writeMarketplace(marketTarget(ctx), renter, "purchaseOneTime", [agent.onChainId], agent.priceWei);
   await indexChain(ctx);
+  renterApiKey = (await createKey(app, renter, (await signIn(app, renter)).token, "packed mcp")).key;
 
   work = mkdtempSync(join(tmpdir(), "agentrent-install-"));
   const packs = join(work, "packs");
@@ -93,6 +101,9 @@ afterAll(async () => {
   if (work) rmSync(work, { recursive: true, force: true });
 });
 
+/** The version of `name` this repository installs, so the empty folder's npm finds it in its cache. */
+const repoVersion = (name: string): string => (JSON.parse(readFileSync(join(ROOT, "node_modules", name, "package.json"), "utf8")) as { version: string }).version;
+
 describe("the SDK tarball", () => {
   it("imports with plain node as an ES module and as CommonJS, and parses a cost above 2^53 exactly", async () => {
     const check = "console.log(typeof sdk.AgentRentalClient, typeof sdk.AgentRentalError, String(sdk.parseJson('{\"cost_wei\": 9007199254740993}').cost_wei))";
@@ -103,6 +114,85 @@ describe("the SDK tarball", () => {
     const mcp = await run(process.execPath, ["--input-type=module", "-e", 'import("@agent-rental/sdk/mcp").then((m) => console.log(typeof m.loadAgentMcpServer), (e) => console.log(e.code))'], { cwd: work });
     // ./mcp needs its optional peer dependency, absent here: the import names what is missing.
     expect(mcp.stdout.trim()).toBe("ERR_MODULE_NOT_FOUND");
+  });
+
+  describe("with the peers of ./ai and ./mcp installed beside it", () => {
+    beforeAll(async () => {
+      const peers = ["ai", "@modelcontextprotocol/sdk", "zod"].map((name) => `${name}@${repoVersion(name)}`);
+      await run("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline", ...peers], { cwd: work, env: NPM_ENV, timeout: 180_000 });
+    }, 200_000);
+
+    it("./ai and ./mcp import with plain node as ES modules and as CommonJS", async () => {
+      const check = "console.log(typeof ai.rentedAgentTools, typeof ai.agentTool, typeof mcp.loadAgentMcpServer, typeof mcp.createAgentMcpServer)";
+      const esm = await run(process.execPath, ["--input-type=module", "-e", `import * as ai from "@agent-rental/sdk/ai"; import * as mcp from "@agent-rental/sdk/mcp"; ${check}`], { cwd: work });
+      const cjs = await run(process.execPath, ["-e", `const ai = require("@agent-rental/sdk/ai"); const mcp = require("@agent-rental/sdk/mcp"); ${check}`], { cwd: work });
+      expect(esm.stdout.trim()).toBe("function function function function");
+      expect(cjs.stdout.trim()).toBe("function function function function");
+    });
+
+    it("the installed agent-rental-mcp starts over stdio, lists the rented agent's tool with its schemas, and runs it", async () => {
+      const transport = new StdioClientTransport({
+        command: join(work, "node_modules/.bin/agent-rental-mcp"),
+        cwd: work,
+        env: { PATH: process.env.PATH ?? "", AGENT_RENTAL_API_URL: baseUrl, AGENT_RENTAL_API_KEY: renterApiKey, AGENT_RENTAL_REFRESH_SECONDS: "0" },
+        stderr: "pipe",
+      });
+      const client = new Client({ name: "packed-mcp-test", version: "1.0.0" });
+      try {
+        await client.connect(transport);
+        const { tools } = await client.listTools();
+        expect(tools.map((t) => t.name)).toEqual(["run_agent", "packed_agent"]);
+        expect(tools[1]).toMatchObject({ inputSchema: { type: "object", required: ["task"] }, outputSchema: { required: ["findings"] } });
+        const result = (await client.callTool({ name: "packed_agent", arguments: { task: "over stdio" } })) as CallToolResult;
+        expect(result.isError).toBeFalsy();
+        expect(result.structuredContent).toEqual({ findings: ["packed: over stdio"] });
+      } finally {
+        await client.close();
+      }
+    });
+
+    it("the package's types resolve from the tarball for an ES module and a CommonJS consumer (tsc --noEmit, strict)", async () => {
+      const consumer = (importLines: string) => `${importLines}
+const client = new AgentRentalClient({ baseUrl: "https://api.example.com", apiKey: "svc_test_x" });
+export async function costOf(request: ExecuteRequest): Promise<bigint> {
+  const run: Run = await client.execute(request);
+  // @ts-expect-error cost_wei is a bigint: the declarations were found, not an untyped module
+  const asNumber: number = run.cost_wei;
+  void asNumber;
+  return run.cost_wei;
+}
+export const tools: typeof rentedAgentTools = rentedAgentTools;
+export const server: typeof createAgentMcpServer = createAgentMcpServer;
+`;
+      writeFileSync(
+        join(work, "consumer.mts"),
+        consumer(`import { AgentRentalClient, type ExecuteRequest, type Run } from "@agent-rental/sdk";
+import { rentedAgentTools } from "@agent-rental/sdk/ai";
+import { createAgentMcpServer } from "@agent-rental/sdk/mcp";`),
+      );
+      writeFileSync(
+        join(work, "consumer.cts"),
+        consumer(`import sdk = require("@agent-rental/sdk");
+import ai = require("@agent-rental/sdk/ai");
+import mcp = require("@agent-rental/sdk/mcp");
+const { AgentRentalClient } = sdk;
+type ExecuteRequest = sdk.ExecuteRequest;
+type Run = sdk.Run;
+const { rentedAgentTools } = ai;
+const { createAgentMcpServer } = mcp;`),
+      );
+      writeFileSync(
+        join(work, "tsconfig.json"),
+        JSON.stringify({ compilerOptions: { strict: true, noEmit: true, module: "nodenext", moduleResolution: "nodenext", target: "es2022", types: [], skipLibCheck: true }, files: ["consumer.mts", "consumer.cts"] }),
+      );
+      const tsc = await run(process.execPath, [join(ROOT, "node_modules/typescript/bin/tsc"), "-p", join(work, "tsconfig.json"), "--traceResolution"], { cwd: work, timeout: 120_000 }).catch((error: { stdout?: string }) => {
+        throw new Error(`tsc refused the consumer:\n${(error.stdout ?? "").split("\n").filter((l) => /error TS/.test(l)).join("\n")}`);
+      });
+      // Every entry resolved to the installed package's own declarations (ESM .d.ts, CommonJS .d.cts).
+      for (const [entry, file] of [["@agent-rental/sdk", "index.d.ts"], ["@agent-rental/sdk/ai", "ai.d.ts"], ["@agent-rental/sdk/mcp", "mcp.d.ts"], ["@agent-rental/sdk", "index.d.cts"], ["@agent-rental/sdk/ai", "ai.d.cts"], ["@agent-rental/sdk/mcp", "mcp.d.cts"]] as const) {
+        expect(tsc.stdout).toContain(`Module name '${entry}' was successfully resolved to '${join(work, "node_modules/@agent-rental/sdk/dist", file)}'`);
+      }
+    }, 120_000);
   });
 });
 

@@ -1,9 +1,10 @@
 // The `agentrent` command line as its users run it, for the CLI's end-to-end suites, run in-process:
 // the CLI's own entry (`main` in cli/src/main.ts) with the arguments, an environment, a working
 // directory and captured stdout and stderr, resolving to the exit code. Each actor (a wallet) gets its
-// own HOME and config directory, and settings come from AGENTRENT_* variables. Every run is bounded:
-// past its time limit it is aborted as Ctrl-C would (the packed, bundled binary is spawned by
-// test/cli/cli.test.ts and test/packages).
+// own HOME and config directory, and settings come from AGENTRENT_* variables. A run can have terminals
+// for stdout and stderr (isTTY), as an interactive shell gives it. Every run is bounded: past its time
+// limit it is aborted as Ctrl-C would (the packed, bundled binary is spawned by test/cli/cli.test.ts
+// and test/packages).
 import { Writable } from "node:stream";
 import { join } from "node:path";
 import { main } from "../../cli/src/main.ts";
@@ -36,22 +37,36 @@ export interface CliService {
   marketplace: string;
 }
 
-function sink(append: (text: string) => void): Writable {
-  return new Writable({
+export interface StartOptions {
+  /** Aborted (as Ctrl-C) after this long. Default 90 s. */
+  timeoutMs?: number;
+  /** stdout and stderr are terminals (isTTY), as in an interactive shell: progress is a spinner. */
+  tty?: boolean;
+}
+
+function sink(append: (text: string) => void, tty: boolean): Writable {
+  const stream = new Writable({
     write(chunk: Buffer | string, _encoding, done) {
       append(chunk.toString());
       done();
     },
   });
+  return tty ? Object.assign(stream, { isTTY: true, columns: 120 }) : stream;
+}
+
+/** What a terminal shows of `text`: each line as left by carriage returns and erase-line sequences. */
+export function rendered(text: string): string[] {
+  return text.split("\n").map((line) => (line.split("\r").at(-1) ?? "").replaceAll("\u001b[2K", ""));
 }
 
 /** Runs the CLI in `cwd` with `env`; aborted (as Ctrl-C) after `timeoutMs`. */
-export function startCli(cwd: string, env: CliEnv, args: string[], timeoutMs = 90_000): RunningCli {
+export function startCli(cwd: string, env: CliEnv, args: string[], options: StartOptions = {}): RunningCli {
   let stdout = "";
   let stderr = "";
+  const tty = options.tty ?? false;
   const interrupt = new AbortController();
-  const timer = setTimeout(() => interrupt.abort(), timeoutMs);
-  const done = main(args, { env, cwd, signal: interrupt.signal, stdout: sink((s) => (stdout += s)), stderr: sink((s) => (stderr += s)) }).then((code) => {
+  const timer = setTimeout(() => interrupt.abort(), options.timeoutMs ?? 90_000);
+  const done = main(args, { env, cwd, signal: interrupt.signal, stdout: sink((s) => (stdout += s), tty), stderr: sink((s) => (stderr += s), tty) }).then((code) => {
     clearTimeout(timer);
     return { code, stdout, stderr };
   });
@@ -80,16 +95,16 @@ export function createCliHarness(work: string, service: () => CliService) {
     };
   }
 
-  /** Starts a command line; bounded by an abort after `timeoutMs`. */
-  function start(env: CliEnv, args: string[], timeoutMs = 90_000): RunningCli {
-    const run = startCli(work, env, args, timeoutMs);
+  /** Starts a command line; bounded by an abort after its time limit. */
+  function start(env: CliEnv, args: string[], options: StartOptions = {}): RunningCli {
+    const run = startCli(work, env, args, options);
     running.add(run);
     void run.done.finally(() => running.delete(run));
     return run;
   }
 
   /** Runs a command line to its end. */
-  const cli = (env: CliEnv, args: string[], timeoutMs?: number): Promise<CliResult> => start(env, args, timeoutMs).done;
+  const cli = (env: CliEnv, args: string[], options?: StartOptions): Promise<CliResult> => start(env, args, options).done;
 
   /** Runs with --json and expects exit 0; returns the parsed document. */
   async function cliJson<T = Record<string, unknown>>(env: CliEnv, args: string[]): Promise<T> {

@@ -3,26 +3,27 @@ import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type { Hex } from "viem";
 import { authenticatedApi, publicClient } from "../api.ts";
-import { intFlag, requireFlag, stringFlag, type Command } from "../cli.ts";
+import { intFlag, requireFlag, stringFlag, type Command, type CommandContext, type Flags } from "../cli.ts";
 import { CliError, EXIT, usageError } from "../errors.ts";
-import { askHidden, askHiddenMany, isInteractive, readStdin } from "../prompt.ts";
-import { ADDRESS, checksumAddress, CONFIG_KEYS, configDir, readConfig, saveSession, writeConfig, loadSession, type ConfigKey } from "../settings.ts";
+import { ADDRESS, checksumAddress, CONFIG_KEYS, configDir, readConfig, resolveSettings, saveSession, writeConfig, loadSession, type ConfigKey, type GlobalFlags } from "../settings.ts";
 import { keystorePassword, loadAccount, parsePrivateKey } from "../wallet.ts";
 import { eth } from "../units.ts";
 
-async function newPassword(env: Record<string, string | undefined>): Promise<string> {
+async function newPassword(ctx: CommandContext): Promise<string> {
+  const env = ctx.env;
   if (env.AGENTRENT_KEYSTORE_PASSWORD !== undefined) {
     if (env.AGENTRENT_KEYSTORE_PASSWORD.length < 8) throw usageError("AGENTRENT_KEYSTORE_PASSWORD must be at least 8 characters.");
     return env.AGENTRENT_KEYSTORE_PASSWORD;
   }
-  if (!isInteractive()) return keystorePassword(env, "encrypt the keystore");
-  const [first, again] = (await askHiddenMany(["New keystore password (8+ characters)", "Repeat the password"])) as [string, string];
+  if (!ctx.prompt.interactive) return keystorePassword(env, "encrypt the keystore", ctx.prompt);
+  const first = (await ctx.prompt.secret("New keystore password (8+ characters)")) ?? "";
   if (first.length < 8) throw usageError("The password must be at least 8 characters.");
+  const again = await ctx.prompt.secret("Repeat the password");
   if (again !== first) throw usageError("The passwords differ.");
   return first;
 }
 
-async function writeKeystore(ctx: Parameters<Command["run"]>[0], privateKey: Hex, password: string): Promise<{ file: string; address: string }> {
+async function writeKeystore(ctx: CommandContext, privateKey: Hex, password: string): Promise<{ file: string; address: string }> {
   const [{ privateKeyToAccount }, { DEFAULT_SCRYPT, encryptKeystore }] = await Promise.all([import("viem/accounts"), import("../keystore.ts")]);
   const settings = ctx.settings();
   const file = ctx.path(stringFlag(ctx.flags, "out") ?? join(settings.configDir, "keystore.json"));
@@ -49,7 +50,7 @@ function httpUrl(key: string, value: string): string {
   return value.replace(/\/+$/, "");
 }
 
-async function reachable(ctx: Parameters<Command["run"]>[0], key: string, url: string, init: RequestInit, answers: (res: Response) => Promise<boolean>): Promise<void> {
+async function reachable(ctx: CommandContext, key: string, url: string, init: RequestInit, answers: (res: Response) => Promise<boolean>): Promise<void> {
   if (ctx.flags.force === true) return;
   let ok = false;
   let why = "";
@@ -64,7 +65,7 @@ async function reachable(ctx: Parameters<Command["run"]>[0], key: string, url: s
 }
 
 /** The value to store for `key`, refused with what is wrong (nothing is written then). */
-async function checkConfigValue(ctx: Parameters<Command["run"]>[0], key: ConfigKey, value: string): Promise<string | number> {
+async function checkConfigValue(ctx: CommandContext, key: ConfigKey, value: string): Promise<string | number> {
   switch (key) {
     case "api_url": {
       const url = httpUrl(key, value).replace(/\/v1$/, "");
@@ -100,27 +101,23 @@ async function checkConfigValue(ctx: Parameters<Command["run"]>[0], key: ConfigK
   }
 }
 
-const keystoreOptions = {
-  out: { type: "string" },
-  force: { type: "boolean" },
-  default: { type: "boolean" },
-  "scrypt-n-log2": { type: "string" },
-} as const;
+const keystoreOptions: Flags = {
+  out: { type: "string", value: "<file>", description: "where to write the keystore (default: <config dir>/keystore.json)" },
+  force: { type: "boolean", description: "replace an existing file (its wallet is lost unless backed up)" },
+  default: { type: "boolean", description: "make it the default keystore in the config file (the first one is made so anyway)" },
+  "scrypt-n-log2": { type: "string", value: "<10..20>", description: "scrypt cost as a power of two (default 18, the format's standard; lower only for tests)" },
+};
 
 export const accountCommands: Command[] = [
   {
     path: "wallet new",
     summary: "Create a wallet, saved as an encrypted v3 keystore (scrypt, aes-128-ctr)",
-    usage: "[--out <file>] [--force]",
-    help: [
-      "--out <file>   where to write it (default: <config dir>/keystore.json, used by default from then on)",
-      "--force        replace an existing file",
-      "--default      make it the default keystore in the config file",
-      "The password comes from AGENTRENT_KEYSTORE_PASSWORD or is asked twice on a terminal.",
-    ],
+    usage: "[--out <file>] [--force] [--default]",
     options: keystoreOptions,
+    notes: ["The password comes from AGENTRENT_KEYSTORE_PASSWORD or is asked twice (hidden) on a terminal.", "Keep a backup of the file and the password: neither can be recovered."],
+    examples: ["agentrent wallet new", "AGENTRENT_KEYSTORE_PASSWORD=… agentrent wallet new --out ./ops-wallet.json --json"],
     async run(ctx) {
-      const password = await newPassword(ctx.env);
+      const password = await newPassword(ctx);
       const { generatePrivateKey } = await import("viem/accounts");
       const saved = await writeKeystore(ctx, generatePrivateKey(), password);
       ctx.out.result({ address: saved.address, keystore: saved.file }, () => {
@@ -132,17 +129,15 @@ export const accountCommands: Command[] = [
   {
     path: "wallet import",
     summary: "Encrypt an existing private key into a v3 keystore",
-    usage: "[--out <file>] [--force]",
-    help: [
-      "The private key is read from AGENTRENT_PRIVATE_KEY, from stdin when piped, or asked (hidden) on a terminal.",
-      "--out <file>, --force, --default: as for `wallet new`.",
-    ],
+    usage: "[--out <file>] [--force] [--default]",
     options: keystoreOptions,
+    notes: ["The private key is read from AGENTRENT_PRIVATE_KEY, from stdin when piped, or asked (hidden) on a terminal; never from a flag."],
+    examples: ["agentrent wallet import", "pass show eth/deployer | agentrent wallet import --out ./deployer.json"],
     async run(ctx) {
       let raw = ctx.env.AGENTRENT_PRIVATE_KEY;
-      if (!raw) raw = process.stdin.isTTY ? await askHidden("Private key (hex)") : (await readStdin()).trim();
+      if (!raw) raw = ctx.prompt.input.isTTY ? ((await ctx.prompt.secret("Private key (hex)")) ?? "") : (await ctx.prompt.readAll()).trim();
       const privateKey = parsePrivateKey(raw, "The private key");
-      const password = await newPassword(ctx.env);
+      const password = await newPassword(ctx);
       const saved = await writeKeystore(ctx, privateKey, password);
       ctx.out.result({ address: saved.address, keystore: saved.file }, () => ctx.out.line(`Imported wallet ${saved.address} into ${saved.file}`));
     },
@@ -151,9 +146,10 @@ export const accountCommands: Command[] = [
     path: "wallet address",
     summary: "Show the address of the configured wallet (and its balance when a chain is configured)",
     usage: "",
+    examples: ["agentrent wallet address", "agentrent wallet address --keystore ./deployer.json --json"],
     async run(ctx) {
       const settings = ctx.settings();
-      const account = await loadAccount(settings, ctx.env);
+      const account = await loadAccount(settings, ctx.env, ctx.prompt);
       let balance: bigint | undefined;
       if (settings.rpcUrl && settings.chainId && settings.marketplace) {
         const { chainTarget, guard } = await import("../chain.ts");
@@ -170,10 +166,11 @@ export const accountCommands: Command[] = [
     path: "login",
     summary: "Sign in with the wallet (challenge, personal_sign, token); the session is stored in the config file (0600)",
     usage: "",
-    help: ["The session lasts one hour; run `agentrent login` again when it expires."],
+    notes: ["The session lasts one hour; run `agentrent login` again when it expires. One session is kept per API URL."],
+    examples: ["agentrent login", "agentrent login --api-url https://api.example.com"],
     async run(ctx) {
       const settings = ctx.settings();
-      const account = await loadAccount(settings, ctx.env);
+      const account = await loadAccount(settings, ctx.env, ctx.prompt);
       const client = publicClient(settings);
       const token = await client.signIn(account);
       saveSession(settings, { wallet: token.wallet, token: token.token, expires_at: token.expires_at });
@@ -187,6 +184,7 @@ export const accountCommands: Command[] = [
     path: "logout",
     summary: "Forget the stored session for the API",
     usage: "",
+    examples: ["agentrent logout"],
     async run(ctx) {
       const settings = ctx.settings();
       saveSession(settings, undefined);
@@ -197,6 +195,7 @@ export const accountCommands: Command[] = [
     path: "whoami",
     summary: "Show the signed-in wallet and when the session expires",
     usage: "",
+    examples: ["agentrent whoami", "agentrent whoami --json"],
     async run(ctx) {
       const settings = ctx.settings();
       const api = authenticatedApi(settings, ctx.env);
@@ -209,12 +208,14 @@ export const accountCommands: Command[] = [
     path: "keys create",
     summary: "Create an API key (signed by the wallet); the key is shown once",
     usage: "--label <label>",
-    options: { label: { type: "string" } },
+    options: { label: { type: "string", value: "<label>", description: "a name for the key, 1 to 64 characters (required)" } },
+    notes: ["Keep keys server side (an environment variable such as AGENTRENT_API_KEY); never in client code or a repository."],
+    examples: ['agentrent keys create --label "backend"', 'agentrent keys create --label ci --json'],
     async run(ctx) {
       const label = requireFlag(ctx.flags, "label", "a name for the key (1 to 64 characters)");
       const settings = ctx.settings();
       const api = authenticatedApi(settings, ctx.env);
-      const account = await loadAccount(settings, ctx.env);
+      const account = await loadAccount(settings, ctx.env, ctx.prompt);
       const created = await api.client.keys.create(label, account);
       ctx.out.result(created, () => {
         ctx.out.line(created.key);
@@ -226,6 +227,7 @@ export const accountCommands: Command[] = [
     path: "keys list",
     summary: "List the wallet's API keys (never the keys themselves)",
     usage: "",
+    examples: ["agentrent keys list"],
     async run(ctx) {
       const keys = await authenticatedApi(ctx.settings(), ctx.env).client.keys.list();
       ctx.out.result({ keys }, () => {
@@ -238,6 +240,8 @@ export const accountCommands: Command[] = [
     path: "keys revoke",
     summary: "Revoke an API key; its next request gets 401",
     usage: "<key_id>",
+    arguments: ["<key_id>  the key's id, as `agentrent keys list` shows it (not the key itself)"],
+    examples: ["agentrent keys revoke key_<20 hex>"],
     args: [1, 1],
     async run(ctx) {
       const key = await authenticatedApi(ctx.settings(), ctx.env).client.keys.revoke(ctx.args[0]!);
@@ -248,8 +252,10 @@ export const accountCommands: Command[] = [
     path: "config show",
     summary: "Show the resolved settings and where each comes from (no secrets)",
     usage: "",
+    notes: ["A setting that cannot be used (a malformed value in the config file) is shown with what is wrong and how to fix it."],
+    examples: ["agentrent config show", "agentrent config show --json"],
     async run(ctx) {
-      const s = ctx.settings();
+      const s = resolveSettings(ctx.flags as GlobalFlags, ctx.env, ctx.cwd, { lenient: true });
       const session = loadSession(s);
       const data = {
         api_url: s.apiUrl ?? null,
@@ -263,7 +269,9 @@ export const accountCommands: Command[] = [
         wallet_from_env: Boolean(ctx.env.AGENTRENT_PRIVATE_KEY),
         api_key_from_env: Boolean(ctx.env.AGENTRENT_API_KEY),
         session: session ? { wallet: session.wallet, expires_at: new Date(session.expires_at * 1000).toISOString() } : null,
+        problems: s.problems,
       };
+      for (const problem of s.problems) ctx.out.notice(problem);
       ctx.out.result(data, () =>
         ctx.out.table([
           ["api_url", `${data.api_url ?? "-"}${s.sources.api_url ? `  (${s.sources.api_url})` : ""}`],
@@ -283,15 +291,17 @@ export const accountCommands: Command[] = [
     summary: `Store a default in the config file (${CONFIG_KEYS.join(", ")}), checked before it is written`,
     usage: "<key> <value> [--force]",
     args: [2, 2],
-    options: { force: { type: "boolean" } },
-    help: [
-      "api_url      an http(s) URL; it must answer (GET /v1/health, 3 s) unless --force",
-      "rpc_url      an http(s) URL; it must answer eth_chainId (3 s) unless --force",
-      "chain_id     a positive integer",
-      "marketplace  the contract's address (0x + 40 hex)",
-      "keystore     a keystore file that exists (unless --force)",
-      "--force      store a well-formed value without checking that it answers (a server not up yet)",
-      "A bad value is refused and the file is left as it was. Flags and AGENTRENT_* variables override the file.",
+    options: { force: { type: "boolean", description: "store a well-formed value without checking that it answers (a server not up yet) or exists" } },
+    arguments: [
+      "<key>    api_url, rpc_url, chain_id, marketplace or keystore",
+      "<value>  api_url: an http(s) URL that answers GET /v1/health within 3 s; rpc_url: an http(s) URL that",
+      "         answers eth_chainId within 3 s; chain_id: a positive integer; marketplace: the contract's",
+      "         address (0x + 40 hex); keystore: a keystore file that exists",
+    ],
+    notes: [
+      "A bad value is refused (exit 2 malformed, 8 unreachable) and the file is left as it was. Nothing stored",
+      "is read to check a value, so a bad setting never keeps this command from fixing it. Flags and AGENTRENT_*",
+      "variables override the file.",
     ],
     examples: ["agentrent config set api_url https://api.example.com", "agentrent config set rpc_url http://127.0.0.1:8545 --force", "agentrent config set chain_id 31337"],
     async run(ctx) {

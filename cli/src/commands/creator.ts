@@ -4,10 +4,10 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import type { Hex } from "viem";
 import { authenticatedApi, type Api } from "../api.ts";
 import { intFlag, oneOf, requireFlag, stringFlag, type Command, type CommandContext } from "../cli.ts";
+import { ALLOW_PRIVATE_HOSTS, RENTAL_MODEL, YES } from "../flags.ts";
 import { ACCESS_TYPE, CATEGORIES, eth, ethAmount, PROVIDERS, RENTAL_MODELS } from "../units.ts";
 import { CliError, EXIT, usageError } from "../errors.ts";
 import { resolveListing, type ListingRef } from "../listing-ref.ts";
-import { askHidden, readStdin } from "../prompt.ts";
 import { loadAccount } from "../wallet.ts";
 import { sendWithProgress } from "../tx.ts";
 
@@ -61,7 +61,7 @@ async function listingTransaction(ctx: CommandContext, fn: string, extraArgs: (r
   const settings = ctx.settings();
   const ref = await listingFor(ctx, tryApi(ctx));
   const target = (await chain()).chainTarget(settings);
-  const account = await loadAccount(settings, ctx.env);
+  const account = await loadAccount(settings, ctx.env, ctx.prompt);
   const tx = await sendWithProgress(ctx, target, account, fn, await extraArgs(ref));
   const listing = await (await chain()).readListing(target, ref.onChainId);
   ctx.out.result({ listing_id: ref.listingId, on_chain_id: ref.onChainId, status: listing.status, price_wei: listing.price, metadata_uri: listing.metadataUri, tx_hash: tx.hash, ...extra }, () =>
@@ -83,6 +83,8 @@ const SCAFFOLD_PLACEHOLDER = {
   output_schema: DEFAULT_OUTPUT_SCHEMA,
   timeout_seconds: 60,
 };
+const LISTING_ARGUMENT = "<listing>  the agent id (<name>-<8 hex>), the listing id (lst_…) or the on-chain id (0x…)";
+
 /** How long `init` waits for a URL it was given to answer. */
 const REACH_TIMEOUT_MS = 3000;
 
@@ -104,28 +106,28 @@ export const creatorCommands: Command[] = [
     summary: "Scaffold an agent manifest (asks on a terminal, or takes every field as a flag)",
     usage: "[--name n] [--category c] [--description d] [--provider p] [--model m] [--endpoint-url u] (--system-prompt s | --entrypoint-url u) [--timeout s] [--out file] [--force]",
     options: {
-      name: { type: "string" },
-      category: { type: "string" },
-      description: { type: "string" },
-      provider: { type: "string" },
-      model: { type: "string" },
-      "endpoint-url": { type: "string" },
-      "system-prompt": { type: "string" },
-      "entrypoint-url": { type: "string" },
-      timeout: { type: "string" },
-      out: { type: "string", short: "o" },
-      force: { type: "boolean" },
-      "no-input": { type: "boolean" },
+      name: { type: "string", value: "<name>", description: "kebab-case; becomes part of the agent id" },
+      category: { type: "string", value: "<category>", description: CATEGORIES.join(", ") },
+      description: { type: "string", value: "<text>", description: "what the agent does, shown on the listing" },
+      provider: { type: "string", value: "<provider>", description: `the model provider: ${PROVIDERS.join(", ")} (default provider_a)` },
+      model: { type: "string", value: "<model>", description: "the model's name (the two hosted providers)" },
+      "endpoint-url": { type: "string", value: "<url>", description: "the model endpoint (self_hosted), https" },
+      "system-prompt": { type: "string", value: "<text>", description: "a declarative agent, run by the service with this prompt" },
+      "entrypoint-url": { type: "string", value: "<url>", description: "a connected agent: the service calls this HTTPS URL with each task" },
+      timeout: { type: "string", value: "<seconds>", description: "the run limit, 1 to 300 (default 60)" },
+      out: { type: "string", short: "o", value: "<file>", description: "the file to write (default <name>.json)" },
+      force: { type: "boolean", description: "overwrite the file if it exists" },
+      "no-input": { type: "boolean", description: "never ask, even on a terminal (every field from a flag)" },
     },
-    help: [
-      "--name            kebab-case, becomes part of the agent id",
-      `--category        ${CATEGORIES.join(", ")}`,
-      `--provider        ${PROVIDERS.join(", ")} (with --model for the hosted two, --endpoint-url for self_hosted)`,
-      "--system-prompt   a declarative agent, run by the service; or",
-      "--entrypoint-url  a connected agent: the service calls this HTTPS URL with each task",
-      "--out             the file to write (default <name>.json)",
-      "--no-input        never ask, even on a terminal",
-      "Input and output schemas start as a text-in, findings-out pair; edit them to your agent's shape.",
+    notes: [
+      "On a terminal, what no flag gives is asked for, each answer checked as it is given (the service's manifest rules;",
+      "a URL the service will call is reached) and asked again with the reason. Input and output schemas start as a",
+      "text-in, findings-out pair: edit them to your agent's shape.",
+    ],
+    examples: [
+      "agentrent init",
+      'agentrent init --name clause-finder --category legal --description "Finds risky clauses." --model demo-model --system-prompt "List risky clauses." --no-input',
+      "agentrent init --name my-connected-agent --entrypoint-url https://agents.example.com/run --out agent.json",
     ],
     async run(ctx) {
       const interactive = ctx.prompt.interactive && ctx.flags["no-input"] !== true;
@@ -217,8 +219,10 @@ export const creatorCommands: Command[] = [
     summary: "Check a manifest with the service's own validator; every problem with its JSON pointer",
     usage: "<manifest.json> [--allow-private-hosts]",
     args: [1, 1],
-    options: { "allow-private-hosts": { type: "boolean" } },
-    help: ["--allow-private-hosts  accept https URLs on private or loopback addresses (a local stack accepts them; the cloud does not)", "Exit code 6 when the manifest has problems."],
+    arguments: ["<manifest.json>  the manifest file"],
+    options: { "allow-private-hosts": ALLOW_PRIVATE_HOSTS },
+    notes: ["Exit code 6 when the manifest has problems; with --json, {valid, problems} on stdout."],
+    examples: ["agentrent validate clause-finder.json", "agentrent validate agent.json --allow-private-hosts --json"],
     async run(ctx) {
       const file = ctx.args[0]!;
       const { value } = await readManifest(ctx, file);
@@ -242,16 +246,21 @@ export const creatorCommands: Command[] = [
     summary: "Register a manifest (POST /v1/agents), wait for the job, then createListing on-chain",
     usage: "<manifest.json> --model one_time|subscription|per_query --price <ETH> [--no-list] [--timeout <seconds>]",
     args: [1, 1],
-    options: { model: { type: "string" }, price: { type: "string" }, "no-list": { type: "boolean" }, timeout: { type: "string" }, "allow-private-hosts": { type: "boolean" } },
-    help: [
-      "--model    the rental model of the listing",
-      "--price    ETH: one_time the price; subscription per 30 days; per_query per run (minimum 0.000001)",
-      "--no-list  stop after registration (list later with the job's listing_seed and metadata_uri)",
-      "--timeout  how long to wait for the validation job (default 120 s)",
-      "The listing then awaits the authority's review before it appears in search.",
-      "A connected agent needs a webhook secret: `agentrent listing webhook-secret <listing>`;",
-      "a declarative one a provider key: `agentrent listing provider-key <listing>`.",
+    arguments: ["<manifest.json>  the manifest file (checked locally first, then by the service)"],
+    options: {
+      model: { ...RENTAL_MODEL, description: "the listing's rental model: one_time, subscription or per_query (required unless --no-list)" },
+      price: { type: "string", value: "<ETH>", description: "one_time: the price; subscription: per 30 days; per_query: per run (minimum 0.000001; required unless --no-list)" },
+      "no-list": { type: "boolean", description: "stop after registration (list later with the job's listing_seed and metadata_uri)" },
+      timeout: { type: "string", value: "<seconds>", description: "how long to wait for the validation job (default 120)" },
+      "allow-private-hosts": { ...ALLOW_PRIVATE_HOSTS, description: "accepted for symmetry with validate: the service decides which hosts it calls" },
+    },
+    notes: [
+      "Progress: the job while it is validated, then the createListing transaction's hash as soon as it is sent and its",
+      "confirmation. The listing then awaits the authority's review before it appears in search. A connected agent",
+      "needs a webhook secret (`agentrent listing webhook-secret <listing>`), a declarative one a provider key",
+      "(`agentrent listing provider-key <listing>`).",
     ],
+    examples: ["agentrent register clause-finder.json --model per_query --price 0.001", "agentrent register agent.json --model subscription --price 0.02 --json", "agentrent register agent.json --no-list"],
     async run(ctx) {
       const file = ctx.args[0]!;
       const list = ctx.flags["no-list"] !== true;
@@ -264,7 +273,7 @@ export const creatorCommands: Command[] = [
       if (!local.ok) throw problemsError(file, local.errors);
       const settings = ctx.settings();
       const api = authenticatedApi(settings, ctx.env);
-      const account = list ? await loadAccount(settings, ctx.env) : undefined;
+      const account = list ? await loadAccount(settings, ctx.env, ctx.prompt) : undefined;
       const target = list ? (await chain()).chainTarget(settings) : undefined;
       const queued = await api.client.agents.register(raw);
       ctx.out.notice(`Submitted; job ${queued.job_id}.`);
@@ -299,6 +308,9 @@ export const creatorCommands: Command[] = [
     summary: "Show a registration job",
     usage: "<job_id>",
     args: [1, 1],
+    arguments: ["<job_id>  as `agentrent register` prints it"],
+    notes: ["Exit code 6 when the job failed, with every problem of the manifest."],
+    examples: ["agentrent jobs get job_<24 hex>", "agentrent jobs get job_<24 hex> --json"],
     async run(ctx) {
       const job: Job = await authenticatedApi(ctx.settings(), ctx.env).client.jobs.get(ctx.args[0]!);
       ctx.out.result(job, () => {
@@ -312,7 +324,9 @@ export const creatorCommands: Command[] = [
     path: "creators apply",
     summary: "Apply as a creator (beta: the protocol authority reviews applications)",
     usage: "--name <display name>",
-    options: { name: { type: "string" } },
+    options: { name: { type: "string", value: "<display name>", description: "the name renters see, up to 64 characters (required)" } },
+    notes: ["During the beta an application is reviewed: `agentrent creators status` shows the decision."],
+    examples: ['agentrent creators apply --name "Clause Labs"'],
     async run(ctx) {
       const name = requireFlag(ctx.flags, "name", "the display name renters see (up to 64 characters)");
       const profile = await authenticatedApi(ctx.settings(), ctx.env).client.creators.apply(name);
@@ -323,6 +337,7 @@ export const creatorCommands: Command[] = [
     path: "creators status",
     summary: "Your creator application and agents, with review decisions and reasons",
     usage: "",
+    examples: ["agentrent creators status", "agentrent creators status --json"],
     async run(ctx) {
       const me = await authenticatedApi(ctx.settings(), ctx.env).client.creators.me();
       ctx.out.result(me, () => {
@@ -336,6 +351,8 @@ export const creatorCommands: Command[] = [
     summary: "Pause a listing: no new rentals, no executions; existing access is kept",
     usage: "<listing>",
     args: [1, 1],
+    arguments: [LISTING_ARGUMENT],
+    examples: ["agentrent listing pause clause-finder-1a2b3c4d"],
     run: (ctx) => listingTransaction(ctx, "setListingActive", (ref) => [ref.onChainId, false], (ref) => `Paused ${ref.listingId}`),
   },
   {
@@ -343,6 +360,8 @@ export const creatorCommands: Command[] = [
     summary: "Resume a paused listing",
     usage: "<listing>",
     args: [1, 1],
+    arguments: [LISTING_ARGUMENT],
+    examples: ["agentrent listing resume clause-finder-1a2b3c4d"],
     run: (ctx) => listingTransaction(ctx, "setListingActive", (ref) => [ref.onChainId, true], (ref) => `Resumed ${ref.listingId}`),
   },
   {
@@ -350,7 +369,10 @@ export const creatorCommands: Command[] = [
     summary: "Close a listing for good (paused first if active); every credential becomes invalid; earnings stay withdrawable",
     usage: "<listing> --yes",
     args: [1, 1],
-    options: { yes: { type: "boolean", short: "y" } },
+    arguments: [LISTING_ARGUMENT],
+    options: { yes: { ...YES, description: "confirm: closing is final, the seed cannot be reused and every rental ends (required)" } },
+    notes: ["A subscription listing closes once every paid period has elapsed (the contract refuses with EscrowNotEmpty before)."],
+    examples: ["agentrent listing close clause-finder-1a2b3c4d --yes"],
     async run(ctx) {
       if (ctx.flags.yes !== true) throw usageError("Closing is final (the seed cannot be reused and every rental ends): pass --yes to confirm.");
       // The contract closes only a paused listing (so no purchase can race the close): pause it first.
@@ -360,7 +382,7 @@ export const creatorCommands: Command[] = [
         async (ref) => {
           const target = (await chain()).chainTarget(ctx.settings());
           if ((await (await chain()).readListing(target, ref.onChainId)).status === "active") {
-            await sendWithProgress(ctx, target, await loadAccount(ctx.settings(), ctx.env), "setListingActive", [ref.onChainId, false]);
+            await sendWithProgress(ctx, target, await loadAccount(ctx.settings(), ctx.env, ctx.prompt), "setListingActive", [ref.onChainId, false]);
           }
           return [ref.onChainId];
         },
@@ -373,7 +395,12 @@ export const creatorCommands: Command[] = [
     summary: "Change a listing's price and/or metadata URI",
     usage: "<listing> [--price <ETH>] [--metadata-uri <uri>]",
     args: [1, 1],
-    options: { price: { type: "string" }, "metadata-uri": { type: "string" } },
+    arguments: [LISTING_ARGUMENT],
+    options: {
+      price: { type: "string", value: "<ETH>", description: "the new price in ETH (unchanged when not given)" },
+      "metadata-uri": { type: "string", value: "<uri>", description: "the new metadata URI, ipfs://… (unchanged when not given)" },
+    },
+    examples: ["agentrent listing update clause-finder-1a2b3c4d --price 0.002", "agentrent listing update lst_<64 hex> --metadata-uri ipfs://<cid>"],
     async run(ctx) {
       const priceFlag = stringFlag(ctx.flags, "price");
       const uriFlag = stringFlag(ctx.flags, "metadata-uri");
@@ -395,12 +422,14 @@ export const creatorCommands: Command[] = [
     summary: "Set a declarative agent's model-provider key (stored encrypted, never shown again)",
     usage: "<listing>",
     args: [1, 1],
-    help: ["The key is read from AGENTRENT_PROVIDER_KEY, from stdin when piped, or asked (hidden) on a terminal; never from a flag."],
+    arguments: [LISTING_ARGUMENT],
+    notes: ["The key is read from AGENTRENT_PROVIDER_KEY, from stdin when piped, or asked (hidden) on a terminal; never from a flag."],
+    examples: ["agentrent listing provider-key clause-finder-1a2b3c4d", "printenv PROVIDER_A_KEY | agentrent listing provider-key clause-finder-1a2b3c4d"],
     async run(ctx) {
       const api = authenticatedApi(ctx.settings(), ctx.env);
       const ref = await resolveListing(ctx.args[0]!, api);
       let key = ctx.env.AGENTRENT_PROVIDER_KEY;
-      if (!key) key = process.stdin.isTTY ? await askHidden("Provider key") : (await readStdin()).trim();
+      if (!key) key = ctx.prompt.input.isTTY ? ((await ctx.prompt.secret("Provider key")) ?? "") : (await ctx.prompt.readAll()).trim();
       if (!key) throw usageError("No provider key: set AGENTRENT_PROVIDER_KEY, pipe it on stdin, or run on a terminal.");
       const set = await api.client.listings.setProviderKey(ref.listingId, key);
       ctx.out.result(set, () => ctx.out.line(`Provider key set for ${set.listing_id} at ${set.updated_at}.`));
@@ -411,6 +440,9 @@ export const creatorCommands: Command[] = [
     summary: "Create or rotate a connected agent's webhook signing secret (shown once)",
     usage: "<listing>",
     args: [1, 1],
+    arguments: [LISTING_ARGUMENT],
+    notes: ["Your endpoint verifies each delivery's Standard Webhooks signature with it; rotating replaces it at once."],
+    examples: ["agentrent listing webhook-secret my-connected-agent-1a2b3c4d"],
     async run(ctx) {
       const api = authenticatedApi(ctx.settings(), ctx.env);
       const ref = await resolveListing(ctx.args[0]!, api);
@@ -426,6 +458,8 @@ export const creatorCommands: Command[] = [
     summary: "Show the escrowed earnings of one listing, or of all your listings",
     usage: "[<listing>]",
     args: [0, 1],
+    arguments: ["[<listing>]  one listing (default: every listing of the signed-in creator)"],
+    examples: ["agentrent earnings", "agentrent earnings clause-finder-1a2b3c4d --json"],
     async run(ctx) {
       const settings = ctx.settings();
       const target = (await chain()).chainTarget(settings);
@@ -456,7 +490,9 @@ export const creatorCommands: Command[] = [
     summary: "Withdraw a listing's earnings to the creator wallet (all of it, or --amount)",
     usage: "<listing> [--amount <ETH>]",
     args: [1, 1],
-    options: { amount: { type: "string" } },
+    arguments: [LISTING_ARGUMENT],
+    options: { amount: { type: "string", value: "<ETH>", description: "how much ETH to withdraw (default: all of the escrow)" } },
+    examples: ["agentrent withdraw clause-finder-1a2b3c4d", "agentrent withdraw clause-finder-1a2b3c4d --amount 0.01"],
     async run(ctx) {
       const settings = ctx.settings();
       const ref = await resolveListing(ctx.args[0]!, tryApi(ctx));
@@ -465,7 +501,7 @@ export const creatorCommands: Command[] = [
       const amountFlag = stringFlag(ctx.flags, "amount");
       const amount = amountFlag === undefined ? listing.escrow : ethAmount(amountFlag, "--amount");
       if (amount === 0n) throw new CliError(`Nothing to withdraw from ${ref.listingId} (escrow ${eth(listing.escrow)}).`, EXIT.failure, "nothing_to_withdraw");
-      const account = await loadAccount(settings, ctx.env);
+      const account = await loadAccount(settings, ctx.env, ctx.prompt);
       const tx = await sendWithProgress(ctx, target, account, "withdrawEarnings", [ref.onChainId, amount]);
       ctx.out.result({ listing_id: ref.listingId, amount_wei: amount, tx_hash: tx.hash, to: account.address }, () => ctx.out.line(`Withdrew ${eth(amount)} from ${ref.listingId} to ${account.address} (${tx.hash}).`));
     },

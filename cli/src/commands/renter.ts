@@ -4,11 +4,12 @@ import { readFileSync } from "node:fs";
 import type { ExecuteRequest, ListingSearchParams, Run } from "../../../sdk/src/index.ts";
 import { authenticatedApi, type Api } from "../api.ts";
 import { intFlag, oneOf, requireFlag, stringFlag, type Command, type CommandContext } from "../cli.ts";
+import { DEPOSIT, DURATION, LIMIT, OFFSET, RENTAL_MODEL, RUNS, YES } from "../flags.ts";
 import type { ChainTarget } from "../chain.ts";
 import { DURATIONS, eth, ethAmount, formatEth, RENTAL_MODELS, type RentalModel } from "../units.ts";
 import { CliError, EXIT, usageError } from "../errors.ts";
 import { parseListingRef, resolveListing, type ListingRef } from "../listing-ref.ts";
-import { confirm, isInteractive } from "../prompt.ts";
+import { cancelled } from "../prompt.ts";
 import { loadAccount } from "../wallet.ts";
 import { sendWithProgress } from "../tx.ts";
 
@@ -38,8 +39,11 @@ function optionalApi(ctx: CommandContext): Api | undefined {
 /** Asks before spending ETH: on a terminal unless --yes; elsewhere --yes is required. */
 async function confirmPayment(ctx: CommandContext, what: string): Promise<void> {
   if (ctx.flags.yes === true) return;
-  if (!isInteractive()) throw usageError(`${what}. Pass --yes to confirm the payment when not on a terminal.`);
-  if (!(await confirm(`${what}. Proceed?`))) throw new CliError("Cancelled; nothing was paid.", EXIT.failure, "cancelled");
+  if (!ctx.prompt.interactive) throw usageError(`${what}. Pass --yes to confirm the payment when not on a terminal.`);
+  const yes = await ctx.prompt.confirm(`${what}. Proceed?`).catch((error: unknown) => {
+    throw error instanceof CliError && error.code === "cancelled" ? cancelled("Cancelled; nothing was paid.") : error;
+  });
+  if (!yes) throw new CliError("Cancelled; nothing was paid.", EXIT.failure, "cancelled");
 }
 
 function duration(ctx: CommandContext): { label: string; seconds: bigint } {
@@ -64,7 +68,7 @@ async function afterPurchase(ctx: CommandContext, target: ChainTarget, ref: List
   return { status: credential.status, expires_at: credential.expiresAt > 0 ? new Date(credential.expiresAt * 1000).toISOString() : null, balance_wei: credential.balance };
 }
 
-const payOptions = { yes: { type: "boolean", short: "y" } } as const;
+const LISTING_ARGUMENT = "<listing>  the agent id (<name>-<8 hex>), the listing id (lst_…) or the on-chain id (0x…)";
 
 function printRun(ctx: CommandContext, run: Run, streamed: boolean): number {
   const failed = run.status === "failed";
@@ -77,12 +81,13 @@ function printRun(ctx: CommandContext, run: Run, streamed: boolean): number {
   return failed ? EXIT.failure : EXIT.ok;
 }
 
-/** What an agent takes, from its metadata's input schema: `name: type (required)` per property. */
+/** What an agent takes, from its metadata's input schema: `name: type (required)` per property, the
+ * required ones first (the stored schema's key order is not the creator's). */
 export function describeInput(schema: Record<string, unknown> | undefined): string[] {
   if (!schema || typeof schema !== "object") return ["(not described)"];
   const properties = (schema.properties ?? {}) as Record<string, { type?: unknown; enum?: unknown[]; description?: string }>;
   const required = new Set(Array.isArray(schema.required) ? (schema.required as string[]) : []);
-  const names = Object.keys(properties);
+  const names = Object.keys(properties).sort((a, b) => Number(required.has(b)) - Number(required.has(a)));
   if (names.length === 0) return [schema.type === "string" ? "text" : `${String(schema.type ?? "any")} (no named properties)`];
   return names.map((name) => {
     const p = properties[name]!;
@@ -135,26 +140,18 @@ export const renterCommands: Command[] = [
     summary: "Search the catalogue of published listings",
     usage: "[query] [--category c] [--model m] [--min-price eth] [--max-price eth] [--min-rating r] [--sort s] [--limit n] [--offset n]",
     args: [0, 1],
+    arguments: ["[query]  words to match in titles and descriptions"],
     options: {
-      category: { type: "string" },
-      model: { type: "string" },
-      "min-price": { type: "string" },
-      "max-price": { type: "string" },
-      "min-rating": { type: "string" },
-      sort: { type: "string" },
-      limit: { type: "string" },
-      offset: { type: "string" },
+      category: { type: "string", value: "<category>", description: `only this category: ${CATEGORIES.join(", ")}` },
+      model: { ...RENTAL_MODEL, description: `only this rental model: ${RENTAL_MODELS.join(", ")}` },
+      "min-price": { type: "string", value: "<ETH>", description: "the lowest price, in ETH" },
+      "max-price": { type: "string", value: "<ETH>", description: "the highest price, in ETH" },
+      "min-rating": { type: "string", value: "<0-5>", description: "the lowest average rating, 0 to 5" },
+      sort: { type: "string", value: "<order>", description: `${SORTS.join(", ")} (default relevance)` },
+      limit: LIMIT,
+      offset: OFFSET,
     },
-    help: [
-      "[query]        words to match in titles and descriptions",
-      `--category     ${CATEGORIES.join(", ")}`,
-      `--model        ${RENTAL_MODELS.join(", ")}`,
-      "--min-price, --max-price   in ETH",
-      "--min-rating   0 to 5",
-      `--sort         ${SORTS.join(", ")}`,
-      "--limit        1..100 (default 20); --offset skips that many",
-      "Each listing shows its agent id (for `agentrent execute`) and the input it takes.",
-    ],
+    notes: ["Each listing shows its agent id (for `agentrent execute`) and the input it takes."],
     examples: ['agentrent search "contract review" --category legal --max-price 0.01', "agentrent search --model per_query --sort rating --json"],
     async run(ctx) {
       const params: ListingSearchParams = {};
@@ -196,8 +193,8 @@ export const renterCommands: Command[] = [
     summary: "Show every field of a listing, its agent id and the input it takes",
     usage: "<listing>",
     args: [1, 1],
-    help: ["<listing>  the agent id (<name>-<8 hex>), the listing id (lst_…) or the on-chain id (0x…)"],
-    examples: ["agentrent show contract-reviewer-1a2b3c4d", "agentrent show lst_… --json"],
+    arguments: [LISTING_ARGUMENT],
+    examples: ["agentrent show contract-reviewer-1a2b3c4d", "agentrent show lst_<64 hex> --json"],
     async run(ctx) {
       const api = authenticatedApi(ctx.settings(), ctx.env);
       const ref = await resolveListing(ctx.args[0]!, api);
@@ -233,15 +230,16 @@ export const renterCommands: Command[] = [
     summary: "Rent a listing on-chain: one_time, subscription (--duration) or per_query (--runs / --deposit)",
     usage: "<listing> [--model one_time|subscription|per_query] [--duration 30d|90d|365d] [--runs N | --deposit ETH] [--yes]",
     args: [1, 1],
-    options: { model: { type: "string" }, duration: { type: "string" }, runs: { type: "string" }, deposit: { type: "string" }, ...payOptions },
-    help: [
-      "--model      the listing's rental model (checked against the chain; default: the listing's)",
-      "--duration   subscription length: 30d (default), 90d or 365d; the price scales with it",
-      "--runs N     per_query: deposit N runs at the listing's price",
-      "--deposit    per_query: deposit this much ETH instead",
-      "--yes        pay without asking (required when not on a terminal)",
-      "Rentals are final once confirmed on-chain (no refunds).",
-    ],
+    arguments: [LISTING_ARGUMENT],
+    options: {
+      model: { ...RENTAL_MODEL, description: "the rental model you expect (checked against the listing's; default: the listing's)" },
+      duration: DURATION,
+      runs: RUNS,
+      deposit: DEPOSIT,
+      yes: { ...YES, description: "pay without asking (required when not on a terminal)" },
+    },
+    notes: ["Rentals are final once confirmed on-chain (no refunds). The transaction's hash is shown as soon as it is sent, then its confirmation."],
+    examples: ["agentrent rent contract-reviewer-1a2b3c4d", "agentrent rent unit-test-writer-1a2b3c4d --runs 10 --yes", "agentrent rent market-watch-1a2b3c4d --model subscription --duration 90d"],
     async run(ctx) {
       const settings = ctx.settings();
       const wanted = oneOf(stringFlag(ctx.flags, "model"), RENTAL_MODELS, "--model");
@@ -271,7 +269,7 @@ export const renterCommands: Command[] = [
         detail = `per-task balance (${eth(listing.price)} per run)`;
       }
       await confirmPayment(ctx, `Rent ${ref.listingId} (${detail}) for ${eth(value)}`);
-      const account = await loadAccount(settings, ctx.env);
+      const account = await loadAccount(settings, ctx.env, ctx.prompt);
       const tx = await sendWithProgress(ctx, target, account, fn, args, value);
       const credential = await afterPurchase(ctx, target, ref, account.address);
       const data = { listing_id: ref.listingId, on_chain_id: ref.onChainId, rental_model: model, paid_wei: value, tx_hash: tx.hash, wallet: account.address, credential };
@@ -286,7 +284,9 @@ export const renterCommands: Command[] = [
     summary: "Add to a per-query balance on-chain",
     usage: "<listing> (--runs N | --deposit ETH) [--yes]",
     args: [1, 1],
-    options: { runs: { type: "string" }, deposit: { type: "string" }, ...payOptions },
+    arguments: [LISTING_ARGUMENT],
+    options: { runs: RUNS, deposit: DEPOSIT, yes: { ...YES, description: "pay without asking (required when not on a terminal)" } },
+    examples: ["agentrent topup unit-test-writer-1a2b3c4d --runs 20", "agentrent topup lst_<64 hex> --deposit 0.05 --yes --json"],
     async run(ctx) {
       const settings = ctx.settings();
       const ref = parseListingRef(ctx.args[0]!) ?? (await resolveListing(ctx.args[0]!, optionalApi(ctx)));
@@ -295,7 +295,7 @@ export const renterCommands: Command[] = [
       if (listing.rentalModel !== "per_query") throw usageError(`The listing is ${listing.rentalModel}; only per_query rentals are topped up${listing.rentalModel === "subscription" ? " (use `agentrent renew`)" : ""}.`);
       const value = deposit(ctx, listing.price, "top up");
       await confirmPayment(ctx, `Top up ${ref.listingId} by ${eth(value)}`);
-      const account = await loadAccount(settings, ctx.env);
+      const account = await loadAccount(settings, ctx.env, ctx.prompt);
       const tx = await sendWithProgress(ctx, target, account, "topUpBalance", [ref.onChainId], value);
       const credential = await afterPurchase(ctx, target, ref, account.address);
       ctx.out.result({ listing_id: ref.listingId, paid_wei: value, tx_hash: tx.hash, credential }, () => ctx.out.line(`Topped up ${ref.listingId} by ${eth(value)}; balance ${eth(credential.balance_wei)} (${tx.hash}).`));
@@ -306,7 +306,9 @@ export const renterCommands: Command[] = [
     summary: "Renew a subscription on-chain (extends from its expiry, or from now when expired)",
     usage: "<listing> [--duration 30d|90d|365d] [--yes]",
     args: [1, 1],
-    options: { duration: { type: "string" }, ...payOptions },
+    arguments: [LISTING_ARGUMENT],
+    options: { duration: DURATION, yes: { ...YES, description: "pay without asking (required when not on a terminal)" } },
+    examples: ["agentrent renew market-watch-1a2b3c4d", "agentrent renew market-watch-1a2b3c4d --duration 365d --yes"],
     async run(ctx) {
       const settings = ctx.settings();
       const ref = parseListingRef(ctx.args[0]!) ?? (await resolveListing(ctx.args[0]!, optionalApi(ctx)));
@@ -316,7 +318,7 @@ export const renterCommands: Command[] = [
       const d = duration(ctx);
       const value = await (await chain()).subscriptionPrice(target, ref.onChainId, d.seconds);
       await confirmPayment(ctx, `Renew ${ref.listingId} for ${d.label} for ${eth(value)}`);
-      const account = await loadAccount(settings, ctx.env);
+      const account = await loadAccount(settings, ctx.env, ctx.prompt);
       const tx = await sendWithProgress(ctx, target, account, "renewSubscription", [ref.onChainId, d.seconds], value);
       const credential = await afterPurchase(ctx, target, ref, account.address);
       ctx.out.result({ listing_id: ref.listingId, paid_wei: value, tx_hash: tx.hash, credential }, () => ctx.out.line(`Renewed ${ref.listingId} until ${credential.expires_at} (${tx.hash}).`));
@@ -327,7 +329,9 @@ export const renterCommands: Command[] = [
     summary: "List your rental credentials, or verify one listing's against the chain",
     usage: "[<listing>] [--status active|expired|low_balance] [--limit n] [--offset n]",
     args: [0, 1],
-    options: { status: { type: "string" }, limit: { type: "string" }, offset: { type: "string" } },
+    arguments: ["[<listing>]  verify this listing's credential against the chain (exit 4 when not valid) instead of listing them all"],
+    options: { status: { type: "string", value: "<status>", description: "only credentials with this status: active, expired or low_balance" }, limit: LIMIT, offset: OFFSET },
+    examples: ["agentrent credentials --status active", "agentrent credentials contract-reviewer-1a2b3c4d --json"],
     async run(ctx) {
       const api = authenticatedApi(ctx.settings(), ctx.env);
       if (ctx.args[0]) {
@@ -354,34 +358,35 @@ export const renterCommands: Command[] = [
     summary: "Run a task on a rented agent; output streams as it arrives (--no-stream for one answer)",
     usage: "<agent_id> --task <text> [--input <json|text|@file>] [--no-stream] [--timeout <seconds>] [--priority] [--idempotency-key <key>]",
     args: [1, 1],
+    arguments: ["<agent_id>  the agent id (<name>-<8 hex>), the listing id (lst_…) or the on-chain id"],
     options: {
-      task: { type: "string", short: "t" },
-      input: { type: "string", short: "i" },
-      "no-stream": { type: "boolean" },
-      timeout: { type: "string" },
-      priority: { type: "boolean" },
-      "idempotency-key": { type: "string" },
+      task: { type: "string", short: "t", value: "<text>", description: "what the agent should do, in words (required)" },
+      input: { type: "string", short: "i", value: "<json|text|@file>", description: "the input: a JSON object, text, @file to read a file, @- to read stdin" },
+      "no-stream": { type: "boolean", description: "wait for the whole result (POST /v1/execute) instead of streaming the output" },
+      timeout: { type: "string", value: "<seconds>", description: "the run's limit, 1 to 300 (the lower of this and the agent's own)" },
+      priority: { type: "boolean", description: "run in the priority queue" },
+      "idempotency-key": { type: "string", value: "<key>", description: "your own key: the same key and request return the first run, never run or charged twice (default: a new key)" },
     },
-    help: [
-      "<agent_id>   the agent id (<name>-<8 hex>), the listing id (lst_…) or the on-chain id",
-      "--task       what to do, in words",
-      "--input      JSON object or text; @file reads a file, @- reads stdin",
-      "--no-stream  wait for the whole result (POST /v1/execute) instead of streaming",
-      "--timeout    1 to 300 seconds: the run's limit (the lower of this and the agent's)",
-      "--priority   run in the priority queue",
-      "--idempotency-key  a key of your own: the same key and request return the first run, never charged twice",
-      "Ctrl-C during a run prints its id and how to follow (agentrent runs events <id>) or read it (agentrent runs get <id>); exit 130.",
+    notes: [
+      "Progress goes to stderr: the run id as soon as the run starts, then \"waiting for the first token\" (streamed),",
+      "or a spinner until the result (--no-stream). The run id, status and cost follow the output.",
+      "Ctrl-C during a streamed run prints its id and how to follow it (agentrent runs events <run_id>) or read it",
+      "(agentrent runs get <run_id>). A --no-stream run learns its id only with its result (POST /v1/execute",
+      "answers once, at the end): Ctrl-C then prints its idempotency key and the command that returns that same run,",
+      "waiting for it if it is still going, without running or charging it again (for 24 hours). Either exits 130.",
       "A run that finishes with status failed exits 1; the run id is printed either way.",
     ],
     examples: [
       'agentrent execute contract-reviewer-1a2b3c4d --task "Review this NDA" --input @nda.json',
-      'agentrent execute lst_… --task "Summarize" --input "plain text input" --no-stream --json',
+      'agentrent execute lst_<64 hex> --task "Summarize" --input "plain text input" --no-stream --json',
+      'cat report.txt | agentrent execute summarizer-1a2b3c4d -t "Summarize in 5 bullets" -i @- --idempotency-key report-2026-11',
     ],
     handlesInterrupt: true,
     async run(ctx) {
       const task = requireFlag(ctx.flags, "task", "what the agent should do");
       const request: ExecuteRequest = { agent_id: ctx.args[0]!, task };
-      const input = parseInput(ctx, stringFlag(ctx.flags, "input"));
+      const inputFlag = stringFlag(ctx.flags, "input");
+      const input = parseInput(ctx, inputFlag);
       if (input !== undefined) request.input = input;
       const timeout = intFlag(ctx.flags, "timeout", 1, 300);
       if (timeout !== undefined) request.timeout_seconds = timeout;
@@ -396,32 +401,46 @@ export const renterCommands: Command[] = [
           return printRun(ctx, run, false);
         } catch (error) {
           if (!signal.aborted) throw error;
+          // The same request with the same key: the API hashes the body with the key, so every flag that
+          // shapes the body is repeated as given.
+          const again = [
+            `agentrent execute ${quote(request.agent_id)} --task ${quote(task)}`,
+            inputFlag === undefined ? "" : ` --input ${quote(inputFlag)}`,
+            timeout === undefined ? "" : ` --timeout ${timeout}`,
+            ctx.flags.priority === true ? " --priority" : "",
+            ` --no-stream --idempotency-key ${quote(idempotencyKey)}`,
+          ].join("");
           throw new CliError(
-            `Interrupted; the run goes on in the service. Its result, without running or charging again: agentrent execute ${quote(request.agent_id)} --task ${quote(task)}${stringFlag(ctx.flags, "input") === undefined ? "" : ` --input ${quote(stringFlag(ctx.flags, "input")!)}`} --no-stream --idempotency-key ${idempotencyKey}`,
+            [
+              `Interrupted. If the request reached the service, the run goes on there and is charged once; a --no-stream run's id comes with its result. Its idempotency key is ${idempotencyKey}.`,
+              `The result of that same run (waited for if it is still going; never run or charged again, for 24 hours), with its run id:`,
+              `  ${again}${inputFlag === "@-" ? "   (with the same input on stdin)" : ""}`,
+            ].join("\n"),
             EXIT.interrupted,
             "interrupted",
-            { idempotency_key: idempotencyKey },
+            { idempotency_key: idempotencyKey, resume_command: again },
           );
         }
       }
       let runId: string | undefined;
       let done: Run | undefined;
       try {
-        const events = api.client.executeStream(request, { idempotencyKey, signal, onRunId: (id) => (runId = id) });
-        const first = await ctx.out.progress("starting the run", async (update) => {
-          const next = events.next();
-          // The run id arrives with the response's headers, before the first token.
-          const shown = setInterval(() => {
-            if (!runId) return;
-            clearInterval(shown);
-            update(`run ${runId}: waiting for the first token`);
-          }, 25);
-          try {
-            return await next;
-          } finally {
-            clearInterval(shown);
-          }
+        let update: ((label: string) => void) | undefined;
+        const waiting = (id: string) => `run ${id}: waiting for the first token`;
+        // The run id arrives with the response's headers, before the first token.
+        const events = api.client.executeStream(request, {
+          idempotencyKey,
+          signal,
+          onRunId: (id) => {
+            runId = id;
+            update?.(waiting(id));
+          },
         });
+        const first = await ctx.out.progress("starting the run", (next) => {
+          update = next;
+          return events.next();
+        });
+        update = undefined;
         for (let step = first; !step.done; step = await events.next()) {
           const event = step.value;
           if (event.type === "output") ctx.out.write(event.delta);
@@ -429,7 +448,14 @@ export const renterCommands: Command[] = [
         }
       } catch (error) {
         if (!signal.aborted) throw error;
-        if (!runId) throw new CliError(`Interrupted before the run started; run it again with the same --idempotency-key ${idempotencyKey} to get it without a second charge.`, EXIT.interrupted, "interrupted", { idempotency_key: idempotencyKey });
+        if (!runId) {
+          throw new CliError(
+            `Interrupted before the run started. Run it again with --idempotency-key ${quote(idempotencyKey)}: if the request did reach the service, that returns the same run, never charged twice.`,
+            EXIT.interrupted,
+            "interrupted",
+            { idempotency_key: idempotencyKey },
+          );
+        }
         ctx.out.write("\n");
         throw new CliError(`Interrupted; run ${runId} goes on in the service. Follow it: agentrent runs events ${runId}; read it: agentrent runs get ${runId}`, EXIT.interrupted, "interrupted", { run_id: runId });
       }
@@ -442,9 +468,10 @@ export const renterCommands: Command[] = [
     summary: "Follow a run's output as it streams (from the start, or after --after <event id>); ends with its result",
     usage: "<run_id> [--after <event id>]",
     args: [1, 1],
-    options: { after: { type: "string" } },
-    help: ["--after  resume after this event id (an output offset) instead of from the start"],
-    examples: ["agentrent runs events run_01J…", "agentrent runs events run_01J… --after 120"],
+    arguments: ["<run_id>  a run of your wallet (run_…), as `agentrent execute` prints it"],
+    options: { after: { type: "string", value: "<event id>", description: "resume after this event id (an output offset) instead of from the start" } },
+    notes: ["How to pick up a streamed run after Ctrl-C: the output so far, then the rest as it comes, then its result."],
+    examples: ["agentrent runs events run_<32 hex>", "agentrent runs events run_<32 hex> --after 120"],
     async run(ctx) {
       const api = authenticatedApi(ctx.settings(), ctx.env);
       const after = stringFlag(ctx.flags, "after");
@@ -462,6 +489,8 @@ export const renterCommands: Command[] = [
     summary: "Show a run: status, output, cost, settlement and its on-chain receipt",
     usage: "<run_id>",
     args: [1, 1],
+    arguments: ["<run_id>  a run of your wallet (run_…), as `agentrent execute` prints it"],
+    examples: ["agentrent runs get run_<32 hex>", "agentrent runs get run_<32 hex> --json | jq .receipt"],
     async run(ctx) {
       const run = await authenticatedApi(ctx.settings(), ctx.env).client.runs.get(ctx.args[0]!);
       ctx.out.result(run, () =>

@@ -1,6 +1,6 @@
 // Review commands (beta) for the protocol authority's wallet: creator applications and listings.
 import { authenticatedApi } from "../api.ts";
-import { oneOf, requireFlag, stringFlag, type Command, type CommandContext } from "../cli.ts";
+import { oneOf, requireFlag, stringFlag, type Command, type CommandContext, type Flag } from "../cli.ts";
 import { usageError } from "../errors.ts";
 import { resolveListing } from "../listing-ref.ts";
 
@@ -13,6 +13,9 @@ interface Profile {
 }
 
 const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
+const REASON: Flag = { type: "string", value: "<text>", description: "the reason the creator reads" };
+const WALLET_ARGUMENT = "<wallet>  the applicant's wallet address (0x + 40 hex)";
+const LISTING_ARGUMENT = "<listing>  the agent id (<name>-<8 hex>, also found in the review queue), the listing id (lst_…) or the on-chain id";
 
 function wallet(value: string): string {
   if (!ADDRESS.test(value)) throw usageError(`${JSON.stringify(value)} is not a wallet address (0x + 40 hex).`);
@@ -42,7 +45,8 @@ export const reviewCommands: Command[] = [
     path: "review creators",
     summary: "Creator applications (authority)",
     usage: "[--status pending|approved|rejected]",
-    options: { status: { type: "string" } },
+    options: { status: { type: "string", value: "<status>", description: "pending (default), approved or rejected" } },
+    examples: ["agentrent review creators", "agentrent review creators --status rejected --json"],
     async run(ctx) {
       const status = oneOf(stringFlag(ctx.flags, "status"), ["pending", "approved", "rejected"] as const, "--status") ?? "pending";
       const applications: Profile[] = await authenticatedApi(ctx.settings(), ctx.env).client.reviews.creators(status);
@@ -55,9 +59,11 @@ export const reviewCommands: Command[] = [
   {
     path: "review approve-creator",
     summary: "Approve a creator application (authority)",
-    usage: "<wallet>",
+    usage: "<wallet> [--reason <text>]",
     args: [1, 1],
-    options: { reason: { type: "string" } },
+    arguments: [WALLET_ARGUMENT],
+    options: { reason: { ...REASON, description: "a note the creator reads (optional)" } },
+    examples: ["agentrent review approve-creator 0x<40 hex>"],
     run: (ctx) => decideCreator(ctx, "approve"),
   },
   {
@@ -65,13 +71,16 @@ export const reviewCommands: Command[] = [
     summary: "Reject a creator application with a reason (authority)",
     usage: "<wallet> --reason <text>",
     args: [1, 1],
-    options: { reason: { type: "string" } },
+    arguments: [WALLET_ARGUMENT],
+    options: { reason: { ...REASON, description: "why, for the creator to read (required)" } },
+    examples: ['agentrent review reject-creator 0x<40 hex> --reason "No public profile yet"'],
     run: (ctx) => decideCreator(ctx, "reject"),
   },
   {
     path: "review listings",
     summary: "Listings awaiting review (authority)",
     usage: "",
+    examples: ["agentrent review listings", "agentrent review listings --json"],
     async run(ctx) {
       const listings = await authenticatedApi(ctx.settings(), ctx.env).client.reviews.listings();
       ctx.out.result({ listings }, () => {
@@ -83,9 +92,11 @@ export const reviewCommands: Command[] = [
   {
     path: "review approve-listing",
     summary: "Approve a listing: it appears in search once listed on-chain (authority)",
-    usage: "<listing>",
+    usage: "<listing> [--reason <text>]",
     args: [1, 1],
-    options: { reason: { type: "string" } },
+    arguments: [LISTING_ARGUMENT],
+    options: { reason: { ...REASON, description: "a note the creator reads (optional)" } },
+    examples: ["agentrent review approve-listing clause-finder-1a2b3c4d"],
     run: (ctx) => decideListing(ctx, "approve"),
   },
   {
@@ -93,7 +104,9 @@ export const reviewCommands: Command[] = [
     summary: "Reject a listing with a reason (authority)",
     usage: "<listing> --reason <text>",
     args: [1, 1],
-    options: { reason: { type: "string" } },
+    arguments: [LISTING_ARGUMENT],
+    options: { reason: { ...REASON, description: "why, for the creator to read (required)" } },
+    examples: ['agentrent review reject-listing clause-finder-1a2b3c4d --reason "The sample outputs are empty"'],
     run: (ctx) => decideListing(ctx, "reject"),
   },
 ];

@@ -48,6 +48,11 @@ export function registerV1Mcp(app: OpenAPIHono<AppEnv>): void {
     } catch {
       message = undefined;
     }
+    // JSON-RPC 2.0: an empty batch is an Invalid Request, answered once (the transport would take it
+    // for a batch of notifications and answer 202).
+    if (Array.isArray(message) && message.length === 0) {
+      return c.json({ jsonrpc: "2.0", error: { code: -32600, message: "Invalid Request: an empty batch" }, id: null }, 400);
+    }
     const calledTool = toolCalled(message);
     let entries: Promise<RentedAgentEntry[]> | undefined;
     const tools = () => (entries ??= calledTool === undefined ? rentedAgentEntries(services, principal.wallet) : rentedAgentEntriesForCall(services, principal.wallet, calledTool));
