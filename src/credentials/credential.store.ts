@@ -5,7 +5,8 @@
 // a repair from a live chain read is unconditional (the chain wins).
 import { DeleteCommand, GetCommand, QueryCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import { batchGet, batchWrite, isConditionalCheckFailure, type Tables } from "../adapters/tables/dynamo.ts";
-import type { Patch, RentalModel } from "./events.ts";
+import type { Patch } from "./events.ts";
+import type { ListingStatus, RentalModel } from "../vocabulary.ts";
 
 export interface CredentialRecord {
   wallet: string;
@@ -24,7 +25,7 @@ export interface ChainListingRecord {
   rental_model?: RentalModel;
   price_wei?: string;
   metadata_uri?: string;
-  status?: "active" | "paused" | "closed";
+  status?: ListingStatus;
   position: string;
 }
 

@@ -3,9 +3,7 @@
 // and the events of one key fold into one patch in log order.
 import { parseEventLogs, type Log } from "viem";
 import { marketplaceAbi } from "../chain/generated/marketplace.ts";
-
-export const RENTAL_MODELS = ["one_time", "subscription", "per_query"] as const;
-export type RentalModel = (typeof RENTAL_MODELS)[number];
+import { rentalModelOf, type ListingStatus, type RentalModel } from "../vocabulary.ts";
 
 /** Position of a log on the chain, totally ordered: block number then log index. */
 export function logPosition(blockNumber: bigint, logIndex: number): string {
@@ -35,7 +33,7 @@ export interface ListingPatch {
     rental_model: RentalModel;
     price_wei: string;
     metadata_uri: string;
-    status: "active" | "paused" | "closed";
+    status: ListingStatus;
     created_block: string;
   }>;
 }
@@ -58,7 +56,7 @@ export function patchesFromLogs(logs: Log[]): Patch[] {
       case "ListingCreated":
         listing(event.args.listingId, {
           creator: event.args.creator.toLowerCase(),
-          rental_model: RENTAL_MODELS[event.args.accessType]!,
+          rental_model: rentalModelOf(event.args.accessType),
           price_wei: event.args.price.toString(),
           metadata_uri: event.args.metadataUri,
           status: "active",

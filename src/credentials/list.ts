@@ -4,15 +4,15 @@ import type { Tables } from "../adapters/tables/dynamo.ts";
 import { titleOf } from "../listings/catalogue.ts";
 import { getAgentNames } from "../listings/listing.store.ts";
 import { toListingId } from "./ids.ts";
-import { statusOf, type CredentialStatusWord } from "./status.ts";
-import type { RentalModel } from "./events.ts";
+import { statusOf } from "./status.ts";
+import type { CredentialStatus, RentalModel } from "../vocabulary.ts";
 import { getChainListings, listWalletCredentials } from "./store.ts";
 
 export interface CredentialListItem {
   listing_id: string;
   listing_title: string;
   rental_model: RentalModel;
-  status: CredentialStatusWord;
+  status: CredentialStatus;
   purchased_at: string;
   expires_at: string | null;
   on_chain_listing_id: string;
@@ -26,7 +26,7 @@ export interface CredentialListItem {
 export async function listCredentials(
   tables: Tables,
   wallet: Address,
-  query: { status?: CredentialStatusWord; limit: number; offset: number },
+  query: { status?: CredentialStatus; limit: number; offset: number },
   nowSeconds = Math.floor(Date.now() / 1000),
 ): Promise<{ credentials: CredentialListItem[]; total: number }> {
   const records = await listWalletCredentials(tables, wallet);

@@ -21,6 +21,7 @@ import { barRun, createRun, finishRun, getRun, MAX_OUTPUT_CHARS, newRunId, runni
 import { markSettlementPending, settleRun } from "./settlement.ts";
 import { callConnectedAgent } from "./connected.ts";
 import { recordRunOutcome } from "../listings/stats.ts";
+import type { FinishedRunStatus } from "../vocabulary.ts";
 
 import { MAX_TOOL_STEPS, RUNS_PER_LISTING, SANDBOX_MEMORY_MB } from "./limits.ts";
 import { agentSandboxNeeds } from "../runtime/sandbox.ts";
@@ -41,7 +42,7 @@ export interface ExecuteRequest {
 export interface RunResponse {
   run_id: string;
   agent_id: string;
-  status: "completed" | "failed";
+  status: FinishedRunStatus;
   output: unknown;
   cost_wei: bigint;
   duration_ms: number;

@@ -5,7 +5,7 @@ import type { Tables } from "../adapters/tables/dynamo.ts";
 import { AgentNotFoundError, deleteReviewEntry, listReviewEntries, putReviewEntry, setAgentReview } from "../listings/listing.store.ts";
 import { ApiError } from "../errors.ts";
 import { parseListingId, toListingId } from "../credentials/ids.ts";
-import type { ReviewStatus } from "./creators.ts";
+import type { ReviewStatus } from "../vocabulary.ts";
 
 // The agent record's key, owned by the listing store; exported here too for its existing readers.
 export { agentKey } from "../listings/listing.store.ts";

@@ -32,6 +32,7 @@ import { indexChain, marketTarget, publishConnectedAgent, type PublishedAgent } 
 import { createGates } from "../support/gates.ts";
 import { startHttpsServer, type HttpsTestServer } from "../support/https-server.ts";
 import { readBody } from "../support/http.ts";
+import type { RentalModel } from "../../src/vocabulary.ts";
 
 type Account = Awaited<ReturnType<typeof fundedAccount>>;
 
@@ -105,7 +106,7 @@ const MANIFEST = {
   timeout_seconds: 10,
 };
 
-async function publishConnected(name: string, rental: "one_time" | "subscription" | "per_query", priceEth = "0.001", manifest: Record<string, unknown> = {}): Promise<PublishedAgent> {
+async function publishConnected(name: string, rental: RentalModel, priceEth = "0.001", manifest: Record<string, unknown> = {}): Promise<PublishedAgent> {
   const token = (creatorToken ??= (await signIn(app, creator)).token);
   const published = await publishConnectedAgent(ctx, app, creator, { ...MANIFEST, ...manifest, name, entrypoint_url: `${agentServer.url}/agents/${name}` }, rental, priceEth, token);
   webhookSecret = published.webhookSecret;

@@ -42,6 +42,7 @@ import { startHttpsServer, type HttpsTestServer } from "../support/https-server.
 import { readBody } from "../support/http.ts";
 import { writeMarketplace } from "../../src/chain/write.ts";
 import { until } from "../support/until.ts";
+import type { RentalModel } from "../../src/vocabulary.ts";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "../..");
 /** The longest run timeout a request may ask for (timeout_seconds ≤ 300). */
@@ -214,11 +215,11 @@ export interface FaultWorld {
   deliveries: { task: string; runId: string }[];
   renter(): Promise<Renter>;
   /** A connected agent (see `connectedAgent` for its behaviour by task). */
-  publishConnected(name: string, rental: "one_time" | "subscription" | "per_query", priceEth?: string, manifest?: Record<string, unknown>): Promise<PublishedAgent>;
+  publishConnected(name: string, rental: RentalModel, priceEth?: string, manifest?: Record<string, unknown>): Promise<PublishedAgent>;
   /** Lets the connected agent check deliveries to `path` with `secret` (an agent published by hand). */
   registerWebhookSecret(path: string, secret: string): void;
   /** Registers and lists `manifest`, then (optionally) stores its provider key. */
-  publishManifest(manifest: Record<string, unknown>, rental: "one_time" | "subscription" | "per_query", providerKey?: string, priceEth?: string): Promise<PublishedAgent>;
+  publishManifest(manifest: Record<string, unknown>, rental: RentalModel, providerKey?: string, priceEth?: string): Promise<PublishedAgent>;
   /** Buys `deposit` wei of per-query balance (or the one-time credential) for `renter`. */
   buy(renter: Renter, listing: PublishedAgent, deposit?: bigint): Promise<void>;
   /** POST /v1/execute (or /stream): the answer, recorded for invariant 4. */

@@ -11,6 +11,7 @@ import { runReceiptFields, type RunBatchItem } from "../../src/execution/run-log
 import type { RunReceiptFields } from "../../src/execution/merkle.ts";
 import type { AuthoritySigner } from "../../src/chain/authority.ts";
 import type { Services } from "../../src/services.ts";
+import { RENTAL_MODELS } from "../../src/vocabulary.ts";
 
 /** Finish times start a day back (a pass logs runs finished before it started). */
 let clock = Date.now() - 86_400_000;
@@ -21,7 +22,7 @@ export function finishedRun(overrides: Partial<RunRecord> = {}): RunRecord {
   const runId = overrides.run_id ?? newRunId();
   const finishedAt = overrides.finished_at ?? new Date(clock++).toISOString();
   const status = overrides.status ?? (randomInt(4) === 0 ? "failed" : "completed");
-  const model = (["one_time", "subscription", "per_query"] as const)[randomInt(3)]!;
+  const model = RENTAL_MODELS[randomInt(RENTAL_MODELS.length)]!;
   return {
     ...runKey(runId),
     run_id: runId,

@@ -5,7 +5,8 @@ import type { ExecuteRequest, ListingSearchParams, Run } from "../../../sdk/src/
 import { authenticatedApi, type Api } from "../api.ts";
 import { intFlag, oneOf, requireFlag, stringFlag, type Command, type CommandContext } from "../cli.ts";
 import type { ChainTarget } from "../chain.ts";
-import { DURATIONS, eth, ethAmount, formatEth, RENTAL_MODELS, type RentalModel } from "../units.ts";
+import { DURATIONS, eth, ethAmount, formatEth } from "../units.ts";
+import { CATEGORIES, LISTED_CREDENTIAL_STATUSES, RENTAL_MODELS, SEARCH_SORTS, type RentalModel } from "../../../src/vocabulary.ts";
 import { CliError, EXIT, usageError } from "../errors.ts";
 import { parseListingRef, resolveListing, type ListingRef } from "../listing-ref.ts";
 import { confirm, isInteractive } from "../prompt.ts";
@@ -14,9 +15,6 @@ import { sendWithProgress } from "../tx.ts";
 
 // Loaded by the commands that need them, so the others start without viem (or Ajv).
 const chain = () => import("../chain.ts");
-
-const CATEGORIES = ["finance", "legal", "coding", "research", "sales", "content"] as const;
-const SORTS = ["relevance", "rating", "price_asc", "price_desc", "newest"] as const;
 
 function number(flags: CommandContext["flags"], name: string): number | undefined {
   const value = stringFlag(flags, name);
@@ -151,7 +149,7 @@ export const renterCommands: Command[] = [
       `--model        ${RENTAL_MODELS.join(", ")}`,
       "--min-price, --max-price   in ETH",
       "--min-rating   0 to 5",
-      `--sort         ${SORTS.join(", ")}`,
+      `--sort         ${SEARCH_SORTS.join(", ")}`,
       "--limit        1..100 (default 20); --offset skips that many",
       "Each listing shows its agent id (for `agentrent execute`) and the input it takes.",
     ],
@@ -163,7 +161,7 @@ export const renterCommands: Command[] = [
       if (category) params.category = category;
       const model = oneOf(stringFlag(ctx.flags, "model"), RENTAL_MODELS, "--model");
       if (model) params.rental_model = model;
-      const sort = oneOf(stringFlag(ctx.flags, "sort"), SORTS, "--sort");
+      const sort = oneOf(stringFlag(ctx.flags, "sort"), SEARCH_SORTS, "--sort");
       if (sort) params.sort = sort;
       const minPrice = number(ctx.flags, "min-price");
       if (minPrice !== undefined) params.min_price = minPrice;
@@ -325,7 +323,7 @@ export const renterCommands: Command[] = [
   {
     path: "credentials",
     summary: "List your rental credentials, or verify one listing's against the chain",
-    usage: "[<listing>] [--status active|expired|low_balance] [--limit n] [--offset n]",
+    usage: `[<listing>] [--status ${LISTED_CREDENTIAL_STATUSES.join("|")}] [--limit n] [--offset n]`,
     args: [0, 1],
     options: { status: { type: "string" }, limit: { type: "string" }, offset: { type: "string" } },
     async run(ctx) {
@@ -338,7 +336,7 @@ export const renterCommands: Command[] = [
         );
         return check.valid ? EXIT.ok : EXIT.access;
       }
-      const status = oneOf(stringFlag(ctx.flags, "status"), ["active", "expired", "low_balance"] as const, "--status");
+      const status = oneOf(stringFlag(ctx.flags, "status"), LISTED_CREDENTIAL_STATUSES, "--status");
       const limit = intFlag(ctx.flags, "limit", 1, 100);
       const offset = intFlag(ctx.flags, "offset", 0, 1_000_000);
       const list = await api.client.credentials.list({ ...(status ? { status } : {}), ...(limit !== undefined ? { limit } : {}), ...(offset !== undefined ? { offset } : {}) });
