@@ -28,7 +28,7 @@ import type { Hex } from "viem";
 import { buildApp } from "../../src/api/app.ts";
 import { createEgressGuard } from "../../src/adapters/egress/guard.ts";
 import { marketplaceAbi } from "../../src/chain/generated/marketplace.ts";
-import { settlePendingRuns } from "../../src/execution/settlement.ts";
+import { runJob } from "../../src/jobs.ts";
 import { finishStaleRuns } from "../../src/execution/stale-runs.ts";
 import { STALE_AFTER_TIMEOUT_MS } from "../../src/execution/runs.ts";
 import { runRef, type RunRecord } from "../../src/execution/runs.ts";
@@ -380,7 +380,8 @@ export async function startFaultWorld(options: FaultWorldOptions = {}): Promise<
     },
     balanceOf,
     async recover(timeoutMs = 20_000) {
-      await until("the settlement pass to leave nothing pending", async () => (await settlePendingRuns(ctx.services)).pending === 0, timeoutMs);
+      await until("the run logger to leave no settlement pending", async () => (await runJob(ctx.services, "run-logger")).settlements.pending === 0, timeoutMs);
+      // Then, as if the clock had moved past every run's timeout: the run logger's stale-run sweep.
       const sweep = await finishStaleRuns(ctx.services, Date.now() + STALE_AFTER_TIMEOUT_MS + MAX_TIMEOUT_MS + 1_000);
       if (sweep.skipped > 0) throw new Error(`the stale-run sweep skipped ${sweep.skipped} runs (the chain could not be read)`);
     },

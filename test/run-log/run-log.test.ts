@@ -4,7 +4,8 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { createServices } from "../../src/services.ts";
 import { createLogger } from "../../src/logger.ts";
-import { logPendingRuns, runReceiptFields, startRunLogLoop } from "../../src/execution/run-log.ts";
+import { logPendingRuns, runReceiptFields } from "../../src/execution/run-log.ts";
+import { startJobs } from "../../src/jobs.ts";
 import { RUN_LOG_PENDING, type RunRecord } from "../../src/execution/runs.ts";
 import { verifyProof } from "../../src/execution/merkle.ts";
 import { createTestServices, type TestContext } from "../support/services.ts";
@@ -185,9 +186,9 @@ describe("logPendingRuns", () => {
   });
 });
 
-describe("startRunLogLoop", () => {
+describe("the run-logger job", () => {
   it("logs runs as they finish until stopped", async () => {
-    const loop = startRunLogLoop(ctx.services, { intervalMs: 20 });
+    const loop = startJobs(ctx.services, { only: ["run-logger"], everyMs: { "run-logger": 20 } });
     try {
       const first = Array.from({ length: 3 }, () => finishedRun());
       await writeRuns(ctx.services, first);
@@ -226,7 +227,7 @@ describe("startRunLogLoop", () => {
     const run = finishedRun();
     await writeRuns(ctx.services, [run]);
     // An interval far shorter than the pass: passes would pile up if they could overlap.
-    const loop = startRunLogLoop(services, { intervalMs: 1 });
+    const loop = startJobs(services, { only: ["run-logger"], everyMs: { "run-logger": 1 } });
     await entered.promise;
     const stopped = loop.stop().then(() => order.push("stopped"));
     // The pass is held inside its send: stop has not returned.
