@@ -26,12 +26,12 @@ export default $config({
   },
   async run() {
     const { createTables } = await import("./stacks/tables");
-    const { createRegistrationQueues, createRegistrationConsumers } = await import("./stacks/queue");
+    const { createRegistrationQueues } = await import("./stacks/queue");
     const { createBlobs } = await import("./stacks/blobs");
     const { createSecrets, createKmsKey } = await import("./stacks/secrets");
     const { createRunner } = await import("./stacks/runner");
     const { createApi } = await import("./stacks/api");
-    const { createIndexer } = await import("./stacks/indexer");
+    const { createJobs } = await import("./stacks/jobs");
     const { createDashboard } = await import("./stacks/web");
 
     const resources = {
@@ -44,9 +44,7 @@ export default $config({
     };
 
     const api = createApi(resources);
-    createRegistrationConsumers(resources);
-    createIndexer(resources);
-    (await import("./stacks/run-log")).createRunLogger(resources);
+    createJobs(resources);
     const dashboard = createDashboard(api);
 
     return {

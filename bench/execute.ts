@@ -43,7 +43,8 @@ import { startChain, LOCAL_CHAIN_ID } from "../local/chain.ts";
 import { startDynamo, startQueues } from "../local/emulators.ts";
 import { freePort } from "../local/ports.ts";
 import { signIn, createKey } from "../test/support/auth.ts";
-import { fundAccount, ACCESS } from "../test/support/chain-actions.ts";
+import { fundAccount } from "../test/support/chain-actions.ts";
+import { ACCESS_TYPE } from "../src/vocabulary.ts";
 import { startHttpsServer, type HttpsTestServer } from "../test/support/https-server.ts";
 import { ms, summarize } from "./stats.ts";
 
@@ -313,7 +314,7 @@ export async function runExecuteBench(options: { requests?: number; warmup?: num
     if (job.status !== "completed" || !job.result) throw new Error(`registration failed: ${JSON.stringify(job.error)}`);
     const listing = job.result;
     const priceWei = parseEther("0.001");
-    await writeMarketplace(target, creator, "createListing", [listing.listing_seed, ACCESS.one_time, priceWei, listing.metadata_uri]);
+    await writeMarketplace(target, creator, "createListing", [listing.listing_seed, ACCESS_TYPE.one_time, priceWei, listing.metadata_uri]);
     await reviewListing(services.tables, listing.listing_id, "approve", undefined);
     const secret = await app.request(`/v1/listings/${listing.listing_id}/webhook-secret`, { method: "POST", headers: creatorHeaders });
     if (secret.status !== 201) throw new Error(`webhook secret refused: ${secret.status} ${await secret.text()}`);

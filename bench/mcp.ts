@@ -28,7 +28,7 @@ import { chainFor } from "../src/chain/client.ts";
 import { reviewListing } from "../src/listings/reviews.ts";
 import { catchUp } from "../src/credentials/indexer.ts";
 import type { RateLimiter } from "../src/adapters/ratelimit/port.ts";
-import { ACCESS } from "../test/support/chain-actions.ts";
+import { ACCESS_TYPE } from "../src/vocabulary.ts";
 import { ms, summarize } from "./stats.ts";
 
 const ROUNDS = Number(process.env.MCP_BENCH_ROUNDS ?? 60);
@@ -101,7 +101,7 @@ export async function runMcpBench(options: { rounds?: number } = {}): Promise<st
       return job.status === "completed" ? job.result : undefined;
     });
     const priceWei = parseEther("0.001");
-    await writeMarketplace(target, creator.privateKey, "createListing", [listing.listing_seed, ACCESS.one_time, priceWei, listing.metadata_uri]);
+    await writeMarketplace(target, creator.privateKey, "createListing", [listing.listing_seed, ACCESS_TYPE.one_time, priceWei, listing.metadata_uri]);
     await reviewListing(stack.services.tables, listing.listing_id, "approve", undefined);
     const secret = await fetch(`${apiUrl}/v1/listings/${listing.listing_id}/webhook-secret`, { method: "POST", headers: creatorAuth });
     if (secret.status !== 201) throw new Error(`webhook secret refused: ${secret.status} ${await secret.text()}`);

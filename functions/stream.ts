@@ -2,11 +2,6 @@
 // streaming: a run's events and an MCP tool call's progress notifications reach the caller as they happen.
 import { streamHandle } from "hono/aws-lambda";
 import { buildApp } from "../src/api/app.ts";
-import { loadConfig } from "../src/config.ts";
-import { createServices } from "../src/services.ts";
-import { cloudSecretSettings } from "../src/adapters/secrets/sst.ts";
-import { traceClients } from "../src/observability/tracing.ts";
+import { bootServices } from "../src/boot.ts";
 
-const app = buildApp(traceClients(createServices(loadConfig({ ...process.env, ...(process.env.STAGE === "cloud" ? cloudSecretSettings() : {}) }))));
-
-export const handler = streamHandle(app);
+export const handler = streamHandle(buildApp(bootServices()));

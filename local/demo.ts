@@ -19,6 +19,7 @@ import { submitRegistration } from "../src/registration/submit.ts";
 import { processRegistrationMessage } from "../src/registration/process.ts";
 import { getJob, type JobResult } from "../src/registration/jobs.ts";
 import { readListingSecret, setProviderKey } from "../src/listings/secrets.ts";
+import { ACCESS_TYPE, type RentalModel } from "../src/vocabulary.ts";
 
 /** The model-provider key the demo creators set on their listings; the local model server requires it. */
 export const DEMO_PROVIDER_KEY = "sk-local-demo-provider-key";
@@ -28,7 +29,7 @@ export interface DemoListing {
   creator: string;
   listing_id: string;
   agent_id: string;
-  rental_model: "one_time" | "subscription" | "per_query";
+  rental_model: RentalModel;
   price_eth: string;
   listing_seed: Hex;
   metadata_uri: string;
@@ -39,8 +40,6 @@ export interface DemoData {
   api_key: string;
   listings: DemoListing[];
 }
-
-const MODELS = { one_time: 0, subscription: 1, per_query: 2 } as const;
 
 interface DemoAgent {
   creatorIndex: 0 | 1;
@@ -175,7 +174,7 @@ export async function ensureDemoData(services: Services, dataDir: string, keys: 
     const creatorKey = keys.creators[DEMO_AGENTS[i]!.creatorIndex];
     const onChainId = `0x${listing.listing_id.slice(4)}` as Hex;
     const existing = await client.readContract({ address: chain.marketplace, abi: marketplaceAbi, functionName: "listings", args: [onChainId] });
-    if (existing[3] === 0) await writeMarketplace(target, creatorKey, "createListing", [listing.listing_seed, MODELS[listing.rental_model], parseEther(listing.price_eth), listing.metadata_uri]);
+    if (existing[3] === 0) await writeMarketplace(target, creatorKey, "createListing", [listing.listing_seed, ACCESS_TYPE[listing.rental_model], parseEther(listing.price_eth), listing.metadata_uri]);
     const status = await client.readContract({ address: chain.marketplace, abi: marketplaceAbi, functionName: "credentialStatus", args: [onChainId, demo.renter as Hex] });
     if (status !== 0 || i === 3) continue; // the renter rents the first three, one per model
     const price = parseEther(listing.price_eth);

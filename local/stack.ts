@@ -16,9 +16,7 @@ import { createBlobs, ensureBucket } from "../src/adapters/blobs/s3.ts";
 import { chainFor } from "../src/chain/client.ts";
 import { deployMarketplace } from "../src/chain/deploy.ts";
 import { createLogger, type Logger } from "../src/logger.ts";
-import { catchUp, startIndexerLoop } from "../src/credentials/indexer.ts";
-import { startQueueConsumer } from "../src/workers/queue-consumer.ts";
-import { failDeadLetter, processRegistrationMessage, sweepQueuedJobs } from "../src/registration/process.ts";
+import { runJob, startJobs } from "../src/jobs.ts";
 import { DEV_ACCOUNTS, LOCAL_CHAIN_ID, startChain, type ChainNode } from "./chain.ts";
 import { startDynamo, startQueues, type Emulator } from "./emulators.ts";
 import { portInUse } from "./ports.ts";
@@ -28,7 +26,6 @@ import { startModelServer } from "./model-server.ts";
 import { withDashboard } from "./dashboard.ts";
 
 const REPOSITORY_ROOT = resolve(import.meta.dirname, "..");
-import { startRunLogLoop } from "../src/execution/run-log/loop.ts";
 
 export interface StackOptions {
   dataDir: string;
@@ -179,24 +176,12 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
 
     const chainRebuilt = await reconcileChain(services, { chainId: LOCAL_CHAIN_ID, marketplace: deployed.address, blockHash: deployed.blockHash }, logger);
 
-    progress("starting the chain indexer and the API");
-    const indexer = startIndexerLoop({
-      tables: services.tables,
-      chain: services.chain,
-      logger,
-      fromBlock: config.MARKETPLACE_DEPLOY_BLOCK,
-      confirmations: config.INDEXER_CONFIRMATIONS,
-      pollMs: 250,
-    });
-    cleanups.push(() => indexer.stop());
-    const registrationWorker = startQueueConsumer({ queue: services.queue, queueUrl: config.REGISTRATION_QUEUE_URL, logger, waitSeconds: 1, handler: (m) => processRegistrationMessage(services, m.body) });
-    const deadLetters = startQueueConsumer({ queue: services.queue, queueUrl: config.REGISTRATION_DLQ_URL, logger, waitSeconds: 1, handler: (m) => failDeadLetter(services, m.body) });
-    const sweeper = setInterval(() => void sweepQueuedJobs(services).catch((error: unknown) => logger.warn("sweep failed", { cause: String(error) })), 60_000);
-    cleanups.push(() => registrationWorker.stop(), () => deadLetters.stop(), () => clearInterval(sweeper));
+    progress("starting the background jobs and the API");
     cleanups.push(() => services.close());
-    // Pending settlements, then the run log, every RUN_LOG_INTERVAL_MS.
-    const runLog = startRunLogLoop(services, { intervalMs: config.RUN_LOG_INTERVAL_MS });
-    cleanups.push(() => runLog.stop());
+    // Every background job of src/jobs.ts (the indexer, the registration queue's consumers and
+    // sweeper, the run logger), as the cloud runs them; stopped before the services close.
+    const jobs = startJobs(services);
+    cleanups.push(() => jobs.stop());
     // The dashboard on the API's origin: /v1/* is the API, every other path the built web app.
     const apiUrl = `http://127.0.0.1:${options.apiPort}`;
     const site = withDashboard(buildApp(services).fetch, {
@@ -210,7 +195,7 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
     const renter = DEV_ACCOUNTS[ROLES.indexOf("renter")]!;
     const demo = await ensureDemoData(services, dataDir, { renter: renter.privateKey, creators: [DEV_ACCOUNTS[2].privateKey, DEV_ACCOUNTS[3].privateKey] });
     // Ready means consistent: the index holds everything the chain holds, demo included.
-    await catchUp({ tables: services.tables, chain: services.chain, logger, fromBlock: config.MARKETPLACE_DEPLOY_BLOCK, confirmations: config.INDEXER_CONFIRMATIONS });
+    await runJob(services, "indexer");
 
     const info: StackInfo = {
       dashboard_url: `${apiUrl}/`,

@@ -19,7 +19,7 @@ import type { PrivateKeyAccount } from "viem/accounts";
 import { marketplaceAbi } from "../../src/chain/generated/marketplace.ts";
 import { CliError, EXIT, usageError } from "./errors.ts";
 import type { Settings } from "./settings.ts";
-import { LISTING_STATUS, RENTAL_MODELS, type RentalModel } from "./units.ts";
+import { CHAIN_CREDENTIAL_STATUSES, CHAIN_LISTING_STATUSES, rentalModelOf, type ChainListingStatus, type RentalModel } from "../../src/vocabulary.ts";
 
 /** What each contract error means, for the person reading it. */
 const CONTRACT_ERRORS: Record<string, string> = {
@@ -71,7 +71,7 @@ export interface OnChainListing {
   price: bigint;
   escrow: bigint;
   rentalModel: RentalModel;
-  status: (typeof LISTING_STATUS)[number];
+  status: ChainListingStatus;
   creator: Address;
   createdAt: number;
   metadataUri: string;
@@ -82,7 +82,7 @@ export async function readListing(target: ChainTarget, onChainId: Hex): Promise<
     target.client.readContract({ address: target.marketplace, abi: marketplaceAbi, functionName: "listings", args: [onChainId] }),
   );
   if (status === 0) throw new CliError(`No listing ${onChainId} on-chain (at the marketplace ${target.marketplace}).`, EXIT.notFound, "listing_not_found");
-  return { price, escrow, rentalModel: RENTAL_MODELS[accessType] ?? "one_time", status: LISTING_STATUS[status] ?? "none", creator, createdAt, metadataUri };
+  return { price, escrow, rentalModel: rentalModelOf(accessType), status: CHAIN_LISTING_STATUSES[status] ?? "none", creator, createdAt, metadataUri };
 }
 
 export async function subscriptionPrice(target: ChainTarget, onChainId: Hex, seconds: bigint): Promise<bigint> {
@@ -93,8 +93,7 @@ export async function credentialOf(target: ChainTarget, onChainId: Hex, wallet: 
   const [status, accessType, purchasedAt, expiresAt, balance, isRevoked] = await guard(() =>
     target.client.readContract({ address: target.marketplace, abi: marketplaceAbi, functionName: "credentialOf", args: [onChainId, wallet] }),
   );
-  const STATUS = ["not_found", "active", "expired", "low_balance", "revoked", "listing_closed"] as const;
-  return { status: STATUS[status] ?? "not_found", rentalModel: RENTAL_MODELS[accessType], purchasedAt, expiresAt, balance, isRevoked };
+  return { status: CHAIN_CREDENTIAL_STATUSES[status] ?? "not_found", rentalModel: rentalModelOf(accessType), purchasedAt, expiresAt, balance, isRevoked };
 }
 
 export interface SentTransaction {

@@ -1,16 +1,9 @@
-// The contract's enums and ETH amounts, without loading viem: `agentrent --help` and every command
-// that does not touch the chain start without it (viem is loaded with src/chain.ts when needed).
+// Subscription durations and ETH amounts, without loading viem: `agentrent --help` and every command
+// that does not touch the chain start without it (viem is loaded with src/chain.ts when needed). The
+// product's words and the contract's enums are the service's own (src/vocabulary.ts).
 import { usageError } from "./errors.ts";
 
-/** The contract's AccessType enum, in order (the service's RENTAL_MODELS; a test checks they agree). */
-export const RENTAL_MODELS = ["one_time", "subscription", "per_query"] as const;
-export type RentalModel = (typeof RENTAL_MODELS)[number];
-export const ACCESS_TYPE: Record<RentalModel, number> = { one_time: 0, subscription: 1, per_query: 2 };
-export const LISTING_STATUS = ["none", "active", "paused", "closed"] as const;
 export const DURATIONS: Record<string, bigint> = { "30d": 2_592_000n, "90d": 7_776_000n, "365d": 31_536_000n };
-/** The manifest's categories and model providers (the service's; a test checks they agree). */
-export const CATEGORIES = ["finance", "legal", "coding", "research", "sales", "content"] as const;
-export const PROVIDERS = ["provider_a", "provider_b", "self_hosted"] as const;
 
 const WEI_PER_ETH = 10n ** 18n;
 

@@ -9,6 +9,7 @@ import { claimOf, findIdempotentRun, parseIdempotencyKey, requestHash } from "..
 import { idempotencyStore } from "../execution/idempotency/idempotency.store.ts";
 import { enforceRule } from "./middleware/rate-limit.ts";
 import { executionKey, executionRule } from "../adapters/ratelimit/policy.ts";
+import { FinishedRunStatusSchema } from "./schemas.ts";
 
 /** Largest task description, in characters (the body as a whole is capped by MAX_BODY_BYTES). */
 export const MAX_TASK_CHARS = 32_768;
@@ -34,7 +35,7 @@ export const RunSchema = z
   .object({
     run_id: z.string(),
     agent_id: z.string(),
-    status: z.enum(["completed", "failed"]),
+    status: FinishedRunStatusSchema,
     output: z.unknown().openapi({ description: "Shaped by the agent's output schema; on failure, the partial output (a string)" }),
     cost_wei: z.number().int().openapi({ description: "Wei deducted from the per-task balance (an exact JSON integer); 0 for one_time and subscription" }),
     duration_ms: z.number().int(),

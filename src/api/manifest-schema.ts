@@ -5,7 +5,8 @@
 // route's own check stays what it was, a JSON object, and the document shows the manifest's fields,
 // generated from the limits and vocabularies the validator uses.
 import { z } from "@hono/zod-openapi";
-import { CATEGORIES, DEFAULT_TIMEOUT_SECONDS, MANIFEST_LIMITS, MANIFEST_MAX_BYTES } from "../registration/manifest.ts";
+import { DEFAULT_TIMEOUT_SECONDS, MANIFEST_LIMITS, MANIFEST_MAX_BYTES } from "../registration/manifest.ts";
+import { CategorySchema } from "./schemas.ts";
 import { PATTERN_LIMITS } from "../registration/patterns.ts";
 import { TOOL_CATALOGUE, TOOL_NAMES } from "../registration/tools.ts";
 
@@ -45,7 +46,7 @@ const ManifestFields = z
       .max(MANIFEST_LIMITS.nameMaxChars)
       .regex(/^[a-z][a-z0-9]*(?:-[a-z0-9]+)*$/)
       .describe("Kebab-case: lowercase letters and digits in words joined by single hyphens, starting with a letter; becomes part of the agent_id"),
-    category: z.enum(CATEGORIES),
+    category: CategorySchema,
     description: z.string().min(1).max(MANIFEST_LIMITS.descriptionMaxChars).describe("What the agent does, for renters; not blank"),
     model: z.union([HostedModel, SelfHostedModel]),
     system_prompt: z.string().min(1).max(MANIFEST_LIMITS.systemPromptMaxChars).optional().describe("A declarative agent: the prompt the service runs in its sandbox (private; never published). Exactly one of system_prompt and entrypoint_url."),

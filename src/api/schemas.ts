@@ -1,7 +1,33 @@
 // Schemas shared by several routes: the error envelope (narrowed per route and status in openapi.ts),
-// wallet addresses and signatures.
+// wallet addresses and signatures, and the product's words as zod enums. The enums are derived from
+// src/vocabulary.ts (which has no zod, so the CLI and the dashboard import it without zod) and stay
+// unnamed, so the OpenAPI document writes each one inline where a field uses it.
 import { z } from "@hono/zod-openapi";
 import { ERROR_CODES } from "../errors.ts";
+import {
+  CATEGORIES,
+  CREDENTIAL_STATUSES,
+  FINISHED_RUN_STATUSES,
+  JOB_STATUSES,
+  LISTED_CREDENTIAL_STATUSES,
+  LISTING_STATUSES,
+  RENTAL_MODELS,
+  REVIEW_STATUSES,
+  RUN_STATUSES,
+  SETTLEMENT_STATES,
+} from "../vocabulary.ts";
+
+export const CategorySchema = z.enum(CATEGORIES);
+export const RentalModelSchema = z.enum(RENTAL_MODELS);
+export const ListingStatusSchema = z.enum(LISTING_STATUSES);
+export const CredentialStatusSchema = z.enum(CREDENTIAL_STATUSES);
+/** The statuses GET /v1/credentials filters by (a list never holds `not_found`). */
+export const ListedCredentialStatusSchema = z.enum(LISTED_CREDENTIAL_STATUSES);
+export const RunStatusSchema = z.enum(RUN_STATUSES);
+export const FinishedRunStatusSchema = z.enum(FINISHED_RUN_STATUSES);
+export const SettlementStateSchema = z.enum(SETTLEMENT_STATES);
+export const JobStatusSchema = z.enum(JOB_STATUSES);
+export const ReviewStatusSchema = z.enum(REVIEW_STATUSES);
 
 export const ErrorBodySchema = z
   .object({

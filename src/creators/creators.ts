@@ -4,8 +4,7 @@
 import type { Tables } from "../adapters/tables/dynamo.ts";
 import { CreatorAlreadyApprovedError, CreatorNotFoundError, getCreatorProfile, listCreatorProfiles, putCreatorApplication, setCreatorReview } from "./creator.store.ts";
 import { ApiError } from "../errors.ts";
-
-export type ReviewStatus = "pending" | "approved" | "rejected";
+import type { ReviewStatus } from "../vocabulary.ts";
 
 export interface CreatorProfile {
   wallet: string;

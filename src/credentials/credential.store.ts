@@ -6,7 +6,8 @@
 import { DeleteCommand, GetCommand, QueryCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import type { Tables } from "../adapters/tables/dynamo.ts";
 import { keyId, putNewItems, readPositions, updateIfLater } from "../adapters/tables/positioned.ts";
-import type { CredentialPatch, RentalModel } from "./events.ts";
+import type { CredentialPatch } from "./events.ts";
+import type { RentalModel } from "../vocabulary.ts";
 
 export interface CredentialRecord {
   wallet: string;

@@ -4,9 +4,7 @@
 import { parseEventLogs, type Log } from "viem";
 import { marketplaceAbi } from "../chain/generated/marketplace.ts";
 import type { ListingPatch } from "../listings/chain-listing.ts";
-
-export const RENTAL_MODELS = ["one_time", "subscription", "per_query"] as const;
-export type RentalModel = (typeof RENTAL_MODELS)[number];
+import { rentalModelOf, type RentalModel } from "../vocabulary.ts";
 
 /** Position of a log on the chain, totally ordered: block number then log index. */
 export function logPosition(blockNumber: bigint, logIndex: number): string {
@@ -45,7 +43,7 @@ export function patchesFromLogs(logs: Log[]): Patch[] {
       case "ListingCreated":
         listing(event.args.listingId, {
           creator: event.args.creator.toLowerCase(),
-          rental_model: RENTAL_MODELS[event.args.accessType]!,
+          rental_model: rentalModelOf(event.args.accessType),
           price_wei: event.args.price.toString(),
           metadata_uri: event.args.metadataUri,
           status: "active",

@@ -113,37 +113,4 @@ export async function catchUp(options: IndexerOptions, budgetMs = Number.POSITIV
   }
 }
 
-export interface RunningIndexer {
-  stop(): Promise<void>;
-}
-
-/** The local stack's indexer: a loop that catches up, then polls for new blocks. */
-export function startIndexerLoop(options: IndexerOptions & { pollMs?: number }): RunningIndexer {
-  let stopped = false;
-  let wake: (() => void) | undefined;
-  const loop = (async () => {
-    let backoff = 0;
-    while (!stopped) {
-      try {
-        await catchUp(options);
-        backoff = 0;
-      } catch (error) {
-        backoff = Math.min(5_000, backoff ? backoff * 2 : 200);
-        options.logger.warn("indexer round failed", { retry_in_ms: backoff, cause: error instanceof Error ? error.message : String(error) });
-      }
-      await new Promise<void>((resolve) => {
-        wake = resolve;
-        setTimeout(resolve, backoff || options.pollMs || 500);
-      });
-    }
-  })();
-  return {
-    async stop() {
-      stopped = true;
-      wake?.();
-      await loop;
-    },
-  };
-}
-
 export type { Hex };

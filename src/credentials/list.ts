@@ -4,8 +4,8 @@ import type { Tables } from "../adapters/tables/dynamo.ts";
 import { titleOf } from "../listings/catalogue.ts";
 import { getAgentNames } from "../listings/listing.store.ts";
 import { toListingId } from "../listings/ids.ts";
-import { statusOf, type CredentialStatusWord } from "./status.ts";
-import type { RentalModel } from "./events.ts";
+import { statusOf } from "./status.ts";
+import type { CredentialStatus, RentalModel } from "../vocabulary.ts";
 import { listWalletCredentials } from "./credential.store.ts";
 import { getChainListings } from "../listings/chain-listing.store.ts";
 
@@ -13,7 +13,7 @@ export interface CredentialListItem {
   listing_id: string;
   listing_title: string;
   rental_model: RentalModel;
-  status: CredentialStatusWord;
+  status: CredentialStatus;
   purchased_at: string;
   expires_at: string | null;
   on_chain_listing_id: string;
@@ -27,7 +27,7 @@ export interface CredentialListItem {
 export async function listCredentials(
   tables: Tables,
   wallet: Address,
-  query: { status?: CredentialStatusWord; limit: number; offset: number },
+  query: { status?: CredentialStatus; limit: number; offset: number },
   nowSeconds = Math.floor(Date.now() / 1000),
 ): Promise<{ credentials: CredentialListItem[]; total: number }> {
   const records = await listWalletCredentials(tables, wallet);

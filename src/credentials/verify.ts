@@ -5,15 +5,14 @@ import type { Tables } from "../adapters/tables/dynamo.ts";
 import type { ChainClient } from "../chain/client.ts";
 import { readCredentialOf, type ContractCredential } from "../chain/read-credential.ts";
 import { ApiError } from "../errors.ts";
-import { RENTAL_MODELS, type RentalModel } from "./events.ts";
 import { toListingId } from "../listings/ids.ts";
-import { CHAIN_STATUS, type CredentialStatusWord } from "./status.ts";
+import { CHAIN_CREDENTIAL_STATUSES, rentalModelOf, type CredentialStatus, type RentalModel } from "../vocabulary.ts";
 import { deleteCredential, getCredential, repairCredential, type CredentialRecord } from "./credential.store.ts";
 
 export interface CredentialVerification {
   listing_id: string;
   rental_model?: RentalModel;
-  status: CredentialStatusWord;
+  status: CredentialStatus;
   valid: boolean;
   expired_at?: string;
   on_chain_listing_id?: string;
@@ -21,7 +20,7 @@ export interface CredentialVerification {
 }
 
 export interface ChainCredential {
-  status: CredentialStatusWord;
+  status: CredentialStatus;
   rentalModel: RentalModel;
   purchasedAt: number;
   /** A subscription's expiry (Unix seconds); null for the other models. */
@@ -39,8 +38,8 @@ export async function readChainCredential(chain: ChainClient, listingId: `0x${st
     throw new ApiError("service_unavailable", "The chain could not be reached to verify the credential; retry.", { cause: error });
   }
   const { status, accessType, purchasedAt, expiresAt, balance, revoked } = result;
-  const rentalModel = RENTAL_MODELS[accessType]!;
-  return { status: CHAIN_STATUS[status]!, rentalModel, purchasedAt, expiresAt: rentalModel === "subscription" ? expiresAt : null, balanceWei: balance, revoked };
+  const rentalModel = rentalModelOf(accessType);
+  return { status: CHAIN_CREDENTIAL_STATUSES[status]!, rentalModel, purchasedAt, expiresAt: rentalModel === "subscription" ? expiresAt : null, balanceWei: balance, revoked };
 }
 
 /** Whether the index holds what the chain holds, field by field. */

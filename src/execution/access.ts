@@ -11,12 +11,13 @@ import { getAgent, getAgentAlias } from "../listings/listing.store.ts";
 import { readListing } from "../chain/read-listing.ts";
 import { isPublished, type AgentRecord } from "../listings/catalogue.ts";
 import { processCache } from "../cache.ts";
+import type { RentalModel } from "../vocabulary.ts";
 
 export interface ExecutionAccess {
   listingId: string;
   onChainId: `0x${string}`;
   agent: AgentRecord & { kind: "declarative" | "connected"; logic_blob: string; logic_key: string };
-  rentalModel: "one_time" | "subscription" | "per_query";
+  rentalModel: RentalModel;
   /** The listing's price in wei (per run for per_query). */
   priceWei: bigint;
   /** The per-query balance on-chain when checked (0 for the other models). */

@@ -15,6 +15,7 @@ import { releaseReservation } from "./money/ledger.ts";
 import { markSettlementPending, settleRun } from "./money/settlement.ts";
 import { MAX_OUTPUT_CHARS, type RunRecord } from "./runs/run.ts";
 import { finishRun, saveStreamedText } from "./runs/run.store.ts";
+import type { FinishedRunStatus } from "../vocabulary.ts";
 
 /** How often the text streamed so far is saved while a run is in flight (for resuming streams). */
 const STREAM_SAVE_MS = 250;
@@ -23,7 +24,7 @@ const STREAM_SAVE_MS = 250;
 export interface RunResponse {
   run_id: string;
   agent_id: string;
-  status: "completed" | "failed";
+  status: FinishedRunStatus;
   output: unknown;
   cost_wei: bigint;
   duration_ms: number;

@@ -11,6 +11,7 @@ import type { ChainListingRecord } from "./chain-listing.ts";
 import { toOnChainId } from "./ids.ts";
 import { getAgent, listAgentsOfCreator, scanApprovedAgents } from "./listing.store.ts";
 import { createSearchIndex, type SearchDocument, type SearchIndex, type SearchQuery } from "./search/index.ts";
+import type { ListingStatus, RentalModel, ReviewStatus } from "../vocabulary.ts";
 
 export interface AgentRecord {
   listing_id: string;
@@ -20,7 +21,7 @@ export interface AgentRecord {
   description: string;
   category: string;
   metadata_uri: string;
-  review_status: "pending" | "approved" | "rejected";
+  review_status: ReviewStatus;
   review_reason?: string | null;
   approved_at?: string;
   created_at: string;
@@ -41,7 +42,7 @@ export interface Listing {
   title: string;
   description: string;
   category: string[];
-  rental_model: "one_time" | "subscription" | "per_query";
+  rental_model: RentalModel;
   price_eth: number;
   run_count: number;
   success_rate: number;
@@ -51,7 +52,7 @@ export interface Listing {
   last_updated: string;
   sample_output: string[];
   published_at: string;
-  status: "active" | "paused" | "closed";
+  status: ListingStatus;
   on_chain_id: string;
   metadata_uri: string;
 }

@@ -1,9 +1,7 @@
 // A listing as the chain's index holds it (the `chain_listings` table, rebuilt from the marketplace's
 // events): its creator, rental model, price, metadata and state. The agent record (listing.store.ts)
 // holds what the chain does not; a listing is published when both say so (catalogue.ts).
-import type { RentalModel } from "../credentials/events.ts";
-
-export type ChainListingStatus = "active" | "paused" | "closed";
+import type { ListingStatus, RentalModel } from "../vocabulary.ts";
 
 export interface ChainListingRecord {
   on_chain_listing_id: `0x${string}`;
@@ -11,7 +9,7 @@ export interface ChainListingRecord {
   rental_model?: RentalModel;
   price_wei?: string;
   metadata_uri?: string;
-  status?: ChainListingStatus;
+  status?: ListingStatus;
   position: string;
 }
 
@@ -25,7 +23,7 @@ export interface ListingPatch {
     rental_model: RentalModel;
     price_wei: string;
     metadata_uri: string;
-    status: ChainListingStatus;
+    status: ListingStatus;
     created_block: string;
   }>;
 }

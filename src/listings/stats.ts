@@ -37,6 +37,7 @@ import {
   readFiguresFence,
   takeOverOutcomeMarker,
 } from "./figures.store.ts";
+import type { FinishedRunStatus } from "../vocabulary.ts";
 
 /** How long a claim on a change lasts before another caller may take it over. */
 export const STATS_LEASE_MS = 10_000;
@@ -49,7 +50,7 @@ export interface RunOutcome {
   on_chain_id: `0x${string}`;
   /** The renter's wallet. */
   wallet: string;
-  status: "completed" | "failed";
+  status: FinishedRunStatus;
   /** ISO 8601. */
   finished_at: string;
 }

@@ -2,8 +2,7 @@
 // every transition is a conditional write on the status, so a redelivered message cannot complete a
 // job twice or overwrite a failure.
 import { randomBytes } from "node:crypto";
-
-export type JobStatus = "queued" | "completed" | "failed";
+import type { JobStatus } from "../vocabulary.ts";
 
 export interface JobResult {
   agent_id: string;

@@ -9,11 +9,10 @@ import { sample } from "openapi-sampler";
 import { checkUrl } from "./hosts.ts";
 import { findUnsafePatterns, linearPatternProblem, linearRegExp, PATTERN_LIMITS, schemaPatterns, type PatternCheckOptions } from "./patterns.ts";
 import { isToolName, parseToolScope, TOOL_NAMES, type ToolName } from "./tools.ts";
+import { CATEGORIES, PROVIDERS, type Category } from "../vocabulary.ts";
 
 /** Largest manifest accepted, in UTF-8 bytes of the request body. */
 export const MANIFEST_MAX_BYTES = 65536;
-export const CATEGORIES = ["finance", "legal", "coding", "research", "sales", "content"] as const;
-export const PROVIDERS = ["provider_a", "provider_b", "self_hosted"] as const;
 export const DEFAULT_TIMEOUT_SECONDS = 60;
 
 /** The caps the specification leaves to us. */
@@ -30,9 +29,6 @@ export const MANIFEST_LIMITS = {
   /** Errors listed at most; one more entry, `too_many_errors`, says the list was cut. */
   maxErrors: 100,
 } as const;
-
-export type Category = (typeof CATEGORIES)[number];
-export type Provider = (typeof PROVIDERS)[number];
 
 export type ManifestModel = { provider: "provider_a" | "provider_b"; model: string } | { provider: "self_hosted"; endpoint_url: string; model?: string };
 

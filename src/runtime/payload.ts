@@ -4,13 +4,12 @@
 // input, and the creator's provider key decrypted for this run only. Nothing reaches the runtime
 // through its environment.
 import type { ManifestTool } from "../registration/manifest.ts";
-
-export type AgentProvider = "provider_a" | "provider_b" | "self_hosted";
+import type { Provider } from "../vocabulary.ts";
 
 export interface AgentRunPayload {
   runId: string;
   agent: {
-    provider: AgentProvider;
+    provider: Provider;
     /** The model name (for self_hosted, the manifest's `model` or "default"). */
     model: string;
     /** The API base URL: the configured provider_a / provider_b base URL, or the manifest's

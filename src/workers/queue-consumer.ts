@@ -45,6 +45,24 @@ export interface QueueConsumerOptions {
   batchSize?: number;
 }
 
+/**
+ * Receives one batch (waiting up to `waitSeconds` for it), handles it, and deletes the messages whose
+ * handler succeeded. Returns how many were received and how many failed (they reappear after the
+ * visibility timeout).
+ */
+export async function consumeBatch(options: QueueConsumerOptions, signal?: AbortSignal): Promise<{ received: number; failed: number }> {
+  const messages = await options.queue.receive(options.queueUrl, {
+    max: options.batchSize ?? 10,
+    waitSeconds: options.waitSeconds ?? 5,
+    ...(signal ? { signal } : {}),
+  });
+  if (messages.length === 0) return { received: 0, failed: 0 };
+  const outcome = await handleBatch(messages, options.handler, options.logger);
+  const failed = new Set(outcome.failedIds);
+  await Promise.all(messages.filter((m) => !failed.has(m.id)).map((m) => options.queue.delete(options.queueUrl, m.receiptHandle)));
+  return { received: messages.length, failed: failed.size };
+}
+
 /** Long-polls a queue until stopped. */
 export function startQueueConsumer(options: QueueConsumerOptions): QueueConsumer {
   const abort = new AbortController();
@@ -52,16 +70,8 @@ export function startQueueConsumer(options: QueueConsumerOptions): QueueConsumer
   const loop = (async () => {
     while (!abort.signal.aborted) {
       try {
-        const messages = await options.queue.receive(options.queueUrl, {
-          max: options.batchSize ?? 10,
-          waitSeconds: options.waitSeconds ?? 5,
-          signal: abort.signal,
-        });
+        await consumeBatch(options, abort.signal);
         backoffMs = 0;
-        if (messages.length === 0) continue;
-        const outcome = await handleBatch(messages, options.handler, options.logger);
-        const failed = new Set(outcome.failedIds);
-        await Promise.all(messages.filter((m) => !failed.has(m.id)).map((m) => options.queue.delete(options.queueUrl, m.receiptHandle)));
       } catch (error) {
         if (abort.signal.aborted) break;
         // The queue is unreachable: back off (up to 5 s) rather than spin.

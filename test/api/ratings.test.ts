@@ -16,6 +16,7 @@ import { createTestServices, fundedAccount, type TestContext } from "../support/
 import { signIn } from "../support/auth.ts";
 import { approveCreator } from "../support/creators.ts";
 import { publishAgent, type PublishedAgent } from "../support/agents.ts";
+import type { FinishedRunStatus } from "../../src/vocabulary.ts";
 
 let ctx: TestContext;
 let app: ReturnType<typeof buildApp>;
@@ -35,7 +36,7 @@ async function publish(): Promise<PublishedAgent> {
   return publishAgent(ctx, app, creator, { name, category: "coding", description: `Ratings test agent ${name}.`, model: { provider: "provider_a", model: "m" }, system_prompt: "p", input_schema: { type: "object" }, output_schema: { type: "string", examples: ["done"] } }, "one_time");
 }
 
-async function run(listing: PublishedAgent, wallet: string, status: "completed" | "failed" = "completed"): Promise<void> {
+async function run(listing: PublishedAgent, wallet: string, status: FinishedRunStatus = "completed"): Promise<void> {
   await recordRunOutcome(ctx.services.tables, { run_id: `run_${randomBytes(16).toString("hex")}`, on_chain_id: listing.onChainId, wallet, status, finished_at: new Date().toISOString() });
 }
 

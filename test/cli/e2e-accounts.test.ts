@@ -13,9 +13,7 @@ import { Webhook } from "standardwebhooks";
 import { parseEther } from "viem";
 import { buildApp } from "../../src/api/app.ts";
 import { createEgressGuard } from "../../src/adapters/egress/guard.ts";
-import { startIndexerLoop } from "../../src/credentials/indexer.ts";
-import { startQueueConsumer, type QueueConsumer } from "../../src/workers/queue-consumer.ts";
-import { processRegistrationMessage } from "../../src/registration/process.ts";
+import { startJobs, type JobScheduler } from "../../src/jobs.ts";
 import { createTestServices, fundedAccount, type TestContext } from "../support/services.ts";
 import { signIn } from "../support/auth.ts";
 import { startHttpsServer, type HttpsTestServer } from "../support/https-server.ts";
@@ -34,8 +32,8 @@ let app: ReturnType<typeof buildApp>;
 let api: Server | undefined;
 let apiUrl: string;
 let agentServer: HttpsTestServer | undefined;
-let consumer: QueueConsumer | undefined;
-let indexer: { stop(): Promise<void> | void } | undefined;
+/** The registration worker and the indexer, from the service's job list. */
+let jobs: JobScheduler | undefined;
 let creator: Account;
 let applicant: Account;
 let renter: Account;
@@ -72,8 +70,7 @@ beforeAll(async () => {
   ctx.services.egress = createEgressGuard({ ca: agentServer.ca, allowHosts: ["127.0.0.1"] });
   app = buildApp(ctx.services);
   ({ server: api, url: apiUrl } = await serveApi(app));
-  consumer = startQueueConsumer({ queue: ctx.services.queue, queueUrl: ctx.config.REGISTRATION_QUEUE_URL, logger: ctx.services.logger, waitSeconds: 1, handler: (m) => processRegistrationMessage(ctx.services, m.body) });
-  indexer = startIndexerLoop({ tables: ctx.services.tables, chain: ctx.services.chain, logger: ctx.services.logger, fromBlock: 0n, confirmations: 0, pollMs: 100 });
+  jobs = startJobs(ctx.services, { only: ["registration-worker", "indexer"], everyMs: { indexer: 100 } });
   [creator, applicant, renter] = await Promise.all([fundedAccount(inject("rpcUrl")), fundedAccount(inject("rpcUrl")), fundedAccount(inject("rpcUrl"))]);
   writeFileSync(join(work, "agent.json"), JSON.stringify({ ...MANIFEST, entrypoint_url: `${agentServer.url}/agents/researcher` }));
   writeFileSync(join(work, "second.json"), JSON.stringify({ ...MANIFEST, name: "cli-accounts-second", entrypoint_url: `${agentServer.url}/agents/second` }));
@@ -81,8 +78,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await killAll();
-  await consumer?.stop();
-  await indexer?.stop();
+  await jobs?.stop();
   await closeApi(api);
   await agentServer?.stop();
   await ctx?.services.close();

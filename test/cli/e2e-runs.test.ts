@@ -16,7 +16,7 @@ import { Webhook } from "standardwebhooks";
 import { createPublicClient, http, type Hex } from "viem";
 import { buildApp } from "../../src/api/app.ts";
 import { createEgressGuard } from "../../src/adapters/egress/guard.ts";
-import { startIndexerLoop } from "../../src/credentials/indexer.ts";
+import { startJobs, type JobScheduler } from "../../src/jobs.ts";
 import { chainFor } from "../../src/chain/client.ts";
 import { marketplaceAbi } from "../../src/chain/generated/marketplace.ts";
 import { LOCAL_CHAIN_ID } from "../../local/chain.ts";
@@ -39,7 +39,7 @@ let ctx: TestContext;
 let api: Server | undefined;
 let apiUrl: string;
 let agentServer: HttpsTestServer | undefined;
-let indexer: { stop(): Promise<void> | void } | undefined;
+let jobs: JobScheduler | undefined;
 let renter: Account;
 let agent: PublishedAgent & { webhookSecret: string };
 let renterEnv: Record<string, string>;
@@ -121,7 +121,7 @@ beforeAll(async () => {
   ctx.services.egress = createEgressGuard({ ca: agentServer.ca, allowHosts: ["127.0.0.1"] });
   const app = buildApp(ctx.services);
   ({ server: api, url: apiUrl } = await serveApi(app));
-  indexer = startIndexerLoop({ tables: ctx.services.tables, chain: ctx.services.chain, logger: ctx.services.logger, fromBlock: 0n, confirmations: 0, pollMs: 100 });
+  jobs = startJobs(ctx.services, { only: ["indexer"], everyMs: { indexer: 100 } });
   const creator = await fundedAccount(inject("rpcUrl"));
   await approveCreator(ctx, app, creator.address, (await signIn(app, creator)).token);
   agent = await publishConnectedAgent(ctx, app, creator, { ...MANIFEST, entrypoint_url: `${agentServer.url}/agents/researcher` }, "per_query", "0.001");
@@ -134,7 +134,7 @@ beforeAll(async () => {
 afterAll(async () => {
   gates.openAll();
   await killAll();
-  await indexer?.stop();
+  await jobs?.stop();
   await closeApi(api);
   await agentServer?.stop();
   await ctx?.services.close();

@@ -16,6 +16,7 @@ import { deployMarketplace } from "../../src/chain/deploy.ts";
 import { marketplaceAbi } from "../../src/chain/generated/marketplace.ts";
 import { writeMarketplace, type MarketplaceWriteName } from "../../src/chain/write.ts";
 import { DEV_ACCOUNTS } from "../../local/chain.ts";
+import { CHAIN_LISTING_STATUSES, type ListingStatus } from "../../src/vocabulary.ts";
 
 // Accounts no other suite sends from on the shared node (nonces stay ours): 9 deploys, 2 is the authority.
 const [, feeAccount, authorityAccount, creatorAccount, renterA, renterB] = DEV_ACCOUNTS;
@@ -29,7 +30,7 @@ interface IndexedListing {
   accessType: number;
   price: bigint;
   metadataUri: string;
-  status: "active" | "paused" | "closed";
+  status: ListingStatus;
   escrow: bigint;
 }
 
@@ -187,10 +188,9 @@ describe("marketplace events", () => {
     expect(listings.size).toBe(3);
 
     // Compare every rebuilt record with storage.
-    const statusNames = ["none", "active", "paused", "closed"] as const;
     for (const [id, indexed] of listings) {
       const [price, escrow, accessType, status, creator, , metadataUri] = await client.readContract({ address, abi: marketplaceAbi, functionName: "listings", args: [id] });
-      expect({ price, escrow, accessType, status: statusNames[status], creator, metadataUri }).toEqual({
+      expect({ price, escrow, accessType, status: CHAIN_LISTING_STATUSES[status], creator, metadataUri }).toEqual({
         price: indexed.price,
         escrow: indexed.escrow,
         accessType: indexed.accessType,

@@ -20,12 +20,12 @@ import { marketplaceAbi } from "../../src/chain/generated/marketplace.ts";
 import { writeMarketplace, type MarketplaceWriteName } from "../../src/chain/write.ts";
 import { DEV_ACCOUNTS, startChain, type ChainNode } from "../../local/chain.ts";
 import { freePort } from "../../local/ports.ts";
+import { CHAIN_CREDENTIAL_STATUSES, type CredentialStatus } from "../../src/vocabulary.ts";
 
 const [deployer, authorityAccount, feeAccount, creatorAccount, renterA, renterB] = DEV_ACCOUNTS;
 const renterC = DEV_ACCOUNTS[7];
 const PRICE = 10n ** 15n;
 const THIRTY_DAYS = 2_592_000n;
-const STATUS = ["not_found", "active", "expired", "low_balance", "revoked", "listing_closed"] as const;
 
 describe("isCredentialValid", () => {
   let chain: ChainNode;
@@ -51,9 +51,9 @@ describe("isCredentialValid", () => {
     return clients().client.readContract({ address, abi: marketplaceAbi, functionName: "isCredentialValid", args: [listingId, buyer] });
   }
 
-  async function status(listingId: Hex, buyer: Address): Promise<(typeof STATUS)[number]> {
+  async function status(listingId: Hex, buyer: Address): Promise<CredentialStatus> {
     const s = await clients().client.readContract({ address, abi: marketplaceAbi, functionName: "credentialStatus", args: [listingId, buyer] });
-    return STATUS[s]!;
+    return CHAIN_CREDENTIAL_STATUSES[s]!;
   }
 
   /** Creates a fresh listing of the given model (0 one_time, 1 subscription, 2 per_query). */

@@ -10,7 +10,8 @@ import { startChain, LOCAL_CHAIN_ID, type ChainNode } from "../../local/chain.ts
 import { freePort } from "../../local/ports.ts";
 import { createChainClient } from "../../src/chain/client.ts";
 import { createTables, type Tables } from "../../src/adapters/tables/dynamo.ts";
-import { catchUp, indexOnce, readCursor, startIndexerLoop, type IndexerOptions } from "../../src/credentials/indexer.ts";
+import { catchUp, indexOnce, readCursor, type IndexerOptions } from "../../src/credentials/indexer.ts";
+import { startJobs } from "../../src/jobs.ts";
 import { createServicesOn, DAYS_30, DAYS_90, fundAccount, market, deployOn, type Account, type ServicesOn } from "../support/chain-actions.ts";
 
 const P = 10n ** 15n;
@@ -232,9 +233,9 @@ describe("chain indexer on the shared node", () => {
     expect(await snapshot(env.services.tables)).toEqual(before);
   });
 
-  it("runs as a loop that picks up new events and stops cleanly", async () => {
+  it("runs as the indexer job, which picks up new events and stops cleanly", async () => {
     const r1 = renters[0]!;
-    const loop = startIndexerLoop({ ...options, pollMs: 50 });
+    const loop = startJobs(env.services, { only: ["indexer"], everyMs: { indexer: 50 } });
     try {
       const bought = await env.market.purchaseSubscription(r1, ids.subscription, DAYS_30);
       const key = { pk: `wallet#${lower(r1.address)}`, sk: `listing#${ids.subscription}` };

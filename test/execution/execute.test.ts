@@ -15,8 +15,6 @@ import { createEgressGuard } from "../../src/adapters/egress/guard.ts";
 import { createAuthoritySigner } from "../../src/chain/authority.ts";
 import { writeMarketplace } from "../../src/chain/write.ts";
 import { marketplaceAbi } from "../../src/chain/generated/marketplace.ts";
-import { settlePendingRuns } from "../../src/execution/money/settlement.ts";
-import { logPendingRuns } from "../../src/execution/run-log/pass.ts";
 import { claimedRun, claimIdempotencyKey, claimOf, releaseIdempotencyKey, requestHash } from "../../src/execution/idempotency/protocol.ts";
 import { idempotencyStore } from "../../src/execution/idempotency/idempotency.store.ts";
 import { newRunId, STALE_AFTER_TIMEOUT_MS, type RunRecord } from "../../src/execution/runs/run.ts";
@@ -24,6 +22,7 @@ import { claimedRuns, createRun, getRun } from "../../src/execution/runs/run.sto
 import { finishStaleRuns } from "../../src/execution/runs/stale-runs.ts";
 import { leaseMapAt } from "../../src/execution/leases/lease-map.store.ts";
 import { ledgerKey } from "../../src/execution/money/ledger.store.ts";
+import { runJob } from "../../src/jobs.ts";
 import type { Tables } from "../../src/adapters/tables/dynamo.ts";
 import type { ApiError } from "../../src/errors.ts";
 import { createTestServices, fundedAccount, type TestContext } from "../support/services.ts";
@@ -34,6 +33,7 @@ import { indexChain, marketTarget, publishConnectedAgent, type PublishedAgent } 
 import { createGates } from "../support/gates.ts";
 import { startHttpsServer, type HttpsTestServer } from "../support/https-server.ts";
 import { readBody } from "../support/http.ts";
+import type { RentalModel } from "../../src/vocabulary.ts";
 
 type Account = Awaited<ReturnType<typeof fundedAccount>>;
 
@@ -107,7 +107,7 @@ const MANIFEST = {
   timeout_seconds: 10,
 };
 
-async function publishConnected(name: string, rental: "one_time" | "subscription" | "per_query", priceEth = "0.001", manifest: Record<string, unknown> = {}): Promise<PublishedAgent> {
+async function publishConnected(name: string, rental: RentalModel, priceEth = "0.001", manifest: Record<string, unknown> = {}): Promise<PublishedAgent> {
   const token = (creatorToken ??= (await signIn(app, creator)).token);
   const published = await publishConnectedAgent(ctx, app, creator, { ...MANIFEST, ...manifest, name, entrypoint_url: `${agentServer.url}/agents/${name}` }, rental, priceEth, token);
   webhookSecret = published.webhookSecret;
@@ -642,14 +642,14 @@ describe("per-query money", () => {
     const withheld = (await (await app.request(`/v1/runs/${runId}`, { headers: { authorization: `Bearer ${renter.key}` } })).json()) as { status: string; output: unknown; settlement: string };
     expect(withheld).toMatchObject({ status: "completed", output: null, settlement: "pending" });
     expect(await balanceOf(listing, renter.account.address)).toBe(listing.priceWei * 2n);
-    expect(await settlePendingRuns(ctx.services)).toMatchObject({ settled: 1 });
+    expect((await runJob(ctx.services, "run-logger")).settlements).toMatchObject({ settled: 1 });
     const released = (await (await app.request(`/v1/runs/${runId}`, { headers: { authorization: `Bearer ${renter.key}` } })).json()) as Record<string, unknown>;
     expect(released).toMatchObject({ status: "completed", settlement: "settled", output: { findings: ["done: settle later"] } });
     expect(BigInt(released.cost_wei as number)).toBe(listing.priceWei);
     expect(await balanceOf(listing, renter.account.address)).toBe(listing.priceWei);
     expect(released.settlement_tx).toMatch(/^0x[0-9a-f]{64}$/);
     // The pass is done with it: a second pass charges nothing more.
-    expect(await settlePendingRuns(ctx.services)).toMatchObject({ settled: 0 });
+    expect((await runJob(ctx.services, "run-logger")).settlements).toMatchObject({ settled: 0 });
     expect(await balanceOf(listing, renter.account.address)).toBe(listing.priceWei);
   });
 
@@ -667,7 +667,7 @@ describe("per-query money", () => {
     const resumed = parseSse(await (await app.request(`/v1/runs/${runId}/events`, { headers: { authorization: `Bearer ${renter.key}`, "last-event-id": "done" } })).text());
     expect(resumed.at(-1)).toMatchObject({ event: "done", data: { run_id: runId, output: null, settlement: "pending" } });
     expect(await balanceOf(listing, renter.account.address)).toBe(listing.priceWei * 2n);
-    expect(await settlePendingRuns(ctx.services)).toMatchObject({ settled: 1 });
+    expect((await runJob(ctx.services, "run-logger")).settlements).toMatchObject({ settled: 1 });
     const released = parseSse(await (await app.request(`/v1/runs/${runId}/events`, { headers: { authorization: `Bearer ${renter.key}`, "last-event-id": "done" } })).text());
     expect(released.at(-1)).toMatchObject({ event: "done", data: { run_id: runId, status: "completed", output: { findings: ["alpha", "beta", "gamma"] } } });
     expect((released.at(-1)!.data as Record<string, unknown>).settlement).toBeUndefined();
@@ -796,7 +796,7 @@ describe("run log", () => {
     const detail = async () => (await (await app.request(`/v1/runs/${run.run_id}`, { headers: { authorization: `Bearer ${renter.key}` } })).json()) as { receipt: { batch_index: number; root: Hex; leaf: Hex; proof: Hex[]; tx_hash: Hex } | null };
     expect((await detail()).receipt).toBeNull();
 
-    expect((await logPendingRuns(ctx.services)).runs).toBeGreaterThanOrEqual(1);
+    expect((await runJob(ctx.services, "run-logger")).log.runs).toBeGreaterThanOrEqual(1);
     const { receipt } = await detail();
     expect(receipt).not.toBeNull();
     expect(receipt!.tx_hash).toMatch(/^0x[0-9a-f]{64}$/);

@@ -10,7 +10,7 @@ import { startQueueConsumer } from "../../src/workers/queue-consumer.ts";
 import { getJob, type JobResult } from "../../src/registration/jobs.ts";
 import { listPendingListingReviews, reviewListing } from "../../src/listings/reviews.ts";
 import { writeMarketplace } from "../../src/chain/write.ts";
-import { ACCESS } from "../support/chain-actions.ts";
+import { ACCESS_TYPE } from "../../src/vocabulary.ts";
 import { signIn } from "../support/auth.ts";
 import { indexChain, marketTarget } from "../support/agents.ts";
 import { until } from "../support/until.ts";
@@ -90,7 +90,7 @@ describe("the queue redelivers a registration", () => {
     expect((await listPendingListingReviews(services.tables)).filter((review) => review.listing_id === result.listing_id)).toHaveLength(1);
 
     // Published (listed on-chain, approved, indexed): the catalogue shows it once, and it runs once.
-    await writeMarketplace(marketTarget(world.ctx), world.creator, "createListing", [result.listing_seed, ACCESS.per_query, 10n ** 15n, result.metadata_uri]);
+    await writeMarketplace(marketTarget(world.ctx), world.creator, "createListing", [result.listing_seed, ACCESS_TYPE.per_query, 10n ** 15n, result.metadata_uri]);
     await reviewListing(services.tables, result.listing_id, "approve", undefined);
     await indexChain(world.ctx);
     const searched = await world.app.request(`/v1/listings?q=${encodeURIComponent("delivers more than once")}`, { headers: { authorization: `Bearer ${token}` } });

@@ -28,9 +28,9 @@ import type { Hex } from "viem";
 import { buildApp } from "../../src/api/app.ts";
 import { createEgressGuard } from "../../src/adapters/egress/guard.ts";
 import { marketplaceAbi } from "../../src/chain/generated/marketplace.ts";
-import { settlePendingRuns } from "../../src/execution/money/settlement.ts";
 import { finishStaleRuns } from "../../src/execution/runs/stale-runs.ts";
 import { runRef, STALE_AFTER_TIMEOUT_MS, type RunRecord } from "../../src/execution/runs/run.ts";
+import { runJob } from "../../src/jobs.ts";
 import { freePort } from "../../local/ports.ts";
 import { createTestServices, fundedAccount, type TestContext } from "../support/services.ts";
 import { createKey, signIn } from "../support/auth.ts";
@@ -42,6 +42,7 @@ import { parseSseJson as parseSse } from "../support/sse.ts";
 import { readBody } from "../support/http.ts";
 import { writeMarketplace } from "../../src/chain/write.ts";
 import { until } from "../support/until.ts";
+import type { RentalModel } from "../../src/vocabulary.ts";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "../..");
 /** The longest run timeout a request may ask for (timeout_seconds ≤ 300). */
@@ -214,11 +215,11 @@ export interface FaultWorld {
   deliveries: { task: string; runId: string }[];
   renter(): Promise<Renter>;
   /** A connected agent (see `connectedAgent` for its behaviour by task). */
-  publishConnected(name: string, rental: "one_time" | "subscription" | "per_query", priceEth?: string, manifest?: Record<string, unknown>): Promise<PublishedAgent>;
+  publishConnected(name: string, rental: RentalModel, priceEth?: string, manifest?: Record<string, unknown>): Promise<PublishedAgent>;
   /** Lets the connected agent check deliveries to `path` with `secret` (an agent published by hand). */
   registerWebhookSecret(path: string, secret: string): void;
   /** Registers and lists `manifest`, then (optionally) stores its provider key. */
-  publishManifest(manifest: Record<string, unknown>, rental: "one_time" | "subscription" | "per_query", providerKey?: string, priceEth?: string): Promise<PublishedAgent>;
+  publishManifest(manifest: Record<string, unknown>, rental: RentalModel, providerKey?: string, priceEth?: string): Promise<PublishedAgent>;
   /** Buys `deposit` wei of per-query balance (or the one-time credential) for `renter`. */
   buy(renter: Renter, listing: PublishedAgent, deposit?: bigint): Promise<void>;
   /** POST /v1/execute (or /stream): the answer, recorded for invariant 4. */
@@ -366,7 +367,8 @@ export async function startFaultWorld(options: FaultWorldOptions = {}): Promise<
     },
     balanceOf,
     async recover(timeoutMs = 20_000) {
-      await until("the settlement pass to leave nothing pending", async () => (await settlePendingRuns(ctx.services)).pending === 0, timeoutMs);
+      await until("the run logger to leave no settlement pending", async () => (await runJob(ctx.services, "run-logger")).settlements.pending === 0, timeoutMs);
+      // Then, as if the clock had moved past every run's timeout: the run logger's stale-run sweep.
       const sweep = await finishStaleRuns(ctx.services, Date.now() + STALE_AFTER_TIMEOUT_MS + MAX_TIMEOUT_MS + 1_000);
       if (sweep.skipped > 0) throw new Error(`the stale-run sweep skipped ${sweep.skipped} runs (the chain could not be read)`);
     },

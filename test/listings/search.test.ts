@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { ApiError } from "../../src/errors.ts";
 import { createSearchIndex, parseSearchQuery, type SearchDocument, type SearchIndex, type SearchQuery } from "../../src/listings/search/index.ts";
 import { createNaiveSearch, prng, syntheticListings, typo } from "../../bench/search.ts";
-import { CATEGORIES, RENTAL_MODELS, SEARCH_SORTS } from "../../src/listings/search/types.ts";
+import { CATEGORIES, RENTAL_MODELS, SEARCH_SORTS } from "../../src/vocabulary.ts";
 import { tokenize, withinOneEdit } from "../../src/listings/search/tokenize.ts";
 
 const id = (n: number) => `lst_${n.toString(16).padStart(64, "0")}`;

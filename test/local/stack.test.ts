@@ -17,6 +17,7 @@ import { freePort, portInUse } from "../../local/ports.ts";
 import type { StackInfo } from "../../local/stack.ts";
 import type { DemoData, DemoListing } from "../../local/demo.ts";
 import { parseSse } from "../support/sse.ts";
+import { RENTAL_MODELS } from "../../src/vocabulary.ts";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "../..");
 const dataDir = mkdtempSync(join(tmpdir(), "stack-test-"));
@@ -229,7 +230,7 @@ describe("npm start (the local stack)", () => {
     // The demo: reviewed agents in search, and the demo renter's rentals of the three models.
     const searched = (await (await fetch(`${info.api_url}/v1/listings?sort=price_asc`, { headers: { authorization: `Bearer ${demoKey}` } })).json()) as { total: number; listings: { rental_model: string }[] };
     expect(searched.total).toBe(4);
-    expect(new Set(searched.listings.map((l) => l.rental_model))).toEqual(new Set(["one_time", "subscription", "per_query"]));
+    expect(new Set(searched.listings.map((l) => l.rental_model))).toEqual(new Set(RENTAL_MODELS));
     const credentialsOf = async (url: string) =>
       ((await (await fetch(`${url}/v1/credentials`, { headers: { authorization: `Bearer ${demoKey}` } })).json()) as { total: number; credentials: { listing_id: string; rental_model: string; status: string }[] });
     let demoCredentials = await credentialsOf(info.api_url);

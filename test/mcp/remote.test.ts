@@ -16,7 +16,7 @@ import { buildApp } from "../../src/api/app.ts";
 import { createEgressGuard } from "../../src/adapters/egress/guard.ts";
 import { writeMarketplace } from "../../src/chain/write.ts";
 import { createAuthoritySigner } from "../../src/chain/authority.ts";
-import { settlePendingRuns } from "../../src/execution/money/settlement.ts";
+import { runJob } from "../../src/jobs.ts";
 import { chainFor } from "../../src/chain/client.ts";
 import { marketplaceAbi } from "../../src/chain/generated/marketplace.ts";
 import { LOCAL_CHAIN_ID } from "../../local/chain.ts";
@@ -207,7 +207,7 @@ describe("money", () => {
       expect(text).not.toMatch(/pay later: x y/); // the output is withheld until paid
       const runId = /run_[0-9a-f]{32}/.exec(text)![0];
       expect(await balanceOf(summarizer)).toBe(before);
-      expect(await settlePendingRuns(ctx.services)).toMatchObject({ settled: 1 });
+      expect((await runJob(ctx.services, "run-logger")).settlements).toMatchObject({ settled: 1 });
       expect(await balanceOf(summarizer)).toBe(before - summarizer.priceWei);
       const released = (await (await app.request(`/v1/runs/${runId}`, { headers: { authorization: `Bearer ${apiKey}` } })).json()) as { settlement: string; output: unknown };
       expect(released).toMatchObject({ settlement: "settled", output: { summary: "pay later: x y", words: 2 } });

@@ -13,8 +13,8 @@ import { marketplaceAbi } from "../../src/chain/generated/marketplace.ts";
 import { ensureRegistrationQueues } from "../../src/adapters/queue/sqs.ts";
 import { cidOf } from "../../src/registration/cid.ts";
 import { getJob, putQueuedJob } from "../../src/registration/jobs.ts";
-import { failDeadLetter, processRegistrationMessage, sweepQueuedJobs } from "../../src/registration/process.ts";
-import { startQueueConsumer, type QueueConsumer } from "../../src/workers/queue-consumer.ts";
+import { processRegistrationMessage, sweepQueuedJobs } from "../../src/registration/process.ts";
+import { runJob, startJobs, type JobScheduler } from "../../src/jobs.ts";
 import { LOCAL_CHAIN_ID } from "../../local/chain.ts";
 import { createTestServices, fundedAccount, type TestContext } from "../support/services.ts";
 import { signIn } from "../support/auth.ts";
@@ -24,7 +24,7 @@ let ctx: TestContext;
 let app: ReturnType<typeof buildApp>;
 let creator: Awaited<ReturnType<typeof fundedAccount>>;
 let token: string;
-const consumers: QueueConsumer[] = [];
+const schedulers: JobScheduler[] = [];
 
 const SECRET_PROMPT = `You are a careful contract reviewer. secret-marker-${randomBytes(6).toString("hex")}`;
 const manifest = (overrides: Record<string, unknown> = {}) => ({
@@ -47,22 +47,15 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await Promise.all(consumers.map((c) => c.stop()));
+  await Promise.all(schedulers.map((s) => s.stop()));
 });
 
 const submit = (body: string, headers: Record<string, string> = {}) =>
   app.request("/v1/agents", { method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": "application/json", ...headers }, body });
 
+/** Runs the registration worker over what is on the queue now; every message must succeed. */
 async function drain(): Promise<void> {
-  // Process what is on the queue now, the way the consumer does.
-  for (;;) {
-    const messages = await ctx.services.queue.receive(ctx.config.REGISTRATION_QUEUE_URL, { waitSeconds: 0 });
-    if (messages.length === 0) return;
-    for (const m of messages) {
-      await processRegistrationMessage(ctx.services, m.body);
-      await ctx.services.queue.delete(ctx.config.REGISTRATION_QUEUE_URL, m.receiptHandle);
-    }
-  }
+  expect(await runJob(ctx.services, "registration-worker")).toMatchObject({ failed: 0 });
 }
 
 async function job(jobId: string, bearer = token) {
@@ -205,8 +198,9 @@ describe("registration", () => {
     const jobId = `job_${randomBytes(12).toString("hex")}`;
     // A job whose sealed manifest is gone: every delivery throws.
     await putQueuedJob(ctx.services.tables, { job_id: jobId, wallet: creator.address.toLowerCase(), created_at: new Date().toISOString(), manifest_blob: `jobs/${jobId}/missing`, manifest_key: "local:v1:AAAA" });
-    consumers.push(startQueueConsumer({ queue: ctx.services.queue, queueUrl: queues.queueUrl, logger: ctx.services.logger, waitSeconds: 1, handler: (m) => processRegistrationMessage(ctx.services, m.body) }));
-    consumers.push(startQueueConsumer({ queue: ctx.services.queue, queueUrl: queues.dlqUrl, logger: ctx.services.logger, waitSeconds: 1, handler: (m) => failDeadLetter(ctx.services, m.body) }));
+    // The registration worker and the dead-letter consumer, on these two queues.
+    const onTheseQueues = { ...ctx.services, config: { ...ctx.config, REGISTRATION_QUEUE_URL: queues.queueUrl, REGISTRATION_DLQ_URL: queues.dlqUrl } };
+    schedulers.push(startJobs(onTheseQueues, { only: ["registration-worker", "registration-dlq"] }));
     await ctx.services.queue.send(queues.queueUrl, JSON.stringify({ job_id: jobId }));
     const deadline = Date.now() + 20_000;
     let status = "queued";

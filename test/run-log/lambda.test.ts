@@ -17,10 +17,10 @@ describe("functions/run-logger handler", () => {
     const runs = Array.from({ length: 12 }, () => finishedRun());
     await writeRuns(ctx.services, runs);
 
-    expect(await handler({}, { getRemainingTimeInMillis: () => 10_000 })).toEqual({ batches: 0, runs: 0 });
+    expect((await handler({}, { getRemainingTimeInMillis: () => 10_000 })).log).toEqual({ batches: 0, runs: 0 });
     expect((await readRun(ctx.services, runs[0]!.run_id))!.log_state).toBe("pending");
 
-    expect(await handler({}, { getRemainingTimeInMillis: () => 60_000 })).toEqual({ batches: 1, runs: 12 });
+    expect((await handler({}, { getRemainingTimeInMillis: () => 60_000 })).log).toEqual({ batches: 1, runs: 12 });
     await expectLoggedAndVerified(ctx.services, runs);
   });
 });

@@ -5,7 +5,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { createServices } from "../../src/services.ts";
 import { createLogger } from "../../src/logger.ts";
 import { createRunLog, logPendingRuns } from "../../src/execution/run-log/pass.ts";
-import { startRunLogLoop } from "../../src/execution/run-log/loop.ts";
+import { startJobs } from "../../src/jobs.ts";
 import { runReceiptFields } from "../../src/execution/run-log/receipts.ts";
 import type { RunRecord } from "../../src/execution/runs/run.ts";
 import { RUN_LOG_PENDING } from "../../src/execution/runs/run.store.ts";
@@ -189,9 +189,9 @@ describe("logPendingRuns", () => {
   });
 });
 
-describe("startRunLogLoop", () => {
+describe("the run-logger job", () => {
   it("logs runs as they finish until stopped", async () => {
-    const loop = startRunLogLoop(ctx.services, { intervalMs: 20 });
+    const loop = startJobs(ctx.services, { only: ["run-logger"], everyMs: { "run-logger": 20 } });
     try {
       const first = Array.from({ length: 3 }, () => finishedRun());
       await writeRuns(ctx.services, first);
@@ -230,7 +230,7 @@ describe("startRunLogLoop", () => {
     const run = finishedRun();
     await writeRuns(ctx.services, [run]);
     // An interval far shorter than the pass: passes would pile up if they could overlap.
-    const loop = startRunLogLoop(services, { intervalMs: 1 });
+    const loop = startJobs(services, { only: ["run-logger"], everyMs: { "run-logger": 1 } });
     await entered.promise;
     const stopped = loop.stop().then(() => order.push("stopped"));
     // The pass is held inside its send: stop has not returned.

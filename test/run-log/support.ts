@@ -13,6 +13,7 @@ import type { RunBatchItem } from "../../src/execution/run-log/run-batch.store.t
 import type { RunReceiptFields } from "../../src/execution/run-log/merkle.ts";
 import type { AuthoritySigner } from "../../src/chain/authority.ts";
 import type { Services } from "../../src/services.ts";
+import { RENTAL_MODELS } from "../../src/vocabulary.ts";
 
 /** Finish times start a day back (a pass logs runs finished before it started). */
 let clock = Date.now() - 86_400_000;
@@ -23,7 +24,7 @@ export function finishedRun(overrides: Partial<RunRecord> = {}): RunRecord {
   const runId = overrides.run_id ?? newRunId();
   const finishedAt = overrides.finished_at ?? new Date(clock++).toISOString();
   const status = overrides.status ?? (randomInt(4) === 0 ? "failed" : "completed");
-  const model = (["one_time", "subscription", "per_query"] as const)[randomInt(3)]!;
+  const model = RENTAL_MODELS[randomInt(RENTAL_MODELS.length)]!;
   return {
     ...runKey(runId),
     run_id: runId,

@@ -13,7 +13,8 @@ import { buildRuntime } from "../../scripts/build-runtime.ts";
 import { createLocalSandboxPool, type LocalSandboxPool } from "../../src/adapters/sandbox/local.ts";
 import type { RunResult } from "../../src/adapters/sandbox/port.ts";
 import type { ManifestTool } from "../../src/registration/manifest.ts";
-import type { AgentProvider, AgentRunOutput, AgentRunPayload } from "../../src/runtime/payload.ts";
+import type { AgentRunOutput, AgentRunPayload } from "../../src/runtime/payload.ts";
+import { PROVIDERS, type Provider } from "../../src/vocabulary.ts";
 import { agentSandboxNeeds } from "../../src/runtime/sandbox.ts";
 
 const KEY = "sk-runtime-test-key-5f3a9c2e7b1d";
@@ -96,7 +97,7 @@ interface PayloadOptions {
   maxSteps?: number;
 }
 
-function payload(provider: AgentProvider, options: PayloadOptions): AgentRunPayload {
+function payload(provider: Provider, options: PayloadOptions): AgentRunPayload {
   return {
     runId: `run-${++counter}`,
     agent: {
@@ -144,8 +145,6 @@ function alive(pid: number | undefined): boolean {
     return false;
   }
 }
-
-const PROVIDERS: AgentProvider[] = ["provider_a", "provider_b", "self_hosted"];
 
 describe.each(PROVIDERS)("%s", (provider) => {
   it("streams a plain text answer as ordered deltas that join to the output", async () => {

@@ -16,6 +16,7 @@ import { indexChain, marketTarget, publishConnectedAgent, type PublishedAgent } 
 import { createGates } from "../support/gates.ts";
 import { startHttpsServer, type HttpsTestServer } from "../support/https-server.ts";
 import { readBody, serveApi, closeApi } from "../support/http.ts";
+import type { RentalModel } from "../../src/vocabulary.ts";
 import { AccessError, AgentRentalClient, AgentRentalError, ApiError, AuthError, NotFoundError, RateLimitError, type Eip1193Provider, type StreamEvent } from "../../sdk/src/index.ts";
 
 type Account = Awaited<ReturnType<typeof fundedAccount>>;
@@ -77,7 +78,7 @@ const MANIFEST = {
   timeout_seconds: 10,
 };
 
-async function publishConnected(name: string, rental: "one_time" | "subscription" | "per_query", priceEth = "0.001"): Promise<PublishedAgent> {
+async function publishConnected(name: string, rental: RentalModel, priceEth = "0.001"): Promise<PublishedAgent> {
   const published = await publishConnectedAgent(ctx, app, creator, { ...MANIFEST, name, entrypoint_url: `${agentServer.url}/agents/${name}` }, rental, priceEth);
   secrets.set(`/agents/${name}`, published.webhookSecret);
   return published;

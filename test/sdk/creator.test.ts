@@ -11,9 +11,7 @@ import { parseEther, type Hex } from "viem";
 import { buildApp } from "../../src/api/app.ts";
 import { createEgressGuard } from "../../src/adapters/egress/guard.ts";
 import { writeMarketplace } from "../../src/chain/write.ts";
-import { startIndexerLoop } from "../../src/credentials/indexer.ts";
-import { processRegistrationMessage } from "../../src/registration/process.ts";
-import { startQueueConsumer, type QueueConsumer } from "../../src/workers/queue-consumer.ts";
+import { startJobs, type JobScheduler } from "../../src/jobs.ts";
 import { createTestServices, fundedAccount, type TestContext } from "../support/services.ts";
 import { marketTarget } from "../support/agents.ts";
 import { startHttpsServer, type HttpsTestServer } from "../support/https-server.ts";
@@ -27,8 +25,8 @@ let ctx: TestContext;
 let api: Server;
 let baseUrl: string;
 let agentServer: HttpsTestServer;
-let consumer: QueueConsumer | undefined;
-let indexer: { stop(): Promise<void> | void } | undefined;
+/** The registration worker and the indexer, from the service's job list. */
+let jobs: JobScheduler | undefined;
 let creator: Account;
 let renter: Account;
 let webhookSecret = "whsec_AAAA";
@@ -59,14 +57,12 @@ beforeAll(async () => {
   });
   ctx.services.egress = createEgressGuard({ ca: agentServer.ca, allowHosts: ["127.0.0.1"] });
   ({ server: api, url: baseUrl } = await serveApi(buildApp(ctx.services)));
-  consumer = startQueueConsumer({ queue: ctx.services.queue, queueUrl: ctx.config.REGISTRATION_QUEUE_URL, logger: ctx.services.logger, waitSeconds: 1, handler: (m) => processRegistrationMessage(ctx.services, m.body) });
-  indexer = startIndexerLoop({ tables: ctx.services.tables, chain: ctx.services.chain, logger: ctx.services.logger, fromBlock: 0n, confirmations: 0, pollMs: 100 });
+  jobs = startJobs(ctx.services, { only: ["registration-worker", "indexer"], everyMs: { indexer: 100 } });
   [creator, renter] = await Promise.all([fundedAccount(inject("rpcUrl")), fundedAccount(inject("rpcUrl"))]);
 }, 120_000);
 
 afterAll(async () => {
-  await consumer?.stop();
-  await indexer?.stop();
+  await jobs?.stop();
   await closeApi(api);
   await agentServer?.stop();
   await ctx?.services.close();

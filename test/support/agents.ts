@@ -13,7 +13,7 @@ import { reviewListing } from "../../src/listings/reviews.ts";
 import { LOCAL_CHAIN_ID } from "../../local/chain.ts";
 import type { TestContext } from "./services.ts";
 import { signIn } from "./auth.ts";
-import { ACCESS, type AccessName } from "./chain-actions.ts";
+import { ACCESS_TYPE, type RentalModel } from "../../src/vocabulary.ts";
 
 type AppLike = Pick<Hono, "request">;
 
@@ -37,7 +37,7 @@ export async function indexChain(ctx: TestContext): Promise<void> {
 
 /** Registers `manifest` as `creator` (an approved creator), lists it on-chain and approves it. A suite
  * that publishes many agents passes the creator's `token` (sign-in is limited per client). */
-export async function publishAgent(ctx: TestContext, app: AppLike, creator: PrivateKeyAccount & { privateKey: Hex }, manifest: Record<string, unknown>, rental: AccessName, priceEth = "0.001", creatorToken?: string): Promise<PublishedAgent> {
+export async function publishAgent(ctx: TestContext, app: AppLike, creator: PrivateKeyAccount & { privateKey: Hex }, manifest: Record<string, unknown>, rental: RentalModel, priceEth = "0.001", creatorToken?: string): Promise<PublishedAgent> {
   const token = creatorToken ?? (await signIn(app, creator)).token;
   const res = await app.request("/v1/agents", { method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body: JSON.stringify(manifest) });
   if (res.status !== 202) throw new Error(`registration refused: ${res.status} ${await res.text()}`);
@@ -46,7 +46,7 @@ export async function publishAgent(ctx: TestContext, app: AppLike, creator: Priv
   const job = (await (await app.request(`/v1/jobs/${job_id}`, { headers: { authorization: `Bearer ${token}` } })).json()) as { status: string; result?: Omit<PublishedAgent, "onChainId" | "priceWei">; error?: unknown };
   if (job.status !== "completed" || !job.result) throw new Error(`registration failed: ${JSON.stringify(job.error)}`);
   const priceWei = parseEther(priceEth);
-  await writeMarketplace(marketTarget(ctx), creator, "createListing", [job.result.listing_seed, ACCESS[rental], priceWei, job.result.metadata_uri]);
+  await writeMarketplace(marketTarget(ctx), creator, "createListing", [job.result.listing_seed, ACCESS_TYPE[rental], priceWei, job.result.metadata_uri]);
   await reviewListing(ctx.services.tables, job.result.listing_id, "approve", undefined);
   await indexChain(ctx);
   return { ...job.result, onChainId: `0x${job.result.listing_id.slice(4)}` as Hex, priceWei };
@@ -59,7 +59,7 @@ export async function publishConnectedAgent(
   app: AppLike,
   creator: PrivateKeyAccount & { privateKey: Hex },
   manifest: Record<string, unknown>,
-  rental: AccessName,
+  rental: RentalModel,
   priceEth = "0.001",
   creatorToken?: string,
 ): Promise<PublishedAgent & { webhookSecret: string }> {

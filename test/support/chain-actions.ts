@@ -28,11 +28,10 @@ import { ensureTables } from "../../src/adapters/tables/dynamo.ts";
 import { createLogger } from "../../src/logger.ts";
 import { generateSigningKey } from "../../src/auth/jwt.ts";
 import { logPosition } from "../../src/credentials/events.ts";
+import { ACCESS_TYPE, type RentalModel } from "../../src/vocabulary.ts";
 
 export type Account = PrivateKeyAccount & { privateKey: Hex };
 
-export const ACCESS = { one_time: 0, subscription: 1, per_query: 2 } as const;
-export type AccessName = keyof typeof ACCESS;
 export const DAYS_30 = 2_592_000n;
 export const DAYS_90 = 7_776_000n;
 export const DAYS_365 = 31_536_000n;
@@ -65,7 +64,7 @@ export interface Market {
   rpcUrl: string;
   marketplace: Address;
   client: PublicClient;
-  createListing(creator: Account, options: { accessType: AccessName; price: bigint; uri?: string; seed?: Hex }): Promise<CreatedListing>;
+  createListing(creator: Account, options: { accessType: RentalModel; price: bigint; uri?: string; seed?: Hex }): Promise<CreatedListing>;
   purchaseOneTime(renter: Account, listingId: Hex, value?: bigint): Promise<TxResult>;
   purchaseSubscription(renter: Account, listingId: Hex, duration?: bigint, value?: bigint): Promise<TxResult>;
   renewSubscription(renter: Account, listingId: Hex, duration?: bigint, value?: bigint): Promise<TxResult>;
@@ -116,7 +115,7 @@ export function market(options: { rpcUrl: string; marketplace: Address }): Marke
     marketplace: address,
     client,
     async createListing(creator, { accessType, price, uri = "ipfs://manifest", seed = toHex(randomBytes(32)) }) {
-      const result = await send(creator, "createListing", [seed, ACCESS[accessType], price, uri]);
+      const result = await send(creator, "createListing", [seed, ACCESS_TYPE[accessType], price, uri]);
       const listingId = await read<Hex>("listingIdOf", [creator.address, seed]);
       return { ...result, listingId, seed };
     },
@@ -136,7 +135,7 @@ export function market(options: { rpcUrl: string; marketplace: Address }): Marke
     },
     async revoke(creator, listingId, buyer) {
       const model = (await listing(listingId))[2];
-      return send(creator, model === ACCESS.per_query ? "revokePerQueryAccess" : "revokeAccess", [listingId, buyer]);
+      return send(creator, model === ACCESS_TYPE.per_query ? "revokePerQueryAccess" : "revokeAccess", [listingId, buyer]);
     },
     setListingActive: (creator, listingId, active) => send(creator, "setListingActive", [listingId, active]),
     async withdrawEarnings(creator, listingId, amount) {

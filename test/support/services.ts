@@ -65,6 +65,10 @@ export async function createTestServices(overrides: Record<string, string> = {})
     RPC_URL: rpcUrl,
     CHAIN_ID: String(LOCAL_CHAIN_ID),
     MARKETPLACE_ADDRESS: getAddress(deployed.address),
+    // As on the local stack: the chain's events start at the deployment, and the Hardhat node mines a
+    // block per transaction and never reorganizes, so the indexer job needs no confirmations.
+    MARKETPLACE_DEPLOY_BLOCK: deployed.blockNumber.toString(),
+    INDEXER_CONFIRMATIONS: "0",
     LOG_LEVEL: "silent",
     JWT_SIGNING_KEYS: JSON.stringify([generateSigningKey()]),
     LOCAL_MASTER_KEY: randomBytes(32).toString("base64"),

@@ -4,8 +4,9 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import type { Hex } from "viem";
 import { authenticatedApi, type Api } from "../api.ts";
 import { intFlag, oneOf, requireFlag, stringFlag, type Command, type CommandContext } from "../cli.ts";
+import { eth, ethAmount } from "../units.ts";
+import { ACCESS_TYPE, CATEGORIES, PROVIDERS, RENTAL_MODELS, type JobStatus } from "../../../src/vocabulary.ts";
 import { ALLOW_PRIVATE_HOSTS, RENTAL_MODEL, YES } from "../flags.ts";
-import { ACCESS_TYPE, CATEGORIES, eth, ethAmount, PROVIDERS, RENTAL_MODELS } from "../units.ts";
 import { CliError, EXIT, usageError } from "../errors.ts";
 import { resolveListing, type ListingRef } from "../listing-ref.ts";
 import { loadAccount } from "../wallet.ts";
@@ -17,7 +18,7 @@ const manifestRules = () => import("../../../src/registration/manifest.ts");
 
 interface Job {
   job_id: string;
-  status: "queued" | "completed" | "failed";
+  status: JobStatus;
   result?: { agent_id: string; listing_id: string; listing_seed: Hex; metadata_uri: string };
   error?: { code: string; message: string; details?: { pointer: string; code: string; message: string }[] };
 }

@@ -6,7 +6,8 @@ import { authenticatedApi, type Api } from "../api.ts";
 import { intFlag, oneOf, requireFlag, stringFlag, type Command, type CommandContext } from "../cli.ts";
 import { DEPOSIT, DURATION, LIMIT, OFFSET, RENTAL_MODEL, RUNS, YES } from "../flags.ts";
 import type { ChainTarget } from "../chain.ts";
-import { DURATIONS, eth, ethAmount, formatEth, RENTAL_MODELS, type RentalModel } from "../units.ts";
+import { DURATIONS, eth, ethAmount, formatEth } from "../units.ts";
+import { CATEGORIES, LISTED_CREDENTIAL_STATUSES, RENTAL_MODELS, SEARCH_SORTS, type RentalModel } from "../../../src/vocabulary.ts";
 import { CliError, EXIT, usageError } from "../errors.ts";
 import { parseListingRef, resolveListing, type ListingRef } from "../listing-ref.ts";
 import { cancelled } from "../prompt.ts";
@@ -15,9 +16,6 @@ import { sendWithProgress } from "../tx.ts";
 
 // Loaded by the commands that need them, so the others start without viem (or Ajv).
 const chain = () => import("../chain.ts");
-
-const CATEGORIES = ["finance", "legal", "coding", "research", "sales", "content"] as const;
-const SORTS = ["relevance", "rating", "price_asc", "price_desc", "newest"] as const;
 
 function number(flags: CommandContext["flags"], name: string): number | undefined {
   const value = stringFlag(flags, name);
@@ -147,7 +145,7 @@ export const renterCommands: Command[] = [
       "min-price": { type: "string", value: "<ETH>", description: "the lowest price, in ETH" },
       "max-price": { type: "string", value: "<ETH>", description: "the highest price, in ETH" },
       "min-rating": { type: "string", value: "<0-5>", description: "the lowest average rating, 0 to 5" },
-      sort: { type: "string", value: "<order>", description: `${SORTS.join(", ")} (default relevance)` },
+      sort: { type: "string", value: "<order>", description: `${SEARCH_SORTS.join(", ")} (default relevance)` },
       limit: LIMIT,
       offset: OFFSET,
     },
@@ -160,7 +158,7 @@ export const renterCommands: Command[] = [
       if (category) params.category = category;
       const model = oneOf(stringFlag(ctx.flags, "model"), RENTAL_MODELS, "--model");
       if (model) params.rental_model = model;
-      const sort = oneOf(stringFlag(ctx.flags, "sort"), SORTS, "--sort");
+      const sort = oneOf(stringFlag(ctx.flags, "sort"), SEARCH_SORTS, "--sort");
       if (sort) params.sort = sort;
       const minPrice = number(ctx.flags, "min-price");
       if (minPrice !== undefined) params.min_price = minPrice;
@@ -327,7 +325,7 @@ export const renterCommands: Command[] = [
   {
     path: "credentials",
     summary: "List your rental credentials, or verify one listing's against the chain",
-    usage: "[<listing>] [--status active|expired|low_balance] [--limit n] [--offset n]",
+    usage: `[<listing>] [--status ${LISTED_CREDENTIAL_STATUSES.join("|")}] [--limit n] [--offset n]`,
     args: [0, 1],
     arguments: ["[<listing>]  verify this listing's credential against the chain (exit 4 when not valid) instead of listing them all"],
     options: { status: { type: "string", value: "<status>", description: "only credentials with this status: active, expired or low_balance" }, limit: LIMIT, offset: OFFSET },
@@ -342,7 +340,7 @@ export const renterCommands: Command[] = [
         );
         return check.valid ? EXIT.ok : EXIT.access;
       }
-      const status = oneOf(stringFlag(ctx.flags, "status"), ["active", "expired", "low_balance"] as const, "--status");
+      const status = oneOf(stringFlag(ctx.flags, "status"), LISTED_CREDENTIAL_STATUSES, "--status");
       const limit = intFlag(ctx.flags, "limit", 1, 100);
       const offset = intFlag(ctx.flags, "offset", 0, 1_000_000);
       const list = await api.client.credentials.list({ ...(status ? { status } : {}), ...(limit !== undefined ? { limit } : {}), ...(offset !== undefined ? { offset } : {}) });

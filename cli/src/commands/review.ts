@@ -3,6 +3,7 @@ import { authenticatedApi } from "../api.ts";
 import { oneOf, requireFlag, stringFlag, type Command, type CommandContext, type Flag } from "../cli.ts";
 import { usageError } from "../errors.ts";
 import { resolveListing } from "../listing-ref.ts";
+import { REVIEW_STATUSES } from "../../../src/vocabulary.ts";
 
 interface Profile {
   wallet: string;
@@ -44,11 +45,11 @@ export const reviewCommands: Command[] = [
   {
     path: "review creators",
     summary: "Creator applications (authority)",
-    usage: "[--status pending|approved|rejected]",
-    options: { status: { type: "string", value: "<status>", description: "pending (default), approved or rejected" } },
+    usage: `[--status ${REVIEW_STATUSES.join("|")}]`,
+    options: { status: { type: "string", value: "<status>", description: `${REVIEW_STATUSES.join(", ")} (default pending)` } },
     examples: ["agentrent review creators", "agentrent review creators --status rejected --json"],
     async run(ctx) {
-      const status = oneOf(stringFlag(ctx.flags, "status"), ["pending", "approved", "rejected"] as const, "--status") ?? "pending";
+      const status = oneOf(stringFlag(ctx.flags, "status"), REVIEW_STATUSES, "--status") ?? "pending";
       const applications: Profile[] = await authenticatedApi(ctx.settings(), ctx.env).client.reviews.creators(status);
       ctx.out.result({ applications }, () => {
         if (applications.length === 0) return ctx.out.line(`No ${status} applications.`);

@@ -2,6 +2,7 @@
 // isolated sandbox and gets back its result and its streamed output. Locally a fresh child process per
 // run (local.ts); in the cloud the runner function with tenant isolation. No adapter ever hands one
 // sandbox two runs.
+import type { FinishedRunStatus } from "../../vocabulary.ts";
 
 /** One run. Everything the entry needs (input, the provider key for this run) travels in `payload`;
  * nothing reaches the sandbox through its environment or its command line. */
@@ -34,7 +35,7 @@ export interface RunError {
 }
 
 export interface RunResult {
-  status: "completed" | "failed";
+  status: FinishedRunStatus;
   /** The entry's return value (JSON) when completed. */
   output?: unknown;
   error?: RunError;

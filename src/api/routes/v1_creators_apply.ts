@@ -3,12 +3,13 @@ import { z, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../env.ts";
 import { applyAsCreator } from "../../creators/creators.ts";
 import { defineRoute } from "../openapi.ts";
+import { ReviewStatusSchema } from "../schemas.ts";
 
 export const CreatorProfileSchema = z
   .object({
     wallet: z.string(),
     display_name: z.string(),
-    status: z.enum(["pending", "approved", "rejected"]),
+    status: ReviewStatusSchema,
     reason: z.string().nullable(),
     applied_at: z.string(),
     reviewed_at: z.string().nullable(),

@@ -6,9 +6,10 @@ import { getCreator } from "../../creators/creators.ts";
 import { listAgentsOfCreator } from "../../listings/listing.store.ts";
 import { CreatorProfileSchema } from "./v1_creators_apply.ts";
 import { defineRoute } from "../openapi.ts";
+import { ReviewStatusSchema } from "../schemas.ts";
 
 const CreatorAgentSchema = z
-  .object({ listing_id: z.string(), agent_id: z.string(), metadata_uri: z.string(), listing_seed: z.string(), review_status: z.enum(["pending", "approved", "rejected"]), review_reason: z.string().nullable() })
+  .object({ listing_id: z.string(), agent_id: z.string(), metadata_uri: z.string(), listing_seed: z.string(), review_status: ReviewStatusSchema, review_reason: z.string().nullable() })
   .openapi("CreatorAgent");
 
 const route = defineRoute({

@@ -3,22 +3,20 @@ import { z, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../env.ts";
 import { listCredentials } from "../../credentials/list.ts";
 import { chainNowOrClock } from "../../credentials/chain-time.ts";
-import { CREDENTIAL_STATUSES } from "../../credentials/status.ts";
+import { CredentialStatusSchema, ListedCredentialStatusSchema, RentalModelSchema } from "../schemas.ts";
 import { defineRoute } from "../openapi.ts";
 
 const CredentialSchema = z
   .object({
     listing_id: z.string(),
     listing_title: z.string(),
-    rental_model: z.enum(["one_time", "subscription", "per_query"]),
-    status: z.enum(CREDENTIAL_STATUSES),
+    rental_model: RentalModelSchema,
+    status: CredentialStatusSchema,
     purchased_at: z.string().openapi({ description: "ISO 8601" }),
     expires_at: z.string().nullable().openapi({ description: "ISO 8601 for subscriptions; null otherwise" }),
     on_chain_listing_id: z.string(),
   })
   .openapi("Credential");
-
-const listableStatuses = CREDENTIAL_STATUSES.filter((s) => s !== "not_found") as [string, ...string[]];
 
 const route = defineRoute({
   method: "get",
@@ -30,7 +28,7 @@ const route = defineRoute({
   description: "The authenticated wallet's credentials, newest purchase first. `status` filters by active, expired or low_balance (also revoked and listing_closed); omit it for all.",
   request: {
     query: z.object({
-      status: z.enum(listableStatuses).optional(),
+      status: ListedCredentialStatusSchema.optional(),
       limit: z.coerce.number().int().min(1).max(100).default(20),
       offset: z.coerce.number().int().min(0).max(1_000_000).default(0),
     }),
@@ -48,7 +46,7 @@ export function registerV1CredentialsList(app: OpenAPIHono<AppEnv>): void {
     const result = await listCredentials(
       services.tables,
       c.get("principal").wallet,
-      { limit: query.limit, offset: query.offset, ...(query.status ? { status: query.status as (typeof CREDENTIAL_STATUSES)[number] } : {}) },
+      { limit: query.limit, offset: query.offset, ...(query.status ? { status: query.status } : {}) },
       await chainNowOrClock(services.chain, () => services.logger.warn("credentials listed by the server's clock: the chain could not be read")),
     );
     return c.json(result, 200);

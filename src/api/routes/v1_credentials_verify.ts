@@ -2,15 +2,15 @@
 import { z, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../env.ts";
 import { parseListingId } from "../../listings/ids.ts";
-import { CREDENTIAL_STATUSES } from "../../credentials/status.ts";
+import { CredentialStatusSchema, RentalModelSchema } from "../schemas.ts";
 import { verifyCredential } from "../../credentials/verify.ts";
 import { defineRoute } from "../openapi.ts";
 
 const VerificationSchema = z
   .object({
     listing_id: z.string(),
-    rental_model: z.enum(["one_time", "subscription", "per_query"]).optional(),
-    status: z.enum(CREDENTIAL_STATUSES),
+    rental_model: RentalModelSchema.optional(),
+    status: CredentialStatusSchema,
     valid: z.boolean(),
     expired_at: z.string().optional().openapi({ description: "ISO 8601; present when a subscription has expired" }),
     on_chain_listing_id: z.string().optional(),

@@ -4,11 +4,12 @@ import type { AppEnv } from "../env.ts";
 import { ApiError } from "../../errors.ts";
 import { getJob } from "../../registration/jobs.ts";
 import { defineRoute } from "../openapi.ts";
+import { JobStatusSchema } from "../schemas.ts";
 
 const JobSchema = z
   .object({
     job_id: z.string(),
-    status: z.enum(["queued", "completed", "failed"]),
+    status: JobStatusSchema,
     result: z
       .object({ agent_id: z.string(), listing_id: z.string(), listing_seed: z.string(), metadata_uri: z.string() })
       .optional()

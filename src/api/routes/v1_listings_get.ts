@@ -5,6 +5,7 @@ import { ApiError } from "../../errors.ts";
 import { parseListingId } from "../../listings/ids.ts";
 import { loadListing } from "../../listings/catalogue.ts";
 import { defineRoute } from "../openapi.ts";
+import { ListingStatusSchema, RentalModelSchema } from "../schemas.ts";
 
 export const ListingSummarySchema = z
   .object({
@@ -12,7 +13,7 @@ export const ListingSummarySchema = z
     title: z.string(),
     description: z.string(),
     category: z.array(z.string()),
-    rental_model: z.enum(["one_time", "subscription", "per_query"]),
+    rental_model: RentalModelSchema,
     price_eth: z.number(),
     run_count: z.number().int(),
     success_rate: z.number(),
@@ -26,7 +27,7 @@ export const ListingSummarySchema = z
 
 const ListingSchema = ListingSummarySchema.extend({
   published_at: z.string(),
-  status: z.enum(["active", "paused", "closed"]),
+  status: ListingStatusSchema,
   on_chain_id: z.string(),
   metadata_uri: z.string(),
 }).openapi("Listing");

@@ -6,7 +6,7 @@ import { requireAuthority } from "../../reviews/authority.ts";
 import { listCreatorApplications, reviewCreator } from "../../creators/creators.ts";
 import { listPendingListingReviews, reviewListing } from "../../listings/reviews.ts";
 import { CreatorProfileSchema } from "./v1_creators_apply.ts";
-import { WalletSchema } from "../schemas.ts";
+import { ReviewStatusSchema, WalletSchema } from "../schemas.ts";
 import { defineRoute } from "../openapi.ts";
 
 const DecisionSchema = z.object({ decision: z.enum(["approve", "reject"]), reason: z.string().max(1000).optional() }).openapi("ReviewDecision");
@@ -18,7 +18,7 @@ const listCreators = defineRoute({
   tag: "Reviews",
   access: "bearer",
   summary: "Creator applications (authority)",
-  request: { query: z.object({ status: z.enum(["pending", "approved", "rejected"]).default("pending") }) },
+  request: { query: z.object({ status: ReviewStatusSchema.default("pending") }) },
   responses: { 200: { description: "Applications", content: { "application/json": { schema: z.object({ applications: z.array(CreatorProfileSchema) }) } } } },
   errors: { 400: ["invalid_request"], 403: ["forbidden"], 503: ["service_unavailable"] },
 });
@@ -57,7 +57,7 @@ const decideListing = defineRoute({
   description: "An approved listing appears in search once its on-chain listing exists; a rejected one stays out, with the reason shown to its creator.",
   request: { params: z.object({ listing_id: z.string() }), body: { content: { "application/json": { schema: DecisionSchema } }, required: true } },
   responses: {
-    200: { description: "The decision", content: { "application/json": { schema: z.object({ listing_id: z.string(), review_status: z.enum(["pending", "approved", "rejected"]), review_reason: z.string().nullable() }) } } },
+    200: { description: "The decision", content: { "application/json": { schema: z.object({ listing_id: z.string(), review_status: ReviewStatusSchema, review_reason: z.string().nullable() }) } } },
   },
   errors: { 400: ["invalid_listing_id"], 403: ["forbidden"], 404: ["listing_not_found"] },
 });

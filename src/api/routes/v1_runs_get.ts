@@ -7,19 +7,20 @@ import { RUN_ID } from "../../execution/runs/run.ts";
 import { getRun } from "../../execution/runs/run.store.ts";
 import { runDetailJson } from "../run-json.ts";
 import { defineRoute } from "../openapi.ts";
+import { RentalModelSchema, RunStatusSchema, SettlementStateSchema } from "../schemas.ts";
 
 const RunDetailSchema = z
   .object({
     run_id: z.string(),
     agent_id: z.string(),
     listing_id: z.string(),
-    status: z.enum(["running", "completed", "failed"]),
+    status: RunStatusSchema,
     output: z.unknown().openapi({ description: "null while running, and while a per-query charge is unconfirmed (settlement pending) or was refused" }),
     cost_wei: z.number().int(),
     duration_ms: z.number().int(),
     error: z.object({ code: z.string(), message: z.string() }).optional(),
-    rental_model: z.enum(["one_time", "subscription", "per_query"]),
-    settlement: z.enum(["none", "pending", "settled", "refused"]),
+    rental_model: RentalModelSchema,
+    settlement: SettlementStateSchema,
     settlement_tx: z.string().nullable(),
     created_at: z.string(),
     finished_at: z.string().nullable(),

@@ -3,12 +3,9 @@
 // run.store.ts keeps it in the `runs` table.
 import { randomBytes } from "node:crypto";
 import { keccak256, toHex, type Address } from "viem";
+import type { FinishedRunStatus, RentalModel, RunStatus, SettlementState } from "../../vocabulary.ts";
 
-export type RunStatus = "running" | "completed" | "failed";
-/** Per-query settlement of a run: `none` (nothing to charge: one_time, subscription, or a free failed
- * run), `pending` (consumeQuery not yet confirmed; the output is withheld), `settled` (charged on-chain),
- * `refused` (the contract refused the charge; the output is never released). */
-export type SettlementState = "none" | "pending" | "settled" | "refused";
+export type { RunStatus, SettlementState };
 /** The run log: `pending` until a batch holding the run's receipt is logged on-chain. */
 export type RunLogState = "pending" | "batching" | "logged";
 
@@ -35,7 +32,7 @@ export interface RunRecord {
   on_chain_id: `0x${string}`;
   /** The renter's wallet, lower-case. */
   wallet: Address;
-  rental_model: "one_time" | "subscription" | "per_query";
+  rental_model: RentalModel;
   /** The listing's price the run was admitted at (wei, decimal string): the most its settlement may
    * charge, even if the creator raises the price while it runs. */
   price_wei?: string;
@@ -73,7 +70,7 @@ export interface RunRecord {
 
 /** How a run ends (finishRun): everything the end of a run records at once. */
 export interface RunFinish {
-  status: "completed" | "failed";
+  status: FinishedRunStatus;
   output: unknown;
   streamed: string;
   error?: { code: string; message: string };

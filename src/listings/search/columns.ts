@@ -4,7 +4,8 @@
 import { Postings } from "./postings.ts";
 import { SortedOrder, type SlotComparator } from "./orders.ts";
 import { analyzeDocument } from "./score.ts";
-import { CATEGORIES, RENTAL_MODELS, SEARCH_SORTS, type Category, type RentalModel, type SearchDocument, type SearchSort } from "./types.ts";
+import { CATEGORIES, RENTAL_MODELS, SEARCH_SORTS, type Category, type RentalModel, type SearchSort } from "../../vocabulary.ts";
+import type { SearchDocument } from "./types.ts";
 import { Vocabulary } from "./vocabulary.ts";
 
 /** Each category's bit in a slot's category mask. */

@@ -5,8 +5,7 @@ import { QueryRunner } from "./query.ts";
 import { DocumentColumns } from "./columns.ts";
 import type { SearchIndex } from "./types.ts";
 
-export type { Category, RentalModel, SearchDocument, SearchIndex, SearchQuery, SearchResult, SearchSort } from "./types.ts";
-export { CATEGORIES, RENTAL_MODELS, SEARCH_SORTS } from "./types.ts";
+export type { SearchDocument, SearchIndex, SearchQuery, SearchResult } from "./types.ts";
 export { parseSearchQuery } from "./validate.ts";
 
 export interface SearchIndexOptions {

@@ -1,15 +1,8 @@
 // The search component's shapes: the document the catalogue indexes (the listing's search subset plus
 // what filtering and sorting need) and the typed query the validator produces. Kept apart so the
-// index, the validator, the benchmark and the route share one definition.
-
-export const CATEGORIES = ["finance", "legal", "coding", "research", "sales", "content"] as const;
-export type Category = (typeof CATEGORIES)[number];
-
-export const RENTAL_MODELS = ["one_time", "subscription", "per_query"] as const;
-export type RentalModel = (typeof RENTAL_MODELS)[number];
-
-export const SEARCH_SORTS = ["relevance", "rating", "price_asc", "price_desc", "newest"] as const;
-export type SearchSort = (typeof SEARCH_SORTS)[number];
+// index, the validator, the benchmark and the route share one definition. The words (categories,
+// rental models, sorts) are the product's vocabulary (src/vocabulary.ts).
+import type { Category, RentalModel, SearchSort } from "../../vocabulary.ts";
 
 /** One listing as the index sees it. `searchable` is true when the listing is active and approved. */
 export interface SearchDocument {

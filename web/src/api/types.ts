@@ -1,7 +1,9 @@
-// The API's resources as the dashboard reads them (the fields of the OpenAPI document it uses).
-export type RentalModel = "one_time" | "subscription" | "per_query";
-export const CATEGORIES = ["finance", "legal", "coding", "research", "sales", "content"] as const;
-export type Category = (typeof CATEGORIES)[number];
+// The API's resources as the dashboard reads them (the fields of the OpenAPI document it uses), in the
+// service's own words (src/vocabulary.ts).
+import type { Category, CredentialStatus, FinishedRunStatus, JobStatus, ListingStatus, RentalModel, ReviewStatus } from "../../../src/vocabulary.ts";
+
+export { CATEGORIES } from "../../../src/vocabulary.ts";
+export type { Category, RentalModel };
 
 export interface ListingSummary {
   id: string;
@@ -20,7 +22,7 @@ export interface ListingSummary {
 }
 export interface Listing extends ListingSummary {
   published_at: string;
-  status: "active" | "paused" | "closed";
+  status: ListingStatus;
   on_chain_id: `0x${string}`;
   metadata_uri: string;
 }
@@ -34,7 +36,7 @@ export interface Credential {
   listing_id: string;
   listing_title: string;
   rental_model: RentalModel;
-  status: "active" | "expired" | "low_balance" | "not_found" | "revoked";
+  status: CredentialStatus;
   purchased_at: string;
   expires_at: string | null;
   on_chain_listing_id: `0x${string}`;
@@ -94,7 +96,7 @@ export interface JsonSchema {
 export interface Run {
   run_id: string;
   agent_id: string;
-  status: "completed" | "failed";
+  status: FinishedRunStatus;
   output: unknown;
   cost_wei: number | string;
   duration_ms: number;
@@ -111,7 +113,7 @@ export interface RunDetail extends Run {
 export interface CreatorProfile {
   wallet: string;
   display_name: string;
-  status: "pending" | "approved" | "rejected";
+  status: ReviewStatus;
   reason: string | null;
   applied_at: string;
   reviewed_at: string | null;
@@ -121,14 +123,14 @@ export interface CreatorAgent {
   agent_id: string;
   metadata_uri: string;
   listing_seed: `0x${string}`;
-  review_status: "pending" | "approved" | "rejected";
+  review_status: ReviewStatus;
   review_reason: string | null;
   /** How the agent runs, when the API says it (the console then offers only that kind's secret). */
   kind?: "declarative" | "connected";
 }
 export interface Job {
   job_id: string;
-  status: "queued" | "completed" | "failed";
+  status: JobStatus;
   result?: { agent_id: string; listing_id: string; listing_seed: `0x${string}`; metadata_uri: string };
   error?: { code: string; message: string; details?: { pointer: string; code: string; message: string }[] };
 }

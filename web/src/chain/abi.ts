@@ -1,9 +1,8 @@
 // The marketplace ABI, generated from the contract by the build (src/chain/generated), so every read
 // and write the dashboard makes is type-checked against the contract itself.
 export { marketplaceAbi } from "../../../src/chain/generated/marketplace.ts";
-
-/** The contract's AccessType enum, in declaration order. */
-export const ACCESS_TYPE = { one_time: 0, subscription: 1, per_query: 2 } as const;
+/** The contract's enums (AccessType, ListingStatus) in the service's words. */
+export { ACCESS_TYPE, CHAIN_LISTING_STATUSES, rentalModelOf } from "../../../src/vocabulary.ts";
 /** Subscription windows the contract accepts, in seconds. */
 export const SUBSCRIPTION_DAYS = [30, 90, 365] as const;
 export const DAY = 86_400;

@@ -1,6 +1,7 @@
 // Money and time as a user reads them: wei formatted by viem (never through floating point), times in
 // the user's own zone and language.
 import { formatEther, parseEther } from "viem";
+import type { RentalModel } from "../api/types.ts";
 
 /** ETH from wei, exact, with the unit. */
 export function formatWei(wei: bigint | string | number): string {
@@ -38,10 +39,10 @@ export function shortHex(hex: string, keep = 6): string {
   return hex.length > keep * 2 + 2 ? `${hex.slice(0, keep + 2)}…${hex.slice(-keep)}` : hex;
 }
 
-export const MODEL_LABEL = { one_time: "One-time", subscription: "Subscription", per_query: "Per-Task" } as const;
+export const MODEL_LABEL = { one_time: "One-time", subscription: "Subscription", per_query: "Per-Task" } as const satisfies Record<RentalModel, string>;
 export const PRICE_MEANING = {
   one_time: "Paid once: permanent, unmetered access.",
   subscription: "Per 30 days of unlimited runs; 90 and 365 days cost 3× and about 12×.",
   per_query: "Per task run, debited from a balance you prepay.",
-} as const;
-export const PRICE_SUFFIX = { one_time: "once", subscription: "/ 30 days", per_query: "/ run" } as const;
+} as const satisfies Record<RentalModel, string>;
+export const PRICE_SUFFIX = { one_time: "once", subscription: "/ 30 days", per_query: "/ run" } as const satisfies Record<RentalModel, string>;

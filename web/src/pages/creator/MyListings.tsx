@@ -8,16 +8,13 @@ import { useReadContract } from "wagmi";
 import { parseEther, formatEther } from "viem";
 import { useApi, useAuthQuery } from "../../api/hooks.ts";
 import type { CreatorAgent, Listing } from "../../api/types.ts";
-import { marketplaceAbi, onChainId } from "../../chain/abi.ts";
+import { CHAIN_LISTING_STATUSES, marketplaceAbi, onChainId, rentalModelOf } from "../../chain/abi.ts";
 import { useContractFlow } from "../../chain/useContractFlow.ts";
 import { FlowStatus } from "../../chain/FlowStatus.tsx";
 import { useDashboardConfig } from "../../lib/context.tsx";
 import { useListingMetadata } from "../../lib/metadata.ts";
 import { Empty, ErrorNote, StatusBadge } from "../../ui/notices.tsx";
 import { MODEL_LABEL, formatTime, formatWei, percent } from "../../ui/format.ts";
-
-const STATUS = ["none", "active", "paused", "closed"] as const;
-const MODELS = ["one_time", "subscription", "per_query"] as const;
 
 export function MyListings({ agents }: { agents: CreatorAgent[] }) {
   return (
@@ -35,7 +32,7 @@ function ListingRow({ agent }: { agent: CreatorAgent }) {
   const published = useAuthQuery<Listing>(`/v1/listings/${agent.listing_id}`, undefined, { enabled: agent.review_status === "approved" && onChain.data !== undefined && onChain.data[3] !== 3, retry: false });
   const metadata = useListingMetadata(agent.metadata_uri);
   const exists = onChain.data && onChain.data[3] !== 0;
-  const status = onChain.data ? STATUS[onChain.data[3]] ?? "none" : "none";
+  const status = onChain.data ? CHAIN_LISTING_STATUSES[onChain.data[3]] ?? "none" : "none";
   const escrow = onChain.data?.[1] ?? 0n;
   const id = onChainId(agent.listing_id);
   // Subscription earnings vest as the paid periods elapse: only this much can leave the escrow now.
@@ -54,7 +51,7 @@ function ListingRow({ agent }: { agent: CreatorAgent }) {
           <h3 id={`l-${agent.listing_id}`}>{published.data ? <Link to={`/listings/${agent.listing_id}`}>{title}</Link> : title}</h3>
           <div className="row small">
             <span className="mono muted">{agent.agent_id}</span>
-            {exists ? <span className="tag tag-accent">{MODEL_LABEL[MODELS[onChain.data![2]] ?? "one_time"]}</span> : null}
+            {exists ? <span className="tag tag-accent">{MODEL_LABEL[rentalModelOf(onChain.data![2])]}</span> : null}
             {exists ? <StatusBadge status={status} /> : <span className="tag">not on-chain yet</span>}
             <span>
               Review: <StatusBadge status={agent.review_status} />

@@ -7,7 +7,7 @@ import { useReadContract } from "wagmi";
 import { useApi, useAuthQuery } from "../../api/hooks.ts";
 import type { CreatorProfile } from "../../api/types.ts";
 import { ApiError } from "../../api/client.ts";
-import { marketplaceAbi, onChainId } from "../../chain/abi.ts";
+import { marketplaceAbi, onChainId, rentalModelOf } from "../../chain/abi.ts";
 import { useDashboardConfig } from "../../lib/context.tsx";
 import { useListingMetadata } from "../../lib/metadata.ts";
 import { RequireSignIn } from "../../ui/Layout.tsx";
@@ -74,7 +74,7 @@ function PendingListing({ listingId, createdAt, onDone }: { listingId: string; c
       ) : (
         <>
           <p className="small">
-            Creator <span className="mono">{onChain.data![4]}</span> · {MODEL_LABEL[(["one_time", "subscription", "per_query"] as const)[onChain.data![2]] ?? "one_time"]} at {formatWei(onChain.data![0])}
+            Creator <span className="mono">{onChain.data![4]}</span> · {MODEL_LABEL[rentalModelOf(onChain.data![2])]} at {formatWei(onChain.data![0])}
           </p>
           {metadata.isError ? <ErrorNote error={metadata.error} /> : null}
           {m ? (

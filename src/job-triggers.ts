@@ -1,0 +1,46 @@
+// The service's background jobs by name, and what starts each one. Plain data with no imports, so the
+// cloud app (stacks/jobs.ts) builds its schedules and queue subscriptions from this list, and
+// src/jobs.ts pairs every name with its handler; neither can name a job the other lacks.
+
+/** A job run on a clock: in the cloud every `everyMinutes` (an EventBridge rate). */
+export interface ScheduleTrigger {
+  kind: "schedule";
+  everyMinutes: number;
+}
+
+/** A job fed by one of the service's queues, a batch of messages at a time. */
+export interface QueueTrigger {
+  kind: "queue";
+  queue: "registration" | "registration-dlq";
+}
+
+export type JobTrigger = ScheduleTrigger | QueueTrigger;
+
+/**
+ * Every background job. A job's name is also its Lambda entry point (`functions/<name>.ts`).
+ * - indexer: follows the marketplace's events into the credentials index.
+ * - registration-worker: validates and registers each submitted manifest.
+ * - registration-dlq: fails the jobs whose manifest could not be processed.
+ * - registration-sweeper: re-enqueues jobs left queued after their message was lost.
+ * - run-logger: finishes runs whose end was never recorded, resolves deferred per-query charges, then
+ *   logs finished runs' receipts on-chain in Merkle batches.
+ */
+export const JOB_TRIGGERS = {
+  indexer: { kind: "schedule", everyMinutes: 1 },
+  "registration-worker": { kind: "queue", queue: "registration" },
+  "registration-dlq": { kind: "queue", queue: "registration-dlq" },
+  "registration-sweeper": { kind: "schedule", everyMinutes: 5 },
+  "run-logger": { kind: "schedule", everyMinutes: 1 },
+} as const satisfies Record<string, JobTrigger>;
+
+export type JobName = keyof typeof JOB_TRIGGERS;
+export const JOB_NAMES = Object.keys(JOB_TRIGGERS) as JobName[];
+
+/** The jobs of one kind of trigger. */
+export type ScheduledJobName = { [N in JobName]: (typeof JOB_TRIGGERS)[N] extends ScheduleTrigger ? N : never }[JobName];
+export type QueueJobName = Exclude<JobName, ScheduledJobName>;
+
+/** A schedule as EventBridge writes it: `rate(1 minute)`, `rate(5 minutes)`. */
+export function rateExpression(trigger: ScheduleTrigger): `rate(${string})` {
+  return `rate(${trigger.everyMinutes} minute${trigger.everyMinutes === 1 ? "" : "s"})`;
+}

@@ -1,0 +1,263 @@
+// The service's background jobs, each declared once: its name and trigger (src/job-triggers.ts) and
+// here its handler. Three homes run this list and nothing else:
+//  - the cloud: one Lambda function per job (functions/<name>.ts is `lambdaJob(name, bootServices())`),
+//    scheduled or subscribed to its queue by stacks/jobs.ts;
+//  - the local stack: `startJobs`, a small scheduler (an interval per scheduled job, a long-poller per
+//    queue) that stops cleanly;
+//  - the tests: `runJob` for one pass of a named job, or `startJobs`.
+import type { SQSBatchResponse, SQSEvent } from "aws-lambda";
+import type { Config } from "./config.ts";
+import type { Services } from "./services.ts";
+import type { QueueMessage } from "./adapters/queue/sqs.ts";
+import { JOB_TRIGGERS, JOB_NAMES, type JobName, type QueueJobName, type QueueTrigger, type ScheduledJobName, type ScheduleTrigger } from "./job-triggers.ts";
+import { catchUp } from "./credentials/indexer.ts";
+import { failDeadLetter, processRegistrationMessage, sweepQueuedJobs } from "./registration/process.ts";
+import { finishStaleRuns } from "./execution/runs/stale-runs.ts";
+import { settlePendingRuns } from "./execution/money/settlement.ts";
+import { createRunLog } from "./execution/run-log/pass.ts";
+import { consumeBatch, handleBatch, startQueueConsumer, type QueueConsumer } from "./workers/queue-consumer.ts";
+import { traced } from "./observability/tracing.ts";
+
+export { JOB_NAMES, JOB_TRIGGERS, type JobName } from "./job-triggers.ts";
+
+/** One pass of a scheduled job. */
+export interface SchedulePass {
+  /** When the pass should be done (milliseconds since the epoch): a Lambda's remaining time; locally
+   * and in tests, no limit. */
+  deadline: number;
+}
+
+interface ScheduledHandler<R> {
+  /** How often the local scheduler runs it (the cloud's rate is minutes; locally results should show
+   * in seconds). */
+  localEveryMs(config: Config): number;
+  /** The job's pass function, made once per process that runs the job (a Lambda instance, a local
+   * scheduler) and kept for its life: what a job keeps between passes lives in this closure. */
+  start(services: Services): (pass: SchedulePass) => Promise<R>;
+}
+
+interface QueueHandler {
+  handle(services: Services, message: QueueMessage): Promise<void>;
+}
+
+/** Time the indexer keeps back at the end of an invocation (its writes land before the next tick). */
+const INDEXER_MARGIN_MS = 10_000;
+/** Time kept back for the run log's last batch: its transaction, its receipt and the runs' updates. */
+const LAST_BATCH_MS = 25_000;
+
+const HANDLERS = {
+  indexer: {
+    // Locally a block is mined per transaction: a short poll shows a purchase in the index at once.
+    localEveryMs: () => 250,
+    start: (services: Services) => async (pass: SchedulePass) => {
+      const { config } = services;
+      const result = await catchUp(
+        { tables: services.tables, chain: services.chain, logger: services.logger, fromBlock: config.MARKETPLACE_DEPLOY_BLOCK, confirmations: config.INDEXER_CONFIRMATIONS },
+        Math.max(1_000, pass.deadline - Date.now() - INDEXER_MARGIN_MS),
+      );
+      if (result.events > 0) services.logger.info("indexer caught up", result);
+      return result;
+    },
+  },
+  "registration-worker": { handle: (services: Services, message: QueueMessage) => processRegistrationMessage(services, message.body) },
+  "registration-dlq": { handle: (services: Services, message: QueueMessage) => failDeadLetter(services, message.body) },
+  "registration-sweeper": {
+    localEveryMs: () => 60_000,
+    start: (services: Services) => async () => {
+      const requeued = await sweepQueuedJobs(services);
+      if (requeued > 0) services.logger.info("registration jobs re-enqueued", { requeued });
+      return { requeued };
+    },
+  },
+  "run-logger": {
+    localEveryMs: (config: Config) => config.RUN_LOG_INTERVAL_MS,
+    start(services: Services) {
+      // One run log per process: it says once that it is disabled, and sends one batch at a time.
+      const runLog = createRunLog(services);
+      return async (pass: SchedulePass) => {
+        // Runs whose end was never recorded (their process died) are finished from what the chain says;
+        // runs whose charge is still unconfirmed are not logged until it is: settle them next.
+        const stale = await finishStaleRuns(services);
+        if (stale.charged + stale.failed > 0) services.logger.warn("stale runs finished", { ...stale });
+        const settlements = await settlePendingRuns(services);
+        if (settlements.settled + settlements.refused > 0) services.logger.info("pending settlements resolved", { ...settlements });
+        const log = await runLog.pass({ deadline: pass.deadline - LAST_BATCH_MS });
+        if (log.runs > 0) services.logger.info("runs logged on-chain", { ...log });
+        return { stale, settlements, log };
+      };
+    },
+  },
+} satisfies { [N in ScheduledJobName]: ScheduledHandler<unknown> } & { [N in QueueJobName]: QueueHandler };
+
+type Handlers = typeof HANDLERS;
+/** What one pass of a scheduled job returns. */
+export type PassResult<N extends ScheduledJobName> = Awaited<ReturnType<ReturnType<Handlers[N]["start"]>>>;
+/** What one pass of a queue job (everything on the queue now) returns. */
+export interface QueuePass {
+  received: number;
+  failed: number;
+}
+export type JobResult<N extends JobName> = N extends ScheduledJobName ? PassResult<N> : QueuePass;
+
+type ScheduledJob = { name: ScheduledJobName; trigger: ScheduleTrigger } & ScheduledHandler<unknown>;
+type QueueJob = { name: QueueJobName; trigger: QueueTrigger } & QueueHandler;
+/** A background job: its name, what starts it, and its handler. */
+export type Job = ScheduledJob | QueueJob;
+
+/** Every job, with its trigger and its handler. */
+export const JOBS: readonly Job[] = JOB_NAMES.map((name) => ({ name, trigger: JOB_TRIGGERS[name], ...HANDLERS[name] }) as Job);
+
+function jobNamed(name: JobName): Job {
+  const job = JOBS.find((j) => j.name === name);
+  if (!job) throw new RangeError(`No background job named ${JSON.stringify(name)}.`);
+  return job;
+}
+
+/** The URL of a queue trigger's queue, from the configuration. */
+export function queueUrlOf(config: Config, trigger: QueueTrigger): string {
+  return trigger.queue === "registration" ? config.REGISTRATION_QUEUE_URL : config.REGISTRATION_DLQ_URL;
+}
+
+/**
+ * Runs one pass of a job now: a scheduled job's handler once (with no deadline unless one is given),
+ * or, for a queue job, everything on its queue now (failed messages stay on the queue). Errors of a
+ * scheduled pass are thrown.
+ *
+ * @example
+ * const { settlements } = await runJob(services, "run-logger");
+ */
+export async function runJob<N extends JobName>(services: Services, name: N, pass: Partial<SchedulePass> = {}): Promise<JobResult<N>> {
+  const job = jobNamed(name);
+  if (job.trigger.kind === "schedule") return (await (job as ScheduledJob).start(services)({ deadline: pass.deadline ?? Number.POSITIVE_INFINITY })) as JobResult<N>;
+  const { handle } = job as QueueJob;
+  const consumer = { queue: services.queue, queueUrl: queueUrlOf(services.config, job.trigger), logger: services.logger, waitSeconds: 0, handler: (m: QueueMessage) => handle(services, m) };
+  const total: QueuePass = { received: 0, failed: 0 };
+  for (;;) {
+    const batch = await consumeBatch(consumer);
+    if (batch.received === 0) return total as JobResult<N>;
+    total.received += batch.received;
+    total.failed += batch.failed;
+    // A failed message stays invisible until its visibility timeout: it is not received again here.
+  }
+}
+
+export interface JobScheduler {
+  /** Stops every job; resolves once the passes in flight have ended. */
+  stop(): Promise<void>;
+}
+
+export interface StartJobsOptions {
+  /** The jobs to run (default: every job). */
+  only?: readonly JobName[];
+  /** Interval overrides for scheduled jobs, in milliseconds (default: each job's local interval). */
+  everyMs?: Partial<Record<ScheduledJobName, number>>;
+  /** Long-poll wait of a queue job's receive, in seconds (default 1; a stop waits for at most one). */
+  queueWaitSeconds?: number;
+}
+
+/** Failed passes are retried after a growing pause, up to this long (or the job's interval, if longer). */
+const MAX_BACKOFF_MS = 5_000;
+
+/**
+ * Runs the jobs in this process: each scheduled job at once and then every interval after its pass
+ * ends (so a job never runs two passes at once), each queue job as a long-poller of its queue.
+ * A failed pass is logged and retried.
+ *
+ * @example
+ * const jobs = startJobs(services, { only: ["registration-worker", "indexer"], everyMs: { indexer: 100 } });
+ * await jobs.stop();
+ */
+export function startJobs(services: Services, options: StartJobsOptions = {}): JobScheduler {
+  const jobs = options.only ? JOBS.filter((job) => options.only!.includes(job.name)) : JOBS;
+  let stopped = false;
+  const sleepers = new Set<() => void>();
+  const pause = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const wake = () => {
+        clearTimeout(timer);
+        sleepers.delete(wake);
+        resolve();
+      };
+      const timer = setTimeout(wake, ms);
+      sleepers.add(wake);
+    });
+
+  const loops: Promise<void>[] = [];
+  const consumers: QueueConsumer[] = [];
+  for (const job of jobs) {
+    const name = job.name;
+    if (job.trigger.kind === "schedule") {
+      const handler = job as ScheduledJob;
+      const everyMs = options.everyMs?.[handler.name] ?? handler.localEveryMs(services.config);
+      const run = handler.start(services);
+      loops.push(
+        (async () => {
+          let backoffMs = 0;
+          while (!stopped) {
+            try {
+              await run({ deadline: Number.POSITIVE_INFINITY });
+              backoffMs = 0;
+            } catch (error) {
+              backoffMs = Math.min(MAX_BACKOFF_MS, backoffMs ? backoffMs * 2 : 200);
+              services.logger.warn("background job failed; retried", { job: name, retry_in_ms: Math.max(everyMs, backoffMs), cause: error instanceof Error ? error.message : String(error) });
+            }
+            if (!stopped) await pause(Math.max(everyMs, backoffMs));
+          }
+        })(),
+      );
+    } else {
+      const handler = job as QueueJob;
+      consumers.push(
+        startQueueConsumer({
+          queue: services.queue,
+          queueUrl: queueUrlOf(services.config, job.trigger),
+          logger: services.logger,
+          waitSeconds: options.queueWaitSeconds ?? 1,
+          handler: (message) => handler.handle(services, message),
+        }),
+      );
+    }
+  }
+  return {
+    async stop() {
+      stopped = true;
+      for (const wake of [...sleepers]) wake();
+      await Promise.all([...loops, ...consumers.map((c) => c.stop())]);
+    },
+  };
+}
+
+/** The invocation context fields a scheduled job reads. */
+interface LambdaContext {
+  getRemainingTimeInMillis?: () => number;
+}
+
+/** A scheduled job's Lambda handler: one pass, bounded by the invocation's remaining time. */
+export type ScheduledLambda<N extends ScheduledJobName> = (event?: unknown, context?: LambdaContext) => Promise<PassResult<N>>;
+/** A queue job's Lambda handler: an SQS batch in, the failed messages out (partial batch response). */
+export type QueueLambda = (event: SQSEvent) => Promise<SQSBatchResponse>;
+
+/**
+ * A job as a Lambda handler (traced, with the job's name as its subsegment).
+ *
+ * @example
+ * // functions/indexer.ts
+ * export const handler = lambdaJob("indexer", bootServices());
+ */
+export function lambdaJob<N extends JobName>(name: N, services: Services): N extends ScheduledJobName ? ScheduledLambda<N> : QueueLambda {
+  const job = jobNamed(name);
+  if (job.trigger.kind === "schedule") {
+    const handler = job as ScheduledJob;
+    // Without a context (an invocation by hand), a pass gets the scheduled functions' usual minute.
+    const pass = handler.start(services);
+    const run = (_event?: unknown, context?: LambdaContext) => pass({ deadline: Date.now() + (context?.getRemainingTimeInMillis?.() ?? 55_000) });
+    return traced(name, run) as never;
+  }
+  const handler = job as QueueJob;
+  const consume = async (event: SQSEvent): Promise<SQSBatchResponse> => {
+    const messages = event.Records.map((r) => ({ id: r.messageId, body: r.body, receiptHandle: r.receiptHandle, receiveCount: Number(r.attributes.ApproximateReceiveCount) }));
+    const { failedIds } = await handleBatch(messages, (m) => handler.handle(services, m), services.logger);
+    return { batchItemFailures: failedIds.map((itemIdentifier) => ({ itemIdentifier })) };
+  };
+  return traced(name, consume) as never;
+}
