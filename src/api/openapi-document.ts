@@ -4,7 +4,7 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "./env.ts";
 import { registerRoutes } from "./app.ts";
-import { OPENAPI_PATH } from "./routes/v1_openapi.ts";
+import { OPENAPI_PATH } from "./openapi.ts";
 
 /** The document as served from `origin` (its `servers` entry). */
 export async function openApiDocument(origin = "http://127.0.0.1:3000"): Promise<Record<string, unknown>> {

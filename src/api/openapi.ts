@@ -7,7 +7,10 @@
 import { createRoute, type OpenAPIHono, type RouteConfig } from "@hono/zod-openapi";
 import { ERROR_CODES, ERROR_STATUS, type ErrorCode, type ErrorStatus } from "../errors.ts";
 import { failModeFor } from "../adapters/ratelimit/policy.ts";
-import { ErrorBodySchema } from "./schemas.ts";
+import { ErrorBodySchema } from "./schemas/common.ts";
+
+/** Where the document is served. */
+export const OPENAPI_PATH = "/v1/openapi.json";
 
 /** The document's tags, in the order a reader meets them, each with its description. */
 export const TAGS = [

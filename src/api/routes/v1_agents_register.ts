@@ -3,7 +3,7 @@ import { z, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../env.ts";
 import { submitRegistration } from "../../registration/submit.ts";
 import { defineRoute } from "../openapi.ts";
-import { AgentManifestBodySchema } from "../manifest-schema.ts";
+import { AgentManifestBodySchema } from "../schemas/manifest.ts";
 
 const route = defineRoute({
   method: "post",

@@ -3,7 +3,7 @@ import { z, type OpenAPIHono } from "@hono/zod-openapi";
 import { getAddress } from "viem";
 import type { AppEnv } from "../env.ts";
 import { issueChallenge } from "../../auth/challenges.ts";
-import { WalletSchema } from "../schemas.ts";
+import { WalletSchema } from "../schemas/common.ts";
 import { defineRoute } from "../openapi.ts";
 
 const ChallengeSchema = z

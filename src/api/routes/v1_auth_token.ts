@@ -3,7 +3,7 @@ import { z, type OpenAPIHono } from "@hono/zod-openapi";
 import type { Address, Hex } from "viem";
 import type { AppEnv } from "../env.ts";
 import { exchangeSignedChallenge } from "../../auth/sign-in.ts";
-import { SignatureSchema, WalletSchema } from "../schemas.ts";
+import { SignatureSchema, WalletSchema } from "../schemas/common.ts";
 import { defineRoute } from "../openapi.ts";
 
 const TokenRequestSchema = z

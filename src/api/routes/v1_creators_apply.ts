@@ -3,17 +3,7 @@ import { z, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../env.ts";
 import { applyAsCreator } from "../../reviews/creators.ts";
 import { defineRoute } from "../openapi.ts";
-
-export const CreatorProfileSchema = z
-  .object({
-    wallet: z.string(),
-    display_name: z.string(),
-    status: z.enum(["pending", "approved", "rejected"]),
-    reason: z.string().nullable(),
-    applied_at: z.string(),
-    reviewed_at: z.string().nullable(),
-  })
-  .openapi("CreatorProfile");
+import { CreatorProfileSchema } from "../schemas/creators.ts";
 
 const route = defineRoute({
   method: "post",

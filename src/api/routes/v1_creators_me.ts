@@ -4,7 +4,7 @@ import type { AppEnv } from "../env.ts";
 import { ApiError } from "../../errors.ts";
 import { getCreator } from "../../reviews/creators.ts";
 import { listAgentsOfCreator } from "../../listings/listing.store.ts";
-import { CreatorProfileSchema } from "./v1_creators_apply.ts";
+import { CreatorProfileSchema } from "../schemas/creators.ts";
 import { defineRoute } from "../openapi.ts";
 
 const CreatorAgentSchema = z

@@ -9,8 +9,7 @@ import { dirname, join } from "node:path";
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import { Scalar } from "@scalar/hono-api-reference";
 import type { AppEnv } from "../env.ts";
-import { header } from "../openapi.ts";
-import { OPENAPI_PATH } from "./v1_openapi.ts";
+import { header, OPENAPI_PATH } from "../openapi.ts";
 
 export const DOCS_PATH = "/v1/docs";
 export const DOCS_SCRIPT_PATH = "/v1/docs/scalar.js";

@@ -12,7 +12,7 @@ import { claimedRun, performRun, runJson } from "../../execution/execute.ts";
 import { outputEvent, parseLastEventId, tailRun, type StreamEvent } from "../../execution/tail.ts";
 import { admitFromRequest, ExecuteRequestSchema } from "../execution.ts";
 import { defineRoute, header, requestHeader } from "../openapi.ts";
-import { runEventStream } from "../openapi-events.ts";
+import { runEventStream } from "../schemas/run-events.ts";
 import { runFinished, runStarted } from "../../observability/run-metrics.ts";
 
 export const RUN_ID_HEADER = "X-Run-Id";

@@ -3,8 +3,8 @@ import { z, type OpenAPIHono } from "@hono/zod-openapi";
 import type { Hex } from "viem";
 import type { AppEnv } from "../env.ts";
 import { createApiKey } from "../../auth/api-keys.ts";
-import { ApiKeySchema } from "./v1_keys_list.ts";
-import { SignatureSchema } from "../schemas.ts";
+import { ApiKeySchema } from "../schemas/keys.ts";
+import { SignatureSchema } from "../schemas/common.ts";
 import { defineRoute } from "../openapi.ts";
 
 const route = defineRoute({

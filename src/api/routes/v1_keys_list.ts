@@ -3,17 +3,7 @@ import { z, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../env.ts";
 import { listApiKeys } from "../../auth/api-keys.ts";
 import { defineRoute } from "../openapi.ts";
-
-export const ApiKeySchema = z
-  .object({
-    key_id: z.string(),
-    label: z.string(),
-    prefix: z.string().openapi({ description: "The first characters of the key, to recognise it" }),
-    created_at: z.string(),
-    last_used_at: z.string().nullable().openapi({ description: "Refreshed at most once a minute" }),
-    revoked: z.boolean(),
-  })
-  .openapi("ApiKey");
+import { ApiKeySchema } from "../schemas/keys.ts";
 
 const route = defineRoute({
   method: "get",

@@ -2,7 +2,7 @@
 import { z, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../env.ts";
 import { revokeApiKey } from "../../auth/api-keys.ts";
-import { ApiKeySchema } from "./v1_keys_list.ts";
+import { ApiKeySchema } from "../schemas/keys.ts";
 import { defineRoute } from "../openapi.ts";
 
 const route = defineRoute({

@@ -5,31 +5,7 @@ import { ApiError } from "../../errors.ts";
 import { parseListingId } from "../../credentials/ids.ts";
 import { loadListing } from "../../listings/catalogue.ts";
 import { defineRoute } from "../openapi.ts";
-
-export const ListingSummarySchema = z
-  .object({
-    id: z.string(),
-    title: z.string(),
-    description: z.string(),
-    category: z.array(z.string()),
-    rental_model: z.enum(["one_time", "subscription", "per_query"]),
-    price_eth: z.number(),
-    run_count: z.number().int(),
-    success_rate: z.number(),
-    creator: z.object({ id: z.string(), display_name: z.string(), listing_count: z.number().int() }),
-    rating: z.number(),
-    review_count: z.number().int(),
-    last_updated: z.string(),
-    sample_output: z.array(z.string()),
-  })
-  .openapi("ListingSummary");
-
-const ListingSchema = ListingSummarySchema.extend({
-  published_at: z.string(),
-  status: z.enum(["active", "paused", "closed"]),
-  on_chain_id: z.string(),
-  metadata_uri: z.string(),
-}).openapi("Listing");
+import { ListingSchema } from "../schemas/listings.ts";
 
 const route = defineRoute({
   method: "get",

@@ -4,16 +4,7 @@ import { z, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../env.ts";
 import { MAX_COMMENT_CHARS, MAX_RATING, MIN_RATING, rateListing } from "../../listings/ratings.ts";
 import { defineRoute } from "../openapi.ts";
-
-export const RatingSchema = z
-  .object({
-    wallet: z.string().openapi({ description: "The renter's wallet, lower-case" }),
-    rating: z.number().int().min(MIN_RATING).max(MAX_RATING),
-    comment: z.string().nullable(),
-    created_at: z.string().openapi({ description: "ISO 8601, the wallet's first rating of the listing" }),
-    updated_at: z.string().openapi({ description: "ISO 8601, the latest change" }),
-  })
-  .openapi("Rating");
+import { RatingSchema } from "../schemas/listings.ts";
 
 const route = defineRoute({
   method: "put",

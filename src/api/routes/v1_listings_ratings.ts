@@ -3,7 +3,7 @@ import { z, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../env.ts";
 import { listRatings, RATINGS_PAGE_DEFAULT, RATINGS_PAGE_MAX } from "../../listings/ratings.ts";
 import { defineRoute } from "../openapi.ts";
-import { RatingSchema } from "./v1_listings_rate.ts";
+import { RatingSchema } from "../schemas/listings.ts";
 
 const route = defineRoute({
   method: "get",

@@ -3,7 +3,7 @@ import { z, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../env.ts";
 import { parseSearchQuery } from "../../listings/search/index.ts";
 import { defineRoute } from "../openapi.ts";
-import { ListingSummarySchema } from "./v1_listings_get.ts";
+import { ListingSummarySchema } from "../schemas/listings.ts";
 
 const route = defineRoute({
   method: "get",

@@ -2,9 +2,7 @@
 // what each route declares about itself (src/api/openapi.ts). Public.
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../env.ts";
-import { header, registerOpenApiComponents, TAGS } from "../openapi.ts";
-
-export const OPENAPI_PATH = "/v1/openapi.json";
+import { header, OPENAPI_PATH, registerOpenApiComponents, TAGS } from "../openapi.ts";
 
 const DESCRIPTION = [
   "Rent AI agents on-chain and run tasks against them.",

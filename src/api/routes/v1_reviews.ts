@@ -5,8 +5,8 @@ import type { AppEnv } from "../env.ts";
 import { requireAuthority } from "../../reviews/authority.ts";
 import { listCreatorApplications, reviewCreator } from "../../reviews/creators.ts";
 import { listPendingListingReviews, reviewListing } from "../../reviews/listings.ts";
-import { CreatorProfileSchema } from "./v1_creators_apply.ts";
-import { WalletSchema } from "../schemas.ts";
+import { CreatorProfileSchema } from "../schemas/creators.ts";
+import { WalletSchema } from "../schemas/common.ts";
 import { defineRoute } from "../openapi.ts";
 
 const DecisionSchema = z.object({ decision: z.enum(["approve", "reject"]), reason: z.string().max(1000).optional() }).openapi("ReviewDecision");

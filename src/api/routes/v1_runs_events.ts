@@ -7,7 +7,7 @@ import { ApiError } from "../../errors.ts";
 import { getRun, RUN_ID } from "../../execution/runs.ts";
 import { parseLastEventId, tailRun } from "../../execution/tail.ts";
 import { defineRoute, requestHeader } from "../openapi.ts";
-import { runEventStream } from "../openapi-events.ts";
+import { runEventStream } from "../schemas/run-events.ts";
 
 const route = defineRoute({
   method: "get",

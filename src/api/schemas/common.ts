@@ -1,7 +1,7 @@
-// Schemas shared by several routes: the error envelope (narrowed per route and status in openapi.ts),
-// wallet addresses and signatures.
+// Shapes every resource uses: the error envelope (narrowed per route and status in openapi.ts), wallet
+// addresses and signatures.
 import { z } from "@hono/zod-openapi";
-import { ERROR_CODES } from "../errors.ts";
+import { ERROR_CODES } from "../../errors.ts";
 
 export const ErrorBodySchema = z
   .object({

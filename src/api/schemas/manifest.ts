@@ -5,9 +5,9 @@
 // route's own check stays what it was, a JSON object, and the document shows the manifest's fields,
 // generated from the limits and vocabularies the validator uses.
 import { z } from "@hono/zod-openapi";
-import { CATEGORIES, DEFAULT_TIMEOUT_SECONDS, MANIFEST_LIMITS, MANIFEST_MAX_BYTES } from "../registration/manifest.ts";
-import { PATTERN_LIMITS } from "../registration/patterns.ts";
-import { TOOL_CATALOGUE, TOOL_NAMES } from "../registration/tools.ts";
+import { CATEGORIES, DEFAULT_TIMEOUT_SECONDS, MANIFEST_LIMITS, MANIFEST_MAX_BYTES } from "../../registration/manifest.ts";
+import { PATTERN_LIMITS } from "../../registration/patterns.ts";
+import { TOOL_CATALOGUE, TOOL_NAMES } from "../../registration/tools.ts";
 
 const JsonSchemaObject = z
   .record(z.string(), z.unknown())

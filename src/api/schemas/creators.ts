@@ -1,0 +1,13 @@
+// A creator's application as its creator and the reviewers see it.
+import { z } from "@hono/zod-openapi";
+
+export const CreatorProfileSchema = z
+  .object({
+    wallet: z.string(),
+    display_name: z.string(),
+    status: z.enum(["pending", "approved", "rejected"]),
+    reason: z.string().nullable(),
+    applied_at: z.string(),
+    reviewed_at: z.string().nullable(),
+  })
+  .openapi("CreatorProfile");
