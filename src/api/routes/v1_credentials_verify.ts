@@ -26,7 +26,7 @@ const route = defineRoute({
   access: "bearer",
   summary: "Verify a rental credential",
   description:
-    "Checks the local record and the contract (a live read of credentialStatus) for the authenticated wallet. The chain wins; a local record that disagrees is repaired. status: active (valid), expired (with expired_at), low_balance (per_query with zero balance), revoked, listing_closed, or not_found.",
+    "Checks the local record and the contract (a live read of credentialStatus) for the authenticated wallet. The chain wins; a local record that disagrees is repaired. status: active (valid), expired (with expired_at), low_balance (a per_query rental whose balance cannot pay for one run at the listing's current price), revoked, listing_closed, or not_found.",
   request: { params: z.object({ listing_id: z.string() }) },
   responses: {
     200: { description: "The verification", content: { "application/json": { schema: VerificationSchema } } },
