@@ -8,6 +8,7 @@ import { createRoute, type OpenAPIHono, type RouteConfig } from "@hono/zod-opena
 import { ERROR_CODES, ERROR_STATUS, type ErrorCode, type ErrorStatus } from "../errors.ts";
 import { failModeFor } from "../adapters/ratelimit/policy.ts";
 import { ErrorBodySchema } from "./schemas/common.ts";
+import type { AppEnv } from "./env.ts";
 
 /** Where the document is served. */
 export const OPENAPI_PATH = "/v1/openapi.json";
@@ -58,6 +59,7 @@ export const RESPONSE_HEADERS = {
   "X-RateLimit-Remaining": { description: "Requests left in the current window.", schema: { type: "integer" } },
   "X-RateLimit-Reset": { description: "When the current window ends, in Unix seconds.", schema: { type: "integer" } },
   "Retry-After": { description: "Seconds to wait before retrying.", schema: { type: "integer" } },
+  Allow: { description: "The methods the path answers.", schema: { type: "string" } },
   "X-Run-Id": { description: "The run's id, known before the first event: resume with GET /v1/runs/{run_id}/events.", schema: { type: "string" } },
 } as const;
 
@@ -93,7 +95,7 @@ const EVERY_RESPONSE_HEADERS = ["X-Request-Id", "X-RateLimit-Limit", "X-RateLimi
 type Ref = { $ref: string };
 
 function headersOf(status: number, own: Record<string, Ref> = {}): Record<string, Ref> {
-  const names: ResponseHeaderName[] = [...EVERY_RESPONSE_HEADERS, ...(status === 429 || status === 503 ? (["Retry-After"] as const) : [])];
+  const names: ResponseHeaderName[] = [...EVERY_RESPONSE_HEADERS, ...(status === 429 || status === 503 ? (["Retry-After"] as const) : []), ...(status === 405 ? (["Allow"] as const) : [])];
   return { ...Object.fromEntries(names.map((name) => [name, header(name)])), ...own };
 }
 
@@ -201,6 +203,12 @@ function withHeaders(responses: RouteConfig["responses"]): RouteConfig["response
   );
 }
 
+/** Whether the route's body is checked against a zod schema (and so can be refused 400 invalid_request);
+ * a body described by a plain JSON Schema is read by the handler itself. */
+function validatesBody(config: RouteConfig): boolean {
+  return Object.values(config.request?.body?.content ?? {}).some((media) => typeof ((media as { schema?: { safeParse?: unknown } }).schema?.safeParse) === "function");
+}
+
 /**
  * A route with everything the document says about it. The returned value is a `createRoute` route
  * (registered with `app.openapi` as usual) whose responses also list its errors, narrowed per status.
@@ -216,7 +224,7 @@ function withHeaders(responses: RouteConfig["responses"]): RouteConfig["response
  */
 export function defineRoute<P extends string, R extends RouteDefinition & { path: P }>(definition: R) {
   const { operationId, tag, access, errors, ...config } = definition;
-  const declared = mergeErrors(errors, platformErrors(config.method, config.path, access, config.request?.body !== undefined));
+  const declared = mergeErrors(errors, platformErrors(config.method, config.path, access, validatesBody(config)));
   const route = {
     ...config,
     operationId,
@@ -225,6 +233,37 @@ export function defineRoute<P extends string, R extends RouteDefinition & { path
     responses: { ...withHeaders(config.responses), ...errorResponsesOf(declared) },
   } as Omit<R, "operationId" | "tag" | "access" | "errors"> & { operationId: string; tags: Tag[]; security: Record<string, string[]>[] };
   return createRoute(route);
+}
+
+const DESCRIPTION = [
+  "Rent AI agents on-chain and run tasks against them.",
+  "",
+  "**Authentication.** Every operation except sign-in, the health check, listings' public metadata, this document and its rendered reference (GET /v1/docs) requires `Authorization: Bearer <API key or JWT>`.",
+  "",
+  "**Errors** use the envelope `{error: {code, message, status, request_id, on_chain_error?}}`; each operation lists, per status, the codes it can return. Before routing, the HTTP server itself may answer any request with 408 `request_timeout` or 431 `headers_too_large`, and an unknown path gets 404 `not_found`, in the same envelope.",
+  "",
+  "**Every response** carries `X-Request-Id` and the `X-RateLimit-Limit`, `X-RateLimit-Remaining` and `X-RateLimit-Reset` headers; 429 and 503 answers add `Retry-After`.",
+].join("\n");
+
+// OpenAPI 3.1 names a license by its SPDX identifier (the generator's configuration type is 3.0's).
+const LICENSE = { name: "Proprietary", identifier: "LicenseRef-Proprietary" };
+
+/** The OpenAPI 3.1 document of every route registered on (or mounted onto) `app`, as served from
+ * `origin`: plain JSON data. */
+export function openApiDocumentOf(app: OpenAPIHono<AppEnv>, origin: string): Record<string, unknown> {
+  const document = app.getOpenAPI31Document({
+    openapi: "3.1.0",
+    info: {
+      title: "Agent Rental and Task Execution API",
+      version: "1.0.0",
+      description: DESCRIPTION,
+      license: LICENSE,
+    },
+    servers: [{ url: origin }],
+    tags: TAGS.map((tag) => ({ ...tag })),
+  });
+  // The generator copies the routes' own helpers (functions) into the operations: JSON drops them.
+  return JSON.parse(JSON.stringify(document)) as Record<string, unknown>;
 }
 
 /** Registers the shared components the routes refer to: the Error envelope, the security scheme, the

@@ -256,7 +256,7 @@ describe("bad input: the protocol's own error or a tool error, never a 5xx, noth
     expect(await notRpc.json()).toMatchObject({ jsonrpc: "2.0", error: { code: expect.any(Number) } });
   });
 
-  it("no credential or an invalid one: 401 in the error envelope; GET is 405 (no standalone stream)", async () => {
+  it("no credential or an invalid one: 401 in the error envelope; GET and DELETE are 405 with Allow: POST (no standalone stream, no session)", async () => {
     const none = await fetch(`${baseUrl}/v1/mcp`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
     expect(none.status).toBe(401);
     expect(await none.json()).toMatchObject({ error: { code: "unauthorized", status: 401, request_id: expect.stringMatching(/^req_/) } });
@@ -266,6 +266,10 @@ describe("bad input: the protocol's own error or a tool error, never a 5xx, noth
     const get = await fetch(`${baseUrl}/v1/mcp`, { headers: { authorization: `Bearer ${apiKey}`, accept: "text/event-stream" } });
     expect(get.status).toBe(405);
     expect(get.headers.get("allow")).toBe("POST");
+    const del = await fetch(`${baseUrl}/v1/mcp`, { method: "DELETE", headers: { authorization: `Bearer ${apiKey}` } });
+    expect(del.status).toBe(405);
+    expect(del.headers.get("allow")).toBe("POST");
+    expect(await del.json()).toMatchObject({ error: { code: "method_not_allowed", status: 405 } });
   });
 
   it("a JWT that expires mid-session: the next call is refused with 401 (the transport's HTTP error), nothing runs, nothing is charged", async () => {

@@ -9,7 +9,7 @@ import { dirname, join } from "node:path";
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import { Scalar } from "@scalar/hono-api-reference";
 import type { AppEnv } from "../env.ts";
-import { header, OPENAPI_PATH } from "../openapi.ts";
+import { defineRoute, OPENAPI_PATH } from "../openapi.ts";
 
 export const DOCS_PATH = "/v1/docs";
 export const DOCS_SCRIPT_PATH = "/v1/docs/scalar.js";
@@ -60,38 +60,39 @@ const reference = (nonce: string) =>
     ...({ showToolbar: "never", showDeveloperTools: "never" } as Record<string, unknown>),
   });
 
+const page = defineRoute({
+  method: "get",
+  path: DOCS_PATH,
+  operationId: "getApiReference",
+  tag: "System",
+  access: "public",
+  summary: "The rendered API reference",
+  description: "An HTML page that renders this document (Scalar); its script is served by GET /v1/docs/scalar.js.",
+  responses: { 200: { description: "The reference page", content: { "text/html": { schema: { type: "string" } } } } },
+  errors: {},
+});
+
+const pageScript = defineRoute({
+  method: "get",
+  path: DOCS_SCRIPT_PATH,
+  operationId: "getApiReferenceScript",
+  tag: "System",
+  access: "public",
+  summary: "The reference page's script",
+  responses: { 200: { description: "Scalar's standalone script", content: { "text/javascript": { schema: { type: "string" } } } } },
+  errors: {},
+});
+
 export function registerV1Docs(app: OpenAPIHono<AppEnv>): void {
-  app.get(DOCS_PATH, async (c, next) => {
+  app.openapi(page, async (c, next) => {
     const nonce = randomBytes(16).toString("base64");
     c.header("Content-Security-Policy", contentSecurityPolicy(nonce));
     c.header("Cache-Control", "no-cache");
     // Scalar types its middleware for a plain Hono context; this one only adds typed variables.
-    return reference(nonce)(c as never, next);
+    return (await reference(nonce)(c as never, next)) as never;
   });
-  app.get(DOCS_SCRIPT_PATH, async (c) => {
+  app.openapi(pageScript, async (c) => {
     const body = await standaloneScript();
-    return c.body(body as Uint8Array<ArrayBuffer>, 200, { "content-type": "text/javascript; charset=utf-8", "cache-control": "public, max-age=3600" });
-  });
-
-  const headers = { "X-Request-Id": header("X-Request-Id"), "X-RateLimit-Limit": header("X-RateLimit-Limit"), "X-RateLimit-Remaining": header("X-RateLimit-Remaining"), "X-RateLimit-Reset": header("X-RateLimit-Reset") };
-  const errors = { 429: { $ref: "#/components/responses/RateLimited" }, 500: { $ref: "#/components/responses/InternalError" } };
-  app.openAPIRegistry.registerPath({
-    method: "get",
-    path: DOCS_PATH,
-    operationId: "getApiReference",
-    tags: ["System"],
-    summary: "The rendered API reference",
-    description: "An HTML page that renders this document (Scalar); its script is served by GET /v1/docs/scalar.js.",
-    security: [],
-    responses: { 200: { description: "The reference page", headers, content: { "text/html": { schema: { type: "string" } } } }, ...errors },
-  });
-  app.openAPIRegistry.registerPath({
-    method: "get",
-    path: DOCS_SCRIPT_PATH,
-    operationId: "getApiReferenceScript",
-    tags: ["System"],
-    summary: "The reference page's script",
-    security: [],
-    responses: { 200: { description: "Scalar's standalone script", headers, content: { "text/javascript": { schema: { type: "string" } } } }, ...errors },
+    return c.body(body as Uint8Array<ArrayBuffer>, 200, { "content-type": "text/javascript; charset=utf-8", "cache-control": "public, max-age=3600" }) as never;
   });
 }

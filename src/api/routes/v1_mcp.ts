@@ -11,7 +11,7 @@ import type { OpenAPIHono } from "@hono/zod-openapi";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import type { AppEnv } from "../env.ts";
 import { ApiError } from "../../errors.ts";
-import { header } from "../openapi.ts";
+import { defineRoute } from "../openapi.ts";
 import { admitRun, performRun, type RunResponse } from "../../execution/execute.ts";
 import { enforceRule } from "../middleware/rate-limit.ts";
 import { executionKey, executionRule } from "../../adapters/ratelimit/policy.ts";
@@ -32,8 +32,56 @@ function toolCalled(message: unknown): string | undefined {
   return method === "tools/call" && typeof params?.name === "string" ? params.name : undefined;
 }
 
+const call = defineRoute({
+  method: "post",
+  path: "/v1/mcp",
+  operationId: "callMcp",
+  tag: "Execution",
+  access: "bearer",
+  summary: "Remote MCP endpoint (Streamable HTTP)",
+  description:
+    "The Model Context Protocol over Streamable HTTP, stateless (no session id): send one JSON-RPC message or a batch; the answer is JSON, or an event stream while a tool call reports progress. Tools: run_agent (agent_id, task, input) and one per rented agent, with the agent's own input and output schemas. Refusals of a run are tool errors (isError) carrying the API's code and the request id, never HTTP errors; malformed JSON-RPC gets the protocol's own error.",
+  // The messages are MCP's JSON-RPC (modelcontextprotocol.io), read by the transport, not by a schema here.
+  request: { body: { required: true, content: { "application/json": { schema: { type: "object", description: "A JSON-RPC 2.0 request, notification or batch (MCP)" } } } } },
+  responses: {
+    200: {
+      description: "The JSON-RPC answer, or an event stream of progress notifications ending with it",
+      content: { "application/json": { schema: { type: "object" } }, "text/event-stream": { schema: { type: "string" } } },
+    },
+    202: { description: "A notification or a response was accepted (nothing to answer)" },
+    400: { description: "Malformed JSON-RPC (the protocol's own error object)", content: { "application/json": { schema: { type: "object" } } } },
+  },
+  errors: {},
+});
+
+const STATELESS = "The MCP endpoint is stateless: send JSON-RPC messages with POST /v1/mcp (no standalone event stream, no session to delete).";
+
+const openStream = defineRoute({
+  method: "get",
+  path: "/v1/mcp",
+  operationId: "openMcpStream",
+  tag: "Execution",
+  access: "bearer",
+  summary: "Open an MCP event stream (not offered)",
+  description: `Always 405 method_not_allowed with \`Allow: POST\`, as Streamable HTTP permits: ${STATELESS}`,
+  responses: {},
+  errors: { 405: ["method_not_allowed"] },
+});
+
+const endSession = defineRoute({
+  method: "delete",
+  path: "/v1/mcp",
+  operationId: "endMcpSession",
+  tag: "Execution",
+  access: "bearer",
+  summary: "End an MCP session (not offered)",
+  description: `Always 405 method_not_allowed with \`Allow: POST\`: ${STATELESS}`,
+  responses: {},
+  errors: { 405: ["method_not_allowed"] },
+});
+
 export function registerV1Mcp(app: OpenAPIHono<AppEnv>): void {
-  app.post("/v1/mcp", async (c) => {
+  app.openapi(call, async (c) => {
     const services = c.get("services");
     const principal = c.get("principal");
     const requestId = c.get("requestId");
@@ -113,33 +161,9 @@ export function registerV1Mcp(app: OpenAPIHono<AppEnv>): void {
     return transport.handleRequest(c.req.raw, { parsedBody: message });
   });
 
-  // The document describes the endpoint; its messages are MCP's JSON-RPC (modelcontextprotocol.io).
-  const headers = Object.fromEntries((["X-Request-Id", "X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset"] as const).map((name) => [name, header(name)]));
-  app.openAPIRegistry.registerPath({
-    method: "post",
-    path: "/v1/mcp",
-    operationId: "callMcp",
-    tags: ["Execution"],
-    summary: "Remote MCP endpoint (Streamable HTTP)",
-    description:
-      "The Model Context Protocol over Streamable HTTP, stateless (no session id): send one JSON-RPC message or a batch; the answer is JSON, or an event stream while a tool call reports progress. Tools: run_agent (agent_id, task, input) and one per rented agent, with the agent's own input and output schemas. Refusals of a run are tool errors (isError) carrying the API's code and the request id, never HTTP errors; malformed JSON-RPC gets the protocol's own error.",
-    security: [{ bearer: [] }],
-    request: { body: { required: true, content: { "application/json": { schema: { type: "object", description: "A JSON-RPC 2.0 request, notification or batch (MCP)" } } } } },
-    responses: {
-      200: {
-        description: "The JSON-RPC answer, or an event stream of progress notifications ending with it",
-        headers,
-        content: { "application/json": { schema: { type: "object" } }, "text/event-stream": { schema: { type: "string" } } },
-      },
-      202: { description: "A notification or a response was accepted (nothing to answer)", headers },
-      400: { description: "Malformed JSON-RPC (the protocol's own error object)", headers, content: { "application/json": { schema: { type: "object" } } } },
-      401: { $ref: "#/components/responses/Unauthorized" },
-      429: { $ref: "#/components/responses/RateLimited" },
-      500: { $ref: "#/components/responses/InternalError" },
-    },
-  });
-
-  app.on(["GET", "DELETE"], "/v1/mcp", () => {
-    throw new ApiError("method_not_allowed", "The MCP endpoint is stateless: send JSON-RPC messages with POST /v1/mcp (no standalone event stream, no session to delete).", { headers: { Allow: "POST" } });
-  });
+  const notOffered = () => {
+    throw new ApiError("method_not_allowed", STATELESS, { headers: { Allow: "POST" } });
+  };
+  app.openapi(openStream, notOffered);
+  app.openapi(endSession, notOffered);
 }
