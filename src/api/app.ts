@@ -4,13 +4,11 @@ import { OpenAPIHono } from "@hono/zod-openapi";
 import type { Services } from "../services.ts";
 import type { AppEnv } from "./env.ts";
 import { notFound, renderError } from "./errors.ts";
-import { authenticate } from "./middleware/authenticate.ts";
 import { cors } from "./middleware/cors.ts";
-import { rateLimit } from "./middleware/rate-limit.ts";
-import { jsonBody } from "./middleware/json-body.ts";
 import { requestId } from "./middleware/request-id.ts";
 import { accessLog } from "./middleware/access-log.ts";
 import { validationHook } from "./validation.ts";
+import { routeGroup } from "./route-groups.ts";
 import { registerV1Health } from "./routes/v1_health.ts";
 import { registerV1OpenApi } from "./routes/v1_openapi.ts";
 import { registerV1Docs } from "./routes/v1_docs.ts";
@@ -41,9 +39,10 @@ import { registerV1RunsEvents } from "./routes/v1_runs_events.ts";
 import { registerV1InputsUpload } from "./routes/v1_inputs_upload.ts";
 import { registerV1Mcp } from "./routes/v1_mcp.ts";
 
-/** The platform every route runs on: the access log, request ids, authentication, rate limits (the default rule,
- * counted per API key, per wallet for JWT callers, per address otherwise), the JSON body rules, the
- * error envelope and the validation hook. Routes are added by `buildApp` (and by tests of the platform). */
+/** The platform every request runs on, matched by a route or not: the access log, request ids, CORS,
+ * the error envelope and the validation hook, and the 404 answer (counted under the default rate rule).
+ * What runs in front of a route's handler (authentication, its rate limit, the body rules) comes with
+ * the route's group (route-groups.ts). Routes are added by `buildApp` (and by tests of the platform). */
 export function createPlatform(services: Services): OpenAPIHono<AppEnv> {
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
   app.use("*", async (c, next) => {
@@ -55,9 +54,6 @@ export function createPlatform(services: Services): OpenAPIHono<AppEnv> {
   app.use("*", requestId);
   // Before authentication and rate limits: a preflight carries no credentials and is never counted.
   app.use("*", cors(services.config.corsOrigins));
-  app.use("/v1/*", authenticate);
-  app.use("*", rateLimit((c) => c.get("services").rateLimiter));
-  app.use("*", jsonBody(services.config.MAX_BODY_BYTES));
   app.onError(renderError);
   app.notFound(notFound);
   return app;
@@ -69,53 +65,59 @@ export function buildApp(services: Services): OpenAPIHono<AppEnv> {
   return app;
 }
 
-/** Every route of the service, on any app: the platform's (buildApp) or a bare one that only renders
- * the OpenAPI document (src/api/openapi-document.ts). */
+/** Every route of the service, mounted on any app: the platform's (buildApp) or a bare one that only
+ * renders the OpenAPI document (src/api/openapi-document.ts). */
 export function registerRoutes(app: OpenAPIHono<AppEnv>): void {
+  const open = routeGroup("public");
+  const api = routeGroup("bearer");
+
   // Service
-  registerV1Health(app);
-  registerV1OpenApi(app);
-  registerV1Docs(app);
+  registerV1Health(open);
+  registerV1OpenApi(open, app);
+  registerV1Docs(open);
 
   // Authentication
-  registerV1AuthChallenge(app);
-  registerV1AuthToken(app);
+  registerV1AuthChallenge(open);
+  registerV1AuthToken(open);
 
   // API keys
-  registerV1KeysChallenge(app);
-  registerV1KeysCreate(app);
-  registerV1KeysList(app);
-  registerV1KeysRevoke(app);
+  registerV1KeysChallenge(api);
+  registerV1KeysCreate(api);
+  registerV1KeysList(api);
+  registerV1KeysRevoke(api);
 
   // Rental credentials
-  registerV1CredentialsList(app);
-  registerV1CredentialsVerify(app);
+  registerV1CredentialsList(api);
+  registerV1CredentialsVerify(api);
 
   // Listings (the catalogue)
-  registerV1ListingsSearch(app);
-  registerV1ListingsGet(app);
-  registerV1ListingsRate(app);
-  registerV1ListingsRatings(app);
+  registerV1ListingsSearch(api);
+  registerV1ListingsGet(api);
+  registerV1ListingsRate(api);
+  registerV1ListingsRatings(api);
 
   // Task execution
-  registerV1Execute(app);
-  registerV1ExecuteStream(app);
-  registerV1RunsGet(app);
-  registerV1RunsEvents(app);
-  registerV1InputsUpload(app);
+  registerV1Execute(api);
+  registerV1ExecuteStream(api);
+  registerV1RunsGet(api);
+  registerV1RunsEvents(api);
+  registerV1InputsUpload(api);
 
   // Remote MCP (Streamable HTTP): the rented agents as tools
-  registerV1Mcp(app);
+  registerV1Mcp(api);
 
   // Creators and their agents
-  registerV1CreatorsApply(app);
-  registerV1CreatorsMe(app);
-  registerV1ListingsProviderKey(app);
-  registerV1ListingsWebhookSecret(app);
-  registerV1AgentsRegister(app);
-  registerV1JobsGet(app);
-  registerV1MetadataGet(app);
+  registerV1CreatorsApply(api);
+  registerV1CreatorsMe(api);
+  registerV1ListingsProviderKey(api);
+  registerV1ListingsWebhookSecret(api);
+  registerV1AgentsRegister(api);
+  registerV1JobsGet(api);
+  registerV1MetadataGet(open);
 
   // Reviews (beta; the protocol authority only)
-  registerV1Reviews(app);
+  registerV1Reviews(api);
+
+  app.route("/", open);
+  app.route("/", api);
 }

@@ -1,12 +1,13 @@
-// What the OpenAPI document says about every route beyond its schemas: the route declares its
-// operationId, its tag, whether it is public, and the error codes its handler and the domain code it
-// calls can return, by status (the way Unkey narrows error responses per status). `defineRoute` adds
-// what the platform gives every route (401 from authentication, 429 and 503 from rate limiting, 413/415
-// from the body rules, 500) and the headers every response carries, so a route file states only what is
-// its own. The shared parts live in `components` (headers, parameters, responses) and are referred to.
-import { createRoute, type OpenAPIHono, type RouteConfig } from "@hono/zod-openapi";
+// What the OpenAPI document says about every route beyond its schemas. A route declares (route.ts) its
+// operationId, its tag, whether it is public, its rate limit and the error codes its handler and the
+// domain code it calls can return, by status (the way Unkey narrows error responses per status); this
+// module adds what the platform gives every route (401 from authentication, 429 and 503 from rate
+// limiting, 413/415 from the body rules, 500) and the headers every response carries, so a route file
+// states only what is its own. The shared parts live in `components` (headers, parameters, responses)
+// and are referred to.
+import type { OpenAPIHono, RouteConfig } from "@hono/zod-openapi";
 import { ERROR_CODES, ERROR_STATUS, type ErrorCode, type ErrorStatus } from "../errors.ts";
-import { failModeFor } from "../adapters/ratelimit/policy.ts";
+import { RATE_RULES, type FailMode } from "../adapters/ratelimit/policy.ts";
 import { ErrorBodySchema } from "./schemas/common.ts";
 import type { AppEnv } from "./env.ts";
 
@@ -40,15 +41,6 @@ export type RouteErrors = { [S in ErrorStatus]?: readonly CodesOf<S>[] };
 
 /** Public routes need no token; bearer routes need `Authorization: Bearer <API key or JWT>`. */
 export type Access = "public" | "bearer";
-
-export type RouteDefinition = Omit<RouteConfig, "security" | "operationId" | "tags"> & {
-  /** camelCase verb, unique in the document; SDK method names derive from it. */
-  operationId: string;
-  tag: Tag;
-  access: Access;
-  /** Only the route's own codes; the platform's are added (see `platformErrors`). */
-  errors: RouteErrors;
-};
 
 const ref = <K extends string>(kind: K, name: string) => ({ $ref: `#/components/${kind}/${name}` });
 
@@ -155,18 +147,24 @@ function errorResponse(status: number, codes: readonly ErrorCode[], description?
 }
 
 /** The codes the platform adds to a route: authentication on bearer routes, the body rules on methods
- * that take a body, rate limiting everywhere (503 where the route fails closed), and internal_error. */
-export function platformErrors(method: string, path: string, access: Access, hasJsonBody: boolean): RouteErrors {
+ * that take a body (400 where a schema checks it), rate limiting everywhere (503 where the route fails
+ * closed), and internal_error. */
+export function platformErrors(method: string, access: Access, failMode: FailMode, validatesBody: boolean): RouteErrors {
   const upper = method.toUpperCase();
   const takesBody = !["GET", "HEAD", "OPTIONS"].includes(upper);
   return {
-    ...(hasJsonBody ? { 400: ["invalid_request"] as const } : {}),
+    ...(validatesBody ? { 400: ["invalid_request"] as const } : {}),
     ...(access === "bearer" ? { 401: ["unauthorized", "invalid_api_key", "jwt_expired"] as const } : {}),
     ...(takesBody ? { 413: ["payload_too_large"] as const, 415: ["unsupported_media_type"] as const } : {}),
     429: ["rate_limit_exceeded"],
     500: ["internal_error"],
-    ...(failModeFor(upper, path.replace(/\{[^}]+\}/g, "x")) === "closed" ? { 503: ["service_unavailable"] as const } : {}),
+    ...(failMode === "closed" ? { 503: ["service_unavailable"] as const } : {}),
   };
+}
+
+/** The document's security requirement for a route of this access. */
+export function securityOf(access: Access): Record<string, string[]>[] {
+  return access === "public" ? [] : [{ bearer: [] }];
 }
 
 /** The route's declared errors merged with the platform's, each list in the error module's order. */
@@ -194,45 +192,13 @@ export function errorResponsesOf(errors: Map<number, ErrorCode[]>): Record<strin
 }
 
 /** Adds the headers every response carries to a route's own (success) responses. */
-function withHeaders(responses: RouteConfig["responses"]): RouteConfig["responses"] {
+export function withHeaders(responses: RouteConfig["responses"]): RouteConfig["responses"] {
   return Object.fromEntries(
     Object.entries(responses).map(([status, response]) => {
       if ("$ref" in response) return [status, response];
       return [status, { ...response, headers: headersOf(Number(status), (response.headers ?? {}) as Record<string, Ref>) }];
     }),
   );
-}
-
-/** Whether the route's body is checked against a zod schema (and so can be refused 400 invalid_request);
- * a body described by a plain JSON Schema is read by the handler itself. */
-function validatesBody(config: RouteConfig): boolean {
-  return Object.values(config.request?.body?.content ?? {}).some((media) => typeof ((media as { schema?: { safeParse?: unknown } }).schema?.safeParse) === "function");
-}
-
-/**
- * A route with everything the document says about it. The returned value is a `createRoute` route
- * (registered with `app.openapi` as usual) whose responses also list its errors, narrowed per status.
- *
- * @example
- * const route = defineRoute({
- *   method: "get", path: "/v1/jobs/{job_id}", operationId: "getJob", tag: "Jobs", access: "bearer",
- *   summary: "Get a registration job",
- *   request: { params: z.object({ job_id: z.string() }) },
- *   responses: { 200: { description: "The job", content: { "application/json": { schema: JobSchema } } } },
- *   errors: { 404: ["not_found"] },
- * });
- */
-export function defineRoute<P extends string, R extends RouteDefinition & { path: P }>(definition: R) {
-  const { operationId, tag, access, errors, ...config } = definition;
-  const declared = mergeErrors(errors, platformErrors(config.method, config.path, access, validatesBody(config)));
-  const route = {
-    ...config,
-    operationId,
-    tags: [tag],
-    security: access === "public" ? [] : [{ bearer: [] }],
-    responses: { ...withHeaders(config.responses), ...errorResponsesOf(declared) },
-  } as Omit<R, "operationId" | "tag" | "access" | "errors"> & { operationId: string; tags: Tag[]; security: Record<string, string[]>[] };
-  return createRoute(route);
 }
 
 const DESCRIPTION = [
@@ -243,6 +209,8 @@ const DESCRIPTION = [
   "**Errors** use the envelope `{error: {code, message, status, request_id, on_chain_error?}}`; each operation lists, per status, the codes it can return. Before routing, the HTTP server itself may answer any request with 408 `request_timeout` or 431 `headers_too_large`, and an unknown path gets 404 `not_found`, in the same envelope.",
   "",
   "**Every response** carries `X-Request-Id` and the `X-RateLimit-Limit`, `X-RateLimit-Remaining` and `X-RateLimit-Reset` headers; 429 and 503 answers add `Retry-After`.",
+  "",
+  `**Rate limits.** Each operation names its rule in \`x-rate-limit\`: \`default\` is ${RATE_RULES.default.limit} requests per ${RATE_RULES.default.windowSeconds} s per API key (per wallet for a JWT, per client address on public operations); \`execution\` adds, per run, ${RATE_RULES.execution.limit} runs per ${RATE_RULES.execution.windowSeconds} s per credential (listing and wallet) unless the listing sets its own figure. Its \`fail_mode\` says what happens while the limiter cannot be reached: \`closed\` answers 503 \`service_unavailable\`, \`open\` serves the request uncounted.`,
 ].join("\n");
 
 // OpenAPI 3.1 names a license by its SPDX identifier (the generator's configuration type is 3.0's).

@@ -2850,7 +2850,6 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
-            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getListingMetadata: {

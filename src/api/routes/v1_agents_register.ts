@@ -2,7 +2,7 @@
 import { z, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../env.ts";
 import { submitRegistration } from "../../registration/submit.ts";
-import { defineRoute } from "../openapi.ts";
+import { defineRoute } from "../route.ts";
 import { AgentManifestBodySchema } from "../schemas/manifest.ts";
 
 const route = defineRoute({
@@ -11,6 +11,7 @@ const route = defineRoute({
   operationId: "registerAgent",
   tag: "Agents",
   access: "bearer",
+  rateLimit: { rule: "default", failMode: "open" }, // registration is queued and validated asynchronously; no money moves
   summary: "Register an agent",
   description: "Queues the manifest for validation and answers at once. A body that is not JSON or is over 64 KB is refused here; every other problem is reported by the job (GET /v1/jobs/{job_id}).",
   request: { body: { content: { "application/json": { schema: AgentManifestBodySchema } }, required: true } },

@@ -4,7 +4,7 @@ import { getAddress } from "viem";
 import type { AppEnv } from "../env.ts";
 import { issueChallenge } from "../../auth/challenges.ts";
 import { WalletSchema } from "../schemas/common.ts";
-import { defineRoute } from "../openapi.ts";
+import { defineRoute } from "../route.ts";
 
 const ChallengeSchema = z
   .object({
@@ -19,6 +19,7 @@ const route = defineRoute({
   operationId: "getAuthChallenge",
   tag: "Auth",
   access: "public",
+  rateLimit: { rule: "default", failMode: "open" },
   summary: "Get a sign-in challenge",
   description: "Returns a challenge valid for 60 seconds and usable once. Sign it with the wallet (EIP-191 personal_sign) and exchange it at POST /v1/auth/token.",
   request: { query: z.object({ wallet: WalletSchema }) },

@@ -4,7 +4,7 @@ import type { Address, Hex } from "viem";
 import type { AppEnv } from "../env.ts";
 import { exchangeSignedChallenge } from "../../auth/sign-in.ts";
 import { SignatureSchema, WalletSchema } from "../schemas/common.ts";
-import { defineRoute } from "../openapi.ts";
+import { defineRoute } from "../route.ts";
 
 const TokenRequestSchema = z
   .object({
@@ -27,6 +27,7 @@ const route = defineRoute({
   operationId: "exchangeAuthToken",
   tag: "Auth",
   access: "public",
+  rateLimit: { rule: "default", failMode: "open" }, // sign-in; the signature and the single-use challenge are the guard
   summary: "Exchange a signed challenge for a JWT",
   description:
     "Verifies the EIP-191 signature of the challenge by the wallet (accounts by recovery; smart-contract wallets by ERC-1271, undeployed ones by ERC-6492) and consumes the challenge. A bad signature, a signature by another wallet, or an unknown, expired or reused challenge gives 401 invalid_signature.",

@@ -2,7 +2,7 @@
 import { z, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../env.ts";
 import { applyAsCreator } from "../../reviews/creators.ts";
-import { defineRoute } from "../openapi.ts";
+import { defineRoute } from "../route.ts";
 import { CreatorProfileSchema } from "../schemas/creators.ts";
 
 const route = defineRoute({
@@ -11,6 +11,7 @@ const route = defineRoute({
   operationId: "applyAsCreator",
   tag: "Creators",
   access: "bearer",
+  rateLimit: { rule: "default", failMode: "closed" }, // a write; nothing needs it during an outage
   summary: "Apply as a creator",
   description: "During the beta only reviewed creators register agents. Applying again after a rejection puts the application back in review; an approved creator stays approved.",
   request: { body: { content: { "application/json": { schema: z.object({ display_name: z.string().max(64) }).openapi("CreatorApplication") } }, required: true } },

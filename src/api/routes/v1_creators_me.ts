@@ -5,7 +5,7 @@ import { ApiError } from "../../errors.ts";
 import { getCreator } from "../../reviews/creators.ts";
 import { listAgentsOfCreator } from "../../listings/listing.store.ts";
 import { CreatorProfileSchema } from "../schemas/creators.ts";
-import { defineRoute } from "../openapi.ts";
+import { defineRoute } from "../route.ts";
 
 const CreatorAgentSchema = z
   .object({ listing_id: z.string(), agent_id: z.string(), metadata_uri: z.string(), listing_seed: z.string(), review_status: z.enum(["pending", "approved", "rejected"]), review_reason: z.string().nullable() })
@@ -17,6 +17,7 @@ const route = defineRoute({
   operationId: "getCreatorProfile",
   tag: "Creators",
   access: "bearer",
+  rateLimit: { rule: "default", failMode: "open" },
   summary: "My creator profile and agents",
   responses: {
     200: { description: "Profile and agents", content: { "application/json": { schema: z.object({ profile: CreatorProfileSchema, agents: z.array(CreatorAgentSchema) }).openapi("CreatorOverview") } } },

@@ -4,7 +4,7 @@ import type { AppEnv } from "../env.ts";
 import { listCredentials } from "../../credentials/list.ts";
 import { chainNowOrClock } from "../../credentials/chain-time.ts";
 import { CREDENTIAL_STATUSES } from "../../credentials/status.ts";
-import { defineRoute } from "../openapi.ts";
+import { defineRoute } from "../route.ts";
 
 const CredentialSchema = z
   .object({
@@ -26,6 +26,7 @@ const route = defineRoute({
   operationId: "listCredentials",
   tag: "Credentials",
   access: "bearer",
+  rateLimit: { rule: "default", failMode: "open" },
   summary: "List rental credentials",
   description: "The authenticated wallet's credentials, newest purchase first. `status` filters by active, expired or low_balance (also revoked and listing_closed); omit it for all.",
   request: {

@@ -4,7 +4,7 @@ import type { AppEnv } from "../env.ts";
 import { parseListingId } from "../../credentials/ids.ts";
 import { CREDENTIAL_STATUSES } from "../../credentials/status.ts";
 import { verifyCredential } from "../../credentials/verify.ts";
-import { defineRoute } from "../openapi.ts";
+import { defineRoute } from "../route.ts";
 
 const VerificationSchema = z
   .object({
@@ -24,6 +24,7 @@ const route = defineRoute({
   operationId: "verifyCredential",
   tag: "Credentials",
   access: "bearer",
+  rateLimit: { rule: "default", failMode: "open" },
   summary: "Verify a rental credential",
   description:
     "Checks the local record and the contract (a live read of credentialStatus) for the authenticated wallet. The chain wins; a local record that disagrees is repaired. status: active (valid), expired (with expired_at), low_balance (a per_query rental whose balance cannot pay for one run at the listing's current price), revoked, listing_closed, or not_found.",

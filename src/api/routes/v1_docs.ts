@@ -9,7 +9,8 @@ import { dirname, join } from "node:path";
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import { Scalar } from "@scalar/hono-api-reference";
 import type { AppEnv } from "../env.ts";
-import { defineRoute, OPENAPI_PATH } from "../openapi.ts";
+import { OPENAPI_PATH } from "../openapi.ts";
+import { defineRoute } from "../route.ts";
 
 export const DOCS_PATH = "/v1/docs";
 export const DOCS_SCRIPT_PATH = "/v1/docs/scalar.js";
@@ -66,6 +67,7 @@ const page = defineRoute({
   operationId: "getApiReference",
   tag: "System",
   access: "public",
+  rateLimit: { rule: "default", failMode: "open" },
   summary: "The rendered API reference",
   description: "An HTML page that renders this document (Scalar); its script is served by GET /v1/docs/scalar.js.",
   responses: { 200: { description: "The reference page", content: { "text/html": { schema: { type: "string" } } } } },
@@ -78,6 +80,7 @@ const pageScript = defineRoute({
   operationId: "getApiReferenceScript",
   tag: "System",
   access: "public",
+  rateLimit: { rule: "default", failMode: "open" },
   summary: "The reference page's script",
   responses: { 200: { description: "Scalar's standalone script", content: { "text/javascript": { schema: { type: "string" } } } } },
   errors: {},

@@ -4,7 +4,8 @@ import type { AppEnv } from "../env.ts";
 import { ApiError } from "../../errors.ts";
 import { performRun, responseOf, runJson, waitForRun } from "../../execution/execute.ts";
 import { admitFromRequest, ExecuteRequestSchema, RunSchema } from "../execution.ts";
-import { defineRoute, requestHeader } from "../openapi.ts";
+import { requestHeader } from "../openapi.ts";
+import { defineRoute } from "../route.ts";
 import { runFinished, runStarted } from "../../observability/run-metrics.ts";
 
 const route = defineRoute({
@@ -13,6 +14,7 @@ const route = defineRoute({
   operationId: "executeTask",
   tag: "Execution",
   access: "bearer",
+  rateLimit: { rule: "execution", failMode: "closed" }, // a run spends the renter's balance, our compute and consumeQuery gas
   summary: "Run a task",
   description:
     "Authenticates the caller, verifies the on-chain credential of the caller's wallet for the agent, runs the task in a fresh sandbox and returns the Run. A failed run is still 200 with status failed. Send an Idempotency-Key header to make retries safe: a retry returns the first run's result and is never charged again.",

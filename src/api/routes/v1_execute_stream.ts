@@ -11,7 +11,8 @@ import type { AppEnv } from "../env.ts";
 import { claimedRun, performRun, runJson } from "../../execution/execute.ts";
 import { outputEvent, parseLastEventId, tailRun, type StreamEvent } from "../../execution/tail.ts";
 import { admitFromRequest, ExecuteRequestSchema } from "../execution.ts";
-import { defineRoute, header, requestHeader } from "../openapi.ts";
+import { header, requestHeader } from "../openapi.ts";
+import { defineRoute } from "../route.ts";
 import { runEventStream } from "../schemas/run-events.ts";
 import { runFinished, runStarted } from "../../observability/run-metrics.ts";
 
@@ -23,6 +24,7 @@ const route = defineRoute({
   operationId: "streamTask",
   tag: "Execution",
   access: "bearer",
+  rateLimit: { rule: "execution", failMode: "closed" }, // a run spends the renter's balance, our compute and consumeQuery gas
   summary: "Run a task, streamed",
   description:
     "Same request as POST /v1/execute. The response is text/event-stream: `output` events with data {delta} and ids (offsets into the output), then one `done` event with the Run (run_id, status, output, cost_wei, duration_ms). The run id is in the X-Run-Id header. Resume a dropped stream with the same Idempotency-Key and a Last-Event-ID header, or with GET /v1/runs/{run_id}/events.",

@@ -3,7 +3,7 @@
 import { z, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../env.ts";
 import { checkHealth } from "../../health.ts";
-import { defineRoute } from "../openapi.ts";
+import { defineRoute } from "../route.ts";
 
 const Percentiles = z
   .object({ count: z.number().int(), p50: z.number(), p95: z.number(), p99: z.number(), max: z.number() })
@@ -47,6 +47,7 @@ const route = defineRoute({
   operationId: "getHealth",
   tag: "System",
   access: "public",
+  rateLimit: { rule: "default", failMode: "open" },
   summary: "Service health",
   description:
     "Reports whether the API can reach its tables and the chain, this process's run, request and latency figures, and the depths an operator watches (sandbox pool, registration queues, deferred settlements, the authority's gas balance). Needs no token; names no wallet, key or run.",

@@ -5,7 +5,7 @@ import { z, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../env.ts";
 import { ApiError } from "../../errors.ts";
 import { cidOf } from "../../registration/cid.ts";
-import { defineRoute } from "../openapi.ts";
+import { defineRoute } from "../route.ts";
 
 const route = defineRoute({
   method: "post",
@@ -13,6 +13,7 @@ const route = defineRoute({
   operationId: "uploadInput",
   tag: "Inputs",
   access: "bearer",
+  rateLimit: { rule: "default", failMode: "closed" }, // stores content: an unlimited burst costs storage
   summary: "Upload a task input",
   description: "Stores the content (UTF-8 text, or base64 for other bytes) content-addressed and returns input_uri (ipfs://<CIDv1>) to pass to POST /v1/execute instead of input. Text that is a JSON object reaches the agent as an object; other content as text. The request body limit applies.",
   request: {

@@ -3,7 +3,7 @@ import { z, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../env.ts";
 import { ApiError } from "../../errors.ts";
 import { getJob } from "../../registration/jobs.ts";
-import { defineRoute } from "../openapi.ts";
+import { defineRoute } from "../route.ts";
 
 const JobSchema = z
   .object({
@@ -26,6 +26,7 @@ const route = defineRoute({
   operationId: "getJob",
   tag: "Jobs",
   access: "bearer",
+  rateLimit: { rule: "default", failMode: "open" },
   summary: "Get a registration job",
   request: { params: z.object({ job_id: z.string() }) },
   responses: {

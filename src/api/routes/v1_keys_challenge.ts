@@ -2,7 +2,7 @@
 import { z, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../env.ts";
 import { requestApiKey } from "../../auth/api-keys.ts";
-import { defineRoute } from "../openapi.ts";
+import { defineRoute } from "../route.ts";
 
 const route = defineRoute({
   method: "post",
@@ -10,6 +10,7 @@ const route = defineRoute({
   operationId: "createApiKeyChallenge",
   tag: "Keys",
   access: "bearer",
+  rateLimit: { rule: "default", failMode: "closed" }, // step one of minting an API key
   summary: "Start creating an API key",
   description: "Returns a server-issued message naming the wallet and the label. Sign it with the wallet (EIP-191) and send the signature with the nonce to POST /v1/keys within 5 minutes.",
   request: { body: { content: { "application/json": { schema: z.object({ label: z.string().min(1).max(64) }).openapi("ApiKeyRequest") } }, required: true } },

@@ -5,7 +5,7 @@ import type { AppEnv } from "../env.ts";
 import { createApiKey } from "../../auth/api-keys.ts";
 import { ApiKeySchema } from "../schemas/keys.ts";
 import { SignatureSchema } from "../schemas/common.ts";
-import { defineRoute } from "../openapi.ts";
+import { defineRoute } from "../route.ts";
 
 const route = defineRoute({
   method: "post",
@@ -13,6 +13,7 @@ const route = defineRoute({
   operationId: "createApiKey",
   tag: "Keys",
   access: "bearer",
+  rateLimit: { rule: "default", failMode: "closed" }, // mints a long-lived API key
   summary: "Create an API key",
   description: "Exchanges the signed message from POST /v1/keys/challenge for a new API key, scoped to the wallet. The key is shown once; only its hash is stored. A key does not expire; revoke it with DELETE /v1/keys/{key_id}.",
   request: {

@@ -2,7 +2,7 @@
 import { z, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../env.ts";
 import { listApiKeys } from "../../auth/api-keys.ts";
-import { defineRoute } from "../openapi.ts";
+import { defineRoute } from "../route.ts";
 import { ApiKeySchema } from "../schemas/keys.ts";
 
 const route = defineRoute({
@@ -11,6 +11,7 @@ const route = defineRoute({
   operationId: "listApiKeys",
   tag: "Keys",
   access: "bearer",
+  rateLimit: { rule: "default", failMode: "open" },
   summary: "List API keys",
   responses: {
     200: { description: "The wallet's keys, newest first", content: { "application/json": { schema: z.object({ keys: z.array(ApiKeySchema) }).openapi("ApiKeyList") } } },

@@ -3,7 +3,7 @@ import { z, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../env.ts";
 import { revokeApiKey } from "../../auth/api-keys.ts";
 import { ApiKeySchema } from "../schemas/keys.ts";
-import { defineRoute } from "../openapi.ts";
+import { defineRoute } from "../route.ts";
 
 const route = defineRoute({
   method: "delete",
@@ -11,6 +11,7 @@ const route = defineRoute({
   operationId: "revokeApiKey",
   tag: "Keys",
   access: "bearer",
+  rateLimit: { rule: "default", failMode: "open" }, // a leaked key must be revocable during an outage
   summary: "Revoke an API key",
   description: "Revokes the key at once: its next request gets 401 invalid_api_key. Revoking a revoked key is a no-op. Another wallet's key is not found.",
   request: { params: z.object({ key_id: z.string().max(64) }) },

@@ -4,7 +4,7 @@ import type { AppEnv } from "../env.ts";
 import { ApiError } from "../../errors.ts";
 import { parseListingId } from "../../credentials/ids.ts";
 import { loadListing } from "../../listings/catalogue.ts";
-import { defineRoute } from "../openapi.ts";
+import { defineRoute } from "../route.ts";
 import { ListingSchema } from "../schemas/listings.ts";
 
 const route = defineRoute({
@@ -13,6 +13,7 @@ const route = defineRoute({
   operationId: "getListing",
   tag: "Listings",
   access: "bearer",
+  rateLimit: { rule: "default", failMode: "open" },
   summary: "Get a listing",
   description: "Every field of a published listing. An unknown or unpublished id gives 404 listing_not_found; a malformed one 400 invalid_listing_id.",
   request: { params: z.object({ id: z.string() }) },

@@ -3,7 +3,7 @@
 import { z, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../env.ts";
 import { setProviderKey } from "../../registration/listing-secrets.ts";
-import { defineRoute } from "../openapi.ts";
+import { defineRoute } from "../route.ts";
 
 const route = defineRoute({
   method: "put",
@@ -11,6 +11,7 @@ const route = defineRoute({
   operationId: "setProviderKey",
   tag: "Agents",
   access: "bearer",
+  rateLimit: { rule: "default", failMode: "closed" }, // stores a secret
   summary: "Set a listing's model-provider key",
   description: "The creator's key for the agent's model provider, used only to run this listing's tasks. It is stored encrypted and never returned by any endpoint; setting it again replaces it.",
   request: {

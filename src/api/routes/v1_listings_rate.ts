@@ -3,7 +3,7 @@
 import { z, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../env.ts";
 import { MAX_COMMENT_CHARS, MAX_RATING, MIN_RATING, rateListing } from "../../listings/ratings.ts";
-import { defineRoute } from "../openapi.ts";
+import { defineRoute } from "../route.ts";
 import { RatingSchema } from "../schemas/listings.ts";
 
 const route = defineRoute({
@@ -12,6 +12,7 @@ const route = defineRoute({
   operationId: "rateListing",
   tag: "Listings",
   access: "bearer",
+  rateLimit: { rule: "default", failMode: "closed" }, // a write that moves the listing's figures
   summary: "Rate a listing",
   description:
     `The caller's rating of a published listing: an integer from ${MIN_RATING} to ${MAX_RATING} and an optional plain-text comment (at most ${MAX_COMMENT_CHARS} characters, trimmed; line breaks kept). ` +

@@ -2,7 +2,7 @@
 import { z, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../env.ts";
 import { listRatings, RATINGS_PAGE_DEFAULT, RATINGS_PAGE_MAX } from "../../listings/ratings.ts";
-import { defineRoute } from "../openapi.ts";
+import { defineRoute } from "../route.ts";
 import { RatingSchema } from "../schemas/listings.ts";
 
 const route = defineRoute({
@@ -11,6 +11,7 @@ const route = defineRoute({
   operationId: "listRatings",
   tag: "Listings",
   access: "bearer",
+  rateLimit: { rule: "default", failMode: "open" },
   summary: "List a listing's ratings",
   description:
     `Renter ratings of a published listing, most recently written first, with the listing's rating and review_count. limit: 1 to ${RATINGS_PAGE_MAX} (default ${RATINGS_PAGE_DEFAULT}); ` +

@@ -2,7 +2,7 @@
 import { z, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../env.ts";
 import { parseSearchQuery } from "../../listings/search/index.ts";
-import { defineRoute } from "../openapi.ts";
+import { defineRoute } from "../route.ts";
 import { ListingSummarySchema } from "../schemas/listings.ts";
 
 const route = defineRoute({
@@ -11,6 +11,7 @@ const route = defineRoute({
   operationId: "searchListings",
   tag: "Listings",
   access: "bearer",
+  rateLimit: { rule: "default", failMode: "open" },
   summary: "Search listings",
   description:
     "Full-text search (q: title, description, category and sample outputs, with prefix and typo matching) over published, active listings; filters combine with AND. sort: relevance (default), rating, price_asc, price_desc, newest. Out-of-range parameters give 400 invalid_request naming the parameter; unknown parameters are ignored.",

@@ -3,7 +3,7 @@
 import { z, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../env.ts";
 import { rotateWebhookSecret } from "../../registration/listing-secrets.ts";
-import { defineRoute } from "../openapi.ts";
+import { defineRoute } from "../route.ts";
 
 const route = defineRoute({
   method: "post",
@@ -11,6 +11,7 @@ const route = defineRoute({
   operationId: "rotateWebhookSecret",
   tag: "Agents",
   access: "bearer",
+  rateLimit: { rule: "default", failMode: "closed" }, // mints a secret
   summary: "Create or rotate a connected agent's webhook secret",
   description: "Task webhooks to the agent's entrypoint_url are signed per Standard Webhooks with this secret. It is shown once; calling again replaces it.",
   request: { params: z.object({ listing_id: z.string() }) },

@@ -11,10 +11,9 @@ import type { OpenAPIHono } from "@hono/zod-openapi";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import type { AppEnv } from "../env.ts";
 import { ApiError } from "../../errors.ts";
-import { defineRoute } from "../openapi.ts";
+import { defineRoute } from "../route.ts";
 import { admitRun, performRun, type RunResponse } from "../../execution/execute.ts";
-import { enforceRule } from "../middleware/rate-limit.ts";
-import { executionKey, executionRule } from "../../adapters/ratelimit/policy.ts";
+import { limitExecution } from "../middleware/rate-limit.ts";
 import { rentedAgentEntries, rentedAgentEntriesForCall, type RentedAgentEntry } from "../../mcp/agent-tools.ts";
 import { createAgentToolServer } from "../../../sdk/src/mcp/tool-server.ts";
 import type { AgentToolErrorInfo } from "../../../sdk/src/tools/definition.ts";
@@ -38,6 +37,7 @@ const call = defineRoute({
   operationId: "callMcp",
   tag: "Execution",
   access: "bearer",
+  rateLimit: { rule: "execution", failMode: "closed" }, // a tool call is a run: it spends balance, compute and gas
   summary: "Remote MCP endpoint (Streamable HTTP)",
   description:
     "The Model Context Protocol over Streamable HTTP, stateless (no session id): send one JSON-RPC message or a batch; the answer is JSON, or an event stream while a tool call reports progress. Tools: run_agent (agent_id, task, input) and one per rented agent, with the agent's own input and output schemas. Refusals of a run are tool errors (isError) carrying the API's code and the request id, never HTTP errors; malformed JSON-RPC gets the protocol's own error.",
@@ -62,6 +62,7 @@ const openStream = defineRoute({
   operationId: "openMcpStream",
   tag: "Execution",
   access: "bearer",
+  rateLimit: { rule: "default", failMode: "open" }, // answers 405 and changes nothing
   summary: "Open an MCP event stream (not offered)",
   description: `Always 405 method_not_allowed with \`Allow: POST\`, as Streamable HTTP permits: ${STATELESS}`,
   responses: {},
@@ -74,6 +75,7 @@ const endSession = defineRoute({
   operationId: "endMcpSession",
   tag: "Execution",
   access: "bearer",
+  rateLimit: { rule: "default", failMode: "open" }, // answers 405 and changes nothing
   summary: "End an MCP session (not offered)",
   description: `Always 405 method_not_allowed with \`Allow: POST\`: ${STATELESS}`,
   responses: {},
@@ -117,9 +119,7 @@ export function registerV1Mcp(app: OpenAPIHono<AppEnv>): void {
         const admitted = await admitRun(services, principal, call.request, {
           // Progress notifications carry the output as it is produced: delivered output, as on a stream.
           delivery: call.progress ? "stream" : "sync",
-          rateLimit: async (listingId) => {
-            await enforceRule(c, services.rateLimiter, executionKey(listingId, principal.wallet), executionRule(), "closed");
-          },
+          rateLimit: (listingId) => limitExecution(c, listingId),
         });
         // Without an Idempotency-Key no earlier run can be followed.
         if (admitted.kind !== "admitted") throw new ApiError("service_unavailable", "The run could not be started; retry.");

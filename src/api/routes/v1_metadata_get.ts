@@ -4,7 +4,7 @@ import { z, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../env.ts";
 import { ApiError } from "../../errors.ts";
 import { CID_SHAPE } from "../../registration/cid.ts";
-import { defineRoute } from "../openapi.ts";
+import { defineRoute } from "../route.ts";
 
 const route = defineRoute({
   method: "get",
@@ -12,6 +12,7 @@ const route = defineRoute({
   operationId: "getListingMetadata",
   tag: "Metadata",
   access: "public",
+  rateLimit: { rule: "default", failMode: "open" },
   summary: "Get a listing's public metadata",
   description: "Serves the content-addressed metadata document of a listing (its metadata_uri is ipfs://<cid>). Needs no token.",
   request: { params: z.object({ cid: z.string() }) },

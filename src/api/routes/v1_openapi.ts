@@ -2,7 +2,8 @@
 // what each route declares about itself (src/api/openapi.ts). Public.
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../env.ts";
-import { defineRoute, OPENAPI_PATH, openApiDocumentOf, registerOpenApiComponents } from "../openapi.ts";
+import { OPENAPI_PATH, openApiDocumentOf, registerOpenApiComponents } from "../openapi.ts";
+import { defineRoute } from "../route.ts";
 
 const route = defineRoute({
   method: "get",
@@ -10,6 +11,7 @@ const route = defineRoute({
   operationId: "getOpenApiDocument",
   tag: "System",
   access: "public",
+  rateLimit: { rule: "default", failMode: "open" },
   summary: "Get this OpenAPI document",
   responses: { 200: { description: "The OpenAPI 3.1 document", content: { "application/json": { schema: { type: "object", additionalProperties: true } } } } },
   errors: {},

@@ -7,7 +7,7 @@ import { listCreatorApplications, reviewCreator } from "../../reviews/creators.t
 import { listPendingListingReviews, reviewListing } from "../../reviews/listings.ts";
 import { CreatorProfileSchema } from "../schemas/creators.ts";
 import { WalletSchema } from "../schemas/common.ts";
-import { defineRoute } from "../openapi.ts";
+import { defineRoute } from "../route.ts";
 
 const DecisionSchema = z.object({ decision: z.enum(["approve", "reject"]), reason: z.string().max(1000).optional() }).openapi("ReviewDecision");
 
@@ -17,6 +17,7 @@ const listCreators = defineRoute({
   operationId: "listCreatorApplications",
   tag: "Reviews",
   access: "bearer",
+  rateLimit: { rule: "default", failMode: "open" },
   summary: "Creator applications (authority)",
   request: { query: z.object({ status: z.enum(["pending", "approved", "rejected"]).default("pending") }) },
   responses: { 200: { description: "Applications", content: { "application/json": { schema: z.object({ applications: z.array(CreatorProfileSchema) }) } } } },
@@ -29,6 +30,7 @@ const decideCreator = defineRoute({
   operationId: "reviewCreator",
   tag: "Reviews",
   access: "bearer",
+  rateLimit: { rule: "default", failMode: "closed" }, // an authority decision; it can wait for the outage to end
   summary: "Approve or reject a creator (authority)",
   description: "A rejection needs a reason; the creator reads it at GET /v1/creators/me.",
   request: { params: z.object({ wallet: WalletSchema }), body: { content: { "application/json": { schema: DecisionSchema } }, required: true } },
@@ -42,6 +44,7 @@ const listListings = defineRoute({
   operationId: "listListingReviews",
   tag: "Reviews",
   access: "bearer",
+  rateLimit: { rule: "default", failMode: "open" },
   summary: "Listings awaiting review (authority)",
   responses: { 200: { description: "Pending", content: { "application/json": { schema: z.object({ listings: z.array(z.object({ listing_id: z.string(), created_at: z.string() })) }) } } } },
   errors: { 403: ["forbidden"], 503: ["service_unavailable"] },
@@ -53,6 +56,7 @@ const decideListing = defineRoute({
   operationId: "reviewListing",
   tag: "Reviews",
   access: "bearer",
+  rateLimit: { rule: "default", failMode: "closed" }, // an authority decision; it can wait for the outage to end
   summary: "Approve or reject a listing (authority)",
   description: "An approved listing appears in search once its on-chain listing exists; a rejected one stays out, with the reason shown to its creator.",
   request: { params: z.object({ listing_id: z.string() }), body: { content: { "application/json": { schema: DecisionSchema } }, required: true } },

@@ -6,7 +6,8 @@ import type { AppEnv } from "../env.ts";
 import { ApiError } from "../../errors.ts";
 import { getRun, RUN_ID } from "../../execution/runs.ts";
 import { parseLastEventId, tailRun } from "../../execution/tail.ts";
-import { defineRoute, requestHeader } from "../openapi.ts";
+import { requestHeader } from "../openapi.ts";
+import { defineRoute } from "../route.ts";
 import { runEventStream } from "../schemas/run-events.ts";
 
 const route = defineRoute({
@@ -15,6 +16,7 @@ const route = defineRoute({
   operationId: "streamRunEvents",
   tag: "Runs",
   access: "bearer",
+  rateLimit: { rule: "default", failMode: "open" },
   summary: "Stream a run's events",
   description: "The run's `output` events after Last-Event-ID (an offset; omit it for all), then its `done` event. Follows the run while it is in flight.",
   parameters: [requestHeader("LastEventId")],

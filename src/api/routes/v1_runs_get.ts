@@ -5,7 +5,7 @@ import type { AppEnv } from "../env.ts";
 import { ApiError } from "../../errors.ts";
 import { getRun, RUN_ID, type RunRecord } from "../../execution/runs.ts";
 import { runJson, responseOf } from "../../execution/execute.ts";
-import { defineRoute } from "../openapi.ts";
+import { defineRoute } from "../route.ts";
 
 const RunDetailSchema = z
   .object({
@@ -35,6 +35,7 @@ const route = defineRoute({
   operationId: "getRun",
   tag: "Runs",
   access: "bearer",
+  rateLimit: { rule: "default", failMode: "open" },
   summary: "Get a run",
   request: { params: z.object({ run_id: z.string() }) },
   responses: {
