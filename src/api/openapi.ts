@@ -13,6 +13,9 @@ import type { AppEnv } from "./env.ts";
 
 /** Where the document is served. */
 export const OPENAPI_PATH = "/v1/openapi.json";
+/** Where the document is rendered as a reference page, and that page's script. */
+export const DOCS_PATH = "/v1/docs";
+export const DOCS_SCRIPT_PATH = "/v1/docs/scalar.js";
 
 /** The document's tags, in the order a reader meets them, each with its description. */
 export const TAGS = [

@@ -156,7 +156,7 @@ describe("error envelope", () => {
 });
 
 describe("the service app", () => {
-  it("serves the OpenAPI 3.1 document generated from the routes, without a token", async () => {
+  it("GET /v1/openapi.json serves the OpenAPI 3.1 document generated from the routes, without a token", async () => {
     const res = await buildApp(ctx.services).request("/v1/openapi.json");
     expect(res.status).toBe(200);
     const doc = (await res.json()) as { openapi: string; paths: Record<string, unknown>; components: { schemas: Record<string, unknown> } };
@@ -165,7 +165,7 @@ describe("the service app", () => {
     expect(doc.components.schemas).toHaveProperty("Error");
   });
 
-  it("reports health of tables and chain without a token", async () => {
+  it("GET /v1/health reports health of tables and chain without a token", async () => {
     const res = await buildApp(ctx.services).request("/v1/health");
     expect(res.status).toBe(200);
     expect(await res.json()).toMatchObject({ status: "ok", chain_id: 31337, marketplace: ctx.config.MARKETPLACE_ADDRESS, checks: { tables: true, chain: true } });

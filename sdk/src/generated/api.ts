@@ -463,7 +463,7 @@ export interface paths {
         };
         /**
          * Open an MCP event stream (not offered)
-         * @description Always 405 method_not_allowed with `Allow: POST`, as Streamable HTTP permits: The MCP endpoint is stateless: send JSON-RPC messages with POST /v1/mcp (no standalone event stream, no session to delete).
+         * @description Always 405 method_not_allowed with `Allow: POST`, as Streamable HTTP permits. The MCP endpoint is stateless and offers no standalone event stream: send JSON-RPC messages with POST /v1/mcp.
          */
         get: operations["openMcpStream"];
         put?: never;
@@ -474,7 +474,7 @@ export interface paths {
         post: operations["callMcp"];
         /**
          * End an MCP session (not offered)
-         * @description Always 405 method_not_allowed with `Allow: POST`: The MCP endpoint is stateless: send JSON-RPC messages with POST /v1/mcp (no standalone event stream, no session to delete).
+         * @description Always 405 method_not_allowed with `Allow: POST`. The MCP endpoint is stateless and has no session to end: send JSON-RPC messages with POST /v1/mcp.
          */
         delete: operations["endMcpSession"];
         options?: never;
