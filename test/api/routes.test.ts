@@ -1,8 +1,9 @@
 // The route files say everything about themselves and are found by their names: one operation per file,
 // named by its method and path (src/api/routes/<path, "/" as "_">.<method>.ts), each declaring its
-// access, rate limit and errors, and every one mounted by the app in the group its access names.
-import { readdirSync } from "node:fs";
-import { dirname, join } from "node:path";
+// access, rate limit and errors, and every one mounted by the app in the group its access names. A
+// route's tests are found by its method and path too: test names carry "<METHOD> <path>".
+import { readdirSync, readFileSync } from "node:fs";
+import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { OpenAPIHono, z } from "@hono/zod-openapi";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -121,5 +122,26 @@ describe("route groups", () => {
   it("refuse a route not declared with defineRoute", () => {
     const plain = { ...declare("public") };
     expect(() => routeGroup("public").openapi(plain, (c) => c.json({ ok: true }, 200))).toThrow(/not declared with defineRoute/);
+  });
+});
+
+describe("each route's tests", () => {
+  it("are found by its method and path: some test file names \"<METHOD> <path>\" in a describe or a test", () => {
+    const tests: string[] = [];
+    const walk = (dir: string) => {
+      for (const entry of readdirSync(dir, { withFileTypes: true })) {
+        const path = join(dir, entry.name);
+        if (entry.isDirectory()) walk(path);
+        else if (entry.name.endsWith(".test.ts")) tests.push(path);
+      }
+    };
+    walk(join(root, "test"));
+    const titles = tests.flatMap((file) => [...readFileSync(file, "utf8").matchAll(/\b(?:describe|it)\(\s*(["'`])(.*?)\1/g)].map((m) => ({ file: relative(root, file), title: m[2]! })));
+    // The name stands alone in the title: "GET /v1/keys" is not named by a title about "GET /v1/keys/{key_id}".
+    const names = (title: string, name: string) => new RegExp(`(^|[\\s(])${name.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}($|[\\s:,)])`).test(title);
+    const untested = declarations()
+      .map((d) => `${d.method} ${d.path}`)
+      .filter((name) => !titles.some(({ title, file }) => file !== "test/api/routes.test.ts" && names(title, name)));
+    expect(untested).toEqual([]);
   });
 });
