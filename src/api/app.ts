@@ -4,46 +4,53 @@ import { OpenAPIHono } from "@hono/zod-openapi";
 import type { Services } from "../services.ts";
 import type { AppEnv } from "./env.ts";
 import { notFound, renderError } from "./errors.ts";
-import { authenticate } from "./middleware/authenticate.ts";
 import { cors } from "./middleware/cors.ts";
-import { rateLimit } from "./middleware/rate-limit.ts";
-import { jsonBody } from "./middleware/json-body.ts";
 import { requestId } from "./middleware/request-id.ts";
 import { accessLog } from "./middleware/access-log.ts";
 import { validationHook } from "./validation.ts";
-import { registerV1Health } from "./routes/v1_health.ts";
-import { registerV1OpenApi } from "./routes/v1_openapi.ts";
-import { registerV1Docs } from "./routes/v1_docs.ts";
-import { registerV1AuthChallenge } from "./routes/v1_auth_challenge.ts";
-import { registerV1AuthToken } from "./routes/v1_auth_token.ts";
-import { registerV1KeysChallenge } from "./routes/v1_keys_challenge.ts";
-import { registerV1KeysCreate } from "./routes/v1_keys_create.ts";
-import { registerV1KeysList } from "./routes/v1_keys_list.ts";
-import { registerV1KeysRevoke } from "./routes/v1_keys_revoke.ts";
-import { registerV1CredentialsList } from "./routes/v1_credentials_list.ts";
-import { registerV1CredentialsVerify } from "./routes/v1_credentials_verify.ts";
-import { registerV1AgentsRegister } from "./routes/v1_agents_register.ts";
-import { registerV1JobsGet } from "./routes/v1_jobs_get.ts";
-import { registerV1MetadataGet } from "./routes/v1_metadata_get.ts";
-import { registerV1ListingsSearch } from "./routes/v1_listings_search.ts";
-import { registerV1ListingsGet } from "./routes/v1_listings_get.ts";
-import { registerV1ListingsRate } from "./routes/v1_listings_rate.ts";
-import { registerV1ListingsRatings } from "./routes/v1_listings_ratings.ts";
-import { registerV1CreatorsApply } from "./routes/v1_creators_apply.ts";
-import { registerV1CreatorsMe } from "./routes/v1_creators_me.ts";
-import { registerV1Reviews } from "./routes/v1_reviews.ts";
-import { registerV1ListingsProviderKey } from "./routes/v1_listings_provider_key.ts";
-import { registerV1ListingsWebhookSecret } from "./routes/v1_listings_webhook_secret.ts";
-import { registerV1Execute } from "./routes/v1_execute.ts";
-import { registerV1ExecuteStream } from "./routes/v1_execute_stream.ts";
-import { registerV1RunsGet } from "./routes/v1_runs_get.ts";
-import { registerV1RunsEvents } from "./routes/v1_runs_events.ts";
-import { registerV1InputsUpload } from "./routes/v1_inputs_upload.ts";
-import { registerV1Mcp } from "./routes/v1_mcp.ts";
+import { routeGroup } from "./route-groups.ts";
+// One import per route, named by its operationId; the file is named by its method and path
+// (routes/<path, "/" as "_">.<method>.ts).
+import * as getHealth from "./routes/v1_health.get.ts";
+import * as getOpenApiDocument from "./routes/v1_openapi.json.get.ts";
+import * as getApiReference from "./routes/v1_docs.get.ts";
+import * as getApiReferenceScript from "./routes/v1_docs_scalar.js.get.ts";
+import * as getAuthChallenge from "./routes/v1_auth_challenge.get.ts";
+import * as exchangeAuthToken from "./routes/v1_auth_token.post.ts";
+import * as getListingMetadata from "./routes/v1_metadata_{cid}.get.ts";
+import * as createApiKeyChallenge from "./routes/v1_keys_challenge.post.ts";
+import * as createApiKey from "./routes/v1_keys.post.ts";
+import * as listApiKeys from "./routes/v1_keys.get.ts";
+import * as revokeApiKey from "./routes/v1_keys_{key_id}.delete.ts";
+import * as listCredentials from "./routes/v1_credentials.get.ts";
+import * as verifyCredential from "./routes/v1_credentials_{listing_id}.get.ts";
+import * as searchListings from "./routes/v1_listings.get.ts";
+import * as getListing from "./routes/v1_listings_{id}.get.ts";
+import * as rateListing from "./routes/v1_listings_{listing_id}_rating.put.ts";
+import * as listRatings from "./routes/v1_listings_{listing_id}_ratings.get.ts";
+import * as executeTask from "./routes/v1_execute.post.ts";
+import * as streamTask from "./routes/v1_execute_stream.post.ts";
+import * as getRun from "./routes/v1_runs_{run_id}.get.ts";
+import * as streamRunEvents from "./routes/v1_runs_{run_id}_events.get.ts";
+import * as uploadInput from "./routes/v1_inputs.post.ts";
+import * as callMcp from "./routes/v1_mcp.post.ts";
+import * as openMcpStream from "./routes/v1_mcp.get.ts";
+import * as endMcpSession from "./routes/v1_mcp.delete.ts";
+import * as applyAsCreator from "./routes/v1_creators.post.ts";
+import * as getCreatorProfile from "./routes/v1_creators_me.get.ts";
+import * as registerAgent from "./routes/v1_agents.post.ts";
+import * as getJob from "./routes/v1_jobs_{job_id}.get.ts";
+import * as setProviderKey from "./routes/v1_listings_{listing_id}_provider-key.put.ts";
+import * as rotateWebhookSecret from "./routes/v1_listings_{listing_id}_webhook-secret.post.ts";
+import * as listCreatorApplications from "./routes/v1_reviews_creators.get.ts";
+import * as reviewCreator from "./routes/v1_reviews_creators_{wallet}.post.ts";
+import * as listListingReviews from "./routes/v1_reviews_listings.get.ts";
+import * as reviewListing from "./routes/v1_reviews_listings_{listing_id}.post.ts";
 
-/** The platform every route runs on: the access log, request ids, authentication, rate limits (the default rule,
- * counted per API key, per wallet for JWT callers, per address otherwise), the JSON body rules, the
- * error envelope and the validation hook. Routes are added by `buildApp` (and by tests of the platform). */
+/** The platform every request runs on, matched by a route or not: the access log, request ids, CORS,
+ * the error envelope and the validation hook, and the 404 answer (counted under the default rate rule).
+ * What runs in front of a route's handler (authentication, its rate limit, the body rules) comes with
+ * the route's group (route-groups.ts). Routes are added by `buildApp` (and by tests of the platform). */
 export function createPlatform(services: Services): OpenAPIHono<AppEnv> {
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
   app.use("*", async (c, next) => {
@@ -55,9 +62,6 @@ export function createPlatform(services: Services): OpenAPIHono<AppEnv> {
   app.use("*", requestId);
   // Before authentication and rate limits: a preflight carries no credentials and is never counted.
   app.use("*", cors(services.config.corsOrigins));
-  app.use("/v1/*", authenticate);
-  app.use("*", rateLimit((c) => c.get("services").rateLimiter));
-  app.use("*", jsonBody(services.config.MAX_BODY_BYTES));
   app.onError(renderError);
   app.notFound(notFound);
   return app;
@@ -69,53 +73,60 @@ export function buildApp(services: Services): OpenAPIHono<AppEnv> {
   return app;
 }
 
-/** Every route of the service, on any app: the platform's (buildApp) or a bare one that only renders
- * the OpenAPI document (src/api/openapi-document.ts). */
+/** Every route of the service, mounted on any app: the platform's (buildApp) or a bare one that only
+ * renders the OpenAPI document (src/api/openapi-document.ts). */
 export function registerRoutes(app: OpenAPIHono<AppEnv>): void {
-  // Service
-  registerV1Health(app);
-  registerV1OpenApi(app);
-  registerV1Docs(app);
+  // Served without a token.
+  const open = routeGroup("public");
+  // The service and its description
+  getHealth.register(open);
+  getOpenApiDocument.register(open, app);
+  getApiReference.register(open);
+  getApiReferenceScript.register(open);
+  // Sign-in
+  getAuthChallenge.register(open);
+  exchangeAuthToken.register(open);
+  // Listings' public metadata
+  getListingMetadata.register(open);
 
-  // Authentication
-  registerV1AuthChallenge(app);
-  registerV1AuthToken(app);
-
+  // Served after authentication (an API key or a JWT).
+  const api = routeGroup("bearer");
   // API keys
-  registerV1KeysChallenge(app);
-  registerV1KeysCreate(app);
-  registerV1KeysList(app);
-  registerV1KeysRevoke(app);
-
+  createApiKeyChallenge.register(api);
+  createApiKey.register(api);
+  listApiKeys.register(api);
+  revokeApiKey.register(api);
   // Rental credentials
-  registerV1CredentialsList(app);
-  registerV1CredentialsVerify(app);
-
-  // Listings (the catalogue)
-  registerV1ListingsSearch(app);
-  registerV1ListingsGet(app);
-  registerV1ListingsRate(app);
-  registerV1ListingsRatings(app);
-
-  // Task execution
-  registerV1Execute(app);
-  registerV1ExecuteStream(app);
-  registerV1RunsGet(app);
-  registerV1RunsEvents(app);
-  registerV1InputsUpload(app);
-
+  listCredentials.register(api);
+  verifyCredential.register(api);
+  // Listings (the catalogue) and their ratings
+  searchListings.register(api);
+  getListing.register(api);
+  rateListing.register(api);
+  listRatings.register(api);
+  // Task execution and runs
+  executeTask.register(api);
+  streamTask.register(api);
+  getRun.register(api);
+  streamRunEvents.register(api);
+  uploadInput.register(api);
   // Remote MCP (Streamable HTTP): the rented agents as tools
-  registerV1Mcp(app);
-
+  callMcp.register(api);
+  openMcpStream.register(api);
+  endMcpSession.register(api);
   // Creators and their agents
-  registerV1CreatorsApply(app);
-  registerV1CreatorsMe(app);
-  registerV1ListingsProviderKey(app);
-  registerV1ListingsWebhookSecret(app);
-  registerV1AgentsRegister(app);
-  registerV1JobsGet(app);
-  registerV1MetadataGet(app);
-
+  applyAsCreator.register(api);
+  getCreatorProfile.register(api);
+  registerAgent.register(api);
+  getJob.register(api);
+  setProviderKey.register(api);
+  rotateWebhookSecret.register(api);
   // Reviews (beta; the protocol authority only)
-  registerV1Reviews(app);
+  listCreatorApplications.register(api);
+  reviewCreator.register(api);
+  listListingReviews.register(api);
+  reviewListing.register(api);
+
+  app.route("/", open);
+  app.route("/", api);
 }

@@ -18,5 +18,8 @@ export interface AppEnv {
     /** What rate limiting decided for this request, set by the rate-limit middleware (the most severe
      * outcome when two rules applied). */
     rateLimit?: RateLimitOutcome;
+    /** Applies the task execution rule to a run of the listing, on routes that declare it (set by the
+     * rate-limit middleware; see limitExecution). */
+    limitExecution?: (listingId: string, perListingLimit?: number | null) => Promise<void>;
   };
 }

@@ -6,6 +6,8 @@ import { HTTPException } from "hono/http-exception";
 import { ApiError, internalError, type ErrorCode } from "../errors.ts";
 import type { AppEnv } from "./env.ts";
 import { newRequestId, REQUEST_ID_HEADER } from "./middleware/request-id.ts";
+import { enforceRule, rateLimitKey } from "./middleware/rate-limit.ts";
+import { RATE_RULES } from "../adapters/ratelimit/policy.ts";
 
 function fromHttpException(error: HTTPException): ApiError {
   const byStatus: Record<number, ErrorCode> = { 400: "invalid_request", 401: "unauthorized", 404: "not_found", 413: "payload_too_large", 415: "unsupported_media_type" };
@@ -35,6 +37,14 @@ export function renderError(error: unknown, c: Context<AppEnv>): Response {
   return new Response(JSON.stringify(apiError.toBody(requestId)), { status: apiError.status, headers });
 }
 
-export function notFound(c: Context<AppEnv>): Response {
+/** The answer to a method and path no route serves: 404 not_found, counted under the default rule by
+ * the caller's address (no route, so no authentication: the API's surface is public in its document),
+ * failing open since nothing is served. */
+export async function notFound(c: Context<AppEnv>): Promise<Response> {
+  try {
+    await enforceRule(c, c.get("services").rateLimiter, rateLimitKey(c), RATE_RULES.default, "open");
+  } catch (error) {
+    return renderError(error, c);
+  }
   return renderError(new ApiError("not_found", `No endpoint ${c.req.method} ${c.req.path}. See GET /v1/openapi.json for the API.`), c);
 }

@@ -1,5 +1,5 @@
 // What the two execute routes share: the request schema, and admission with the route's HTTP side
-// (the Idempotency-Key header and the execution rate rule).
+// (the Idempotency-Key header and the execution rate rule the routes declare).
 import { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import type { AppEnv } from "./env.ts";
@@ -7,9 +7,8 @@ import { admitRun, type AdmissionResult, type ExecuteRequest } from "../executio
 import { isContentAddress } from "../execution/input.ts";
 import { claimOf, findIdempotentRun, parseIdempotencyKey, requestHash } from "../execution/idempotency/protocol.ts";
 import { idempotencyStore } from "../execution/idempotency/idempotency.store.ts";
-import { enforceRule } from "./middleware/rate-limit.ts";
-import { executionKey, executionRule } from "../adapters/ratelimit/policy.ts";
-import { FinishedRunStatusSchema } from "./schemas.ts";
+import { limitExecution } from "./middleware/rate-limit.ts";
+import { FinishedRunStatusSchema } from "./schemas/common.ts";
 
 /** Largest task description, in characters (the body as a whole is capped by MAX_BODY_BYTES). */
 export const MAX_TASK_CHARS = 32_768;
@@ -60,8 +59,6 @@ export async function admitFromRequest(c: Context<AppEnv>, endpoint: string, bod
   return admitRun(services, principal, body, {
     ...(idempotency ? { idempotency } : {}),
     delivery: endpoint === "execute/stream" ? "stream" : "sync",
-    rateLimit: async (listingId) => {
-      await enforceRule(c, services.rateLimiter, executionKey(listingId, principal.wallet), executionRule(), "closed");
-    },
+    rateLimit: (listingId) => limitExecution(c, listingId),
   });
 }

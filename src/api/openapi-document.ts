@@ -4,13 +4,11 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "./env.ts";
 import { registerRoutes } from "./app.ts";
-import { OPENAPI_PATH } from "./routes/v1_openapi.ts";
+import { openApiDocumentOf } from "./openapi.ts";
 
 /** The document as served from `origin` (its `servers` entry). */
 export async function openApiDocument(origin = "http://127.0.0.1:3000"): Promise<Record<string, unknown>> {
   const app = new OpenAPIHono<AppEnv>();
   registerRoutes(app);
-  const res = await app.request(new URL(OPENAPI_PATH, origin).href);
-  if (res.status !== 200) throw new Error(`the OpenAPI document could not be rendered: ${res.status} ${await res.text()}`);
-  return (await res.json()) as Record<string, unknown>;
+  return openApiDocumentOf(app, origin);
 }

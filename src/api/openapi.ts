@@ -1,13 +1,21 @@
-// What the OpenAPI document says about every route beyond its schemas: the route declares its
-// operationId, its tag, whether it is public, and the error codes its handler and the domain code it
-// calls can return, by status (the way Unkey narrows error responses per status). `defineRoute` adds
-// what the platform gives every route (401 from authentication, 429 and 503 from rate limiting, 413/415
-// from the body rules, 500) and the headers every response carries, so a route file states only what is
-// its own. The shared parts live in `components` (headers, parameters, responses) and are referred to.
-import { createRoute, type OpenAPIHono, type RouteConfig } from "@hono/zod-openapi";
+// What the OpenAPI document says about every route beyond its schemas. A route declares (route.ts) its
+// operationId, its tag, whether it is public, its rate limit and the error codes its handler and the
+// domain code it calls can return, by status (the way Unkey narrows error responses per status); this
+// module adds what the platform gives every route (401 from authentication, 429 and 503 from rate
+// limiting, 413/415 from the body rules, 500) and the headers every response carries, so a route file
+// states only what is its own. The shared parts live in `components` (headers, parameters, responses)
+// and are referred to.
+import type { OpenAPIHono, RouteConfig } from "@hono/zod-openapi";
 import { ERROR_CODES, ERROR_STATUS, type ErrorCode, type ErrorStatus } from "../errors.ts";
-import { failModeFor } from "../adapters/ratelimit/policy.ts";
-import { ErrorBodySchema } from "./schemas.ts";
+import { RATE_RULES, type FailMode } from "../adapters/ratelimit/policy.ts";
+import { ErrorBodySchema } from "./schemas/common.ts";
+import type { AppEnv } from "./env.ts";
+
+/** Where the document is served. */
+export const OPENAPI_PATH = "/v1/openapi.json";
+/** Where the document is rendered as a reference page, and that page's script. */
+export const DOCS_PATH = "/v1/docs";
+export const DOCS_SCRIPT_PATH = "/v1/docs/scalar.js";
 
 /** The document's tags, in the order a reader meets them, each with its description. */
 export const TAGS = [
@@ -37,15 +45,6 @@ export type RouteErrors = { [S in ErrorStatus]?: readonly CodesOf<S>[] };
 /** Public routes need no token; bearer routes need `Authorization: Bearer <API key or JWT>`. */
 export type Access = "public" | "bearer";
 
-export type RouteDefinition = Omit<RouteConfig, "security" | "operationId" | "tags"> & {
-  /** camelCase verb, unique in the document; SDK method names derive from it. */
-  operationId: string;
-  tag: Tag;
-  access: Access;
-  /** Only the route's own codes; the platform's are added (see `platformErrors`). */
-  errors: RouteErrors;
-};
-
 const ref = <K extends string>(kind: K, name: string) => ({ $ref: `#/components/${kind}/${name}` });
 
 /** Response headers, by the name they are sent under. */
@@ -55,6 +54,7 @@ export const RESPONSE_HEADERS = {
   "X-RateLimit-Remaining": { description: "Requests left in the current window.", schema: { type: "integer" } },
   "X-RateLimit-Reset": { description: "When the current window ends, in Unix seconds.", schema: { type: "integer" } },
   "Retry-After": { description: "Seconds to wait before retrying.", schema: { type: "integer" } },
+  Allow: { description: "The methods the path answers.", schema: { type: "string" } },
   "X-Run-Id": { description: "The run's id, known before the first event: resume with GET /v1/runs/{run_id}/events.", schema: { type: "string" } },
 } as const;
 
@@ -90,7 +90,7 @@ const EVERY_RESPONSE_HEADERS = ["X-Request-Id", "X-RateLimit-Limit", "X-RateLimi
 type Ref = { $ref: string };
 
 function headersOf(status: number, own: Record<string, Ref> = {}): Record<string, Ref> {
-  const names: ResponseHeaderName[] = [...EVERY_RESPONSE_HEADERS, ...(status === 429 || status === 503 ? (["Retry-After"] as const) : [])];
+  const names: ResponseHeaderName[] = [...EVERY_RESPONSE_HEADERS, ...(status === 429 || status === 503 ? (["Retry-After"] as const) : []), ...(status === 405 ? (["Allow"] as const) : [])];
   return { ...Object.fromEntries(names.map((name) => [name, header(name)])), ...own };
 }
 
@@ -150,18 +150,24 @@ function errorResponse(status: number, codes: readonly ErrorCode[], description?
 }
 
 /** The codes the platform adds to a route: authentication on bearer routes, the body rules on methods
- * that take a body, rate limiting everywhere (503 where the route fails closed), and internal_error. */
-export function platformErrors(method: string, path: string, access: Access, hasJsonBody: boolean): RouteErrors {
+ * that take a body (400 where a schema checks it), rate limiting everywhere (503 where the route fails
+ * closed), and internal_error. */
+export function platformErrors(method: string, access: Access, failMode: FailMode, validatesBody: boolean): RouteErrors {
   const upper = method.toUpperCase();
   const takesBody = !["GET", "HEAD", "OPTIONS"].includes(upper);
   return {
-    ...(hasJsonBody ? { 400: ["invalid_request"] as const } : {}),
+    ...(validatesBody ? { 400: ["invalid_request"] as const } : {}),
     ...(access === "bearer" ? { 401: ["unauthorized", "invalid_api_key", "jwt_expired"] as const } : {}),
     ...(takesBody ? { 413: ["payload_too_large"] as const, 415: ["unsupported_media_type"] as const } : {}),
     429: ["rate_limit_exceeded"],
     500: ["internal_error"],
-    ...(failModeFor(upper, path.replace(/\{[^}]+\}/g, "x")) === "closed" ? { 503: ["service_unavailable"] as const } : {}),
+    ...(failMode === "closed" ? { 503: ["service_unavailable"] as const } : {}),
   };
+}
+
+/** The document's security requirement for a route of this access. */
+export function securityOf(access: Access): Record<string, string[]>[] {
+  return access === "public" ? [] : [{ bearer: [] }];
 }
 
 /** The route's declared errors merged with the platform's, each list in the error module's order. */
@@ -189,7 +195,7 @@ export function errorResponsesOf(errors: Map<number, ErrorCode[]>): Record<strin
 }
 
 /** Adds the headers every response carries to a route's own (success) responses. */
-function withHeaders(responses: RouteConfig["responses"]): RouteConfig["responses"] {
+export function withHeaders(responses: RouteConfig["responses"]): RouteConfig["responses"] {
   return Object.fromEntries(
     Object.entries(responses).map(([status, response]) => {
       if ("$ref" in response) return [status, response];
@@ -198,30 +204,37 @@ function withHeaders(responses: RouteConfig["responses"]): RouteConfig["response
   );
 }
 
-/**
- * A route with everything the document says about it. The returned value is a `createRoute` route
- * (registered with `app.openapi` as usual) whose responses also list its errors, narrowed per status.
- *
- * @example
- * const route = defineRoute({
- *   method: "get", path: "/v1/jobs/{job_id}", operationId: "getJob", tag: "Jobs", access: "bearer",
- *   summary: "Get a registration job",
- *   request: { params: z.object({ job_id: z.string() }) },
- *   responses: { 200: { description: "The job", content: { "application/json": { schema: JobSchema } } } },
- *   errors: { 404: ["not_found"] },
- * });
- */
-export function defineRoute<P extends string, R extends RouteDefinition & { path: P }>(definition: R) {
-  const { operationId, tag, access, errors, ...config } = definition;
-  const declared = mergeErrors(errors, platformErrors(config.method, config.path, access, config.request?.body !== undefined));
-  const route = {
-    ...config,
-    operationId,
-    tags: [tag],
-    security: access === "public" ? [] : [{ bearer: [] }],
-    responses: { ...withHeaders(config.responses), ...errorResponsesOf(declared) },
-  } as Omit<R, "operationId" | "tag" | "access" | "errors"> & { operationId: string; tags: Tag[]; security: Record<string, string[]>[] };
-  return createRoute(route);
+const DESCRIPTION = [
+  "Rent AI agents on-chain and run tasks against them.",
+  "",
+  "**Authentication.** Every operation except sign-in, the health check, listings' public metadata, this document and its rendered reference (GET /v1/docs) requires `Authorization: Bearer <API key or JWT>`.",
+  "",
+  "**Errors** use the envelope `{error: {code, message, status, request_id, on_chain_error?}}`; each operation lists, per status, the codes it can return. Before routing, the HTTP server itself may answer any request with 408 `request_timeout` or 431 `headers_too_large`, and an unknown path gets 404 `not_found`, in the same envelope.",
+  "",
+  "**Every response** carries `X-Request-Id` and the `X-RateLimit-Limit`, `X-RateLimit-Remaining` and `X-RateLimit-Reset` headers; 429 and 503 answers add `Retry-After`.",
+  "",
+  `**Rate limits.** Each operation names its rule in \`x-rate-limit\`: \`default\` is ${RATE_RULES.default.limit} requests per ${RATE_RULES.default.windowSeconds} s per API key (per wallet for a JWT, per client address on public operations); \`execution\` adds, per run, ${RATE_RULES.execution.limit} runs per ${RATE_RULES.execution.windowSeconds} s per credential (listing and wallet) unless the listing sets its own figure. Its \`fail_mode\` says what happens while the limiter cannot be reached: \`closed\` answers 503 \`service_unavailable\`, \`open\` serves the request uncounted.`,
+].join("\n");
+
+// OpenAPI 3.1 names a license by its SPDX identifier (the generator's configuration type is 3.0's).
+const LICENSE = { name: "Proprietary", identifier: "LicenseRef-Proprietary" };
+
+/** The OpenAPI 3.1 document of every route registered on (or mounted onto) `app`, as served from
+ * `origin`: plain JSON data. */
+export function openApiDocumentOf(app: OpenAPIHono<AppEnv>, origin: string): Record<string, unknown> {
+  const document = app.getOpenAPI31Document({
+    openapi: "3.1.0",
+    info: {
+      title: "Agent Rental and Task Execution API",
+      version: "1.0.0",
+      description: DESCRIPTION,
+      license: LICENSE,
+    },
+    servers: [{ url: origin }],
+    tags: TAGS.map((tag) => ({ ...tag })),
+  });
+  // The generator copies the routes' own helpers (functions) into the operations: JSON drops them.
+  return JSON.parse(JSON.stringify(document)) as Record<string, unknown>;
 }
 
 /** Registers the shared components the routes refer to: the Error envelope, the security scheme, the

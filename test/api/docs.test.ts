@@ -47,7 +47,7 @@ describe("GET /v1/docs", () => {
     expect(again).not.toBe(csp);
   });
 
-  it("serves Scalar's standalone script as JavaScript without a token", async () => {
+  it("GET /v1/docs/scalar.js serves Scalar's standalone script as JavaScript without a token", async () => {
     const res = await app.request("/v1/docs/scalar.js");
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toMatch(/^text\/javascript/);

@@ -3,9 +3,11 @@
 // slow clients are cut within the configured bounds while long streamed answers are not.
 import type { Server } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createRoute, z } from "@hono/zod-openapi";
+import { z } from "@hono/zod-openapi";
 import { streamSSE } from "hono/streaming";
 import { createPlatform } from "../../src/api/app.ts";
+import { defineRoute } from "../../src/api/route.ts";
+import { routeGroup } from "../../src/api/route-groups.ts";
 import { createLogger } from "../../src/logger.ts";
 import { closeApi, serveApi } from "../support/http.ts";
 import { countResponses, parseResponse, rawExchange, writeIfOpen, type RawResponse } from "../support/raw-http.ts";
@@ -19,11 +21,27 @@ let slowUrl: string;
 /** The lines the main server logged for the answers it gave itself. */
 const edgeLog: string[] = [];
 
-const echoRoute = createRoute({
+const echoRoute = defineRoute({
   method: "post",
   path: "/echo",
+  operationId: "echo",
+  tag: "System",
+  access: "public",
+  rateLimit: { rule: "default", failMode: "open" },
   request: { body: { content: { "application/json": { schema: z.object({ text: z.string() }) } }, required: true } },
   responses: { 200: { description: "echo", content: { "application/json": { schema: z.object({ text: z.string() }) } } } },
+  errors: {},
+});
+
+const streamRoute = defineRoute({
+  method: "get",
+  path: "/stream",
+  operationId: "stream",
+  tag: "System",
+  access: "public",
+  rateLimit: { rule: "default", failMode: "open" },
+  responses: { 200: { description: "ticks", content: { "text/event-stream": { schema: { type: "string" } } } } },
+  errors: {},
 });
 
 const STREAM_EVENTS = 6;
@@ -31,17 +49,21 @@ const STREAM_GAP_MS = 300;
 
 function buildEdgeApp() {
   const app = createPlatform(ctx.services);
-  app.openapi(echoRoute, (c) => c.json({ text: c.req.valid("json").text }, 200));
+  const routes = routeGroup("public");
+  routes.openapi(echoRoute, (c) => c.json({ text: c.req.valid("json").text }, 200));
   // An answer streamed for longer than the slow server's request timeout, the way the run routes stream.
-  app.get("/stream", (c) =>
-    streamSSE(c, async (stream) => {
-      for (let i = 0; i < STREAM_EVENTS; i++) {
-        await stream.writeSSE({ event: "tick", data: String(i) });
-        await stream.sleep(STREAM_GAP_MS);
-      }
-      await stream.writeSSE({ event: "done", data: "end" });
-    }),
+  routes.openapi(
+    streamRoute,
+    (c) =>
+      streamSSE(c, async (stream) => {
+        for (let i = 0; i < STREAM_EVENTS; i++) {
+          await stream.writeSSE({ event: "tick", data: String(i) });
+          await stream.sleep(STREAM_GAP_MS);
+        }
+        await stream.writeSSE({ event: "done", data: "end" });
+      }) as never,
   );
+  app.route("/", routes);
   return app;
 }
 

@@ -1,9 +1,11 @@
 // The platform every endpoint runs on: the error envelope, request ids, body rules, authentication
 // refusals. Exercised in-process with app.request against real tables.
 import { beforeAll, describe, expect, it } from "vitest";
-import { createRoute, z } from "@hono/zod-openapi";
+import { z } from "@hono/zod-openapi";
 import { PutCommand, ScanCommand } from "@aws-sdk/lib-dynamodb";
 import { buildApp, createPlatform } from "../../src/api/app.ts";
+import { defineRoute } from "../../src/api/route.ts";
+import { routeGroup } from "../../src/api/route-groups.ts";
 import { ERROR_STATUS } from "../../src/errors.ts";
 import { hashApiKey } from "../../src/auth/api-keys.ts";
 import { createTestServices, type TestContext } from "../support/services.ts";
@@ -11,20 +13,38 @@ import { createTestServices, type TestContext } from "../support/services.ts";
 let ctx: TestContext;
 let app: ReturnType<typeof createPlatform>;
 
-const echoRoute = createRoute({
+const echoRoute = defineRoute({
   method: "post",
   path: "/v1/echo",
+  operationId: "echo",
+  tag: "System",
+  access: "bearer",
+  rateLimit: { rule: "default", failMode: "open" },
   request: { body: { content: { "application/json": { schema: z.object({ name: z.string().min(1), count: z.number().int().max(10) }) } }, required: true } },
   responses: { 200: { description: "echo", content: { "application/json": { schema: z.object({ name: z.string() }) } } } },
+  errors: {},
+});
+
+const boomRoute = defineRoute({
+  method: "get",
+  path: "/v1/boom",
+  operationId: "boom",
+  tag: "System",
+  access: "bearer",
+  rateLimit: { rule: "default", failMode: "open" },
+  responses: { 200: { description: "never answered" } },
+  errors: {},
 });
 
 beforeAll(async () => {
   ctx = await createTestServices({ MAX_BODY_BYTES: "2048" });
   app = createPlatform(ctx.services);
-  app.openapi(echoRoute, (c) => c.json({ name: c.req.valid("json").name }, 200));
-  app.get("/v1/boom", () => {
+  const routes = routeGroup("bearer");
+  routes.openapi(echoRoute, (c) => c.json({ name: c.req.valid("json").name }, 200));
+  routes.openapi(boomRoute, () => {
     throw new Error("database password is hunter2 at 10.0.0.5");
   });
+  app.route("/", routes);
   await ctx.services.tables.doc.send(
     new PutCommand({
       TableName: ctx.services.tables.name("keys"),
@@ -71,19 +91,22 @@ describe("error envelope", () => {
 
   it("returns 401 unauthorized for a header that is not a bearer token", async () => {
     for (const value of ["Basic abc", "Bearer", "Bearer ", "Bearer a b", `Bearer ${"x".repeat(5000)}`]) {
-      await expectEnvelope(await app.request("/v1/echo", { headers: { authorization: value } }), 401, "unauthorized");
+      await expectEnvelope(await app.request("/v1/echo", { method: "POST", headers: { authorization: value } }), 401, "unauthorized");
     }
   });
 
   it("returns 401 invalid_api_key for an unknown, malformed, revoked or other-network key", async () => {
     for (const key of ["svc_test_" + "z".repeat(32), "svc_test_short", REVOKED_KEY, "svc_live_" + "a".repeat(32)]) {
-      await expectEnvelope(await app.request("/v1/echo", { headers: { authorization: `Bearer ${key}` } }), 401, "invalid_api_key");
+      await expectEnvelope(await app.request("/v1/echo", { method: "POST", headers: { authorization: `Bearer ${key}` } }), 401, "invalid_api_key");
     }
   });
 
-  it("returns 404 not_found in the envelope for an unknown route", async () => {
+  it("returns 404 not_found in the envelope for an unknown route, with or without a token, with the rate-limit headers", async () => {
     await expectEnvelope(await app.request("/v1/nothing-here", { headers: auth }), 404, "not_found");
-    await expectEnvelope(await app.request("/", {}), 404, "not_found");
+    await expectEnvelope(await app.request("/v1/nothing-here", {}), 404, "not_found");
+    const root = await app.request("/", {});
+    expect(root.headers.get("x-ratelimit-limit")).toBe("100");
+    await expectEnvelope(root, 404, "not_found");
   });
 
   it("returns 400 invalid_request for malformed JSON", async () => {
@@ -133,7 +156,7 @@ describe("error envelope", () => {
 });
 
 describe("the service app", () => {
-  it("serves the OpenAPI 3.1 document generated from the routes, without a token", async () => {
+  it("GET /v1/openapi.json serves the OpenAPI 3.1 document generated from the routes, without a token", async () => {
     const res = await buildApp(ctx.services).request("/v1/openapi.json");
     expect(res.status).toBe(200);
     const doc = (await res.json()) as { openapi: string; paths: Record<string, unknown>; components: { schemas: Record<string, unknown> } };
@@ -142,7 +165,7 @@ describe("the service app", () => {
     expect(doc.components.schemas).toHaveProperty("Error");
   });
 
-  it("reports health of tables and chain without a token", async () => {
+  it("GET /v1/health reports health of tables and chain without a token", async () => {
     const res = await buildApp(ctx.services).request("/v1/health");
     expect(res.status).toBe(200);
     expect(await res.json()).toMatchObject({ status: "ok", chain_id: 31337, marketplace: ctx.config.MARKETPLACE_ADDRESS, checks: { tables: true, chain: true } });

@@ -1,10 +1,15 @@
 // The default rate limit on the service app: figures on every response (errors included), 429 with
-// Retry-After past the limit, counted per API key, per wallet, and per address for refused callers.
+// Retry-After past the limit, counted per API key, per wallet, and per address for refused callers; and
+// each route's declared fail mode, as the document states it and as the app keeps it when the limiter's
+// store cannot be reached.
 import { beforeAll, describe, expect, it } from "vitest";
 import { privateKeyToAccount } from "viem/accounts";
 import { buildApp } from "../../src/api/app.ts";
 import { createServices } from "../../src/services.ts";
 import { createMemoryRateLimiter } from "../../src/adapters/ratelimit/memory.ts";
+import { createUpstashRateLimiter } from "../../src/adapters/ratelimit/upstash.ts";
+import { openApiDocument } from "../../src/api/openapi-document.ts";
+import { freePort } from "../../local/ports.ts";
 import { DEV_ACCOUNTS } from "../../local/chain.ts";
 import { createTestServices, type TestContext } from "../support/services.ts";
 import { createKey, signIn } from "../support/auth.ts";
@@ -76,5 +81,53 @@ describe("default rate limit", () => {
     // Another address is unaffected.
     const other = await app.request("/v1/keys", { headers: { authorization: "Bearer svc_test_" + "y".repeat(32), "x-forwarded-for": "203.0.113.10" } });
     expect(other.status).toBe(401);
+  });
+});
+
+type Operations = Record<string, Record<string, { security: unknown[]; "x-rate-limit": { rule: string; fail_mode: string } }>>;
+
+describe("each route's declared fail mode", () => {
+  let paths: Operations;
+  beforeAll(async () => {
+    paths = (await openApiDocument()).paths as Operations;
+  });
+
+  const failModeOf = (method: string, path: string) => paths[path]?.[method]?.["x-rate-limit"].fail_mode;
+
+  it("is closed where a request spends money or mints a credential, open on reads, sign-in, revocation and registration", () => {
+    for (const [method, path] of [["post", "/v1/execute"], ["post", "/v1/execute/stream"], ["post", "/v1/mcp"], ["post", "/v1/keys"], ["post", "/v1/keys/challenge"]]) {
+      expect(failModeOf(method!, path!), `${method} ${path}`).toBe("closed");
+    }
+    for (const [method, path] of [["delete", "/v1/keys/{key_id}"], ["post", "/v1/auth/token"], ["post", "/v1/agents"]]) {
+      expect(failModeOf(method!, path!), `${method} ${path}`).toBe("open");
+    }
+    const reads = Object.entries(paths).flatMap(([path, item]) => (item.get ? [path] : []));
+    expect(reads.length).toBeGreaterThan(15);
+    for (const path of reads) expect(failModeOf("get", path), `GET ${path}`).toBe("open");
+  });
+
+  it("names the execution rule exactly on the routes that run tasks", () => {
+    const execution = Object.entries(paths).flatMap(([path, item]) => Object.entries(item).flatMap(([method, operation]) => (operation["x-rate-limit"].rule === "execution" ? [`${method.toUpperCase()} ${path}`] : [])));
+    expect(execution.sort()).toEqual(["POST /v1/execute", "POST /v1/execute/stream", "POST /v1/mcp"]);
+  });
+
+  it("is kept by every route when the limiter's store is unreachable: 503 service_unavailable where closed, served where open", async () => {
+    const unreachable = createUpstashRateLimiter({ url: `http://127.0.0.1:${await freePort()}`, token: "t" });
+    const down = buildApp(createServices(ctx.config, { logger: ctx.services.logger, tables: ctx.services.tables, rateLimiter: unreachable }));
+    const { token } = await signIn(down, renter);
+    const wrong: string[] = [];
+    for (const [template, item] of Object.entries(paths)) {
+      for (const [method, operation] of Object.entries(item)) {
+        const path = template.replace(/\{[^}]+\}/g, "x");
+        const headers: Record<string, string> = operation.security.length ? { authorization: `Bearer ${token}` } : {};
+        const body = method === "get" ? undefined : "{}";
+        if (body) headers["content-type"] = "application/json";
+        const res = await down.request(path, { method: method.toUpperCase(), headers, ...(body ? { body } : {}) });
+        const text = await res.text();
+        const refused = res.status === 503 && text.includes("Rate limiting is temporarily unavailable");
+        if (refused !== (operation["x-rate-limit"].fail_mode === "closed")) wrong.push(`${method.toUpperCase()} ${template}: ${res.status}`);
+      }
+    }
+    expect(wrong).toEqual([]);
   });
 });

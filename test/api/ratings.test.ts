@@ -92,7 +92,7 @@ beforeAll(async () => {
   await approveCreator(ctx, app, creator.address, creatorToken, "Rated Works");
 });
 
-describe("rating a listing", () => {
+describe("rating a listing (PUT /v1/listings/{listing_id}/rating)", () => {
   it("lets a renter with a completed run rate, and shows the figures in detail, search and the list", async () => {
     const listing = await publish();
     const alice = await renter(listing);
@@ -289,7 +289,7 @@ describe("refusals", () => {
   });
 });
 
-describe("the ratings list", () => {
+describe("the ratings list (GET /v1/listings/{listing_id}/ratings)", () => {
   it("pages newest first with a cursor, and refuses bad paging parameters", async () => {
     const listing = await publish();
     const renters: Renter[] = [];

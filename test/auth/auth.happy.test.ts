@@ -20,7 +20,7 @@ beforeAll(async () => {
 
 const json = (body: unknown) => ({ method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
 
-describe("wallet sign-in", () => {
+describe("wallet sign-in (GET /v1/auth/challenge, POST /v1/auth/token)", () => {
   it("issues a challenge of the form <service>:auth:<unix_timestamp>:<random_hex> valid 60 seconds", async () => {
     const before = Math.floor(Date.now() / 1000);
     const res = await app.request(`/v1/auth/challenge?wallet=${renter.address}`);
@@ -70,7 +70,7 @@ describe("wallet sign-in", () => {
   });
 });
 
-describe("API keys", () => {
+describe("API keys (POST /v1/keys/challenge, POST /v1/keys, GET /v1/keys, DELETE /v1/keys/{key_id})", () => {
   it("creates a key from a signed request, shows it once, lists it without the secret, and revokes it", async () => {
     const { token } = await signIn(app, renter);
     const created = await createKey(app, renter, token, "ci server");

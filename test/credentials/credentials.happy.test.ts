@@ -171,7 +171,7 @@ describe("credentials API on the shared node", () => {
     });
   });
 
-  describe("GET /v1/credentials/:listing_id", () => {
+  describe("GET /v1/credentials/{listing_id}", () => {
     it("answers a valid credential with the spec's valid shape, for the lst_ and the 0x id alike", async () => {
       for (const [id, model] of [
         [l.oneTime, "one_time"],

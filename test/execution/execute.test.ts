@@ -201,7 +201,7 @@ describe("the execute request", () => {
     expect(((await unknown.json()) as { error: { code: string } }).error.code).toBe("listing_not_found");
   });
 
-  it("runs a one-time rental: the Run, a signed delivery, cost 0, and the run readable by its renter only", async () => {
+  it("runs a one-time rental: the Run, a signed delivery, cost 0, and the run readable by its renter only (GET /v1/runs/{run_id})", async () => {
     const res = await execute(key, { agent_id: listing.agent_id, task: "summarise the market", input: { topic: "e-bikes" } });
     expect(res.status).toBe(200);
     const run = (await res.json()) as Record<string, unknown>;
@@ -326,7 +326,7 @@ describe("streaming", () => {
     await indexChain(ctx);
   });
 
-  it("streams output events with offset ids and one done event matching the Run", async () => {
+  it("streams output events with offset ids and one done event matching the Run, and replays the rest from GET /v1/runs/{run_id}/events", async () => {
     const res = await execute(key, { agent_id: listing.agent_id, task: "stream it" }, {}, "/v1/execute/stream");
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toContain("text/event-stream");

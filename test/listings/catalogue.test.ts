@@ -80,7 +80,7 @@ beforeAll(async () => {
   authToken = await authorityToken(ctx, app);
 });
 
-describe("review gates", () => {
+describe("review gates (POST /v1/creators, GET /v1/creators/me, GET /v1/reviews/creators, POST /v1/reviews/creators/{wallet}, GET /v1/reviews/listings, POST /v1/reviews/listings/{listing_id})", () => {
   it("refuses registration from a creator who has not been approved, saying what to do", async () => {
     const res = await app.request("/v1/agents", { method: "POST", headers: auth(creatorToken), body: JSON.stringify(manifest("early-bird", "Too early.")) });
     expect(res.status).toBe(403);

@@ -42,7 +42,7 @@ beforeAll(async () => {
   connected = await register({ ...base, name: "remote-writer", model: { provider: "self_hosted", endpoint_url: "https://models.example.com/v1" }, entrypoint_url: "https://agent.example.com/run" });
 });
 
-describe("provider key", () => {
+describe("provider key (PUT /v1/listings/{listing_id}/provider-key)", () => {
   const KEY = "sk-test-0123456789abcdefSECRET";
 
   it("is stored sealed, never returned, and readable by the runtime only", async () => {
@@ -79,7 +79,7 @@ describe("provider key", () => {
   });
 });
 
-describe("webhook secret", () => {
+describe("webhook secret (POST /v1/listings/{listing_id}/webhook-secret)", () => {
   it("is created in the Standard Webhooks format, shown once, and replaced on rotation", async () => {
     const first = (await (await app.request(`/v1/listings/${connected}/webhook-secret`, { method: "POST", headers: auth(creatorToken) })).json()) as { webhook_secret: string };
     expect(first.webhook_secret).toMatch(/^whsec_[A-Za-z0-9+/]{32}$/);

@@ -142,7 +142,7 @@ afterAll(async () => {
   await ctx?.services.close();
 });
 
-describe("tools carry the agents' own schemas", () => {
+describe("POST /v1/mcp: tools carry the agents' own schemas", () => {
   it("lists run_agent and one tool per rented agent, whose input is the agent's input schema plus task and whose output is its output schema", async () => {
     const { tools } = await mcp.listTools();
     expect(tools.map((t) => t.name)).toEqual(["run_agent", "remote_researcher", "remote_summarizer"]);
@@ -309,7 +309,7 @@ describe("bad input: the protocol's own error or a tool error, never a 5xx, noth
     expect(await notifications.text()).toBe("");
   });
 
-  it("no credential or an invalid one: 401 in the error envelope; GET is 405 (no standalone stream)", async () => {
+  it("no credential or an invalid one: 401 in the error envelope; GET /v1/mcp and DELETE /v1/mcp are 405 with Allow: POST (no standalone stream, no session)", async () => {
     const none = await fetch(`${baseUrl}/v1/mcp`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
     expect(none.status).toBe(401);
     expect(await none.json()).toMatchObject({ error: { code: "unauthorized", status: 401, request_id: expect.stringMatching(/^req_/) } });
@@ -319,6 +319,10 @@ describe("bad input: the protocol's own error or a tool error, never a 5xx, noth
     const get = await fetch(`${baseUrl}/v1/mcp`, { headers: { authorization: `Bearer ${apiKey}`, accept: "text/event-stream" } });
     expect(get.status).toBe(405);
     expect(get.headers.get("allow")).toBe("POST");
+    const del = await fetch(`${baseUrl}/v1/mcp`, { method: "DELETE", headers: { authorization: `Bearer ${apiKey}` } });
+    expect(del.status).toBe(405);
+    expect(del.headers.get("allow")).toBe("POST");
+    expect(await del.json()).toMatchObject({ error: { code: "method_not_allowed", status: 405 } });
   });
 
   it("a JWT that expires mid-session: the next call is refused with 401 (the transport's HTTP error), nothing runs, nothing is charged", async () => {

@@ -98,7 +98,8 @@ describe("the access log", () => {
     await send("/v1/credentials", { bearer: "svc_test_" + "z".repeat(32) }, { status: 401, route: "/v1/credentials", wallet: null, error_code: "invalid_api_key" });
     await send("/v1/credentials", { bearer: apiKey.key }, { status: 200, route: "/v1/credentials", wallet: renterWallet, key_id: apiKey.key_id, rate_limit: "allowed" });
     await send("/v1/credentials", { bearer: jwt }, { status: 200, route: "/v1/credentials", wallet: renterWallet, key_id: null });
-    await send("/v1/no-such-endpoint/123", { bearer: apiKey.key }, { status: 404, route: null, wallet: renterWallet, error_code: "not_found" });
+    // No route, so no authentication: the caller of an unknown endpoint is not named, only counted by address.
+    await send("/v1/no-such-endpoint/123", { bearer: apiKey.key }, { status: 404, route: null, wallet: null, error_code: "not_found", rate_limit: "allowed" });
     await send("/v1/execute", { method: "POST", bearer: apiKey.key, body: JSON.stringify({ agent_id: listing.agent_id }) }, { status: 400, route: "/v1/execute", error_code: "invalid_request", run_id: null });
     const ok = await send("/v1/execute", { method: "POST", bearer: apiKey.key, body: JSON.stringify({ agent_id: listing.agent_id, task: "summarise" }) }, { status: 200, route: "/v1/execute", wallet: renterWallet, key_id: apiKey.key_id });
     const run = JSON.parse(ok.text) as { run_id: string; status: string };

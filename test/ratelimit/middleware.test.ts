@@ -1,8 +1,9 @@
 // The rate-limit middleware on a minimal Hono app (request ids, a stand-in for authentication that sets
-// the principal from test headers, the middleware, the error envelope): the three X-RateLimit-* headers
-// on successes and errors, 429 with Retry-After, the keys, the execution rule, and the per-route
-// fail-open/closed decision when the store is unreachable. Mostly on the in-process limiter; the same
-// behaviour end to end through the Upstash adapter and a real Redis at the end.
+// the principal from test headers, each route with its declared rate limit, the error envelope): the
+// three X-RateLimit-* headers on successes and errors, 429 with Retry-After, the keys, the execution
+// rule, and the fail-open/closed decision a route declares for when the store is unreachable. Mostly on
+// the in-process limiter; the same behaviour end to end through the Upstash adapter and a real Redis at
+// the end. The service's own routes and what they declare: test/api/platform.ratelimit.test.ts.
 import { randomUUID } from "node:crypto";
 import { Hono } from "hono";
 import type { Address } from "viem";
@@ -10,8 +11,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AppEnv } from "../../src/api/env.ts";
 import { renderError } from "../../src/api/errors.ts";
 import { requestId } from "../../src/api/middleware/request-id.ts";
-import { enforceRule, rateLimit, type RateLimitOptions } from "../../src/api/middleware/rate-limit.ts";
-import { executionKey, executionRule, failModeFor, RATE_RULES } from "../../src/adapters/ratelimit/policy.ts";
+import { limitExecution, rateLimit, type RateLimitOptions } from "../../src/api/middleware/rate-limit.ts";
+import type { RouteRateLimit } from "../../src/api/route.ts";
+import { executionKey, executionRule, RATE_RULES } from "../../src/adapters/ratelimit/policy.ts";
 import { createMemoryRateLimiter } from "../../src/adapters/ratelimit/memory.ts";
 import { createUpstashRateLimiter } from "../../src/adapters/ratelimit/upstash.ts";
 import { fixedWindow, type RateLimiter } from "../../src/adapters/ratelimit/port.ts";
@@ -25,7 +27,11 @@ const WALLET_B = "0x9965507D1a55bcC2695C58ba16FB37d819B0A4dc" as Address;
 const asKey = (keyId: string, wallet: Address = WALLET_A) => ({ "x-test-key-id": keyId, "x-test-wallet": wallet });
 const asJwt = (wallet: Address) => ({ "x-test-wallet": wallet });
 
-function buildTestApp(limiter: RateLimiter, options?: RateLimitOptions): Hono<AppEnv> {
+const READ: RouteRateLimit = { rule: "default", failMode: "open" };
+const MINT: RouteRateLimit = { rule: "default", failMode: "closed" };
+const RUN: RouteRateLimit = { rule: "execution", failMode: "closed" };
+
+function buildTestApp(limiter: RateLimiter, options: Omit<RateLimitOptions, "limiter"> = {}): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   app.use("*", requestId);
   app.use("*", async (c, next) => {
@@ -34,15 +40,21 @@ function buildTestApp(limiter: RateLimiter, options?: RateLimitOptions): Hono<Ap
     if (wallet) c.set("principal", keyId ? { wallet, method: "api_key", keyId } : { wallet, method: "jwt" });
     await next();
   });
-  app.use("/v1/*", rateLimit(() => limiter, options));
-  app.get("/v1/health", (c) => c.json({ status: "ok" }));
-  app.get("/v1/listings", (c) => c.json({ listings: [], total: 0, limit: 20, offset: 0 }));
-  app.get("/v1/boom", () => {
+  const limited = (declared: RouteRateLimit) => rateLimit(declared, { ...options, limiter: () => limiter });
+  app.get("/v1/health", limited(READ), (c) => c.json({ status: "ok" }));
+  app.get("/v1/listings", limited(READ), (c) => c.json({ listings: [], total: 0, limit: 20, offset: 0 }));
+  app.get("/v1/boom", limited(READ), () => {
     throw new Error("boom");
   });
-  app.post("/v1/execute", async (c) => {
+  app.post("/v1/keys", limited(MINT), (c) => c.json({ key_id: "key_1" }, 201));
+  app.delete("/v1/keys/:key_id", limited(READ), (c) => c.json({ key_id: c.req.param("key_id"), revoked: true }));
+  app.post("/v1/execute", limited(RUN), async (c) => {
     const body = (await c.req.json()) as { agent_id: string; listing_rate_limit?: number };
-    await enforceRule(c, limiter, executionKey(body.agent_id, c.get("principal").wallet), executionRule(body.listing_rate_limit), "closed");
+    await limitExecution(c, body.agent_id, body.listing_rate_limit);
+    return c.json({ run_id: "run_1", status: "completed" });
+  });
+  app.post("/v1/execute/misdeclared", limited(MINT), async (c) => {
+    await limitExecution(c, "lst_1");
     return c.json({ run_id: "run_1", status: "completed" });
   });
   app.onError(renderError);
@@ -157,6 +169,13 @@ describe("rate-limit middleware", () => {
     // A GET on the same key still reports the default rule (which counted the three executions).
     expect(figures(await app.request("/v1/listings", { headers: asKey("key_1") }))).toMatchObject({ limit: 100, remaining: 96 });
   });
+
+  it("refuses to run a task on a route that does not declare the execution rule", async () => {
+    const app = buildTestApp(createMemoryRateLimiter());
+    const res = await app.request("/v1/execute/misdeclared", { method: "POST", headers: asKey("key_1") });
+    expect(res.status).toBe(500);
+    expect((await errorOf(res)).code).toBe("internal_error");
+  });
 });
 
 describe("rate-limit middleware when the store is unreachable", () => {
@@ -177,15 +196,10 @@ describe("rate-limit middleware when the store is unreachable", () => {
     expect(figures(res)).toEqual({ limit: 100, remaining: 100, reset: windowEnd(60) });
   });
 
-  it("fails closed on key creation and on unlisted writes, open on reads, sign-in, revocation and registration", async () => {
+  it("answers 503 on a route that declares fail closed, and serves one that declares fail open", async () => {
     const statusOf = async (method: string, path: string) => (await app.request(path, { method, headers: asKey("key_1") })).status;
     expect(await statusOf("POST", "/v1/keys")).toBe(503);
-    expect(await statusOf("POST", "/v1/execute/stream")).toBe(503);
-    expect(await statusOf("PUT", "/v1/something-new")).toBe(503);
-    // Fail-open routes pass the limiter and reach routing (404 here: the test app does not serve them).
-    expect(await statusOf("DELETE", "/v1/keys/key_1")).toBe(404);
-    expect(await statusOf("POST", "/v1/auth/token")).toBe(404);
-    expect(await statusOf("POST", "/v1/agents")).toBe(404);
+    expect(await statusOf("DELETE", "/v1/keys/key_1")).toBe(200);
   });
 
   it("passes a read-only route (fail open), still reporting the configured limit", async () => {
@@ -240,19 +254,5 @@ describe("rate-limit policy", () => {
     expect(() => executionRule(0)).toThrow(RangeError);
     expect(() => executionRule(1.5)).toThrow(RangeError);
     expect(executionKey("lst_1", WALLET_A)).toBe(`exec:lst_1:${WALLET_A.toLowerCase()}`);
-  });
-
-  it("fails closed on money paths and key creation, open on reads", () => {
-    expect(failModeFor("POST", "/v1/execute")).toBe("closed");
-    expect(failModeFor("POST", "/v1/execute/stream")).toBe("closed");
-    expect(failModeFor("POST", "/v1/keys")).toBe("closed");
-    expect(failModeFor("POST", "/v1/keys/challenge")).toBe("closed");
-    expect(failModeFor("GET", "/v1/keys")).toBe("open");
-    expect(failModeFor("GET", "/v1/listings")).toBe("open");
-    expect(failModeFor("GET", "/v1/credentials/lst_1")).toBe("open");
-    expect(failModeFor("get", "/v1/jobs/job_1")).toBe("open");
-    expect(failModeFor("DELETE", "/v1/keys/key_1")).toBe("open");
-    expect(failModeFor("POST", "/v1/auth/token")).toBe("open");
-    expect(failModeFor("PATCH", "/v1/unknown")).toBe("closed");
   });
 });

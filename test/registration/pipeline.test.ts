@@ -63,7 +63,7 @@ async function job(jobId: string, bearer = token) {
   return { status: res.status, body: (await res.json()) as Record<string, any> };
 }
 
-describe("registration", () => {
+describe("registration (POST /v1/agents, GET /v1/jobs/{job_id}, GET /v1/metadata/{cid})", () => {
   it("queues a manifest, completes the job, and links it to the listing the creator then creates on-chain", async () => {
     const res = await submit(JSON.stringify(manifest()));
     expect(res.status).toBe(202);

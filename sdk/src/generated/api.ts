@@ -128,7 +128,7 @@ export interface paths {
         };
         /**
          * Verify a rental credential
-         * @description Checks the local record and the contract (a live read of credentialStatus) for the authenticated wallet. The chain wins; a local record that disagrees is repaired. status: active (valid), expired (with expired_at), low_balance (per_query with zero balance), revoked, listing_closed, or not_found.
+         * @description Checks the local record and the contract (a live read of credentialStatus) for the authenticated wallet. The chain wins; a local record that disagrees is repaired. status: active (valid), expired (with expired_at), low_balance (a per_query rental whose balance cannot pay for one run at the listing's current price), revoked, listing_closed, or not_found.
          */
         get: operations["verifyCredential"];
         put?: never;
@@ -461,14 +461,22 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * Open an MCP event stream (not offered)
+         * @description Always 405 method_not_allowed with `Allow: POST`, as Streamable HTTP permits. The MCP endpoint is stateless and offers no standalone event stream: send JSON-RPC messages with POST /v1/mcp.
+         */
+        get: operations["openMcpStream"];
         put?: never;
         /**
          * Remote MCP endpoint (Streamable HTTP)
          * @description The Model Context Protocol over Streamable HTTP, stateless (no session id): send one JSON-RPC message or a batch; the answer is JSON, or an event stream while a tool call reports progress. Tools: run_agent (agent_id, task, input) and one per rented agent, with the agent's own input and output schemas. Refusals of a run are tool errors (isError) carrying the API's code and the request id, never HTTP errors; malformed JSON-RPC gets the protocol's own error.
          */
         post: operations["callMcp"];
-        delete?: never;
+        /**
+         * End an MCP session (not offered)
+         * @description Always 405 method_not_allowed with `Allow: POST`. The MCP endpoint is stateless and has no session to end: send JSON-RPC messages with POST /v1/mcp.
+         */
+        delete: operations["endMcpSession"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1213,6 +1221,8 @@ export interface components {
     };
     requestBodies: never;
     headers: {
+        /** @description The methods the path answers. */
+        Allow: string;
         /** @description Seconds to wait before retrying. */
         "Retry-After": number;
         /** @description Requests allowed in the current window of the rule closest to refusing this request. */
@@ -2711,6 +2721,41 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    openMcpStream: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            401: components["responses"]["Unauthorized"];
+            /** @description Method not allowed: method_not_allowed */
+            405: {
+                headers: {
+                    Allow: components["headers"]["Allow"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "method_not_allowed";
+                            /** @enum {integer} */
+                            status: 405;
+                        };
+                    };
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
     callMcp: {
         parameters: {
             query?: never;
@@ -2763,6 +2808,46 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    endMcpSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            401: components["responses"]["Unauthorized"];
+            /** @description Method not allowed: method_not_allowed */
+            405: {
+                headers: {
+                    Allow: components["headers"]["Allow"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "method_not_allowed";
+                            /** @enum {integer} */
+                            status: 405;
+                        };
+                    };
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };

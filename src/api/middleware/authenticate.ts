@@ -1,5 +1,6 @@
-// Authentication (step one of the two-step check): `Authorization: Bearer <API key or JWT>` on every
-// endpoint except the public ones. Proves identity only; access to a listing is checked per route.
+// Authentication (step one of the two-step check): `Authorization: Bearer <API key or JWT>`, in front
+// of every route of the authenticated group (route-groups.ts); public routes are mounted without it.
+// Proves identity only; access to a listing is checked per route.
 import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
 import { ApiError } from "../../errors.ts";
@@ -7,16 +8,8 @@ import { RATE_RULES } from "../../adapters/ratelimit/policy.ts";
 import { enforceRule, rateLimitKey } from "./rate-limit.ts";
 import type { AppEnv } from "../env.ts";
 
-/** Paths served without a bearer token: sign-in, the API description and its rendered reference, the
- * health check, and the metadata gateway (below). */
-const PUBLIC_PATHS = new Set(["/v1/auth/challenge", "/v1/auth/token", "/v1/openapi.json", "/v1/docs", "/v1/docs/scalar.js", "/v1/health"]);
 /** A bearer token is printable ASCII without spaces; anything longer than this is not one of ours. */
 const TOKEN = /^[\x21-\x7e]{1,4096}$/;
-
-export function isPublicPath(path: string): boolean {
-  // Listings' public metadata is public by definition.
-  return PUBLIC_PATHS.has(path) || path.startsWith("/v1/metadata/");
-}
 
 async function principalOf(c: Context<AppEnv>) {
   const header = c.req.header("authorization");
@@ -29,7 +22,6 @@ async function principalOf(c: Context<AppEnv>) {
 }
 
 export const authenticate = createMiddleware<AppEnv>(async (c, next) => {
-  if (isPublicPath(c.req.path)) return next();
   try {
     c.set("principal", await principalOf(c));
   } catch (error) {

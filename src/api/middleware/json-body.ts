@@ -1,5 +1,6 @@
 // Every request body is JSON: a body with another content type gets 415, one over the size limit 413,
-// both in the error envelope, before any route reads it.
+// both in the error envelope, before the route reads it (in front of every route: route-groups.ts).
+import type { MiddlewareHandler } from "hono";
 import { createMiddleware } from "hono/factory";
 import { bodyLimit } from "hono/body-limit";
 import { ApiError } from "../../errors.ts";
@@ -14,19 +15,29 @@ function hasBody(method: string, headers: Headers): boolean {
   return headers.has("transfer-encoding");
 }
 
-export function jsonBody(maxBytes: number) {
-  const limit = bodyLimit({
-    maxSize: maxBytes,
-    onError: () => {
-      throw new ApiError("payload_too_large", `The request body exceeds the limit of ${maxBytes} bytes.`);
-    },
-  });
-  return createMiddleware<AppEnv>(async (c, next) => {
-    if (!hasBody(c.req.method, c.req.raw.headers)) return next();
-    const mediaType = (c.req.header("content-type") ?? "").split(";")[0]!.trim();
-    if (!JSON_MEDIA.test(mediaType)) {
-      throw new ApiError("unsupported_media_type", "Request bodies must be JSON: send Content-Type: application/json.");
-    }
-    return limit(c, next);
-  });
+const limits = new Map<number, MiddlewareHandler>();
+
+/** Hono's body limit for a size, made once per size. */
+function limitOf(maxBytes: number): MiddlewareHandler {
+  let limit = limits.get(maxBytes);
+  if (!limit) {
+    limit = bodyLimit({
+      maxSize: maxBytes,
+      onError: () => {
+        throw new ApiError("payload_too_large", `The request body exceeds the limit of ${maxBytes} bytes.`);
+      },
+    });
+    limits.set(maxBytes, limit);
+  }
+  return limit;
 }
+
+/** The body rules in front of a route's handler, with the configured size limit (MAX_BODY_BYTES). */
+export const jsonBody = createMiddleware<AppEnv>(async (c, next) => {
+  if (!hasBody(c.req.method, c.req.raw.headers)) return next();
+  const mediaType = (c.req.header("content-type") ?? "").split(";")[0]!.trim();
+  if (!JSON_MEDIA.test(mediaType)) {
+    throw new ApiError("unsupported_media_type", "Request bodies must be JSON: send Content-Type: application/json.");
+  }
+  return limitOf(c.get("services").config.MAX_BODY_BYTES)(c, next);
+});

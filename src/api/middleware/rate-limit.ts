@@ -1,6 +1,7 @@
-// Rate limiting at the edge of every route: the default rule keyed by the caller, the three
+// Rate limiting of every route by what the route declares (route.ts: its rule and its fail mode): the
+// default rule keyed by the caller, the execution rule for routes that run tasks, the three
 // X-RateLimit-* headers on every response (errors included), 429 rate_limit_exceeded with Retry-After,
-// and the per-route fail-open/closed decision when the limiter's store is unreachable (policy.ts).
+// and 503 or an uncounted pass when the limiter's store is unreachable.
 import { BlockList, isIP } from "node:net";
 import type { IncomingMessage } from "node:http";
 import type { Context, MiddlewareHandler } from "hono";
@@ -8,8 +9,9 @@ import { createMiddleware } from "hono/factory";
 import { ApiError } from "../../errors.ts";
 import type { Principal } from "../../auth/principal.ts";
 import { isRateLimiterUnavailable, fixedWindow, type RateDecision, type RateLimiter, type RateRule } from "../../adapters/ratelimit/port.ts";
-import { failModeFor, RATE_RULES, type FailMode } from "../../adapters/ratelimit/policy.ts";
+import { executionKey, executionRule, RATE_RULES, type FailMode } from "../../adapters/ratelimit/policy.ts";
 import type { AppEnv, RateLimitOutcome } from "../env.ts";
+import type { RouteRateLimit } from "../route.ts";
 
 export const RATE_LIMIT_LIMIT_HEADER = "X-RateLimit-Limit";
 export const RATE_LIMIT_REMAINING_HEADER = "X-RateLimit-Remaining";
@@ -19,10 +21,10 @@ export const RATE_LIMIT_RESET_HEADER = "X-RateLimit-Reset";
 export type GetLimiter = (c: Context<AppEnv>) => RateLimiter;
 
 export interface RateLimitOptions {
-  /** The rule applied to every request (default: RATE_RULES.default, 100 per 60 s). */
+  /** The limiter (default: the services' `rateLimiter`). */
+  limiter?: GetLimiter;
+  /** The figures of the default rule (default: RATE_RULES.default, 100 per 60 s). */
   rule?: RateRule;
-  /** The fail mode, fixed or per request (default: `failModeFor(method, path)` from policy.ts). */
-  failMode?: FailMode | ((c: Context<AppEnv>) => FailMode);
   /** The key a request counts under (default: `rateLimitKey(c)`). */
   key?: (c: Context<AppEnv>) => string;
 }
@@ -172,8 +174,8 @@ function noteOutcome(c: Context<AppEnv>, outcome: RateLimitOutcome): void {
  * throws 503 service_unavailable and `open` admits the request (logged) with the configured figures.
  *
  * @example
- * // in the execute route, after the default rule ran in the middleware
- * await enforceRule(c, c.get("services").rateLimiter, executionKey(listingId, principal.wallet), executionRule(listing.rate_limit), "closed");
+ * // a refused caller, counted by address under the default rule
+ * await enforceRule(c, c.get("services").rateLimiter, rateLimitKey(c), RATE_RULES.default, "open");
  */
 export async function enforceRule(c: Context<AppEnv>, limiter: RateLimiter, key: string, rule: RateRule, failMode: FailMode): Promise<EnforcedDecision> {
   let decision: RateDecision;
@@ -206,19 +208,28 @@ export async function enforceRule(c: Context<AppEnv>, limiter: RateLimiter, key:
   return { ...decision, degraded: false };
 }
 
+const servicesLimiter: GetLimiter = (c) => c.get("services").rateLimiter;
+
 /**
- * The default rule on every route it is mounted on (after authentication, so the principal is known).
+ * The rate limiting a route declares, as middleware in front of its handler (after authentication, so
+ * the principal is known): the default rule, with the route's fail mode. On a route that declares the
+ * execution rule it also provides `limitExecution`, which the run's admission calls once the listing
+ * is known.
  *
  * @example
- * app.use("/v1/*", rateLimit((c) => c.get("services").rateLimiter));
+ * app.on("POST", "/v1/execute", authenticate, rateLimit({ rule: "execution", failMode: "closed" }), handler);
  */
-export function rateLimit(getLimiter: GetLimiter, options: RateLimitOptions = {}): MiddlewareHandler<AppEnv> {
+export function rateLimit(declared: RouteRateLimit, options: RateLimitOptions = {}): MiddlewareHandler<AppEnv> {
   const rule = options.rule ?? RATE_RULES.default;
   const keyOf = options.key ?? rateLimitKey;
-  const failModeOf = (c: Context<AppEnv>): FailMode =>
-    typeof options.failMode === "function" ? options.failMode(c) : (options.failMode ?? failModeFor(c.req.method, c.req.path));
+  const limiterOf = options.limiter ?? servicesLimiter;
   return createMiddleware<AppEnv>(async (c, next) => {
-    await enforceRule(c, getLimiter(c), keyOf(c), rule, failModeOf(c));
+    await enforceRule(c, limiterOf(c), keyOf(c), rule, declared.failMode);
+    if (declared.rule === "execution") {
+      c.set("limitExecution", async (listingId, perListingLimit) => {
+        await enforceRule(c, limiterOf(c), executionKey(listingId, c.get("principal").wallet), executionRule(perListingLimit), declared.failMode);
+      });
+    }
     await next();
     // A handler that built its own Response bypassed c.header(); put the figures on it as well.
     const decision = published.get(c);
@@ -231,4 +242,15 @@ export function rateLimit(getLimiter: GetLimiter, options: RateLimitOptions = {}
       }
     }
   });
+}
+
+/**
+ * Applies the task execution rule to a run of `listingId` by the caller, with the route's fail mode
+ * (the listing's own per-minute figure when it has one). Only a route that declares the execution rule
+ * can run tasks: anywhere else this is a programming error.
+ */
+export async function limitExecution(c: Context<AppEnv>, listingId: string, perListingLimit?: number | null): Promise<void> {
+  const limit = c.get("limitExecution");
+  if (!limit) throw new Error(`${c.req.method} ${c.req.path} runs a task but does not declare the execution rate rule`);
+  await limit(listingId, perListingLimit);
 }

@@ -1,0 +1,91 @@
+// What a route says about itself, in one place beside its schemas: who may call it (`access`), how it
+// is rate limited (`rateLimit`: its rule, and whether it fails open or closed when the limiter's store is
+// unreachable) and the error codes its handler and the domain code it calls return (`errors`). The route
+// groups (route-groups.ts) run the route by these declarations, and the OpenAPI document (openapi.ts)
+// describes it by them, so the two cannot disagree.
+import { createRoute, type RouteConfig } from "@hono/zod-openapi";
+import type { FailMode, RATE_RULES } from "../adapters/ratelimit/policy.ts";
+import { errorResponsesOf, mergeErrors, platformErrors, securityOf, withHeaders, type Access, type RouteErrors, type Tag } from "./openapi.ts";
+
+export type { Access, RouteErrors } from "./openapi.ts";
+
+/** How a route is rate limited. */
+export interface RouteRateLimit {
+  /**
+   * `default`: the specification's default rule only (100 requests per minute per API key; per wallet
+   * for a JWT, per client address on public routes). `execution`: the default rule, and for each run
+   * the task execution rule too (60 runs per minute per credential, that is per listing and wallet,
+   * unless the listing sets its own figure), applied once the run's listing is known.
+   */
+  rule: keyof typeof RATE_RULES;
+  /** When the limiter's store cannot be reached: `closed` refuses with 503 service_unavailable (where an
+   * unlimited burst costs money or mints power), `open` admits the request uncounted and logs it. */
+  failMode: FailMode;
+}
+
+export type RouteDefinition = Omit<RouteConfig, "security" | "operationId" | "tags" | "middleware"> & {
+  /** camelCase verb, unique in the document; SDK method names derive from it. */
+  operationId: string;
+  tag: Tag;
+  /** `public` routes are served without a token; `bearer` routes authenticate every request first. */
+  access: Access;
+  rateLimit: RouteRateLimit;
+  /** Only the route's own codes; the platform's are added (see `platformErrors`). */
+  errors: RouteErrors;
+};
+
+/** A route's declaration, as the route groups and the tests read it. */
+export interface RouteDeclaration {
+  method: string;
+  /** The OpenAPI path (`/v1/runs/{run_id}`). */
+  path: string;
+  operationId: string;
+  tag: Tag;
+  access: Access;
+  rateLimit: RouteRateLimit;
+  errors: RouteErrors;
+}
+
+const declarations = new WeakMap<object, RouteDeclaration>();
+
+/** The declaration of a route made by `defineRoute`; undefined for any other route. */
+export function declarationOf(route: object): RouteDeclaration | undefined {
+  return declarations.get(route);
+}
+
+/** Whether the route's body is checked against a zod schema (and so can be refused 400 invalid_request);
+ * a body described by a plain JSON Schema is read by the handler itself. */
+function validatesBody(config: RouteConfig): boolean {
+  return Object.values(config.request?.body?.content ?? {}).some((media) => typeof (media as { schema?: { safeParse?: unknown } }).schema?.safeParse === "function");
+}
+
+/**
+ * A route with everything it says about itself. The returned value is a `createRoute` route, registered
+ * with `group.openapi(route, handler)` on the route group of its access (route-groups.ts), whose
+ * responses also list its errors, narrowed per status, and the platform's.
+ *
+ * @example
+ * const route = defineRoute({
+ *   method: "get", path: "/v1/jobs/{job_id}", operationId: "getJob", tag: "Jobs",
+ *   access: "bearer", rateLimit: { rule: "default", failMode: "open" },
+ *   summary: "Get a registration job",
+ *   request: { params: z.object({ job_id: z.string() }) },
+ *   responses: { 200: { description: "The job", content: { "application/json": { schema: JobSchema } } } },
+ *   errors: { 404: ["not_found"] },
+ * });
+ */
+export function defineRoute<P extends string, R extends RouteDefinition & { path: P }>(definition: R) {
+  const { operationId, tag, access, rateLimit, errors, ...config } = definition;
+  const declared = mergeErrors(errors, platformErrors(config.method, access, rateLimit.failMode, validatesBody(config)));
+  const route = createRoute({
+    ...config,
+    operationId,
+    tags: [tag],
+    security: securityOf(access),
+    // For readers of the document: the rule and the fail mode (the 503 answer follows from the latter).
+    "x-rate-limit": { rule: rateLimit.rule, fail_mode: rateLimit.failMode },
+    responses: { ...withHeaders(config.responses), ...errorResponsesOf(declared) },
+  } as Omit<R, "operationId" | "tag" | "access" | "rateLimit" | "errors"> & { operationId: string; tags: Tag[]; security: Record<string, string[]>[] });
+  declarations.set(route, { method: config.method.toUpperCase(), path: config.path, operationId, tag, access, rateLimit, errors });
+  return route;
+}

@@ -1,0 +1,44 @@
+// GET /v1/credentials/{listing_id}: the caller's credential for one listing, verified on-chain.
+import { z, type OpenAPIHono } from "@hono/zod-openapi";
+import type { AppEnv } from "../env.ts";
+import { parseListingId } from "../../listings/ids.ts";
+import { CredentialStatusSchema, RentalModelSchema } from "../schemas/common.ts";
+import { verifyCredential } from "../../credentials/verify.ts";
+import { defineRoute } from "../route.ts";
+
+const VerificationSchema = z
+  .object({
+    listing_id: z.string(),
+    rental_model: RentalModelSchema.optional(),
+    status: CredentialStatusSchema,
+    valid: z.boolean(),
+    expired_at: z.string().optional().openapi({ description: "ISO 8601; present when a subscription has expired" }),
+    on_chain_listing_id: z.string().optional(),
+    on_chain_verified: z.boolean(),
+  })
+  .openapi("CredentialVerification");
+
+export const route = defineRoute({
+  method: "get",
+  path: "/v1/credentials/{listing_id}",
+  operationId: "verifyCredential",
+  tag: "Credentials",
+  access: "bearer",
+  rateLimit: { rule: "default", failMode: "open" },
+  summary: "Verify a rental credential",
+  description:
+    "Checks the local record and the contract (a live read of credentialStatus) for the authenticated wallet. The chain wins; a local record that disagrees is repaired. status: active (valid), expired (with expired_at), low_balance (a per_query rental whose balance cannot pay for one run at the listing's current price), revoked, listing_closed, or not_found.",
+  request: { params: z.object({ listing_id: z.string() }) },
+  responses: {
+    200: { description: "The verification", content: { "application/json": { schema: VerificationSchema } } },
+  },
+  errors: { 400: ["invalid_listing_id"], 503: ["service_unavailable"] },
+});
+
+export function register(app: OpenAPIHono<AppEnv>): void {
+  app.openapi(route, async (c) => {
+    const services = c.get("services");
+    const listingId = parseListingId(c.req.valid("param").listing_id);
+    return c.json(await verifyCredential({ tables: services.tables, chain: services.chain }, listingId, c.get("principal").wallet), 200);
+  });
+}

@@ -1,0 +1,24 @@
+// GET /v1/keys: the caller's API keys (never the keys themselves).
+import { z, type OpenAPIHono } from "@hono/zod-openapi";
+import type { AppEnv } from "../env.ts";
+import { listApiKeys } from "../../auth/api-keys.ts";
+import { defineRoute } from "../route.ts";
+import { ApiKeySchema } from "../schemas/keys.ts";
+
+export const route = defineRoute({
+  method: "get",
+  path: "/v1/keys",
+  operationId: "listApiKeys",
+  tag: "Keys",
+  access: "bearer",
+  rateLimit: { rule: "default", failMode: "open" },
+  summary: "List API keys",
+  responses: {
+    200: { description: "The wallet's keys, newest first", content: { "application/json": { schema: z.object({ keys: z.array(ApiKeySchema) }).openapi("ApiKeyList") } } },
+  },
+  errors: {},
+});
+
+export function register(app: OpenAPIHono<AppEnv>): void {
+  app.openapi(route, async (c) => c.json({ keys: await listApiKeys(c.get("services").tables, c.get("principal").wallet) }, 200));
+}

@@ -1,0 +1,57 @@
+// GET /v1/runs/{run_id}: a run, to the wallet that ran it: status, output, cost, duration, settlement and
+// the receipt's on-chain reference once the run log has recorded it.
+import { z, type OpenAPIHono } from "@hono/zod-openapi";
+import type { AppEnv } from "../env.ts";
+import { ApiError } from "../../errors.ts";
+import { RUN_ID } from "../../execution/runs/run.ts";
+import { getRun } from "../../execution/runs/run.store.ts";
+import { runDetailJson } from "../run-json.ts";
+import { defineRoute } from "../route.ts";
+import { RentalModelSchema, RunStatusSchema, SettlementStateSchema } from "../schemas/common.ts";
+
+const RunDetailSchema = z
+  .object({
+    run_id: z.string(),
+    agent_id: z.string(),
+    listing_id: z.string(),
+    status: RunStatusSchema,
+    output: z.unknown().openapi({ description: "null while running, and while a per-query charge is unconfirmed (settlement pending) or was refused" }),
+    cost_wei: z.number().int(),
+    duration_ms: z.number().int(),
+    error: z.object({ code: z.string(), message: z.string() }).optional(),
+    rental_model: RentalModelSchema,
+    settlement: SettlementStateSchema,
+    settlement_tx: z.string().nullable(),
+    created_at: z.string(),
+    finished_at: z.string().nullable(),
+    receipt: z
+      .object({ batch_index: z.number().int(), root: z.string(), leaf: z.string(), proof: z.array(z.string()), tx_hash: z.string() })
+      .nullable()
+      .openapi({ description: "The run's receipt in the on-chain run log (verify with the contract's verifyRunReceipt(batch_index, receipt fields, proof): it hashes the leaf from the run's fields itself, and leaf is that hash); null until logged" }),
+  })
+  .openapi("RunDetail");
+
+export const route = defineRoute({
+  method: "get",
+  path: "/v1/runs/{run_id}",
+  operationId: "getRun",
+  tag: "Runs",
+  access: "bearer",
+  rateLimit: { rule: "default", failMode: "open" },
+  summary: "Get a run",
+  request: { params: z.object({ run_id: z.string() }) },
+  responses: {
+    200: { description: "The run", content: { "application/json": { schema: RunDetailSchema } } },
+  },
+  errors: { 404: ["not_found"] },
+});
+
+export function register(app: OpenAPIHono<AppEnv>): void {
+  app.openapi(route, async (c) => {
+    const runId = c.req.valid("param").run_id;
+    const record = RUN_ID.test(runId) ? await getRun(c.get("services").tables, runId) : null;
+    // Another wallet's run is as unknown as one that does not exist.
+    if (!record || record.wallet !== c.get("principal").wallet.toLowerCase()) throw new ApiError("not_found", `No run ${runId} for this wallet.`);
+    return c.body(runDetailJson(record), 200, { "content-type": "application/json; charset=utf-8" }) as never;
+  });
+}

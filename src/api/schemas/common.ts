@@ -1,0 +1,57 @@
+// Shapes every resource uses: the error envelope (narrowed per route and status in openapi.ts), wallet
+// addresses and signatures, and the product's words as zod enums. The enums are derived from
+// src/vocabulary.ts (which has no zod, so the CLI and the dashboard import it without zod) and stay
+// unnamed, so the OpenAPI document writes each one inline where a field uses it.
+import { z } from "@hono/zod-openapi";
+import { ERROR_CODES } from "../../errors.ts";
+import {
+  CATEGORIES,
+  CREDENTIAL_STATUSES,
+  FINISHED_RUN_STATUSES,
+  JOB_STATUSES,
+  LISTED_CREDENTIAL_STATUSES,
+  LISTING_STATUSES,
+  RENTAL_MODELS,
+  REVIEW_STATUSES,
+  RUN_STATUSES,
+  SETTLEMENT_STATES,
+} from "../../vocabulary.ts";
+
+export const CategorySchema = z.enum(CATEGORIES);
+export const RentalModelSchema = z.enum(RENTAL_MODELS);
+export const ListingStatusSchema = z.enum(LISTING_STATUSES);
+export const CredentialStatusSchema = z.enum(CREDENTIAL_STATUSES);
+/** The statuses GET /v1/credentials filters by (a list never holds `not_found`). */
+export const ListedCredentialStatusSchema = z.enum(LISTED_CREDENTIAL_STATUSES);
+export const RunStatusSchema = z.enum(RUN_STATUSES);
+export const FinishedRunStatusSchema = z.enum(FINISHED_RUN_STATUSES);
+export const SettlementStateSchema = z.enum(SETTLEMENT_STATES);
+export const JobStatusSchema = z.enum(JOB_STATUSES);
+export const ReviewStatusSchema = z.enum(REVIEW_STATUSES);
+
+export const ErrorBodySchema = z
+  .object({
+    error: z.object({
+      code: z.enum(ERROR_CODES as [string, ...string[]]),
+      message: z.string(),
+      status: z.number().int(),
+      request_id: z.string(),
+      on_chain_error: z
+        .object({ contract: z.string(), error: z.string() })
+        .optional()
+        .openapi({ description: "The contract's custom error behind a refusal, decoded from the revert" }),
+    }),
+  })
+  .openapi("Error", { description: "The envelope of every error answer. Each operation lists, per status, the codes it can return." });
+
+export const WalletSchema = z
+  .string()
+  .regex(/^0x[0-9a-fA-F]{40}$/, "must be a 0x-prefixed 20-byte hex address")
+  .openapi({ example: "0x15d34AAf54267DB7D7c367839AAf71A00a2C6A65" });
+
+/** An EIP-191 signature: 65 bytes for an account; longer for ERC-1271 / ERC-6492 smart wallets. */
+export const SignatureSchema = z
+  .string()
+  .max(20_000, "is too long")
+  .regex(/^0x([0-9a-fA-F]{2})+$/, "must be 0x-prefixed hex")
+  .openapi({ example: `0x${"5f".repeat(32)}${"2c".repeat(32)}1b` });
