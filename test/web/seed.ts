@@ -5,6 +5,7 @@ import { createPublicClient, createWalletClient, http, parseEther, type Hex } fr
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import type { RunningStack } from "../../local/stack.ts";
 import { DEV_ACCOUNTS } from "../../local/chain.ts";
+import { DEMO_PROVIDER_KEY } from "../../local/demo.ts";
 import { chainFor } from "../../src/chain/client.ts";
 import { marketplaceAbi } from "../../src/chain/generated/marketplace.ts";
 import { until } from "../support/until.ts";
@@ -87,8 +88,9 @@ export function manifestOf(name: string, options: { category?: string; descripti
 }
 
 /**
- * Registers an agent as an approved creator (POST /v1/agents, the job followed to its end) and creates
- * its listing on-chain. With `approve`, the authority approves it and it is published.
+ * Registers an agent as an approved creator (POST /v1/agents, the job followed to its end), sets the
+ * model-provider key the local model server expects, and creates its listing on-chain. With
+ * `approve`, the authority approves it and it is published.
  */
 export async function registeredListing(stack: RunningStack, creatorKey: Hex, manifest: Record<string, unknown>, terms: { model: RentalModel; priceEth: string; approve?: boolean }): Promise<string> {
   const creator = await apiAs(stack, creatorKey);
@@ -97,6 +99,7 @@ export async function registeredListing(stack: RunningStack, creatorKey: Hex, ma
   await until(`job ${job_id}`, async () => (job = await creator.get<typeof job>(`/v1/jobs/${job_id}`)).status !== "queued");
   if (job.status !== "completed") throw new Error(`the registration of ${String(manifest.name)} failed: ${JSON.stringify(job.error)}`);
   const { listing_id, listing_seed, metadata_uri } = job.result!;
+  await creator.put(`/v1/listings/${listing_id}/provider-key`, { provider_key: DEMO_PROVIDER_KEY });
   await chainAs(stack, creatorKey).write("createListing", [listing_seed, ACCESS_TYPE[terms.model], parseEther(terms.priceEth), metadata_uri]);
   if (terms.approve) await (await apiAs(stack, AUTHORITY_KEY)).post(`/v1/reviews/listings/${listing_id}`, { decision: "approve" });
   return listing_id;

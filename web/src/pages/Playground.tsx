@@ -8,17 +8,19 @@ import * as Tabs from "@radix-ui/react-tabs";
 import { useQueryClient } from "@tanstack/react-query";
 import { useAuthQuery } from "../api/hooks.ts";
 import { useAllCredentials } from "../api/credentials.ts";
-import type { Listing, Run, RunDetail } from "../api/types.ts";
+import type { Run, RunDetail } from "../api/types.ts";
 import { readRunStream } from "../api/stream.ts";
 import { ApiError } from "../api/client.ts";
 import { useSession } from "../auth/session.tsx";
 import { useDashboardConfig } from "../lib/context.tsx";
-import { useListingMetadata } from "../lib/metadata.ts";
+import { metadataPath, useListingMetadata } from "../lib/metadata.ts";
 import { RequireSignIn } from "../ui/Layout.tsx";
 import { Empty, ErrorNote, Loading, StatusBadge } from "../ui/notices.tsx";
 import { SchemaForm, formable } from "../ui/SchemaForm.tsx";
 import { formatWei } from "../ui/format.ts";
 import { TxLink } from "../chain/FlowStatus.tsx";
+import { useReadContract } from "wagmi";
+import { marketplaceAbi, onChainId } from "../chain/abi.ts";
 
 export function PlaygroundPage() {
   return (
@@ -126,8 +128,11 @@ function RunForm({ listingId }: { listingId: string }) {
   const config = useDashboardConfig();
   const { session } = useSession();
   const queryClient = useQueryClient();
-  const listing = useAuthQuery<Listing>(`/v1/listings/${encodeURIComponent(listingId)}`);
-  const metadata = useListingMetadata(listing.data?.metadata_uri);
+  // The agent's metadata URI from the contract, not the catalogue: a rental stays usable (and its
+  // form shown) while its listing is paused or otherwise out of search.
+  const { marketplace } = config;
+  const listing = useReadContract({ address: marketplace, abi: marketplaceAbi, functionName: "listings", args: [onChainId(listingId)], query: { select: (l) => ({ metadataUri: l[6] }) } });
+  const metadata = useListingMetadata(listing.data?.metadataUri);
   const schema = metadata.data?.input_schema;
   const [task, setTask] = useState("");
   // One input, two editors: the form edits `input`, the raw JSON editor edits `raw`; each edit is
@@ -150,10 +155,20 @@ function RunForm({ listingId }: { listingId: string }) {
   const body = useRef<{ agent_id: string; task: string; input?: unknown }>({ agent_id: listingId, task: "" });
 
   useEffect(() => () => abort.current?.abort(), []);
-  const showForm = formable(schema);
-  useEffect(() => {
-    if (metadata.data && !showForm) setTab("json");
-  }, [metadata.data, showForm]);
+  // The editors appear once the input schema is known (a form when it describes an object's fields,
+  // the raw JSON alone otherwise), so nothing typed is lost to an editor that is replaced.
+  const editors: "loading" | "form" | "raw" =
+    listing.isError || metadata.isError
+      ? "raw"
+      : listing.isPending
+        ? "loading"
+        : !metadataPath(listing.data.metadataUri)
+          ? "raw"
+          : metadata.isPending
+            ? "loading"
+            : formable(schema)
+              ? "form"
+              : "raw";
   const editForm = (next: Record<string, unknown>) => {
     setInput(next);
     setRaw(JSON.stringify(next, null, 2));
@@ -268,10 +283,11 @@ function RunForm({ listingId }: { listingId: string }) {
           <label htmlFor="task">Task</label>
           <textarea id="task" rows={3} style={{ minHeight: 80 }} required value={task} onChange={(e) => setTask(e.target.value)} placeholder="Describe the work, e.g. Review this contract" />
         </div>
-        {metadata.isPending && listing.data ? <Loading label="Loading the agent's input schema" /> : null}
         {metadata.isError ? <ErrorNote error={metadata.error} /> : null}
-        {listing.isError ? <ErrorNote error={listing.error} /> : null}
-        {!showForm || !schema ? (
+        {listing.isError ? <ErrorNote error={listing.error} title="The agent's listing could not be read from the chain" /> : null}
+        {editors === "loading" ? (
+          <Loading label="Loading the agent's input schema" />
+        ) : editors === "raw" || !schema ? (
           <RawEditor raw={raw} rawError={rawError} onChange={editRaw} hasExample={Boolean(examples)} />
         ) : wide ? (
           <div className="editor-pair">
