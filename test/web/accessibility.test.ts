@@ -139,6 +139,8 @@ describe("accessibility", () => {
       await page.getByRole("button", { name: "Run", exact: true }).click();
       await page.getByTestId("run-summary").getByText("completed").waitFor({ timeout: 60_000 });
       await d.shot(`j6-${scheme}-${viewport.width}-run-completed`);
+      // The run's id and output fit the screen: nothing scrolls sideways.
+      expect(await page.evaluate(() => (globalThis as unknown as { document: { documentElement: { scrollWidth: number } } }).document.documentElement.scrollWidth)).toBeLessThanOrEqual(viewport.width);
       expect(await seriousViolations(page)).toEqual([]);
       expect(d.errors).toEqual([]);
       await d.context.close();

@@ -261,6 +261,8 @@ describe("renter journeys", () => {
       await page.getByTestId("run-summary").getByText("completed").waitFor({ timeout: 30_000 });
       expect(sent).toEqual([{ agent_id: oneTime.listing_id, task: "Review this clause", input }]);
       await d.shot(`j1-raw-${viewport.width}-completed`);
+      // The finished run (its id, its output) fits the screen: nothing scrolls sideways.
+      expect(await page.evaluate(() => (globalThis as unknown as { document: { documentElement: { scrollWidth: number } } }).document.documentElement.scrollWidth)).toBeLessThanOrEqual(viewport.width);
       expect(d.errors).toEqual([]);
       await d.context.close();
     }
