@@ -8,8 +8,8 @@
 //     JwtSigningKeys, UpstashRedisUrl, UpstashRedisToken, RpcUrl (stacks/secrets.ts);
 //   - the marketplace contract: MARKETPLACE_ADDRESS=0x... in the environment, or an entry in
 //     MARKETPLACE_ADDRESSES (stacks/common.ts).
-//   - optionally DASHBOARD_DOMAIN (the dashboard's custom domain; the API allows its origin) or
-//     CORS_ORIGINS (the browser origins the API allows), and DASHBOARD_RPC_URL (stacks/web.ts).
+//   - optionally DASHBOARD_DOMAIN (the dashboard's custom domain), CORS_ORIGINS (browser origins the
+//     API allows besides the dashboard's, which it always allows) and DASHBOARD_RPC_URL (stacks/web.ts).
 // Outputs: `api`, the base URL of every endpoint, `stream`, the full URL of
 // POST /v1/execute/stream (the same API, served with response streaming), and `dashboard`.
 export default $config({
@@ -30,7 +30,7 @@ export default $config({
     const { createBlobs } = await import("./stacks/blobs");
     const { createSecrets, createKmsKey } = await import("./stacks/secrets");
     const { createRunner } = await import("./stacks/runner");
-    const { createApi } = await import("./stacks/api");
+    const { createApi, createApiGateway } = await import("./stacks/api");
     const { createJobs } = await import("./stacks/jobs");
     const { createDashboard } = await import("./stacks/web");
 
@@ -43,9 +43,12 @@ export default $config({
       runner: createRunner(),
     };
 
-    const api = createApi(resources);
+    // The REST API first, then the dashboard built with its URL, then the API's functions given the
+    // dashboard's URL: the API allows the dashboard's origin from the first deploy (stacks/api.ts).
+    const gateway = createApiGateway();
+    const dashboard = createDashboard(gateway);
+    const api = createApi(resources, gateway, dashboard);
     createJobs(resources);
-    const dashboard = createDashboard(api);
 
     return {
       api: api.url,

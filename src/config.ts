@@ -102,18 +102,16 @@ export const configSchema = z
       .default("")
       .transform((text) => text.split(",").map((entry) => entry.trim()).filter(Boolean))
       .pipe(z.array(z.string().refine(isAddressOrRange, "must list IP addresses or CIDR ranges (a.b.c.d/0-32, IPv6/0-128), comma-separated"))),
-    /** Browser origins allowed to call the API (CORS): a comma-separated list of origins, or `*` for
-     * any. Default: any origin locally; in the cloud only the dashboard's (DASHBOARD_URL). */
+    /** Browser origins allowed to call the API (CORS) besides the dashboard's: a comma-separated list
+     * of origins, or `*` for any. Default: any origin locally; in the cloud none but the dashboard's. */
     CORS_ORIGINS: z
       .string()
       .transform((text) => text.split(",").map((o) => o.trim()).filter(Boolean))
       .pipe(z.array(z.union([z.literal("*"), z.string().regex(/^https?:\/\/[^/\s]+$/, "must list origins (scheme://host[:port], no path) or *")])))
       .optional(),
-    /** Where the dashboard is served (its origin is the cloud's default CORS origin). */
+    /** Where the dashboard is served when it is not on the API's own origin (the cloud's static site,
+     * given by stacks/api.ts): its origin is always allowed (CORS). */
     DASHBOARD_URL: url.optional(),
-    /** The RPC URL browsers use to read the chain (GET /v1/config); RPC_URL may hold a provider key, so
-     * the cloud publishes none unless this is set. */
-    PUBLIC_RPC_URL: url.optional(),
   })
   .superRefine((value, ctx) => {
     if (value.STAGE === "local" && !value.DYNAMODB_ENDPOINT) {
@@ -152,10 +150,12 @@ export type Config = z.infer<typeof configSchema> & {
   corsOrigins: string[];
 };
 
-function defaultCorsOrigins(data: z.infer<typeof configSchema>): string[] {
-  if (data.CORS_ORIGINS) return data.CORS_ORIGINS;
-  if (data.STAGE === "local") return ["*"];
-  return data.DASHBOARD_URL ? [new URL(data.DASHBOARD_URL).origin] : [];
+/** CORS_ORIGINS (else any origin locally, none in the cloud), plus the dashboard's origin: an operator
+ * who lets a third-party app in does not lock the dashboard out by not listing it. */
+function corsOriginsOf(data: z.infer<typeof configSchema>): string[] {
+  const listed = data.CORS_ORIGINS ?? (data.STAGE === "local" ? ["*"] : []);
+  const dashboard = data.DASHBOARD_URL ? new URL(data.DASHBOARD_URL).origin : null;
+  return dashboard && !listed.includes(dashboard) ? [...listed, dashboard] : listed;
 }
 
 export class ConfigError extends Error {
@@ -177,5 +177,5 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       }),
     );
   }
-  return { ...parsed.data, keyPrefix: TEST_NETWORK_CHAIN_IDS.has(parsed.data.CHAIN_ID) ? "svc_test_" : "svc_live_", corsOrigins: defaultCorsOrigins(parsed.data) };
+  return { ...parsed.data, keyPrefix: TEST_NETWORK_CHAIN_IDS.has(parsed.data.CHAIN_ID) ? "svc_test_" : "svc_live_", corsOrigins: corsOriginsOf(parsed.data) };
 }

@@ -16,12 +16,15 @@ import {
   appFunction,
   type AppResources,
 } from "./common";
-import { apiCorsOrigins } from "./web";
+import { extraCorsOrigins } from "./web";
 
-/** The API's functions also get the browser origins CORS allows (the dashboard's, see stacks/web.ts). */
-function withCors(args: sst.aws.FunctionArgs, r: AppResources): sst.aws.FunctionArgs {
-  const origins = apiCorsOrigins();
-  return origins ? { ...args, environment: { ...appEnvironment(r), CORS_ORIGINS: origins } } : args;
+/**
+ * The API's functions also get the browser origins CORS allows: the dashboard's own URL
+ * (`DASHBOARD_URL`, allowed by default) and any origins the operator adds (`CORS_ORIGINS`).
+ */
+function withCors(args: sst.aws.FunctionArgs, r: AppResources, dashboardUrl: $util.Input<string>): sst.aws.FunctionArgs {
+  const extra = extraCorsOrigins();
+  return { ...args, environment: { ...appEnvironment(r), DASHBOARD_URL: dashboardUrl, ...(extra ? { CORS_ORIGINS: extra } : {}) } };
 }
 
 /** The POST routes served by the streaming function, each with the stable name of its route. */
@@ -50,7 +53,27 @@ function apiRoutes() {
   return [...routes];
 }
 
-export function createApi(r: AppResources) {
+/**
+ * The REST API itself, before any route: its base URL follows from its id, region and stage name, so
+ * the dashboard can be built with it before the API's functions exist, and the functions can then be
+ * given the dashboard's URL (CORS) in the same deploy. (`api.url` read after `deploy()` waits for the
+ * deployment, which waits for the functions: a cycle.)
+ */
+export function createApiGateway() {
+  const api = new sst.aws.ApiGatewayV1("Api", {
+    // Regional: a stream's idle timeout is 5 minutes there, 30 seconds on edge-optimized APIs.
+    endpoint: { type: "regional" },
+    // CORS is the app's (src/api/middleware/cors.ts, origins from DASHBOARD_URL and CORS_ORIGINS),
+    // identical in both homes; OPTIONS reaches the function and is answered before authentication.
+    cors: false,
+  });
+  // The stage SST creates is named after the app's stage.
+  const baseUrl = $interpolate`https://${api.nodes.api.id}.execute-api.${aws.getRegionOutput({}, { parent: api }).region}.amazonaws.com/${$app.stage}/`;
+  return { api, baseUrl };
+}
+
+export function createApi(r: AppResources, gateway: ReturnType<typeof createApiGateway>, dashboard: { url: $util.Input<string> }) {
+  const { api } = gateway;
   const apiFunction = new sst.aws.Function(
     "ApiFunction",
     withCors(
@@ -61,6 +84,7 @@ export function createApi(r: AppResources) {
         nodejs: { install: ["@scalar/api-reference"] },
       }),
       r,
+      dashboard.url,
     ),
   );
 
@@ -73,16 +97,9 @@ export function createApi(r: AppResources) {
         timeout: `${CALLER_TIMEOUT_SECONDS} seconds`,
       }),
       r,
+      dashboard.url,
     ),
   );
-
-  const api = new sst.aws.ApiGatewayV1("Api", {
-    // Regional: a stream's idle timeout is 5 minutes there, 30 seconds on edge-optimized APIs.
-    endpoint: { type: "regional" },
-    // CORS is the app's (src/api/middleware/cors.ts, origins from CORS_ORIGINS), identical in both
-    // homes; OPTIONS reaches the function and is answered before authentication.
-    cors: false,
-  });
 
   // One function behind every catch-all route, referenced by ARN so it is created once.
   const apiFunctionArn = apiFunction.arn.apply((arn) => arn as sst.aws.FunctionArn);

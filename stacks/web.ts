@@ -10,10 +10,9 @@ const PUBLIC_RPC_URLS: Readonly<Record<number, string>> = { 84532: "https://sepo
 const EXPLORERS: Readonly<Record<number, string>> = { 84532: "https://sepolia.basescan.org", 11155111: "https://sepolia.etherscan.io" };
 
 /**
- * The dashboard's own URL when it is known before deploying: `DASHBOARD_DOMAIN` (a custom domain for
- * the CloudFront distribution) in the environment of `sst deploy`. The API allows this origin (CORS).
- * Without it the site gets a CloudFront URL, known only after the first deploy; set `CORS_ORIGINS`
- * to it for the API and deploy again (docs/dashboard.md).
+ * A custom domain for the dashboard's CloudFront distribution: `DASHBOARD_DOMAIN` in the environment
+ * of `sst deploy`. Without it the site is served at its CloudFront URL. Either way the API is given
+ * the site's URL in the same deploy and allows its origin (CORS, see stacks/api.ts).
  */
 export function dashboardDomain(): string | undefined {
   const domain = process.env.DASHBOARD_DOMAIN?.trim();
@@ -21,15 +20,22 @@ export function dashboardDomain(): string | undefined {
   return domain || undefined;
 }
 
-/** The browser origins the API allows, as given to its functions (`CORS_ORIGINS`). */
-export function apiCorsOrigins(): string | undefined {
+/**
+ * Browser origins the API allows besides the dashboard's (third-party browser apps): `CORS_ORIGINS`
+ * in the environment of `sst deploy`, comma-separated, or `*` for any. The dashboard's own origin is
+ * always allowed and need not be listed.
+ */
+export function extraCorsOrigins(): string | undefined {
   const explicit = process.env.CORS_ORIGINS?.trim();
-  if (explicit) return explicit;
-  const domain = dashboardDomain();
-  return domain ? `https://${domain}` : undefined;
+  if (!explicit) return undefined;
+  for (const origin of explicit.split(",").map((o) => o.trim()).filter(Boolean)) {
+    if (origin !== "*" && !/^https?:\/\/[^/\s]+$/.test(origin)) throw new Error(`CORS_ORIGINS lists "${origin}", which is not an origin (scheme://host[:port], no path) or *.`);
+  }
+  return explicit;
 }
 
-export function createDashboard(api: { url: $util.Input<string> }) {
+/** The dashboard, built with the API's base URL (known before the API's deployment, stacks/api.ts). */
+export function createDashboard(api: { baseUrl: $util.Input<string> }) {
   const rpcUrl = process.env.DASHBOARD_RPC_URL ?? PUBLIC_RPC_URLS[CHAIN_ID];
   if (!rpcUrl) throw new Error(`No public RPC URL for chain ${CHAIN_ID}: set DASHBOARD_RPC_URL when deploying.`);
   const domain = dashboardDomain();
@@ -37,7 +43,7 @@ export function createDashboard(api: { url: $util.Input<string> }) {
     path: "web",
     build: { command: "npm run build", output: "dist" },
     environment: {
-      VITE_API_URL: $util.output(api.url).apply((url) => url.replace(/\/+$/, "")),
+      VITE_API_URL: $util.output(api.baseUrl).apply((url) => url.replace(/\/+$/, "")),
       VITE_CHAIN_ID: String(CHAIN_ID),
       VITE_CHAIN_NAME: CHAIN_NAMES[CHAIN_ID] ?? `Chain ${CHAIN_ID}`,
       VITE_RPC_URL: rpcUrl,

@@ -3,7 +3,7 @@
 // error in plain words).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Browser } from "playwright-core";
-import { createPublicClient, createWalletClient, http, type Hex } from "viem";
+import { createPublicClient, createWalletClient, formatEther, http, type Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { DEV_ACCOUNTS } from "../../local/chain.ts";
 import type { RunningStack } from "../../local/stack.ts";
@@ -49,7 +49,7 @@ describe("rentals", () => {
     await page.getByRole("radio", { name: "90 days" }).check();
     const cost = page.getByTestId("exact-cost");
     const subscriptionCost = await chain.readContract({ address: stack.info.contracts.marketplace as Hex, abi: marketplaceAbi, functionName: "subscriptionPrice", args: [`0x${subscription.listing_id.slice(4)}`, 90n * 86_400n] });
-    await expect.poll(() => cost.textContent()).toBe(`${(Number(subscriptionCost) / 1e18).toString()} ETH`);
+    await expect.poll(() => cost.textContent()).toBe(`${formatEther(subscriptionCost)} ETH`);
     await page.getByRole("button", { name: /^Rent for / }).click();
     await page.getByText("✓ Credential active").waitFor({ timeout: 30_000 });
     await d.shot("j3-02-subscription");
@@ -62,11 +62,18 @@ describe("rentals", () => {
     const dialog = page.getByRole("dialog");
     await dialog.getByRole("radio", { name: "30 days" }).check();
     await dialog.getByRole("button", { name: /^Renew for / }).click();
-    await dialog.locator("li.done", { hasText: "Credential active" }).waitFor({ timeout: 30_000 });
-    await d.shot("j3-03-renewed");
-    await dialog.getByRole("button", { name: "Close" }).click();
+    await dialog.locator("li.done", { hasText: "Credential active until" }).waitFor({ timeout: 30_000 });
+    // "Active" is said only once the API reports the new expiry the contract holds.
     const after = await chain.readContract({ address: stack.info.contracts.marketplace as Hex, abi: marketplaceAbi, functionName: "credentials", args: [`0x${subscription.listing_id.slice(4)}`, d.wallet.address] });
     expect(after[2] - before[2]).toBe(30 * 86_400);
+    const listed = await page.evaluate(async (id) => {
+      const s = JSON.parse(sessionStorage.getItem("agent-market.session")!) as { token: string };
+      const list = (await (await fetch("/v1/credentials?limit=100", { headers: { authorization: `Bearer ${s.token}` } })).json()) as { credentials: { listing_id: string; expires_at: string }[] };
+      return list.credentials.find((c) => c.listing_id === id)!.expires_at;
+    }, subscription.listing_id);
+    expect(Date.parse(listed) / 1000).toBe(after[2]);
+    await d.shot("j3-03-renewed");
+    await dialog.getByRole("button", { name: "Close" }).click();
     await row.getByText(/in 1(19|20) days/).waitFor({ timeout: 15_000 });
     expect(await page.getByRole("article").count()).toBe(2);
 

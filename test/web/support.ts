@@ -9,7 +9,7 @@ import { fileURLToPath } from "node:url";
 import { chromium, type Browser, type BrowserContext, type ConsoleMessage, type Page } from "playwright-core";
 import AxeBuilder from "@axe-core/playwright";
 import { createPublicClient, createWalletClient, http, toHex, type Hex } from "viem";
-import { privateKeyToAccount } from "viem/accounts";
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { startStack, type RunningStack } from "../../local/stack.ts";
 import { freePort } from "../../local/ports.ts";
 import { chainFor } from "../../src/chain/client.ts";
@@ -46,6 +46,8 @@ export interface TestWallet {
   address: Hex;
   /** The next request of this method is refused as a user would (EIP-1193 4001). */
   rejectNext(method: "personal_sign" | "eth_sendTransaction"): void;
+  /** The next personal_sign is answered with another key's signature (a faulty wallet). */
+  signWithOtherKeyNext(): void;
   /** Methods the page asked the wallet for, in order. */
   calls: string[];
   /** Chains the page asked the wallet to add (wallet_addEthereumChain). */
@@ -62,21 +64,44 @@ export interface DashboardPage {
   page: Page;
   context: BrowserContext;
   wallet: TestWallet;
-  /** Console errors and uncaught page errors seen so far (expected API refusals excluded by the caller). */
+  /** Every console error and uncaught page error seen so far, each with where it came from. */
   errors: string[];
   shot(name: string): Promise<void>;
 }
 
-const WALLET_ICON = "data:image/svg+xml;base64," + Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="8" fill="#0e9f6e"/><circle cx="16" cy="16" r="7" fill="#fff"/></svg>').toString("base64");
+/** How Chromium logs a response the API refused (a console error naming the request's URL), for
+ * journeys that provoke a refusal on purpose and expect exactly that one. */
+export function refusalLogged(status: 400 | 401 | 403 | 404 | 409, url: string): string {
+  const text = { 400: "Bad Request", 401: "Unauthorized", 403: "Forbidden", 404: "Not Found", 409: "Conflict" }[status];
+  return `Failed to load resource: the server responded with a status of ${status} (${text}) (${url})`;
+}
+
+/** A wallet as it announces itself by EIP-6963. */
+export interface WalletInfo {
+  uuid: string;
+  name: string;
+  icon: string;
+  rdns: string;
+}
+
+/** A small square icon of one colour, as wallets announce theirs (a data URI). */
+export function walletIcon(colour: string): string {
+  return "data:image/svg+xml;base64," + Buffer.from(`<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="8" fill="${colour}"/><circle cx="16" cy="16" r="7" fill="#fff"/></svg>`).toString("base64");
+}
+
+export const TEST_WALLET: WalletInfo = { uuid: "8b3f2c1e-0a4d-4f6e-9c2b-7d5e1a9f3c40", name: "Test Wallet", icon: walletIcon("#0e9f6e"), rdns: "dev.agents.test-wallet" };
 
 /** The provider injected into the page before any of its scripts: EIP-1193 `request`, events, and the
- * EIP-6963 announcement (on load and on every `eip6963:requestProvider`). Runs in the browser. */
-function injectWallet(info: { uuid: string; name: string; icon: string; rdns: string }) {
+ * EIP-6963 announcement of each wallet in `announce` (on load and on every `eip6963:requestProvider`),
+ * all of them the same provider; with none, it is `window.ethereum` only, as older wallets do. Runs
+ * in the browser. */
+function injectWallet({ announce: wallets }: { announce: { uuid: string; name: string; icon: string; rdns: string }[] }) {
   type Listener = (...args: unknown[]) => void;
   // The page's window, typed for what this script uses (the suite compiles without the DOM library).
   const window = globalThis as unknown as {
     __walletRequest(method: string, params: string): Promise<string>;
     __testWallet: unknown;
+    ethereum?: unknown;
     dispatchEvent(event: Event): boolean;
     addEventListener(type: string, listener: () => void): void;
   };
@@ -104,12 +129,18 @@ function injectWallet(info: { uuid: string; name: string; icon: string; rdns: st
     },
   };
   window.__testWallet = provider;
-  const announce = () => window.dispatchEvent(new CustomEvent("eip6963:announceProvider", { detail: Object.freeze({ info, provider }) }));
+  if (wallets.length === 0) {
+    window.ethereum = provider;
+    return;
+  }
+  const announce = () => {
+    for (const info of wallets) window.dispatchEvent(new CustomEvent("eip6963:announceProvider", { detail: Object.freeze({ info, provider }) }));
+  };
   window.addEventListener("eip6963:requestProvider", announce);
   announce();
 }
 
-export async function openDashboard(browser: Browser, stack: RunningStack, privateKey: Hex, options: { viewport?: { width: number; height: number }; colorScheme?: "light" | "dark"; expectedFailures?: RegExp[]; walletChainId?: number } = {}): Promise<DashboardPage> {
+export async function openDashboard(browser: Browser, stack: RunningStack, privateKey: Hex, options: { viewport?: { width: number; height: number }; colorScheme?: "light" | "dark"; walletChainId?: number; wallets?: WalletInfo[] } = {}): Promise<DashboardPage> {
   let account = privateKeyToAccount(privateKey);
   const chain = chainFor(stack.info.chain_id, stack.info.rpc_url);
   const transport = http(stack.info.rpc_url);
@@ -117,6 +148,7 @@ export async function openDashboard(browser: Browser, stack: RunningStack, priva
   let walletClient = createWalletClient({ account, chain, transport });
   const sent: Hex[] = [];
   const rejections = new Set<string>();
+  let signWithOtherKey = false;
   const calls: string[] = [];
   let connected = false;
   // The wallet starts on the stack's chain unless told otherwise (then it does not know the stack's).
@@ -165,8 +197,11 @@ export async function openDashboard(browser: Browser, stack: RunningStack, priva
         case "wallet_revokePermissions":
           connected = false;
           return JSON.stringify({ result: null });
-        case "personal_sign":
-          return JSON.stringify({ result: await account.signMessage({ message: { raw: params[0] as Hex } }) });
+        case "personal_sign": {
+          const signer = signWithOtherKey ? privateKeyToAccount(generatePrivateKey()) : account;
+          signWithOtherKey = false;
+          return JSON.stringify({ result: await signer.signMessage({ message: { raw: params[0] as Hex } }) });
+        }
         case "eth_sendTransaction": {
           const tx = params[0] as { to: Hex; data?: Hex; value?: Hex; gas?: Hex };
           const hash = await walletClient.sendTransaction({ to: tx.to, data: tx.data, value: tx.value ? BigInt(tx.value) : 0n, ...(tx.gas ? { gas: BigInt(tx.gas) } : {}) });
@@ -181,16 +216,12 @@ export async function openDashboard(browser: Browser, stack: RunningStack, priva
       return JSON.stringify({ error: { code: typeof e.code === "number" ? e.code : -32603, message: e.shortMessage ?? e.message ?? String(error) } });
     }
   });
-  await context.addInitScript(injectWallet, { uuid: "8b3f2c1e-0a4d-4f6e-9c2b-7d5e1a9f3c40", name: "Test Wallet", icon: WALLET_ICON, rdns: "dev.agents.test-wallet" });
+  await context.addInitScript(injectWallet, { announce: options.wallets ?? [TEST_WALLET] });
 
   const page = await context.newPage();
   const errors: string[] = [];
-  const expected = options.expectedFailures ?? [];
   page.on("console", (message: ConsoleMessage) => {
-    if (message.type() !== "error") return;
-    const where = message.location().url;
-    if (expected.some((re) => re.test(where))) return;
-    errors.push(`${message.text()} (${where})`);
+    if (message.type() === "error") errors.push(`${message.text()} (${message.location().url})`);
   });
   page.on("pageerror", (error) => errors.push(`page error: ${error.message}`));
   mkdirSync(SCREENSHOTS, { recursive: true });
@@ -203,6 +234,7 @@ export async function openDashboard(browser: Browser, stack: RunningStack, priva
         return account.address;
       },
       rejectNext: (m) => void rejections.add(m),
+      signWithOtherKeyNext: () => void (signWithOtherKey = true),
       calls,
       addedChains,
       sent,

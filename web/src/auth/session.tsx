@@ -5,7 +5,7 @@ import { createContext, useCallback, useContext, useEffect, useMemo, useRef, use
 import { useAccountEffect, useConnection, useSignMessage } from "wagmi";
 import { getAddress, type Address } from "viem";
 import { useQueryClient } from "@tanstack/react-query";
-import { apiRequest } from "../api/client.ts";
+import { ApiError, apiRequest } from "../api/client.ts";
 import { useDashboardConfig } from "../lib/context.tsx";
 import { explainError } from "../chain/errors.ts";
 
@@ -33,8 +33,11 @@ function localExpiry(token: string, expiresAt: number): number {
 interface SessionApi {
   session: Session | null;
   signingIn: boolean;
-  /** The last sign-in problem in plain words (a rejection says nothing changed). */
+  /** What the user should know about the session in plain words: a refused signature (nothing
+   * changed), a switched account, a lapsed sign-in. */
   notice: string | null;
+  /** The last sign-in failure: an API error (with its request id) or the wallet's, in plain words. */
+  problem: Error | null;
   signIn(): Promise<void>;
   signOut(reason?: string): void;
 }
@@ -64,6 +67,7 @@ export function SessionProvider({ children }: { children: ReactNode }) {
   const [session, setSession] = useState<Session | null>(readStored);
   const [signingIn, setSigningIn] = useState(false);
   const [notice, setNotice] = useState<string | null>(null);
+  const [problem, setProblem] = useState<Error | null>(null);
   const renewing = useRef(false);
 
   const store = useCallback(
@@ -81,6 +85,7 @@ export function SessionProvider({ children }: { children: ReactNode }) {
     (reason?: string) => {
       store(null);
       setNotice(reason ?? null);
+      setProblem(null);
     },
     [store],
   );
@@ -89,6 +94,7 @@ export function SessionProvider({ children }: { children: ReactNode }) {
     if (!address) return;
     setSigningIn(true);
     setNotice(null);
+    setProblem(null);
     try {
       const wallet = getAddress(address);
       const challenge = await apiRequest<{ challenge: string; expires_at: number }>(config.apiUrl, "/v1/auth/challenge", { query: { wallet } });
@@ -96,8 +102,13 @@ export function SessionProvider({ children }: { children: ReactNode }) {
       const token = await apiRequest<{ token: string; expires_at: number }>(config.apiUrl, "/v1/auth/token", { method: "POST", body: { wallet, challenge: challenge.challenge, signature } });
       store({ wallet, token: token.token, expiresAt: localExpiry(token.token, token.expires_at) });
     } catch (error) {
-      const explained = explainError(error);
-      setNotice(explained.rejected ? "You rejected the sign-in signature in your wallet. You are not signed in, and nothing changed." : explained.message);
+      if (error instanceof ApiError) {
+        setProblem(error);
+      } else {
+        const explained = explainError(error);
+        if (explained.rejected) setNotice("You rejected the sign-in signature in your wallet. You are not signed in, and nothing changed.");
+        else setProblem(new Error(explained.message));
+      }
     } finally {
       setSigningIn(false);
     }
@@ -125,7 +136,7 @@ export function SessionProvider({ children }: { children: ReactNode }) {
     };
   }, [session, signIn, signOut]);
 
-  const value = useMemo(() => ({ session, signingIn, notice, signIn, signOut }), [session, signingIn, notice, signIn, signOut]);
+  const value = useMemo(() => ({ session, signingIn, notice, problem, signIn, signOut }), [session, signingIn, notice, problem, signIn, signOut]);
   return <SessionContext.Provider value={value}>{children}</SessionContext.Provider>;
 }
 

@@ -197,9 +197,13 @@ function ListingCard({ listing }: { listing: ListingSummary }) {
         <span className="price">
           {formatWei(priceWei(listing.price_eth))} <span className="muted small">{PRICE_SUFFIX[listing.rental_model]}</span>
         </span>
-        <span className="small" aria-label={`Rated ${listing.rating.toFixed(1)} of 5 from ${listing.review_count} reviews`}>
-          ★ {listing.rating.toFixed(1)} <span className="muted">({listing.review_count})</span>
-        </span>
+        {listing.review_count === 0 ? (
+          <span className="small muted">No ratings yet</span>
+        ) : (
+          <span className="small" aria-label={`Rated ${listing.rating.toFixed(1)} of 5 from ${listing.review_count === 1 ? "1 review" : `${listing.review_count} reviews`}`}>
+            ★ {listing.rating.toFixed(1)} <span className="muted">({listing.review_count})</span>
+          </span>
+        )}
       </div>
       <div className="stats">
         <span>{listing.run_count} runs</span>

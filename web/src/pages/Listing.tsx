@@ -2,13 +2,13 @@
 // schemas (from its public metadata), ratings, what the price means, and renting it.
 import { useState } from "react";
 import { Link, useParams } from "react-router";
-import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { useInfiniteQuery, useMutation, useQueryClient } from "@tanstack/react-query";
 import { useApi, useAuthQuery } from "../api/hooks.ts";
 import type { CredentialVerification, Listing, Rating, RatingList } from "../api/types.ts";
 import { useSession } from "../auth/session.tsx";
 import { RequireSignIn } from "../ui/Layout.tsx";
 import { Empty, ErrorNote, Loading, StatusBadge } from "../ui/notices.tsx";
-import { MODEL_LABEL, PRICE_MEANING, PRICE_SUFFIX, formatTime, formatWei, percent, priceWei, shortHex } from "../ui/format.ts";
+import { MODEL_LABEL, PRICE_MEANING, PRICE_SUFFIX, formatTime, formatWei, percent, prettyJson, priceWei, shortHex } from "../ui/format.ts";
 import { useListingMetadata } from "../lib/metadata.ts";
 import { RentPanel } from "./Rent.tsx";
 
@@ -24,7 +24,7 @@ function ListingView() {
   const { id = "" } = useParams();
   const listing = useAuthQuery<Listing>(`/v1/listings/${encodeURIComponent(id)}`);
   const credential = useAuthQuery<CredentialVerification>(`/v1/credentials/${encodeURIComponent(id)}`);
-  const ratings = useAuthQuery<RatingList>(`/v1/listings/${encodeURIComponent(id)}/ratings`, { limit: 5 });
+  const ratings = useRatings(id);
   const metadata = useListingMetadata(listing.data?.metadata_uri);
   const { session } = useSession();
   // A rental just confirmed: the panel turns into "Your rental", and says so.
@@ -58,7 +58,7 @@ function ListingView() {
             <h1>{l.title}</h1>
             <p>{l.description}</p>
             <div className="stats">
-              <span>★ {l.rating.toFixed(1)} ({l.review_count === 1 ? "1 review" : `${l.review_count} reviews`})</span>
+              <span>{l.review_count === 0 ? "No ratings yet" : `★ ${l.rating.toFixed(1)} (${l.review_count === 1 ? "1 review" : `${l.review_count} reviews`})`}</span>
               <span>{l.run_count} runs</span>
               <span>{l.run_count > 0 ? `${percent(l.success_rate)} success` : "No runs yet"}</span>
             </div>
@@ -81,7 +81,7 @@ function ListingView() {
           </div>
           <section className="card stack" aria-labelledby="samples">
             <h2 id="samples">Sample outputs</h2>
-            {l.sample_output.length === 0 ? <p className="muted">No samples.</p> : l.sample_output.map((s, i) => <pre key={i}>{pretty(s)}</pre>)}
+            {l.sample_output.length === 0 ? <p className="muted">No samples.</p> : l.sample_output.map((s, i) => <pre key={i}>{prettyJson(s)}</pre>)}
           </section>
           <section className="card stack" aria-labelledby="schemas">
             <h2 id="schemas">Input and output</h2>
@@ -98,18 +98,28 @@ function ListingView() {
           <section className="card stack" aria-labelledby="ratings">
             <h2 id="ratings">Ratings</h2>
             {held && session && session.wallet.toLowerCase() !== l.creator.id.toLowerCase() ? (
-              <RateListing listingId={l.id} mine={ratings.data?.ratings.find((r) => r.wallet.toLowerCase() === session.wallet.toLowerCase())} />
+              <RateListing listingId={l.id} mine={ratings.data?.pages.flatMap((p) => p.ratings).find((r) => r.wallet.toLowerCase() === session.wallet.toLowerCase())} />
             ) : null}
-            {ratings.isPending ? <Loading label="Loading ratings" /> : ratings.isError ? <ErrorNote error={ratings.error} /> : ratings.data.ratings.length === 0 ? <Empty>No ratings yet.</Empty> : (
-              <ul className="stack" style={{ listStyle: "none", padding: 0, margin: 0 }}>
-                {ratings.data.ratings.map((r) => (
-                  <li key={r.wallet}>
-                    <strong role="img" aria-label={`${r.rating} of 5 stars`}>{"★".repeat(r.rating)}{"☆".repeat(5 - r.rating)}</strong> <span className="muted small mono">{shortHex(r.wallet, 4)}</span>
-                    {session && r.wallet.toLowerCase() === session.wallet.toLowerCase() ? <span className="tag">you</span> : null} <span className="muted small">{formatTime(r.created_at)}</span>
-                    {r.comment ? <p>{r.comment}</p> : null}
-                  </li>
-                ))}
-              </ul>
+            {ratings.isPending ? <Loading label="Loading ratings" /> : !ratings.data ? <ErrorNote error={ratings.error} /> : ratings.data.pages[0]!.ratings.length === 0 ? <Empty>No ratings yet.</Empty> : (
+              <>
+                <ul className="stack" style={{ listStyle: "none", padding: 0, margin: 0 }} data-testid="ratings">
+                  {ratings.data.pages.flatMap((p) => p.ratings).map((r) => (
+                    <li key={r.wallet}>
+                      <strong role="img" aria-label={`${r.rating} of 5 stars`}>{"★".repeat(r.rating)}{"☆".repeat(5 - r.rating)}</strong> <span className="muted small mono">{shortHex(r.wallet, 4)}</span>
+                      {session && r.wallet.toLowerCase() === session.wallet.toLowerCase() ? <span className="tag">you</span> : null} <span className="muted small">{formatTime(r.created_at)}</span>
+                      {r.comment ? <p>{r.comment}</p> : null}
+                    </li>
+                  ))}
+                </ul>
+                {ratings.error ? <ErrorNote error={ratings.error} title="More ratings could not be loaded" /> : null}
+                {ratings.hasNextPage ? (
+                  <div>
+                    <button className="btn btn-small" onClick={() => void ratings.fetchNextPage()} disabled={ratings.isFetchingNextPage}>
+                      {ratings.isFetchingNextPage ? "Loading…" : "Show more ratings"}
+                    </button>
+                  </div>
+                ) : null}
+              </>
             )}
           </section>
         </div>
@@ -152,12 +162,20 @@ function ListingView() {
   );
 }
 
-function pretty(text: string): string {
-  try {
-    return JSON.stringify(JSON.parse(text), null, 2);
-  } catch {
-    return text;
-  }
+const RATINGS_PAGE = 5;
+
+/** The listing's ratings, newest first, a page at a time (the API's next_cursor). */
+function useRatings(listingId: string) {
+  const api = useApi();
+  const { session } = useSession();
+  const path = `/v1/listings/${encodeURIComponent(listingId)}/ratings`;
+  return useInfiniteQuery({
+    queryKey: ["auth", session?.wallet, path, { pages: true }],
+    queryFn: ({ pageParam, signal }) => api<RatingList>(path, { query: { limit: RATINGS_PAGE, cursor: pageParam }, signal }),
+    initialPageParam: null as string | null,
+    getNextPageParam: (last) => last.next_cursor,
+    enabled: Boolean(session),
+  });
 }
 
 const MAX_COMMENT = 1000;

@@ -1,22 +1,26 @@
-// Run a task: pick a rented agent, fill its input (a form from its input schema, or raw JSON), and
-// watch the run stream in; it ends with status, cost, duration, run id and, once logged, the run's
-// on-chain receipt. A stopped or dropped stream resumes from its last event.
-import { useEffect, useMemo, useRef, useState } from "react";
+// Run a task: pick a rented agent, fill its input (a form from its input schema and the raw JSON
+// beside it, kept in step; tabs on narrow screens), and watch the run stream in; it ends with status,
+// cost, duration, run id and, once logged, the run's on-chain receipt. A stopped or dropped stream
+// resumes from its last event.
+import { useEffect, useMemo, useRef, useState, useSyncExternalStore } from "react";
 import { Link, useSearchParams } from "react-router";
 import * as Tabs from "@radix-ui/react-tabs";
 import { useQueryClient } from "@tanstack/react-query";
 import { useAuthQuery } from "../api/hooks.ts";
-import type { Credential, Listing, Run, RunDetail } from "../api/types.ts";
+import { useAllCredentials } from "../api/credentials.ts";
+import type { Run, RunDetail } from "../api/types.ts";
 import { readRunStream } from "../api/stream.ts";
 import { ApiError } from "../api/client.ts";
 import { useSession } from "../auth/session.tsx";
 import { useDashboardConfig } from "../lib/context.tsx";
-import { useListingMetadata } from "../lib/metadata.ts";
+import { metadataPath, useListingMetadata } from "../lib/metadata.ts";
 import { RequireSignIn } from "../ui/Layout.tsx";
 import { Empty, ErrorNote, Loading, StatusBadge } from "../ui/notices.tsx";
 import { SchemaForm, formable } from "../ui/SchemaForm.tsx";
 import { formatWei } from "../ui/format.ts";
 import { TxLink } from "../chain/FlowStatus.tsx";
+import { useReadContract } from "wagmi";
+import { marketplaceAbi, onChainId } from "../chain/abi.ts";
 
 export function PlaygroundPage() {
   return (
@@ -31,7 +35,7 @@ export function PlaygroundPage() {
 
 function Playground() {
   const [params, setParams] = useSearchParams();
-  const rentals = useAuthQuery<{ credentials: Credential[] }>("/v1/credentials", { limit: 100 });
+  const rentals = useAllCredentials();
   const usable = (rentals.data?.credentials ?? []).filter((c) => c.status === "active");
   // The agent in use stays picked when its rental stops being active (its last run spent the
   // balance): the finished run's output and summary stay on screen rather than vanish.
@@ -72,6 +76,32 @@ function Playground() {
   );
 }
 
+/** Wide enough for the form and the raw JSON side by side; below it they are two tabs. */
+const SIDE_BY_SIDE = "(min-width: 1200px)";
+
+function useMediaQuery(query: string): boolean {
+  return useSyncExternalStore(
+    (onChange) => {
+      const list = window.matchMedia(query);
+      list.addEventListener("change", onChange);
+      return () => list.removeEventListener("change", onChange);
+    },
+    () => window.matchMedia(query).matches,
+  );
+}
+
+function RawEditor({ raw, rawError, onChange, hasExample }: { raw: string; rawError: string | null; onChange: (text: string) => void; hasExample: boolean }) {
+  return (
+    <div className="field">
+      <label htmlFor="raw-input">Input (JSON)</label>
+      <textarea id="raw-input" className="code" spellCheck={false} value={raw} onChange={(e) => onChange(e.target.value)} aria-invalid={rawError ? true : undefined} aria-describedby="raw-hint" />
+      <span className={`hint${rawError ? " hint-error" : ""}`} id="raw-hint">
+        {rawError ?? (hasExample ? "Shape follows the agent's input schema; edits here fill the form." : "Any JSON the agent's input schema accepts.")}
+      </span>
+    </div>
+  );
+}
+
 type Phase = "idle" | "streaming" | "reconnecting" | "dropped" | "stopped" | "done" | "error";
 
 /** Between two attempts to follow a dropped stream: while the browser is offline, wait until it is
@@ -98,14 +128,22 @@ function RunForm({ listingId }: { listingId: string }) {
   const config = useDashboardConfig();
   const { session } = useSession();
   const queryClient = useQueryClient();
-  const listing = useAuthQuery<Listing>(`/v1/listings/${encodeURIComponent(listingId)}`);
-  const metadata = useListingMetadata(listing.data?.metadata_uri);
+  // The agent's metadata URI from the contract, not the catalogue: a rental stays usable (and its
+  // form shown) while its listing is paused or otherwise out of search.
+  const { marketplace } = config;
+  const listing = useReadContract({ address: marketplace, abi: marketplaceAbi, functionName: "listings", args: [onChainId(listingId)], query: { select: (l) => ({ metadataUri: l[6] }) } });
+  const metadata = useListingMetadata(listing.data?.metadataUri);
   const schema = metadata.data?.input_schema;
   const [task, setTask] = useState("");
+  // One input, two editors: the form edits `input`, the raw JSON editor edits `raw`; each edit is
+  // carried to the other (the raw text is what is sent, so it always holds the latest edit).
   const [input, setInput] = useState<Record<string, unknown>>({});
   const [raw, setRaw] = useState("{}");
   const [rawError, setRawError] = useState<string | null>(null);
+  // Bumped when the raw editor changes the input, so the form shows the new values.
+  const [formRevision, setFormRevision] = useState(0);
   const [tab, setTab] = useState("form");
+  const wide = useMediaQuery(SIDE_BY_SIDE);
   const [output, setOutput] = useState("");
   const [phase, setPhase] = useState<Phase>("idle");
   const [run, setRun] = useState<Run | null>(null);
@@ -117,10 +155,38 @@ function RunForm({ listingId }: { listingId: string }) {
   const body = useRef<{ agent_id: string; task: string; input?: unknown }>({ agent_id: listingId, task: "" });
 
   useEffect(() => () => abort.current?.abort(), []);
-  const showForm = formable(schema);
-  useEffect(() => {
-    if (metadata.data && !showForm) setTab("json");
-  }, [metadata.data, showForm]);
+  // The editors appear once the input schema is known (a form when it describes an object's fields,
+  // the raw JSON alone otherwise), so nothing typed is lost to an editor that is replaced.
+  const editors: "loading" | "form" | "raw" =
+    listing.isError || metadata.isError
+      ? "raw"
+      : listing.isPending
+        ? "loading"
+        : !metadataPath(listing.data.metadataUri)
+          ? "raw"
+          : metadata.isPending
+            ? "loading"
+            : formable(schema)
+              ? "form"
+              : "raw";
+  const editForm = (next: Record<string, unknown>) => {
+    setInput(next);
+    setRaw(JSON.stringify(next, null, 2));
+    setRawError(null);
+  };
+  const editRaw = (text: string) => {
+    setRaw(text);
+    try {
+      const parsed = text.trim() ? (JSON.parse(text) as unknown) : {};
+      setRawError(null);
+      if (parsed && typeof parsed === "object" && !Array.isArray(parsed)) {
+        setInput(parsed as Record<string, unknown>);
+        setFormRevision((r) => r + 1);
+      }
+    } catch {
+      setRawError("Not valid JSON yet: the run needs valid JSON.");
+    }
+  };
 
   const receipt = useAuthQuery<RunDetail>(run ? `/v1/runs/${run.run_id}` : null, undefined, {
     // Run-log batches are minutes apart in production: ask often at first, then back off to every
@@ -182,14 +248,12 @@ function RunForm({ listingId }: { listingId: string }) {
   const runIdRef = useRef<string | null>(null);
 
   const start = () => {
-    let value: unknown = input;
-    if (tab === "json") {
-      try {
-        value = raw.trim() ? JSON.parse(raw) : undefined;
-      } catch {
-        setRawError("The input is not valid JSON.");
-        return;
-      }
+    let value: unknown;
+    try {
+      value = raw.trim() ? JSON.parse(raw) : undefined;
+    } catch {
+      setRawError("The input is not valid JSON: fix it before running.");
+      return;
     }
     body.current = { agent_id: listingId, task: task.trim(), ...(value !== undefined && !(typeof value === "object" && value && Object.keys(value).length === 0) ? { input: value } : {}) };
     idempotencyKey.current = crypto.randomUUID();
@@ -219,35 +283,34 @@ function RunForm({ listingId }: { listingId: string }) {
           <label htmlFor="task">Task</label>
           <textarea id="task" rows={3} style={{ minHeight: 80 }} required value={task} onChange={(e) => setTask(e.target.value)} placeholder="Describe the work, e.g. Review this contract" />
         </div>
-        {metadata.isPending && listing.data ? <Loading label="Loading the agent's input schema" /> : null}
         {metadata.isError ? <ErrorNote error={metadata.error} /> : null}
-        {listing.isError ? <ErrorNote error={listing.error} /> : null}
-        <Tabs.Root value={tab} onValueChange={(v) => {
-          if (v === "json") setRaw(JSON.stringify(input, null, 2));
-          if (v === "form") {
-            try {
-              const parsed = JSON.parse(raw || "{}") as unknown;
-              if (parsed && typeof parsed === "object" && !Array.isArray(parsed)) setInput(parsed as Record<string, unknown>);
-            } catch {
-              // Keep the form's values.
-            }
-          }
-          setRawError(null);
-          setTab(v);
-        }}>
-          <Tabs.List className="tabs-list" aria-label="Input editor">
-            <Tabs.Trigger value="form" disabled={!showForm}>
-              Form
-            </Tabs.Trigger>
-            <Tabs.Trigger value="json">Raw JSON</Tabs.Trigger>
-          </Tabs.List>
-          <Tabs.Content value="form">{schema && showForm ? <SchemaForm schema={schema} value={input} onChange={setInput} idPrefix="input" /> : null}</Tabs.Content>
-          <Tabs.Content value="json" className="field">
-            <label htmlFor="raw-input">Input (JSON)</label>
-            <textarea id="raw-input" className="code" value={raw} onChange={(e) => setRaw(e.target.value)} aria-invalid={rawError ? true : undefined} aria-describedby="raw-hint" />
-            <span className="hint" id="raw-hint">{rawError ?? (examples ? `Shape follows the agent's input schema.` : "Any JSON the agent's input schema accepts.")}</span>
-          </Tabs.Content>
-        </Tabs.Root>
+        {listing.isError ? <ErrorNote error={listing.error} title="The agent's listing could not be read from the chain" /> : null}
+        {editors === "loading" ? (
+          <Loading label="Loading the agent's input schema" />
+        ) : editors === "raw" || !schema ? (
+          <RawEditor raw={raw} rawError={rawError} onChange={editRaw} hasExample={Boolean(examples)} />
+        ) : wide ? (
+          <div className="editor-pair">
+            <fieldset className="stack">
+              <legend>Input</legend>
+              <SchemaForm key={formRevision} schema={schema} value={input} onChange={editForm} idPrefix="input" />
+            </fieldset>
+            <RawEditor raw={raw} rawError={rawError} onChange={editRaw} hasExample={Boolean(examples)} />
+          </div>
+        ) : (
+          <Tabs.Root value={tab} onValueChange={setTab}>
+            <Tabs.List className="tabs-list" aria-label="Input editor">
+              <Tabs.Trigger value="form">Form</Tabs.Trigger>
+              <Tabs.Trigger value="json">Raw JSON</Tabs.Trigger>
+            </Tabs.List>
+            <Tabs.Content value="form">
+              <SchemaForm key={formRevision} schema={schema} value={input} onChange={editForm} idPrefix="input" />
+            </Tabs.Content>
+            <Tabs.Content value="json">
+              <RawEditor raw={raw} rawError={rawError} onChange={editRaw} hasExample={Boolean(examples)} />
+            </Tabs.Content>
+          </Tabs.Root>
+        )}
         <div className="row">
           <button className="btn btn-primary" type="submit" disabled={streaming || !task.trim()}>
             {streaming ? "Running…" : "Run"}

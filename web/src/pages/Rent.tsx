@@ -1,23 +1,27 @@
 // Renting: one-time, subscription (30/90/365 days) or per-task (a number of runs), each a contract
 // call through the wallet with the exact ETH shown before signing; then the API is polled until it
-// sees the credential. Also renewal and top-up of an existing rental.
+// sees the change: the new credential, a renewal's new expiry, a top-up's balance. Also renewal and
+// top-up of an existing rental.
 import { useEffect, useState } from "react";
 import { useQueryClient } from "@tanstack/react-query";
-import { useConnection, useReadContract } from "wagmi";
+import { useConfig, useConnection, useReadContract } from "wagmi";
+import { readContract } from "wagmi/actions";
 import { marketplaceAbi, onChainId, SUBSCRIPTION_DAYS, DAY } from "../chain/abi.ts";
 import { useContractFlow } from "../chain/useContractFlow.ts";
 import { TxLink } from "../chain/FlowStatus.tsx";
 import { useApi } from "../api/hooks.ts";
+import { findCredential } from "../api/credentials.ts";
 import type { CredentialVerification, RentalModel } from "../api/types.ts";
 import { useDashboardConfig } from "../lib/context.tsx";
-import { formatWei } from "../ui/format.ts";
+import { ErrorNote } from "../ui/notices.tsx";
+import { formatTime, formatWei } from "../ui/format.ts";
 
 export type RentMode = "rent" | "renew" | "top_up";
 
 /** The listing's exact on-chain price per unit (wei). */
-export function useOnChainPrice(listingId: string) {
+export function useOnChainPrice(listingId: string, enabled = true) {
   const { marketplace } = useDashboardConfig();
-  return useReadContract({ address: marketplace, abi: marketplaceAbi, functionName: "listings", args: [onChainId(listingId)], query: { select: (l) => l[0] } });
+  return useReadContract({ address: marketplace, abi: marketplaceAbi, functionName: "listings", args: [onChainId(listingId)], query: { select: (l) => l[0], enabled } });
 }
 
 function useSubscriptionCost(listingId: string, days: number, enabled: boolean) {
@@ -34,45 +38,66 @@ export function RentPanel({ listingId, model, mode, onDone }: { listingId: strin
   const [runs, setRuns] = useState<number>(model === "per_query" ? (mode === "top_up" ? 5 : 3) : 1);
   const subscriptionCost = useSubscriptionCost(listingId, days, model === "subscription");
   const flow = useContractFlow();
+  const wagmi = useConfig();
+  const { marketplace } = useDashboardConfig();
   const [active, setActive] = useState<"waiting" | "active" | null>(null);
-  const [verifyProblem, setVerifyProblem] = useState<string | null>(null);
+  const [verifyError, setVerifyError] = useState<unknown>(null);
+  const [slow, setSlow] = useState(false);
+  // A renewal's new expiry as the API reports it, once it does.
+  const [renewedUntil, setRenewedUntil] = useState<string | null>(null);
 
   const cost: bigint | undefined =
     model === "subscription" ? subscriptionCost.data : price.data === undefined ? undefined : model === "per_query" ? price.data * BigInt(Math.max(1, runs || 1)) : price.data;
   const validRuns = model !== "per_query" || (Number.isInteger(runs) && runs >= 1 && runs <= 10_000);
 
-  // After the transaction: poll the API until it sees the credential (the indexer follows the chain).
+  // After the transaction: ask the API until it reports the change. Its verification re-reads the
+  // contract (and brings its index up to date), so a valid answer after the confirmation means it
+  // accepts runs; a renewal waits further for the list to show the new expiry the contract holds.
   useEffect(() => {
-    if (flow.state.step !== "confirmed" || active) return;
+    if (flow.state.step !== "confirmed" || active || !address) return;
     setActive("waiting");
     let stop = false;
     const started = Date.now();
     void (async () => {
-      while (!stop && Date.now() - started < 60_000) {
+      let expiry: bigint | null = null;
+      while (!stop) {
         try {
+          if (mode === "renew" && expiry === null) {
+            const record = await readContract(wagmi, { address: marketplace, abi: marketplaceAbi, functionName: "credentials", args: [onChainId(listingId), address] });
+            expiry = BigInt(record[2]);
+          }
           const v = await api<CredentialVerification>(`/v1/credentials/${listingId}`);
-          if (v.valid) {
+          let seen = v.valid;
+          if (seen && mode === "renew") {
+            const listed = await findCredential(api, listingId);
+            seen = listed?.expires_at ? BigInt(Math.floor(Date.parse(listed.expires_at) / 1000)) >= expiry! : false;
+            if (seen) setRenewedUntil(listed!.expires_at);
+          }
+          setVerifyError(null);
+          if (seen) {
             setActive("active");
             void queryClient.invalidateQueries({ predicate: (q) => q.queryKey[0] === "auth" });
             onDone?.();
             return;
           }
         } catch (error) {
-          setVerifyProblem(error instanceof Error ? error.message : String(error));
+          setVerifyError(error);
         }
-        await new Promise((r) => setTimeout(r, 700));
+        if (Date.now() - started > 60_000) setSlow(true);
+        await new Promise((r) => setTimeout(r, Date.now() - started > 60_000 ? 5_000 : 700));
       }
-      if (!stop) setVerifyProblem("The API has not seen the rental yet; it appears in My rentals within a minute.");
     })();
     return () => {
       stop = true;
     };
-  }, [flow.state.step, active, api, listingId, onDone, queryClient]);
+  }, [flow.state.step, active, address, api, listingId, mode, marketplace, onDone, queryClient, wagmi]);
 
   const submit = () => {
     if (cost === undefined) return;
     setActive(null);
-    setVerifyProblem(null);
+    setVerifyError(null);
+    setSlow(false);
+    setRenewedUntil(null);
     const id = onChainId(listingId);
     if (mode === "top_up") return void flow.run({ functionName: "topUpBalance", args: [id], value: cost });
     if (mode === "renew") return void flow.run({ functionName: "renewSubscription", args: [id, BigInt(days * DAY)], value: cost });
@@ -87,7 +112,12 @@ export function RentPanel({ listingId, model, mode, onDone }: { listingId: strin
     { key: "confirm", label: "Confirm in your wallet", done: ["pending", "confirmed"].includes(step), current: step === "confirm" || step === "simulating" },
     { key: "pending", label: flow.state.step === "pending" || flow.state.step === "confirmed" ? <>Pending: <TxLink hash={flow.state.hash} /></> : "Pending", done: step === "confirmed", current: step === "pending" },
     { key: "confirmed", label: "Confirmed on-chain", done: step === "confirmed", current: false },
-    { key: "active", label: mode === "top_up" ? "Balance updated" : "Credential active", done: active === "active", current: active === "waiting" },
+    {
+      key: "active",
+      label: mode === "top_up" ? "Balance updated" : renewedUntil ? `Credential active until ${formatTime(renewedUntil)}` : "Credential active",
+      done: active === "active",
+      current: active === "waiting",
+    },
   ];
 
   return (
@@ -137,7 +167,8 @@ export function RentPanel({ listingId, model, mode, onDone }: { listingId: strin
               ))}
             </ol>
           )}
-          {verifyProblem && active !== "active" ? <div className="notice">{verifyProblem}</div> : null}
+          {verifyError && active !== "active" ? <ErrorNote error={verifyError} title="Checking the rental with the API" /> : null}
+          {slow && active !== "active" ? <div className="notice">Confirmed on-chain; the API has not reported it yet. This page keeps checking, and My rentals shows it once the API does.</div> : null}
         </div>
       ) : null}
     </div>

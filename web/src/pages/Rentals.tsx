@@ -4,8 +4,10 @@ import { useState } from "react";
 import { Link } from "react-router";
 import * as Dialog from "@radix-ui/react-dialog";
 import * as AlertDialog from "@radix-ui/react-alert-dialog";
+import { useInfiniteQuery } from "@tanstack/react-query";
 import { useConnection, useReadContract } from "wagmi";
-import { useAuthQuery } from "../api/hooks.ts";
+import { useApi } from "../api/hooks.ts";
+import { useSession } from "../auth/session.tsx";
 import type { Credential } from "../api/types.ts";
 import { marketplaceAbi, onChainId } from "../chain/abi.ts";
 import { useContractFlow } from "../chain/useContractFlow.ts";
@@ -27,24 +29,59 @@ export function RentalsPage() {
   );
 }
 
+const PAGE = 50;
+type CredentialPage = { credentials: Credential[]; total: number };
+
+/** The wallet's credentials, newest purchase first, a page at a time. */
+function useCredentialPages() {
+  const api = useApi();
+  const { session } = useSession();
+  return useInfiniteQuery({
+    queryKey: ["auth", session?.wallet, "/v1/credentials", { pages: PAGE }],
+    queryFn: ({ pageParam, signal }) => api<CredentialPage>("/v1/credentials", { query: { limit: PAGE, offset: pageParam }, signal }),
+    initialPageParam: 0,
+    getNextPageParam: (last, pages) => {
+      const loaded = pages.reduce((n, p) => n + p.credentials.length, 0);
+      return last.credentials.length === PAGE && loaded < last.total ? loaded : undefined;
+    },
+    enabled: Boolean(session),
+  });
+}
+
 function Rentals() {
-  const list = useAuthQuery<{ credentials: Credential[]; total: number }>("/v1/credentials", { limit: 100 });
+  const list = useCredentialPages();
   if (list.isPending) return <Loading label="Loading your rentals" />;
-  if (list.isError) return <ErrorNote error={list.error} title="Your rentals could not be loaded" />;
-  if (list.data.credentials.length === 0)
+  if (!list.data) return <ErrorNote error={list.error} title="Your rentals could not be loaded" />;
+  // A purchase between two pages shifts the later ones by one: each rental is shown once.
+  const credentials = [...new Map(list.data.pages.flatMap((p) => p.credentials).map((c) => [c.listing_id, c])).values()];
+  const total = list.data.pages.at(-1)!.total;
+  if (credentials.length === 0)
     return (
       <Empty>
         You have no rentals yet. <Link to="/">Browse agents</Link> to rent one.
       </Empty>
     );
   return (
-    <ul className="stack" style={{ listStyle: "none", padding: 0, margin: 0 }}>
-      {list.data.credentials.map((c) => (
-        <li key={c.listing_id}>
-          <RentalRow credential={c} onChanged={() => void list.refetch()} />
-        </li>
-      ))}
-    </ul>
+    <div className="stack">
+      <p className="muted small" role="status" data-testid="rentals-count">
+        {credentials.length < total ? `Showing ${credentials.length} of ${total} rentals` : total === 1 ? "1 rental" : `${total} rentals`}
+      </p>
+      <ul className="stack" style={{ listStyle: "none", padding: 0, margin: 0 }}>
+        {credentials.map((c) => (
+          <li key={c.listing_id}>
+            <RentalRow credential={c} onChanged={() => void list.refetch()} />
+          </li>
+        ))}
+      </ul>
+      {list.error ? <ErrorNote error={list.error} title="More rentals could not be loaded" /> : null}
+      {list.hasNextPage ? (
+        <div>
+          <button className="btn" onClick={() => void list.fetchNextPage()} disabled={list.isFetchingNextPage}>
+            {list.isFetchingNextPage ? "Loading…" : "Show more rentals"}
+          </button>
+        </div>
+      ) : null}
+    </div>
   );
 }
 
@@ -82,7 +119,7 @@ export function withdrawableBecause(record: { balance: bigint; isRevoked: boolea
 function RentalRow({ credential: c, onChanged }: { credential: Credential; onChanged: () => void }) {
   const record = useBalance(c);
   const terms = useListingTerms(c);
-  const price = useOnChainPrice(c.listing_id);
+  const price = useOnChainPrice(c.listing_id, c.rental_model === "per_query");
   const balance = { data: record.data?.[0], refetch: () => Promise.all([record.refetch(), terms.refetch(), price.refetch()]) };
   const runsLeft = balance.data !== undefined && price.data ? balance.data / price.data : undefined;
   const withdrawReason = record.data && terms.data ? withdrawableBecause({ balance: record.data[0], isRevoked: record.data[2], depositPrice: record.data[3] }, terms.data) : null;

@@ -6,7 +6,7 @@ import { useConnection } from "wagmi";
 import { WalletButton } from "./Wallet.tsx";
 import { ChainBanner } from "./ChainBanner.tsx";
 import { useSession } from "../auth/session.tsx";
-import { Loading } from "./notices.tsx";
+import { ErrorNote, Loading } from "./notices.tsx";
 
 const NAV = [
   { to: "/", label: "Browse", end: true },
@@ -18,7 +18,7 @@ const NAV = [
 ];
 
 export function Layout() {
-  const { notice } = useSession();
+  const { notice, problem } = useSession();
   const location = useLocation();
   const first = useRef(true);
   // After a navigation, focus moves to the new page's content (screen readers announce it); not on load.
@@ -61,6 +61,7 @@ export function Layout() {
             {notice}
           </div>
         ) : null}
+        {problem ? <ErrorNote error={problem} title="Sign-in failed" /> : null}
       </div>
       <main id="main" className="main" tabIndex={-1}>
         <Suspense fallback={<Loading />}>

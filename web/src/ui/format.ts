@@ -31,6 +31,15 @@ export function timeLeft(iso: string | null, now = Date.now()): string {
   return relative.format(value, unit);
 }
 
+/** A sample output as text: JSON laid out for reading, anything else as it is. */
+export function prettyJson(text: string): string {
+  try {
+    return JSON.stringify(JSON.parse(text), null, 2);
+  } catch {
+    return text;
+  }
+}
+
 export function percent(share: number): string {
   return `${Math.round(share * 1000) / 10}%`;
 }

@@ -5,7 +5,9 @@ import { ApiError } from "../api/client.ts";
 export function ErrorNote({ error, title }: { error: unknown; title?: string }) {
   if (!error) return null;
   const api = error instanceof ApiError ? error : null;
-  const message = error instanceof Error ? error.message : String(error);
+  // viem's errors carry a one-line shortMessage beside a message of many lines (docs links, version).
+  const short = (error as { shortMessage?: unknown } | null)?.shortMessage;
+  const message = typeof short === "string" ? short : error instanceof Error ? error.message : String(error);
   return (
     <div className="notice notice-error" role="alert">
       {title ? <strong>{title}: </strong> : null}

@@ -67,8 +67,8 @@ function ListingRow({ agent }: { agent: CreatorAgent }) {
             {published.data ? (
               <>
                 <span>{published.data.run_count} runs</span>
-                <span>{published.data.run_count ? percent(published.data.success_rate) : "—"} success</span>
-                <span>★ {published.data.rating.toFixed(1)}</span>
+                <span>{published.data.run_count ? `${percent(published.data.success_rate)} success` : "No runs yet"}</span>
+                <span>{published.data.review_count === 0 ? "No ratings yet" : `★ ${published.data.rating.toFixed(1)} (${published.data.review_count})`}</span>
               </>
             ) : null}
           </div>

@@ -1,18 +1,20 @@
 // The review console (the protocol authority): creator applications and listings awaiting review,
-// with what a reviewer needs to decide (title, creator, description, schemas, sample outputs), and
-// approve or reject with a reason.
-import { useState } from "react";
+// with what a reviewer needs to decide (title, creator and display name, description, schemas, sample
+// outputs), and approve or reject with a reason.
+import { useMemo, useState } from "react";
 import { useMutation } from "@tanstack/react-query";
 import { useReadContract } from "wagmi";
+import { getAddress, isAddressEqual } from "viem";
 import { useApi, useAuthQuery } from "../../api/hooks.ts";
 import type { CreatorProfile } from "../../api/types.ts";
-import { ApiError } from "../../api/client.ts";
+import { useSession } from "../../auth/session.tsx";
 import { marketplaceAbi, onChainId, rentalModelOf } from "../../chain/abi.ts";
 import { useDashboardConfig } from "../../lib/context.tsx";
 import { useListingMetadata } from "../../lib/metadata.ts";
+import { sampleOutputsOf } from "../../lib/samples.ts";
 import { RequireSignIn } from "../../ui/Layout.tsx";
-import { Empty, ErrorNote, Loading } from "../../ui/notices.tsx";
-import { MODEL_LABEL, formatTime, formatWei } from "../../ui/format.ts";
+import { Empty, ErrorNote, Loading, Notice } from "../../ui/notices.tsx";
+import { MODEL_LABEL, formatTime, formatWei, prettyJson, shortHex } from "../../ui/format.ts";
 
 export function ReviewConsole() {
   return (
@@ -26,10 +28,30 @@ export function ReviewConsole() {
   );
 }
 
+/** The console asks the API only for the marketplace's authority, read from the contract: any other
+ * wallet is told so without a request the API would refuse. */
 function Review() {
+  const { marketplace } = useDashboardConfig();
+  const { session } = useSession();
+  const authority = useReadContract({ address: marketplace, abi: marketplaceAbi, functionName: "authority" });
+  if (authority.isPending) return <Loading label="Reading the marketplace's authority" />;
+  if (authority.isError) return <ErrorNote error={authority.error} title="The marketplace's authority could not be read from the chain" />;
+  if (!session || !isAddressEqual(session.wallet, authority.data)) {
+    return (
+      <Notice kind="warn">
+        <strong>Only the protocol authority reviews.</strong> This wallet ({shortHex(session?.wallet ?? "", 4)}) is not the marketplace's authority (<span className="mono">{shortHex(authority.data, 4)}</span>); sign in with the authority's wallet to decide applications and listings.
+      </Notice>
+    );
+  }
+  return <Queues />;
+}
+
+function Queues() {
   const creators = useAuthQuery<{ applications: CreatorProfile[] }>("/v1/reviews/creators", { status: "pending" }, { refetchInterval: 3000 });
   const listings = useAuthQuery<{ listings: { listing_id: string; created_at: string }[] }>("/v1/reviews/listings", undefined, { refetchInterval: 3000 });
-  if (creators.error instanceof ApiError && creators.error.status === 403) return <ErrorNote error={creators.error} title="Only the protocol authority reviews" />;
+  // Display names of approved creators, for the listings awaiting review (a listing's creator is approved).
+  const approved = useAuthQuery<{ applications: CreatorProfile[] }>("/v1/reviews/creators", { status: "approved" }, { enabled: (listings.data?.listings.length ?? 0) > 0 });
+  const names = useMemo(() => new Map((approved.data?.applications ?? []).map((a) => [getAddress(a.wallet), a.display_name])), [approved.data]);
   return (
     <div className="stack">
       <section className="stack" aria-labelledby="apps">
@@ -48,21 +70,22 @@ function Review() {
       <section className="stack" aria-labelledby="pending-listings">
         <h2 id="pending-listings">Listings awaiting review</h2>
         {listings.isPending ? <Loading label="Loading listings" /> : listings.isError ? <ErrorNote error={listings.error} /> : listings.data.listings.length === 0 ? <Empty>No listing waits for review.</Empty> : (
-          listings.data.listings.map((l) => <PendingListing key={l.listing_id} listingId={l.listing_id} createdAt={l.created_at} onDone={() => void listings.refetch()} />)
+          listings.data.listings.map((l) => <PendingListing key={l.listing_id} listingId={l.listing_id} createdAt={l.created_at} creatorNames={names} onDone={() => void listings.refetch()} />)
         )}
       </section>
     </div>
   );
 }
 
-function PendingListing({ listingId, createdAt, onDone }: { listingId: string; createdAt: string; onDone: () => void }) {
+function PendingListing({ listingId, createdAt, creatorNames, onDone }: { listingId: string; createdAt: string; creatorNames: Map<string, string>; onDone: () => void }) {
   const { marketplace } = useDashboardConfig();
   const onChain = useReadContract({ address: marketplace, abi: marketplaceAbi, functionName: "listings", args: [onChainId(listingId)] });
   const exists = onChain.data && onChain.data[3] !== 0;
   const metadata = useListingMetadata(exists ? onChain.data![6] : null);
   const m = metadata.data;
   const title = m ? m.name.split("-").map((w) => w[0]!.toUpperCase() + w.slice(1)).join(" ") : listingId;
-  const samples = (m?.output_schema.examples ?? []).slice(0, 3);
+  const samples = useMemo(() => (m ? sampleOutputsOf(m) : null), [m]);
+  const creator = exists ? getAddress(onChain.data![4]) : null;
   return (
     <Decision path={`/v1/reviews/listings/${listingId}`} name={title} onDone={onDone}>
       <h3>{title}</h3>
@@ -74,7 +97,7 @@ function PendingListing({ listingId, createdAt, onDone }: { listingId: string; c
       ) : (
         <>
           <p className="small">
-            Creator <span className="mono">{onChain.data![4]}</span> · {MODEL_LABEL[rentalModelOf(onChain.data![2])]} at {formatWei(onChain.data![0])}
+            Creator <strong data-testid="review-creator-name">{creatorNames.get(creator!) ?? "(no approved creator profile)"}</strong> <span className="mono">{creator}</span> · {MODEL_LABEL[rentalModelOf(onChain.data![2])]} at {formatWei(onChain.data![0])}
           </p>
           {metadata.isError ? <ErrorNote error={metadata.error} /> : null}
           {m ? (
@@ -86,15 +109,15 @@ function PendingListing({ listingId, createdAt, onDone }: { listingId: string; c
                 <summary>Input and output schemas</summary>
                 <pre>{JSON.stringify({ input_schema: m.input_schema, output_schema: m.output_schema }, null, 2)}</pre>
               </details>
-              {samples.length ? (
-                <div>
-                  <strong className="small">Sample outputs</strong>
+              {samples === null ? (
+                <p className="small muted">The sample outputs could not be derived from this metadata.</p>
+              ) : (
+                <div data-testid="review-samples">
+                  <strong className="small">Sample outputs{m.output_schema.examples ? "" : " (generated from the output schema)"}</strong>
                   {samples.map((s, i) => (
-                    <pre key={i}>{JSON.stringify(s, null, 2)}</pre>
+                    <pre key={i}>{prettyJson(s)}</pre>
                   ))}
                 </div>
-              ) : (
-                <p className="small muted">No sample outputs.</p>
               )}
             </>
           ) : null}
