@@ -9,11 +9,11 @@ import { DEMO_PROVIDER_KEY } from "../../local/demo.ts";
 import { chainFor } from "../../src/chain/client.ts";
 import { marketplaceAbi } from "../../src/chain/generated/marketplace.ts";
 import { until } from "../support/until.ts";
+import { ACCESS_TYPE } from "../../src/vocabulary.ts";
 
 /** The protocol authority of the local stack (the first development account). */
 export const AUTHORITY_KEY = DEV_ACCOUNTS[0]!.privateKey as Hex;
 
-const ACCESS_TYPE = { one_time: 0, subscription: 1, per_query: 2 } as const;
 export type RentalModel = keyof typeof ACCESS_TYPE;
 
 export function onChainId(listingId: string): Hex {
