@@ -3,7 +3,7 @@
 // review gates and of bad catalogue input are checked on the way.
 import { beforeAll, describe, expect, inject, it } from "vitest";
 import { createPublicClient, createWalletClient, http, parseEther } from "viem";
-import { privateKeyToAccount } from "viem/accounts";
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { buildApp } from "../../src/api/app.ts";
 import { chainFor } from "../../src/chain/client.ts";
 import { marketplaceAbi } from "../../src/chain/generated/marketplace.ts";
@@ -87,6 +87,13 @@ describe("review gates (POST /v1/creators, GET /v1/creators/me, GET /v1/reviews/
     const body = (await res.json()) as { error: { code: string; message: string } };
     expect(body.error.code).toBe("creator_not_approved");
     expect(body.error.message).toMatch(/POST \/v1\/creators/);
+  });
+
+  it("GET /v1/creators/me answers profile null and no agents for a wallet that never applied (an answer, not a 404)", async () => {
+    const stranger = privateKeyToAccount(generatePrivateKey());
+    const res = await app.request("/v1/creators/me", { headers: auth((await signIn(app, stranger)).token) });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ profile: null, agents: [] });
   });
 
   it("lets only the protocol authority review", async () => {

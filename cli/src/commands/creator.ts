@@ -342,6 +342,7 @@ export const creatorCommands: Command[] = [
     async run(ctx) {
       const me = await authenticatedApi(ctx.settings(), ctx.env).client.creators.me();
       ctx.out.result(me, () => {
+        if (!me.profile) return ctx.out.line('This wallet has not applied as a creator: `agentrent creators apply --name "…"`.');
         ctx.out.line(`${me.profile.display_name} (${me.profile.wallet}): ${me.profile.status}${me.profile.reason ? ` (${me.profile.reason})` : ""}`);
         for (const a of me.agents) ctx.out.line(`  ${a.agent_id}  ${a.listing_id}  review ${a.review_status}${a.review_reason ? ` (${a.review_reason})` : ""}`);
       });

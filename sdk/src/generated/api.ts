@@ -747,7 +747,7 @@ export interface components {
         };
         CreatorOverview: {
             agents: components["schemas"]["CreatorAgent"][];
-            profile: components["schemas"]["CreatorProfile"];
+            profile: components["schemas"]["CreatorProfile"] & (Record<string, never> | null);
         };
         CreatorProfile: {
             applied_at: string;
@@ -1497,7 +1497,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Profile and agents */
+            /** @description Profile and agents; `profile` is null (and `agents` empty) when the wallet never applied */
             200: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -1511,26 +1511,6 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
-            /** @description Not found: not_found */
-            404: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {string} */
-                            code: "not_found";
-                            /** @enum {integer} */
-                            status: 404;
-                        };
-                    };
-                };
-            };
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };

@@ -1,7 +1,8 @@
 // GET /v1/creators/me: the caller's creator application and agents, with review decisions and reasons.
+// A wallet that never applied is an answer, not an error: `profile: null` and no agents (a page or a
+// CLI asks this to learn whether to offer the application, so it is not a refused request).
 import { z, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../env.ts";
-import { ApiError } from "../../errors.ts";
 import { getCreator } from "../../creators/creators.ts";
 import { listAgentsOfCreator } from "../../listings/listing.store.ts";
 import { CreatorProfileSchema } from "../schemas/creators.ts";
@@ -21,9 +22,12 @@ export const route = defineRoute({
   rateLimit: { rule: "default", failMode: "open" },
   summary: "My creator profile and agents",
   responses: {
-    200: { description: "Profile and agents", content: { "application/json": { schema: z.object({ profile: CreatorProfileSchema, agents: z.array(CreatorAgentSchema) }).openapi("CreatorOverview") } } },
+    200: {
+      description: "Profile and agents; `profile` is null (and `agents` empty) when the wallet never applied",
+      content: { "application/json": { schema: z.object({ profile: CreatorProfileSchema.nullable(), agents: z.array(CreatorAgentSchema) }).openapi("CreatorOverview") } },
+    },
   },
-  errors: { 404: ["not_found"] },
+  errors: {},
 });
 
 export function register(app: OpenAPIHono<AppEnv>): void {
@@ -31,7 +35,7 @@ export function register(app: OpenAPIHono<AppEnv>): void {
     const { tables } = c.get("services");
     const wallet = c.get("principal").wallet;
     const profile = await getCreator(tables, wallet);
-    if (!profile) throw new ApiError("not_found", "No creator application for this wallet; apply with POST /v1/creators.");
+    if (!profile) return c.json({ profile: null, agents: [] }, 200);
     const agents = (await listAgentsOfCreator(tables, wallet)).map((i) => ({
       listing_id: i.listing_id,
       agent_id: i.agent_id,

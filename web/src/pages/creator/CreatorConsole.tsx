@@ -3,7 +3,6 @@
 // followed); and manage my listings.
 import { useAuthQuery } from "../../api/hooks.ts";
 import type { CreatorAgent, CreatorProfile } from "../../api/types.ts";
-import { ApiError } from "../../api/client.ts";
 import { RequireSignIn } from "../../ui/Layout.tsx";
 import { ErrorNote, Loading, StatusBadge } from "../../ui/notices.tsx";
 import { formatTime } from "../../ui/format.ts";
@@ -23,15 +22,15 @@ export function CreatorConsole() {
 }
 
 function Console() {
-  const me = useAuthQuery<{ profile: CreatorProfile; agents: CreatorAgent[] }>("/v1/creators/me", undefined, {
+  // `profile` is null while the wallet has never applied.
+  const me = useAuthQuery<{ profile: CreatorProfile | null; agents: CreatorAgent[] }>("/v1/creators/me", undefined, {
     refetchInterval: (q) => {
-      const d = q.state.data as { profile: CreatorProfile; agents: CreatorAgent[] } | undefined;
-      return d && (d.profile.status === "pending" || d.agents.some((a) => a.review_status === "pending")) ? 2000 : false;
+      const d = q.state.data as { profile: CreatorProfile | null; agents: CreatorAgent[] } | undefined;
+      return d && (d.profile?.status === "pending" || d.agents.some((a) => a.review_status === "pending")) ? 2000 : false;
     },
   });
   if (me.isPending) return <Loading label="Loading your creator profile" />;
-  const notApplied = me.error instanceof ApiError && me.error.status === 404;
-  if (me.isError && !notApplied) return <ErrorNote error={me.error} title="Your creator profile could not be loaded" />;
+  if (me.isError) return <ErrorNote error={me.error} title="Your creator profile could not be loaded" />;
   const profile = me.data?.profile;
   return (
     <div className="stack">
