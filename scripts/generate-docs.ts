@@ -3,7 +3,9 @@
 //    with its access, rate limit, parameters, bodies, responses and error codes, its route file and how
 //    to find its tests; then every named schema, with the file that defines it;
 //  - docs/reference/errors.md: every error code of src/errors.ts with its status and meaning, the
-//    operations that declare it, and the contract's custom errors from its ABI.
+//    operations that declare it, and the contract's custom errors from its ABI;
+//  - the table of docs/benchmarks/README.md: each benchmark page's target and latest status
+//    (bench/write.ts; the rest of that page is written by hand).
 // `--check` exits 1 when a committed page differs from what the code produces now
 // (test/docs/generated-docs.test.ts does the same in the test command).
 //
@@ -15,11 +17,13 @@ import GithubSlugger from "github-slugger";
 import { openApiDocument } from "../src/api/openapi-document.ts";
 import { ERROR_CODES, ERROR_MEANINGS, ERROR_STATUS, isSpecificationErrorCode, type ErrorCode } from "../src/errors.ts";
 import { marketplaceAbi } from "../src/chain/generated/marketplace.ts";
+import { BENCH_DOCS_DIR, indexText } from "../bench/write.ts";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 export const GENERATE_DOCS_COMMAND = "npm run generate:docs";
 export const API_REFERENCE_FILE = join(root, "docs/reference/api.md");
 export const ERROR_CATALOGUE_FILE = join(root, "docs/reference/errors.md");
+export const BENCHMARK_INDEX_FILE = join(BENCH_DOCS_DIR, "README.md");
 
 // ── The OpenAPI document's shapes, as far as this page reads them ──
 
@@ -457,6 +461,8 @@ export async function generateErrorCatalogue(): Promise<string> {
 export const GENERATED_DOCS = [
   { file: API_REFERENCE_FILE, generate: generateApiReference },
   { file: ERROR_CATALOGUE_FILE, generate: generateErrorCatalogue },
+  // The benchmarks' index: its table of targets and statuses, rebuilt from the benchmark pages.
+  { file: BENCHMARK_INDEX_FILE, generate: async () => indexText() },
 ] as const;
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
