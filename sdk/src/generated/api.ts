@@ -837,23 +837,24 @@ export interface components {
                 status: number;
             };
         };
+        /** @description A task for a rented agent. Unknown fields are refused (400 invalid_request naming them), so a misspelt field never runs silently with a default. */
         ExecuteRequest: {
-            /** @description The agent id (<name>-<8 hex>) or listing id (lst_… or the 0x on-chain id) to run against */
+            /** @description The agent id (<name>-<8 hex>), the listing id (lst_<64 hex>) or the on-chain id (0x<64 hex>) to run against. Malformed: 400 invalid_listing_id; unknown or unpublished: 404 listing_not_found. */
             agent_id: string;
-            /** @description Free text or a JSON object following the agent's input schema */
+            /** @description Free text or a JSON object, checked against the agent's input schema before the agent runs (a mismatch ends the run failed with invalid_input, and the agent is never called) */
             input?: string | {
                 [key: string]: unknown;
             };
-            /** @description Content-addressed input (ipfs://<cid>) instead of input; never both */
+            /** @description Instead of input (never both): ipfs://<CIDv1> of content uploaded with POST /v1/inputs, checked against its address when the run reads it. Content that is a JSON object reaches the agent as an object, anything else as text. */
             input_uri?: string;
             /**
-             * @description standard (default) or priority
+             * @description standard (default) or priority; recorded on the run
              * @enum {string}
              */
             priority?: "standard" | "priority";
             /** @description Natural-language description of the work */
             task: string;
-            /** @description Maximum run time; capped by the agent's own timeout */
+            /** @description Maximum run time: the run gets the lower of this and the agent's own timeout_seconds */
             timeout_seconds?: number;
         };
         Health: {
