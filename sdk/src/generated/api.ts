@@ -868,7 +868,7 @@ export interface components {
                 tables: boolean;
             };
             marketplace: string;
-            /** @description Counters and latency percentiles since `since` (docs/operations.md) */
+            /** @description Counters and latency percentiles since `since` (docs/guides/operator.md) */
             metrics: {
                 chain_call_errors: number;
                 latency_ms: {
