@@ -1,4 +1,5 @@
-// `npm run bench [-- name ...]`: runs the benchmarks (all by default) and prints their figures.
+// `npm run bench [-- name ...] [--write]`: runs the benchmarks (all by default) and prints their figures;
+// with --write, each benchmark's figures also go into its page, docs/benchmarks/<name>.md (bench/write.ts).
 import { runStartupBench } from "./startup.ts";
 import { runRateLimitBench } from "./ratelimit.ts";
 import { runAuthBench } from "./auth.ts";
@@ -8,6 +9,7 @@ import { runSearchBench } from "./search.ts";
 import { runRegistrationBench } from "./registration.ts";
 import { runSandboxBench } from "./sandbox.ts";
 import { runExecutionStartBench } from "./execution-start.ts";
+import { machineNow, writeBenchRuns, type BenchRun } from "./write.ts";
 
 const benches: Record<string, () => Promise<string[]>> = {
   startup: () => runStartupBench(),
@@ -31,14 +33,27 @@ const benches: Record<string, () => Promise<string[]>> = {
         (r.target === undefined ? "" : r.perRun !== undefined ? `  target <= ${r.target} gas/run: ${r.perRun.toFixed(0)} ${r.met ? "met" : "MISSED"}` : `  target <= ${r.target}x: ${r.met ? "met" : "MISSED"}`),
     ),
 };
-const wanted = process.argv.slice(2).filter((a) => a !== "--");
-const names = wanted.length ? wanted : Object.keys(benches);
-for (const name of names) {
-  const bench = benches[name];
-  if (!bench) {
-    console.error(`unknown benchmark "${name}"; choose from: ${Object.keys(benches).join(", ")}`);
-    process.exit(2);
-  }
-  console.log(`\n# ${name}  (${new Date().toISOString()}, node ${process.version})`);
-  for (const row of await bench()) console.log(row);
+const args = process.argv.slice(2).filter((a) => a !== "--");
+const write = args.includes("--write");
+const unknownFlags = args.filter((a) => a.startsWith("--") && a !== "--write");
+if (unknownFlags.length) {
+  console.error(`unknown option ${unknownFlags.join(", ")}; the only option is --write`);
+  process.exit(2);
 }
+const wanted = args.filter((a) => !a.startsWith("--"));
+const names = wanted.length ? wanted : Object.keys(benches);
+const unknown = names.filter((name) => !benches[name]);
+if (unknown.length) {
+  console.error(`unknown benchmark "${unknown.join('", "')}"; choose from: ${Object.keys(benches).join(", ")}`);
+  process.exit(2);
+}
+const runs: BenchRun[] = [];
+for (const name of names) {
+  const startedAt = new Date();
+  const machine = machineNow();
+  console.log(`\n# ${name}  (${startedAt.toISOString()}, node ${machine.node}, ${machine.cpus} cores, load ${machine.load.toFixed(1)})`);
+  const rows = await benches[name]!();
+  for (const row of rows) console.log(row);
+  runs.push({ name, startedAt, ...machine, rows });
+}
+if (write) for (const file of writeBenchRuns(runs)) console.log(`wrote ${file}`);

@@ -1,4 +1,4 @@
-// Cloud runner figures (docs/benchmarks.md, "Cloud runner: bundle size and import time"):
+// Cloud runner figures (docs/benchmarks/runner.md):
 //  1. Size of the runner's bundle as Lambda loads it: functions/runner.ts bundled by esbuild into one
 //     file (ESM, minified, platform node, target node22, the runtime bundle's externals), the way SST
 //     packages the function. Target: under 1 MB. The largest inputs (esbuild metafile) are listed.

@@ -1,4 +1,4 @@
-// Local sandbox figures (docs/sandbox.md), each beside the physical floor it is measured against:
+// Local sandbox figures (docs/design/sandbox.md), each beside the physical floor it is measured against:
 //  1. Start of execution with a no-op entry at an open-loop offered load the sandboxes can sustain: time
 //     from the `run()` call to the entry being invoked (the child's `performance.timeOrigin +
 //     performance.now()` against the parent's, same clock). Target: p95 < 20 ms. Measured at 20 runs/s,

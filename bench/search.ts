@@ -122,7 +122,7 @@ interface NaiveDoc {
 
 /** The reference: prepares each searchable document's weighted terms once, then answers every query
  * by scanning all documents, expanding query terms by scanning the whole vocabulary, and sorting
- * every match. Same ranking rules as the index (docs/search.md), none of its data structures. */
+ * every match. Same ranking rules as the index (docs/reference/search.md), none of its data structures. */
 export function createNaiveSearch(all: SearchDocument[]): (query: SearchQuery) => SearchResult {
   const docs: NaiveDoc[] = all
     .filter((doc) => doc.searchable)

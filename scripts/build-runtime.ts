@@ -3,7 +3,7 @@
 // js_eval) stays outside the bundle: its prebuilt binaries for this platform and a loader are copied to
 // dist/runtime/node_modules/isolated-vm, so the sandbox resolves it inside the one directory it may read.
 //
-// What the bundle leaves out, to keep the import small (see docs/runtime.md, "Bundle"):
+// What the bundle leaves out, to keep the import small (see docs/design/runtime.md, "Bundle"):
 //  - the undici package: the runtime uses Node's own fetch, and the Agent class of the undici inside
 //    Node with the egress guard's connector (built by undici's connector builder, a small file);
 //  - the AI gateway provider, which `ai` loads for string model ids (the runtime always passes a model);

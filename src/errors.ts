@@ -2,9 +2,8 @@
 // envelope `{error: {code, message, status, request_id, on_chain_error?}}`. Nothing else builds error
 // bodies.
 
-/** Each code with its HTTP status. The first block is the specification's; the second adds the codes
- * HTTP itself needs for requests the specification does not describe (see docs/api.md, "Errors"). */
-export const ERROR_STATUS = {
+/** The specification's codes, each with its HTTP status. */
+const SPECIFICATION_ERRORS = {
   unauthorized: 401,
   invalid_api_key: 401,
   jwt_expired: 401,
@@ -19,7 +18,11 @@ export const ERROR_STATUS = {
   rate_limit_exceeded: 429,
   internal_error: 500,
   service_unavailable: 503,
+} as const;
 
+/** The codes the service adds for requests the specification does not describe, each with its HTTP
+ * status (docs/design/decisions/0004-error-codes-beyond-the-specification.md). */
+const SERVICE_ERRORS = {
   not_found: 404,
   forbidden: 403,
   creator_not_approved: 403,
@@ -34,10 +37,51 @@ export const ERROR_STATUS = {
   headers_too_large: 431,
 } as const;
 
+/** Each code with its HTTP status: the specification's, then the service's. */
+export const ERROR_STATUS = { ...SPECIFICATION_ERRORS, ...SERVICE_ERRORS } as const;
+
+/** Whether a code is one the specification names (the others are the service's own). */
+export function isSpecificationErrorCode(code: ErrorCode): boolean {
+  return Object.hasOwn(SPECIFICATION_ERRORS, code);
+}
+
 export type ErrorCode = keyof typeof ERROR_STATUS;
 export type ErrorStatus = (typeof ERROR_STATUS)[ErrorCode];
 
 export const ERROR_CODES = Object.keys(ERROR_STATUS) as ErrorCode[];
+
+/**
+ * What each code tells the caller, and what to do about it. The error catalogue
+ * (docs/reference/errors.md) is generated from this table, so a new code cannot ship without it.
+ */
+export const ERROR_MEANINGS: { readonly [C in ErrorCode]: string } = {
+  unauthorized: "No `Authorization` header, one that is not `Bearer <token>`, or a JWT that is not the service's (wrong algorithm, key, issuer or audience, or altered). Send an API key or a fresh JWT.",
+  invalid_api_key: "An API key that is unknown, malformed, revoked, or of the other network (`svc_test_` on mainnet, `svc_live_` on a test network). Create a new key.",
+  jwt_expired: "A JWT past its `exp` (one hour after sign-in). Sign in again.",
+  invalid_signature: "A wallet signature that cannot be verified, a signature by another wallet, or a challenge that is unknown, expired, already used or not of this service's shape. Ask for a new challenge and sign it.",
+  credential_not_found: "The wallet holds no rental of this listing. Rent it on-chain first. Carries `on_chain_error` (`CredentialNotFound`).",
+  credential_expired: "The wallet's subscription has passed its expiry. Renew it on-chain (`renewSubscription`). No `on_chain_error`: the contract reports expiry as a status, not an error.",
+  insufficient_balance: "The per-task balance cannot pay for one run at the listing's current price. Top it up on-chain (`topUpBalance`). Carries `on_chain_error` (`InsufficientBalance`).",
+  listing_paused: "The creator has paused the listing: no runs until it is resumed. The credential stays valid.",
+  invalid_request: "Malformed JSON, or a field, parameter or header that is missing, of the wrong type, out of range, or unknown where unknown fields are refused. The message names each one.",
+  invalid_listing_id: "An agent or listing id of the wrong shape: neither `<name>-<8 hex>`, `lst_<64 hex>` nor `0x<64 hex>`.",
+  listing_not_found: "No such listing, or one that is not published (awaiting review, rejected, or not yet created on-chain). Also another creator's listing on the creator's own routes.",
+  rate_limit_exceeded: "A rate limit refused the request, or every slot it needs is in use (a listing's 20 concurrent runs, or a per-task balance fully held by the renter's runs in flight). Retry after `Retry-After` seconds.",
+  internal_error: "An unexpected failure. Nothing about it is returned but the request id: retry with backoff, and quote the request id to support if it persists.",
+  service_unavailable: "A dependency could not be reached (the chain, the rate limiter's store on a route that fails closed), or a run could not be admitted yet. Nothing ran and nothing was charged: retry after `Retry-After` seconds.",
+  not_found: "No endpoint at this method and path (answered to anyone, token or not), or an API key, job or run that is not the caller's (indistinguishable from one that does not exist).",
+  forbidden: "A review endpoint called by anyone but the protocol authority (the wallet the contract names).",
+  creator_not_approved: "`POST /v1/agents` by a wallet whose creator application is not approved (beta). The message says what to do.",
+  credential_revoked: "The creator revoked the wallet's rental. An unspent per-task balance can be withdrawn on-chain. Carries `on_chain_error` (`CredentialRevoked`).",
+  listing_closed: "The listing was closed for good; every credential on it is invalid. Carries `on_chain_error` (`ListingNotActive`).",
+  rating_not_allowed: "A rating by a wallet without a completed run of the listing, or by the listing's own creator.",
+  method_not_allowed: "`GET` or `DELETE /v1/mcp` (the MCP endpoint takes `POST` only), or `CONNECT` (the service is no proxy); the `Allow` header lists the methods. Any other method and path no route serves is 404 `not_found`.",
+  idempotency_key_reused: "An execute request whose `Idempotency-Key` was already used, within 24 hours, with a different body. Use a new key for a new request.",
+  request_timeout: "The request's headers and body did not arrive within the server's request timeout. The connection is closed.",
+  payload_too_large: "A request body over the limit (1 MiB by default; a manifest 64 KB). Larger task inputs go through `POST /v1/inputs`.",
+  unsupported_media_type: "A request body whose `Content-Type` is not JSON.",
+  headers_too_large: "Request headers over 16 KB. The connection is closed.",
+};
 
 /** The contract custom error behind a refusal, decoded from revert data. */
 export interface OnChainError {

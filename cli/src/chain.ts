@@ -133,7 +133,7 @@ export function chainError(error: unknown): unknown {
   if (reverted instanceof ContractFunctionRevertedError) {
     const name = reverted.data?.errorName ?? reverted.reason ?? "unknown";
     const args = reverted.data?.args?.length ? ` (${reverted.data.args.map((a) => (typeof a === "bigint" ? a.toString() : String(a))).join(", ")})` : "";
-    return new CliError(`The contract refused: ${name}${args}: ${CONTRACT_ERRORS[name] ?? "see docs/contract.md"}.`, EXIT.access, "contract_error", { on_chain_error: { contract: "Marketplace", error: name } });
+    return new CliError(`The contract refused: ${name}${args}: ${CONTRACT_ERRORS[name] ?? "see docs/reference/contract.md"}.`, EXIT.access, "contract_error", { on_chain_error: { contract: "Marketplace", error: name } });
   }
   if (error.walk((e) => e instanceof InsufficientFundsError)) {
     return new CliError("The wallet does not hold enough ETH for the amount plus gas.", EXIT.access, "insufficient_funds");

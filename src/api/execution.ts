@@ -15,20 +15,22 @@ export const MAX_TASK_CHARS = 32_768;
 
 export const ExecuteRequestSchema = z
   .object({
-    agent_id: z.string().min(1).max(200).openapi({ description: "The agent id (<name>-<8 hex>) or listing id (lst_… or the 0x on-chain id) to run against" }),
+    agent_id: z.string().min(1).max(200).openapi({ description: "The agent id (<name>-<8 hex>), the listing id (lst_<64 hex>) or the on-chain id (0x<64 hex>) to run against. Malformed: 400 invalid_listing_id; unknown or unpublished: 404 listing_not_found." }),
     task: z.string().min(1, "must not be empty").max(MAX_TASK_CHARS).openapi({ description: "Natural-language description of the work" }),
-    input: z.union([z.string(), z.record(z.string(), z.unknown())]).optional().openapi({ description: "Free text or a JSON object following the agent's input schema" }),
+    input: z.union([z.string(), z.record(z.string(), z.unknown())]).optional().openapi({ description: "Free text or a JSON object, checked against the agent's input schema before the agent runs (a mismatch ends the run failed with invalid_input, and the agent is never called)" }),
     input_uri: z
       .string()
       .refine(isContentAddress, "must be ipfs://<CIDv1> of content uploaded with POST /v1/inputs")
       .optional()
-      .openapi({ description: "Content-addressed input (ipfs://<cid>) instead of input; never both" }),
-    priority: z.enum(["standard", "priority"]).optional().openapi({ description: "standard (default) or priority" }),
-    timeout_seconds: z.number().int().min(1).max(300).optional().openapi({ description: "Maximum run time; capped by the agent's own timeout" }),
+      .openapi({ description: "Instead of input (never both): ipfs://<CIDv1> of content uploaded with POST /v1/inputs, checked against its address when the run reads it. Content that is a JSON object reaches the agent as an object, anything else as text." }),
+    priority: z.enum(["standard", "priority"]).optional().openapi({ description: "standard (default) or priority; recorded on the run" }),
+    timeout_seconds: z.number().int().min(1).max(300).optional().openapi({ description: "Maximum run time: the run gets the lower of this and the agent's own timeout_seconds" }),
   })
   .strict()
   .refine((body) => !(body.input !== undefined && body.input_uri !== undefined), { message: "send either input or input_uri, not both", path: ["input_uri"] })
-  .openapi("ExecuteRequest");
+  .openapi("ExecuteRequest", {
+    description: "A task for a rented agent. Unknown fields are refused (400 invalid_request naming them), so a misspelt field never runs silently with a default.",
+  });
 
 export const RunSchema = z
   .object({

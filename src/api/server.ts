@@ -45,7 +45,7 @@ export interface ApiServerOptions {
 const draining = new WeakSet<Duplex>();
 
 /** An answer in the error envelope for a request the app never saw: a fresh request id, and the
- * default rule's rate-limit figures (nothing was counted; see docs/rate-limits.md). */
+ * default rule's rate-limit figures (nothing was counted; see docs/reference/rate-limits.md). */
 function envelope(code: ErrorCode, message: string, extraHeaders: Record<string, string> = {}): { status: number; headers: Record<string, string>; body: string; requestId: string } {
   const requestId = newRequestId();
   const error = new ApiError(code, message);

@@ -84,7 +84,7 @@ function checkOutput(logic: AgentLogic, outcome: AgentOutcome, overflow: boolean
  * any step is a failed run, and the admission's holds (the listing slot, a per-query reservation) are
  * given back on every path.
  *
- * What a per-query run charges (docs/execution.md): output that reaches the renter is paid for, and output
+ * What a per-query run charges (docs/reference/execution.md): output that reaches the renter is paid for, and output
  * that is not paid for does not reach the renter. A completed run is charged. A failed run is charged
  * only when part of its output was already delivered, which happens only on a stream (the deltas sent
  * before the failure); a failed synchronous run releases no output and is free.

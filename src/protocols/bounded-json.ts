@@ -6,7 +6,7 @@
 // JSON.parse. Hand-written because it is one small loop, and the JSON libraries on npm either recurse
 // themselves or bound nothing.
 
-/** The bounds on agent-produced JSON (docs/execution.md, docs/connected-agents.md). */
+/** The bounds on agent-produced JSON (docs/reference/execution.md, docs/guides/connected-agents.md). */
 export const JSON_LIMITS = {
   /** Deepest nesting of arrays and objects: 64 levels (a `{"a":{"b":…}}` chain 64 objects deep passes,
    * 65 fails). Far beyond any real result; far below what recursive code overflows on. */

@@ -2,7 +2,7 @@
 // that lists every problem with its JSON pointer (RFC 6901) and a short code, never just the first. The
 // registration queue consumer calls `validateManifest`; the route calls `checkManifestSize` before
 // queueing. The validator never throws on any JSON value, so a hostile manifest cannot crash the
-// consumer. The rules, codes and decisions are in docs/manifest.md.
+// consumer. The rules, codes and decisions are in docs/reference/manifest.md.
 import Ajv2020, { type ValidateFunction } from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
 import { sample } from "openapi-sampler";

@@ -1,4 +1,4 @@
-// The declarative agent runtime: the entry a fresh sandbox runs for one run (see docs/runtime.md). It
+// The declarative agent runtime: the entry a fresh sandbox runs for one run (see docs/design/runtime.md). It
 // builds the agent's model and tools from the payload, asks the model with the manifest's system prompt
 // and the renter's task and input, streams the answer as it arrives and returns it shaped by the output
 // schema. Every connection goes through the run's egress guard; a failure is thrown as one short reason

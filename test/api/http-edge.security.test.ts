@@ -87,7 +87,7 @@ function expectEnvelope(res: RawResponse, status: number, code: string, { counte
   expect(body.error.request_id).toMatch(/^req_[0-9a-f]{24}$/);
   expect(res.headers["x-request-id"]).toBe(body.error.request_id);
   expect(res.headers["x-ratelimit-limit"]).toBe("100");
-  // Answered before routing: nothing was counted (see docs/rate-limits.md); the app's answers count.
+  // Answered before routing: nothing was counted (see docs/reference/rate-limits.md); the app's answers count.
   if (!counted) expect(res.headers["x-ratelimit-remaining"]).toBe("100");
   else expect(Number(res.headers["x-ratelimit-remaining"])).toBeLessThan(100);
   const reset = Number(res.headers["x-ratelimit-reset"]);

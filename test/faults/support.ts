@@ -444,7 +444,7 @@ export async function expectChargesMatchRuns(world: FaultWorld): Promise<void> {
       continue;
     }
     const run = matching[0]!;
-    // A failed run is charged only for output it already delivered (deltas of a stream, docs/execution.md).
+    // A failed run is charged only for output it already delivered (deltas of a stream, docs/reference/execution.md).
     const chargeable = run.status === "completed" || (run.status === "failed" && (run as { delivery?: string }).delivery !== "sync" && (run.streamed ?? "").length > 0);
     if (!chargeable) problems.push(`run ${run.run_id} was charged but is ${run.status} (${run.error?.code ?? "-"}) with no output delivered`);
     if (run.settlement !== "settled") problems.push(`run ${run.run_id} was charged but its settlement reads ${run.settlement}`);

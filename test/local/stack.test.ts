@@ -74,7 +74,7 @@ async function waitUntil(check: () => boolean | Promise<boolean>, timeoutMs = 20
   }
 }
 
-/** cost_wei read from the body text as an exact integer (docs/execution.md: wei exceed 2^53). */
+/** cost_wei read from the body text as an exact integer (docs/reference/execution.md: wei exceed 2^53). */
 function costWeiOf(body: string): bigint {
   const match = /"cost_wei":\s*(\d+)/.exec(body);
   if (!match) throw new Error(`no cost_wei in ${body}`);

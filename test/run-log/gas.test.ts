@@ -1,6 +1,6 @@
 // What the run log costs on-chain: the gas of one logRuns transaction does not depend on the batch size
 // (one storage slot and one event per batch), so the cost per run falls as 1/N. The figures printed
-// here are the ones quoted in docs/run-log.md.
+// here are the ones quoted in docs/design/run-log.md.
 import { beforeAll, describe, expect, it } from "vitest";
 import { logPendingRuns } from "../../src/execution/run-log/pass.ts";
 import { createTestServices, type TestContext } from "../support/services.ts";

@@ -157,7 +157,7 @@ describe("failures", () => {
   });
 
   // The data-segment cap needs util-linux's prlimit (every Linux host this runs on has it); without it the
-  // pool falls back to the heap flag, which does not cap Buffers (docs/sandbox.md).
+  // pool falls back to the heap flag, which does not cap Buffers (docs/design/sandbox.md).
   it.runIf(existsSync("/usr/bin/prlimit") || existsSync("/bin/prlimit"))("caps memory outside the V8 heap too: Buffers stop at the sandbox's data limit", async () => {
     const result = await run(spec("buffers", {}, { memoryMb: 64, timeoutMs: 20_000 }));
     // Either the entry saw the allocation fail (and answered), or V8 itself could not grow and the run

@@ -89,7 +89,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** My creator profile and agents */
+        /**
+         * My creator profile and agents
+         * @description The caller's creator application (its status and, after a rejection, the reason) and the agents the caller registered, each with its listing ids and review status. A wallet that never applied gets `profile: null` and no agents: an answer, not a 404.
+         */
         get: operations["getCreatorProfile"];
         put?: never;
         post?: never;
@@ -108,7 +111,7 @@ export interface paths {
         };
         /**
          * List rental credentials
-         * @description The authenticated wallet's credentials, newest purchase first. `status` filters by active, expired or low_balance (also revoked and listing_closed); omit it for all.
+         * @description The authenticated wallet's credentials from the service's index of the chain, newest purchase first. A status is judged at the chain's time (the latest block's timestamp, the clock the contract judges a subscription's expiry by), or by the server's clock while the chain cannot be read. `status` filters by active, expired or low_balance (also revoked and listing_closed); omit it for all. `total` counts every credential the filter matches.
          */
         get: operations["listCredentials"];
         put?: never;
@@ -128,7 +131,7 @@ export interface paths {
         };
         /**
          * Verify a rental credential
-         * @description Checks the local record and the contract (a live read of credentialStatus) for the authenticated wallet. The chain wins; a local record that disagrees is repaired. status: active (valid), expired (with expired_at), low_balance (a per_query rental whose balance cannot pay for one run at the listing's current price), revoked, listing_closed, or not_found.
+         * @description Checks the local record and the contract for the authenticated wallet, in parallel: one live read of the contract's credentialOf (status, rental model, purchase time, expiry, balance and revocation in one eth_call). The chain's answer is returned; a local record that disagrees in any field is repaired, or removed when the chain has no credential. When the chain cannot be reached the answer is 503 service_unavailable, never the index's. status: active (valid), expired (with expired_at), low_balance (a per_query rental whose balance cannot pay for one run at the listing's current price), revoked, listing_closed, or not_found.
          */
         get: operations["verifyCredential"];
         put?: never;
@@ -166,7 +169,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The reference page's script */
+        /**
+         * The reference page's script
+         * @description Scalar's standalone script, served by the API itself so GET /v1/docs requests nothing from third parties and works offline.
+         */
         get: operations["getApiReferenceScript"];
         put?: never;
         post?: never;
@@ -263,7 +269,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get a registration job */
+        /**
+         * Get a registration job
+         * @description A registration job of the caller: `queued`, then `completed` with the ids createListing needs (agent_id, listing_id, listing_seed, metadata_uri), or `failed` with every problem of the manifest, each with its JSON pointer. Another wallet's job is 404 not_found, as a missing one.
+         */
         get: operations["getJob"];
         put?: never;
         post?: never;
@@ -280,7 +289,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List API keys */
+        /**
+         * List API keys
+         * @description The wallet's API keys, newest first, revoked ones included: id, label, prefix, when created and last used. Never the key itself, which is shown only when it is created.
+         */
         get: operations["listApiKeys"];
         put?: never;
         /**
@@ -509,7 +521,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get this OpenAPI document */
+        /**
+         * Get this OpenAPI document
+         * @description The OpenAPI 3.1 document of every operation, generated from the routes: their schemas, and what each declares beside them (`security`, `x-rate-limit` and its error codes per status). Needs no token.
+         */
         get: operations["getOpenApiDocument"];
         put?: never;
         post?: never;
@@ -526,7 +541,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Creator applications (authority) */
+        /**
+         * Creator applications (authority)
+         * @description Creator applications in one review status (pending by default), for the protocol authority: the wallet the contract names, read from the chain at each request. Anyone else gets 403 forbidden.
+         */
         get: operations["listCreatorApplications"];
         put?: never;
         post?: never;
@@ -563,7 +581,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Listings awaiting review (authority) */
+        /**
+         * Listings awaiting review (authority)
+         * @description Registered agents whose listing awaits the authority's review, by listing id. For the protocol authority only (403 forbidden for anyone else); the listing's on-chain facts and public metadata are read from the chain and GET /v1/metadata/{cid}.
+         */
         get: operations["listListingReviews"];
         put?: never;
         post?: never;
@@ -600,7 +621,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get a run */
+        /**
+         * Get a run
+         * @description A run, to the wallet that ran it (another wallet's run is 404 not_found, as a missing one): its status, output, cost, duration and settlement, and its receipt in the on-chain run log once a batch has logged it (every minute in the cloud). `output` is null while the run is in flight and while a per-query charge is unconfirmed (`settlement: pending`); a failed synchronous run's partial output is never shown. cost_wei is an exact JSON integer.
+         */
         get: operations["getRun"];
         put?: never;
         post?: never;
@@ -813,23 +837,24 @@ export interface components {
                 status: number;
             };
         };
+        /** @description A task for a rented agent. Unknown fields are refused (400 invalid_request naming them), so a misspelt field never runs silently with a default. */
         ExecuteRequest: {
-            /** @description The agent id (<name>-<8 hex>) or listing id (lst_… or the 0x on-chain id) to run against */
+            /** @description The agent id (<name>-<8 hex>), the listing id (lst_<64 hex>) or the on-chain id (0x<64 hex>) to run against. Malformed: 400 invalid_listing_id; unknown or unpublished: 404 listing_not_found. */
             agent_id: string;
-            /** @description Free text or a JSON object following the agent's input schema */
+            /** @description Free text or a JSON object, checked against the agent's input schema before the agent runs (a mismatch ends the run failed with invalid_input, and the agent is never called) */
             input?: string | {
                 [key: string]: unknown;
             };
-            /** @description Content-addressed input (ipfs://<cid>) instead of input; never both */
+            /** @description Instead of input (never both): ipfs://<CIDv1> of content uploaded with POST /v1/inputs, checked against its address when the run reads it. Content that is a JSON object reaches the agent as an object, anything else as text. */
             input_uri?: string;
             /**
-             * @description standard (default) or priority
+             * @description standard (default) or priority; recorded on the run
              * @enum {string}
              */
             priority?: "standard" | "priority";
             /** @description Natural-language description of the work */
             task: string;
-            /** @description Maximum run time; capped by the agent's own timeout */
+            /** @description Maximum run time: the run gets the lower of this and the agent's own timeout_seconds */
             timeout_seconds?: number;
         };
         Health: {
@@ -843,7 +868,7 @@ export interface components {
                 tables: boolean;
             };
             marketplace: string;
-            /** @description Counters and latency percentiles since `since` (docs/operations.md) */
+            /** @description Counters and latency percentiles since `since` (docs/guides/operator.md) */
             metrics: {
                 chain_call_errors: number;
                 latency_ms: {

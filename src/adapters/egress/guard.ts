@@ -3,7 +3,7 @@
 // connection, checks every address the resolver returned, and lets the socket connect only to those
 // checked addresses; so a name that answered "public" to an earlier check and "private" now (DNS
 // rebinding) is refused at the moment that counts. Redirects are never followed by the HTTP client:
-// the guard follows them itself, re-checking each hop. Rules and decisions: docs/egress.md.
+// the guard follows them itself, re-checking each hop. Rules and decisions: docs/design/egress.md.
 import dns from "node:dns";
 import net from "node:net";
 import tls from "node:tls";

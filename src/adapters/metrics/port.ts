@@ -1,7 +1,7 @@
 // The metrics port: what the service counts and times, by name. In the cloud each figure is written as
 // CloudWatch embedded metric format (EMF) on stdout, which CloudWatch Logs turns into metrics (emf.ts);
 // every process also keeps an in-process aggregate (memory.ts) that GET /v1/health reports. Names,
-// units and dimensions are listed here once, so the code, the EMF output and docs/operations.md agree.
+// units and dimensions are listed here once, so the code, the EMF output and docs/guides/operator.md agree.
 
 /** Every metric the service emits: its unit and whether it is a counter, a histogram or a gauge. */
 export const METRIC_CATALOGUE = {

@@ -1,6 +1,6 @@
 // The rate-limit policy: the rules of the specification's Limits section and the keys they count under.
 // Which rule a route follows, and what it does when the limiter's store cannot be reached, the route
-// declares itself (src/api/route.ts; docs/rate-limits.md).
+// declares itself (src/api/route.ts; docs/reference/rate-limits.md).
 import { assertRule, type RateRule } from "./port.ts";
 
 /** The specification's limits. Windows are fixed, aligned to the epoch (see port.ts). */

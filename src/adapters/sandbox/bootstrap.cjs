@@ -1,4 +1,4 @@
-// The bootstrap of one local sandbox process (see local.ts and docs/sandbox.md). Kept tiny on purpose:
+// The bootstrap of one local sandbox process (see local.ts and docs/design/sandbox.md). Kept tiny on purpose:
 // it is all a pre-started sandbox loads before its run arrives. It is CommonJS, not ESM, because the
 // heap cap (`--max-old-space-size`) changes V8's flag hash, which makes V8 reject Node's built-in code
 // cache: every internal module loaded at startup is then compiled from source, and an ESM main module

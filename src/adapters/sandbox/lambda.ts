@@ -5,7 +5,7 @@
 // local sandbox's protocol (src/protocols/runner.ts), newline-delimited JSON inside the event stream's
 // PayloadChunks (src/runtime/runner-core.ts writes it). The runner has the agent runtime built in: `spec.entry` names the local
 // bundle and is not sent; the runner's memory is the function's (stacks/runner.ts), not `spec.memoryMb`.
-// See docs/cloud.md, "The cloud runner".
+// See docs/design/sandbox.md, "In the cloud: the runner function".
 import type { InvokeWithResponseStreamResponseEvent, LambdaClient } from "@aws-sdk/client-lambda";
 import { parseBoundedJson, TOO_DEEP_OUTPUT } from "../../protocols/bounded-json.ts";
 import { ndjsonLines } from "../../protocols/ndjson.ts";

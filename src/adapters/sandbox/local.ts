@@ -2,7 +2,7 @@
 // exits. Processes are pre-started (a warm pool, replenished as runs take them) so a run does not wait
 // for a spawn; a process is never handed a second run. Each child runs under Node's permission model
 // with an empty environment and a memory cap, and is killed (SIGKILL) when its run's time is spent.
-// See docs/sandbox.md for the guarantees and their limits.
+// See docs/design/sandbox.md for the guarantees and their limits.
 import { spawn, type ChildProcess } from "node:child_process";
 import { accessSync, constants } from "node:fs";
 import { availableParallelism } from "node:os";
@@ -42,7 +42,7 @@ export interface LocalSandboxPoolOptions {
 /**
  * - "rlimit": the process's data segment (RLIMIT_DATA, set by `prlimit` before Node starts) is capped at
  *   `memoryMb` plus NODE_BASELINE_MB for Node itself: V8's heap, Buffers and ArrayBuffers all count, and
- *   no V8 flag is changed, so V8 keeps using Node's embedded code cache (see docs/sandbox.md).
+ *   no V8 flag is changed, so V8 keeps using Node's embedded code cache (see docs/design/sandbox.md).
  * - "heap-flag": `--max-old-space-size=<memoryMb>`: V8's old generation only, and a non-default V8 flag,
  *   which makes V8 compile Node's internals from source in every sandbox.
  * A sandbox allowed native addons always gets the heap flag (isolated-vm sizes its isolates itself).

@@ -21,6 +21,8 @@ export const route = defineRoute({
   access: "bearer",
   rateLimit: { rule: "default", failMode: "open" },
   summary: "My creator profile and agents",
+  description:
+    "The caller's creator application (its status and, after a rejection, the reason) and the agents the caller registered, each with its listing ids and review status. A wallet that never applied gets `profile: null` and no agents: an answer, not a 404.",
   responses: {
     200: {
       description: "Profile and agents; `profile` is null (and `agents` empty) when the wallet never applied",

@@ -26,7 +26,8 @@ export const route = defineRoute({
   access: "bearer",
   rateLimit: { rule: "default", failMode: "open" },
   summary: "List rental credentials",
-  description: "The authenticated wallet's credentials, newest purchase first. `status` filters by active, expired or low_balance (also revoked and listing_closed); omit it for all.",
+  description:
+    "The authenticated wallet's credentials from the service's index of the chain, newest purchase first. A status is judged at the chain's time (the latest block's timestamp, the clock the contract judges a subscription's expiry by), or by the server's clock while the chain cannot be read. `status` filters by active, expired or low_balance (also revoked and listing_closed); omit it for all. `total` counts every credential the filter matches.",
   request: {
     query: z.object({
       status: ListedCredentialStatusSchema.optional(),

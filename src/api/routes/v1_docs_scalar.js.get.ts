@@ -30,6 +30,7 @@ export const route = defineRoute({
   access: "public",
   rateLimit: { rule: "default", failMode: "open" },
   summary: "The reference page's script",
+  description: "Scalar's standalone script, served by the API itself so GET /v1/docs requests nothing from third parties and works offline.",
   responses: { 200: { description: "Scalar's standalone script", content: { "text/javascript": { schema: { type: "string" } } } } },
   errors: {},
 });

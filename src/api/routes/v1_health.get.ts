@@ -1,5 +1,5 @@
 // GET /v1/health: liveness and readiness of the API and the stores it depends on, and the key operating
-// figures (docs/operations.md). Public: the figures are aggregates and name no wallet, key or run.
+// figures (docs/guides/operator.md). Public: the figures are aggregates and name no wallet, key or run.
 import { z, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../env.ts";
 import { checkHealth } from "../../health.ts";
@@ -33,7 +33,7 @@ const HealthSchema = z
         chain_call_errors: z.number().int(),
         latency_ms: z.object({ start_of_execution: Percentiles, run_duration: Percentiles, settlement_lag: Percentiles, chain_call: Percentiles, request: Percentiles }),
       })
-      .openapi({ description: "Counters and latency percentiles since `since` (docs/operations.md)" }),
+      .openapi({ description: "Counters and latency percentiles since `since` (docs/guides/operator.md)" }),
     sandbox: z.object({ idle: z.number().int(), starting: z.number().int(), busy: z.number().int() }).nullable(),
     queues: z.object({ registration: z.number().int().nullable(), registration_dlq: z.number().int().nullable() }),
     settlements: z.object({ pending: z.number().int().nullable() }),

@@ -29,6 +29,8 @@ export const route = defineRoute({
   access: "bearer",
   rateLimit: { rule: "default", failMode: "open" },
   summary: "Get a registration job",
+  description:
+    "A registration job of the caller: `queued`, then `completed` with the ids createListing needs (agent_id, listing_id, listing_seed, metadata_uri), or `failed` with every problem of the manifest, each with its JSON pointer. Another wallet's job is 404 not_found, as a missing one.",
   request: { params: z.object({ job_id: z.string() }) },
   responses: {
     200: { description: "The job", content: { "application/json": { schema: JobSchema } } },

@@ -13,6 +13,7 @@ export const route = defineRoute({
   access: "bearer",
   rateLimit: { rule: "default", failMode: "open" },
   summary: "List API keys",
+  description: "The wallet's API keys, newest first, revoked ones included: id, label, prefix, when created and last used. Never the key itself, which is shown only when it is created.",
   responses: {
     200: { description: "The wallet's keys, newest first", content: { "application/json": { schema: z.object({ keys: z.array(ApiKeySchema) }).openapi("ApiKeyList") } } },
   },

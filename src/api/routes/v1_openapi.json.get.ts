@@ -13,6 +13,8 @@ export const route = defineRoute({
   access: "public",
   rateLimit: { rule: "default", failMode: "open" },
   summary: "Get this OpenAPI document",
+  description:
+    "The OpenAPI 3.1 document of every operation, generated from the routes: their schemas, and what each declares beside them (`security`, `x-rate-limit` and its error codes per status). Needs no token.",
   responses: { 200: { description: "The OpenAPI 3.1 document", content: { "application/json": { schema: { type: "object", additionalProperties: true } } } } },
   errors: {},
 });

@@ -15,6 +15,7 @@ export const route = defineRoute({
   access: "bearer",
   rateLimit: { rule: "default", failMode: "open" },
   summary: "Creator applications (authority)",
+  description: "Creator applications in one review status (pending by default), for the protocol authority: the wallet the contract names, read from the chain at each request. Anyone else gets 403 forbidden.",
   request: { query: z.object({ status: ReviewStatusSchema.default("pending") }) },
   responses: { 200: { description: "Applications", content: { "application/json": { schema: z.object({ applications: z.array(CreatorProfileSchema) }) } } } },
   errors: { 400: ["invalid_request"], 403: ["forbidden"], 503: ["service_unavailable"] },

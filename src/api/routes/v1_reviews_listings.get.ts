@@ -13,6 +13,7 @@ export const route = defineRoute({
   access: "bearer",
   rateLimit: { rule: "default", failMode: "open" },
   summary: "Listings awaiting review (authority)",
+  description: "Registered agents whose listing awaits the authority's review, by listing id. For the protocol authority only (403 forbidden for anyone else); the listing's on-chain facts and public metadata are read from the chain and GET /v1/metadata/{cid}.",
   responses: { 200: { description: "Pending", content: { "application/json": { schema: z.object({ listings: z.array(z.object({ listing_id: z.string(), created_at: z.string() })) }) } } } },
   errors: { 403: ["forbidden"], 503: ["service_unavailable"] },
 });

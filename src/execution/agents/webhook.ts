@@ -2,7 +2,7 @@
 // as a Standard Webhooks-signed HTTPS POST to the manifest's entrypoint_url, through the egress guard,
 // and reads the answer: one JSON document, or a text/event-stream whose output deltas are passed on as
 // they arrive. Nothing of the creator's runs in our processes, so there is no sandbox; the only secret
-// involved is the listing's own webhook secret. Wire protocol and decisions: docs/connected-agents.md.
+// involved is the listing's own webhook secret. Wire protocol and decisions: docs/guides/connected-agents.md.
 //
 // Every failure of the call is a failed run, never a rejection. Error messages are shown to the renter:
 // they never carry the secret, the signature, the entrypoint URL, its host or address, or response

@@ -2,7 +2,7 @@
 // returned. The contract charges a run at most once (runRef), so a retried settlement never charges
 // twice; the charged amount is read from the QueryConsumed event, never assumed.
 //
-// The rule when the authority's transaction fails (docs/execution.md):
+// The rule when the authority's transaction fails (docs/reference/execution.md):
 // - the contract refused it (the creator revoked the credential or closed the listing mid-run, or the
 //   balance no longer covers the price): the run is not paid, so its result is never released; the run
 //   reads failed with cost 0;

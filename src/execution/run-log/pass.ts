@@ -3,7 +3,7 @@
 // `runlog#pending` queue (oldest first) and logs them in batches (batches.ts): each batch's runs are
 // claimed, the Merkle tree of their receipt leaves built (merkle.ts, receipts.ts), the batch recorded,
 // `logRuns(root, count)` sent from the protocol authority, and every run given its receipt (batch index,
-// root, leaf, proof, transaction) for verifyRunReceipt. docs/run-log.md describes the receipt and how
+// root, leaf, proof, transaction) for verifyRunReceipt. docs/design/run-log.md describes the receipt and how
 // a renter verifies it.
 //
 // A run log is an object its caller creates and keeps (a process's loop, a function's cold start): it

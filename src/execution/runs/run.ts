@@ -112,7 +112,7 @@ export const MAX_OUTPUT_CHARS = 128 * 1024;
 /**
  * The output text of a run a renter may see (a resumed stream, GET /v1/runs/{run_id}/events). A
  * per-query run that was not streamed releases nothing before it is charged: its text would otherwise be
- * output that reached the renter unpaid (docs/execution.md, "What a run charges").
+ * output that reached the renter unpaid (docs/reference/execution.md, "What a run charges").
  */
 export function releasedText(record: RunRecord): string {
   const text = record.streamed ?? "";

@@ -1,6 +1,6 @@
 // The catalogue's in-memory search index: BM25 over title, description, category and sample outputs
 // with prefix and one-typo matching, filters, five sorts and paging, sized for 100,000 listings
-// (see docs/search.md). The HTTP route validates with parseSearchQuery and asks this index for ids.
+// (see docs/reference/search.md). The HTTP route validates with parseSearchQuery and asks this index for ids.
 import { QueryRunner } from "./query.ts";
 import { DocumentColumns } from "./columns.ts";
 import type { SearchIndex } from "./types.ts";

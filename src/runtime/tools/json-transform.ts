@@ -1,7 +1,7 @@
 // json_transform: a small declarative language that reshapes JSON (select, rename, filter, map, sort,
 // group, aggregate). A program is data, interpreted step by step: there is no expression syntax, no
 // eval and no I/O, and every program is bounded in size, depth and work. The language is described in
-// docs/runtime.md ("json_transform").
+// docs/design/runtime.md ("json_transform").
 import { ToolInputError, type RuntimeTool } from "./types.ts";
 
 export const JSON_TRANSFORM_LIMITS = {
