@@ -1,9 +1,11 @@
 // A creator's schema patterns cannot freeze the API: registration refuses catastrophic and unrunnable
 // patterns (through the real pipeline), and an agent whose stored schemas hold one anyway (written
 // straight into its sealed logic, past registration) runs its patterns on the linear-time engine:
-// GET /v1/health keeps answering within 100 ms while the hostile run is in flight, and the run fails.
+// GET /v1/health, asked over the API's real HTTP server, keeps answering within 100 ms (every answer;
+// see expectResponsive for how that is measured on a shared machine) while the hostile check or run is
+// in flight, and the run fails.
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import type { IncomingMessage, ServerResponse } from "node:http";
+import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import { GetCommand } from "@aws-sdk/lib-dynamodb";
 import { buildApp } from "../../src/api/app.ts";
 import { createEgressGuard } from "../../src/adapters/egress/guard.ts";
@@ -16,7 +18,7 @@ import { approveCreator } from "../support/creators.ts";
 import { indexChain, marketTarget, publishConnectedAgent, type PublishedAgent } from "../support/agents.ts";
 import { createGates } from "../support/gates.ts";
 import { startHttpsServer, type HttpsTestServer } from "../support/https-server.ts";
-import { readBody } from "../support/http.ts";
+import { closeApi, readBody, serveApi } from "../support/http.ts";
 
 type Account = Awaited<ReturnType<typeof fundedAccount>>;
 
@@ -27,6 +29,8 @@ const HEALTH_BUDGET_MS = 100;
 
 let ctx: TestContext;
 let app: ReturnType<typeof buildApp>;
+/** The same app behind the API's Node HTTP server: what health is asked through. */
+let api: { server: Server; url: string };
 let agentServer: HttpsTestServer;
 let creator: Account;
 let creatorToken: string;
@@ -89,8 +93,10 @@ function execute(body: unknown) {
 }
 
 interface Responsiveness {
-  /** Each GET /v1/health answer's time, in ms. */
+  /** Each GET /v1/health answer's time over HTTP (request sent to body read), in ms. */
   health: number[];
+  /** For each answer, the (user) CPU time the API's thread spent while it was pending, in ms. */
+  healthCpu: number[];
   /** The most (user) CPU time the API's thread spent between two turns of its event loop, in ms: how long one
    * piece of work held the loop, so how long any request (health included) could be kept waiting by it.
    * CPU time rather than wall time, because this machine's cores are shared: a process the OS leaves
@@ -99,7 +105,14 @@ interface Responsiveness {
   stallMs: number;
 }
 
-/** GET /v1/health, again and again until `done` settles (at least once), and the longest hold of the event loop meanwhile. */
+/** Distinct clients, as the trusted proxy in front of the server names them: health is public and its
+ * rate rule counts per client, and a poll this fast from one address would meet it. */
+let client = 0;
+const nextClient = () => `198.51.100.${(client++ % 250) + 1}`;
+
+/** GET /v1/health over HTTP, again and again until `done` settles (at least once), and the longest hold
+ * of the event loop meanwhile. The server and this client share the process's event loop, as the API's
+ * requests share it with a hostile run: a held loop delays the answer by the whole hold. */
 async function healthWhile(done: Promise<unknown>): Promise<Responsiveness> {
   let settled = false;
   void done.finally(() => void (settled = true));
@@ -115,35 +128,53 @@ async function healthWhile(done: Promise<unknown>): Promise<Responsiveness> {
     last = now;
   }, 5);
   const health: number[] = [];
+  const healthCpu: number[] = [];
   try {
     do {
       const started = performance.now();
-      const res = await app.request("/v1/health");
+      const cpuAtStart = cpu();
+      const res = await fetch(`${api.url}/v1/health`, { headers: { "x-forwarded-for": nextClient() } });
       await res.arrayBuffer();
       health.push(performance.now() - started);
+      healthCpu.push(cpu() - cpuAtStart);
       expect(res.status).toBe(200);
-      // paced, and through the timer queue: a loop of in-process requests would otherwise starve the
-      // very work it watches (and meet health's rate limit)
+      // paced, and through the timer queue: a tight loop of requests would otherwise starve the very
+      // work it watches
       await new Promise((resolve) => setTimeout(resolve, 20));
     } while (!settled);
   } finally {
     clearInterval(sampler);
     stallMs = Math.max(stallMs, cpu() - last);
   }
-  return { health, stallMs };
+  return { health, healthCpu, stallMs };
 }
 
-/** Health answers within 100 ms while the hostile work runs: nothing holds the event loop for 100 ms
- * of CPU (on the code before the fix, one 28-character input held it for seconds), and health's typical
- * answer comes back within 100 ms of wall time. Single answers are not held to it: on a machine whose
- * two cores are shared by many processes, a table or chain read alone can wait longer for a core. */
+/** The 95th percentile of `times` (nearest rank). */
+function p95(times: number[]): number {
+  const sorted = [...times].sort((x, y) => x - y);
+  return sorted[Math.max(0, Math.ceil(sorted.length * 0.95) - 1)] ?? Number.POSITIVE_INFINITY;
+}
+
+/**
+ * Health answers within 100 ms while the hostile work runs, judged on every answer over HTTP (the
+ * slowest, not the typical one): no answer waited on more than 100 ms of this process's work (the CPU
+ * time the API's thread spent while the answer was pending: its own handling, and whatever else held
+ * the loop meanwhile), and no single piece of work held the loop for 100 ms. On the code before the fix
+ * one 28-character input held the loop for seconds, and every answer pending meanwhile shows it.
+ *
+ * CPU time rather than wall time, because this machine's two cores are shared by many processes: the
+ * answers' wall times (printed) include waiting for a core and for the emulators health probes, which
+ * here reach hundreds of milliseconds with nothing hostile running (the quiet baseline shows it), while
+ * a loop held by a backtracking regex shows its whole CPU time however busy the machine is.
+ */
 function expectResponsive(during: Responsiveness, baseline: Responsiveness): void {
-  const sorted = [...during.health].sort((x, y) => x - y);
-  const median = sorted[Math.floor(sorted.length / 2)] ?? Number.POSITIVE_INFINITY;
-  console.log(`health answers ${during.health.map(Math.round).join(",")} ms (quiet: ${baseline.health.map(Math.round).join(",")}); longest hold of the loop ${Math.round(during.stallMs)} ms of CPU`);
+  console.log(
+    `health answers over HTTP ${during.health.map(Math.round).join(",")} ms, p95 ${Math.round(p95(during.health))} (quiet: ${baseline.health.map(Math.round).join(",")}); ` +
+      `the API's CPU while each was pending ${during.healthCpu.map(Math.round).join(",")} ms (quiet: ${baseline.healthCpu.map(Math.round).join(",")}); longest hold of the loop ${Math.round(during.stallMs)} ms of CPU`,
+  );
   expect(during.health.length).toBeGreaterThan(0);
+  expect(Math.max(...during.healthCpu)).toBeLessThan(HEALTH_BUDGET_MS);
   expect(during.stallMs).toBeLessThan(HEALTH_BUDGET_MS);
-  expect(median).toBeLessThan(HEALTH_BUDGET_MS);
 }
 
 /** Health's own times with nothing hostile running, over about as many requests as a test makes. */
@@ -152,10 +183,11 @@ async function baseline(): Promise<Responsiveness> {
 }
 
 beforeAll(async () => {
-  ctx = await createTestServices({ ALLOW_PRIVATE_AGENT_HOSTS: "true" });
+  ctx = await createTestServices({ ALLOW_PRIVATE_AGENT_HOSTS: "true", TRUSTED_PROXIES: "127.0.0.1" });
   agentServer = await startHttpsServer((req, res) => void agent(req, res));
   ctx.services.egress = createEgressGuard({ ca: agentServer.ca, allowHosts: ["127.0.0.1"] });
   app = buildApp(ctx.services);
+  api = await serveApi(app);
   creator = await fundedAccount(inject("rpcUrl"));
   creatorToken = (await signIn(app, creator)).token;
   await approveCreator(ctx, app, creator.address, creatorToken);
@@ -163,12 +195,13 @@ beforeAll(async () => {
   renterKey = (await createKey(app, renter, (await signIn(app, renter)).token)).key;
   // health reads the tables and the chain, and registration builds its schema compiler once per process:
   // warm them so the timings below measure what the hostile patterns do, not one-time start-up costs
-  await (await app.request("/v1/health")).arrayBuffer();
+  await (await fetch(`${api.url}/v1/health`, { headers: { "x-forwarded-for": nextClient() } })).arrayBuffer();
   expect(await register({ ...MANIFEST, name: "warm-up", entrypoint_url: `${agentServer.url}/agents/warm-up` })).toMatchObject({ status: "completed" });
 });
 
 afterAll(async () => {
   gates.openAll();
+  await closeApi(api?.server);
   await agentServer?.stop();
   await ctx?.services.close();
 });
@@ -251,7 +284,7 @@ describe("an agent whose stored schemas hold a catastrophic pattern", () => {
     gate.open();
     const waiting = await before;
     const answered = await healthWhile(run);
-    const times = { health: [...waiting.health, ...answered.health], stallMs: Math.max(waiting.stallMs, answered.stallMs) };
+    const times = { health: [...waiting.health, ...answered.health], healthCpu: [...waiting.healthCpu, ...answered.healthCpu], stallMs: Math.max(waiting.stallMs, answered.stallMs) };
     const res = await run;
     expect(res.status).toBe(200);
     expect(await res.json()).toMatchObject({ status: "failed", error: { code: "invalid_output" } });

@@ -71,15 +71,30 @@ describe("the DynamoDB emulator restarts mid-run", () => {
     await expectMoneyAndRecordsIntact(world);
   });
 
-  it("down for longer than the service's retries: once it is back, the recovery passes leave no run running, nothing held and no charge without its run", async () => {
-    const { gate, answering } = await runHeldAtAgent("finish during a long outage");
+  it.each([
+    ["the synchronous route", false],
+    ["the streaming route", true],
+  ])("down for longer than the service's retries, on %s: the finished run is still answered completed and charged exactly once, and the recovery passes record it so", async (_route, stream) => {
+    // The charge is the chain's, not the table's: with the chain up it lands while storage is down, so
+    // the answer is the paid run (200), never a 5xx a client would retry into a second charge. The run's
+    // record, slot and reservation are left to the recovery passes, which read the charge from the chain.
+    const before = await world.balanceOf(listing, renter.account.address);
+    const task = stream ? "stream through a long outage" : "finish during a long outage";
+    const { gate, answering } = await runHeldAtAgent(task, stream);
     await world.dynamo.kill();
     gate.open();
     const answer = await answering;
     await world.dynamo.start();
-    // Whatever the answer was, it gave no output that is not paid for (invariant 4 checks it by run id).
-    expect([200, 500, 503]).toContain(answer.status);
+    expect(answer.status).toBe(200);
+    expect(answer.body).toMatchObject({ run_id: answer.runId, status: "completed", output: { findings: stream ? ["alpha", "beta", "gamma"] : [`done: ${task}`] } });
+    expect(answer.body.settlement).toBeUndefined();
+    expect(BigInt(answer.body.cost_wei as number)).toBe(listing.priceWei);
+    expect(await world.balanceOf(listing, renter.account.address)).toBe(before - listing.priceWei);
     await world.recover();
+    const detail = await runDetail(answer.runId!);
+    expect(detail).toMatchObject({ status: "completed", settlement: "settled" });
+    expect(BigInt(detail.cost_wei as number)).toBe(listing.priceWei);
+    // Invariant 3 checks the one QueryConsumed of this run against its record.
     await expectMoneyAndRecordsIntact(world);
   }, 90_000);
 });

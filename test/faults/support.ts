@@ -237,7 +237,13 @@ export interface FaultWorld {
 export interface FaultWorldOptions {
   /** Extra service configuration. */
   env?: Record<string, string>;
+  /** More behaviours of the connected agent: called with each verified delivery's task (after its gate);
+   * returns true when it answered (or dropped) the delivery itself. */
+  agent?: AgentBehaviour;
 }
+
+/** A behaviour of the connected agent for some tasks (see FaultWorldOptions.agent). */
+export type AgentBehaviour = (task: string, res: ServerResponse) => boolean | Promise<boolean>;
 
 const CONNECTED_MANIFEST = {
   category: "research",
@@ -249,11 +255,12 @@ const CONNECTED_MANIFEST = {
 };
 
 /**
- * The connected agent: a run whose task has a gate waits there until the test opens it. A task starting
- * with "stream" answers as an event stream (three output events, then the result); any other answers
- * JSON {output: {findings: ["done: <task>"]}}.
+ * The connected agent: a run whose task has a gate waits there until the test opens it. A task the
+ * world's extra behaviour answers is answered by it; else a task starting with "stream" answers as an
+ * event stream (three output events, then the result); any other answers JSON
+ * {output: {findings: ["done: <task>"]}}.
  */
-function connectedAgent(secrets: Map<string, string>, gates: ReturnType<typeof createGates>, deliveries: FaultWorld["deliveries"]) {
+function connectedAgent(secrets: Map<string, string>, gates: ReturnType<typeof createGates>, deliveries: FaultWorld["deliveries"], behaviour?: AgentBehaviour) {
   return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const body = await readBody(req);
     try {
@@ -269,6 +276,7 @@ function connectedAgent(secrets: Map<string, string>, gates: ReturnType<typeof c
       await gate.release;
     }
     if (res.destroyed) return;
+    if (behaviour && (await behaviour(payload.task, res))) return;
     if (payload.task.startsWith("stream")) {
       res.writeHead(200, { "content-type": "text/event-stream" });
       for (const piece of ["alpha ", "beta ", "gamma"]) res.write(`event: output\ndata: ${JSON.stringify({ delta: piece })}\n\n`);
@@ -286,7 +294,7 @@ export async function startFaultWorld(options: FaultWorldOptions = {}): Promise<
       const secrets = new Map<string, string>();
       const gates = createGates();
       const deliveries: FaultWorld["deliveries"] = [];
-      const server = await startHttpsServer((req, res) => void connectedAgent(secrets, gates, deliveries)(req, res));
+      const server = await startHttpsServer((req, res) => void connectedAgent(secrets, gates, deliveries, options.agent)(req, res));
       return { secrets, gates, deliveries, server };
     })(),
   ]);
@@ -319,7 +327,7 @@ export async function startFaultWorld(options: FaultWorldOptions = {}): Promise<
       return { account, key: (await createKey(app, account, token)).key };
     },
     async publishConnected(name, rental, priceEth = "0.001", manifest = {}) {
-      const published = await publishConnectedAgent(ctx, app, creator, { ...CONNECTED_MANIFEST, ...manifest, name, entrypoint_url: `${agentServer.url}/agents/${name}` }, rental, priceEth, creatorToken);
+      const published = await publishConnectedAgent(ctx, app, creator, { ...CONNECTED_MANIFEST, name, entrypoint_url: `${agentServer.url}/agents/${name}`, ...manifest }, rental, priceEth, creatorToken);
       secrets.set(`/agents/${name}`, published.webhookSecret);
       return published;
     },

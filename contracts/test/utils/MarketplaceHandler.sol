@@ -8,7 +8,7 @@ import {TestHelpers} from "./Vm.sol";
 /// @notice Model-based driver of the invariant campaign. Every state-changing function of the
 /// marketplace is called by several actors (creators, renters, a re-entering contract, authority
 /// candidates and strangers) with valid and invalid arguments. Before each call the handler predicts the
-/// outcome from its own model of the rules (docs/contract.md), down to the custom error and its
+/// outcome from its own model of the rules (docs/reference/contract.md), down to the custom error and its
 /// arguments; it makes the call, checks the outcome equals the prediction, and on success applies the
 /// call to the model. The invariant test then compares the contract's whole storage, its ETH and every
 /// credential's validity with the model. A wrong prediction reverts, and the suite runs with failOnRevert.
@@ -102,10 +102,32 @@ abstract contract MarketplaceHandler is TestHelpers {
         feeRecipientCandidates.push(feeRecipient_);
         feeRecipientCandidates.push(address(uint160(0xFEE6)));
         feeRecipientCandidates.push(address(receiver));
-        // Two listings of each model to start with (seeds never reused: 4i+1 is never 0 mod 4).
+        // Two listings of each model to start with (seeds never reused: 4i+1 is never 0 mod 4), and one
+        // one-time listing of the re-entering contract.
         for (uint256 i = 0; i < 6; ++i) {
             createListing(i % 3, uint8(i % 3), 1e15 * (i + 1), 4 * i + 1, 3);
         }
+        createListing(3, ONE_TIME, (uint256(7e15) << 8) | 1, 25, 3);
+        _seedRentals();
+    }
+
+    /// @dev Rentals every sequence starts from, so the rules that need an existing rental (revoking,
+    /// charging, renewing, withdrawing, closing a listing with paid periods left, re-entry through a
+    /// payout) are reached within a short sequence, not only after the purchases that create them.
+    function _seedRentals() internal {
+        // The handler pays for the calls it makes as an actor.
+        vm.deal(address(this), 1e12 ether);
+        _purchaseOneTime(listingIds[0], actors[3], listingModel[listingIds[0]].price);
+        // Subscriptions of different lengths on one listing: its vesting line runs to the longest.
+        _purchaseSubscription(listingIds[1], actors[3], 365 days, (uint256(listingModel[listingIds[1]].price) * 365 days) / 30 days);
+        _purchaseSubscription(listingIds[1], actors[4], 30 days, listingModel[listingIds[1]].price);
+        for (uint256 r = 3; r <= 5; ++r) _purchasePerQuery(listingIds[2], actors[r], uint256(listingModel[listingIds[2]].price) * 3);
+        _purchasePerQuery(listingIds[2], address(receiver), uint256(listingModel[listingIds[2]].price) * 2);
+        _purchasePerQuery(listingIds[5], actors[6], uint256(listingModel[listingIds[5]].price) * 2);
+        // The re-entering contract earns on its own listing and re-enters it when paid.
+        _purchaseOneTime(listingIds[6], actors[4], listingModel[listingIds[6]].price);
+        receiverMode = ReentrantReceiver.Mode.ReenterAndCatch;
+        receiver.setMode(receiverMode, listingIds[6]);
     }
 
     /*//////////////////////////////////////////////////////////////
@@ -140,7 +162,7 @@ abstract contract MarketplaceHandler is TestHelpers {
         return perQueryModel[id][buyer];
     }
 
-    /// @notice The model's unvested part of a listing's escrow now (the rule in docs/contract.md).
+    /// @notice The model's unvested part of a listing's escrow now (the rule in docs/reference/contract.md).
     function unvestedModel(bytes32 id) public view returns (uint256) {
         ListingModel storage l = listingModel[id];
         if (block.timestamp >= l.paidUntil) return 0;
@@ -182,6 +204,28 @@ abstract contract MarketplaceHandler is TestHelpers {
     function _renter(uint256 seed) internal view returns (address) {
         if (seed % 5 == 0) return _actor(seed >> 8);
         return actors[3 + (seed >> 8) % 5];
+    }
+
+    /// @dev One time in two an actor holding a rental on `id` (revoked ones included), when there is one;
+    /// else as _renter.
+    function _holder(bytes32 id, uint256 seed) internal view returns (address) {
+        if (seed % 2 == 0) {
+            uint256 holders = 0;
+            for (uint256 i = 0; i < actors.length; ++i) if (_holds(id, actors[i])) ++holders;
+            if (holders > 0) {
+                uint256 pick = (seed >> 1) % holders;
+                for (uint256 i = 0; i < actors.length; ++i) {
+                    if (!_holds(id, actors[i])) continue;
+                    if (pick == 0) return actors[i];
+                    --pick;
+                }
+            }
+        }
+        return _renter(seed >> 1);
+    }
+
+    function _holds(bytes32 id, address a) internal view returns (bool) {
+        return perQueryModel[id][a].purchasedAt != 0 || credentialModel[id][a].buyer != address(0);
     }
 
     /// @dev Mostly an existing listing; one time in twelve an id nothing was created at.
@@ -358,9 +402,10 @@ abstract contract MarketplaceHandler is TestHelpers {
 
     function updateListing(uint256 listingSeed, uint256 actorSeed, uint256 priceSeed, uint256 uriSeed) external {
         bytes32 id = _listing(listingSeed);
-        address from = _creatorOf(id, actorSeed);
-        uint96 price = _newPrice(listingModel[id].price, priceSeed);
-        string memory uri = _uri(uriSeed);
+        _updateListing(id, _creatorOf(id, actorSeed), _newPrice(listingModel[id].price, priceSeed), _uri(uriSeed));
+    }
+
+    function _updateListing(bytes32 id, address from, uint96 price, string memory uri) internal {
         bytes memory expected = _openListingError(id, from);
         if (expected.length == 0) expected = _termsError(price, uri);
         (bool ok,) = _call("updateListing", from, 0, abi.encodeCall(market.updateListing, (id, price, uri)), expected);
@@ -371,7 +416,10 @@ abstract contract MarketplaceHandler is TestHelpers {
 
     function setListingActive(uint256 listingSeed, uint256 actorSeed, bool active) external {
         bytes32 id = _listing(listingSeed);
-        address from = _creatorOf(id, actorSeed);
+        _setListingActive(id, _creatorOf(id, actorSeed), active);
+    }
+
+    function _setListingActive(bytes32 id, address from, bool active) internal {
         (bool ok,) = _call("setListingActive", from, 0, abi.encodeCall(market.setListingActive, (id, active)), _openListingError(id, from));
         if (ok) listingModel[id].status = active ? ACTIVE : PAUSED;
     }
@@ -379,6 +427,13 @@ abstract contract MarketplaceHandler is TestHelpers {
     function closeListing(uint256 listingSeed, uint256 actorSeed) external {
         bytes32 id = _listing(listingSeed);
         address from = _creatorOf(id, actorSeed);
+        // A subscription listing with paid periods left: one time in two its creator pauses it first, so
+        // the close meets the paid-periods rule (EscrowNotEmpty) rather than the pause rule. (Only then:
+        // pausing every listing before a close would close most listings early in a sequence.)
+        ListingModel storage l = listingModel[id];
+        if ((actorSeed >> 16) % 2 == 0 && l.accessType == SUBSCRIPTION && block.timestamp < l.paidUntil && l.status == ACTIVE && from == l.creator) {
+            _setListingActive(id, from, false);
+        }
         bytes memory expected = _openListingError(id, from);
         if (expected.length == 0 && listingModel[id].status != PAUSED) expected = _err(Marketplace.ListingNotPaused.selector);
         if (expected.length == 0 && block.timestamp < listingModel[id].paidUntil) expected = _err(Marketplace.EscrowNotEmpty.selector);
@@ -389,7 +444,7 @@ abstract contract MarketplaceHandler is TestHelpers {
     function revoke(uint256 listingSeed, uint256 actorSeed, uint256 renterSeed, bool perQueryCall) external {
         bytes32 id = _listing(listingSeed);
         address from = _creatorOf(id, actorSeed);
-        address buyer = _renter(renterSeed);
+        address buyer = _holder(id, renterSeed);
         bytes memory expected = _openListingError(id, from);
         bool isPerQuery = listingModel[id].accessType == PER_QUERY;
         if (expected.length == 0 && isPerQuery != perQueryCall) expected = _err(Marketplace.InvalidAccessType.selector);
@@ -426,8 +481,10 @@ abstract contract MarketplaceHandler is TestHelpers {
 
     function purchaseOneTime(uint256 listingSeed, uint256 renterSeed, uint256 paySeed) external {
         bytes32 id = _listing(listingSeed);
-        address from = _renter(renterSeed);
-        uint256 value = _payment(listingModel[id].price, paySeed);
+        _purchaseOneTime(id, _renter(renterSeed), _payment(listingModel[id].price, paySeed));
+    }
+
+    function _purchaseOneTime(bytes32 id, address from, uint256 value) internal {
         bytes memory expected = _purchasableError(id, ONE_TIME);
         CredentialModel storage c = credentialModel[id][from];
         if (expected.length == 0 && c.buyer != address(0)) {
@@ -457,10 +514,13 @@ abstract contract MarketplaceHandler is TestHelpers {
         external
     {
         bytes32 id = _listing(listingSeed);
-        address from = _renter(renterSeed);
         uint256 duration = _duration(durationSeed);
+        (, uint256 cost) = _subscriptionError(id, duration);
+        _purchaseSubscription(id, _renter(renterSeed), duration, _payment(cost, paySeed));
+    }
+
+    function _purchaseSubscription(bytes32 id, address from, uint256 duration, uint256 value) internal {
         (bytes memory expected, uint256 cost) = _subscriptionError(id, duration);
-        uint256 value = _payment(cost, paySeed);
         CredentialModel storage c = credentialModel[id][from];
         if (expected.length == 0 && c.buyer != address(0)) {
             expected = _err(c.isRevoked ? Marketplace.CredentialRevoked.selector : Marketplace.CredentialAlreadyExists.selector);
@@ -482,7 +542,7 @@ abstract contract MarketplaceHandler is TestHelpers {
 
     function renewSubscription(uint256 listingSeed, uint256 renterSeed, uint256 durationSeed, uint256 paySeed) external {
         bytes32 id = _listing(listingSeed);
-        address from = _renter(renterSeed);
+        address from = _holder(id, renterSeed);
         uint256 duration = _duration(durationSeed);
         (bytes memory expected, uint256 cost) = _subscriptionError(id, duration);
         uint256 value = _payment(cost, paySeed);
@@ -509,9 +569,11 @@ abstract contract MarketplaceHandler is TestHelpers {
 
     function purchasePerQuery(uint256 listingSeed, uint256 renterSeed, uint256 depositSeed) external {
         bytes32 id = _listing(listingSeed);
-        address from = _renter(renterSeed);
+        _purchasePerQuery(id, _renter(renterSeed), _deposit(listingModel[id].price, depositSeed));
+    }
+
+    function _purchasePerQuery(bytes32 id, address from, uint256 deposit) internal {
         uint256 price = listingModel[id].price;
-        uint256 deposit = _deposit(price, depositSeed);
         bytes memory expected = _purchasableError(id, PER_QUERY);
         PerQueryModel storage p = perQueryModel[id][from];
         if (expected.length == 0 && p.purchasedAt != 0) {
@@ -527,8 +589,13 @@ abstract contract MarketplaceHandler is TestHelpers {
 
     function topUpBalance(uint256 listingSeed, uint256 renterSeed, uint256 depositSeed) external {
         bytes32 id = _listing(listingSeed);
-        address from = _renter(renterSeed);
+        address from = _holder(id, renterSeed);
         ListingModel storage l = listingModel[id];
+        // One time in three the creator has just moved the price: a top-up accepts the new one (it
+        // becomes the renter's deposit price).
+        if ((depositSeed >> 40) % 3 == 0 && l.creator != address(0)) {
+            _updateListing(id, l.creator, _newPrice(l.price, depositSeed >> 48), "ipfs://manifest");
+        }
         uint256 amount = _deposit(l.price, depositSeed);
         PerQueryModel storage p = perQueryModel[id][from];
         bytes memory expected = OK;
@@ -546,7 +613,7 @@ abstract contract MarketplaceHandler is TestHelpers {
 
     function withdrawUnspentBalance(uint256 listingSeed, uint256 renterSeed) external {
         bytes32 id = _listing(listingSeed);
-        address from = _renter(renterSeed);
+        address from = _holder(id, renterSeed);
         ListingModel storage l = listingModel[id];
         PerQueryModel storage p = perQueryModel[id][from];
         bytes memory expected = OK;
@@ -581,7 +648,7 @@ abstract contract MarketplaceHandler is TestHelpers {
         external
     {
         bytes32 id = _listing(listingSeed);
-        address buyer = _renter(renterSeed);
+        address buyer = _holder(id, renterSeed);
         address from = _authorityCaller(callerSeed);
         bytes32 ref = runRef(runSeed);
         uint256 maxPrice = _admittedPrice(listingModel[id].price, priceSeed);
@@ -693,8 +760,47 @@ abstract contract MarketplaceHandler is TestHelpers {
         receiver.setMode(receiverMode, _listing(listingSeed));
     }
 
-    /// @dev Time passes: up to 40 days, so subscriptions expire and earnings vest.
+    /// @dev Time passes: up to 40 days, so subscriptions expire and earnings vest; one time in four to the
+    /// exact second a subscription expires or a listing's last paid period ends (or the second before),
+    /// where the validity, vesting and closing rules change their answer.
     function warp(uint256 secondsSeed) external {
+        if (secondsSeed % 4 == 0) {
+            uint256 boundary = _futureBoundary(secondsSeed >> 3);
+            if (boundary > block.timestamp) {
+                uint256 to = (secondsSeed >> 2) % 2 == 0 ? boundary : boundary - 1;
+                if (to > block.timestamp) {
+                    vm.warp(to);
+                    return;
+                }
+            }
+        }
         vm.warp(block.timestamp + _bound(secondsSeed, 1, 40 days));
+    }
+
+    /// @dev One of the future expiries and paid-until times in the model (0 when there is none).
+    function _futureBoundary(uint256 seed) internal view returns (uint256) {
+        uint256 count = 0;
+        for (uint256 pass = 0; pass < 2; ++pass) {
+            uint256 pick = pass == 1 && count > 0 ? seed % count : 0;
+            for (uint256 i = 0; i < listingIds.length; ++i) {
+                bytes32 id = listingIds[i];
+                uint256 paidUntil = listingModel[id].paidUntil;
+                if (paidUntil > block.timestamp) {
+                    if (pass == 1 && pick == 0) return paidUntil;
+                    if (pass == 1) --pick;
+                    else ++count;
+                }
+                for (uint256 j = 0; j < actors.length; ++j) {
+                    uint256 expiresAt = credentialModel[id][actors[j]].expiresAt;
+                    if (expiresAt > block.timestamp) {
+                        if (pass == 1 && pick == 0) return expiresAt;
+                        if (pass == 1) --pick;
+                        else ++count;
+                    }
+                }
+            }
+            if (count == 0) return 0;
+        }
+        return 0;
     }
 }

@@ -15,7 +15,7 @@ import type { Services } from "../../services.ts";
 import { consumeQuery } from "../../chain/consume-query.ts";
 import { getQueryConsumed } from "../../chain/get-query-consumed.ts";
 import { AuthorityRevertError, AuthorityUnavailableError } from "../../chain/authority.ts";
-import { runRef } from "../runs/run.ts";
+import { runRef, type RunRecord } from "../runs/run.ts";
 import { getRun, updateSettlement } from "../runs/run.store.ts";
 import { deletePendingSettlement, listPendingSettlements, putPendingSettlement } from "./settlement.store.ts";
 import { holdReservation, releaseReservation, settleReservation, SETTLEMENT_WINDOW_MS } from "./ledger.ts";
@@ -81,6 +81,34 @@ export async function settleRun(services: Services, run: ChargeableRun, attempts
   return outcome;
 }
 
+/** The price a run was admitted at, from its record: undefined when the record holds none (a record
+ * written before the admission price was recorded). */
+function admittedPrice(run: RunRecord): bigint | undefined {
+  return typeof run.price_wei === "string" && /^[1-9][0-9]*$/.test(run.price_wei) ? BigInt(run.price_wei) : undefined;
+}
+
+/**
+ * A pending charge whose run has no admission price is refused here, without a transaction: the only
+ * cap the service could pass is a guess, and a guess is either the listing's current price (which a
+ * creator may have raised after admission: the very charge the cap exists to stop) or nothing (which
+ * the contract refuses, PriceTooLow). The run is settled as refused (free, result withheld), its
+ * reservation given back, and the refusal logged for the operator.
+ */
+async function refuseUnpriced(services: Services, run: RunRecord): Promise<void> {
+  services.logger.error("pending settlement refused: the run has no admitted price, so no charge is sent", { run_id: run.run_id, listing_id: run.listing_id });
+  services.metrics.count("SettlementsRefused");
+  await releaseReservation(services, run.on_chain_id, run.wallet, run.run_id).catch((error: unknown) =>
+    services.logger.error("reservation not given back", { run_id: run.run_id, cause: error instanceof Error ? error.message : String(error) }),
+  );
+  await updateSettlement(services.tables, run.run_id, {
+    settlement: "refused",
+    status: "failed",
+    cost_wei: "0",
+    error: { code: "settlement_refused", message: "The price this run was admitted at is not recorded, so it cannot be charged safely; it is not charged and its result is not released." },
+  });
+  await deletePendingSettlement(services.tables, run.run_id);
+}
+
 /** Queues a run whose charge could not be confirmed for the settlement pass. */
 export async function markSettlementPending(services: Services, runId: string): Promise<void> {
   await putPendingSettlement(services.tables, runId, new Date().toISOString());
@@ -95,7 +123,13 @@ export async function settlePendingRuns(services: Services): Promise<{ settled: 
       await deletePendingSettlement(services.tables, item.run_id);
       continue;
     }
-    const outcome = await settleRun(services, { runId: run.run_id, onChainId: run.on_chain_id, wallet: run.wallet, priceWei: BigInt(run.price_wei ?? "0") }, 1);
+    const priceWei = admittedPrice(run);
+    if (priceWei === undefined) {
+      await refuseUnpriced(services, run);
+      tally.refused++;
+      continue;
+    }
+    const outcome = await settleRun(services, { runId: run.run_id, onChainId: run.on_chain_id, wallet: run.wallet, priceWei }, 1);
     if (outcome.outcome === "unavailable") {
       tally.pending++;
       continue;

@@ -1,0 +1,211 @@
+// `npm run mutants [-- options]`: how strong the contract's tests are. Each hand-written mutant below is
+// one plausible bug in contracts/src/Marketplace.sol (a flipped comparison, a dropped check, wrong fee
+// math, a skipped state write, ...). For each, a temporary copy of the contracts gets the mutant and
+// Hardhat runs, on a fresh build directory:
+//  1. the model-based invariant campaign alone (contracts/test/MarketplaceInvariant.t.sol), and
+//  2. the whole Solidity suite (unit, fuzz, coverage, invariant);
+// a run that fails kills the mutant. First the unmutated copy runs both the same way: the invariant
+// file must pass alone on a fresh build, and the suite must pass, or no kill would mean anything.
+//
+// Options: --invariant-only (skip the whole-suite runs), --only=<id>,<id> (those mutants),
+// --list (print the mutants and check each still applies to exactly one place, without running).
+// It takes about an hour on two cores, so it is not part of `npm test`; docs/benchmarks/mutants.md keeps its figures.
+import { spawn } from "node:child_process";
+import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "..");
+const SOURCE = "contracts/src/Marketplace.sol";
+const INVARIANT_FILE = "contracts/test/MarketplaceInvariant.t.sol";
+/** A run that takes longer than this is stopped and counted as a kill (a mutant that hangs the suite). */
+const RUN_TIMEOUT_MS = 30 * 60_000;
+
+export interface Mutant {
+  id: string;
+  /** The bug, in words. */
+  what: string;
+  /** Text of Marketplace.sol that occurs exactly once, and what replaces it. */
+  find: string;
+  replace: string;
+}
+
+export const MUTANTS: Mutant[] = [
+  // consumeQuery: the admitted price, idempotency, the balance and the credential checks
+  { id: "consume-no-price-cap", what: "consumeQuery charges the current price, ignoring the admitted maxPrice", find: "        if (price > maxPrice) price = maxPrice;\n", replace: "" },
+  { id: "consume-cap-inverted", what: "consumeQuery charges max(price, maxPrice) instead of the min", find: "if (price > maxPrice) price = maxPrice;", replace: "if (price < maxPrice) price = maxPrice;" },
+  { id: "consume-not-idempotent", what: "consumeQuery charges a runRef again", find: "        if (consumedRuns[runRef]) return false;\n", replace: "" },
+  { id: "consume-no-marker", what: "consumeQuery never marks the runRef charged (skipped write)", find: "        consumedRuns[runRef] = true;\n", replace: "" },
+  { id: "consume-balance-boundary", what: "consumeQuery refuses a balance exactly equal to the charge (< flipped to <=)", find: "if (balance < price) revert InsufficientBalance(balance, price);", replace: "if (balance <= price) revert InsufficientBalance(balance, price);" },
+  { id: "consume-revoked-charged", what: "consumeQuery charges a revoked renter", find: "        if (record.isRevoked) revert CredentialRevoked();\n        uint256 price = listing.price;\n        if (price > maxPrice)", replace: "        uint256 price = listing.price;\n        if (price > maxPrice)" },
+  { id: "consume-closed-charged", what: "consumeQuery charges on a closed listing", find: "        if (status == ListingStatus.Closed) revert ListingNotActive();\n        if (listing.accessType != AccessType.PerQuery) revert InvalidAccessType();\n        PerQueryBalance storage record = perQueryBalances[listingId][buyer];", replace: "        if (listing.accessType != AccessType.PerQuery) revert InvalidAccessType();\n        PerQueryBalance storage record = perQueryBalances[listingId][buyer];" },
+  { id: "consume-no-balance-write", what: "consumeQuery never debits the balance (skipped write)", find: "        record.balance = uint96(newBalance);\n        uint256 fee = _collect(listing, price);", replace: "        uint256 fee = _collect(listing, price);" },
+  // fee math
+  { id: "fee-wrong-divisor", what: "the fee is divided by 1000 instead of 10,000 basis points", find: "fee = (amount * feeBasisPoints) / BASIS_POINTS;", replace: "fee = (amount * feeBasisPoints) / 1000;" },
+  { id: "fee-escrow-gets-all", what: "escrow is credited the whole amount, fee included", find: "listing.escrow += uint128(amount - fee);", replace: "listing.escrow += uint128(amount);" },
+  { id: "fee-not-accrued", what: "the fee is never added to accruedFees (skipped write)", find: "        accruedFees += uint128(fee);\n", replace: "" },
+  { id: "fee-cap-boundary", what: "setFeeBasisPoints refuses the cap itself (> flipped to >=)", find: "if (newFeeBasisPoints > MAX_FEE_BASIS_POINTS)", replace: "if (newFeeBasisPoints >= MAX_FEE_BASIS_POINTS)" },
+  { id: "fee-cap-dropped", what: "setFeeBasisPoints has no cap", find: "        if (newFeeBasisPoints > MAX_FEE_BASIS_POINTS) revert FeeTooHigh(newFeeBasisPoints, MAX_FEE_BASIS_POINTS);\n", replace: "" },
+  // withdrawals
+  { id: "unspent-not-zeroed", what: "withdrawUnspentBalance pays without zeroing the balance (skipped write)", find: "        record.balance = 0;\n        emit UnspentBalanceWithdrawn", replace: "        emit UnspentBalanceWithdrawn" },
+  { id: "unspent-price-rise-boundary", what: "an unchanged price counts as a rise (<= flipped to <)", find: "price <= record.depositPrice && amount >= price", replace: "price < record.depositPrice && amount >= price" },
+  { id: "unspent-low-balance-boundary", what: "a balance exactly covering one run counts as low (>= flipped to >)", find: "price <= record.depositPrice && amount >= price", replace: "price <= record.depositPrice && amount > price" },
+  { id: "unspent-paused-frozen", what: "a paused listing's balance cannot be withdrawn", find: "if (status == ListingStatus.Active && !record.isRevoked", replace: "if (status != ListingStatus.Closed && !record.isRevoked" },
+  { id: "earnings-ignore-vesting", what: "withdrawEarnings pays unvested subscription earnings", find: "            ? escrow - _unvested(vestings[listingId])\n            : escrow;", replace: "            ? escrow\n            : escrow;" },
+  { id: "earnings-not-debited", what: "withdrawEarnings pays without reducing the escrow (skipped write)", find: "        listing.escrow = uint128(escrow - amount);\n", replace: "" },
+  { id: "fees-not-zeroed", what: "withdrawFees pays without zeroing accruedFees (skipped write)", find: "        accruedFees = 0;\n", replace: "" },
+  { id: "fees-authority-refused", what: "withdrawFees refuses the authority (&& flipped to ||)", find: "if (msg.sender != recipient && msg.sender != authority)", replace: "if (msg.sender != recipient || msg.sender != authority)" },
+  // listings
+  { id: "close-unpaused", what: "closeListing closes an active listing", find: "        if (listing.status != ListingStatus.Paused) revert ListingNotPaused();\n", replace: "" },
+  { id: "close-before-paid-periods", what: "closeListing closes before the paid subscription periods elapsed", find: "        if (block.timestamp < vestings[listingId].paidUntil) revert EscrowNotEmpty();\n", replace: "" },
+  { id: "purchase-on-paused", what: "a paused listing sells new rentals", find: "        if (status != ListingStatus.Active) revert ListingNotActive();\n", replace: "" },
+  { id: "creator-acts-on-closed", what: "creator actions work on a closed listing", find: "        if (status == ListingStatus.Closed) revert ListingNotActive();\n    }\n\n    function _checkListingTerms", replace: "    }\n\n    function _checkListingTerms" },
+  { id: "create-while-paused", what: "createListing works while the protocol is paused", find: "        if (paused) revert ProtocolPaused();\n        _checkListingTerms(price, metadataUri);", replace: "        _checkListingTerms(price, metadataUri);" },
+  // subscriptions and vesting
+  { id: "vesting-rounds-down", what: "unvested earnings round down (the creator is paid a period early)", find: "return (uint256(v.unvested) * remaining + span - 1) / span;", replace: "return (uint256(v.unvested) * remaining) / span;" },
+  { id: "vesting-end-shrinks", what: "a shorter purchase moves the vesting end earlier (not the max)", find: "vesting.paidUntil = uint40(expiresAt > paidUntil ? expiresAt : paidUntil);", replace: "vesting.paidUntil = uint40(expiresAt);" },
+  { id: "renew-loses-paid-time", what: "renewing an active subscription restarts from now (paid time lost)", find: "_checkedExpiry((currentExpiry > block.timestamp ? currentExpiry : block.timestamp) + durationSeconds)", replace: "_checkedExpiry(block.timestamp + durationSeconds)" },
+  { id: "subscription-cost-truncated", what: "a subscription's cost divides before multiplying (365 days priced as 12 periods)", find: "return (price * durationSeconds) / SUBSCRIPTION_PERIOD;", replace: "return price * (durationSeconds / SUBSCRIPTION_PERIOD);" },
+  { id: "subscription-overpay-kept", what: "a subscription purchase accepts more than its price (!= flipped to <)", find: "        if (msg.value != cost) revert IncorrectPayment(cost, msg.value);\n        uint256 expiresAt = _checkedExpiry(block.timestamp + durationSeconds);", replace: "        if (msg.value < cost) revert IncorrectPayment(cost, msg.value);\n        uint256 expiresAt = _checkedExpiry(block.timestamp + durationSeconds);" },
+  // validity
+  { id: "validity-low-balance-zero-only", what: "a per-query balance below one run reads Active unless it is zero", find: "return record.balance < listing.price ? CredentialStatus.LowBalance : CredentialStatus.Active;", replace: "return record.balance == 0 ? CredentialStatus.LowBalance : CredentialStatus.Active;" },
+  { id: "validity-expiry-boundary", what: "a subscription is valid at its expiry second (>= flipped to >)", find: "block.timestamp >= credential.expiresAt", replace: "block.timestamp > credential.expiresAt" },
+  { id: "validity-revoked-ignored", what: "a revoked one-time or subscription credential stays Active (skipped write)", find: "        credential.isRevoked = true;\n", replace: "" },
+  // deposits
+  { id: "deposit-boundary", what: "purchasePerQuery refuses a deposit of exactly one run (< flipped to <=)", find: "        if (msg.value < price) revert DepositTooLow(msg.value, price);\n        // Cannot truncate: msg.value", replace: "        if (msg.value <= price) revert DepositTooLow(msg.value, price);\n        // Cannot truncate: msg.value" },
+  { id: "topup-keeps-old-price", what: "topUpBalance does not record the price the renter accepted (skipped write)", find: "        record.depositPrice = uint96(price);\n        emit BalanceToppedUp", replace: "        emit BalanceToppedUp" },
+  // authority and the run log
+  { id: "authority-one-step", what: "transferAuthority hands the role over at once", find: "        pendingAuthority = newAuthority;\n        emit AuthorityTransferStarted", replace: "        authority = newAuthority;\n        emit AuthorityTransferStarted" },
+  { id: "authority-pending-kept", what: "acceptAuthority leaves the proposal pending (skipped write)", find: "        pendingAuthority = address(0);\n", replace: "" },
+  { id: "runlog-zero-count", what: "logRuns accepts a batch of zero runs", find: "if (root == bytes32(0) || count == 0) revert EmptyRunBatch();", replace: "if (root == bytes32(0)) revert EmptyRunBatch();" },
+  { id: "reentrancy-guard-off", what: "the reentrancy guard never locks", find: "        _locked = true;\n", replace: "" },
+];
+
+/** Marketplace.sol with `mutant` applied; throws when its text is not found exactly once. */
+export function applyMutant(source: string, mutant: Mutant): string {
+  const at = source.indexOf(mutant.find);
+  if (at < 0) throw new Error(`mutant ${mutant.id}: its text is not in ${SOURCE} any more; update the mutant`);
+  if (source.indexOf(mutant.find, at + 1) >= 0) throw new Error(`mutant ${mutant.id}: its text occurs more than once in ${SOURCE}; make it unique`);
+  return source.slice(0, at) + mutant.replace + source.slice(at + mutant.find.length);
+}
+
+/** A throwaway Hardhat project: the repository's contracts, tests and config, its own build directory. */
+function scratchProject(source: string): string {
+  const dir = mkdtempSync(join(tmpdir(), "mutant-"));
+  cpSync(join(root, "contracts"), join(dir, "contracts"), { recursive: true });
+  writeFileSync(join(dir, SOURCE), source);
+  writeFileSync(join(dir, "package.json"), JSON.stringify({ name: "mutant", private: true, type: "module" }));
+  symlinkSync(join(root, "node_modules"), join(dir, "node_modules"), "dir");
+  return dir;
+}
+
+type Outcome = "passed" | "failed" | "timed out";
+
+function hardhat(dir: string, args: string[]): Promise<{ outcome: Outcome; output: string; ms: number }> {
+  const started = Date.now();
+  return new Promise((resolve) => {
+    const child = spawn(join(root, "node_modules/.bin/hardhat"), ["--config", "contracts/hardhat.config.ts", ...args], {
+      cwd: dir,
+      env: { ...process.env, PATH: `${join(root, "node_modules/.bin")}:${process.env.PATH ?? ""}`, FORCE_COLOR: "0" },
+      stdio: ["ignore", "pipe", "pipe"],
+      detached: true,
+    });
+    let output = "";
+    const keep = (chunk: Buffer) => void (output = (output + chunk.toString()).slice(-20_000));
+    child.stdout.on("data", keep);
+    child.stderr.on("data", keep);
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      if (child.pid) process.kill(-child.pid, "SIGKILL");
+    }, RUN_TIMEOUT_MS);
+    child.on("close", (code) => {
+      clearTimeout(timer);
+      resolve({ outcome: timedOut ? "timed out" : code === 0 ? "passed" : "failed", output, ms: Date.now() - started });
+    });
+  });
+}
+
+/** Builds the scratch project (contracts and tests); a mutant that does not compile is a broken mutant. */
+async function build(dir: string, label: string): Promise<void> {
+  const { outcome, output } = await hardhat(dir, ["build", "--quiet"]);
+  if (outcome !== "passed") throw new Error(`${label} does not compile:\n${output.slice(-4_000)}`);
+}
+
+interface Result {
+  mutant: Mutant;
+  invariant: Outcome;
+  suite: Outcome | "skipped";
+  seconds: number;
+}
+
+/** What failed, in a few words: the first failing test names Hardhat printed. */
+function failures(output: string): string {
+  const names = [...output.matchAll(/^\s+\d+\)\s+(.+)$/gm)].map((m) => m[1]!.trim());
+  return [...new Set(names)].slice(0, 3).join("; ");
+}
+
+async function runOne(source: string, label: string, invariantOnly: boolean): Promise<{ invariant: Outcome; suite: Outcome | "skipped"; seconds: number; why: string }> {
+  const dir = scratchProject(source);
+  try {
+    const started = Date.now();
+    // The invariant file alone, on a build directory that has never seen the rest of the suite.
+    const invariant = await hardhat(dir, ["test", "solidity", INVARIANT_FILE]);
+    if (invariant.outcome === "failed" && !/failing|FAIL|Failing/.test(invariant.output)) {
+      await build(dir, label); // a compile error, not a kill: say so
+    }
+    let suite: Outcome | "skipped" = "skipped";
+    let why = failures(invariant.output);
+    if (!invariantOnly) {
+      const whole = await hardhat(dir, ["test", "solidity"]);
+      suite = whole.outcome;
+      if (!why) why = failures(whole.output);
+    }
+    return { invariant: invariant.outcome, suite, seconds: Math.round((Date.now() - started) / 1000), why };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const killed = (o: Outcome | "skipped") => o === "failed" || o === "timed out";
+
+async function main(): Promise<void> {
+  const args = process.argv.slice(2).filter((a) => a !== "--");
+  const invariantOnly = args.includes("--invariant-only");
+  const only = args.find((a) => a.startsWith("--only="))?.slice("--only=".length).split(",");
+  const source = readFileSync(join(root, SOURCE), "utf8");
+  const chosen = only ? MUTANTS.filter((m) => only.includes(m.id)) : MUTANTS;
+  if (only && chosen.length !== only.length) throw new Error(`unknown mutant in --only; choose from: ${MUTANTS.map((m) => m.id).join(", ")}`);
+  for (const mutant of chosen) applyMutant(source, mutant); // every mutant still applies, before an hour of runs
+  if (args.includes("--list")) {
+    for (const m of chosen) console.log(`${m.id.padEnd(30)} ${m.what}`);
+    console.log(`${chosen.length} mutants, each applies to exactly one place in ${SOURCE}`);
+    return;
+  }
+
+  console.log(`# mutants of ${SOURCE}: ${chosen.length}${invariantOnly ? " (invariant campaign only)" : ""}`);
+  const baseline = await runOne(source, "the unmutated contract", invariantOnly);
+  console.log(`baseline (unmutated): invariant file alone on a fresh build ${baseline.invariant}, whole suite ${baseline.suite} (${baseline.seconds} s)`);
+  if (baseline.invariant !== "passed" || (baseline.suite !== "passed" && baseline.suite !== "skipped")) {
+    throw new Error(`the unmutated contract must pass both runs before mutants can be judged: ${baseline.why}`);
+  }
+
+  const results: Result[] = [];
+  for (const [i, mutant] of chosen.entries()) {
+    const run = await runOne(applyMutant(source, mutant), `mutant ${mutant.id}`, invariantOnly);
+    results.push({ mutant, invariant: run.invariant, suite: run.suite, seconds: run.seconds });
+    const mark = (o: Outcome | "skipped") => (o === "skipped" ? "-" : killed(o) ? `killed${o === "timed out" ? " (timeout)" : ""}` : "SURVIVED");
+    console.log(`${String(i + 1).padStart(2)}/${chosen.length} ${mutant.id.padEnd(30)} invariant: ${mark(run.invariant).padEnd(8)} suite: ${mark(run.suite).padEnd(8)} ${String(run.seconds).padStart(4)} s  ${run.why}`);
+  }
+
+  const byInvariant = results.filter((r) => killed(r.invariant)).length;
+  console.log(`\ninvariant campaign alone (${INVARIANT_FILE}): killed ${byInvariant} of ${results.length}`);
+  if (!invariantOnly) console.log(`whole Solidity suite: killed ${results.filter((r) => killed(r.suite)).length} of ${results.length}`);
+  const survivors = results.filter((r) => !killed(r.invariant));
+  if (survivors.length) console.log(`survived the invariant campaign: ${survivors.map((r) => r.mutant.id).join(", ")}`);
+  const suiteSurvivors = results.filter((r) => r.suite !== "skipped" && !killed(r.suite));
+  if (suiteSurvivors.length) console.log(`survived the whole suite: ${suiteSurvivors.map((r) => r.mutant.id).join(", ")}`);
+}
+
+await main();
