@@ -2,48 +2,31 @@
 // patterns (through the real pipeline), and an agent whose stored schemas hold one anyway (written
 // straight into its sealed logic, past registration) runs its patterns on the linear-time engine:
 // GET /v1/health keeps answering within 100 ms while the hostile run is in flight, and the run fails.
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import type { IncomingMessage, ServerResponse } from "node:http";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { GetCommand } from "@aws-sdk/lib-dynamodb";
-import { buildApp } from "../../src/api/app.ts";
-import { createEgressGuard } from "../../src/adapters/egress/guard.ts";
-import { writeMarketplace } from "../../src/chain/write.ts";
 import { processRegistrationMessage } from "../../src/registration/process.ts";
 import { open, seal } from "../../src/registration/sealed.ts";
-import { createTestServices, fundedAccount, type TestContext } from "../support/services.ts";
+import type { Account } from "../support/chain-actions.ts";
+import type { AgentCall } from "../support/connected-agent.ts";
 import { createKey, signIn } from "../support/auth.ts";
-import { approveCreator } from "../support/creators.ts";
-import { indexChain, marketTarget, publishConnectedAgent, type PublishedAgent } from "../support/agents.ts";
-import { createGates } from "../support/gates.ts";
-import { startHttpsServer, type HttpsTestServer } from "../support/https-server.ts";
-import { readBody } from "../support/http.ts";
-
-type Account = Awaited<ReturnType<typeof fundedAccount>>;
+import { startWorld, type App, type PublishedAgent, type World } from "../support/world.ts";
 
 /** Thirty "a"s and a "!": on a backtracking engine `^(a+)+$` takes seconds on it (doubling per "a"). */
 const EVIL_PATTERN = "^(a+)+$";
 const EVIL_TEXT = `${"a".repeat(27)}!`;
 const HEALTH_BUDGET_MS = 100;
 
-let ctx: TestContext;
-let app: ReturnType<typeof buildApp>;
-let agentServer: HttpsTestServer;
-let creator: Account;
+let world: World;
+let ctx: World["ctx"];
+let app: App;
 let creatorToken: string;
 let renterKey: string;
 let renter: Account;
-const gates = createGates();
-let deliveries = 0;
 
-async function agent(req: IncomingMessage, res: ServerResponse): Promise<void> {
-  const payload = JSON.parse(await readBody(req)) as { task: string };
-  deliveries++;
-  const gate = gates.get(payload.task);
-  if (gate) {
-    gate.arrived++;
-    await gate.release;
-  }
-  res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ output: { answer: EVIL_TEXT } }));
+/** The connected agent: answers EVIL_TEXT, once the test opens the gate it holds for the task (if any). */
+async function agent(call: AgentCall): Promise<void> {
+  await call.gate();
+  call.output({ answer: EVIL_TEXT });
 }
 
 const MANIFEST = {
@@ -77,10 +60,9 @@ async function storeSchemas(listing: PublishedAgent, schemas: { input_schema?: u
 }
 
 async function publishWithStoredSchemas(name: string, schemas: { input_schema?: unknown; output_schema?: unknown }): Promise<PublishedAgent> {
-  const listing = await publishConnectedAgent(ctx, app, creator, { ...MANIFEST, name, entrypoint_url: `${agentServer.url}/agents/${name}` }, "one_time", "0.001", creatorToken);
+  const listing = await world.publishConnected(name, { manifest: MANIFEST, rental: "one_time" });
   await storeSchemas(listing, schemas);
-  await writeMarketplace(marketTarget(ctx), renter, "purchaseOneTime", [listing.onChainId], listing.priceWei);
-  await indexChain(ctx);
+  await world.rent(renter, listing);
   return listing;
 }
 
@@ -152,26 +134,18 @@ async function baseline(): Promise<Responsiveness> {
 }
 
 beforeAll(async () => {
-  ctx = await createTestServices({ ALLOW_PRIVATE_AGENT_HOSTS: "true" });
-  agentServer = await startHttpsServer((req, res) => void agent(req, res));
-  ctx.services.egress = createEgressGuard({ ca: agentServer.ca, allowHosts: ["127.0.0.1"] });
-  app = buildApp(ctx.services);
-  creator = await fundedAccount(inject("rpcUrl"));
-  creatorToken = (await signIn(app, creator)).token;
-  await approveCreator(ctx, app, creator.address, creatorToken);
-  renter = await fundedAccount(inject("rpcUrl"));
+  world = await startWorld({ serve: false, agent: { handler: agent } });
+  ({ ctx, app } = world);
+  creatorToken = (await world.creator()).token;
+  renter = await world.account();
   renterKey = (await createKey(app, renter, (await signIn(app, renter)).token)).key;
   // health reads the tables and the chain, and registration builds its schema compiler once per process:
   // warm them so the timings below measure what the hostile patterns do, not one-time start-up costs
   await (await app.request("/v1/health")).arrayBuffer();
-  expect(await register({ ...MANIFEST, name: "warm-up", entrypoint_url: `${agentServer.url}/agents/warm-up` })).toMatchObject({ status: "completed" });
+  expect(await register({ ...MANIFEST, name: "warm-up", entrypoint_url: world.agent.entrypoint("warm-up") })).toMatchObject({ status: "completed" });
 });
 
-afterAll(async () => {
-  gates.openAll();
-  await agentServer?.stop();
-  await ctx?.services.close();
-});
+afterAll(() => world?.close());
 
 describe("registration refuses schema patterns that could freeze or cannot run on the linear-time engine", () => {
   it("fails the job naming each exponential pattern and where it is, and health answers within 100 ms while the check runs", { timeout: 120_000 }, async () => {
@@ -179,7 +153,7 @@ describe("registration refuses schema patterns that could freeze or cannot run o
     const checking = register({
       ...MANIFEST,
       name: "evil-patterns",
-      entrypoint_url: `${agentServer.url}/agents/evil-patterns`,
+      entrypoint_url: world.agent.entrypoint("evil-patterns"),
       input_schema: { type: "object", properties: { text: { type: "string", pattern: EVIL_PATTERN } } },
       output_schema: { type: "object", patternProperties: { "^(\\w+\\s?)*$": { type: "string" } }, examples: [{ a: "b" }] },
     });
@@ -198,7 +172,7 @@ describe("registration refuses schema patterns that could freeze or cannot run o
     const job = await register({
       ...MANIFEST,
       name: "backref-patterns",
-      entrypoint_url: `${agentServer.url}/agents/backref-patterns`,
+      entrypoint_url: world.agent.entrypoint("backref-patterns"),
       input_schema: { type: "object", properties: { word: { type: "string", pattern: "^(\\w)\\1$" }, tail: { type: "string", pattern: "^a(?=b)" } } },
     });
     expect(job.status).toBe("failed");
@@ -213,7 +187,7 @@ describe("registration refuses schema patterns that could freeze or cannot run o
     const job = await register({
       ...MANIFEST,
       name: "everyday-patterns",
-      entrypoint_url: `${agentServer.url}/agents/everyday-patterns`,
+      entrypoint_url: world.agent.entrypoint("everyday-patterns"),
       input_schema: { type: "object", properties: { email: { type: "string", pattern: "^\\S+@\\S+\\.\\S+$" }, version: { type: "string", pattern: "\\d+\\.\\d+" }, code: { type: "string", pattern: "^[A-Z]{3}-\\d{4}$" } } },
     });
     expect(job).toMatchObject({ status: "completed" });
@@ -241,7 +215,7 @@ describe("an agent whose stored schemas hold a catastrophic pattern", () => {
 
   it("fails a run whose output meets the pattern, with health answering within 100 ms while it is in flight", { timeout: 120_000 }, async () => {
     const quiet = await baseline();
-    const gate = gates.hold("hostile output");
+    const gate = world.agent.gates.hold("hostile output");
     const run = execute({ agent_id: listing.agent_id, task: "hostile output", input: { text: "aaaa" } });
     const before = healthWhile(new Promise<void>((resolve) => {
       const poll = setInterval(() => gate.arrived > 0 && (clearInterval(poll), resolve()), 5);
@@ -262,12 +236,12 @@ describe("an agent whose stored schemas hold a catastrophic pattern", () => {
 describe("an agent whose stored schemas hold a pattern RE2 cannot run", () => {
   it("fails its runs with a clear reason before the agent is called, never a 500", async () => {
     const listing = await publishWithStoredSchemas("stored-lookahead", { input_schema: { type: "object", properties: { text: { type: "string", pattern: "^a(?=b)" } } } });
-    const before = deliveries;
+    const before = world.agent.deliveries.length;
     const res = await execute({ agent_id: listing.agent_id, task: "anything", input: { text: "ab" } });
     expect(res.status).toBe(200);
     const body = (await res.json()) as { status: string; error: { code: string; message: string } };
     expect(body.status).toBe("failed");
     expect(body.error.message).toContain("cannot be checked safely by this service");
-    expect(deliveries).toBe(before);
+    expect(world.agent.deliveries.length).toBe(before);
   });
 });
