@@ -13,13 +13,10 @@ import type { Services } from "../src/services.ts";
 import { createApiKey, findApiKey, requestApiKey } from "../src/auth/api-keys.ts";
 import { marketplaceAbi } from "../src/chain/generated/marketplace.ts";
 import { writeMarketplace } from "../src/chain/write.ts";
-import { applyAsCreator, reviewCreator } from "../src/creators/creators.ts";
 import { reviewListing } from "../src/listings/reviews.ts";
-import { submitRegistration } from "../src/registration/submit.ts";
-import { processRegistrationMessage } from "../src/registration/process.ts";
-import { getJob, type JobResult } from "../src/registration/jobs.ts";
 import { readListingSecret, setProviderKey } from "../src/listings/secrets.ts";
-import { ACCESS_TYPE, type RentalModel } from "../src/vocabulary.ts";
+import type { RentalModel } from "../src/vocabulary.ts";
+import { approveCreator, listAgent, marketTargetOf, onChainIdOf, registerAgent } from "./publish.ts";
 
 /** The model-provider key the demo creators set on their listings; the local model server requires it. */
 export const DEMO_PROVIDER_KEY = "sk-local-demo-provider-key";
@@ -122,13 +119,8 @@ async function ensureApiKey(services: Services, renterKey: Hex, saved: Partial<D
 async function ensureRegistered(services: Services, agent: DemoAgent, creator: Hex, saved: DemoListing | undefined): Promise<DemoListing> {
   const account = privateKeyToAccount(creator);
   if (saved && saved.creator === account.address) return saved;
-  const { job_id } = await submitRegistration(services, account.address, JSON.stringify(agent.manifest));
-  // The stack's consumer would take it from the queue; processing here makes the start deterministic
-  // (processing is idempotent, so the consumer's later delivery changes nothing).
-  await processRegistrationMessage(services, JSON.stringify({ job_id }));
-  const job = await getJob(services.tables, job_id);
-  if (job?.status !== "completed") throw new Error(`demo agent ${String(agent.manifest.name)} did not register: ${JSON.stringify(job?.error)}`);
-  const result = job.result as JobResult;
+  // The stack's consumer would take it from the queue; processing here makes the start deterministic.
+  const result = await registerAgent(services, account.address, agent.manifest);
   await reviewListing(services.tables, result.listing_id, "approve", undefined);
   return {
     name: String(agent.manifest.name),
@@ -150,9 +142,7 @@ export async function ensureDemoData(services: Services, dataDir: string, keys: 
 
   const names = ["Acme Legal & Finance AI", "Forge Dev Tools"];
   for (const [i, key] of keys.creators.entries()) {
-    const wallet = privateKeyToAccount(key).address;
-    await applyAsCreator(services.tables, wallet, names[i]!);
-    await reviewCreator(services.tables, wallet, "approve", undefined);
+    await approveCreator(services, privateKeyToAccount(key).address, names[i]!);
   }
   const listings: DemoListing[] = [];
   for (const agent of DEMO_AGENTS) {
@@ -169,12 +159,12 @@ export async function ensureDemoData(services: Services, dataDir: string, keys: 
   // On the (fresh) chain: list each agent, and rent each model once for the demo renter.
   const { chain } = services;
   const client = createPublicClient({ chain: chain.chain, transport: http(services.config.RPC_URL) });
-  const target = { rpcUrl: services.config.RPC_URL, chain: chain.chain, marketplace: chain.marketplace };
+  const target = marketTargetOf(services);
   for (const [i, listing] of listings.entries()) {
     const creatorKey = keys.creators[DEMO_AGENTS[i]!.creatorIndex];
-    const onChainId = `0x${listing.listing_id.slice(4)}` as Hex;
+    const onChainId = onChainIdOf(listing.listing_id);
     const existing = await client.readContract({ address: chain.marketplace, abi: marketplaceAbi, functionName: "listings", args: [onChainId] });
-    if (existing[3] === 0) await writeMarketplace(target, creatorKey, "createListing", [listing.listing_seed, ACCESS_TYPE[listing.rental_model], parseEther(listing.price_eth), listing.metadata_uri]);
+    if (existing[3] === 0) await listAgent(target, creatorKey, listing, listing.rental_model, parseEther(listing.price_eth));
     const status = await client.readContract({ address: chain.marketplace, abi: marketplaceAbi, functionName: "credentialStatus", args: [onChainId, demo.renter as Hex] });
     if (status !== 0 || i === 3) continue; // the renter rents the first three, one per model
     const price = parseEther(listing.price_eth);

@@ -4,55 +4,35 @@
 // server): API keys (create, list, revoke, and a revoked key refused with the auth exit code), jobs
 // and runs read back (and not found for an unknown id or another wallet's run), review rejections of
 // a creator and a listing as their creators see them (and a non-authority refused), and bad input.
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Webhook } from "standardwebhooks";
 import { parseEther } from "viem";
-import { buildApp } from "../../src/api/app.ts";
-import { createEgressGuard } from "../../src/adapters/egress/guard.ts";
-import { startJobs, type JobScheduler } from "../../src/jobs.ts";
-import { createTestServices, fundedAccount, type TestContext } from "../support/services.ts";
+import type { Account } from "../support/chain-actions.ts";
+import type { AgentCall } from "../support/connected-agent.ts";
 import { signIn } from "../support/auth.ts";
-import { startHttpsServer, type HttpsTestServer } from "../support/https-server.ts";
-import { readBody, serveApi, closeApi } from "../support/http.ts";
 import { createCliHarness } from "../support/cli.ts";
 import { until } from "../support/until.ts";
+import { startWorld, type World } from "../support/world.ts";
 import { EXIT } from "../../cli/src/errors.ts";
 
 const work = mkdtempSync(join(tmpdir(), "agentrent-e2e-accounts-"));
 
-type Account = Awaited<ReturnType<typeof fundedAccount>>;
 type Env = Record<string, string>;
 
-let ctx: TestContext;
-let app: ReturnType<typeof buildApp>;
-let api: Server | undefined;
-let apiUrl: string;
-let agentServer: HttpsTestServer | undefined;
-/** The registration worker and the indexer, from the service's job list. */
-let jobs: JobScheduler | undefined;
+/** With the registration worker and the indexer running. */
+let world: World;
 let creator: Account;
 let applicant: Account;
 let renter: Account;
-let webhookSecret = "whsec_AAAA";
 
-/** The connected agent: verifies the signed webhook and answers with one finding. */
-async function agent(req: IncomingMessage, res: ServerResponse): Promise<void> {
-  const body = await readBody(req);
-  try {
-    new Webhook(webhookSecret).verify(body, req.headers as Record<string, string>);
-  } catch {
-    return void res.writeHead(401).end();
-  }
-  const payload = JSON.parse(body) as { task: string; input: { topic?: string } };
-  res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ output: { findings: [`${payload.task}: ${payload.input?.topic ?? "nothing"}`] } }));
+/** The connected agent: answers with one finding. */
+function agent(call: AgentCall): void {
+  call.output({ findings: [`${call.task}: ${(call.input as { topic?: string } | null)?.topic ?? "nothing"}`] });
 }
 
-
-const { actorEnv, cli, cliJson, killAll } = createCliHarness(work, () => ({ apiUrl, rpcUrl: inject("rpcUrl"), chainId: 31337, marketplace: ctx.config.MARKETPLACE_ADDRESS }));
+const { actorEnv, cli, cliJson, killAll } = createCliHarness(work, () => ({ apiUrl: world.url, rpcUrl: world.rpcUrl, chainId: 31337, marketplace: world.config.MARKETPLACE_ADDRESS }));
 
 const MANIFEST = {
   name: "cli-accounts-researcher",
@@ -65,23 +45,15 @@ const MANIFEST = {
 };
 
 beforeAll(async () => {
-  ctx = await createTestServices({ ALLOW_PRIVATE_AGENT_HOSTS: "true", CATALOGUE_REFRESH_MS: "0" });
-  agentServer = await startHttpsServer((req, res) => void agent(req, res));
-  ctx.services.egress = createEgressGuard({ ca: agentServer.ca, allowHosts: ["127.0.0.1"] });
-  app = buildApp(ctx.services);
-  ({ server: api, url: apiUrl } = await serveApi(app));
-  jobs = startJobs(ctx.services, { only: ["registration-worker", "indexer"], everyMs: { indexer: 100 } });
-  [creator, applicant, renter] = await Promise.all([fundedAccount(inject("rpcUrl")), fundedAccount(inject("rpcUrl")), fundedAccount(inject("rpcUrl"))]);
-  writeFileSync(join(work, "agent.json"), JSON.stringify({ ...MANIFEST, entrypoint_url: `${agentServer.url}/agents/researcher` }));
-  writeFileSync(join(work, "second.json"), JSON.stringify({ ...MANIFEST, name: "cli-accounts-second", entrypoint_url: `${agentServer.url}/agents/second` }));
+  world = await startWorld({ env: { CATALOGUE_REFRESH_MS: "0" }, agent: { handler: agent }, jobs: { only: ["registration-worker", "indexer"], everyMs: { indexer: 100 } } });
+  [creator, applicant, renter] = await Promise.all([world.account(), world.account(), world.account()]);
+  writeFileSync(join(work, "agent.json"), JSON.stringify({ ...MANIFEST, entrypoint_url: world.agent.entrypoint("researcher") }));
+  writeFileSync(join(work, "second.json"), JSON.stringify({ ...MANIFEST, name: "cli-accounts-second", entrypoint_url: world.agent.entrypoint("second") }));
 }, 120_000);
 
 afterAll(async () => {
   await killAll();
-  await jobs?.stop();
-  await closeApi(api);
-  await agentServer?.stop();
-  await ctx?.services.close();
+  await world?.close();
   rmSync(work, { recursive: true, force: true });
 }, 60_000);
 
@@ -134,7 +106,7 @@ describe("agentrent end to end: keys, jobs, runs, review rejections, bad input",
     creatorEnv = actorEnv(creator, "creator");
     applicantEnv = actorEnv(applicant, "applicant");
     renterEnv = actorEnv(renter, "renter");
-    authorityEnv = actorEnv(ctx.authority as Account, "authority");
+    authorityEnv = actorEnv(world.ctx.authority, "authority");
     await Promise.all([creatorEnv, applicantEnv, renterEnv, authorityEnv].map((env) => cliJson(env, ["login"])));
     await Promise.all([cliJson(creatorEnv, ["creators", "apply", "--name", "Accounts Creator"]), cliJson(applicantEnv, ["creators", "apply", "--name", "Rejected Applicant"])]);
 
@@ -163,7 +135,7 @@ describe("agentrent end to end: keys, jobs, runs, review rejections, bad input",
   it("the creator registers two agents; jobs get shows a completed job, and an unknown job is not found (exit 5)", async () => {
     listing = await cliJson(creatorEnv, ["register", "agent.json", "--model", "per_query", "--price", "0.001"]);
     second = await cliJson(creatorEnv, ["register", "second.json", "--no-list"]);
-    webhookSecret = (await cliJson<{ webhook_secret: string }>(creatorEnv, ["listing", "webhook-secret", listing.listing_id])).webhook_secret;
+    world.agent.setSecret("researcher", (await cliJson<{ webhook_secret: string }>(creatorEnv, ["listing", "webhook-secret", listing.listing_id])).webhook_secret);
 
     expect(await cliJson(creatorEnv, ["jobs", "get", second.job_id])).toEqual({
       job_id: second.job_id,
@@ -205,8 +177,8 @@ describe("agentrent end to end: keys, jobs, runs, review rejections, bad input",
 
   it("runs get shows an executed run's status, output and cost; another wallet's run and an unknown run are not found (exit 5)", async () => {
     // Readiness: the indexer has linked the on-chain listing and the catalogue publishes it.
-    const token = (await signIn(app, renter)).token;
-    await until("the listing to be published", async () => (await app.request(`/v1/listings/${listing.listing_id}`, { headers: { authorization: `Bearer ${token}` } })).status === 200);
+    const token = (await signIn(world.app, renter)).token;
+    await until("the listing to be published", async () => (await world.app.request(`/v1/listings/${listing.listing_id}`, { headers: { authorization: `Bearer ${token}` } })).status === 200);
     await cliJson(renterEnv, ["rent", listing.listing_id, "--runs", "2", "--yes"]);
     const run = await cliJson<{ run_id: string; status: string }>(renterEnv, ["execute", listing.agent_id, "--task", "summarize", "--input", '{"topic":"tides"}', "--no-stream"]);
     expect(run.status).toBe("completed");

@@ -7,76 +7,42 @@
 // "waiting for the first token" for a streamed one (with and without a terminal); Ctrl-C during a
 // streamed run and a --no-stream run (exit 130, the run id or the idempotency key and how to resume or
 // read the run, which goes on and is charged once) and before a run started.
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { mkdtempSync, rmSync } from "node:fs";
-import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Webhook } from "standardwebhooks";
-import { createPublicClient, http, type Hex } from "viem";
-import { buildApp } from "../../src/api/app.ts";
-import { createEgressGuard } from "../../src/adapters/egress/guard.ts";
-import { startJobs, type JobScheduler } from "../../src/jobs.ts";
-import { chainFor } from "../../src/chain/client.ts";
 import { marketplaceAbi } from "../../src/chain/generated/marketplace.ts";
-import { LOCAL_CHAIN_ID } from "../../local/chain.ts";
-import { createTestServices, fundedAccount, type TestContext } from "../support/services.ts";
-import { signIn } from "../support/auth.ts";
-import { approveCreator } from "../support/creators.ts";
-import { publishConnectedAgent, type PublishedAgent } from "../support/agents.ts";
-import { startHttpsServer, type HttpsTestServer } from "../support/https-server.ts";
-import { readBody, serveApi, closeApi } from "../support/http.ts";
+import type { Account } from "../support/chain-actions.ts";
+import type { AgentCall } from "../support/connected-agent.ts";
 import { createCliHarness, rendered } from "../support/cli.ts";
-import { createGates } from "../support/gates.ts";
 import { until } from "../support/until.ts";
+import { startWorld, type PublishedAgent, type World } from "../support/world.ts";
 import { EXIT } from "../../cli/src/errors.ts";
 
 const work = mkdtempSync(join(tmpdir(), "agentrent-e2e-runs-"));
 
-type Account = Awaited<ReturnType<typeof fundedAccount>>;
-
-let ctx: TestContext;
-let api: Server | undefined;
-let apiUrl: string;
-let agentServer: HttpsTestServer | undefined;
-let jobs: JobScheduler | undefined;
+/** With the indexer running. */
+let world: World;
 let renter: Account;
-let agent: PublishedAgent & { webhookSecret: string };
+let agent: PublishedAgent;
 let renterEnv: Record<string, string>;
-const gates = createGates();
-const deliveries: string[] = [];
+/** The tasks the connected agent received. */
+const deliveries = () => world.agent.deliveries.map((d) => d.task);
 
 /**
  * The connected agent. A task held by the test waits at its gate: a "stream …" task streams three
  * deltas and waits before the first one when its task says "before", else after it; any other task
  * answers its findings once released.
  */
-async function connected(req: IncomingMessage, res: ServerResponse): Promise<void> {
-  const body = await readBody(req);
-  try {
-    new Webhook(agent.webhookSecret).verify(body, req.headers as Record<string, string>);
-  } catch {
-    return void res.writeHead(401).end();
+async function connected(call: AgentCall): Promise<void> {
+  if (call.task.startsWith("stream")) {
+    const before = call.task.includes("before");
+    call.startEvents();
+    if (before) await call.gate();
+    return call.stream(["alpha ", "beta ", "gamma"], { findings: ["alpha", "beta", "gamma"] }, (i) => (i === 0 && !before ? call.gate() : undefined));
   }
-  const payload = JSON.parse(body) as { task: string; input: { topic?: string } | null };
-  deliveries.push(payload.task);
-  const gate = gates.get(payload.task);
-  const hold = async () => {
-    if (!gate) return;
-    gate.arrived++;
-    await gate.release;
-  };
-  if (payload.task.startsWith("stream")) {
-    res.writeHead(200, { "content-type": "text/event-stream" });
-    if (payload.task.includes("before")) await hold();
-    for (const [i, delta] of ["alpha ", "beta ", "gamma"].entries()) {
-      res.write(`event: output\ndata: ${JSON.stringify({ delta })}\n\n`);
-      if (i === 0 && !payload.task.includes("before")) await hold();
-    }
-    return void res.end(`event: result\ndata: ${JSON.stringify({ output: { findings: ["alpha", "beta", "gamma"] } })}\n\n`);
-  }
-  await hold();
-  res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ output: { findings: [`${payload.task}: ${payload.input?.topic ?? "-"}`] } }));
+  await call.gate();
+  call.output({ findings: [`${call.task}: ${(call.input as { topic?: string } | null)?.topic ?? "-"}`] });
 }
 
 const MANIFEST = {
@@ -94,13 +60,11 @@ const MANIFEST = {
   timeout_seconds: 60,
 };
 
-const { actorEnv, start, cli, cliJson, killAll } = createCliHarness(work, () => ({ apiUrl, rpcUrl: inject("rpcUrl"), chainId: 31337, marketplace: ctx.config.MARKETPLACE_ADDRESS }));
+const { actorEnv, start, cli, cliJson, killAll } = createCliHarness(work, () => ({ apiUrl: world.url, rpcUrl: world.rpcUrl, chainId: 31337, marketplace: world.config.MARKETPLACE_ADDRESS }));
 
 /** The renter's per-query balance on-chain. */
 async function balance(): Promise<bigint> {
-  const rpcUrl = inject("rpcUrl");
-  const chain = createPublicClient({ chain: chainFor(LOCAL_CHAIN_ID, rpcUrl), transport: http(rpcUrl) });
-  const [, , , , left] = await chain.readContract({ address: ctx.config.MARKETPLACE_ADDRESS as Hex, abi: marketplaceAbi, functionName: "credentialOf", args: [agent.onChainId, renter.address] });
+  const [, , , , left] = await world.market.client.readContract({ address: world.market.marketplace, abi: marketplaceAbi, functionName: "credentialOf", args: [agent.onChainId, renter.address] });
   return left;
 }
 
@@ -116,28 +80,17 @@ const SPINNER = "[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]";
 const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
 beforeAll(async () => {
-  ctx = await createTestServices({ ALLOW_PRIVATE_AGENT_HOSTS: "true", CATALOGUE_REFRESH_MS: "0" });
-  agentServer = await startHttpsServer((req, res) => void connected(req, res));
-  ctx.services.egress = createEgressGuard({ ca: agentServer.ca, allowHosts: ["127.0.0.1"] });
-  const app = buildApp(ctx.services);
-  ({ server: api, url: apiUrl } = await serveApi(app));
-  jobs = startJobs(ctx.services, { only: ["indexer"], everyMs: { indexer: 100 } });
-  const creator = await fundedAccount(inject("rpcUrl"));
-  await approveCreator(ctx, app, creator.address, (await signIn(app, creator)).token);
-  agent = await publishConnectedAgent(ctx, app, creator, { ...MANIFEST, entrypoint_url: `${agentServer.url}/agents/researcher` }, "per_query", "0.001");
-  renter = await fundedAccount(inject("rpcUrl"));
+  world = await startWorld({ env: { CATALOGUE_REFRESH_MS: "0" }, agent: { handler: connected }, jobs: { only: ["indexer"], everyMs: { indexer: 100 } } });
+  agent = await world.publishConnected("researcher", { manifest: MANIFEST, rental: "per_query" });
+  renter = await world.account();
   renterEnv = actorEnv(renter, "renter");
   const login = await cli(renterEnv, ["login"]);
   if (login.code !== 0) throw new Error(`login failed: ${login.stderr}`);
 }, 120_000);
 
 afterAll(async () => {
-  gates.openAll();
   await killAll();
-  await jobs?.stop();
-  await closeApi(api);
-  await agentServer?.stop();
-  await ctx?.services.close();
+  await world?.close();
   rmSync(work, { recursive: true, force: true });
 }, 60_000);
 
@@ -176,7 +129,7 @@ describe("progress on every wait, without a terminal (plain lines on stderr)", (
   });
 
   it("a --no-stream run: its label while it runs, then its result", async () => {
-    const gate = gates.hold("plain progress");
+    const gate = world.agent.gates.hold("plain progress");
     const running = start(renterEnv, ["execute", agent.agent_id, "--task", "plain progress", "--input", '{"topic":"tides"}', "--no-stream"]);
     await until("the run to reach the agent", () => gate.arrived === 1);
     expect(running.stderr()).toBe(`running ${agent.agent_id}...\n`);
@@ -189,7 +142,7 @@ describe("progress on every wait, without a terminal (plain lines on stderr)", (
   });
 
   it("a streamed run: its id and 'waiting for the first token' before the first token arrives", async () => {
-    const gate = gates.hold("stream, held before the first token");
+    const gate = world.agent.gates.hold("stream, held before the first token");
     const running = start(renterEnv, ["execute", agent.agent_id, "--task", "stream, held before the first token", "--input", '{"topic":"wind"}']);
     await until("the waiting line", () => /waiting for the first token/.test(running.stderr()));
     await until("the run to reach the agent", () => gate.arrived === 1);
@@ -216,7 +169,7 @@ describe("progress on every wait, on a terminal (a spinner on stderr)", () => {
   });
 
   it("a --no-stream run: a spinner with the seconds waited, gone once the result is printed", async () => {
-    const gate = gates.hold("spinner progress");
+    const gate = world.agent.gates.hold("spinner progress");
     const running = start(renterEnv, ["execute", agent.agent_id, "--task", "spinner progress", "--input", '{"topic":"tides"}', "--no-stream"], { tty: true });
     await until("the run to reach the agent", () => gate.arrived === 1);
     await until("the spinner", () => new RegExp(`${SPINNER} running ${escape(agent.agent_id)} \\(\\d+s\\)`).test(running.stderr()));
@@ -227,7 +180,7 @@ describe("progress on every wait, on a terminal (a spinner on stderr)", () => {
   });
 
   it("a streamed run: the spinner says it waits for the first token, with the run id, and clears when output starts", async () => {
-    const gate = gates.hold("stream, spinner before the first token");
+    const gate = world.agent.gates.hold("stream, spinner before the first token");
     const running = start(renterEnv, ["execute", agent.agent_id, "--task", "stream, spinner before the first token", "--input", '{"topic":"wind"}'], { tty: true });
     await until("the waiting spinner", () => new RegExp(`${SPINNER} run run_[0-9a-f]+: waiting for the first token \\(\\d+s\\)`).test(running.stderr()));
     expect(running.stdout()).toBe("");
@@ -242,7 +195,7 @@ describe("progress on every wait, on a terminal (a spinner on stderr)", () => {
 describe("Ctrl-C during a run", () => {
   it("a streamed run: exit 130 with its id and how to follow and read it; it goes on, is charged once, and runs events follows it to its result", async () => {
     const before = await balance();
-    const gate = gates.hold("stream, interrupted");
+    const gate = world.agent.gates.hold("stream, interrupted");
     const running = start(renterEnv, ["execute", agent.agent_id, "--task", "stream, interrupted", "--input", '{"topic":"tides"}']);
     await until("the first token on stdout", () => running.stdout().includes("alpha"));
     running.interrupt();
@@ -260,13 +213,13 @@ describe("Ctrl-C during a run", () => {
     expect(followed.stdout).toBe("alpha beta gamma\n");
     expect(followed.stderr).toContain(`run ${runId}: completed, cost 0.001 ETH`);
     expect(await cliJson(renterEnv, ["runs", "get", runId!])).toMatchObject({ run_id: runId, status: "completed", output: { findings: ["alpha", "beta", "gamma"] } });
-    expect(deliveries.filter((task) => task === "stream, interrupted")).toHaveLength(1);
+    expect(deliveries().filter((task) => task === "stream, interrupted")).toHaveLength(1);
     expect(await balance()).toBe(before - agent.priceWei);
   });
 
   it("a --no-stream run: exit 130 with its idempotency key and the command that returns that same run without running or charging it again", async () => {
     const before = await balance();
-    const gate = gates.hold("interrupted, not streamed");
+    const gate = world.agent.gates.hold("interrupted, not streamed");
     const running = start(renterEnv, ["execute", agent.agent_id, "--task", "interrupted, not streamed", "--input", '{"topic":"it\'s late"}', "--timeout", "45", "--no-stream", "--json"]);
     await until("the run to reach the agent", () => gate.arrived === 1);
     running.interrupt();
@@ -287,7 +240,7 @@ describe("Ctrl-C during a run", () => {
     const result = await resumed.done;
     expect(result.code, result.stderr).toBe(0);
     expect(JSON.parse(result.stdout)).toMatchObject({ status: "completed", run_id: expect.stringMatching(/^run_[0-9a-f]+$/), output: { findings: ["interrupted, not streamed: it's late"] } });
-    expect(deliveries.filter((task) => task === "interrupted, not streamed")).toHaveLength(1);
+    expect(deliveries().filter((task) => task === "interrupted, not streamed")).toHaveLength(1);
     expect(await balance()).toBe(before - agent.priceWei);
   });
 
@@ -298,7 +251,7 @@ describe("Ctrl-C during a run", () => {
     const stopped = await running.done;
     expect(stopped.code).toBe(EXIT.interrupted);
     expect(stopped.stderr).toContain("Interrupted before the run started. Run it again with --idempotency-key cli-never-started");
-    expect(deliveries).not.toContain("never started");
+    expect(deliveries()).not.toContain("never started");
     expect(await balance()).toBe(before);
   });
 });

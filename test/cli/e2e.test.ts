@@ -7,68 +7,41 @@
 // to finish), and the creator reads and withdraws the earnings, pauses the listing, and the renter's
 // next run is refused with the access exit code. Then the other rental models: one-time, a subscription
 // and its renewal, and a per-query top-up.
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Webhook } from "standardwebhooks";
 import { parseEther } from "viem";
-import { buildApp } from "../../src/api/app.ts";
-import { createEgressGuard } from "../../src/adapters/egress/guard.ts";
-import { startJobs, type JobScheduler } from "../../src/jobs.ts";
-import { createTestServices, fundedAccount, type TestContext } from "../support/services.ts";
+import type { Account } from "../support/chain-actions.ts";
+import type { AgentCall } from "../support/connected-agent.ts";
+import type { Gate } from "../support/gates.ts";
 import { signIn } from "../support/auth.ts";
-import { startHttpsServer, type HttpsTestServer } from "../support/https-server.ts";
-import { readBody, serveApi, closeApi } from "../support/http.ts";
 import { createCliHarness } from "../support/cli.ts";
 import { until } from "../support/until.ts";
+import { startWorld, type World } from "../support/world.ts";
 import { EXIT } from "../../cli/src/errors.ts";
 
 const work = mkdtempSync(join(tmpdir(), "agentrent-e2e-"));
 
-type Account = Awaited<ReturnType<typeof fundedAccount>>;
-
-let ctx: TestContext;
-let app: ReturnType<typeof buildApp>;
-let api: Server;
-let apiUrl: string;
-let agentServer: HttpsTestServer;
-/** The registration worker and the indexer, from the service's job list. */
-let jobs: JobScheduler | undefined;
+/** With the registration worker and the indexer running. */
+let world: World;
 let creator: Account;
 let renter: Account;
-let webhookSecret = "whsec_AAAA";
-const deliveries: string[] = [];
-/** Released by the test once it has seen the streamed run's first delta on the CLI's stdout. */
-let releaseStream: () => void = () => {};
-let streamHeld = new Promise<void>((resolve) => (releaseStream = resolve));
+/** Opened by the test once it has seen the streamed run's first delta on the CLI's stdout. */
+let streamGate: Gate;
+/** The tasks the connected agent received, signed with its listing's secret. */
+const deliveries = () => world.agent.deliveries.filter((d) => d.verified).map((d) => d.task);
 
-/** The connected agent: verifies the signed webhook; "stream …" tasks stream three deltas, holding after the first. */
-async function agent(req: IncomingMessage, res: ServerResponse): Promise<void> {
-  const body = await readBody(req);
-  try {
-    new Webhook(webhookSecret).verify(body, req.headers as Record<string, string>);
-  } catch {
-    return void res.writeHead(401).end();
-  }
-  const payload = JSON.parse(body) as { task: string; input: { topic?: string } };
-  deliveries.push(payload.task);
-  if (payload.task.startsWith("stream")) {
-    res.writeHead(200, { "content-type": "text/event-stream" });
+/** The connected agent: "stream …" tasks stream three deltas, holding after the first (at the stream's gate). */
+async function agent(call: AgentCall): Promise<void> {
+  if (call.task.startsWith("stream")) {
     const pieces = ["alpha ", "beta ", "gamma"];
-    for (const [i, piece] of pieces.entries()) {
-      res.write(`event: output\ndata: ${JSON.stringify({ delta: piece })}\n\n`);
-      if (i === 0) await streamHeld;
-    }
-    res.end(`event: result\ndata: ${JSON.stringify({ output: { findings: pieces.map((p) => p.trim()) } })}\n\n`);
-    return;
+    return call.stream(pieces, { findings: pieces.map((p) => p.trim()) }, (i) => (i === 0 ? call.gate() : undefined));
   }
-  res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ output: { findings: [`${payload.task}: ${payload.input?.topic ?? "nothing"}`] } }));
+  call.output({ findings: [`${call.task}: ${(call.input as { topic?: string } | null)?.topic ?? "nothing"}`] });
 }
 
-
-const { actorEnv, start, cli, cliJson, killAll } = createCliHarness(work, () => ({ apiUrl, rpcUrl: inject("rpcUrl"), chainId: 31337, marketplace: ctx.config.MARKETPLACE_ADDRESS }));
+const { actorEnv, start, cli, cliJson, killAll } = createCliHarness(work, () => ({ apiUrl: world.url, rpcUrl: world.rpcUrl, chainId: 31337, marketplace: world.config.MARKETPLACE_ADDRESS }));
 
 const MANIFEST = {
   name: "cli-e2e-researcher",
@@ -81,23 +54,15 @@ const MANIFEST = {
 };
 
 beforeAll(async () => {
-  ctx = await createTestServices({ ALLOW_PRIVATE_AGENT_HOSTS: "true", CATALOGUE_REFRESH_MS: "0" });
-  agentServer = await startHttpsServer((req, res) => void agent(req, res));
-  ctx.services.egress = createEgressGuard({ ca: agentServer.ca, allowHosts: ["127.0.0.1"] });
-  app = buildApp(ctx.services);
-  ({ server: api, url: apiUrl } = await serveApi(app));
-  jobs = startJobs(ctx.services, { only: ["registration-worker", "indexer"], everyMs: { indexer: 100 } });
-  [creator, renter] = await Promise.all([fundedAccount(inject("rpcUrl")), fundedAccount(inject("rpcUrl"))]);
-  writeFileSync(join(work, "agent.json"), JSON.stringify({ ...MANIFEST, entrypoint_url: `${agentServer.url}/agents/researcher` }, null, 2));
+  world = await startWorld({ env: { CATALOGUE_REFRESH_MS: "0" }, agent: { handler: agent }, jobs: { only: ["registration-worker", "indexer"], everyMs: { indexer: 100 } } });
+  streamGate = world.agent.gates.hold("stream the findings");
+  [creator, renter] = await Promise.all([world.account(), world.account()]);
+  writeFileSync(join(work, "agent.json"), JSON.stringify({ ...MANIFEST, entrypoint_url: world.agent.entrypoint("researcher") }, null, 2));
 }, 120_000);
 
 afterAll(async () => {
-  releaseStream();
   await killAll();
-  await jobs?.stop();
-  await closeApi(api);
-  await agentServer?.stop();
-  await ctx?.services.close();
+  await world?.close();
   rmSync(work, { recursive: true, force: true });
 }, 60_000);
 
@@ -110,12 +75,12 @@ describe("agentrent end to end", () => {
 
   it("creator applies, the authority approves; the creator registers and lists the agent on-chain", async () => {
     creatorEnv = actorEnv(creator, "creator");
-    authorityEnv = actorEnv(ctx.authority as Account, "authority");
+    authorityEnv = actorEnv(world.ctx.authority, "authority");
     renterEnv = actorEnv(renter, "renter");
 
     const [creatorLogin, authorityLogin] = await Promise.all([cliJson<{ wallet: string }>(creatorEnv, ["login"]), cliJson<{ wallet: string }>(authorityEnv, ["login"])]);
     expect(creatorLogin.wallet).toBe(creator.address);
-    expect(authorityLogin.wallet).toBe(ctx.authority.address);
+    expect(authorityLogin.wallet).toBe(world.ctx.authority.address);
 
     // Registering before approval is refused with the access code and what to do.
     const early = await cli(creatorEnv, ["register", "agent.json", "--model", "per_query", "--price", "0.001"]);
@@ -144,7 +109,7 @@ describe("agentrent end to end", () => {
 
     const secret = await cliJson<{ webhook_secret: string }>(creatorEnv, ["listing", "webhook-secret", listing.listing_id]);
     expect(secret.webhook_secret).toMatch(/^whsec_/);
-    webhookSecret = secret.webhook_secret;
+    world.agent.setSecret("researcher", secret.webhook_secret);
 
     const status = await cliJson<{ agents: { listing_id: string; review_status: string }[] }>(creatorEnv, ["creators", "status"]);
     expect(status.agents).toContainEqual(expect.objectContaining({ listing_id: listing.listing_id, review_status: "pending" }));
@@ -156,8 +121,8 @@ describe("agentrent end to end", () => {
     expect(await cliJson(authorityEnv, ["review", "approve-listing", listing.agent_id])).toMatchObject({ listing_id: listing.listing_id, review_status: "approved" });
 
     // Readiness: the indexer has linked the on-chain listing and the catalogue publishes it.
-    const token = (await signIn(app, renter)).token;
-    await until("the listing to be published", async () => (await app.request(`/v1/listings/${listing.listing_id}`, { headers: { authorization: `Bearer ${token}` } })).status === 200);
+    const token = (await signIn(world.app, renter)).token;
+    await until("the listing to be published", async () => (await world.app.request(`/v1/listings/${listing.listing_id}`, { headers: { authorization: `Bearer ${token}` } })).status === 200);
 
     const login = await cli(renterEnv, ["login"]);
     expect(login.code).toBe(0);
@@ -189,12 +154,12 @@ describe("agentrent end to end", () => {
     const streaming = start(renterEnv, ["execute", listing.agent_id, "--task", "stream the findings", "--input", JSON.stringify({ topic: "wind" })]);
     await until("the first streamed delta on stdout", async () => streaming.stdout().includes("alpha"), 60_000);
     expect(streaming.stdout()).not.toContain("beta");
-    releaseStream();
+    streamGate.open();
     const streamed = await streaming.done;
     expect(streamed.code).toBe(0);
     expect(streamed.stdout).toContain("alpha beta gamma");
     expect(streamed.stderr).toMatch(/run run_\S+: completed, cost 0\.001 ETH/);
-    expect(deliveries).toEqual(["summarize", "stream the findings"]);
+    expect(deliveries()).toEqual(["summarize", "stream the findings"]);
 
     const check = await cliJson<{ valid: boolean; status: string }>(renterEnv, ["credentials", listing.listing_id]);
     expect(check).toMatchObject({ valid: true, status: "active" });
@@ -218,7 +183,7 @@ describe("agentrent end to end", () => {
 
   it("the other rental models: one-time at the price, a 90-day subscription renewed for 30 more, a top-up of the paused per-query listing; update, resume, close", async () => {
     const register = async (name: string, model: string, priceEth: string) => {
-      writeFileSync(join(work, `${name}.json`), JSON.stringify({ ...MANIFEST, name, entrypoint_url: `${agentServer.url}/agents/${name}` }));
+      writeFileSync(join(work, `${name}.json`), JSON.stringify({ ...MANIFEST, name, entrypoint_url: world.agent.entrypoint(name) }));
       return cliJson<{ listing_id: string; rental_model: string }>(creatorEnv, ["register", `${name}.json`, "--model", model, "--price", priceEth]);
     };
     const oneTime = await register("cli-e2e-one-time", "one_time", "0.003");

@@ -3,36 +3,31 @@
 // chat-completions and Anthropic messages wire protocols → output validation and the Run. Also: each
 // listing's provider key reaches its own listing's model requests only (in its provider's auth header),
 // and never another listing's, a self-hosted endpoint, a response, an error or a log line.
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { inspect } from "node:util";
 import { stop as stopEsbuild } from "esbuild";
-import { buildApp } from "../../src/api/app.ts";
 import { buildRuntime } from "../../scripts/build-runtime.ts";
 import { createLocalSandboxPool, type LocalSandboxPool } from "../../src/adapters/sandbox/local.ts";
-import { writeMarketplace } from "../../src/chain/write.ts";
 import { createLogger } from "../../src/logger.ts";
 import { startModelServer, type ModelServer, type RecordedRequest } from "../../local/model-server.ts";
-import { createTestServices, fundedAccount, type TestContext } from "../support/services.ts";
+import type { Account } from "../support/chain-actions.ts";
 import { createKey, signIn } from "../support/auth.ts";
-import { approveCreator } from "../support/creators.ts";
-import { indexChain, marketTarget, publishAgent, type PublishedAgent } from "../support/agents.ts";
-
-type Account = Awaited<ReturnType<typeof fundedAccount>>;
+import { startWorld, type App, type PublishedAgent, type World } from "../support/world.ts";
 
 const KEY_A = "sk-creator-a-0123456789abcdef";
 const KEY_B = "sk-creator-b-fedcba9876543210";
-let ctx: TestContext;
-let app: ReturnType<typeof buildApp>;
+let world: World;
+let ctx: World["ctx"];
+let app: App;
 let models: ModelServer;
 let pool: LocalSandboxPool;
 /** When set, the services run declarative agents here instead of `pool` (to fail one run's sandbox). */
 let poolOverride: LocalSandboxPool | undefined;
 let outDir: string;
-let creator: Account;
 let renterKey: string;
 let renter: Account;
 const logLines: string[] = [];
@@ -42,25 +37,21 @@ const apiResponses: string[] = [];
 const SCHEMA_FINDINGS = { type: "object", properties: { findings: { type: "array", items: { type: "string" } } }, required: ["findings"], additionalProperties: false };
 
 async function publishDeclarative(name: string, model: Record<string, unknown>, providerKey: string | null, outputSchema: Record<string, unknown> = { type: "string" }): Promise<PublishedAgent> {
-  const listing = await publishAgent(
-    ctx,
-    app,
-    creator,
+  const listing = await world.publish(
     { name, category: "research", description: "A declarative test agent", model, system_prompt: "You are a careful analyst.", input_schema: { type: "object" }, output_schema: outputSchema, timeout_seconds: 20 },
-    "one_time",
+    { rental: "one_time" },
   );
   if (providerKey) {
-    const token = (await signIn(app, creator)).token;
+    const { token } = await world.creator();
     const res = await app.request(`/v1/listings/${listing.listing_id}/provider-key`, { method: "PUT", headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body: JSON.stringify({ provider_key: providerKey }) });
     expect(res.status).toBe(200);
   }
-  await writeMarketplace(marketTarget(ctx), renter, "purchaseOneTime", [listing.onChainId], listing.priceWei);
-  await indexChain(ctx);
+  await world.rent(renter, listing);
   return listing;
 }
 
 /** Makes `target.request` keep the text of every response (read whole, then handed on unchanged). */
-function recordResponses(target: ReturnType<typeof buildApp>): void {
+function recordResponses(target: App): void {
   const request = target.request;
   target.request = (async (...args: Parameters<typeof request>) => {
     const res = await request(...args);
@@ -116,20 +107,23 @@ beforeAll(async () => {
   outDir = mkdtempSync(join(tmpdir(), "exec-runtime-"));
   const { entry } = await buildRuntime({ outDir });
   models = await startModelServer();
-  ctx = await createTestServices({ ALLOW_PRIVATE_AGENT_HOSTS: "true", PROVIDER_A_BASE_URL: models.openaiBaseUrl, PROVIDER_B_BASE_URL: models.anthropicBaseUrl, LOG_LEVEL: "debug" });
-  // Every log line of the service, to check no key is ever written.
-  const logger = createLogger("debug", (line) => logLines.push(line));
   pool = createLocalSandboxPool({ warm: 1, allowFsRead: [outDir], preload: entry, memoryMb: 128 });
-  Object.assign(ctx.services, { logger, runtimeEntry: entry, sandbox: () => poolOverride ?? pool });
-  app = buildApp(ctx.services);
+  world = await startWorld({
+    serve: false,
+    env: { ALLOW_PRIVATE_AGENT_HOSTS: "true", PROVIDER_A_BASE_URL: models.openaiBaseUrl, PROVIDER_B_BASE_URL: models.anthropicBaseUrl, LOG_LEVEL: "debug" },
+    // Every log line of the service, to check no key is ever written.
+    adapters: { logger: createLogger("debug", (line) => logLines.push(line)), runtimeEntry: entry },
+  });
+  ({ ctx, app } = world);
+  // Replaced after creation: the services keep the pool an adapter gives them, and a test swaps it.
+  ctx.services.sandbox = () => poolOverride ?? pool;
   recordResponses(app);
-  creator = await fundedAccount(inject("rpcUrl"));
-  renter = await fundedAccount(inject("rpcUrl"));
-  await approveCreator(ctx, app, creator.address, (await signIn(app, creator)).token);
+  renter = await world.account();
   renterKey = (await createKey(app, renter, (await signIn(app, renter)).token)).key;
 });
 
 afterAll(async () => {
+  await world?.close();
   await pool?.close();
   await models?.stop();
   await stopEsbuild();

@@ -4,14 +4,11 @@
 // agent runs, the Run, streaming with resumable event ids, Idempotency-Key, the per-listing concurrency
 // limit, per-query settlement to the wei, and the faults (chain down, the authority's transaction
 // failing, timeouts), and the on-chain run log as its renter verifies it.
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import type { IncomingMessage, ServerResponse } from "node:http";
-import { Webhook } from "standardwebhooks";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { keccak256, toBytes, type Hex } from "viem";
 import { buildApp } from "../../src/api/app.ts";
 import { createServices } from "../../src/services.ts";
 import { loadConfig } from "../../src/config.ts";
-import { createEgressGuard } from "../../src/adapters/egress/guard.ts";
 import { createAuthoritySigner } from "../../src/chain/authority.ts";
 import { writeMarketplace } from "../../src/chain/write.ts";
 import { marketplaceAbi } from "../../src/chain/generated/marketplace.ts";
@@ -25,77 +22,48 @@ import { ledgerKey } from "../../src/execution/money/ledger.store.ts";
 import { runJob } from "../../src/jobs.ts";
 import type { Tables } from "../../src/adapters/tables/dynamo.ts";
 import type { ApiError } from "../../src/errors.ts";
-import { createTestServices, fundedAccount, type TestContext } from "../support/services.ts";
-import { signIn, createKey } from "../support/auth.ts";
+import type { Account } from "../support/chain-actions.ts";
+import type { AgentCall } from "../support/connected-agent.ts";
 import { parseSseJson as parseSse } from "../support/sse.ts";
-import { approveCreator } from "../support/creators.ts";
-import { indexChain, marketTarget, publishConnectedAgent, type PublishedAgent } from "../support/agents.ts";
-import { createGates } from "../support/gates.ts";
-import { startHttpsServer, type HttpsTestServer } from "../support/https-server.ts";
-import { readBody } from "../support/http.ts";
+import { startWorld, type App, type PublishedAgent, type World } from "../support/world.ts";
 import type { RentalModel } from "../../src/vocabulary.ts";
 
-type Account = Awaited<ReturnType<typeof fundedAccount>>;
-
-let ctx: TestContext;
-let app: ReturnType<typeof buildApp>;
-let agentServer: HttpsTestServer;
+let world: World;
+let ctx: World["ctx"];
+let app: App;
 let creator: Account;
-/** The creator's session, signed in once: sign-in is rate-limited per client, and this suite is one. */
-let creatorToken: string | undefined;
-/** Each listing's webhook secret, by its entrypoint path. */
-const secrets = new Map<string, string>();
+/** The webhook secret of the agent published last. */
 let webhookSecret = "";
-const deliveries: { task: string; runId: string; verified: boolean }[] = [];
+/** Every delivery the connected agent received: its task, run and whether its signature verified. */
+const deliveries = () => world.agent.deliveries;
 /** Runs the agent holds open until released, by task. */
-const gates = createGates();
-const hold = gates.hold;
+const hold = (task: string) => world.agent.gates.hold(task);
 
 /** The connected agent: its behaviour is chosen by the task's first word. */
-async function agent(req: IncomingMessage, res: ServerResponse): Promise<void> {
-  const body = await readBody(req);
-  let verified = false;
-  try {
-    new Webhook(secrets.get(req.url ?? "") ?? "whsec_AAAA").verify(body, req.headers as Record<string, string>);
-    verified = true;
-  } catch {
-    verified = false;
-  }
-  const payload = JSON.parse(body) as { run_id: string; task: string; input: unknown };
-  deliveries.push({ task: payload.task, runId: payload.run_id, verified });
-  if (!verified) return void res.writeHead(401).end();
-  const [word] = payload.task.split(" ");
-  const wait = gates.get(payload.task);
-  if (wait) {
-    wait.arrived++;
-    await wait.release;
-  }
-  if (word === "fail") return void res.writeHead(500, { "content-type": "application/json" }).end('{"error":"boom"}');
-  if (word === "bad-output") return void res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ output: { findings: "not an array" } }));
+async function agent(call: AgentCall): Promise<void> {
+  const { res } = call;
+  const [word] = call.task.split(" ");
+  await call.gate();
+  if (word === "fail") return call.fail(500, '{"error":"boom"}');
+  if (word === "bad-output") return call.output({ findings: "not an array" });
   if (word === "never") return; // never answers
   if (word === "deep") {
     // an answer nested 20,000 levels deep
     return void res.writeHead(200, { "content-type": "application/json" }).end(`{"output":{"findings":${"[".repeat(20_000)}${"]".repeat(20_000)}}}`);
   }
-  if (word === "stream") {
-    res.writeHead(200, { "content-type": "text/event-stream" });
-    for (const piece of ["alpha ", "beta ", "gamma"]) res.write(`event: output\ndata: ${JSON.stringify({ delta: piece })}\n\n`);
-    res.end(`event: result\ndata: ${JSON.stringify({ output: { findings: ["alpha", "beta", "gamma"] } })}\n\n`);
-    return;
-  }
+  if (word === "stream") return call.stream(["alpha ", "beta ", "gamma"], { findings: ["alpha", "beta", "gamma"] });
   if (word === "trickle") {
     // one piece of output, then nothing more until the caller gives up
-    res.writeHead(200, { "content-type": "text/event-stream" });
-    res.write(`event: output\ndata: ${JSON.stringify({ delta: "first part " })}\n\n`);
-    return;
+    call.startEvents();
+    return call.event("output", { delta: "first part " });
   }
   if (word === "stream-cut") {
-    res.writeHead(200, { "content-type": "text/event-stream" });
-    res.write(`event: output\ndata: ${JSON.stringify({ delta: "partial " })}\n\n`);
+    call.startEvents();
+    call.event("output", { delta: "partial " });
     setImmediate(() => res.destroy());
     return;
   }
-  res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ output: { findings: [`done: ${payload.task}`], input: payload.input } }));
+  call.output({ findings: [`done: ${call.task}`], input: call.input });
 }
 
 const MANIFEST = {
@@ -107,21 +75,15 @@ const MANIFEST = {
   timeout_seconds: 10,
 };
 
-async function publishConnected(name: string, rental: RentalModel, priceEth = "0.001", manifest: Record<string, unknown> = {}): Promise<PublishedAgent> {
-  const token = (creatorToken ??= (await signIn(app, creator)).token);
-  const published = await publishConnectedAgent(ctx, app, creator, { ...MANIFEST, ...manifest, name, entrypoint_url: `${agentServer.url}/agents/${name}` }, rental, priceEth, token);
+async function publishConnected(name: string, rental: RentalModel, price = "0.001", manifest: Record<string, unknown> = {}): Promise<PublishedAgent> {
+  const published = await world.publishConnected(name, { manifest: { ...MANIFEST, ...manifest }, rental, price });
   webhookSecret = published.webhookSecret;
-  secrets.set(`/agents/${name}`, webhookSecret);
   return published;
 }
 
-async function renterWithKey(): Promise<{ account: Account; key: string }> {
-  const account = await fundedAccount(inject("rpcUrl"));
-  const token = (await signIn(app, account)).token;
-  return { account, key: (await createKey(app, account, token)).key };
-}
+const renterWithKey = () => world.renter();
 
-function execute(key: string, body: unknown, headers: Record<string, string> = {}, path = "/v1/execute", target = app) {
+function execute(key: string, body: unknown, headers: Record<string, string> = {}, path = "/v1/execute", target: Pick<App, "request"> = app) {
   return target.request(path, { method: "POST", headers: { authorization: `Bearer ${key}`, "content-type": "application/json", ...headers }, body: typeof body === "string" ? body : JSON.stringify(body) });
 }
 
@@ -136,19 +98,12 @@ async function escrowOf(listing: PublishedAgent): Promise<bigint> {
 }
 
 beforeAll(async () => {
-  ctx = await createTestServices({ ALLOW_PRIVATE_AGENT_HOSTS: "true" });
-  agentServer = await startHttpsServer((req, res) => void agent(req, res));
-  ctx.services.egress = createEgressGuard({ ca: agentServer.ca, allowHosts: ["127.0.0.1"] });
-  app = buildApp(ctx.services);
-  creator = await fundedAccount(inject("rpcUrl"));
-  await approveCreator(ctx, app, creator.address, (await signIn(app, creator)).token);
+  world = await startWorld({ serve: false, agent: { handler: agent } });
+  ({ ctx, app } = world);
+  creator = (await world.creator()).account;
 });
 
-afterAll(async () => {
-  gates.openAll();
-  await agentServer?.stop();
-  await ctx?.services.close();
-});
+afterAll(() => world?.close());
 
 describe("the execute request", () => {
   let listing: PublishedAgent;
@@ -157,8 +112,7 @@ describe("the execute request", () => {
     listing = await publishConnected("request-rules", "one_time");
     const renter = await renterWithKey();
     key = renter.key;
-    await writeMarketplace(marketTarget(ctx), renter.account, "purchaseOneTime", [listing.onChainId], listing.priceWei);
-    await indexChain(ctx);
+    await world.rent(renter.account, listing);
   });
 
   it.each([
@@ -175,14 +129,14 @@ describe("the execute request", () => {
     [{ agent_id: "a", task: "x", timeout_seconds: 1.5 }, "timeout_seconds"],
     [{ agent_id: "a", task: "x", surprise: true }, "surprise"],
   ])("refuses %j with 400 invalid_request naming %s, before anything runs", async (body, field) => {
-    const before = deliveries.length;
+    const before = deliveries().length;
     const res = await execute(key, { ...body, ...(typeof (body as { agent_id?: string }).agent_id === "string" ? { agent_id: listing.agent_id } : {}) });
     expect(res.status).toBe(400);
     const error = ((await res.json()) as { error: { code: string; message: string; status: number; request_id: string } }).error;
     expect(error).toMatchObject({ code: "invalid_request", status: 400 });
     expect(error.message).toContain(field);
     expect(error.request_id).toMatch(/\S/);
-    expect(deliveries.length).toBe(before);
+    expect(deliveries().length).toBe(before);
   });
 
   it("refuses a body that is not JSON, and an unauthenticated call", async () => {
@@ -208,7 +162,7 @@ describe("the execute request", () => {
     expect(run).toMatchObject({ agent_id: listing.agent_id, status: "completed", cost_wei: 0, output: { findings: ["done: summarise the market"], input: { topic: "e-bikes" } } });
     expect(run.run_id).toMatch(/^run_[0-9a-f]{32}$/);
     expect(Number.isInteger(run.duration_ms)).toBe(true);
-    expect(deliveries.at(-1)).toMatchObject({ runId: run.run_id, verified: true });
+    expect(deliveries().at(-1)).toMatchObject({ runId: run.run_id, verified: true });
     const detail = await app.request(`/v1/runs/${String(run.run_id)}`, { headers: { authorization: `Bearer ${key}` } });
     expect(detail.status).toBe(200);
     expect(await detail.json()).toMatchObject({ run_id: run.run_id, status: "completed", listing_id: listing.listing_id, rental_model: "one_time", settlement: "none", cost_wei: 0, receipt: null });
@@ -233,13 +187,13 @@ describe("the execute request", () => {
   });
 
   it("fails (200) an input that does not match the input schema, without calling the agent", async () => {
-    const before = deliveries.length;
+    const before = deliveries().length;
     const res = await execute(key, { agent_id: listing.agent_id, task: "x", input: { topic: 7 } });
     expect(res.status).toBe(200);
     const run = (await res.json()) as { status: string; error: { code: string; message: string }; cost_wei: number };
     expect(run).toMatchObject({ status: "failed", cost_wei: 0, error: { code: "invalid_input" } });
     expect(run.error.message).toContain("/topic");
-    expect(deliveries.length).toBe(before);
+    expect(deliveries().length).toBe(before);
   });
 
   it("fails an output that does not match the output schema, and an agent error, each with its reason", async () => {
@@ -262,8 +216,7 @@ describe("the execute request", () => {
   it("caps a timeout_seconds above the agent's own at the manifest's timeout", async () => {
     const quick = await publishConnected("quick-timeout", "one_time", "0.001", { timeout_seconds: 1 });
     const renter = await renterWithKey();
-    await writeMarketplace(marketTarget(ctx), renter.account, "purchaseOneTime", [quick.onChainId], quick.priceWei);
-    await indexChain(ctx);
+    await world.rent(renter.account, quick);
     const began = performance.now();
     const run = (await (await execute(renter.key, { agent_id: quick.agent_id, task: "never answers", timeout_seconds: 30 })).json()) as { status: string; error: { code: string }; duration_ms: number };
     expect(run).toMatchObject({ status: "failed", error: { code: "timeout" } });
@@ -286,31 +239,30 @@ describe("refusals before the agent runs", () => {
   it("refuses a wallet without a credential and a paused listing with the contract's errors", async () => {
     const listing = await publishConnected("refusals", "one_time");
     const renter = await renterWithKey();
-    const before = deliveries.length;
+    const before = deliveries().length;
     const none = await execute(renter.key, { agent_id: listing.agent_id, task: "x" });
     expect(none.status).toBe(403);
     expect(await none.json()).toMatchObject({ error: { code: "credential_not_found", on_chain_error: { contract: "Marketplace", error: "CredentialNotFound" } } });
-    await writeMarketplace(marketTarget(ctx), renter.account, "purchaseOneTime", [listing.onChainId], listing.priceWei);
-    await writeMarketplace(marketTarget(ctx), creator, "setListingActive", [listing.onChainId, false]);
+    await writeMarketplace(world.target, renter.account, "purchaseOneTime", [listing.onChainId], listing.priceWei);
+    await writeMarketplace(world.target, creator, "setListingActive", [listing.onChainId, false]);
     const paused = await execute(renter.key, { agent_id: listing.agent_id, task: "x" });
     expect(paused.status).toBe(403);
     expect(await paused.json()).toMatchObject({ error: { code: "listing_paused", on_chain_error: { error: "ListingNotActive" } } });
-    expect(deliveries.length).toBe(before);
-    await writeMarketplace(marketTarget(ctx), creator, "setListingActive", [listing.onChainId, true]);
+    expect(deliveries().length).toBe(before);
+    await writeMarketplace(world.target, creator, "setListingActive", [listing.onChainId, true]);
     expect((await execute(renter.key, { agent_id: listing.agent_id, task: "x" })).status).toBe(200);
   });
 
   it("answers 503 service_unavailable and charges nothing when the chain cannot be reached", async () => {
     const listing = await publishConnected("chain-down", "per_query");
     const renter = await renterWithKey();
-    await writeMarketplace(marketTarget(ctx), renter.account, "purchasePerQuery", [listing.onChainId], listing.priceWei * 3n);
-    await indexChain(ctx);
+    await world.rent(renter.account, listing, { deposit: listing.priceWei * 3n });
     const down = createServices(loadConfig({ ...ctx.env, ALLOW_PRIVATE_AGENT_HOSTS: "true", RPC_URL: "http://127.0.0.1:9" }), { tables: ctx.services.tables, logger: ctx.services.logger, egress: ctx.services.egress });
-    const before = deliveries.length;
+    const before = deliveries().length;
     const res = await execute(renter.key, { agent_id: listing.agent_id, task: "x" }, {}, "/v1/execute", buildApp(down));
     expect(res.status).toBe(503);
     expect(((await res.json()) as { error: { code: string } }).error.code).toBe("service_unavailable");
-    expect(deliveries.length).toBe(before);
+    expect(deliveries().length).toBe(before);
     expect(await balanceOf(listing, renter.account.address)).toBe(listing.priceWei * 3n);
   });
 });
@@ -322,8 +274,7 @@ describe("streaming", () => {
     listing = await publishConnected("streamer", "subscription");
     const renter = await renterWithKey();
     key = renter.key;
-    await writeMarketplace(marketTarget(ctx), renter.account, "purchaseSubscription", [listing.onChainId, 2_592_000n], listing.priceWei);
-    await indexChain(ctx);
+    await world.rent(renter.account, listing);
   });
 
   it("streams output events with offset ids and one done event matching the Run, and replays the rest from GET /v1/runs/{run_id}/events", async () => {
@@ -355,8 +306,7 @@ describe("streaming", () => {
   it("finishes, charges and keeps a per-query run whose client disconnected mid-stream", async () => {
     const paid = await publishConnected("disconnected-stream", "per_query");
     const renter = await renterWithKey();
-    await writeMarketplace(marketTarget(ctx), renter.account, "purchasePerQuery", [paid.onChainId], paid.priceWei * 2n);
-    await indexChain(ctx);
+    await world.rent(renter.account, paid, { deposit: paid.priceWei * 2n });
     const gate = hold("stream while I leave");
     const abort = new AbortController();
     const res = await app.request("/v1/execute/stream", {
@@ -387,9 +337,9 @@ describe("streaming", () => {
   it("resumes a stream with the same Idempotency-Key and Last-Event-ID without running it again", async () => {
     const headers = { "idempotency-key": "stream-resume-1" };
     const first = parseSse(await (await execute(key, { agent_id: listing.agent_id, task: "stream again" }, headers, "/v1/execute/stream")).text());
-    const before = deliveries.length;
+    const before = deliveries().length;
     const again = parseSse(await (await execute(key, { agent_id: listing.agent_id, task: "stream again" }, { ...headers, "last-event-id": "6" }, "/v1/execute/stream")).text());
-    expect(deliveries.length).toBe(before);
+    expect(deliveries().length).toBe(before);
     expect(again[0]).toMatchObject({ event: "output", id: "16", data: { delta: "beta gamma" } });
     expect((again.at(-1)!.data as { run_id: string }).run_id).toBe((first.at(-1)!.data as { run_id: string }).run_id);
   });
@@ -399,8 +349,7 @@ describe("idempotency and concurrency", () => {
   it("returns the first run for a retried key, charges once, and refuses the key with another body", async () => {
     const listing = await publishConnected("idempotent", "per_query");
     const renter = await renterWithKey();
-    await writeMarketplace(marketTarget(ctx), renter.account, "purchasePerQuery", [listing.onChainId], listing.priceWei * 5n);
-    await indexChain(ctx);
+    await world.rent(renter.account, listing, { deposit: listing.priceWei * 5n });
     const body = { agent_id: listing.agent_id, task: "once only" };
     const headers = { "idempotency-key": "order-42" };
     const [a, b] = await Promise.all([execute(renter.key, body, headers), execute(renter.key, body, headers)]);
@@ -409,7 +358,7 @@ describe("idempotency and concurrency", () => {
     expect(runB.run_id).toBe(runA.run_id);
     const c = (await (await execute(renter.key, body, headers)).json()) as { run_id: string };
     expect(c.run_id).toBe(runA.run_id);
-    expect(deliveries.filter((d) => d.runId === runA.run_id)).toHaveLength(1);
+    expect(deliveries().filter((d) => d.runId === runA.run_id)).toHaveLength(1);
     expect(await balanceOf(listing, renter.account.address)).toBe(listing.priceWei * 4n);
     const other = await execute(renter.key, { ...body, task: "something else" }, headers);
     expect(other.status).toBe(409);
@@ -420,8 +369,7 @@ describe("idempotency and concurrency", () => {
   it("answers racing requests with one key by one run, even when the balance covers only that run", async () => {
     const listing = await publishConnected("idempotent-race", "per_query");
     const renter = await renterWithKey();
-    await writeMarketplace(marketTarget(ctx), renter.account, "purchasePerQuery", [listing.onChainId], listing.priceWei);
-    await indexChain(ctx);
+    await world.rent(renter.account, listing, { deposit: listing.priceWei });
     for (let round = 0; round < 3; round++) {
       const body = { agent_id: listing.agent_id, task: `race ${round}` };
       const headers = { "idempotency-key": `race-${round}` };
@@ -431,7 +379,7 @@ describe("idempotency and concurrency", () => {
         // the balance covers one run: every request answers with that run
         expect(runs.map((r) => r.status)).toEqual([200, 200, 200, 200]);
         expect(new Set(runs.map((r) => r.body.run_id)).size).toBe(1);
-        expect(deliveries.filter((d) => d.runId === runs[0]!.body.run_id)).toHaveLength(1);
+        expect(deliveries().filter((d) => d.runId === runs[0]!.body.run_id)).toHaveLength(1);
         expect(await balanceOf(listing, renter.account.address)).toBe(0n);
       } else {
         // the balance is spent: each key's requests are refused, and nothing is kept under the key
@@ -439,7 +387,7 @@ describe("idempotency and concurrency", () => {
       }
     }
     // A key whose request was refused may be used again once the balance allows the run.
-    await writeMarketplace(marketTarget(ctx), renter.account, "topUpBalance", [listing.onChainId], listing.priceWei);
+    await writeMarketplace(world.target, renter.account, "topUpBalance", [listing.onChainId], listing.priceWei);
     const retried = await execute(renter.key, { agent_id: listing.agent_id, task: "race 1" }, { "idempotency-key": "race-1" });
     expect(retried.status).toBe(200);
     expect(((await retried.json()) as { status: string }).status).toBe("completed");
@@ -449,8 +397,7 @@ describe("idempotency and concurrency", () => {
   it("follows a key's first request until its run appears; when it was refused, or its run did not appear in time (barred first), answers 503 and frees the key", async () => {
     const listing = await publishConnected("idempotent-orphans", "one_time");
     const renter = await renterWithKey();
-    await writeMarketplace(marketTarget(ctx), renter.account, "purchaseOneTime", [listing.onChainId], listing.priceWei);
-    await indexChain(ctx);
+    await world.rent(renter.account, listing);
     const body = { agent_id: listing.agent_id, task: "follow the first" };
     const wallet = renter.account.address;
     // A first request holds the key while it is admitted; it is then refused and gives the key back.
@@ -487,7 +434,7 @@ describe("idempotency and concurrency", () => {
     // The given-up key is free: its retry runs.
     const afterGivingUp = (await (await execute(renter.key, body, { "idempotency-key": "orphan-2" })).json()) as { status: string };
     expect(afterGivingUp.status).toBe("completed");
-    expect(deliveries.filter((d) => d.task === body.task)).toHaveLength(2);
+    expect(deliveries().filter((d) => d.task === body.task)).toHaveLength(2);
   });
 
   it("gives the 21st concurrent run of a listing 429 with Retry-After: 1, holding nothing, and admits again once one finishes", async () => {
@@ -495,8 +442,7 @@ describe("idempotency and concurrency", () => {
     // for the 21st run to be admitted later
     const listing = await publishConnected("crowded", "per_query");
     const renter = await renterWithKey();
-    await writeMarketplace(marketTarget(ctx), renter.account, "purchasePerQuery", [listing.onChainId], listing.priceWei * 21n);
-    await indexChain(ctx);
+    await world.rent(renter.account, listing, { deposit: listing.priceWei * 21n });
     const gate = hold("hold the slot");
     const inFlight = Array.from({ length: 20 }, () => execute(renter.key, { agent_id: listing.agent_id, task: "hold the slot" }));
     await expect.poll(() => gate.arrived, { timeout: 20_000 }).toBe(20);
@@ -518,8 +464,7 @@ describe("per-query money", () => {
   it("charges exactly ten of fifty parallel runs against a balance for ten; balance and escrow match to the wei", async () => {
     const listing = await publishConnected("ten-runs", "per_query", "0.0013");
     const renter = await renterWithKey();
-    await writeMarketplace(marketTarget(ctx), renter.account, "purchasePerQuery", [listing.onChainId], listing.priceWei * 10n);
-    await indexChain(ctx);
+    await world.rent(renter.account, listing, { deposit: listing.priceWei * 10n });
     const escrowBefore = await escrowOf(listing);
     const feeBps = await ctx.services.chain.client.readContract({ address: ctx.services.chain.marketplace, abi: marketplaceAbi, functionName: "feeBasisPoints" });
     const responses = await Promise.all(Array.from({ length: 50 }, (_, i) => execute(renter.key, { agent_id: listing.agent_id, task: `parallel ${i}` })));
@@ -547,8 +492,7 @@ describe("per-query money", () => {
   it("answers 429 with Retry-After while the whole balance is held by a run in flight, and 403 insufficient_balance once it is spent", async () => {
     const listing = await publishConnected("held-balance", "per_query");
     const renter = await renterWithKey();
-    await writeMarketplace(marketTarget(ctx), renter.account, "purchasePerQuery", [listing.onChainId], listing.priceWei);
-    await indexChain(ctx);
+    await world.rent(renter.account, listing, { deposit: listing.priceWei });
     const gate = hold("hold the balance");
     const first = execute(renter.key, { agent_id: listing.agent_id, task: "hold the balance" });
     await expect.poll(() => gate.arrived, { timeout: 10_000 }).toBe(1);
@@ -567,8 +511,7 @@ describe("per-query money", () => {
   it("does not charge a failed run", async () => {
     const listing = await publishConnected("free-failures", "per_query");
     const renter = await renterWithKey();
-    await writeMarketplace(marketTarget(ctx), renter.account, "purchasePerQuery", [listing.onChainId], listing.priceWei * 2n);
-    await indexChain(ctx);
+    await world.rent(renter.account, listing, { deposit: listing.priceWei * 2n });
     const run = (await (await execute(renter.key, { agent_id: listing.agent_id, task: "fail please" })).json()) as { status: string; cost_wei: number };
     expect(run).toMatchObject({ status: "failed", cost_wei: 0 });
     expect(await balanceOf(listing, renter.account.address)).toBe(listing.priceWei * 2n);
@@ -578,8 +521,7 @@ describe("per-query money", () => {
     // The agent's own timeout is 1 s, so "trickle" fails at the agent's timeout, not the caller's.
     const listing = await publishConnected("delivered-output", "per_query", "0.001", { timeout_seconds: 1 });
     const renter = await renterWithKey();
-    await writeMarketplace(marketTarget(ctx), renter.account, "purchasePerQuery", [listing.onChainId], listing.priceWei * 3n);
-    await indexChain(ctx);
+    await world.rent(renter.account, listing, { deposit: listing.priceWei * 3n });
     type Run = { run_id: string; status: string; output: unknown; cost_wei: number; error: { code: string } };
     // Synchronous: partial output at the agent's timeout, and a full output that breaks the schema; neither
     // is released, neither is charged.
@@ -614,12 +556,11 @@ describe("per-query money", () => {
   it("withholds the result and charges nothing when the contract refuses the charge (revoked mid-run)", async () => {
     const listing = await publishConnected("revoked-mid-run", "per_query");
     const renter = await renterWithKey();
-    await writeMarketplace(marketTarget(ctx), renter.account, "purchasePerQuery", [listing.onChainId], listing.priceWei * 2n);
-    await indexChain(ctx);
+    await world.rent(renter.account, listing, { deposit: listing.priceWei * 2n });
     const gate = hold("revoke during this run");
     const pending = execute(renter.key, { agent_id: listing.agent_id, task: "revoke during this run" });
     await expect.poll(() => gate.arrived, { timeout: 10_000 }).toBe(1);
-    await writeMarketplace(marketTarget(ctx), creator, "revokePerQueryAccess", [listing.onChainId, renter.account.address]);
+    await writeMarketplace(world.target, creator, "revokePerQueryAccess", [listing.onChainId, renter.account.address]);
     gate.open();
     const run = (await (await pending).json()) as { status: string; output: unknown; cost_wei: number; error: { code: string } };
     expect(run).toMatchObject({ status: "failed", output: null, cost_wei: 0, error: { code: "settlement_refused" } });
@@ -629,8 +570,7 @@ describe("per-query money", () => {
   it("answers a run whose charge cannot be confirmed with 200, its output withheld and settlement pending, and releases it once the charge lands", async () => {
     const listing = await publishConnected("authority-down", "per_query");
     const renter = await renterWithKey();
-    await writeMarketplace(marketTarget(ctx), renter.account, "purchasePerQuery", [listing.onChainId], listing.priceWei * 2n);
-    await indexChain(ctx);
+    await world.rent(renter.account, listing, { deposit: listing.priceWei * 2n });
     const broken = { ...ctx.services, authority: createAuthoritySigner(ctx.services.chain, "http://127.0.0.1:9", ctx.authority.privateKey) };
     // Not a 503: a client told to retry would run (and pay for) the task a second time.
     const res = await execute(renter.key, { agent_id: listing.agent_id, task: "settle later" }, {}, "/v1/execute", buildApp(broken));
@@ -656,8 +596,7 @@ describe("per-query money", () => {
   it("ends a stream whose charge cannot be confirmed with a done that withholds the result, and releases it once paid", async () => {
     const listing = await publishConnected("authority-down-stream", "per_query");
     const renter = await renterWithKey();
-    await writeMarketplace(marketTarget(ctx), renter.account, "purchasePerQuery", [listing.onChainId], listing.priceWei * 2n);
-    await indexChain(ctx);
+    await world.rent(renter.account, listing, { deposit: listing.priceWei * 2n });
     const broken = { ...ctx.services, authority: createAuthoritySigner(ctx.services.chain, "http://127.0.0.1:9", ctx.authority.privateKey) };
     const res = await execute(renter.key, { agent_id: listing.agent_id, task: "stream unpaid" }, {}, "/v1/execute/stream", buildApp(broken));
     expect(res.status).toBe(200);
@@ -702,8 +641,7 @@ describe("a failure at any step of a run", () => {
   it("fails a connected agent's answer nested 20,000 levels deep as invalid_output, free, with nothing held", async () => {
     const listing = await publishConnected("deep-answer", "per_query");
     const renter = await renterWithKey();
-    await writeMarketplace(marketTarget(ctx), renter.account, "purchasePerQuery", [listing.onChainId], listing.priceWei);
-    await indexChain(ctx);
+    await world.rent(renter.account, listing, { deposit: listing.priceWei });
     for (const path of ["/v1/execute", "/v1/execute/stream"]) {
       const res = await execute(renter.key, { agent_id: listing.agent_id, task: "deep answer" }, {}, path);
       expect(res.status).toBe(200);
@@ -719,8 +657,7 @@ describe("a failure at any step of a run", () => {
   it("fails a run whose input cannot be read, free, with nothing held", async () => {
     const listing = await publishConnected("input-fault", "per_query");
     const renter = await renterWithKey();
-    await writeMarketplace(marketTarget(ctx), renter.account, "purchasePerQuery", [listing.onChainId], listing.priceWei);
-    await indexChain(ctx);
+    await world.rent(renter.account, listing, { deposit: listing.priceWei });
     const upload = await app.request("/v1/inputs", { method: "POST", headers: { authorization: `Bearer ${renter.key}`, "content-type": "application/json" }, body: JSON.stringify({ content: JSON.stringify({ topic: "x" }) }) });
     expect(upload.status).toBe(201);
     const { input_uri: uri } = (await upload.json()) as { input_uri: string };
@@ -743,8 +680,7 @@ describe("a failure at any step of a run", () => {
   it.each(storageFaults)("completes and charges a run once when storage fails twice while %s, with nothing held", async (_step, failing) => {
     const listing = await publishConnected(`storage-fault-${storageFaults.findIndex(([step]) => step === _step)}`, "per_query");
     const renter = await renterWithKey();
-    await writeMarketplace(marketTarget(ctx), renter.account, "purchasePerQuery", [listing.onChainId], listing.priceWei * 2n);
-    await indexChain(ctx);
+    await world.rent(renter.account, listing, { deposit: listing.priceWei * 2n });
     const fault = faultyTables(failing, 2);
     const res = await execute(renter.key, { agent_id: listing.agent_id, task: "storage fault" }, {}, "/v1/execute", buildApp({ ...ctx.services, tables: fault.tables }));
     expect(fault.injected()).toBe(2);
@@ -759,8 +695,7 @@ describe("a failure at any step of a run", () => {
   it("finishes a run whose end could not be recorded at all from what the chain says, and gives its holds back", async () => {
     const listing = await publishConnected("unrecorded-end", "per_query");
     const renter = await renterWithKey();
-    await writeMarketplace(marketTarget(ctx), renter.account, "purchasePerQuery", [listing.onChainId], listing.priceWei * 2n);
-    await indexChain(ctx);
+    await world.rent(renter.account, listing, { deposit: listing.priceWei * 2n });
     // Storage refuses the run's end for longer than the finishing writes retry.
     const fault = faultyTables((input) => input.UpdateExpression?.includes("finished_at = :finished") === true, 1_000);
     const res = await execute(renter.key, { agent_id: listing.agent_id, task: "unrecorded end" }, {}, "/v1/execute", buildApp({ ...ctx.services, tables: fault.tables }));
@@ -789,8 +724,7 @@ describe("run log", () => {
   it("logs a finished run on-chain and shows its renter a receipt the contract verifies", async () => {
     const listing = await publishConnected("logged-runs", "per_query");
     const renter = await renterWithKey();
-    await writeMarketplace(marketTarget(ctx), renter.account, "purchasePerQuery", [listing.onChainId], listing.priceWei * 2n);
-    await indexChain(ctx);
+    await world.rent(renter.account, listing, { deposit: listing.priceWei * 2n });
     const run = (await (await execute(renter.key, { agent_id: listing.agent_id, task: "log me" })).json()) as { run_id: string; status: string; cost_wei: number; duration_ms: number };
     expect(run.status).toBe("completed");
     const detail = async () => (await (await app.request(`/v1/runs/${run.run_id}`, { headers: { authorization: `Bearer ${renter.key}` } })).json()) as { receipt: { batch_index: number; root: Hex; leaf: Hex; proof: Hex[]; tx_hash: Hex } | null };

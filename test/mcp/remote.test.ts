@@ -4,65 +4,36 @@
 // HTTPS server. Tools carry the agents' own schemas; runs go through the same admission as
 // POST /v1/execute; every refusal is a tool error or the protocol's own error, never a 5xx, and a
 // refused call charges nothing (the per-query balance on-chain is checked).
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import type { IncomingMessage, Server, ServerResponse } from "node:http";
-import { Webhook } from "standardwebhooks";
-import type { Hex } from "viem";
-import { createPublicClient, http } from "viem";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { buildApp } from "../../src/api/app.ts";
-import { createEgressGuard } from "../../src/adapters/egress/guard.ts";
-import { writeMarketplace } from "../../src/chain/write.ts";
 import { createAuthoritySigner } from "../../src/chain/authority.ts";
-import { runJob } from "../../src/jobs.ts";
-import { chainFor } from "../../src/chain/client.ts";
 import { marketplaceAbi } from "../../src/chain/generated/marketplace.ts";
-import { LOCAL_CHAIN_ID } from "../../local/chain.ts";
-import { createTestServices, fundedAccount, type TestContext } from "../support/services.ts";
+import { runJob } from "../../src/jobs.ts";
+import type { Account } from "../support/chain-actions.ts";
+import type { AgentCall } from "../support/connected-agent.ts";
 import { createKey, signIn } from "../support/auth.ts";
-import { approveCreator } from "../support/creators.ts";
-import { indexChain, marketTarget, publishConnectedAgent, type PublishedAgent } from "../support/agents.ts";
-import { startHttpsServer, type HttpsTestServer } from "../support/https-server.ts";
-import { readBody, serveApi, closeApi } from "../support/http.ts";
+import { serveApi, closeApi } from "../support/http.ts";
+import { startWorld, type PublishedAgent, type World } from "../support/world.ts";
 
-type Account = Awaited<ReturnType<typeof fundedAccount>>;
-
-let ctx: TestContext;
-let app: ReturnType<typeof buildApp>;
-let api: Server;
+let world: World;
 let baseUrl: string;
-let agentServer: HttpsTestServer;
-let creator: Account;
 let renter: Account;
 let apiKey: string;
 let summarizer: PublishedAgent;
 let researcher: PublishedAgent;
 let unrented: PublishedAgent;
-const secrets = new Map<string, string>();
-const deliveries: { task: string; input: unknown }[] = [];
+/** What the connected agent received: each delivery's task and input. */
+const deliveries = () => world.agent.deliveries.map(({ task, input }) => ({ task, input }));
 const clients: Client[] = [];
 
 /** The connected agent: "stream…" answers an event stream of three deltas; otherwise findings as JSON. */
-async function agent(req: IncomingMessage, res: ServerResponse): Promise<void> {
-  const body = await readBody(req);
-  try {
-    new Webhook(secrets.get(req.url ?? "") ?? "whsec_AAAA").verify(body, req.headers as Record<string, string>);
-  } catch {
-    return void res.writeHead(401).end();
-  }
-  const payload = JSON.parse(body) as { task: string; input: unknown };
-  deliveries.push({ task: payload.task, input: payload.input });
-  if (payload.task.startsWith("stream")) {
-    res.writeHead(200, { "content-type": "text/event-stream" });
-    for (const delta of ["one ", "two ", "three"]) res.write(`event: output\ndata: ${JSON.stringify({ delta })}\n\n`);
-    return void res.end(`event: result\ndata: ${JSON.stringify({ output: { summary: "one two three", words: 3 } })}\n\n`);
-  }
-  const input = payload.input as { text?: string; topic?: string } | null;
-  res.writeHead(200, { "content-type": "application/json" }).end(
-    JSON.stringify({ output: req.url?.includes("summarizer") ? { summary: `${payload.task}: ${input?.text ?? ""}`, words: (input?.text ?? "").split(" ").length } : { findings: [`${payload.task}: ${input?.topic ?? "-"}`] } }),
-  );
+async function agent(call: AgentCall): Promise<void> {
+  if (call.task.startsWith("stream")) return call.stream(["one ", "two ", "three"], { summary: "one two three", words: 3 });
+  const input = call.input as { text?: string; topic?: string } | null;
+  call.output(call.agent.includes("summarizer") ? { summary: `${call.task}: ${input?.text ?? ""}`, words: (input?.text ?? "").split(" ").length } : { findings: [`${call.task}: ${input?.topic ?? "-"}`] });
 }
 
 const SUMMARIZER = {
@@ -84,11 +55,7 @@ const RESEARCHER = {
   timeout_seconds: 10,
 };
 
-async function publish(manifest: typeof SUMMARIZER | typeof RESEARCHER, rental: "one_time" | "per_query", name = manifest.name): Promise<PublishedAgent> {
-  const published = await publishConnectedAgent(ctx, app, creator, { ...manifest, name, entrypoint_url: `${agentServer.url}/agents/${name}` }, rental, "0.001");
-  secrets.set(`/agents/${name}`, published.webhookSecret);
-  return published;
-}
+const publish = (manifest: typeof SUMMARIZER | typeof RESEARCHER, rental: "one_time" | "per_query", name = manifest.name) => world.publishConnected(name, { manifest, rental });
 
 /** Connects the official client by URL; `bearer` is read on every request (so a test can change it). */
 async function connect(bearer: () => string): Promise<Client> {
@@ -108,38 +75,28 @@ async function connect(bearer: () => string): Promise<Client> {
 const textOf = (result: unknown) => ((result as CallToolResult).content as { type: string; text: string }[]).map((c) => c.text).join("\n");
 
 async function balanceOf(agent: PublishedAgent): Promise<bigint> {
-  const rpcUrl = inject("rpcUrl");
-  const chain = createPublicClient({ chain: chainFor(LOCAL_CHAIN_ID, rpcUrl), transport: http(rpcUrl) });
-  const [, , , , balance] = await chain.readContract({ address: ctx.config.MARKETPLACE_ADDRESS as Hex, abi: marketplaceAbi, functionName: "credentialOf", args: [agent.onChainId, renter.address] });
+  const [, , , , balance] = await world.market.client.readContract({ address: world.market.marketplace, abi: marketplaceAbi, functionName: "credentialOf", args: [agent.onChainId, renter.address] });
   return balance;
 }
 
 let mcp: Client;
 
 beforeAll(async () => {
-  ctx = await createTestServices({ ALLOW_PRIVATE_AGENT_HOSTS: "true", CATALOGUE_REFRESH_MS: "0" });
-  agentServer = await startHttpsServer((req, res) => void agent(req, res));
-  ctx.services.egress = createEgressGuard({ ca: agentServer.ca, allowHosts: ["127.0.0.1"] });
-  app = buildApp(ctx.services);
-  ({ server: api, url: baseUrl } = await serveApi(app));
-  creator = await fundedAccount(inject("rpcUrl"));
-  await approveCreator(ctx, app, creator.address, (await signIn(app, creator)).token);
+  world = await startWorld({ env: { CATALOGUE_REFRESH_MS: "0" }, agent: { handler: agent } });
+  baseUrl = world.url;
   summarizer = await publish(SUMMARIZER, "per_query");
   researcher = await publish(RESEARCHER, "one_time");
   unrented = await publish(RESEARCHER, "one_time", "remote-unrented");
-  renter = await fundedAccount(inject("rpcUrl"));
-  await writeMarketplace(marketTarget(ctx), renter, "purchasePerQuery", [summarizer.onChainId], summarizer.priceWei * 10n);
-  await writeMarketplace(marketTarget(ctx), renter, "purchaseOneTime", [researcher.onChainId], researcher.priceWei);
-  await indexChain(ctx);
-  apiKey = (await createKey(app, renter, (await signIn(app, renter)).token, "mcp remote")).key;
+  renter = await world.account();
+  await world.rent(renter, summarizer, { deposit: summarizer.priceWei * 10n });
+  await world.rent(renter, researcher);
+  apiKey = (await createKey(world.app, renter, (await signIn(world.app, renter)).token, "mcp remote")).key;
   mcp = await connect(() => apiKey);
 }, 120_000);
 
 afterAll(async () => {
   for (const client of clients) await client.close().catch(() => undefined);
-  await closeApi(api);
-  await agentServer?.stop();
-  await ctx?.services.close();
+  await world?.close();
 });
 
 describe("POST /v1/mcp: tools carry the agents' own schemas", () => {
@@ -167,7 +124,7 @@ describe("POST /v1/mcp: tools carry the agents' own schemas", () => {
     expect(result.structuredContent).toEqual({ summary: "sum up: a b c", words: 3 });
     expect(JSON.parse(textOf(result))).toEqual({ summary: "sum up: a b c", words: 3 });
     expect(result._meta).toMatchObject({ run: { run_id: expect.stringMatching(/\S/), agent_id: expect.any(String), cost_wei: summarizer.priceWei.toString() } });
-    expect(deliveries.at(-1)).toEqual({ task: "sum up", input: { text: "a b c" } });
+    expect(deliveries().at(-1)).toEqual({ task: "sum up", input: { text: "a b c" } });
     expect(await balanceOf(summarizer)).toBe(before - summarizer.priceWei);
   });
 
@@ -191,7 +148,7 @@ describe("POST /v1/mcp: tools carry the agents' own schemas", () => {
 
 describe("money", () => {
   it("a run whose charge cannot be confirmed is a settlement_pending tool error (not a retryable 503) without its output, charged once when the charge lands", async () => {
-    const broken = { ...ctx.services, authority: createAuthoritySigner(ctx.services.chain, "http://127.0.0.1:9", ctx.authority.privateKey) };
+    const broken = { ...world.services, authority: createAuthoritySigner(world.services.chain, "http://127.0.0.1:9", world.ctx.authority.privateKey) };
     const served = await serveApi(buildApp(broken));
     try {
       const transport = new StreamableHTTPClientTransport(new URL(`${served.url}/v1/mcp`), { requestInit: { headers: { authorization: `Bearer ${apiKey}` } } });
@@ -207,9 +164,9 @@ describe("money", () => {
       expect(text).not.toMatch(/pay later: x y/); // the output is withheld until paid
       const runId = /run_[0-9a-f]{32}/.exec(text)![0];
       expect(await balanceOf(summarizer)).toBe(before);
-      expect((await runJob(ctx.services, "run-logger")).settlements).toMatchObject({ settled: 1 });
+      expect((await runJob(world.services, "run-logger")).settlements).toMatchObject({ settled: 1 });
       expect(await balanceOf(summarizer)).toBe(before - summarizer.priceWei);
-      const released = (await (await app.request(`/v1/runs/${runId}`, { headers: { authorization: `Bearer ${apiKey}` } })).json()) as { settlement: string; output: unknown };
+      const released = (await (await world.app.request(`/v1/runs/${runId}`, { headers: { authorization: `Bearer ${apiKey}` } })).json()) as { settlement: string; output: unknown };
       expect(released).toMatchObject({ settlement: "settled", output: { summary: "pay later: x y", words: 2 } });
     } finally {
       await closeApi(served.server);
@@ -219,7 +176,7 @@ describe("money", () => {
 
 describe("bad input: the protocol's own error or a tool error, never a 5xx, nothing charged", () => {
   it("arguments that fail the agent's schema, unknown arguments, a missing task and an unknown tool are tool errors; no run starts", async () => {
-    const before = { balance: await balanceOf(summarizer), deliveries: deliveries.length };
+    const before = { balance: await balanceOf(summarizer), deliveries: deliveries().length };
     const cases: [string, Record<string, unknown>, RegExp][] = [
       ["remote_summarizer", { task: "x" }, /^Error invalid_input: .*must have required property 'text'/],
       ["remote_summarizer", { task: "x", text: "y", language: "de" }, /^Error invalid_input: .*\/language must be equal to one of the allowed values/],
@@ -233,7 +190,7 @@ describe("bad input: the protocol's own error or a tool error, never a 5xx, noth
       expect(result.isError, `${name} ${JSON.stringify(args)}`).toBe(true);
       expect(textOf(result)).toMatch(message);
     }
-    expect(deliveries.length).toBe(before.deliveries);
+    expect(deliveries().length).toBe(before.deliveries);
     expect(await balanceOf(summarizer)).toBe(before.balance);
   });
 
@@ -242,7 +199,7 @@ describe("bad input: the protocol's own error or a tool error, never a 5xx, noth
     expect(result.isError).toBe(true);
     expect(textOf(result)).toMatch(/^Error credential_not_found \(HTTP 403, request id req_\w+, contract error CredentialNotFound\): /);
     expect(JSON.stringify(result)).not.toContain(apiKey);
-    expect(deliveries.some((d) => d.task === "not mine")).toBe(false);
+    expect(deliveries().some((d) => d.task === "not mine")).toBe(false);
   });
 
   it("malformed JSON-RPC gets the protocol's parse and invalid-request errors (HTTP 400), not a 5xx", async () => {
@@ -257,7 +214,7 @@ describe("bad input: the protocol's own error or a tool error, never a 5xx, noth
   });
 
   it("a JSON-RPC batch is handled: each request answered by id in one event stream, a refused call a tool error, nothing charged for it", async () => {
-    const before = { balance: await balanceOf(summarizer), deliveries: deliveries.length };
+    const before = { balance: await balanceOf(summarizer), deliveries: deliveries().length };
     const res = await fetch(`${baseUrl}/v1/mcp`, {
       method: "POST",
       headers: { authorization: `Bearer ${apiKey}`, "content-type": "application/json", accept: "application/json, text/event-stream" },
@@ -281,7 +238,7 @@ describe("bad input: the protocol's own error or a tool error, never a 5xx, noth
     expect(byId.get(2)).toMatchObject({ structuredContent: { findings: ["batched: tides"] } });
     expect(byId.get(2)!.isError).toBeFalsy();
     expect(byId.get(3)).toMatchObject({ isError: true, content: [{ type: "text", text: expect.stringMatching(/^Error credential_not_found \(HTTP 403/) }] });
-    expect(deliveries.slice(before.deliveries).map((d) => d.task)).toEqual(["batched"]);
+    expect(deliveries().slice(before.deliveries).map((d) => d.task)).toEqual(["batched"]);
     expect(await balanceOf(summarizer)).toBe(before.balance);
   });
 
@@ -326,11 +283,11 @@ describe("bad input: the protocol's own error or a tool error, never a 5xx, noth
   });
 
   it("a JWT that expires mid-session: the next call is refused with 401 (the transport's HTTP error), nothing runs, nothing is charged", async () => {
-    let token = (await signIn(app, renter)).token;
+    let token = (await signIn(world.app, renter)).token;
     const client = await connect(() => token);
     expect((await client.listTools()).tools.map((t) => t.name)).toContain("remote_summarizer");
-    const before = { balance: await balanceOf(summarizer), deliveries: deliveries.length };
-    token = (await ctx.services.jwt.issue(renter.address, Math.floor(Date.now() / 1000) - 7200)).token;
+    const before = { balance: await balanceOf(summarizer), deliveries: deliveries().length };
+    token = (await world.services.jwt.issue(renter.address, Math.floor(Date.now() / 1000) - 7200)).token;
     const error = await client.callTool({ name: "remote_summarizer", arguments: { task: "expired", text: "z" } }).then(
       () => undefined,
       (e: unknown) => e,
@@ -338,7 +295,7 @@ describe("bad input: the protocol's own error or a tool error, never a 5xx, noth
     expect(error).toBeInstanceOf(StreamableHTTPError);
     expect((error as StreamableHTTPError).code).toBe(401);
     expect(String((error as Error).message)).toContain("jwt_expired");
-    expect(deliveries.length).toBe(before.deliveries);
+    expect(deliveries().length).toBe(before.deliveries);
     expect(await balanceOf(summarizer)).toBe(before.balance);
   });
 });

@@ -2,71 +2,33 @@
 // real chain and contract, dynalite, and a connected agent on a real HTTPS server. Covers sign-in
 // (viem account and EIP-1193 provider), API keys, search, credentials, execute with exact wei,
 // streaming (abort, resuming a dropped connection), typed errors and the retry rules.
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import type { IncomingMessage, Server, ServerResponse } from "node:http";
-import { Webhook } from "standardwebhooks";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Hex } from "viem";
-import { buildApp } from "../../src/api/app.ts";
-import { createEgressGuard } from "../../src/adapters/egress/guard.ts";
-import { writeMarketplace } from "../../src/chain/write.ts";
-import { createTestServices, fundedAccount, type TestContext } from "../support/services.ts";
-import { signIn } from "../support/auth.ts";
-import { approveCreator } from "../support/creators.ts";
-import { indexChain, marketTarget, publishConnectedAgent, type PublishedAgent } from "../support/agents.ts";
-import { createGates } from "../support/gates.ts";
-import { startHttpsServer, type HttpsTestServer } from "../support/https-server.ts";
-import { readBody, serveApi, closeApi } from "../support/http.ts";
+import type { Account } from "../support/chain-actions.ts";
+import type { AgentCall } from "../support/connected-agent.ts";
+import { startWorld, type PublishedAgent, type World } from "../support/world.ts";
 import type { RentalModel } from "../../src/vocabulary.ts";
 import { AccessError, AgentRentalClient, AgentRentalError, ApiError, AuthError, NotFoundError, RateLimitError, type Eip1193Provider, type StreamEvent } from "../../sdk/src/index.ts";
 
-type Account = Awaited<ReturnType<typeof fundedAccount>>;
-
-let ctx: TestContext;
-let app: ReturnType<typeof buildApp>;
-let api: Server;
+let world: World;
 let baseUrl: string;
-let agentServer: HttpsTestServer;
-let creator: Account;
 let renter: Account;
 let client: AgentRentalClient;
 let oneTime: PublishedAgent;
 let perQuery: PublishedAgent;
 let unrented: PublishedAgent;
-const secrets = new Map<string, string>();
-const deliveries: { task: string; runId: string }[] = [];
-const gates = createGates();
-const hold = gates.hold;
+const deliveries = () => world.agent.deliveries;
+const hold = (task: string) => world.agent.gates.hold(task);
 
 /** The connected agent; its behaviour is chosen by the task's first word. */
-async function agent(req: IncomingMessage, res: ServerResponse): Promise<void> {
-  const body = await readBody(req);
-  try {
-    new Webhook(secrets.get(req.url ?? "") ?? "whsec_AAAA").verify(body, req.headers as Record<string, string>);
-  } catch {
-    return void res.writeHead(401).end();
-  }
-  const payload = JSON.parse(body) as { run_id: string; task: string; input: unknown };
-  deliveries.push({ task: payload.task, runId: payload.run_id });
-  const [word] = payload.task.split(" ");
-  const wait = gates.get(payload.task);
-  if (wait && word !== "drip") {
-    wait.arrived++;
-    await wait.release;
-  }
+async function agent(call: AgentCall): Promise<void> {
+  const [word] = call.task.split(" ");
+  if (word !== "drip") await call.gate();
   if (word === "stream" || word === "drip") {
-    res.writeHead(200, { "content-type": "text/event-stream" });
     const pieces = word === "stream" ? ["alpha ", "beta ", "gamma"] : ["one ", "two"];
-    for (const [i, piece] of pieces.entries()) {
-      res.write(`event: output\ndata: ${JSON.stringify({ delta: piece })}\n\n`);
-      if (i === 0 && wait) {
-        wait.arrived++;
-        await wait.release;
-      }
-    }
-    res.end(`event: result\ndata: ${JSON.stringify({ output: { findings: pieces.map((p) => p.trim()) } })}\n\n`);
-    return;
+    return call.stream(pieces, { findings: pieces.map((p) => p.trim()) }, (i) => (i === 0 ? call.gate() : undefined));
   }
-  res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ output: { findings: [`done: ${payload.task}`] } }));
+  call.output({ findings: [`done: ${call.task}`] });
 }
 
 const MANIFEST = {
@@ -78,11 +40,7 @@ const MANIFEST = {
   timeout_seconds: 10,
 };
 
-async function publishConnected(name: string, rental: RentalModel, priceEth = "0.001"): Promise<PublishedAgent> {
-  const published = await publishConnectedAgent(ctx, app, creator, { ...MANIFEST, name, entrypoint_url: `${agentServer.url}/agents/${name}` }, rental, priceEth);
-  secrets.set(`/agents/${name}`, published.webhookSecret);
-  return published;
-}
+const publishConnected = (name: string, rental: RentalModel, price = "0.001") => world.publishConnected(name, { manifest: MANIFEST, rental, price });
 
 /** A fetch that records each request's method, path and headers, then passes it on. */
 function recordingFetch(log: { method: string; path: string; headers: Headers }[], inner: typeof fetch = fetch): typeof fetch {
@@ -160,31 +118,20 @@ async function collect(events: AsyncIterable<StreamEvent>): Promise<StreamEvent[
 }
 
 beforeAll(async () => {
-  ctx = await createTestServices({ ALLOW_PRIVATE_AGENT_HOSTS: "true", CATALOGUE_REFRESH_MS: "0" });
-  agentServer = await startHttpsServer((req, res) => void agent(req, res));
-  ctx.services.egress = createEgressGuard({ ca: agentServer.ca, allowHosts: ["127.0.0.1"] });
-  app = buildApp(ctx.services);
-  ({ server: api, url: baseUrl } = await serveApi(app));
-  creator = await fundedAccount(inject("rpcUrl"));
-  await approveCreator(ctx, app, creator.address, (await signIn(app, creator)).token);
+  world = await startWorld({ env: { CATALOGUE_REFRESH_MS: "0" }, agent: { handler: agent } });
+  baseUrl = world.url;
   oneTime = await publishConnected("sdk-one-time", "one_time");
   // A price above 2^53 wei with an odd last digit: a float would round it.
   perQuery = await publishConnected("sdk-per-query", "per_query", "0.012345678901234567");
   unrented = await publishConnected("sdk-unrented", "one_time");
-  renter = await fundedAccount(inject("rpcUrl"));
-  await writeMarketplace(marketTarget(ctx), renter, "purchaseOneTime", [oneTime.onChainId], oneTime.priceWei);
-  await writeMarketplace(marketTarget(ctx), renter, "purchasePerQuery", [perQuery.onChainId], perQuery.priceWei * 3n);
-  await indexChain(ctx);
+  renter = await world.account();
+  await world.rent(renter, oneTime);
+  await world.rent(renter, perQuery, { deposit: perQuery.priceWei * 3n });
   client = new AgentRentalClient({ baseUrl });
   await client.signIn(renter);
 }, 120_000);
 
-afterAll(async () => {
-  gates.openAll();
-  await closeApi(api);
-  await agentServer?.stop();
-  await ctx?.services.close();
-});
+afterAll(() => world?.close());
 
 describe("authentication", () => {
   it("signs in with a viem account and uses the JWT", async () => {
@@ -312,7 +259,7 @@ describe("execute", () => {
     const first = await recorded.execute({ agent_id: oneTime.agent_id, task: "only once" }, { idempotencyKey: "sdk-once-1" });
     const again = await recorded.execute({ agent_id: oneTime.agent_id, task: "only once" }, { idempotencyKey: "sdk-once-1" });
     expect(again.run_id).toBe(first.run_id);
-    expect(deliveries.filter((d) => d.task === "only once")).toHaveLength(1);
+    expect(deliveries().filter((d) => d.task === "only once")).toHaveLength(1);
     await recorded.execute({ agent_id: oneTime.agent_id, task: "random key" });
     const keys = log.filter((l) => l.path === "/v1/execute").map((l) => l.headers.get("idempotency-key"));
     expect(keys.slice(0, 2)).toEqual(["sdk-once-1", "sdk-once-1"]);
@@ -362,7 +309,7 @@ describe("executeStream", () => {
     await expect(iteration).rejects.toMatchObject({ name: "AbortError" });
     expect(seen).toEqual([{ type: "output", delta: "one ", id: "4" }]);
     gate.open();
-    const runId = deliveries.find((d) => d.task === "drip slowly")!.runId;
+    const runId = deliveries().find((d) => d.task === "drip slowly")!.runId;
     await expect.poll(async () => (await client.runs.get(runId)).status, { timeout: 10_000 }).toBe("completed");
   });
 
@@ -389,7 +336,7 @@ describe("executeStream", () => {
     expect(done.run.status).toBe("completed");
     const resume = log.find((l) => l.path === `/v1/runs/${done.run.run_id}/events`)!;
     expect(resume.headers.get("last-event-id")).toBe("6");
-    expect(deliveries.filter((d) => d.task === "stream once more")).toHaveLength(1);
+    expect(deliveries().filter((d) => d.task === "stream once more")).toHaveLength(1);
   });
 
   it("follows a run's events from an offset with runs.events", async () => {
@@ -410,9 +357,8 @@ describe("executeStream", () => {
 describe("rate limits and retries", () => {
   it("throws RateLimitError with retryAfter for the 21st concurrent run; retryOn429 waits and retries", async () => {
     const crowded = await publishConnected("sdk-crowded", "one_time");
-    const crowd = await fundedAccount(inject("rpcUrl"));
-    await writeMarketplace(marketTarget(ctx), crowd, "purchaseOneTime", [crowded.onChainId], crowded.priceWei);
-    await indexChain(ctx);
+    const crowd = await world.account();
+    await world.rent(crowd, crowded);
     const crowdClient = new AgentRentalClient({ baseUrl });
     await crowdClient.signIn(crowd);
     const gate = hold("hold the slot");
@@ -443,7 +389,7 @@ describe("rate limits and retries", () => {
     const attempts = log.filter((l) => l.path === "/v1/execute");
     expect(attempts).toHaveLength(3);
     expect(new Set(attempts.map((a) => a.headers.get("idempotency-key"))).size).toBe(1);
-    expect(deliveries.filter((d) => d.task === "after two failures")).toHaveLength(1);
+    expect(deliveries().filter((d) => d.task === "after two failures")).toHaveLength(1);
   });
 
   it("gives up after `retries` and throws the 503 as ApiError", async () => {

@@ -4,32 +4,20 @@
 // on-chain, sets its webhook secret; the authority approves the listing; a renter who ran it rates it.
 // Also the refusals: reviews by a non-authority, a provider key for a connected agent, a rating without
 // a run, a job of another wallet, and request() for routes without a method.
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import type { Server } from "node:http";
-import { Webhook } from "standardwebhooks";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseEther, type Hex } from "viem";
-import { buildApp } from "../../src/api/app.ts";
-import { createEgressGuard } from "../../src/adapters/egress/guard.ts";
 import { writeMarketplace } from "../../src/chain/write.ts";
-import { startJobs, type JobScheduler } from "../../src/jobs.ts";
-import { createTestServices, fundedAccount, type TestContext } from "../support/services.ts";
-import { marketTarget } from "../support/agents.ts";
-import { startHttpsServer, type HttpsTestServer } from "../support/https-server.ts";
-import { closeApi, readBody, serveApi } from "../support/http.ts";
+import type { Account } from "../support/chain-actions.ts";
+import { startWorld, type World } from "../support/world.ts";
 import { until } from "../support/until.ts";
 import { AccessError, AgentRentalClient, ApiError, NotFoundError, type AgentManifest } from "../../sdk/src/index.ts";
 
-type Account = Awaited<ReturnType<typeof fundedAccount>>;
-
-let ctx: TestContext;
-let api: Server;
+/** With the registration worker and the indexer running, and a connected agent that answers once the
+ * test gives it the listing's webhook secret. */
+let world: World;
 let baseUrl: string;
-let agentServer: HttpsTestServer;
-/** The registration worker and the indexer, from the service's job list. */
-let jobs: JobScheduler | undefined;
 let creator: Account;
 let renter: Account;
-let webhookSecret = "whsec_AAAA";
 
 const MANIFEST: AgentManifest = {
   name: "sdk-creator-agent",
@@ -43,30 +31,12 @@ const MANIFEST: AgentManifest = {
 
 
 beforeAll(async () => {
-  ctx = await createTestServices({ ALLOW_PRIVATE_AGENT_HOSTS: "true", CATALOGUE_REFRESH_MS: "0" });
-  agentServer = await startHttpsServer((req, res) => {
-    void readBody(req).then((body) => {
-      try {
-        new Webhook(webhookSecret).verify(body, req.headers as Record<string, string>);
-      } catch {
-        return void res.writeHead(401).end();
-      }
-      const payload = JSON.parse(body) as { task: string };
-      res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ output: { findings: [`done: ${payload.task}`] } }));
-    });
-  });
-  ctx.services.egress = createEgressGuard({ ca: agentServer.ca, allowHosts: ["127.0.0.1"] });
-  ({ server: api, url: baseUrl } = await serveApi(buildApp(ctx.services)));
-  jobs = startJobs(ctx.services, { only: ["registration-worker", "indexer"], everyMs: { indexer: 100 } });
-  [creator, renter] = await Promise.all([fundedAccount(inject("rpcUrl")), fundedAccount(inject("rpcUrl"))]);
+  world = await startWorld({ env: { CATALOGUE_REFRESH_MS: "0" }, agent: true, jobs: { only: ["registration-worker", "indexer"], everyMs: { indexer: 100 } } });
+  baseUrl = world.url;
+  [creator, renter] = await Promise.all([world.account(), world.account()]);
 }, 120_000);
 
-afterAll(async () => {
-  await jobs?.stop();
-  await closeApi(api);
-  await agentServer?.stop();
-  await ctx?.services.close();
-}, 60_000);
+afterAll(() => world?.close(), 60_000);
 
 describe("SDK: creators and reviews", () => {
   let creatorClient: AgentRentalClient;
@@ -79,7 +49,7 @@ describe("SDK: creators and reviews", () => {
     creatorClient = new AgentRentalClient({ baseUrl });
     authority = new AgentRentalClient({ baseUrl });
     renterClient = new AgentRentalClient({ baseUrl });
-    await Promise.all([creatorClient.signIn(creator), authority.signIn(ctx.authority), renterClient.signIn(renter)]);
+    await Promise.all([creatorClient.signIn(creator), authority.signIn(world.ctx.authority), renterClient.signIn(renter)]);
 
     const applied = await creatorClient.creators.apply("SDK Creator");
     expect(applied).toMatchObject({ wallet: creator.address.toLowerCase(), display_name: "SDK Creator", status: "pending" });
@@ -94,7 +64,7 @@ describe("SDK: creators and reviews", () => {
   });
 
   it("registers an agent and waits for its job; a bad manifest fails with every problem and its pointer", async () => {
-    const queued = await creatorClient.agents.register({ ...MANIFEST, entrypoint_url: `${agentServer.url}/agent` });
+    const queued = await creatorClient.agents.register({ ...MANIFEST, entrypoint_url: world.agent.entrypoint("agent") });
     expect(queued.status).toBe("queued");
     const job = await creatorClient.jobs.wait(queued.job_id, { intervalMs: 50, timeoutMs: 30_000 });
     expect(job.status).toBe("completed");
@@ -119,11 +89,11 @@ describe("SDK: creators and reviews", () => {
     const me = await creatorClient.creators.me();
     const agent = me.agents.find((a) => a.listing_id === listingId)!;
     expect(agent.review_status).toBe("pending");
-    await writeMarketplace(marketTarget(ctx), creator, "createListing", [agent.listing_seed as Hex, 0, parseEther("0.001"), agent.metadata_uri]);
+    await writeMarketplace(world.target, creator, "createListing", [agent.listing_seed as Hex, 0, parseEther("0.001"), agent.metadata_uri]);
 
     const secret = await creatorClient.listings.rotateWebhookSecret(listingId);
     expect(secret.webhook_secret).toMatch(/^whsec_/);
-    webhookSecret = secret.webhook_secret;
+    world.agent.setSecret("agent", secret.webhook_secret);
     const refused = await creatorClient.listings.setProviderKey(listingId, "sk-not-for-a-connected-agent").catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(ApiError);
     expect((refused as ApiError).status).toBe(400);
@@ -141,7 +111,7 @@ describe("SDK: creators and reviews", () => {
     expect(early).toBeInstanceOf(AccessError);
 
     const listing = await renterClient.listings.get(listingId);
-    await writeMarketplace(marketTarget(ctx), renter, "purchaseOneTime", [listing.on_chain_id as Hex], parseEther("0.001"));
+    await writeMarketplace(world.target, renter, "purchaseOneTime", [listing.on_chain_id as Hex], parseEther("0.001"));
     await until("the credential", async () => (await renterClient.credentials.verify(listingId)).valid);
     const run = await renterClient.execute({ agent_id: agentId, task: "Find things" });
     expect(run.status).toBe("completed");

@@ -3,63 +3,42 @@
 // variables, against the real service (the API on a free port of 127.0.0.1, the real chain and
 // contract, dynalite, connected agents on a real HTTPS server). Lists the tools (one per rented agent
 // plus the generic one), calls them, and checks the error results and that the API key never shows.
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { spawn } from "node:child_process";
 import { once } from "node:events";
-import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import { fileURLToPath } from "node:url";
-import { Webhook } from "standardwebhooks";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { ToolListChangedNotificationSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { buildApp } from "../../src/api/app.ts";
-import { createEgressGuard } from "../../src/adapters/egress/guard.ts";
-import { writeMarketplace } from "../../src/chain/write.ts";
-import { createTestServices, fundedAccount, type TestContext } from "../support/services.ts";
-import { signIn } from "../support/auth.ts";
-import { approveCreator } from "../support/creators.ts";
-import { indexChain, marketTarget, publishConnectedAgent, type PublishedAgent } from "../support/agents.ts";
-import { startHttpsServer, type HttpsTestServer } from "../support/https-server.ts";
-import { readBody, serveApi, closeApi } from "../support/http.ts";
+import type { Account } from "../support/chain-actions.ts";
+import type { AgentCall } from "../support/connected-agent.ts";
+import { startWorld, type PublishedAgent, type World } from "../support/world.ts";
 import { AgentRentalClient } from "../../sdk/src/index.ts";
 import { loadAgentMcpServer } from "../../sdk/src/mcp/server.ts";
-
-type Account = Awaited<ReturnType<typeof fundedAccount>>;
 
 // The program's source through tsx (the packed bin runs its build: test/packages checks that one).
 const BIN = ["--import", "tsx", fileURLToPath(new URL("../../sdk/src/mcp/bin.ts", import.meta.url))];
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 
-let ctx: TestContext;
-let app: ReturnType<typeof buildApp>;
-let api: Server;
+let world: World;
 let baseUrl: string;
-let agentServer: HttpsTestServer;
-let creator: Account;
 let renter: Account;
 let apiKey: string;
 let researcher: PublishedAgent;
 let writer: PublishedAgent;
 let unrented: PublishedAgent;
-const secrets = new Map<string, string>();
-const deliveries: { task: string; input: unknown }[] = [];
+/** What the connected agent received: each delivery's task and input. */
+const deliveries = () => world.agent.deliveries.map(({ task, input }) => ({ task, input }));
 const held = new Map<string, () => void>();
 
 /** The connected agent: findings from its task and input; "fail…" answers HTTP 500; "hold…" waits to be released. */
-async function agent(req: IncomingMessage, res: ServerResponse): Promise<void> {
-  const body = await readBody(req);
-  try {
-    new Webhook(secrets.get(req.url ?? "") ?? "whsec_AAAA").verify(body, req.headers as Record<string, string>);
-  } catch {
-    return void res.writeHead(401).end();
-  }
-  const payload = JSON.parse(body) as { task: string; input: unknown };
-  deliveries.push({ task: payload.task, input: payload.input });
-  if (payload.task.startsWith("fail")) return void res.writeHead(500).end();
-  if (payload.task.startsWith("hold")) await new Promise<void>((resolve) => held.set(payload.task, resolve));
-  const findings = [`${req.url}: ${payload.task}`, ...(payload.input && typeof payload.input === "object" && "topic" in payload.input ? [`topic: ${String(payload.input.topic)}`] : [])];
-  res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ output: { findings } }));
+async function agent(call: AgentCall): Promise<void> {
+  if (call.task.startsWith("fail")) return call.fail(500);
+  if (call.task.startsWith("hold")) await new Promise<void>((resolve) => held.set(call.task, resolve));
+  const input = call.input;
+  const findings = [`${call.path}: ${call.task}`, ...(input && typeof input === "object" && "topic" in input ? [`topic: ${String(input.topic)}`] : [])];
+  call.output({ findings });
 }
 
 const MANIFEST = {
@@ -70,11 +49,7 @@ const MANIFEST = {
   timeout_seconds: 10,
 };
 
-async function publishConnected(name: string, description: string): Promise<PublishedAgent> {
-  const published = await publishConnectedAgent(ctx, app, creator, { ...MANIFEST, name, description, entrypoint_url: `${agentServer.url}/agents/${name}` }, "one_time");
-  secrets.set(`/agents/${name}`, published.webhookSecret);
-  return published;
-}
+const publishConnected = (name: string, description: string) => world.publishConnected(name, { manifest: { ...MANIFEST, description }, rental: "one_time" });
 
 interface Running {
   client: Client;
@@ -112,19 +87,13 @@ const textOf = (result: unknown) => ((result as CallToolResult).content as { typ
 let mcp: Running;
 
 beforeAll(async () => {
-  ctx = await createTestServices({ ALLOW_PRIVATE_AGENT_HOSTS: "true", CATALOGUE_REFRESH_MS: "0" });
-  agentServer = await startHttpsServer((req, res) => void agent(req, res));
-  ctx.services.egress = createEgressGuard({ ca: agentServer.ca, allowHosts: ["127.0.0.1"] });
-  app = buildApp(ctx.services);
-  ({ server: api, url: baseUrl } = await serveApi(app));
-  creator = await fundedAccount(inject("rpcUrl"));
-  await approveCreator(ctx, app, creator.address, (await signIn(app, creator)).token);
+  world = await startWorld({ env: { CATALOGUE_REFRESH_MS: "0" }, agent: { handler: agent } });
+  baseUrl = world.url;
   researcher = await publishConnected("mcp-researcher", "Finds facts about a topic");
   writer = await publishConnected("mcp-writer", "Writes short reports");
   unrented = await publishConnected("mcp-unrented", "Not rented by the renter");
-  renter = await fundedAccount(inject("rpcUrl"));
-  for (const agent of [researcher, writer]) await writeMarketplace(marketTarget(ctx), renter, "purchaseOneTime", [agent.onChainId], agent.priceWei);
-  await indexChain(ctx);
+  renter = await world.account();
+  for (const agent of [researcher, writer]) await world.rent(renter, agent);
   const client = new AgentRentalClient({ baseUrl });
   await client.signIn(renter);
   apiKey = (await client.keys.create("mcp server", renter)).key;
@@ -134,9 +103,7 @@ beforeAll(async () => {
 afterAll(async () => {
   for (const release of held.values()) release();
   for (const entry of [...running]) await stopMcp(entry).catch(() => undefined);
-  await closeApi(api);
-  await agentServer?.stop();
-  await ctx?.services.close();
+  await world?.close();
 });
 
 describe("tools", () => {
@@ -177,7 +144,7 @@ describe("errors are tool errors, and the server keeps serving", () => {
     const result = (await mcp.client.callTool({ name: "run_agent", arguments: { agent_id: unrented.agent_id, task: "not mine" } })) as CallToolResult;
     expect(result.isError).toBe(true);
     expect(textOf(result)).toMatch(/^Error credential_not_found \(HTTP 403, request id req_\w+, contract error CredentialNotFound\): /);
-    expect(deliveries.some((d) => d.task === "not mine")).toBe(false);
+    expect(deliveries().some((d) => d.task === "not mine")).toBe(false);
   });
 
   it("a failed run: its failure reason and run id", async () => {
@@ -187,7 +154,7 @@ describe("errors are tool errors, and the server keeps serving", () => {
   });
 
   it("bad arguments never reach the service: missing or empty task, agent_id on a per-agent tool, input not an object, an unknown tool", async () => {
-    const before = deliveries.length;
+    const before = deliveries().length;
     const cases: [string, Record<string, unknown>, RegExp][] = [
       ["run_agent", { task: "no agent" }, /agent_id/],
       ["run_agent", { agent_id: researcher.agent_id }, /task/],
@@ -202,7 +169,7 @@ describe("errors are tool errors, and the server keeps serving", () => {
       expect(result.isError, `${name} ${JSON.stringify(args)}`).toBe(true);
       expect(textOf(result)).toMatch(message);
     }
-    expect(deliveries.length).toBe(before);
+    expect(deliveries().length).toBe(before);
     expect((await mcp.client.listTools()).tools).toHaveLength(3);
   });
 
@@ -262,8 +229,7 @@ describe("rentals that change while the server runs", () => {
   it("refresh() gives a newly rented agent its tool and takes the tool of a revoked rental away, telling the client", async () => {
     const later = await publishConnected("mcp-later", "Rented after the server started");
     const revoked = await publishConnected("mcp-revoked", "Rented, then revoked by its creator");
-    await writeMarketplace(marketTarget(ctx), renter, "purchaseOneTime", [revoked.onChainId], revoked.priceWei);
-    await indexChain(ctx);
+    await world.rent(renter, revoked);
 
     const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
     const logs: string[] = [];
@@ -278,9 +244,9 @@ describe("rentals that change while the server runs", () => {
       expect(await names()).toEqual(["mcp_researcher", "mcp_revoked", "mcp_writer", "run_agent"]);
       expect(await refresh()).toEqual({ added: [], removed: [] });
 
-      await writeMarketplace(marketTarget(ctx), renter, "purchaseOneTime", [later.onChainId], later.priceWei);
-      await writeMarketplace(marketTarget(ctx), creator, "revokeAccess", [revoked.onChainId, renter.address]);
-      await indexChain(ctx);
+      await world.market.purchaseOneTime(renter, later.onChainId, later.priceWei);
+      await world.market.revoke((await world.creator()).account, revoked.onChainId, renter.address);
+      await world.index();
       expect(await refresh()).toEqual({ added: ["mcp_later"], removed: ["mcp_revoked"] });
       expect(await names()).toEqual(["mcp_later", "mcp_researcher", "mcp_writer", "run_agent"]);
       // The notifications travel asynchronously over the transport; the listing above came after them.

@@ -3,22 +3,14 @@
 // HTTPS server, and the local model server as the model. The `openai` client and the AI SDK's
 // generateText call the tool; the adapter runs the rented agent through the service; the model reads
 // the result.
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import type { IncomingMessage, Server, ServerResponse } from "node:http";
-import { Webhook } from "standardwebhooks";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import OpenAI from "openai";
 import type { ChatCompletionMessageParam, ChatCompletionTool, ChatCompletionToolMessageParam } from "openai/resources/chat/completions";
 import { createOpenAI } from "@ai-sdk/openai";
 import { generateText, isStepCount } from "ai";
-import { buildApp } from "../../src/api/app.ts";
-import { createEgressGuard } from "../../src/adapters/egress/guard.ts";
-import { writeMarketplace } from "../../src/chain/write.ts";
-import { createTestServices, fundedAccount, type TestContext } from "../support/services.ts";
-import { signIn } from "../support/auth.ts";
-import { approveCreator } from "../support/creators.ts";
-import { indexChain, marketTarget, publishConnectedAgent, type PublishedAgent } from "../support/agents.ts";
-import { startHttpsServer, type HttpsTestServer } from "../support/https-server.ts";
-import { readBody, serveApi, closeApi } from "../support/http.ts";
+import type { Account } from "../support/chain-actions.ts";
+import type { AgentCall } from "../support/connected-agent.ts";
+import { startWorld, type PublishedAgent, type World } from "../support/world.ts";
 import { startModelServer, type ModelServer } from "../../local/model-server.ts";
 import {
   AGENT_TOOL_NAME,
@@ -34,37 +26,24 @@ import {
 } from "../../sdk/src/index.ts";
 import { agentTool, rentedAgentTools } from "../../sdk/src/tools/ai-sdk.ts";
 
-type Account = Awaited<ReturnType<typeof fundedAccount>>;
-
 const MODEL_KEY = "sk-local-tools-test-0123456789";
-let ctx: TestContext;
-let app: ReturnType<typeof buildApp>;
-let api: Server;
+let world: World;
 let baseUrl: string;
-let agentServer: HttpsTestServer;
 let models: ModelServer;
 let openai: OpenAI;
-let creator: Account;
 let renter: Account;
 let client: AgentRentalClient;
 let rented: PublishedAgent;
 let unrented: PublishedAgent;
-const secrets = new Map<string, string>();
-const deliveries: { task: string; input: unknown }[] = [];
+/** What the connected agent received: each delivery's task and input. */
+const deliveries = () => world.agent.deliveries.map(({ task, input }) => ({ task, input }));
 
 /** The connected agent: reports its task and input as findings; a task starting with "fail" answers HTTP 500. */
-async function agent(req: IncomingMessage, res: ServerResponse): Promise<void> {
-  const body = await readBody(req);
-  try {
-    new Webhook(secrets.get(req.url ?? "") ?? "whsec_AAAA").verify(body, req.headers as Record<string, string>);
-  } catch {
-    return void res.writeHead(401).end();
-  }
-  const payload = JSON.parse(body) as { task: string; input: unknown };
-  deliveries.push({ task: payload.task, input: payload.input });
-  if (payload.task.startsWith("fail")) return void res.writeHead(500).end();
-  const findings = [`done: ${payload.task}`, ...(payload.input && typeof payload.input === "object" && "topic" in payload.input ? [`topic: ${String(payload.input.topic)}`] : [])];
-  res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ output: { findings } }));
+function agent(call: AgentCall): void {
+  if (call.task.startsWith("fail")) return call.fail(500);
+  const input = call.input;
+  const findings = [`done: ${call.task}`, ...(input && typeof input === "object" && "topic" in input ? [`topic: ${String(input.topic)}`] : [])];
+  call.output({ findings });
 }
 
 const MANIFEST = {
@@ -76,40 +55,26 @@ const MANIFEST = {
   timeout_seconds: 10,
 };
 
-async function publishConnected(name: string): Promise<PublishedAgent> {
-  const published = await publishConnectedAgent(ctx, app, creator, { ...MANIFEST, name, entrypoint_url: `${agentServer.url}/agents/${name}` }, "one_time");
-  secrets.set(`/agents/${name}`, published.webhookSecret);
-  return published;
-}
+const publishConnected = (name: string) => world.publishConnected(name, { manifest: MANIFEST, rental: "one_time" });
 
 /** A prompt that makes the model call `tool` with `args` (the model server's directive). */
 const callTool = (text: string, tool: string, args: unknown) => `${text} [[tool:${tool} ${JSON.stringify(args)}]]`;
 
 beforeAll(async () => {
-  ctx = await createTestServices({ ALLOW_PRIVATE_AGENT_HOSTS: "true", CATALOGUE_REFRESH_MS: "0" });
-  agentServer = await startHttpsServer((req, res) => void agent(req, res));
-  ctx.services.egress = createEgressGuard({ ca: agentServer.ca, allowHosts: ["127.0.0.1"] });
-  app = buildApp(ctx.services);
-  ({ server: api, url: baseUrl } = await serveApi(app));
+  world = await startWorld({ env: { CATALOGUE_REFRESH_MS: "0" }, agent: { handler: agent } });
+  baseUrl = world.url;
   models = await startModelServer({ apiKey: MODEL_KEY });
+  world.defer(() => models.stop());
   openai = new OpenAI({ baseURL: models.openaiBaseUrl, apiKey: MODEL_KEY, maxRetries: 0 });
-  creator = await fundedAccount(inject("rpcUrl"));
-  await approveCreator(ctx, app, creator.address, (await signIn(app, creator)).token);
   rented = await publishConnected("tide-researcher");
   unrented = await publishConnected("tools-unrented");
-  renter = await fundedAccount(inject("rpcUrl"));
-  await writeMarketplace(marketTarget(ctx), renter, "purchaseOneTime", [rented.onChainId], rented.priceWei);
-  await indexChain(ctx);
+  renter = await world.account();
+  await world.rent(renter, rented);
   client = new AgentRentalClient({ baseUrl });
   await client.signIn(renter);
 }, 120_000);
 
-afterAll(async () => {
-  await closeApi(api);
-  await models?.stop();
-  await agentServer?.stop();
-  await ctx?.services.close();
-});
+afterAll(() => world?.close());
 
 describe("the tool definition", () => {
   it("is the spec's tool: agent_id and task required, input an optional object", () => {
@@ -164,7 +129,7 @@ describe("OpenAI-style tools with the openai client", () => {
     }
     const second = await openai.chat.completions.create({ model: "gpt-4o-mini", messages, tools: agentTools.tools });
     expect(second.choices[0]!.message.content).toBe('Echo: Research tides\nTool run_agent returned: {"findings":["done: summarise","topic: tides"]}');
-    expect(deliveries.filter((d) => d.task === "summarise")).toEqual([{ task: "summarise", input: { topic: "tides" } }]);
+    expect(deliveries().filter((d) => d.task === "summarise")).toEqual([{ task: "summarise", input: { topic: "tides" } }]);
     // The request the model received offered the tool in the common function-calling format.
     const sent = models.requests().at(-2)!.body as { tools: unknown[] };
     expect(sent.tools).toEqual([openAIAgentTool]);
@@ -200,7 +165,7 @@ describe("OpenAI-style tools with the openai client", () => {
     if (call.type !== "function") throw new Error("not a function call");
     const content = JSON.parse(await agentTools.handle(call)) as { error: Record<string, unknown> };
     expect(content.error).toMatchObject({ code: "credential_not_found", status: 403, request_id: expect.stringMatching(/^req_/), on_chain_error: { error: "CredentialNotFound" } });
-    expect(deliveries.some((d) => d.task === "not mine")).toBe(false);
+    expect(deliveries().some((d) => d.task === "not mine")).toBe(false);
   });
 
   it("a failed run is reported with its failure reason and run id; with onError 'throw' it throws", async () => {
@@ -216,11 +181,11 @@ describe("OpenAI-style tools with the openai client", () => {
 
   it("bad arguments never reach the service", async () => {
     const agentTools = createOpenAIAgentTools(client);
-    const before = deliveries.length;
+    const before = deliveries().length;
     for (const raw of ["{oops", '{"task":"no agent"}', JSON.stringify({ agent_id: rented.agent_id, task: "t", input: [1, 2] })]) {
       expect(JSON.parse(await agentTools.handle({ name: AGENT_TOOL_NAME, arguments: raw }))).toMatchObject({ error: { code: "invalid_tool_arguments" } });
     }
-    expect(deliveries.length).toBe(before);
+    expect(deliveries().length).toBe(before);
     await expect(agentTools.handle({ name: "something_else", arguments: "{}" })).rejects.toThrow(/not an agent tool/);
     expect(agentTools.handles({ name: "something_else", arguments: "{}" })).toBe(false);
   });
@@ -229,11 +194,11 @@ describe("OpenAI-style tools with the openai client", () => {
     const agentTools = createOpenAIAgentTools(client, { idempotencyKey: ({ toolCallId }) => (toolCallId ? `tools-test-${toolCallId}` : undefined) });
     const call = { id: "call_replayed_1", type: "function", function: { name: AGENT_TOOL_NAME, arguments: JSON.stringify({ agent_id: rented.agent_id, task: "replayed" }) } };
     await expect(agentTools.handle(call, { signal: AbortSignal.abort() })).rejects.toMatchObject({ name: "AbortError" });
-    expect(deliveries.some((d) => d.task === "replayed")).toBe(false);
+    expect(deliveries().some((d) => d.task === "replayed")).toBe(false);
     const first = await agentTools.handle(call);
     const again = await agentTools.handle(call);
     expect(again).toBe(first);
-    expect(deliveries.filter((d) => d.task === "replayed")).toHaveLength(1);
+    expect(deliveries().filter((d) => d.task === "replayed")).toHaveLength(1);
   });
 });
 
@@ -284,7 +249,7 @@ describe("AI SDK tool() with generateText", () => {
   });
 
   it("invalid model arguments are refused before the service is called", async () => {
-    const before = deliveries.length;
+    const before = deliveries().length;
     const result = await generateText({
       model: model(),
       prompt: callTool("Bad", AGENT_TOOL_NAME, { agent_id: rented.agent_id, task: "" }),
@@ -295,7 +260,7 @@ describe("AI SDK tool() with generateText", () => {
     const errors = result.steps.flatMap((s) => s.content.filter((c) => c.type === "tool-error"));
     expect(errors).toHaveLength(1);
     expect(String((errors[0] as { error: unknown }).error)).toMatch(/task is required/);
-    expect(deliveries.length).toBe(before);
+    expect(deliveries().length).toBe(before);
   });
 
   it("passes the framework's abort signal to the run", async () => {
@@ -303,6 +268,6 @@ describe("AI SDK tool() with generateText", () => {
     controller.abort();
     const run = agentTool(client);
     await expect(Promise.resolve(run.execute!({ agent_id: rented.agent_id, task: "never" }, { toolCallId: "c1", messages: [], abortSignal: controller.signal, context: {} }))).rejects.toMatchObject({ name: "AbortError" });
-    expect(deliveries.some((d) => d.task === "never")).toBe(false);
+    expect(deliveries().some((d) => d.task === "never")).toBe(false);
   });
 });

@@ -1,8 +1,9 @@
 // Typed marketplace actions for tests and benchmarks: each sends one transaction from the given
 // account, waits for its receipt, fails loudly on a revert and returns what the caller needs (the
 // receipt, the block time, the position of the marketplace event). Also `createServicesOn`, the
-// service bundle of test/support/services.ts on a chain of the caller's choosing (a node of its own,
-// for tests that move chain time). Free of vitest imports, so the benchmarks use it too.
+// service bundle on the emulators and the chain of the caller's choosing (the shared ones, through
+// test/support/services.ts, or a node of its own for tests that move chain time). Free of vitest
+// imports, so the benchmarks use it too.
 import { randomBytes } from "node:crypto";
 import {
   createPublicClient,
@@ -25,6 +26,8 @@ import { LOCAL_CHAIN_ID } from "../../local/chain.ts";
 import { loadConfig, type Config } from "../../src/config.ts";
 import { createServices, type Services } from "../../src/services.ts";
 import { ensureTables } from "../../src/adapters/tables/dynamo.ts";
+import { createQueue, ensureRegistrationQueues } from "../../src/adapters/queue/sqs.ts";
+import { createBlobs, ensureBucket } from "../../src/adapters/blobs/s3.ts";
 import { createLogger } from "../../src/logger.ts";
 import { generateSigningKey } from "../../src/auth/jwt.ts";
 import { logPosition } from "../../src/credentials/events.ts";
@@ -170,43 +173,72 @@ export async function deployOn(rpcUrl: string): Promise<{ address: Address; bloc
 export interface ServicesOn {
   config: Config;
   services: Services;
+  /** The configuration's environment, as passed to loadConfig. */
+  env: Record<string, string>;
+  /** The protocol authority of this marketplace: a fresh, funded account (its key is the service's). */
   authority: Account;
+  /** The fee recipient of this marketplace. */
   treasury: PrivateKeyAccount;
   /** The block of the marketplace deployment. */
   deployBlock: bigint;
   market: Market;
 }
 
+export interface ServicesOnOptions {
+  rpcUrl: string;
+  dynamoEndpoint: string;
+  /** The SQS/S3 emulator: when given, the registration queues and the blob bucket are created there. */
+  awsEndpoint?: string;
+  /** Configuration on top of the defaults. */
+  env?: Record<string, string>;
+  /** Adapters handed to createServices in place of the configured ones. */
+  adapters?: Partial<Services>;
+}
+
 /**
- * The service bundle of `createTestServices`, with a fresh marketplace on `rpcUrl` and fresh tables
- * on `dynamoEndpoint`. Queues and the bucket are not created (the credential routes use neither).
+ * The service's real dependencies against the given emulators and chain, isolated from everything else
+ * on them: a fresh marketplace deployment (with a fresh authority, whose key the service holds), tables
+ * of its own prefix and, with `awsEndpoint`, queues and a bucket of its own. Without it the queue and
+ * bucket settings point nowhere (suites that neither register nor read blobs).
  */
-export async function createServicesOn(options: { rpcUrl: string; dynamoEndpoint: string; env?: Record<string, string> }): Promise<ServicesOn> {
+export async function createServicesOn(options: ServicesOnOptions): Promise<ServicesOn> {
   const suffix = randomBytes(4).toString("hex");
-  const deployed = await deployOn(options.rpcUrl);
-  const config = loadConfig({
+  const aws = options.awsEndpoint;
+  const [deployed, queues] = await Promise.all([
+    deployOn(options.rpcUrl),
+    aws ? ensureRegistrationQueues(createQueue({ region: "us-east-1", endpoint: aws }), { queue: `registration-${suffix}`, dlq: `registration-dlq-${suffix}` }) : undefined,
+  ]);
+  const env: Record<string, string> = {
     STAGE: "local",
     TABLE_PREFIX: `t${suffix}-`,
     DYNAMODB_ENDPOINT: options.dynamoEndpoint,
-    AWS_ENDPOINT: "http://127.0.0.1:1",
-    REGISTRATION_QUEUE_URL: "http://127.0.0.1:1/000000000000/unused",
-    REGISTRATION_DLQ_URL: "http://127.0.0.1:1/000000000000/unused-dlq",
+    AWS_ENDPOINT: aws ?? "http://127.0.0.1:1",
+    REGISTRATION_QUEUE_URL: queues?.queueUrl ?? "http://127.0.0.1:1/000000000000/unused",
+    REGISTRATION_DLQ_URL: queues?.dlqUrl ?? "http://127.0.0.1:1/000000000000/unused-dlq",
     BLOB_BUCKET: `blobs-${suffix}`,
     RPC_URL: options.rpcUrl,
     CHAIN_ID: String(LOCAL_CHAIN_ID),
     MARKETPLACE_ADDRESS: deployed.address,
+    // As on the local stack: the chain's events start at the deployment, and the Hardhat node mines a
+    // block per transaction and never reorganizes, so the indexer job needs no confirmations.
     MARKETPLACE_DEPLOY_BLOCK: deployed.blockNumber.toString(),
     INDEXER_CONFIRMATIONS: "0",
     LOG_LEVEL: "silent",
     JWT_SIGNING_KEYS: JSON.stringify([generateSigningKey()]),
     LOCAL_MASTER_KEY: randomBytes(32).toString("base64"),
+    AUTHORITY_PRIVATE_KEY: deployed.authority.privateKey,
     ...options.env,
-  });
-  const services = createServices(config, { logger: createLogger(config.LOG_LEVEL) });
-  await ensureTables(services.tables, config.TABLE_PREFIX);
+  };
+  const config = loadConfig(env);
+  const services = createServices(config, { logger: createLogger(config.LOG_LEVEL), ...options.adapters });
+  await Promise.all([
+    ensureTables(services.tables, config.TABLE_PREFIX),
+    aws ? ensureBucket(createBlobs({ region: config.AWS_REGION, bucket: config.BLOB_BUCKET, endpoint: aws }).client, config.BLOB_BUCKET) : undefined,
+  ]);
   return {
     config,
     services,
+    env,
     authority: deployed.authority,
     treasury: deployed.treasury,
     deployBlock: deployed.blockNumber,
