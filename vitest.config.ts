@@ -1,11 +1,61 @@
+// Three lanes, run in this order by `npm test` (scripts/test.ts) and by `npx vitest run`:
+//  - unit: pure modules, tests beside the code (src/**/*.test.ts) and the repository checks
+//    (test/boundaries) and the docs' checks (test/docs); no emulator, no chain, no global setup.
+//  - integration: the service on real emulators and a real chain started once by the global setup
+//    (test/support/global-setup.ts); each file isolates itself with its own tables, queues and
+//    contract deployment, so files share worker processes (and their loaded modules) instead of
+//    paying a fresh process and a fresh module graph each.
+//  - e2e: the product as a user meets it: the whole local stack, the dashboard in Chromium, the packed
+//    packages installed into an empty folder. After the integration lane, one file at a time (a
+//    browser and a stack take both cores).
+// One lane alone: `npx vitest run --project unit` (or integration, e2e).
 import { defineConfig } from "vitest/config";
+
+const E2E = ["test/web/**/*.test.ts", "test/local/**/*.test.ts", "test/packages/**/*.test.ts"];
 
 export default defineConfig({
   test: {
-    include: ["test/**/*.test.ts", "src/**/*.test.ts"],
-    globalSetup: ["test/support/global-setup.ts"],
-    testTimeout: 30_000,
-    hookTimeout: 60_000,
-    pool: "forks",
+    projects: [
+      {
+        extends: false,
+        test: {
+          name: "unit",
+          include: ["src/**/*.test.ts", "test/boundaries/**/*.test.ts", "test/docs/**/*.test.ts"],
+          testTimeout: 30_000,
+          pool: "forks",
+          isolate: false,
+          maxWorkers: 2,
+          sequence: { groupOrder: 0 },
+        },
+      },
+      {
+        extends: false,
+        test: {
+          name: "integration",
+          include: ["test/**/*.test.ts"],
+          exclude: ["test/boundaries/**", "test/docs/**", ...E2E],
+          globalSetup: ["test/support/global-setup.ts"],
+          testTimeout: 30_000,
+          hookTimeout: 60_000,
+          pool: "forks",
+          isolate: false,
+          maxWorkers: 2,
+          sequence: { groupOrder: 1 },
+        },
+      },
+      {
+        extends: false,
+        test: {
+          name: "e2e",
+          include: E2E,
+          globalSetup: ["test/support/global-setup.ts"],
+          testTimeout: 30_000,
+          hookTimeout: 60_000,
+          pool: "forks",
+          maxWorkers: 1,
+          sequence: { groupOrder: 2 },
+        },
+      },
+    ],
   },
 });

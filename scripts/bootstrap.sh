@@ -9,14 +9,21 @@ cd "$(dirname "$0")/.."
 stamp_of() { cat package.json package-lock.json 2>/dev/null | sha256sum | cut -d' ' -f1; }
 node22() { node_modules/.bin/node --version 2>/dev/null | grep -q '^v22\.'; }
 
-# The dashboard's browser tests drive Debian's Chromium (/usr/bin/chromium). Installed once when
-# missing (apt-get update first) by `npm test` (BOOTSTRAP_BROWSER=1); `npm start` does not need it.
-# If it cannot be installed, the browser suites fail and say why.
-if [ "${BOOTSTRAP_BROWSER:-0}" = "1" ] && [ ! -x /usr/bin/chromium ] && command -v apt-get >/dev/null 2>&1; then
-  echo "Installing chromium for the dashboard's browser tests..." >&2
-  if [ "$(id -u)" = "0" ]; then apt_get() { apt-get "$@"; }; elif command -v sudo >/dev/null 2>&1; then apt_get() { sudo -n apt-get "$@"; }; else apt_get() { return 1; }; fi
-  if ! { DEBIAN_FRONTEND=noninteractive apt_get update -qq >&2 && DEBIAN_FRONTEND=noninteractive apt_get install -y -qq --no-install-recommends chromium >&2; }; then
-    echo "Could not install chromium (the browser suites will fail until /usr/bin/chromium exists: apt-get install chromium)." >&2
+# The test suites' system tools, Debian packages installed once when missing (apt-get update first)
+# by `npm test` (BOOTSTRAP_TEST_TOOLS=1); `npm start` needs neither:
+#  - chromium: the dashboard's browser tests drive /usr/bin/chromium;
+#  - redis-server: the Upstash rate-limit adapter is tested against a real Redis.
+# If they cannot be installed, the suites that need them fail and say what to install.
+if [ "${BOOTSTRAP_TEST_TOOLS:-0}" = "1" ] && command -v apt-get >/dev/null 2>&1; then
+  missing=()
+  [ -x /usr/bin/chromium ] || missing+=(chromium)
+  command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
+  if [ "${#missing[@]}" -gt 0 ]; then
+    echo "Installing ${missing[*]} for the test suites..." >&2
+    if [ "$(id -u)" = "0" ]; then apt_get() { apt-get "$@"; }; elif command -v sudo >/dev/null 2>&1; then apt_get() { sudo -n apt-get "$@"; }; else apt_get() { return 1; }; fi
+    if ! { DEBIAN_FRONTEND=noninteractive apt_get update -qq >&2 && DEBIAN_FRONTEND=noninteractive apt_get install -y -qq --no-install-recommends "${missing[@]}" >&2; }; then
+      echo "Could not install ${missing[*]} (the suites that need them fail until they exist: apt-get install ${missing[*]})." >&2
+    fi
   fi
 fi
 

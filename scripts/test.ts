@@ -1,9 +1,13 @@
 // `npm test`: every suite of the project, then one closing line with the totals:
 // "N passed, N failed" (", N skipped" when any were skipped).
 //  - checks: the TypeScript type check (strict), the infrastructure type check (SST), the import
-//    boundaries (scripts/check-imports.ts), the Solidity linter
-//  - the contract's Solidity tests (Hardhat: unit, fuzz, invariant)
-//  - the vitest suites (integration and end-to-end, on real emulators and a real chain)
+//    boundaries (scripts/check-imports.ts), the Solidity linter, the OpenAPI linter, and the contract's
+//    Solidity tests (Hardhat: unit, fuzz, invariant)
+//  - the vitest lanes (vitest.config.ts): unit, then integration (real emulators and a real chain),
+//    then e2e (the whole local stack, the dashboard in Chromium, the packed packages)
+// The checks run beside the unit and integration lanes, one at a time, their output held and printed
+// as each ends (a test run's own output stays readable); the e2e lane runs last, alone, because a
+// browser and a whole stack take the machine.
 import { spawn } from "node:child_process";
 import { mkdirSync, readFileSync, rmSync, existsSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -19,77 +23,106 @@ const env = {
 };
 
 interface Tally { passed: number; failed: number; skipped: number }
-const total: Tally = { passed: 0, failed: 0, skipped: 0 };
-const summary: string[] = [];
+const rows: { name: string; tally: Tally; seconds: number }[] = [];
+const started = Date.now();
 
-function run(command: string, args: string[]): Promise<{ code: number; output: string }> {
+/** Runs a command; its output goes to the terminal as it comes (`live`) or is returned to print later. */
+function run(command: string, args: string[], live: boolean): Promise<{ code: number; output: string }> {
   return new Promise((resolve) => {
     const child = spawn(command, args, { cwd: root, env, stdio: ["ignore", "pipe", "pipe"] });
     let output = "";
-    const tee = (stream: NodeJS.WriteStream) => (chunk: Buffer) => {
+    const collect = (stream: NodeJS.WriteStream) => (chunk: Buffer) => {
       output += chunk.toString();
-      stream.write(chunk);
+      if (live) stream.write(chunk);
     };
-    child.stdout.on("data", tee(process.stdout));
-    child.stderr.on("data", tee(process.stderr));
+    child.stdout.on("data", collect(process.stdout));
+    child.stderr.on("data", collect(process.stderr));
     child.on("close", (code) => resolve({ code: code ?? 1, output }));
   });
 }
 
-function record(name: string, tally: Tally) {
-  total.passed += tally.passed;
-  total.failed += tally.failed;
-  total.skipped += tally.skipped;
-  summary.push(`  ${name.padEnd(28)} ${tally.passed} passed, ${tally.failed} failed${tally.skipped ? `, ${tally.skipped} skipped` : ""}`);
-}
-
-async function check(name: string, command: string, args: string[]) {
-  process.stdout.write(`\n── ${name} ──\n`);
-  const { code } = await run(command, args);
-  record(name, code === 0 ? { passed: 1, failed: 0, skipped: 0 } : { passed: 0, failed: 1, skipped: 0 });
+function record(name: string, tally: Tally, since: number) {
+  rows.push({ name, tally, seconds: (Date.now() - since) / 1000 });
 }
 
 const stripAnsi = (text: string) => text.replace(/\x1b\[[0-9;]*m/g, "");
 
-async function solidityTests() {
-  process.stdout.write("\n── contract tests (Solidity) ──\n");
-  const { code, output } = await run(bin("hardhat"), ["--config", "contracts/hardhat.config.ts", "test", "solidity"]);
-  const text = stripAnsi(output);
-  // The summary lines are the last "N passing" / "N failing" / "N skipped" lines of the report.
-  const count = (word: string) => Number([...text.matchAll(new RegExp(`^\\s*(\\d+) ${word}\\s*$`, "gm"))].at(-1)?.[1] ?? 0);
-  const tally = { passed: count("passing"), failed: count("failing"), skipped: count("skipped") };
-  // A crash before any test ran still counts as a failure.
-  if (code !== 0 && tally.failed === 0) tally.failed = 1;
-  record("contract tests (Solidity)", tally);
+interface Check {
+  name: string;
+  command: string;
+  args: string[];
+  /** Counts the tests a check ran from its output (default: the check passes or fails as one). */
+  tally?: (output: string, code: number) => Tally;
 }
 
-async function vitest() {
-  process.stdout.write("\n── integration tests (vitest) ──\n");
-  const report = join(root, ".build/vitest-report.json");
+const CHECKS: Check[] = [
+  { name: "type check (tsc, strict)", command: bin("tsc"), args: ["-p", "tsconfig.json", "--noEmit"] },
+  { name: "infrastructure type check", command: "bash", args: ["scripts/check-infra.sh"] },
+  // Storage calls only in adapters and stores, contract actions only under src/chain/ (docs/design/data-model.md).
+  { name: "import boundaries", command: "node", args: ["--import", "tsx", "scripts/check-imports.ts"] },
+  { name: "Solidity lint (solhint)", command: bin("solhint"), args: ["-c", "contracts/.solhint.json", "--max-warnings", "0", "contracts/src/**/*.sol"] },
+  // The OpenAPI document, rendered in-process, linted offline (no telemetry, no update check).
+  {
+    name: "OpenAPI lint (Redocly)",
+    command: "bash",
+    args: ["-c", `node --import tsx scripts/openapi-write.ts && REDOCLY_TELEMETRY=off REDOCLY_SUPPRESS_UPDATE_NOTICE=true "${bin("redocly")}" lint .build/openapi.json --format=stylish`],
+  },
+  {
+    name: "contract tests (Solidity)",
+    command: bin("hardhat"),
+    args: ["--config", "contracts/hardhat.config.ts", "test", "solidity"],
+    tally(output, code) {
+      const text = stripAnsi(output);
+      // The summary lines are the last "N passing" / "N failing" / "N skipped" lines of the report.
+      const count = (word: string) => Number([...text.matchAll(new RegExp(`^\\s*(\\d+) ${word}\\s*$`, "gm"))].at(-1)?.[1] ?? 0);
+      const tally = { passed: count("passing"), failed: count("failing"), skipped: count("skipped") };
+      // A crash before any test ran still counts as a failure.
+      if (code !== 0 && tally.failed === 0) tally.failed = 1;
+      return tally;
+    },
+  },
+];
+
+/** The checks, one after another; each one's output printed in one block when it ends. */
+async function checks(): Promise<void> {
+  for (const check of CHECKS) {
+    const since = Date.now();
+    const { code, output } = await run(check.command, check.args, false);
+    process.stdout.write(`\n── ${check.name} ──\n${output}`);
+    record(check.name, check.tally ? check.tally(output, code) : code === 0 ? { passed: 1, failed: 0, skipped: 0 } : { passed: 0, failed: 1, skipped: 0 }, since);
+  }
+}
+
+/** One vitest lane (a project of vitest.config.ts), its output live. */
+async function lane(project: "unit" | "integration" | "e2e"): Promise<void> {
+  const name = `${project} tests (vitest)`;
+  const since = Date.now();
+  process.stdout.write(`\n── ${name} ──\n`);
+  const report = join(root, `.build/vitest-${project}.json`);
   mkdirSync(dirname(report), { recursive: true });
   rmSync(report, { force: true });
-  const { code } = await run(bin("vitest"), ["run", "--reporter=default", "--reporter=json", `--outputFile.json=${report}`]);
-  if (!existsSync(report)) {
-    record("integration tests (vitest)", { passed: 0, failed: 1, skipped: 0 });
-    return;
-  }
+  const { code } = await run(bin("vitest"), ["run", "--project", project, "--reporter=default", "--reporter=json", `--outputFile.json=${report}`], true);
+  if (!existsSync(report)) return record(name, { passed: 0, failed: 1, skipped: 0 }, since);
   const result = JSON.parse(readFileSync(report, "utf8")) as { numPassedTests: number; numFailedTests: number; numPendingTests: number; numTodoTests: number; numFailedTestSuites: number };
   const tally = { passed: result.numPassedTests, failed: result.numFailedTests, skipped: result.numPendingTests + result.numTodoTests };
   // A suite that failed to load (or an error outside any test) counts as a failure.
   if (code !== 0 && tally.failed === 0) tally.failed = Math.max(1, result.numFailedTestSuites);
-  record("integration tests (vitest)", tally);
+  record(name, tally, since);
 }
 
-await check("type check (tsc, strict)", bin("tsc"), ["-p", "tsconfig.json", "--noEmit"]);
-await check("infrastructure type check", "bash", ["scripts/check-infra.sh"]);
-// Storage calls only in adapters and stores, contract actions only under src/chain/ (docs/design/data-model.md).
-await check("import boundaries", "node", ["--import", "tsx", "scripts/check-imports.ts"]);
-await check("Solidity lint (solhint)", bin("solhint"), ["-c", "contracts/.solhint.json", "--max-warnings", "0", "contracts/src/**/*.sol"]);
-// The OpenAPI document, rendered in-process, linted offline (no telemetry, no update check).
-await check("OpenAPI lint (Redocly)", "bash", ["-c", `node --import tsx scripts/openapi-write.ts && REDOCLY_TELEMETRY=off REDOCLY_SUPPRESS_UPDATE_NOTICE=true "${bin("redocly")}" lint .build/openapi.json --format=stylish`]);
-await solidityTests();
-await vitest();
+await Promise.all([
+  checks(),
+  (async () => {
+    await lane("unit");
+    await lane("integration");
+  })(),
+]);
+await lane("e2e");
 
-process.stdout.write(`\n── totals ──\n${summary.join("\n")}\n\n`);
-process.stdout.write(`${total.passed} passed, ${total.failed} failed${total.skipped ? `, ${total.skipped} skipped` : ""}\n`);
+const total = rows.reduce((sum, { tally }) => ({ passed: sum.passed + tally.passed, failed: sum.failed + tally.failed, skipped: sum.skipped + tally.skipped }), { passed: 0, failed: 0, skipped: 0 });
+const line = (t: Tally) => `${t.passed} passed, ${t.failed} failed${t.skipped ? `, ${t.skipped} skipped` : ""}`;
+process.stdout.write(
+  `\n── totals (${Math.round((Date.now() - started) / 1000)} s) ──\n${rows.map((r) => `  ${r.name.padEnd(28)} ${line(r.tally).padEnd(30)} ${r.seconds.toFixed(0).padStart(4)} s`).join("\n")}\n\n`,
+);
+process.stdout.write(`${line(total)}\n`);
 process.exit(total.failed > 0 ? 1 : 0);

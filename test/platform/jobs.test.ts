@@ -8,6 +8,7 @@ import { JOB_NAMES, JOBS, runJob, startJobs } from "../../src/jobs.ts";
 import { createTables } from "../../src/adapters/tables/dynamo.ts";
 import { createLogger } from "../../src/logger.ts";
 import { getJob, putQueuedJob } from "../../src/registration/jobs.ts";
+import { useLambdaEnvironment } from "../support/lambda-environment.ts";
 import { createTestServices, type TestContext } from "../support/services.ts";
 import { until } from "../support/until.ts";
 import { finishedRun, readRun, writeRuns } from "../run-log/support.ts";
@@ -15,9 +16,9 @@ import { finishedRun, readRun, writeRuns } from "../run-log/support.ts";
 let ctx: TestContext;
 beforeAll(async () => {
   ctx = await createTestServices();
-  // The entry points boot their services from the environment, as in Lambda.
-  Object.assign(process.env, ctx.env);
 });
+// The entry points boot their services from the environment, as in Lambda.
+useLambdaEnvironment(() => ctx.env);
 
 /** A queued job whose sealed manifest is missing: processing its message throws. */
 async function brokenJob(): Promise<string> {

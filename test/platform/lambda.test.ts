@@ -1,13 +1,15 @@
 // The Lambda entry point serves the same app: an API Gateway (HTTP API, payload 2.0) event in, the
 // error envelope out.
 import { beforeAll, describe, expect, it } from "vitest";
+import { useLambdaEnvironment } from "../support/lambda-environment.ts";
 import { createTestServices, type TestContext } from "../support/services.ts";
 
 let ctx: TestContext;
 beforeAll(async () => {
   ctx = await createTestServices();
-  Object.assign(process.env, ctx.env);
 });
+// The entry points boot their services from the environment, as in Lambda.
+useLambdaEnvironment(() => ctx.env);
 
 function event(path: string, headers: Record<string, string> = {}) {
   return {

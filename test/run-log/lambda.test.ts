@@ -1,5 +1,6 @@
 // The run logger's Lambda entry point: one pass per invocation, within the invocation's time budget.
 import { beforeAll, describe, expect, it } from "vitest";
+import { useLambdaEnvironment } from "../support/lambda-environment.ts";
 import { createTestServices, type TestContext } from "../support/services.ts";
 import { expectLoggedAndVerified, finishedRun, readRun, writeRuns } from "./support.ts";
 
@@ -7,9 +8,9 @@ let ctx: TestContext;
 
 beforeAll(async () => {
   ctx = await createTestServices();
-  // The entry point builds its services from the environment, as in the cloud.
-  Object.assign(process.env, ctx.env);
 });
+// The entry points boot their services from the environment, as in Lambda.
+useLambdaEnvironment(() => ctx.env);
 
 describe("functions/run-logger handler", () => {
   it("starts no batch without time left for it, then logs the pending runs", async () => {

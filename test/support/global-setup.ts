@@ -5,7 +5,6 @@ import type { TestProject } from "vitest/node";
 import { startChain, type ChainNode } from "../../local/chain.ts";
 import { startDynamo, startQueues, type Emulator } from "../../local/emulators.ts";
 import { freePort } from "../../local/ports.ts";
-import { ensureRedisInstalled } from "./redis.ts";
 
 declare module "vitest" {
   export interface ProvidedContext {
@@ -20,8 +19,6 @@ let dynamo: Emulator | undefined;
 let queues: Emulator | undefined;
 
 export async function setup(project: TestProject): Promise<void> {
-  // Rate-limit tests run against a real Redis (Debian's redis-server), installed here once if missing.
-  ensureRedisInstalled();
   [chain, dynamo, queues] = await Promise.all([
     freePort().then((port) => startChain({ port })),
     freePort().then((port) => startDynamo({ port })),

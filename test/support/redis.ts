@@ -165,22 +165,13 @@ class RespConnection {
 // redis-server
 // ---------------------------------------------------------------------------------------------------
 
-/** Installs Debian's redis-server when it is missing. The vitest global setup calls it once, before
- * any test file runs, so parallel files never race for the package manager's lock. */
-export function ensureRedisInstalled(): void {
+/** Refuses with what to do when Debian's redis-server is missing. `npm test` installs it first
+ * (scripts/bootstrap.sh, with the test tools); a test run never installs anything itself. */
+function requireRedisServer(): void {
   try {
     execFileSync("redis-server", ["--version"], { stdio: "ignore" });
-    return;
   } catch {
-    // not installed: install the Debian package (the tests run as root)
-  }
-  const env = { ...process.env, DEBIAN_FRONTEND: "noninteractive" };
-  const install = () => execFileSync("apt-get", ["install", "-y", "--no-install-recommends", "redis-server"], { stdio: "ignore", timeout: 180_000, env });
-  try {
-    install();
-  } catch {
-    execFileSync("apt-get", ["update"], { stdio: "ignore", timeout: 180_000, env });
-    install();
+    throw new Error("redis-server is not installed: `npm test` installs it (scripts/bootstrap.sh), or run `apt-get install redis-server`.");
   }
 }
 
@@ -263,7 +254,7 @@ function encodeResult(value: RespValue, base64: boolean, statusReply: boolean): 
 }
 
 export async function startRedis(): Promise<RedisBridge> {
-  ensureRedisInstalled();
+  requireRedisServer();
   const redisPort = await freePort();
   let redisStderr = "";
   const child = spawn(

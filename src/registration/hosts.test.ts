@@ -1,7 +1,7 @@
 // Table-driven cases for the registration-time URL check: which URLs the service agrees to call, in
 // every spelling an attacker might use to reach an internal address, and the development switch.
 import { describe, expect, it } from "vitest";
-import { checkPublicHttpsUrl, checkUrl, type UrlProblem } from "../../src/registration/hosts.ts";
+import { checkPublicHttpsUrl, checkUrl, type UrlProblem } from "./hosts.ts";
 
 type Case = [url: string, code: UrlProblem["code"] | null, reason?: RegExp];
 

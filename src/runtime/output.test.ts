@@ -1,10 +1,10 @@
 // Output shaping (text or JSON, wrapping non-object roots), the streamed JSON of a step, failure reasons
 // and the scrubbing of secrets from them.
 import { describe, expect, it } from "vitest";
-import { describeFailure, RunDeadlineError, scrub } from "../../src/runtime/errors.ts";
-import { JsonStepStream, outputShape, unwrap } from "../../src/runtime/output.ts";
-import { agentSandboxNeeds } from "../../src/runtime/sandbox.ts";
-import { userMessage } from "../../src/runtime/agent.ts";
+import { describeFailure, RunDeadlineError, scrub } from "./errors.ts";
+import { JsonStepStream, outputShape, unwrap } from "./output.ts";
+import { agentSandboxNeeds } from "./sandbox.ts";
+import { userMessage } from "./agent.ts";
 
 describe("outputShape", () => {
   it("answers in text for a plain string schema or a schema that constrains nothing", () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { createLogger } from "../../src/logger.ts";
+import { createLogger } from "./logger.ts";
 
 describe("logger", () => {
   it("never writes the values of secret-named fields, at any depth", () => {

@@ -1,13 +1,11 @@
 // The metrics adapters: the cloud adapter's stdout is valid CloudWatch embedded metric format (checked
 // line by line against the EMF specification's structure), and the in-process aggregate's counters and
 // percentiles. The Lambda-shaped log lines keep the value-based redaction.
-import { afterEach, describe, expect, it } from "vitest";
-import { createEmfMetrics } from "../../src/adapters/metrics/emf.ts";
-import { createMemoryMetrics } from "../../src/adapters/metrics/memory.ts";
-import { METRIC_CATALOGUE } from "../../src/adapters/metrics/port.ts";
-import { createLogger, markWarm } from "../../src/logger.ts";
-import { observedFetch } from "../../src/observability/chain-calls.ts";
-import { traced } from "../../src/observability/tracing.ts";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { createEmfMetrics } from "./emf.ts";
+import { createMemoryMetrics } from "./memory.ts";
+import { METRIC_CATALOGUE } from "./port.ts";
+import { observedFetch } from "../../observability/chain-calls.ts";
 
 /** Runs `work` with process.stdout captured (what Lambda ships to CloudWatch Logs). */
 async function captureStdout(work: () => void | Promise<void>): Promise<string[]> {
@@ -146,6 +144,11 @@ describe("Lambda-shaped log lines", () => {
     process.env.AWS_LAMBDA_FUNCTION_MEMORY_SIZE = "1024";
     process.env._X_AMZN_TRACE_ID = "Root=1-65f0a1b2-0123456789abcdef01234567;Parent=53995c3f42cd8ad8;Sampled=1";
     const lines: string[] = [];
+    // A cold start is the first load of the logger in a fresh environment: load it (and the tracing
+    // wrapper that marks it warm) anew, as a new Lambda environment would.
+    vi.resetModules();
+    const { createLogger, markWarm } = await import("../../logger.ts");
+    const { traced } = await import("../../observability/tracing.ts");
     const logger = createLogger("info", (line) => lines.push(line), { format: "lambda", service: "agents" });
     const apiKey = "svc_live_Zx81kQ_3mPqv0LrT9sWn";
     const jwt = "eyJhbGciOiJFUzI1NiJ9.eyJzdWIiOiIweDEifQ.c2lnbmF0dXJlLWhlcmU";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { ConfigError, loadConfig } from "../../src/config.ts";
-import { generateSigningKey } from "../../src/auth/jwt.ts";
+import { ConfigError, loadConfig } from "./config.ts";
+import { generateSigningKey } from "./auth/jwt.ts";
 
 const valid = {
   STAGE: "cloud",

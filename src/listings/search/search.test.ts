@@ -2,11 +2,11 @@
 // small fixture with exact expected orders; upsert/remove leaving no stale results; parameter
 // validation (one case per rule); and a randomized cross-check against the naive full scan.
 import { describe, expect, it } from "vitest";
-import { ApiError } from "../../src/errors.ts";
-import { createSearchIndex, parseSearchQuery, type SearchDocument, type SearchIndex, type SearchQuery } from "../../src/listings/search/index.ts";
-import { createNaiveSearch, prng, syntheticListings, typo } from "../../bench/search.ts";
-import { CATEGORIES, RENTAL_MODELS, SEARCH_SORTS } from "../../src/vocabulary.ts";
-import { tokenize, withinOneEdit } from "../../src/listings/search/tokenize.ts";
+import { ApiError } from "../../errors.ts";
+import { createSearchIndex, parseSearchQuery, type SearchDocument, type SearchIndex, type SearchQuery } from "./index.ts";
+import { createNaiveSearch, prng, syntheticListings, typo } from "../../../bench/search.ts";
+import { CATEGORIES, RENTAL_MODELS, SEARCH_SORTS } from "../../vocabulary.ts";
+import { tokenize, withinOneEdit } from "./tokenize.ts";
 
 const id = (n: number) => `lst_${n.toString(16).padStart(64, "0")}`;
 

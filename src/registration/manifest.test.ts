@@ -11,8 +11,8 @@ import {
   validateManifest,
   type AgentManifest,
   type ManifestError,
-} from "../../src/registration/manifest.ts";
-import { parseToolScope, TOOL_CATALOGUE, TOOL_NAMES } from "../../src/registration/tools.ts";
+} from "./manifest.ts";
+import { parseToolScope, TOOL_CATALOGUE, TOOL_NAMES } from "./tools.ts";
 
 type Json = Record<string, unknown>;
 

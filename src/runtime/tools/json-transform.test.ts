@@ -1,7 +1,7 @@
 // json_transform's language, step by step, and its limits: every documented step and comparison on
 // real data, malformed programs refused with the reason, no prototype reached, work bounded.
 import { describe, expect, it } from "vitest";
-import { createJsonTransform, JSON_TRANSFORM_LIMITS, runJsonTransform } from "../../src/runtime/tools/json-transform.ts";
+import { createJsonTransform, JSON_TRANSFORM_LIMITS, runJsonTransform } from "./json-transform.ts";
 
 const orders = {
   customer: { name: "Ada", tier: "gold", "a/b": 1, "c~d": 2 },

@@ -3,8 +3,8 @@
 import { randomBytes } from "node:crypto";
 import { Webhook } from "standardwebhooks";
 import { describe, expect, it } from "vitest";
-import { SseParser, type SseEvent } from "../../src/execution/agents/event-stream.ts";
-import { signWebhook, verifyWebhook, webhookHeaders, webhookKey, WebhookSecretError } from "../../src/execution/agents/webhook-signature.ts";
+import { SseParser, type SseEvent } from "./event-stream.ts";
+import { signWebhook, verifyWebhook, webhookHeaders, webhookKey, WebhookSecretError } from "./webhook-signature.ts";
 
 const SECRET = `whsec_${randomBytes(24).toString("base64")}`;
 const BODY = JSON.stringify({ type: "run.requested", run_id: "run_1", task: "naïve ✓", input: { a: [1, 2] } });

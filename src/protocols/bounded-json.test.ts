@@ -1,6 +1,6 @@
 // Agent-produced JSON is bounded in depth and size before anything recursive reads it.
 import { describe, expect, it } from "vitest";
-import { JSON_LIMITS, jsonDepth, parseBoundedJson } from "../../src/protocols/bounded-json.ts";
+import { JSON_LIMITS, jsonDepth, parseBoundedJson } from "./bounded-json.ts";
 
 const deepArray = (depth: number) => "[".repeat(depth) + "]".repeat(depth);
 const deepObject = (depth: number) => '{"a":'.repeat(depth - 1) + "{}" + "}".repeat(depth - 1);
