@@ -20,7 +20,7 @@ import http from "node:http";
 import { randomBytes } from "node:crypto";
 import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
-import { parseEther, type Hex } from "viem";
+import { parseEther } from "viem";
 import { buildApp } from "../src/api/app.ts";
 import { loadConfig } from "../src/config.ts";
 import { createServices } from "../src/services.ts";
@@ -36,15 +36,12 @@ import { writeMarketplace } from "../src/chain/write.ts";
 import { generateSigningKey } from "../src/auth/jwt.ts";
 import { catchUp } from "../src/credentials/indexer.ts";
 import { createLogger } from "../src/logger.ts";
-import { applyAsCreator, reviewCreator } from "../src/creators/creators.ts";
-import { reviewListing } from "../src/listings/reviews.ts";
-import { processRegistrationMessage } from "../src/registration/process.ts";
 import { startChain, LOCAL_CHAIN_ID } from "../local/chain.ts";
 import { startDynamo, startQueues } from "../local/emulators.ts";
 import { freePort } from "../local/ports.ts";
 import { signIn, createKey } from "../test/support/auth.ts";
 import { fundAccount } from "../test/support/chain-actions.ts";
-import { ACCESS_TYPE } from "../src/vocabulary.ts";
+import { approveCreator, publishAgent } from "../local/publish.ts";
 import { startHttpsServer, type HttpsTestServer } from "../test/support/https-server.ts";
 import { ms, summarize } from "./stats.ts";
 
@@ -298,31 +295,18 @@ export async function runExecuteBench(options: { requests?: number; warmup?: num
     await ensureBucket(blobs.client, config.BLOB_BUCKET);
     const app = buildApp(services);
 
-    // Published through the real pipeline: registration processed, createListing on-chain, review
-    // approved, the index caught up; then the creator's webhook secret.
+    // Published as every agent is (local/publish.ts): registration processed, createListing on-chain,
+    // review approved, the index caught up, the creator's webhook secret set.
     const target = { rpcUrl, chain: viemChain, marketplace: deployed.address };
     const creator = await fundAccount(rpcUrl);
-    await applyAsCreator(services.tables, creator.address, "Bench Creator");
-    await reviewCreator(services.tables, creator.address, "approve", undefined);
-    const creatorToken = (await signIn(app, creator)).token;
-    const creatorHeaders = { authorization: `Bearer ${creatorToken}`, "content-type": "application/json" };
-    const submitted = await app.request("/v1/agents", { method: "POST", headers: creatorHeaders, body: JSON.stringify({ ...MANIFEST, name: "bench-connected", entrypoint_url: `${agentServer.url}/run` }) });
-    if (submitted.status !== 202) throw new Error(`registration refused: ${submitted.status} ${await submitted.text()}`);
-    const { job_id } = (await submitted.json()) as { job_id: string };
-    await processRegistrationMessage(services, JSON.stringify({ job_id }));
-    const job = (await (await app.request(`/v1/jobs/${job_id}`, { headers: creatorHeaders })).json()) as { status: string; result?: { listing_id: string; agent_id: string; listing_seed: Hex; metadata_uri: string }; error?: unknown };
-    if (job.status !== "completed" || !job.result) throw new Error(`registration failed: ${JSON.stringify(job.error)}`);
-    const listing = job.result;
+    await approveCreator(services, creator.address, "Bench Creator");
     const priceWei = parseEther("0.001");
-    await writeMarketplace(target, creator, "createListing", [listing.listing_seed, ACCESS_TYPE.one_time, priceWei, listing.metadata_uri]);
-    await reviewListing(services.tables, listing.listing_id, "approve", undefined);
-    const secret = await app.request(`/v1/listings/${listing.listing_id}/webhook-secret`, { method: "POST", headers: creatorHeaders });
-    if (secret.status !== 201) throw new Error(`webhook secret refused: ${secret.status} ${await secret.text()}`);
+    const listing = await publishAgent(services, creator, { ...MANIFEST, name: "bench-connected", entrypoint_url: `${agentServer.url}/run` }, { rental: "one_time", priceWei, target });
 
     // A renter with a one-time credential and an API key.
     const renter = await fundAccount(rpcUrl);
     const apiKey = (await createKey(app, renter, (await signIn(app, renter)).token, "bench")).key;
-    await writeMarketplace(target, renter, "purchaseOneTime", [`0x${listing.listing_id.slice(4)}` as Hex], priceWei);
+    await writeMarketplace(target, renter, "purchaseOneTime", [listing.onChainId], priceWei);
     await catchUp({ tables: services.tables, chain: services.chain, logger: services.logger, fromBlock: 0n, confirmations: 0 });
 
     // The real app over real HTTP.

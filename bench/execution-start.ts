@@ -52,13 +52,11 @@ import { writeMarketplace } from "../src/chain/write.ts";
 import { catchUp } from "../src/credentials/indexer.ts";
 import { generateSigningKey } from "../src/auth/jwt.ts";
 import { createLogger } from "../src/logger.ts";
-import { applyAsCreator, reviewCreator } from "../src/creators/creators.ts";
-import { reviewListing } from "../src/listings/reviews.ts";
-import { processRegistrationMessage } from "../src/registration/process.ts";
 import { SANDBOX_MEMORY_MB } from "../src/execution/limits.ts";
 import { startChain, LOCAL_CHAIN_ID } from "../local/chain.ts";
 import { startDynamo, startQueues } from "../local/emulators.ts";
 import { freePort } from "../local/ports.ts";
+import { approveCreator, publishAgent } from "../local/publish.ts";
 import { createKey, signIn } from "../test/support/auth.ts";
 import { ms, percentile, summarize } from "./stats.ts";
 
@@ -472,12 +470,10 @@ export async function runExecutionStartBench(): Promise<string[]> {
     const index = () => catchUp({ tables: services.tables, chain: services.chain, logger: services.logger, fromBlock: 0n, confirmations: 0 });
     const market = { rpcUrl: chain.rpcUrl, chain: viemChain, marketplace: deployed.address };
 
-    // A creator publishes the no-op agent through the registration pipeline and sets its provider key.
+    // A creator publishes the no-op agent as every agent is published (local/publish.ts), with its
+    // provider key.
     const creator = await fund();
-    await applyAsCreator(services.tables, creator.address, "Bench Creator");
-    await reviewCreator(services.tables, creator.address, "approve", undefined);
-    const creatorToken = (await signIn(app, creator)).token;
-    const asCreator = { authorization: `Bearer ${creatorToken}`, "content-type": "application/json" };
+    await approveCreator(services, creator.address, "Bench Creator");
     const manifest = {
       name: "noop-agent",
       category: "research",
@@ -488,21 +484,12 @@ export async function runExecutionStartBench(): Promise<string[]> {
       output_schema: { type: "object", properties: { invokedAt: { type: "number" } }, required: ["invokedAt"], additionalProperties: false },
       timeout_seconds: 30,
     };
-    const submitted = await app.request("/v1/agents", { method: "POST", headers: asCreator, body: JSON.stringify(manifest) });
-    if (submitted.status !== 202) throw new Error(`registration refused: ${submitted.status} ${await submitted.text()}`);
-    const { job_id } = (await submitted.json()) as { job_id: string };
-    await processRegistrationMessage(services, JSON.stringify({ job_id }));
-    const job = (await (await app.request(`/v1/jobs/${job_id}`, { headers: asCreator })).json()) as { status: string; result?: { agent_id: string; listing_id: string; listing_seed: Hex; metadata_uri: string }; error?: unknown };
-    if (job.status !== "completed" || !job.result) throw new Error(`registration failed: ${JSON.stringify(job.error)}`);
     const price = parseEther("0.001");
-    await writeMarketplace(market, creator, "createListing", [job.result.listing_seed, 0, price, job.result.metadata_uri]);
-    await reviewListing(services.tables, job.result.listing_id, "approve", undefined);
-    const keySet = await app.request(`/v1/listings/${job.result.listing_id}/provider-key`, { method: "PUT", headers: asCreator, body: JSON.stringify({ provider_key: "sk-bench-0123456789abcdef" }) });
-    if (keySet.status !== 200) throw new Error(`provider key refused: ${keySet.status} ${await keySet.text()}`);
+    const published = await publishAgent(services, creator, manifest, { rental: "one_time", priceWei: price, target: market, providerKey: "sk-bench-0123456789abcdef" });
 
     // A renter buys a one-time credential and creates an API key.
     const renter = await fund();
-    await writeMarketplace(market, renter, "purchaseOneTime", [`0x${job.result.listing_id.slice(4)}` as Hex], price);
+    await writeMarketplace(market, renter, "purchaseOneTime", [published.onChainId], price);
     await index();
     const apiKey = (await createKey(app, renter, (await signIn(app, renter)).token, "bench")).key;
 
@@ -513,7 +500,7 @@ export async function runExecutionStartBench(): Promise<string[]> {
       const s = serve({ fetch: (request: Request, env: unknown) => als.run({ receivedAt: now(), spans: [] }, () => app.fetch(request, env as never)), port, hostname: "127.0.0.1" }, () => resolve(s));
       s.once("error", reject);
     });
-    const target = { url: `http://127.0.0.1:${port}/v1/execute`, apiKey, agentId: job.result.agent_id };
+    const target = { url: `http://127.0.0.1:${port}/v1/execute`, apiKey, agentId: published.agent_id };
 
     const untilIdle = async (count: number) => {
       const deadline = Date.now() + 15_000;
