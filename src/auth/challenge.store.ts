@@ -2,7 +2,7 @@
 // request (docs/design/data-model.md). Both expire: `expires_at` is checked here on every use, since
 // the emulator never deletes an item at its `ttl` and DynamoDB does so only eventually.
 import { DeleteCommand, GetCommand, PutCommand } from "@aws-sdk/lib-dynamodb";
-import { isConditionalCheckFailure, type Tables } from "../adapters/tables/dynamo.ts";
+import { applied, isConditionalCheckFailure, type Tables } from "../adapters/tables/dynamo.ts";
 
 /** An expired item stays this long before the table's TTL may delete it. */
 const KEPT_AFTER_EXPIRY_SECONDS = 3600;
@@ -37,22 +37,16 @@ export async function putChallenge(tables: Tables, challenge: { challenge: strin
 /** Deletes the challenge if it was issued to `wallet` and is live at `now` (Unix seconds). False when
  * it is unknown, another wallet's, expired or already used: then it is left as it is. */
 export async function takeChallenge(tables: Tables, challenge: string, wallet: string, now: number): Promise<boolean> {
-  try {
-    await tables.doc.send(
-      new DeleteCommand({
-        TableName: tables.name("challenges"),
-        Key: challengeKey(challenge),
-        // Exactly one of two concurrent exchanges wins; another wallet cannot burn this wallet's
-        // challenge; an expired one no longer signs anyone in (its TTL deletion may lag by days).
-        ConditionExpression: "attribute_exists(pk) AND wallet = :wallet AND expires_at >= :now",
-        ExpressionAttributeValues: { ":wallet": wallet.toLowerCase(), ":now": now },
-      }),
-    );
-    return true;
-  } catch (error) {
-    if (isConditionalCheckFailure(error)) return false;
-    throw error;
-  }
+  return applied(tables.doc.send(
+    new DeleteCommand({
+      TableName: tables.name("challenges"),
+      Key: challengeKey(challenge),
+      // Exactly one of two concurrent exchanges wins; another wallet cannot burn this wallet's
+      // challenge; an expired one no longer signs anyone in (its TTL deletion may lag by days).
+      ConditionExpression: "attribute_exists(pk) AND wallet = :wallet AND expires_at >= :now",
+      ExpressionAttributeValues: { ":wallet": wallet.toLowerCase(), ":now": now },
+    }),
+  ));
 }
 
 export interface KeyRequestRecord {
@@ -84,19 +78,13 @@ export async function getKeyRequest(tables: Tables, nonce: string): Promise<KeyR
 /** Deletes the key request if it is `wallet`'s. False when it is already gone (used by a concurrent
  * exchange) or another wallet's. */
 export async function takeKeyRequest(tables: Tables, nonce: string, wallet: string): Promise<boolean> {
-  try {
-    await tables.doc.send(
-      new DeleteCommand({
-        TableName: tables.name("challenges"),
-        Key: keyRequestKey(nonce),
-        // A request is exchanged for at most one key, and only by the wallet it names.
-        ConditionExpression: "attribute_exists(pk) AND wallet = :w",
-        ExpressionAttributeValues: { ":w": wallet.toLowerCase() },
-      }),
-    );
-    return true;
-  } catch (error) {
-    if (isConditionalCheckFailure(error)) return false;
-    throw error;
-  }
+  return applied(tables.doc.send(
+    new DeleteCommand({
+      TableName: tables.name("challenges"),
+      Key: keyRequestKey(nonce),
+      // A request is exchanged for at most one key, and only by the wallet it names.
+      ConditionExpression: "attribute_exists(pk) AND wallet = :w",
+      ExpressionAttributeValues: { ":w": wallet.toLowerCase() },
+    }),
+  ));
 }

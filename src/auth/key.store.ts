@@ -1,8 +1,8 @@
 // The `keys` table: every API key is stored twice, never in clear (docs/design/data-model.md). The
 // hash item (`hash#<sha256>`) is what authentication reads; the id item (`id#<key_id>`, indexed by
 // wallet on gsi1) is what its owner lists and revokes. Both carry the same fields.
-import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
-import type { Tables } from "../adapters/tables/dynamo.ts";
+import { GetCommand, PutCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import { queryAll, type Tables } from "../adapters/tables/dynamo.ts";
 
 export interface StoredApiKey {
   key_id: string;
@@ -58,23 +58,13 @@ export function touchKey(tables: Tables, key: Pick<StoredApiKey, "hash" | "key_i
 
 /** The wallet's keys (id items), newest first. */
 export async function listKeysOf(tables: Tables, wallet: string): Promise<StoredApiKey[]> {
-  const keys: StoredApiKey[] = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await tables.doc.send(
-      new QueryCommand({
-        TableName: tables.name("keys"),
-        IndexName: "gsi1",
-        KeyConditionExpression: "gsi1pk = :w AND begins_with(gsi1sk, :k)",
-        ExpressionAttributeValues: { ":w": walletIndex(wallet), ":k": "key#" },
-        ScanIndexForward: false,
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    keys.push(...((page.Items ?? []) as StoredApiKey[]));
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
-  return keys;
+  return queryAll<StoredApiKey>(tables, {
+    TableName: tables.name("keys"),
+    IndexName: "gsi1",
+    KeyConditionExpression: "gsi1pk = :w AND begins_with(gsi1sk, :k)",
+    ExpressionAttributeValues: { ":w": walletIndex(wallet), ":k": "key#" },
+    ScanIndexForward: false,
+  });
 }
 
 /** Marks the key revoked at `at`, keeping an earlier revocation's time (idempotent). The hash item,

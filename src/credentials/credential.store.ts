@@ -3,8 +3,8 @@
 // writes them in event order (adapters/tables/positioned.ts), so replaying a block range changes nothing
 // and an older event never overwrites a newer one; a repair from a live chain read is unconditional (the
 // chain wins). On-chain listings, the other half of the chain's index, are listings/chain-listing.store.ts.
-import { DeleteCommand, GetCommand, QueryCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
-import type { Tables } from "../adapters/tables/dynamo.ts";
+import { DeleteCommand, GetCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import { queryAll, type Tables } from "../adapters/tables/dynamo.ts";
 import { keyId, putNewItems, readPositions, updateIfLater } from "../adapters/tables/positioned.ts";
 import type { CredentialPatch } from "./events.ts";
 import type { RentalModel } from "../vocabulary.ts";
@@ -81,14 +81,6 @@ export async function getCredential(tables: Tables, wallet: string, listingId: s
 
 /** Every credential of a wallet (a wallet holds few; the list endpoint pages them in memory). */
 export async function listWalletCredentials(tables: Tables, wallet: string): Promise<CredentialRecord[]> {
-  const items: CredentialRecord[] = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await tables.doc.send(
-      new QueryCommand({ TableName: tables.name("credentials"), KeyConditionExpression: "pk = :pk", ExpressionAttributeValues: { ":pk": `wallet#${wallet.toLowerCase()}` }, ExclusiveStartKey: startKey }),
-    );
-    items.push(...((page.Items ?? []) as CredentialRecord[]));
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
+  const items = await queryAll<CredentialRecord>(tables, { TableName: tables.name("credentials"), KeyConditionExpression: "pk = :pk", ExpressionAttributeValues: { ":pk": `wallet#${wallet.toLowerCase()}` } });
   return items.filter((item) => item.rental_model !== undefined);
 }

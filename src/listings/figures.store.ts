@@ -6,7 +6,7 @@
 // The exactly-once protocol over them is in stats.ts; each function here is one read or one
 // conditional write.
 import { GetCommand, PutCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
-import { isConditionalCheckFailure, type Tables } from "../adapters/tables/dynamo.ts";
+import { applied, isConditionalCheckFailure, type Tables } from "../adapters/tables/dynamo.ts";
 import { agentKey } from "./listing.store.ts";
 
 /** The item in the `runs` table recording that a run's outcome is being, or has been, counted. */
@@ -44,22 +44,16 @@ export async function addToFigures(tables: Tables, onChainId: string, change: Fi
   add("stats_review_count", "reviews", change.reviews);
   // Counters live on an existing agent record only, and a change (its token) is added once.
   const base = "attribute_exists(pk) AND NOT contains(stats_in_flight, :token)";
-  try {
-    await tables.doc.send(
-      new UpdateCommand({
-        TableName: tables.name("listings"),
-        Key: agentKey(onChainId),
-        UpdateExpression: `ADD ${adds.join(", ")}${lastRunAt ? " SET stats_last_run_at = :last" : ""}`,
-        // ... and the last run's time only moves forward.
-        ConditionExpression: lastRunAt ? `${base} AND (attribute_not_exists(stats_last_run_at) OR stats_last_run_at < :last)` : base,
-        ExpressionAttributeValues: lastRunAt ? { ...values, ":last": lastRunAt } : values,
-      }),
-    );
-    return true;
-  } catch (error) {
-    if (isConditionalCheckFailure(error)) return false;
-    throw error;
-  }
+  return applied(tables.doc.send(
+    new UpdateCommand({
+      TableName: tables.name("listings"),
+      Key: agentKey(onChainId),
+      UpdateExpression: `ADD ${adds.join(", ")}${lastRunAt ? " SET stats_last_run_at = :last" : ""}`,
+      // ... and the last run's time only moves forward.
+      ConditionExpression: lastRunAt ? `${base} AND (attribute_not_exists(stats_last_run_at) OR stats_last_run_at < :last)` : base,
+      ExpressionAttributeValues: lastRunAt ? { ...values, ":last": lastRunAt } : values,
+    }),
+  ));
 }
 
 /** The fence of the listing's figures (strongly consistent), or null when it has no agent record. */
@@ -123,20 +117,14 @@ export async function createOutcomeMarker(
   claim: string,
   claimedUntil: number,
 ): Promise<boolean> {
-  try {
-    await tables.doc.send(
-      new PutCommand({
-        TableName: tables.name("runs"),
-        Item: { ...runOutcomeKey(run.runId), state: "claimed", claim, generation: 1, claimed_until: claimedUntil, run_id: run.runId, on_chain_id: run.onChainId, wallet: run.wallet, status: run.status, finished_at: run.finishedAt },
-        // Exactly one caller makes the first claim.
-        ConditionExpression: "attribute_not_exists(pk)",
-      }),
-    );
-    return true;
-  } catch (error) {
-    if (isConditionalCheckFailure(error)) return false;
-    throw error;
-  }
+  return applied(tables.doc.send(
+    new PutCommand({
+      TableName: tables.name("runs"),
+      Item: { ...runOutcomeKey(run.runId), state: "claimed", claim, generation: 1, claimed_until: claimedUntil, run_id: run.runId, on_chain_id: run.onChainId, wallet: run.wallet, status: run.status, finished_at: run.finishedAt },
+      // Exactly one caller makes the first claim.
+      ConditionExpression: "attribute_not_exists(pk)",
+    }),
+  ));
 }
 
 export async function getOutcomeMarker(tables: Tables, runId: string): Promise<OutcomeMarker | null> {
@@ -186,21 +174,15 @@ export async function expireOutcomeClaim(tables: Tables, runId: string, claim: s
 
 /** Marks the outcome counted. False when `claim` no longer holds the marker (it was taken over). */
 export async function markOutcomeCounted(tables: Tables, runId: string, claim: string): Promise<boolean> {
-  try {
-    await tables.doc.send(
-      new UpdateCommand({
-        TableName: tables.name("runs"),
-        Key: runOutcomeKey(runId),
-        UpdateExpression: "SET #state = :counted, counted_at = :now REMOVE claim, claimed_until",
-        // Only the current claim holder finishes the change.
-        ConditionExpression: "claim = :claim",
-        ExpressionAttributeNames: { "#state": "state" },
-        ExpressionAttributeValues: { ":counted": "counted", ":now": new Date().toISOString(), ":claim": claim },
-      }),
-    );
-    return true;
-  } catch (error) {
-    if (isConditionalCheckFailure(error)) return false;
-    throw error;
-  }
+  return applied(tables.doc.send(
+    new UpdateCommand({
+      TableName: tables.name("runs"),
+      Key: runOutcomeKey(runId),
+      UpdateExpression: "SET #state = :counted, counted_at = :now REMOVE claim, claimed_until",
+      // Only the current claim holder finishes the change.
+      ConditionExpression: "claim = :claim",
+      ExpressionAttributeNames: { "#state": "state" },
+      ExpressionAttributeValues: { ":counted": "counted", ":now": new Date().toISOString(), ":claim": claim },
+    }),
+  ));
 }

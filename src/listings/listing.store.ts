@@ -4,8 +4,8 @@
 //   - the agent id alias: `agent#<agent_id>` / `alias` → listing_id, written once at registration;
 //   - the listing review queue: `listing-review#pending` / `<created_at>#<listing_id>`.
 // The figures on the agent record (`stats_*`) are written by src/listings/stats.ts.
-import { GetCommand, PutCommand, QueryCommand, DeleteCommand, ScanCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
-import { batchGet, isConditionalCheckFailure, type Tables } from "../adapters/tables/dynamo.ts";
+import { GetCommand, PutCommand, QueryCommand, DeleteCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import { applied, scanAll, batchGet, isConditionalCheckFailure, type Tables } from "../adapters/tables/dynamo.ts";
 import type { AgentRecord } from "./catalogue.ts";
 
 /** The agent record's key. Ids are lower-cased, whatever the caller passed. */
@@ -38,20 +38,14 @@ export async function getAgent(tables: Tables, onChainId: string, options: { con
  * earlier delivery recorded.
  */
 export async function putAgent(tables: Tables, onChainId: string, agent: { listing_id: string; creator: string } & Record<string, unknown>): Promise<boolean> {
-  try {
-    await tables.doc.send(
-      new PutCommand({
-        TableName: tables.name("listings"),
-        Item: { ...agentKey(onChainId), ...agent, creator: agent.creator.toLowerCase(), gsi1pk: creatorIndex(agent.creator), gsi1sk: `agent#${agent.listing_id}` },
-        // First writer wins (see above).
-        ConditionExpression: "attribute_not_exists(pk)",
-      }),
-    );
-    return true;
-  } catch (error) {
-    if (isConditionalCheckFailure(error)) return false;
-    throw error;
-  }
+  return applied(tables.doc.send(
+    new PutCommand({
+      TableName: tables.name("listings"),
+      Item: { ...agentKey(onChainId), ...agent, creator: agent.creator.toLowerCase(), gsi1pk: creatorIndex(agent.creator), gsi1sk: `agent#${agent.listing_id}` },
+      // First writer wins (see above).
+      ConditionExpression: "attribute_not_exists(pk)",
+    }),
+  ));
 }
 
 /** Names the listing by its agent id. Unconditional: an agent id names one listing for good, so a
@@ -82,16 +76,7 @@ export async function listAgentsOfCreator(tables: Tables, creator: string, optio
 
 /** Every approved agent record (the catalogue's source, read in full and cached by its caller). */
 export async function scanApprovedAgents(tables: Tables): Promise<StoredAgent[]> {
-  const agents: StoredAgent[] = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await tables.doc.send(
-      new ScanCommand({ TableName: tables.name("listings"), FilterExpression: "sk = :agent AND review_status = :approved", ExpressionAttributeValues: { ":agent": "agent", ":approved": "approved" }, ExclusiveStartKey: startKey }),
-    );
-    agents.push(...((page.Items ?? []) as StoredAgent[]));
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
-  return agents;
+  return scanAll<StoredAgent>(tables, { TableName: tables.name("listings"), FilterExpression: "sk = :agent AND review_status = :approved", ExpressionAttributeValues: { ":agent": "agent", ":approved": "approved" } });
 }
 
 /** Agent names by listing id (`0x…` API form), for the listings that have an agent record. */

@@ -3,7 +3,7 @@
 // `<updated_at>#<wallet>`). The protocol that keeps the listing's figures equal to its ratings is in
 // ratings.ts; each function here is one read or one conditional write.
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
-import { isConditionalCheckFailure, type Tables } from "../adapters/tables/dynamo.ts";
+import { applied, isConditionalCheckFailure, type Tables } from "../adapters/tables/dynamo.ts";
 
 export interface PendingChange {
   id: string;
@@ -44,42 +44,30 @@ export async function getRating(tables: Tables, key: RatingKey): Promise<RatingI
 /** Writes the wallet's rating over the version read (`null`: none was). False when another write came
  * first or a change is still pending: read again. */
 export async function putRating(tables: Tables, item: RatingItem, readVersion: number | null): Promise<boolean> {
-  try {
-    await tables.doc.send(
-      new PutCommand({
-        TableName: tables.name("runs"),
-        Item: item,
-        // Over exactly the version read, and never over a change still pending (changes of one
-        // wallet's rating are serialized); the first rating only where there is none.
-        ConditionExpression: readVersion !== null ? "version = :v AND attribute_not_exists(pending)" : "attribute_not_exists(pk)",
-        ...(readVersion !== null ? { ExpressionAttributeValues: { ":v": readVersion } } : {}),
-      }),
-    );
-    return true;
-  } catch (error) {
-    if (isConditionalCheckFailure(error)) return false;
-    throw error;
-  }
+  return applied(tables.doc.send(
+    new PutCommand({
+      TableName: tables.name("runs"),
+      Item: item,
+      // Over exactly the version read, and never over a change still pending (changes of one
+      // wallet's rating are serialized); the first rating only where there is none.
+      ConditionExpression: readVersion !== null ? "version = :v AND attribute_not_exists(pending)" : "attribute_not_exists(pk)",
+      ...(readVersion !== null ? { ExpressionAttributeValues: { ":v": readVersion } } : {}),
+    }),
+  ));
 }
 
 /** Records the pending change as counted and removes it. False when `claim` no longer holds it. */
 export async function markRatingCounted(tables: Tables, key: RatingKey, pending: Pick<PendingChange, "to" | "claim">): Promise<boolean> {
-  try {
-    await tables.doc.send(
-      new UpdateCommand({
-        TableName: tables.name("runs"),
-        Key: key,
-        UpdateExpression: "SET counted = :to REMOVE pending",
-        // Only the current claim holder finishes the change.
-        ConditionExpression: "pending.claim = :claim",
-        ExpressionAttributeValues: { ":to": pending.to, ":claim": pending.claim },
-      }),
-    );
-    return true;
-  } catch (error) {
-    if (isConditionalCheckFailure(error)) return false;
-    throw error;
-  }
+  return applied(tables.doc.send(
+    new UpdateCommand({
+      TableName: tables.name("runs"),
+      Key: key,
+      UpdateExpression: "SET counted = :to REMOVE pending",
+      // Only the current claim holder finishes the change.
+      ConditionExpression: "pending.claim = :claim",
+      ExpressionAttributeValues: { ":to": pending.to, ":claim": pending.claim },
+    }),
+  ));
 }
 
 /** Ends a claim's lease now (after an error), so the next writer need not wait. Best effort. */

@@ -2,7 +2,7 @@
 // it sits in gsi1 under `status#queued`, sorted by when it was created or last enqueued: the sweeper's
 // work list. Every transition is conditioned on `queued`, so a job finishes once.
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
-import { isConditionalCheckFailure, type Tables } from "../adapters/tables/dynamo.ts";
+import { applied, isConditionalCheckFailure, type Tables } from "../adapters/tables/dynamo.ts";
 import type { JobError, JobRecord, JobResult } from "./jobs.ts";
 
 const QUEUED_INDEX = "status#queued";
@@ -27,24 +27,18 @@ export async function getJob(tables: Tables, jobId: string): Promise<JobRecord |
 /** queued → completed or failed. Returns false when the job had already left `queued`. */
 export async function finishJob(tables: Tables, jobId: string, outcome: { status: "completed"; result: JobResult } | { status: "failed"; error: JobError }): Promise<boolean> {
   const now = new Date().toISOString();
-  try {
-    await tables.doc.send(
-      new UpdateCommand({
-        TableName: tables.name("jobs"),
-        Key: key(jobId),
-        UpdateExpression: `SET #status = :status, updated_at = :now, ${outcome.status === "completed" ? "#result = :outcome" : "#error = :outcome"} REMOVE gsi1pk, gsi1sk`,
-        // queued → completed or failed, once: a redelivered message cannot complete a job twice nor
-        // overwrite a failure; leaving `queued` also takes the job out of the sweeper's index.
-        ConditionExpression: "#status = :queued",
-        ExpressionAttributeNames: { "#status": "status", ...(outcome.status === "completed" ? { "#result": "result" } : { "#error": "error" }) },
-        ExpressionAttributeValues: { ":status": outcome.status, ":now": now, ":queued": "queued", ":outcome": outcome.status === "completed" ? outcome.result : outcome.error },
-      }),
-    );
-    return true;
-  } catch (error) {
-    if (isConditionalCheckFailure(error)) return false;
-    throw error;
-  }
+  return applied(tables.doc.send(
+    new UpdateCommand({
+      TableName: tables.name("jobs"),
+      Key: key(jobId),
+      UpdateExpression: `SET #status = :status, updated_at = :now, ${outcome.status === "completed" ? "#result = :outcome" : "#error = :outcome"} REMOVE gsi1pk, gsi1sk`,
+      // queued → completed or failed, once: a redelivered message cannot complete a job twice nor
+      // overwrite a failure; leaving `queued` also takes the job out of the sweeper's index.
+      ConditionExpression: "#status = :queued",
+      ExpressionAttributeNames: { "#status": "status", ...(outcome.status === "completed" ? { "#result": "result" } : { "#error": "error" }) },
+      ExpressionAttributeValues: { ":status": outcome.status, ":now": now, ":queued": "queued", ":outcome": outcome.status === "completed" ? outcome.result : outcome.error },
+    }),
+  ));
 }
 
 /** Jobs still queued that were created (or last enqueued) before `before`: the sweeper's work. */

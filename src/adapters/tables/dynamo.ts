@@ -8,7 +8,17 @@ import {
   ResourceInUseException,
   ResourceNotFoundException,
 } from "@aws-sdk/client-dynamodb";
-import { DynamoDBDocumentClient, ScanCommand, BatchGetCommand, BatchWriteCommand, QueryCommand } from "@aws-sdk/lib-dynamodb";
+import {
+  DynamoDBDocumentClient,
+  ScanCommand,
+  BatchGetCommand,
+  BatchWriteCommand,
+  QueryCommand,
+  paginateQuery,
+  paginateScan,
+  type QueryCommandInput,
+  type ScanCommandInput,
+} from "@aws-sdk/lib-dynamodb";
 import { TABLE_NAMES, createTableInput, physicalTableName, type TableName } from "./schema.ts";
 
 export interface TablesOptions {
@@ -84,6 +94,20 @@ export async function clearTable(tables: Tables, table: TableName): Promise<numb
   return removed;
 }
 
+/** Every item a query finds, page after page (the SDK's paginator follows LastEvaluatedKey). */
+export async function queryAll<T>(tables: Tables, input: QueryCommandInput): Promise<T[]> {
+  const items: T[] = [];
+  for await (const page of paginateQuery({ client: tables.doc }, input)) items.push(...((page.Items ?? []) as T[]));
+  return items;
+}
+
+/** Every item a scan finds, page after page. */
+export async function scanAll<T>(tables: Tables, input: ScanCommandInput): Promise<T[]> {
+  const items: T[] = [];
+  for await (const page of paginateScan({ client: tables.doc }, input)) items.push(...((page.Items ?? []) as T[]));
+  return items;
+}
+
 /** Resolves when the table answers a control-plane call (the health check's storage probe). */
 export async function describeTable(tables: Tables, table: TableName): Promise<void> {
   await tables.raw.send(new DescribeTableCommand({ TableName: tables.name(table) }));
@@ -94,6 +118,17 @@ export async function describeTable(tables: Tables, table: TableName): Promise<v
 export async function countPartition(tables: Tables, table: TableName, pk: string): Promise<number> {
   const out = await tables.doc.send(new QueryCommand({ TableName: tables.name(table), KeyConditionExpression: "pk = :pk", ExpressionAttributeValues: { ":pk": pk }, Select: "COUNT" }));
   return out.Count ?? 0;
+}
+
+/** Sends a conditional write: true when it was applied, false when its condition did not hold. */
+export async function applied(write: Promise<unknown>): Promise<boolean> {
+  try {
+    await write;
+    return true;
+  } catch (error) {
+    if (isConditionalCheckFailure(error)) return false;
+    throw error;
+  }
 }
 
 /** True for the refusal of a conditional write (the condition did not hold), whichever client threw it. */

@@ -4,7 +4,7 @@
 // overwrites a newer one. The stores of the chain's index (credentials, on-chain listings) write
 // through these, each with its own keys.
 import { UpdateCommand } from "@aws-sdk/lib-dynamodb";
-import { batchGet, batchWrite, isConditionalCheckFailure, type ItemKey, type Tables } from "./dynamo.ts";
+import { applied, batchGet, batchWrite, type ItemKey, type Tables } from "./dynamo.ts";
 import type { TableName } from "./schema.ts";
 
 /** The identity of an item's key in the maps below. */
@@ -40,21 +40,15 @@ export async function updateIfLater(tables: Tables, table: TableName, key: ItemK
     assignments.push(`#f${i} = :v${i}`);
     i++;
   }
-  try {
-    await tables.doc.send(
-      new UpdateCommand({
-        TableName: tables.name(table),
-        Key: key,
-        UpdateExpression: `SET ${assignments.join(", ")}`,
-        // Only a later event moves the item: a replayed or out-of-order event changes nothing.
-        ConditionExpression: "attribute_not_exists(#position) OR #position < :position",
-        ExpressionAttributeNames: names,
-        ExpressionAttributeValues: values,
-      }),
-    );
-    return true;
-  } catch (error) {
-    if (isConditionalCheckFailure(error)) return false;
-    throw error;
-  }
+  return applied(tables.doc.send(
+    new UpdateCommand({
+      TableName: tables.name(table),
+      Key: key,
+      UpdateExpression: `SET ${assignments.join(", ")}`,
+      // Only a later event moves the item: a replayed or out-of-order event changes nothing.
+      ConditionExpression: "attribute_not_exists(#position) OR #position < :position",
+      ExpressionAttributeNames: names,
+      ExpressionAttributeValues: values,
+    }),
+  ));
 }

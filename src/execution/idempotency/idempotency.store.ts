@@ -4,7 +4,7 @@
 // judge expiry themselves (protocol.ts).
 import { DeleteCommand, GetCommand, PutCommand } from "@aws-sdk/lib-dynamodb";
 import type { Address } from "viem";
-import { isConditionalCheckFailure, type Tables } from "../../adapters/tables/dynamo.ts";
+import { applied, isConditionalCheckFailure, type Tables } from "../../adapters/tables/dynamo.ts";
 import { IdempotencyKeyClaimedError, type IdempotencyRecord, type IdempotencyStore } from "./protocol.ts";
 
 const key = (wallet: Address, idempotencyKey: string) => ({ pk: `idem#${wallet.toLowerCase()}#${idempotencyKey}`, sk: "idem" });
@@ -39,21 +39,15 @@ export async function putIdempotencyClaim(tables: Tables, wallet: Address, idemp
 
 /** Deletes the claim of `runId`. False when the key is not (or no longer) claimed for that run. */
 export async function deleteIdempotencyClaim(tables: Tables, wallet: Address, idempotencyKey: string, runId: string): Promise<boolean> {
-  try {
-    await tables.doc.send(
-      new DeleteCommand({
-        TableName: tables.name("idempotency"),
-        Key: key(wallet, idempotencyKey),
-        // Only the claimant's own record goes: a request never frees a key another request claimed.
-        ConditionExpression: "run_id = :run",
-        ExpressionAttributeValues: { ":run": runId },
-      }),
-    );
-    return true;
-  } catch (error) {
-    if (isConditionalCheckFailure(error)) return false;
-    throw error;
-  }
+  return applied(tables.doc.send(
+    new DeleteCommand({
+      TableName: tables.name("idempotency"),
+      Key: key(wallet, idempotencyKey),
+      // Only the claimant's own record goes: a request never frees a key another request claimed.
+      ConditionExpression: "run_id = :run",
+      ExpressionAttributeValues: { ":run": runId },
+    }),
+  ));
 }
 
 /** The store as the protocol uses it. */

@@ -4,7 +4,7 @@
 // kinds of record have this shape, each with a store of its own that owns its key: a listing's
 // concurrency slots (concurrency.store.ts) and a renter's per-query reservations (money/ledger.store.ts).
 import { GetCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
-import { isConditionalCheckFailure, type ItemKey, type Tables } from "../../adapters/tables/dynamo.ts";
+import { applied, isConditionalCheckFailure, type ItemKey, type Tables } from "../../adapters/tables/dynamo.ts";
 
 /** A lease map as stored. */
 export interface LeaseMapItem {
@@ -101,42 +101,30 @@ export function leaseMapAt(tables: Tables, key: ItemKey): LeaseMap {
         });
     },
     async removeExpired(holder, expiresAt) {
-      try {
-        await tables.doc.send(
-          new UpdateCommand({
-            TableName: table,
-            Key: key,
-            UpdateExpression: "REMOVE #leases.#holder",
-            // Only the expiry that was read: a holder that extended its lease meanwhile keeps it.
-            ConditionExpression: "#leases.#holder = :expires",
-            ExpressionAttributeNames: { "#leases": "leases", "#holder": holder },
-            ExpressionAttributeValues: { ":expires": expiresAt },
-          }),
-        );
-        return true;
-      } catch (error) {
-        if (isConditionalCheckFailure(error)) return false;
-        throw error;
-      }
+      return applied(tables.doc.send(
+        new UpdateCommand({
+          TableName: table,
+          Key: key,
+          UpdateExpression: "REMOVE #leases.#holder",
+          // Only the expiry that was read: a holder that extended its lease meanwhile keeps it.
+          ConditionExpression: "#leases.#holder = :expires",
+          ExpressionAttributeNames: { "#leases": "leases", "#holder": holder },
+          ExpressionAttributeValues: { ":expires": expiresAt },
+        }),
+      ));
     },
     async extend(holder, expiresAt) {
-      try {
-        await tables.doc.send(
-          new UpdateCommand({
-            TableName: table,
-            Key: key,
-            UpdateExpression: "SET #leases.#holder = :expires",
-            // Only a lease still held moves: a released reservation is not taken again.
-            ConditionExpression: "attribute_exists(#leases.#holder)",
-            ExpressionAttributeNames: { "#leases": "leases", "#holder": holder },
-            ExpressionAttributeValues: { ":expires": expiresAt },
-          }),
-        );
-        return true;
-      } catch (error) {
-        if (isConditionalCheckFailure(error)) return false;
-        throw error;
-      }
+      return applied(tables.doc.send(
+        new UpdateCommand({
+          TableName: table,
+          Key: key,
+          UpdateExpression: "SET #leases.#holder = :expires",
+          // Only a lease still held moves: a released reservation is not taken again.
+          ConditionExpression: "attribute_exists(#leases.#holder)",
+          ExpressionAttributeNames: { "#leases": "leases", "#holder": holder },
+          ExpressionAttributeValues: { ":expires": expiresAt },
+        }),
+      ));
     },
   };
 }

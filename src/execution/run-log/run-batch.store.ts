@@ -2,9 +2,9 @@
 // batch is written before anything is sent and moves `prepared` → `sending` → `logged` (or
 // `abandoned`), each move conditioned on the state it leaves. While prepared or sending it sits in gsi1
 // under `runbatch#open`, sorted by its last update, so recovery finds the batches a logger left behind.
-import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import { GetCommand, PutCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import type { Hex } from "viem";
-import { isConditionalCheckFailure, type Tables } from "../../adapters/tables/dynamo.ts";
+import { applied, queryAll, isConditionalCheckFailure, type Tables } from "../../adapters/tables/dynamo.ts";
 
 /** gsi1pk of a batch that is not finished (gsi1sk: updated_at + "#" + batch_id). */
 export const RUN_BATCH_OPEN = "runbatch#open";
@@ -102,40 +102,24 @@ export async function transitionBatch(tables: Tables, batchId: string, from: Run
     condition += " AND updated_at = :seen";
     values[":seen"] = extra.expectUpdatedAt;
   }
-  try {
-    await tables.doc.send(
-      new UpdateCommand({
-        TableName: tables.name("runs"),
-        Key: runBatchKey(batchId),
-        UpdateExpression: `SET ${sets.join(", ")}${open ? "" : " REMOVE gsi1pk, gsi1sk"}`,
-        ConditionExpression: condition,
-        ExpressionAttributeNames: { "#state": "state" },
-        ExpressionAttributeValues: values,
-      }),
-    );
-    return true;
-  } catch (error) {
-    if (isConditionalCheckFailure(error)) return false;
-    throw error;
-  }
+  return applied(tables.doc.send(
+    new UpdateCommand({
+      TableName: tables.name("runs"),
+      Key: runBatchKey(batchId),
+      UpdateExpression: `SET ${sets.join(", ")}${open ? "" : " REMOVE gsi1pk, gsi1sk"}`,
+      ConditionExpression: condition,
+      ExpressionAttributeNames: { "#state": "state" },
+      ExpressionAttributeValues: values,
+    }),
+  ));
 }
 
 /** Every open batch last updated at or before `upper` (a gsi1 sort-key bound): recovery's work. */
 export async function listOpenBatches(tables: Tables, upper: string): Promise<RunBatchItem[]> {
-  const items: RunBatchItem[] = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await tables.doc.send(
-      new QueryCommand({
-        TableName: tables.name("runs"),
-        IndexName: "gsi1",
-        KeyConditionExpression: "gsi1pk = :gpk AND gsi1sk <= :upper",
-        ExpressionAttributeValues: { ":gpk": RUN_BATCH_OPEN, ":upper": upper },
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    items.push(...((page.Items ?? []) as RunBatchItem[]));
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
-  return items;
+  return queryAll<RunBatchItem>(tables, {
+    TableName: tables.name("runs"),
+    IndexName: "gsi1",
+    KeyConditionExpression: "gsi1pk = :gpk AND gsi1sk <= :upper",
+    ExpressionAttributeValues: { ":gpk": RUN_BATCH_OPEN, ":upper": upper },
+  });
 }

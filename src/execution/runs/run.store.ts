@@ -6,7 +6,7 @@
 //   - `runlog#batching` while a batch holds it (sort key: claimed_at), for the run log's recovery;
 //   - none once its receipt is logged.
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
-import { isConditionalCheckFailure, type Tables } from "../../adapters/tables/dynamo.ts";
+import { applied, queryAll, isConditionalCheckFailure, type Tables } from "../../adapters/tables/dynamo.ts";
 import type { ClaimedRuns } from "../idempotency/protocol.ts";
 import { STALE_AFTER_TIMEOUT_MS, type RunFinish, type RunReceiptReference, type RunRecord, type SettlementPatch } from "./run.ts";
 
@@ -262,62 +262,40 @@ export async function claimRunForBatch(tables: Tables, runId: string, batchId: s
 /** Returns a run claimed by `batchId` to pending, under its original place in the queue (`finishedAt`).
  * False when the batch no longer holds it. */
 export async function returnRunToLog(tables: Tables, runId: string, batchId: string, finishedAt: string | undefined): Promise<boolean> {
-  try {
-    await tables.doc.send(
-      new UpdateCommand({
-        TableName: tables.name("runs"),
-        Key: runKey(runId),
-        UpdateExpression: "SET log_state = :pending, gsi1pk = :gpk, gsi1sk = :gsk REMOVE log_batch",
-        // Only the batch that claimed the run gives it back.
-        ConditionExpression: "log_state = :batching AND log_batch = :batch",
-        ExpressionAttributeValues: { ":pending": "pending", ":gpk": RUN_LOG_PENDING, ":gsk": `${finishedAt}#${runId}`, ":batching": "batching", ":batch": batchId },
-      }),
-    );
-    return true;
-  } catch (error) {
-    if (isConditionalCheckFailure(error)) return false;
-    throw error;
-  }
+  return applied(tables.doc.send(
+    new UpdateCommand({
+      TableName: tables.name("runs"),
+      Key: runKey(runId),
+      UpdateExpression: "SET log_state = :pending, gsi1pk = :gpk, gsi1sk = :gsk REMOVE log_batch",
+      // Only the batch that claimed the run gives it back.
+      ConditionExpression: "log_state = :batching AND log_batch = :batch",
+      ExpressionAttributeValues: { ":pending": "pending", ":gpk": RUN_LOG_PENDING, ":gsk": `${finishedAt}#${runId}`, ":batching": "batching", ":batch": batchId },
+    }),
+  ));
 }
 
 /** Gives a run claimed by `batchId` its receipt and takes it out of the queues. False when it already
  * has it (or another batch holds it). */
 export async function giveRunReceipt(tables: Tables, runId: string, batchId: string, receipt: RunReceiptReference): Promise<boolean> {
-  try {
-    await tables.doc.send(
-      new UpdateCommand({
-        TableName: tables.name("runs"),
-        Key: runKey(runId),
-        UpdateExpression: "SET log_state = :logged, receipt = :receipt REMOVE gsi1pk, gsi1sk, log_batch",
-        // Only the batch that claimed the run gives it a receipt: a run never sits under two roots.
-        ConditionExpression: "log_state = :batching AND log_batch = :batch",
-        ExpressionAttributeValues: { ":logged": "logged", ":receipt": receipt, ":batching": "batching", ":batch": batchId },
-      }),
-    );
-    return true;
-  } catch (error) {
-    if (isConditionalCheckFailure(error)) return false;
-    throw error;
-  }
+  return applied(tables.doc.send(
+    new UpdateCommand({
+      TableName: tables.name("runs"),
+      Key: runKey(runId),
+      UpdateExpression: "SET log_state = :logged, receipt = :receipt REMOVE gsi1pk, gsi1sk, log_batch",
+      // Only the batch that claimed the run gives it a receipt: a run never sits under two roots.
+      ConditionExpression: "log_state = :batching AND log_batch = :batch",
+      ExpressionAttributeValues: { ":logged": "logged", ":receipt": receipt, ":batching": "batching", ":batch": batchId },
+    }),
+  ));
 }
 
 /** Every run held by a run-log batch whose claim's queue key is at most `upper` (claims older than the
  * stale bound: the run log's recovery). */
 export async function listClaimedRuns(tables: Tables, upper: string): Promise<RunLogItem[]> {
-  const items: RunLogItem[] = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await tables.doc.send(
-      new QueryCommand({
-        TableName: tables.name("runs"),
-        IndexName: "gsi1",
-        KeyConditionExpression: "gsi1pk = :gpk AND gsi1sk <= :upper",
-        ExpressionAttributeValues: { ":gpk": RUN_LOG_BATCHING, ":upper": upper },
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    items.push(...((page.Items ?? []) as RunLogItem[]));
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
-  return items;
+  return queryAll<RunLogItem>(tables, {
+    TableName: tables.name("runs"),
+    IndexName: "gsi1",
+    KeyConditionExpression: "gsi1pk = :gpk AND gsi1sk <= :upper",
+    ExpressionAttributeValues: { ":gpk": RUN_LOG_BATCHING, ":upper": upper },
+  });
 }
