@@ -9,7 +9,7 @@
 //
 // Options: --invariant-only (skip the whole-suite runs), --only=<id>,<id> (those mutants),
 // --list (print the mutants and check each still applies to exactly one place, without running).
-// It takes about an hour on two cores, so it is not part of `npm test`; docs/benchmarks/mutants.md keeps its figures.
+// It takes about an hour on two cores, so it is not part of `npm test`; docs/reference/contract.md ("Tests and lint") keeps its figures.
 import { spawn } from "node:child_process";
 import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
