@@ -98,6 +98,9 @@ describe("init checks each answer as it is given", () => {
  */
 function onTerminal(args: string[], env: Record<string, string> = {}) {
   const dir = mkdtempSync(join(tmpdir(), "agentrent-terminal-"));
+  // In process, the prompts' colours follow the test process's FORCE_COLOR (npm test sets it), not the
+  // command's NO_COLOR: what is read here is the text without its colour codes.
+  const uncoloured = (text: string) => text.replace(/\x1b\[[0-9;]*m/g, "");
   const stdin = Object.assign(new PassThrough(), { isTTY: true, setRawMode: () => stdin });
   let stderr = "";
   let stdout = "";
@@ -105,7 +108,7 @@ function onTerminal(args: string[], env: Record<string, string> = {}) {
     Object.assign(
       new Writable({
         write(chunk: Buffer, _enc, done) {
-          append(chunk.toString());
+          append(uncoloured(chunk.toString()));
           done();
         },
       }),
