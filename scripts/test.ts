@@ -5,9 +5,8 @@
 //    Solidity tests (Hardhat: unit, fuzz, invariant)
 //  - the vitest lanes (vitest.config.ts): unit, then integration (real emulators and a real chain),
 //    then e2e (the whole local stack, the dashboard in Chromium, the packed packages)
-// The checks run beside the unit and integration lanes, one at a time, their output held and printed
-// as each ends (a test run's own output stays readable); the e2e lane runs last, alone, because a
-// browser and a whole stack take the machine.
+// The checks run one at a time, then the e2e lane, beside the unit and integration lanes; the output of
+// the checks and of the e2e lane is held and printed as each ends (the live lanes' output stays readable).
 import { spawn } from "node:child_process";
 import { mkdirSync, readFileSync, rmSync, existsSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -93,15 +92,17 @@ async function checks(): Promise<void> {
   }
 }
 
-/** One vitest lane (a project of vitest.config.ts), its output live. */
-async function lane(project: "unit" | "integration" | "e2e"): Promise<void> {
+/** One vitest lane (a project of vitest.config.ts), its output live or (`live` false) printed in one
+ * block when it ends. */
+async function lane(project: "unit" | "integration" | "e2e", live = true): Promise<void> {
   const name = `${project} tests (vitest)`;
   const since = Date.now();
-  process.stdout.write(`\n── ${name} ──\n`);
+  if (live) process.stdout.write(`\n── ${name} ──\n`);
   const report = join(root, `.build/vitest-${project}.json`);
   mkdirSync(dirname(report), { recursive: true });
   rmSync(report, { force: true });
-  const { code } = await run(bin("vitest"), ["run", "--project", project, "--reporter=default", "--reporter=json", `--outputFile.json=${report}`], true);
+  const { code, output } = await run(bin("vitest"), ["run", "--project", project, "--reporter=default", "--reporter=json", `--outputFile.json=${report}`], live);
+  if (!live) process.stdout.write(`\n── ${name} ──\n${output}`);
   if (!existsSync(report)) return record(name, { passed: 0, failed: 1, skipped: 0 }, since);
   const result = JSON.parse(readFileSync(report, "utf8")) as { numPassedTests: number; numFailedTests: number; numPendingTests: number; numTodoTests: number; numFailedTestSuites: number };
   const tally = { passed: result.numPassedTests, failed: result.numFailedTests, skipped: result.numPendingTests + result.numTodoTests };
@@ -110,14 +111,19 @@ async function lane(project: "unit" | "integration" | "e2e"): Promise<void> {
   record(name, tally, since);
 }
 
+// Two tracks share the machine: the checks then the e2e lane (its output held), beside the unit then
+// the integration lanes (live). The checks end well before the integration lane, so the e2e lane's
+// browser and stacks overlap only its second half.
 await Promise.all([
-  checks(),
+  (async () => {
+    await checks();
+    await lane("e2e", false);
+  })(),
   (async () => {
     await lane("unit");
     await lane("integration");
   })(),
 ]);
-await lane("e2e");
 
 const total = rows.reduce((sum, { tally }) => ({ passed: sum.passed + tally.passed, failed: sum.failed + tally.failed, skipped: sum.skipped + tally.skipped }), { passed: 0, failed: 0, skipped: 0 });
 const line = (t: Tally) => `${t.passed} passed, ${t.failed} failed${t.skipped ? `, ${t.skipped} skipped` : ""}`;
