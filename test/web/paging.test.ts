@@ -95,6 +95,30 @@ describe("long lists", () => {
     await Promise.all([d.context.close(), other.context.close()]);
   }, 120_000);
 
+  it("keeps both of two filters chosen before the page re-renders", async () => {
+    const d = await openDashboard(browser, stack, DEV_ACCOUNTS[4]!.privateKey as Hex);
+    const { page } = d;
+    await page.goto(stack.info.dashboard_url);
+    await connectAndSignIn(d);
+    await page.getByTestId("listing-card").first().waitFor();
+    // Both choices in one task, as a quick hand on a busy machine makes them: React renders once, after
+    // both change handlers ran.
+    await page.evaluate(() => {
+      type Select = { value: string; dispatchEvent(event: unknown): boolean };
+      const w = globalThis as unknown as { document: { getElementById(id: string): Select }; Event: new (type: string, init: { bubbles: boolean }) => unknown };
+      for (const [id, value] of [["category", "research"], ["rental_model", "per_query"]] as const) {
+        const select = w.document.getElementById(id);
+        select.value = value;
+        select.dispatchEvent(new w.Event("change", { bubbles: true }));
+      }
+    });
+    await expect.poll(() => Object.fromEntries(new URL(page.url()).searchParams)).toEqual({ category: "research", rental_model: "per_query" });
+    await expect.poll(() => page.getByLabel("Category").inputValue()).toBe("research");
+    await expect.poll(() => page.getByLabel("Rental model").inputValue()).toBe("per_query");
+    expect(d.errors).toEqual([]);
+    await d.context.close();
+  }, 60_000);
+
   it("shows a listing's ratings five at a time, and says No ratings yet where there are none", async () => {
     // Six renters each complete a run and rate the listing.
     const comments: string[] = [];

@@ -50,7 +50,9 @@ function Browse() {
   useEffect(() => setText(params.get("q") ?? ""), [params]);
 
   const update = (changes: Record<string, string | null>) => {
-    const next = new URLSearchParams(params);
+    // From the URL as it is now, not as this render saw it: a second filter chosen before the page
+    // re-renders must keep the first (react-router's functional form also reads the render's params).
+    const next = new URLSearchParams(window.location.search);
     for (const [k, v] of Object.entries(changes)) if (v) next.set(k, v); else next.delete(k);
     if (!("page" in changes)) next.delete("page");
     setParams(next);
