@@ -9,6 +9,7 @@ import { claimOf, findIdempotentRun, parseIdempotencyKey, requestHash } from "..
 import { idempotencyStore } from "../execution/idempotency/idempotency.store.ts";
 import { limitExecution } from "./middleware/rate-limit.ts";
 import { FinishedRunStatusSchema } from "./schemas/common.ts";
+import type { RouteErrors } from "./openapi.ts";
 
 /** Largest task description, in characters (the body as a whole is capped by MAX_BODY_BYTES). */
 export const MAX_TASK_CHARS = 32_768;
@@ -47,6 +48,16 @@ export const RunSchema = z
       .openapi({ description: "Present when the run's per-task charge is not confirmed on-chain yet: output is null until it is; GET /v1/runs/{run_id} releases it once the charge lands. The run is not run or charged again." }),
   })
   .openapi("Run");
+
+/** What both execute routes can refuse, from admission (the credential, the balance, the listing) and
+ * the Idempotency-Key. */
+export const EXECUTE_ERRORS = {
+  400: ["invalid_request", "invalid_listing_id"],
+  403: ["credential_not_found", "credential_expired", "insufficient_balance", "listing_paused", "credential_revoked", "listing_closed"],
+  404: ["listing_not_found"],
+  409: ["idempotency_key_reused"],
+  429: ["rate_limit_exceeded"],
+} as const satisfies RouteErrors;
 
 export async function admitFromRequest(c: Context<AppEnv>, endpoint: string, body: ExecuteRequest): Promise<AdmissionResult> {
   const services = c.get("services");

@@ -5,7 +5,7 @@ import { ApiError } from "../../errors.ts";
 import { performRun } from "../../execution/perform.ts";
 import { waitForRun } from "../../execution/idempotency/protocol.ts";
 import { claimedRuns } from "../../execution/runs/run.store.ts";
-import { admitFromRequest, ExecuteRequestSchema, RunSchema } from "../execution.ts";
+import { admitFromRequest, EXECUTE_ERRORS, ExecuteRequestSchema, RunSchema } from "../execution.ts";
 import { finishedRunJson, runJson } from "../run-json.ts";
 import { requestHeader } from "../openapi.ts";
 import { defineRoute } from "../route.ts";
@@ -26,13 +26,7 @@ export const route = defineRoute({
   responses: {
     200: { description: "The run (completed or failed)", content: { "application/json": { schema: RunSchema } } },
   },
-  errors: {
-    400: ["invalid_request", "invalid_listing_id"],
-    403: ["credential_not_found", "credential_expired", "insufficient_balance", "listing_paused", "credential_revoked", "listing_closed"],
-    404: ["listing_not_found"],
-    409: ["idempotency_key_reused"],
-    429: ["rate_limit_exceeded"],
-  },
+  errors: EXECUTE_ERRORS,
 });
 
 const JSON_TYPE = { "content-type": "application/json; charset=utf-8" };

@@ -11,7 +11,7 @@ import type { AppEnv } from "../env.ts";
 import { performRun } from "../../execution/perform.ts";
 import { claimedRun } from "../../execution/idempotency/protocol.ts";
 import { claimedRuns } from "../../execution/runs/run.store.ts";
-import { admitFromRequest, ExecuteRequestSchema } from "../execution.ts";
+import { admitFromRequest, EXECUTE_ERRORS, ExecuteRequestSchema } from "../execution.ts";
 import { doneEvent, outputEvent, parseLastEventId, runEvents, type StreamEvent } from "../run-events.ts";
 import { runJson } from "../run-json.ts";
 import { header, requestHeader } from "../openapi.ts";
@@ -36,13 +36,7 @@ export const route = defineRoute({
   responses: {
     200: { description: "The event stream: `output` events, then one `done` event", headers: { [RUN_ID_HEADER]: header("X-Run-Id") }, content: runEventStream },
   },
-  errors: {
-    400: ["invalid_request", "invalid_listing_id"],
-    403: ["credential_not_found", "credential_expired", "insufficient_balance", "listing_paused", "credential_revoked", "listing_closed"],
-    404: ["listing_not_found"],
-    409: ["idempotency_key_reused"],
-    429: ["rate_limit_exceeded"],
-  },
+  errors: EXECUTE_ERRORS,
 });
 
 export function register(app: OpenAPIHono<AppEnv>): void {
