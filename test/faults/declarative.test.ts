@@ -111,7 +111,9 @@ describe("the model provider fails", () => {
   }, 60_000);
 
   it("hangs mid-answer past the caller's timeout: a stream that delivered output is charged once, everything else is free and withheld", async () => {
-    const results = await everyProviderAndRoute((provider, route) => `trickle ${provider} ${route} ${"word ".repeat(24)}[[slow:300]]`, { timeout_seconds: 4 });
+    // Four runs start at once, each in a fresh sandbox: the timeout leaves a loaded machine room for the
+    // first words, and the answer (48 words, 14.4 s) still outlasts it.
+    const results = await everyProviderAndRoute((provider, route) => `trickle ${provider} ${route} ${"word ".repeat(48)}[[slow:300]]`, { timeout_seconds: 10 });
     for (const { answer, provider, route } of results) {
       expect(answer.body).toMatchObject({ status: "failed", error: { code: "timeout" } });
       expectChargedOnlyForDelivered(answer, agents[provider].priceWei);

@@ -191,7 +191,8 @@ describe("long lists", () => {
     await page.getByRole("button", { name: "Show more rentals" }).click();
     await count.getByText("Showing 100 of 101 rentals").waitFor();
     await page.getByRole("button", { name: "Show more rentals" }).click();
-    await count.getByText("101 rentals").waitFor();
+    // Exactly: "Showing 100 of 101 rentals" also holds the words "101 rentals".
+    await count.getByText("101 rentals", { exact: true }).waitFor();
     expect(await page.getByRole("article").count()).toBe(101);
     expect(await page.getByRole("button", { name: "Show more rentals" }).count()).toBe(0);
     await d.shot("p3-01-rentals-all");
