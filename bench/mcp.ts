@@ -16,19 +16,17 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { AddressInfo } from "node:net";
 import { parseEther, type Hex } from "viem";
-import { privateKeyToAccount } from "viem/accounts";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { startStack } from "../local/stack.ts";
 import { freePort } from "../local/ports.ts";
 import { DEV_ACCOUNTS, LOCAL_CHAIN_ID } from "../local/chain.ts";
+import { publishAgent } from "../local/publish.ts";
 import { writeMarketplace } from "../src/chain/write.ts";
 import { chainFor } from "../src/chain/client.ts";
-import { reviewListing } from "../src/listings/reviews.ts";
 import { catchUp } from "../src/credentials/indexer.ts";
 import type { RateLimiter } from "../src/adapters/ratelimit/port.ts";
-import { ACCESS_TYPE } from "../src/vocabulary.ts";
 import { ms, summarize } from "./stats.ts";
 
 const ROUNDS = Number(process.env.MCP_BENCH_ROUNDS ?? 60);
@@ -51,24 +49,6 @@ const admitAll: RateLimiter = {
   },
 };
 
-async function signIn(apiUrl: string, privateKey: Hex): Promise<string> {
-  const account = privateKeyToAccount(privateKey);
-  const challenge = (await (await fetch(`${apiUrl}/v1/auth/challenge?wallet=${account.address}`)).json()) as { challenge: string };
-  const signature = await account.signMessage({ message: challenge.challenge });
-  const res = await fetch(`${apiUrl}/v1/auth/token`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ wallet: account.address, challenge: challenge.challenge, signature }) });
-  return ((await res.json()) as { token: string }).token;
-}
-
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
-
 export async function runMcpBench(options: { rounds?: number } = {}): Promise<string[]> {
   const rounds = options.rounds ?? ROUNDS;
   const dataDir = mkdtempSync(join(tmpdir(), "mcp-bench-"));
@@ -85,27 +65,12 @@ export async function runMcpBench(options: { rounds?: number } = {}): Promise<st
     const apiKey = (stack.info.demo as { api_key: string }).api_key;
     const target = { rpcUrl: stack.info.rpc_url, chain: chainFor(LOCAL_CHAIN_ID, stack.info.rpc_url), marketplace: stack.info.contracts.marketplace as Hex };
 
-    // Published through the stack's own pipeline by a demo creator, rented one-time by the demo renter.
+    // Published as every agent is (local/publish.ts) by a demo creator (approved by the demo), rented
+    // one-time by the demo renter.
     const creator = DEV_ACCOUNTS[2]!;
-    const creatorAuth = { authorization: `Bearer ${await signIn(apiUrl, creator.privateKey)}` };
-    const submitted = await fetch(`${apiUrl}/v1/agents`, {
-      method: "POST",
-      headers: { ...creatorAuth, "content-type": "application/json" },
-      body: JSON.stringify({ ...MANIFEST, entrypoint_url: `http://127.0.0.1:${(agent.address() as AddressInfo).port}/run` }),
-    });
-    if (submitted.status !== 202) throw new Error(`registration refused: ${submitted.status} ${await submitted.text()}`);
-    const { job_id } = (await submitted.json()) as { job_id: string };
-    const listing = await until("the registration", async () => {
-      const job = (await (await fetch(`${apiUrl}/v1/jobs/${job_id}`, { headers: creatorAuth })).json()) as { status: string; result?: { listing_id: string; agent_id: string; listing_seed: Hex; metadata_uri: string }; error?: unknown };
-      if (job.status === "failed") throw new Error(`registration failed: ${JSON.stringify(job.error)}`);
-      return job.status === "completed" ? job.result : undefined;
-    });
     const priceWei = parseEther("0.001");
-    await writeMarketplace(target, creator.privateKey, "createListing", [listing.listing_seed, ACCESS_TYPE.one_time, priceWei, listing.metadata_uri]);
-    await reviewListing(stack.services.tables, listing.listing_id, "approve", undefined);
-    const secret = await fetch(`${apiUrl}/v1/listings/${listing.listing_id}/webhook-secret`, { method: "POST", headers: creatorAuth });
-    if (secret.status !== 201) throw new Error(`webhook secret refused: ${secret.status} ${await secret.text()}`);
-    await writeMarketplace(target, DEV_ACCOUNTS[4]!.privateKey, "purchaseOneTime", [`0x${listing.listing_id.slice(4)}` as Hex], priceWei);
+    const listing = await publishAgent(stack.services, creator.privateKey, { ...MANIFEST, entrypoint_url: `http://127.0.0.1:${(agent.address() as AddressInfo).port}/run` }, { rental: "one_time", priceWei, target });
+    await writeMarketplace(target, DEV_ACCOUNTS[4]!.privateKey, "purchaseOneTime", [listing.onChainId], priceWei);
     await catchUp({ tables: stack.services.tables, chain: stack.services.chain, logger: stack.services.logger, fromBlock: 0n, confirmations: 0 });
 
     const transport = new StreamableHTTPClientTransport(new URL(`${apiUrl}/v1/mcp`), { requestInit: { headers: { authorization: `Bearer ${apiKey}` } } });
