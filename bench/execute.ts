@@ -43,7 +43,7 @@ import { signIn, createKey } from "../test/support/auth.ts";
 import { fundAccount } from "../test/support/chain-actions.ts";
 import { approveCreator, publishAgent } from "../local/publish.ts";
 import { startHttpsServer, type HttpsTestServer } from "../test/support/https-server.ts";
-import { ms, summarize } from "./stats.ts";
+import { ms, summarize, unionMs } from "./stats.ts";
 
 const MANIFEST = {
   category: "research",
@@ -94,23 +94,6 @@ class Tally {
   rpcCalls(): number {
     return [...this.rpcMethods.values()].reduce((sum, n) => sum + n, 0);
   }
-}
-
-/** Total length of the union of intervals (time during which at least one call was outstanding). */
-function unionMs(intervals: [number, number][]): number {
-  const sorted = [...intervals].sort((a, b) => a[0] - b[0]);
-  let total = 0;
-  let start = -Infinity;
-  let end = -Infinity;
-  for (const [s, e] of sorted) {
-    if (s > end) {
-      if (end > start) total += end - start;
-      start = s;
-      end = e;
-    } else if (e > end) end = e;
-  }
-  if (end > start) total += end - start;
-  return total;
 }
 
 let tally: Tally | null = null;

@@ -11,3 +11,17 @@ export function summarize(values: number[]): { n: number; p50: number; p95: numb
 }
 
 export const ms = (value: number) => `${value.toFixed(1)} ms`;
+
+/** Total length of the union of intervals [start, end]: the time during which at least one was open. */
+export function unionMs(intervals: [number, number][]): number {
+  let total = 0;
+  let start = -Infinity;
+  let end = -Infinity;
+  for (const [s, e] of [...intervals].sort((a, b) => a[0] - b[0])) {
+    if (s > end) {
+      if (end > start) total += end - start;
+      [start, end] = [s, e];
+    } else if (e > end) end = e;
+  }
+  return end > start ? total + end - start : total;
+}
