@@ -64,38 +64,30 @@ export async function readFiguresFence(tables: Tables, onChainId: string): Promi
 
 /** Deletes a change's token from `stats_in_flight` (a missing record is left missing). */
 export async function deleteFiguresToken(tables: Tables, onChainId: string, token: string): Promise<void> {
-  await tables.doc
-    .send(
-      new UpdateCommand({
-        TableName: tables.name("listings"),
-        Key: agentKey(onChainId),
-        UpdateExpression: "DELETE stats_in_flight :tokens",
-        // Never create a stub agent record holding only an empty set.
-        ConditionExpression: "attribute_exists(pk)",
-        ExpressionAttributeValues: { ":tokens": new Set([token]) },
-      }),
-    )
-    .catch((error: unknown) => {
-      if (!isConditionalCheckFailure(error)) throw error;
-    });
+  await applied(tables.doc.send(
+    new UpdateCommand({
+      TableName: tables.name("listings"),
+      Key: agentKey(onChainId),
+      UpdateExpression: "DELETE stats_in_flight :tokens",
+      // Never create a stub agent record holding only an empty set.
+      ConditionExpression: "attribute_exists(pk)",
+      ExpressionAttributeValues: { ":tokens": new Set([token]) },
+    }),
+  ));
 }
 
 /** Records that the wallet has a completed run of the listing (first run kept, last run raised). */
 export async function raiseRenter(tables: Tables, onChainId: string, wallet: string, runId: string, finishedAt: string): Promise<void> {
-  await tables.doc
-    .send(
-      new UpdateCommand({
-        TableName: tables.name("runs"),
-        Key: renterKey(onChainId, wallet),
-        UpdateExpression: "SET first_run_id = if_not_exists(first_run_id, :id), last_run_at = :at, last_run_id = :id",
-        // The last run only moves forward: an older run recorded late changes nothing.
-        ConditionExpression: "attribute_not_exists(pk) OR last_run_at < :at",
-        ExpressionAttributeValues: { ":id": runId, ":at": finishedAt },
-      }),
-    )
-    .catch((error: unknown) => {
-      if (!isConditionalCheckFailure(error)) throw error;
-    });
+  await applied(tables.doc.send(
+    new UpdateCommand({
+      TableName: tables.name("runs"),
+      Key: renterKey(onChainId, wallet),
+      UpdateExpression: "SET first_run_id = if_not_exists(first_run_id, :id), last_run_at = :at, last_run_id = :id",
+      // The last run only moves forward: an older run recorded late changes nothing.
+      ConditionExpression: "attribute_not_exists(pk) OR last_run_at < :at",
+      ExpressionAttributeValues: { ":id": runId, ":at": finishedAt },
+    }),
+  ));
 }
 
 export async function hasRenter(tables: Tables, onChainId: string, wallet: string): Promise<boolean> {

@@ -2,7 +2,7 @@
 // it sits in gsi1 under `status#queued`, sorted by when it was created or last enqueued: the sweeper's
 // work list. Every transition is conditioned on `queued`, so a job finishes once.
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
-import { applied, isConditionalCheckFailure, type Tables } from "../adapters/tables/dynamo.ts";
+import { applied, type Tables } from "../adapters/tables/dynamo.ts";
 import type { JobError, JobRecord, JobResult } from "./jobs.ts";
 
 const QUEUED_INDEX = "status#queued";
@@ -58,19 +58,15 @@ export async function listStaleQueuedJobs(tables: Tables, before: Date, limit = 
 /** Records a re-enqueue and moves the job's place in the sweeper's index to now. */
 export async function markEnqueued(tables: Tables, jobId: string): Promise<void> {
   const now = new Date().toISOString();
-  try {
-    await tables.doc.send(
-      new UpdateCommand({
-        TableName: tables.name("jobs"),
-        Key: key(jobId),
-        UpdateExpression: "SET enqueued_at = :now, gsi1sk = :now",
-        // A job that finished meanwhile has left the index: do not put its sort key back.
-        ConditionExpression: "#status = :queued",
-        ExpressionAttributeNames: { "#status": "status" },
-        ExpressionAttributeValues: { ":now": now, ":queued": "queued" },
-      }),
-    );
-  } catch (error) {
-    if (!isConditionalCheckFailure(error)) throw error;
-  }
+  await applied(tables.doc.send(
+    new UpdateCommand({
+      TableName: tables.name("jobs"),
+      Key: key(jobId),
+      UpdateExpression: "SET enqueued_at = :now, gsi1sk = :now",
+      // A job that finished meanwhile has left the index: do not put its sort key back.
+      ConditionExpression: "#status = :queued",
+      ExpressionAttributeNames: { "#status": "status" },
+      ExpressionAttributeValues: { ":now": now, ":queued": "queued" },
+    }),
+  ));
 }

@@ -84,21 +84,17 @@ export function leaseMapAt(tables: Tables, key: ItemKey): LeaseMap {
       }
     },
     async remove(holder, options = {}) {
-      await tables.doc
-        .send(
-          new UpdateCommand({
-            TableName: table,
-            Key: key,
-            UpdateExpression: `REMOVE #leases.#holder${options.settled ? " ADD #seq :one" : ""}`,
-            // Never creates an item: a release of a map that was never made is a no-op.
-            ConditionExpression: "attribute_exists(#leases)",
-            ExpressionAttributeNames: { "#leases": "leases", "#holder": holder, ...(options.settled ? { "#seq": "settled_seq" } : {}) },
-            ...(options.settled ? { ExpressionAttributeValues: { ":one": 1 } } : {}),
-          }),
-        )
-        .catch((error: unknown) => {
-          if (!isConditionalCheckFailure(error)) throw error;
-        });
+      await applied(tables.doc.send(
+        new UpdateCommand({
+          TableName: table,
+          Key: key,
+          UpdateExpression: `REMOVE #leases.#holder${options.settled ? " ADD #seq :one" : ""}`,
+          // Never creates an item: a release of a map that was never made is a no-op.
+          ConditionExpression: "attribute_exists(#leases)",
+          ExpressionAttributeNames: { "#leases": "leases", "#holder": holder, ...(options.settled ? { "#seq": "settled_seq" } : {}) },
+          ...(options.settled ? { ExpressionAttributeValues: { ":one": 1 } } : {}),
+        }),
+      ));
     },
     async removeExpired(holder, expiresAt) {
       return applied(tables.doc.send(

@@ -100,21 +100,17 @@ export function claimedRuns(tables: Tables): ClaimedRuns {
 /** Saves the text streamed so far (while the run is in flight), for resuming streams. A run that has
  * finished meanwhile keeps its final text. */
 export async function saveStreamedText(tables: Tables, runId: string, text: string): Promise<void> {
-  await tables.doc
-    .send(
-      new UpdateCommand({
-        TableName: tables.name("runs"),
-        Key: runKey(runId),
-        UpdateExpression: "SET streamed = :text",
-        // Only while running: a late save never overwrites the text a finished run recorded.
-        ConditionExpression: "#status = :running",
-        ExpressionAttributeNames: { "#status": "status" },
-        ExpressionAttributeValues: { ":text": text, ":running": "running" },
-      }),
-    )
-    .catch((error: unknown) => {
-      if (!isConditionalCheckFailure(error)) throw error;
-    });
+  await applied(tables.doc.send(
+    new UpdateCommand({
+      TableName: tables.name("runs"),
+      Key: runKey(runId),
+      UpdateExpression: "SET streamed = :text",
+      // Only while running: a late save never overwrites the text a finished run recorded.
+      ConditionExpression: "#status = :running",
+      ExpressionAttributeNames: { "#status": "status" },
+      ExpressionAttributeValues: { ":text": text, ":running": "running" },
+    }),
+  ));
 }
 
 /** Records the end of a run (once: only a running run finishes) and queues its receipt for the run log. */
@@ -170,21 +166,17 @@ export async function updateSettlement(tables: Tables, runId: string, patch: Set
   if (patch.settlement_tx !== undefined) (sets.push("settlement_tx = :tx"), (values[":tx"] = patch.settlement_tx));
   if (patch.status !== undefined) (sets.push("#status = :status"), (values[":status"] = patch.status), (names["#status"] = "status"));
   if (patch.error !== undefined) (sets.push("#error = :error"), (values[":error"] = patch.error), (names["#error"] = "error"));
-  await tables.doc
-    .send(
-      new UpdateCommand({
-        TableName: tables.name("runs"),
-        Key: runKey(runId),
-        UpdateExpression: `SET ${sets.join(", ")}`,
-        // A settlement is recorded once: only a run whose charge is still pending takes one.
-        ConditionExpression: "settlement = :pending",
-        ...(Object.keys(names).length ? { ExpressionAttributeNames: names } : {}),
-        ExpressionAttributeValues: values,
-      }),
-    )
-    .catch((error: unknown) => {
-      if (!isConditionalCheckFailure(error)) throw error;
-    });
+  await applied(tables.doc.send(
+    new UpdateCommand({
+      TableName: tables.name("runs"),
+      Key: runKey(runId),
+      UpdateExpression: `SET ${sets.join(", ")}`,
+      // A settlement is recorded once: only a run whose charge is still pending takes one.
+      ConditionExpression: "settlement = :pending",
+      ...(Object.keys(names).length ? { ExpressionAttributeNames: names } : {}),
+      ExpressionAttributeValues: values,
+    }),
+  ));
 }
 
 /** Runs still `running` whose stale time is before `now` (at most `limit`): the stale-run sweep's work. */
