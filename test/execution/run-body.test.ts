@@ -5,8 +5,13 @@
 // writer of a Run over real HTTP: POST /v1/execute (the run, and its Idempotency-Key replay), the
 // `done` event of POST /v1/execute/stream, GET /v1/runs/{run_id} and GET /v1/runs/{run_id}/events.
 // Each body is parsed: the output comes back as the agent answered it, and cost_wei is the exact
-// integer the contract charged (a price above 2^53 wei, read with the SDK's exact parser).
+// integer the contract charged (a price above 2^53 wei, read with the SDK's exact parser). Remote MCP
+// (POST /v1/mcp) carries a run's output as the tool result and its cost in `_meta.run`, through the
+// official client.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { parseJson } from "../../sdk/src/json.ts";
 import { parseSse } from "../support/sse.ts";
 import { startWorld, type PublishedAgent, type Renter, type World } from "../support/world.ts";
@@ -113,5 +118,22 @@ describe.each(Object.entries(OUTPUTS))("a run whose output holds %s", (_name, ou
 
     const detail = await fetch(`${world.url}/v1/runs/${runId}`, { headers: auth() });
     expectRun(parsedRun(await detail.text()), output, runId);
+  });
+});
+
+describe("POST /v1/mcp: a tool call's result", () => {
+  it.each(Object.entries(OUTPUTS))("holds the output with %s as the agent answered it, and the exact cost in _meta.run", async (_name, output) => {
+    const transport = new StreamableHTTPClientTransport(new URL(`${world.url}/v1/mcp`), { requestInit: { headers: auth() } });
+    const client = new Client({ name: "run-body-test", version: "1.0.0" });
+    await client.connect(transport);
+    try {
+      const result = (await client.callTool({ name: "run_agent", arguments: { agent_id: agent.agent_id, task: "Echo the input", input: output } })) as CallToolResult;
+      expect(result.isError, JSON.stringify(result.content)).toBeFalsy();
+      expect(result.structuredContent).toEqual(output);
+      expect(JSON.parse((result.content[0] as { text: string }).text)).toEqual(output);
+      expect((result._meta as { run: { cost_wei: string } }).run.cost_wei).toBe(PRICE_WEI.toString());
+    } finally {
+      await client.close();
+    }
   });
 });
