@@ -19,12 +19,30 @@ import {
 import { extraCorsOrigins } from "./web";
 
 /**
+ * Proxies in front of API Gateway whose X-Forwarded-For names the client: `TRUSTED_PROXIES` in the
+ * environment of `sst deploy` (addresses and CIDR ranges, comma-separated). As deployed there is none
+ * (the regional API is the edge, and its recorded source address is the client's), so by default none
+ * is given and a client's X-Forwarded-For is never believed. An operator who puts CloudFront or another
+ * proxy in front lists its ranges here (docs/guides/operator.md).
+ */
+export function trustedProxiesSetting(): string | undefined {
+  const explicit = process.env.TRUSTED_PROXIES?.trim();
+  if (!explicit) return undefined;
+  for (const entry of explicit.split(",").map((e) => e.trim()).filter(Boolean)) {
+    if (!/^[0-9a-f:.]+(\/\d{1,3})?$/i.test(entry)) throw new Error(`TRUSTED_PROXIES lists "${entry}", which is not an IP address or CIDR range.`);
+  }
+  return explicit;
+}
+
+/**
  * The API's functions also get the browser origins CORS allows: the dashboard's own URL
- * (`DASHBOARD_URL`, allowed by default) and any origins the operator adds (`CORS_ORIGINS`).
+ * (`DASHBOARD_URL`, allowed by default) and any origins the operator adds (`CORS_ORIGINS`); and the
+ * proxies in front of the API, if the operator put any there (`TRUSTED_PROXIES`).
  */
 function withCors(args: sst.aws.FunctionArgs, r: AppResources, dashboardUrl: $util.Input<string>): sst.aws.FunctionArgs {
   const extra = extraCorsOrigins();
-  return { ...args, environment: { ...appEnvironment(r), DASHBOARD_URL: dashboardUrl, ...(extra ? { CORS_ORIGINS: extra } : {}) } };
+  const proxies = trustedProxiesSetting();
+  return { ...args, environment: { ...appEnvironment(r), DASHBOARD_URL: dashboardUrl, ...(extra ? { CORS_ORIGINS: extra } : {}), ...(proxies ? { TRUSTED_PROXIES: proxies } : {}) } };
 }
 
 /** The POST routes served by the streaming function, each with the stable name of its route. */

@@ -5,6 +5,7 @@ import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { ApiError, internalError, type ErrorCode } from "../errors.ts";
 import type { AppEnv } from "./env.ts";
+import { connectionOutcome } from "./connection.ts";
 import { newRequestId, REQUEST_ID_HEADER } from "./middleware/request-id.ts";
 import { enforceRule, rateLimitKey } from "./middleware/rate-limit.ts";
 import { RATE_RULES } from "../adapters/ratelimit/policy.ts";
@@ -18,6 +19,12 @@ function fromHttpException(error: HTTPException): ApiError {
 }
 
 export function renderError(error: unknown, c: Context<AppEnv>): Response {
+  // A body the server's parser refused, or one whose client went away, fails to read: that is no failure
+  // of the service, and nobody reads this answer (the server answered, or the client is gone). It is
+  // logged once, by the access log, as what it was (src/api/connection.ts).
+  if (connectionOutcome(c.env) !== undefined && !(error instanceof ApiError)) {
+    return new Response(null, { status: 400, headers: { [REQUEST_ID_HEADER]: c.get("requestId") ?? newRequestId() } });
+  }
   const apiError = error instanceof ApiError ? error : error instanceof HTTPException ? fromHttpException(error) : internalError(error);
   const requestId = c.get("requestId") ?? newRequestId();
   if (apiError.status >= 500) {

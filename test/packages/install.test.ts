@@ -116,6 +116,25 @@ describe("the SDK tarball", () => {
     expect(mcp.stdout.trim()).toBe("ERR_MODULE_NOT_FOUND");
   });
 
+  it("the installed agent-rental-mcp, without its optional peer, says which package to install instead of a stack trace", async () => {
+    const failed = await run(join(work, "node_modules/.bin/agent-rental-mcp"), [], {
+      cwd: work,
+      timeout: 30_000,
+      env: { PATH: process.env.PATH ?? "", AGENT_RENTAL_API_URL: baseUrl, AGENT_RENTAL_API_KEY: renterApiKey },
+    }).then(
+      () => undefined,
+      (error: { code?: number; stdout?: string; stderr?: string }) => error,
+    );
+    expect(failed, "the program exits non-zero").toBeDefined();
+    expect(failed!.code).toBe(1);
+    const range = (JSON.parse(readFileSync(join(ROOT, "sdk/package.json"), "utf8")) as { peerDependencies: Record<string, string> }).peerDependencies["@modelcontextprotocol/sdk"];
+    expect(failed!.stderr).toContain("the MCP server needs @modelcontextprotocol/sdk, an optional peer dependency of @agent-rental/sdk");
+    expect(failed!.stderr).toContain(`npm install @modelcontextprotocol/sdk@"${range}"`);
+    // No stack trace, no Node internals: the message alone.
+    expect(failed!.stderr).not.toMatch(/^\s+at |node:internal|ERR_MODULE_NOT_FOUND/m);
+    expect(failed!.stdout).toBe("");
+  });
+
   describe("with the peers of ./ai and ./mcp installed beside it", () => {
     beforeAll(async () => {
       const peers = ["ai", "@modelcontextprotocol/sdk", "zod"].map((name) => `${name}@${repoVersion(name)}`);

@@ -5,7 +5,7 @@ import type { AppEnv } from "../env.ts";
 import { ApiError } from "../../errors.ts";
 import { RUN_ID } from "../../execution/runs/run.ts";
 import { getRun } from "../../execution/runs/run.store.ts";
-import { runDetailJson } from "../run-json.ts";
+import { runDetailBody } from "../run-json.ts";
 import { defineRoute } from "../route.ts";
 import { RentalModelSchema, RunStatusSchema, SettlementStateSchema } from "../schemas/common.ts";
 
@@ -54,6 +54,6 @@ export function register(app: OpenAPIHono<AppEnv>): void {
     const record = RUN_ID.test(runId) ? await getRun(c.get("services").tables, runId) : null;
     // Another wallet's run is as unknown as one that does not exist.
     if (!record || record.wallet !== c.get("principal").wallet.toLowerCase()) throw new ApiError("not_found", `No run ${runId} for this wallet.`);
-    return c.body(runDetailJson(record), 200, { "content-type": "application/json; charset=utf-8" }) as never;
+    return c.json(runDetailBody(record), 200);
   });
 }
