@@ -1,4 +1,4 @@
-// The dashboard on the API's own origin: `/v1/*` goes to the API, everything else to the built
+// The dashboard on the API's own origin: `/v1/*` (and `/a2a/*`, `/.well-known/*`) goes to the API, everything else to the built
 // dashboard (web/dist) with the single-page fallback, and `/config.json` tells the page where the
 // chain is (the local chain is new on every start, so this is decided at serve time, not build time).
 import { existsSync } from "node:fs";
@@ -19,9 +19,10 @@ export interface DashboardSiteConfig {
 
 type Fetch = (request: Request) => Response | Promise<Response>;
 
-/** True for the API's paths, which the dashboard never shadows. */
+/** True for the API's paths, which the dashboard never shadows: /v1, the A2A agents (/a2a) and the
+ * well-known documents (/.well-known: the card signing keys). */
 export function isApiPath(pathname: string): boolean {
-  return pathname === "/v1" || pathname.startsWith("/v1/");
+  return ["/v1", "/a2a", "/.well-known"].some((prefix) => pathname === prefix || pathname.startsWith(`${prefix}/`));
 }
 
 /** Serves the API and the dashboard from one origin. */

@@ -152,6 +152,7 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
       PORT: String(options.apiPort),
       LOG_LEVEL: options.logLevel ?? "info",
       JWT_SIGNING_KEYS: JSON.stringify(secrets.jwtSigningKeys),
+      CARD_SIGNING_KEYS: JSON.stringify(secrets.cardSigningKeys),
       LOCAL_MASTER_KEY: secrets.masterKey,
       ALLOW_PRIVATE_AGENT_HOSTS: "true",
       AUTHORITY_PRIVATE_KEY: authority.privateKey,

@@ -4,6 +4,7 @@
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { ApiError, internalError, type ErrorCode } from "../errors.ts";
+import { A2aError, jsonRpcErrorOf } from "../a2a/errors.ts";
 import type { AppEnv } from "./env.ts";
 import { newRequestId, REQUEST_ID_HEADER } from "./middleware/request-id.ts";
 import { enforceRule, rateLimitKey } from "./middleware/rate-limit.ts";
@@ -18,6 +19,8 @@ function fromHttpException(error: HTTPException): ApiError {
 }
 
 export function renderError(error: unknown, c: Context<AppEnv>): Response {
+  const jsonRpc = c.get("jsonRpc");
+  if (jsonRpc && error instanceof A2aError) return renderJsonRpcError(error, c, jsonRpc.id);
   const apiError = error instanceof ApiError ? error : error instanceof HTTPException ? fromHttpException(error) : internalError(error);
   const requestId = c.get("requestId") ?? newRequestId();
   if (apiError.status >= 500) {
@@ -29,12 +32,25 @@ export function renderError(error: unknown, c: Context<AppEnv>): Response {
       cause: apiError.cause instanceof Error ? { name: apiError.cause.name, message: apiError.cause.message } : undefined,
     });
   }
-  const headers = new Headers({ "content-type": "application/json; charset=utf-8", [REQUEST_ID_HEADER]: requestId, ...apiError.headers });
-  // Headers set earlier in the request (rate-limit figures, for example) stay on the error response.
+  if (jsonRpc) return renderJsonRpcError(apiError, c, jsonRpc.id);
+  const headers = withEarlierHeaders(new Headers({ "content-type": "application/json; charset=utf-8", [REQUEST_ID_HEADER]: requestId, ...apiError.headers }), c);
+  return new Response(JSON.stringify(apiError.toBody(requestId)), { status: apiError.status, headers });
+}
+
+/** Headers set earlier in the request (rate-limit figures, for example) stay on the error response. */
+function withEarlierHeaders(headers: Headers, c: Context<AppEnv>): Headers {
   c.res?.headers.forEach((value, key) => {
     if (!headers.has(key) && key.toLowerCase().startsWith("x-")) headers.set(key, value);
   });
-  return new Response(JSON.stringify(apiError.toBody(requestId)), { status: apiError.status, headers });
+  return headers;
+}
+
+/** The JSON-RPC error answering request `id` on a route that speaks JSON-RPC (the A2A endpoint). */
+export function renderJsonRpcError(error: ApiError | A2aError, c: Context<AppEnv>, id: string | number | null): Response {
+  const requestId = c.get("requestId") ?? newRequestId();
+  const rendered = jsonRpcErrorOf(error, requestId, c.get("services").config.SERVICE_NAME);
+  const headers = withEarlierHeaders(new Headers({ "content-type": "application/json; charset=utf-8", [REQUEST_ID_HEADER]: requestId, ...rendered.headers }), c);
+  return new Response(JSON.stringify({ jsonrpc: "2.0", id, error: rendered.error }), { status: rendered.status, headers });
 }
 
 /** The answer to a method and path no route serves: 404 not_found, counted under the default rule by

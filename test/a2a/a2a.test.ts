@@ -1,0 +1,399 @@
+// The A2A surface as other agents reach it: the official @a2a-js/sdk client (ClientFactory, JSON-RPC
+// transport) reads a published listing's Agent Card from the API served on 127.0.0.1 and sends it tasks
+// with a renter's API key and with a wallet JWT, against the real chain, contract and dynalite, with
+// connected agents on a real HTTPS server. A task is a run: charged once, exactly, with its cost in the
+// task's metadata; a caller without a rental is refused before anything runs and is charged nothing; every
+// bad request gets its JSON-RPC error with the service's code and the request id, never a 5xx.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createRemoteJWKSet, flattenedVerify, base64url, type JWK } from "jose";
+import { AgentCard, TaskState, canonicalizeAgentCard, verifyAgentCardSignature, type Task, type StreamResponse, type Part } from "@a2a-js/sdk";
+import { Client, ClientFactory, ClientFactoryOptions, DefaultAgentCardResolver, JsonRpcTransportFactory } from "@a2a-js/sdk/client";
+import { marketplaceAbi } from "../../src/chain/generated/marketplace.ts";
+import { canonicalCardPayload, verifyCardSignature } from "../../src/a2a/signing.ts";
+import type { Account } from "../support/chain-actions.ts";
+import type { AgentCall } from "../support/connected-agent.ts";
+import { createKey, signIn } from "../support/auth.ts";
+import { startWorld, type PublishedAgent, type World } from "../support/world.ts";
+import { until } from "../support/until.ts";
+
+let world: World;
+let renter: Account;
+let apiKey: string;
+let jwt: string;
+let other: { account: Account; key: string };
+let summarizer: PublishedAgent;
+let researcher: PublishedAgent;
+let unrented: PublishedAgent;
+
+async function agent(call: AgentCall): Promise<void> {
+  if (call.task.startsWith("hold")) await call.gate();
+  if (call.task.startsWith("stream") || call.task.startsWith("hold")) return call.stream(["one ", "two ", "three"], call.agent.includes("summarizer") ? { summary: "one two three", words: 3 } : { findings: ["one two three"] });
+  const input = call.input as { text?: string; topic?: string } | null;
+  call.output(call.agent.includes("summarizer") ? { summary: `${call.task}: ${input?.text ?? ""}`, words: (input?.text ?? "").split(" ").length } : { findings: [`${call.task}: ${input?.topic ?? "-"}`] });
+}
+
+const SUMMARIZER = {
+  name: "a2a-summarizer",
+  description: "Summarizes a text",
+  category: "content",
+  model: { provider: "provider_a", model: "m" },
+  input_schema: { type: "object", properties: { text: { type: "string", minLength: 1 } }, required: ["text"], additionalProperties: false },
+  output_schema: { type: "object", properties: { summary: { type: "string" }, words: { type: "integer" } }, required: ["summary", "words"] },
+  timeout_seconds: 20,
+};
+const RESEARCHER = {
+  name: "a2a-researcher",
+  description: "Finds facts about a topic",
+  category: "research",
+  model: { provider: "provider_a", model: "m" },
+  input_schema: { type: "object", properties: { topic: { type: "string" } }, additionalProperties: false },
+  output_schema: { type: "object", properties: { findings: { type: "array", items: { type: "string" } } }, required: ["findings"] },
+  timeout_seconds: 20,
+};
+
+const endpoint = (agent: PublishedAgent) => `${world.url}/a2a/${agent.agent_id}`;
+const cardUrl = (agent: PublishedAgent) => `${endpoint(agent)}/.well-known/agent-card.json`;
+
+/** The official client for an agent, authenticating every request with `bearer`. */
+async function clientFor(agent: PublishedAgent, bearer: string): Promise<Client> {
+  const fetchImpl: typeof fetch = (input, init) => {
+    const headers = new Headers(init?.headers);
+    headers.set("authorization", `Bearer ${bearer}`);
+    return fetch(input, { ...init, headers });
+  };
+  const factory = new ClientFactory(
+    ClientFactoryOptions.createFrom(ClientFactoryOptions.default, { transports: [new JsonRpcTransportFactory({ fetchImpl })], cardResolver: new DefaultAgentCardResolver({ fetchImpl }) }),
+  );
+  return factory.createFromUrl(cardUrl(agent), "");
+}
+
+const text = (value: string): Part => ({ content: { $case: "text", value }, metadata: undefined, filename: "", mediaType: "text/plain" });
+const data = (value: unknown): Part => ({ content: { $case: "data", value }, metadata: undefined, filename: "", mediaType: "application/json" });
+let messageCounter = 0;
+const message = (parts: Part[], messageId = `msg-${Date.now()}-${messageCounter++}`) => ({
+  tenant: "",
+  message: { messageId, contextId: "", taskId: "", role: 1, parts, metadata: undefined, extensions: [], referenceTaskIds: [] },
+  configuration: undefined,
+  metadata: undefined,
+});
+
+async function balanceOf(account: Account, listing: PublishedAgent): Promise<bigint> {
+  const [, , , , balance] = await world.market.client.readContract({ address: world.market.marketplace, abi: marketplaceAbi, functionName: "credentialOf", args: [listing.onChainId, account.address] });
+  return balance;
+}
+
+/** A raw JSON-RPC request to an agent's endpoint. */
+async function rpc(agent: PublishedAgent, body: unknown, headers: Record<string, string> = {}): Promise<Response> {
+  return fetch(endpoint(agent), {
+    method: "POST",
+    headers: { authorization: `Bearer ${apiKey}`, "content-type": "application/json", "a2a-version": "1.0", ...headers },
+    body: typeof body === "string" ? body : JSON.stringify(body),
+    signal: AbortSignal.timeout(30_000),
+  });
+}
+
+/** The SSE events of a response, each `data` parsed, with their ids. */
+async function events(res: Response): Promise<{ id: string | undefined; data: Record<string, unknown> }[]> {
+  const out: { id: string | undefined; data: Record<string, unknown> }[] = [];
+  for (const block of (await res.text()).split("\n\n")) {
+    if (!block.trim()) continue;
+    const id = /^id: ?(.*)$/m.exec(block)?.[1];
+    const dataLine = block.split("\n").filter((line) => line.startsWith("data:")).map((line) => line.slice(5).trimStart()).join("\n");
+    out.push({ id, data: JSON.parse(dataLine) as Record<string, unknown> });
+  }
+  return out;
+}
+
+/** The service's error code and request id in a JSON-RPC error's data. */
+const metadataOf = (error: { data?: { metadata?: Record<string, string> }[] }) => error.data?.[0]?.metadata ?? {};
+
+beforeAll(async () => {
+  world = await startWorld({ env: { CATALOGUE_REFRESH_MS: "0" }, agent: { handler: agent } });
+  summarizer = await world.publishConnected(SUMMARIZER.name, { manifest: SUMMARIZER, rental: "per_query" });
+  researcher = await world.publishConnected(RESEARCHER.name, { manifest: RESEARCHER, rental: "one_time" });
+  unrented = await world.publishConnected("a2a-unrented", { manifest: { ...RESEARCHER, name: "a2a-unrented" }, rental: "per_query" });
+  renter = await world.account();
+  await world.rent(renter, summarizer, { deposit: summarizer.priceWei * 20n });
+  await world.rent(renter, researcher);
+  jwt = (await signIn(world.app, renter)).token;
+  apiKey = (await createKey(world.app, renter, jwt, "a2a")).key;
+  const otherAccount = await world.account();
+  await world.rent(otherAccount, summarizer, { deposit: summarizer.priceWei * 5n });
+  other = { account: otherAccount, key: (await createKey(world.app, otherAccount, (await signIn(world.app, otherAccount)).token, "a2a other")).key };
+}, 180_000);
+
+afterAll(async () => {
+  world?.agent.gates.openAll();
+  await world?.close();
+});
+
+describe("GET /a2a/{agent_id}/.well-known/agent-card.json", () => {
+  it("serves every required field of an A2A v1.0 card, built from the listing and its manifest, cacheable with an ETag", async () => {
+    const res = await fetch(cardUrl(summarizer));
+    expect(res.status).toBe(200);
+    expect(res.headers.get("cache-control")).toBe("public, max-age=300");
+    expect(res.headers.get("etag")).toMatch(/^"[\w-]+"$/);
+    expect(res.headers.get("x-ratelimit-limit")).toBe("100");
+    const card = (await res.json()) as Record<string, any>;
+    expect(card).toMatchObject({
+      name: "A2a Summarizer",
+      description: "Summarizes a text",
+      supportedInterfaces: [
+        { url: endpoint(summarizer), protocolBinding: "JSONRPC", protocolVersion: "1.0" },
+        { url: endpoint(summarizer), protocolBinding: "JSONRPC", protocolVersion: "0.3" },
+      ],
+      version: summarizer.metadata_uri.replace("ipfs://", ""),
+      capabilities: { streaming: true, pushNotifications: false, extendedAgentCard: false },
+      defaultInputModes: ["text/plain", "application/json"],
+      defaultOutputModes: ["application/json"],
+      securitySchemes: { apiKey: { httpAuthSecurityScheme: { scheme: "Bearer", bearerFormat: "API key" } }, walletJwt: { httpAuthSecurityScheme: { scheme: "Bearer", bearerFormat: "JWT" } } },
+      securityRequirements: [{ schemes: { apiKey: {} } }, { schemes: { walletJwt: {} } }],
+      provider: { organization: expect.any(String), url: `${world.url}/listings/${summarizer.listing_id}` },
+      documentationUrl: `${world.url}/v1/metadata/${summarizer.metadata_uri.replace("ipfs://", "")}`,
+    });
+    expect(card.skills).toHaveLength(1);
+    expect(card.skills[0]).toMatchObject({ id: summarizer.agent_id, name: "A2a Summarizer", tags: ["content", "per-query"], examples: ['{"text":"…"}', '{"summary":"string","words":0}'] });
+    expect(card.skills[0].description).toContain("an object {text: string}");
+    expect(card.skills[0].description).toContain("per task, 0.001 ETH a run");
+    // The doc it links is the public metadata: the input schema itself.
+    expect(((await (await fetch(card.documentationUrl)).json()) as { input_schema: unknown }).input_schema).toEqual(SUMMARIZER.input_schema);
+  });
+
+  it("answers 304 to If-None-Match with its ETag, and the same bytes again while the card is unchanged", async () => {
+    const first = await fetch(cardUrl(summarizer));
+    const etag = first.headers.get("etag")!;
+    const body = await first.text();
+    const again = await fetch(cardUrl(summarizer));
+    expect(await again.text()).toBe(body);
+    const revalidated = await fetch(cardUrl(summarizer), { headers: { "if-none-match": etag } });
+    expect(revalidated.status).toBe(304);
+    expect(revalidated.headers.get("etag")).toBe(etag);
+    expect(await revalidated.text()).toBe("");
+    expect((await fetch(cardUrl(summarizer), { headers: { "if-none-match": '"other"' } })).status).toBe(200);
+  });
+
+  it("is signed: the JWS verifies with jose against the published JWKS over the RFC 8785 canonical card, and with the SDK's verifier; a tampered card does not verify", async () => {
+    const card = (await (await fetch(cardUrl(summarizer))).json()) as Record<string, any>;
+    expect(card.signatures).toHaveLength(1);
+    const header = JSON.parse(new TextDecoder().decode(base64url.decode(card.signatures[0].protected))) as { alg: string; typ: string; kid: string; jku: string };
+    expect(header).toEqual({ alg: "ES256", typ: "JOSE", kid: world.config.CARD_SIGNING_KEYS![0]!.kid, jku: `${world.url}/.well-known/jwks.json` });
+    const jwks = (await (await fetch(header.jku)).json()) as { keys: JWK[] };
+    expect(jwks.keys.map((k) => k.kid)).toEqual([header.kid]);
+    expect(jwks.keys[0]).not.toHaveProperty("d");
+    // jose, by hand: the detached payload is the canonical card without its signatures.
+    const payload = base64url.encode(canonicalCardPayload(card));
+    const keySet = createRemoteJWKSet(new URL(header.jku));
+    await expect(flattenedVerify({ ...card.signatures[0], payload }, keySet)).resolves.toBeDefined();
+    // The same bytes as the official SDK's canonical form, and its verifier accepts the card as it came
+    // over the wire (the SDK reads the ProtoJSON itself; given its already-parsed object it would read
+    // the security schemes a second time and drop them).
+    const wire = card as unknown as AgentCard;
+    expect(canonicalCardPayload(card)).toBe(canonicalizeAgentCard(wire));
+    const sdkVerify = verifyAgentCardSignature(async (kid) => jwks.keys.find((k) => k.kid === kid)!);
+    await expect(sdkVerify(wire)).resolves.toBeUndefined();
+    expect(await verifyCardSignature(card, jwks)).toBe(true);
+    // Tampered: another endpoint, or another price in the skill.
+    const tampered = { ...card, supportedInterfaces: [{ ...card.supportedInterfaces[0], url: "https://evil.example/a2a" }] };
+    await expect(flattenedVerify({ ...card.signatures[0], payload: base64url.encode(canonicalCardPayload(tampered)) }, keySet)).rejects.toThrow();
+    expect(await verifyCardSignature(tampered, jwks)).toBe(false);
+    await expect(sdkVerify({ ...card, description: "cheaper" } as unknown as AgentCard)).rejects.toThrow();
+  });
+
+  it("an unknown or unpublished agent is 404 listing_not_found, a malformed id 400, in the error envelope with the rate-limit headers", async () => {
+    const unknown = await fetch(`${world.url}/a2a/no-such-agent-0123abcd/.well-known/agent-card.json`);
+    expect(unknown.status).toBe(404);
+    expect(unknown.headers.get("x-ratelimit-remaining")).toMatch(/^\d+$/);
+    expect(await unknown.json()).toMatchObject({ error: { code: "listing_not_found", status: 404, request_id: expect.stringMatching(/^req_/) } });
+    const malformed = await fetch(`${world.url}/a2a/NOT_AN_ID/.well-known/agent-card.json`);
+    expect(malformed.status).toBe(400);
+    expect(await malformed.json()).toMatchObject({ error: { code: "invalid_listing_id" } });
+  });
+});
+
+describe("GET /.well-known/jwks.json", () => {
+  it("publishes the public halves of the card signing keys", async () => {
+    const res = await fetch(`${world.url}/.well-known/jwks.json`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get("cache-control")).toBe("public, max-age=3600");
+    const { keys } = (await res.json()) as { keys: Record<string, unknown>[] };
+    const { d: _d, ...publicHalf } = world.config.CARD_SIGNING_KEYS![0]!.privateJwk;
+    expect(keys).toEqual([{ ...publicHalf, kid: world.config.CARD_SIGNING_KEYS![0]!.kid, alg: "ES256", use: "sig" }]);
+  });
+});
+
+describe("POST /a2a/{agent_id}: SendMessage and SendStreamingMessage run the task as a run", () => {
+  it("with a renter's API key: the completed task carries the output as an artifact, the run in its metadata, and the per-task balance is charged exactly once", async () => {
+    const client = await clientFor(summarizer, apiKey);
+    const before = await balanceOf(renter, summarizer);
+    const task = (await client.sendMessage(message([text("sum up"), data({ text: "a b c" })]))) as Task;
+    expect(task.id).toMatch(/^run_[0-9a-f]{32}$/);
+    expect(task.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+    expect(task.artifacts).toHaveLength(1);
+    expect(task.artifacts[0]!.parts[0]!.content).toEqual({ $case: "data", value: { summary: "sum up: a b c", words: 3 } });
+    expect(task.metadata).toMatchObject({ run_id: task.id, agent_id: summarizer.agent_id, cost_wei: summarizer.priceWei.toString(), settlement: "settled", rental_model: "per_query" });
+    expect(task.history[0]!.parts.map((p) => p.content?.$case)).toEqual(["text", "data"]);
+    expect(world.agent.deliveriesTo(SUMMARIZER.name).at(-1)).toMatchObject({ task: "sum up", input: { text: "a b c" } });
+    expect(await balanceOf(renter, summarizer)).toBe(before - summarizer.priceWei);
+    // The task is the run: the REST API shows the same run.
+    const run = (await (await world.app.request(`/v1/runs/${task.id}`, { headers: { authorization: `Bearer ${apiKey}` } })).json()) as Record<string, unknown>;
+    expect(run).toMatchObject({ run_id: task.id, status: "completed", output: { summary: "sum up: a b c", words: 3 }, cost_wei: Number(summarizer.priceWei) });
+  });
+
+  it("with a wallet JWT: a one-time rental's task completes, cost 0", async () => {
+    const client = await clientFor(researcher, jwt);
+    const task = (await client.sendMessage(message([text("tides"), data({ topic: "moon" })]))) as Task;
+    expect(task.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+    expect(task.artifacts[0]!.parts[0]!.content).toEqual({ $case: "data", value: { findings: ["tides: moon"] } });
+    expect(task.metadata).toMatchObject({ cost_wei: "0", rental_model: "one_time" });
+  });
+
+  it("streamed: the task first, then working, the output as artifact chunks, the final output replacing them, the completed status; charged once", async () => {
+    const client = await clientFor(summarizer, apiKey);
+    const before = await balanceOf(renter, summarizer);
+    const received: StreamResponse[] = [];
+    for await (const event of client.sendMessageStream(message([text("stream it"), data({ text: "x" })]))) received.push(event);
+    const kinds = received.map((e) => e.payload?.$case);
+    expect(kinds[0]).toBe("task");
+    expect(kinds[1]).toBe("statusUpdate");
+    expect(kinds.at(-1)).toBe("statusUpdate");
+    const chunks = received.filter((e) => e.payload?.$case === "artifactUpdate").map((e) => (e.payload as { value: { append: boolean; lastChunk: boolean; artifact: { parts: Part[] } } }).value);
+    expect(chunks.slice(0, -1).map((c) => (c.artifact.parts[0]!.content as { value: string }).value).join("")).toBe("one two three");
+    expect(chunks.at(-1)).toMatchObject({ append: false, lastChunk: true });
+    expect(chunks.at(-1)!.artifact.parts[0]!.content).toEqual({ $case: "data", value: { summary: "one two three", words: 3 } });
+    const final = (received.at(-1)!.payload as { value: { status: { state: TaskState }; metadata: Record<string, unknown> } }).value;
+    expect(final.status.state).toBe(TaskState.TASK_STATE_COMPLETED);
+    expect(final.metadata).toMatchObject({ cost_wei: summarizer.priceWei.toString(), settlement: "settled" });
+    expect(await balanceOf(renter, summarizer)).toBe(before - summarizer.priceWei);
+  });
+
+  it("the same messageId again is the same task, never a second run or charge (streamed or not)", async () => {
+    const client = await clientFor(summarizer, apiKey);
+    const before = await balanceOf(renter, summarizer);
+    const deliveries = world.agent.deliveriesTo(SUMMARIZER.name).length;
+    const request = message([text("once"), data({ text: "only once" })], `idem-${Date.now()}`);
+    const first = (await client.sendMessage(request)) as Task;
+    const second = (await client.sendMessage(request)) as Task;
+    expect(second.id).toBe(first.id);
+    expect(second.artifacts).toEqual(first.artifacts);
+    const streamed: StreamResponse[] = [];
+    for await (const event of client.sendMessageStream(request)) streamed.push(event);
+    expect((streamed[0]!.payload as { value: Task }).value.id).toBe(first.id);
+    expect(world.agent.deliveriesTo(SUMMARIZER.name).length).toBe(deliveries + 1);
+    expect(await balanceOf(renter, summarizer)).toBe(before - summarizer.priceWei);
+    // The same messageId with another message: refused, nothing runs.
+    const reused = await client.sendMessage(message([text("another"), data({ text: "z" })], request.message.messageId)).catch((e: unknown) => e);
+    expect(reused).toMatchObject({ envelopeCode: -32602 });
+    expect(metadataOf(reused as never)).toMatchObject({ code: "idempotency_key_reused" });
+  });
+
+  it("input that fails the agent's schema fails the task with invalid_input, free of charge, before the agent is called", async () => {
+    const client = await clientFor(summarizer, apiKey);
+    const before = await balanceOf(renter, summarizer);
+    const task = (await client.sendMessage(message([text("no text"), data({ words: 1 })]))) as Task;
+    expect(task.status?.state).toBe(TaskState.TASK_STATE_FAILED);
+    expect((task.status?.message?.parts[0]?.content as { value: string }).value).toMatch(/^invalid_input: .*must have required property 'text'/);
+    expect(task.metadata).toMatchObject({ cost_wei: "0", error: { code: "invalid_input" } });
+    expect(task.artifacts).toEqual([]);
+    expect(await balanceOf(renter, summarizer)).toBe(before);
+  });
+});
+
+describe("POST /a2a/{agent_id}: a caller without a rental", () => {
+  it("is refused before anything runs, with credential_not_found and the request id in the error's data; nothing is charged on-chain", async () => {
+    const client = await clientFor(unrented, apiKey);
+    const before = { balance: await balanceOf(renter, unrented), eth: await world.market.client.getBalance({ address: renter.address }), deliveries: world.agent.deliveriesTo("a2a-unrented").length };
+    const refused = await client.sendMessage(message([text("not mine"), data({ topic: "x" })])).catch((e: unknown) => e);
+    expect(refused).toMatchObject({ envelopeCode: -32000 });
+    expect(metadataOf(refused as never)).toMatchObject({ code: "credential_not_found", status: "403", request_id: expect.stringMatching(/^req_/), on_chain_error: "Marketplace.CredentialNotFound" });
+    const streamed = await (async () => {
+      for await (const _ of client.sendMessageStream(message([text("not mine either")]))) return "streamed";
+      return "ended";
+    })().catch((e: unknown) => e);
+    expect(metadataOf(streamed as never)).toMatchObject({ code: "credential_not_found" });
+    expect(world.agent.deliveriesTo("a2a-unrented").length).toBe(before.deliveries);
+    expect(await balanceOf(renter, unrented)).toBe(0n);
+    expect(await world.market.client.getBalance({ address: renter.address })).toBe(before.eth);
+    expect((await client.listTasks({ tenant: "", contextId: "", status: 0, pageToken: "", statusTimestampAfter: undefined })).tasks).toEqual([]);
+  });
+
+  it("without a token: 401 with a JSON-RPC error (-32000, unauthorized) and the rate-limit headers; nothing runs", async () => {
+    const res = await fetch(endpoint(summarizer), { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "SendMessage", params: {} }) });
+    expect(res.status).toBe(401);
+    expect(res.headers.get("x-ratelimit-limit")).toBe("100");
+    const body = (await res.json()) as { jsonrpc: string; id: unknown; error: { code: number; data: { metadata: Record<string, string> }[] } };
+    expect(body).toMatchObject({ jsonrpc: "2.0", id: null, error: { code: -32000 } });
+    expect(metadataOf(body.error)).toMatchObject({ code: "unauthorized", request_id: res.headers.get("x-request-id") });
+  });
+});
+
+describe("POST /a2a/{agent_id}: GetTask, ListTasks, CancelTask, SubscribeToTask", () => {
+  it("GetTask returns the caller's task; another wallet's, another agent's or a made-up id is task not found (-32001)", async () => {
+    const client = await clientFor(summarizer, apiKey);
+    const sent = (await client.sendMessage(message([text("get me"), data({ text: "q" })]))) as Task;
+    const got = await client.getTask({ tenant: "", id: sent.id });
+    expect(got).toMatchObject({ id: sent.id, contextId: sent.contextId, artifacts: sent.artifacts, status: { state: TaskState.TASK_STATE_COMPLETED } });
+    expect(got.metadata).toMatchObject({ run_id: sent.id, cost_wei: summarizer.priceWei.toString() });
+    const stranger = await clientFor(summarizer, other.key);
+    await expect(stranger.getTask({ tenant: "", id: sent.id })).rejects.toMatchObject({ envelopeCode: -32001 });
+    await expect((await clientFor(researcher, apiKey)).getTask({ tenant: "", id: sent.id })).rejects.toMatchObject({ envelopeCode: -32001 });
+    const missing = await client.getTask({ tenant: "", id: "run_00000000000000000000000000000000" }).catch((e: unknown) => e);
+    expect(metadataOf(missing as never)).toMatchObject({ code: "not_found", request_id: expect.stringMatching(/^req_/) });
+  });
+
+  it("ListTasks lists only the caller's runs of this agent, newest first, paged with a token, with the total", async () => {
+    const mine = await clientFor(summarizer, apiKey);
+    const theirs = await clientFor(summarizer, other.key);
+    await theirs.sendMessage(message([text("theirs"), data({ text: "t" })]));
+    const all = await mine.listTasks({ tenant: "", contextId: "", status: 0, pageToken: "", statusTimestampAfter: undefined, pageSize: 100 });
+    expect(all.tasks.length).toBeGreaterThanOrEqual(5);
+    expect(all.totalSize).toBe(all.tasks.length);
+    expect(all.nextPageToken).toBe("");
+    expect(all.tasks.every((t) => (t.metadata as { agent_id: string }).agent_id === summarizer.agent_id)).toBe(true);
+    const times = all.tasks.map((t) => t.id);
+    const page1 = await mine.listTasks({ tenant: "", contextId: "", status: 0, pageToken: "", statusTimestampAfter: undefined, pageSize: 2 });
+    expect(page1.tasks.map((t) => t.id)).toEqual(times.slice(0, 2));
+    expect(page1.nextPageToken).not.toBe("");
+    expect(page1.tasks[0]!.artifacts).toEqual([]); // artifacts only when asked for
+    const page2 = await mine.listTasks({ tenant: "", contextId: "", status: 0, pageToken: page1.nextPageToken, statusTimestampAfter: undefined, pageSize: 2, includeArtifacts: true });
+    expect(page2.tasks.map((t) => t.id)).toEqual(times.slice(2, 4));
+    const failed = await mine.listTasks({ tenant: "", contextId: "", status: TaskState.TASK_STATE_FAILED, pageToken: "", statusTimestampAfter: undefined, pageSize: 100 });
+    expect(failed.tasks.length).toBeGreaterThanOrEqual(1);
+    expect(failed.tasks.every((t) => t.status?.state === TaskState.TASK_STATE_FAILED)).toBe(true);
+    const theirList = await theirs.listTasks({ tenant: "", contextId: "", status: 0, pageToken: "", statusTimestampAfter: undefined });
+    expect(theirList.tasks.map((t) => t.id).filter((id) => times.includes(id))).toEqual([]);
+    const badToken = await mine.listTasks({ tenant: "", contextId: "", status: 0, pageToken: "forged", statusTimestampAfter: undefined }).catch((e: unknown) => e);
+    expect(badToken).toMatchObject({ envelopeCode: -32602 });
+  });
+
+  it("CancelTask: a run cannot be stopped, so not cancelable (-32002); the task goes on", async () => {
+    const client = await clientFor(researcher, apiKey);
+    const sent = (await client.sendMessage(message([text("done already")]))) as Task;
+    await expect(client.cancelTask({ tenant: "", id: sent.id, metadata: undefined })).rejects.toMatchObject({ envelopeCode: -32002 });
+  });
+
+  it("SubscribeToTask follows a running task to its end; an ended task is unsupported (-32004); a stream is resumed after a Last-Event-ID", async () => {
+    const gate = world.agent.gates.hold("hold on");
+    const client = await clientFor(researcher, apiKey);
+    const request = message([text("hold on")]);
+    const stream = client.sendMessageStream(request);
+    const first = await stream.next();
+    const taskId = ((first.value as StreamResponse).payload as { value: Task }).value.id;
+    await until("the run reaches the agent", () => gate.arrived > 0, 20_000);
+    const subscribed = client.resubscribeTask({ tenant: "", id: taskId });
+    const initial = await subscribed.next();
+    expect((initial.value as StreamResponse).payload).toMatchObject({ $case: "task", value: { id: taskId, status: { state: TaskState.TASK_STATE_WORKING } } });
+    gate.open();
+    const rest: StreamResponse[] = [];
+    for await (const event of subscribed) rest.push(event);
+    expect(rest.at(-1)!.payload).toMatchObject({ $case: "statusUpdate", value: { taskId, status: { state: TaskState.TASK_STATE_COMPLETED } } });
+    for await (const _ of stream) void _;
+    const ended = await client.resubscribeTask({ tenant: "", id: taskId }).next().catch((e: unknown) => e);
+    expect(ended).toMatchObject({ envelopeCode: -32004 });
+    // The same message again with Last-Event-ID 8 (the offset after "one two "): the task, the rest of
+    // the text, the final output and status, each event with its id.
+    const resumed = await events(await rpc(researcher, { jsonrpc: "2.0", id: 7, method: "SendStreamingMessage", params: { message: { messageId: request.message.messageId, role: "ROLE_USER", parts: [{ text: "hold on" }] } } }, { "last-event-id": "8" }));
+    expect(resumed.map((e) => e.id)).toEqual(["task", "13", "output", "done"]);
+    expect(resumed[1]!.data).toMatchObject({ jsonrpc: "2.0", id: 7, result: { artifactUpdate: { taskId, append: true, artifact: { parts: [{ text: "three" }] } } } });
+    expect(resumed[3]!.data).toMatchObject({ result: { statusUpdate: { taskId, status: { state: "TASK_STATE_COMPLETED" } } } });
+  });
+});
