@@ -397,3 +397,119 @@ describe("POST /a2a/{agent_id}: GetTask, ListTasks, CancelTask, SubscribeToTask"
     expect(resumed[3]!.data).toMatchObject({ result: { statusUpdate: { taskId, status: { state: "TASK_STATE_COMPLETED" } } } });
   });
 });
+
+describe("POST /a2a/{agent_id}: v0.3's method names", () => {
+  it("message/send, tasks/get, tasks/cancel and message/stream answer in v0.3's shapes; the run is charged once", async () => {
+    const before = await balanceOf(renter, summarizer);
+    const sent = await rpc(summarizer, { jsonrpc: "2.0", id: "a", method: "message/send", params: { message: { kind: "message", messageId: `v03-${Date.now()}`, role: "user", parts: [{ kind: "text", text: "old" }, { kind: "data", data: { text: "school" } }] } } }, { "a2a-version": "0.3" });
+    expect(sent.status).toBe(200);
+    expect(sent.headers.get("a2a-version")).toBe("0.3");
+    const task = ((await sent.json()) as { result: Record<string, any> }).result;
+    expect(task).toMatchObject({ kind: "task", id: expect.stringMatching(/^run_/), status: { state: "completed" }, metadata: { cost_wei: summarizer.priceWei.toString() } });
+    expect(task.artifacts[0].parts[0]).toMatchObject({ kind: "data", data: { summary: "old: school", words: 1 } });
+    expect(await balanceOf(renter, summarizer)).toBe(before - summarizer.priceWei);
+    const got = (await (await rpc(summarizer, { jsonrpc: "2.0", id: "b", method: "tasks/get", params: { id: task.id } }, { "a2a-version": "" })).json()) as { result: Record<string, any> };
+    expect(got.result).toMatchObject({ kind: "task", id: task.id, status: { state: "completed" } });
+    const cancel = (await (await rpc(summarizer, { jsonrpc: "2.0", id: "c", method: "tasks/cancel", params: { id: task.id } })).json()) as { error: { code: number } };
+    expect(cancel.error.code).toBe(-32002);
+    const streamed = await events(await rpc(researcher, { jsonrpc: "2.0", id: "d", method: "message/stream", params: { message: { kind: "message", messageId: `v03s-${Date.now()}`, role: "user", parts: [{ kind: "text", text: "stream old" }] } } }, { "a2a-version": "0.3" }));
+    expect(streamed[0]!.data).toMatchObject({ jsonrpc: "2.0", id: "d", result: { kind: "task" } });
+    expect(streamed.at(-1)!.data).toMatchObject({ result: { kind: "status-update", status: { state: "completed" }, final: true } });
+  });
+});
+
+describe("POST /a2a/{agent_id}: settlement pending", () => {
+  it("a run whose charge is not confirmed stays working without its output (never released unpaid), and completes with it once the charge lands, charged once", async () => {
+    const { buildApp } = await import("../../src/api/app.ts");
+    const { createAuthoritySigner } = await import("../../src/chain/authority.ts");
+    const { serveApi, closeApi } = await import("../support/http.ts");
+    const { runJob } = await import("../../src/jobs.ts");
+    const broken = { ...world.services, authority: createAuthoritySigner(world.services.chain, "http://127.0.0.1:9", world.ctx.authority.privateKey) };
+    const served = await serveApi(buildApp(broken));
+    try {
+      const before = await balanceOf(renter, summarizer);
+      const res = await fetch(`${served.url}/a2a/${summarizer.agent_id}`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${apiKey}`, "content-type": "application/json", "a2a-version": "1.0" },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "SendMessage", params: { message: { messageId: `pending-${Date.now()}`, role: "ROLE_USER", parts: [{ text: "pay later" }, { data: { text: "x y" } }] } } }),
+      });
+      const task = ((await res.json()) as { result: { task: Record<string, any> } }).result.task;
+      expect(task.status.state).toBe("TASK_STATE_WORKING");
+      expect(task.status.message.parts[0].text).toMatch(/not confirmed on-chain yet/);
+      expect(task.artifacts).toBeUndefined();
+      expect(JSON.stringify(task)).not.toContain("pay later: x y");
+      expect(task.metadata).toMatchObject({ settlement: "pending" });
+      expect(await balanceOf(renter, summarizer)).toBe(before);
+      expect((await runJob(world.services, "run-logger")).settlements).toMatchObject({ settled: 1 });
+      expect(await balanceOf(renter, summarizer)).toBe(before - summarizer.priceWei);
+      const client = await clientFor(summarizer, apiKey);
+      const released = await client.getTask({ tenant: "", id: task.id });
+      expect(released.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+      expect(released.artifacts[0]!.parts[0]!.content).toEqual({ $case: "data", value: { summary: "pay later: x y", words: 2 } });
+      expect(released.metadata).toMatchObject({ settlement: "settled", cost_wei: summarizer.priceWei.toString() });
+    } finally {
+      await closeApi(served.server);
+    }
+  });
+});
+
+describe("POST /a2a/{agent_id}: bad input gets its JSON-RPC error, never a 5xx or a hang; nothing runs or is charged", () => {
+  it("each malformed request: parse error, invalid request, method not found, invalid params, version, content types, sizes, task not found", async () => {
+    const before = { balance: await balanceOf(renter, summarizer), deliveries: world.agent.deliveriesTo(SUMMARIZER.name).length };
+    const send = (params: unknown) => ({ jsonrpc: "2.0", id: 9, method: "SendMessage", params });
+    const good = { messageId: "m", role: "ROLE_USER", parts: [{ text: "t" }] };
+    const cases: [string, string | Record<string, unknown>, Record<string, string>, number, number, string][] = [
+      ["not JSON", "{not json", {}, 200, -32700, "invalid_request"],
+      ["a batch", "[]", {}, 200, -32600, "invalid_request"],
+      ["no jsonrpc", { id: 1, method: "GetTask", params: { id: "x" } }, {}, 200, -32600, "invalid_request"],
+      ["a fractional id", { jsonrpc: "2.0", id: 1.5, method: "GetTask", params: { id: "x" } }, {}, 200, -32600, "invalid_request"],
+      ["an unknown method", { jsonrpc: "2.0", id: 1, method: "DoSomething", params: {} }, {}, 200, -32601, "invalid_request"],
+      ["params not an object", { jsonrpc: "2.0", id: 1, method: "GetTask", params: [1] }, {}, 200, -32602, "invalid_request"],
+      ["an id of the wrong type", { jsonrpc: "2.0", id: 1, method: "GetTask", params: { id: 5 } }, {}, 200, -32602, "invalid_request"],
+      ["parts of the wrong type", send({ message: { ...good, parts: "x" } }), {}, 200, -32602, "invalid_request"],
+      ["no parts", send({ message: { ...good, parts: [] } }), {}, 200, -32602, "invalid_request"],
+      ["no text part", send({ message: { ...good, parts: [{ data: { text: "x" } }] } }), {}, 200, -32602, "invalid_request"],
+      ["a data part that is an array", send({ message: { ...good, parts: [{ text: "t" }, { data: [1] }] } }), {}, 200, -32602, "invalid_request"],
+      ["two data parts", send({ message: { ...good, parts: [{ text: "t" }, { data: { text: "a" } }, { data: { text: "b" } }] } }), {}, 200, -32602, "invalid_request"],
+      ["an agent's role", send({ message: { ...good, role: "ROLE_AGENT" } }), {}, 200, -32602, "invalid_request"],
+      ["a raw file part", send({ message: { ...good, parts: [{ text: "t" }, { raw: "aGVsbG8=" }] } }), {}, 200, -32005, "invalid_request"],
+      ["a url part that is not ipfs", send({ message: { ...good, parts: [{ text: "t" }, { url: "https://example.com/x" }] } }), {}, 200, -32005, "invalid_request"],
+      ["returnImmediately", send({ message: good, configuration: { returnImmediately: true } }), {}, 200, -32004, "invalid_request"],
+      ["a follow-up to a task", send({ message: { ...good, taskId: "run_00000000000000000000000000000000" } }), {}, 200, -32001, "not_found"],
+      ["a push notification config", { jsonrpc: "2.0", id: 1, method: "CreateTaskPushNotificationConfig", params: { taskId: "x", url: "https://example.com" } }, {}, 200, -32003, "invalid_request"],
+      ["the extended card", { jsonrpc: "2.0", id: 1, method: "GetExtendedAgentCard" }, {}, 200, -32004, "invalid_request"],
+      ["an unknown task", { jsonrpc: "2.0", id: 1, method: "GetTask", params: { id: "nope" } }, {}, 200, -32001, "not_found"],
+      ["an unsupported A2A-Version", { jsonrpc: "2.0", id: 1, method: "GetTask", params: { id: "x" } }, { "a2a-version": "2.0" }, 200, -32009, "invalid_request"],
+      ["a page size over 100", { jsonrpc: "2.0", id: 1, method: "ListTasks", params: { pageSize: 1000 } }, {}, 200, -32602, "invalid_request"],
+      ["a body that is not JSON", "hello", { "content-type": "text/plain" }, 415, -32600, "unsupported_media_type"],
+      ["a body nested too deep", `{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":${"[".repeat(100)}${"]".repeat(100)}}`, {}, 200, -32600, "invalid_request"],
+      ["a huge body", send({ message: { ...good, parts: [{ text: "x".repeat(1_100_000) }] } }), {}, 413, -32600, "payload_too_large"],
+      ["an unknown agent", send({ message: good }), { path: "/a2a/no-such-agent-0123abcd" }, 200, -32000, "listing_not_found"],
+      ["a malformed agent id", send({ message: good }), { path: "/a2a/NOT_AN_ID" }, 200, -32602, "invalid_listing_id"],
+    ];
+    for (const [name, body, headers, status, code, ourCode] of cases) {
+      const { path, ...rest } = headers;
+      const res = await fetch(`${world.url}${path ?? `/a2a/${summarizer.agent_id}`}`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${apiKey}`, "content-type": "application/json", "a2a-version": "1.0", ...rest },
+        body: typeof body === "string" ? body : JSON.stringify(body),
+        signal: AbortSignal.timeout(30_000),
+      });
+      expect(res.status, name).toBe(status);
+      expect(res.headers.get("x-ratelimit-limit"), name).toMatch(/^\d+$/);
+      const answer = (await res.json()) as { jsonrpc: string; error: { code: number; message: string; data: { metadata: Record<string, string> }[] } };
+      expect(answer.jsonrpc, name).toBe("2.0");
+      expect(answer.error.code, `${name}: ${answer.error.message}`).toBe(code);
+      expect(metadataOf(answer.error), name).toMatchObject({ code: ourCode, request_id: res.headers.get("x-request-id") });
+    }
+    expect(world.agent.deliveriesTo(SUMMARIZER.name).length).toBe(before.deliveries);
+    expect(await balanceOf(renter, summarizer)).toBe(before.balance);
+  });
+
+  it("a request's id is echoed in its error; the API key never shows in any answer", async () => {
+    const res = await rpc(summarizer, { jsonrpc: "2.0", id: "my-id", method: "GetTask", params: { id: "nope" } });
+    const text = await res.text();
+    expect(JSON.parse(text)).toMatchObject({ id: "my-id", error: { code: -32001 } });
+    expect(text).not.toContain(apiKey);
+  });
+});
