@@ -326,6 +326,48 @@ describe("POST /a2a/{agent_id}: a caller without a rental", () => {
   });
 });
 
+describe("POST /a2a/{agent_id}: money at the edges", () => {
+  it("a per-task balance that covers one run pays for exactly one; the next message is refused insufficient_balance before anything runs", async () => {
+    const account = await world.account();
+    await world.rent(account, summarizer, { deposit: summarizer.priceWei });
+    const key = (await createKey(world.app, account, (await signIn(world.app, account)).token, "a2a one run")).key;
+    const client = await clientFor(summarizer, key);
+    const done = (await client.sendMessage(message([text("only one"), data({ text: "a" })]))) as Task;
+    expect(done.metadata).toMatchObject({ cost_wei: summarizer.priceWei.toString() });
+    expect(await balanceOf(account, summarizer)).toBe(0n);
+    const deliveries = world.agent.deliveriesTo(SUMMARIZER.name).length;
+    const refused = await client.sendMessage(message([text("one more"), data({ text: "b" })])).catch((e: unknown) => e);
+    expect(refused).toMatchObject({ envelopeCode: -32000 });
+    expect(metadataOf(refused as never)).toMatchObject({ code: "insufficient_balance", on_chain_error: "Marketplace.InsufficientBalance" });
+    expect(world.agent.deliveriesTo(SUMMARIZER.name).length).toBe(deliveries);
+    expect(await balanceOf(account, summarizer)).toBe(0n);
+  });
+
+  it("a streaming client that goes away does not stop its run: it finishes, is charged once, and its task is readable", async () => {
+    const gate = world.agent.gates.hold("hold and leave");
+    const before = await balanceOf(renter, summarizer);
+    const controller = new AbortController();
+    const res = await fetch(endpoint(summarizer), {
+      method: "POST",
+      headers: { authorization: `Bearer ${apiKey}`, "content-type": "application/json", "a2a-version": "1.0" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "SendStreamingMessage", params: { message: { messageId: `leave-${Date.now()}`, role: "ROLE_USER", parts: [{ text: "hold and leave" }, { data: { text: "l" } }] } } }),
+      signal: controller.signal,
+    });
+    expect(res.headers.get("content-type")).toMatch(/^text\/event-stream/);
+    const reader = res.body!.getReader();
+    const first = new TextDecoder().decode((await reader.read()).value);
+    const taskId = /"id":"(run_[0-9a-f]{32})"/.exec(first)![1]!;
+    await until("the run reaches the agent", () => gate.arrived > 0, 20_000);
+    controller.abort();
+    gate.open();
+    const client = await clientFor(summarizer, apiKey);
+    await until("the task completes", async () => (await client.getTask({ tenant: "", id: taskId })).status?.state === TaskState.TASK_STATE_COMPLETED, 30_000);
+    const task = await client.getTask({ tenant: "", id: taskId });
+    expect(task.artifacts[0]!.parts[0]!.content).toEqual({ $case: "data", value: { summary: "one two three", words: 3 } });
+    expect(await balanceOf(renter, summarizer)).toBe(before - summarizer.priceWei);
+  });
+});
+
 describe("POST /a2a/{agent_id}: GetTask, ListTasks, CancelTask, SubscribeToTask", () => {
   it("GetTask returns the caller's task; another wallet's, another agent's or a made-up id is task not found (-32001)", async () => {
     const client = await clientFor(summarizer, apiKey);
