@@ -386,8 +386,11 @@ describe("POST /a2a/{agent_id}: GetTask, ListTasks, CancelTask, SubscribeToTask"
     const mine = await clientFor(summarizer, apiKey);
     const theirs = await clientFor(summarizer, other.key);
     await theirs.sendMessage(message([text("theirs"), data({ text: "t" })]));
+    // Tasks of its own (two completed, one failed), whatever ran before.
+    for (const parts of [[text("list one"), data({ text: "1" })], [text("list two"), data({ text: "2" })], [text("list failed"), data({})]]) await mine.sendMessage(message(parts));
     const all = await mine.listTasks({ tenant: "", contextId: "", status: 0, pageToken: "", statusTimestampAfter: undefined, pageSize: 100 });
-    expect(all.tasks.length).toBeGreaterThanOrEqual(5);
+    expect(all.tasks.length).toBeGreaterThanOrEqual(4);
+    expect(all.tasks.slice(0, 3).map((t) => t.status?.state)).toEqual([TaskState.TASK_STATE_FAILED, TaskState.TASK_STATE_COMPLETED, TaskState.TASK_STATE_COMPLETED]);
     expect(all.totalSize).toBe(all.tasks.length);
     expect(all.nextPageToken).toBe("");
     expect(all.tasks.every((t) => (t.metadata as { agent_id: string }).agent_id === summarizer.agent_id)).toBe(true);

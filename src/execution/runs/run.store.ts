@@ -108,6 +108,16 @@ function renterRunsPk(onChainId: string, wallet: string): string {
   return `renter-runs#${onChainId.toLowerCase()}#${wallet.toLowerCase()}`;
 }
 
+/** The query of a renter's runs of a listing, of one context when `contextId` is given. */
+function renterRunsQuery(tables: Tables, onChainId: string, wallet: string, contextId: string | undefined) {
+  return {
+    TableName: tables.name("runs"),
+    KeyConditionExpression: "pk = :pk",
+    ...(contextId ? { FilterExpression: "context_id = :context" } : {}),
+    ExpressionAttributeValues: { ":pk": renterRunsPk(onChainId, wallet), ...(contextId ? { ":context": contextId } : {}) },
+  };
+}
+
 /** A renter's run as listed. */
 export interface RenterRunEntry {
   run_id: string;
@@ -143,17 +153,7 @@ export async function listRenterRuns(
   // A filtered query may return fewer items than its limit: read on until the page is full or the
   // partition ends.
   do {
-    const out = await tables.doc.send(
-      new QueryCommand({
-        TableName: tables.name("runs"),
-        KeyConditionExpression: "pk = :pk",
-        ...(options.contextId ? { FilterExpression: "context_id = :context" } : {}),
-        ExpressionAttributeValues: { ":pk": renterRunsPk(onChainId, wallet), ...(options.contextId ? { ":context": options.contextId } : {}) },
-        ScanIndexForward: false,
-        Limit: options.limit - entries.length,
-        ExclusiveStartKey: startKey,
-      }),
-    );
+    const out = await tables.doc.send(new QueryCommand({ ...renterRunsQuery(tables, onChainId, wallet, options.contextId), ScanIndexForward: false, Limit: options.limit - entries.length, ExclusiveStartKey: startKey }));
     entries.push(...((out.Items ?? []) as (RenterRunEntry & { sk: string })[]));
     startKey = out.LastEvaluatedKey;
   } while (startKey && entries.length < options.limit);
@@ -166,16 +166,7 @@ export async function countRenterRuns(tables: Tables, onChainId: string, wallet:
   let count = 0;
   let startKey: Record<string, unknown> | undefined;
   do {
-    const out = await tables.doc.send(
-      new QueryCommand({
-        TableName: tables.name("runs"),
-        KeyConditionExpression: "pk = :pk",
-        ...(options.contextId ? { FilterExpression: "context_id = :context" } : {}),
-        ExpressionAttributeValues: { ":pk": renterRunsPk(onChainId, wallet), ...(options.contextId ? { ":context": options.contextId } : {}) },
-        Select: "COUNT",
-        ExclusiveStartKey: startKey,
-      }),
-    );
+    const out = await tables.doc.send(new QueryCommand({ ...renterRunsQuery(tables, onChainId, wallet, options.contextId), Select: "COUNT", ExclusiveStartKey: startKey }));
     count += out.Count ?? 0;
     startKey = out.LastEvaluatedKey;
   } while (startKey);
