@@ -354,6 +354,8 @@ describe("POST /a2a/{agent_id}: money at the edges", () => {
       signal: controller.signal,
     });
     expect(res.headers.get("content-type")).toMatch(/^text\/event-stream/);
+    expect(res.headers.get("x-ratelimit-limit")).toMatch(/^\d+$/);
+    expect(res.headers.get("a2a-version")).toBe("1.0");
     const reader = res.body!.getReader();
     const first = new TextDecoder().decode((await reader.read()).value);
     const taskId = /"id":"(run_[0-9a-f]{32})"/.exec(first)![1]!;
@@ -378,6 +380,11 @@ describe("POST /a2a/{agent_id}: GetTask, ListTasks, CancelTask, SubscribeToTask"
     const stranger = await clientFor(summarizer, other.key);
     await expect(stranger.getTask({ tenant: "", id: sent.id })).rejects.toMatchObject({ envelopeCode: -32001 });
     await expect((await clientFor(researcher, apiKey)).getTask({ tenant: "", id: sent.id })).rejects.toMatchObject({ envelopeCode: -32001 });
+    // Once the run log has batched it, the task's metadata carries the run's receipt.
+    const { runJob } = await import("../../src/jobs.ts");
+    await runJob(world.services, "run-logger");
+    const logged = await client.getTask({ tenant: "", id: sent.id });
+    expect(logged.metadata).toMatchObject({ receipt: { batch_index: expect.any(Number), root: expect.stringMatching(/^0x/), leaf: expect.stringMatching(/^0x/), proof: expect.any(Array), tx_hash: expect.stringMatching(/^0x/) } });
     const missing = await client.getTask({ tenant: "", id: "run_00000000000000000000000000000000" }).catch((e: unknown) => e);
     expect(metadataOf(missing as never)).toMatchObject({ code: "not_found", request_id: expect.stringMatching(/^req_/) });
   });
@@ -457,6 +464,8 @@ describe("POST /a2a/{agent_id}: v0.3's method names", () => {
     expect(got.result).toMatchObject({ kind: "task", id: task.id, status: { state: "completed" } });
     const cancel = (await (await rpc(summarizer, { jsonrpc: "2.0", id: "c", method: "tasks/cancel", params: { id: task.id } })).json()) as { error: { code: number } };
     expect(cancel.error.code).toBe(-32002);
+    const resubscribe = (await (await rpc(summarizer, { jsonrpc: "2.0", id: "e", method: "tasks/resubscribe", params: { id: task.id } }, { "a2a-version": "0.3" })).json()) as { id: string; error: { code: number } };
+    expect(resubscribe).toMatchObject({ id: "e", error: { code: -32004 } });
     const streamed = await events(await rpc(researcher, { jsonrpc: "2.0", id: "d", method: "message/stream", params: { message: { kind: "message", messageId: `v03s-${Date.now()}`, role: "user", parts: [{ kind: "text", text: "stream old" }] } } }, { "a2a-version": "0.3" }));
     expect(streamed[0]!.data).toMatchObject({ jsonrpc: "2.0", id: "d", result: { kind: "task" } });
     expect(streamed.at(-1)!.data).toMatchObject({ result: { kind: "status-update", status: { state: "completed" }, final: true } });
