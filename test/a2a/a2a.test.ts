@@ -567,3 +567,21 @@ describe("POST /a2a/{agent_id}: bad input gets its JSON-RPC error, never a 5xx o
     expect(text).not.toContain(apiKey);
   });
 });
+
+describe("the local stack's origin (the dashboard in front of the API)", () => {
+  it("sends /a2a/… and /.well-known/… to the API, every other page to the dashboard", async () => {
+    const { withDashboard } = await import("../../local/dashboard.ts");
+    const site = withDashboard(world.app.fetch, {
+      distDir: "/nonexistent-dashboard-build",
+      config: { api_url: world.url, chain_id: 31337, chain_name: "Local chain", rpc_url: world.rpcUrl, marketplace_address: world.market.marketplace, explorer_url: null, allow_private_agent_hosts: true },
+    });
+    const card = await site(new Request(`http://127.0.0.1/a2a/${summarizer.agent_id}/.well-known/agent-card.json`));
+    expect(card.status).toBe(200);
+    expect(((await card.json()) as { name: string }).name).toBe("A2a Summarizer");
+    const jwks = await site(new Request("http://127.0.0.1/.well-known/jwks.json"));
+    expect(((await jwks.json()) as { keys: unknown[] }).keys).toHaveLength(1);
+    const rpcAnswer = await site(new Request(`http://127.0.0.1/a2a/${summarizer.agent_id}`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" }));
+    expect(rpcAnswer.status).toBe(401);
+    expect((await site(new Request("http://127.0.0.1/listings/x"))).status).toBe(503); // the dashboard (not built here)
+  });
+});
