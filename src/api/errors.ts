@@ -50,6 +50,9 @@ export function renderJsonRpcError(error: ApiError | A2aError, c: Context<AppEnv
   const requestId = c.get("requestId") ?? newRequestId();
   const rendered = jsonRpcErrorOf(error, requestId, c.get("services").config.SERVICE_NAME);
   const headers = withEarlierHeaders(new Headers({ "content-type": "application/json; charset=utf-8", [REQUEST_ID_HEADER]: requestId, ...rendered.headers }), c);
+  // The protocol version the request was read in, once known (A2A's service parameter).
+  const version = c.res?.headers.get("a2a-version");
+  if (version) headers.set("A2A-Version", version);
   return new Response(JSON.stringify({ jsonrpc: "2.0", id, error: rendered.error }), { status: rendered.status, headers });
 }
 

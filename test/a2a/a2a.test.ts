@@ -564,6 +564,7 @@ describe("POST /a2a/{agent_id}: bad input gets its JSON-RPC error, never a 5xx o
     const res = await rpc(summarizer, { jsonrpc: "2.0", id: "my-id", method: "GetTask", params: { id: "nope" } });
     const text = await res.text();
     expect(JSON.parse(text)).toMatchObject({ id: "my-id", error: { code: -32001 } });
+    expect(res.headers.get("a2a-version")).toBe("1.0");
     expect(text).not.toContain(apiKey);
   });
 });
