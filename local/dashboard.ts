@@ -36,9 +36,10 @@ export const DASHBOARD_PAGES = ["/", "/listings/:id", "/rentals", "/keys", "/run
 
 const PAGE_PATTERNS = DASHBOARD_PAGES.map((page) => new RegExp(`^${page.replace(/:[a-z]+/gi, "[^/]+")}/?$`));
 
-/** True for the API's versioned paths, which never reach the dashboard. */
+/** True for the API's paths, which never reach the dashboard: /v1, the A2A agents (/a2a) and the
+ * well-known documents (/.well-known). */
 export function isApiPath(pathname: string): boolean {
-  return pathname === "/v1" || pathname.startsWith("/v1/");
+  return ["/v1", "/a2a", "/.well-known"].some((prefix) => pathname === prefix || pathname.startsWith(`${prefix}/`));
 }
 
 /** True for a path of one of the dashboard's pages. */

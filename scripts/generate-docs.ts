@@ -275,7 +275,10 @@ export function codesOfResponse(document: Document, response: Response): ErrorCo
     const codes = part.properties?.error?.properties?.code?.enum;
     if (codes) return codes as ErrorCode[];
   }
-  return [];
+  // A JSON-RPC error object (a route whose errorFormat is jsonrpc): the service's code is in its data.
+  const jsonRpc = (schema?.properties?.error?.properties as Record<string, { items?: { properties?: { metadata?: { properties?: { code?: { enum?: unknown[] } } } } } }> | undefined)?.data;
+  const codes = jsonRpc?.items?.properties?.metadata?.properties?.code?.enum;
+  return codes ? (codes as ErrorCode[]) : [];
 }
 
 const COMMON_HEADERS = new Set(["X-Request-Id", "X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset", "Retry-After"]);

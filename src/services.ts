@@ -28,6 +28,7 @@ import type { Metrics } from "./adapters/metrics/port.ts";
 import { createMemoryMetrics } from "./adapters/metrics/memory.ts";
 import { createEmfMetrics } from "./adapters/metrics/emf.ts";
 import { observedFetch } from "./observability/chain-calls.ts";
+import { createCardSigner, type CardSigner } from "./a2a/signing.ts";
 
 export interface Services {
   config: Config;
@@ -42,6 +43,8 @@ export interface Services {
   authenticator: Authenticator;
   rateLimiter: RateLimiter;
   keys: KeyWrapper;
+  /** Signs A2A Agent Cards (CARD_SIGNING_KEYS); null when no key is configured (cards go unsigned). */
+  cardSigner: CardSigner | null;
   catalogue: Catalogue;
   /** The protocol authority's signer (settlement, run log); null when no key is configured. */
   authority: AuthoritySigner | null;
@@ -95,6 +98,7 @@ export function createServices(config: Config, overrides: Partial<Services> = {}
         ? createUpstashRateLimiter({ url: config.UPSTASH_REDIS_REST_URL, token: config.UPSTASH_REDIS_REST_TOKEN!, prefix: `${config.SERVICE_NAME}:rl` })
         : createMemoryRateLimiter()),
     catalogue: overrides.catalogue ?? createCatalogue(tables, { refreshMs: config.CATALOGUE_REFRESH_MS }),
+    cardSigner: overrides.cardSigner !== undefined ? overrides.cardSigner : config.CARD_SIGNING_KEYS ? createCardSigner(config.CARD_SIGNING_KEYS) : null,
     keys:
       overrides.keys ??
       (config.KMS_KEY_ID ? createKmsKeyWrapper({ keyId: config.KMS_KEY_ID, region: config.AWS_REGION }) : createLocalKeyWrapper(config.LOCAL_MASTER_KEY!)),

@@ -2,8 +2,9 @@
 //
 // - `functions/api.handler` (Hono `handle(app)`) serves every path.
 // - `functions/stream.handler` (Hono `streamHandle(app)`) serves the routes whose answers stream with
-//   Lambda response streaming: `POST /v1/execute/stream` (the run's events) and `POST /v1/mcp` (a tool
-//   call's progress notifications, then its result). API Gateway REST streams Lambda responses
+//   Lambda response streaming: `POST /v1/execute/stream` (the run's events), `POST /v1/mcp` (a tool
+//   call's progress notifications, then its result) and `POST /a2a/{agent_id}` (an A2A agent: a task's
+//   events, or a task answered when its run ends). API Gateway REST streams Lambda responses
 //   (integration response transfer mode STREAM); HTTP APIs (ApiGatewayV2) cannot. A streamed route is
 //   also not cut at the buffered integration's 29 s, so a long run through MCP completes in the call.
 //   REST also lets buffered requests wait longer than 30 s once the account quota is raised, which HTTP
@@ -39,16 +40,18 @@ export function trustedProxiesSetting(): string | undefined {
  * (`DASHBOARD_URL`, allowed by default) and any origins the operator adds (`CORS_ORIGINS`); and the
  * proxies in front of the API, if the operator put any there (`TRUSTED_PROXIES`).
  */
-function withCors(args: sst.aws.FunctionArgs, r: AppResources, dashboardUrl: $util.Input<string>): sst.aws.FunctionArgs {
+function withCors(args: sst.aws.FunctionArgs, r: AppResources, dashboardUrl: $util.Input<string>, apiUrl: $util.Input<string>): sst.aws.FunctionArgs {
   const extra = extraCorsOrigins();
   const proxies = trustedProxiesSetting();
-  return { ...args, environment: { ...appEnvironment(r), DASHBOARD_URL: dashboardUrl, ...(extra ? { CORS_ORIGINS: extra } : {}), ...(proxies ? { TRUSTED_PROXIES: proxies } : {}) } };
+  // API_URL: the API's own base URL (with its stage path), which the A2A Agent Cards name.
+  return { ...args, environment: { ...appEnvironment(r), DASHBOARD_URL: dashboardUrl, API_URL: apiUrl, ...(extra ? { CORS_ORIGINS: extra } : {}), ...(proxies ? { TRUSTED_PROXIES: proxies } : {}) } };
 }
 
 /** The POST routes served by the streaming function, each with the stable name of its route. */
 const STREAMED_ROUTES = [
   { path: "/v1/execute/stream", name: "ExecuteStream" },
   { path: "/v1/mcp", name: "Mcp" },
+  { path: "/a2a/{agent_id}", name: "A2a" },
 ] as const;
 
 /**
@@ -64,9 +67,14 @@ function apiRoutes() {
     const segments = path.split("/").filter(Boolean);
     for (let i = 1; i < segments.length; i++) {
       const parent = `/${segments.slice(0, i).join("/")}`;
-      routes.add(`ANY ${parent}`).add(`ANY ${parent}/{proxy+}`);
+      routes.add(`ANY ${parent}`);
+      // A resource may have one variable child: where the next segment is a path parameter, that
+      // parameter's resource (and its catch-all, below) stands in for `{proxy+}`.
+      if (!segments[i]!.startsWith("{")) routes.add(`ANY ${parent}/{proxy+}`);
     }
     routes.add(`ANY ${path}`);
+    // Under a path parameter, the paths below it (an agent's card) reach the buffered function too.
+    if (segments.at(-1)!.startsWith("{")) routes.add(`ANY ${path}/{proxy+}`);
   }
   return [...routes];
 }
@@ -103,6 +111,7 @@ export function createApi(r: AppResources, gateway: ReturnType<typeof createApiG
       }),
       r,
       dashboard.url,
+      gateway.baseUrl,
     ),
   );
 
@@ -116,6 +125,7 @@ export function createApi(r: AppResources, gateway: ReturnType<typeof createApiG
       }),
       r,
       dashboard.url,
+      gateway.baseUrl,
     ),
   );
 

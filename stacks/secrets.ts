@@ -7,6 +7,8 @@ export function createSecrets() {
     // The protocol authority's key (AUTHORITY_PRIVATE_KEY): per-query settlement and the run log.
     new sst.Secret("AuthorityPrivateKey"),
     new sst.Secret("JwtSigningKeys"),
+    // A2A Agent Card signing keys (CARD_SIGNING_KEYS), apart from the JWT keys.
+    new sst.Secret("CardSigningKeys"),
     new sst.Secret("UpstashRedisUrl"),
     new sst.Secret("UpstashRedisToken"),
     new sst.Secret("RpcUrl"),

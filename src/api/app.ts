@@ -46,6 +46,9 @@ import * as listCreatorApplications from "./routes/v1_reviews_creators.get.ts";
 import * as reviewCreator from "./routes/v1_reviews_creators_{wallet}.post.ts";
 import * as listListingReviews from "./routes/v1_reviews_listings.get.ts";
 import * as reviewListing from "./routes/v1_reviews_listings_{listing_id}.post.ts";
+import * as getAgentCard from "./routes/a2a_{agent_id}_.well-known_agent-card.json.get.ts";
+import * as getCardSigningKeys from "./routes/.well-known_jwks.json.get.ts";
+import * as callA2aAgent from "./routes/a2a_{agent_id}.post.ts";
 
 /** The platform every request runs on, matched by a route or not: the access log, request ids, CORS,
  * the error envelope and the validation hook, and the 404 answer (counted under the default rate rule).
@@ -88,6 +91,9 @@ export function registerRoutes(app: OpenAPIHono<AppEnv>): void {
   exchangeAuthToken.register(open);
   // Listings' public metadata
   getListingMetadata.register(open);
+  // A2A: each published listing's Agent Card, and the keys that verify its signature
+  getAgentCard.register(open);
+  getCardSigningKeys.register(open);
 
   // Served after authentication (an API key or a JWT).
   const api = routeGroup("bearer");
@@ -114,6 +120,8 @@ export function registerRoutes(app: OpenAPIHono<AppEnv>): void {
   callMcp.register(api);
   openMcpStream.register(api);
   endMcpSession.register(api);
+  // A2A: each published listing's JSON-RPC endpoint (a task is a run)
+  callA2aAgent.register(api);
   // Creators and their agents
   applyAsCreator.register(api);
   getCreatorProfile.register(api);

@@ -30,6 +30,7 @@ export const TAGS = [
   { name: "Agents", description: "Register an agent from its manifest and set the secrets its runs need." },
   { name: "Jobs", description: "Registration jobs: the outcome of a submitted manifest, with every problem found." },
   { name: "Metadata", description: "Listings' public metadata documents, content-addressed (ipfs://<cid>)." },
+  { name: "A2A", description: "Every published listing as an A2A v1.0 agent: its signed Agent Card, the key set that verifies it, and its JSON-RPC endpoint (a task is a run)." },
   { name: "Reviews", description: "Creator and listing reviews, for the protocol authority only (beta)." },
   { name: "System", description: "Health, this document and its rendered reference." },
 ] as const;
@@ -183,11 +184,52 @@ export function mergeErrors(...lists: RouteErrors[]): Map<number, ErrorCode[]> {
   return new Map([...merged].sort(([a], [b]) => a - b).map(([status, set]) => [status, ERROR_CODES.filter((code) => set.has(code))]));
 }
 
+/** An error response of a route that speaks JSON-RPC: a JSON-RPC 2.0 error object whose data (one
+ * google.rpc.ErrorInfo) names the service's code (src/a2a/errors.ts). */
+function jsonRpcErrorResponse(status: number, codes: readonly ErrorCode[]) {
+  return {
+    description: `${STATUS_TEXT[status] ?? "Error"}, as a JSON-RPC error object: ${codes.join(", ")}`,
+    headers: headersOf(status),
+    content: {
+      "application/json": {
+        schema: {
+          type: "object" as const,
+          required: ["jsonrpc", "id", "error"],
+          properties: {
+            jsonrpc: { type: "string" as const, enum: ["2.0"] },
+            id: { type: ["string", "integer", "null"] as const, description: "The request's id (null when it could not be read)" },
+            error: {
+              type: "object" as const,
+              required: ["code", "message", "data"],
+              properties: {
+                code: { type: "integer" as const, description: "A2A's JSON-RPC code, or -32000 for the service's own refusals" },
+                message: { type: "string" as const },
+                data: {
+                  type: "array" as const,
+                  items: {
+                    type: "object" as const,
+                    description: "google.rpc.ErrorInfo; metadata.code is the service's error code, metadata.request_id the request id",
+                    properties: { "@type": { type: "string" as const }, reason: { type: "string" as const }, domain: { type: "string" as const }, metadata: { type: "object" as const, properties: { code: { type: "string" as const, enum: [...codes] }, request_id: { type: "string" as const } } } },
+                  },
+                },
+              },
+            },
+          },
+        },
+      },
+    },
+  };
+}
+
 /** The error responses of a route: a shared component where the codes are exactly a shared set, the
- * narrowed envelope otherwise. */
-export function errorResponsesOf(errors: Map<number, ErrorCode[]>): Record<string, unknown> {
+ * narrowed envelope otherwise; JSON-RPC error objects on a route that speaks JSON-RPC. */
+export function errorResponsesOf(errors: Map<number, ErrorCode[]>, format: "envelope" | "jsonrpc" = "envelope"): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [status, codes] of errors) {
+    if (format === "jsonrpc") {
+      out[status] = jsonRpcErrorResponse(status, codes);
+      continue;
+    }
     const shared = SHARED_ERROR_RESPONSES.find((s) => s.status === status && s.codes.length === codes.length && s.codes.every((c) => codes.includes(c)));
     out[status] = shared ? ref("responses", shared.name) : errorResponse(status, codes);
   }

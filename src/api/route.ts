@@ -32,6 +32,9 @@ export type RouteDefinition = Omit<RouteConfig, "security" | "operationId" | "ta
   rateLimit: RouteRateLimit;
   /** Only the route's own codes; the platform's are added (see `platformErrors`). */
   errors: RouteErrors;
+  /** `jsonrpc`: the route speaks JSON-RPC 2.0, and every error of its requests (authentication, rate
+   * limits and the body rules included) is a JSON-RPC error object instead of the error envelope. */
+  errorFormat?: "envelope" | "jsonrpc";
 };
 
 /** A route's declaration, as the route groups and the tests read it. */
@@ -44,6 +47,7 @@ export interface RouteDeclaration {
   access: Access;
   rateLimit: RouteRateLimit;
   errors: RouteErrors;
+  errorFormat: "envelope" | "jsonrpc";
 }
 
 const declarations = new WeakMap<object, RouteDeclaration>();
@@ -75,7 +79,7 @@ function validatesBody(config: RouteConfig): boolean {
  * });
  */
 export function defineRoute<P extends string, R extends RouteDefinition & { path: P }>(definition: R) {
-  const { operationId, tag, access, rateLimit, errors, ...config } = definition;
+  const { operationId, tag, access, rateLimit, errors, errorFormat = "envelope", ...config } = definition;
   const declared = mergeErrors(errors, platformErrors(config.method, access, rateLimit.failMode, validatesBody(config)));
   const route = createRoute({
     ...config,
@@ -84,8 +88,8 @@ export function defineRoute<P extends string, R extends RouteDefinition & { path
     security: securityOf(access),
     // For readers of the document: the rule and the fail mode (the 503 answer follows from the latter).
     "x-rate-limit": { rule: rateLimit.rule, fail_mode: rateLimit.failMode },
-    responses: { ...withHeaders(config.responses), ...errorResponsesOf(declared) },
-  } as Omit<R, "operationId" | "tag" | "access" | "rateLimit" | "errors"> & { operationId: string; tags: Tag[]; security: Record<string, string[]>[] });
-  declarations.set(route, { method: config.method.toUpperCase(), path: config.path, operationId, tag, access, rateLimit, errors });
+    responses: { ...withHeaders(config.responses), ...errorResponsesOf(declared, errorFormat) },
+  } as Omit<R, "operationId" | "tag" | "access" | "rateLimit" | "errors" | "errorFormat"> & { operationId: string; tags: Tag[]; security: Record<string, string[]>[] });
+  declarations.set(route, { method: config.method.toUpperCase(), path: config.path, operationId, tag, access, rateLimit, errors, errorFormat });
   return route;
 }

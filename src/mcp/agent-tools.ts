@@ -20,13 +20,15 @@ import { agentToolSchemas, UNKNOWN_AGENT_SCHEMAS } from "../../sdk/src/tools/age
 import { agentToolDescription, nameAgentTools } from "../../sdk/src/tools/rented.ts";
 import type { AgentToolEntry } from "../../sdk/src/mcp/tool-server.ts";
 
-interface AgentMetadata {
+export interface AgentMetadata {
   description?: unknown;
   input_schema?: unknown;
   output_schema?: unknown;
+  tools?: unknown;
+  timeout_seconds?: unknown;
 }
 
-interface KnownAgent {
+export interface KnownAgent {
   metadata: AgentMetadata | null;
   validate: ValidateFunction | undefined;
 }
@@ -38,7 +40,8 @@ const recentLists = processCache<{ listedAt: number; entries: RentedAgentEntry[]
 const RECENT_LIST_MS = 60_000;
 const CID = /^ipfs:\/\/(b[a-z2-7]{58,})$/;
 
-async function knownAgent(services: Services, metadataUri: unknown): Promise<KnownAgent> {
+/** An agent's public metadata (its schemas) and its input schema's validator, kept in the process. */
+export async function knownAgent(services: Services, metadataUri: unknown): Promise<KnownAgent> {
   const cid = typeof metadataUri === "string" ? CID.exec(metadataUri)?.[1] : undefined;
   if (cid === undefined) return { metadata: null, validate: undefined };
   const hit = metadataCache.get(services.blobs, cid);

@@ -108,7 +108,7 @@ describe("each route's declared fail mode", () => {
 
   it("names the execution rule exactly on the routes that run tasks", () => {
     const execution = Object.entries(paths).flatMap(([path, item]) => Object.entries(item).flatMap(([method, operation]) => (operation["x-rate-limit"].rule === "execution" ? [`${method.toUpperCase()} ${path}`] : [])));
-    expect(execution.sort()).toEqual(["POST /v1/execute", "POST /v1/execute/stream", "POST /v1/mcp"]);
+    expect(execution.sort()).toEqual(["POST /a2a/{agent_id}", "POST /v1/execute", "POST /v1/execute/stream", "POST /v1/mcp"]);
   });
 
   it("is kept by every route when the limiter's store is unreachable: 503 service_unavailable where closed, served where open", async () => {

@@ -93,10 +93,20 @@ describe("the app's routes", () => {
     expect(new Set(declared).size).toBe(declared.length);
   });
 
-  it("serve without a token exactly sign-in, health, the document and its reference, and listings' public metadata", () => {
+  it("serve without a token exactly sign-in, health, the document and its reference, listings' public metadata, and A2A's Agent Cards and their signing keys", () => {
     const open = declarations().filter((d) => d.access === "public").map((d) => `${d.method} ${d.path}`);
     expect(open.sort()).toEqual(
-      ["GET /v1/auth/challenge", "POST /v1/auth/token", "GET /v1/health", "GET /v1/openapi.json", "GET /v1/docs", "GET /v1/docs/scalar.js", "GET /v1/metadata/{cid}"].sort(),
+      [
+        "GET /v1/auth/challenge",
+        "POST /v1/auth/token",
+        "GET /v1/health",
+        "GET /v1/openapi.json",
+        "GET /v1/docs",
+        "GET /v1/docs/scalar.js",
+        "GET /v1/metadata/{cid}",
+        "GET /a2a/{agent_id}/.well-known/agent-card.json",
+        "GET /.well-known/jwks.json",
+      ].sort(),
     );
   });
 });

@@ -20,7 +20,7 @@ import { apiUrl, closeApiServer, listenApi, type ApiFetch } from "../../src/api/
 import { createMemoryRateLimiter } from "../../src/adapters/ratelimit/memory.ts";
 import { createLogger } from "../../src/logger.ts";
 import { createServices, type Services } from "../../src/services.ts";
-import { isDashboardPage, listenSite, withDashboard, type DashboardSiteConfig } from "../../local/dashboard.ts";
+import { isDashboardPage, listenSite, type DashboardSiteConfig } from "../../local/dashboard.ts";
 import { parseResponse, rawExchange, writeIfOpen } from "../support/raw-http.ts";
 import { until } from "../support/until.ts";
 import { startWorld, type World } from "../support/world.ts";
@@ -204,20 +204,18 @@ describe("answers outside the dashboard are the API's, in the envelope", () => {
   });
 
   it("stack server: paths the API serves outside /v1 are never shadowed by a page", async () => {
-    const services = world.services;
-    const app = buildApp(services);
-    // Routes of the kind the API adds outside /v1 (A2A agent cards and endpoints).
-    app.get("/.well-known/agent-card.json", (c) => c.json({ name: "card" }));
-    app.post("/a2a/:agent", (c) => c.json({ jsonrpc: "2.0", id: 1, result: { agent: c.req.param("agent") } }));
-    app.get("/a2a/:agent", (c) => c.json({ agent: c.req.param("agent") }));
-    const url = await serve(withDashboard(app.fetch as ApiFetch, { distDir, config: SITE_CONFIG }));
+    // The API's own routes outside /v1 (the card signing keys, A2A agent cards and endpoints), asked for
+    // as a browser asks: each answers JSON from the API, never the dashboard's page.
     const browser = { accept: "text/html,application/xhtml+xml,*/*;q=0.8" };
-    const card = await fetch(`${url}/.well-known/agent-card.json`, { headers: browser });
+    const jwks = await fetch(`${urls.stack}/.well-known/jwks.json`, { headers: browser });
+    expect(jwks.headers.get("content-type")).toMatch(/^application\/(jwk-set\+)?json/);
+    expect(((await jwks.json()) as { keys: unknown[] }).keys.length).toBeGreaterThan(0);
+    const card = await fetch(`${urls.stack}/a2a/reviewer-0000abcd/.well-known/agent-card.json`, { headers: browser });
     expect(card.headers.get("content-type")).toMatch(/^application\/json/);
-    expect(await card.json()).toEqual({ name: "card" });
-    expect(await (await fetch(`${url}/a2a/reviewer`, { headers: browser })).json()).toEqual({ agent: "reviewer" });
-    expect(await (await fetch(`${url}/a2a/reviewer`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" })).json()).toMatchObject({ result: { agent: "reviewer" } });
-    await expectEnvelope(await fetch(`${url}/.well-known/other`, { headers: browser }), 404, "not_found");
+    expect(((await card.json()) as { error: { code: string } }).error.code).toBe("listing_not_found");
+    const rpc = await fetch(`${urls.stack}/a2a/reviewer-0000abcd`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
+    expect(((await rpc.json()) as { jsonrpc: string }).jsonrpc).toBe("2.0");
+    await expectEnvelope(await fetch(`${urls.stack}/.well-known/other`, { headers: browser }), 404, "not_found");
   });
 });
 

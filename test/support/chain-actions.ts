@@ -225,6 +225,7 @@ export async function createServicesOn(options: ServicesOnOptions): Promise<Serv
     INDEXER_CONFIRMATIONS: "0",
     LOG_LEVEL: "silent",
     JWT_SIGNING_KEYS: JSON.stringify([generateSigningKey()]),
+    CARD_SIGNING_KEYS: JSON.stringify([generateSigningKey()]),
     LOCAL_MASTER_KEY: randomBytes(32).toString("base64"),
     AUTHORITY_PRIVATE_KEY: deployed.authority.privateKey,
     ...options.env,

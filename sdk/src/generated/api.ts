@@ -2,6 +2,66 @@
 // Do not edit: change the routes' schemas, then run `npm run generate:sdk-types`.
 /* eslint-disable */
 export interface paths {
+    "/.well-known/jwks.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the Agent Card signing keys
+         * @description The JSON Web Key Set (RFC 7517) of the keys that sign the A2A Agent Cards: verify a card's `signatures` with the key whose `kid` its protected header names. Every key still configured is listed, newest first (the first signs new cards). Needs no token; cached for an hour. Empty when the service signs no cards.
+         */
+        get: operations["getCardSigningKeys"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/a2a/{agent_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A2A endpoint of an agent (JSON-RPC)
+         * @description The agent's A2A v1.0 endpoint, JSON-RPC 2.0 binding: `SendMessage` (a text part is the task, a data part the input, checked against the agent's input schema; the answer is the task), `SendStreamingMessage` (Server-Sent Events: the task, its status, the output as an artifact, the final status), `GetTask`, `ListTasks` (the caller's own runs of this agent, newest first, paged), `CancelTask` (a run cannot be stopped: -32002), `SubscribeToTask` (a running task's events; Last-Event-ID resumes); v0.3's `message/send`, `message/stream`, `tasks/get`, `tasks/cancel` and `tasks/resubscribe` too. A task is a run: the same authentication, credential check, sandbox, charge and receipt as POST /v1/execute; the task id is the run id, the message's messageId its Idempotency-Key, and the task's metadata carries the run's id, cost (exact wei, a string), settlement and receipt. Every error is a JSON-RPC error object whose data (google.rpc.ErrorInfo) carries the service's error code and the request id: A2A's codes where A2A names the failure, -32000 for the service's refusals (credential_not_found, credential_expired, insufficient_balance, listing_paused, listing_not_found, rate_limit_exceeded, …). Authentication, rate limits and bodies refused before they are read keep their HTTP status (401, 413, 415, 429, 503); the rest are answered with 200.
+         */
+        post: operations["callA2aAgent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/a2a/{agent_id}/.well-known/agent-card.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get an agent's A2A Agent Card
+         * @description The A2A v1.0 Agent Card of a published listing: its name and description, its JSON-RPC interface (`{api}/a2a/{agent_id}`, protocol 1.0, and 0.3), streaming, the bearer credentials it takes (an API key or a wallet JWT), one skill built from the listing and its manifest (the input's shape, an example, the rental, a sample output), the provider and the documentation (the listing's public metadata). `signatures` holds the service's JWS over the RFC 8785 canonical card without `signatures` (ES256; `kid` and `jku` name the key in GET /.well-known/jwks.json). Needs no token. Cached for 5 minutes, with an ETag of its content (If-None-Match: 304). An unknown or unpublished agent: 404 listing_not_found.
+         */
+        get: operations["getAgentCard"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/agents": {
         parameters: {
             query?: never;
@@ -658,6 +718,46 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /** @description An A2A v1.0 Agent Card (a2a-protocol.org, specification/a2a.proto), in ProtoJSON */
+        AgentCard: {
+            capabilities: {
+                extendedAgentCard: boolean;
+                pushNotifications: boolean;
+                streaming: boolean;
+            };
+            defaultInputModes: string[];
+            defaultOutputModes: string[];
+            description: string;
+            documentationUrl: string;
+            name: string;
+            provider: {
+                organization: string;
+                url: string;
+            };
+            securityRequirements: unknown[];
+            securitySchemes: {
+                [key: string]: unknown;
+            };
+            signatures?: {
+                protected: string;
+                signature: string;
+            }[];
+            skills: ({
+                description: string;
+                examples: string[];
+                id: string;
+                name: string;
+                tags: string[];
+            } & {
+                [key: string]: unknown;
+            })[];
+            supportedInterfaces: {
+                protocolBinding: string;
+                protocolVersion: string;
+                url: string;
+            }[];
+            version: string;
+        };
         /** @description The agent manifest (64 KB at most). The request is queued at once; every rule is checked by the validator on the queue, and a failed job lists each problem with its JSON pointer (GET /v1/jobs/{job_id}). */
         AgentManifest: {
             /** @enum {string} */
@@ -950,6 +1050,22 @@ export interface components {
             job_id: string;
             /** @enum {string} */
             status: "queued";
+        };
+        /** @description RFC 7517 JSON Web Key Set: the public halves of the Agent Card signing keys, newest first */
+        JsonWebKeySet: {
+            keys: {
+                /** @enum {string} */
+                alg: "ES256";
+                /** @enum {string} */
+                crv: "P-256";
+                kid: string;
+                /** @enum {string} */
+                kty: "EC";
+                /** @enum {string} */
+                use: "sig";
+                x: string;
+                y: string;
+            }[];
         };
         /** @description Milliseconds; null until something was observed */
         LatencyPercentiles: {
@@ -1265,6 +1381,349 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    getCardSigningKeys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The key set */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonWebKeySet"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    callA2aAgent: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The protocol version the client speaks: 1.0, or 0.3 (an empty header is 0.3, as A2A says). Anything else: -32009. */
+                "A2A-Version"?: string;
+                /** @description Resume a stream (SubscribeToTask, or SendStreamingMessage with the same messageId): the id of the last event received. */
+                "Last-Event-ID"?: string;
+            };
+            path: {
+                /** @description The agent id (<name>-<8 hex>), the listing id or the on-chain id */
+                agent_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description A JSON-RPC response (a result, or an error object), or for a streaming method an event stream of JSON-RPC responses */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": Record<string, never>;
+                    "text/event-stream": string;
+                };
+            };
+            /** @description Unauthorized, as a JSON-RPC error object: unauthorized, invalid_api_key, jwt_expired */
+            401: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A2A's JSON-RPC code, or -32000 for the service's own refusals */
+                            code: number;
+                            data: {
+                                "@type"?: string;
+                                domain?: string;
+                                metadata?: {
+                                    /** @enum {string} */
+                                    code?: "unauthorized" | "invalid_api_key" | "jwt_expired";
+                                    request_id?: string;
+                                };
+                                reason?: string;
+                            }[];
+                            message: string;
+                        };
+                        /** @description The request's id (null when it could not be read) */
+                        id: string | number | null;
+                        /** @enum {string} */
+                        jsonrpc: "2.0";
+                    };
+                };
+            };
+            /** @description Payload too large, as a JSON-RPC error object: payload_too_large */
+            413: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A2A's JSON-RPC code, or -32000 for the service's own refusals */
+                            code: number;
+                            data: {
+                                "@type"?: string;
+                                domain?: string;
+                                metadata?: {
+                                    /** @enum {string} */
+                                    code?: "payload_too_large";
+                                    request_id?: string;
+                                };
+                                reason?: string;
+                            }[];
+                            message: string;
+                        };
+                        /** @description The request's id (null when it could not be read) */
+                        id: string | number | null;
+                        /** @enum {string} */
+                        jsonrpc: "2.0";
+                    };
+                };
+            };
+            /** @description Unsupported media type, as a JSON-RPC error object: unsupported_media_type */
+            415: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A2A's JSON-RPC code, or -32000 for the service's own refusals */
+                            code: number;
+                            data: {
+                                "@type"?: string;
+                                domain?: string;
+                                metadata?: {
+                                    /** @enum {string} */
+                                    code?: "unsupported_media_type";
+                                    request_id?: string;
+                                };
+                                reason?: string;
+                            }[];
+                            message: string;
+                        };
+                        /** @description The request's id (null when it could not be read) */
+                        id: string | number | null;
+                        /** @enum {string} */
+                        jsonrpc: "2.0";
+                    };
+                };
+            };
+            /** @description Too many requests, as a JSON-RPC error object: rate_limit_exceeded */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A2A's JSON-RPC code, or -32000 for the service's own refusals */
+                            code: number;
+                            data: {
+                                "@type"?: string;
+                                domain?: string;
+                                metadata?: {
+                                    /** @enum {string} */
+                                    code?: "rate_limit_exceeded";
+                                    request_id?: string;
+                                };
+                                reason?: string;
+                            }[];
+                            message: string;
+                        };
+                        /** @description The request's id (null when it could not be read) */
+                        id: string | number | null;
+                        /** @enum {string} */
+                        jsonrpc: "2.0";
+                    };
+                };
+            };
+            /** @description Internal error, as a JSON-RPC error object: internal_error */
+            500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A2A's JSON-RPC code, or -32000 for the service's own refusals */
+                            code: number;
+                            data: {
+                                "@type"?: string;
+                                domain?: string;
+                                metadata?: {
+                                    /** @enum {string} */
+                                    code?: "internal_error";
+                                    request_id?: string;
+                                };
+                                reason?: string;
+                            }[];
+                            message: string;
+                        };
+                        /** @description The request's id (null when it could not be read) */
+                        id: string | number | null;
+                        /** @enum {string} */
+                        jsonrpc: "2.0";
+                    };
+                };
+            };
+            /** @description Service unavailable, as a JSON-RPC error object: service_unavailable */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A2A's JSON-RPC code, or -32000 for the service's own refusals */
+                            code: number;
+                            data: {
+                                "@type"?: string;
+                                domain?: string;
+                                metadata?: {
+                                    /** @enum {string} */
+                                    code?: "service_unavailable";
+                                    request_id?: string;
+                                };
+                                reason?: string;
+                            }[];
+                            message: string;
+                        };
+                        /** @description The request's id (null when it could not be read) */
+                        id: string | number | null;
+                        /** @enum {string} */
+                        jsonrpc: "2.0";
+                    };
+                };
+            };
+        };
+    };
+    getAgentCard: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The agent id (<name>-<8 hex>), the listing id or the on-chain id */
+                agent_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The signed Agent Card */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentCard"];
+                };
+            };
+            /** @description Not modified: the card named by If-None-Match is current */
+            304: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad request: invalid_listing_id */
+            400: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "invalid_listing_id";
+                            /** @enum {integer} */
+                            status: 400;
+                        };
+                    };
+                };
+            };
+            /** @description Not found: listing_not_found */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "listing_not_found";
+                            /** @enum {integer} */
+                            status: 404;
+                        };
+                    };
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
     registerAgent: {
         parameters: {
             query?: never;

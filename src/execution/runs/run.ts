@@ -48,6 +48,9 @@ export interface RunRecord {
   delivery?: "stream" | "sync";
   /** standard or priority. */
   priority?: "standard" | "priority";
+  /** The A2A context the run belongs to, when the client named one (A2A's contextId); absent otherwise
+   * (the run is then its own context). */
+  context_id?: string;
   timeout_ms?: number;
   /** Why a failed run failed: {code, message}. */
   error?: { code: string; message: string };
