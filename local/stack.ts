@@ -13,7 +13,7 @@ import { CHAIN_DERIVED_TABLES } from "../src/adapters/tables/schema.ts";
 import { ensureRegistrationQueues } from "../src/adapters/queue/sqs.ts";
 import { createBlobs, ensureBucket } from "../src/adapters/blobs/s3.ts";
 import { chainFor } from "../src/chain/client.ts";
-import { deployMarketplace } from "../src/chain/deploy.ts";
+import { deployErc8004Registries, deployMarketplace } from "../src/chain/deploy.ts";
 import { createLogger, type Logger } from "../src/logger.ts";
 import { runJob, startJobs } from "../src/jobs.ts";
 import { DEV_ACCOUNTS, LOCAL_CHAIN_ID, startChain, type ChainNode } from "./chain.ts";
@@ -52,7 +52,7 @@ export interface StackInfo {
   /** The deterministic model server the demo agents run on. */
   model_server_url: string;
   chain_id: number;
-  contracts: { marketplace: string };
+  contracts: { marketplace: string; identity_registry: string; reputation_registry: string };
   authority: string;
   accounts: { address: string; private_key: string; role: AccountRole }[];
   demo: Record<string, unknown>;
@@ -137,6 +137,8 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
       authority: authority.address,
       feeRecipient: treasury.address,
     });
+    progress("deploying the ERC-8004 identity and reputation registries");
+    const registries = await deployErc8004Registries({ rpcUrl: chain!.rpcUrl, chain: chainFor(LOCAL_CHAIN_ID, chain!.rpcUrl), deployerPrivateKey: authority.privateKey });
 
     const env: Record<string, string> = {
       STAGE: "local",
@@ -162,6 +164,9 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
       PROVIDER_A_BASE_URL: models.openaiBaseUrl,
       PROVIDER_B_BASE_URL: models.anthropicBaseUrl,
       MARKETPLACE_DEPLOY_BLOCK: deployed.blockNumber.toString(),
+      IDENTITY_REGISTRY_ADDRESS: getAddress(registries.identityRegistry),
+      REPUTATION_REGISTRY_ADDRESS: getAddress(registries.reputationRegistry),
+      ERC8004_DEPLOY_BLOCK: registries.blockNumber.toString(),
       // The local chain mines a block per transaction and never reorganizes.
       INDEXER_CONFIRMATIONS: "0",
     };
@@ -207,7 +212,7 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
       rpc_url: chain!.rpcUrl,
       model_server_url: models.url,
       chain_id: LOCAL_CHAIN_ID,
-      contracts: { marketplace: getAddress(deployed.address) },
+      contracts: { marketplace: getAddress(deployed.address), identity_registry: getAddress(registries.identityRegistry), reputation_registry: getAddress(registries.reputationRegistry) },
       authority: authority.address,
       accounts: ROLES.map((role, i) => ({ address: DEV_ACCOUNTS[i]!.address, private_key: DEV_ACCOUNTS[i]!.privateKey, role })),
       demo: { ...demo },
