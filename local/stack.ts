@@ -14,6 +14,7 @@ import { ensureRegistrationQueues } from "../src/adapters/queue/sqs.ts";
 import { createBlobs, ensureBucket } from "../src/adapters/blobs/s3.ts";
 import { chainFor } from "../src/chain/client.ts";
 import { deployErc8004Registries, deployMarketplace } from "../src/chain/deploy.ts";
+import { registerListingAgent } from "./erc8004.ts";
 import { createLogger, type Logger } from "../src/logger.ts";
 import { runJob, startJobs } from "../src/jobs.ts";
 import { DEV_ACCOUNTS, LOCAL_CHAIN_ID, startChain, type ChainNode } from "./chain.ts";
@@ -203,6 +204,12 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
     progress("seeding the demo: creators, reviewed agents, rentals and an API key");
     const renter = DEV_ACCOUNTS[ROLES.indexOf("renter")]!;
     const demo = await ensureDemoData(services, dataDir, { renter: renter.privateKey, creators: [DEV_ACCOUNTS[2].privateKey, DEV_ACCOUNTS[3].privateKey] });
+    // The demo's creators register their listings as ERC-8004 agents (the listings must be indexed first).
+    await runJob(services, "indexer");
+    const creatorKeys = new Map([DEV_ACCOUNTS[2], DEV_ACCOUNTS[3]].map((a) => [a.address.toLowerCase(), a.privateKey]));
+    for (const listing of demo.listings) {
+      listing.erc8004_agent_id = await registerListingAgent(services, creatorKeys.get(listing.creator.toLowerCase())!, listing.listing_id, apiUrl);
+    }
     // Ready means consistent: the index holds everything the chain holds, demo included.
     await runJob(services, "indexer");
 
