@@ -13,6 +13,7 @@ import { runJob } from "../../src/jobs.ts";
 import { signIn } from "../support/auth.ts";
 import { startWorld, type PublishedAgent, type World } from "../support/world.ts";
 import type { Account } from "../support/chain-actions.ts";
+import { verifyReputation } from "../../sdk/src/erc8004.ts";
 
 let world: World;
 let listing: PublishedAgent & { webhookSecret: string };
@@ -288,6 +289,29 @@ describe("POST /v1/runs/{run_id}/feedback", () => {
     const rep = await reputation();
     expect(rep).toMatchObject({ rating: before.rating, review_count: before.review_count, unverified_count: before.unverified_count + 6 });
     expect(rep.feedback.slice(0, 6).map((f) => f.reason).sort()).toEqual(["file_malformed", "file_of_another_feedback", "file_too_large", "hash_mismatch", "receipt_not_on_chain", "receipt_of_another_listing"]);
+  });
+
+  it("verifyReputation (SDK) recomputes the same verified rating and verdicts from the chain and the files alone", async () => {
+    const rep = await get<Reputation & { feedback: { reason: string | null }[] }>(`/v1/listings/${listing.listing_id}/reputation?limit=100`, renterToken);
+    const result = await verifyReputation({
+      client: createPublicClient({ chain: world.services.chain.chain, transport: http(world.rpcUrl) }),
+      identityRegistry: world.services.chain.erc8004!.identityRegistry,
+      reputationRegistry: world.services.chain.erc8004!.reputationRegistry,
+      marketplace: world.services.chain.marketplace,
+      agentId,
+      listingId: listing.onChainId,
+      fromBlock: world.config.ERC8004_DEPLOY_BLOCK,
+      // The service's gateway, read over HTTP like any IPFS gateway would be.
+      fetchFile: async (uri) => {
+        const res = await world.app.request(`/v1/metadata/${uri.slice("ipfs://".length)}`);
+        return res.status === 200 ? new Uint8Array(await res.arrayBuffer()) : null;
+      },
+    });
+    expect(result.rating).toBe(rep.rating);
+    expect(result.review_count).toBe(rep.review_count);
+    expect(result.unverified.length).toBe(rep.unverified_count);
+    expect(result.verified.map((f) => f.runId)).toEqual([keccak256(Buffer.from(runId, "utf8"))]);
+    expect(result.unverified.map((f) => f.reason).sort()).toEqual(rep.feedback.filter((f) => f.reason !== null).map((f) => f.reason).sort());
   });
 
   it("revoking the counted feedback takes it out of the rating", async () => {
