@@ -15,7 +15,7 @@ import { marketplaceAbi } from "../src/chain/generated/marketplace.ts";
 import { writeMarketplace } from "../src/chain/write.ts";
 import { reviewListing } from "../src/listings/reviews.ts";
 import { readListingSecret, setProviderKey } from "../src/listings/secrets.ts";
-import type { RentalModel } from "../src/vocabulary.ts";
+import type { RentalModel } from "@agent-rental/core/vocabulary";
 import { approveCreator, listAgent, marketTargetOf, onChainIdOf, registerAgent } from "./publish.ts";
 
 /** The model-provider key the demo creators set on their listings; the local model server requires it. */

@@ -4,7 +4,7 @@
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import { batchGet, isConditionalCheckFailure, type Tables } from "../adapters/tables/dynamo.ts";
 import type { CreatorProfile } from "./creators.ts";
-import type { ReviewStatus } from "../vocabulary.ts";
+import type { ReviewStatus } from "@agent-rental/core/vocabulary";
 
 const key = (wallet: string) => ({ pk: `creator#${wallet.toLowerCase()}`, sk: "profile" });
 const reviewIndex = (status: ReviewStatus, at: string, wallet: string) => ({ gsi1pk: `creator-review#${status}`, gsi1sk: `${at}#${wallet.toLowerCase()}` });

@@ -4,7 +4,7 @@
 import type { Tables } from "../adapters/tables/dynamo.ts";
 import { CreatorAlreadyApprovedError, CreatorNotFoundError, getCreatorProfile, listCreatorProfiles, putCreatorApplication, setCreatorReview } from "./creator.store.ts";
 import { ApiError } from "../errors.ts";
-import type { ReviewStatus } from "../vocabulary.ts";
+import type { ReviewStatus } from "@agent-rental/core/vocabulary";
 
 export interface CreatorProfile {
   wallet: string;

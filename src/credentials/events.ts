@@ -4,7 +4,7 @@
 import { parseEventLogs, type Log } from "viem";
 import { marketplaceAbi } from "../chain/generated/marketplace.ts";
 import type { ListingPatch } from "../listings/chain-listing.ts";
-import { rentalModelOf, type RentalModel } from "../vocabulary.ts";
+import { rentalModelOf, type RentalModel } from "@agent-rental/core/vocabulary";
 
 /** Position of a log on the chain, totally ordered: block number then log index. */
 export function logPosition(blockNumber: bigint, logIndex: number): string {

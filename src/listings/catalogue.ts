@@ -11,7 +11,7 @@ import type { ChainListingRecord } from "./chain-listing.ts";
 import { toOnChainId } from "./ids.ts";
 import { getAgent, listAgentsOfCreator, scanApprovedAgents } from "./listing.store.ts";
 import { createSearchIndex, type SearchDocument, type SearchIndex, type SearchQuery } from "./search/index.ts";
-import type { ListingStatus, RentalModel, ReviewStatus } from "../vocabulary.ts";
+import type { ListingStatus, RentalModel, ReviewStatus } from "@agent-rental/core/vocabulary";
 
 export interface AgentRecord {
   listing_id: string;

@@ -2,7 +2,7 @@
 // every transition is a conditional write on the status, so a redelivered message cannot complete a
 // job twice or overwrite a failure.
 import { randomBytes } from "node:crypto";
-import type { JobStatus } from "../vocabulary.ts";
+import type { JobStatus } from "@agent-rental/core/vocabulary";
 
 export interface JobResult {
   agent_id: string;

@@ -9,7 +9,7 @@ import { sample } from "openapi-sampler";
 import { checkUrl } from "./hosts.ts";
 import { findUnsafePatterns, linearPatternProblem, linearRegExp, PATTERN_LIMITS, schemaPatterns, type PatternCheckOptions } from "./patterns.ts";
 import { isToolName, parseToolScope, TOOL_NAMES, type ToolName } from "./tools.ts";
-import { CATEGORIES, PROVIDERS, type Category } from "../vocabulary.ts";
+import { CATEGORIES, PROVIDERS, type Category } from "@agent-rental/core/vocabulary";
 
 /** Largest manifest accepted, in UTF-8 bytes of the request body. */
 export const MANIFEST_MAX_BYTES = 65536;

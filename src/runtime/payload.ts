@@ -4,7 +4,7 @@
 // input, and the creator's provider key decrypted for this run only. Nothing reaches the runtime
 // through its environment.
 import type { ManifestTool } from "../registration/manifest.ts";
-import type { Provider } from "../vocabulary.ts";
+import type { Provider } from "@agent-rental/core/vocabulary";
 
 export interface AgentRunPayload {
   runId: string;

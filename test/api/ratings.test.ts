@@ -16,7 +16,7 @@ import { createTestServices, fundedAccount, type TestContext } from "../support/
 import { signIn } from "../support/auth.ts";
 import { approveCreator } from "../support/creators.ts";
 import { publishAgent, type PublishedAgent } from "../support/agents.ts";
-import type { FinishedRunStatus } from "../../src/vocabulary.ts";
+import type { FinishedRunStatus } from "@agent-rental/core/vocabulary";
 
 let ctx: TestContext;
 let app: ReturnType<typeof buildApp>;

@@ -26,7 +26,7 @@ import type { Account } from "../support/chain-actions.ts";
 import type { AgentCall } from "../support/connected-agent.ts";
 import { parseSseJson as parseSse } from "../support/sse.ts";
 import { startWorld, type App, type PublishedAgent, type World } from "../support/world.ts";
-import type { RentalModel } from "../../src/vocabulary.ts";
+import type { RentalModel } from "@agent-rental/core/vocabulary";
 
 let world: World;
 let ctx: World["ctx"];

@@ -42,7 +42,7 @@ import { parseSseJson as parseSse } from "../support/sse.ts";
 import { readBody } from "../support/http.ts";
 import { writeMarketplace } from "../../src/chain/write.ts";
 import { until } from "../support/until.ts";
-import type { RentalModel } from "../../src/vocabulary.ts";
+import type { RentalModel } from "@agent-rental/core/vocabulary";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "../..");
 /** The longest run timeout a request may ask for (timeout_seconds ≤ 300). */

@@ -17,7 +17,7 @@ import { freePort, portInUse } from "../../local/ports.ts";
 import type { StackInfo } from "../../local/stack.ts";
 import type { DemoData, DemoListing } from "../../local/demo.ts";
 import { parseSse } from "../support/sse.ts";
-import { RENTAL_MODELS } from "../../src/vocabulary.ts";
+import { RENTAL_MODELS } from "@agent-rental/core/vocabulary";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "../..");
 const dataDir = mkdtempSync(join(tmpdir(), "stack-test-"));

@@ -13,7 +13,7 @@ import type { RunBatchItem } from "../../src/execution/run-log/run-batch.store.t
 import type { RunReceiptFields } from "../../src/execution/run-log/merkle.ts";
 import type { AuthoritySigner } from "../../src/chain/authority.ts";
 import type { Services } from "../../src/services.ts";
-import { RENTAL_MODELS } from "../../src/vocabulary.ts";
+import { RENTAL_MODELS } from "@agent-rental/core/vocabulary";
 
 /** Finish times start a day back (a pass logs runs finished before it started). */
 let clock = Date.now() - 86_400_000;

@@ -7,7 +7,7 @@ import type { Hex } from "viem";
 import type { Account } from "../support/chain-actions.ts";
 import type { AgentCall } from "../support/connected-agent.ts";
 import { startWorld, type PublishedAgent, type World } from "../support/world.ts";
-import type { RentalModel } from "../../src/vocabulary.ts";
+import type { RentalModel } from "@agent-rental/core/vocabulary";
 import { AccessError, AgentRentalClient, AgentRentalError, ApiError, AuthError, NotFoundError, RateLimitError, type Eip1193Provider, type StreamEvent } from "../../sdk/src/index.ts";
 
 let world: World;

@@ -31,7 +31,7 @@ import { createBlobs, ensureBucket } from "../../src/adapters/blobs/s3.ts";
 import { createLogger } from "../../src/logger.ts";
 import { generateSigningKey } from "../../src/auth/jwt.ts";
 import { logPosition } from "../../src/credentials/events.ts";
-import { ACCESS_TYPE, type RentalModel } from "../../src/vocabulary.ts";
+import { ACCESS_TYPE, type RentalModel } from "@agent-rental/core/vocabulary";
 
 export type Account = PrivateKeyAccount & { privateKey: Hex };
 

@@ -7,7 +7,7 @@ import { intFlag, oneOf, requireFlag, stringFlag, type Command, type CommandCont
 import { DEPOSIT, DURATION, LIMIT, OFFSET, RENTAL_MODEL, RUNS, YES } from "../flags.ts";
 import type { ChainTarget } from "../chain.ts";
 import { DURATIONS, eth, ethAmount, formatEth } from "../units.ts";
-import { CATEGORIES, LISTED_CREDENTIAL_STATUSES, RENTAL_MODELS, SEARCH_SORTS, type RentalModel } from "../../../src/vocabulary.ts";
+import { CATEGORIES, LISTED_CREDENTIAL_STATUSES, RENTAL_MODELS, SEARCH_SORTS, type RentalModel } from "@agent-rental/core/vocabulary";
 import { CliError, EXIT, usageError } from "../errors.ts";
 import { parseListingRef, resolveListing, type ListingRef } from "../listing-ref.ts";
 import { cancelled } from "../prompt.ts";

@@ -15,7 +15,7 @@ import {
   REVIEW_STATUSES,
   RUN_STATUSES,
   SETTLEMENT_STATES,
-} from "../../vocabulary.ts";
+} from "@agent-rental/core/vocabulary";
 
 export const CategorySchema = z.enum(CATEGORIES);
 export const RentalModelSchema = z.enum(RENTAL_MODELS);

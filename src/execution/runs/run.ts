@@ -3,7 +3,7 @@
 // run.store.ts keeps it in the `runs` table.
 import { randomBytes } from "node:crypto";
 import { keccak256, toHex, type Address } from "viem";
-import type { FinishedRunStatus, RentalModel, RunStatus, SettlementState } from "../../vocabulary.ts";
+import type { FinishedRunStatus, RentalModel, RunStatus, SettlementState } from "@agent-rental/core/vocabulary";
 
 export type { RunStatus, SettlementState };
 /** The run log: `pending` until a batch holding the run's receipt is logged on-chain. */

@@ -1,8 +1,8 @@
 // The API's resources as the dashboard reads them (the fields of the OpenAPI document it uses), in the
 // service's own words (src/vocabulary.ts).
-import type { Category, CredentialStatus, FinishedRunStatus, JobStatus, ListingStatus, RentalModel, ReviewStatus } from "../../../src/vocabulary.ts";
+import type { Category, CredentialStatus, FinishedRunStatus, JobStatus, ListingStatus, RentalModel, ReviewStatus } from "@agent-rental/core/vocabulary";
 
-export { CATEGORIES } from "../../../src/vocabulary.ts";
+export { CATEGORIES } from "@agent-rental/core/vocabulary";
 export type { Category, RentalModel };
 
 export interface ListingSummary {

@@ -2,7 +2,7 @@
 // and write the dashboard makes is type-checked against the contract itself.
 export { marketplaceAbi } from "../../../src/chain/generated/marketplace.ts";
 /** The contract's enums (AccessType, ListingStatus) in the service's words. */
-export { ACCESS_TYPE, CHAIN_LISTING_STATUSES, rentalModelOf } from "../../../src/vocabulary.ts";
+export { ACCESS_TYPE, CHAIN_LISTING_STATUSES, rentalModelOf } from "@agent-rental/core/vocabulary";
 /** Subscription windows the contract accepts, in seconds. */
 export const SUBSCRIPTION_DAYS = [30, 90, 365] as const;
 export const DAY = 86_400;
