@@ -16,7 +16,7 @@ import { fileURLToPath } from "node:url";
 import GithubSlugger from "github-slugger";
 import { openApiDocument } from "../src/api/openapi-document.ts";
 import { ERROR_CODES, ERROR_MEANINGS, ERROR_STATUS, isSpecificationErrorCode, type ErrorCode } from "../src/errors.ts";
-import { marketplaceAbi } from "../src/chain/generated/marketplace.ts";
+import { marketplaceAbi } from "@agent-rental/core/marketplace";
 import { BENCH_DOCS_DIR, indexText } from "../bench/write.ts";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");

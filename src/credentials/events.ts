@@ -2,7 +2,7 @@
 // carries absolute values (balance after, expiry after), so a patch never depends on a previous read,
 // and the events of one key fold into one patch in log order.
 import { parseEventLogs, type Log } from "viem";
-import { marketplaceAbi } from "../chain/generated/marketplace.ts";
+import { marketplaceAbi } from "@agent-rental/core/marketplace";
 import type { ListingPatch } from "../listings/chain-listing.ts";
 import { rentalModelOf, type RentalModel } from "@agent-rental/core/vocabulary";
 

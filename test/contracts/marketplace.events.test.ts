@@ -13,7 +13,7 @@ import {
 } from "viem";
 import { hardhat } from "viem/chains";
 import { deployMarketplace } from "../../src/chain/deploy.ts";
-import { marketplaceAbi } from "../../src/chain/generated/marketplace.ts";
+import { marketplaceAbi } from "@agent-rental/core/marketplace";
 import { writeMarketplace, type MarketplaceWriteName } from "../../src/chain/write.ts";
 import { DEV_ACCOUNTS } from "../../local/chain.ts";
 import { CHAIN_LISTING_STATUSES, type ListingStatus } from "@agent-rental/core/vocabulary";

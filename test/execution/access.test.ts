@@ -128,7 +128,7 @@ describe("execution access", () => {
 
     const closed = await register("closing-agent", 0);
     await writeMarketplace(target, renter, "purchaseOneTime", [closed.onChainId], PRICE);
-    const [, escrow] = await ctx.services.chain.client.readContract({ address: target.marketplace, abi: (await import("../../src/chain/generated/marketplace.ts")).marketplaceAbi, functionName: "listings", args: [closed.onChainId] });
+    const [, escrow] = await ctx.services.chain.client.readContract({ address: target.marketplace, abi: (await import("@agent-rental/core/marketplace")).marketplaceAbi, functionName: "listings", args: [closed.onChainId] });
     await writeMarketplace(target, creator, "withdrawEarnings", [closed.onChainId, escrow]);
     await writeMarketplace(target, creator, "setListingActive", [closed.onChainId, false]);
     await writeMarketplace(target, creator, "closeListing", [closed.onChainId]);

@@ -27,7 +27,7 @@ import { Webhook } from "standardwebhooks";
 import type { Hex } from "viem";
 import { buildApp } from "../../src/api/app.ts";
 import { createEgressGuard } from "../../src/adapters/egress/guard.ts";
-import { marketplaceAbi } from "../../src/chain/generated/marketplace.ts";
+import { marketplaceAbi } from "@agent-rental/core/marketplace";
 import { finishStaleRuns } from "../../src/execution/runs/stale-runs.ts";
 import { runRef, STALE_AFTER_TIMEOUT_MS, type RunRecord } from "../../src/execution/runs/run.ts";
 import { runJob } from "../../src/jobs.ts";

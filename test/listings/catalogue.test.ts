@@ -6,7 +6,7 @@ import { createPublicClient, createWalletClient, http, parseEther } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { buildApp } from "../../src/api/app.ts";
 import { chainFor } from "../../src/chain/client.ts";
-import { marketplaceAbi } from "../../src/chain/generated/marketplace.ts";
+import { marketplaceAbi } from "@agent-rental/core/marketplace";
 import { catchUp } from "../../src/credentials/indexer.ts";
 import { processRegistrationMessage } from "../../src/registration/process.ts";
 import { LOCAL_CHAIN_ID } from "../../local/chain.ts";

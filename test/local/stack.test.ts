@@ -11,7 +11,7 @@ import { createTables } from "../../src/adapters/tables/dynamo.ts";
 import { createPublicClient, createWalletClient, http, keccak256, parseEther, toHex, type Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { chainFor } from "../../src/chain/client.ts";
-import { marketplaceAbi } from "../../src/chain/generated/marketplace.ts";
+import { marketplaceAbi } from "@agent-rental/core/marketplace";
 import Ajv2020 from "ajv/dist/2020.js";
 import { freePort, portInUse } from "../../local/ports.ts";
 import type { StackInfo } from "../../local/stack.ts";

@@ -9,7 +9,7 @@ import { createPublicClient, createWalletClient, encodePacked, http, keccak256, 
 import { privateKeyToAccount } from "viem/accounts";
 import { buildApp } from "../../src/api/app.ts";
 import { chainFor } from "../../src/chain/client.ts";
-import { marketplaceAbi } from "../../src/chain/generated/marketplace.ts";
+import { marketplaceAbi } from "@agent-rental/core/marketplace";
 import { ensureRegistrationQueues } from "../../src/adapters/queue/sqs.ts";
 import { cidOf } from "../../src/registration/cid.ts";
 import { getJob, putQueuedJob } from "../../src/registration/jobs.ts";

@@ -4,7 +4,7 @@
 import { randomBytes, randomInt } from "node:crypto";
 import { beforeAll, describe, expect, it } from "vitest";
 import { getAddress, keccak256, parseEventLogs, toHex, type Hex } from "viem";
-import { marketplaceAbi } from "../../src/chain/generated/marketplace.ts";
+import { marketplaceAbi } from "@agent-rental/core/marketplace";
 import { buildRunTree, hashPair, rootFromProof, runReceiptLeaf, verifyProof, type RunReceiptFields } from "../../src/execution/run-log/merkle.ts";
 import { runRef } from "../../src/execution/runs/run.ts";
 import { createTestServices, type TestContext } from "../support/services.ts";

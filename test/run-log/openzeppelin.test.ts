@@ -5,7 +5,7 @@ import { randomBytes, randomInt } from "node:crypto";
 import { StandardMerkleTree } from "@openzeppelin/merkle-tree";
 import { beforeAll, describe, expect, it } from "vitest";
 import { getAddress, parseEventLogs, toHex, type Hex } from "viem";
-import { marketplaceAbi } from "../../src/chain/generated/marketplace.ts";
+import { marketplaceAbi } from "@agent-rental/core/marketplace";
 import { buildRunTree, runReceiptLeaf, type RunReceiptFields } from "../../src/execution/run-log/merkle.ts";
 import { createTestServices, type TestContext } from "../support/services.ts";
 import { verifyOnChain } from "./support.ts";

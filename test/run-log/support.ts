@@ -4,7 +4,7 @@ import { randomBytes, randomInt } from "node:crypto";
 import { GetCommand, PutCommand, ScanCommand } from "@aws-sdk/lib-dynamodb";
 import { getAddress, toHex, type Hex } from "viem";
 import { expect } from "vitest";
-import { marketplaceAbi } from "../../src/chain/generated/marketplace.ts";
+import { marketplaceAbi } from "@agent-rental/core/marketplace";
 import { batchWrite } from "../../src/adapters/tables/dynamo.ts";
 import { newRunId, runRef, type RunRecord } from "../../src/execution/runs/run.ts";
 import { runKey, RUN_LOG_PENDING } from "../../src/execution/runs/run.store.ts";

@@ -7,7 +7,7 @@ import type { RunningStack } from "../../local/stack.ts";
 import { DEV_ACCOUNTS } from "../../local/chain.ts";
 import { DEMO_PROVIDER_KEY } from "../../local/demo.ts";
 import { chainFor } from "../../src/chain/client.ts";
-import { marketplaceAbi } from "../../src/chain/generated/marketplace.ts";
+import { marketplaceAbi } from "@agent-rental/core/marketplace";
 import { until } from "../support/until.ts";
 import { ACCESS_TYPE } from "@agent-rental/core/vocabulary";
 
