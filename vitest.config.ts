@@ -1,6 +1,7 @@
 // Three lanes, run in this order by `npm test` (scripts/test.ts) and by `npx vitest run`:
-//  - unit: pure modules, tests beside the code (src/**/*.test.ts) and the repository checks
-//    (test/boundaries) and the docs' checks (test/docs); no emulator, no chain, no global setup.
+//  - unit: pure modules, tests beside the code (src/**/*.test.ts, packages/*/src/**/*.test.ts), the
+//    repository checks (test/boundaries) and the docs' checks (test/docs); no emulator, no chain, no
+//    global setup.
 //  - integration: the service on real emulators and a real chain started once by the global setup
 //    (test/support/global-setup.ts); each file isolates itself with its own tables, queues and
 //    contract deployment, so files share worker processes (and their loaded modules) instead of
@@ -20,7 +21,7 @@ export default defineConfig({
         extends: false,
         test: {
           name: "unit",
-          include: ["src/**/*.test.ts", "test/boundaries/**/*.test.ts", "test/docs/**/*.test.ts"],
+          include: ["src/**/*.test.ts", "packages/*/src/**/*.test.ts", "test/boundaries/**/*.test.ts", "test/docs/**/*.test.ts"],
           testTimeout: 30_000,
           pool: "forks",
           isolate: false,

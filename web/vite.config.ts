@@ -8,14 +8,6 @@ export default defineConfig({
   root: import.meta.dirname,
   base: "/",
   plugins: [react()],
-  resolve: {
-    // The creator console shares the server's manifest validator (src/registration); its server-only
-    // parts (a worker thread for the pattern-safety check) get browser stand-ins.
-    alias: {
-      "node:module": new URL("./src/shims/node-module.ts", import.meta.url).pathname,
-      "node:worker_threads": new URL("./src/shims/worker-threads.ts", import.meta.url).pathname,
-    },
-  },
   build: {
     outDir: "dist",
     emptyOutDir: true,

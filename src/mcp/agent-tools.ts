@@ -13,7 +13,7 @@ import type { Services } from "../services.ts";
 import { listCredentials } from "../credentials/list.ts";
 import { chainNowOrClock } from "../credentials/chain-time.ts";
 import { getAgentSummaries } from "../listings/listing.store.ts";
-import { compileJsonSchema } from "../registration/manifest.ts";
+import { compileJsonSchema } from "@agent-rental/core/manifest";
 import { describeSchemaErrors } from "../execution/agent-logic.ts";
 import { processCache } from "../cache.ts";
 import { agentToolSchemas, UNKNOWN_AGENT_SCHEMAS } from "../../sdk/src/tools/agent-schema.ts";

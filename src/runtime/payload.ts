@@ -3,7 +3,7 @@
 // function) as JSON and is the whole of what the run can see: the agent definition, the task, the
 // input, and the creator's provider key decrypted for this run only. Nothing reaches the runtime
 // through its environment.
-import type { ManifestTool } from "../registration/manifest.ts";
+import type { ManifestTool } from "@agent-rental/core/manifest";
 import type { Provider } from "@agent-rental/core/vocabulary";
 
 export interface AgentRunPayload {

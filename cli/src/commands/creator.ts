@@ -14,7 +14,7 @@ import { sendWithProgress } from "../tx.ts";
 
 // Loaded by the commands that need them, so the others start without viem (or Ajv).
 const chain = () => import("../chain.ts");
-const manifestRules = () => import("../../../src/registration/manifest.ts");
+const manifestRules = () => import("@agent-rental/core/manifest");
 
 interface Job {
   job_id: string;

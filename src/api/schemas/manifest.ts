@@ -1,14 +1,12 @@
 // The agent manifest as the OpenAPI document describes it: the request body of POST /v1/agents. This
-// is a description only. The registration pipeline (src/registration/manifest.ts, on the queue) stays
+// is a description only. The registration pipeline (@agent-rental/core/manifest, on the queue) stays
 // the validator: it lists every problem with its JSON pointer, which a schema check at the route could
 // not, and applies rules a schema cannot state (URL safety, scope grammars, RE2 patterns). So the
 // route's own check stays what it was, a JSON object, and the document shows the manifest's fields,
 // generated from the limits and vocabularies the validator uses.
 import { z } from "@hono/zod-openapi";
-import { DEFAULT_TIMEOUT_SECONDS, MANIFEST_LIMITS, MANIFEST_MAX_BYTES } from "../../registration/manifest.ts";
+import { DEFAULT_TIMEOUT_SECONDS, MANIFEST_LIMITS, MANIFEST_MAX_BYTES, PATTERN_LIMITS, TOOL_CATALOGUE, TOOL_NAMES } from "@agent-rental/core/manifest";
 import { CategorySchema } from "./common.ts";
-import { PATTERN_LIMITS } from "../../registration/patterns.ts";
-import { TOOL_CATALOGUE, TOOL_NAMES } from "../../registration/tools.ts";
 
 const JsonSchemaObject = z
   .record(z.string(), z.unknown())

@@ -7,9 +7,9 @@ import Ajv2020, { type ValidateFunction } from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
 import { sample } from "openapi-sampler";
 import { checkUrl } from "./hosts.ts";
-import { findUnsafePatterns, linearPatternProblem, linearRegExp, PATTERN_LIMITS, schemaPatterns, type PatternCheckOptions } from "./patterns.ts";
+import { linearPatternProblem, linearRegExp, PATTERN_LIMITS, schemaPatterns } from "./patterns.ts";
 import { isToolName, parseToolScope, TOOL_NAMES, type ToolName } from "./tools.ts";
-import { CATEGORIES, PROVIDERS, type Category } from "@agent-rental/core/vocabulary";
+import { CATEGORIES, PROVIDERS, type Category } from "../vocabulary.ts";
 
 /** Largest manifest accepted, in UTF-8 bytes of the request body. */
 export const MANIFEST_MAX_BYTES = 65536;
@@ -405,17 +405,6 @@ export function compileJsonSchema(schema: Record<string, unknown>): { ok: true; 
   }
 }
 
-/**
- * The patterns of a manifest that passed {@link validateManifest}, checked for catastrophic
- * backtracking (see patterns.ts): one `unsafe_pattern` error per refused pattern, none when all are
- * safe. Asynchronous: the checks run off the event loop, within a bounded time.
- */
-export async function checkManifestPatterns(manifest: AgentManifest, options: PatternCheckOptions = {}): Promise<ManifestError[]> {
-  const patterns = [...schemaPatterns(manifest.input_schema, "/input_schema"), ...schemaPatterns(manifest.output_schema, "/output_schema")];
-  const unsafe = await findUnsafePatterns(patterns, options);
-  return capErrors(unsafe.map((entry) => ({ pointer: entry.pointer, code: "unsafe_pattern" as const, message: entry.message })));
-}
-
 /** The public metadata of a listing: what renters and the catalogue see. Never the prompt, the tool
  * scopes, the endpoint or entrypoint URL, or anything about the model. */
 export interface PublicAgentMetadata {
@@ -443,9 +432,12 @@ export function publicMetadata(manifest: AgentManifest): PublicAgentMetadata {
 
 export type ManifestSizeCheck = { ok: true; bytes: number } | { ok: false; bytes: number; message: string };
 
+// TextEncoder rather than Node's Buffer: the rules also run in the dashboard.
+const utf8 = new TextEncoder();
+
 /** The synchronous size check of `POST /v1/agents`: the body's UTF-8 length against 64 KB. */
 export function checkManifestSize(rawBody: string | Uint8Array): ManifestSizeCheck {
-  const bytes = typeof rawBody === "string" ? Buffer.byteLength(rawBody, "utf8") : rawBody.byteLength;
+  const bytes = typeof rawBody === "string" ? utf8.encode(rawBody).byteLength : rawBody.byteLength;
   if (bytes <= MANIFEST_MAX_BYTES) return { ok: true, bytes };
   return { ok: false, bytes, message: `The manifest is ${bytes} bytes; the maximum is ${MANIFEST_MAX_BYTES} bytes (64 KB).` };
 }
@@ -483,7 +475,8 @@ function isJsRegExp(pattern: string): boolean {
   }
 }
 
-function capErrors(errors: ManifestError[]): ManifestError[] {
+/** The list cut at MANIFEST_LIMITS.maxErrors, with one `too_many_errors` entry saying how many more. */
+export function capErrors(errors: ManifestError[]): ManifestError[] {
   if (errors.length <= MANIFEST_LIMITS.maxErrors) return errors;
   return [...errors.slice(0, MANIFEST_LIMITS.maxErrors), { pointer: "", code: "too_many_errors", message: `${errors.length - MANIFEST_LIMITS.maxErrors} more problems are not listed.` }];
 }
