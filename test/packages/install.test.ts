@@ -104,6 +104,28 @@ afterAll(async () => {
 /** The version of `name` this repository installs, so the empty folder's npm finds it in its cache. */
 const repoVersion = (name: string): string => (JSON.parse(readFileSync(join(ROOT, "node_modules", name, "package.json"), "utf8")) as { version: string }).version;
 
+/** Every file of an installed package, with its text. */
+function installedFiles(dir: string): { file: string; text: string }[] {
+  return readdirSync(dir, { withFileTypes: true, recursive: true })
+    .filter((entry) => entry.isFile())
+    .map((entry) => {
+      const file = join(entry.parentPath, entry.name);
+      return { file, text: readFileSync(file, "utf8") };
+    });
+}
+
+describe("the shared core", () => {
+  it("is bundled into both packages, code and type declarations: nothing installed names @agent-rental/core, which is not installed", () => {
+    for (const pkg of ["sdk", "cli"]) {
+      // Source maps carry the sources as written (their imports name the core); what runs and what tsc reads must not.
+      const files = installedFiles(join(work, "node_modules/@agent-rental", pkg)).filter(({ file }) => !file.endsWith(".map"));
+      expect(files.length).toBeGreaterThan(2);
+      expect(files.filter(({ text }) => text.includes("@agent-rental/core")).map(({ file }) => file)).toEqual([]);
+    }
+    expect(readdirSync(join(work, "node_modules/@agent-rental")).sort()).toEqual(["cli", "sdk"]);
+  });
+});
+
 describe("the SDK tarball", () => {
   it("imports with plain node as an ES module and as CommonJS, and parses a cost above 2^53 exactly", async () => {
     const check = "console.log(typeof sdk.AgentRentalClient, typeof sdk.AgentRentalError, String(sdk.parseJson('{\"cost_wei\": 9007199254740993}').cost_wei))";

@@ -15,8 +15,8 @@ import { admitRun } from "../../execution/admission.ts";
 import { performRun, type RunResponse } from "../../execution/perform.ts";
 import { limitExecution } from "../middleware/rate-limit.ts";
 import { rentedAgentEntries, rentedAgentEntriesForCall, type RentedAgentEntry } from "../../mcp/agent-tools.ts";
-import { createAgentToolServer } from "../../../sdk/src/mcp/tool-server.ts";
-import type { AgentToolErrorInfo } from "../../../sdk/src/tools/definition.ts";
+import { createAgentToolServer } from "@agent-rental/core/mcp";
+import type { AgentToolErrorInfo } from "@agent-rental/core/agent-tools";
 
 class RunFailed extends Error {
   constructor(readonly run: RunResponse) {
