@@ -14,11 +14,18 @@ import { defineConfig } from "vitest/config";
 
 const E2E = ["test/web/**/*.test.ts", "test/local/**/*.test.ts", "test/packages/**/*.test.ts"];
 
+// The workspace's packages (the SDK) resolve to their sources here (the "@agent-rental/source" export
+// condition, as tsc's customConditions), to their built files once installed. The rest are vitest's
+// own defaults (Vite's server conditions without "module").
+const resolve = { conditions: ["@agent-rental/source", "node", "development|production"] };
+
 export default defineConfig({
   test: {
     projects: [
       {
         extends: false,
+        resolve,
+        ssr: { resolve },
         test: {
           name: "unit",
           include: ["src/**/*.test.ts", "packages/*/src/**/*.test.ts", "test/boundaries/**/*.test.ts", "test/docs/**/*.test.ts"],
@@ -31,6 +38,8 @@ export default defineConfig({
       },
       {
         extends: false,
+        resolve,
+        ssr: { resolve },
         test: {
           name: "integration",
           include: ["test/**/*.test.ts"],
@@ -46,6 +55,8 @@ export default defineConfig({
       },
       {
         extends: false,
+        resolve,
+        ssr: { resolve },
         test: {
           name: "e2e",
           include: E2E,

@@ -8,7 +8,7 @@ import type { Account } from "../support/chain-actions.ts";
 import type { AgentCall } from "../support/connected-agent.ts";
 import { startWorld, type PublishedAgent, type World } from "../support/world.ts";
 import type { RentalModel } from "@agent-rental/core/vocabulary";
-import { AccessError, AgentRentalClient, AgentRentalError, ApiError, AuthError, NotFoundError, RateLimitError, type Eip1193Provider, type StreamEvent } from "../../sdk/src/index.ts";
+import { AccessError, AgentRentalClient, AgentRentalError, ApiError, AuthError, NotFoundError, RateLimitError, type Eip1193Provider, type StreamEvent } from "@agent-rental/sdk";
 
 let world: World;
 let baseUrl: string;

@@ -1,7 +1,7 @@
 // Renter commands: find a listing, rent it on-chain (each rental model), keep it alive, check the
 // credential, and run tasks (streamed by default).
 import { readFileSync } from "node:fs";
-import type { ExecuteRequest, ListingSearchParams, Run } from "../../../sdk/src/index.ts";
+import type { ExecuteRequest, ListingSearchParams, Run } from "@agent-rental/sdk";
 import { authenticatedApi, type Api } from "../api.ts";
 import { intFlag, oneOf, requireFlag, stringFlag, type Command, type CommandContext } from "../cli.ts";
 import { DEPOSIT, DURATION, LIMIT, OFFSET, RENTAL_MODEL, RUNS, YES } from "../flags.ts";
