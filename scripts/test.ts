@@ -60,7 +60,8 @@ const CHECKS: Check[] = [
   // The shared core as a browser sees it: no Node types, so a Node built-in in its sources fails.
   { name: "core type check (no Node)", command: bin("tsc"), args: ["-p", "packages/core/tsconfig.json"] },
   { name: "infrastructure type check", command: "bash", args: ["scripts/check-infra.sh"] },
-  // Storage calls only in adapters and stores, contract actions only under src/chain/ (docs/design/data-model.md).
+  // Storage calls only in adapters and stores, contract actions only under src/chain/ (docs/design/data-model.md);
+  // packages import each other by name and only downwards; the shared core imports no Node built-in.
   { name: "import boundaries", command: "node", args: ["--import", "tsx", "scripts/check-imports.ts"] },
   { name: "Solidity lint (solhint)", command: bin("solhint"), args: ["-c", "contracts/.solhint.json", "--max-warnings", "0", "contracts/src/**/*.sol"] },
   // The OpenAPI document, rendered in-process, linted offline (no telemetry, no update check).
