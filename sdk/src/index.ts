@@ -20,6 +20,6 @@ export {
   type AgentToolErrorInfo,
   type JsonSchemaObject,
 } from "@agent-rental/core/agent-tools";
-export { AgentRunFailedError, AgentToolCallError, describeToolError, formatToolError, runAgentTool, type AgentToolCallOptions } from "./tools/run.ts";
+export { AgentRunFailedError, AgentToolCallError, describeToolError, formatToolError, runAgentTool, type AgentToolCallOptions, type UnfinishedRun } from "./tools/run.ts";
 export { listRentedAgentTools, RENTED_AGENT_TOOL_PARAMETERS, type ListRentedAgentToolsOptions, type RentedAgentTool } from "./tools/rented.ts";
 export { createOpenAIAgentTools, openAIAgentTool, type OpenAIAgentTools, type OpenAIAgentToolsOptions, type OpenAIFunctionTool, type OpenAIToolCallLike, type OpenAIToolMessage } from "./tools/openai.ts";

@@ -1060,11 +1060,7 @@ export interface components {
             /** @description Wei deducted from the per-task balance (an exact JSON integer); 0 for one_time and subscription */
             cost_wei: number;
             duration_ms: number;
-            /** @description Why a failed run failed */
-            error?: {
-                code: string;
-                message: string;
-            };
+            error?: components["schemas"]["RunFailure"];
             /** @description Shaped by the agent's output schema; on failure, the partial output (a string) */
             output?: unknown;
             run_id: string;
@@ -1081,10 +1077,7 @@ export interface components {
             cost_wei: number;
             created_at: string;
             duration_ms: number;
-            error?: {
-                code: string;
-                message: string;
-            };
+            error?: components["schemas"]["RunFailure"];
             finished_at: string | null;
             listing_id: string;
             /** @description null while running, and while a per-query charge is unconfirmed (settlement pending) or was refused */
@@ -1108,6 +1101,16 @@ export interface components {
         };
         /** @description One event of a run's stream (text/event-stream): each is framed as `event: <event>`, `id: <id>` and `data: <data as one line of JSON>` lines followed by a blank line. Zero or more `output` events, then one `done` event, then the stream ends. */
         RunEvent: components["schemas"]["OutputEvent"] | components["schemas"]["DoneEvent"];
+        /** @description Why a failed run failed */
+        RunFailure: {
+            /**
+             * @description Why the run failed; each code's meaning: docs/reference/runs.md (Why a run failed)
+             * @enum {string}
+             */
+            code: "invalid_input" | "invalid_output" | "output_too_large" | "timeout" | "crashed" | "out_of_memory" | "agent_error" | "agent_http_error" | "agent_invalid_response" | "agent_stream_cut" | "agent_unreachable" | "egress_refused" | "agent_not_configured" | "cancelled" | "settlement_refused" | "internal_error";
+            /** @description For the renter: never a key, a signature or a connected agent's URL */
+            message: string;
+        };
         WebhookSecret: {
             created_at: string;
             listing_id: string;

@@ -6,11 +6,16 @@ import type { AgentRentalClient } from "../client.ts";
 import { AgentRentalError } from "../errors.ts";
 import type { Run } from "../types.ts";
 
+/** The run behind a tool call that produced no result: a failed run, or a completed one whose charge is
+ * not confirmed yet, whose `error` then carries the tool's own code `settlement_pending` (no run
+ * failure code: the run itself did not fail). */
+export type UnfinishedRun = Omit<Run, "error"> & { error?: { code: string; message: string } };
+
 /** A run that finished with status `failed`: the tool call did not produce a result. */
 export class AgentRunFailedError extends Error {
   readonly code: string;
-  readonly run: Run;
-  constructor(run: Run) {
+  readonly run: UnfinishedRun;
+  constructor(run: UnfinishedRun) {
     const code = run.error?.code ?? "run_failed";
     super(`Run ${run.run_id} of agent ${run.agent_id} failed (${code}): ${run.error?.message ?? "the agent did not complete the task"}`);
     this.name = "AgentRunFailedError";

@@ -2,7 +2,7 @@
 // the Run they answer (also the stream's `done` event and the base of GET /v1/runs/{run_id}).
 import { z } from "@hono/zod-openapi";
 import { isContentAddress } from "../../execution/input.ts";
-import { FinishedRunStatusSchema } from "./common.ts";
+import { FinishedRunStatusSchema, RunFailureSchema } from "./common.ts";
 
 /** Largest task description, in characters (the body as a whole is capped by MAX_BODY_BYTES). */
 export const MAX_TASK_CHARS = 32_768;
@@ -34,7 +34,7 @@ export const RunSchema = z
     output: z.unknown().openapi({ description: "Shaped by the agent's output schema; on failure, the partial output (a string)" }),
     cost_wei: z.number().int().openapi({ description: "Wei deducted from the per-task balance (an exact JSON integer); 0 for one_time and subscription" }),
     duration_ms: z.number().int(),
-    error: z.object({ code: z.string(), message: z.string() }).optional().openapi({ description: "Why a failed run failed" }),
+    error: RunFailureSchema.optional(),
     settlement: z
       .literal("pending")
       .optional()
