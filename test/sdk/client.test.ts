@@ -368,10 +368,17 @@ describe("rate limits and retries", () => {
     expect(error).toBeInstanceOf(RateLimitError);
     expect(error).toMatchObject({ code: "rate_limit_exceeded", status: 429, retryAfter: 1 });
     const patientLog: { method: string; path: string; headers: Headers }[] = [];
-    const patient = new AgentRentalClient({ baseUrl, retryOn429: true, retries: 3, fetch: recordingFetch(patientLog) });
+    const patientAnswers: number[] = [];
+    const answered: typeof fetch = async (input, init) => {
+      const response = await fetch(input, init);
+      if (new URL(String(input)).pathname === "/v1/execute") patientAnswers.push(response.status);
+      return response;
+    };
+    const patient = new AgentRentalClient({ baseUrl, retryOn429: true, retries: 3, fetch: recordingFetch(patientLog, answered) });
     await patient.signIn(crowd);
     const waiting = patient.execute({ agent_id: crowded.agent_id, task: "patient" });
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    // The slots are freed only once the patient client has been refused (429), so it must retry.
+    await expect.poll(() => patientAnswers, { timeout: 20_000 }).toContain(429);
     gate.open();
     expect((await Promise.all(inFlight)).every((r) => r.status === "completed")).toBe(true);
     expect(await waiting).toMatchObject({ status: "completed", output: { findings: ["done: patient"] } });
