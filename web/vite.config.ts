@@ -8,6 +8,8 @@ export default defineConfig({
   root: import.meta.dirname,
   base: "/",
   plugins: [react()],
+  // The SDK and the shared core are workspace packages: their sources, bundled with the app.
+  resolve: { conditions: ["@agent-rental/source", "module", "browser", "development|production"] },
   build: {
     outDir: "dist",
     emptyOutDir: true,

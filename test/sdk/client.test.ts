@@ -339,6 +339,25 @@ describe("executeStream", () => {
     expect(deliveries().filter((d) => d.task === "stream once more")).toHaveLength(1);
   });
 
+  it("with resumes: 0, a dropped connection ends the iteration with stream_interrupted after the events it delivered, and the caller resumes with runs.events", async () => {
+    const log: { method: string; path: string; headers: Headers }[] = [];
+    const own = new AgentRentalClient({ baseUrl, fetch: recordingFetch(log, cuttingFetch()), retryBaseDelayMs: 10 });
+    await own.signIn(renter);
+    let runId: string | undefined;
+    const seen: StreamEvent[] = [];
+    const error = await (async () => {
+      for await (const event of own.executeStream({ agent_id: oneTime.agent_id, task: "stream resumed by the caller" }, { resumes: 0, onRunId: (id) => (runId = id) })) seen.push(event);
+    })().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(AgentRentalError);
+    expect(error).toMatchObject({ code: "stream_interrupted", status: 0 });
+    expect(seen).toEqual([{ type: "output", delta: "alpha ", id: "6" }]);
+    // Nothing was resumed by the client itself.
+    expect(log.filter((l) => l.path.endsWith("/events"))).toEqual([]);
+    const rest = await collect(own.runs.events(runId!, { lastEventId: "6", resumes: 0 }));
+    expect(rest.filter((e) => e.type === "output").map((e) => e.delta).join("")).toBe("beta gamma");
+    expect(rest.at(-1)).toMatchObject({ type: "done", run: { run_id: runId, status: "completed" } });
+  });
+
   it("follows a run's events from an offset with runs.events", async () => {
     const events = await collect(client.executeStream({ agent_id: oneTime.agent_id, task: "stream for replay" }));
     const done = events.at(-1)!;

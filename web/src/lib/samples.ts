@@ -5,7 +5,7 @@
 // from the schema. That is the code that computed the listing's `sample_output` at registration, so
 // the reviewer sees what renters will see, generated samples included.
 import { validateManifest } from "@agent-rental/core/manifest";
-import type { ListingMetadata } from "../api/types.ts";
+import type { ListingMetadata } from "@agent-rental/sdk";
 
 /** The samples the catalogue will show for this metadata, or null if the validator refuses it. */
 export function sampleOutputsOf(metadata: ListingMetadata): string[] | null {
