@@ -660,7 +660,10 @@ export interface components {
     schemas: {
         /** @description The agent manifest (64 KB at most). The request is queued at once; every rule is checked by the validator on the queue, and a failed job lists each problem with its JSON pointer (GET /v1/jobs/{job_id}). */
         AgentManifest: {
-            /** @enum {string} */
+            /**
+             * @description The listing's category (case-sensitive); the search filters by it
+             * @enum {string}
+             */
             category: "finance" | "legal" | "coding" | "research" | "sales" | "content";
             /** @description What the agent does, for renters; not blank */
             description: string;
@@ -671,24 +674,19 @@ export interface components {
                 [key: string]: unknown;
             };
             model: {
-                /** @description The provider's model identifier: printable ASCII, no spaces */
-                model: string;
+                /** @description self_hosted only, and required there: the model's HTTPS endpoint, a public host, port 443, no credentials in the URL */
+                endpoint_url?: string;
+                /** @description The provider's model identifier: printable ASCII, no spaces. Required for provider_a and provider_b; optional for self_hosted */
+                model?: string;
                 /**
-                 * @description A hosted model provider, called at its own address with the listing's provider key
+                 * @description provider_a or provider_b (hosted, called at its own address with the listing's provider key) or self_hosted
                  * @enum {string}
                  */
-                provider: "provider_a" | "provider_b";
-            } | {
-                /** @description The model's HTTPS endpoint: a public host, port 443, no credentials in the URL */
-                endpoint_url: string;
-                /** @description The model identifier sent to the endpoint, if it needs one */
-                model?: string;
-                /** @constant */
-                provider: "self_hosted";
+                provider: "provider_a" | "provider_b" | "self_hosted";
             };
             /** @description Kebab-case: lowercase letters and digits in words joined by single hyphens, starting with a letter; becomes part of the agent_id */
             name: string;
-            /** @description A JSON Schema (draft 2020-12) object: at most 32 levels deep and 10000 values, references only within the schema ("#..."), patterns of at most 1000 characters that run on a linear-time engine (RE2: no backreferences or lookaround) and are not catastrophic. */
+            /** @description A JSON Schema (draft 2020-12) object: at most 32 levels deep and 10000 values, references only within the schema ("#..."), patterns of at most 1000 characters that run on a linear-time engine (RE2: no backreferences or lookaround) and are not catastrophic. Its examples (one to 3, or one generated from it) are the listing's sample outputs. */
             output_schema: {
                 [key: string]: unknown;
             };

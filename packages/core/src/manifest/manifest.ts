@@ -8,8 +8,9 @@ import addFormats from "ajv-formats";
 import { sample } from "openapi-sampler";
 import { checkUrl } from "./hosts.ts";
 import { linearPatternProblem, linearRegExp, PATTERN_LIMITS, schemaPatterns } from "./patterns.ts";
-import { isToolName, parseToolScope, TOOL_NAMES, type ToolName } from "./tools.ts";
-import { CATEGORIES, PROVIDERS, type Category } from "../vocabulary.ts";
+import { isToolName, parseToolScope, TOOL_CATALOGUE, TOOL_NAMES, type ToolName } from "./tools.ts";
+import { z } from "zod";
+import { CATEGORIES, PROVIDERS, type Category, type Provider } from "../vocabulary.ts";
 
 /** Largest manifest accepted, in UTF-8 bytes of the request body. */
 export const MANIFEST_MAX_BYTES = 65536;
@@ -119,144 +120,340 @@ const DIALECT = "https://json-schema.org/draft/2020-12/schema";
 
 type Json = Record<string, unknown>;
 
-/** Validates a parsed manifest against every rule; all problems are listed. Never throws. */
+/** Validates a parsed manifest against every rule of the manifest's one schema ({@link manifestSchema});
+ * all problems are listed, each with its JSON pointer and code. Never throws. */
 export function validateManifest(input: unknown, options: ValidateManifestOptions = {}): ManifestValidation {
-  const errors: ManifestError[] = [];
-  const add = (pointer: string, code: ManifestErrorCode, message: string) => void errors.push({ pointer, code, message });
-  if (!isObject(input)) return { ok: false, errors: [{ pointer: "", code: "wrong_type", message: `The manifest must be a JSON object, not ${describe(input)}.` }] };
-  const urlOptions = { allowPrivateForDevelopment: options.allowPrivateHosts === true };
-  const checkedUrl = (pointer: string, value: string): string | undefined => {
-    const problem = checkUrl(value, urlOptions);
-    if (problem === null) return new URL(value).href;
-    add(pointer, problem.code, problem.message);
-    return undefined;
-  };
-
-  const name = stringField(input, "name", "/name", true, add);
-  if (name !== undefined && (name.length < MANIFEST_LIMITS.nameMinChars || name.length > MANIFEST_LIMITS.nameMaxChars || !KEBAB.test(name))) {
-    add("/name", "not_kebab_case", `name must be kebab-case: ${MANIFEST_LIMITS.nameMinChars} to ${MANIFEST_LIMITS.nameMaxChars} lowercase letters and digits in words joined by single hyphens, starting with a letter (e.g. "contract-reviewer").`);
+  let parsed: ReturnType<ManifestSchema["safeParse"]>;
+  try {
+    parsed = manifestSchema(options).safeParse(input);
+  } catch {
+    return { ok: false, errors: [{ pointer: "", code: "invalid_format", message: "The manifest could not be read." }] };
   }
+  if (!parsed.success) return { ok: false, errors: manifestErrorsOf(parsed.error.issues, input) };
+  return { ok: true, manifest: normalized(input as Json, options) };
+}
 
-  const category = stringField(input, "category", "/category", true, add);
-  if (category !== undefined && !isOneOf(CATEGORIES, category)) add("/category", "unknown_category", `category must be one of ${CATEGORIES.join(", ")}.`);
-
-  const description = stringField(input, "description", "/description", true, add);
-  if (description !== undefined) checkText(description, "/description", "description", MANIFEST_LIMITS.descriptionMaxChars, add);
-
-  const model = checkModel(get(input, "model"), add, checkedUrl);
-
-  const prompt = stringField(input, "system_prompt", "/system_prompt", false, add);
-  if (prompt !== undefined) checkText(prompt, "/system_prompt", "system_prompt", MANIFEST_LIMITS.systemPromptMaxChars, add);
-  const entrypointRaw = stringField(input, "entrypoint_url", "/entrypoint_url", false, add);
-  const entrypoint = entrypointRaw === undefined ? undefined : checkedUrl("/entrypoint_url", entrypointRaw);
-  const hasPrompt = isPresent(get(input, "system_prompt"));
-  const hasEntrypoint = isPresent(get(input, "entrypoint_url"));
-  if (hasPrompt && hasEntrypoint) add("", "both_prompt_and_entrypoint", "Declare system_prompt (a declarative agent run in our sandbox) or entrypoint_url (a connected agent we call), never both.");
-  if (!hasPrompt && !hasEntrypoint) add("", "neither_prompt_nor_entrypoint", "Declare system_prompt (a declarative agent run in our sandbox) or entrypoint_url (a connected agent we call).");
-
-  // A connected agent runs on its own servers: tools of ours would never be used, so listing any is refused.
-  const rawTools = get(input, "tools");
-  const connectedWithTools = hasEntrypoint && !hasPrompt && Array.isArray(rawTools) && rawTools.length > 0;
-  if (connectedWithTools) add("/tools", "not_allowed", "A connected agent (entrypoint_url) runs on its own servers and uses no tools of ours; remove tools.");
-  const tools = connectedWithTools ? [] : checkTools(rawTools, add);
-
-  const inputSchema = checkSchema(get(input, "input_schema"), "/input_schema", add);
-  const outputSchema = checkSchema(get(input, "output_schema"), "/output_schema", add);
-  const sampleOutput = outputSchema === undefined ? undefined : sampleOutputs(outputSchema, add);
-
-  let timeout = DEFAULT_TIMEOUT_SECONDS;
-  const rawTimeout = get(input, "timeout_seconds");
-  if (rawTimeout !== undefined) {
-    if (typeof rawTimeout !== "number") add("/timeout_seconds", "wrong_type", `timeout_seconds must be a number (an integer of seconds), not ${describe(rawTimeout)}.`);
-    else if (!Number.isInteger(rawTimeout)) add("/timeout_seconds", "not_integer", "timeout_seconds must be a whole number of seconds.");
-    else if (rawTimeout < 1 || rawTimeout > MANIFEST_LIMITS.maxTimeoutSeconds) add("/timeout_seconds", "out_of_range", `timeout_seconds must be 1 to ${MANIFEST_LIMITS.maxTimeoutSeconds}.`);
-    else timeout = rawTimeout;
-  }
-
-  for (const key of Object.keys(input)) {
-    if (!TOP_LEVEL.includes(key)) add(`/${escapePointer(key)}`, "unknown_field", unknownFieldMessage(key, TOP_LEVEL));
-  }
-
-  if (errors.length > 0) return { ok: false, errors: capErrors(errors) };
-  if (name === undefined || category === undefined || description === undefined || model === undefined || inputSchema === undefined || outputSchema === undefined || sampleOutput === undefined) {
-    return { ok: false, errors: [{ pointer: "", code: "invalid_format", message: "The manifest is incomplete." }] };
-  }
-  const manifest: AgentManifest = {
-    name,
-    category: category as Category,
-    description,
-    model,
-    ...(prompt !== undefined ? { system_prompt: prompt } : {}),
-    ...(entrypoint !== undefined ? { entrypoint_url: entrypoint } : {}),
-    tools,
-    input_schema: inputSchema,
+/** A manifest that passed, in its normal form: only known fields, defaults filled in, URLs as the URL
+ * parser serializes them (the exact form that was checked), the schemas deep-copied, the sample outputs. */
+function normalized(input: Json, options: ValidateManifestOptions): AgentManifest {
+  const href = (url: string) => new URL(url).href;
+  const model = input.model as { provider: Provider; model?: string; endpoint_url?: string };
+  const outputSchema = structuredClone(input.output_schema) as Record<string, unknown>;
+  const sampleOutput = sampleOutputs(outputSchema, () => undefined) ?? [];
+  void options;
+  return {
+    name: input.name as string,
+    category: input.category as Category,
+    description: input.description as string,
+    model: model.provider === "self_hosted" ? { provider: "self_hosted", endpoint_url: href(model.endpoint_url as string), ...(model.model !== undefined ? { model: model.model } : {}) } : { provider: model.provider, model: model.model as string },
+    ...(typeof input.system_prompt === "string" ? { system_prompt: input.system_prompt } : {}),
+    ...(typeof input.entrypoint_url === "string" ? { entrypoint_url: href(input.entrypoint_url) } : {}),
+    tools: ((input.tools as ManifestTool[] | undefined) ?? []).map((tool) => ({ name: tool.name, scope: tool.scope })),
+    input_schema: structuredClone(input.input_schema) as Record<string, unknown>,
     output_schema: outputSchema,
-    timeout_seconds: timeout,
+    timeout_seconds: (input.timeout_seconds as number | undefined) ?? DEFAULT_TIMEOUT_SECONDS,
     sample_output: sampleOutput,
   };
-  return { ok: true, manifest };
 }
 
 type Add = (pointer: string, code: ManifestErrorCode, message: string) => void;
 
-function checkModel(value: unknown, add: Add, checkedUrl: (pointer: string, value: string) => string | undefined): ManifestModel | undefined {
-  if (value === undefined) return void add("/model", "required", "model is required: {provider, model} or {provider: \"self_hosted\", endpoint_url}.");
-  if (!isObject(value)) return void add("/model", "wrong_type", `model must be an object, not ${describe(value)}.`);
-  for (const key of Object.keys(value)) {
-    if (!MODEL_FIELDS.includes(key)) add(`/model/${escapePointer(key)}`, "unknown_field", unknownFieldMessage(key, MODEL_FIELDS));
-  }
-  const provider = stringField(value, "provider", "/model/provider", true, add);
-  if (provider !== undefined && !isOneOf(PROVIDERS, provider)) add("/model/provider", "unknown_provider", `model.provider must be one of ${PROVIDERS.join(", ")}.`);
-  const modelId = stringField(value, "model", "/model/model", false, add);
-  if (modelId !== undefined) {
-    if (modelId.length === 0) add("/model/model", "empty", "model.model must not be empty.");
-    else if (modelId.length > MANIFEST_LIMITS.modelIdMaxChars) add("/model/model", "too_long", `model.model is at most ${MANIFEST_LIMITS.modelIdMaxChars} characters.`);
-    else if (!MODEL_ID.test(modelId)) add("/model/model", "invalid_format", "model.model is a model identifier: printable ASCII, no spaces.");
-  }
-  const endpointRaw = stringField(value, "endpoint_url", "/model/endpoint_url", false, add);
-  const hosted = provider === "provider_a" || provider === "provider_b";
-  if (hosted && get(value, "model") === undefined) add("/model/model", "required", `model.model is required for ${provider}.`);
-  if (hosted && get(value, "endpoint_url") !== undefined) add("/model/endpoint_url", "not_allowed", `model.endpoint_url is only for self_hosted; ${provider} is called at its own address.`);
-  if (provider === "self_hosted" && get(value, "endpoint_url") === undefined) add("/model/endpoint_url", "required", "model.endpoint_url is required for self_hosted.");
-  const endpoint = endpointRaw === undefined ? undefined : checkedUrl("/model/endpoint_url", endpointRaw);
-  if (hosted && modelId !== undefined) return { provider, model: modelId };
-  if (provider === "self_hosted" && endpoint !== undefined) return { provider, endpoint_url: endpoint, ...(modelId !== undefined ? { model: modelId } : {}) };
-  return undefined;
+// ── The one schema ──────────────────────────────────────────────────────────────────────────────────
+// Every rule of the manifest is a part of this zod schema: the types, lengths, patterns and enums zod
+// checks (and writes into the JSON Schema the API document and the docs show), and the rules no JSON
+// Schema can state (the URL rules, the scope grammars, the schemas' own rules, the sample outputs, the
+// rules across fields) as refinements of the same fields, which report with the codes and pointers of
+// docs/reference/manifest.md. manifestErrorsOf turns zod's issues into ManifestErrors.
+
+/** A custom issue's payload: the manifest's code, its pointer when the refinement knows the absolute one,
+ * and whether it replaces what was found under that pointer (a connected agent's tools are not read). */
+interface RuleParams {
+  code: ManifestErrorCode;
+  pointer?: string;
+  supersedes?: boolean;
 }
 
-function checkTools(value: unknown, add: Add): ManifestTool[] {
-  if (value === undefined) return [];
-  if (!Array.isArray(value)) {
-    add("/tools", "wrong_type", `tools must be an array of {name, scope}, not ${describe(value)}.`);
-    return [];
+type Ctx = z.RefinementCtx;
+/** A rule's problem at `path` below the refined value. */
+const problem = (ctx: Ctx, path: (string | number)[], code: ManifestErrorCode, message: string) => ctx.addIssue({ code: "custom", path, message, params: { code } satisfies RuleParams });
+/** A rule's problem at an absolute pointer (the schema rules compute their own). */
+const problemAt = (ctx: Ctx): Add => (pointer, code, message) => ctx.addIssue({ code: "custom", path: [], message, params: { code, pointer } satisfies RuleParams });
+/** A refinement runs whatever else failed (every problem is listed at once), as long as the value has
+ * the shape it reads: an object, an array. */
+const whenObject = { when: (payload: { value: unknown }) => isObject(payload.value) } as const;
+const whenArray = { when: (payload: { value: unknown }) => Array.isArray(payload.value) } as const;
+
+const dotted = (path: readonly PropertyKey[]) => path.map(String).join(".");
+/** zod's message for a missing field or one of the wrong type, in the manifest's words. */
+function typeMessage(expected: string, required = (field: string) => `${field} is required.`) {
+  return (issue: { input?: unknown; path?: readonly PropertyKey[] }) => {
+    const field = dotted(issue.path ?? []);
+    return issue.input === undefined ? required(field) : `${field} must be ${expected}, not ${describe(issue.input)}.`;
+  };
+}
+/** A field's error map: type problems as above, its own checks' problems with `messages[code]`. */
+function fieldError(expected: string, messages: Partial<Record<string, (input: unknown) => string>> = {}, required?: (field: string) => string) {
+  const type = typeMessage(expected, required);
+  return (issue: z.core.$ZodRawIssue) => {
+    const own = messages[issue.code];
+    if (own !== undefined && !(issue.code === "invalid_value" && typeof issue.input !== "string")) return own(issue.input);
+    if (issue.code === "invalid_type" || issue.code === "invalid_value") return type({ input: issue.input, path: issue.path ?? [] });
+    return undefined;
+  };
+}
+
+const text = (label: string, max: number) =>
+  z
+    .string({ error: fieldError("a string", { invalid_format: () => `${label} must not be empty.`, too_big: (v) => `${label} is at most ${max} characters; it has ${String(v).length}.` }) })
+    .regex(/\S/)
+    .max(max);
+
+const url = (options: ValidateManifestOptions) =>
+  z.string({ error: fieldError("a string") }).superRefine((value, ctx) => {
+    const found = checkUrl(value, { allowPrivateForDevelopment: options.allowPrivateHosts === true });
+    if (found !== null) problem(ctx, [], found.code, found.message);
+  });
+
+// A creator's JSON Schema is read as written: a zod record would copy it, and a key such as
+// "__proto__" would not survive the copy (the schema rules walk the creator's own object instead).
+const jsonSchema = (field: "input_schema" | "output_schema") =>
+  z
+    .custom<Record<string, unknown>>(isObject, { abort: false, error: typeMessage("a JSON Schema object", (name) => `${name} is required (a JSON Schema object, draft 2020-12).`) })
+    .meta({ type: "object", additionalProperties: {} })
+    .describe(
+    `A JSON Schema (draft 2020-12) object: at most ${MANIFEST_LIMITS.schemaMaxDepth} levels deep and ${MANIFEST_LIMITS.schemaMaxNodes} values, references only within the schema ("#..."), patterns of at most ${PATTERN_LIMITS.maxPatternChars} characters that run on a linear-time engine (RE2: no backreferences or lookaround) and are not catastrophic.${field === "output_schema" ? ` Its examples (one to ${MAX_SAMPLE_OUTPUTS}, or one generated from it) are the listing's sample outputs.` : ""}`,
+  );
+
+function buildManifestSchema(options: ValidateManifestOptions) {
+  const Model = z
+    .object(
+      {
+        provider: z.enum(PROVIDERS, { error: fieldError("a string", { invalid_value: () => `model.provider must be one of ${PROVIDERS.join(", ")}.` }) }).describe("provider_a or provider_b (hosted, called at its own address with the listing's provider key) or self_hosted"),
+        model: z
+          .string({ error: fieldError("a string", { too_small: () => "model.model must not be empty.", too_big: () => `model.model is at most ${MANIFEST_LIMITS.modelIdMaxChars} characters.`, invalid_format: () => "model.model is a model identifier: printable ASCII, no spaces." }) })
+          .min(1)
+          .max(MANIFEST_LIMITS.modelIdMaxChars)
+          .regex(MODEL_ID)
+          .optional()
+          .describe("The provider's model identifier: printable ASCII, no spaces. Required for provider_a and provider_b; optional for self_hosted"),
+        endpoint_url: url(options).optional().describe("self_hosted only, and required there: the model's HTTPS endpoint, a public host, port 443, no credentials in the URL"),
+      },
+      { error: typeMessage("an object", () => 'model is required: {provider, model} or {provider: "self_hosted", endpoint_url}.') },
+    )
+    .strict()
+    .superRefine((model, ctx) => {
+      const provider = model.provider as unknown;
+      const hosted = provider === "provider_a" || provider === "provider_b";
+      if (hosted && model.model === undefined) problem(ctx, ["model"], "required", `model.model is required for ${String(provider)}.`);
+      if (hosted && model.endpoint_url !== undefined) problem(ctx, ["endpoint_url"], "not_allowed", `model.endpoint_url is only for self_hosted; ${String(provider)} is called at its own address.`);
+      if (provider === "self_hosted" && model.endpoint_url === undefined) problem(ctx, ["endpoint_url"], "required", "model.endpoint_url is required for self_hosted.");
+    }, whenObject);
+
+  const Tool = z
+    .object(
+      {
+        name: z.enum(TOOL_NAMES, { error: fieldError("a string", { invalid_value: (v) => `"${clip(String(v))}" is not a tool of the catalogue (${TOOL_NAMES.join(", ")}).` }) }).describe(TOOL_NAMES.map((name) => `${name}: ${TOOL_CATALOGUE[name].description}`).join(" ")),
+        scope: z.string({ error: fieldError("a string") }).describe(TOOL_NAMES.map((name) => `${name}: ${TOOL_CATALOGUE[name].scopeGrammar}`).join("; ")),
+      },
+      { error: (issue) => `Each tool must be an object {name, scope}, not ${describe(issue.input)}.` },
+    )
+    .strict()
+    .superRefine((tool, ctx) => {
+      // A scope is read by its tool's grammar, so only for a tool of the catalogue.
+      if (typeof tool.name !== "string" || !isToolName(tool.name) || typeof tool.scope !== "string") return;
+      const parsed = parseToolScope(tool.name, tool.scope);
+      if (!parsed.ok) for (const message of parsed.problems) problem(ctx, ["scope"], "invalid_scope", message);
+    }, whenObject);
+
+  const Tools = z
+    .array(Tool, { error: typeMessage("an array of {name, scope}") })
+    // The cap is a refinement (zod checks an array's length before its items, and would then not list
+    // the items' own problems); the JSON Schema states it as maxItems.
+    .superRefine((tools, ctx) => {
+      if (tools.length > MANIFEST_LIMITS.maxTools) problem(ctx, [], "too_many", `At most ${MANIFEST_LIMITS.maxTools} tools; the manifest lists ${tools.length}.`);
+      const seen = new Set<string>();
+      tools.forEach((tool, index) => {
+        const name = isObject(tool) ? tool.name : undefined;
+        if (typeof name !== "string" || !isToolName(name)) return;
+        if (seen.has(name)) problem(ctx, [index, "name"], "duplicate_tool", `${name} is listed more than once; give it one scope.`);
+        seen.add(name);
+      });
+    }, whenArray)
+    .meta({ maxItems: MANIFEST_LIMITS.maxTools })
+    .optional()
+    .describe("Tools of the catalogue a declarative agent may use, each once, with its scope (none for a connected agent; default none)");
+
+  const InputSchema = jsonSchema("input_schema").superRefine((schema, ctx) => void checkSchema(schema, "/input_schema", problemAt(ctx)), whenObject);
+  const OutputSchema = jsonSchema("output_schema").superRefine((schema, ctx) => {
+    const add = problemAt(ctx);
+    const checked = checkSchema(schema, "/output_schema", add);
+    if (checked !== undefined) sampleOutputs(checked, add);
+  }, whenObject);
+
+  return z
+    .object(
+      {
+        name: z
+          .string({ error: fieldError("a string", Object.fromEntries(["too_small", "too_big", "invalid_format"].map((code) => [code, () => KEBAB_MESSAGE]))) })
+          .min(MANIFEST_LIMITS.nameMinChars)
+          .max(MANIFEST_LIMITS.nameMaxChars)
+          .regex(KEBAB)
+          .describe("Kebab-case: lowercase letters and digits in words joined by single hyphens, starting with a letter; becomes part of the agent_id"),
+        category: z.enum(CATEGORIES, { error: fieldError("a string", { invalid_value: () => `category must be one of ${CATEGORIES.join(", ")}.` }) }).describe("The listing's category (case-sensitive); the search filters by it"),
+        description: text("description", MANIFEST_LIMITS.descriptionMaxChars).describe("What the agent does, for renters; not blank"),
+        model: Model,
+        system_prompt: text("system_prompt", MANIFEST_LIMITS.systemPromptMaxChars).optional().describe("A declarative agent: the prompt the service runs in its sandbox (private; never published). Exactly one of system_prompt and entrypoint_url."),
+        entrypoint_url: url(options).optional().describe("A connected agent: the HTTPS URL the service calls with each task, signed per Standard Webhooks. Exactly one of system_prompt and entrypoint_url."),
+        tools: Tools,
+        input_schema: InputSchema,
+        output_schema: OutputSchema,
+        timeout_seconds: z
+          .number({ error: fieldError("a number (an integer of seconds)", { not_multiple_of: () => "timeout_seconds must be a whole number of seconds.", too_small: () => TIMEOUT_MESSAGE, too_big: () => TIMEOUT_MESSAGE }) })
+          // A whole number as multipleOf(1): zod's own integer check ends the parse of the whole manifest
+          // at the first fraction (so the rules across fields would go unreported).
+          .multipleOf(1)
+          .meta({ type: "integer" })
+          .min(1)
+          .max(MANIFEST_LIMITS.maxTimeoutSeconds)
+          .optional()
+          .describe(`Longest run, in seconds (default ${DEFAULT_TIMEOUT_SECONDS})`),
+      },
+      { error: (issue) => `The manifest must be a JSON object, not ${describe(issue.input)}.` },
+    )
+    .strict()
+    .superRefine((manifest, ctx) => {
+      const hasPrompt = isPresent(manifest.system_prompt);
+      const hasEntrypoint = isPresent(manifest.entrypoint_url);
+      if (hasPrompt && hasEntrypoint) problem(ctx, [], "both_prompt_and_entrypoint", "Declare system_prompt (a declarative agent run in our sandbox) or entrypoint_url (a connected agent we call), never both.");
+      if (!hasPrompt && !hasEntrypoint) problem(ctx, [], "neither_prompt_nor_entrypoint", "Declare system_prompt (a declarative agent run in our sandbox) or entrypoint_url (a connected agent we call).");
+      // A connected agent runs on its own servers: tools of ours would never be used, so listing any is
+      // refused, and what the list holds is not read.
+      const tools = manifest.tools as unknown;
+      if (hasEntrypoint && !hasPrompt && Array.isArray(tools) && tools.length > 0) {
+        ctx.addIssue({ code: "custom", path: ["tools"], message: "A connected agent (entrypoint_url) runs on its own servers and uses no tools of ours; remove tools.", params: { code: "not_allowed", supersedes: true } satisfies RuleParams });
+      }
+    }, whenObject)
+    .meta({ description: `The agent manifest (${MANIFEST_MAX_BYTES / 1024} KB at most).` });
+}
+
+const KEBAB_MESSAGE = `name must be kebab-case: ${MANIFEST_LIMITS.nameMinChars} to ${MANIFEST_LIMITS.nameMaxChars} lowercase letters and digits in words joined by single hyphens, starting with a letter (e.g. "contract-reviewer").`;
+const TIMEOUT_MESSAGE = `timeout_seconds must be 1 to ${MANIFEST_LIMITS.maxTimeoutSeconds}.`;
+
+export type ManifestSchema = ReturnType<typeof buildManifestSchema>;
+const schemas = new Map<boolean, ManifestSchema>();
+
+/**
+ * The manifest's one schema (zod): what validateManifest checks, what the OpenAPI document describes
+ * (`z.toJSONSchema`) and what docs/reference/manifest.md lists. `allowPrivateHosts` is the URL rules'
+ * development switch.
+ */
+export function manifestSchema(options: ValidateManifestOptions = {}): ManifestSchema {
+  const key = options.allowPrivateHosts === true;
+  let schema = schemas.get(key);
+  if (schema === undefined) schemas.set(key, (schema = buildManifestSchema({ allowPrivateHosts: key })));
+  return schema;
+}
+
+/** The manifest's fields as JSON Schema (draft 2020-12), from the one schema. */
+export function manifestJsonSchema(): Record<string, unknown> {
+  const { $schema: _dialect, ...schema } = z.toJSONSchema(manifestSchema(), { io: "input", target: "draft-2020-12", unrepresentable: "any" }) as Record<string, unknown>;
+  return schema;
+}
+
+/** The fields each object of the manifest knows, for a near miss's suggestion. */
+function knownFields(path: readonly PropertyKey[]): readonly string[] {
+  if (path.length === 0) return TOP_LEVEL;
+  if (path[0] === "model") return MODEL_FIELDS;
+  return TOOL_FIELDS;
+}
+
+/** The manifest's code for one of zod's issues on a field. */
+function codeOf(issue: z.core.$ZodIssue, value: unknown, pointer: string): ManifestErrorCode {
+  // The manifest itself is never absent, only of the wrong type.
+  if (issue.code === "invalid_type" || issue.code === "custom") return value === undefined && pointer !== "" ? "required" : "wrong_type";
+  if (issue.code === "not_multiple_of") return "not_integer";
+  if (issue.code === "invalid_value") return typeof value !== "string" ? (value === undefined ? "required" : "wrong_type") : pointer === "/category" ? "unknown_category" : pointer === "/model/provider" ? "unknown_provider" : "unknown_tool";
+  const field = pointer.replace(/\/\d+\//g, "/*/");
+  if (field === "/name") return "not_kebab_case";
+  if (field === "/timeout_seconds") return "out_of_range";
+  if (field === "/tools") return "too_many";
+  if (issue.code === "too_big") return "too_long";
+  if (issue.code === "too_small") return "empty";
+  if (issue.code === "invalid_format") return field === "/model/model" ? "invalid_format" : "empty";
+  return "invalid_format";
+}
+
+function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
+  let node = input;
+  for (const key of path) node = isObject(node) || Array.isArray(node) ? (Object.hasOwn(node, key as string) ? (node as Record<string, unknown>)[key as string] : undefined) : undefined;
+  return node;
+}
+
+const toPointer = (path: readonly PropertyKey[]) => path.map((key) => `/${escapePointer(String(key))}`).join("");
+
+/**
+ * zod's issues as the manifest's errors, in the order of docs/reference/manifest.md's table (the fields
+ * in their order, the rules across fields after entrypoint_url, then the unknown fields; within a
+ * nested object its unknown fields first), capped.
+ */
+export function manifestErrorsOf(issues: readonly z.core.$ZodIssue[], input: unknown): ManifestError[] {
+  const errors: ManifestError[] = [];
+  const seenBuiltin = new Set<string>();
+  const superseding: string[] = [];
+  for (const issue of issues) {
+    const params = (issue as { params?: RuleParams }).params;
+    if (issue.code === "custom" && params?.code !== undefined) {
+      const pointer = params.pointer ?? toPointer(issue.path);
+      if (params.supersedes) superseding.push(pointer);
+      errors.push({ pointer, code: params.code, message: issue.message });
+    } else if (issue.code === "unrecognized_keys") {
+      for (const key of issue.keys) errors.push({ pointer: toPointer([...issue.path, key]), code: "unknown_field", message: unknownFieldMessage(key, knownFields(issue.path)) });
+    } else {
+      // One problem per field from zod's own checks (an empty name fails its length and its pattern).
+      const pointer = toPointer(issue.path);
+      if (seenBuiltin.has(pointer)) continue;
+      seenBuiltin.add(pointer);
+      errors.push({ pointer, code: codeOf(issue, valueAt(input, issue.path), pointer), message: issue.message });
+    }
   }
-  if (value.length > MANIFEST_LIMITS.maxTools) add("/tools", "too_many", `At most ${MANIFEST_LIMITS.maxTools} tools; the manifest lists ${value.length}.`);
-  const tools: ManifestTool[] = [];
-  const seen = new Set<string>();
-  for (const [index, entry] of value.entries()) {
-    const at = `/tools/${index}`;
-    if (!isObject(entry)) {
-      add(at, "wrong_type", `Each tool must be an object {name, scope}, not ${describe(entry)}.`);
-      continue;
+  const kept = errors.filter((e) => !superseding.some((at) => e.pointer.startsWith(`${at}/`) || (e.pointer === at && !isSuperseding(e))));
+  return capErrors(sortErrors(kept));
+}
+
+const isSuperseding = (error: ManifestError) => error.code === "not_allowed" && error.pointer === "/tools";
+
+/** Within `model`: its unknown fields, the provider, the model id, the endpoint's type, the rules that
+ * join them (a hosted provider's model, self_hosted's endpoint), then the endpoint URL's own rules. */
+function modelRank(error: ManifestError): number {
+  const conditional = (error.code === "required" && error.message.endsWith(" for provider_a.")) || (error.code === "required" && error.message.endsWith(" for provider_b.")) || error.code === "not_allowed" || (error.code === "required" && error.pointer === "/model/endpoint_url");
+  if (error.code === "unknown_field") return 1;
+  if (conditional) return 5;
+  if (error.pointer === "/model/provider") return 2;
+  if (error.pointer === "/model/model") return 3;
+  return error.code === "wrong_type" ? 4 : 6;
+}
+
+/** Where an error sits in the list: by top-level field, then array index, then within an entry. */
+function sortErrors(errors: ManifestError[]): ManifestError[] {
+  const rank = (error: ManifestError): number[] => {
+    const [, top = "", second] = error.pointer.split("/");
+    if (error.pointer === "") return [TOP_LEVEL.indexOf("entrypoint_url") + 0.5];
+    const field = TOP_LEVEL.indexOf(top);
+    if (field < 0) return [TOP_LEVEL.length];
+    const nested = error.pointer.split("/").length > 2;
+    const index = second !== undefined && /^\d+$/.test(second) ? Number(second) : -1;
+    const within = !nested ? 0 : top === "model" ? modelRank(error) : error.code === "unknown_field" ? 1 : ["required", "wrong_type"].includes(error.code) ? 2 : ["unknown_tool", "duplicate_tool"].includes(error.code) ? 3 : 4;
+    return [field, top === "tools" ? index : 0, top === "tools" || top === "model" ? within : 0];
+  };
+  const keyed = errors.map((error, order) => ({ error, key: [...rank(error), order] }));
+  keyed.sort((a, b) => {
+    for (let i = 0; i < Math.max(a.key.length, b.key.length); i++) {
+      const d = (a.key[i] ?? 0) - (b.key[i] ?? 0);
+      if (d !== 0) return d;
     }
-    for (const key of Object.keys(entry)) {
-      if (!TOOL_FIELDS.includes(key)) add(`${at}/${escapePointer(key)}`, "unknown_field", unknownFieldMessage(key, TOOL_FIELDS));
-    }
-    const name = stringField(entry, "name", `${at}/name`, true, add);
-    const scope = stringField(entry, "scope", `${at}/scope`, true, add);
-    if (name === undefined) continue;
-    if (!isToolName(name)) {
-      add(`${at}/name`, "unknown_tool", `"${clip(name)}" is not a tool of the catalogue (${TOOL_NAMES.join(", ")}).`);
-      continue;
-    }
-    if (seen.has(name)) add(`${at}/name`, "duplicate_tool", `${name} is listed more than once; give it one scope.`);
-    seen.add(name);
-    if (scope === undefined) continue;
-    const parsed = parseToolScope(name, scope);
-    if (!parsed.ok) for (const problem of parsed.problems) add(`${at}/scope`, "invalid_scope", problem);
-    else tools.push({ name, scope });
-  }
-  return tools;
+    return 0;
+  });
+  return keyed.map(({ error }) => error);
 }
 
 /** Walks a schema (JSON values only, depth and size capped, local `$ref`s only), then compiles it. */
@@ -447,24 +644,6 @@ export function escapePointer(token: string): string {
   return token.replace(/~/g, "~0").replace(/\//g, "~1");
 }
 
-function stringField(object: Json, key: string, pointer: string, required: boolean, add: Add): string | undefined {
-  const value = get(object, key);
-  if (value === undefined) {
-    if (required) add(pointer, "required", `${pointer.slice(1).replace(/\//g, ".")} is required.`);
-    return undefined;
-  }
-  if (typeof value !== "string") {
-    add(pointer, "wrong_type", `${pointer.slice(1).replace(/\//g, ".")} must be a string, not ${describe(value)}.`);
-    return undefined;
-  }
-  return value;
-}
-
-function checkText(value: string, pointer: string, label: string, max: number, add: Add): void {
-  if (value.trim().length === 0) add(pointer, "empty", `${label} must not be empty.`);
-  else if (value.length > max) add(pointer, "too_long", `${label} is at most ${max} characters; it has ${value.length}.`);
-}
-
 /** Whether `pattern` compiles as JSON Schema reads it (ECMAScript, Unicode mode). Compiling never runs it. */
 function isJsRegExp(pattern: string): boolean {
   try {
@@ -486,21 +665,12 @@ function unknownFieldMessage(key: string, known: readonly string[]): string {
   return `"${clip(key)}" is not a manifest field${near !== undefined ? `; did you mean "${near}"?` : ` (known: ${known.join(", ")}).`}`;
 }
 
-/** Own properties only, so "constructor" and friends never come from the prototype. */
-function get(object: Json, key: string): unknown {
-  return Object.hasOwn(object, key) ? object[key] : undefined;
-}
-
 function isObject(value: unknown): value is Json {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 function isPresent(value: unknown): boolean {
   return value !== undefined && value !== null;
-}
-
-function isOneOf<T extends string>(values: readonly T[], value: string): value is T {
-  return (values as readonly string[]).includes(value);
 }
 
 function describe(value: unknown): string {
