@@ -32,7 +32,8 @@ import { finishStaleRuns } from "../../src/execution/runs/stale-runs.ts";
 import { runRef, STALE_AFTER_TIMEOUT_MS, type RunRecord } from "../../src/execution/runs/run.ts";
 import { runJob } from "../../src/jobs.ts";
 import { freePort } from "../../local/ports.ts";
-import { createTestServices, fundedAccount, type TestContext } from "../support/services.ts";
+import { fundedAccount, type TestContext } from "../support/services.ts";
+import { startWorld } from "../support/world.ts";
 import { createKey, signIn } from "../support/auth.ts";
 import { approveCreator } from "../support/creators.ts";
 import { indexChain, marketTarget, publishAgent, publishConnectedAgent, type PublishedAgent } from "../support/agents.ts";
@@ -299,7 +300,8 @@ export async function startFaultWorld(options: FaultWorldOptions = {}): Promise<
     })(),
   ]);
   const { secrets, gates, deliveries, server: agentServer } = agentServerParts;
-  const ctx = await createTestServices({ ALLOW_PRIVATE_AGENT_HOSTS: "true", DYNAMODB_ENDPOINT: dynamo.endpoint, RPC_URL: chainLink.url, ...options.env });
+  const base = await startWorld({ serve: false, env: { ALLOW_PRIVATE_AGENT_HOSTS: "true", DYNAMODB_ENDPOINT: dynamo.endpoint, RPC_URL: chainLink.url, ...options.env } });
+  const ctx = base.ctx;
   ctx.services.egress = createEgressGuard({ ca: agentServer.ca, allowHosts: ["127.0.0.1"] });
   const app = buildApp(ctx.services);
   const creator = await fundedAccount(inject("rpcUrl"));
@@ -382,7 +384,7 @@ export async function startFaultWorld(options: FaultWorldOptions = {}): Promise<
     },
     async stop() {
       gates.openAll();
-      await Promise.allSettled([agentServer.stop(), ctx.services.close()]);
+      await Promise.allSettled([agentServer.stop(), base.close()]);
       await Promise.allSettled([chainLink.stop(), dynamo.stop()]);
     },
   };

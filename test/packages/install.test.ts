@@ -20,7 +20,8 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { buildApp } from "../../src/api/app.ts";
 import { createEgressGuard } from "../../src/adapters/egress/guard.ts";
 import { writeMarketplace } from "../../src/chain/write.ts";
-import { createTestServices, fundedAccount, type TestContext } from "../support/services.ts";
+import { fundedAccount, type TestContext } from "../support/services.ts";
+import { startWorld, type World } from "../support/world.ts";
 import { createKey, signIn } from "../support/auth.ts";
 import { approveCreator } from "../support/creators.ts";
 import { indexChain, marketTarget, publishConnectedAgent, type PublishedAgent } from "../support/agents.ts";
@@ -32,6 +33,7 @@ const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const NPM_ENV = { ...process.env, npm_config_audit: "false", npm_config_fund: "false", npm_config_update_notifier: "false" };
 
 let ctx: TestContext;
+let world: World | undefined;
 let api: Server;
 let baseUrl: string;
 let agentServer: HttpsTestServer;
@@ -61,7 +63,8 @@ const agentrent = (args: string[]) =>
   });
 
 beforeAll(async () => {
-  ctx = await createTestServices({ ALLOW_PRIVATE_AGENT_HOSTS: "true", CATALOGUE_REFRESH_MS: "0" });
+  world = await startWorld({ serve: false, env: { ALLOW_PRIVATE_AGENT_HOSTS: "true", CATALOGUE_REFRESH_MS: "0" } });
+  ctx = world.ctx;
   agentServer = await startHttpsServer((req, res) => void connected(req, res));
   ctx.services.egress = createEgressGuard({ ca: agentServer.ca, allowHosts: ["127.0.0.1"] });
   const app = buildApp(ctx.services);
@@ -97,7 +100,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await closeApi(api);
   await agentServer?.stop();
-  await ctx?.services.close();
+  await world?.close();
   if (work) rmSync(work, { recursive: true, force: true });
 });
 
