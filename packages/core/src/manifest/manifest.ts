@@ -1,8 +1,10 @@
-// The agent manifest validator: every rule of the specification's manifest table, checked in one pass
-// that lists every problem with its JSON pointer (RFC 6901) and a short code, never just the first. The
-// registration queue consumer calls `validateManifest`; the route calls `checkManifestSize` before
-// queueing. The validator never throws on any JSON value, so a hostile manifest cannot crash the
-// consumer. The rules, codes and decisions are in docs/reference/manifest.md.
+// The agent manifest, defined once: `manifestSchema` (zod) holds every rule of the specification's
+// manifest table and ours, and `validateManifest` checks a manifest with it in one pass that lists every
+// problem with its JSON pointer (RFC 6901) and a short code, never just the first. The registration
+// queue consumer, the CLI and the dashboard's editor call `validateManifest`; the route calls
+// `checkManifestSize` before queueing and describes the body with `manifestJsonSchema`. The validator
+// never throws on any JSON value, so a hostile manifest cannot crash the consumer. The rules, codes and
+// decisions are in docs/reference/manifest.md.
 import Ajv2020, { type ValidateFunction } from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
 import { sample } from "openapi-sampler";
@@ -130,17 +132,16 @@ export function validateManifest(input: unknown, options: ValidateManifestOption
     return { ok: false, errors: [{ pointer: "", code: "invalid_format", message: "The manifest could not be read." }] };
   }
   if (!parsed.success) return { ok: false, errors: manifestErrorsOf(parsed.error.issues, input) };
-  return { ok: true, manifest: normalized(input as Json, options) };
+  return { ok: true, manifest: normalized(input as Json) };
 }
 
 /** A manifest that passed, in its normal form: only known fields, defaults filled in, URLs as the URL
  * parser serializes them (the exact form that was checked), the schemas deep-copied, the sample outputs. */
-function normalized(input: Json, options: ValidateManifestOptions): AgentManifest {
+function normalized(input: Json): AgentManifest {
   const href = (url: string) => new URL(url).href;
   const model = input.model as { provider: Provider; model?: string; endpoint_url?: string };
   const outputSchema = structuredClone(input.output_schema) as Record<string, unknown>;
   const sampleOutput = sampleOutputs(outputSchema, () => undefined) ?? [];
-  void options;
   return {
     name: input.name as string,
     category: input.category as Category,
