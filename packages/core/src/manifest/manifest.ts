@@ -141,7 +141,8 @@ function normalized(input: Json): AgentManifest {
   const href = (url: string) => new URL(url).href;
   const model = input.model as { provider: Provider; model?: string; endpoint_url?: string };
   const outputSchema = structuredClone(input.output_schema) as Record<string, unknown>;
-  const sampleOutput = sampleOutputs(outputSchema, () => undefined) ?? [];
+  // Derived while the schema was checked (deriving compiles the schema: not twice).
+  const sampleOutput = samplesOf.get(input.output_schema as object) ?? sampleOutputs(outputSchema, () => undefined) ?? [];
   return {
     name: input.name as string,
     category: input.category as Category,
@@ -158,6 +159,9 @@ function normalized(input: Json): AgentManifest {
 }
 
 type Add = (pointer: string, code: ManifestErrorCode, message: string) => void;
+
+/** The sample outputs derived from an output schema (the creator's object) while it was checked. */
+const samplesOf = new WeakMap<object, string[]>();
 
 // ── The one schema ──────────────────────────────────────────────────────────────────────────────────
 // Every rule of the manifest is a part of this zod schema: the types, lengths, patterns and enums zod
@@ -288,7 +292,8 @@ function buildManifestSchema(options: ValidateManifestOptions) {
   const OutputSchema = jsonSchema("output_schema").superRefine((schema, ctx) => {
     const add = problemAt(ctx);
     const checked = checkSchema(schema, "/output_schema", add);
-    if (checked !== undefined) sampleOutputs(checked, add);
+    const samples = checked === undefined ? undefined : sampleOutputs(checked, add);
+    if (samples !== undefined) samplesOf.set(schema, samples);
   }, whenObject);
 
   return z
