@@ -90,7 +90,7 @@ export type RunFailureCode = (typeof RUN_FAILURE_CODES)[number];
 export const RUN_FAILURE_MEANINGS: Readonly<Record<RunFailureCode, string>> = {
   invalid_input: "the input does not match the agent's input schema, or an `input_uri` holds nothing or the wrong content; the agent was never called",
   invalid_output: "the agent's output does not match its output schema, or its JSON nests deeper than 64 levels",
-  output_too_large: "the output is over 131,072 characters as JSON (a connected agent's response over 10 MiB, or its JSON over 1,048,576 characters)",
+  output_too_large: "the output is over 131,072 characters as JSON (a connected agent's response over 10 MiB, or its JSON over 1,048,576 characters; refused as soon as it passes, never read whole)",
   timeout: "the run reached its time limit (the lower of the request's `timeout_seconds` and the agent's)",
   crashed: "the sandbox ended without a result (or the runner function failed)",
   out_of_memory: "the sandbox ran out of memory",
