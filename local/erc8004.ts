@@ -4,7 +4,7 @@
 import { createPublicClient, createWalletClient, http, parseEventLogs, type Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import type { Services } from "../src/services.ts";
-import { identityRegistryAbi } from "../src/chain/generated/identityRegistry.ts";
+import { identityRegistryAbi } from "@agent-rental/core/identity-registry";
 import { prepareRegistration } from "../src/erc8004/registration.ts";
 import { getListingErc8004 } from "../src/erc8004/erc8004.store.ts";
 import { toOnChainId } from "../src/listings/ids.ts";

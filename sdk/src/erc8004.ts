@@ -3,17 +3,14 @@
 // counts when it is a rating, "starred", 0 to 100; its file's keccak256 is the on-chain hash; the file
 // is about this feedback; its run receipt names the feedback's own client, this listing and a completed
 // run, and the marketplace's verifyRunReceipt confirms it; and no earlier feedback counts for the run;
-// revoked feedback never counts). Needs viem (a peer dependency of this entry only).
-import { keccak256, parseAbi, parseAbiItem, type Address, type Hex, type PublicClient } from "viem";
+// revoked feedback never counts). Needs viem (a peer dependency of this entry only). The registries' and the
+// marketplace's ABIs are the shared core's (bundled into the package's build).
+import { getAbiItem, keccak256, type Address, type Hex, type PublicClient } from "viem";
+import { marketplaceAbi } from "@agent-rental/core/marketplace";
+import { reputationRegistryAbi } from "@agent-rental/core/reputation-registry";
 
-const NEW_FEEDBACK = parseAbiItem(
-  "event NewFeedback(uint256 indexed agentId, address indexed clientAddress, uint64 feedbackIndex, int128 value, uint8 valueDecimals, string indexed indexedTag1, string tag1, string tag2, string endpoint, string feedbackURI, bytes32 feedbackHash)",
-);
-const FEEDBACK_REVOKED = parseAbiItem("event FeedbackRevoked(uint256 indexed agentId, address indexed clientAddress, uint64 indexed feedbackIndex)");
-const MARKETPLACE = parseAbi([
-  "struct RunReceipt { bytes32 runId; bytes32 listingId; address renter; uint8 status; uint256 costWei; uint64 durationMs; }",
-  "function verifyRunReceipt(uint256 batchIndex, RunReceipt receipt, bytes32[] proof) view returns (bool)",
-]);
+const NEW_FEEDBACK = getAbiItem({ abi: reputationRegistryAbi, name: "NewFeedback" });
+const FEEDBACK_REVOKED = getAbiItem({ abi: reputationRegistryAbi, name: "FeedbackRevoked" });
 
 /** The largest feedback file read (the service writes a few KiB). */
 export const MAX_FEEDBACK_FILE_BYTES = 64 * 1024;
@@ -164,7 +161,7 @@ async function judge(
     lower(receipt.marketplace) === lower(`eip155:${chainId}:${options.marketplace}`) &&
     (await options.client.readContract({
       address: options.marketplace,
-      abi: MARKETPLACE,
+      abi: marketplaceAbi,
       functionName: "verifyRunReceipt",
       args: [receipt.batchIndex, { runId: receipt.runId, listingId: receipt.listingId, renter: receipt.renter, status: receipt.status, costWei: receipt.costWei, durationMs: receipt.durationMs }, receipt.proof],
     }));

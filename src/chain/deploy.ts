@@ -2,9 +2,9 @@
 // deployment runs the same function against the test network's RPC URL.
 import { createPublicClient, createWalletClient, http, type Address, type Hex, type Chain } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
-import { marketplaceAbi, marketplaceBytecode } from "./generated/marketplace.ts";
-import { identityRegistryAbi, identityRegistryBytecode } from "./generated/identityRegistry.ts";
-import { reputationRegistryAbi, reputationRegistryBytecode } from "./generated/reputationRegistry.ts";
+import { marketplaceAbi, marketplaceBytecode } from "@agent-rental/core/marketplace";
+import { identityRegistryAbi, identityRegistryBytecode } from "@agent-rental/core/identity-registry";
+import { reputationRegistryAbi, reputationRegistryBytecode } from "@agent-rental/core/reputation-registry";
 
 export interface DeployMarketplaceParameters {
   rpcUrl: string;

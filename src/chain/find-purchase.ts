@@ -3,7 +3,7 @@
 // file carries; per-query runs carry their own charge's transaction instead).
 import { parseEventLogs, type Address, type Hex } from "viem";
 import type { ChainClient } from "./client.ts";
-import { marketplaceAbi } from "./generated/marketplace.ts";
+import { marketplaceAbi } from "@agent-rental/core/marketplace";
 
 export interface FindPurchaseParameters {
   listingId: Hex;

@@ -3,8 +3,8 @@
 // (NewFeedback, FeedbackRevoked). Logs of other events, or that do not decode, are left out.
 import { parseEventLogs, type Address, type Hex } from "viem";
 import type { ChainClient } from "./client.ts";
-import { identityRegistryAbi } from "./generated/identityRegistry.ts";
-import { reputationRegistryAbi } from "./generated/reputationRegistry.ts";
+import { identityRegistryAbi } from "@agent-rental/core/identity-registry";
+import { reputationRegistryAbi } from "@agent-rental/core/reputation-registry";
 
 interface At {
   blockNumber: bigint;

@@ -1,7 +1,7 @@
 // An ERC-8004 agent's owner, read from the Identity Registry; null when no such agent exists.
 import { BaseError, ContractFunctionRevertedError, type Address } from "viem";
 import type { ChainClient } from "./client.ts";
-import { identityRegistryAbi } from "./generated/identityRegistry.ts";
+import { identityRegistryAbi } from "@agent-rental/core/identity-registry";
 
 export async function readAgentOwner(chain: ChainClient, agentId: bigint): Promise<Address | null> {
   if (!chain.erc8004) return null;

@@ -2,7 +2,7 @@
 // Merkle proof (a view: no gas, no wallet). The reputation indexer asks it of every feedback file.
 import type { Address, Hex } from "viem";
 import type { ChainClient } from "./client.ts";
-import { marketplaceAbi } from "./generated/marketplace.ts";
+import { marketplaceAbi } from "@agent-rental/core/marketplace";
 
 export interface RunReceiptFields {
   runId: Hex;

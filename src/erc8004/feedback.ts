@@ -6,7 +6,7 @@
 import { encodeFunctionData, getAddress, type Address, type Hex } from "viem";
 import type { Services } from "../services.ts";
 import { ApiError } from "../errors.ts";
-import { reputationRegistryAbi } from "../chain/generated/reputationRegistry.ts";
+import { reputationRegistryAbi } from "@agent-rental/core/reputation-registry";
 import { findPurchaseTransaction } from "../chain/find-purchase.ts";
 import { readAgentOwner } from "../chain/read-agent.ts";
 import { getRun } from "../execution/runs/run.store.ts";

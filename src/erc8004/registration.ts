@@ -8,7 +8,7 @@
 import { encodeFunctionData, toHex, type Address, type Hex } from "viem";
 import type { Services } from "../services.ts";
 import { ApiError } from "../errors.ts";
-import { identityRegistryAbi } from "../chain/generated/identityRegistry.ts";
+import { identityRegistryAbi } from "@agent-rental/core/identity-registry";
 import { readAgentOwner } from "../chain/read-agent.ts";
 import { agentCardUrl } from "../a2a/card.ts";
 import { parseListingId } from "../listings/ids.ts";

@@ -6,8 +6,8 @@
 // (GET /v1/listings/{listing_id}/reputation); every bad input answers in the envelope with rate headers.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createPublicClient, createWalletClient, encodeFunctionData, http, keccak256, parseEventLogs, type Hex } from "viem";
-import { identityRegistryAbi } from "../../src/chain/generated/identityRegistry.ts";
-import { reputationRegistryAbi } from "../../src/chain/generated/reputationRegistry.ts";
+import { identityRegistryAbi } from "@agent-rental/core/identity-registry";
+import { reputationRegistryAbi } from "@agent-rental/core/reputation-registry";
 import { canonicalJson, cidOf } from "../../src/registration/cid.ts";
 import { runJob } from "../../src/jobs.ts";
 import { signIn } from "../support/auth.ts";
