@@ -14,6 +14,7 @@ import { signIn } from "../support/auth.ts";
 import { startWorld, type PublishedAgent, type World } from "../support/world.ts";
 import type { Account } from "../support/chain-actions.ts";
 import { verifyReputation } from "../../sdk/src/erc8004.ts";
+import { AgentRentalClient, ApiError } from "../../sdk/src/index.ts";
 
 let world: World;
 let listing: PublishedAgent & { webhookSecret: string };
@@ -173,6 +174,11 @@ describe("POST /v1/runs/{run_id}/feedback", () => {
     const res = await post(`/v1/runs/${runId}/feedback`, renterToken, { value: 90 });
     expect(res.headers.get("retry-after")).toMatch(/^\d+$/);
     await expectError(res, 409, "receipt_pending");
+    // Through the SDK: the typed error carries the wait the API asked for.
+    const sdk = new AgentRentalClient({ baseUrl: "http://api.test", token: renterToken, fetch: (input, init) => Promise.resolve(world.app.request(String(input), init)) });
+    const error = await sdk.runs.feedback(runId, { value: 90 }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ApiError);
+    expect(error).toMatchObject({ code: "receipt_pending", status: 409, retryAfter: Number(res.headers.get("retry-after")) });
   });
 
   it("refuses bad input in the envelope: value range and decimals, tag and text lengths, types, unknown fields", async () => {
