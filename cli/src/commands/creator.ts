@@ -57,17 +57,22 @@ function tryApi(ctx: CommandContext): Api | undefined {
   }
 }
 
-/** Sends a creator's listing transaction and reports it. */
-async function listingTransaction(ctx: CommandContext, fn: string, extraArgs: (ref: ListingRef) => Promise<unknown[]> | unknown[], describe: (ref: ListingRef) => string, extra: Record<string, unknown> = {}) {
+/** Sends a creator's listing transaction and reports it. A change of status (`statusChange`) of a listing
+ * that is an ERC-8004 agent leaves the agent's registration file saying the old `active`: the creator is
+ * told how to refresh it. */
+async function listingTransaction(ctx: CommandContext, fn: string, extraArgs: (ref: ListingRef) => Promise<unknown[]> | unknown[], describe: (ref: ListingRef) => string, extra: Record<string, unknown> = {}, statusChange = false) {
   const settings = ctx.settings();
-  const ref = await listingFor(ctx, tryApi(ctx));
+  const api = tryApi(ctx);
+  const ref = await listingFor(ctx, api);
   const target = (await chain()).chainTarget(settings);
   const account = await loadAccount(settings, ctx.env, ctx.prompt);
   const tx = await sendWithProgress(ctx, target, account, fn, await extraArgs(ref));
   const listing = await (await chain()).readListing(target, ref.onChainId);
+  const agent = statusChange && api ? ((await api.client.listings.get(ref.listingId).catch(() => undefined))?.erc8004 ?? null) : null;
   ctx.out.result({ listing_id: ref.listingId, on_chain_id: ref.onChainId, status: listing.status, price_wei: listing.price, metadata_uri: listing.metadataUri, tx_hash: tx.hash, ...extra }, () =>
     ctx.out.line(`${describe(ref)} (transaction ${tx.hash}); on-chain status ${listing.status}.`),
   );
+  if (agent) ctx.out.notice(`${ref.listingId} is ERC-8004 agent ${agent.agent_id}: its registration file follows the new status (${listing.status}) once you run agentrent erc8004 refresh ${ref.listingId}`);
 }
 
 const DEFAULT_INPUT_SCHEMA = { type: "object", properties: { text: { type: "string" } }, required: ["text"], additionalProperties: false };
@@ -355,7 +360,7 @@ export const creatorCommands: Command[] = [
     args: [1, 1],
     arguments: [LISTING_ARGUMENT],
     examples: ["agentrent listing pause clause-finder-1a2b3c4d"],
-    run: (ctx) => listingTransaction(ctx, "setListingActive", (ref) => [ref.onChainId, false], (ref) => `Paused ${ref.listingId}`),
+    run: (ctx) => listingTransaction(ctx, "setListingActive", (ref) => [ref.onChainId, false], (ref) => `Paused ${ref.listingId}`, {}, true),
   },
   {
     path: "listing resume",
@@ -364,7 +369,7 @@ export const creatorCommands: Command[] = [
     args: [1, 1],
     arguments: [LISTING_ARGUMENT],
     examples: ["agentrent listing resume clause-finder-1a2b3c4d"],
-    run: (ctx) => listingTransaction(ctx, "setListingActive", (ref) => [ref.onChainId, true], (ref) => `Resumed ${ref.listingId}`),
+    run: (ctx) => listingTransaction(ctx, "setListingActive", (ref) => [ref.onChainId, true], (ref) => `Resumed ${ref.listingId}`, {}, true),
   },
   {
     path: "listing close",
@@ -389,6 +394,8 @@ export const creatorCommands: Command[] = [
           return [ref.onChainId];
         },
         (ref) => `Closed ${ref.listingId}`,
+        {},
+        true,
       );
     },
   },
