@@ -15,6 +15,7 @@ import type {
   QueuedJob,
   RatingList,
   RunFeedback,
+  RunList,
   FeedbackInput,
   Reputation,
   Erc8004Registration,
@@ -162,8 +163,10 @@ export class AgentRentalClient {
   private session: Session | undefined;
   private refreshing: Promise<void> | undefined;
 
-  /** Runs: read one, or follow its event stream. */
+  /** Runs: list yours of a listing, read one, or follow its event stream. */
   readonly runs: {
+    /** The caller's runs of a listing, newest first, without their outputs (`runs.get` reads one whole). */
+    list(listingId: string, params?: { limit?: number; cursor?: string }, options?: { signal?: AbortSignal }): Promise<RunList>;
     get(runId: string, options?: { signal?: AbortSignal }): Promise<RunDetail>;
     events(runId: string, options?: RunEventsOptions): AsyncGenerator<StreamEvent, void, undefined>;
     /** On-chain feedback for a completed run of the caller's: the feedback file (with the run's receipt as
@@ -243,6 +246,7 @@ export class AgentRentalClient {
     if (options.token !== undefined) this.session = { token: options.token, expiresAt: Number.POSITIVE_INFINITY };
 
     this.runs = {
+      list: (listingId, params = {}, opts = {}) => this.json<RunList>({ method: "GET", path: "/v1/runs", query: { listing_id: listingId, ...params }, signal: opts.signal }),
       get: (runId, opts = {}) => this.json<RunDetail>({ method: "GET", path: `/v1/runs/${encodeURIComponent(runId)}`, signal: opts.signal }),
       events: (runId, opts = {}) => this.streamRun({ runId, lastEventId: opts.lastEventId, signal: opts.signal, resumes: opts.resumes }),
       feedback: (runId, input) => this.json<RunFeedback>({ method: "POST", path: `/v1/runs/${encodeURIComponent(runId)}/feedback`, body: input }),

@@ -134,6 +134,12 @@ export type RatingResult = Schemas["RatingResult"];
 
 export type RatingList = Schemas["RatingList"];
 
+/** A run as listed (GET /v1/runs): a RunDetail without its output; `cost_wei` an exact bigint. */
+export type RunSummary = Omit<RunDetail, "output">;
+
+/** A page of the caller's runs of a listing, newest first. */
+export type RunList = Omit<Schemas["RunList"], "runs"> & { runs: RunSummary[] };
+
 /** A run's on-chain feedback, prepared: the feedback file and the giveFeedback transaction to send. */
 export type RunFeedback = Schemas["RunFeedback"];
 

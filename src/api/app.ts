@@ -34,6 +34,7 @@ import * as prepareRunFeedback from "./routes/v1_runs_{run_id}_feedback.post.ts"
 import * as executeTask from "./routes/v1_execute.post.ts";
 import * as streamTask from "./routes/v1_execute_stream.post.ts";
 import * as getRun from "./routes/v1_runs_{run_id}.get.ts";
+import * as listRuns from "./routes/v1_runs.get.ts";
 import * as streamRunEvents from "./routes/v1_runs_{run_id}_events.get.ts";
 import * as uploadInput from "./routes/v1_inputs.post.ts";
 import * as callMcp from "./routes/v1_mcp.post.ts";
@@ -117,6 +118,7 @@ export function registerRoutes(app: OpenAPIHono<AppEnv>): void {
   // Task execution and runs
   executeTask.register(api);
   streamTask.register(api);
+  listRuns.register(api);
   getRun.register(api);
   streamRunEvents.register(api);
   prepareRunFeedback.register(api);

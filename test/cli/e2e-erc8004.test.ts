@@ -221,6 +221,11 @@ describe("agentrent runs rate and reputation, as installed", () => {
     expect(call.functionName).toBe("giveFeedback");
     expect(call.args.slice(1, 4)).toEqual([90n, 0, "starred"]);
 
+    const listed = await json<{ runs: { run_id: string; status: string; receipt: unknown }[]; next_cursor: string | null }>(env, ["runs", "list", listing.listing_id]);
+    expect(listed.runs[0]).toMatchObject({ run_id: executed.run_id, status: "completed", receipt: expect.any(Object) });
+    const human = await agentrent(env, ["runs", "list", listing.listing_id]);
+    expect(human.stdout).toMatch(new RegExp(`^${executed.run_id}  \\S+  completed  0 ETH  receipt in batch \\d+\n`));
+
     const shown = await agentrent(env, ["reputation", listing.listing_id]);
     expect(shown.code, shown.stderr).toBe(0);
     expect(shown.stdout).toContain(`verified         ★ ${reputation.rating.toFixed(1)} from 1 verified review`);

@@ -49,6 +49,9 @@ async function creatorListing(name: string, model: "one_time" | "per_query" = "o
   const creatorKey = await fundedWallet(stack);
   await approvedCreator(stack, creatorKey, `${name} Labs`);
   const listingId = await registeredListing(stack, creatorKey, manifestOf(name), { model, priceEth: "0.001", approve: true });
+  // Published once the service has indexed the listing's creation.
+  const creator = await apiAs(stack, creatorKey);
+  await until("the listing published", async () => (await creator.get<{ id: string }>(`/v1/listings/${listingId}`).catch(() => null)) !== null, 30_000, 250);
   return { creatorKey, listingId };
 }
 
@@ -237,6 +240,60 @@ describe("ERC-8004 in the dashboard", () => {
     } finally {
       if (!mining) await renter.pub.request({ method: "evm_setAutomine" as never, params: [true] as never }).catch(() => undefined);
     }
+    await d.context.close();
+  }, 180_000);
+
+  it("rates a run from the rentals' run history long after it ran (a dialog, the wallet's giveFeedback, the verdict); the same run again is refused in words", async () => {
+    const listing = (stack.info.demo.listings as { listing_id: string; name: string }[]).find((l) => l.name === "contract-reviewer")!;
+    const renterKey = await fundedWallet(stack);
+    const renter = chainAs(stack, renterKey);
+    const [price] = await renter.pub.readContract({ address: renter.marketplace, abi: marketplaceAbi, functionName: "listings", args: [onChainId(listing.listing_id)] });
+    await renter.write("purchaseOneTime", [onChainId(listing.listing_id)], price);
+    const api = await apiAs(stack, renterKey);
+    await until("the rental indexed", async () => (await api.get<{ valid: boolean }>(`/v1/credentials/${listing.listing_id}`)).valid, 30_000, 250);
+    const runs: string[] = [];
+    for (const task of ["Review clause 1", "Review clause 2"]) {
+      runs.push((await api.post<{ run_id: string; status: string }>("/v1/execute", { agent_id: listing.listing_id, task, input: { contract: "The supplier accepts unlimited liability." } })).run_id);
+    }
+    await until("both receipts logged", async () => (await Promise.all(runs.map((id) => api.get<{ receipt: unknown }>(`/v1/runs/${id}`)))).every((r) => r.receipt !== null), 60_000, 250);
+
+    const d = await openDashboard(browser, stack, renterKey);
+    const { page } = d;
+    await page.goto(`${stack.info.dashboard_url}rentals`);
+    await connectAndSignIn(d);
+    const row = page.getByRole("article").filter({ has: page.getByRole("heading", { name: "Contract Reviewer" }) });
+    await row.getByText("Your runs").click();
+    const history = row.getByRole("list", { name: "Your runs of Contract Reviewer" });
+    await expect.poll(() => history.getByRole("listitem").count(), { timeout: 30_000 }).toBe(2);
+    await history.getByText(/receipt in run batch \d+/).first().waitFor();
+    await d.shot("e4-01-run-history");
+    expect(await seriousViolations(page)).toEqual([]);
+
+    // The older run (listed second: newest first).
+    const older = history.getByRole("listitem").nth(1);
+    await older.getByRole("button", { name: /^Rate this run of / }).click();
+    const dialog = page.getByRole("dialog", { name: "Rate this run of Contract Reviewer" });
+    await dialog.getByText(runs[0]!).waitFor();
+    await dialog.getByLabel("Score (0 to 100)").fill("70");
+    await dialog.getByLabel("Comment (optional)").fill("Good, a little slow.");
+    expect(await seriousViolations(page)).toEqual([]);
+    await dialog.getByRole("button", { name: "Rate this run" }).click();
+    await dialog.getByText(/Confirmed: transaction/).waitFor({ timeout: 30_000 });
+    await dialog.getByTestId("rating-result").getByText(/^Verified: your rating \(★ 3\.5\) counts\./).waitFor({ timeout: 30_000 });
+    expect(d.wallet.sent).toHaveLength(1);
+    const call = decodeFunctionData({ abi: reputationRegistryAbi, data: (await renter.pub.getTransaction({ hash: d.wallet.sent[0]! })).input });
+    expect(call.args[1]).toBe(70n);
+    await d.shot("e4-02-rated-from-history");
+    await dialog.getByRole("button", { name: "Close" }).click();
+
+    // The same run again: the API refuses (a run is rated once), the dialog says so, nothing is sent.
+    await older.getByRole("button", { name: /^Rate this run of / }).click();
+    await dialog.getByLabel("Score (0 to 100)").fill("100");
+    await dialog.getByRole("button", { name: "Rate this run" }).click();
+    await dialog.getByRole("alert").getByText(/a run is rated once/).waitFor({ timeout: 30_000 });
+    expect(d.wallet.sent).toHaveLength(1);
+    await d.shot("e4-03-rated-twice");
+    expect(d.errors).toEqual([refusalLogged(409, `${stack.info.api_url}/v1/runs/${runs[0]}/feedback`)]);
     await d.context.close();
   }, 180_000);
 });

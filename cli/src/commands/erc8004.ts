@@ -12,6 +12,7 @@ import { CliError, EXIT, toCliError, usageError } from "../errors.ts";
 import { resolveListing } from "../listing-ref.ts";
 import { loadAccount } from "../wallet.ts";
 import { sendCallWithProgress } from "../tx.ts";
+import { eth } from "../units.ts";
 
 // Loaded by these commands only, so the others start without viem.
 const chain = () => import("../chain.ts");
@@ -281,6 +282,30 @@ export const erc8004RenterCommands: Command[] = [
         if (!found) ctx.out.line(`The service has not checked it yet; \`agentrent reputation ${prepared.listing_id}\` shows it once it has.`);
         else if (found.mine.verified) ctx.out.line(`Verified: it counts. The listing's verified rating is now ★ ${found.reputation.rating.toFixed(1)} from ${reviews(found.reputation.review_count)}.`);
         else ctx.out.line(`Recorded on-chain but not counted: ${REASON_WORDS[found.mine.reason ?? ""] ?? found.mine.reason}.`);
+      });
+    },
+  },
+  {
+    path: "runs list",
+    summary: "Your runs of a listing, newest first: status, cost, receipt (rate a completed one with `agentrent runs rate`)",
+    usage: "<listing> [--limit <n>] [--cursor <cursor>]",
+    args: [1, 1],
+    arguments: [LISTING_ARGUMENT],
+    options: {
+      limit: { type: "string", value: "<n>", description: "how many, 1 to 50 (default 20)" },
+      cursor: { type: "string", value: "<cursor>", description: "continue after a previous page (its next_cursor, printed last)" },
+    },
+    examples: ["agentrent runs list contract-reviewer-1a2b3c4d", "agentrent runs list lst_<64 hex> --limit 5 --json"],
+    async run(ctx) {
+      const limit = intFlag(ctx.flags, "limit", 1, 50);
+      const cursor = stringFlag(ctx.flags, "cursor");
+      const api = authenticatedApi(ctx.settings(), ctx.env);
+      const ref = await resolveListing(ctx.args[0]!, api);
+      const page = await api.client.runs.list(ref.listingId, { ...(limit === undefined ? {} : { limit }), ...(cursor === undefined ? {} : { cursor }) });
+      ctx.out.result(page, () => {
+        if (page.runs.length === 0) return ctx.out.line(`No runs of ${ref.listingId}${cursor ? " after this cursor" : ""}.`);
+        for (const r of page.runs) ctx.out.line(`${r.run_id}  ${r.created_at}  ${r.status}  ${eth(r.cost_wei)}  ${r.receipt ? `receipt in batch ${r.receipt.batch_index}` : "receipt not logged yet"}`);
+        if (page.next_cursor) ctx.out.line(`more: agentrent runs list ${ref.listingId} --cursor ${page.next_cursor}`);
       });
     },
   },

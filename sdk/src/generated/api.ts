@@ -714,6 +714,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/runs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List your runs of a listing
+         * @description The calling wallet's runs of one listing (listing_id, required), newest first, however they were made (execute, its stream, MCP, A2A): each with every field of GET /v1/runs/{run_id} but its output, which that route gives. limit: 1 to 50 (default 20); cursor: the next_cursor of the previous page (null on the last page). Another wallet's runs are never listed; a listing the wallet never ran gives an empty list. A completed run whose receipt is logged can be rated (POST /v1/runs/{run_id}/feedback).
+         */
+        get: operations["listRuns"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/runs/{run_id}": {
         parameters: {
             query?: never;
@@ -1380,6 +1400,37 @@ export interface components {
             listing_id: string;
             run_id: string;
             transaction: components["schemas"]["UnsignedTransaction"];
+        };
+        RunList: {
+            listing_id: string;
+            next_cursor: string | null;
+            runs: components["schemas"]["RunSummary"][];
+        };
+        /** @description A run as listed: every field of RunDetail but its output (read it with GET /v1/runs/{run_id}) */
+        RunSummary: {
+            agent_id: string;
+            cost_wei: number;
+            created_at: string;
+            duration_ms: number;
+            error?: components["schemas"]["RunFailure"];
+            finished_at: string | null;
+            listing_id: string;
+            /** @description The run's receipt in the on-chain run log (verify with the contract's verifyRunReceipt(batch_index, receipt fields, proof): it hashes the leaf from the run's fields itself, and leaf is that hash); null until logged */
+            receipt: {
+                batch_index: number;
+                leaf: string;
+                proof: string[];
+                root: string;
+                tx_hash: string;
+            } | null;
+            /** @enum {string} */
+            rental_model: "one_time" | "subscription" | "per_query";
+            run_id: string;
+            /** @enum {string} */
+            settlement: "none" | "pending" | "settled" | "refused";
+            settlement_tx: string | null;
+            /** @enum {string} */
+            status: "running" | "completed" | "failed";
         };
         /** @description A transaction for the caller's wallet to sign and send (no value, no gas fields: the wallet fills those) */
         UnsignedTransaction: {
@@ -4024,6 +4075,58 @@ export interface operations {
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listRuns: {
+        parameters: {
+            query: {
+                cursor?: string;
+                limit?: number;
+                /** @description The listing (lst_…, or its 0x on-chain id) */
+                listing_id: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of runs */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RunList"];
+                };
+            };
+            /** @description Bad request: invalid_request, invalid_listing_id */
+            400: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "invalid_request" | "invalid_listing_id";
+                            /** @enum {integer} */
+                            status: 400;
+                        };
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
         };
     };
     getRun: {

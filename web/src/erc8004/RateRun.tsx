@@ -26,7 +26,8 @@ export function scoreOf(text: string): number | null {
 
 type Stage = { kind: "form" } | { kind: "preparing" } | { kind: "pending_receipt"; retryAfter: number; message: string } | { kind: "sending" } | { kind: "sent"; hash: string };
 
-export function RateRun({ runId, listingId }: { runId: string; listingId: string }) {
+/** `titled`: the form shows its own heading (false inside a dialog, whose title names it). */
+export function RateRun({ runId, listingId, titled = true }: { runId: string; listingId: string; titled?: boolean }) {
   const id = useId();
   const client = useClient();
   const queryClient = useQueryClient();
@@ -70,7 +71,7 @@ export function RateRun({ runId, listingId }: { runId: string; listingId: string
     setStage(receipt ? { kind: "sent", hash: receipt.transactionHash } : { kind: "form" });
   };
 
-  if (stage.kind === "sent") return <Rated listingId={listingId} hash={stage.hash} flow={flow.state} />;
+  if (stage.kind === "sent") return <Rated listingId={listingId} hash={stage.hash} flow={flow.state} titled={titled} />;
   return (
     <form
       className="stack"
@@ -80,7 +81,7 @@ export function RateRun({ runId, listingId }: { runId: string; listingId: string
         void submit();
       }}
     >
-      <h3>Rate this run</h3>
+      {titled ? <h3>Rate this run</h3> : null}
       <p className="hint">
         On-chain feedback in ERC-8004's Reputation Registry, sent by your wallet. It counts toward the listing's rating because its file carries this run's receipt: proof you paid for the run and it completed. One rating per run.
       </p>
@@ -143,7 +144,7 @@ function PendingReceipt({ stage, onRetry }: { stage: { retryAfter: number; messa
 }
 
 /** After the wallet sent it: the hash, then the verdict and the listing's verified rating once indexed. */
-function Rated({ listingId, hash, flow }: { listingId: string; hash: string; flow: ReturnType<typeof useTransactionFlow>["state"] }) {
+function Rated({ listingId, hash, flow, titled }: { listingId: string; hash: string; flow: ReturnType<typeof useTransactionFlow>["state"]; titled: boolean }) {
   const [since] = useState(() => Date.now());
   const [found, setFound] = useState(false);
   // Read until the service has indexed the feedback (a few seconds), at most two minutes.
@@ -154,7 +155,7 @@ function Rated({ listingId, hash, flow }: { listingId: string; hash: string; flo
   }, [mine, found]);
   return (
     <div className="stack" data-testid="run-rated">
-      <h3>Rate this run</h3>
+      {titled ? <h3>Rate this run</h3> : null}
       <FlowStatus state={flow} after={<>Your feedback is on-chain.</>} />
       {reputation.isError ? <ErrorNote error={reputation.error} title="The listing's reputation could not be read" /> : null}
       {!mine ? (
