@@ -121,7 +121,7 @@ describe("GET /v1/runs", () => {
     await expectError(await list(""), 400, "invalid_request");
     await expectError(await list("listing_id=not-a-listing"), 400, "invalid_listing_id");
     await expectError(await list(`listing_id=${agent.listing_id}&limit=0`), 400, "invalid_request");
-    await expectError(await list(`listing_id=${agent.listing_id}&limit=51`), 400, "invalid_request");
+    await expectError(await list(`listing_id=${agent.listing_id}&limit=101`), 400, "invalid_request");
     await expectError(await list(`listing_id=${agent.listing_id}&limit=two`), 400, "invalid_request");
     await expectError(await list(`listing_id=${agent.listing_id}&cursor=${Buffer.from("pk#anything").toString("base64url")}`), 400, "invalid_request");
     await expectError(await list(`listing_id=${agent.listing_id}&cursor=${"A".repeat(600)}`), 400, "invalid_request");

@@ -292,12 +292,12 @@ export const erc8004RenterCommands: Command[] = [
     args: [1, 1],
     arguments: [LISTING_ARGUMENT],
     options: {
-      limit: { type: "string", value: "<n>", description: "how many, 1 to 50 (default 20)" },
+      limit: { type: "string", value: "<n>", description: "how many, 1 to 100 (default 20)" },
       cursor: { type: "string", value: "<cursor>", description: "continue after a previous page (its next_cursor, printed last)" },
     },
     examples: ["agentrent runs list contract-reviewer-1a2b3c4d", "agentrent runs list lst_<64 hex> --limit 5 --json"],
     async run(ctx) {
-      const limit = intFlag(ctx.flags, "limit", 1, 50);
+      const limit = intFlag(ctx.flags, "limit", 1, 100);
       const cursor = stringFlag(ctx.flags, "cursor");
       const api = authenticatedApi(ctx.settings(), ctx.env);
       const ref = await resolveListing(ctx.args[0]!, api);

@@ -723,7 +723,7 @@ export interface paths {
         };
         /**
          * List your runs of a listing
-         * @description The calling wallet's runs of one listing (listing_id, required), newest first, however they were made (execute, its stream, MCP, A2A): each with every field of GET /v1/runs/{run_id} but its output, which that route gives. limit: 1 to 50 (default 20); cursor: the next_cursor of the previous page (null on the last page). Another wallet's runs are never listed; a listing the wallet never ran gives an empty list. A completed run whose receipt is logged can be rated (POST /v1/runs/{run_id}/feedback).
+         * @description The calling wallet's runs of one listing (listing_id, required), newest first, however they were made (execute, its stream, MCP, A2A): each with every field of GET /v1/runs/{run_id} but its output, which that route gives. limit: 1 to 100 (default 20); cursor: the next_cursor of the previous page (null on the last page). Another wallet's runs are never listed; a listing the wallet never ran gives an empty list. A completed run whose receipt is logged can be rated (POST /v1/runs/{run_id}/feedback).
          */
         get: operations["listRuns"];
         put?: never;

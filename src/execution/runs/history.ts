@@ -8,8 +8,9 @@ import { parseListingId, toListingId } from "../../listings/ids.ts";
 import type { RunRecord } from "./run.ts";
 import { getRuns, listRenterRuns } from "./run.store.ts";
 
+// Page sizes as the specification gives its lists (default 20, at most 100).
 export const RUNS_PAGE_DEFAULT = 20;
-export const RUNS_PAGE_MAX = 50;
+export const RUNS_PAGE_MAX = 100;
 /** Index reads one page may take at most (entries whose record is missing are skipped). */
 const MAX_READS = 10;
 /** An entry's sort key: `<created_at>#<run id>`. */
