@@ -160,6 +160,53 @@ describe("ERC-8004 in the dashboard", () => {
     await d.context.close();
   }, 150_000);
 
+  it("sets the agent's wallet back to the creator's payout address with the wallet's EIP-712 signature and setAgentWallet; a refused signature changes nothing", async () => {
+    const { creatorKey, listingId } = await creatorListing("wallet-keeper");
+    const creator = await apiAs(stack, creatorKey);
+    const { pub, wallet } = chainAs(stack, creatorKey);
+    const send = async (tx: { to: Hex; data: Hex }) => {
+      const receipt = await pub.waitForTransactionReceipt({ hash: await wallet.sendTransaction(tx) });
+      expect(receipt.status).toBe("success");
+      return receipt;
+    };
+    const first = await creator.post<{ transaction: { to: Hex; data: Hex } }>(`/v1/listings/${listingId}/erc8004`, {});
+    const agentId = parseEventLogs({ abi: identityRegistryAbi, eventName: "Registered", logs: (await send(first.transaction)).logs })[0]!.args.agentId;
+    await send((await creator.post<{ transaction: { to: Hex; data: Hex } }>(`/v1/listings/${listingId}/erc8004`, { agent_id: agentId.toString() })).transaction);
+    // The owner clears the agent's wallet (as a transfer of the agent would).
+    const cleared = await wallet.writeContract({ address: identity(), abi: identityRegistryAbi, functionName: "unsetAgentWallet", args: [agentId] });
+    expect((await pub.waitForTransactionReceipt({ hash: cleared })).status).toBe("success");
+    const agentWallet = () => pub.readContract({ address: identity(), abi: identityRegistryAbi, functionName: "getAgentWallet", args: [agentId] });
+    expect(await agentWallet()).toBe("0x0000000000000000000000000000000000000000");
+    await until("the listing's agent indexed", async () => (await creator.get<{ erc8004: unknown }>(`/v1/listings/${listingId}`)).erc8004 !== null, 30_000, 250);
+
+    const d = await openDashboard(browser, stack, creatorKey);
+    const { page } = d;
+    await page.goto(`${stack.info.dashboard_url}listings/${listingId}`);
+    await connectAndSignIn(d);
+    const section = page.getByRole("region", { name: "ERC-8004 identity and reputation" });
+    const shown = section.getByTestId("agent-wallet");
+    await shown.getByText(/The agent has no wallet set \(a transfer of the agent clears it\)/).waitFor({ timeout: 30_000 });
+    await d.shot("e5-01-agent-wallet-cleared");
+    expect(await seriousViolations(page)).toEqual([]);
+
+    d.wallet.rejectNext("eth_signTypedData_v4");
+    await shown.getByRole("button", { name: "Set the agent's wallet to your payout address" }).click();
+    await section.getByText(/You rejected the request in your wallet/).waitFor({ timeout: 30_000 });
+    expect(d.wallet.sent).toHaveLength(0);
+    expect(await agentWallet()).toBe("0x0000000000000000000000000000000000000000");
+
+    await shown.getByRole("button", { name: "Set the agent's wallet to your payout address" }).click();
+    await section.getByTestId("agent-wallet").getByText(/, your payout address\.$/).waitFor({ timeout: 30_000 });
+    expect(d.wallet.calls.filter((m) => m === "eth_signTypedData_v4")).toHaveLength(2);
+    expect(d.wallet.sent).toHaveLength(1);
+    const call = decodeFunctionData({ abi: identityRegistryAbi, data: (await pub.getTransaction({ hash: d.wallet.sent[0]! })).input });
+    expect(call.functionName).toBe("setAgentWallet");
+    expect((await agentWallet()).toLowerCase()).toBe(d.wallet.address.toLowerCase());
+    await d.shot("e5-02-agent-wallet-set");
+    expect(d.errors).toEqual([]);
+    await d.context.close();
+  }, 150_000);
+
   it("rates a completed run from the run page: a receipt not yet logged is said and retried, the wallet sends giveFeedback, the hash and then the verified rating show; the listing page shows the identity and reputation", async () => {
     const listing = (stack.info.demo.listings as { listing_id: string; name: string }[]).find((l) => l.name === "contract-reviewer")!;
     const renterKey = await fundedWallet(stack);

@@ -209,6 +209,15 @@ export async function openDashboard(browser: Browser, stack: RunningStack, priva
           signWithOtherKey = false;
           return JSON.stringify({ result: await signer.signMessage({ message: { raw: params[0] as Hex } }) });
         }
+        // EIP-712: the typed data as the page sent it (JSON; integers as strings or numbers), signed by the account.
+        case "eth_signTypedData_v4": {
+          const typed = JSON.parse(params[1] as string) as { domain: Record<string, unknown>; types: Record<string, { name: string; type: string }[]>; primaryType: string; message: Record<string, unknown> };
+          const { EIP712Domain: _domain, ...types } = typed.types;
+          const fields = types[typed.primaryType] ?? [];
+          const message = Object.fromEntries(Object.entries(typed.message).map(([k, v]) => [k, /^u?int\d*$/.test(fields.find((f) => f.name === k)?.type ?? "") ? BigInt(v as string) : v]));
+          const domain = { ...typed.domain, ...(typed.domain.chainId !== undefined ? { chainId: Number(typed.domain.chainId) } : {}) };
+          return JSON.stringify({ result: await account.signTypedData({ domain, types, primaryType: typed.primaryType, message } as never) });
+        }
         case "eth_sendTransaction": {
           const tx = params[0] as { to: Hex; data?: Hex; value?: Hex; gas?: Hex };
           const hash = await walletClient.sendTransaction({ to: tx.to, data: tx.data, value: tx.value ? BigInt(tx.value) : 0n, ...(tx.gas ? { gas: BigInt(tx.gas) } : {}) });

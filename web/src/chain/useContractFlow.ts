@@ -72,10 +72,12 @@ export function useTransactionFlow() {
     [wagmi, address],
   );
 
-  /** A failure found before anything reached the wallet (the page's own checks), shown the same way. */
-  const fail = useCallback((message: string) => setState({ step: "failed", error: { message, rejected: false, contractError: null } }), []);
+  /** A failure found outside the write (the page's own checks, a signature the wallet refused), shown the same way. */
+  const fail = useCallback((error: string | ExplainedError) => setState({ step: "failed", error: typeof error === "string" ? { message: error, rejected: false, contractError: null } : error }), []);
+  /** A step before the write the wallet is asked for (a signature): shown as "confirm in your wallet". */
+  const confirming = useCallback(() => setState({ step: "confirm" }), []);
   const reset = useCallback(() => setState({ step: "idle" }), []);
-  return { state, run, fail, reset, busy: state.step === "simulating" || state.step === "confirm" || state.step === "pending" };
+  return { state, run, fail, confirming, reset, busy: state.step === "simulating" || state.step === "confirm" || state.step === "pending" };
 }
 
 export function useContractFlow() {

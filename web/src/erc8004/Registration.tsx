@@ -6,13 +6,16 @@
 // whose `active` no longer follows the listing's status (after a pause, resume or close) is offered as
 // one setAgentURI to bring it up to date.
 import { useEffect, useState } from "react";
-import { parseEventLogs, type TransactionReceipt } from "viem";
-import { useReadContract } from "wagmi";
+import { useConfig, useConnection, useReadContract } from "wagmi";
+import { getBlock, readContract, signTypedData } from "wagmi/actions";
+import { getAddress, parseEventLogs, zeroAddress, type Address, type TransactionReceipt } from "viem";
 import { Link } from "react-router";
 import type { Listing } from "@agent-rental/sdk";
 import { useClient, usePublicQuery } from "../api/hooks.ts";
 import { FlowStatus } from "../chain/FlowStatus.tsx";
 import { useTransactionFlow } from "../chain/useContractFlow.ts";
+import { explainError } from "../chain/errors.ts";
+import { shortHex } from "../ui/format.ts";
 import { identityRegistryAbi, namesAgent, parseAgentRegistry, preparedWrite, type RegistrationFile } from "../chain/registries.ts";
 import { metadataPath } from "../lib/metadata.ts";
 import { ErrorNote, Loading } from "../ui/notices.tsx";
@@ -139,6 +142,73 @@ export function Erc8004Registration(props: { listing: Listing; chainStatus?: Sta
         updateState={registerFlow.state.step === "idle" ? uriFlow.state : undefined}
       />
       {problem ? <ErrorNote error={problem} title="The registration file could not be prepared" /> : null}
+      {registry && parseAgentRegistry(registry) ? <AgentWallet agentId={agentId} registry={parseAgentRegistry(registry)!.address} payout={listing.creator.id} /> : null}
+    </div>
+  );
+}
+
+/** How long ahead of the chain's clock the wallet's signature stays good (the registry takes 5 minutes at most). */
+const SIGNATURE_LIFETIME_S = 240n;
+
+/**
+ * The agent's wallet (ERC-8004's `agentWallet`: where the agent is paid), which should be the
+ * creator's payout address, the creator's own wallet (decision 0080). register sets it so; a transfer
+ * of the agent clears it, and the owner may have set another. Setting it back takes that wallet's
+ * EIP-712 signature of AgentWalletSet(agentId, newWallet, owner, deadline) under the registry's domain
+ * (read from the registry, ERC-5267), then setAgentWallet from the owner: here both are the creator's
+ * wallet, so one signature and one transaction.
+ */
+function AgentWallet({ agentId, registry, payout }: { agentId: string; registry: Address; payout: string }) {
+  const wagmi = useConfig();
+  const { address } = useConnection();
+  const flow = useTransactionFlow();
+  const wallet = useReadContract({ address: registry, abi: identityRegistryAbi, functionName: "getAgentWallet", args: [BigInt(agentId)] });
+  if (wallet.isPending) return null;
+  if (wallet.isError) return <ErrorNote error={wallet.error} title="The agent's wallet could not be read from the registry" />;
+  const yours = wallet.data.toLowerCase() === payout.toLowerCase();
+  const set = async () => {
+    if (!address) return flow.fail("Connect your wallet first.");
+    let signature: `0x${string}`;
+    let deadline: bigint;
+    try {
+      flow.confirming();
+      const [domain, block] = await Promise.all([readContract(wagmi, { address: registry, abi: identityRegistryAbi, functionName: "eip712Domain" }), getBlock(wagmi)]);
+      // The registry compares the deadline with its own block time, not this computer's clock.
+      deadline = block.timestamp + SIGNATURE_LIFETIME_S;
+      const [, name, version, chainId, verifyingContract] = domain;
+      signature = await signTypedData(wagmi, {
+        domain: { name, version, chainId, verifyingContract },
+        types: { AgentWalletSet: [{ name: "agentId", type: "uint256" }, { name: "newWallet", type: "address" }, { name: "owner", type: "address" }, { name: "deadline", type: "uint256" }] },
+        primaryType: "AgentWalletSet",
+        message: { agentId: BigInt(agentId), newWallet: getAddress(payout), owner: getAddress(address), deadline },
+      });
+    } catch (error) {
+      return flow.fail(explainError(error));
+    }
+    if (await flow.run({ address: registry, abi: identityRegistryAbi, functionName: "setAgentWallet", args: [BigInt(agentId), getAddress(payout), deadline, signature] })) await wallet.refetch();
+  };
+  return (
+    <div className="stack">
+      {yours ? (
+        <p className="small" data-testid="agent-wallet">
+          Agent wallet: <span className="mono">{shortHex(wallet.data, 4)}</span>, your payout address.
+        </p>
+      ) : (
+        <div className="notice notice-warn stack" role="status" data-testid="agent-wallet">
+          <span>
+            {wallet.data === zeroAddress
+              ? "The agent has no wallet set (a transfer of the agent clears it): agents that pay it would find no address."
+              : `The agent's wallet is ${wallet.data}, not your payout address.`}{" "}
+            Setting it takes your wallet's signature (EIP-712), then one transaction.
+          </span>
+          <div>
+            <button className="btn btn-small" disabled={flow.busy} onClick={() => void set()}>
+              Set the agent's wallet to your payout address
+            </button>
+          </div>
+        </div>
+      )}
+      {flow.state.step !== "idle" ? <FlowStatus state={flow.state} after={<>The agent's wallet is your payout address.</>} /> : null}
     </div>
   );
 }
