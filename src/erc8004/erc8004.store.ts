@@ -9,6 +9,7 @@
 //   cursor / erc8004#<registry>#<block>  the next block the indexer reads
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import { applied, batchGet, queryAll, type Tables } from "../adapters/tables/dynamo.ts";
+import type { FeedbackReason } from "@agent-rental/core/vocabulary";
 
 export interface AgentItem {
   pk: string;
@@ -38,22 +39,14 @@ export interface ListingErc8004Item {
   review_count?: number;
   /** Feedback that does not count (shown apart). */
   unverified_count?: number;
+  /** The position up to which (exclusive) the figures count the agent's feedback: readers show no
+   * feedback at or after it, so what they list and the figures always agree. */
+  counted_through?: string;
 }
 
-export type FeedbackVerdict =
-  | "verified"
-  | "file_unavailable"
-  | "file_too_large"
-  | "hash_mismatch"
-  | "file_malformed"
-  | "file_of_another_feedback"
-  | "receipt_of_another_wallet"
-  | "receipt_of_another_listing"
-  | "run_not_completed"
-  | "receipt_not_on_chain"
-  | "not_a_rating"
-  | "value_out_of_range"
-  | "run_already_rated";
+/** The indexer's verdict on a feedback: verified, or why not (the reasons of the vocabulary that a
+ * feedback and its file decide; `revoked` and `agent_not_the_listings` follow from later events). */
+export type FeedbackVerdict = "verified" | Exclude<FeedbackReason, "revoked" | "agent_not_the_listings">;
 
 export interface FeedbackItem {
   pk: string;
@@ -159,13 +152,13 @@ export async function unlinkListingAgent(tables: Tables, onChainId: string, agen
 }
 
 /** Sets a listing's reputation figures (recomputed whole from its feedback: a replay writes the same). */
-export async function setListingFigures(tables: Tables, onChainId: string, figures: { rating: number; review_count: number; unverified_count: number }): Promise<void> {
+export async function setListingFigures(tables: Tables, onChainId: string, figures: { rating: number; review_count: number; unverified_count: number; counted_through: string }): Promise<void> {
   await tables.doc.send(
     new UpdateCommand({
       TableName: tables.name("erc8004"),
       Key: listingKey(onChainId),
-      UpdateExpression: "SET on_chain_id = :id, rating = :rating, review_count = :reviews, unverified_count = :unverified",
-      ExpressionAttributeValues: { ":id": onChainId.toLowerCase(), ":rating": figures.rating, ":reviews": figures.review_count, ":unverified": figures.unverified_count },
+      UpdateExpression: "SET on_chain_id = :id, rating = :rating, review_count = :reviews, unverified_count = :unverified, counted_through = :through",
+      ExpressionAttributeValues: { ":id": onChainId.toLowerCase(), ":rating": figures.rating, ":reviews": figures.review_count, ":unverified": figures.unverified_count, ":through": figures.counted_through },
     }),
   );
 }

@@ -124,17 +124,23 @@ export async function judgeFeedback(
   return { verdict: "verified", run_id: f.run?.runId, receipt: proof as unknown as Record<string, unknown>, text: f.text ?? null, listing: agent.listing.toLowerCase() };
 }
 
-/** Recomputes a listing's figures from its current agent's feedback (a whole recount: idempotent). */
-export async function recountListing(tables: Tables, onChainId: string): Promise<void> {
+/**
+ * Recomputes a listing's figures from its current agent's feedback before `through` (a position: every
+ * event before it is applied), and records that bound: a reader shows the feedback before it only, so a
+ * feedback already written but not yet counted is never listed beside figures that leave it out (a whole
+ * recount: idempotent).
+ */
+export async function recountListing(tables: Tables, onChainId: string, through: string): Promise<void> {
   const linked = await getListingErc8004(tables, onChainId);
   const agentId = linked?.agent_id ?? null;
-  const items = agentId === null ? [] : await listFeedback(tables, agentId);
+  const items = agentId === null ? [] : (await listFeedback(tables, agentId)).filter((item) => item.sk < through);
   const verified = items.filter((item) => counts(item, onChainId));
   const unverified = items.filter((item) => item.verdict !== "verified");
   await setListingFigures(tables, onChainId, {
     rating: ratingOf(verified.map((item) => feedbackNumber(item.value, item.value_decimals))),
     review_count: verified.length,
     unverified_count: unverified.length,
+    counted_through: through,
   });
 }
 
@@ -226,7 +232,8 @@ export async function indexErc8004Once(options: Erc8004IndexerOptions): Promise<
   const touched = new Set<string>();
   // One at a time, in chain order: an event may depend on the one before (a URI, then a transfer).
   for (const event of events) for (const listing of await apply(options, event)) touched.add(listing.toLowerCase());
-  for (const listing of touched) await recountListing(options.tables, listing);
+  // Every event of blocks up to `to` is applied: the figures count the feedback before the next block.
+  for (const listing of touched) await recountListing(options.tables, listing, positionOf(to + 1n, 0));
   await putErc8004Cursor(options.tables, registries.identityRegistry, options.fromBlock, to + 1n);
   return { fromBlock: from, toBlock: to, events: events.length, caughtUp: to === confirmed };
 }

@@ -7,7 +7,8 @@ import { ApiError } from "../errors.ts";
 import { parseListingId, toListingId } from "../listings/ids.ts";
 import { loadListing, figuresOf } from "../listings/catalogue.ts";
 import { getAgent } from "../listings/listing.store.ts";
-import { getListingErc8004, pageFeedback, type FeedbackItem, type FeedbackVerdict } from "./erc8004.store.ts";
+import { getListingErc8004, pageFeedback, type FeedbackItem } from "./erc8004.store.ts";
+import type { FeedbackReason } from "@agent-rental/core/vocabulary";
 import { counts, feedbackNumber } from "./indexer.ts";
 
 export const REPUTATION_PAGE_DEFAULT = 20;
@@ -29,7 +30,7 @@ export interface FeedbackView {
   /** True when it counts toward the listing's rating. */
   verified: boolean;
   /** Why it does not count (null when it does). */
-  reason: FeedbackVerdict | "revoked" | "agent_not_the_listings" | null;
+  reason: FeedbackReason | null;
   run_id: string | null;
   text: string | null;
   receipt: Record<string, unknown> | null;
@@ -82,7 +83,11 @@ export async function getReputation(services: Pick<Services, "tables">, listingI
   }
   const [listing, agent, linked] = await Promise.all([loadListing(services.tables, onChainId), getAgent(services.tables, onChainId, { consistent: true }), getListingErc8004(services.tables, onChainId)]);
   if (!listing || !agent) throw new ApiError("listing_not_found", `No published listing ${listingIdParam}.`);
-  const items = linked?.agent_id ? await pageFeedback(services.tables, linked.agent_id, limit + 1, before) : [];
+  // Only the feedback the figures count (written before their recount's bound), so the list and the
+  // figures agree while the indexer is between writing a feedback and recounting.
+  const bound = linked?.counted_through;
+  const upTo = bound !== undefined && (before === undefined || bound < before) ? bound : before;
+  const items = linked?.agent_id ? await pageFeedback(services.tables, linked.agent_id, limit + 1, upTo) : [];
   const page = items.slice(0, limit);
   const offChain = figuresOf(agent);
   return {

@@ -10,6 +10,8 @@ import { identityRegistryAbi } from "@agent-rental/core/identity-registry";
 import { reputationRegistryAbi } from "@agent-rental/core/reputation-registry";
 import { canonicalJson, cidOf } from "../../src/registration/cid.ts";
 import { runJob } from "../../src/jobs.ts";
+import { positionOf, putFeedback } from "../../src/erc8004/erc8004.store.ts";
+import { recountListing } from "../../src/erc8004/indexer.ts";
 import { signIn } from "../support/auth.ts";
 import { startWorld, type PublishedAgent, type World } from "../support/world.ts";
 import type { Account } from "../support/chain-actions.ts";
@@ -61,7 +63,7 @@ interface Reputation {
   review_count: number;
   unverified_count: number;
   erc8004: { agent_id: string; agent_registry: string } | null;
-  feedback: { client: string; verified: boolean; reason: string | null; receipt: Record<string, unknown> | null; run_id: string | null; value: number }[];
+  feedback: { client: string; tx_hash: string; verified: boolean; reason: string | null; receipt: Record<string, unknown> | null; run_id: string | null; value: number }[];
 }
 
 const reputation = (target = listing) => get<Reputation>(`/v1/listings/${target.listing_id}/reputation`, renterToken);
@@ -285,16 +287,26 @@ describe("POST /v1/runs/{run_id}/feedback", () => {
     // The paying renter's file sent by a second paying renter of the same listing.
     const secondRenter = await world.account();
     await world.rent(secondRenter, listing);
-    await send(renter, giveFeedbackTx({ agentId, value: 100n, uri: huge.uri, hash: huge.hash }));
-    await send(renter, giveFeedbackTx({ agentId, value: 100n, uri: malformed.uri, hash: malformed.hash }));
-    await send(renter, giveFeedbackTx({ agentId, value: 100n, uri: firstFile.uri, hash: keccak256(Buffer.from("something else")) }));
-    await send(renter, giveFeedbackTx({ agentId, value: 90n, uri: anotherListing.uri, hash: anotherListing.hash }));
-    await send(renter, giveFeedbackTx({ agentId, value: 90n, uri: notOnChain.uri, hash: notOnChain.hash }));
-    await send(secondRenter, giveFeedbackTx({ agentId, value: 90n, uri: firstFile.uri, hash: firstFile.hash }));
+    const sent = {
+      huge: await send(renter, giveFeedbackTx({ agentId, value: 100n, uri: huge.uri, hash: huge.hash })),
+      malformed: await send(renter, giveFeedbackTx({ agentId, value: 100n, uri: malformed.uri, hash: malformed.hash })),
+      wrongHash: await send(renter, giveFeedbackTx({ agentId, value: 100n, uri: firstFile.uri, hash: keccak256(Buffer.from("something else")) })),
+      anotherListing: await send(renter, giveFeedbackTx({ agentId, value: 90n, uri: anotherListing.uri, hash: anotherListing.hash })),
+      notOnChain: await send(renter, giveFeedbackTx({ agentId, value: 90n, uri: notOnChain.uri, hash: notOnChain.hash })),
+      anotherRenters: await send(secondRenter, giveFeedbackTx({ agentId, value: 90n, uri: firstFile.uri, hash: firstFile.hash })),
+    };
     await world.index();
     const rep = await reputation();
     expect(rep).toMatchObject({ rating: before.rating, review_count: before.review_count, unverified_count: before.unverified_count + 6 });
-    expect(rep.feedback.slice(0, 6).map((f) => f.reason).sort()).toEqual(["file_malformed", "file_of_another_feedback", "file_too_large", "hash_mismatch", "receipt_not_on_chain", "receipt_of_another_listing"]);
+    const reasonOf = (receipt: { transactionHash: string }) => rep.feedback.find((f) => f.tx_hash.toLowerCase() === receipt.transactionHash.toLowerCase())?.reason;
+    expect(Object.fromEntries(Object.entries(sent).map(([what, receipt]) => [what, reasonOf(receipt)]))).toEqual({
+      huge: "file_too_large",
+      malformed: "file_malformed",
+      wrongHash: "hash_mismatch",
+      anotherListing: "receipt_of_another_listing",
+      notOnChain: "receipt_not_on_chain",
+      anotherRenters: "file_of_another_feedback",
+    });
   });
 
   it("verifyReputation (SDK) recomputes the same verified rating and verdicts from the chain and the files alone", async () => {
@@ -345,6 +357,38 @@ describe("GET /v1/listings/{listing_id}/reputation", () => {
     await expectError(await bad("cursor=bm9wZQ"), 400, "invalid_request");
     await expectError(await world.app.request(`/v1/listings/lst_${"0".repeat(64)}/reputation`, { headers: { authorization: `Bearer ${renterToken}` } }), 404, "listing_not_found");
     expect((await world.app.request(`/v1/listings/${listing.listing_id}/reputation`)).status).toBe(401);
+  });
+
+  it("lists a feedback only once the figures count it: one written but not yet recounted is not shown beside figures that leave it out", async () => {
+    const before = await reputation();
+    // What the indexer has written for an event of a later block, before its round recounts the listing.
+    const block = 10n ** 12n;
+    const txHash = `0x${"ab".repeat(32)}`;
+    await putFeedback(world.services.tables, {
+      sk: positionOf(block, 0),
+      agent_id: agentId.toString(),
+      client: `0x${"11".repeat(20)}`,
+      feedback_index: "1",
+      value: "50",
+      value_decimals: 0,
+      tag1: "other",
+      tag2: "",
+      endpoint: "",
+      feedback_uri: "",
+      feedback_hash: `0x${"00".repeat(32)}`,
+      tx_hash: txHash,
+      block_number: block.toString(),
+      revoked: false,
+      verdict: "not_a_rating",
+    });
+    const between = await reputation();
+    expect(between.unverified_count).toBe(before.unverified_count);
+    expect(between.feedback.find((f) => f.tx_hash === txHash)).toBeUndefined();
+    // The round's recount: the figures and the list take it in together.
+    await recountListing(world.services.tables, `0x${listing.listing_id.slice(4)}`, positionOf(block + 1n, 0));
+    const after = await reputation();
+    expect(after.unverified_count).toBe(before.unverified_count + 1);
+    expect(after.feedback[0]).toMatchObject({ tx_hash: txHash, verified: false, reason: "not_a_rating" });
   });
 
   it("the registration file follows the listing's status: active false once paused", async () => {

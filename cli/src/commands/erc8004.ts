@@ -6,6 +6,7 @@
 import type { PrivateKeyAccount } from "viem/accounts";
 import type { Erc8004Registration, Reputation, RunFeedback } from "@agent-rental/sdk";
 import { AgentRentalError } from "@agent-rental/sdk";
+import { FEEDBACK_REASON_MEANINGS } from "@agent-rental/core/vocabulary";
 import { authenticatedApi, type Api } from "../api.ts";
 import { intFlag, requireFlag, stringFlag, type Command, type CommandContext } from "../cli.ts";
 import { CliError, EXIT, toCliError, usageError } from "../errors.ts";
@@ -64,22 +65,8 @@ export function scoreFlag(value: string): number {
   return Number(trimmed);
 }
 
-const REASON_WORDS: Record<string, string> = {
-  file_unavailable: "its feedback file could not be read",
-  file_too_large: "its feedback file is too large",
-  hash_mismatch: "its file does not match the hash sent on-chain",
-  file_malformed: "its file is not a feedback file the service can check",
-  file_of_another_feedback: "its file describes another feedback",
-  receipt_of_another_wallet: "its run receipt is another wallet's",
-  receipt_of_another_listing: "its run receipt is of another listing",
-  run_not_completed: "its run did not complete",
-  receipt_not_on_chain: "its run receipt is not in the marketplace's run log",
-  not_a_rating: "it is not a rating (tag starred)",
-  value_out_of_range: "its score is not from 0 to 100",
-  run_already_rated: "its run was already rated",
-  revoked: "its sender revoked it",
-  agent_not_the_listings: "the agent is no longer the listing's",
-};
+/** Why a feedback does not count, in words (the vocabulary's meanings of the API's reasons). */
+const reasonWords = (reason: string | null) => (FEEDBACK_REASON_MEANINGS as Record<string, string>)[reason ?? ""] ?? reason ?? "";
 
 const stars = (score: number) => (Math.round((score / 20) * 10) / 10).toFixed(1);
 const reviews = (n: number) => (n === 1 ? "1 verified review" : `${n} verified reviews`);
@@ -281,7 +268,7 @@ export const erc8004RenterCommands: Command[] = [
         ctx.out.line(`Rated run ${runId}: ★ ${stars(value)} (${value}); transaction ${tx.hash}.`);
         if (!found) ctx.out.line(`The service has not checked it yet; \`agentrent reputation ${prepared.listing_id}\` shows it once it has.`);
         else if (found.mine.verified) ctx.out.line(`Verified: it counts. The listing's verified rating is now ★ ${found.reputation.rating.toFixed(1)} from ${reviews(found.reputation.review_count)}.`);
-        else ctx.out.line(`Recorded on-chain but not counted: ${REASON_WORDS[found.mine.reason ?? ""] ?? found.mine.reason}.`);
+        else ctx.out.line(`Recorded on-chain but not counted: ${reasonWords(found.mine.reason)}.`);
       });
     },
   },
@@ -332,7 +319,7 @@ export const erc8004RenterCommands: Command[] = [
           ["before on-chain", r.before_on_chain.review_count === 0 ? "no ratings" : `★ ${r.before_on_chain.rating.toFixed(1)} from ${r.before_on_chain.review_count} (shown apart)`],
         ]);
         for (const f of r.feedback) {
-          ctx.out.line(`  ★ ${stars(f.value)}  ${f.verified ? "verified" : `not counted: ${REASON_WORDS[f.reason ?? ""] ?? f.reason}`}  ${f.client}  ${f.tx_hash}${f.text ? `  "${f.text}"` : ""}`);
+          ctx.out.line(`  ★ ${stars(f.value)}  ${f.verified ? "verified" : `not counted: ${reasonWords(f.reason)}`}  ${f.client}  ${f.tx_hash}${f.text ? `  "${f.text}"` : ""}`);
         }
       });
     },

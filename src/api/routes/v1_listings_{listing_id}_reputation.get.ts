@@ -3,6 +3,7 @@ import { z, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../env.ts";
 import { getReputation, REPUTATION_PAGE_DEFAULT, REPUTATION_PAGE_MAX } from "../../erc8004/reputation.ts";
 import { defineRoute } from "../route.ts";
+import { FEEDBACK_REASONS } from "@agent-rental/core/vocabulary";
 
 const FeedbackSchema = z
   .object({
@@ -23,8 +24,7 @@ const FeedbackSchema = z
       .string()
       .nullable()
       .openapi({
-        description:
-          "Why it does not count: file_unavailable, file_too_large, hash_mismatch, file_malformed, file_of_another_feedback, receipt_of_another_wallet, receipt_of_another_listing, run_not_completed, receipt_not_on_chain, not_a_rating, value_out_of_range, run_already_rated, revoked, agent_not_the_listings; null when it counts",
+        description: `Why it does not count: ${FEEDBACK_REASONS.join(", ")}; null when it counts`,
       }),
     run_id: z.string().nullable(),
     text: z.string().nullable(),

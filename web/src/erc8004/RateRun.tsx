@@ -12,7 +12,7 @@ import { FlowStatus } from "../chain/FlowStatus.tsx";
 import { useTransactionFlow } from "../chain/useContractFlow.ts";
 import { preparedWrite } from "../chain/registries.ts";
 import { ErrorNote } from "../ui/notices.tsx";
-import { REASON_WORDS, reviewsText, starsOf, useReputation } from "./Reputation.tsx";
+import { reasonWords, reviewsText, starsOf, useReputation } from "./Reputation.tsx";
 
 /** The API's limits (POST /v1/runs/{run_id}/feedback): a score 0 to 100 with at most 2 decimals, a comment. */
 const MAX_TEXT = 1000;
@@ -168,7 +168,7 @@ function Rated({ listingId, hash, flow, titled }: { listingId: string; hash: str
         </div>
       ) : (
         <div className="notice notice-warn" role="status" data-testid="rating-result">
-          Recorded on-chain but not counted: {REASON_WORDS[mine.reason ?? ""] ?? mine.reason}.
+          Recorded on-chain but not counted: {reasonWords(mine.reason)}.
         </div>
       )}
     </div>

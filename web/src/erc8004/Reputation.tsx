@@ -4,6 +4,7 @@
 // the off-chain ratings from before on-chain feedback, apart. The newest feedback is listed with its
 // verdict in words.
 import type { Listing, Reputation } from "@agent-rental/sdk";
+import { FEEDBACK_REASON_MEANINGS } from "@agent-rental/core/vocabulary";
 import { useAuthQuery } from "../api/hooks.ts";
 import { TxLink } from "../chain/FlowStatus.tsx";
 import { ErrorNote, Loading } from "../ui/notices.tsx";
@@ -15,23 +16,10 @@ export type Feedback = Reputation["feedback"][number];
 /** How many of the newest feedback the listing page shows. */
 const SHOWN = 5;
 
-/** Why a feedback does not count, in words (the API's reasons: docs/reference/reputation.md). */
-export const REASON_WORDS: Record<string, string> = {
-  file_unavailable: "its feedback file could not be read",
-  file_too_large: "its feedback file is too large",
-  hash_mismatch: "its file does not match the hash sent on-chain",
-  file_malformed: "its file is not a feedback file the service can check",
-  file_of_another_feedback: "its file describes another feedback",
-  receipt_of_another_wallet: "its run receipt is another wallet's",
-  receipt_of_another_listing: "its run receipt is of another listing",
-  run_not_completed: "its run did not complete",
-  receipt_not_on_chain: "its run receipt is not in the marketplace's run log",
-  not_a_rating: "it is not a rating (tag starred)",
-  value_out_of_range: "its score is not from 0 to 100",
-  run_already_rated: "its run was already rated",
-  revoked: "its sender revoked it",
-  agent_not_the_listings: "the agent is no longer this listing's",
-};
+/** Why a feedback does not count, in words (the vocabulary's meanings of the API's reasons). */
+export function reasonWords(reason: string | null): string {
+  return (FEEDBACK_REASON_MEANINGS as Record<string, string>)[reason ?? ""] ?? reason ?? "";
+}
 
 /** A score of 0-100 as stars out of 5 (score / 20), to one decimal. */
 export function starsOf(score: number): string {
@@ -106,7 +94,7 @@ function ReputationFigures({ reputation: r }: { reputation: Reputation }) {
               <strong role="img" aria-label={`${starsOf(f.value)} of 5 stars`}>
                 ★ {starsOf(f.value)}
               </strong>{" "}
-              {f.verified ? <span className="tag tag-accent">verified</span> : <span className="tag">not counted: {REASON_WORDS[f.reason ?? ""] ?? f.reason}</span>}{" "}
+              {f.verified ? <span className="tag tag-accent">verified</span> : <span className="tag">not counted: {reasonWords(f.reason)}</span>}{" "}
               <span className="muted mono">{shortHex(f.client, 4)}</span> <span className="muted">transaction</span> <TxLink hash={f.tx_hash} />
               {f.text ? <p style={{ margin: ".2rem 0 0" }}>{f.text}</p> : null}
             </li>
