@@ -55,6 +55,22 @@ async function creatorListing(name: string, model: "one_time" | "per_query" = "o
   return { creatorKey, listingId };
 }
 
+/** Registers a listing as its creator's agent the way a creator's own program does: the API's prepared
+ * register, then setAgentURI with the Registered event's id, each sent by the creator's wallet. */
+async function registerAsAgent(creatorKey: Hex, listingId: string): Promise<bigint> {
+  const creator = await apiAs(stack, creatorKey);
+  const { pub, wallet } = chainAs(stack, creatorKey);
+  const send = async (tx: { to: Hex; data: Hex }) => {
+    const receipt = await pub.waitForTransactionReceipt({ hash: await wallet.sendTransaction(tx) });
+    expect(receipt.status).toBe("success");
+    return receipt;
+  };
+  const first = await creator.post<{ transaction: { to: Hex; data: Hex } }>(`/v1/listings/${listingId}/erc8004`, {});
+  const agentId = parseEventLogs({ abi: identityRegistryAbi, eventName: "Registered", logs: (await send(first.transaction)).logs })[0]!.args.agentId;
+  await send((await creator.post<{ transaction: { to: Hex; data: Hex } }>(`/v1/listings/${listingId}/erc8004`, { agent_id: agentId.toString() })).transaction);
+  return agentId;
+}
+
 describe("ERC-8004 in the dashboard", () => {
   it("registers a listing from its page with one button (register, then setAgentURI from the creator's wallet); a refused second transaction leaves an agent the page offers to complete; the identity shows once indexed", async () => {
     const { creatorKey, listingId } = await creatorListing("brief-writer");
@@ -110,17 +126,8 @@ describe("ERC-8004 in the dashboard", () => {
 
   it("after a registered listing is paused, resumed and closed in the creator console, offers the setAgentURI that keeps its file's active current", async () => {
     const { creatorKey, listingId } = await creatorListing("memo-drafter");
-    // Registered the way a creator's own program does (the API's prepared transactions, sent by the wallet).
+    const agentId = await registerAsAgent(creatorKey, listingId);
     const creator = await apiAs(stack, creatorKey);
-    const { pub, wallet } = chainAs(stack, creatorKey);
-    const send = async (tx: { to: Hex; data: Hex }) => {
-      const receipt = await pub.waitForTransactionReceipt({ hash: await wallet.sendTransaction(tx) });
-      expect(receipt.status).toBe("success");
-      return receipt;
-    };
-    const first = await creator.post<{ transaction: { to: Hex; data: Hex } }>(`/v1/listings/${listingId}/erc8004`, {});
-    const agentId = parseEventLogs({ abi: identityRegistryAbi, eventName: "Registered", logs: (await send(first.transaction)).logs })[0]!.args.agentId;
-    await send((await creator.post<{ transaction: { to: Hex; data: Hex } }>(`/v1/listings/${listingId}/erc8004`, { agent_id: agentId.toString() })).transaction);
     await until("the listing's agent indexed", async () => (await creator.get<{ erc8004: unknown }>(`/v1/listings/${listingId}`)).erc8004 !== null, 30_000, 250);
 
     const d = await openDashboard(browser, stack, creatorKey);
@@ -162,16 +169,9 @@ describe("ERC-8004 in the dashboard", () => {
 
   it("sets the agent's wallet back to the creator's payout address with the wallet's EIP-712 signature and setAgentWallet; a refused signature changes nothing", async () => {
     const { creatorKey, listingId } = await creatorListing("wallet-keeper");
+    const agentId = await registerAsAgent(creatorKey, listingId);
     const creator = await apiAs(stack, creatorKey);
     const { pub, wallet } = chainAs(stack, creatorKey);
-    const send = async (tx: { to: Hex; data: Hex }) => {
-      const receipt = await pub.waitForTransactionReceipt({ hash: await wallet.sendTransaction(tx) });
-      expect(receipt.status).toBe("success");
-      return receipt;
-    };
-    const first = await creator.post<{ transaction: { to: Hex; data: Hex } }>(`/v1/listings/${listingId}/erc8004`, {});
-    const agentId = parseEventLogs({ abi: identityRegistryAbi, eventName: "Registered", logs: (await send(first.transaction)).logs })[0]!.args.agentId;
-    await send((await creator.post<{ transaction: { to: Hex; data: Hex } }>(`/v1/listings/${listingId}/erc8004`, { agent_id: agentId.toString() })).transaction);
     // The owner clears the agent's wallet (as a transfer of the agent would).
     const cleared = await wallet.writeContract({ address: identity(), abi: identityRegistryAbi, functionName: "unsetAgentWallet", args: [agentId] });
     expect((await pub.waitForTransactionReceipt({ hash: cleared })).status).toBe("success");
