@@ -4,7 +4,7 @@
 //  1. without agent_id: a file without `registrations`, and `register(agentURI, metadata)`;
 //  2. with the agent_id the Registered event gave (owned by the creator): the complete file, and
 //     `setAgentURI(agentId, agentURI)`. The same call keeps the file current later (`active` follows
-//     the listing's status; docs/design/decisions/0080-erc8004-registration-is-the-creators.md).
+//     the listing's status; docs/design/decisions/0080-erc8004-registration-is-the-creators-own.md).
 import { encodeFunctionData, toHex, type Address, type Hex } from "viem";
 import type { Services } from "../services.ts";
 import { ApiError } from "../errors.ts";
