@@ -37,6 +37,7 @@ export const route = defineRoute({
   operationId: "callMcp",
   tag: "Execution",
   access: "bearer",
+  oauthScope: "tasks:run",
   rateLimit: { rule: "execution", failMode: "closed" }, // a tool call is a run: it spends balance, compute and gas
   summary: "Remote MCP endpoint (Streamable HTTP)",
   description:
