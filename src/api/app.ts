@@ -54,7 +54,6 @@ import * as getMcpProtectedResourceMetadata from "./routes/.well-known_oauth-pro
 import * as getA2aProtectedResourceMetadata from "./routes/.well-known_oauth-protected-resource_a2a_{agent_id}.get.ts";
 import * as getAuthorizationServerMetadata from "./routes/.well-known_oauth-authorization-server.get.ts";
 import * as authorize from "./routes/oauth_authorize.get.ts";
-import * as authorizeByForm from "./routes/oauth_authorize.post.ts";
 import * as resumeAuthorization from "./routes/oauth_authorize_{request_id}.get.ts";
 import * as issueOAuthToken from "./routes/oauth_token.post.ts";
 import * as registerOAuthClient from "./routes/oauth_register.post.ts";
@@ -115,7 +114,6 @@ export function registerRoutes(app: OpenAPIHono<AppEnv>): void {
   getA2aProtectedResourceMetadata.register(open);
   getAuthorizationServerMetadata.register(open);
   authorize.register(open);
-  authorizeByForm.register(open);
   resumeAuthorization.register(open);
   issueOAuthToken.register(open);
   registerOAuthClient.register(open);

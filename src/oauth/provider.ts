@@ -87,6 +87,8 @@ export function createProvider(options: ProviderOptions): Provider {
     clientAuthMethods: ["none", "client_secret_basic", "client_secret_post"],
     clientDefaults: { grant_types: ["authorization_code", "refresh_token"], response_types: ["code"], token_endpoint_auth_method: "client_secret_basic", id_token_signed_response_alg: "ES256" },
     responseTypes: ["code"],
+    // The authorization endpoint is GET only: POST (which OAuth 2.1 makes optional) would need the
+    // library's long-lived cookies to be SameSite=None.
     // No OpenID Connect: no ID tokens, no userinfo. The scopes are the resource's (getResourceServerInfo).
     scopes: ["offline_access"],
     claims: {},
