@@ -211,7 +211,7 @@ describe("POST /v1/oauth/requests/{request_id}/approve", () => {
     expect(((await again.json()) as { error: { code: string } }).error.code).toBe("request_decided");
   });
 
-  it("lets only the browser that started the sign-in finish it (the resumption without its cookie is refused)", async () => {
+  it("lets only the browser that started the sign-in finish it: GET /oauth/authorize/{request_id} without its cookie is refused", async () => {
     const started = await startAuthorization(base, client);
     const res = await fetch(`${base}/v1/oauth/requests/${started.requestId}/approve`, { method: "POST", headers: { authorization: `Bearer ${jwt}` } });
     const { redirect_to } = (await res.json()) as { redirect_to: string };
