@@ -124,6 +124,14 @@ export const configSchema = z
       .transform((text) => text.split(",").map((o) => o.trim()).filter(Boolean))
       .pipe(z.array(z.union([z.literal("*"), z.string().regex(/^https?:\/\/[^/\s]+$/, "must list origins (scheme://host[:port], no path) or *")])))
       .optional(),
+    /** Browser origins allowed to send requests to the remote MCP endpoint besides the API's own and the
+     * dashboard's (Streamable HTTP's Origin check against DNS rebinding): a comma-separated list of
+     * origins. Requests without an Origin (not from a browser) are not concerned. Default: none. */
+    MCP_ALLOWED_ORIGINS: z
+      .string()
+      .default("")
+      .transform((text) => text.split(",").map((o) => o.trim()).filter(Boolean))
+      .pipe(z.array(z.string().regex(/^https?:\/\/[^/\s]+$/, "must list origins (scheme://host[:port], no path), comma-separated"))),
     /** Where the dashboard is served when it is not on the API's own origin (the cloud's static site,
      * given by stacks/api.ts): its origin is always allowed (CORS). */
     DASHBOARD_URL: url.optional(),

@@ -12,6 +12,7 @@ import { createMiddleware } from "hono/factory";
 import type { AppEnv } from "./env.ts";
 import { authenticateFor } from "./middleware/authenticate.ts";
 import { formBody, jsonBody } from "./middleware/json-body.ts";
+import { checkOrigin } from "./middleware/origin.ts";
 import { rateLimit } from "./middleware/rate-limit.ts";
 import { declarationOf, type Access } from "./route.ts";
 
@@ -40,6 +41,7 @@ export function routeGroup(access: Access): OpenAPIHono<AppEnv> {
       throw new Error(`${declared.method} ${declared.path} declares access "${declared.access}" but is registered with the ${access === "public" ? "public" : "authenticated"} routes`);
     }
     const middleware = [
+      ...(declared.checksOrigin ? [checkOrigin] : []),
       ...(declared.errorFormat === "jsonrpc" ? [speaksJsonRpc] : []),
       ...(access === "bearer" ? [authenticateFor(declared)] : []),
       rateLimit(declared.rateLimit),

@@ -42,6 +42,9 @@ export type RouteDefinition = Omit<RouteConfig, "security" | "operationId" | "ta
   oauthScope?: OAuthScope;
   /** The request body's media type: JSON (the default), or an HTML form's (the OAuth endpoints). */
   bodyFormat?: "json" | "form";
+  /** Refuses requests from browser pages of other origins before anything else (the MCP endpoint:
+   * Streamable HTTP's DNS rebinding rule; middleware/origin.ts). */
+  checksOrigin?: boolean;
 };
 
 /** A route's declaration, as the route groups and the tests read it. */
@@ -57,6 +60,7 @@ export interface RouteDeclaration {
   errorFormat: "envelope" | "jsonrpc";
   oauthScope: OAuthScope | undefined;
   bodyFormat: "json" | "form";
+  checksOrigin: boolean;
 }
 
 const declarations = new WeakMap<object, RouteDeclaration>();
@@ -88,8 +92,8 @@ function validatesBody(config: RouteConfig): boolean {
  * });
  */
 export function defineRoute<P extends string, R extends RouteDefinition & { path: P }>(definition: R) {
-  const { operationId, tag, access, rateLimit, errors, errorFormat = "envelope", oauthScope, bodyFormat = "json", ...config } = definition;
-  const declared = mergeErrors(errors, platformErrors(config.method, access, rateLimit.failMode, validatesBody(config)));
+  const { operationId, tag, access, rateLimit, errors, errorFormat = "envelope", oauthScope, bodyFormat = "json", checksOrigin = false, ...config } = definition;
+  const declared = mergeErrors(errors, platformErrors(config.method, access, rateLimit.failMode, validatesBody(config)), checksOrigin ? { 403: ["origin_not_allowed"] } : {});
   const route = createRoute({
     ...config,
     operationId,
@@ -99,7 +103,7 @@ export function defineRoute<P extends string, R extends RouteDefinition & { path
     "x-rate-limit": { rule: rateLimit.rule, fail_mode: rateLimit.failMode },
     responses: { ...withHeaders(config.responses), ...errorResponsesOf(declared, errorFormat) },
     ...(oauthScope ? { "x-oauth-scope": oauthScope } : {}),
-  } as Omit<R, "operationId" | "tag" | "access" | "rateLimit" | "errors" | "errorFormat" | "oauthScope" | "bodyFormat"> & { operationId: string; tags: Tag[]; security: Record<string, string[]>[] });
-  declarations.set(route, { method: config.method.toUpperCase(), path: config.path, operationId, tag, access, rateLimit, errors, errorFormat, oauthScope, bodyFormat });
+  } as Omit<R, "operationId" | "tag" | "access" | "rateLimit" | "errors" | "errorFormat" | "oauthScope" | "bodyFormat" | "checksOrigin"> & { operationId: string; tags: Tag[]; security: Record<string, string[]>[] });
+  declarations.set(route, { method: config.method.toUpperCase(), path: config.path, operationId, tag, access, rateLimit, errors, errorFormat, oauthScope, bodyFormat, checksOrigin });
   return route;
 }

@@ -15,6 +15,7 @@ export const route = defineRoute({
   tag: "Execution",
   access: "bearer",
   oauthScope: "tasks:run",
+  checksOrigin: true,
   rateLimit: { rule: "default", failMode: "open" }, // answers 405 and changes nothing
   summary: "Open an MCP event stream (not offered)",
   description: `Always 405 method_not_allowed with \`Allow: POST\`, as Streamable HTTP permits. ${MESSAGE}`,

@@ -38,6 +38,7 @@ export const route = defineRoute({
   tag: "Execution",
   access: "bearer",
   oauthScope: "tasks:run",
+  checksOrigin: true,
   rateLimit: { rule: "execution", failMode: "closed" }, // a tool call is a run: it spends balance, compute and gas
   summary: "Remote MCP endpoint (Streamable HTTP)",
   description:
