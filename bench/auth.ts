@@ -19,7 +19,7 @@ import { createServices } from "../src/services.ts";
 import { ensureTables } from "../src/adapters/tables/dynamo.ts";
 import { chainFor } from "../src/chain/client.ts";
 import { deployMarketplace } from "../src/chain/deploy.ts";
-import { marketplaceAbi } from "../src/chain/generated/marketplace.ts";
+import { marketplaceAbi } from "@agent-rental/core/marketplace";
 import { generateSigningKey } from "../src/auth/jwt.ts";
 import { verifyCredential } from "../src/credentials/verify.ts";
 import { createLogger } from "../src/logger.ts";

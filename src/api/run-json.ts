@@ -5,7 +5,7 @@
 // whatever the agent's output holds (a renter chooses it through any agent that echoes its input),
 // it is serialised as data, and the cost is the only raw value in the body.
 import type { RunResponse } from "../execution/perform.ts";
-import type { RunRecord } from "../execution/runs/run.ts";
+import type { RunFailure, RunRecord } from "../execution/runs/run.ts";
 
 // JSON.rawJSON (JSON.parse source text access) is in V8 since Node 21: Node 22, which the project runs
 // on and Lambda's nodejs22.x runtime. TypeScript's ES2023 library does not declare it yet.
@@ -30,7 +30,7 @@ export interface RunBody {
   status: RunResponse["status"];
   output: unknown;
   duration_ms: number;
-  error?: { code: string; message: string };
+  error?: RunFailure;
   cost_wei: number;
   settlement?: "pending";
 }

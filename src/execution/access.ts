@@ -11,7 +11,7 @@ import { getAgent, getAgentAlias } from "../listings/listing.store.ts";
 import { readListing } from "../chain/read-listing.ts";
 import { isPublished, type AgentRecord } from "../listings/catalogue.ts";
 import { processCache } from "../cache.ts";
-import type { RentalModel } from "../vocabulary.ts";
+import type { RentalModel } from "@agent-rental/core/vocabulary";
 
 export interface ExecutionAccess {
   listingId: string;

@@ -13,12 +13,11 @@ import type { Services } from "../services.ts";
 import { listCredentials } from "../credentials/list.ts";
 import { chainNowOrClock } from "../credentials/chain-time.ts";
 import { getAgentSummaries } from "../listings/listing.store.ts";
-import { compileJsonSchema } from "../registration/manifest.ts";
+import { compileJsonSchema } from "@agent-rental/core/manifest";
 import { describeSchemaErrors } from "../execution/agent-logic.ts";
 import { processCache } from "../cache.ts";
-import { agentToolSchemas, UNKNOWN_AGENT_SCHEMAS } from "../../sdk/src/tools/agent-schema.ts";
-import { agentToolDescription, nameAgentTools } from "../../sdk/src/tools/rented.ts";
-import type { AgentToolEntry } from "../../sdk/src/mcp/tool-server.ts";
+import { agentToolDescription, agentToolSchemas, nameAgentTools, UNKNOWN_AGENT_SCHEMAS } from "@agent-rental/core/agent-tools";
+import type { AgentToolEntry } from "@agent-rental/core/mcp";
 
 export interface AgentMetadata {
   description?: unknown;

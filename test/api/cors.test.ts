@@ -4,19 +4,22 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildApp } from "../../src/api/app.ts";
 import { loadConfig } from "../../src/config.ts";
 import { createServices } from "../../src/services.ts";
-import { createTestServices, type TestContext } from "../support/services.ts";
+import type { TestContext } from "../support/services.ts";
+import { startWorld, type World } from "../support/world.ts";
 
 let local: TestContext;
+let localWorld: World | undefined;
 let restricted: ReturnType<typeof buildApp>;
 let app: ReturnType<typeof buildApp>;
 
 beforeAll(async () => {
-  local = await createTestServices();
+  localWorld = await startWorld({ serve: false });
+  local = localWorld.ctx;
   app = buildApp(local.services);
   const config = loadConfig({ ...local.env, CORS_ORIGINS: "https://dashboard.example.com, https://partner.example.org" });
   restricted = buildApp(createServices(config, { logger: local.services.logger, tables: local.services.tables }));
 });
-afterAll(() => local?.services.close());
+afterAll(() => localWorld?.close());
 
 const preflight = (origin: string, path = "/v1/execute", headers = "authorization, content-type, idempotency-key") =>
   new Request(`http://api.test${path}`, {

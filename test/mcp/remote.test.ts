@@ -10,7 +10,7 @@ import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontex
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { buildApp } from "../../src/api/app.ts";
 import { createAuthoritySigner } from "../../src/chain/authority.ts";
-import { marketplaceAbi } from "../../src/chain/generated/marketplace.ts";
+import { marketplaceAbi } from "@agent-rental/core/marketplace";
 import { runJob } from "../../src/jobs.ts";
 import type { Account } from "../support/chain-actions.ts";
 import type { AgentCall } from "../support/connected-agent.ts";

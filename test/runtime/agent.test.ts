@@ -12,9 +12,9 @@ import { startModelServer, type ModelServer } from "../../local/model-server.ts"
 import { buildRuntime } from "../../scripts/build-runtime.ts";
 import { createLocalSandboxPool, type LocalSandboxPool } from "../../src/adapters/sandbox/local.ts";
 import type { RunResult } from "../../src/adapters/sandbox/port.ts";
-import type { ManifestTool } from "../../src/registration/manifest.ts";
+import type { ManifestTool } from "@agent-rental/core/manifest";
 import type { AgentRunOutput, AgentRunPayload } from "../../src/runtime/payload.ts";
-import { PROVIDERS, type Provider } from "../../src/vocabulary.ts";
+import { PROVIDERS, type Provider } from "@agent-rental/core/vocabulary";
 import { agentSandboxNeeds } from "../../src/runtime/sandbox.ts";
 
 const KEY = "sk-runtime-test-key-5f3a9c2e7b1d";

@@ -14,7 +14,7 @@ import { ToolListChangedNotificationSchema, type CallToolResult } from "@modelco
 import type { Account } from "../support/chain-actions.ts";
 import type { AgentCall } from "../support/connected-agent.ts";
 import { startWorld, type PublishedAgent, type World } from "../support/world.ts";
-import { AgentRentalClient } from "../../sdk/src/index.ts";
+import { AgentRentalClient } from "@agent-rental/sdk";
 import { loadAgentMcpServer } from "../../sdk/src/mcp/server.ts";
 
 // The program's source through tsx (the packed bin runs its build: test/packages checks that one).

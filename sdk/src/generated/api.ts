@@ -1040,7 +1040,10 @@ export interface components {
         };
         /** @description The agent manifest (64 KB at most). The request is queued at once; every rule is checked by the validator on the queue, and a failed job lists each problem with its JSON pointer (GET /v1/jobs/{job_id}). */
         AgentManifest: {
-            /** @enum {string} */
+            /**
+             * @description The listing's category (case-sensitive); the search filters by it
+             * @enum {string}
+             */
             category: "finance" | "legal" | "coding" | "research" | "sales" | "content";
             /** @description What the agent does, for renters; not blank */
             description: string;
@@ -1051,24 +1054,19 @@ export interface components {
                 [key: string]: unknown;
             };
             model: {
-                /** @description The provider's model identifier: printable ASCII, no spaces */
-                model: string;
+                /** @description self_hosted only, and required there: the model's HTTPS endpoint, a public host, port 443, no credentials in the URL */
+                endpoint_url?: string;
+                /** @description The provider's model identifier: printable ASCII, no spaces. Required for provider_a and provider_b; optional for self_hosted */
+                model?: string;
                 /**
-                 * @description A hosted model provider, called at its own address with the listing's provider key
+                 * @description provider_a or provider_b (hosted, called at its own address with the listing's provider key) or self_hosted
                  * @enum {string}
                  */
-                provider: "provider_a" | "provider_b";
-            } | {
-                /** @description The model's HTTPS endpoint: a public host, port 443, no credentials in the URL */
-                endpoint_url: string;
-                /** @description The model identifier sent to the endpoint, if it needs one */
-                model?: string;
-                /** @constant */
-                provider: "self_hosted";
+                provider: "provider_a" | "provider_b" | "self_hosted";
             };
             /** @description Kebab-case: lowercase letters and digits in words joined by single hyphens, starting with a letter; becomes part of the agent_id */
             name: string;
-            /** @description A JSON Schema (draft 2020-12) object: at most 32 levels deep and 10000 values, references only within the schema ("#..."), patterns of at most 1000 characters that run on a linear-time engine (RE2: no backreferences or lookaround) and are not catastrophic. */
+            /** @description A JSON Schema (draft 2020-12) object: at most 32 levels deep and 10000 values, references only within the schema ("#..."), patterns of at most 1000 characters that run on a linear-time engine (RE2: no backreferences or lookaround) and are not catastrophic. Its examples (one to 3, or one generated from it) are the listing's sample outputs. */
             output_schema: {
                 [key: string]: unknown;
             };
@@ -1521,11 +1519,7 @@ export interface components {
             /** @description Wei deducted from the per-task balance (an exact JSON integer); 0 for one_time and subscription */
             cost_wei: number;
             duration_ms: number;
-            /** @description Why a failed run failed */
-            error?: {
-                code: string;
-                message: string;
-            };
+            error?: components["schemas"]["RunFailure"];
             /** @description Shaped by the agent's output schema; on failure, the partial output (a string) */
             output?: unknown;
             run_id: string;
@@ -1542,10 +1536,7 @@ export interface components {
             cost_wei: number;
             created_at: string;
             duration_ms: number;
-            error?: {
-                code: string;
-                message: string;
-            };
+            error?: components["schemas"]["RunFailure"];
             finished_at: string | null;
             listing_id: string;
             /** @description null while running, and while a per-query charge is unconfirmed (settlement pending) or was refused */
@@ -1569,6 +1560,16 @@ export interface components {
         };
         /** @description One event of a run's stream (text/event-stream): each is framed as `event: <event>`, `id: <id>` and `data: <data as one line of JSON>` lines followed by a blank line. Zero or more `output` events, then one `done` event, then the stream ends. */
         RunEvent: components["schemas"]["OutputEvent"] | components["schemas"]["DoneEvent"];
+        /** @description Why a failed run failed */
+        RunFailure: {
+            /**
+             * @description Why the run failed; each code's meaning: docs/reference/runs.md (Why a run failed)
+             * @enum {string}
+             */
+            code: "invalid_input" | "invalid_output" | "output_too_large" | "timeout" | "crashed" | "out_of_memory" | "agent_error" | "agent_http_error" | "agent_invalid_response" | "agent_stream_cut" | "agent_unreachable" | "egress_refused" | "agent_not_configured" | "cancelled" | "settlement_refused" | "internal_error";
+            /** @description For the renter: never a key, a signature or a connected agent's URL */
+            message: string;
+        };
         WebhookSecret: {
             created_at: string;
             listing_id: string;

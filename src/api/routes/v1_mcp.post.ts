@@ -15,12 +15,17 @@ import { admitRun } from "../../execution/admission.ts";
 import { performRun, type RunResponse } from "../../execution/perform.ts";
 import { limitExecution } from "../middleware/rate-limit.ts";
 import { rentedAgentEntries, rentedAgentEntriesForCall, type RentedAgentEntry } from "../../mcp/agent-tools.ts";
-import { createAgentToolServer } from "../../../sdk/src/mcp/tool-server.ts";
-import type { AgentToolErrorInfo } from "../../../sdk/src/tools/definition.ts";
+import { createAgentToolServer } from "@agent-rental/core/mcp";
+import type { AgentToolErrorInfo } from "@agent-rental/core/agent-tools";
 
 class RunFailed extends Error {
-  constructor(readonly run: RunResponse) {
-    super(run.error?.message ?? "the agent did not complete the task");
+  /** Why the call produced no result: the failed run's error, or (`settlement_pending`, a completed run
+   * whose charge is not confirmed yet) a tool error of its own, which is no run failure code. */
+  constructor(
+    readonly run: RunResponse,
+    readonly reason: { code: string; message: string } | undefined = run.error,
+  ) {
+    super(reason?.message ?? "the agent did not complete the task");
   }
 }
 
@@ -81,7 +86,7 @@ export function register(app: OpenAPIHono<AppEnv>): void {
     const tools = () => (entries ??= calledTool === undefined ? rentedAgentEntries(services, principal.wallet) : rentedAgentEntriesForCall(services, principal.wallet, calledTool));
 
     const describeError = (error: unknown): AgentToolErrorInfo => {
-      if (error instanceof RunFailed) return { code: error.run.error?.code ?? "run_failed", message: error.message, run_id: error.run.run_id };
+      if (error instanceof RunFailed) return { code: error.reason?.code ?? "run_failed", message: error.message, run_id: error.run.run_id };
       if (error instanceof ApiError) {
         return { code: error.code, message: error.message, status: error.status, request_id: requestId, ...(error.onChainError ? { on_chain_error: error.onChainError } : {}) };
       }
@@ -120,12 +125,9 @@ export function register(app: OpenAPIHono<AppEnv>): void {
         if (settlementPending) {
           // Not a 503: a client that retried would run (and pay for) the task again. The run is done; its
           // output is withheld until the charge lands, as POST /v1/execute answers it.
-          throw new RunFailed({
-            ...response,
-            error: {
-              code: "settlement_pending",
-              message: `Run ${response.run_id} completed, but its charge is not confirmed on-chain yet; its output is released once it is (GET /v1/runs/${response.run_id}). Do not run the task again: that would be a new run, charged again.`,
-            },
+          throw new RunFailed(response, {
+            code: "settlement_pending",
+            message: `Run ${response.run_id} completed, but its charge is not confirmed on-chain yet; its output is released once it is (GET /v1/runs/${response.run_id}). Do not run the task again: that would be a new run, charged again.`,
           });
         }
         if (response.status !== "completed") throw new RunFailed(response);

@@ -7,7 +7,7 @@ import { RUN_ID } from "../../execution/runs/run.ts";
 import { getRun } from "../../execution/runs/run.store.ts";
 import { runDetailBody } from "../run-json.ts";
 import { defineRoute } from "../route.ts";
-import { RentalModelSchema, RunStatusSchema, SettlementStateSchema } from "../schemas/common.ts";
+import { RentalModelSchema, RunFailureSchema, RunStatusSchema, SettlementStateSchema } from "../schemas/common.ts";
 
 const RunDetailSchema = z
   .object({
@@ -18,7 +18,7 @@ const RunDetailSchema = z
     output: z.unknown().openapi({ description: "null while running, and while a per-query charge is unconfirmed (settlement pending) or was refused" }),
     cost_wei: z.number().int(),
     duration_ms: z.number().int(),
-    error: z.object({ code: z.string(), message: z.string() }).optional(),
+    error: RunFailureSchema.optional(),
     rental_model: RentalModelSchema,
     settlement: SettlementStateSchema,
     settlement_tx: z.string().nullable(),

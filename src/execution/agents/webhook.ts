@@ -12,6 +12,8 @@ import { JSON_LIMITS, parseBoundedJson, TOO_DEEP_OUTPUT, type BoundedJson } from
 import { MAX_OUTPUT_CHARS } from "../runs/run.ts";
 import { SseParser, type SseEvent } from "./event-stream.ts";
 import { webhookHeaders, WEBHOOK_SECRET_PREFIX, type WebhookHeaders } from "./webhook-signature.ts";
+import type { RunFailure } from "../runs/run.ts";
+import type { RunFailureCode } from "@agent-rental/core/vocabulary";
 
 export interface ConnectedCall {
   /** The service's egress guard. */
@@ -38,7 +40,7 @@ export interface ConnectedCall {
 export type ConnectedResult =
   | { status: "completed"; output: unknown }
   /** Partial output is the deltas already passed to onDelta. */
-  | { status: "failed"; error: { code: string; message: string } };
+  | { status: "failed"; error: RunFailure };
 
 /** The body of a task delivery (JSON). */
 export interface RunRequestedEvent {
@@ -61,7 +63,7 @@ export const CONNECTED_USER_AGENT = "agent-rental-webhook/1";
 const MAX_AGENT_MESSAGE_CHARS = 500;
 
 type Failure = Extract<ConnectedResult, { status: "failed" }>;
-const failed = (code: string, message: string): Failure => ({ status: "failed", error: { code, message } });
+const failed = (code: RunFailureCode, message: string): Failure => ({ status: "failed", error: { code, message } });
 
 /** Delivers one run to a connected agent and returns its result. Never rejects for a failure of the
  * call (network, refusal, timeout, abort, a bad answer): those are failed results. An error thrown by

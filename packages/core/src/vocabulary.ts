@@ -61,6 +61,52 @@ export const FINISHED_RUN_STATUSES = ["completed", "failed"] as const satisfies 
 export type FinishedRunStatus = (typeof FINISHED_RUN_STATUSES)[number];
 
 /**
+ * Why a run failed: the `error.code` of a Run whose status is `failed` (a failed run is an answer, HTTP
+ * 200, not an HTTP error). In the order docs/reference/runs.md lists them, which is generated from this
+ * list and RUN_FAILURE_MEANINGS.
+ */
+export const RUN_FAILURE_CODES = [
+  "invalid_input",
+  "invalid_output",
+  "output_too_large",
+  "timeout",
+  "crashed",
+  "out_of_memory",
+  "agent_error",
+  "agent_http_error",
+  "agent_invalid_response",
+  "agent_stream_cut",
+  "agent_unreachable",
+  "egress_refused",
+  "agent_not_configured",
+  "cancelled",
+  "settlement_refused",
+  "internal_error",
+] as const;
+export type RunFailureCode = (typeof RUN_FAILURE_CODES)[number];
+
+/** What each failure code tells the renter: the run failed because … (the API reference and
+ * docs/reference/runs.md show these sentences). */
+export const RUN_FAILURE_MEANINGS: Readonly<Record<RunFailureCode, string>> = {
+  invalid_input: "the input does not match the agent's input schema, or an `input_uri` holds nothing or the wrong content; the agent was never called",
+  invalid_output: "the agent's output does not match its output schema, or its JSON nests deeper than 64 levels",
+  output_too_large: "the output is over 131,072 characters as JSON (a connected agent's response over 10 MiB, or its JSON over 1,048,576 characters; refused as soon as it passes, never read whole)",
+  timeout: "the run reached its time limit (the lower of the request's `timeout_seconds` and the agent's)",
+  crashed: "the sandbox ended without a result (or the runner function failed)",
+  out_of_memory: "the sandbox ran out of memory",
+  agent_error: "the agent or its model provider failed; the message says why, or carries the connected agent's own message",
+  agent_http_error: "a connected agent answered a status outside 2xx, or a redirect",
+  agent_invalid_response: "a connected agent's answer is not valid JSON, has no output, or its event stream is malformed, unfinished or empty",
+  agent_stream_cut: "a connected agent's connection closed before its response completed",
+  agent_unreachable: "a connected agent could not be connected to (refused, reset, timed out, an untrusted certificate)",
+  egress_refused: "the agent's host resolved to an address outside the public internet, did not resolve, or is not HTTPS",
+  agent_not_configured: "the creator has not set the listing's provider key or webhook secret",
+  cancelled: "the service stopped the run before the agent's answer completed",
+  settlement_refused: "the contract refused the per-query charge; the result is not released",
+  internal_error: "a failure on the service's side (including a run whose end was never recorded, finished by the stale-run sweep)",
+};
+
+/**
  * Per-query settlement of a run: `none` (nothing to charge: one_time, subscription, or a free failed
  * run), `pending` (consumeQuery not yet confirmed; the output is withheld), `settled` (charged on-chain),
  * `refused` (the contract refused the charge; the output is never released).

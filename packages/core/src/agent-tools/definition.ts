@@ -1,10 +1,8 @@
 // An agent as a tool: the tool definition of the execute request in the common function-calling
-// format (agent_id, task, input), the validation of a tool call's arguments, running it with the
-// client, and turning the run (or the error) into the text a model reads. No framework dependency:
-// the adapters (OpenAI-style tools, the AI SDK, MCP) build on this.
-import type { AgentRentalClient } from "../client.ts";
-import { AgentRentalError } from "../errors.ts";
-import type { Run } from "../types.ts";
+// format (agent_id, task, input), the validation of a tool call's arguments, and turning a run's output
+// (or an error) into the text a model reads. No framework and no client: the SDK runs the calls with
+// its client (sdk/src/tools/run.ts), the API's remote MCP endpoint in process, and the adapters
+// (OpenAI-style tools, the AI SDK, MCP) build on this.
 
 /** A JSON Schema object, as function-calling APIs take it. */
 export type JsonSchemaObject = { [key: string]: unknown };
@@ -61,19 +59,6 @@ export class AgentToolInputError extends Error {
   }
 }
 
-/** A run that finished with status `failed`: the tool call did not produce a result. */
-export class AgentRunFailedError extends Error {
-  readonly code: string;
-  readonly run: Run;
-  constructor(run: Run) {
-    const code = run.error?.code ?? "run_failed";
-    super(`Run ${run.run_id} of agent ${run.agent_id} failed (${code}): ${run.error?.message ?? "the agent did not complete the task"}`);
-    this.name = "AgentRunFailedError";
-    this.code = code;
-    this.run = run;
-  }
-}
-
 const isPlainObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
 
 /**
@@ -103,32 +88,6 @@ export function parseAgentToolArguments(raw: unknown, fixed: { agent_id?: string
   return { agent_id: agentId, task, ...(isPlainObject(input) ? { input } : {}) };
 }
 
-/** Options of one agent tool call. */
-export interface AgentToolCallOptions {
-  /** Aborts the call (the run itself goes on server side and stays readable with `client.runs.get`). */
-  signal?: AbortSignal | undefined;
-  /** The Idempotency-Key of the execute request (default: a random key per call, still reused by the SDK's own retries). */
-  idempotencyKey?: string | undefined;
-}
-
-/** Runs the tool call with `client.execute`; answers the completed Run, throws AgentRunFailedError for a failed one. */
-export async function runAgentTool(client: AgentRentalClient, args: AgentToolArguments, options: AgentToolCallOptions = {}): Promise<Run> {
-  const run = await client.execute(
-    { agent_id: args.agent_id, task: args.task, ...(args.input !== undefined ? { input: args.input } : {}) },
-    { ...(options.idempotencyKey ? { idempotencyKey: options.idempotencyKey } : {}), ...(options.signal ? { signal: options.signal } : {}) },
-  );
-  if (run.status !== "completed") throw new AgentRunFailedError(run);
-  // Completed, but its per-task charge is not confirmed on-chain yet: the output is withheld until it is
-  // (client.runs.get releases it). Running the task again would be a second, charged run: say so.
-  if (run.settlement === "pending") {
-    throw new AgentRunFailedError({
-      ...run,
-      error: { code: "settlement_pending", message: `Run ${run.run_id} completed, but its charge is not confirmed on-chain yet; its output is released once it is (runs.get("${run.run_id}")). Do not run the task again: that would be a new run, charged again.` },
-    });
-  }
-  return run;
-}
-
 /** JSON text of a value, with bigints as decimal strings. */
 export function toJsonText(value: unknown): string {
   return JSON.stringify(value, (_key, v: unknown) => (typeof v === "bigint" ? v.toString() : v)) ?? "null";
@@ -149,39 +108,6 @@ export interface AgentToolErrorInfo {
   on_chain_error?: { contract: string; error: string };
 }
 
-/** Describes an error of a tool call: an API refusal, a failed run, bad arguments or a connection failure. */
-export function describeToolError(error: unknown): AgentToolErrorInfo {
-  if (error instanceof AgentRunFailedError) return { code: error.code, message: error.run.error?.message ?? error.message, run_id: error.run.run_id };
-  if (error instanceof AgentToolInputError) return { code: error.code, message: error.message };
-  if (error instanceof AgentRentalError) {
-    return {
-      code: error.code,
-      message: error.message,
-      ...(error.status !== 0 ? { status: error.status } : {}),
-      ...(error.requestId !== undefined ? { request_id: error.requestId } : {}),
-      ...(error.onChainError !== undefined ? { on_chain_error: error.onChainError } : {}),
-    };
-  }
-  return { code: "tool_error", message: error instanceof Error ? error.message : String(error) };
-}
-
-/** A tool call that did not produce a result, with a message that names the code and the request id. */
-export class AgentToolCallError extends Error {
-  readonly code: string;
-  readonly info: AgentToolErrorInfo;
-  constructor(cause: unknown) {
-    super(formatToolError(cause), { cause });
-    this.name = "AgentToolCallError";
-    this.info = describeToolError(cause);
-    this.code = this.info.code;
-  }
-}
-
-/** One line for a tool error: `Error credential_not_found (HTTP 403, request id req_…): message`. */
-export function formatToolError(error: unknown): string {
-  return formatToolErrorInfo(describeToolError(error));
-}
-
 /** One line for a described tool error (see formatToolError). */
 export function formatToolErrorInfo(info: AgentToolErrorInfo): string {
   const details = [
@@ -191,9 +117,4 @@ export function formatToolErrorInfo(info: AgentToolErrorInfo): string {
     info.on_chain_error !== undefined ? `contract error ${info.on_chain_error.error}` : undefined,
   ].filter((d): d is string => d !== undefined);
   return `Error ${info.code}${details.length > 0 ? ` (${details.join(", ")})` : ""}: ${info.message}`;
-}
-
-/** Whether the call was aborted by its caller: the abort is rethrown, never turned into a tool result. */
-export function isAbort(signal: AbortSignal | undefined): boolean {
-  return signal?.aborted === true;
 }

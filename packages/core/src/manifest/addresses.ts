@@ -1,6 +1,6 @@
 // What an IP address is: public, or one of the kinds the service never connects to (loopback, private,
 // link-local, cloud metadata, ...). The egress guard refuses non-public addresses at connect time, and
-// registration refuses URLs whose host is one (src/registration/hosts.ts); both read these rules.
+// registration refuses URLs whose host is one (hosts.ts); both read these rules.
 
 /** Four decimal octets, the one IPv4 spelling accepted as written. */
 export const DOTTED_QUAD = /^(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(?:\.(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}$/;

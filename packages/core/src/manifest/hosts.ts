@@ -3,8 +3,9 @@
 // an IP literal outside the public internet, in any spelling the URL parser would accept. It is purely
 // syntactic: a public name can still resolve to a private address, which the runtime egress guard
 // refuses at connect time. This check keeps the obvious and the obfuscated cases out of the catalogue.
-// What an address is (loopback, private, metadata, ...) is the egress guard's rule, shared from there.
-import { DOTTED_QUAD, ipv4Kind, ipv4Octets, ipv6Kind, isLoopbackHost, parseIpv6, type AddressKind } from "../adapters/egress/addresses.ts";
+// What an address is (loopback, private, metadata, ...) is one rule (addresses.ts), which the egress guard
+// applies at connect time.
+import { DOTTED_QUAD, ipv4Kind, ipv4Octets, ipv6Kind, isLoopbackHost, parseIpv6, type AddressKind } from "./addresses.ts";
 
 /** Why a URL was refused: a short machine code and a sentence for the creator. */
 export interface UrlProblem {

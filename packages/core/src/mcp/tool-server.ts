@@ -1,5 +1,5 @@
-// The MCP server of agent tools, independent of where runs happen: the stdio server runs them through
-// the REST API with the SDK client, the API's remote endpoint (POST /v1/mcp) runs them in process.
+// The MCP server of agent tools, independent of where runs happen: the SDK's stdio server runs them
+// through the REST API with its client, the API's remote endpoint (POST /v1/mcp) runs them in process.
 // Tools: the generic `run_agent` (agent_id, task, input?) and one per rented agent whose input schema
 // is the agent's own (plus task) and whose output schema is the agent's (structuredContent in the
 // result). Every refusal, failed run and bad argument is a tool error (isError) naming the code and the
@@ -17,9 +17,8 @@ import {
   parseAgentToolArguments,
   type AgentToolArguments,
   type AgentToolErrorInfo,
-} from "../tools/definition.ts";
-import { agentCallOf, type AgentToolSchemas } from "../tools/agent-schema.ts";
-import type { Run } from "../types.ts";
+} from "../agent-tools/definition.ts";
+import { agentCallOf, type AgentToolSchemas } from "../agent-tools/agent-schema.ts";
 
 export const MCP_SERVER_NAME = "agent-rental";
 export const MCP_SERVER_VERSION = "0.1.0";
@@ -41,8 +40,15 @@ export interface AgentToolCall {
   progress?: (progress: number, message: string) => void;
 }
 
-/** What a tool call produced: the run's output, with the run's figures for `_meta`. */
-export type AgentToolRun = Pick<Run, "run_id" | "agent_id" | "output" | "duration_ms"> & { cost_wei: bigint | string | number };
+/** What a tool call produced: the run's output, with the run's figures for `_meta` (a Run of the API,
+ * whose wei amount is a bigint in the SDK and a number or string elsewhere). */
+export interface AgentToolRun {
+  run_id: string;
+  agent_id: string;
+  output?: unknown;
+  duration_ms: number;
+  cost_wei: bigint | string | number;
+}
 
 export interface AgentToolHost {
   /** The per-agent tools now (read on each tools/list and tools/call). */
