@@ -89,8 +89,10 @@ export function createProvider(options: ProviderOptions): Provider {
     responseTypes: ["code"],
     // The authorization endpoint is GET only: POST (which OAuth 2.1 makes optional) would need the
     // library's long-lived cookies to be SameSite=None.
-    // No OpenID Connect: no ID tokens, no userinfo. The scopes are the resource's (getResourceServerInfo).
-    scopes: ["offline_access"],
+    // No OpenID Connect: no ID tokens, no userinfo. The scopes are the resource's (getResourceServerInfo),
+    // listed here too so that a registration naming them (RFC 7591's `scope`, as MCP clients send it) is
+    // valid; a grant holds them both ways (server.ts).
+    scopes: ["offline_access", ...OAUTH_SCOPES],
     claims: {},
     pkce: { required: () => true },
     routes: OAUTH_ROUTES,

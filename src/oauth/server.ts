@@ -219,6 +219,8 @@ export function createOAuthServer(options: OAuthServerOptions): OAuthServer {
       const accountId = getAddress(wallet);
       const grant = new provider.Grant({ accountId, clientId });
       for (const resource of resourcesOf(params.resource, base)) grant.addResourceScope(resource, scopes.join(" "));
+      // The library also counts the scopes it lists among its own (provider.ts); the approval covers both.
+      grant.addOIDCScope(scopes.join(" "));
       const grantId = await grant.save();
       const redirectUri = String(params.redirect_uri ?? "");
       await describeGrant(options.tables, grantId, {

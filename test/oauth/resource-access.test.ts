@@ -213,7 +213,8 @@ describe("DELETE /v1/oauth/apps/{app_id}", () => {
     expect(foreign.status).toBe(404);
     expect((await get("/v1/credentials", tokens.access_token)).status).toBe(200);
     const revoked = await fetch(`${base}/v1/oauth/apps/${appId}`, { method: "DELETE", headers: { authorization: `Bearer ${jwt}` } });
-    expect(revoked.status).toBe(204);
+    expect(revoked.status).toBe(200);
+    expect(await revoked.json()).toEqual({ app_id: appId, revoked_at: expect.any(String) });
     const after = await get("/v1/credentials", tokens.access_token);
     expect(after.status).toBe(401);
     expect(await codeOf(after)).toBe("invalid_token");

@@ -786,7 +786,7 @@ export interface paths {
         post?: never;
         /**
          * Revoke an app's access
-         * @description Revokes the approval and every code, access token and refresh token issued under it, at once: the app's next request fails 401 invalid_token, and it must ask the person again. Another wallet's app is 404 not_found, as one that does not exist. Answers 204. Called with a wallet sign-in (JWT) or an API key; never with an OAuth access token.
+         * @description Revokes the approval and every code, access token and refresh token issued under it, at once: the app's next request fails 401 invalid_token, and it must ask the person again. Another wallet's app is 404 not_found, as one that does not exist. Answers the revoked app's id and when it was revoked. Called with a wallet sign-in (JWT) or an API key; never with an OAuth access token.
          */
         delete: operations["revokeConnectedApp"];
         options?: never;
@@ -1513,6 +1513,11 @@ export interface components {
             /** @enum {string} */
             decision: "approve" | "reject";
             reason?: string;
+        };
+        RevokedApp: {
+            app_id: string;
+            /** @description ISO 8601 */
+            revoked_at: string;
         };
         Run: {
             agent_id: string;
@@ -4586,7 +4591,7 @@ export interface operations {
         requestBody?: never;
         responses: {
             /** @description Revoked */
-            204: {
+            200: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -4594,7 +4599,9 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["RevokedApp"];
+                };
             };
             401: components["responses"]["Unauthorized"];
             /** @description Forbidden: insufficient_scope */
