@@ -53,7 +53,7 @@ function scenario(name: string): Promise<{ code: number; output: string }> {
 }
 
 describe("POST /v1/mcp against the MCP conformance suite", () => {
-  for (const name of ["server-initialize", "ping", "tools-list", "dns-rebinding-protection"]) {
+  for (const name of ["server-initialize", "ping", "tools-list", "dns-rebinding-protection", "server-sse-polling"]) {
     it(`passes ${name}`, async () => {
       const { code, output } = await scenario(name);
       expect(output, output).not.toMatch(/FAILURE|✗|Failed: [1-9]/);
