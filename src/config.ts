@@ -124,6 +124,9 @@ export const configSchema = z
       .transform((text) => text.split(",").map((o) => o.trim()).filter(Boolean))
       .pipe(z.array(z.union([z.literal("*"), z.string().regex(/^https?:\/\/[^/\s]+$/, "must list origins (scheme://host[:port], no path) or *")])))
       .optional(),
+    /** How often the remote MCP endpoint tells a client that asked for progress that a silent run is still
+     * working (a progress notification), in milliseconds. */
+    MCP_PROGRESS_INTERVAL_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
     /** Browser origins allowed to send requests to the remote MCP endpoint besides the API's own and the
      * dashboard's (Streamable HTTP's Origin check against DNS rebinding): a comma-separated list of
      * origins. Requests without an Origin (not from a browser) are not concerned. Default: none. */
