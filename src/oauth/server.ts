@@ -89,6 +89,9 @@ export interface OAuthServerOptions {
   onServerError?: (message: string) => void;
 }
 
+/** How stale an app's recorded last use may be. */
+const LAST_USE_INTERVAL_MS = 60_000;
+
 /** Issuers a process serves at once (the API's configured URL makes it one; without it, each origin
  * the API is reached at is its own issuer, and a few are kept). */
 const MAX_ISSUERS = 8;
@@ -163,9 +166,11 @@ export function createOAuthServer(options: OAuthServerOptions): OAuthServer {
       const access = await findRecord(options.tables, "AccessToken", token);
       if (!access || typeof access.grantId !== "string" || typeof access.accountId !== "string" || typeof access.clientId !== "string") return null;
       // The grant is read too: an app revoked while a token was being issued has no live token.
-      const grant = await findRecord(options.tables, "Grant", access.grantId);
+      const grant = await getGrant(options.tables, access.grantId);
       if (!grant) return null;
-      touchGrant(options.tables, access.grantId, new Date().toISOString());
+      // Its last use, kept to the minute (as an API key's): one write a minute per app, not per request.
+      const now = new Date();
+      if (!grant.last_used_at || now.getTime() - Date.parse(grant.last_used_at) >= LAST_USE_INTERVAL_MS) touchGrant(options.tables, access.grantId, now.toISOString());
       return {
         wallet: getAddress(access.accountId),
         clientId: access.clientId,

@@ -4,6 +4,15 @@
 // and the token endpoint.
 import { createHash, randomBytes } from "node:crypto";
 
+/** How the helpers reach the service: `fetch` over HTTP by default, or an app's in-process `request`
+ * (the benchmarks), set with `useFetch`. */
+let send: (url: string, init?: RequestInit) => Promise<Response> = (url, init) => fetch(url, init);
+
+/** Sends the helpers' requests through `fetchFn` (an app's `request`, for in-process measurements). */
+export function useFetch(fetchFn: (url: string, init?: RequestInit) => Promise<Response> | Response): void {
+  send = async (url, init) => fetchFn(url, init);
+}
+
 export interface Pkce {
   verifier: string;
   challenge: string;
@@ -37,7 +46,7 @@ export interface RegisteredClient {
 
 export async function registerClient(base: string, metadata: Record<string, unknown> = {}): Promise<RegisteredClient> {
   const redirect_uri = (metadata.redirect_uris as string[] | undefined)?.[0] ?? "http://127.0.0.1:9/callback";
-  const res = await fetch(`${base}/oauth/register`, {
+  const res = await send(`${base}/oauth/register`, {
     method: "POST",
     headers: { "content-type": "application/json" },
     body: JSON.stringify({ client_name: "Test app", redirect_uris: [redirect_uri], token_endpoint_auth_method: "none", grant_types: ["authorization_code", "refresh_token"], response_types: ["code"], ...metadata }),
@@ -68,7 +77,7 @@ export async function startAuthorization(base: string, client: RegisteredClient,
   if (options.scope !== undefined) url.searchParams.set("scope", options.scope);
   if (options.resource !== null) url.searchParams.set("resource", options.resource ?? base);
   const jar = new CookieJar();
-  const response = await fetch(url, { redirect: "manual" });
+  const response = await send(url.href, { redirect: "manual" });
   jar.take(response);
   const location = response.headers.get("location");
   const requestId = location && URL.canParse(location) ? new URL(location).searchParams.get("request") : null;
@@ -78,17 +87,17 @@ export async function startAuthorization(base: string, client: RegisteredClient,
 /** The person's decision through the API (their wallet JWT), then the browser's return to the app:
  * the redirect's URL (with `code` or `error`, `state` and `iss`). */
 export async function decide(base: string, started: Awaited<ReturnType<typeof startAuthorization>>, bearer: string, decision: "approve" | "deny" = "approve"): Promise<URL> {
-  const res = await fetch(`${base}/v1/oauth/requests/${started.requestId}/${decision}`, { method: "POST", headers: { authorization: `Bearer ${bearer}` } });
+  const res = await send(`${base}/v1/oauth/requests/${started.requestId}/${decision}`, { method: "POST", headers: { authorization: `Bearer ${bearer}` } });
   if (res.status !== 200) throw new Error(`${decision} failed: ${res.status} ${await res.text()}`);
   const { redirect_to } = (await res.json()) as { redirect_to: string };
-  const back = await fetch(redirect_to, { redirect: "manual", headers: { cookie: started.jar.header() } });
+  const back = await send(redirect_to, { redirect: "manual", headers: { cookie: started.jar.header() } });
   const location = back.headers.get("location");
   if (!location) throw new Error(`no redirect back to the app: ${back.status} ${await back.text()}`);
   return new URL(location);
 }
 
 export async function tokenRequest(base: string, params: Record<string, string>): Promise<Response> {
-  return fetch(`${base}/oauth/token`, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: new URLSearchParams(params) });
+  return send(`${base}/oauth/token`, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: new URLSearchParams(params) });
 }
 
 export interface Tokens {
