@@ -263,6 +263,15 @@ describe("clients identified by a Client ID Metadata Document", () => {
     }
   });
 
+  it("gives up on a document that never comes, within its time bound (400, the sign-in not hung)", async () => {
+    documents.set("/oauth/slow.json", () => undefined); // never answers
+    const started = Date.now();
+    const attempt = await startAuthorization(base, { client_id: `${metadataServer.url}/oauth/slow.json`, redirect_uri: "http://127.0.0.1:9/cimd" });
+    expect(attempt.response.status).toBe(400);
+    expect(await attempt.response.text()).toMatch(/invalid_client/);
+    expect(Date.now() - started).toBeLessThan(10_000);
+  });
+
   it("never fetches a document from a private address unless the operator allows it (the cloud's rule)", async () => {
     const strict = await startWorld({ serve: true });
     try {
