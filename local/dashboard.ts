@@ -94,6 +94,13 @@ export function withDashboard(api: ApiFetch, options: { distDir: string; config:
   const distDir = resolve(options.distDir);
   const built = existsSync(join(distDir, "index.html"));
   const site = new Hono();
+  // No page of the dashboard may be framed by another site (the consent page approves an app: a framed
+  // one could be clicked through), as the cloud's site answers too (stacks/web.ts).
+  site.use("*", async (c, next) => {
+    await next();
+    c.res.headers.set("X-Frame-Options", "DENY");
+    c.res.headers.set("Content-Security-Policy", "frame-ancestors 'none'");
+  });
   site.use("*", compress());
   site.get("/config.json", (c) => c.json(options.config, 200, { "Cache-Control": "no-store" }));
   if (!built) {

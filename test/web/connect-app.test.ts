@@ -250,6 +250,15 @@ describe("connect an MCP client by URL, approve it with a browser wallet, use it
     await d.context.close();
   }, 180_000);
 
+  it("serves the consent page (and every page of the dashboard) unframeable by another site", async () => {
+    for (const path of ["/connect?request=x", "/apps", "/"]) {
+      const res = await fetch(`${siteUrl}${path}`, { headers: { accept: "text/html" } });
+      expect(res.status, path).toBe(200);
+      expect(res.headers.get("x-frame-options"), path).toBe("DENY");
+      expect(res.headers.get("content-security-policy"), path).toBe("frame-ancestors 'none'");
+    }
+  });
+
   it("returns access_denied to the app when the person denies, and grants nothing", async () => {
     const d = await openDashboard(browser, stackOf(), renter.privateKey);
     const provider = new BrowserProvider(callback.url);
