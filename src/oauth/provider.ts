@@ -11,7 +11,7 @@ import type { Tables } from "../adapters/tables/dynamo.ts";
 import type { EgressGuard } from "../adapters/egress/guard.ts";
 import type { SigningKeyInput } from "../auth/jwt.ts";
 import { createAdapterFactory } from "./adapter.ts";
-import { canonicalBase, knownResource, serviceResource } from "./resources.ts";
+import { canonicalBase, knownResource, redirectUriProblem, serviceResource } from "./resources.ts";
 import { OAUTH_SCOPES } from "./scopes.ts";
 
 /** Lifetimes, in seconds (docs/reference/oauth.md#lifetimes). */
@@ -135,7 +135,13 @@ export function createProvider(options: ProviderOptions): Provider {
           return { scope: OAUTH_SCOPES.join(" "), audience, accessTokenTTL: OAUTH_LIFETIMES.accessToken, accessTokenFormat: "opaque" };
         },
       },
-      clientIdMetadataDocument: { enabled: true, ack: "draft-02", cacheDuration: { min: 30, max: 3600 } },
+      clientIdMetadataDocument: {
+        enabled: true,
+        ack: "draft-02",
+        cacheDuration: { min: 30, max: 3600 },
+        // OAuth 2.1's rule on redirect URIs, as for a registration (https, or http on the loopback).
+        allowClient: async (_ctx, client) => (client.redirectUris ?? []).every((uri) => redirectUriProblem(uri) === null),
+      },
     },
     fetchResponseBodyLimits: { "client_id metadata document": CLIENT_METADATA_MAX_BYTES } as Configuration["fetchResponseBodyLimits"],
     // A client's metadata document is fetched through the egress guard: public addresses only (in the

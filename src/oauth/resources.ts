@@ -74,3 +74,26 @@ export function resourceCovers(base: string, resource: string, path: string): bo
   if (scope === "") return true;
   return path === scope || path.startsWith(`${scope}/`);
 }
+
+const LOOPBACK_HOSTS = new Set(["127.0.0.1", "[::1]", "localhost"]);
+
+/**
+ * Why a redirect URI may not be registered, or null when it may (OAuth 2.1 §2.3.1): an absolute https
+ * URL, or http on the loopback interface (a desktop app's listener, any port), with no fragment.
+ *
+ * @example
+ * redirectUriProblem("https://app.example/cb"); // null
+ * redirectUriProblem("http://app.example/cb");  // "… must be https …"
+ */
+export function redirectUriProblem(uri: string): string | null {
+  let url: URL;
+  try {
+    url = new URL(uri);
+  } catch {
+    return `${uri.slice(0, 100)} is not an absolute URL`;
+  }
+  if (url.hash !== "" || uri.includes("#")) return "a redirect URI must not carry a fragment";
+  if (url.protocol === "https:") return null;
+  if (url.protocol === "http:" && LOOPBACK_HOSTS.has(url.hostname)) return null;
+  return `${url.protocol}//${url.host} must be https (http only on 127.0.0.1, [::1] or localhost)`;
+}

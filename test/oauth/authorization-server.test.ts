@@ -62,8 +62,8 @@ describe("POST /oauth/register", () => {
     keep(confidential.client_secret);
   });
 
-  it("refuses metadata without redirect URIs, with a redirect URI carrying a fragment, or of another scheme, as invalid metadata (400), never a 500", async () => {
-    for (const metadata of [{ redirect_uris: [] }, { redirect_uris: ["https://app.example/cb#frag"] }, { redirect_uris: ["javascript:alert(1)"] }, { redirect_uris: "https://app.example/cb" }, { grant_types: ["implicit"], response_types: ["token"], redirect_uris: ["https://app.example/cb"] }]) {
+  it("refuses metadata without redirect URIs, with a redirect URI carrying a fragment, of another scheme, or http off the loopback, as invalid metadata (400), never a 500", async () => {
+    for (const metadata of [{ redirect_uris: [] }, { redirect_uris: ["http://app.example/cb"] }, { redirect_uris: ["https://ok.example/cb", "http://192.168.1.5/cb"] }, { redirect_uris: ["not a url"] }, { redirect_uris: ["https://app.example/cb#frag"] }, { redirect_uris: ["javascript:alert(1)"] }, { redirect_uris: "https://app.example/cb" }, { grant_types: ["implicit"], response_types: ["token"], redirect_uris: ["https://app.example/cb"] }]) {
       const res = await fetch(`${base}/oauth/register`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ client_name: "Bad", ...metadata }) });
       expect(res.status, JSON.stringify(metadata)).toBe(400);
       const body = (await res.json()) as { error: string };

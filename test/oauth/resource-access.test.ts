@@ -247,13 +247,14 @@ describe("clients identified by a Client ID Metadata Document", () => {
     expect(apps.find((a) => a.client_id === clientId)).toMatchObject({ name: "Metadata app", kind: "metadata_document" });
   });
 
-  it("refuses a document whose client_id is not its URL, one too large, one behind a redirect, one that is not JSON, and a redirect URI it does not list (400, never redirected)", async () => {
+  it("refuses a document whose client_id is not its URL, one too large, one behind a redirect, one that is not JSON, a redirect URI it does not list, and one listing an http redirect off the loopback (400, never redirected)", async () => {
     const cases: [string, () => void][] = [
       ["/oauth/mismatch.json", () => serve("/oauth/mismatch.json", { client_id: "https://elsewhere.example/client.json", redirect_uris: ["http://127.0.0.1:9/cimd"] })],
       ["/oauth/large.json", () => serve("/oauth/large.json", { client_id: `${metadataServer.url}/oauth/large.json`, redirect_uris: ["http://127.0.0.1:9/cimd"], client_name: "x".repeat(10_000) })],
       ["/oauth/moved.json", () => documents.set("/oauth/moved.json", (_req, res) => res.writeHead(302, { location: `${metadataServer.url}/oauth/client.json` }).end())],
       ["/oauth/garbage.json", () => serve("/oauth/garbage.json", "<html>not json</html>")],
       ["/oauth/other-redirect.json", () => serve("/oauth/other-redirect.json", { client_id: `${metadataServer.url}/oauth/other-redirect.json`, redirect_uris: ["http://127.0.0.1:9/somewhere-else"] })],
+      ["/oauth/plain-http.json", () => serve("/oauth/plain-http.json", { client_id: `${metadataServer.url}/oauth/plain-http.json`, redirect_uris: ["http://127.0.0.1:9/cimd", "http://app.example/cb"] })],
     ];
     for (const [path, setUp] of cases) {
       setUp();

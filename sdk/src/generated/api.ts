@@ -193,7 +193,7 @@ export interface paths {
         put?: never;
         /**
          * Register an app (dynamic client registration)
-         * @description RFC 7591: an app registers its metadata (`redirect_uris` required; `client_name`, `client_uri`, `logo_uri`, `grant_types` authorization_code and refresh_token, `token_endpoint_auth_method` none, client_secret_basic or client_secret_post) and gets its `client_id` (and a `client_secret` for a confidential client), answered 201. No registration access token: a registration cannot be read back or changed. Apps that can should use a Client ID Metadata Document instead (an https `client_id`; nothing to register). Limited to 20 registrations per minute per address, on top of the default rule. Errors are OAuth's (`invalid_client_metadata`, `invalid_redirect_uri`).
+         * @description RFC 7591: an app registers its metadata (`redirect_uris` required, each https or http on the loopback interface (127.0.0.1, [::1], localhost), otherwise 400 invalid_redirect_uri; `client_name`, `client_uri`, `logo_uri`, `grant_types` authorization_code and refresh_token, `token_endpoint_auth_method` none, client_secret_basic or client_secret_post) and gets its `client_id` (and a `client_secret` for a confidential client), answered 201. No registration access token: a registration cannot be read back or changed. Apps that can should use a Client ID Metadata Document instead (an https `client_id`; nothing to register). Limited to 20 registrations per minute per address, on top of the default rule. Errors are OAuth's (`invalid_client_metadata`, `invalid_redirect_uri`).
          */
         post: operations["registerOAuthClient"];
         delete?: never;
