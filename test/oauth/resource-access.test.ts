@@ -254,7 +254,7 @@ describe("clients identified by a Client ID Metadata Document", () => {
       ["/oauth/moved.json", () => documents.set("/oauth/moved.json", (_req, res) => res.writeHead(302, { location: `${metadataServer.url}/oauth/client.json` }).end())],
       ["/oauth/garbage.json", () => serve("/oauth/garbage.json", "<html>not json</html>")],
       ["/oauth/other-redirect.json", () => serve("/oauth/other-redirect.json", { client_id: `${metadataServer.url}/oauth/other-redirect.json`, redirect_uris: ["http://127.0.0.1:9/somewhere-else"] })],
-      ["/oauth/plain-http.json", () => serve("/oauth/plain-http.json", { client_id: `${metadataServer.url}/oauth/plain-http.json`, redirect_uris: ["http://127.0.0.1:9/cimd", "http://app.example/cb"] })],
+      ["/oauth/plain-http.json", () => serve("/oauth/plain-http.json", { client_id: `${metadataServer.url}/oauth/plain-http.json`, redirect_uris: ["http://127.0.0.1:9/cimd", "http://app.example/cb"], token_endpoint_auth_method: "none" })],
     ];
     for (const [path, setUp] of cases) {
       setUp();
