@@ -253,7 +253,7 @@ describe("clients identified by a Client ID Metadata Document", () => {
       ["/oauth/large.json", () => serve("/oauth/large.json", { client_id: `${metadataServer.url}/oauth/large.json`, redirect_uris: ["http://127.0.0.1:9/cimd"], client_name: "x".repeat(10_000) })],
       ["/oauth/moved.json", () => documents.set("/oauth/moved.json", (_req, res) => res.writeHead(302, { location: `${metadataServer.url}/oauth/client.json` }).end())],
       ["/oauth/garbage.json", () => serve("/oauth/garbage.json", "<html>not json</html>")],
-      ["/oauth/other-redirect.json", () => serve("/oauth/other-redirect.json", { client_id: `${metadataServer.url}/oauth/other-redirect.json`, redirect_uris: ["http://127.0.0.1:9/somewhere-else"] })],
+      ["/oauth/other-redirect.json", () => serve("/oauth/other-redirect.json", { client_id: `${metadataServer.url}/oauth/other-redirect.json`, redirect_uris: ["http://127.0.0.1:9/somewhere-else"], token_endpoint_auth_method: "none" })],
       ["/oauth/plain-http.json", () => serve("/oauth/plain-http.json", { client_id: `${metadataServer.url}/oauth/plain-http.json`, redirect_uris: ["http://127.0.0.1:9/cimd", "http://app.example/cb"], token_endpoint_auth_method: "none" })],
     ];
     for (const [path, setUp] of cases) {
@@ -261,6 +261,8 @@ describe("clients identified by a Client ID Metadata Document", () => {
       const started = await startAuthorization(base, { client_id: `${metadataServer.url}${path}`, redirect_uri: "http://127.0.0.1:9/cimd" });
       expect(started.response.status, path).toBe(400);
       expect(started.location, path).toBeNull();
+      // Refused for its own reason, not for being a confidential client without a secret.
+      expect(await started.response.text(), path).not.toMatch(/client_secret is mandatory/);
     }
   });
 
