@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createRemoteJWKSet, flattenedVerify, base64url, type JWK } from "jose";
 import { AgentCard, TaskState, canonicalizeAgentCard, verifyAgentCardSignature, type Task, type StreamResponse, type Part } from "@a2a-js/sdk";
 import { Client, ClientFactory, ClientFactoryOptions, DefaultAgentCardResolver, JsonRpcTransportFactory } from "@a2a-js/sdk/client";
-import { marketplaceAbi } from "../../src/chain/generated/marketplace.ts";
+import { marketplaceAbi } from "@agent-rental/core/marketplace";
 import { canonicalCardPayload, verifyCardSignature } from "../../src/a2a/signing.ts";
 import type { Account } from "../support/chain-actions.ts";
 import type { AgentCall } from "../support/connected-agent.ts";
