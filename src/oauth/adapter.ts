@@ -9,7 +9,9 @@
 // - Interaction and Session live minutes, for one authorization each.
 import { errors, type Adapter, type AdapterPayload } from "oidc-provider";
 import type { Tables } from "../adapters/tables/dynamo.ts";
-import { AlreadyConsumedError, consumeRecord, destroyRecord, findRecord, findSessionByUid, revokeGrantFamily, upsertRecord, type OAuthKind } from "./record.store.ts";
+import { destroyRecord, findRecord, findSessionByUid, upsertRecord, type OAuthKind } from "./record.store.ts";
+import { AlreadyConsumedError, consumeRecord } from "./token.store.ts";
+import { revokeGrantFamily } from "./grant.store.ts";
 
 /** The kinds whose records are used once. */
 const CONSUMED_ONCE = new Set<OAuthKind>(["AuthorizationCode", "RefreshToken"]);

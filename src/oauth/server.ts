@@ -12,7 +12,8 @@ import { callProvider } from "./bridge.ts";
 import { createProvider, OAUTH_LIFETIMES } from "./provider.ts";
 import { canonicalBase, knownResource, serviceResource } from "./resources.ts";
 import { OAUTH_SCOPES, OAUTH_SCOPE_WORDS, scopesOf, type OAuthScope } from "./scopes.ts";
-import { describeGrant, findRecord, getGrant, listGrantsOf, revokeGrantFamily, touchGrant, type ConnectedAppInfo } from "./record.store.ts";
+import { findRecord } from "./record.store.ts";
+import { describeGrant, getGrant, listGrantsOf, revokeGrantFamily, touchGrant, type ConnectedAppInfo } from "./grant.store.ts";
 
 /** What a valid access token says about its holder. */
 export interface OAuthAccess {
