@@ -226,6 +226,7 @@ export async function createServicesOn(options: ServicesOnOptions): Promise<Serv
     LOG_LEVEL: "silent",
     JWT_SIGNING_KEYS: JSON.stringify([generateSigningKey()]),
     CARD_SIGNING_KEYS: JSON.stringify([generateSigningKey()]),
+    OAUTH_SIGNING_KEYS: JSON.stringify([generateSigningKey()]),
     LOCAL_MASTER_KEY: randomBytes(32).toString("base64"),
     AUTHORITY_PRIVATE_KEY: deployed.authority.privateKey,
     ...options.env,

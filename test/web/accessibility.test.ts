@@ -35,7 +35,7 @@ describe("accessibility", () => {
     const nav = page.getByRole("navigation", { name: "Main" });
     const links = nav.getByRole("link");
     const names = await links.allTextContents();
-    expect(names).toEqual(["Browse", "My rentals", "Run a task", "API keys", "Creator", "Review"]);
+    expect(names).toEqual(["Browse", "My rentals", "Run a task", "API keys", "Connected apps", "Creator", "Review"]);
     for (const name of names) {
       const box = (await nav.getByRole("link", { name, exact: true }).boundingBox())!;
       expect({ name, left: box.x >= 0, right: box.x + box.width <= 375 }).toEqual({ name, left: true, right: true });
@@ -108,6 +108,19 @@ describe("accessibility", () => {
       await page.getByLabel("Label").waitFor();
       await check("new-key-dialog");
       await page.keyboard.press("Escape");
+      await page.goto(`${stack.info.dashboard_url}apps`);
+      await page.getByRole("heading", { name: "Connected apps" }).waitFor();
+      await page.getByRole("table").or(page.getByText("No connected apps")).first().waitFor();
+      await check("apps");
+      // The consent page of a real sign-in request: a registered app sends the browser here.
+      const origin = stack.info.dashboard_url.replace(/\/$/, "");
+      const registered = (await (await fetch(`${origin}/oauth/register`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ client_name: "Axe app", redirect_uris: ["http://127.0.0.1:9/cb"], token_endpoint_auth_method: "none" }) })).json()) as { client_id: string };
+      const authorize = new URL(`${origin}/oauth/authorize`);
+      for (const [k, v] of Object.entries({ response_type: "code", client_id: registered.client_id, redirect_uri: "http://127.0.0.1:9/cb", code_challenge: "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM", code_challenge_method: "S256", state: "s", scope: "tasks:run credentials:read" })) authorize.searchParams.set(k, v);
+      await page.goto(authorize.href);
+      await page.getByRole("heading", { name: /wants to use your account/ }).waitFor();
+      await page.getByTestId("consent-agents").waitFor();
+      await check("connect");
       await page.goto(`${stack.info.dashboard_url}creator`);
       await page.getByRole("button", { name: "Apply as a creator" }).waitFor();
       await check("creator");
