@@ -1,7 +1,7 @@
 // `npm start`: the whole service on this machine, on its embedded defaults. Ctrl-C (SIGINT) or
 // SIGTERM stops every part of it.
 import { z } from "zod";
-import { ConfigError } from "../src/config.ts";
+import { ConfigError, configSchema } from "../src/config.ts";
 import { startStack, StackStartError, type RunningStack } from "./stack.ts";
 
 const port = z.coerce.number().int().min(1).max(65_535);
@@ -12,6 +12,8 @@ const settingsSchema = z.object({
   AWS_EMULATOR_PORT: port.default(4566),
   LOCAL_DATA_DIR: z.string().min(1).default(".local"),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
+  // Checked by the service's own rule, so a bad list is refused before anything starts.
+  TRUSTED_PROXIES: z.string().default("").refine((text) => configSchema.shape.TRUSTED_PROXIES.safeParse(text).success, "must list IP addresses or CIDR ranges (a.b.c.d/0-32, IPv6/0-128), comma-separated"),
 });
 
 function fail(message: string): never {
@@ -35,6 +37,7 @@ try {
     dynamoPort: settings.DYNAMODB_PORT,
     awsPort: settings.AWS_EMULATOR_PORT,
     logLevel: settings.LOG_LEVEL,
+    trustedProxies: settings.TRUSTED_PROXIES,
     progress: (line) => process.stderr.write(`  · ${line}\n`),
   });
 } catch (error) {

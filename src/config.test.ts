@@ -11,6 +11,8 @@ const valid = {
   CHAIN_ID: "84532",
   MARKETPLACE_ADDRESS: "0x5FbDB2315678afecb367f032d93F642f64180aa3",
   JWT_SIGNING_KEYS: JSON.stringify([generateSigningKey()]),
+  CARD_SIGNING_KEYS: JSON.stringify([generateSigningKey()]),
+  OAUTH_SIGNING_KEYS: JSON.stringify([generateSigningKey()]),
   UPSTASH_REDIS_REST_URL: "https://eu1-example.upstash.io",
   UPSTASH_REDIS_REST_TOKEN: "token",
   KMS_KEY_ID: "alias/agent-rental",
@@ -45,10 +47,14 @@ describe("loadConfig", () => {
     expect(() => loadConfig({ ...valid, JWT_SIGNING_KEYS: "[]" })).toThrow(/JWT_SIGNING_KEYS must hold at least one key/);
   });
 
-  it("requires the authority key and the runner function in the cloud", () => {
-    const { AUTHORITY_PRIVATE_KEY: _key, RUNNER_FUNCTION_NAME: _runner, ...rest } = valid;
+  it("requires the authority key, the card signing keys, the OAuth keys and the runner function in the cloud", () => {
+    const { AUTHORITY_PRIVATE_KEY: _key, RUNNER_FUNCTION_NAME: _runner, CARD_SIGNING_KEYS: _card, OAUTH_SIGNING_KEYS: _oauth, ...rest } = valid;
+    expect(() => loadConfig(rest)).toThrow(/OAUTH_SIGNING_KEYS is required when STAGE=cloud/);
+    expect(() => loadConfig({ ...valid, OAUTH_SIGNING_KEYS: "[]" })).toThrow(/OAUTH_SIGNING_KEYS must hold at least one key/);
     expect(() => loadConfig(rest)).toThrow(/AUTHORITY_PRIVATE_KEY is required when STAGE=cloud/);
     expect(() => loadConfig(rest)).toThrow(/RUNNER_FUNCTION_NAME/);
+    expect(() => loadConfig(rest)).toThrow(/CARD_SIGNING_KEYS is required when STAGE=cloud/);
+    expect(() => loadConfig({ ...valid, CARD_SIGNING_KEYS: "[]" })).toThrow(/CARD_SIGNING_KEYS must hold at least one key/);
     expect(() => loadConfig({ ...valid, AUTHORITY_PRIVATE_KEY: "0x1234" })).toThrow(/AUTHORITY_PRIVATE_KEY must be a 0x-prefixed 32-byte hex private key/);
     const secret = `0x${"ab".repeat(31)}zz`;
     const error = (() => {

@@ -7,6 +7,10 @@ export function createSecrets() {
     // The protocol authority's key (AUTHORITY_PRIVATE_KEY): per-query settlement and the run log.
     new sst.Secret("AuthorityPrivateKey"),
     new sst.Secret("JwtSigningKeys"),
+    // A2A Agent Card signing keys (CARD_SIGNING_KEYS), apart from the JWT keys.
+    new sst.Secret("CardSigningKeys"),
+    // The OAuth authorization server's keys (OAUTH_SIGNING_KEYS), apart from the others.
+    new sst.Secret("OAuthSigningKeys"),
     new sst.Secret("UpstashRedisUrl"),
     new sst.Secret("UpstashRedisToken"),
     new sst.Secret("RpcUrl"),

@@ -10,7 +10,8 @@ import { runReceiptFields } from "../../src/execution/run-log/receipts.ts";
 import type { RunRecord } from "../../src/execution/runs/run.ts";
 import { RUN_LOG_PENDING } from "../../src/execution/runs/run.store.ts";
 import { verifyProof } from "../../src/execution/run-log/merkle.ts";
-import { createTestServices, type TestContext } from "../support/services.ts";
+import type { TestContext } from "../support/services.ts";
+import { startWorld, type World } from "../support/world.ts";
 import {
   deferred,
   expectLoggedAndVerified,
@@ -25,9 +26,11 @@ import {
 } from "./support.ts";
 
 let ctx: TestContext;
+let world: World | undefined;
 
 beforeAll(async () => {
-  ctx = await createTestServices();
+  world = await startWorld({ serve: false });
+  ctx = world.ctx;
 });
 
 const flipLast = (hex: `0x${string}`): `0x${string}` => hex.replace(/.$/, (c) => (c === "0" ? "1" : "0")) as `0x${string}`;
