@@ -371,7 +371,7 @@ export interface paths {
         };
         /**
          * Verify a rental credential
-         * @description Checks the local record and the contract for the authenticated wallet, in parallel: one live read of the contract's credentialOf (status, rental model, purchase time, expiry, balance and revocation in one eth_call). The chain's answer is returned; a local record that disagrees in any field is repaired, or removed when the chain has no credential. When the chain cannot be reached the answer is 503 service_unavailable, never the index's. status: active (valid), expired (with expired_at), low_balance (a per_query rental whose balance cannot pay for one run at the listing's current price), revoked, listing_closed, or not_found.
+         * @description Checks the local record and the contract for the authenticated wallet, in parallel: one live read of the contract's credentialOf (status, rental model, purchase time, expiry, balance and revocation in one eth_call). The chain's answer is returned; a local record that disagrees in any field is repaired, or removed when the chain has no credential. When the chain cannot be reached the answer is 503 service_unavailable, never the index's. status: active (valid), expired (with expired_at), low_balance (a per_query rental whose balance cannot pay for one run at the listing's current price, or whose withdrawal the renter requested), revoked, listing_closed, or not_found.
          */
         get: operations["verifyCredential"];
         put?: never;
@@ -1220,7 +1220,7 @@ export interface components {
         Error: {
             error: {
                 /** @enum {string} */
-                code: "unauthorized" | "invalid_api_key" | "jwt_expired" | "invalid_signature" | "credential_not_found" | "credential_expired" | "insufficient_balance" | "listing_paused" | "invalid_request" | "invalid_listing_id" | "listing_not_found" | "rate_limit_exceeded" | "internal_error" | "service_unavailable" | "not_found" | "forbidden" | "creator_not_approved" | "credential_revoked" | "listing_closed" | "rating_not_allowed" | "method_not_allowed" | "idempotency_key_reused" | "request_timeout" | "payload_too_large" | "unsupported_media_type" | "headers_too_large" | "invalid_token" | "insufficient_scope" | "request_not_found" | "request_decided" | "origin_not_allowed";
+                code: "unauthorized" | "invalid_api_key" | "jwt_expired" | "invalid_signature" | "credential_not_found" | "credential_expired" | "insufficient_balance" | "listing_paused" | "invalid_request" | "invalid_listing_id" | "listing_not_found" | "rate_limit_exceeded" | "internal_error" | "service_unavailable" | "not_found" | "forbidden" | "creator_not_approved" | "credential_revoked" | "listing_closed" | "price_not_agreed" | "rating_not_allowed" | "method_not_allowed" | "idempotency_key_reused" | "request_timeout" | "payload_too_large" | "unsupported_media_type" | "headers_too_large" | "invalid_token" | "insufficient_scope" | "request_not_found" | "request_decided" | "origin_not_allowed";
                 message: string;
                 /** @description The contract's custom error behind a refusal, decoded from the revert */
                 on_chain_error?: {
@@ -3087,7 +3087,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
-            /** @description Forbidden: credential_not_found, credential_expired, insufficient_balance, listing_paused, credential_revoked, listing_closed, insufficient_scope */
+            /** @description Forbidden: credential_not_found, credential_expired, insufficient_balance, listing_paused, credential_revoked, listing_closed, price_not_agreed, insufficient_scope */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -3100,7 +3100,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         error: {
                             /** @enum {string} */
-                            code: "credential_not_found" | "credential_expired" | "insufficient_balance" | "listing_paused" | "credential_revoked" | "listing_closed" | "insufficient_scope";
+                            code: "credential_not_found" | "credential_expired" | "insufficient_balance" | "listing_paused" | "credential_revoked" | "listing_closed" | "price_not_agreed" | "insufficient_scope";
                             /** @enum {integer} */
                             status: 403;
                         };
@@ -3207,7 +3207,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
-            /** @description Forbidden: credential_not_found, credential_expired, insufficient_balance, listing_paused, credential_revoked, listing_closed, insufficient_scope */
+            /** @description Forbidden: credential_not_found, credential_expired, insufficient_balance, listing_paused, credential_revoked, listing_closed, price_not_agreed, insufficient_scope */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -3220,7 +3220,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         error: {
                             /** @enum {string} */
-                            code: "credential_not_found" | "credential_expired" | "insufficient_balance" | "listing_paused" | "credential_revoked" | "listing_closed" | "insufficient_scope";
+                            code: "credential_not_found" | "credential_expired" | "insufficient_balance" | "listing_paused" | "credential_revoked" | "listing_closed" | "price_not_agreed" | "insufficient_scope";
                             /** @enum {integer} */
                             status: 403;
                         };
