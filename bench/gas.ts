@@ -6,15 +6,17 @@
 import { pathToFileURL } from "node:url";
 import {
   createPublicClient,
+  createTestClient,
   createWalletClient,
   http,
+  parseEther,
   keccak256,
   encodePacked,
   toHex,
   type Hex,
   type PublicClient,
 } from "viem";
-import { privateKeyToAccount } from "viem/accounts";
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { hardhat } from "viem/chains";
 import { startChain, DEV_ACCOUNTS } from "../local/chain.ts";
 import { freePort } from "../local/ports.ts";
@@ -25,6 +27,8 @@ const BASE = 21_000;
 const NEW_SLOT = 22_100;
 const CHANGED_COLD_SLOT = 5_000;
 const RUN_BATCH_SIZE = 100;
+/** Runs charged by one consumeQueries call in the batch rows. */
+const CHARGE_BATCH_SIZE = 100;
 
 export interface GasRow {
   operation: string;
@@ -39,7 +43,7 @@ export interface GasRow {
   /** Target ratio (or, for the run log, gas per run), if the issue sets one. */
   target?: number;
   met?: boolean;
-  /** For logRuns: gas per run at the batch size. */
+  /** For logRuns and consumeQueries: gas per run at the batch size. */
   perRun?: number;
 }
 
@@ -126,23 +130,33 @@ async function measure(rpcUrl: string): Promise<GasRow[]> {
   const storage3 = "new: credential; changed: listing slot 0 (escrow), protocol slot (fees)";
   row("purchaseOneTime", await run(a, "purchaseOneTime", [oneTime], price), 1, 2, storage3, 1.25);
   const thirtyDays = 2_592_000n;
-  // A subscription payment also writes the listing's vesting line (its earnings vest as the paid period
-  // elapses): a new slot at the listing's first sale, a changed one after.
-  row("purchaseSubscription", await run(a, "purchaseSubscription", [sub, thirtyDays], price), 2, 2, "new: credential, vesting line; changed: listing slot 0 (escrow), protocol slot (fees)", 1.25);
+  // A subscription payment also writes the listing's vesting (each payment vests over its own period):
+  // the vesting slot, the day its stream ends and that day's bit. At the listing's first sale all three
+  // are new; the second sale here ends on the same day (a changed day, its bit already set).
+  row(
+    "purchaseSubscription",
+    await run(a, "purchaseSubscription", [sub, thirtyDays], price),
+    4,
+    2,
+    "new: credential, vesting slot, vesting day, word of day bits; changed: listing slot 0 (escrow), protocol slot (fees)",
+    1.25,
+  );
   row(
     "purchaseSubscription (listing sold before)",
     await run(b, "purchaseSubscription", [sub, thirtyDays], price),
     1,
-    3,
-    "new: credential; changed: listing slot 0, protocol slot, vesting line",
+    4,
+    "new: credential; changed: listing slot 0, protocol slot, vesting slot, vesting day (its bit set already)",
     1.25,
   );
+  // A renewal of a running subscription vests from the day its current period ends (that day holds the
+  // current stream's end already: changed) to the renewed expiry's day (new), both bits in one word.
   row(
     "renewSubscription",
     await run(a, "renewSubscription", [sub, thirtyDays], price),
-    0,
-    4,
-    "changed: credential, listing slot 0, protocol slot, vesting line",
+    1,
+    6,
+    "new: the renewal's end day; changed: credential, listing slot 0, protocol slot, vesting slot, its start day, word of day bits",
   );
   row("purchasePerQuery", await run(a, "purchasePerQuery", [perQuery], price * 10n), 1, 0, "new: perQueryBalances record", 1.25);
   row("topUpBalance", await run(a, "topUpBalance", [perQuery], price * 10n), 0, 1, "changed: perQueryBalances record", 1.25);
@@ -162,6 +176,42 @@ async function measure(rpcUrl: string): Promise<GasRow[]> {
     "none (reads the run marker)",
   );
 
+  // consumeQueries: a batch of 100 charges as the settler sends it, with dense run references from an
+  // aligned block of 256 (one word of run marks). Two shapes: 100 renters of one listing (each renter's
+  // record paid cold once) and 100 runs of one renter (the record warm after the first charge).
+  // Their bound counts the slots a batch must write (the events, about 2,700 gas a run, are not in it).
+  const batchRow = (operation: string, m: { gasUsed: number; calldata: number }, changedSlots: number, slots: string, target: number) => {
+    const perRun = m.gasUsed / CHARGE_BATCH_SIZE;
+    const lowerBound = bound(1, changedSlots);
+    rows.push({ operation, gasUsed: m.gasUsed, lowerBound, slots, ratio: m.gasUsed / lowerBound, calldataGas: m.calldata, perRun, target, met: perRun <= target });
+  };
+  const testClient = createTestClient({ mode: "hardhat", transport });
+  const renters = await Promise.all(
+    Array.from({ length: CHARGE_BATCH_SIZE }, async () => {
+      const account = privateKeyToAccount(generatePrivateKey());
+      await testClient.setBalance({ address: account.address, value: parseEther("10") });
+      return createWalletClient({ account, chain: hardhat, transport });
+    }),
+  );
+  for (const r of renters) await run(r, "purchasePerQuery", [perQuery], price * 2n);
+  const block = 256n * 1_000n; // an aligned block of dense references
+  const charge = (buyer: `0x${string}`, ref: bigint) => ({ listingId: perQuery, buyer, runRef: toHex(ref, { size: 32 }), maxPrice: price });
+  batchRow(
+    `consumeQueries (${CHARGE_BATCH_SIZE} renters, one listing)`,
+    await run(authority, "consumeQueries", [renters.map((r, i) => charge(r.account.address, block + BigInt(i)))]),
+    CHARGE_BATCH_SIZE + 2,
+    "per charge: renter's record (cold), its QueryConsumed event; once: listing slot 0, protocol slot, a new word of run marks",
+    15_000,
+  );
+  await run(a, "topUpBalance", [perQuery], price * BigInt(CHARGE_BATCH_SIZE));
+  batchRow(
+    `consumeQueries (${CHARGE_BATCH_SIZE} runs of one renter)`,
+    await run(authority, "consumeQueries", [Array.from({ length: CHARGE_BATCH_SIZE }, (_, i) => charge(renterA.address, block + 256n + BigInt(i)))]),
+    3,
+    "per charge: its QueryConsumed event; once: the record, listing slot 0, protocol slot, a new word of run marks",
+    8_000,
+  );
+
   const logged = await run(authority, "logRuns", [keccak256(toHex("batch-0")), RUN_BATCH_SIZE]);
   const logRow: GasRow = {
     operation: `logRuns (batch of ${RUN_BATCH_SIZE})`,
@@ -179,10 +229,16 @@ async function measure(rpcUrl: string): Promise<GasRow[]> {
   row("withdrawEarnings", await run(creator, "withdrawEarnings", [oneTime, 1n]), 0, 1, "changed: listing slot 0");
   // A day passes, so part of the subscription earnings has vested.
   await client.request({ method: "evm_increaseTime", params: [86_400] } as never);
-  row("withdrawEarnings (subscription: vested share)", await run(creator, "withdrawEarnings", [sub, 1n]), 0, 1, "changed: listing slot 0 (reads the vesting line)");
+  row("withdrawEarnings (subscription: vested share)", await run(creator, "withdrawEarnings", [sub, 1n]), 0, 1, "changed: listing slot 0 (reads the vesting slot and a word of day bits)");
   await run(b, "purchasePerQuery", [perQuery], price * 2n);
   await run(creator, "revokePerQueryAccess", [perQuery, renterB.address]);
-  row("withdrawUnspentBalance", await run(b, "withdrawUnspentBalance", [perQuery]), 0, 1, "changed: perQueryBalances record");
+  row("withdrawUnspentBalance (revoked: at once)", await run(b, "withdrawUnspentBalance", [perQuery]), 0, 1, "changed: perQueryBalances record");
+  // A renter leaving after a price rise: the request (its time in a new slot), then the withdrawal.
+  await run(creator, "updateListing", [perQuery, price + 1n, uri]);
+  row("requestBalanceWithdrawal", await run(a, "requestBalanceWithdrawal", [perQuery]), 1, 1, "new: request time; changed: perQueryBalances record");
+  await client.request({ method: "evm_increaseTime", params: [3_600] } as never);
+  row("withdrawUnspentBalance (after a request)", await run(a, "withdrawUnspentBalance", [perQuery]), 0, 1, "changed: perQueryBalances record (+ reading the request time)");
+  row("closeListingAndWithdraw (one_time)", await run(creator, "closeListingAndWithdraw", [oneTime]), 0, 1, "changed: listing slot 0 (escrow and status)");
   row("withdrawFees", await run(authority, "withdrawFees", []), 0, 1, "changed: protocol slot");
   return rows;
 }

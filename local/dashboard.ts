@@ -5,7 +5,8 @@
 // - its files (web/dist: /assets/*, favicon.svg, ...) to GET and HEAD, and `/config.json`, which tells
 //   the page where the chain is (the local chain is new on every start, so it is decided at serve time).
 // Every other request goes to the API app with the connection's bindings (the socket, whose peer is the
-// client's address for rate limits): /v1, any path the API serves outside it (/.well-known/..., /a2a/...),
+// client's address for rate limits): /v1, any path the API serves outside it (/.well-known/..., /a2a/...,
+// /oauth/...),
 // unknown paths, every other method and every OPTIONS. So those are answered in the API's error
 // envelope with its rate-limit headers, and nothing the API serves is ever shadowed by a page.
 import { stat } from "node:fs/promises";
@@ -32,14 +33,14 @@ export interface DashboardSiteConfig {
 
 /** The dashboard's pages: the routes of its router (web/src/router.tsx), `:name` a path segment. A
  * test checks the router has no page missing here. */
-export const DASHBOARD_PAGES = ["/", "/listings/:id", "/rentals", "/keys", "/run", "/creator", "/review"] as const;
+export const DASHBOARD_PAGES = ["/", "/listings/:id", "/rentals", "/keys", "/apps", "/connect", "/run", "/creator", "/review"] as const;
 
 const PAGE_PATTERNS = DASHBOARD_PAGES.map((page) => new RegExp(`^${page.replace(/:[a-z]+/gi, "[^/]+")}/?$`));
 
-/** True for the API's paths, which never reach the dashboard: /v1, the A2A agents (/a2a) and the
- * well-known documents (/.well-known). */
+/** True for the API's paths, which never reach the dashboard: /v1, the A2A agents (/a2a), the
+ * well-known documents (/.well-known) and the OAuth endpoints (/oauth). */
 export function isApiPath(pathname: string): boolean {
-  return ["/v1", "/a2a", "/.well-known"].some((prefix) => pathname === prefix || pathname.startsWith(`${prefix}/`));
+  return ["/v1", "/a2a", "/.well-known", "/oauth"].some((prefix) => pathname === prefix || pathname.startsWith(`${prefix}/`));
 }
 
 /** True for a path of one of the dashboard's pages. */
@@ -93,6 +94,13 @@ export function withDashboard(api: ApiFetch, options: { distDir: string; config:
   const distDir = resolve(options.distDir);
   const built = existsSync(join(distDir, "index.html"));
   const site = new Hono();
+  // No page of the dashboard may be framed by another site (the consent page approves an app: a framed
+  // one could be clicked through), as the cloud's site answers too (stacks/web.ts).
+  site.use("*", async (c, next) => {
+    await next();
+    c.res.headers.set("X-Frame-Options", "DENY");
+    c.res.headers.set("Content-Security-Policy", "frame-ancestors 'none'");
+  });
   site.use("*", compress());
   site.get("/config.json", (c) => c.json(options.config, 200, { "Cache-Control": "no-store" }));
   if (!built) {

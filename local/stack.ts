@@ -159,6 +159,7 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
       TRUSTED_PROXIES: options.trustedProxies ?? "",
       JWT_SIGNING_KEYS: JSON.stringify(secrets.jwtSigningKeys),
       CARD_SIGNING_KEYS: JSON.stringify(secrets.cardSigningKeys),
+      OAUTH_SIGNING_KEYS: JSON.stringify(secrets.oauthSigningKeys),
       LOCAL_MASTER_KEY: secrets.masterKey,
       ALLOW_PRIVATE_AGENT_HOSTS: "true",
       AUTHORITY_PRIVATE_KEY: authority.privateKey,

@@ -12,6 +12,7 @@ const valid = {
   MARKETPLACE_ADDRESS: "0x5FbDB2315678afecb367f032d93F642f64180aa3",
   JWT_SIGNING_KEYS: JSON.stringify([generateSigningKey()]),
   CARD_SIGNING_KEYS: JSON.stringify([generateSigningKey()]),
+  OAUTH_SIGNING_KEYS: JSON.stringify([generateSigningKey()]),
   UPSTASH_REDIS_REST_URL: "https://eu1-example.upstash.io",
   UPSTASH_REDIS_REST_TOKEN: "token",
   KMS_KEY_ID: "alias/agent-rental",
@@ -46,8 +47,10 @@ describe("loadConfig", () => {
     expect(() => loadConfig({ ...valid, JWT_SIGNING_KEYS: "[]" })).toThrow(/JWT_SIGNING_KEYS must hold at least one key/);
   });
 
-  it("requires the authority key, the card signing keys and the runner function in the cloud", () => {
-    const { AUTHORITY_PRIVATE_KEY: _key, RUNNER_FUNCTION_NAME: _runner, CARD_SIGNING_KEYS: _card, ...rest } = valid;
+  it("requires the authority key, the card signing keys, the OAuth keys and the runner function in the cloud", () => {
+    const { AUTHORITY_PRIVATE_KEY: _key, RUNNER_FUNCTION_NAME: _runner, CARD_SIGNING_KEYS: _card, OAUTH_SIGNING_KEYS: _oauth, ...rest } = valid;
+    expect(() => loadConfig(rest)).toThrow(/OAUTH_SIGNING_KEYS is required when STAGE=cloud/);
+    expect(() => loadConfig({ ...valid, OAUTH_SIGNING_KEYS: "[]" })).toThrow(/OAUTH_SIGNING_KEYS must hold at least one key/);
     expect(() => loadConfig(rest)).toThrow(/AUTHORITY_PRIVATE_KEY is required when STAGE=cloud/);
     expect(() => loadConfig(rest)).toThrow(/RUNNER_FUNCTION_NAME/);
     expect(() => loadConfig(rest)).toThrow(/CARD_SIGNING_KEYS is required when STAGE=cloud/);

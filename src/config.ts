@@ -69,6 +69,11 @@ export const configSchema = z
      * JWT keys. The first signs every A2A Agent Card; all are published at /.well-known/jwks.json. A
      * secret. Without it (local tools, benchmarks) cards are served unsigned; required in the cloud. */
     CARD_SIGNING_KEYS: signingKeys.optional(),
+    /** The OAuth authorization server's keys, newest first: a JSON array of {kid, privateJwk} (EC P-256),
+     * apart from the JWT and card keys. They key its cookies (HMAC keys derived from them) and are its
+     * published key set. A secret. Without it (local tools, tests) keys are derived from the JWT keys
+     * under another label; required in the cloud. */
+    OAUTH_SIGNING_KEYS: signingKeys.optional(),
     /** The API's public base URL (the cloud's API Gateway stage URL), used where the API names itself:
      * an Agent Card's interface and key set. Default: the origin a request came to. */
     API_URL: url.optional(),
@@ -127,6 +132,17 @@ export const configSchema = z
       .transform((text) => text.split(",").map((o) => o.trim()).filter(Boolean))
       .pipe(z.array(z.union([z.literal("*"), z.string().regex(/^https?:\/\/[^/\s]+$/, "must list origins (scheme://host[:port], no path) or *")])))
       .optional(),
+    /** How often the remote MCP endpoint tells a client that asked for progress that a silent run is still
+     * working (a progress notification), in milliseconds. */
+    MCP_PROGRESS_INTERVAL_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
+    /** Browser origins allowed to send requests to the remote MCP endpoint besides the API's own and the
+     * dashboard's (Streamable HTTP's Origin check against DNS rebinding): a comma-separated list of
+     * origins. Requests without an Origin (not from a browser) are not concerned. Default: none. */
+    MCP_ALLOWED_ORIGINS: z
+      .string()
+      .default("")
+      .transform((text) => text.split(",").map((o) => o.trim()).filter(Boolean))
+      .pipe(z.array(z.string().regex(/^https?:\/\/[^/\s]+$/, "must list origins (scheme://host[:port], no path), comma-separated"))),
     /** Where the dashboard is served when it is not on the API's own origin (the cloud's static site,
      * given by stacks/api.ts): its origin is always allowed (CORS). */
     DASHBOARD_URL: url.optional(),
@@ -152,6 +168,9 @@ export const configSchema = z
     }
     if (value.STAGE === "cloud" && !value.CARD_SIGNING_KEYS) {
       ctx.addIssue({ code: "custom", path: ["CARD_SIGNING_KEYS"], message: "is required when STAGE=cloud (A2A Agent Cards are signed)" });
+    }
+    if (value.STAGE === "cloud" && !value.OAUTH_SIGNING_KEYS) {
+      ctx.addIssue({ code: "custom", path: ["OAUTH_SIGNING_KEYS"], message: "is required when STAGE=cloud (the OAuth authorization server's keys)" });
     }
     if (value.STAGE === "cloud" && !value.RUNNER_FUNCTION_NAME) {
       ctx.addIssue({ code: "custom", path: ["RUNNER_FUNCTION_NAME"], message: "is required when STAGE=cloud (each run executes in the runner function)" });

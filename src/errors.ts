@@ -28,6 +28,7 @@ const SERVICE_ERRORS = {
   creator_not_approved: 403,
   credential_revoked: 403,
   listing_closed: 403,
+  price_not_agreed: 403,
   rating_not_allowed: 403,
   feedback_not_allowed: 403,
   feedback_exists: 409,
@@ -39,6 +40,11 @@ const SERVICE_ERRORS = {
   payload_too_large: 413,
   unsupported_media_type: 415,
   headers_too_large: 431,
+  invalid_token: 401,
+  insufficient_scope: 403,
+  request_not_found: 404,
+  request_decided: 409,
+  origin_not_allowed: 403,
 } as const;
 
 /** Each code with its HTTP status: the specification's, then the service's. */
@@ -65,7 +71,7 @@ export const ERROR_MEANINGS: { readonly [C in ErrorCode]: string } = {
   invalid_signature: "A wallet signature that cannot be verified, a signature by another wallet, or a challenge that is unknown, expired, already used or not of this service's shape. Ask for a new challenge and sign it.",
   credential_not_found: "The wallet holds no rental of this listing. Rent it on-chain first. Carries `on_chain_error` (`CredentialNotFound`).",
   credential_expired: "The wallet's subscription has passed its expiry. Renew it on-chain (`renewSubscription`). No `on_chain_error`: the contract reports expiry as a status, not an error.",
-  insufficient_balance: "The per-task balance cannot pay for one run at the listing's current price. Top it up on-chain (`topUpBalance`). Carries `on_chain_error` (`InsufficientBalance`).",
+  insufficient_balance: "The per-task balance cannot pay for one run at the listing's current price, or its withdrawal was requested on-chain (`requestBalanceWithdrawal`: no new run is admitted on a balance that is leaving). Top it up on-chain (`topUpBalance`): a top-up also cancels a pending withdrawal. Carries `on_chain_error` (`InsufficientBalance`).",
   listing_paused: "The creator has paused the listing: no runs until it is resumed. The credential stays valid.",
   invalid_request: "Malformed JSON, or a field, parameter or header that is missing, of the wrong type, out of range, or unknown where unknown fields are refused. The message names each one.",
   invalid_listing_id: "An agent or listing id of the wrong shape: neither `<name>-<8 hex>`, `lst_<64 hex>` nor `0x<64 hex>`.",
@@ -78,6 +84,7 @@ export const ERROR_MEANINGS: { readonly [C in ErrorCode]: string } = {
   creator_not_approved: "`POST /v1/agents` by a wallet whose creator application is not approved (beta). The message says what to do.",
   credential_revoked: "The creator revoked the wallet's rental. An unspent per-task balance can be withdrawn on-chain. Carries `on_chain_error` (`CredentialRevoked`).",
   listing_closed: "The listing was closed for good; every credential on it is invalid. Carries `on_chain_error` (`ListingNotActive`).",
+  price_not_agreed: "The listing's per-task price is above the price the renter's balance was deposited at: the creator raised it since. The message names both prices. Top up on-chain at the current price (`topUpBalance`) to agree to it, or take the balance back (`requestBalanceWithdrawal`, then `withdrawUnspentBalance`). No `on_chain_error`: the contract would charge no more than the deposit price.",
   rating_not_allowed: "A rating by a wallet without a completed run of the listing, or by the listing's own creator.",
   feedback_not_allowed: "On-chain feedback (`POST /v1/runs/{run_id}/feedback`) for a run that did not complete (only a completed run is rated), or by the wallet that owns or operates the listing's ERC-8004 agent (the Reputation Registry refuses self-feedback).",
   feedback_exists: "The run already has feedback on-chain that counts (one per run). Revoke it on-chain (`revokeFeedback`) to take it back; a second one would never count.",
@@ -89,6 +96,11 @@ export const ERROR_MEANINGS: { readonly [C in ErrorCode]: string } = {
   payload_too_large: "A request body over the limit (1 MiB by default; a manifest 64 KB). Larger task inputs go through `POST /v1/inputs`.",
   unsupported_media_type: "A request body whose `Content-Type` is not JSON.",
   headers_too_large: "Request headers over 16 KB. The connection is closed.",
+  invalid_token: "An OAuth access token that is unknown, expired (one hour after it was issued), revoked (its app was removed from Connected apps, or its refresh token was reused), or issued for another resource than the one called. The app signs in again; the `WWW-Authenticate` header names the resource's metadata.",
+  insufficient_scope: "An OAuth access token without the scope the route needs, or one used on a route no OAuth token may call (API keys, ratings, creators, agents, reviews, connected apps). The `WWW-Authenticate` header names the scope needed, where there is one.",
+  request_not_found: "An OAuth sign-in request that does not exist or has expired (ten minutes after the app started it). Start again from the app.",
+  request_decided: "An OAuth sign-in request that was already approved or denied. Start again from the app.",
+  origin_not_allowed: "A request to the remote MCP endpoint from a browser page of another origin (its `Origin` is not the API's, the dashboard's or one of `MCP_ALLOWED_ORIGINS`), or, on a local stack, one whose `Host` is not the machine's own (DNS rebinding). Refused before authentication; nothing ran.",
 };
 
 /** The contract custom error behind a refusal, decoded from revert data. */

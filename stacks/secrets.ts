@@ -9,6 +9,8 @@ export function createSecrets() {
     new sst.Secret("JwtSigningKeys"),
     // A2A Agent Card signing keys (CARD_SIGNING_KEYS), apart from the JWT keys.
     new sst.Secret("CardSigningKeys"),
+    // The OAuth authorization server's keys (OAUTH_SIGNING_KEYS), apart from the others.
+    new sst.Secret("OAuthSigningKeys"),
     new sst.Secret("UpstashRedisUrl"),
     new sst.Secret("UpstashRedisToken"),
     new sst.Secret("RpcUrl"),

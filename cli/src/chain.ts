@@ -12,6 +12,7 @@ import {
   InsufficientFundsError,
   http,
   type Abi,
+  parseEventLogs,
   type Address,
   type Chain,
   type Hex,
@@ -42,7 +43,10 @@ const CONTRACT_ERRORS: Record<string, string> = {
   InvalidDuration: "the duration must be 30d, 90d or 365d",
   DepositTooLow: "the deposit must cover at least one run",
   ProtocolPaused: "the protocol is paused",
-  EscrowNotEmpty: "a renter's paid subscription period has not elapsed yet; the listing can be closed once every paid period has ended",
+  EscrowNotEmpty: "the listing's escrow holds funds: a listing closes once its escrow is empty (withdraw the earnings first, or close with --withdraw), and a subscription listing's escrow empties only once every period its renters paid for has vested",
+  ExpiryTooLate: "a renewal may pay at most 395 days ahead: renew again when less of the current period is left",
+  BalanceTooLarge: "the per-task balance would pass the largest the contract holds (2^96 - 1 wei)",
+  WithdrawalNotReady: "the unspent balance is withdrawable only an hour after the withdrawal was requested (runs admitted before may still be charged)",
   NothingToWithdraw: "there is nothing to withdraw",
   IncorrectPayment: "the ETH sent differs from the amount due",
   TransferFailed: "the ETH transfer failed",
@@ -100,6 +104,11 @@ export async function readListing(target: ChainTarget, onChainId: Hex): Promise<
   return { price, escrow, rentalModel: rentalModelOf(accessType), status: CHAIN_LISTING_STATUSES[status] ?? "none", creator, createdAt, metadataUri };
 }
 
+/** What the creator may withdraw now: the escrow less a subscription listing's earnings not vested yet. */
+export async function withdrawableEarnings(target: ChainTarget, onChainId: Hex): Promise<bigint> {
+  return guard(() => target.client.readContract({ address: target.marketplace, abi: marketplaceAbi, functionName: "withdrawableEarnings", args: [onChainId] }));
+}
+
 export async function subscriptionPrice(target: ChainTarget, onChainId: Hex, seconds: bigint): Promise<bigint> {
   return guard(() => target.client.readContract({ address: target.marketplace, abi: marketplaceAbi, functionName: "subscriptionPrice", args: [onChainId, seconds] }));
 }
@@ -117,6 +126,8 @@ export interface SentTransaction {
   gasUsed: bigint;
   /** The function's return value, from the simulation (createListing returns the listing id). */
   result: unknown;
+  /** The receipt's logs: what the transaction did, exactly (the simulation ran on an earlier state). */
+  logs: Log[];
 }
 
 /** A write to a contract: where, its ABI, the function, its arguments, and the contract's name for errors. */
@@ -147,6 +158,11 @@ export async function sendContractTransaction(target: ChainTarget, account: Priv
     if (receipt.status !== "success") throw new CliError(`${call.functionName} reverted in transaction ${hash}.`, EXIT.access, "transaction_reverted");
     return { hash, blockNumber: receipt.blockNumber, gasUsed: receipt.gasUsed, result: result as unknown, logs: receipt.logs };
   }, call.contract);
+}
+
+/** The earnings a transaction paid to the creator, from its EarningsWithdrawn events (0 when none). */
+export function earningsWithdrawn(logs: Log[]): bigint {
+  return parseEventLogs({ abi: marketplaceAbi, eventName: "EarningsWithdrawn", logs }).reduce((sum, log) => sum + log.args.amount, 0n);
 }
 
 /** Maps viem failures: a contract refusal (exit 4, named), not enough ETH (4), an unreachable RPC (8). */

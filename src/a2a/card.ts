@@ -14,6 +14,9 @@ import { getChainListing } from "../listings/chain-listing.store.ts";
 import { loadListing, type Listing } from "../listings/catalogue.ts";
 import { knownAgent, type AgentMetadata } from "../mcp/agent-tools.ts";
 import { processCache } from "../cache.ts";
+import { OAUTH_ROUTES } from "../oauth/provider.ts";
+import { AUTHORIZATION_SERVER_METADATA_PATH } from "../oauth/resources.ts";
+import { OAUTH_SCOPE_WORDS } from "../oauth/scopes.ts";
 
 /** The A2A protocol versions the endpoint speaks: v1.0, and v0.3's method names and shapes. */
 export const A2A_VERSIONS = ["1.0", "0.3"] as const;
@@ -43,6 +46,9 @@ export interface ServedCard {
   json: string;
   etag: string;
 }
+
+const OAUTH_HELP =
+  "OAuth 2.1 authorization code with PKCE (S256), the person approving in the service's dashboard with their wallet. Register by RFC 7591 or use a Client ID Metadata Document; ask for the resource {api} (every agent) or {api}/a2a/{agent_id} (this one). The token runs the agents the person rents, paid from their rentals.";
 
 const BEARER_HELP =
   "Send Authorization: Bearer <token> on every request. The token is an API key (created in the dashboard, or POST /v1/keys) or a wallet-signature JWT (GET /v1/auth/challenge, sign it, POST /v1/auth/token). The wallet must hold a rental of the listing, bought on-chain.";
@@ -111,9 +117,20 @@ export function buildAgentCard(options: { listing: Listing; agentId: string; pri
     securitySchemes: {
       apiKey: { scheme: { $case: "httpAuthSecurityScheme", value: { scheme: "Bearer", bearerFormat: "API key", description: BEARER_HELP } } },
       walletJwt: { scheme: { $case: "httpAuthSecurityScheme", value: { scheme: "Bearer", bearerFormat: "JWT", description: BEARER_HELP } } },
+      // An agent acting for a person signs in with OAuth, the person approving in the dashboard.
+      oauth: {
+        scheme: {
+          $case: "oauth2SecurityScheme",
+          value: {
+            description: OAUTH_HELP,
+            flows: { flow: { $case: "authorizationCode", value: { authorizationUrl: `${apiBase}${OAUTH_ROUTES.authorization}`, tokenUrl: `${apiBase}${OAUTH_ROUTES.token}`, refreshUrl: `${apiBase}${OAUTH_ROUTES.token}`, scopes: { "tasks:run": OAUTH_SCOPE_WORDS["tasks:run"] }, pkceRequired: true } } },
+            oauth2MetadataUrl: `${apiBase}${AUTHORIZATION_SERVER_METADATA_PATH}`,
+          },
+        },
+      },
     },
-    // Either credential: each requirement names one scheme, with no scopes.
-    securityRequirements: [{ schemes: { apiKey: { list: [] } } }, { schemes: { walletJwt: { list: [] } } }],
+    // Any one credential: each requirement names one scheme (OAuth with the tasks:run scope).
+    securityRequirements: [{ schemes: { apiKey: { list: [] } } }, { schemes: { walletJwt: { list: [] } } }, { schemes: { oauth: { list: ["tasks:run"] } } }],
     defaultInputModes: ["text/plain", "application/json"],
     defaultOutputModes: outputModes,
     skills: [skill],

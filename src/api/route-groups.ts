@@ -10,8 +10,9 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { createMiddleware } from "hono/factory";
 import type { AppEnv } from "./env.ts";
-import { authenticate } from "./middleware/authenticate.ts";
-import { jsonBody } from "./middleware/json-body.ts";
+import { authenticateFor } from "./middleware/authenticate.ts";
+import { formBody, jsonBody } from "./middleware/json-body.ts";
+import { checkOrigin } from "./middleware/origin.ts";
 import { rateLimit } from "./middleware/rate-limit.ts";
 import { declarationOf, type Access } from "./route.ts";
 
@@ -39,7 +40,13 @@ export function routeGroup(access: Access): OpenAPIHono<AppEnv> {
     if (declared.access !== access) {
       throw new Error(`${declared.method} ${declared.path} declares access "${declared.access}" but is registered with the ${access === "public" ? "public" : "authenticated"} routes`);
     }
-    const middleware = [...(declared.errorFormat === "jsonrpc" ? [speaksJsonRpc] : []), ...(access === "bearer" ? [authenticate] : []), rateLimit(declared.rateLimit), jsonBody];
+    const middleware = [
+      ...(declared.checksOrigin ? [checkOrigin] : []),
+      ...(declared.errorFormat === "jsonrpc" ? [speaksJsonRpc] : []),
+      ...(access === "bearer" ? [authenticateFor(declared)] : []),
+      rateLimit(declared.rateLimit),
+      declared.bodyFormat === "form" ? formBody : jsonBody,
+    ];
     return register({ ...route, middleware }, handler, hook);
   }) as typeof register;
   return group;

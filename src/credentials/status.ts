@@ -1,4 +1,4 @@
-// A credential's status from the index, in the words the API reports (src/vocabulary.ts): a revoked
+// A credential's status from the index, in the words the API reports (@agent-rental/core/vocabulary): a revoked
 // credential reports `revoked` and one on a closed listing `listing_closed` (both invalid). The chain's
 // own `credentialStatus` view uses the same words.
 import type { CredentialStatus } from "@agent-rental/core/vocabulary";
@@ -9,9 +9,12 @@ import type { ChainListingRecord } from "../listings/chain-listing.ts";
 export function statusOf(record: CredentialRecord, listing: ChainListingRecord | undefined, nowSeconds: number): CredentialStatus {
   if (listing?.status === "closed") return "listing_closed";
   if (record.revoked) return "revoked";
-  // A per-task balance below one run at the listing's current price cannot run: the contract reports it
-  // LowBalance (invalid) too.
-  if (record.rental_model === "per_query") return BigInt(record.balance_wei ?? "0") < BigInt(listing?.price_wei ?? "1") ? "low_balance" : "active";
+  // A per-task balance below one run at the listing's current price cannot run, nor can one whose
+  // withdrawal was requested: the contract reports both LowBalance (invalid) too.
+  if (record.rental_model === "per_query") {
+    if (record.withdrawal_requested) return "low_balance";
+    return BigInt(record.balance_wei ?? "0") < BigInt(listing?.price_wei ?? "1") ? "low_balance" : "active";
+  }
   if (record.rental_model === "subscription" && (record.expires_at ?? 0) <= nowSeconds) return "expired";
   return "active";
 }

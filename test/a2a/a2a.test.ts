@@ -147,8 +147,12 @@ describe("GET /a2a/{agent_id}/.well-known/agent-card.json", () => {
       capabilities: { streaming: true, pushNotifications: false, extendedAgentCard: false },
       defaultInputModes: ["text/plain", "application/json"],
       defaultOutputModes: ["application/json"],
-      securitySchemes: { apiKey: { httpAuthSecurityScheme: { scheme: "Bearer", bearerFormat: "API key" } }, walletJwt: { httpAuthSecurityScheme: { scheme: "Bearer", bearerFormat: "JWT" } } },
-      securityRequirements: [{ schemes: { apiKey: {} } }, { schemes: { walletJwt: {} } }],
+      securitySchemes: {
+        apiKey: { httpAuthSecurityScheme: { scheme: "Bearer", bearerFormat: "API key" } },
+        walletJwt: { httpAuthSecurityScheme: { scheme: "Bearer", bearerFormat: "JWT" } },
+        oauth: { oauth2SecurityScheme: { flows: { authorizationCode: { authorizationUrl: `${world.url}/oauth/authorize`, tokenUrl: `${world.url}/oauth/token`, pkceRequired: true } }, oauth2MetadataUrl: `${world.url}/.well-known/oauth-authorization-server` } },
+      },
+      securityRequirements: [{ schemes: { apiKey: {} } }, { schemes: { walletJwt: {} } }, { schemes: { oauth: { list: ["tasks:run"] } } }],
       provider: { organization: expect.any(String), url: `${world.url}/listings/${summarizer.listing_id}` },
       documentationUrl: `${world.url}/v1/metadata/${summarizer.metadata_uri.replace("ipfs://", "")}`,
     });

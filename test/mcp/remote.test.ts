@@ -175,7 +175,7 @@ describe("money", () => {
 });
 
 describe("bad input: the protocol's own error or a tool error, never a 5xx, nothing charged", () => {
-  it("arguments that fail the agent's schema, unknown arguments, a missing task and an unknown tool are tool errors; no run starts", async () => {
+  it("arguments that fail the agent's schema, unknown arguments and a missing task are tool errors, an unknown tool the protocol's -32602; no run starts", async () => {
     const before = { balance: await balanceOf(summarizer), deliveries: deliveries().length };
     const cases: [string, Record<string, unknown>, RegExp][] = [
       ["remote_summarizer", { task: "x" }, /^Error invalid_input: .*must have required property 'text'/],
@@ -183,13 +183,14 @@ describe("bad input: the protocol's own error or a tool error, never a 5xx, noth
       ["remote_summarizer", { task: "x", text: "y", agent_id: unrented.agent_id }, /^Error invalid_tool_arguments: Unknown argument: agent_id/],
       ["remote_summarizer", { text: "y" }, /^Error invalid_tool_arguments: task is required/],
       ["run_agent", { agent_id: summarizer.agent_id }, /task is required/],
-      ["no_such_tool", { task: "x" }, /^Error tool_not_found: Tool no_such_tool not found/],
     ];
     for (const [name, args, message] of cases) {
       const result = (await mcp.callTool({ name, arguments: args })) as CallToolResult;
       expect(result.isError, `${name} ${JSON.stringify(args)}`).toBe(true);
       expect(textOf(result)).toMatch(message);
     }
+    // MCP 2025-11-25: an unknown tool is a protocol error, not a tool result.
+    await expect(mcp.callTool({ name: "no_such_tool", arguments: { task: "x" } })).rejects.toMatchObject({ code: -32602, message: expect.stringMatching(/Unknown tool: no_such_tool/) });
     expect(deliveries().length).toBe(before.deliveries);
     expect(await balanceOf(summarizer)).toBe(before.balance);
   });

@@ -228,6 +228,7 @@ export function rateLimit(declared: RouteRateLimit, options: RateLimitOptions = 
   const limiterOf = options.limiter ?? servicesLimiter;
   return createMiddleware<AppEnv>(async (c, next) => {
     await enforceRule(c, limiterOf(c), keyOf(c), rule, declared.failMode);
+    if (declared.rule === "oauth") await enforceRule(c, limiterOf(c), `oauth:${keyOf(c)}`, RATE_RULES.oauth, declared.failMode);
     if (declared.rule === "execution") {
       c.set("limitExecution", async (listingId, perListingLimit) => {
         await enforceRule(c, limiterOf(c), executionKey(listingId, c.get("principal").wallet), executionRule(perListingLimit), declared.failMode);

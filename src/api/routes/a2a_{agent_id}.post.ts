@@ -37,6 +37,7 @@ export const route = defineRoute({
   operationId: "callA2aAgent",
   tag: "A2A",
   access: "bearer",
+  oauthScope: "tasks:run",
   rateLimit: { rule: "execution", failMode: "closed" }, // a message is a run: it spends balance, compute and gas
   errorFormat: "jsonrpc",
   summary: "A2A endpoint of an agent (JSON-RPC)",

@@ -18,6 +18,7 @@ export const route = defineRoute({
   operationId: "executeTask",
   tag: "Execution",
   access: "bearer",
+  oauthScope: "tasks:run",
   rateLimit: { rule: "execution", failMode: "closed" }, // a run spends the renter's balance, our compute and consumeQuery gas
   summary: "Run a task",
   description:

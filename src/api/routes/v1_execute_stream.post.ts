@@ -28,6 +28,7 @@ export const route = defineRoute({
   operationId: "streamTask",
   tag: "Execution",
   access: "bearer",
+  oauthScope: "tasks:run",
   rateLimit: { rule: "execution", failMode: "closed" }, // a run spends the renter's balance, our compute and consumeQuery gas
   summary: "Run a task, streamed",
   description:

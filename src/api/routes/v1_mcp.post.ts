@@ -6,6 +6,8 @@
 // through the same admission and execution as POST /v1/execute; while it runs, a client that sent a
 // progressToken receives the output as progress notifications. Every refusal is a tool error with the
 // API's code and the request id. GET and DELETE are not offered (v1_mcp.get.ts, v1_mcp.delete.ts).
+// While a run is silent the client that asked for progress gets a heartbeat every
+// MCP_PROGRESS_INTERVAL_MS, so a run longer than its patience is still answered.
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import type { AppEnv } from "../env.ts";
@@ -42,6 +44,8 @@ export const route = defineRoute({
   operationId: "callMcp",
   tag: "Execution",
   access: "bearer",
+  oauthScope: "tasks:run",
+  checksOrigin: true,
   rateLimit: { rule: "execution", failMode: "closed" }, // a tool call is a run: it spends balance, compute and gas
   summary: "Remote MCP endpoint (Streamable HTTP)",
   description:
@@ -108,6 +112,13 @@ export function register(app: OpenAPIHono<AppEnv>): void {
         c.set("runId", admitted.admission.run.run_id);
         let offset = 0;
         const progress = call.progress;
+        // While the agent works without a word, a heartbeat keeps a client that resets its timeout on
+        // progress waiting (runs may take minutes; clients give up after one by default). Progress must
+        // grow with every notification: a heartbeat adds a thousandth, so its whole part stays the
+        // characters produced (a run's 300 s at most never reach a thousand beats).
+        let beats = 0;
+        const heartbeat = progress ? setInterval(() => progress(offset + ++beats / 1000, "working"), services.config.MCP_PROGRESS_INTERVAL_MS) : undefined;
+        heartbeat?.unref();
         const { response, settlementPending } = await performRun(services, admitted.admission, {
           stream: progress !== undefined,
           ...(progress
@@ -115,11 +126,12 @@ export function register(app: OpenAPIHono<AppEnv>): void {
                 onDelta: (delta: string) => {
                   if (delta === "") return;
                   offset += delta.length;
+                  beats = 0;
                   progress(offset, delta);
                 },
               }
             : {}),
-        });
+        }).finally(() => clearInterval(heartbeat));
         if (settlementPending) {
           // Not a 503: a client that retried would run (and pay for) the task again. The run is done; its
           // output is withheld until the charge lands, as POST /v1/execute answers it.

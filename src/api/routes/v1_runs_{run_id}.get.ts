@@ -15,6 +15,7 @@ export const route = defineRoute({
   operationId: "getRun",
   tag: "Runs",
   access: "bearer",
+  oauthScope: "tasks:run",
   rateLimit: { rule: "default", failMode: "open" },
   summary: "Get a run",
   description:

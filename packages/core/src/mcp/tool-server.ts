@@ -3,10 +3,11 @@
 // Tools: the generic `run_agent` (agent_id, task, input?) and one per rented agent whose input schema
 // is the agent's own (plus task) and whose output schema is the agent's (structuredContent in the
 // result). Every refusal, failed run and bad argument is a tool error (isError) naming the code and the
-// request id; an unknown tool too, so a model reads what happened. Built on the SDK's low-level Server:
+// request id, so a model reads what happened; an unknown tool is the protocol's error (JSON-RPC -32602),
+// as MCP 2025-11-25 has it: the tool list, not the arguments, is what is wrong. Built on the SDK's low-level Server:
 // McpServer takes only zod schemas, and these schemas are JSON Schema documents registered by creators.
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Tool } from "@modelcontextprotocol/sdk/types.js";
+import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult, type Tool } from "@modelcontextprotocol/sdk/types.js";
 import {
   AGENT_TOOL_DESCRIPTION,
   AGENT_TOOL_NAME,
@@ -110,12 +111,16 @@ export function createAgentToolServer(host: AgentToolHost): Server {
     const args = request.params.arguments ?? {};
     let call: AgentToolArguments;
     let entry: AgentToolEntry | undefined;
+    let known = true;
     try {
       if (host.generic && name === AGENT_TOOL_NAME) {
         call = parseAgentToolArguments(args);
       } else {
         entry = (await host.tools(extra.signal)).find((tool) => tool.name === name);
-        if (!entry) return toolError({ code: "tool_not_found", message: `Tool ${name} not found: list the tools again (a rental may have ended).` });
+        if (!entry) {
+          known = false;
+          throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}. List the tools again (a rental may have ended).`);
+        }
         const parsed = agentCallOf(entry.schemas, args);
         if (!parsed.ok) throw new AgentToolInputError(parsed.message);
         const mismatch = host.validateInput?.(entry, parsed.input);
@@ -123,6 +128,7 @@ export function createAgentToolServer(host: AgentToolHost): Server {
         call = { agent_id: entry.agent_id, task: parsed.task, ...(parsed.input === undefined ? {} : { input: parsed.input }) };
       }
     } catch (error) {
+      if (!known) throw error;
       if (error instanceof AgentToolInputError) return toolError({ code: error.code, message: error.message });
       return toolError(host.describeError(error));
     }
