@@ -28,6 +28,8 @@ import type { Metrics } from "./adapters/metrics/port.ts";
 import { createMemoryMetrics } from "./adapters/metrics/memory.ts";
 import { createEmfMetrics } from "./adapters/metrics/emf.ts";
 import { observedFetch } from "./observability/chain-calls.ts";
+import { CHARGE_REF_BLOCK, createChargeRefs, type ChargeRefs } from "./execution/money/charge-refs.ts";
+import { claimChargeRefBlock } from "./execution/money/charge-refs.store.ts";
 
 export interface Services {
   config: Config;
@@ -43,6 +45,8 @@ export interface Services {
   rateLimiter: RateLimiter;
   keys: KeyWrapper;
   catalogue: Catalogue;
+  /** This process's dense charge references for per-query runs (blocks of 256 from one counter). */
+  chargeRefs: ChargeRefs;
   /** The protocol authority's signer (settlement, run log); null when no key is configured. */
   authority: AuthoritySigner | null;
   /** The one way out for connected-agent webhooks (agent runtimes build their own from `egressRules`). */
@@ -95,6 +99,7 @@ export function createServices(config: Config, overrides: Partial<Services> = {}
         ? createUpstashRateLimiter({ url: config.UPSTASH_REDIS_REST_URL, token: config.UPSTASH_REDIS_REST_TOKEN!, prefix: `${config.SERVICE_NAME}:rl` })
         : createMemoryRateLimiter()),
     catalogue: overrides.catalogue ?? createCatalogue(tables, { refreshMs: config.CATALOGUE_REFRESH_MS }),
+    chargeRefs: overrides.chargeRefs ?? createChargeRefs(() => claimChargeRefBlock(tables, CHARGE_REF_BLOCK)),
     keys:
       overrides.keys ??
       (config.KMS_KEY_ID ? createKmsKeyWrapper({ keyId: config.KMS_KEY_ID, region: config.AWS_REGION }) : createLocalKeyWrapper(config.LOCAL_MASTER_KEY!)),
