@@ -6,15 +6,17 @@
 import { pathToFileURL } from "node:url";
 import {
   createPublicClient,
+  createTestClient,
   createWalletClient,
   http,
+  parseEther,
   keccak256,
   encodePacked,
   toHex,
   type Hex,
   type PublicClient,
 } from "viem";
-import { privateKeyToAccount } from "viem/accounts";
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { hardhat } from "viem/chains";
 import { startChain, DEV_ACCOUNTS } from "../local/chain.ts";
 import { freePort } from "../local/ports.ts";
@@ -25,6 +27,8 @@ const BASE = 21_000;
 const NEW_SLOT = 22_100;
 const CHANGED_COLD_SLOT = 5_000;
 const RUN_BATCH_SIZE = 100;
+/** Runs charged by one consumeQueries call in the batch rows. */
+const CHARGE_BATCH_SIZE = 100;
 
 export interface GasRow {
   operation: string;
@@ -39,7 +43,7 @@ export interface GasRow {
   /** Target ratio (or, for the run log, gas per run), if the issue sets one. */
   target?: number;
   met?: boolean;
-  /** For logRuns: gas per run at the batch size. */
+  /** For logRuns and consumeQueries: gas per run at the batch size. */
   perRun?: number;
 }
 
@@ -160,6 +164,38 @@ async function measure(rpcUrl: string): Promise<GasRow[]> {
     0,
     0,
     "none (reads the run marker)",
+  );
+
+  // consumeQueries: a batch of 100 charges as the settler sends it, with dense run references from an
+  // aligned block of 256 (one word of run marks). Two shapes: 100 renters of one listing (each renter's
+  // record paid cold once) and 100 runs of one renter (the record warm after the first charge).
+  const batchRow = (operation: string, m: { gasUsed: number; calldata: number }, slots: string, target: number) => {
+    const perRun = m.gasUsed / CHARGE_BATCH_SIZE;
+    rows.push({ operation, gasUsed: m.gasUsed, lowerBound: bound(1, 0), slots, ratio: m.gasUsed / bound(1, 0), calldataGas: m.calldata, perRun, target, met: perRun <= target });
+  };
+  const testClient = createTestClient({ mode: "hardhat", transport });
+  const renters = await Promise.all(
+    Array.from({ length: CHARGE_BATCH_SIZE }, async () => {
+      const account = privateKeyToAccount(generatePrivateKey());
+      await testClient.setBalance({ address: account.address, value: parseEther("10") });
+      return createWalletClient({ account, chain: hardhat, transport });
+    }),
+  );
+  for (const r of renters) await run(r, "purchasePerQuery", [perQuery], price * 2n);
+  const block = 256n * 1_000n; // an aligned block of dense references
+  const charge = (buyer: `0x${string}`, ref: bigint) => ({ listingId: perQuery, buyer, runRef: toHex(ref, { size: 32 }), maxPrice: price });
+  batchRow(
+    `consumeQueries (${CHARGE_BATCH_SIZE} renters, one listing)`,
+    await run(authority, "consumeQueries", [renters.map((r, i) => charge(r.account.address, block + BigInt(i)))]),
+    "per charge: renter's record (cold), its QueryConsumed event; once: listing slot 0, protocol slot, a new word of run marks",
+    15_000,
+  );
+  await run(a, "topUpBalance", [perQuery], price * BigInt(CHARGE_BATCH_SIZE));
+  batchRow(
+    `consumeQueries (${CHARGE_BATCH_SIZE} runs of one renter)`,
+    await run(authority, "consumeQueries", [Array.from({ length: CHARGE_BATCH_SIZE }, (_, i) => charge(renterA.address, block + 256n + BigInt(i)))]),
+    "per charge: its QueryConsumed event; once: the record, listing slot 0, protocol slot, a new word of run marks",
+    8_000,
   );
 
   const logged = await run(authority, "logRuns", [keccak256(toHex("batch-0")), RUN_BATCH_SIZE]);

@@ -72,6 +72,41 @@ contract Marketplace {
         uint64 durationMs;
     }
 
+    /// @notice One run's charge in a consumeQueries batch: the arguments consumeQuery takes.
+    // Calldata only: the field order is the ABI the settler encodes, so packing does not apply.
+    // solhint-disable-next-line gas-struct-packing
+    struct Charge {
+        bytes32 listingId;
+        address buyer;
+        bytes32 runRef;
+        uint256 maxPrice;
+    }
+
+    /// @dev What a charge call holds in memory and writes once at its end (_settleTab): the listing and
+    /// the renter's record the last charge read, the escrow and fees added since. A batch of one
+    /// renter's runs thus reads and writes each slot once, not once per run.
+    // Memory only: every field takes a word there whatever its type, so packing does not apply.
+    // solhint-disable-next-line gas-struct-packing
+    struct Tab {
+        bytes32 listingId;
+        uint256 price;
+        ListingStatus status;
+        AccessType accessType;
+        uint256 escrowAdded;
+        address buyer;
+        bool recordLoaded;
+        uint40 purchasedAt;
+        bool isRevoked;
+        uint256 balance;
+        bool balanceChanged;
+        uint256 feeBasisPoints;
+        uint256 feesAdded;
+        uint256 marksWord;
+        uint256 marks;
+        bool marksLoaded;
+        bool marksChanged;
+    }
+
     /// @notice A one_time or subscription rental credential; exactly one storage slot.
     /// `buyer` is nonzero iff the credential exists. `expiresAt` is 0 for one_time; a subscription is
     /// valid while `block.timestamp < expiresAt`.
@@ -272,6 +307,14 @@ contract Marketplace {
         uint256 fee,
         uint256 newBalance
     );
+    /// @notice A charge of a consumeQueries batch was refused; the rest of the batch went on. Nothing was
+    /// debited and the run is not marked charged (a later batch may charge it).
+    /// @param listingId The listing.
+    /// @param buyer The renter.
+    /// @param runRef The run whose charge was refused.
+    /// @param reason The selector of the custom error consumeQuery would have reverted with
+    /// (e.g. `InsufficientBalance.selector`).
+    event QueryRefused(bytes32 indexed listingId, address indexed buyer, bytes32 indexed runRef, bytes4 reason);
     /// @notice The creator revoked a renter's access.
     /// @param listingId The listing.
     /// @param buyer The renter.
@@ -332,6 +375,13 @@ contract Marketplace {
     uint256 public constant MAX_METADATA_URI_LENGTH = 200;
     /// @notice The subscription price period: a subscription `price` buys 30 days.
     uint256 public constant SUBSCRIPTION_PERIOD = 30 days;
+    /// @notice Run references below this value are dense: marked in the `chargedRuns` bitmap (256 runs
+    /// per storage word); larger ones (hashes) are marked in `consumedRuns`.
+    uint256 public constant DENSE_RUN_REFS = 1 << 64;
+    /// @dev What _charge returns for a run it charged (no custom error has this selector).
+    bytes4 private constant CHARGED = 0xffffffff;
+    /// @dev A Tab's fee rate before the first charge reads it (no fee rate has this value).
+    uint256 private constant FEE_NOT_READ = type(uint256).max;
 
     /*//////////////////////////////////////////////////////////////
                                 STORAGE
@@ -361,8 +411,11 @@ contract Marketplace {
     mapping(bytes32 listingId => mapping(address buyer => AccessCredential credential)) public credentials;
     /// @notice per_query balances by listing id and buyer.
     mapping(bytes32 listingId => mapping(address buyer => PerQueryBalance record)) public perQueryBalances;
-    /// @notice Whether a run reference was charged by consumeQuery already.
+    /// @notice Whether a run reference of DENSE_RUN_REFS or above was charged already (see isRunCharged).
     mapping(bytes32 runRef => bool consumed) public consumedRuns;
+    /// @notice The charged marks of dense run references (below DENSE_RUN_REFS): bit `runRef & 255` of
+    /// word `runRef >> 8`. A batch of references handed out in an aligned block of 256 touches one word.
+    mapping(uint256 wordIndex => uint256 bits) public chargedRuns;
     /// @notice The Merkle root of each logged run batch.
     mapping(uint256 batchIndex => bytes32 root) public runBatchRoots;
     /// @notice How each subscription listing's earnings vest (see Vesting).
@@ -678,9 +731,10 @@ contract Marketplace {
     /// run already admitted, and a price cut reaches it at once. Called by the authority right before a
     /// result is returned. Works on a paused listing (runs admitted before the pause settle), not on a
     /// closed one.
-    /// @dev Idempotent per run: a `runRef` already charged is a no-op that returns false and emits
-    /// nothing, so a retried settlement transaction never charges twice. The marker costs one new
-    /// slot per run; the alternative (a per-renter sequence number) would force the service to
+    /// @dev Idempotent per run: a `runRef` already charged (by this function or by consumeQueries) is a
+    /// no-op that returns false and emits nothing, so a retried settlement transaction never charges
+    /// twice. The marker is a bit of `chargedRuns` for a dense reference (below DENSE_RUN_REFS), else
+    /// one new slot of `consumedRuns`; a per-renter sequence number instead would force the service to
     /// serialise settlements per renter. Authority only; reverts Unauthorized, PriceTooLow (maxPrice
     /// below MIN_PRICE), ListingNotFound, ListingNotActive (closed), InvalidAccessType,
     /// CredentialNotFound, CredentialRevoked, InsufficientBalance (balance below the charge).
@@ -695,26 +749,35 @@ contract Marketplace {
         nonReentrant
         returns (bool charged)
     {
-        if (consumedRuns[runRef]) return false;
-        if (maxPrice < MIN_PRICE) revert PriceTooLow(maxPrice, MIN_PRICE);
-        Listing storage listing = listings[listingId];
-        ListingStatus status = listing.status;
-        if (status == ListingStatus.None) revert ListingNotFound();
-        if (status == ListingStatus.Closed) revert ListingNotActive();
-        if (listing.accessType != AccessType.PerQuery) revert InvalidAccessType();
-        PerQueryBalance storage record = perQueryBalances[listingId][buyer];
-        if (record.purchasedAt == 0) revert CredentialNotFound();
-        if (record.isRevoked) revert CredentialRevoked();
-        uint256 price = listing.price;
-        if (price > maxPrice) price = maxPrice;
-        uint256 balance = record.balance;
-        if (balance < price) revert InsufficientBalance(balance, price);
-        consumedRuns[runRef] = true;
-        uint256 newBalance = balance - price;
-        record.balance = uint96(newBalance);
-        uint256 fee = _collect(listing, price);
-        emit QueryConsumed(listingId, buyer, runRef, price, fee, newBalance);
-        return true;
+        Tab memory tab = _openTab();
+        (bytes4 outcome, uint256 arg0, uint256 arg1) = _charge(tab, listingId, buyer, runRef, maxPrice);
+        if (outcome == CHARGED) {
+            _settleTab(tab);
+            return true;
+        }
+        if (outcome != bytes4(0)) _revertWith(outcome, arg0, arg1);
+    }
+
+    /// @notice Charges a batch of runs in one transaction, each exactly as consumeQuery would: at most
+    /// once per run reference (one charged before, by either function or earlier in the batch, is
+    /// skipped: no event, no debit), at most min(listing price, its maxPrice), only on a valid per_query
+    /// credential with enough balance. Each charged run emits QueryConsumed; a charge consumeQuery would
+    /// revert emits QueryRefused with that custom error's selector and does not stop the others.
+    /// @dev Authority only; reverts Unauthorized, Reentrancy. Gas per charge falls with the batch: the
+    /// listing, the protocol slot, a renter's record and a word of dense run marks are paid cold once per
+    /// batch (docs/benchmarks/gas.md).
+    /// @param charges The runs to charge, in the order they are charged.
+    /// @return chargedCount How many runs this call charged.
+    function consumeQueries(Charge[] calldata charges) external onlyAuthority nonReentrant returns (uint256 chargedCount) {
+        Tab memory tab = _openTab();
+        uint256 length = charges.length;
+        for (uint256 i = 0; i < length; ++i) {
+            Charge calldata c = charges[i];
+            (bytes4 outcome,,) = _charge(tab, c.listingId, c.buyer, c.runRef, c.maxPrice);
+            if (outcome == CHARGED) ++chargedCount;
+            else if (outcome != bytes4(0)) emit QueryRefused(c.listingId, c.buyer, c.runRef, outcome);
+        }
+        _settleTab(tab);
     }
 
     /// @notice Logs a batch of run receipts as one Merkle root. One storage slot per batch, so the cost
@@ -868,6 +931,15 @@ contract Marketplace {
         }
         AccessCredential storage credential = credentials[listingId][buyer];
         return (status, accessType, credential.purchasedAt, credential.expiresAt, 0, credential.isRevoked);
+    }
+
+    /// @notice Whether a run reference was charged, by consumeQuery or consumeQueries.
+    /// @param runRef The run reference.
+    /// @return charged True once a charge of `runRef` landed.
+    function isRunCharged(bytes32 runRef) external view returns (bool charged) {
+        uint256 ref = uint256(runRef);
+        if (ref >= DENSE_RUN_REFS) return consumedRuns[runRef];
+        return chargedRuns[ref >> 8] & (1 << (ref & 255)) != 0;
     }
 
     /// @notice The ETH a subscription purchase or renewal of `durationSeconds` costs at the current price.
@@ -1036,6 +1108,144 @@ contract Marketplace {
         vesting.unvested = uint128(unvested);
         vesting.updatedAt = uint40(block.timestamp);
         vesting.paidUntil = uint40(expiresAt > paidUntil ? expiresAt : paidUntil);
+    }
+
+    /// @dev One run's charge, the one path of consumeQuery and consumeQueries. Returns CHARGED when it
+    /// charged; zero when the run was charged before (skip silently); else the selector of the custom
+    /// error that refuses it, with that error's arguments (when it has any) in arg0, arg1. The listing
+    /// and the renter's record are read through `tab`, and the debit, escrow and fee are written to it:
+    /// the caller settles the tab (_settleTab) once its charges are done.
+    function _charge(Tab memory tab, bytes32 listingId, address buyer, bytes32 runRef, uint256 maxPrice)
+        private
+        returns (bytes4 outcome, uint256 arg0, uint256 arg1)
+    {
+        if (_isCharged(tab, runRef)) return (bytes4(0), 0, 0);
+        if (maxPrice < MIN_PRICE) return (PriceTooLow.selector, maxPrice, MIN_PRICE);
+        _tabListing(tab, listingId);
+        if (tab.status == ListingStatus.None) return (ListingNotFound.selector, 0, 0);
+        if (tab.status == ListingStatus.Closed) return (ListingNotActive.selector, 0, 0);
+        if (tab.accessType != AccessType.PerQuery) return (InvalidAccessType.selector, 0, 0);
+        _tabRecord(tab, buyer);
+        if (tab.purchasedAt == 0) return (CredentialNotFound.selector, 0, 0);
+        if (tab.isRevoked) return (CredentialRevoked.selector, 0, 0);
+        uint256 price = tab.price;
+        if (price > maxPrice) price = maxPrice;
+        uint256 balance = tab.balance;
+        if (balance < price) return (InsufficientBalance.selector, balance, price);
+        _markCharged(tab, runRef);
+        balance -= price;
+        tab.balance = balance;
+        tab.balanceChanged = true;
+        // The fee rate is read at the first charge of the call, not before: a skipped run reads nothing more.
+        if (tab.feeBasisPoints == FEE_NOT_READ) tab.feeBasisPoints = feeBasisPoints;
+        uint256 fee = (price * tab.feeBasisPoints) / BASIS_POINTS;
+        tab.feesAdded += fee;
+        tab.escrowAdded += price - fee;
+        emit QueryConsumed(listingId, buyer, runRef, price, fee, balance);
+        return (CHARGED, 0, 0);
+    }
+
+    function _openTab() private pure returns (Tab memory tab) {
+        tab.feeBasisPoints = FEE_NOT_READ;
+    }
+
+    /// @dev Makes `listingId` the tab's listing: the previous one's added escrow is written first.
+    function _tabListing(Tab memory tab, bytes32 listingId) private {
+        if (tab.listingId == listingId && tab.status != ListingStatus.None) return;
+        _settleRecord(tab);
+        _settleEscrow(tab);
+        Listing storage listing = listings[listingId];
+        tab.listingId = listingId;
+        tab.price = listing.price;
+        tab.status = listing.status;
+        tab.accessType = listing.accessType;
+    }
+
+    /// @dev Makes `buyer`'s record on the tab's listing the tab's record: the previous one's balance is
+    /// written first.
+    function _tabRecord(Tab memory tab, address buyer) private {
+        if (tab.recordLoaded && tab.buyer == buyer) return;
+        _settleRecord(tab);
+        PerQueryBalance storage record = perQueryBalances[tab.listingId][buyer];
+        tab.buyer = buyer;
+        tab.recordLoaded = true;
+        tab.purchasedAt = record.purchasedAt;
+        tab.isRevoked = record.isRevoked;
+        tab.balance = record.balance;
+    }
+
+    function _settleRecord(Tab memory tab) private {
+        if (tab.balanceChanged) {
+            perQueryBalances[tab.listingId][tab.buyer].balance = uint96(tab.balance);
+            tab.balanceChanged = false;
+        }
+        tab.recordLoaded = false;
+    }
+
+    function _settleEscrow(Tab memory tab) private {
+        if (tab.escrowAdded != 0) {
+            // Cannot overflow: escrow is bounded by the ETH the contract holds.
+            listings[tab.listingId].escrow += uint128(tab.escrowAdded);
+            tab.escrowAdded = 0;
+        }
+    }
+
+    /// @dev Writes what the tab holds: the run marks, the last record's balance, the last listing's
+    /// escrow, the fees.
+    function _settleTab(Tab memory tab) private {
+        _settleMarks(tab);
+        _settleRecord(tab);
+        _settleEscrow(tab);
+        // Cannot overflow: fees are bounded by the ETH the contract holds.
+        if (tab.feesAdded != 0) accruedFees += uint128(tab.feesAdded);
+    }
+
+    /// @dev Whether `runRef` was charged: the one reader of the run marks (see _markCharged). A dense
+    /// reference's word of marks is read into the tab, so the next reference of the same block of 256
+    /// costs no storage read.
+    function _isCharged(Tab memory tab, bytes32 runRef) private returns (bool) {
+        uint256 ref = uint256(runRef);
+        if (ref >= DENSE_RUN_REFS) return consumedRuns[runRef];
+        uint256 word = ref >> 8;
+        if (!tab.marksLoaded || tab.marksWord != word) {
+            _settleMarks(tab);
+            tab.marksWord = word;
+            tab.marks = chargedRuns[word];
+            tab.marksLoaded = true;
+        }
+        return tab.marks & (1 << (ref & 255)) != 0;
+    }
+
+    /// @dev Marks `runRef` charged: a dense reference (below DENSE_RUN_REFS) as a bit of its word of
+    /// `chargedRuns` (held in the tab, read there by _isCharged just before), any other in
+    /// `consumedRuns`. With _isCharged the one reader and writer of the marks, so no reference is charged
+    /// twice whichever function charges it.
+    function _markCharged(Tab memory tab, bytes32 runRef) private {
+        uint256 ref = uint256(runRef);
+        if (ref >= DENSE_RUN_REFS) {
+            consumedRuns[runRef] = true;
+        } else {
+            tab.marks |= 1 << (ref & 255);
+            tab.marksChanged = true;
+        }
+    }
+
+    function _settleMarks(Tab memory tab) private {
+        if (tab.marksChanged) {
+            chargedRuns[tab.marksWord] = tab.marks;
+            tab.marksChanged = false;
+        }
+    }
+
+    /// @dev Reverts with the custom error `_charge` refused a run with, and its arguments.
+    function _revertWith(bytes4 refusal, uint256 arg0, uint256 arg1) private pure {
+        if (refusal == InsufficientBalance.selector) revert InsufficientBalance(arg0, arg1);
+        if (refusal == PriceTooLow.selector) revert PriceTooLow(arg0, arg1);
+        if (refusal == ListingNotFound.selector) revert ListingNotFound();
+        if (refusal == ListingNotActive.selector) revert ListingNotActive();
+        if (refusal == InvalidAccessType.selector) revert InvalidAccessType();
+        if (refusal == CredentialNotFound.selector) revert CredentialNotFound();
+        revert CredentialRevoked();
     }
 
     function _hashPair(bytes32 a, bytes32 b) private pure returns (bytes32) {

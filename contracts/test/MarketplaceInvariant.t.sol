@@ -41,7 +41,7 @@ contract MarketplaceInvariantTest is TestHelpers {
 
     /// @dev Only the handler's actions, not its getters. Money paths appear twice to weigh them.
     function targetSelectors() public view returns (FuzzSelector[] memory targets) {
-        bytes4[] memory s = new bytes4[](28);
+        bytes4[] memory s = new bytes4[](30);
         s[0] = MarketplaceHandler.createListing.selector;
         s[1] = MarketplaceHandler.updateListing.selector;
         s[2] = MarketplaceHandler.setListingActive.selector;
@@ -70,6 +70,8 @@ contract MarketplaceInvariantTest is TestHelpers {
         s[25] = MarketplaceHandler.purchaseSubscription.selector;
         s[26] = MarketplaceHandler.withdrawEarnings.selector;
         s[27] = MarketplaceHandler.withdrawUnspentBalance.selector;
+        s[28] = MarketplaceHandler.consumeQueries.selector;
+        s[29] = MarketplaceHandler.consumeQueries.selector;
         targets = new FuzzSelector[](1);
         targets[0] = FuzzSelector(address(handler), s);
     }
@@ -112,8 +114,20 @@ contract MarketplaceInvariantTest is TestHelpers {
         }
         for (uint256 i = 0; i < 12; ++i) {
             bytes32 ref = handler.runRef(i);
-            vm.assertEq(market.consumedRuns(ref), handler.consumedModel(ref), "consumedRuns");
+            vm.assertEq(market.isRunCharged(ref), handler.consumedModel(ref), "isRunCharged");
+            // A dense reference is a bit of chargedRuns, never a consumedRuns slot.
+            vm.assertEq(market.consumedRuns(ref), uint256(ref) >= 1 << 64 && handler.consumedModel(ref), "consumedRuns");
         }
+        vm.assertEq(market.chargedRuns(0), handler.chargedWordModel(0), "chargedRuns word 0");
+        vm.assertEq(market.chargedRuns(1), handler.chargedWordModel(1), "chargedRuns word 1");
+    }
+
+    /// @notice Read from the contract's own QueryConsumed events (not the model): no run reference was
+    /// ever charged twice, by consumeQuery, consumeQueries or both, and no charge took more than the
+    /// price its run was admitted at.
+    function invariant_eachRunChargedAtMostOnceAndNeverAboveItsAdmittedPrice() public view {
+        vm.assertLe(handler.mostChargesOfARun(), 1, "a run charged twice");
+        vm.assertEq(handler.chargesAboveAdmittedPrice(), 0, "a charge above the admitted price");
     }
 
     /// @notice Every listing, its vesting line and its withdrawable earnings equal the model.

@@ -3,7 +3,7 @@ pragma solidity 0.8.37;
 
 import {Marketplace} from "../../src/Marketplace.sol";
 import {ReentrantReceiver} from "./ReentrantReceiver.sol";
-import {TestHelpers} from "./Vm.sol";
+import {TestHelpers, Vm} from "./Vm.sol";
 
 /// @notice Model-based driver of the invariant campaign. Every state-changing function of the
 /// marketplace is called by several actors (creators, renters, a re-entering contract, authority
@@ -87,6 +87,13 @@ abstract contract MarketplaceHandler is TestHelpers {
     mapping(bytes32 name => uint256 count) public refused;
     /// @dev Withdrawals allowed only by the price-rise rule (active, not revoked, balance covers a run).
     uint256 public priceRiseExits;
+    /// @dev Read from the contract's own QueryConsumed events, not from the model: how often each run
+    /// reference was charged, the most any was, and charges above the price their run was admitted at.
+    mapping(bytes32 runRef => uint256 count) public chargesOf;
+    uint256 public mostChargesOfARun;
+    uint256 public chargesAboveAdmittedPrice;
+    /// @dev consumeQueries batches that charged some runs and refused others in one transaction.
+    uint256 public mixedBatches;
 
     constructor(Marketplace market_, address authority_, address feeRecipient_) {
         market = market_;
@@ -146,8 +153,20 @@ abstract contract MarketplaceHandler is TestHelpers {
         return rootsModel.length;
     }
 
+    /// @dev Half of the references are dense (marked in the bitmap, on both sides of a word boundary),
+    /// half hashed (marked in consumedRuns), as the service hands out both.
     function runRef(uint256 i) public pure returns (bytes32) {
-        return keccak256(abi.encode("run", i % RUN_REFS));
+        uint256 k = i % RUN_REFS;
+        if (k < RUN_REFS / 2) return bytes32(250 + 2 * k);
+        return keccak256(abi.encode("run", k));
+    }
+
+    /// @notice The model's dense marks: word `w` of chargedRuns.
+    function chargedWordModel(uint256 w) external view returns (uint256 bits) {
+        for (uint256 k = 0; k < RUN_REFS / 2; ++k) {
+            uint256 ref = 250 + 2 * k;
+            if (ref >> 8 == w && consumedModel[bytes32(ref)]) bits |= 1 << (ref & 255);
+        }
     }
 
     function listingOf(bytes32 id) external view returns (ListingModel memory) {
@@ -653,14 +672,111 @@ abstract contract MarketplaceHandler is TestHelpers {
         bytes32 ref = runRef(runSeed);
         uint256 maxPrice = _admittedPrice(listingModel[id].price, priceSeed);
         (bytes memory expected, bool replay, uint256 charge) = _consumeOutcome(id, buyer, from, ref, maxPrice);
+        vm.recordLogs();
         (bool ok, bytes memory ret) =
             _call("consumeQuery", from, 0, abi.encodeCall(market.consumeQuery, (id, buyer, ref, maxPrice)), expected);
+        Marketplace.Charge[] memory sent = new Marketplace.Charge[](1);
+        sent[0] = Marketplace.Charge(id, buyer, ref, maxPrice);
+        _countCharges(sent);
         if (!ok) return;
         vm.assertEq(abi.decode(ret, (bool)), !replay, "charged iff the run was not charged before");
         if (replay) return;
+        _applyCharge(id, buyer, ref, charge);
+    }
+
+    function _applyCharge(bytes32 id, address buyer, bytes32 ref, uint256 charge) internal {
         consumedModel[ref] = true;
         perQueryModel[id][buyer].balance -= uint96(charge);
         _collectModel(id, charge);
+    }
+
+    /// @dev Up to eight charges in one consumeQueries call: runs of the holders of one or two listings,
+    /// the same reference twice now and then, stale and too-low admitted prices. Each charge's outcome
+    /// is predicted in order from the model (a charge changes what the next one meets), and the events
+    /// are checked one by one: QueryConsumed for a charge, QueryRefused with consumeQuery's custom error
+    /// for a refusal, nothing for a run charged before.
+    function consumeQueries(uint256 listingSeed, uint256 renterSeed, uint256 callerSeed, uint256 runSeed, uint256 countSeed)
+        external
+    {
+        address from = _authorityCaller(callerSeed);
+        Marketplace.Charge[] memory charges = new Marketplace.Charge[](countSeed % 9);
+        for (uint256 i = 0; i < charges.length; ++i) {
+            uint256 r = uint256(keccak256(abi.encode(listingSeed, renterSeed, runSeed, i)));
+            bytes32 id = _listing(r % 3 == 0 ? listingSeed >> 16 : listingSeed);
+            // A reference of this batch again one time in five, else one from the pool.
+            bytes32 ref = i > 0 && r % 5 == 0 ? charges[(r >> 8) % i].runRef : runRef(runSeed ^ (r >> 16));
+            charges[i] = Marketplace.Charge(id, _holder(id, renterSeed >> (8 * (i % 8))), ref, _admittedPrice(listingModel[id].price, r >> 24));
+        }
+        bytes memory expected = from != authorityModel ? _err(Marketplace.Unauthorized.selector) : OK;
+        // Predicted outcome of each charge: 0xffffffff charged, 0 skipped, else the refusal's selector.
+        bytes4[] memory outcomes = new bytes4[](charges.length);
+        uint256 predicted = 0;
+        if (expected.length == 0) {
+            for (uint256 i = 0; i < charges.length; ++i) {
+                Marketplace.Charge memory c = charges[i];
+                (bytes memory refusal, bool replay, uint256 charge) = _consumeOutcome(c.listingId, c.buyer, from, c.runRef, c.maxPrice);
+                if (replay) continue;
+                if (refusal.length != 0) {
+                    outcomes[i] = bytes4(refusal);
+                    continue;
+                }
+                outcomes[i] = bytes4(0xffffffff);
+                ++predicted;
+                _applyCharge(c.listingId, c.buyer, c.runRef, charge);
+            }
+        }
+        vm.recordLogs();
+        (bool ok, bytes memory ret) = _call("consumeQueries", from, 0, abi.encodeCall(market.consumeQueries, (charges)), expected);
+        Vm.Log[] memory logs = _countCharges(charges);
+        if (!ok) return;
+        vm.assertEq(abi.decode(ret, (uint256)), predicted, "consumeQueries: the count charged");
+        uint256 next = 0;
+        bool anyRefused = false;
+        for (uint256 i = 0; i < charges.length; ++i) {
+            if (outcomes[i] == bytes4(0)) continue;
+            vm.assertEq(logs[next].topics[3], charges[i].runRef, "consumeQueries: the event of this charge");
+            if (outcomes[i] == bytes4(0xffffffff)) {
+                vm.assertEq(logs[next].topics[0], QUERY_CONSUMED, "consumeQueries: charged");
+            } else {
+                anyRefused = true;
+                vm.assertEq(logs[next].topics[0], QUERY_REFUSED, "consumeQueries: refused");
+                vm.assertEq(abi.decode(logs[next].data, (bytes4)), outcomes[i], "consumeQueries: consumeQuery's custom error");
+            }
+            ++next;
+        }
+        vm.assertEq(next, logs.length, "consumeQueries: no other charge event");
+        if (anyRefused && predicted > 0) ++mixedBatches;
+    }
+
+    bytes32 internal constant QUERY_CONSUMED = keccak256("QueryConsumed(bytes32,address,bytes32,uint256,uint256,uint256)");
+    bytes32 internal constant QUERY_REFUSED = keccak256("QueryRefused(bytes32,address,bytes32,bytes4)");
+
+    /// @dev The recorded QueryConsumed and QueryRefused events of the last call, in order. Each
+    /// QueryConsumed counts a charge of its run reference (at most one ever) and is checked against the
+    /// highest price any charge of this call admitted that run at.
+    function _countCharges(Marketplace.Charge[] memory sent) internal returns (Vm.Log[] memory out) {
+        Vm.Log[] memory logs = vm.getRecordedLogs();
+        out = new Vm.Log[](logs.length);
+        uint256 n = 0;
+        for (uint256 i = 0; i < logs.length; ++i) {
+            Vm.Log memory log = logs[i];
+            if (log.emitter != address(market)) continue;
+            if (log.topics[0] == QUERY_REFUSED) out[n++] = log;
+            if (log.topics[0] != QUERY_CONSUMED) continue;
+            out[n++] = log;
+            bytes32 ref = log.topics[3];
+            uint256 count = ++chargesOf[ref];
+            if (count > mostChargesOfARun) mostChargesOfARun = count;
+            (uint256 price,,) = abi.decode(log.data, (uint256, uint256, uint256));
+            uint256 admitted = 0;
+            for (uint256 j = 0; j < sent.length; ++j) {
+                if (sent[j].runRef == ref && sent[j].maxPrice > admitted) admitted = sent[j].maxPrice;
+            }
+            if (price > admitted) ++chargesAboveAdmittedPrice;
+        }
+        assembly ("memory-safe") {
+            mstore(out, n)
+        }
     }
 
     /// @dev consumeQuery's rule: the charge is min(current price, admitted price).

@@ -4,6 +4,14 @@ pragma solidity 0.8.37;
 /// @notice The few cheatcodes these tests use (Hardhat 3's Solidity test runner implements them at
 /// the well-known address); declared here because forge-std is not installed.
 interface Vm {
+    struct Log {
+        bytes32[] topics;
+        bytes data;
+        address emitter;
+    }
+
+    function recordLogs() external;
+    function getRecordedLogs() external returns (Log[] memory logs);
     function prank(address sender) external;
     function startPrank(address sender) external;
     function stopPrank() external;
