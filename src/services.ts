@@ -30,6 +30,7 @@ import { createEmfMetrics } from "./adapters/metrics/emf.ts";
 import { observedFetch } from "./observability/chain-calls.ts";
 import { CHARGE_REF_BLOCK, createChargeRefs, type ChargeRefs } from "./execution/money/charge-refs.ts";
 import { claimChargeRefBlock } from "./execution/money/charge-refs.store.ts";
+import { createSettlementWatcher, type SettlementWatcher } from "./execution/money/settlement-watcher.ts";
 
 export interface Services {
   config: Config;
@@ -47,6 +48,9 @@ export interface Services {
   catalogue: Catalogue;
   /** This process's dense charge references for per-query runs (blocks of 256 from one counter). */
   chargeRefs: ChargeRefs;
+  /** How this process's requests learn that their runs' charges landed (it follows blocks only while
+   * some wait). */
+  settlementWatcher: SettlementWatcher;
   /** The protocol authority's signer (settlement, run log); null when no key is configured. */
   authority: AuthoritySigner | null;
   /** The one way out for connected-agent webhooks (agent runtimes build their own from `egressRules`). */
@@ -73,15 +77,18 @@ export function createServices(config: Config, overrides: Partial<Services> = {}
   const chain = overrides.chain ?? createChainClient({ rpcUrl: config.RPC_URL, chainId: config.CHAIN_ID, marketplace: config.MARKETPLACE_ADDRESS as Address, fetchFn: chainFetch });
   const egressRules = { allowPrivate: config.ALLOW_PRIVATE_AGENT_HOSTS, allowHosts: [] as string[] };
   let pool: SandboxPool | undefined = overrides.sandbox?.();
+  const settlementWatcher = overrides.settlementWatcher ?? createSettlementWatcher(chain, { blockTimeMs: config.CHAIN_BLOCK_TIME_MS, logger });
   return {
     config,
     egressRules,
     egress: overrides.egress ?? createEgressGuard(egressRules),
     runtimeEntry: overrides.runtimeEntry ?? RUNTIME_ENTRY,
     close: async () => {
+      settlementWatcher.close();
       await pool?.close();
       pool = undefined;
     },
+    settlementWatcher,
     sandbox: () => (pool ??= config.RUNNER_FUNCTION_NAME ? createLambdaSandboxPool({ functionName: config.RUNNER_FUNCTION_NAME, region: config.AWS_REGION }) : createThreadedSandboxPool({ warm: config.SANDBOX_WARM, maxWarm: Math.max(config.SANDBOX_WARM, 8), allowFsRead: [RUNTIME_DIR], preload: RUNTIME_ENTRY, memoryMb: SANDBOX_MEMORY_MB })),
     jwt,
     logger,

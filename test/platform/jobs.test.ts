@@ -52,11 +52,16 @@ describe("runJob", () => {
     expect(await runJob(ctx.services, "registration-worker")).toEqual({ received: 0, failed: 0 });
   });
 
-  it("runs the run logger's three steps in one pass and returns the figures of each", async () => {
+  it("runs the settler's steps in one pass (stale runs, deferred charges, the charges on its queue, the run log) and returns the figures of each", async () => {
     const runs = [finishedRun(), finishedRun()];
     await writeRuns(ctx.services, runs);
-    const pass = await runJob(ctx.services, "run-logger");
-    expect(pass).toEqual({ stale: { charged: 0, failed: 0, skipped: 0 }, settlements: { settled: 0, refused: 0, pending: 0 }, log: { batches: 1, runs: 2 } });
+    const pass = await runJob(ctx.services, "settler");
+    expect(pass).toEqual({
+      stale: { charged: 0, failed: 0, skipped: 0 },
+      settlements: { settled: 0, refused: 0, pending: 0 },
+      charges: { leased: true, batches: 0, charged: 0, refused: 0, skipped: 0, reverted: 0, outOfGas: 0, dropped: 0, discarded: 0, maxPending: 1 },
+      log: { batches: 1, runs: 2 },
+    });
     for (const run of runs) expect((await readRun(ctx.services, run.run_id))!.log_state).toBe("logged");
   });
 });

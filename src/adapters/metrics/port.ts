@@ -25,6 +25,11 @@ export const METRIC_CATALOGUE = {
   SettlementLag: { unit: "Milliseconds", kind: "histogram" },
   /** Deferred charges still waiting after a settlement pass. */
   SettlementsPending: { unit: "Count", kind: "gauge" },
+  /** Charge batches the settler saw end. Dimension `outcome`: mined | reverted | out_of_gas. */
+  SettlerBatches: { unit: "Count", kind: "counter" },
+  /** Charges in each mined batch, and the gas each charge cost (the batch's gas over its charges). */
+  ChargesPerBatch: { unit: "Count", kind: "histogram" },
+  GasPerCharge: { unit: "None", kind: "histogram" },
   /** One JSON-RPC round trip to the chain node (a batch counts once). Dimension `outcome`: ok | error. */
   ChainCallLatency: { unit: "Milliseconds", kind: "histogram" },
   ChainCallErrors: { unit: "Count", kind: "counter" },
