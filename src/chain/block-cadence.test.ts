@@ -39,13 +39,28 @@ describe("block cadence", () => {
     expect(Math.abs(cadence.expectedAt(10n)! - 20_000)).toBeLessThan(40);
   });
 
-  it("never takes a pace beyond half or twice the setting", () => {
+  it("on a node far from its setting, goes by the setting from the latest block (it starts over at each)", () => {
     const fast = createBlockCadence(2_000);
     for (let n = 0; n < 8; n++) fast.observe(BigInt(n), 100 * n);
-    expect(fast.intervalMs).toBe(1_000);
+    expect(fast.intervalMs).toBe(2_000);
+    expect(fast.expectedAt(8n)).toBe(700 + 2_000);
     const slow = createBlockCadence(2_000);
     for (let n = 0; n < 8; n++) slow.observe(BigInt(n), 10_000 * n);
-    expect(slow.intervalMs).toBe(4_000);
+    expect(slow.expectedAt(8n)).toBe(70_000 + 2_000);
+  });
+
+  it("starts over from a block far from where it was expected (blocks mined on demand, then on an interval)", () => {
+    const cadence = createBlockCadence(2_000);
+    // Mined per transaction: three blocks within 300 ms.
+    cadence.observe(1n, 1_000);
+    cadence.observe(2n, 1_100);
+    cadence.observe(3n, 1_300);
+    // Then every 2 s from 5_750: the first interval block is 2.45 s after the last, the phase it implies
+    // is not the earlier blocks' one.
+    cadence.observe(4n, 5_750);
+    cadence.observe(5n, 7_760);
+    expect(cadence.expectedAt(6n)).toBe(9_750);
+    expect(cadence.intervalMs).toBe(2_000);
   });
 
   it("ignores a sighting of a block it has already passed", () => {

@@ -38,12 +38,19 @@ export function createBlockCadence(blockTimeMs: number): BlockCadence {
     observe(number, seenAt) {
       const last = seen.at(-1);
       if (last && number <= last.number) return;
+      // A block far from where the cadence expected it (a node that changed pace, blocks mined on demand
+      // before an interval was set, a follower that stalled) starts the cadence over from it.
+      const expected = this.expectedAt(number);
+      if (expected !== undefined && Math.abs(seenAt - expected) > interval / 2) {
+        seen.length = 0;
+        interval = blockTimeMs;
+      }
       seen.push({ number, at: seenAt });
       if (seen.length > WINDOW) seen.shift();
       if (blockTimeMs > 0 && seen.length === WINDOW) {
         const first = seen[0]!;
         const pace = (seenAt - first.at) / Number(number - first.number);
-        // A node under load mines a little late; a pace far from the setting is a stall, not a pace.
+        // A node under load mines a little late; the pace never strays beyond half or twice the setting.
         interval = Math.min(2 * blockTimeMs, Math.max(blockTimeMs / 2, pace));
       }
     },

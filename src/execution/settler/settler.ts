@@ -454,6 +454,7 @@ export function createSettler(services: Services, options: SettlerOptions = {}):
         lastChargeHead = head;
         backoffMs = 0;
         notePending();
+        logger.debug("charge batch sent", { nonce: tx.nonce, charges: chosen.length, tx_hash: tx.hashes[0], head: head.toString(), pending: pendingCount() });
       } catch (error) {
         putBack(chosen, false);
         backoffMs = Math.min(10_000, backoffMs ? backoffMs * 2 : 500);
@@ -483,7 +484,13 @@ export function createSettler(services: Services, options: SettlerOptions = {}):
         }
         try {
           receiving++;
-          const messages = await queue.receive(queueUrl, { max: 10, waitSeconds: drain ? 0 : 1, signal: intake.signal }).finally(() => receiving--);
+          // A receive is never cut short: the queue would hide what it handed to a request nobody reads
+          // for the whole visibility timeout. What arrives once intake has stopped goes straight back.
+          const messages = await queue.receive(queueUrl, { max: 10, waitSeconds: drain ? 0 : 1 }).finally(() => receiving--);
+          if (intake.signal.aborted) {
+            if (messages.length) await queue.changeVisibility(queueUrl, messages, 0).catch(() => undefined);
+            break;
+          }
           if (messages.length === 0) {
             queueEmpty = true;
             if (drain) await sleep(50, intake.signal);
