@@ -24,7 +24,8 @@ export async function authorityTransactions(chain: ChainClient, authority: Addre
   const byBlock = new Map<bigint, { hash: Hex; functionName: string; charges: number; nonce: number }[]>();
   for (let n = from; n <= to; n++) {
     const block = await chain.client.getBlock({ blockNumber: n, includeTransactions: true });
-    const ours = block.transactions.filter((tx) => tx.from.toLowerCase() === authority.toLowerCase());
+    // The authority's calls to the marketplace (its deployment, a transaction to no one, is not one).
+    const ours = block.transactions.filter((tx) => tx.from.toLowerCase() === authority.toLowerCase() && tx.to !== null);
     byBlock.set(
       n,
       ours.map((tx) => {
