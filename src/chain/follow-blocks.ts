@@ -78,8 +78,10 @@ export function followBlocks(chain: ChainClient, options: FollowBlocksOptions): 
       }
       if (head === undefined || number > head) {
         const seenAt = Date.now();
+        // The first head read says nothing of when it was mined (it may be a block old): only a head seen
+        // to change between two polls tells the cadence when a block came.
+        if (head !== undefined) cadence.observe(number, seenAt);
         head = number;
-        cadence.observe(number, seenAt);
         // What the listener does with a block is its own business: its failure is not the chain's.
         await Promise.resolve()
           .then(() => options.onHead(number, seenAt))

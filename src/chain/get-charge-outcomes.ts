@@ -1,7 +1,8 @@
 // What the chain decided for charges, by their run references: the QueryConsumed (charged) and
 // QueryRefused (refused, with the contract's error) events of the marketplace in a block range, fetched
-// with one eth_getLogs per hundred references (the references are the events' third topic). A reference
-// with neither event in the range has not been decided there.
+// with one eth_getLogs naming the references (the events' third topic), or, for more than a hundred,
+// one for every charge event of the range, matched here. A reference with neither event in the range has
+// not been decided there.
 import { formatLog, parseEventLogs, toEventSelector, type AbiEvent, type Hex, type Log } from "viem";
 import type { ChainClient } from "./client.ts";
 import { ChainReadError } from "./errors.ts";
@@ -28,7 +29,7 @@ export type GetChargeOutcomesErrorType = ChainReadError;
 const eventNamed = (name: string) => marketplaceAbi.find((item) => item.type === "event" && item.name === name) as AbiEvent;
 const CONSUMED = toEventSelector(eventNamed("QueryConsumed"));
 const REFUSED = toEventSelector(eventNamed("QueryRefused"));
-/** References per request: providers bound how many values one topic position may list. */
+/** The most references one request names: providers bound how many values one topic position may list. */
 const REFS_PER_REQUEST = 100;
 
 /** Decides from a receipt's or a range's marketplace logs: the first decision of a reference stands, and a
@@ -62,21 +63,16 @@ export async function getChargeOutcomes(chain: ChainClient, { refs, fromBlock, t
   if (refs.length === 0 || toBlock < fromBlock) return decisions;
   const unique = [...new Set(refs.map((ref) => ref.toLowerCase() as Hex))];
   const wanted = new Set<string>(unique);
-  for (let i = 0; i < unique.length; i += REFS_PER_REQUEST) {
-    let logs: Log[];
-    try {
-      // Raw topics: viem's getLogs filters arguments of one event only, and this asks for two.
-      logs = (await chain.client.request({
-        method: "eth_getLogs",
-        params: [{ address: chain.marketplace, fromBlock: `0x${fromBlock.toString(16)}`, toBlock: `0x${toBlock.toString(16)}`, topics: [[CONSUMED, REFUSED], null, null, unique.slice(i, i + REFS_PER_REQUEST)] }],
-      })) as unknown as Log[];
-    } catch (error) {
-      throw new ChainReadError("charge events", { cause: error });
-    }
-    for (const [ref, decision] of chargeDecisionsOf(logs.map((log) => formatLog(log as never)), chain.marketplace, wanted)) {
-      const earlier = decisions.get(ref);
-      if (!earlier || (earlier.kind === "refused" && decision.kind === "charged")) decisions.set(ref, decision);
-    }
+  let logs: Log[];
+  try {
+    // Raw topics: viem's getLogs filters arguments of one event only, and this asks for two.
+    logs = (await chain.client.request({
+      method: "eth_getLogs",
+      params: [{ address: chain.marketplace, fromBlock: `0x${fromBlock.toString(16)}`, toBlock: `0x${toBlock.toString(16)}`, topics: [[CONSUMED, REFUSED], null, null, ...(unique.length <= REFS_PER_REQUEST ? [unique] : [])] }],
+    })) as unknown as Log[];
+  } catch (error) {
+    throw new ChainReadError("charge events", { cause: error });
   }
+  for (const [ref, decision] of chargeDecisionsOf(logs.map((log) => formatLog(log as never)), chain.marketplace, wanted)) decisions.set(ref, decision);
   return decisions;
 }

@@ -6,6 +6,7 @@ import {
   DeleteMessageCommand,
   GetQueueAttributesCommand,
   ReceiveMessageCommand,
+  SendMessageBatchCommand,
   SendMessageCommand,
   SQSClient,
   type Message,
@@ -28,6 +29,8 @@ export interface QueueMessage {
 export interface Queue {
   readonly client: SQSClient;
   send(queueUrl: string, body: string): Promise<string>;
+  /** Sends many messages, ten per request; returns how many the queue refused. */
+  sendMany(queueUrl: string, bodies: readonly string[]): Promise<number>;
   /** `visibilitySeconds`: how long the messages stay hidden from other receivers (default: the queue's). */
   receive(queueUrl: string, options?: { max?: number; waitSeconds?: number; signal?: AbortSignal; visibilitySeconds?: number }): Promise<QueueMessage[]>;
   delete(queueUrl: string, receiptHandle: string): Promise<void>;
@@ -60,6 +63,15 @@ export function createQueue(options: QueueOptions): Queue {
     async send(queueUrl, body) {
       const out = await client.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: body }));
       return out.MessageId ?? "";
+    },
+    async sendMany(queueUrl, bodies) {
+      const refused = await Promise.all(
+        tens(bodies).map(async (chunk) => {
+          const out = await client.send(new SendMessageBatchCommand({ QueueUrl: queueUrl, Entries: chunk.map((body, i) => ({ Id: String(i), MessageBody: body })) }));
+          return out.Failed?.length ?? 0;
+        }),
+      );
+      return refused.reduce((a, b) => a + b, 0);
     },
     async receive(queueUrl, opts = {}) {
       const out = await client.send(

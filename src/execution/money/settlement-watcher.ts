@@ -5,6 +5,7 @@
 import type { Hex } from "viem";
 import type { ChainClient } from "../../chain/client.ts";
 import { followBlocks, type BlockFollower } from "../../chain/follow-blocks.ts";
+import { createBlockCadence } from "../../chain/block-cadence.ts";
 import { getChargeOutcomes, type ChargeDecision } from "../../chain/get-charge-outcomes.ts";
 import type { Logger } from "../../logger.ts";
 
@@ -47,6 +48,9 @@ export interface SettlementWatcherOptions {
  */
 export function createSettlementWatcher(chain: ChainClient, options: SettlementWatcherOptions): SettlementWatcher {
   const waiters = new Set<Waiter>();
+  // The chain's phase outlives each stretch of following: a follower started for a new wait polls at
+  // once for a block the cadence already expects.
+  const cadence = createBlockCadence(options.blockTimeMs);
   let following: { follower: BlockFollower; stop: AbortController } | undefined;
   let closed = false;
   let warned = false;
@@ -78,6 +82,7 @@ export function createSettlementWatcher(chain: ChainClient, options: SettlementW
     const stop = new AbortController();
     const follower = followBlocks(chain, {
       blockTimeMs: options.blockTimeMs,
+      cadence,
       ...(options.pollMs === undefined ? {} : { pollMs: options.pollMs }),
       signal: stop.signal,
       onHead: (head) => search(head),

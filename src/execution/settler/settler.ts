@@ -73,6 +73,9 @@ export interface BatchEvent {
   blockNumber?: bigint;
   gasUsed?: bigint;
   hash?: Hex;
+  /** The head when it was sent, and when (milliseconds since the epoch). */
+  sentAtHead?: bigint;
+  sentAt?: number;
   /** The charges of the batch, with their outcomes once mined. */
   outcomes?: { ref: Hex; runIds: string[]; outcome: "charged" | "refused" | "skipped"; receivedAt: number }[];
 }
@@ -293,16 +296,22 @@ export function createSettler(services: Services, options: SettlerOptions = {}):
       byRef.set(msg.ref, entry);
     };
 
-    /** A charge decided (or found decided): its messages go, with every duplicate. */
-    const settleHeld = async (entries: Held[]) => {
+    /** Charges decided (or found decided): their messages go, with every duplicate. The deletes run beside
+     * the loop (hundreds of messages take a while, and the next batch must not wait for them); a message
+     * not deleted comes back later and is found decided. */
+    const deletions = new Set<Promise<void>>();
+    const settleHeld = (entries: Held[]) => {
       for (const entry of entries) byRef.delete(entry.charge.runRef);
       const messages = entries.flatMap((entry) => entry.messages);
       if (messages.length === 0) return;
-      const failed = await queue.deleteMany(queueUrl, messages).catch((error: unknown) => {
-        logger.warn("settled charges' messages not deleted; they come back and are found decided", { cause: message(error) });
-        return [];
-      });
-      if (failed.length) logger.warn("settled charges' messages not deleted; they come back and are found decided", { messages: failed.length });
+      const deletion = queue
+        .deleteMany(queueUrl, messages)
+        .then((failed) => {
+          if (failed.length) logger.warn("settled charges' messages not deleted; they come back and are found decided", { messages: failed.length });
+        })
+        .catch((error: unknown) => logger.warn("settled charges' messages not deleted; they come back and are found decided", { cause: message(error) }))
+        .finally(() => deletions.delete(deletion));
+      deletions.add(deletion);
     };
 
     /** Charges back to the front of the buffer (a batch that was not mined). */
@@ -364,8 +373,8 @@ export function createSettler(services: Services, options: SettlerOptions = {}):
       services.metrics.count("SettlerBatches", 1, { outcome: "mined" });
       services.metrics.observe("ChargesPerBatch", batch.length);
       services.metrics.observe("GasPerCharge", Number(receipt.gasUsed) / batch.length);
-      options.onBatch?.({ kind: "mined", nonce: result.tx.nonce, charges: batch.length, blockNumber: receipt.blockNumber, gasUsed: receipt.gasUsed, hash: receipt.transactionHash, outcomes });
-      await settleHeld(batch);
+      options.onBatch?.({ kind: "mined", nonce: result.tx.nonce, charges: batch.length, blockNumber: receipt.blockNumber, gasUsed: receipt.gasUsed, hash: receipt.transactionHash, sentAtHead: result.tx.sentAtHead, sentAt: result.tx.sentAt, outcomes });
+      settleHeld(batch);
     };
 
     const onHead = async (number: bigint) => {
@@ -439,7 +448,7 @@ export function createSettler(services: Services, options: SettlerOptions = {}):
         const found = checks.filter((e) => decided.has(e.charge.runRef));
         for (const entry of found) buffer.delete(entry.charge.runRef);
         tally.skipped += found.length;
-        await settleHeld(found);
+        settleHeld(found);
         for (const entry of checks) entry.check = false;
         chosen = chosen.filter((e) => !decided.has(e.charge.runRef));
         if (chosen.length === 0) return;
@@ -549,7 +558,7 @@ export function createSettler(services: Services, options: SettlerOptions = {}):
       while ((inFlight.size > 0 || otherInFlight.size > 0) && Date.now() < waitUntil && !halt.signal.aborted) await Promise.race([woken(), sleep(100)]);
       halt.abort();
       following.abort();
-      await Promise.allSettled([...receivers, keeper, renewer, work, follower.done]);
+      await Promise.allSettled([...receivers, keeper, renewer, work, follower.done, ...deletions]);
       const unsent = [...buffer.values(), ...[...inFlight.values()].flat()].flatMap((entry) => entry.messages);
       if (unsent.length) await queue.changeVisibility(queueUrl, unsent, 0).catch(() => undefined);
       for (const other of [...others.splice(0), ...otherInFlight.values()]) other.reject(new Error("the settler stopped"));
