@@ -3,14 +3,12 @@
 
 export function createSecrets() {
   // Read in the functions through the SST SDK: `Resource.<Name>.value` from "sst".
-  return [
-    // The protocol authority's key (AUTHORITY_PRIVATE_KEY): per-query settlement and the run log.
-    new sst.Secret("AuthorityPrivateKey"),
-    new sst.Secret("JwtSigningKeys"),
-    new sst.Secret("UpstashRedisUrl"),
-    new sst.Secret("UpstashRedisToken"),
-    new sst.Secret("RpcUrl"),
-  ];
+  return {
+    secrets: [new sst.Secret("JwtSigningKeys"), new sst.Secret("UpstashRedisUrl"), new sst.Secret("UpstashRedisToken"), new sst.Secret("RpcUrl")],
+    // The protocol authority's key (AUTHORITY_PRIVATE_KEY): linked to the settler alone, the one
+    // function that sends with it (the batched per-query charges and the run log).
+    authoritySecret: new sst.Secret("AuthorityPrivateKey"),
+  };
 }
 
 export function createKmsKey() {
