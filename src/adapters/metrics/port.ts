@@ -40,6 +40,8 @@ export const METRIC_CATALOGUE = {
    * registration queue and its dead-letter queue (visible and in flight), and the authority's balance. */
   RegistrationQueueDepth: { unit: "Count", kind: "gauge" },
   RegistrationDlqDepth: { unit: "Count", kind: "gauge" },
+  /** Sampled by GET /v1/health: charges on the settlement queue (visible and in flight), not yet decided. */
+  SettlementQueueDepth: { unit: "Count", kind: "gauge" },
   AuthorityBalanceWei: { unit: "None", kind: "gauge" },
   /** Sandbox pool (local sandboxes): pre-started and busy sandboxes, sampled when a run finishes. */
   SandboxIdle: { unit: "Count", kind: "gauge" },
