@@ -117,8 +117,12 @@ interface Held {
   message: ChargeMessage;
   messages: QueueMessage[];
   runIds: Set<string>;
-  /** Checked against the chain before it is sent (handed over again, or over from an earlier settler). */
+  /** Checked against the chain before it is sent: handed over again (received more than once, put back
+   * after a dropped transaction) or by a settlement pass, or from an earlier settler. Decided when it is
+   * sent (the head is known then), from `since` and this flag. */
   check: boolean;
+  /** The first block the charge can be in, when the message says. */
+  since: bigint | undefined;
   receivedAt: number;
   /** Not sent before this time (a charge that reverted on its own). */
   retryAt: number;
@@ -282,13 +286,13 @@ export function createSettler(services: Services, options: SettlerOptions = {}):
         existing.runIds.add(msg.run_id);
         return;
       }
-      const since = msg.since_block === undefined ? undefined : BigInt(msg.since_block);
       const entry: Held = {
         charge: { listingId: msg.listing, buyer: msg.buyer, runRef: msg.ref, maxPrice: BigInt(msg.max_price) },
         message: msg,
         messages: [m],
         runIds: new Set([msg.run_id]),
-        check: m.receiveCount > 1 || since === undefined || (head !== undefined && since + FRESH_BLOCKS < head),
+        check: m.receiveCount > 1,
+        since: msg.since_block === undefined ? undefined : BigInt(msg.since_block),
         receivedAt: Date.now(),
         retryAt: 0,
       };
@@ -431,10 +435,12 @@ export function createSettler(services: Services, options: SettlerOptions = {}):
       const now = Date.now();
       const ready = [...buffer.values()].filter((entry) => entry.retryAt <= now);
       let chosen = ready.slice(0, batchLimit);
-      const checks = chosen.filter((entry) => entry.check);
+      // A charge is checked unless it is fresh: handed over by a run in the last few blocks, once.
+      const current = head;
+      const checks = chosen.filter((entry) => entry.check || entry.since === undefined || entry.since + FRESH_BLOCKS < current);
       if (checks.length > 0) {
         const from = checks.reduce((min, e) => {
-          const since = e.message.since_block === undefined ? config.MARKETPLACE_DEPLOY_BLOCK : BigInt(e.message.since_block);
+          const since = e.since ?? config.MARKETPLACE_DEPLOY_BLOCK;
           return since < min ? since : min;
         }, head);
         let decided: Awaited<ReturnType<typeof getChargeOutcomes>>;
@@ -449,7 +455,8 @@ export function createSettler(services: Services, options: SettlerOptions = {}):
         for (const entry of found) buffer.delete(entry.charge.runRef);
         tally.skipped += found.length;
         settleHeld(found);
-        for (const entry of checks) entry.check = false;
+        // Checked now: sent under this head, it is not checked again unless it comes back.
+        for (const entry of checks) (entry.check = false), (entry.since = head);
         chosen = chosen.filter((e) => !decided.has(e.charge.runRef));
         if (chosen.length === 0) return;
       }
