@@ -10,9 +10,11 @@ import {
   HttpRequestError,
   InsufficientFundsError,
   http,
+  parseEventLogs,
   type Address,
   type Chain,
   type Hex,
+  type Log,
   type PublicClient,
 } from "viem";
 import type { PrivateKeyAccount } from "viem/accounts";
@@ -39,7 +41,10 @@ const CONTRACT_ERRORS: Record<string, string> = {
   InvalidDuration: "the duration must be 30d, 90d or 365d",
   DepositTooLow: "the deposit must cover at least one run",
   ProtocolPaused: "the protocol is paused",
-  EscrowNotEmpty: "a renter's paid subscription period has not elapsed yet; the listing can be closed once every paid period has ended",
+  EscrowNotEmpty: "the listing's escrow holds funds: a listing closes once its escrow is empty (withdraw the earnings first, or close with --withdraw), and a subscription listing's escrow empties only once every period its renters paid for has vested",
+  ExpiryTooLate: "a renewal may pay at most 395 days ahead: renew again when less of the current period is left",
+  BalanceTooLarge: "the per-task balance would pass the largest the contract holds (2^96 - 1 wei)",
+  WithdrawalNotReady: "the unspent balance is withdrawable only an hour after the withdrawal was requested (runs admitted before may still be charged)",
   NothingToWithdraw: "there is nothing to withdraw",
   IncorrectPayment: "the ETH sent differs from the amount due",
   TransferFailed: "the ETH transfer failed",
@@ -85,6 +90,11 @@ export async function readListing(target: ChainTarget, onChainId: Hex): Promise<
   return { price, escrow, rentalModel: rentalModelOf(accessType), status: CHAIN_LISTING_STATUSES[status] ?? "none", creator, createdAt, metadataUri };
 }
 
+/** What the creator may withdraw now: the escrow less a subscription listing's earnings not vested yet. */
+export async function withdrawableEarnings(target: ChainTarget, onChainId: Hex): Promise<bigint> {
+  return guard(() => target.client.readContract({ address: target.marketplace, abi: marketplaceAbi, functionName: "withdrawableEarnings", args: [onChainId] }));
+}
+
 export async function subscriptionPrice(target: ChainTarget, onChainId: Hex, seconds: bigint): Promise<bigint> {
   return guard(() => target.client.readContract({ address: target.marketplace, abi: marketplaceAbi, functionName: "subscriptionPrice", args: [onChainId, seconds] }));
 }
@@ -102,6 +112,8 @@ export interface SentTransaction {
   gasUsed: bigint;
   /** The function's return value, from the simulation (createListing returns the listing id). */
   result: unknown;
+  /** The receipt's logs: what the transaction did, exactly (the simulation ran on an earlier state). */
+  logs: Log[];
 }
 
 /** Simulates, sends and awaits `functionName(args)` from `account`; refusals become CliErrors naming the contract error. */
@@ -114,8 +126,13 @@ export async function sendTransaction(target: ChainTarget, account: PrivateKeyAc
     onSent?.(hash);
     const receipt = await target.client.waitForTransactionReceipt({ hash, pollingInterval: 100, timeout: 120_000 });
     if (receipt.status !== "success") throw new CliError(`${functionName} reverted in transaction ${hash}.`, EXIT.access, "transaction_reverted");
-    return { hash, blockNumber: receipt.blockNumber, gasUsed: receipt.gasUsed, result: result as unknown };
+    return { hash, blockNumber: receipt.blockNumber, gasUsed: receipt.gasUsed, result: result as unknown, logs: receipt.logs };
   });
+}
+
+/** The earnings a transaction paid to the creator, from its EarningsWithdrawn events (0 when none). */
+export function earningsWithdrawn(logs: Log[]): bigint {
+  return parseEventLogs({ abi: marketplaceAbi, eventName: "EarningsWithdrawn", logs }).reduce((sum, log) => sum + log.args.amount, 0n);
 }
 
 /** Maps viem failures: a contract refusal (exit 4, named), not enough ETH (4), an unreachable RPC (8). */

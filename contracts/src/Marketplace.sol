@@ -1,6 +1,10 @@
 // SPDX-License-Identifier: MIT
 pragma solidity 0.8.37;
 
+// 18 storage declarations, each one kind of record the marketplace keeps (docs/reference/contract.md,
+// "Storage"); splitting them across contracts would add a call to every purchase and charge.
+// solhint-disable max-states-count
+
 /// @title Marketplace
 /// @author Agent rental service
 /// @notice Listings, rentals, escrow, fees, credentials and the run log of the agent marketplace.
@@ -11,8 +15,9 @@ pragma solidity 0.8.37;
 /// through a pull withdrawal (withdrawEarnings, withdrawUnspentBalance, withdrawFees).
 /// Prices per model: one_time pays `price` once; subscription pays `price` per 30 days, scaled by the
 /// duration bought (`price * durationSeconds / 30 days`, rounded down); per_query debits `price` per
-/// run through consumeQuery, never more than the price the run was admitted at. Subscription
-/// earnings vest in escrow as the paid periods elapse; the creator withdraws only what has vested. The protocol fee (`amount * feeBasisPoints / 10_000`, rounded down) is
+/// run through consumeQuery or consumeQueries, never more than the price the run was admitted at nor
+/// the price the renter deposited at. Each subscription payment vests in escrow over its own paid
+/// period; the creator withdraws only what has vested. The protocol fee (`amount * feeBasisPoints / 10_000`, rounded down) is
 /// taken at purchase for one_time and subscription, and at each consumption for per_query: a
 /// per-query deposit is the renter's money until a run consumes it.
 contract Marketplace {
@@ -97,6 +102,7 @@ contract Marketplace {
         bool recordLoaded;
         uint40 purchasedAt;
         bool isRevoked;
+        uint256 depositPrice;
         uint256 balance;
         bool balanceChanged;
         uint256 feeBasisPoints;
@@ -122,22 +128,37 @@ contract Marketplace {
 
     /// @notice A per_query rental: the prepaid balance; exactly one storage slot.
     /// `purchasedAt` is nonzero iff the rental exists. `depositPrice` is the listing price when the
-    /// renter last deposited (purchase or top-up): a price above it lets the renter take the balance back.
-    // 96 + 40 + 8 + 96 = 240 bits: one slot. A uint96 balance holds 7.9e28 wei, far above the ETH supply.
+    /// renter last deposited (purchase or top-up): the price the renter agreed to, the most any run is
+    /// charged (a price above it also lets the renter leave). `withdrawalRequested`: the renter asked to
+    /// take the balance back (requestBalanceWithdrawal, at `withdrawalRequestedAt`); a top-up cancels it.
+    // 96 + 40 + 8 + 96 + 8 = 248 bits: one slot. A balance never passes MAX_BALANCE (BalanceTooLarge).
     struct PerQueryBalance {
         uint96 balance;
         uint40 purchasedAt;
         bool isRevoked;
         uint96 depositPrice;
+        bool withdrawalRequested;
     }
 
-    /// @notice How a subscription listing's earnings vest: `unvested` wei of its escrow, as of
-    /// `updatedAt`, vest linearly until `paidUntil` (the latest expiry any renter paid for). One slot,
-    /// written only by subscription purchases and renewals.
+    /// @notice A subscription listing's vesting. Each payment's escrow share `a` vests linearly over its
+    /// own paid period, rounded out to whole days (VESTING_DAY): from the payment (or, for a renewal of
+    /// a running subscription, from the first day boundary at or after the current expiry) to the first
+    /// day boundary at or after its expiry, `d` seconds, at `floor(a / d)` wei per second, the rest
+    /// (`a mod d` wei and less) vesting at its end. This slot is the sum over the payments not yet fully
+    /// vested, as of `updatedAt`: `unvested` wei, falling by `rate` wei per second until the next day
+    /// at which a payment starts or ends vesting (a VestingDay, marked in `vestingDayBits`).
+    /// Exact integers: the sum equals the payments' shares computed one by one, never less.
     struct Vesting {
         uint128 unvested;
+        uint88 rate;
         uint40 updatedAt;
-        uint40 paidUntil;
+    }
+
+    /// @notice What changes in a listing's vesting at the start of one day (at `day * VESTING_DAY`):
+    /// payments that start vesting add their rate, payments that end remove it and their remainder.
+    struct VestingDay {
+        int128 rateChange;
+        uint128 remainder;
     }
 
     /*//////////////////////////////////////////////////////////////
@@ -205,12 +226,18 @@ contract Marketplace {
     error ZeroAddress();
     /// @notice A reentrant call was blocked.
     error Reentrancy();
-    /// @notice The subscription's expiry would pass the largest time the contract stores (uint40).
-    /// @param expiresAt The expiry the purchase or renewal would reach.
-    /// @param maxExpiresAt The largest storable expiry.
+    /// @notice The renewal would pay more than MAX_PREPAID ahead: its expiry would pass now + 395 days.
+    /// @param expiresAt The expiry the renewal would reach.
+    /// @param maxExpiresAt The latest expiry a payment now may reach.
     error ExpiryTooLate(uint256 expiresAt, uint256 maxExpiresAt);
-    /// @notice A listing must be paused before it can close (no purchase can then race the close).
-    error ListingNotPaused();
+    /// @notice The per-query balance would pass MAX_BALANCE (2^96 - 1 wei).
+    /// @param balance The balance the deposit would reach.
+    /// @param maxBalance The largest balance a rental holds.
+    error BalanceTooLarge(uint256 balance, uint256 maxBalance);
+    /// @notice The unspent balance cannot be withdrawn yet: runs admitted before the renter's request
+    /// may still settle. Request first (requestBalanceWithdrawal), then withdraw from `withdrawableAt`.
+    /// @param withdrawableAt When the requested withdrawal may be made; 0 when none was requested.
+    error WithdrawalNotReady(uint256 withdrawableAt);
     /// @notice A run batch needs a nonzero Merkle root and at least one run.
     error EmptyRunBatch();
 
@@ -320,6 +347,14 @@ contract Marketplace {
     /// @param buyer The renter.
     /// @param accessType The rental model of the revoked credential.
     event AccessRevoked(bytes32 indexed listingId, address indexed buyer, AccessType accessType);
+    /// @notice A renter asked to take back the unspent per_query balance. No new run is admitted on it
+    /// (the credential reads LowBalance); runs admitted before may still be charged until the withdrawal.
+    /// A top-up cancels the request.
+    /// @param listingId The listing.
+    /// @param buyer The renter.
+    /// @param balance The balance when asked.
+    /// @param withdrawableAt When withdrawUnspentBalance may take it (now + BALANCE_WITHDRAWAL_DELAY).
+    event BalanceWithdrawalRequested(bytes32 indexed listingId, address indexed buyer, uint256 balance, uint256 withdrawableAt);
     /// @notice A renter took back an unspent per_query balance (balance is now 0).
     /// @param listingId The listing.
     /// @param buyer The renter.
@@ -378,6 +413,17 @@ contract Marketplace {
     /// @notice Run references below this value are dense: marked in the `chargedRuns` bitmap (256 runs
     /// per storage word); larger ones (hashes) are marked in `consumedRuns`.
     uint256 public constant DENSE_RUN_REFS = 1 << 64;
+    /// @notice How far ahead a renewal may pay: its expiry at most now + 395 days (the longest period,
+    /// 365 days, plus the shortest, 30), so one renter can keep a listing's escrow from emptying, and
+    /// the listing from closing, for at most that long.
+    uint256 public constant MAX_PREPAID = 395 days;
+    /// @notice The unit subscription earnings vest in: a payment's period is rounded out to whole days.
+    uint256 public constant VESTING_DAY = 1 days;
+    /// @notice How long after requestBalanceWithdrawal the unspent balance may be withdrawn: longer than
+    /// the longest run (300 s) plus the service's settlement window (600 s), with room for a slow chain.
+    uint256 public constant BALANCE_WITHDRAWAL_DELAY = 1 hours;
+    /// @notice The largest per-query balance (the record's uint96).
+    uint256 public constant MAX_BALANCE = type(uint96).max;
     /// @dev What _charge returns for a run it charged (no custom error has this selector).
     bytes4 private constant CHARGED = 0xffffffff;
     /// @dev A Tab's fee rate before the first charge reads it (no fee rate has this value).
@@ -418,8 +464,16 @@ contract Marketplace {
     mapping(uint256 wordIndex => uint256 bits) public chargedRuns;
     /// @notice The Merkle root of each logged run batch.
     mapping(uint256 batchIndex => bytes32 root) public runBatchRoots;
-    /// @notice How each subscription listing's earnings vest (see Vesting).
+    /// @notice How each subscription listing's earnings vest, as of its last update (see Vesting).
     mapping(bytes32 listingId => Vesting vesting) public vestings;
+    /// @notice The changes of a listing's vesting by day number (`day * VESTING_DAY` is when they apply).
+    mapping(bytes32 listingId => mapping(uint256 day => VestingDay change)) public vestingDays;
+    /// @notice Which days of a listing hold a VestingDay: bit `day & 255` of word `day >> 8`, so the days
+    /// that have passed since the last update are found without reading the empty ones.
+    mapping(bytes32 listingId => mapping(uint256 wordIndex => uint256 bits)) public vestingDayBits;
+    /// @notice When a renter asked to withdraw the unspent balance (valid while the record's
+    /// `withdrawalRequested` is set).
+    mapping(bytes32 listingId => mapping(address buyer => uint256 requestedAt)) public withdrawalRequestedAt;
 
     bool private transient _locked;
 
@@ -514,20 +568,40 @@ contract Marketplace {
         emit ListingActiveSet(listingId, active);
     }
 
-    /// @notice Closes a paused listing for good. Every credential on it becomes invalid. Pause first:
-    /// a paused listing sells nothing, so no purchase can race the close; runs admitted before the pause
-    /// still settle until the close (a settlement after it is refused). A subscription listing closes
-    /// only once every period a renter paid for has elapsed (its escrow is then fully vested). Escrow
-    /// left at close stays the creator's to withdraw; unspent per-query balances stay the renters'.
+    /// @notice Closes a listing for good, from any state (active or paused), once its escrow holds no
+    /// funds: withdraw the earnings first, or use closeListingAndWithdraw to do both in one transaction.
+    /// Every credential on the listing becomes invalid; a per-task run settling after the close is
+    /// refused (the closing creator forgoes it). Unspent per-query balances stay the renters', withdrawable
+    /// at once. A subscription listing's escrow empties only once every paid period has vested.
     /// @dev Creator only; reverts ListingNotFound, Unauthorized, ListingNotActive (closed already),
-    /// ListingNotPaused, EscrowNotEmpty (a paid subscription period has not elapsed).
+    /// EscrowNotEmpty (the escrow holds funds).
     /// @param listingId The listing.
     function closeListing(bytes32 listingId) external {
         Listing storage listing = _openListingOfCreator(listingId);
-        if (listing.status != ListingStatus.Paused) revert ListingNotPaused();
-        if (block.timestamp < vestings[listingId].paidUntil) revert EscrowNotEmpty();
+        if (listing.escrow != 0) revert EscrowNotEmpty();
         listing.status = ListingStatus.Closed;
         emit ListingClosed(listingId);
+    }
+
+    /// @notice Withdraws the whole escrow to the creator and closes the listing, in one transaction, so no
+    /// charge or purchase landing between a withdrawal and a close can make the close fail. Closes a
+    /// listing with an empty escrow as closeListing does.
+    /// @dev Creator only; reverts ListingNotFound, Unauthorized, ListingNotActive (closed already),
+    /// EscrowNotEmpty (a subscription listing holds earnings not yet vested), TransferFailed, Reentrancy.
+    /// Emits EarningsWithdrawn (when the escrow held funds) and ListingClosed.
+    /// @param listingId The listing.
+    /// @return amount The wei withdrawn.
+    function closeListingAndWithdraw(bytes32 listingId) external nonReentrant returns (uint256 amount) {
+        Listing storage listing = _openListingOfCreator(listingId);
+        amount = listing.escrow;
+        if (amount != 0 && listing.accessType == AccessType.Subscription && _syncVesting(listingId) != 0) {
+            revert EscrowNotEmpty();
+        }
+        listing.escrow = 0;
+        listing.status = ListingStatus.Closed;
+        if (amount != 0) emit EarningsWithdrawn(listingId, msg.sender, amount);
+        emit ListingClosed(listingId);
+        if (amount != 0) _send(msg.sender, amount);
     }
 
     /// @notice Revokes a renter's one_time or subscription credential. No refund: the rental was final.
@@ -573,9 +647,7 @@ contract Marketplace {
         if (listing.status == ListingStatus.None) revert ListingNotFound();
         if (listing.creator != msg.sender) revert Unauthorized();
         uint256 escrow = listing.escrow;
-        uint256 available = listing.accessType == AccessType.Subscription
-            ? escrow - _unvested(vestings[listingId])
-            : escrow;
+        uint256 available = listing.accessType == AccessType.Subscription ? escrow - _syncVesting(listingId) : escrow;
         if (available == 0 || amount == 0) revert NothingToWithdraw();
         if (amount > available) revert WithdrawalExceedsBalance(amount, available);
         listing.escrow = uint128(escrow - amount);
@@ -615,20 +687,21 @@ contract Marketplace {
         AccessCredential storage credential = credentials[listingId][msg.sender];
         _checkNoCredential(credential);
         if (msg.value != cost) revert IncorrectPayment(cost, msg.value);
-        uint256 expiresAt = _checkedExpiry(block.timestamp + durationSeconds);
+        uint256 expiresAt = block.timestamp + durationSeconds;
         credential.buyer = msg.sender;
         credential.purchasedAt = uint40(block.timestamp);
         credential.expiresAt = uint40(expiresAt);
         credential.accessType = AccessType.Subscription;
         uint256 fee = _collect(listing, cost);
-        _addUnvested(listingId, cost - fee, expiresAt);
+        _vest(listingId, cost - fee, block.timestamp, expiresAt);
         emit SubscriptionPurchased(listingId, msg.sender, durationSeconds, cost, fee, expiresAt);
     }
 
     /// @notice Renews a subscription. An active one is extended from its current expiry (no paid time
-    /// is lost); an expired one restarts from now. Send `subscriptionPrice(listingId, durationSeconds)`.
+    /// is lost), and the payment vests over that later period; an expired one restarts from now. The new
+    /// expiry may be at most MAX_PREPAID (395 days) from now. Send `subscriptionPrice(listingId, durationSeconds)`.
     /// @dev Reverts ProtocolPaused, ListingNotFound, ListingNotActive, InvalidAccessType, InvalidDuration,
-    /// CredentialNotFound, CredentialRevoked, IncorrectPayment.
+    /// CredentialNotFound, CredentialRevoked, IncorrectPayment, ExpiryTooLate (more than 395 days ahead).
     /// @param listingId The listing.
     /// @param durationSeconds 2592000, 7776000 or 31536000.
     function renewSubscription(bytes32 listingId, uint256 durationSeconds) external payable nonReentrant {
@@ -639,18 +712,19 @@ contract Marketplace {
         if (credential.isRevoked) revert CredentialRevoked();
         if (msg.value != cost) revert IncorrectPayment(cost, msg.value);
         uint256 currentExpiry = credential.expiresAt;
-        uint256 expiresAt =
-            _checkedExpiry((currentExpiry > block.timestamp ? currentExpiry : block.timestamp) + durationSeconds);
+        uint256 paidFrom = currentExpiry > block.timestamp ? currentExpiry : block.timestamp;
+        uint256 expiresAt = paidFrom + durationSeconds;
+        if (expiresAt > block.timestamp + MAX_PREPAID) revert ExpiryTooLate(expiresAt, block.timestamp + MAX_PREPAID);
         credential.expiresAt = uint40(expiresAt);
         uint256 fee = _collect(listing, cost);
-        _addUnvested(listingId, cost - fee, expiresAt);
+        _vest(listingId, cost - fee, paidFrom, expiresAt);
         emit SubscriptionRenewed(listingId, msg.sender, durationSeconds, cost, fee, expiresAt);
     }
 
     /// @notice Opens a per_query rental with a prepaid balance of `msg.value`, which must cover at least
     /// one run. No fee is taken now: each run pays its fee when consumeQuery debits it.
     /// @dev Reverts ProtocolPaused, ListingNotFound, ListingNotActive, InvalidAccessType,
-    /// CredentialAlreadyExists (use topUpBalance), CredentialRevoked, DepositTooLow.
+    /// CredentialAlreadyExists (use topUpBalance), CredentialRevoked, DepositTooLow, BalanceTooLarge.
     /// @param listingId The listing.
     function purchasePerQuery(bytes32 listingId) external payable nonReentrant {
         Listing storage listing = _purchasableListing(listingId, AccessType.PerQuery);
@@ -661,7 +735,7 @@ contract Marketplace {
         }
         uint256 price = listing.price;
         if (msg.value < price) revert DepositTooLow(msg.value, price);
-        // Cannot truncate: msg.value is bounded by the ETH supply (< 2^96 wei).
+        if (msg.value > MAX_BALANCE) revert BalanceTooLarge(msg.value, MAX_BALANCE);
         record.balance = uint96(msg.value);
         record.purchasedAt = uint40(block.timestamp);
         record.depositPrice = uint96(price);
@@ -669,12 +743,13 @@ contract Marketplace {
     }
 
     /// @notice Adds `msg.value` to a per_query balance; each deposit covers at least one run at the
-    /// current price. A top-up keeps an existing rental running, so, like consumption, it continues
-    /// while the listing or the protocol is paused (pauses stop new rentals, never existing access);
-    /// it is refused once the listing is closed.
+    /// current price, which becomes the renter's deposit price (the most a run is charged). A top-up
+    /// cancels a pending withdrawal request. It keeps an existing rental running, so, like consumption,
+    /// it continues while the listing or the protocol is paused (pauses stop new rentals, never existing
+    /// access); it is refused once the listing is closed.
     /// @dev Reverts ListingNotFound, ListingNotActive (closed), InvalidAccessType, CredentialNotFound,
-    /// CredentialRevoked, DepositTooLow. Reads two slots (listing, record): that is what keeps it
-    /// within 1.25x of its one-slot storage bound.
+    /// CredentialRevoked, DepositTooLow, BalanceTooLarge. Reads two slots (listing, record): that is what
+    /// keeps it within 1.25x of its one-slot storage bound.
     /// @param listingId The listing.
     function topUpBalance(bytes32 listingId) external payable {
         Listing storage listing = listings[listingId];
@@ -687,36 +762,63 @@ contract Marketplace {
         if (record.isRevoked) revert CredentialRevoked();
         uint256 price = listing.price;
         if (msg.value < price) revert DepositTooLow(msg.value, price);
-        // Cannot truncate: every balance together is bounded by the ETH supply (< 2^96 wei).
         uint256 newBalance = record.balance + msg.value;
+        if (newBalance > MAX_BALANCE) revert BalanceTooLarge(newBalance, MAX_BALANCE);
         record.balance = uint96(newBalance);
         record.depositPrice = uint96(price);
+        record.withdrawalRequested = false;
         emit BalanceToppedUp(listingId, msg.sender, msg.value, newBalance);
     }
 
-    /// @notice Takes back an unspent per_query balance, in full. "No refunds" never traps prepaid money:
-    /// this works once the listing is closed or paused, once the creator has revoked the renter, when
-    /// the listing's price is above the price at the renter's last deposit (a price rise the renter
-    /// did not agree to), or when the balance no longer covers one run at the current price.
-    /// Works while the protocol is paused.
+    /// @notice Asks to take back the unspent per_query balance. Allowed when the renter may leave: the
+    /// listing is paused or closed, the creator revoked the renter, the listing's price is above the
+    /// renter's deposit price (a rise the renter did not agree to), or the balance no longer covers one
+    /// run. From now on no new run is admitted on the balance (the credential reads LowBalance), while
+    /// runs admitted before may still be charged; withdrawUnspentBalance pays out from
+    /// BALANCE_WITHDRAWAL_DELAY (1 hour) on. A top-up cancels the request. (A closed listing's or a
+    /// revoked renter's balance needs no request: it is withdrawable at once.) Works while the protocol
+    /// is paused.
     /// @dev Reverts ListingNotFound, InvalidAccessType, CredentialNotFound, NothingToWithdraw,
-    /// Unauthorized (the listing is active, the renter not revoked, the price not raised since the
-    /// last deposit, and the balance covers a run), TransferFailed, Reentrancy.
+    /// WithdrawalNotReady (requested already: when it is ready), Unauthorized (the listing is active, the
+    /// renter not revoked, the price not above the deposit price, and the balance covers a run: prepaid
+    /// credit is not refundable).
+    /// @param listingId The listing.
+    function requestBalanceWithdrawal(bytes32 listingId) external {
+        (Listing storage listing, PerQueryBalance storage record, uint256 balance) = _ownBalance(listingId);
+        if (record.withdrawalRequested) {
+            revert WithdrawalNotReady(withdrawalRequestedAt[listingId][msg.sender] + BALANCE_WITHDRAWAL_DELAY);
+        }
+        if (!_mayLeave(listing, record, balance)) revert Unauthorized();
+        record.withdrawalRequested = true;
+        withdrawalRequestedAt[listingId][msg.sender] = block.timestamp;
+        emit BalanceWithdrawalRequested(listingId, msg.sender, balance, block.timestamp + BALANCE_WITHDRAWAL_DELAY);
+    }
+
+    /// @notice Takes back an unspent per_query balance, in full. "No refunds" never traps prepaid money,
+    /// and no exit voids a run admitted before it: once the listing is closed or the creator revoked the
+    /// renter (the creator's own acts, after which every charge is refused) the balance is withdrawable at
+    /// once; otherwise it is withdrawable BALANCE_WITHDRAWAL_DELAY after requestBalanceWithdrawal (allowed
+    /// while the listing is paused, its price is above the renter's deposit price, or the balance no
+    /// longer covers a run), so every run admitted before the request has had time to settle. Works while
+    /// the protocol is paused.
+    /// @dev Reverts ListingNotFound, InvalidAccessType, CredentialNotFound, NothingToWithdraw,
+    /// Unauthorized (no request, and the renter may not leave: the listing active, the renter not
+    /// revoked, the price not raised above the deposit price, the balance covering a run),
+    /// WithdrawalNotReady (not requested, or requested less than BALANCE_WITHDRAWAL_DELAY ago),
+    /// TransferFailed, Reentrancy.
     /// @param listingId The listing.
     function withdrawUnspentBalance(bytes32 listingId) external nonReentrant {
-        Listing storage listing = listings[listingId];
-        ListingStatus status = listing.status;
-        if (status == ListingStatus.None) revert ListingNotFound();
-        if (listing.accessType != AccessType.PerQuery) revert InvalidAccessType();
-        PerQueryBalance storage record = perQueryBalances[listingId][msg.sender];
-        if (record.purchasedAt == 0) revert CredentialNotFound();
-        uint256 amount = record.balance;
-        if (amount == 0) revert NothingToWithdraw();
-        uint256 price = listing.price;
-        if (status == ListingStatus.Active && !record.isRevoked && price <= record.depositPrice && amount >= price) {
-            revert Unauthorized();
+        (Listing storage listing, PerQueryBalance storage record, uint256 amount) = _ownBalance(listingId);
+        if (listing.status != ListingStatus.Closed && !record.isRevoked) {
+            if (!record.withdrawalRequested) {
+                if (!_mayLeave(listing, record, amount)) revert Unauthorized();
+                revert WithdrawalNotReady(0);
+            }
+            uint256 withdrawableAt = withdrawalRequestedAt[listingId][msg.sender] + BALANCE_WITHDRAWAL_DELAY;
+            if (block.timestamp < withdrawableAt) revert WithdrawalNotReady(withdrawableAt);
         }
         record.balance = 0;
+        record.withdrawalRequested = false;
         emit UnspentBalanceWithdrawn(listingId, msg.sender, amount);
         _send(msg.sender, amount);
     }
@@ -726,9 +828,10 @@ contract Marketplace {
     //////////////////////////////////////////////////////////////*/
 
     /// @notice Charges one run to a per_query balance at the price it was admitted at, or less: debits
-    /// min(listing price, maxPrice), moves it minus the fee to escrow and the fee to the protocol. The
-    /// authority passes the price it admitted the run at as `maxPrice`, so a price rise never reaches a
-    /// run already admitted, and a price cut reaches it at once. Called by the authority right before a
+    /// min(listing price, maxPrice, the renter's deposit price), moves it minus the fee to escrow and the
+    /// fee to the protocol. The authority passes the price it admitted the run at as `maxPrice`, so a
+    /// price rise never reaches a run already admitted, and a price cut reaches it at once; the deposit
+    /// price is the price the renter agreed to, so no run takes more whatever it was admitted at. Called by the authority right before a
     /// result is returned. Works on a paused listing (runs admitted before the pause settle), not on a
     /// closed one.
     /// @dev Idempotent per run: a `runRef` already charged (by this function or by consumeQueries) is a
@@ -760,7 +863,8 @@ contract Marketplace {
 
     /// @notice Charges a batch of runs in one transaction, each exactly as consumeQuery would: at most
     /// once per run reference (one charged before, by either function or earlier in the batch, is
-    /// skipped: no event, no debit), at most min(listing price, its maxPrice), only on a valid per_query
+    /// skipped: no event, no debit), at most min(listing price, its maxPrice, the renter's deposit
+    /// price), only on a valid per_query
     /// credential with enough balance. Each charged run emits QueryConsumed; a charge consumeQuery would
     /// revert emits QueryRefused with that custom error's selector and does not stop the others.
     /// @dev Authority only; reverts Unauthorized, Reentrancy. Gas per charge falls with the batch: the
@@ -863,9 +967,9 @@ contract Marketplace {
 
     /// @notice The spec's validity rule: the listing exists and is not closed, and the credential
     /// exists and is not revoked, and a subscription is not past expiry (valid while
-    /// block.timestamp < expiresAt); for per_query, perQueryBalances has isRevoked false and a
-    /// balance that covers one run at the listing's current price (so a valid per-query credential
-    /// can always run). A paused listing keeps its credentials valid.
+    /// block.timestamp < expiresAt); for per_query, perQueryBalances has isRevoked false, no pending
+    /// withdrawal request and a balance that covers one run at the listing's current price (so a valid
+    /// per-query credential can always run). A paused listing keeps its credentials valid.
     /// @param listingId The listing.
     /// @param buyer The renter.
     /// @return valid Whether the renter may run the agent now.
@@ -874,8 +978,8 @@ contract Marketplace {
     }
 
     /// @notice The renter's access as the API names it: NotFound, Active, Expired, LowBalance (per_query
-    /// balance below one run at the current price, zero included), Revoked, ListingClosed. Active iff
-    /// isCredentialValid.
+    /// balance below one run at the current price, zero included, or asked to be withdrawn), Revoked,
+    /// ListingClosed. Active iff isCredentialValid.
     /// @param listingId The listing.
     /// @param buyer The renter.
     /// @return status The status.
@@ -888,7 +992,9 @@ contract Marketplace {
             if (record.purchasedAt == 0) return CredentialStatus.NotFound;
             if (listingStatus == ListingStatus.Closed) return CredentialStatus.ListingClosed;
             if (record.isRevoked) return CredentialStatus.Revoked;
-            return record.balance < listing.price ? CredentialStatus.LowBalance : CredentialStatus.Active;
+            // A balance the renter asked to withdraw admits no new run: it is leaving.
+            if (record.withdrawalRequested || record.balance < listing.price) return CredentialStatus.LowBalance;
+            return CredentialStatus.Active;
         }
         AccessCredential storage credential = credentials[listingId][buyer];
         if (credential.buyer == address(0)) return CredentialStatus.NotFound;
@@ -1002,7 +1108,18 @@ contract Marketplace {
     function withdrawableEarnings(bytes32 listingId) external view returns (uint256 amount) {
         Listing storage listing = listings[listingId];
         amount = listing.escrow;
-        if (listing.accessType == AccessType.Subscription) amount -= _unvested(vestings[listingId]);
+        if (listing.accessType == AccessType.Subscription) {
+            (Vesting memory v,) = _vestingNow(listingId);
+            amount -= v.unvested;
+        }
+    }
+
+    /// @notice A subscription listing's escrow not vested yet, now.
+    /// @param listingId The listing.
+    /// @return amount The wei of its escrow that withdrawals must leave.
+    function unvestedEarnings(bytes32 listingId) external view returns (uint256 amount) {
+        (Vesting memory v,) = _vestingNow(listingId);
+        return v.unvested;
     }
 
     /// @notice The listing id of a creator's seed: keccak256(abi.encodePacked(creator, seed)).
@@ -1080,34 +1197,110 @@ contract Marketplace {
         );
     }
 
-    /// @dev Refuses an expiry the uint40 fields cannot hold, so storage and events always agree.
-    function _checkedExpiry(uint256 expiresAt) private pure returns (uint256) {
-        if (expiresAt > type(uint40).max) revert ExpiryTooLate(expiresAt, type(uint40).max);
-        return expiresAt;
+    /// @dev A listing's vesting as of now: every VestingDay after `updatedAt` and not after now is applied
+    /// in day order (found through vestingDayBits), the rate running between them, then to now. Returns
+    /// whether a day was applied, so a caller that writes stores the result only then. The days it reads
+    /// are bounded: every VestingDay lies within MAX_PREPAID + VESTING_DAY of the write that made it, and
+    /// the walk stops once nothing is vesting, so at most about 400 days (two or three words of bits).
+    function _vestingNow(bytes32 listingId) private view returns (Vesting memory v, bool applied) {
+        v = vestings[listingId];
+        uint256 t = v.updatedAt;
+        uint256 unvested = v.unvested;
+        uint256 rate = v.rate;
+        uint256 first = t / VESTING_DAY + 1; // the first day that begins after updatedAt
+        uint256 last = block.timestamp / VESTING_DAY; // the last day that has begun
+        for (uint256 word = first >> 8; word <= last >> 8 && (unvested != 0 || rate != 0); ++word) {
+            uint256 bits = vestingDayBits[listingId][word];
+            if (word == first >> 8) bits &= type(uint256).max << (first & 255);
+            if (word == last >> 8) bits &= type(uint256).max >> (255 - (last & 255));
+            while (bits != 0) {
+                uint256 day = (word << 8) | _lowestBit(bits);
+                bits &= bits - 1;
+                uint256 boundary = day * VESTING_DAY;
+                unvested -= rate * (boundary - t);
+                t = boundary;
+                VestingDay storage change = vestingDays[listingId][day];
+                rate = uint256(int256(rate) + change.rateChange);
+                unvested -= change.remainder;
+                applied = true;
+            }
+        }
+        unvested -= rate * (block.timestamp - t);
+        // Cannot truncate: both only fell from the stored values.
+        v = Vesting(uint128(unvested), uint88(rate), uint40(block.timestamp));
     }
 
-    /// @dev A subscription listing's escrow that has not vested at block.timestamp. All unvested wei
-    /// vest linearly from `updatedAt` to `paidUntil`, the latest expiry paid for. Merging every
-    /// subscription into one line can only vest later than vesting each on its own (each ends by
-    /// `paidUntil`), never earlier; rounded up, so the creator never receives a period before it elapses.
-    function _unvested(Vesting memory v) private view returns (uint256) {
-        uint256 paidUntil = v.paidUntil;
-        if (block.timestamp >= paidUntil) return 0;
-        uint256 span = paidUntil - v.updatedAt;
-        uint256 remaining = paidUntil - block.timestamp;
-        // Cannot overflow: unvested < 2^128 and remaining < 2^40.
-        return (uint256(v.unvested) * remaining + span - 1) / span;
+    /// @dev The listing's unvested escrow now, storing its vesting when a day was applied.
+    function _syncVesting(bytes32 listingId) private returns (uint256 unvested) {
+        (Vesting memory v, bool applied) = _vestingNow(listingId);
+        if (applied) vestings[listingId] = v;
+        return v.unvested;
     }
 
-    /// @dev Adds a subscription payment's escrow share to the vesting line: what has vested so far
-    /// stays vested, the rest and `amount` vest until the later of the current line's end and `expiresAt`.
-    function _addUnvested(bytes32 listingId, uint256 amount, uint256 expiresAt) private {
-        Vesting storage vesting = vestings[listingId];
-        uint256 unvested = _unvested(vesting) + amount;
-        uint256 paidUntil = vesting.paidUntil;
-        vesting.unvested = uint128(unvested);
-        vesting.updatedAt = uint40(block.timestamp);
-        vesting.paidUntil = uint40(expiresAt > paidUntil ? expiresAt : paidUntil);
+    /// @dev Adds a subscription payment's escrow share `amount`, paid for [paidFrom, paidUntil), to the
+    /// listing's vesting (see Vesting): it vests from now, or from the first day boundary at or after
+    /// paidFrom when that is later, to the first day boundary at or after paidUntil. Rounding the period
+    /// out and the rate down only ever vests later than the paid time elapses, never earlier.
+    function _vest(bytes32 listingId, uint256 amount, uint256 paidFrom, uint256 paidUntil) private {
+        (Vesting memory v,) = _vestingNow(listingId);
+        uint256 endDay = (paidUntil + VESTING_DAY - 1) / VESTING_DAY;
+        uint256 start = paidFrom > block.timestamp ? ((paidFrom + VESTING_DAY - 1) / VESTING_DAY) * VESTING_DAY : block.timestamp;
+        uint256 span = endDay * VESTING_DAY - start;
+        uint256 rate = amount / span;
+        // Cannot truncate: amount is below 2^100 (a price below 2^96 times at most 365/30), so rate is
+        // below 2^79 (span is at least 29 days), and both sums stay below the ETH the contract holds.
+        if (start == block.timestamp) v.rate += uint88(rate);
+        else _vestingDay(listingId, start / VESTING_DAY, int128(int256(rate)), 0);
+        _vestingDay(listingId, endDay, -int128(int256(rate)), amount - rate * span);
+        v.unvested += uint128(amount);
+        vestings[listingId] = v;
+    }
+
+    function _vestingDay(bytes32 listingId, uint256 day, int128 rateChange, uint256 remainder) private {
+        VestingDay storage change = vestingDays[listingId][day];
+        change.rateChange += rateChange;
+        // Cannot truncate: a remainder is below the span, 2^26 seconds.
+        change.remainder += uint128(remainder);
+        vestingDayBits[listingId][day >> 8] |= 1 << (day & 255);
+    }
+
+    /// @dev The index of the lowest set bit of `x` (nonzero). A binary search: eight comparisons. Solady's
+    /// LibBit.ffs does this with a de Bruijn table; the contract takes no library for one function.
+    function _lowestBit(uint256 x) private pure returns (uint256 index) {
+        x &= ~x + 1;
+        if (x >> 128 != 0) (x, index) = (x >> 128, index + 128);
+        if (x >> 64 != 0) (x, index) = (x >> 64, index + 64);
+        if (x >> 32 != 0) (x, index) = (x >> 32, index + 32);
+        if (x >> 16 != 0) (x, index) = (x >> 16, index + 16);
+        if (x >> 8 != 0) (x, index) = (x >> 8, index + 8);
+        if (x >> 4 != 0) (x, index) = (x >> 4, index + 4);
+        if (x >> 2 != 0) (x, index) = (x >> 2, index + 2);
+        if (x >> 1 != 0) ++index;
+    }
+
+    /// @dev The caller's per_query record on `listingId` and its balance, checked the way both exits
+    /// check it: the listing exists and is per_query, the rental exists, the balance is not zero.
+    function _ownBalance(bytes32 listingId)
+        private
+        view
+        returns (Listing storage listing, PerQueryBalance storage record, uint256 balance)
+    {
+        listing = listings[listingId];
+        if (listing.status == ListingStatus.None) revert ListingNotFound();
+        if (listing.accessType != AccessType.PerQuery) revert InvalidAccessType();
+        record = perQueryBalances[listingId][msg.sender];
+        if (record.purchasedAt == 0) revert CredentialNotFound();
+        balance = record.balance;
+        if (balance == 0) revert NothingToWithdraw();
+    }
+
+    /// @dev Whether a renter may leave with the balance: the listing is not active (paused or closed),
+    /// the creator revoked the renter, the price rose above the renter's deposit price, or the balance
+    /// no longer covers a run. A live balance, at a price the renter agreed to, that covers a run is
+    /// prepaid credit: not refundable.
+    function _mayLeave(Listing storage listing, PerQueryBalance storage record, uint256 balance) private view returns (bool) {
+        uint256 price = listing.price;
+        return listing.status != ListingStatus.Active || record.isRevoked || price > record.depositPrice || balance < price;
     }
 
     /// @dev One run's charge, the one path of consumeQuery and consumeQueries. Returns CHARGED when it
@@ -1130,6 +1323,7 @@ contract Marketplace {
         if (tab.isRevoked) return (CredentialRevoked.selector, 0, 0);
         uint256 price = tab.price;
         if (price > maxPrice) price = maxPrice;
+        if (price > tab.depositPrice) price = tab.depositPrice;
         uint256 balance = tab.balance;
         if (balance < price) return (InsufficientBalance.selector, balance, price);
         _markCharged(tab, runRef);
@@ -1171,6 +1365,7 @@ contract Marketplace {
         tab.recordLoaded = true;
         tab.purchasedAt = record.purchasedAt;
         tab.isRevoked = record.isRevoked;
+        tab.depositPrice = record.depositPrice;
         tab.balance = record.balance;
     }
 

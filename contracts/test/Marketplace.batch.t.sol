@@ -97,14 +97,16 @@ contract MarketplaceBatchTest is MarketplaceTestBase {
         bytes32 id = _list(PER_QUERY);
         _buyPerQuery(id, renter, PRICE * 10);
         _setPrice(id, PRICE * 2);
+        vm.prank(renter);
+        market.topUpBalance{value: PRICE * 2}(id); // the renter agrees to the new price
         Marketplace.Charge[] memory charges = new Marketplace.Charge[](2);
         charges[0] = _one(id, renter, bytes32(uint256(7)), PRICE); // admitted before the rise
         charges[1] = _one(id, renter, bytes32(uint256(8)), PRICE * 3); // admitted at a higher price before a cut
         vm.recordLogs();
         _batch(charges);
         Vm.Log[] memory logs = _chargeLogs();
-        _assertConsumed(logs[0], id, renter, bytes32(uint256(7)), PRICE, PRICE * 9);
-        _assertConsumed(logs[1], id, renter, bytes32(uint256(8)), PRICE * 2, PRICE * 7);
+        _assertConsumed(logs[0], id, renter, bytes32(uint256(7)), PRICE, PRICE * 11);
+        _assertConsumed(logs[1], id, renter, bytes32(uint256(8)), PRICE * 2, PRICE * 9);
     }
 
     function test_consumeQueries_worksOnAPausedListingAndWhileTheProtocolIsPaused() public {
@@ -198,14 +200,14 @@ contract MarketplaceBatchTest is MarketplaceTestBase {
     function test_consumeQueries_reportsWhatConsumeQueryRevertsWith() public {
         bytes32 id = _list(PER_QUERY);
         _buyPerQuery(id, renter, PRICE);
-        _setPrice(id, PRICE * 2);
-        vm.expectRevert(abi.encodeWithSelector(Marketplace.InsufficientBalance.selector, PRICE, PRICE * 2));
-        _consume(id, renter, bytes32(uint256(1)), PRICE * 2);
+        _consume(id, renter, bytes32(uint256(1)));
+        vm.expectRevert(abi.encodeWithSelector(Marketplace.InsufficientBalance.selector, 0, PRICE));
+        _consume(id, renter, bytes32(uint256(2)), PRICE);
         Marketplace.Charge[] memory charges = new Marketplace.Charge[](1);
-        charges[0] = _one(id, renter, bytes32(uint256(1)), PRICE * 2);
+        charges[0] = _one(id, renter, bytes32(uint256(2)), PRICE);
         vm.recordLogs();
         vm.assertEq(_batch(charges), 0, "refused");
-        _assertRefused(_chargeLogs()[0], id, renter, bytes32(uint256(1)), Marketplace.InsufficientBalance.selector);
+        _assertRefused(_chargeLogs()[0], id, renter, bytes32(uint256(2)), Marketplace.InsufficientBalance.selector);
     }
 
     /// @notice A refused run is not marked: a later batch charges it once the renter can pay.

@@ -142,8 +142,7 @@ contract MarketplaceListingsTest is MarketplaceTestBase {
         _buyOneTime(one, renter);
         _buyPerQuery(perQuery, renter, PRICE * 3);
         vm.startPrank(creator);
-        market.setListingActive(one, false);
-        market.setListingActive(perQuery, false);
+        market.withdrawEarnings(one, _escrow(one));
         vm.expectEmit(true, true, true, true, address(market));
         emit Marketplace.ListingClosed(one);
         market.closeListing(one);
@@ -156,45 +155,127 @@ contract MarketplaceListingsTest is MarketplaceTestBase {
         );
     }
 
-    function test_RevertWhen_closeListingWhileActive() public {
-        bytes32 id = _list(ONE_TIME);
-        vm.expectRevert(Marketplace.ListingNotPaused.selector);
+    /// @notice The specification's rule: a listing in any state closes when its escrow holds no funds.
+    function test_closeListing_closesAnActiveListingWithAnEmptyEscrow() public {
+        bytes32 id = _list(PER_QUERY);
+        _buyPerQuery(id, renter, PRICE * 2); // a deposit is the renter's, not escrow
+        vm.expectEmit(true, true, true, true, address(market));
+        emit Marketplace.ListingClosed(id);
         vm.prank(creator);
         market.closeListing(id);
+        vm.assertTrue(_status(id) == Marketplace.ListingStatus.Closed, "closed from active");
     }
 
-    function test_closeListing_ofPausedListingWithEscrow_keepsEarningsWithdrawable() public {
+    function test_closeListing_closesAPausedListingWithAnEmptyEscrow() public {
+        bytes32 id = _list(ONE_TIME);
+        _pause(id);
+        vm.prank(creator);
+        market.closeListing(id);
+        vm.assertTrue(_status(id) == Marketplace.ListingStatus.Closed, "closed from paused");
+    }
+
+    /// @notice With funds in escrow the close fails with EscrowNotEmpty, active or paused.
+    function test_RevertWhen_closeListingWithFundsInEscrow() public {
         bytes32 id = _list(ONE_TIME);
         _buyOneTime(id, renter);
-        uint256 earned = _escrow(id);
-        _close(id);
-        vm.assertTrue(_status(id) == Marketplace.ListingStatus.Closed, "closed with earned escrow");
-        uint256 before = creator.balance;
-        vm.prank(creator);
-        market.withdrawEarnings(id, earned);
-        vm.assertEq(creator.balance - before, earned, "earnings withdrawn after close");
-    }
-
-    function test_closeListing_cannotBeRacedByAPurchaseOrASettlement() public {
-        bytes32 id = _list(PER_QUERY);
-        _buyPerQuery(id, renter, PRICE * 3);
-        _pause(id);
-        // Neither a purchase nor a run admitted before the pause can stop the close any more.
-        vm.expectRevert(Marketplace.ListingNotActive.selector);
-        _buyPerQuery(id, stranger, PRICE);
-        _consume(id, renter, "admitted-before-pause");
+        vm.expectRevert(Marketplace.EscrowNotEmpty.selector);
         vm.prank(creator);
         market.closeListing(id);
+        _pause(id);
+        vm.expectRevert(Marketplace.EscrowNotEmpty.selector);
+        vm.prank(creator);
+        market.closeListing(id);
+        uint256 escrow = _escrow(id);
+        vm.prank(creator);
+        market.withdrawEarnings(id, escrow - 1);
+        vm.expectRevert(Marketplace.EscrowNotEmpty.selector);
+        vm.prank(creator);
+        market.closeListing(id);
+        vm.prank(creator);
+        market.withdrawEarnings(id, 1);
+        vm.prank(creator);
+        market.closeListing(id);
+        vm.assertTrue(_status(id) == Marketplace.ListingStatus.Closed, "closed once the escrow is empty");
+    }
+
+    function test_closeListingAndWithdraw_paysTheEscrowAndCloses() public {
+        bytes32 id = _list(ONE_TIME);
+        _buyOneTime(id, renter);
+        _buyOneTime(id, stranger);
+        uint256 earned = _escrow(id);
+        uint256 before = creator.balance;
+        vm.expectEmit(true, true, true, true, address(market));
+        emit Marketplace.EarningsWithdrawn(id, creator, earned);
+        vm.expectEmit(true, true, true, true, address(market));
+        emit Marketplace.ListingClosed(id);
+        vm.prank(creator);
+        vm.assertEq(market.closeListingAndWithdraw(id), earned, "returns the amount");
+        vm.assertEq(creator.balance - before, earned, "earnings paid");
+        vm.assertEq(_escrow(id), 0, "escrow empty");
+        vm.assertTrue(_status(id) == Marketplace.ListingStatus.Closed, "closed");
+        vm.assertEq(address(market).balance, market.accruedFees(), "only fees left");
+    }
+
+    function test_closeListingAndWithdraw_closesAnEmptyListingWithoutAPayment() public {
+        bytes32 id = _list(PER_QUERY);
+        vm.recordLogs();
+        vm.prank(creator);
+        vm.assertEq(market.closeListingAndWithdraw(id), 0, "nothing withdrawn");
+        vm.assertEq(vm.getRecordedLogs().length, 1, "ListingClosed only: no EarningsWithdrawn of 0");
+        vm.assertTrue(_status(id) == Marketplace.ListingStatus.Closed, "closed");
+    }
+
+    /// @notice The race decision 0015 worried about: a charge lands between the creator's last look and
+    /// the close. closeListingAndWithdraw takes whatever escrow there is when it runs.
+    function test_closeListingAndWithdraw_cannotBeRacedByASettlement() public {
+        bytes32 id = _list(PER_QUERY);
+        _buyPerQuery(id, renter, PRICE * 3);
+        _consume(id, renter, "settled-before");
+        uint256 seen = _escrow(id);
+        _consume(id, renter, "lands-in-between"); // after the creator read the escrow
+        vm.prank(creator);
+        uint256 paid = market.closeListingAndWithdraw(id);
+        vm.assertEq(paid, seen * 2, "both runs' earnings");
         vm.assertTrue(_status(id) == Marketplace.ListingStatus.Closed, "closed");
         vm.prank(renter);
         market.withdrawUnspentBalance(id);
-        vm.assertEq(_balance(id, renter), 0, "renter took the unspent balance back");
+        vm.assertEq(_balance(id, renter), 0, "the renter takes the unspent balance back at once");
+        vm.assertEq(address(market).balance, market.accruedFees(), "only fees left");
+    }
+
+    function test_RevertWhen_closeListingAndWithdrawBeforeSubscriptionEarningsVest() public {
+        bytes32 id = _list(SUBSCRIPTION);
+        _buySubscription(id, renter, DAYS_30);
+        vm.expectRevert(Marketplace.EscrowNotEmpty.selector);
+        vm.prank(creator);
+        market.closeListingAndWithdraw(id);
+        vm.warp(_dayEnd(START + DAYS_30) - 1);
+        vm.expectRevert(Marketplace.EscrowNotEmpty.selector);
+        vm.prank(creator);
+        market.closeListingAndWithdraw(id);
+        vm.warp(_dayEnd(START + DAYS_30));
+        uint256 escrow = _escrow(id);
+        vm.prank(creator);
+        vm.assertEq(market.closeListingAndWithdraw(id), escrow, "all vested: paid and closed");
+    }
+
+    function test_RevertWhen_closeListingAndWithdrawByAnotherOrAgain() public {
+        bytes32 id = _list(ONE_TIME);
+        vm.expectRevert(Marketplace.Unauthorized.selector);
+        vm.prank(stranger);
+        market.closeListingAndWithdraw(id);
+        vm.expectRevert(Marketplace.ListingNotFound.selector);
+        vm.prank(creator);
+        market.closeListingAndWithdraw(bytes32(uint256(404)));
+        _close(id);
+        vm.expectRevert(Marketplace.ListingNotActive.selector);
+        vm.prank(creator);
+        market.closeListingAndWithdraw(id);
     }
 
     function test_RevertWhen_closedListingIsManagedAgain() public {
         bytes32 id = _list(ONE_TIME);
         vm.startPrank(creator);
-        market.setListingActive(id, false);
         market.closeListing(id);
         vm.expectRevert(Marketplace.ListingNotActive.selector);
         market.closeListing(id);

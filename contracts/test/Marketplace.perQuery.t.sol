@@ -16,7 +16,9 @@ contract MarketplacePerQueryTest is MarketplaceTestBase {
         vm.expectEmit(true, true, true, true, address(market));
         emit Marketplace.PerQueryPurchased(id, renter, PRICE * 2);
         _buyPerQuery(id, renter, PRICE * 2);
-        (uint96 balance, uint40 purchasedAt, bool isRevoked, uint96 depositPrice) = market.perQueryBalances(id, renter);
+        (uint96 balance, uint40 purchasedAt, bool isRevoked, uint96 depositPrice, bool withdrawalRequested) =
+            market.perQueryBalances(id, renter);
+        vm.assertFalse(withdrawalRequested, "no withdrawal requested");
         vm.assertEq(depositPrice, PRICE, "deposit price = listing price");
         vm.assertEq(balance, PRICE * 2, "balance = deposit");
         vm.assertEq(purchasedAt, START, "purchasedAt");
@@ -217,13 +219,13 @@ contract MarketplacePerQueryTest is MarketplaceTestBase {
 
     function test_withdrawUnspentBalance_afterPriceRiseAboveBalance() public {
         bytes32 id = _list(PER_QUERY);
-        _buyPerQuery(id, renter, PRICE);
+        _buyPerQuery(id, renter, PRICE * 3 / 2);
         vm.prank(creator);
         market.updateListing(id, PRICE * 2, URI);
-        vm.expectRevert(abi.encodeWithSelector(Marketplace.InsufficientBalance.selector, PRICE, PRICE * 2));
-        _consume(id, renter, "run-1");
-        vm.prank(renter);
-        market.withdrawUnspentBalance(id);
+        // The run is charged the deposit price the renter agreed to, not the raised one.
+        vm.assertTrue(_consume(id, renter, "run-1"), "charged at the deposit price");
+        vm.assertEq(_balance(id, renter), PRICE / 2, "half a run left");
+        _leave(id, renter);
         vm.assertEq(_balance(id, renter), 0, "stranded balance returned");
     }
 
@@ -233,6 +235,9 @@ contract MarketplacePerQueryTest is MarketplaceTestBase {
         vm.expectRevert(Marketplace.Unauthorized.selector);
         vm.prank(renter);
         market.withdrawUnspentBalance(id);
+        vm.expectRevert(Marketplace.Unauthorized.selector);
+        vm.prank(renter);
+        market.requestBalanceWithdrawal(id);
     }
 
     function test_RevertWhen_withdrawUnspentBalanceNothingLeft() public {
@@ -305,14 +310,13 @@ contract MarketplacePerQueryTest is MarketplaceTestBase {
     }
 
     /// @notice The renter facing a price rise can leave with the unspent balance even when the balance
-    /// still covers a run at the new price.
+    /// still covers a run at the new price: after asking, once the delay has passed.
     function test_withdrawUnspentBalance_afterAnyPriceRiseSinceTheLastDeposit() public {
         bytes32 id = _list(PER_QUERY);
         _buyPerQuery(id, renter, PRICE * 8);
         _setPrice(id, PRICE * 8);
         uint256 before = renter.balance;
-        vm.prank(renter);
-        market.withdrawUnspentBalance(id);
+        _leave(id, renter);
         vm.assertEq(renter.balance - before, PRICE * 8, "whole balance back");
     }
 
@@ -322,7 +326,7 @@ contract MarketplacePerQueryTest is MarketplaceTestBase {
         _setPrice(id, PRICE * 2);
         vm.prank(renter);
         market.topUpBalance{value: PRICE * 2}(id); // accepts the new price
-        (,,, uint96 depositPrice) = market.perQueryBalances(id, renter);
+        (,,, uint96 depositPrice,) = market.perQueryBalances(id, renter);
         vm.assertEq(depositPrice, PRICE * 2, "deposit price follows the top-up");
         vm.expectRevert(Marketplace.Unauthorized.selector);
         vm.prank(renter);
@@ -342,6 +346,9 @@ contract MarketplacePerQueryTest is MarketplaceTestBase {
         bytes32 id = _list(PER_QUERY);
         _buyPerQuery(id, renter, PRICE * 3);
         _pause(id);
+        vm.prank(renter);
+        market.requestBalanceWithdrawal(id);
+        vm.warp(START + 1 hours);
         vm.expectEmit(true, true, true, true, address(market));
         emit Marketplace.UnspentBalanceWithdrawn(id, renter, PRICE * 3);
         vm.prank(renter);
@@ -363,5 +370,215 @@ contract MarketplacePerQueryTest is MarketplaceTestBase {
         vm.assertTrue(status == Marketplace.CredentialStatus.LowBalance, "credentialOf agrees");
         _setPrice(id, PRICE);
         vm.assertTrue(market.isCredentialValid(id, renter), "balance == price is valid");
+    }
+
+    /*//////////////////////////////////////////////////////////////
+             THE EXIT WAITS FOR ADMITTED RUNS; CONSENT CAPS THE PRICE
+    //////////////////////////////////////////////////////////////*/
+
+    /// @notice The audit's repro (exit): a run is admitted, the creator pauses, the renter leaves at once,
+    /// and the run's charge found nothing. Now the exit waits: the charge lands first.
+    function test_exit_aRunAdmittedBeforeTheExitIsStillCharged() public {
+        bytes32 id = _list(PER_QUERY);
+        _buyPerQuery(id, renter, PRICE);
+        // A run is admitted at PRICE (its output may already be streaming). The creator pauses.
+        _pause(id);
+        vm.expectEmit(true, true, true, true, address(market));
+        emit Marketplace.BalanceWithdrawalRequested(id, renter, PRICE, START + 1 hours);
+        vm.prank(renter);
+        market.requestBalanceWithdrawal(id);
+        vm.expectRevert(abi.encodeWithSelector(Marketplace.WithdrawalNotReady.selector, START + 1 hours));
+        vm.prank(renter);
+        market.withdrawUnspentBalance(id);
+        vm.assertTrue(_consume(id, renter, "admitted-before-the-exit", PRICE), "the admitted run is paid");
+        vm.warp(START + 1 hours);
+        vm.expectRevert(Marketplace.NothingToWithdraw.selector);
+        vm.prank(renter);
+        market.withdrawUnspentBalance(id);
+    }
+
+    /// @notice The same through a price rise of 1 wei (the other exit the audit used).
+    function test_exit_afterAOneWeiPriceRiseWaitsForTheAdmittedRun() public {
+        bytes32 id = _list(PER_QUERY);
+        _buyPerQuery(id, renter, PRICE * 2);
+        _setPrice(id, PRICE + 1);
+        vm.prank(renter);
+        market.requestBalanceWithdrawal(id);
+        vm.expectRevert(abi.encodeWithSelector(Marketplace.WithdrawalNotReady.selector, START + 1 hours));
+        vm.prank(renter);
+        market.withdrawUnspentBalance(id);
+        vm.assertTrue(_consume(id, renter, "admitted-at-the-old-price", PRICE), "charged during the delay");
+        vm.warp(START + 1 hours);
+        uint256 before = renter.balance;
+        vm.prank(renter);
+        market.withdrawUnspentBalance(id);
+        vm.assertEq(renter.balance - before, PRICE, "the rest comes back");
+    }
+
+    /// @notice A pending request stops new runs (the credential reads LowBalance) while charges still land.
+    function test_requestBalanceWithdrawal_stopsNewRunsButNotCharges() public {
+        bytes32 id = _list(PER_QUERY);
+        _buyPerQuery(id, renter, PRICE * 5);
+        _pause(id);
+        vm.prank(renter);
+        market.requestBalanceWithdrawal(id);
+        (,,,, bool requested) = market.perQueryBalances(id, renter);
+        vm.assertTrue(requested, "marked");
+        vm.assertEq(market.withdrawalRequestedAt(id, renter), START, "when");
+        vm.assertFalse(market.isCredentialValid(id, renter), "no new run on a leaving balance");
+        vm.assertTrue(market.credentialStatus(id, renter) == Marketplace.CredentialStatus.LowBalance, "LowBalance");
+        vm.prank(creator);
+        market.setListingActive(id, true);
+        vm.assertFalse(market.isCredentialValid(id, renter), "resuming the listing does not undo the request");
+        vm.assertTrue(_consume(id, renter, "run-1"), "charges land");
+    }
+
+    function test_RevertWhen_withdrawUnspentBalanceOneSecondEarly() public {
+        bytes32 id = _list(PER_QUERY);
+        _buyPerQuery(id, renter, PRICE * 2);
+        _pause(id);
+        vm.prank(renter);
+        market.requestBalanceWithdrawal(id);
+        vm.assertEq(market.BALANCE_WITHDRAWAL_DELAY(), 1 hours, "the delay");
+        vm.warp(START + 1 hours - 1);
+        vm.expectRevert(abi.encodeWithSelector(Marketplace.WithdrawalNotReady.selector, START + 1 hours));
+        vm.prank(renter);
+        market.withdrawUnspentBalance(id);
+        vm.warp(START + 1 hours);
+        vm.prank(renter);
+        market.withdrawUnspentBalance(id);
+        vm.assertEq(_balance(id, renter), 0, "withdrawn at the second it is ready");
+        (,,,, bool requested) = market.perQueryBalances(id, renter);
+        vm.assertFalse(requested, "the request is spent");
+    }
+
+    function test_RevertWhen_withdrawUnspentBalanceWithoutARequest() public {
+        bytes32 id = _list(PER_QUERY);
+        _buyPerQuery(id, renter, PRICE * 2);
+        _pause(id);
+        vm.expectRevert(abi.encodeWithSelector(Marketplace.WithdrawalNotReady.selector, 0));
+        vm.prank(renter);
+        market.withdrawUnspentBalance(id);
+    }
+
+    function test_RevertWhen_requestBalanceWithdrawalTwice() public {
+        bytes32 id = _list(PER_QUERY);
+        _buyPerQuery(id, renter, PRICE * 2);
+        _pause(id);
+        vm.prank(renter);
+        market.requestBalanceWithdrawal(id);
+        vm.warp(START + 10 minutes);
+        vm.expectRevert(abi.encodeWithSelector(Marketplace.WithdrawalNotReady.selector, START + 1 hours));
+        vm.prank(renter);
+        market.requestBalanceWithdrawal(id);
+    }
+
+    function test_RevertWhen_requestBalanceWithdrawalWithoutABalanceToTake() public {
+        bytes32 one = _list(ONE_TIME);
+        bytes32 id = _list(PER_QUERY);
+        vm.expectRevert(Marketplace.ListingNotFound.selector);
+        vm.prank(renter);
+        market.requestBalanceWithdrawal(bytes32(uint256(404)));
+        vm.expectRevert(Marketplace.InvalidAccessType.selector);
+        vm.prank(renter);
+        market.requestBalanceWithdrawal(one);
+        vm.expectRevert(Marketplace.CredentialNotFound.selector);
+        vm.prank(renter);
+        market.requestBalanceWithdrawal(id);
+        _buyPerQuery(id, renter, PRICE);
+        _consume(id, renter, "spends it");
+        vm.expectRevert(Marketplace.NothingToWithdraw.selector);
+        vm.prank(renter);
+        market.requestBalanceWithdrawal(id);
+    }
+
+    /// @notice A top-up cancels a pending request: the balance is live again.
+    function test_topUpBalance_cancelsAPendingRequest() public {
+        bytes32 id = _list(PER_QUERY);
+        _buyPerQuery(id, renter, PRICE * 2);
+        _setPrice(id, PRICE * 2);
+        vm.prank(renter);
+        market.requestBalanceWithdrawal(id);
+        vm.prank(renter);
+        market.topUpBalance{value: PRICE * 2}(id);
+        (,,,, bool requested) = market.perQueryBalances(id, renter);
+        vm.assertFalse(requested, "cancelled");
+        vm.assertTrue(market.isCredentialValid(id, renter), "valid again");
+        vm.warp(START + 1 hours);
+        vm.expectRevert(Marketplace.Unauthorized.selector);
+        vm.prank(renter);
+        market.withdrawUnspentBalance(id);
+    }
+
+    /// @notice The creator's own acts (close, revoke) free the balance at once, request or not.
+    function test_withdrawUnspentBalance_atOnceAfterACloseOrARevocation() public {
+        bytes32 id = _list(PER_QUERY);
+        _buyPerQuery(id, renter, PRICE * 2);
+        _buyPerQuery(id, stranger, PRICE * 2);
+        _pause(id);
+        vm.prank(renter);
+        market.requestBalanceWithdrawal(id);
+        vm.prank(creator);
+        market.revokePerQueryAccess(id, stranger);
+        vm.prank(stranger);
+        market.withdrawUnspentBalance(id);
+        vm.assertEq(_balance(id, stranger), 0, "revoked: at once");
+        _close(id);
+        vm.prank(renter);
+        market.withdrawUnspentBalance(id);
+        vm.assertEq(_balance(id, renter), 0, "closed: at once, the pending request no matter");
+    }
+
+    /// @notice The audit's repro (consent): after updateListing to 1 ETH, a run admitted at the new price
+    /// took a whole 1 ETH balance deposited at 0.001 ETH a run. The deposit price caps every charge.
+    function test_consent_aRunAdmittedAtARaisedPriceIsChargedTheDepositPrice() public {
+        bytes32 id = _list(PER_QUERY); // PRICE = 0.001 ETH
+        _buyPerQuery(id, renter, 1 ether);
+        _setPrice(id, 1 ether);
+        uint256 fee = _fee(PRICE);
+        vm.expectEmit(true, true, true, true, address(market));
+        emit Marketplace.QueryConsumed(id, renter, "admitted-at-1-eth", PRICE, fee, 1 ether - PRICE);
+        vm.assertTrue(_consume(id, renter, "admitted-at-1-eth", 1 ether), "charged");
+        vm.assertEq(_balance(id, renter), 1 ether - PRICE, "one run at the agreed price, not the whole balance");
+        // A top-up at the new price is the renter's consent: later runs pay it.
+        vm.prank(renter);
+        market.topUpBalance{value: 1 ether}(id);
+        vm.assertTrue(_consume(id, renter, "after-consent", 1 ether), "charged");
+        vm.assertEq(_balance(id, renter), 2 ether - PRICE - 1 ether, "the agreed new price");
+    }
+
+    function test_consent_theBatchChargesAtMostTheDepositPriceToo() public {
+        bytes32 id = _list(PER_QUERY);
+        _buyPerQuery(id, renter, PRICE * 10);
+        _setPrice(id, PRICE * 10);
+        Marketplace.Charge[] memory charges = new Marketplace.Charge[](1);
+        charges[0] = Marketplace.Charge(id, renter, bytes32(uint256(1)), PRICE * 10);
+        vm.prank(authority);
+        market.consumeQueries(charges);
+        vm.assertEq(_balance(id, renter), PRICE * 9, "the deposit price");
+    }
+
+    /*//////////////////////////////////////////////////////////////
+                              BALANCE BOUND
+    //////////////////////////////////////////////////////////////*/
+
+    /// @notice A balance past 2^96 - 1 wei would wrap the record's uint96 to a small number while the ETH
+    /// stays: a deposit or top-up that would pass it is refused.
+    function test_RevertWhen_aDepositPassesTheLargestBalance() public {
+        bytes32 id = _list(PER_QUERY);
+        uint256 max = type(uint96).max;
+        vm.assertEq(market.MAX_BALANCE(), max, "the bound");
+        vm.deal(renter, max * 4);
+        vm.expectRevert(abi.encodeWithSelector(Marketplace.BalanceTooLarge.selector, max + 1, max));
+        _buyPerQuery(id, renter, max + 1);
+        _buyPerQuery(id, renter, max - PRICE);
+        vm.prank(renter);
+        market.topUpBalance{value: PRICE}(id);
+        vm.assertEq(_balance(id, renter), max, "exactly the largest balance");
+        vm.expectRevert(abi.encodeWithSelector(Marketplace.BalanceTooLarge.selector, max + PRICE, max));
+        vm.prank(renter);
+        market.topUpBalance{value: PRICE}(id);
+        vm.assertEq(_balance(id, renter), max, "unchanged");
+        vm.assertEq(address(market).balance, max, "ETH held = the balance");
     }
 }

@@ -255,36 +255,49 @@ contract MarketplacePurchasesTest is MarketplaceTestBase {
                      EXPIRY BOUND AND EARNINGS VESTING
     //////////////////////////////////////////////////////////////*/
 
-    /// @notice Renewals cannot wrap the uint40 expiry: the one that would pass it is refused, and every
-    /// accepted one emits exactly the expiry it stored.
-    function test_RevertWhen_renewSubscriptionPassesTheLargestStorableExpiry() public {
+    /// @notice A renewal may pay at most 395 days ahead: renewing a yearly subscription at once for 30
+    /// days reaches the bound exactly; one more second of prepaid time is refused until time passes.
+    function test_RevertWhen_renewSubscriptionPaysMoreThan395DaysAhead() public {
         bytes32 id = _list(SUBSCRIPTION);
         _buySubscription(id, renter, DAYS_365);
-        uint256 maxExpiry = type(uint40).max;
-        // Jump to just before the bound (as ~34,800 renewals would) through a fresh renewal from now.
-        vm.warp(maxExpiry - DAYS_365 - 10);
+        vm.assertEq(market.MAX_PREPAID(), 395 days, "the bound");
         uint256 cost = market.subscriptionPrice(id, DAYS_30);
         vm.prank(renter);
         market.renewSubscription{value: cost}(id, DAYS_30);
-        uint256 stored = _expiresAt(id, renter);
-        vm.assertEq(stored, maxExpiry - DAYS_365 - 10 + DAYS_30, "restarted from now");
-        cost = market.subscriptionPrice(id, DAYS_365);
+        vm.assertEq(_expiresAt(id, renter), START + 395 days, "exactly at the bound");
+        vm.expectRevert(abi.encodeWithSelector(Marketplace.ExpiryTooLate.selector, START + 425 days, START + 395 days));
+        vm.prank(renter);
+        market.renewSubscription{value: cost}(id, DAYS_30);
+        vm.assertEq(_expiresAt(id, renter), START + 395 days, "expiry unchanged");
+        vm.warp(START + 30 days);
+        vm.prank(renter);
+        market.renewSubscription{value: cost}(id, DAYS_30);
+        vm.assertEq(_expiresAt(id, renter), START + 425 days, "allowed once 30 days passed");
+    }
+
+    /// @notice The audit's case: nine stacked yearly renewals would have kept the escrow, and the close,
+    /// locked for ten years. Only one yearly period can be paid ahead of the running one's last 30 days.
+    function test_renewSubscription_stackingCannotLockTheCloseForYears() public {
+        bytes32 id = _list(SUBSCRIPTION);
+        _buySubscription(id, renter, DAYS_365);
+        uint256 cost = market.subscriptionPrice(id, DAYS_365);
+        vm.expectRevert(abi.encodeWithSelector(Marketplace.ExpiryTooLate.selector, START + 2 * DAYS_365, START + 395 days));
+        vm.prank(renter);
+        market.renewSubscription{value: cost}(id, DAYS_365);
+        vm.warp(START + DAYS_365 - 30 days);
+        vm.prank(renter);
+        market.renewSubscription{value: cost}(id, DAYS_365);
         vm.expectRevert(
-            abi.encodeWithSelector(Marketplace.ExpiryTooLate.selector, stored + DAYS_365, maxExpiry)
+            abi.encodeWithSelector(Marketplace.ExpiryTooLate.selector, START + 3 * DAYS_365, START + DAYS_365 - 30 days + 395 days)
         );
         vm.prank(renter);
         market.renewSubscription{value: cost}(id, DAYS_365);
-        vm.assertEq(_expiresAt(id, renter), stored, "expiry unchanged");
-    }
-
-    function test_RevertWhen_purchaseSubscriptionPassesTheLargestStorableExpiry() public {
-        bytes32 id = _list(SUBSCRIPTION);
-        vm.warp(uint256(type(uint40).max) - DAYS_30 + 1);
-        vm.expectRevert(
-            abi.encodeWithSelector(Marketplace.ExpiryTooLate.selector, uint256(type(uint40).max) + 1, type(uint40).max)
-        );
-        vm.prank(renter);
-        market.purchaseSubscription{value: PRICE}(id, DAYS_30);
+        // Every paid period has vested by the end of the day of the last expiry: the escrow empties, the
+        // listing closes.
+        vm.warp(_dayEnd(START + 2 * DAYS_365));
+        vm.prank(creator);
+        market.closeListingAndWithdraw(id);
+        vm.assertTrue(_status(id) == Marketplace.ListingStatus.Closed, "closed after the paid time");
     }
 
     /// @notice A 365-day subscription's earnings vest as the year elapses: the creator cannot take the
@@ -294,17 +307,20 @@ contract MarketplacePurchasesTest is MarketplaceTestBase {
         _buySubscription(id, renter, DAYS_365);
         uint256 escrow = _escrow(id);
         vm.assertEq(market.withdrawableEarnings(id), 0, "nothing vested at purchase");
+        vm.assertEq(market.unvestedEarnings(id), escrow, "all of it unvested");
         vm.expectRevert(Marketplace.NothingToWithdraw.selector);
         vm.prank(creator);
         market.withdrawEarnings(id, 1);
-        _pause(id);
         vm.expectRevert(Marketplace.EscrowNotEmpty.selector);
         vm.prank(creator);
         market.closeListing(id);
 
+        // It vests from the purchase to the end of the day its period ends, at floor(escrow / span) a second.
+        uint256 span = _dayEnd(START + DAYS_365) - START;
         vm.warp(START + DAYS_365 / 4);
         uint256 vested = market.withdrawableEarnings(id);
-        vm.assertEq(vested, escrow - (escrow * (DAYS_365 - DAYS_365 / 4) + DAYS_365 - 1) / DAYS_365, "a quarter vested");
+        vm.assertEq(vested, (escrow / span) * (DAYS_365 / 4), "a quarter of the year's share vested");
+        vm.assertLe(vested * DAYS_365, escrow * (DAYS_365 / 4), "never more than the elapsed paid time");
         vm.expectRevert(abi.encodeWithSelector(Marketplace.WithdrawalExceedsBalance.selector, vested + 1, vested));
         vm.prank(creator);
         market.withdrawEarnings(id, vested + 1);
@@ -314,30 +330,100 @@ contract MarketplacePurchasesTest is MarketplaceTestBase {
         vm.prank(creator);
         market.closeListing(id);
 
-        vm.warp(START + DAYS_365);
-        vm.assertEq(market.withdrawableEarnings(id), escrow - vested, "all vested at the paid expiry");
-        vm.prank(creator);
-        market.closeListing(id);
+        vm.warp(_dayEnd(START + DAYS_365) - 1);
+        vm.assertTrue(market.withdrawableEarnings(id) < escrow - vested, "the remainder vests at the end");
+        vm.warp(_dayEnd(START + DAYS_365));
+        vm.assertEq(market.withdrawableEarnings(id), escrow - vested, "all vested at the end of its last day");
         vm.prank(creator);
         market.withdrawEarnings(id, escrow - vested);
+        vm.prank(creator);
+        market.closeListing(id);
         vm.assertEq(address(market).balance, market.accruedFees(), "only fees left");
     }
 
-    /// @notice A renewal made early vests over the period it extends to; what vested before stays vested.
-    function test_withdrawableEarnings_neverFallsWhenASubscriptionIsRenewed() public {
+    /// @notice A renewal of a running subscription pays for the period after the current expiry: what
+    /// vested stays vested, the new payment vests only from the end of the current period's last day.
+    function test_renewSubscription_vestsOverThePeriodAfterTheCurrentExpiry() public {
         bytes32 id = _list(SUBSCRIPTION);
         _buySubscription(id, renter, DAYS_30);
+        uint256 first = _escrow(id);
         vm.warp(START + DAYS_30 / 2);
         uint256 before = market.withdrawableEarnings(id);
         vm.assertTrue(before > 0, "half a period vested");
         uint256 cost = market.subscriptionPrice(id, DAYS_90);
         vm.prank(renter);
         market.renewSubscription{value: cost}(id, DAYS_90);
+        uint256 second = _escrow(id) - first;
         vm.assertEq(market.withdrawableEarnings(id), before, "renewal keeps what vested");
-        (, uint40 updatedAt, uint40 paidUntil) = market.vestings(id);
-        vm.assertEq(updatedAt, START + DAYS_30 / 2, "line restarted now");
-        vm.assertEq(paidUntil, START + DAYS_30 + DAYS_90, "vests until the renewed expiry");
-        vm.warp(START + DAYS_30 + DAYS_90);
-        vm.assertEq(market.withdrawableEarnings(id), _escrow(id), "all vested at the end");
+        uint256 renewalStart = _dayEnd(START + DAYS_30);
+        vm.warp(renewalStart);
+        vm.assertEq(market.withdrawableEarnings(id), first, "the first period vested, none of the renewal");
+        uint256 renewalEnd = _dayEnd(START + DAYS_30 + DAYS_90);
+        vm.warp(renewalStart + DAYS_90 / 3);
+        vm.assertEq(
+            market.withdrawableEarnings(id), first + (second / (renewalEnd - renewalStart)) * (DAYS_90 / 3), "a third of the renewal"
+        );
+        vm.warp(renewalEnd);
+        vm.assertEq(market.withdrawableEarnings(id), first + second, "all vested at the end");
+    }
+
+    /// @notice The audit's figures: 50 monthly subscribers and one yearly, bought at the start of a day.
+    /// One vesting line per listing left 10.2% withdrawable at day 30; now every monthly payment is.
+    function test_vesting_fiftyMonthlyAndOneYearly_everyMonthlyPaymentWithdrawableAtDay30() public {
+        vm.warp(_dayEnd(START));
+        uint256 t0 = block.timestamp;
+        bytes32 id = _list(SUBSCRIPTION);
+        for (uint256 i = 0; i < 50; ++i) {
+            address who = address(uint160(0xB0B000 + i));
+            vm.deal(who, 1 ether);
+            _buySubscription(id, who, DAYS_30);
+        }
+        uint256 monthly = _escrow(id);
+        _buySubscription(id, renter, DAYS_365);
+        uint256 yearly = _escrow(id) - monthly;
+        vm.warp(t0 + DAYS_30);
+        uint256 withdrawable = market.withdrawableEarnings(id);
+        uint256 yearlyVested = (yearly / DAYS_365) * DAYS_30;
+        vm.assertEq(withdrawable, monthly + yearlyVested, "every monthly payment and 30 days of the yearly one");
+        // What the merged line gave: the whole escrow vesting over the year, 30/365 of it at day 30, that is
+        // 10.2% of the monthly payments' month, all of which was served.
+        uint256 mergedLine = ((monthly + yearly) * DAYS_30) / DAYS_365;
+        vm.assertEq((mergedLine * 1000) / monthly, 102, "the merged line: 10.2% of the served month");
+        vm.assertTrue(withdrawable >= monthly, "now: 100% of the served month");
+        vm.prank(creator);
+        market.withdrawEarnings(id, withdrawable);
+    }
+
+    /// @notice Payments made mid-day finish vesting at the end of their last day, never before.
+    function test_vesting_aPaymentMadeMidDayVestsByTheEndOfItsLastDay() public {
+        bytes32 id = _list(SUBSCRIPTION);
+        vm.assertTrue(START % 1 days != 0, "START is mid-day");
+        _buySubscription(id, renter, DAYS_30);
+        uint256 escrow = _escrow(id);
+        vm.warp(START + DAYS_30);
+        vm.assertTrue(market.withdrawableEarnings(id) < escrow, "not all at the expiry second");
+        vm.assertTrue(market.withdrawableEarnings(id) * DAYS_30 <= escrow * DAYS_30, "never ahead");
+        vm.warp(_dayEnd(START + DAYS_30));
+        vm.assertEq(market.withdrawableEarnings(id), escrow, "all by the end of the last day");
+    }
+
+    /// @notice Two subscribers of different lengths, bought days apart: each payment vests on its own.
+    function test_vesting_eachPaymentVestsOverItsOwnPeriod() public {
+        bytes32 id = _list(SUBSCRIPTION);
+        _buySubscription(id, renter, DAYS_365);
+        uint256 a = _escrow(id);
+        vm.warp(START + 10 days + 123);
+        uint256 tb = block.timestamp;
+        _buySubscription(id, stranger, DAYS_90);
+        uint256 b = _escrow(id) - a;
+        uint256 spanA = _dayEnd(START + DAYS_365) - START;
+        uint256 spanB = _dayEnd(tb + DAYS_90) - tb;
+        uint256[4] memory times = [tb + 1 days, tb + DAYS_90 - 1, _dayEnd(tb + DAYS_90), START + 200 days];
+        for (uint256 i = 0; i < times.length; ++i) {
+            vm.warp(times[i]);
+            uint256 vestedA = (a / spanA) * (times[i] - START);
+            uint256 vestedB = times[i] >= tb + spanB ? b : (b / spanB) * (times[i] - tb);
+            vm.assertEq(market.withdrawableEarnings(id), vestedA + vestedB, "the sum of each payment's own share");
+        }
     }
 }

@@ -39,6 +39,32 @@ contract MarketplaceReentrancyTest is MarketplaceTestBase {
         vm.assertEq(_escrow(id), PRICE - _fee(PRICE), "nothing left the escrow");
     }
 
+    function test_reentrantReceiver_isStoppedOnCloseListingAndWithdraw() public {
+        ReentrantReceiver receiver = new ReentrantReceiver(market);
+        bytes32 id = receiver.createListing("r", ONE_TIME, PRICE);
+        _buyOneTime(id, renter);
+        uint256 escrow = _escrow(id);
+        receiver.setMode(ReentrantReceiver.Mode.ReenterAndCatch, id);
+        receiver.closeListingAndWithdraw(id);
+        vm.assertEq(
+            receiver.lastReentryRevert(), abi.encodeWithSelector(Marketplace.Reentrancy.selector), "blocked by Reentrancy"
+        );
+        vm.assertEq(address(receiver).balance, escrow, "paid once");
+        vm.assertEq(_escrow(id), 0, "escrow emptied once");
+        vm.assertTrue(_status(id) == Marketplace.ListingStatus.Closed, "closed");
+    }
+
+    function test_RevertWhen_closeListingAndWithdrawPaysAReceiverThatRefuses() public {
+        ReentrantReceiver receiver = new ReentrantReceiver(market);
+        bytes32 id = receiver.createListing("r", ONE_TIME, PRICE);
+        _buyOneTime(id, renter);
+        receiver.setMode(ReentrantReceiver.Mode.Reject, id);
+        vm.expectRevert(Marketplace.TransferFailed.selector);
+        receiver.closeListingAndWithdraw(id);
+        vm.assertTrue(_status(id) == Marketplace.ListingStatus.Active, "nothing changed: still open");
+        vm.assertEq(_escrow(id), PRICE - _fee(PRICE), "escrow kept");
+    }
+
     function test_reentrantReceiver_isStoppedOnWithdrawUnspentBalance() public {
         ReentrantReceiver receiver = new ReentrantReceiver(market);
         bytes32 id = _list(PER_QUERY);

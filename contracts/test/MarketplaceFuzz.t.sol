@@ -202,28 +202,92 @@ contract MarketplaceFuzzTest is MarketplaceTestBase {
         vm.assertEq(_escrow(id) + market.accruedFees(), charge, "revenue is the charge");
     }
 
-    /// @notice Earnings never vest faster than the paid time elapses: at any moment the creator can
-    /// withdraw at most the elapsed share of each subscription payment (rounded down).
-    function testFuzz_withdrawableEarnings_neverAheadOfElapsedTime(uint8 which, uint256 elapsed, uint256 renewAfter)
+    /// @notice Each payment vests over its own paid period (a running subscription's renewal over the
+    /// period after its expiry), rounded out to whole days, at floor(share / span) a second: the
+    /// withdrawable earnings equal the payments computed one by one, exactly, and never run ahead of the
+    /// paid time that elapsed.
+    function testFuzz_withdrawableEarnings_equalEachPaymentOnItsOwn(uint8 which, uint256 elapsed, uint256 renewAfter, uint8 renewWhich)
         public
     {
         uint256 duration = [DAYS_30, DAYS_90, DAYS_365][which % 3];
+        uint256 renewal = [DAYS_30, DAYS_90, DAYS_365][renewWhich % 3];
         bytes32 id = _list(SUBSCRIPTION);
         _buySubscription(id, renter, duration);
         uint256 net = _escrow(id);
-        renewAfter = _bound(renewAfter, 0, duration);
-        vm.warp(START + renewAfter);
-        uint256 cost = market.subscriptionPrice(id, DAYS_30);
+        renewAfter = _bound(renewAfter, 0, duration + DAYS_30);
+        uint256 renewedAt = START + renewAfter;
+        vm.warp(renewedAt);
+        uint256 paidFrom = START + duration > renewedAt ? START + duration : renewedAt;
+        uint256 cost = market.subscriptionPrice(id, renewal);
+        if (paidFrom + renewal > renewedAt + 395 days) {
+            vm.expectRevert(abi.encodeWithSelector(Marketplace.ExpiryTooLate.selector, paidFrom + renewal, renewedAt + 395 days));
+            vm.prank(renter);
+            market.renewSubscription{value: cost}(id, renewal);
+            return;
+        }
         vm.prank(renter);
-        market.renewSubscription{value: cost}(id, DAYS_30);
+        market.renewSubscription{value: cost}(id, renewal);
         uint256 renewalNet = _escrow(id) - net;
-        elapsed = _bound(elapsed, renewAfter, duration + DAYS_30 + 1);
-        vm.warp(START + elapsed);
-        // Each payment on its own line: the first over [START, START + duration), the renewal over the
-        // 30 days it adds after the first expiry.
-        uint256 first = elapsed >= duration ? net : (net * elapsed) / duration;
-        uint256 second = elapsed <= duration ? 0 : elapsed >= duration + DAYS_30 ? renewalNet : (renewalNet * (elapsed - duration)) / DAYS_30;
-        vm.assertLe(market.withdrawableEarnings(id), first + second + 1, "never ahead of the elapsed paid time");
-        if (elapsed >= duration + DAYS_30) vm.assertEq(market.withdrawableEarnings(id), net + renewalNet, "all vested at the end");
+        elapsed = _bound(elapsed, renewAfter, duration + DAYS_30 + renewal + 2 days);
+        uint256 t = START + elapsed;
+        vm.warp(t);
+        // The first payment from the purchase; the renewal from the first day boundary at or after the
+        // expiry it extends (from the renewal itself when the subscription had expired).
+        uint256 first = _unvestedOf(net, START, _dayEnd(START + duration), t);
+        uint256 secondStart = paidFrom > renewedAt ? _dayEnd(paidFrom) : renewedAt;
+        uint256 second = _unvestedOf(renewalNet, secondStart, _dayEnd(paidFrom + renewal), t);
+        vm.assertEq(market.withdrawableEarnings(id), net + renewalNet - first - second, "the payments one by one");
+        vm.assertEq(market.unvestedEarnings(id), first + second, "unvested");
+        // Never ahead of the paid time: unvested >= share x (paid time left) / (paid period), per payment.
+        if (t < START + duration) vm.assertTrue(first * duration >= net * (START + duration - t), "first: never early");
+        if (t < paidFrom + renewal) {
+            uint256 left = paidFrom > t ? renewal : paidFrom + renewal - t;
+            vm.assertTrue(second * renewal >= renewalNet * left, "renewal: never early");
+        }
+        if (t >= _dayEnd(paidFrom + renewal)) vm.assertEq(market.withdrawableEarnings(id), net + renewalNet, "all vested at the end");
+    }
+
+    function _unvestedOf(uint256 share, uint256 start, uint256 end, uint256 t) internal pure returns (uint256) {
+        if (t < start) return share;
+        if (t >= end) return 0;
+        return share - (share / (end - start)) * (t - start);
+    }
+
+    /// @notice No charge takes more than the price the renter deposited at, whatever it was admitted at
+    /// and whatever the listing's price is now.
+    function testFuzz_consumeQuery_neverChargesMoreThanTheDepositPrice(uint96 deposited, uint96 current, uint256 admitted) public {
+        deposited = uint96(_bound(deposited, 1e12, MAX_TEST_PRICE));
+        current = uint96(_bound(current, 1e12, MAX_TEST_PRICE));
+        admitted = _bound(admitted, 1e12, MAX_TEST_PRICE * 2);
+        bytes32 id = _list(PER_QUERY, deposited);
+        _buyPerQuery(id, renter, uint256(deposited) * 2);
+        _setPrice(id, current);
+        uint256 charge = current;
+        if (admitted < charge) charge = admitted;
+        if (deposited < charge) charge = deposited;
+        _consume(id, renter, "run", admitted);
+        vm.assertEq(_balance(id, renter), uint256(deposited) * 2 - charge, "min(current, admitted, deposit price)");
+        vm.assertLe(charge, deposited, "never above the deposit price");
+    }
+
+    /// @notice Deposits and top-ups never take a balance past 2^96 - 1 wei (BalanceTooLarge), so the
+    /// record always holds the ETH the contract holds for it.
+    function testFuzz_topUpBalance_neverWrapsTheBalance(uint256 first, uint256 second) public {
+        uint256 max = type(uint96).max;
+        first = _bound(first, PRICE, max);
+        second = _bound(second, PRICE, max);
+        bytes32 id = _list(PER_QUERY);
+        vm.deal(renter, first + second);
+        _buyPerQuery(id, renter, first);
+        vm.prank(renter);
+        if (first + second > max) {
+            vm.expectRevert(abi.encodeWithSelector(Marketplace.BalanceTooLarge.selector, first + second, max));
+            market.topUpBalance{value: second}(id);
+            vm.assertEq(_balance(id, renter), first, "unchanged");
+        } else {
+            market.topUpBalance{value: second}(id);
+            vm.assertEq(_balance(id, renter), first + second, "added");
+        }
+        vm.assertEq(address(market).balance, _balance(id, renter), "the record holds exactly the ETH");
     }
 }

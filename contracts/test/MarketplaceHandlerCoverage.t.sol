@@ -30,7 +30,7 @@ contract MarketplaceHandlerCoverageTest is TestHelpers {
             uint256 b = uint256(keccak256(abi.encode(x, 2)));
             uint256 c = uint256(keccak256(abi.encode(x, 3)));
             uint256 d = uint256(keccak256(abi.encode(x, 4)));
-            uint256 k = x % 25;
+            uint256 k = x % 28;
             if (k == 0) handler.createListing(a, uint8(b), c, d, x >> 8);
             else if (k == 1) handler.updateListing(a, b, c, d);
             else if (k == 2) handler.setListingActive(a, b, c % 3 != 0);
@@ -45,6 +45,8 @@ contract MarketplaceHandlerCoverageTest is TestHelpers {
             else if (k == 11 || k == 21) handler.withdrawUnspentBalance(a, b);
             else if (k == 12 || k == 22) handler.consumeQuery(a, b, c, d, x >> 8);
             else if (k == 23 || k == 24) handler.consumeQueries(a, b, c, d, x >> 8);
+            else if (k == 25 || k == 26) handler.requestBalanceWithdrawal(a, b);
+            else if (k == 27) handler.closeListingAndWithdraw(a, b);
             else if (k == 13) handler.logRuns(a, bytes32(b), uint32(c));
             else if (k == 14) handler.withdrawFees(a);
             else if (k == 15) handler.setFeeBasisPoints(a, b);
@@ -57,18 +59,20 @@ contract MarketplaceHandlerCoverageTest is TestHelpers {
                 else handler.warp(b % 10 days);
             }
         }
-        bytes32[20] memory names = [
+        bytes32[22] memory names = [
             bytes32("createListing"), "updateListing", "setListingActive", "closeListing", "revokeAccess",
             "revokePerQueryAccess", "withdrawEarnings", "purchaseOneTime", "purchaseSubscription",
             "renewSubscription", "purchasePerQuery", "topUpBalance", "withdrawUnspentBalance", "consumeQuery",
-            "logRuns", "withdrawFees", "setFeeBasisPoints", "setFeeRecipient", "transferAuthority", "consumeQueries"
+            "logRuns", "withdrawFees", "setFeeBasisPoints", "setFeeRecipient", "transferAuthority", "consumeQueries",
+            "requestBalanceWithdrawal", "closeListingAndWithdraw"
         ];
         for (uint256 i = 0; i < names.length; ++i) {
             vm.assertTrue(handler.succeeded(names[i]) > 0, string.concat("never succeeded: ", _str(names[i])));
             vm.assertTrue(handler.refused(names[i]) > 0, string.concat("never refused: ", _str(names[i])));
         }
         vm.assertTrue(handler.succeeded("acceptAuthority") > 0, "acceptAuthority never succeeded");
-        vm.assertTrue(handler.priceRiseExits() > 0, "no renter left after a price rise");
+        vm.assertTrue(handler.priceRiseExits() > 0, "no renter asked to leave after a price rise");
+        vm.assertTrue(handler.requestedExits() > 0, "no renter took a balance back after a request");
         vm.assertTrue(handler.mixedBatches() > 0, "no batch both charged and refused runs");
     }
 

@@ -1,5 +1,6 @@
 // A renter's per-query balance for a listing (`perQueryBalances`), read live in one eth_call: the
-// reservation ledger admits runs against it.
+// reservation ledger admits runs against it, and the access check reads the price the renter agreed to
+// and whether a withdrawal is pending.
 import type { Address } from "viem";
 import type { ChainClient } from "./client.ts";
 import { ChainReadError } from "./errors.ts";
@@ -15,8 +16,11 @@ export interface ReadPerQueryBalanceReturnType {
   purchasedAt: number;
   /** The creator revoked the credential: the balance is withdrawable, not spendable. */
   revoked: boolean;
-  /** The listing's price when the balance was deposited. */
+  /** The listing's price when the balance was last deposited: the price the renter agreed to, the most a
+   * run is charged. */
   depositPriceWei: bigint;
+  /** The renter asked to withdraw the balance (requestBalanceWithdrawal): no new run is admitted on it. */
+  withdrawalRequested: boolean;
 }
 
 /** The chain did not answer. */
@@ -25,13 +29,13 @@ export type ReadPerQueryBalanceErrorType = ChainReadError;
 /** Throws ChainReadError when the chain does not answer. */
 export async function readPerQueryBalance(chain: ChainClient, { listingId, buyer }: ReadPerQueryBalanceParameters): Promise<ReadPerQueryBalanceReturnType> {
   try {
-    const [balanceWei, purchasedAt, revoked, depositPriceWei] = await chain.client.readContract({
+    const [balanceWei, purchasedAt, revoked, depositPriceWei, withdrawalRequested] = await chain.client.readContract({
       address: chain.marketplace,
       abi: marketplaceAbi,
       functionName: "perQueryBalances",
       args: [listingId, buyer],
     });
-    return { balanceWei, purchasedAt, revoked, depositPriceWei };
+    return { balanceWei, purchasedAt, revoked, depositPriceWei, withdrawalRequested };
   } catch (error) {
     throw new ChainReadError("perQueryBalances", { cause: error });
   }

@@ -17,6 +17,8 @@ export interface CredentialRecord {
   expires_at?: number | null;
   balance_wei?: string;
   revoked?: boolean;
+  /** A per-task renter asked to withdraw the balance (BalanceWithdrawalRequested); cleared by a top-up or the withdrawal. */
+  withdrawal_requested?: boolean;
   position: string;
 }
 

@@ -22,6 +22,8 @@ export interface CredentialPatch {
     expires_at: number | null;
     balance_wei: string;
     revoked: boolean;
+    /** The renter asked to withdraw the per-task balance; a top-up or the withdrawal clears it. */
+    withdrawal_requested: boolean;
   }>;
 }
 
@@ -72,13 +74,17 @@ export function patchesFromLogs(logs: Log[]): Patch[] {
         credential(event.args.listingId, event.args.buyer, { rental_model: "per_query", purchased_block: block, balance_wei: event.args.deposit.toString(), revoked: false });
         break;
       case "BalanceToppedUp":
-        credential(event.args.listingId, event.args.buyer, { balance_wei: event.args.newBalance.toString() });
+        // A top-up cancels a pending withdrawal request.
+        credential(event.args.listingId, event.args.buyer, { balance_wei: event.args.newBalance.toString(), withdrawal_requested: false });
+        break;
+      case "BalanceWithdrawalRequested":
+        credential(event.args.listingId, event.args.buyer, { withdrawal_requested: true });
         break;
       case "QueryConsumed":
         credential(event.args.listingId, event.args.buyer, { balance_wei: event.args.newBalance.toString() });
         break;
       case "UnspentBalanceWithdrawn":
-        credential(event.args.listingId, event.args.buyer, { balance_wei: "0" });
+        credential(event.args.listingId, event.args.buyer, { balance_wei: "0", withdrawal_requested: false });
         break;
       case "AccessRevoked":
         credential(event.args.listingId, event.args.buyer, { revoked: true });

@@ -9,9 +9,12 @@ import type { ChainListingRecord } from "../listings/chain-listing.ts";
 export function statusOf(record: CredentialRecord, listing: ChainListingRecord | undefined, nowSeconds: number): CredentialStatus {
   if (listing?.status === "closed") return "listing_closed";
   if (record.revoked) return "revoked";
-  // A per-task balance below one run at the listing's current price cannot run: the contract reports it
-  // LowBalance (invalid) too.
-  if (record.rental_model === "per_query") return BigInt(record.balance_wei ?? "0") < BigInt(listing?.price_wei ?? "1") ? "low_balance" : "active";
+  // A per-task balance below one run at the listing's current price cannot run, nor can one whose
+  // withdrawal was requested: the contract reports both LowBalance (invalid) too.
+  if (record.rental_model === "per_query") {
+    if (record.withdrawal_requested) return "low_balance";
+    return BigInt(record.balance_wei ?? "0") < BigInt(listing?.price_wei ?? "1") ? "low_balance" : "active";
+  }
   if (record.rental_model === "subscription" && (record.expires_at ?? 0) <= nowSeconds) return "expired";
   return "active";
 }

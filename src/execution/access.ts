@@ -9,6 +9,8 @@ import { readChainCredential } from "../credentials/verify.ts";
 import { getChainListing } from "../listings/chain-listing.store.ts";
 import { getAgent, getAgentAlias } from "../listings/listing.store.ts";
 import { readListing } from "../chain/read-listing.ts";
+import { readPerQueryBalance, type ReadPerQueryBalanceReturnType } from "../chain/read-per-query-balance.ts";
+import { formatEther } from "viem";
 import { isPublished, type AgentRecord } from "../listings/catalogue.ts";
 import { processCache } from "../cache.ts";
 import type { RentalModel } from "../vocabulary.ts";
@@ -51,29 +53,51 @@ const refusals: Record<string, { code: ErrorCode; error?: string; message: strin
   not_found: { code: "credential_not_found", error: "CredentialNotFound", message: "This wallet holds no rental credential for the listing; rent it first." },
   expired: { code: "credential_expired", message: "The subscription has expired; renew it with renewSubscription." },
   low_balance: { code: "insufficient_balance", error: "InsufficientBalance", message: "The per-task balance does not cover one run at the listing's current price; top it up with topUpBalance." },
+  // The contract reports a balance whose withdrawal was requested as LowBalance too: it admits no new run.
+  withdrawal_requested: { code: "insufficient_balance", error: "InsufficientBalance", message: "A withdrawal of this per-task balance was requested (requestBalanceWithdrawal): no new run is admitted on it. A top-up (topUpBalance) cancels the request." },
   revoked: { code: "credential_revoked", error: "CredentialRevoked", message: "The creator revoked this credential; an unspent per-task balance can be withdrawn with withdrawUnspentBalance." },
   listing_closed: { code: "listing_closed", error: "ListingNotActive", message: "The listing is closed; its credentials are no longer valid." },
 };
 
+/**
+ * A per-task run is admitted only at a price the renter agreed to: the listing's current price may not be
+ * above the price the balance was last deposited at (docs/design/decisions/0059). The contract would
+ * charge no more than the deposit price anyway; refusing here keeps the creator from being paid less than
+ * the price the run was admitted at, and tells the renter why.
+ */
+function checkPriceConsent(priceWei: bigint, balance: ReadPerQueryBalanceReturnType): void {
+  if (priceWei <= balance.depositPriceWei) return;
+  throw new ApiError(
+    "price_not_agreed",
+    `The listing's price per task is now ${priceWei} wei (${formatEther(priceWei)} ETH), above the ${balance.depositPriceWei} wei (${formatEther(balance.depositPriceWei)} ETH) your balance was deposited at. Top it up at the new price (topUpBalance) to agree to it, or take the balance back (requestBalanceWithdrawal, then withdrawUnspentBalance).`,
+  );
+}
+
 export async function checkExecutionAccess(services: Services, wallet: Address, agentId: string): Promise<ExecutionAccess> {
   const onChainId = await resolveAgentId(services, agentId);
-  // The index says whether the listing is published; the chain, read live, says its state, its price
-  // and the caller's credential (the two calls travel as one batched request).
-  const [stored, chain, credential, live] = await Promise.all([
+  // The index says whether the listing is published; the chain, read live, says its state, its price,
+  // the caller's credential and, for a per-task rental, the price the renter deposited at and whether a
+  // withdrawal is pending (the three calls travel as one batched request).
+  const [stored, chain, credential, live, perQuery] = await Promise.all([
     getAgent(services.tables, onChainId),
     getChainListing(services.tables, onChainId),
     readChainCredential(services.chain, onChainId, wallet),
     readListing(services.chain, { listingId: onChainId }).catch((error: unknown) => {
       throw new ApiError("service_unavailable", "The chain could not be reached to check the listing; retry.", { cause: error });
     }),
+    readPerQueryBalance(services.chain, { listingId: onChainId, buyer: wallet }).catch((error: unknown) => {
+      throw new ApiError("service_unavailable", "The chain could not be reached to check the balance; retry.", { cause: error });
+    }),
   ]);
   const agent = stored as ExecutionAccess["agent"] | null;
   if (!agent || !isPublished(agent, chain ?? undefined)) throw new ApiError("listing_not_found", `No published listing ${agentId}.`);
   if (live.status === LISTING_PAUSED) throw new ApiError("listing_paused", "The listing is paused by its creator; no executions until it resumes.", { onChainError: { contract: "Marketplace", error: "ListingNotActive" } });
   if (credential.status !== "active") {
-    const refusal = refusals[credential.status]!;
+    const pendingWithdrawal = credential.status === "low_balance" && credential.rentalModel === "per_query" && perQuery.withdrawalRequested;
+    const refusal = refusals[pendingWithdrawal ? "withdrawal_requested" : credential.status]!;
     throw new ApiError(refusal.code, refusal.message, refusal.error ? { onChainError: { contract: "Marketplace", error: refusal.error } } : {});
   }
+  if (credential.rentalModel === "per_query") checkPriceConsent(live.priceWei, perQuery);
   return {
     listingId: agent.listing_id,
     onChainId,

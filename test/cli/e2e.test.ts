@@ -211,14 +211,23 @@ describe("agentrent end to end", () => {
     const topped = await cliJson<{ credential: { balance_wei: number } }>(renterEnv, ["topup", listing.listing_id, "--deposit", "0.002", "--yes"]);
     expect(topped.credential.balance_wei).toBe(Number(price * 3n));
 
-    // Listing management: a new price, resuming, and closing (refused while a paid subscription period
-    // has not elapsed; a one-time listing closes with its earnings still withdrawable).
+    // Listing management: a new price, resuming, and closing as the specification says: from any state
+    // once the escrow is empty; with earnings in escrow, --withdraw takes them and closes in one
+    // transaction; a subscription listing's escrow empties only once its paid periods have vested.
     expect(await cliJson(creatorEnv, ["listing", "update", listing.listing_id, "--price", "0.0015"])).toMatchObject({ price_wei: Number(parseEther("0.0015")), status: "paused" });
     expect(await cliJson(creatorEnv, ["listing", "resume", listing.agent_id])).toMatchObject({ status: "active" });
-    const unvested = await cli(creatorEnv, ["listing", "close", subscription.listing_id, "--yes"]);
+    const withEarnings = await cli(creatorEnv, ["listing", "close", subscription.listing_id, "--yes"]);
+    expect(withEarnings.code).toBe(EXIT.failure);
+    expect(withEarnings.stderr).toMatch(/holds .* of earnings.*--yes --withdraw/);
+    const unvested = await cli(creatorEnv, ["listing", "close", subscription.listing_id, "--yes", "--withdraw"]);
     expect(unvested.code).toBe(EXIT.access);
-    expect(unvested.stderr).toMatch(/EscrowNotEmpty: .*paid subscription period/);
-    expect(await cliJson(creatorEnv, ["listing", "close", oneTime.listing_id, "--yes"])).toMatchObject({ status: "closed" });
-    expect((await cliJson<{ amount_wei: number }>(creatorEnv, ["withdraw", oneTime.listing_id])).amount_wei).toBeGreaterThan(0);
+    expect(unvested.stderr).toMatch(/EscrowNotEmpty: .*every period its renters paid for has vested/);
+    // one_time: its earnings taken and the listing closed, in one transaction.
+    const escrowBefore = (await cliJson<{ listings: { escrow_wei: number }[] }>(creatorEnv, ["earnings", oneTime.listing_id])).listings[0]!.escrow_wei;
+    expect(escrowBefore).toBeGreaterThan(0);
+    expect((await cli(creatorEnv, ["listing", "close", oneTime.listing_id, "--yes"])).code).toBe(EXIT.failure);
+    expect(await cliJson(creatorEnv, ["listing", "close", oneTime.listing_id, "--yes", "--withdraw"])).toMatchObject({ status: "closed", withdrawn_wei: escrowBefore });
+    // per_query: its earnings were withdrawn before; the active listing closes as it is.
+    expect(await cliJson(creatorEnv, ["listing", "close", listing.agent_id, "--yes"])).toMatchObject({ status: "closed", withdrawn_wei: 0 });
   }, 240_000);
 });

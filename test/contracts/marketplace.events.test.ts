@@ -87,15 +87,20 @@ describe("marketplace events", () => {
     await send(authority, "consumeQuery", [perQuery, renterA.address, keccak256(toHex("run-2")), PRICE]); // retry: no-op
     await send(authority, "setFeeBasisPoints", [1000n]);
     await send(authority, "consumeQuery", [perQuery, renterB.address, keccak256(toHex("run-3")), PRICE]);
+    // A batch: a charge, a refusal (an unknown renter) and a skip (run-1 again): one QueryConsumed.
+    await send(authority, "consumeQueries", [[
+      { listingId: perQuery, buyer: renterA.address, runRef: toHex(512n, { size: 32 }), maxPrice: PRICE },
+      { listingId: perQuery, buyer: creatorAccount.address, runRef: toHex(513n, { size: 32 }), maxPrice: PRICE },
+      { listingId: perQuery, buyer: renterA.address, runRef: keccak256(toHex("run-1")), maxPrice: PRICE },
+    ]]);
+    await send(creator, "updateListing", [perQuery, PRICE + 1n, "ipfs://per-query"]);
+    await send(renterB.privateKey, "requestBalanceWithdrawal", [perQuery]);
     await send(creator, "revokePerQueryAccess", [perQuery, renterB.address]);
     await send(renterB.privateKey, "withdrawUnspentBalance", [perQuery]);
     await send(creator, "updateListing", [sub, PRICE * 2n, "ipfs://subscription-v2"]);
     await send(creator, "setListingActive", [sub, false]);
     await send(creator, "withdrawEarnings", [oneTime, PRICE]);
-    const escrowLeft = (await client.readContract({ address, abi: marketplaceAbi, functionName: "listings", args: [oneTime] }))[1];
-    await send(creator, "withdrawEarnings", [oneTime, escrowLeft]);
-    await send(creator, "setListingActive", [oneTime, false]); // only a paused listing closes
-    await send(creator, "closeListing", [oneTime]);
+    await send(creator, "closeListingAndWithdraw", [oneTime]); // the rest of the escrow, and the close
     await send(authority, "withdrawFees", []);
     await send(renterA.privateKey, "purchasePerQuery", [perQuery], 0n).catch(() => undefined); // a failed call leaves no log
     await send(authority, "logRuns", [keccak256(toHex("batch")), 3]);
@@ -183,7 +188,9 @@ describe("marketplace events", () => {
       }
     }
 
-    expect(logs.filter((l) => l.eventName === "QueryConsumed")).toHaveLength(3); // the retried run-2 logged nothing
+    expect(logs.filter((l) => l.eventName === "QueryConsumed")).toHaveLength(4); // the retried run-2 and run-1 in the batch logged nothing
+    expect(logs.filter((l) => l.eventName === "QueryRefused").map((l) => l.args.runRef)).toEqual([toHex(513n, { size: 32 })]);
+    expect(logs.filter((l) => l.eventName === "BalanceWithdrawalRequested")).toHaveLength(1);
     expect(runsLogged).toEqual([{ batchIndex: 0n, count: 3 }]);
     expect(listings.size).toBe(3);
 

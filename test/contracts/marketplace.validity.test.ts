@@ -140,6 +140,25 @@ describe("isCredentialValid", () => {
     expect(await valid(id, renterA.address)).toBe(true);
   });
 
+  it("per_query: low_balance once a withdrawal is requested, withdrawable an hour later, valid again after a top-up", async () => {
+    const id = await list(2);
+    await send(renterB.privateKey, "purchasePerQuery", [id], PRICE * 4n);
+    await send(creatorAccount.privateKey, "setListingActive", [id, false]);
+    await send(renterB.privateKey, "requestBalanceWithdrawal", [id]);
+    expect(await valid(id, renterB.address)).toBe(false);
+    expect(await status(id, renterB.address)).toBe("low_balance");
+    await expect(send(renterB.privateKey, "withdrawUnspentBalance", [id])).rejects.toThrow(/WithdrawalNotReady/);
+    // A run admitted before the request is still charged.
+    await send(authorityAccount.privateKey, "consumeQuery", [id, renterB.address, keccak256(toHex("admitted-before-the-request")), PRICE]);
+    await travel(3_600n);
+    await send(renterB.privateKey, "withdrawUnspentBalance", [id]);
+    const [balance] = await clients().client.readContract({ address, abi: marketplaceAbi, functionName: "perQueryBalances", args: [id, renterB.address] });
+    expect(balance).toBe(0n);
+    await send(creatorAccount.privateKey, "setListingActive", [id, true]);
+    await send(renterB.privateKey, "topUpBalance", [id], PRICE);
+    expect(await valid(id, renterB.address)).toBe(true);
+  });
+
   it("per_query: invalid once revoked, whatever the balance", async () => {
     const id = await list(2);
     await send(renterB.privateKey, "purchasePerQuery", [id], PRICE * 5n);
@@ -166,22 +185,26 @@ describe("isCredentialValid", () => {
     await send(renterA.privateKey, "purchasePerQuery", [ids[2]], PRICE * 2n);
     for (const id of ids) expect(await valid(id, renterA.address)).toBe(true);
     const { client } = clients();
+    // one_time: paused (access kept), then closed with its earnings withdrawn in the same transaction.
+    await send(creatorAccount.privateKey, "setListingActive", [ids[0]!, false]);
+    expect(await valid(ids[0]!, renterA.address)).toBe(true); // a pause keeps existing access
+    await expect(send(creatorAccount.privateKey, "closeListing", [ids[0]!])).rejects.toThrow(/EscrowNotEmpty/);
+    await send(creatorAccount.privateKey, "closeListingAndWithdraw", [ids[0]!]);
+    // per_query: an active listing with an empty escrow closes as it is (a deposit is not escrow).
+    await send(creatorAccount.privateKey, "closeListing", [ids[2]!]);
     for (const id of [ids[0]!, ids[2]!]) {
-      await send(creatorAccount.privateKey, "setListingActive", [id, false]);
-      expect(await valid(id, renterA.address)).toBe(true); // a pause keeps existing access
-      await send(creatorAccount.privateKey, "closeListing", [id]);
       expect(await valid(id, renterA.address)).toBe(false);
       expect(await status(id, renterA.address)).toBe("listing_closed");
     }
-    // A subscription listing closes only once the period its renter paid for has elapsed.
-    await send(creatorAccount.privateKey, "setListingActive", [ids[1]!, false]);
-    await expect(send(creatorAccount.privateKey, "closeListing", [ids[1]!])).rejects.toThrow(/EscrowNotEmpty/);
-    await travel(THIRTY_DAYS * 12n + 432_000n);
-    await send(creatorAccount.privateKey, "closeListing", [ids[1]!]);
+    // A subscription listing's escrow empties, and the listing closes, only once the period its renter
+    // paid for has vested (by the end of its last day).
+    await expect(send(creatorAccount.privateKey, "closeListingAndWithdraw", [ids[1]!])).rejects.toThrow(/EscrowNotEmpty/);
+    await travel(THIRTY_DAYS * 12n + 432_000n + 86_400n);
+    await send(creatorAccount.privateKey, "closeListingAndWithdraw", [ids[1]!]);
     expect(await status(ids[1]!, renterA.address)).toBe("listing_closed");
     const [, escrow] = await client.readContract({ address, abi: marketplaceAbi, functionName: "listings", args: [ids[1]!] });
-    await send(creatorAccount.privateKey, "withdrawEarnings", [ids[1]!, escrow]); // fully vested, withdrawable after close
-    // The unspent per-query deposit is still the renter's.
+    expect(escrow).toBe(0n);
+    // The unspent per-query deposit is still the renter's, withdrawable at once after the close.
     await send(renterA.privateKey, "withdrawUnspentBalance", [ids[2]]);
     const [balance] = await client.readContract({ address, abi: marketplaceAbi, functionName: "perQueryBalances", args: [ids[2]!, renterA.address] });
     expect(balance).toBe(0n);

@@ -94,7 +94,8 @@ describe("chain indexer on the shared node", () => {
     const renewed2 = await m.renewSubscription(r2, l2.listingId, DAYS_90);
 
     // per_query: r3 deposits 3P, tops up 2P, one run consumed (4P left); r4 deposits 1.5P, one run
-    // consumed (0.5P, below one run) and withdraws the rest (0).
+    // consumed (0.5P, below one run), asks to withdraw the rest (marked), is revoked and withdraws at
+    // once (0, the mark cleared).
     const l3 = await m.createListing(creator, { accessType: "per_query", price: P, uri: "ipfs://per-query" });
     ids.perQuery = l3.listingId;
     const bought3 = await m.purchasePerQuery(r3, l3.listingId, 3n * P);
@@ -102,17 +103,24 @@ describe("chain indexer on the shared node", () => {
     const consumed3 = await m.consumeQuery(env.authority, l3.listingId, r3.address);
     const bought4 = await m.purchasePerQuery(r4, l3.listingId, (3n * P) / 2n);
     await m.consumeQuery(env.authority, l3.listingId, r4.address);
+    const requested4 = await m.requestBalanceWithdrawal(r4, l3.listingId);
+    // 3 from the constructor, then 4 + 3 + 7 so far.
+    expect((await catchUp(options)).events).toBe(17);
+    const credentialItem = async (wallet: Address, listingId: Hex) => (await scan(env.services.tables, "credentials")).find((row) => row.pk === `wallet#${lower(wallet)}` && row.sk === `listing#${listingId}`);
+    expect(await credentialItem(r4.address, l3.listingId)).toMatchObject({ balance_wei: (P / 2n).toString(), withdrawal_requested: true, position: requested4.lastPosition });
+    await m.revoke(creator, l3.listingId, r4.address);
     const withdrawn4 = await m.withdrawUnspentBalance(r4, l3.listingId);
 
-    // one_time bought by r2, then the listing is closed (earnings withdrawn and the listing paused first).
+    // one_time bought by r2, then the listing is closed with its earnings withdrawn (closeListingAndWithdraw).
     const l4 = await m.createListing(creator, { accessType: "one_time", price: P, uri: "ipfs://closed" });
     ids.closed = l4.listingId;
     const bought5 = await m.purchaseOneTime(r2, l4.listingId);
     const closed4 = await m.closeListing(creator, l4.listingId);
 
     const result = await catchUp(options);
-    // 3 from the constructor, then 4 + 3 + 7 + 5 (the close withdraws the escrow and pauses first).
-    expect(result.events).toBe(22);
+    // The rest since the first catch-up: r4's revocation and withdrawal, then l4's 4 (created, bought, the
+    // earnings withdrawn and the close).
+    expect(result.events).toBe(6);
     const head = await env.market.client.getBlockNumber({ cacheTime: 0 });
     expect(await readCursor(options)).toBeGreaterThan(closed4.blockNumber);
     expect(await readCursor(options)).toBeLessThanOrEqual(head + 1n);
@@ -126,8 +134,8 @@ describe("chain indexer on the shared node", () => {
         revoked: false,
         position: renewed2.lastPosition,
       }),
-      credentialRow(r3.address, l3.listingId, { rental_model: "per_query", purchased_at: iso(bought3.blockTime), balance_wei: (4n * P).toString(), revoked: false, position: consumed3.lastPosition }),
-      credentialRow(r4.address, l3.listingId, { rental_model: "per_query", purchased_at: iso(bought4.blockTime), balance_wei: "0", revoked: false, position: withdrawn4.lastPosition }),
+      credentialRow(r3.address, l3.listingId, { rental_model: "per_query", purchased_at: iso(bought3.blockTime), balance_wei: (4n * P).toString(), revoked: false, withdrawal_requested: false, position: consumed3.lastPosition }),
+      credentialRow(r4.address, l3.listingId, { rental_model: "per_query", purchased_at: iso(bought4.blockTime), balance_wei: "0", revoked: true, withdrawal_requested: false, position: withdrawn4.lastPosition }),
       credentialRow(r2.address, l4.listingId, { rental_model: "one_time", purchased_at: iso(bought5.blockTime), expires_at: null, revoked: false, position: bought5.lastPosition }),
     ];
     const listingRow = (l: typeof l1, model: string, price: bigint, uri: string, status: string, last: typeof l1 | typeof paused1) => ({
@@ -170,7 +178,7 @@ describe("chain indexer on the shared node", () => {
     expect(await readCursor(options)).toBe(env.deployBlock);
     const whole = await indexAll(options);
     expect(whole.from).toBe(env.deployBlock);
-    expect(whole.events).toBe(22);
+    expect(whole.events).toBe(23); // the 17 and the 6 of the first test
     expect(whole.writes).toBe(0);
     expect(await snapshot(env.services.tables)).toEqual(before);
 

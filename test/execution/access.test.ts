@@ -97,7 +97,20 @@ describe("execution access", () => {
     const listing = await register("repriced-agent", 2);
     await writeMarketplace(target, renter, "purchasePerQuery", [listing.onChainId], PRICE * 10n);
     await index();
+    await writeMarketplace(target, creator, "updateListing", [listing.onChainId, PRICE / 2n, listing.metadata_uri]);
+    await expect(checkExecutionAccess(ctx.services, renter.address, listing.listing_id)).resolves.toMatchObject({ priceWei: PRICE / 2n });
+  });
+
+  it("admits a run at a raised price only once the renter deposited at it: price_not_agreed before, naming both prices", async () => {
+    const listing = await register("raised-agent", 2);
+    await writeMarketplace(target, renter, "purchasePerQuery", [listing.onChainId], PRICE * 10n);
+    await index();
     await writeMarketplace(target, creator, "updateListing", [listing.onChainId, PRICE * 2n, listing.metadata_uri]);
+    const error = await refusal(listing.listing_id);
+    expect(error).toMatchObject({ status: 403, code: "price_not_agreed", onChainError: undefined });
+    expect(error.message).toContain(`${PRICE * 2n} wei`);
+    expect(error.message).toContain(`${PRICE} wei`);
+    await writeMarketplace(target, renter, "topUpBalance", [listing.onChainId], PRICE * 2n);
     await expect(checkExecutionAccess(ctx.services, renter.address, listing.listing_id)).resolves.toMatchObject({ priceWei: PRICE * 2n });
   });
 

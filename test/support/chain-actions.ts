@@ -79,16 +79,14 @@ export interface Market {
   revoke(creator: Account, listingId: Hex, buyer: Address): Promise<TxResult>;
   setListingActive(creator: Account, listingId: Hex, active: boolean): Promise<TxResult>;
   withdrawEarnings(creator: Account, listingId: Hex, amount?: bigint): Promise<TxResult>;
-  /** Closes the listing: withdraws its vested escrow when it holds any, pauses it (the contract closes
-   * only a paused listing), then closes it. */
+  /** Closes the listing and withdraws its whole escrow, in one transaction (closeListingAndWithdraw). */
   closeListing(creator: Account, listingId: Hex): Promise<TxResult>;
+  /** Asks to withdraw the unspent per-task balance (withdrawable an hour later, or at once once closed or revoked). */
+  requestBalanceWithdrawal(renter: Account, listingId: Hex): Promise<TxResult>;
   withdrawUnspentBalance(renter: Account, listingId: Hex): Promise<TxResult>;
   credentialStatus(listingId: Hex, buyer: Address): Promise<number>;
   listingIdOf(creator: Address, seed: Hex): Promise<Hex>;
 }
-
-/** ListingStatus.Active in the contract's enum (None, Active, Paused, Closed). */
-const LISTING_STATUS_ACTIVE = 1;
 
 export function market(options: { rpcUrl: string; marketplace: Address }): Market {
   const chain = chainFor(LOCAL_CHAIN_ID, options.rpcUrl);
@@ -144,12 +142,8 @@ export function market(options: { rpcUrl: string; marketplace: Address }): Marke
     async withdrawEarnings(creator, listingId, amount) {
       return send(creator, "withdrawEarnings", [listingId, amount ?? (await listing(listingId))[1]]);
     },
-    async closeListing(creator, listingId) {
-      const vested = await read<bigint>("withdrawableEarnings", [listingId]);
-      if (vested > 0n) await send(creator, "withdrawEarnings", [listingId, vested]);
-      if ((await listing(listingId))[3] === LISTING_STATUS_ACTIVE) await send(creator, "setListingActive", [listingId, false]);
-      return send(creator, "closeListing", [listingId]);
-    },
+    closeListing: (creator, listingId) => send(creator, "closeListingAndWithdraw", [listingId]),
+    requestBalanceWithdrawal: (renter, listingId) => send(renter, "requestBalanceWithdrawal", [listingId]),
     withdrawUnspentBalance: (renter, listingId) => send(renter, "withdrawUnspentBalance", [listingId]),
     credentialStatus: (listingId, buyer) => read<number>("credentialStatus", [listingId, buyer]),
     listingIdOf: (creator, seed) => read<Hex>("listingIdOf", [creator, seed]),

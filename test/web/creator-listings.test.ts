@@ -1,11 +1,11 @@
 // The money a listing holds, in a real browser against the real local stack: a renter takes back an
-// unspent per-task balance only when the contract allows it (the ETH returns exactly), rates a
-// listing after a run, and a creator manages listings in the console (pause and resume, price and
-// metadata, provider key, webhook secret shown once, vested earnings only, closing by the contract's
-// rule).
+// unspent per-task balance only as the contract allows (a request, then the withdrawal an hour later;
+// the ETH returns exactly), rates a listing after a run, and a creator manages listings in the console
+// (pause and resume, price and metadata, provider key, webhook secret shown once, vested earnings only,
+// closing by the specification's rule, with the earnings withdrawn in the same transaction).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Browser } from "playwright-core";
-import { createPublicClient, createWalletClient, formatEther, http, parseEther, parseEventLogs, type Hex } from "viem";
+import { createPublicClient, createTestClient, createWalletClient, formatEther, http, parseEther, parseEventLogs, type Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { DEV_ACCOUNTS } from "../../local/chain.ts";
 import { DEMO_PROVIDER_KEY } from "../../local/demo.ts";
@@ -82,7 +82,7 @@ async function registerConnectedAgent(token: string, creatorKey: Hex): Promise<s
 const tokenOf = (page: import("playwright-core").Page) => page.evaluate(() => (JSON.parse(sessionStorage.getItem("agent-market.session")!) as { token: string }).token);
 
 describe("listings' money in the dashboard", () => {
-  it("offers to withdraw an unspent per-task balance only once the contract allows it, and returns the ETH exactly", async () => {
+  it("offers to take an unspent per-task balance back only as the contract allows: a request first, the withdrawal an hour later, the ETH returned exactly", async () => {
     const listing = demo("market-researcher");
     const renter = chainClients(key(6));
     const creator = chainClients(key(DEV_ACCOUNTS.findIndex((a) => a.address.toLowerCase() === listing.creator.toLowerCase())));
@@ -99,21 +99,46 @@ describe("listings' money in the dashboard", () => {
     expect(await row.getByRole("button", { name: "Withdraw unspent" }).count()).toBe(0);
     await d.shot("m1-01-balance-not-withdrawable");
 
-    // The creator raises the price: a rise the renter did not agree to makes the balance withdrawable.
+    // The creator raises the price: a rise the renter did not agree to lets the renter leave, in two
+    // steps (a run admitted before the request still settles in between).
     await creator.write("updateListing", [onChain(listing), price + price / 2n, metadataUri]);
     await page.reload();
-    await row.getByRole("button", { name: "Withdraw unspent" }).click();
+    await row.getByRole("button", { name: "Request withdrawal" }).click();
+    const ask = page.getByRole("alertdialog");
+    await ask.getByText("You may leave now: the price rose above the price of your last deposit.", { exact: false }).waitFor();
+    await ask.getByText(/withdrawn an hour after you ask/).waitFor();
+    expect(await row.getByRole("button", { name: "Withdraw unspent" }).count()).toBe(0);
+    await d.shot("m1-02-request-dialog");
+    expect(await seriousViolations(page)).toEqual([]);
+    await ask.getByRole("button", { name: "Request withdrawal" }).click();
+    await ask.getByText(/Confirmed/).first().waitFor({ timeout: 30_000 });
+    await ask.getByRole("button", { name: "Close" }).click();
+    expect(d.wallet.sent).toHaveLength(1);
+    await row.getByTestId("withdrawal-pending").getByText(/Requested: withdrawable from/).waitFor({ timeout: 15_000 });
+    // No new run on a leaving balance: the row says so and offers none.
+    expect(await row.getByRole("link", { name: "Run a task" }).count()).toBe(0);
+    await row.getByText("low balance", { exact: true }).waitFor();
+    expect(await row.getByRole("button", { name: "Withdraw unspent" }).count()).toBe(0);
+    expect(await row.getByRole("button", { name: "Request withdrawal" }).count()).toBe(0);
+    await d.shot("m1-03-withdrawal-pending");
+
+    // An hour of chain time later the balance can be taken back.
+    const admin = createTestClient({ mode: "hardhat", transport: http(stack.info.rpc_url) });
+    await admin.increaseTime({ seconds: 3_600 });
+    await admin.mine({ blocks: 1 });
+    await page.reload();
+    await row.getByRole("button", { name: "Withdraw unspent" }).click({ timeout: 30_000 });
     const dialog = page.getByRole("alertdialog");
-    await dialog.getByText("The contract allows it now: the price rose above the price of your last deposit.", { exact: false }).waitFor();
+    await dialog.getByText("The contract allows it now: the hour since your request has passed.", { exact: false }).waitFor();
     const deposit = price * 3n;
     const before = await renter.pub.getBalance({ address: d.wallet.address });
-    await d.shot("m1-02-withdraw-dialog");
+    await d.shot("m1-04-withdraw-dialog");
     expect(await seriousViolations(page)).toEqual([]);
     await dialog.getByRole("button", { name: `Withdraw ${formatEther(deposit)} ETH` }).click();
     await dialog.getByText(/Confirmed/).first().waitFor({ timeout: 30_000 });
-    await d.shot("m1-03-withdrawn");
-    expect(d.wallet.sent).toHaveLength(1);
-    const receipt = await renter.pub.getTransactionReceipt({ hash: d.wallet.sent[0]! });
+    await d.shot("m1-05-withdrawn");
+    expect(d.wallet.sent).toHaveLength(2);
+    const receipt = await renter.pub.getTransactionReceipt({ hash: d.wallet.sent[1]! });
     const after = await renter.pub.getBalance({ address: d.wallet.address });
     expect(after - before).toBe(deposit - receipt.gasUsed * receipt.effectiveGasPrice);
     await dialog.getByRole("button", { name: "Close" }).click();
@@ -187,17 +212,20 @@ describe("listings' money in the dashboard", () => {
     const [, escrowAfter] = await chain.listing(onChain(subscription));
     expect(escrowAfter).toBe(escrowBefore - offered);
 
-    // Pause, then closing is refused while renters' paid periods run: the page says the rule.
+    // Pause; closing is not offered while part of the escrow is still vesting: the page says why and
+    // sends nothing.
     await sub.getByRole("button", { name: "Pause listing" }).click();
     await sub.getByRole("button", { name: "Resume listing" }).waitFor({ timeout: 30_000 });
     expect((await chain.listing(onChain(subscription)))[3]).toBe(2);
-    await expect.poll(() => sub.getByTestId("close-rule").textContent()).toMatch(/can close from /);
+    await expect.poll(() => sub.getByTestId("close-rule").textContent()).toMatch(/is still vesting: it can close once the periods its renters paid for have passed/);
     const sentBefore = d.wallet.sent.length;
     await sub.getByRole("button", { name: "Close listing" }).click();
-    await page.getByRole("alertdialog").getByRole("button", { name: "Close for good" }).click();
-    await sub.getByText("A subscription listing closes only once every period its renters paid for has elapsed; until then its escrow holds earnings not yet vested.").waitFor();
-    expect(d.wallet.sent.length).toBe(sentBefore);
+    const refused = page.getByRole("alertdialog");
+    await refused.getByText(/is still vesting: the periods this listing's subscribers paid for have not passed yet/).waitFor();
+    expect(await refused.getByRole("button", { name: /Close for good|and close/ }).count()).toBe(0);
     await d.shot("m3-02-close-refused");
+    await refused.getByRole("button", { name: "OK" }).click();
+    expect(d.wallet.sent.length).toBe(sentBefore);
     await sub.getByRole("button", { name: "Resume listing" }).click();
     await sub.getByRole("button", { name: "Pause listing" }).waitFor({ timeout: 30_000 });
     expect((await chain.listing(onChain(subscription)))[3]).toBe(1);
@@ -251,23 +279,29 @@ describe("listings' money in the dashboard", () => {
     await expect.poll(() => shown.count()).toBe(0);
     expect(connected).toMatch(/^lst_/);
 
-    // Closing an active listing: the page says to pause first and sends nothing; paused, it closes.
-    const sentBeforeClose = d.wallet.sent.length;
+    // Closing an active listing with an empty escrow: no pause needed, it closes as it is.
+    await remote.getByRole("button", { name: "Close listing" }).click();
+    await page.getByRole("alertdialog").getByRole("button", { name: "Close for good" }).click();
+    await remote.getByText("closed", { exact: true }).waitFor({ timeout: 30_000 });
+    expect((await chain.listing(`0x${connected.slice(4)}` as Hex))[3]).toBe(3);
+
+    // Closing an active listing with earnings in escrow: the page offers to withdraw them and close in
+    // one transaction; the earnings arrive, exactly, and the listing is closed.
     await one.getByText("Manage").click();
+    const [, escrowOfOne] = await chain.listing(onChain(oneTime));
+    expect(escrowOfOne).toBeGreaterThan(0n);
     await one.getByRole("button", { name: "Close listing" }).click();
     const ask = page.getByRole("alertdialog");
-    await ask.getByText(/Pause it first/).waitFor();
-    expect(await ask.getByRole("button", { name: "Close for good" }).count()).toBe(0);
-    await d.shot("m3-04-close-needs-pause");
+    await ask.getByText(/they are withdrawn to your wallet in the same transaction/).waitFor();
+    await d.shot("m3-04-close-and-withdraw");
     expect(await seriousViolations(page)).toEqual([]);
-    await ask.getByRole("button", { name: "OK" }).click();
-    expect(d.wallet.sent.length).toBe(sentBeforeClose);
-    await one.getByRole("button", { name: "Pause listing" }).click();
-    await one.getByRole("button", { name: "Resume listing" }).waitFor({ timeout: 30_000 });
-    await one.getByRole("button", { name: "Close listing" }).click();
-    await page.getByRole("alertdialog").getByRole("button", { name: "Close for good" }).click();
+    await ask.getByRole("button", { name: `Withdraw ${formatEther(escrowOfOne)} ETH and close` }).click();
     await one.getByText("closed", { exact: true }).waitFor({ timeout: 30_000 });
-    expect((await chain.listing(onChain(oneTime)))[3]).toBe(3);
+    const closing = parseEventLogs({ abi: marketplaceAbi, logs: (await chain.pub.getTransactionReceipt({ hash: d.wallet.sent.at(-1)! })).logs });
+    expect(closing.map((e) => e.eventName)).toEqual(["EarningsWithdrawn", "ListingClosed"]);
+    expect((closing[0]!.args as { amount: bigint }).amount).toBe(escrowOfOne);
+    const closedOne = await chain.listing(onChain(oneTime));
+    expect([closedOne[1], closedOne[3]]).toEqual([0n, 3]);
     expect(await one.getByText("Manage").count()).toBe(0);
     await d.shot("m3-05-closed");
     // The one refusal provoked on purpose (a webhook secret for a declarative agent), and no other.

@@ -368,27 +368,41 @@ export const creatorCommands: Command[] = [
   },
   {
     path: "listing close",
-    summary: "Close a listing for good (paused first if active); every credential becomes invalid; earnings stay withdrawable",
-    usage: "<listing> --yes",
+    summary: "Close a listing for good, active or paused, once its escrow is empty (--withdraw: take the earnings and close in one transaction); every credential becomes invalid",
+    usage: "<listing> --yes [--withdraw]",
     args: [1, 1],
     arguments: [LISTING_ARGUMENT],
-    options: { yes: { ...YES, description: "confirm: closing is final, the seed cannot be reused and every rental ends (required)" } },
-    notes: ["A subscription listing closes once every paid period has elapsed (the contract refuses with EscrowNotEmpty before)."],
-    examples: ["agentrent listing close clause-finder-1a2b3c4d --yes"],
+    options: {
+      yes: { ...YES, description: "confirm: closing is final, the seed cannot be reused and every rental ends (required)" },
+      withdraw: { type: "boolean", description: "withdraw the listing's earnings to the creator wallet and close, in one transaction (closeListingAndWithdraw)" },
+    },
+    notes: [
+      "The contract closes a listing whose escrow holds no funds (EscrowNotEmpty otherwise). With earnings in escrow, pass --withdraw: nothing can land between the withdrawal and the close.",
+      "A subscription listing's escrow empties only once every period its renters paid for has vested (`agentrent earnings` shows what is withdrawable).",
+      "A per-task run still in flight when the listing closes is not charged: pause the listing first and wait for runs in flight if that matters.",
+    ],
+    examples: ["agentrent listing close clause-finder-1a2b3c4d --yes", "agentrent listing close clause-finder-1a2b3c4d --yes --withdraw"],
     async run(ctx) {
       if (ctx.flags.yes !== true) throw usageError("Closing is final (the seed cannot be reused and every rental ends): pass --yes to confirm.");
-      // The contract closes only a paused listing (so no purchase can race the close): pause it first.
-      await listingTransaction(
-        ctx,
-        "closeListing",
-        async (ref) => {
-          const target = (await chain()).chainTarget(ctx.settings());
-          if ((await (await chain()).readListing(target, ref.onChainId)).status === "active") {
-            await sendWithProgress(ctx, target, await loadAccount(ctx.settings(), ctx.env, ctx.prompt), "setListingActive", [ref.onChainId, false]);
-          }
-          return [ref.onChainId];
-        },
-        (ref) => `Closed ${ref.listingId}`,
+      const settings = ctx.settings();
+      const ref = await listingFor(ctx, tryApi(ctx));
+      const { chainTarget, readListing, earningsWithdrawn } = await chain();
+      const target = chainTarget(settings);
+      const before = await readListing(target, ref.onChainId);
+      const withdraw = ctx.flags.withdraw === true;
+      if (!withdraw && before.escrow > 0n) {
+        throw new CliError(
+          `The escrow of ${ref.listingId} holds ${eth(before.escrow)} of earnings, and a listing closes only with an empty escrow: close and withdraw them in one transaction with \`agentrent listing close ${ctx.args[0]} --yes --withdraw\`, or withdraw first (\`agentrent withdraw ${ctx.args[0]}\`).`,
+          EXIT.failure,
+          "escrow_not_empty",
+        );
+      }
+      const account = await loadAccount(settings, ctx.env, ctx.prompt);
+      const tx = await sendWithProgress(ctx, target, account, withdraw ? "closeListingAndWithdraw" : "closeListing", [ref.onChainId]);
+      const withdrawn = earningsWithdrawn(tx.logs);
+      const listing = await readListing(target, ref.onChainId);
+      ctx.out.result({ listing_id: ref.listingId, on_chain_id: ref.onChainId, status: listing.status, withdrawn_wei: withdrawn, tx_hash: tx.hash }, () =>
+        ctx.out.line(`Closed ${ref.listingId}${withdraw ? `, ${eth(withdrawn)} withdrawn` : ""} (transaction ${tx.hash}); on-chain status ${listing.status}.`),
       );
     },
   },
@@ -489,11 +503,11 @@ export const creatorCommands: Command[] = [
   },
   {
     path: "withdraw",
-    summary: "Withdraw a listing's earnings to the creator wallet (all of it, or --amount)",
+    summary: "Withdraw a listing's earnings to the creator wallet (all that has vested, or --amount)",
     usage: "<listing> [--amount <ETH>]",
     args: [1, 1],
     arguments: [LISTING_ARGUMENT],
-    options: { amount: { type: "string", value: "<ETH>", description: "how much ETH to withdraw (default: all of the escrow)" } },
+    options: { amount: { type: "string", value: "<ETH>", description: "how much ETH to withdraw (default: all of the escrow that has vested; a subscription payment vests over its paid period)" } },
     examples: ["agentrent withdraw clause-finder-1a2b3c4d", "agentrent withdraw clause-finder-1a2b3c4d --amount 0.01"],
     async run(ctx) {
       const settings = ctx.settings();
@@ -501,8 +515,8 @@ export const creatorCommands: Command[] = [
       const target = (await chain()).chainTarget(settings);
       const listing = await (await chain()).readListing(target, ref.onChainId);
       const amountFlag = stringFlag(ctx.flags, "amount");
-      const amount = amountFlag === undefined ? listing.escrow : ethAmount(amountFlag, "--amount");
-      if (amount === 0n) throw new CliError(`Nothing to withdraw from ${ref.listingId} (escrow ${eth(listing.escrow)}).`, EXIT.failure, "nothing_to_withdraw");
+      const amount = amountFlag === undefined ? await (await chain()).withdrawableEarnings(target, ref.onChainId) : ethAmount(amountFlag, "--amount");
+      if (amount === 0n) throw new CliError(`Nothing to withdraw from ${ref.listingId} now (escrow ${eth(listing.escrow)}${listing.escrow > 0n ? ", none of it vested yet" : ""}).`, EXIT.failure, "nothing_to_withdraw");
       const account = await loadAccount(settings, ctx.env, ctx.prompt);
       const tx = await sendWithProgress(ctx, target, account, "withdrawEarnings", [ref.onChainId, amount]);
       ctx.out.result({ listing_id: ref.listingId, amount_wei: amount, tx_hash: tx.hash, to: account.address }, () => ctx.out.line(`Withdrew ${eth(amount)} from ${ref.listingId} to ${account.address} (${tx.hash}).`));

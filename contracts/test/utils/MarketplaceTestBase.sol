@@ -78,11 +78,24 @@ abstract contract MarketplaceTestBase is TestHelpers {
         market.setListingActive(id, false);
     }
 
-    /// @dev Pauses (the precondition of a close) and closes.
+    /// @dev Withdraws whatever escrow the listing holds and closes it (closeListingAndWithdraw).
     function _close(bytes32 id) internal {
-        _pause(id);
         vm.prank(creator);
-        market.closeListing(id);
+        market.closeListingAndWithdraw(id);
+    }
+
+    /// @dev Asks to withdraw the unspent balance, waits out the delay, withdraws it.
+    function _leave(bytes32 id, address who) internal {
+        vm.prank(who);
+        market.requestBalanceWithdrawal(id);
+        vm.warp(block.timestamp + market.BALANCE_WITHDRAWAL_DELAY());
+        vm.prank(who);
+        market.withdrawUnspentBalance(id);
+    }
+
+    /// @dev The first day boundary at or after `t`: where a subscription payment's vesting ends.
+    function _dayEnd(uint256 t) internal pure returns (uint256) {
+        return ((t + 1 days - 1) / 1 days) * 1 days;
     }
 
     function _price(bytes32 id) internal view returns (uint256 price) {
@@ -98,7 +111,7 @@ abstract contract MarketplaceTestBase is TestHelpers {
     }
 
     function _balance(bytes32 id, address who) internal view returns (uint256 balance) {
-        (balance,,,) = market.perQueryBalances(id, who);
+        (balance,,,,) = market.perQueryBalances(id, who);
     }
 
     function _expiresAt(bytes32 id, address who) internal view returns (uint256 expiresAt) {

@@ -36,6 +36,10 @@ contract ReentrantReceiver {
         market.withdrawEarnings(listingId, amount);
     }
 
+    function closeListingAndWithdraw(bytes32 listingId) external {
+        market.closeListingAndWithdraw(listingId);
+    }
+
     function purchasePerQuery(bytes32 listingId) external payable {
         market.purchasePerQuery{value: msg.value}(listingId);
     }

@@ -131,7 +131,7 @@ export interface paths {
         };
         /**
          * Verify a rental credential
-         * @description Checks the local record and the contract for the authenticated wallet, in parallel: one live read of the contract's credentialOf (status, rental model, purchase time, expiry, balance and revocation in one eth_call). The chain's answer is returned; a local record that disagrees in any field is repaired, or removed when the chain has no credential. When the chain cannot be reached the answer is 503 service_unavailable, never the index's. status: active (valid), expired (with expired_at), low_balance (a per_query rental whose balance cannot pay for one run at the listing's current price), revoked, listing_closed, or not_found.
+         * @description Checks the local record and the contract for the authenticated wallet, in parallel: one live read of the contract's credentialOf (status, rental model, purchase time, expiry, balance and revocation in one eth_call). The chain's answer is returned; a local record that disagrees in any field is repaired, or removed when the chain has no credential. When the chain cannot be reached the answer is 503 service_unavailable, never the index's. status: active (valid), expired (with expired_at), low_balance (a per_query rental whose balance cannot pay for one run at the listing's current price, or whose withdrawal the renter requested), revoked, listing_closed, or not_found.
          */
         get: operations["verifyCredential"];
         put?: never;
@@ -826,7 +826,7 @@ export interface components {
         Error: {
             error: {
                 /** @enum {string} */
-                code: "unauthorized" | "invalid_api_key" | "jwt_expired" | "invalid_signature" | "credential_not_found" | "credential_expired" | "insufficient_balance" | "listing_paused" | "invalid_request" | "invalid_listing_id" | "listing_not_found" | "rate_limit_exceeded" | "internal_error" | "service_unavailable" | "not_found" | "forbidden" | "creator_not_approved" | "credential_revoked" | "listing_closed" | "rating_not_allowed" | "method_not_allowed" | "idempotency_key_reused" | "request_timeout" | "payload_too_large" | "unsupported_media_type" | "headers_too_large";
+                code: "unauthorized" | "invalid_api_key" | "jwt_expired" | "invalid_signature" | "credential_not_found" | "credential_expired" | "insufficient_balance" | "listing_paused" | "invalid_request" | "invalid_listing_id" | "listing_not_found" | "rate_limit_exceeded" | "internal_error" | "service_unavailable" | "not_found" | "forbidden" | "creator_not_approved" | "credential_revoked" | "listing_closed" | "price_not_agreed" | "rating_not_allowed" | "method_not_allowed" | "idempotency_key_reused" | "request_timeout" | "payload_too_large" | "unsupported_media_type" | "headers_too_large";
                 message: string;
                 /** @description The contract's custom error behind a refusal, decoded from the revert */
                 on_chain_error?: {
@@ -1745,7 +1745,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
-            /** @description Forbidden: credential_not_found, credential_expired, insufficient_balance, listing_paused, credential_revoked, listing_closed */
+            /** @description Forbidden: credential_not_found, credential_expired, insufficient_balance, listing_paused, credential_revoked, listing_closed, price_not_agreed */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -1758,7 +1758,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         error: {
                             /** @enum {string} */
-                            code: "credential_not_found" | "credential_expired" | "insufficient_balance" | "listing_paused" | "credential_revoked" | "listing_closed";
+                            code: "credential_not_found" | "credential_expired" | "insufficient_balance" | "listing_paused" | "credential_revoked" | "listing_closed" | "price_not_agreed";
                             /** @enum {integer} */
                             status: 403;
                         };
@@ -1865,7 +1865,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
-            /** @description Forbidden: credential_not_found, credential_expired, insufficient_balance, listing_paused, credential_revoked, listing_closed */
+            /** @description Forbidden: credential_not_found, credential_expired, insufficient_balance, listing_paused, credential_revoked, listing_closed, price_not_agreed */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -1878,7 +1878,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         error: {
                             /** @enum {string} */
-                            code: "credential_not_found" | "credential_expired" | "insufficient_balance" | "listing_paused" | "credential_revoked" | "listing_closed";
+                            code: "credential_not_found" | "credential_expired" | "insufficient_balance" | "listing_paused" | "credential_revoked" | "listing_closed" | "price_not_agreed";
                             /** @enum {integer} */
                             status: 403;
                         };

@@ -27,7 +27,7 @@ export const route = defineRoute({
   rateLimit: { rule: "default", failMode: "open" },
   summary: "Verify a rental credential",
   description:
-    "Checks the local record and the contract for the authenticated wallet, in parallel: one live read of the contract's credentialOf (status, rental model, purchase time, expiry, balance and revocation in one eth_call). The chain's answer is returned; a local record that disagrees in any field is repaired, or removed when the chain has no credential. When the chain cannot be reached the answer is 503 service_unavailable, never the index's. status: active (valid), expired (with expired_at), low_balance (a per_query rental whose balance cannot pay for one run at the listing's current price), revoked, listing_closed, or not_found.",
+    "Checks the local record and the contract for the authenticated wallet, in parallel: one live read of the contract's credentialOf (status, rental model, purchase time, expiry, balance and revocation in one eth_call). The chain's answer is returned; a local record that disagrees in any field is repaired, or removed when the chain has no credential. When the chain cannot be reached the answer is 503 service_unavailable, never the index's. status: active (valid), expired (with expired_at), low_balance (a per_query rental whose balance cannot pay for one run at the listing's current price, or whose withdrawal the renter requested), revoked, listing_closed, or not_found.",
   request: { params: z.object({ listing_id: z.string() }) },
   responses: {
     200: { description: "The verification", content: { "application/json": { schema: VerificationSchema } } },

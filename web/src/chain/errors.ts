@@ -21,14 +21,18 @@ const PLAIN: Record<string, (args: readonly unknown[]) => string> = {
   InvalidDuration: () => "Subscriptions last 30, 90 or 365 days.",
   DepositTooLow: (a) => `The deposit must cover at least one task (${eth(a[1])}).`,
   ProtocolPaused: () => "The marketplace is paused for maintenance. Try again later.",
-  EscrowNotEmpty: () => "A subscription listing closes only once every period its renters paid for has elapsed; until then its escrow holds earnings not yet vested.",
+  EscrowNotEmpty: () => "A listing closes only once its escrow is empty. Withdraw the earnings and close in one step; a subscription listing's escrow empties only once every period its renters paid for has vested.",
   NothingToWithdraw: () => "There is nothing to withdraw.",
   IncorrectPayment: (a) => `The payment must be exactly ${eth(a[0])}.`,
   TransferFailed: () => "The ETH transfer out of the contract failed.",
   ZeroAddress: () => "An address was zero where a real one is needed.",
   Reentrancy: () => "The call was blocked as reentrant.",
-  ExpiryTooLate: () => "The subscription cannot be extended that far.",
-  ListingNotPaused: () => "Pause the listing before closing it.",
+  ExpiryTooLate: (a) => `A renewal may pay at most 395 days ahead${typeof a[1] === "bigint" ? ` (this one would run past ${new Date(Number(a[1]) * 1000).toLocaleDateString()})` : ""}: renew again when less of the current period is left.`,
+  BalanceTooLarge: () => "The per-task balance would pass the largest the contract holds.",
+  WithdrawalNotReady: (a) =>
+    typeof a[0] === "bigint" && a[0] > 0n
+      ? `The balance can be withdrawn from ${new Date(Number(a[0]) * 1000).toLocaleString()}: runs admitted before your request may still be charged until then.`
+      : "Ask to withdraw the balance first: it can be taken back an hour after you ask.",
 };
 
 function eth(value: unknown): string {

@@ -1,11 +1,11 @@
 // My rentals: every credential with its status, expiry and time left, per-task balance in runs, and
-// renew / top up / withdraw-unspent where the contract allows them.
+// renew / top up / request and withdraw the unspent balance where the contract allows them.
 import { useState } from "react";
 import { Link } from "react-router";
 import * as Dialog from "@radix-ui/react-dialog";
 import * as AlertDialog from "@radix-ui/react-alert-dialog";
 import { useInfiniteQuery } from "@tanstack/react-query";
-import { useConnection, useReadContract } from "wagmi";
+import { useBlock, useConnection, useReadContract } from "wagmi";
 import { useApi } from "../api/hooks.ts";
 import { useSession } from "../auth/session.tsx";
 import type { Credential } from "../api/types.ts";
@@ -103,30 +103,69 @@ function useListingTerms(credential: Credential) {
   return useReadContract({ address: marketplace, abi: marketplaceAbi, functionName: "listings", args: [onChainId(credential.listing_id)], query: { enabled: credential.rental_model === "per_query", select: (l) => ({ price: l[0], status: l[3] }) } });
 }
 
-/** Why the contract would return the unspent balance now (withdrawUnspentBalance's own rule), or null
- * when it would refuse: a live balance, at the price it was deposited at, that covers a run is prepaid
- * credit, not refundable. */
-export function withdrawableBecause(record: { balance: bigint; isRevoked: boolean; depositPrice: bigint }, terms: { price: bigint; status: number }): string | null {
-  if (record.balance === 0n) return null;
-  if (terms.status === 3) return "the listing is closed.";
-  if (terms.status === 2) return "the listing is paused.";
-  if (record.isRevoked) return "the creator revoked your access.";
-  if (terms.price > record.depositPrice) return "the price rose above the price of your last deposit.";
-  if (record.balance < terms.price) return "the balance no longer covers one run.";
-  return null;
+/** The contract's BALANCE_WITHDRAWAL_DELAY: a requested withdrawal can be made this long after the request. */
+const WITHDRAWAL_DELAY_SECONDS = 3600;
+
+/** Where the renter stands with taking the unspent balance back, by the contract's rules: */
+export type Exit =
+  /** withdrawUnspentBalance would succeed now (the listing closed, the renter revoked, or the requested hour passed). */
+  | { kind: "withdraw"; reason: string }
+  /** The renter may leave: requestBalanceWithdrawal, then withdraw an hour later. */
+  | { kind: "request"; reason: string }
+  /** Requested: withdrawable from `at` (Unix seconds). */
+  | { kind: "pending"; at: number }
+  /** Nothing to take, or prepaid credit at the agreed price that covers a run (not refundable). */
+  | { kind: "none" };
+
+export function exitOf(
+  record: { balance: bigint; isRevoked: boolean; depositPrice: bigint; withdrawalRequested: boolean },
+  terms: { price: bigint; status: number },
+  requestedAt: number | undefined,
+  nowSeconds: number,
+): Exit {
+  if (record.balance === 0n) return { kind: "none" };
+  // The creator's own acts: the balance comes back at once, no request needed.
+  if (terms.status === 3) return { kind: "withdraw", reason: "the listing is closed." };
+  if (record.isRevoked) return { kind: "withdraw", reason: "the creator revoked your access." };
+  if (record.withdrawalRequested) {
+    const at = (requestedAt ?? Number.MAX_SAFE_INTEGER - WITHDRAWAL_DELAY_SECONDS) + WITHDRAWAL_DELAY_SECONDS;
+    return nowSeconds >= at ? { kind: "withdraw", reason: "the hour since your request has passed." } : { kind: "pending", at };
+  }
+  if (terms.status === 2) return { kind: "request", reason: "the listing is paused." };
+  if (terms.price > record.depositPrice) return { kind: "request", reason: "the price rose above the price of your last deposit." };
+  if (record.balance < terms.price) return { kind: "request", reason: "the balance no longer covers one run." };
+  return { kind: "none" };
+}
+
+/** When the connected wallet asked to withdraw this balance (only read while a request is pending). */
+function useRequestedAt(credential: Credential, requested: boolean) {
+  const { marketplace } = useDashboardConfig();
+  const { address } = useConnection();
+  return useReadContract({ address: marketplace, abi: marketplaceAbi, functionName: "withdrawalRequestedAt", args: [onChainId(credential.listing_id), address!], query: { enabled: requested && Boolean(address) } });
 }
 
 function RentalRow({ credential: c, onChanged }: { credential: Credential; onChanged: () => void }) {
   const record = useBalance(c);
   const terms = useListingTerms(c);
   const price = useOnChainPrice(c.listing_id, c.rental_model === "per_query");
-  const balance = { data: record.data?.[0], refetch: () => Promise.all([record.refetch(), terms.refetch(), price.refetch()]) };
+  const requestedAt = useRequestedAt(c, record.data?.[4] === true);
+  // The chain's time judges the hour, not the browser's: the latest block's, or the clock if later.
+  const block = useBlock({ query: { enabled: record.data?.[4] === true } });
+  const balance = { data: record.data?.[0], refetch: () => Promise.all([record.refetch(), terms.refetch(), price.refetch(), requestedAt.refetch(), block.refetch()]) };
   const runsLeft = balance.data !== undefined && price.data ? balance.data / price.data : undefined;
-  const withdrawReason = record.data && terms.data ? withdrawableBecause({ balance: record.data[0], isRevoked: record.data[2], depositPrice: record.data[3] }, terms.data) : null;
+  const nowSeconds = Math.max(Math.floor(Date.now() / 1000), Number(block.data?.timestamp ?? 0n));
+  const exit: Exit =
+    record.data && terms.data
+      ? exitOf({ balance: record.data[0], isRevoked: record.data[2], depositPrice: record.data[3], withdrawalRequested: record.data[4] }, terms.data, requestedAt.data === undefined ? undefined : Number(requestedAt.data), nowSeconds)
+      : { kind: "none" };
+  // A pending withdrawal admits no new run: the chain says so before the index (the list) has caught up.
+  const status = exit.kind === "pending" && c.status === "active" ? "low_balance" : c.status;
   const [open, setOpen] = useState<null | "renew" | "top_up">(null);
   // The amount a withdrawal dialog offers, kept while it is open: the balance it empties drops to 0
   // the moment the withdrawal confirms, and the dialog stays to say so.
   const [withdrawing, setWithdrawing] = useState<bigint | null>(null);
+  // The same for a withdrawal request: the row stops offering one once it is confirmed.
+  const [requesting, setRequesting] = useState<{ amount: bigint; reason: string } | null>(null);
   const refresh = () => {
     void balance.refetch();
     onChanged();
@@ -140,12 +179,12 @@ function RentalRow({ credential: c, onChanged }: { credential: Credential; onCha
           </h2>
           <div className="row small">
             <span className="tag tag-accent">{MODEL_LABEL[c.rental_model]}</span>
-            <StatusBadge status={c.status} />
+            <StatusBadge status={status} />
             <span className="muted">Rented {formatTime(c.purchased_at)}</span>
           </div>
         </div>
         <div className="row">
-          {c.status === "active" ? (
+          {status === "active" ? (
             <Link className="btn btn-small" to={`/run?agent=${encodeURIComponent(c.listing_id)}`}>
               Run a task
             </Link>
@@ -160,8 +199,18 @@ function RentalRow({ credential: c, onChanged }: { credential: Credential; onCha
               Top up
             </button>
           ) : null}
-          {c.rental_model === "per_query" && ((withdrawReason && balance.data) || withdrawing !== null) ? (
-            <WithdrawUnspent credential={c} amount={withdrawing ?? balance.data ?? 0n} reason={withdrawReason} open={withdrawing !== null} onOpenChange={(o) => setWithdrawing(o ? balance.data ?? 0n : null)} onDone={refresh} />
+          {c.rental_model === "per_query" && ((exit.kind === "withdraw" && balance.data) || withdrawing !== null) ? (
+            <WithdrawUnspent credential={c} amount={withdrawing ?? balance.data ?? 0n} reason={exit.kind === "withdraw" ? exit.reason : null} open={withdrawing !== null} onOpenChange={(o) => setWithdrawing(o ? balance.data ?? 0n : null)} onDone={refresh} />
+          ) : null}
+          {c.rental_model === "per_query" && ((exit.kind === "request" && withdrawing === null) || requesting !== null) ? (
+            <RequestWithdrawal
+              credential={c}
+              amount={requesting?.amount ?? balance.data ?? 0n}
+              reason={requesting?.reason ?? (exit.kind === "request" ? exit.reason : "")}
+              open={requesting !== null}
+              onOpenChange={(o) => setRequesting(o ? { amount: balance.data ?? 0n, reason: exit.kind === "request" ? exit.reason : "" } : null)}
+              onDone={refresh}
+            />
           ) : null}
         </div>
       </div>
@@ -185,6 +234,14 @@ function RentalRow({ credential: c, onChanged }: { credential: Credential; onCha
               {runsLeft === undefined ? "…" : `${runsLeft.toString()} ${runsLeft === 1n ? "run" : "runs"} left`}
               {balance.data !== undefined ? <span className="muted"> ({formatWei(balance.data)})</span> : null}
             </dd>
+            {exit.kind === "pending" ? (
+              <>
+                <dt className="muted">Withdrawal</dt>
+                <dd style={{ margin: 0 }} data-testid="withdrawal-pending">
+                  Requested: withdrawable from {formatTime(exit.at)}. No new run is admitted on this balance meanwhile; a top-up cancels the request.
+                </dd>
+              </>
+            ) : null}
           </>
         )}
       </dl>
@@ -211,6 +268,46 @@ function RentalRow({ credential: c, onChanged }: { credential: Credential; onCha
   );
 }
 
+/** Leaving takes two steps: the request now, the withdrawal an hour later, so a run admitted before the
+ * request still settles (its output was already on its way to you). */
+function RequestWithdrawal(props: { credential: Credential; amount: bigint; reason: string; open: boolean; onOpenChange(open: boolean): void; onDone: () => void }) {
+  const { credential, amount, reason, open, onOpenChange, onDone } = props;
+  const flow = useContractFlow();
+  return (
+    <AlertDialog.Root
+      open={open}
+      onOpenChange={(o) => {
+        if (!o && flow.state.step !== "idle") flow.reset();
+        onOpenChange(o);
+      }}
+    >
+      <AlertDialog.Trigger asChild>
+        <button className="btn btn-small">Request withdrawal</button>
+      </AlertDialog.Trigger>
+      <AlertDialog.Portal>
+        <AlertDialog.Overlay className="dialog-overlay" />
+        <AlertDialog.Content className="dialog stack">
+          <AlertDialog.Title>Take the unspent balance back?</AlertDialog.Title>
+          <AlertDialog.Description>
+            You may leave now: {reason} The {formatWei(amount)} can be withdrawn an hour after you ask, once runs you started before have been charged; no new run is admitted on it meanwhile, and a top-up cancels the request.
+          </AlertDialog.Description>
+          <FlowStatus state={flow.state} />
+          <div className="row" style={{ justifyContent: "flex-end" }}>
+            <AlertDialog.Cancel asChild>
+              <button className="btn">{flow.state.step === "confirmed" ? "Close" : "Cancel"}</button>
+            </AlertDialog.Cancel>
+            {flow.state.step !== "confirmed" ? (
+              <button className="btn btn-danger" disabled={flow.busy} onClick={() => void flow.run({ functionName: "requestBalanceWithdrawal", args: [onChainId(credential.listing_id)] }).then((h) => h && onDone())}>
+                Request withdrawal
+              </button>
+            ) : null}
+          </div>
+        </AlertDialog.Content>
+      </AlertDialog.Portal>
+    </AlertDialog.Root>
+  );
+}
+
 function WithdrawUnspent(props: { credential: Credential; amount: bigint; reason: string | null; open: boolean; onOpenChange(open: boolean): void; onDone: () => void }) {
   const { credential, amount, reason, open, onOpenChange, onDone } = props;
   const flow = useContractFlow();
@@ -233,7 +330,7 @@ function WithdrawUnspent(props: { credential: Credential; amount: bigint; reason
             {formatWei(amount)} returns to your wallet and the balance drops to 0 runs; the rental stays yours, so a top-up (at the current price) makes it usable again.
           </AlertDialog.Description>
           <p className="hint">
-            {reason ? `The contract allows it now: ${reason} ` : null}(It returns a per-task balance when the listing is paused or closed, the creator revoked your access, the price rose above the price of your last deposit, or the balance no longer covers a run; otherwise the balance is prepaid runs.)
+            {reason ? `The contract allows it now: ${reason} ` : null}(It returns a per-task balance at once when the listing is closed or the creator revoked your access, and an hour after you ask when the listing is paused, the price rose above the price of your last deposit, or the balance no longer covers a run; otherwise the balance is prepaid runs.)
           </p>
           <FlowStatus state={flow.state} />
           <div className="row" style={{ justifyContent: "flex-end" }}>

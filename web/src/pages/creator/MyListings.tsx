@@ -14,7 +14,7 @@ import { FlowStatus } from "../../chain/FlowStatus.tsx";
 import { useDashboardConfig } from "../../lib/context.tsx";
 import { useListingMetadata } from "../../lib/metadata.ts";
 import { Empty, ErrorNote, StatusBadge } from "../../ui/notices.tsx";
-import { MODEL_LABEL, formatTime, formatWei, percent } from "../../ui/format.ts";
+import { MODEL_LABEL, formatWei, percent } from "../../ui/format.ts";
 
 export function MyListings({ agents }: { agents: CreatorAgent[] }) {
   return (
@@ -35,13 +35,11 @@ function ListingRow({ agent }: { agent: CreatorAgent }) {
   const status = onChain.data ? CHAIN_LISTING_STATUSES[onChain.data[3]] ?? "none" : "none";
   const escrow = onChain.data?.[1] ?? 0n;
   const id = onChainId(agent.listing_id);
-  // Subscription earnings vest as the paid periods elapse: only this much can leave the escrow now.
+  // Each subscription payment vests over its own paid period: only this much can leave the escrow now.
   const withdrawable = useReadContract({ address: marketplace, abi: marketplaceAbi, functionName: "withdrawableEarnings", args: [id], query: { enabled: Boolean(exists) } });
-  const vesting = useReadContract({ address: marketplace, abi: marketplaceAbi, functionName: "vestings", args: [id], query: { enabled: Boolean(exists) && onChain.data?.[2] === 1 } });
   const refresh = () => {
     void onChain.refetch();
     void withdrawable.refetch();
-    void vesting.refetch();
   };
   const title = metadata.data?.name ? metadata.data.name.split("-").map((w) => w[0]!.toUpperCase() + w.slice(1)).join(" ") : agent.agent_id;
   return (
@@ -87,8 +85,8 @@ function ListingRow({ agent }: { agent: CreatorAgent }) {
               price={onChain.data![0]}
               metadataUri={onChain.data![6]}
               registeredUri={agent.metadata_uri}
+              escrow={escrow}
               withdrawable={withdrawable.data ?? 0n}
-              paidUntil={vesting.data?.[2] ?? 0}
               onChanged={refresh}
             />
             <ListingSecrets listingId={agent.listing_id} kind={agent.kind} />
@@ -99,8 +97,8 @@ function ListingRow({ agent }: { agent: CreatorAgent }) {
   );
 }
 
-function ListingActions(props: { listingId: string; title: string; status: string; subscription: boolean; price: bigint; metadataUri: string; registeredUri: string; withdrawable: bigint; paidUntil: number; onChanged: () => void }) {
-  const { listingId, title, status, subscription, price, metadataUri, registeredUri, withdrawable, paidUntil, onChanged } = props;
+function ListingActions(props: { listingId: string; title: string; status: string; subscription: boolean; price: bigint; metadataUri: string; registeredUri: string; escrow: bigint; withdrawable: bigint; onChanged: () => void }) {
+  const { listingId, title, status, subscription, price, metadataUri, registeredUri, escrow, withdrawable, onChanged } = props;
   const flow = useContractFlow();
   const [newPrice, setNewPrice] = useState(formatEther(price));
   const [newUri, setNewUri] = useState(metadataUri);
@@ -112,7 +110,7 @@ function ListingActions(props: { listingId: string; title: string; status: strin
   } catch {
     priceWei = null;
   }
-  const periodsRunning = subscription && paidUntil * 1000 > Date.now();
+  const vesting = escrow - withdrawable;
   return (
     <div className="stack">
       <div className="row">
@@ -122,13 +120,19 @@ function ListingActions(props: { listingId: string; title: string; status: strin
         <button className="btn btn-small" disabled={flow.busy || withdrawable === 0n} onClick={() => void flow.run({ functionName: "withdrawEarnings", args: [id, withdrawable] }).then(then)}>
           Withdraw {formatWei(withdrawable)}
         </button>
-        <CloseListing title={title} paused={status === "paused"} busy={flow.busy} onClose={() => void flow.run({ functionName: "closeListing", args: [id] }).then(then)} />
+        <CloseListing
+          title={title}
+          escrow={escrow}
+          vesting={vesting}
+          busy={flow.busy}
+          onClose={() => void flow.run({ functionName: escrow === 0n ? "closeListing" : "closeListingAndWithdraw", args: [id] }).then(then)}
+        />
       </div>
       <p className="hint" data-testid="close-rule">
-        {subscription ? "Subscription earnings vest as the periods renters paid for elapse; only the vested part can be withdrawn. " : "Earnings can be withdrawn any time, also after closing. "}
-        Closing is final and ends every rental. {status === "active" ? "Pause the listing first: the contract closes only a paused listing (a paused listing sells nothing, so no rental can race the close). " : ""}
-        {subscription ? (periodsRunning ? `A subscription listing closes only once every period its renters paid for has elapsed: this one can close from ${formatTime(paidUntil)}. ` : "A subscription listing closes only once every period its renters paid for has elapsed (they have). ") : ""}
-        Unspent per-task balances stay the renters' to withdraw.
+        {subscription ? "Each subscription payment vests over the period its renter paid for; only the vested part can be withdrawn. " : "Earnings can be withdrawn any time. "}
+        Closing is final and ends every rental; a listing closes, active or paused, once its escrow is empty, and its earnings can be withdrawn in the same step.{" "}
+        {subscription && vesting > 0n ? `${formatWei(vesting)} of this listing's escrow is still vesting: it can close once the periods its renters paid for have passed. ` : ""}
+        A per-task run in flight when the listing closes is not charged (pause first and let runs settle if that matters). Unspent per-task balances stay the renters' to withdraw.
       </p>
       <form
         className="row"
@@ -160,8 +164,11 @@ function ListingActions(props: { listingId: string; title: string; status: strin
   );
 }
 
-/** Closing is final: it asks first, and says why it cannot happen yet while the listing is active. */
-function CloseListing({ title, paused, busy, onClose }: { title: string; paused: boolean; busy: boolean; onClose: () => void }) {
+/** Closing is final: it asks first. With earnings in escrow it offers to withdraw them and close in one
+ * transaction (closeListingAndWithdraw); while part of a subscription listing's escrow is still vesting it
+ * says so and sends nothing. */
+function CloseListing({ title, escrow, vesting, busy, onClose }: { title: string; escrow: bigint; vesting: bigint; busy: boolean; onClose: () => void }) {
+  const blocked = vesting > 0n;
   return (
     <AlertDialog.Root>
       <AlertDialog.Trigger asChild>
@@ -174,21 +181,23 @@ function CloseListing({ title, paused, busy, onClose }: { title: string; paused:
         <AlertDialog.Content className="dialog stack">
           <AlertDialog.Title>Close {title}?</AlertDialog.Title>
           <AlertDialog.Description>
-            {paused
-              ? "Closing is final: every rental of this listing stops working and it leaves the marketplace. Earnings stay yours to withdraw; renters keep their unspent per-task balances."
-              : "The contract closes only a paused listing, so no rental can land while it closes. Pause it first, let the runs already admitted settle, then close it."}
+            {blocked
+              ? `A listing closes only once its escrow is empty, and ${formatWei(vesting)} of it is still vesting: the periods this listing's subscribers paid for have not passed yet. It can close once they have.`
+              : escrow > 0n
+                ? `Closing is final: every rental of this listing stops working and it leaves the marketplace; renters keep their unspent per-task balances. The escrow holds ${formatWei(escrow)} of earnings: they are withdrawn to your wallet in the same transaction.`
+                : "Closing is final: every rental of this listing stops working and it leaves the marketplace; renters keep their unspent per-task balances."}
           </AlertDialog.Description>
           <div className="row" style={{ justifyContent: "flex-end" }}>
             <AlertDialog.Cancel asChild>
-              <button className="btn">{paused ? "Cancel" : "OK"}</button>
+              <button className="btn">{blocked ? "OK" : "Cancel"}</button>
             </AlertDialog.Cancel>
-            {paused ? (
+            {blocked ? null : (
               <AlertDialog.Action asChild>
                 <button className="btn btn-danger" onClick={onClose}>
-                  Close for good
+                  {escrow > 0n ? `Withdraw ${formatWei(escrow)} and close` : "Close for good"}
                 </button>
               </AlertDialog.Action>
-            ) : null}
+            )}
           </div>
         </AlertDialog.Content>
       </AlertDialog.Portal>
