@@ -99,7 +99,7 @@ async function settledByPasses(count: number): Promise<void> {
   await until("the settlement passes to settle the deferred runs", async () => {
     settled += (await runJob(ctx.services, "settler")).settlements.settled;
     return settled >= count;
-  }, 30_000, 200);
+  }, 60_000, 200);
   expect(settled).toBe(count);
 }
 
@@ -604,7 +604,7 @@ describe("per-query money", () => {
     // The pass is done with it: a second pass charges nothing more.
     expect((await runJob(ctx.services, "settler")).settlements).toMatchObject({ settled: 0, pending: 0 });
     expect(await balanceOf(listing, renter.account.address)).toBe(listing.priceWei);
-  });
+  }, 90_000);
 
   it("ends a stream whose charge cannot be confirmed with a done that withholds the result, and releases it once paid", async () => {
     const listing = await publishConnected("authority-down-stream", "per_query");
@@ -624,7 +624,7 @@ describe("per-query money", () => {
     expect(released.at(-1)).toMatchObject({ event: "done", data: { run_id: runId, status: "completed", output: { findings: ["alpha", "beta", "gamma"] } } });
     expect((released.at(-1)!.data as Record<string, unknown>).settlement).toBeUndefined();
     expect(await balanceOf(listing, renter.account.address)).toBe(listing.priceWei);
-  });
+  }, 90_000);
 });
 
 describe("a failure at any step of a run", () => {

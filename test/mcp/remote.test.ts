@@ -167,7 +167,7 @@ describe("money", () => {
       expect(await balanceOf(summarizer)).toBe(before);
       // The settlement pass hands the charge to the world's settler, and settles the run once it lands.
       let settled = 0;
-      await until("the settlement passes to settle the run", async () => (settled += (await runJob(world.services, "settler")).settlements.settled) >= 1, 30_000, 200);
+      await until("the settlement passes to settle the run", async () => (settled += (await runJob(world.services, "settler")).settlements.settled) >= 1, 60_000, 200);
       expect(settled).toBe(1);
       expect(await balanceOf(summarizer)).toBe(before - summarizer.priceWei);
       const released = (await (await world.app.request(`/v1/runs/${runId}`, { headers: { authorization: `Bearer ${apiKey}` } })).json()) as { settlement: string; output: unknown };
@@ -175,7 +175,7 @@ describe("money", () => {
     } finally {
       await closeApi(served.server);
     }
-  });
+  }, 90_000);
 });
 
 describe("bad input: the protocol's own error or a tool error, never a 5xx, nothing charged", () => {
