@@ -256,6 +256,9 @@ export function createSettler(services: Services, options: SettlerOptions = {}):
     let blockedUntil = 0;
     let backoffMs = 0;
     let queueEmpty = false;
+    let renewedAt = Date.now();
+    /** Whether the lease is surely still this settler's: renewed within two thirds of its length. */
+    const leaseFresh = () => Date.now() - renewedAt < (2 * config.SETTLER_LEASE_MS) / 3;
     let receiving = 0;
     let intakeStoppedAt: number | undefined;
     let whileLeasedDone = pass.whileLeased === undefined;
@@ -396,17 +399,28 @@ export function createSettler(services: Services, options: SettlerOptions = {}):
     };
 
     // The lease is renewed on a clock of its own (a chain that mines per transaction has no blocks while
-    // idle). A renewal that cannot reach storage is not a loss: the lease still runs its course, and
-    // only a refusal (another settler took it over) stops this one.
+    // idle). A renewal that cannot reach storage is not a loss, but the lease may run out meanwhile and
+    // another settler take it: this one sends only while its last renewal is fresh (two thirds of the
+    // lease), holding its charges until storage answers again. A refusal (another settler took the lease
+    // over) stops it.
     const renewer = (async () => {
+      let failing = false;
       while (!halt.signal.aborted) {
-        await sleep(config.SETTLER_LEASE_MS / 3, halt.signal);
+        // Every third of the lease; every second while storage does not answer, so the settler sends again
+        // as soon as it does.
+        await sleep(failing ? 1_000 : config.SETTLER_LEASE_MS / 3, halt.signal);
         if (halt.signal.aborted) break;
-        const renewed = await lease.renew(endsAt).catch(() => true);
-        if (!renewed) {
+        const renewed = await lease.renew(endsAt).then(
+          (held) => held,
+          () => undefined,
+        );
+        failing = renewed === undefined;
+        if (renewed === true) renewedAt = Date.now();
+        if (renewed === false) {
           logger.error("settler lease lost to another settler; this one stops sending", { owner });
           stopAll();
         }
+        if (renewed === undefined && !leaseFresh()) logger.warn("settler lease not renewed (storage did not answer); sending paused until it is", { owner });
       }
     })();
 
@@ -414,7 +428,7 @@ export function createSettler(services: Services, options: SettlerOptions = {}):
 
     /** Sends the run log's (and any other) transaction when a slot is free. */
     const sendOthers = async () => {
-      while (others.length > 0 && otherInFlight.size === 0 && pendingCount() < 2 && head !== undefined) {
+      while (others.length > 0 && otherInFlight.size === 0 && pendingCount() < 2 && head !== undefined && leaseFresh()) {
         const next = others.shift()!;
         try {
           const tx = await sender.send("other", next.data, next.gas, head);
@@ -428,7 +442,7 @@ export function createSettler(services: Services, options: SettlerOptions = {}):
 
     /** Sends the next charge batch, if one is due and allowed. */
     const sendCharges = async () => {
-      if (buffer.size === 0 || head === undefined || Date.now() < blockedUntil) return;
+      if (buffer.size === 0 || head === undefined || Date.now() < blockedUntil || !leaseFresh()) return;
       if (inFlight.size > 0 || pendingCount() >= 2) return;
       // One batch per block: the next waits for the block that holds (or passes over) this one.
       if (lastChargeHead !== undefined && lastChargeHead >= head) return;
