@@ -43,7 +43,7 @@ const RENTERS = 200;
 const PRICE = parseEther("0.0001");
 /** One-per-run path: the executable slots geth guarantees one sender (txpool AccountSlots). */
 const SLOTS = 16;
-const SINGLE_RUNS = 20;
+const SINGLE_RUNS = 30;
 
 interface PathFigures {
   label: string;
@@ -313,6 +313,8 @@ export async function runSettlementBench(): Promise<string[]> {
     const nextBlock = mined.filter((e) => e.blockNumber !== undefined && e.sentAtHead !== undefined && e.blockNumber === e.sentAtHead + 1n).length;
     rows.push(`  batches mined ${mined.length} (${heavyEvents.filter((e) => e.kind !== "mined").length} reverted or dropped), ${nextBlock} of them in the block after the head they were sent at; charges per batch max ${Math.max(0, ...mined.map((e) => e.charges))}`);
     rows.push(...row(light));
+    const lightMined = events.filter((e) => e.kind === "mined");
+    rows.push(`  batches mined ${lightMined.length}, ${lightMined.filter((e) => e.blockNumber !== undefined && e.sentAtHead !== undefined && e.blockNumber === e.sentAtHead + 1n).length} of them in the block after the head they were sent at`);
     rows.push(...row(perRunFigures));
     rows.push(`one per-task run at a time, end to end through the API (n=${SINGLE_RUNS} each): automine p50 ${ms(single.automine.p50)}, p95 ${ms(single.automine.p95)}; 2 s blocks p50 ${ms(single.paced.p50)}, p95 ${ms(single.paced.p95)}`);
     const sustained = heavy.perBlock.mean >= 500 && heavy.backlog === 0;
