@@ -78,7 +78,7 @@ describe("loadConfig", () => {
   it("requires the settlement queue, and bounds the settlement settings", () => {
     const { SETTLEMENT_QUEUE_URL: _queue, ...rest } = valid;
     expect(() => loadConfig(rest)).toThrow(/SETTLEMENT_QUEUE_URL is missing/);
-    expect(loadConfig(valid)).toMatchObject({ CHAIN_BLOCK_TIME_MS: 0, SETTLEMENT_WAIT_MS: 15_000, SETTLER_LEASE_MS: 15_000, SETTLER_LEAD_MS: 250, SETTLER_MAX_BATCH: 1_000 });
+    expect(loadConfig(valid)).toMatchObject({ CHAIN_BLOCK_TIME_MS: 0, SETTLEMENT_WAIT_MS: 15_000, SETTLER_LEASE_MS: 15_000, SETTLER_LEAD_MS: 150, SETTLER_MAX_BATCH: 1_000 });
     expect(loadConfig({ ...valid, CHAIN_BLOCK_TIME_MS: "2000" }).CHAIN_BLOCK_TIME_MS).toBe(2_000);
     for (const [name, value] of [["CHAIN_BLOCK_TIME_MS", "-1"], ["CHAIN_BLOCK_TIME_MS", "60001"], ["CHAIN_BLOCK_TIME_MS", "1.5"], ["SETTLEMENT_WAIT_MS", "50"], ["SETTLER_LEASE_MS", "999"], ["SETTLER_MAX_BATCH", "0"], ["SETTLER_MAX_BATCH", "2001"], ["SETTLER_LEAD_MS", "abc"]] as const) {
       expect(() => loadConfig({ ...valid, [name]: value }), `${name}=${value}`).toThrow(new RegExp(name));

@@ -81,9 +81,10 @@ export const configSchema = z
     /** The settler's lease on the authority's nonces: a settler that stops renewing it (it died) is
      * replaced this long after its last renewal, in milliseconds. */
     SETTLER_LEASE_MS: z.coerce.number().int().min(1_000).max(600_000).default(15_000),
-    /** How long before the chain's next block the settler sends its batch, in milliseconds: time for the
-     * transaction to reach the node. Charges that arrive later wait for the block after. */
-    SETTLER_LEAD_MS: z.coerce.number().int().min(0).max(10_000).default(250),
+    /** The least time before the chain's next block the settler sends its batch, in milliseconds: time for
+     * the transaction to reach the node (the settler takes more when its recent sends took longer).
+     * Charges that arrive later wait for the block after. */
+    SETTLER_LEAD_MS: z.coerce.number().int().min(0).max(10_000).default(150),
     /** The most charges one batch transaction carries. */
     SETTLER_MAX_BATCH: z.coerce.number().int().min(1).max(2_000).default(1_000),
     /** Base URL of provider_a's OpenAI-compatible chat-completions API. */

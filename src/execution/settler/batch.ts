@@ -1,6 +1,6 @@
 // A batch of charges as one `consumeQueries` transaction: its calldata, and the gas it is sent with.
 // eth_estimateGas runs the whole batch many times over (half a second for 500 charges on a local node),
-// which a batch sent a quarter second before its block cannot wait for; so the limit comes from a model
+// which a batch sent a moment before its block cannot wait for; so the limit comes from a model
 // of what a charge costs, learned from the batches mined: the most a charge cost in recent batches, with
 // a margin, plus a new storage word for every bitmap word the batch touches. A batch that runs out of
 // gas anyway (the state changed under it) is split, and the model's allowance per charge doubles.

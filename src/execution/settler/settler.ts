@@ -256,6 +256,9 @@ export function createSettler(services: Services, options: SettlerOptions = {}):
     let blockedUntil = 0;
     let backoffMs = 0;
     let queueEmpty = false;
+    /** How long the recent large batches' sends took per charge (signing and the node's acceptance), in
+     * milliseconds: batches of fifty or more, whose size outweighs the fixed part of a send. */
+    const sendMsPerCharge: number[] = [];
     let renewedAt = Date.now();
     /** Whether the lease is surely still this settler's: renewed within two thirds of its length. */
     const leaseFresh = () => Date.now() - renewedAt < (2 * config.SETTLER_LEASE_MS) / 3;
@@ -479,7 +482,12 @@ export function createSettler(services: Services, options: SettlerOptions = {}):
       const charges = chosen.map((e) => e.charge);
       for (const entry of chosen) buffer.delete(entry.charge.runRef);
       try {
+        const sendStarted = performance.now();
         const tx: PendingTx = await sender.send("charges", encodeCharges(charges), gas.limitFor(charges), head);
+        if (charges.length >= 50) {
+          sendMsPerCharge.push((performance.now() - sendStarted) / charges.length);
+          if (sendMsPerCharge.length > 16) sendMsPerCharge.shift();
+        }
         inFlight.set(tx.nonce, chosen);
         lastChargeHead = head;
         backoffMs = 0;
@@ -497,12 +505,21 @@ export function createSettler(services: Services, options: SettlerOptions = {}):
       }
     };
 
+    /** How long before the block a batch goes: SETTLER_LEAD_MS, plus the time the charges it would carry
+     * take to sign and reach the node (a batch of hundreds of charges takes a few hundred milliseconds, a
+     * few take nothing worth counting), at most a quarter block. Every millisecond of lead is one a charge
+     * arriving in it waits a block for. */
+    const leadMs = (): number => {
+      const perCharge = sendMsPerCharge.length ? Math.max(...sendMsPerCharge) : 0;
+      const carried = Math.min(buffer.size, config.SETTLER_MAX_BATCH);
+      return Math.min(config.SETTLER_LEAD_MS + carried * perCharge, Math.max(config.SETTLER_LEAD_MS, blockTimeMs / 4));
+    };
     /** When the next charge batch is due: a lead before the next block on an interval chain, at once on a
      * chain that mines per transaction (or before the cadence is known). */
     const dueAt = (): number => {
       if (head === undefined) return Date.now() + 50;
       const expected = cadence.expectedAt(head + 1n);
-      return expected === undefined ? Date.now() : expected - config.SETTLER_LEAD_MS;
+      return expected === undefined ? Date.now() : expected - leadMs();
     };
 
     // One pass (drain) reads with one receiver, so "the queue was empty" is true when it says so.
