@@ -381,7 +381,7 @@ export async function startFaultWorld(options: FaultWorldOptions = {}): Promise<
       // The settlement pass resolves deferred charges from the chain and hands over those it has not seen;
       // the running settler charges them.
       await until("the settlement passes to leave no settlement pending", async () => (await runJob(ctx.services, "settler")).settlements.pending === 0, timeoutMs, 200);
-      // Then, as if the clock had moved past every run's timeout: the run logger's stale-run sweep.
+      // Then, as if the clock had moved past every run's timeout: the settler's stale-run sweep.
       const sweep = await finishStaleRuns(ctx.services, Date.now() + STALE_AFTER_TIMEOUT_MS + MAX_TIMEOUT_MS + 1_000);
       if (sweep.skipped > 0) throw new Error(`the stale-run sweep skipped ${sweep.skipped} runs (the chain could not be read)`);
     },

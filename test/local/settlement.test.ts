@@ -28,6 +28,25 @@ afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
+describe("CHAIN_BLOCK_TIME_MS, a bad value", () => {
+  it.each(["abc", "-1", "1.5", "60001"])("%s stops the start at once, naming the setting, with nothing started", async (value) => {
+    const dir = mkdtempSync(join(tmpdir(), "stack-bad-block-time-"));
+    try {
+      const started = spawn(process.execPath, ["--import", "tsx", "local/start.ts"], { cwd: root, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, LOCAL_DATA_DIR: dir, CHAIN_BLOCK_TIME_MS: value, PORT: String(await freePort()) } });
+      let stderr = "";
+      started.stderr!.on("data", (d: Buffer) => (stderr += d.toString()));
+      const code = await new Promise<number | null>((resolve) => started.once("exit", resolve));
+      expect(code).toBe(1);
+      expect(stderr).toMatch(/Invalid setting: CHAIN_BLOCK_TIME_MS/);
+      // Refused before anything started: no lock taken, no stack.json written.
+      expect(existsSync(join(dir, "stack.lock"))).toBe(false);
+      expect(existsSync(join(dir, "stack.json"))).toBe(false);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
+});
+
 describe("npm start with CHAIN_BLOCK_TIME_MS=2000", () => {
   it("completes 20 per-task runs sent at once, each charged exactly once, at most 2 authority transactions per block", async () => {
     const ports = { PORT: await freePort(), CHAIN_PORT: await freePort(), DYNAMODB_PORT: await freePort(), AWS_EMULATOR_PORT: await freePort() };

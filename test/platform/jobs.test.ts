@@ -1,5 +1,5 @@
 // The background jobs of src/jobs.ts on the real emulators and chain: every job has its Lambda entry
-// point (the run logger's, bounded by the invocation's time, is tested in test/run-log/lambda.test.ts);
+// point (the settler's, bounded by the invocation's time, is tested in test/run-log/lambda.test.ts);
 // one pass of a job (runJob); the local scheduler retries a failing job and stops cleanly.
 import { existsSync } from "node:fs";
 import { randomBytes } from "node:crypto";
