@@ -4,8 +4,9 @@
 // `scripts/check-infra.sh` type-checks all of it offline.
 //
 // Deploying (`sst deploy --stage <stage>`, AWS credentials required) needs, per stage:
-//   - the five secrets: `sst secret set <Name> <value> --stage <stage>` for AuthorityPrivateKey (given
-//     to the settler alone), JwtSigningKeys, UpstashRedisUrl, UpstashRedisToken, RpcUrl (stacks/secrets.ts);
+//   - the seven secrets: `sst secret set <Name> <value> --stage <stage>` for AuthorityPrivateKey (given
+//     to the settler alone), JwtSigningKeys, CardSigningKeys, OAuthSigningKeys, UpstashRedisUrl,
+//     UpstashRedisToken, RpcUrl (stacks/secrets.ts);
 //   - the marketplace contract: MARKETPLACE_ADDRESS=0x... in the environment, or an entry in
 //     MARKETPLACE_ADDRESSES (stacks/common.ts).
 //   - optionally DASHBOARD_DOMAIN (the dashboard's custom domain), CORS_ORIGINS (browser origins the

@@ -1,6 +1,7 @@
 // Three lanes, run in this order by `npm test` (scripts/test.ts) and by `npx vitest run`:
-//  - unit: pure modules, tests beside the code (src/**/*.test.ts) and the repository checks
-//    (test/boundaries) and the docs' checks (test/docs); no emulator, no chain, no global setup.
+//  - unit: pure modules, tests beside the code (src/**/*.test.ts, packages/*/src/**/*.test.ts), the
+//    repository checks (test/boundaries) and the docs' checks (test/docs); no emulator, no chain, no
+//    global setup.
 //  - integration: the service on real emulators and a real chain started once by the global setup
 //    (test/support/global-setup.ts); each file isolates itself with its own tables, queues and
 //    contract deployment, so files share worker processes (and their loaded modules) instead of
@@ -13,14 +14,21 @@ import { defineConfig } from "vitest/config";
 
 const E2E = ["test/web/**/*.test.ts", "test/local/**/*.test.ts", "test/packages/**/*.test.ts"];
 
+// The workspace's packages (the SDK) resolve to their sources here (the "@agent-rental/source" export
+// condition, as tsc's customConditions), to their built files once installed. The rest are vitest's
+// own defaults (Vite's server conditions without "module").
+const resolve = { conditions: ["@agent-rental/source", "node", "development|production"] };
+
 export default defineConfig({
   test: {
     projects: [
       {
         extends: false,
+        resolve,
+        ssr: { resolve },
         test: {
           name: "unit",
-          include: ["src/**/*.test.ts", "test/boundaries/**/*.test.ts", "test/docs/**/*.test.ts"],
+          include: ["src/**/*.test.ts", "packages/*/src/**/*.test.ts", "test/boundaries/**/*.test.ts", "test/docs/**/*.test.ts"],
           testTimeout: 30_000,
           pool: "forks",
           isolate: false,
@@ -30,6 +38,8 @@ export default defineConfig({
       },
       {
         extends: false,
+        resolve,
+        ssr: { resolve },
         test: {
           name: "integration",
           include: ["test/**/*.test.ts"],
@@ -45,6 +55,8 @@ export default defineConfig({
       },
       {
         extends: false,
+        resolve,
+        ssr: { resolve },
         test: {
           name: "e2e",
           include: E2E,

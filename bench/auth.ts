@@ -2,7 +2,8 @@
 // in-process (app.request, no HTTP noise) against real dynalite and a real Hardhat node:
 //  - per-request auth overhead (API key, JWT; each with the rate limiter) beside the same route
 //    without auth, and beside one bare read of the keys table. Target: p95 overhead at most one
-//    table read + 1 ms.
+//    table read + 1 ms. An OAuth access token (read with its grant: two reads, so a revoked app fails
+//    at once) beside the same floor. Target: p95 overhead at most two table reads + 1 ms.
 //  - credential verification (GET /v1/credentials/:listing_id's domain call: local record + one live
 //    chain read) beside one bare eth_call to the same node. Target: p95 at most 1.5x.
 // Run: npm run bench -- auth
@@ -14,12 +15,14 @@ import { GetCommand } from "@aws-sdk/lib-dynamodb";
 import { createPublicClient, createTestClient, createWalletClient, http, parseEther, type Hex } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { buildApp } from "../src/api/app.ts";
+import { defineRoute } from "../src/api/route.ts";
+import { routeGroup } from "../src/api/route-groups.ts";
 import { loadConfig } from "../src/config.ts";
 import { createServices } from "../src/services.ts";
 import { ensureTables } from "../src/adapters/tables/dynamo.ts";
 import { chainFor } from "../src/chain/client.ts";
 import { deployMarketplace } from "../src/chain/deploy.ts";
-import { marketplaceAbi } from "../src/chain/generated/marketplace.ts";
+import { marketplaceAbi } from "@agent-rental/core/marketplace";
 import { generateSigningKey } from "../src/auth/jwt.ts";
 import { verifyCredential } from "../src/credentials/verify.ts";
 import { createLogger } from "../src/logger.ts";
@@ -27,6 +30,7 @@ import { startChain, LOCAL_CHAIN_ID } from "../local/chain.ts";
 import { startDynamo } from "../local/emulators.ts";
 import { freePort } from "../local/ports.ts";
 import { createKey, signIn } from "../test/support/auth.ts";
+import { registerClient, signInApp, useFetch } from "../test/support/oauth.ts";
 import { summarize, ms } from "./stats.ts";
 
 async function time(n: number, run: () => Promise<unknown>): Promise<number[]> {
@@ -82,8 +86,12 @@ export async function runAuthBench(options: { n?: number } = {}): Promise<string
 
     // The measured route: does nothing, so what differs between apps is the platform's work.
     const noop = (c: { json: (v: unknown) => Response }) => c.json({ ok: true });
+    // The no-op as an authenticated route (the bearer group: authentication, the default rate rule), so
+    // the rows below measure authentication; one taking OAuth tokens (the tasks:run scope) beside it.
     const platform = buildApp(services);
-    platform.get("/v1/noop", noop as never);
+    const authenticated = routeGroup("bearer");
+    authenticated.openapi(defineRoute({ method: "get", path: "/v1/noop", operationId: "noop", tag: "System", access: "bearer", oauthScope: "tasks:run", rateLimit: { rule: "default", failMode: "open" }, summary: "no-op", responses: { 200: { description: "ok" } }, errors: {} }), noop as never);
+    platform.route("/", authenticated);
     const bare = new OpenAPIHono();
     bare.get("/v1/noop", noop as never);
 
@@ -93,8 +101,22 @@ export async function runAuthBench(options: { n?: number } = {}): Promise<string
     for (let i = 0; i < Math.ceil((n + 200) / 95); i++) keys.push((await createKey(platform, renter.account, token, `bench ${i}`)).key);
     const jwts = [] as string[];
     for (let i = 0; i < Math.ceil((n + 200) / 95); i++) jwts.push((await signIn(platform, (await fund()).account)).token);
+    // OAuth access tokens: one app, approved by as many wallets (each token counts under its wallet).
+    const base = "http://bench.local";
+    // In process, public routes count under the first X-Forwarded-For hop: each sign-in from its own
+    // address, so the registration and token endpoints' per-address limits are not what is measured.
+    let address = 1;
+    useFetch((url, init) => {
+      const headers = new Headers(init?.headers);
+      headers.set("x-forwarded-for", `10.9.${Math.floor(address / 250)}.${address % 250}`);
+      return platform.request(url, { ...init, headers });
+    });
+    const app = await registerClient(base, { client_name: "Bench app" });
+    const accessTokens = [] as string[];
+    for (let i = 0; i < Math.ceil((n + 200) / 95); i++, address++) accessTokens.push((await signInApp(base, app, (await signIn(platform, (await fund()).account)).token, { scope: "tasks:run" })).access_token);
     let k = 0;
     let j = 0;
+    let o = 0;
 
     const bareTimes = summarize(await time(n, async () => bare.request("/v1/noop")));
     const keyTimes = summarize(await time(n, async () => {
@@ -105,6 +127,10 @@ export async function runAuthBench(options: { n?: number } = {}): Promise<string
       const res = await platform.request("/v1/noop", { headers: { authorization: `Bearer ${jwts[Math.floor(j++ / 95)]}` } });
       if (res.status !== 200) throw new Error(`jwt request failed: ${res.status}`);
     }));
+    const oauthTimes = summarize(await time(n, async () => {
+      const res = await platform.request(`${base}/v1/noop`, { headers: { authorization: `Bearer ${accessTokens[Math.floor(o++ / 95)]}` } });
+      if (res.status !== 200) throw new Error(`oauth request failed: ${res.status} ${await res.text()}`);
+    }));
     const readTimes = summarize(await time(n, () => services.tables.doc.send(new GetCommand({ TableName: services.tables.name("keys"), Key: { pk: "hash#absent", sk: "key" }, ConsistentRead: true }))));
     const budget = readTimes.p95 + 1;
     const keyOverhead = keyTimes.p95 - bareTimes.p95;
@@ -112,6 +138,9 @@ export async function runAuthBench(options: { n?: number } = {}): Promise<string
     rows.push(`route without auth (bare app), n=${n}: p50 ${ms(bareTimes.p50)}, p95 ${ms(bareTimes.p95)}`);
     rows.push(`bare keys-table read (GetItem, dynalite), n=${n}: p50 ${ms(readTimes.p50)}, p95 ${ms(readTimes.p95)}`);
     rows.push(`API key + limiter: p50 ${ms(keyTimes.p50)}, p95 ${ms(keyTimes.p95)}; p95 overhead ${ms(keyOverhead)} vs budget (read p95 + 1 ms) ${ms(budget)}: ${keyOverhead <= budget ? "met" : "MISSED"} (ratio ${(keyOverhead / budget).toFixed(2)})`);
+    const oauthOverhead = oauthTimes.p95 - bareTimes.p95;
+    const oauthBudget = 2 * readTimes.p95 + 1;
+    rows.push(`OAuth access token + limiter: p50 ${ms(oauthTimes.p50)}, p95 ${ms(oauthTimes.p95)}; p95 overhead ${ms(oauthOverhead)} vs budget (2 reads p95 + 1 ms) ${ms(oauthBudget)}: ${oauthOverhead <= oauthBudget ? "met" : "MISSED"} (ratio ${(oauthOverhead / oauthBudget).toFixed(2)})`);
     rows.push(`JWT + limiter:     p50 ${ms(jwtTimes.p50)}, p95 ${ms(jwtTimes.p95)}; p95 overhead ${ms(jwtOverhead)} vs budget ${ms(budget)}: ${jwtOverhead <= budget ? "met" : "MISSED"} (ratio ${(jwtOverhead / budget).toFixed(2)})`);
 
     // Verification against a bare eth_call.

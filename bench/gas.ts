@@ -21,7 +21,7 @@ import { hardhat } from "viem/chains";
 import { startChain, DEV_ACCOUNTS } from "../local/chain.ts";
 import { freePort } from "../local/ports.ts";
 import { deployMarketplace } from "../src/chain/deploy.ts";
-import { marketplaceAbi } from "../src/chain/generated/marketplace.ts";
+import { marketplaceAbi } from "@agent-rental/core/marketplace";
 
 const BASE = 21_000;
 const NEW_SLOT = 22_100;

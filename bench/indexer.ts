@@ -18,7 +18,7 @@ import { PutCommand, ScanCommand } from "@aws-sdk/lib-dynamodb";
 import { startChain, LOCAL_CHAIN_ID, type ChainNode } from "../local/chain.ts";
 import { startDynamo, type Emulator } from "../local/emulators.ts";
 import { freePort } from "../local/ports.ts";
-import { marketplaceAbi } from "../src/chain/generated/marketplace.ts";
+import { marketplaceAbi } from "@agent-rental/core/marketplace";
 import { createChainClient } from "../src/chain/client.ts";
 import { createTables, ensureTables, type Tables } from "../src/adapters/tables/dynamo.ts";
 import { catchUp } from "../src/credentials/indexer.ts";

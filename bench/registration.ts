@@ -23,7 +23,7 @@ import { generateSigningKey } from "../src/auth/jwt.ts";
 import { createLogger } from "../src/logger.ts";
 import { applyAsCreator, reviewCreator } from "../src/creators/creators.ts";
 import { processRegistrationMessage } from "../src/registration/process.ts";
-import { validateManifest } from "../src/registration/manifest.ts";
+import { validateManifest } from "@agent-rental/core/manifest";
 import { startQueueConsumer } from "../src/workers/queue-consumer.ts";
 import { startChain, LOCAL_CHAIN_ID } from "../local/chain.ts";
 import { startDynamo, startQueues } from "../local/emulators.ts";

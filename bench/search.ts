@@ -11,7 +11,7 @@ import { createSearchIndex } from "../src/listings/search/index.ts";
 import { analyzeDocument, bm25, idf, MATCH_WEIGHT, MAX_PREFIX_EXPANSIONS, PREFIX_MIN_LENGTH, TYPO_MAX_LENGTH, TYPO_MIN_LENGTH } from "../src/listings/search/score.ts";
 import { queryTerms, withinOneEdit } from "../src/listings/search/tokenize.ts";
 import type { SearchDocument, SearchQuery, SearchResult } from "../src/listings/search/types.ts";
-import { CATEGORIES, RENTAL_MODELS, SEARCH_SORTS } from "../src/vocabulary.ts";
+import { CATEGORIES, RENTAL_MODELS, SEARCH_SORTS } from "@agent-rental/core/vocabulary";
 import { summarize } from "./stats.ts";
 
 /** Deterministic PRNG (mulberry32): a function returning floats in [0, 1). */

@@ -19,6 +19,10 @@ export default defineConfig({
   clean: true,
   outDir: "dist",
   define: { __CLI_VERSION__: JSON.stringify(version) },
+  // The SDK and the shared core are workspace packages: their sources, bundled like everything else.
+  esbuildOptions(options) {
+    options.conditions = ["@agent-rental/source"];
+  },
   // Bundled CommonJS dependencies (ajv) call require(); an ES module has none of its own.
   banner: { js: 'import { createRequire as __createRequire } from "node:module"; const require = __createRequire(import.meta.url);' },
 });

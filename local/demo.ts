@@ -11,11 +11,11 @@ import { createPublicClient, http, parseEther, type Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import type { Services } from "../src/services.ts";
 import { createApiKey, findApiKey, requestApiKey } from "../src/auth/api-keys.ts";
-import { marketplaceAbi } from "../src/chain/generated/marketplace.ts";
+import { marketplaceAbi } from "@agent-rental/core/marketplace";
 import { writeMarketplace } from "../src/chain/write.ts";
 import { reviewListing } from "../src/listings/reviews.ts";
 import { readListingSecret, setProviderKey } from "../src/listings/secrets.ts";
-import type { RentalModel } from "../src/vocabulary.ts";
+import type { RentalModel } from "@agent-rental/core/vocabulary";
 import { approveCreator, listAgent, marketTargetOf, onChainIdOf, registerAgent } from "./publish.ts";
 
 /** The model-provider key the demo creators set on their listings; the local model server requires it. */

@@ -14,7 +14,7 @@ import { submitRegistration } from "../src/registration/submit.ts";
 import { processRegistrationMessage } from "../src/registration/process.ts";
 import { getJob, type JobResult } from "../src/registration/jobs.ts";
 import { runJob } from "../src/jobs.ts";
-import { ACCESS_TYPE, type RentalModel } from "../src/vocabulary.ts";
+import { ACCESS_TYPE, type RentalModel } from "@agent-rental/core/vocabulary";
 
 /** A creator's signer: a private key or an account (it sends createListing). */
 export type CreatorSigner = Hex | Account;

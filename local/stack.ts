@@ -5,8 +5,7 @@ import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, write
 import { join, resolve } from "node:path";
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand } from "@aws-sdk/lib-dynamodb";
 import { getAddress, type Hex } from "viem";
-import { buildApp } from "../src/api/app.ts";
-import { closeApiServer, httpTimeouts, listenApi } from "../src/api/server.ts";
+import { closeApiServer } from "../src/api/server.ts";
 import { loadConfig, type Config } from "../src/config.ts";
 import { createServices, type Services } from "../src/services.ts";
 import { clearTable, ensureTables } from "../src/adapters/tables/dynamo.ts";
@@ -23,7 +22,7 @@ import { portInUse } from "./ports.ts";
 import { ensureLocalSecrets } from "./secrets.ts";
 import { DEMO_PROVIDER_KEY, ensureDemoData } from "./demo.ts";
 import { startModelServer } from "./model-server.ts";
-import { withDashboard } from "./dashboard.ts";
+import { listenSite } from "./dashboard.ts";
 
 const REPOSITORY_ROOT = resolve(import.meta.dirname, "..");
 
@@ -39,6 +38,9 @@ export interface StackOptions {
    * a block per transaction, at once). The deployment and the demo are mined at once either way. */
   blockTimeMs?: number;
   logLevel?: Config["LOG_LEVEL"];
+  /** TRUSTED_PROXIES: the proxies in front of the stack whose X-Forwarded-For names the client (default
+   * none: rate limits key public callers by the socket's address). */
+  trustedProxies?: string;
   /** Progress lines for the person who started the stack. */
   progress?: (line: string) => void;
 }
@@ -157,7 +159,10 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
       MARKETPLACE_ADDRESS: getAddress(deployed.address),
       PORT: String(options.apiPort),
       LOG_LEVEL: options.logLevel ?? "info",
+      TRUSTED_PROXIES: options.trustedProxies ?? "",
       JWT_SIGNING_KEYS: JSON.stringify(secrets.jwtSigningKeys),
+      CARD_SIGNING_KEYS: JSON.stringify(secrets.cardSigningKeys),
+      OAUTH_SIGNING_KEYS: JSON.stringify(secrets.oauthSigningKeys),
       LOCAL_MASTER_KEY: secrets.masterKey,
       ALLOW_PRIVATE_AGENT_HOSTS: "true",
       AUTHORITY_PRIVATE_KEY: authority.privateKey,
@@ -193,11 +198,11 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
     cleanups.push(() => jobs.stop());
     // The dashboard on the API's origin: /v1/* is the API, every other path the built web app.
     const apiUrl = `http://127.0.0.1:${options.apiPort}`;
-    const site = withDashboard(buildApp(services).fetch, {
+    const server = await listenSite(services, {
+      port: options.apiPort,
       distDir: join(REPOSITORY_ROOT, "web/dist"),
       config: { api_url: apiUrl, chain_id: LOCAL_CHAIN_ID, chain_name: "Local chain", rpc_url: chain!.rpcUrl, marketplace_address: getAddress(deployed.address), explorer_url: null, allow_private_agent_hosts: true },
     });
-    const server = await listenApi(site, options.apiPort, { timeouts: httpTimeouts(config), logger: services.logger });
     cleanups.push(() => closeApiServer(server));
 
     progress("seeding the demo: creators, reviewed agents, rentals and an API key");

@@ -1,7 +1,7 @@
 // `npm start`: the whole service on this machine, on its embedded defaults. Ctrl-C (SIGINT) or
 // SIGTERM stops every part of it.
 import { z } from "zod";
-import { ConfigError } from "../src/config.ts";
+import { ConfigError, configSchema } from "../src/config.ts";
 import { startStack, StackStartError, type RunningStack } from "./stack.ts";
 import { MAX_BLOCK_TIME_MS } from "./chain.ts";
 
@@ -16,6 +16,8 @@ const settingsSchema = z.object({
   /** Milliseconds between the local chain's blocks: 0 mines a block per transaction at once
    * (automine); 2000 is the pace of Base and OP chains. */
   CHAIN_BLOCK_TIME_MS: z.coerce.number().int().min(0).max(MAX_BLOCK_TIME_MS).default(0),
+  // Checked by the service's own rule, so a bad list is refused before anything starts.
+  TRUSTED_PROXIES: z.string().default("").refine((text) => configSchema.shape.TRUSTED_PROXIES.safeParse(text).success, "must list IP addresses or CIDR ranges (a.b.c.d/0-32, IPv6/0-128), comma-separated"),
 });
 
 function fail(message: string): never {
@@ -40,6 +42,7 @@ try {
     awsPort: settings.AWS_EMULATOR_PORT,
     logLevel: settings.LOG_LEVEL,
     blockTimeMs: settings.CHAIN_BLOCK_TIME_MS,
+    trustedProxies: settings.TRUSTED_PROXIES,
     progress: (line) => process.stderr.write(`  · ${line}\n`),
   });
 } catch (error) {

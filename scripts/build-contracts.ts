@@ -1,6 +1,7 @@
 // Compiles the contracts with Hardhat and writes their typed ABI and bytecode as `as const` modules
-// under src/chain/generated/, which the service, the SDK and the tests import. Regenerated on every
-// start and test run; never edited by hand.
+// under packages/core/src/generated/ (`@agent-rental/core/marketplace`), which the service, the CLI, the
+// dashboard and the tests import. Regenerated on every start and test run; never edited by hand, never
+// committed.
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { mkdirSync, readFileSync, readdirSync, writeFileSync, existsSync } from "node:fs";
@@ -10,7 +11,7 @@ import { fileURLToPath } from "node:url";
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const contracts = ["Marketplace"] as const;
 
-const outDir = join(root, "src/chain/generated");
+const outDir = join(root, "packages/core/src/generated");
 
 interface SolcDiagnostic {
   severity: string;

@@ -11,7 +11,7 @@ const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const web = join(root, "web");
 const stampFile = join(root, ".build/web.stamp");
 
-/** Everything the build reads: the app, its config, the ABI and the shared manifest validator. */
+/** Everything the build reads: the app, its config, the shared core (the ABI, the manifest rules) and the SDK. */
 function sourceDigest(): string {
   const hash = createHash("sha256");
   const walk = (dir: string) => {
@@ -24,8 +24,9 @@ function sourceDigest(): string {
   };
   walk(join(web, "src"));
   walk(join(web, "public"));
-  walk(join(root, "src/registration"));
-  for (const file of ["web/index.html", "web/vite.config.ts", "web/tsconfig.json", "web/package.json", "src/chain/generated/marketplace.ts", "package-lock.json"]) {
+  walk(join(root, "packages/core/src"));
+  walk(join(root, "sdk/src"));
+  for (const file of ["web/index.html", "web/vite.config.ts", "web/tsconfig.json", "web/package.json", "packages/core/package.json", "sdk/package.json", "package-lock.json"]) {
     const path = join(root, file);
     if (existsSync(path)) hash.update(file).update(readFileSync(path));
   }

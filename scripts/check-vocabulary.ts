@@ -1,6 +1,6 @@
 // One vocabulary: every list of the product's words (categories, rental models, statuses, the
-// contract's enums) is written once, in src/vocabulary.ts. This check finds a second copy anywhere
-// else in the project's TypeScript: an array of string literals, a union of string literal types
+// contract's enums) is written once, in packages/core/src/vocabulary.ts. This check finds a second
+// copy anywhere else in the project's TypeScript: an array of string literals, a union of string literal types
 // (including the array inside `z.enum([...])`) or an enum map such as `{ one_time: 0, subscription: 1,
 // per_query: 2 }` that spells out a list of the vocabulary. A copy is
 //  - the whole list, in any order (each value once), or
@@ -15,7 +15,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import ts from "typescript";
-import * as vocabulary from "../src/vocabulary.ts";
+import * as vocabulary from "@agent-rental/core/vocabulary";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 
@@ -30,11 +30,11 @@ export const LISTS: ReadonlyMap<string, ReadonlySet<string>> = new Map(
     .map(([name, list]) => [name, new Set(list)]),
 );
 
-const SCANNED = ["src", "cli/src", "web/src", "local", "test", "bench", "functions", "scripts", "stacks"];
+const SCANNED = ["src", "packages/core/src", "cli/src", "web/src", "local", "test", "bench", "functions", "scripts", "stacks"];
 
 /** Files that hold a copy on purpose, each with its reason. */
 const ALLOWED: Record<string, string> = {
-  "src/vocabulary.ts": "the definitions",
+  "packages/core/src/vocabulary.ts": "the definitions",
   "test/boundaries/vocabulary.test.ts": "pins the specification's words, so a change to the vocabulary is a decision, not an accident",
 };
 
@@ -116,7 +116,7 @@ export function scanProject(): { copies: Copy[]; files: number } {
 
 function main(): number {
   const { copies, files } = scanProject();
-  for (const c of copies) process.stdout.write(`${c.file}:${c.line}: [${c.values.join(", ")}] copies ${c.list}: import it from src/vocabulary.ts\n`);
+  for (const c of copies) process.stdout.write(`${c.file}:${c.line}: [${c.values.join(", ")}] copies ${c.list}: import it from @agent-rental/core/vocabulary\n`);
   process.stdout.write(copies.length ? `vocabulary: ${copies.length} copied list(s)\n` : `vocabulary: every list is defined once (${files} files)\n`);
   return copies.length ? 1 : 0;
 }

@@ -1,7 +1,8 @@
 // `npm test`: every suite of the project, then one closing line with the totals:
 // "N passed, N failed" (", N skipped" when any were skipped).
-//  - checks: the TypeScript type check (strict), the infrastructure type check (SST), the import
-//    boundaries (scripts/check-imports.ts), the Solidity linter, the OpenAPI linter, and the contract's
+//  - checks: the TypeScript type check (strict), the shared core's type check without Node's types,
+//    the infrastructure type check (SST), the import boundaries (scripts/check-imports.ts), the import
+//    circles (scripts/check-circles.ts), the Solidity linter, the OpenAPI linter, and the contract's
 //    Solidity tests (Hardhat: unit, fuzz, invariant)
 //  - the vitest lanes (vitest.config.ts): unit, then integration (real emulators and a real chain),
 //    then e2e (the whole local stack, the dashboard in Chromium, the packed packages)
@@ -56,9 +57,14 @@ interface Check {
 
 const CHECKS: Check[] = [
   { name: "type check (tsc, strict)", command: bin("tsc"), args: ["-p", "tsconfig.json", "--noEmit"] },
+  // The shared core as a browser sees it: no Node types, so a Node built-in in its sources fails.
+  { name: "core type check (no Node)", command: bin("tsc"), args: ["-p", "packages/core/tsconfig.json"] },
   { name: "infrastructure type check", command: "bash", args: ["scripts/check-infra.sh"] },
-  // Storage calls only in adapters and stores, contract actions only under src/chain/ (docs/design/data-model.md).
+  // Storage calls only in adapters and stores, contract actions only under src/chain/ (docs/design/data-model.md);
+  // packages import each other by name and only downwards; the shared core imports no Node built-in.
   { name: "import boundaries", command: "node", args: ["--import", "tsx", "scripts/check-imports.ts"] },
+  // No module of src/ imports itself back through others.
+  { name: "import circles", command: "node", args: ["--import", "tsx", "scripts/check-circles.ts"] },
   { name: "Solidity lint (solhint)", command: bin("solhint"), args: ["-c", "contracts/.solhint.json", "--max-warnings", "0", "contracts/src/**/*.sol"] },
   // The OpenAPI document, rendered in-process, linted offline (no telemetry, no update check).
   {

@@ -12,6 +12,8 @@ const valid = {
   CHAIN_ID: "84532",
   MARKETPLACE_ADDRESS: "0x5FbDB2315678afecb367f032d93F642f64180aa3",
   JWT_SIGNING_KEYS: JSON.stringify([generateSigningKey()]),
+  CARD_SIGNING_KEYS: JSON.stringify([generateSigningKey()]),
+  OAUTH_SIGNING_KEYS: JSON.stringify([generateSigningKey()]),
   UPSTASH_REDIS_REST_URL: "https://eu1-example.upstash.io",
   UPSTASH_REDIS_REST_TOKEN: "token",
   KMS_KEY_ID: "alias/agent-rental",
@@ -46,11 +48,16 @@ describe("loadConfig", () => {
     expect(() => loadConfig({ ...valid, JWT_SIGNING_KEYS: "[]" })).toThrow(/JWT_SIGNING_KEYS must hold at least one key/);
   });
 
-  it("requires the runner function in the cloud, and leaves the authority key to the settler (which alone holds it)", () => {
-    const { AUTHORITY_PRIVATE_KEY: _key, RUNNER_FUNCTION_NAME: _runner, ...rest } = valid;
+  it("requires the card signing keys, the OAuth keys and the runner function in the cloud, and leaves the authority key to the settler (which alone holds it)", () => {
+    const { AUTHORITY_PRIVATE_KEY: _key, RUNNER_FUNCTION_NAME: _runner, CARD_SIGNING_KEYS: _card, OAUTH_SIGNING_KEYS: _oauth, ...rest } = valid;
+    expect(() => loadConfig(rest)).toThrow(/OAUTH_SIGNING_KEYS is required when STAGE=cloud/);
+    expect(() => loadConfig({ ...valid, OAUTH_SIGNING_KEYS: "[]" })).toThrow(/OAUTH_SIGNING_KEYS must hold at least one key/);
     expect(() => loadConfig(rest)).toThrow(/RUNNER_FUNCTION_NAME/);
+    expect(() => loadConfig(rest)).toThrow(/CARD_SIGNING_KEYS is required when STAGE=cloud/);
+    expect(() => loadConfig({ ...valid, CARD_SIGNING_KEYS: "[]" })).toThrow(/CARD_SIGNING_KEYS must hold at least one key/);
     expect(() => loadConfig(rest)).not.toThrow(/AUTHORITY_PRIVATE_KEY/);
-    expect(loadConfig({ ...rest, RUNNER_FUNCTION_NAME: valid.RUNNER_FUNCTION_NAME }).AUTHORITY_PRIVATE_KEY).toBeUndefined();
+    const { AUTHORITY_PRIVATE_KEY: _k, ...withoutAuthority } = valid;
+    expect(loadConfig(withoutAuthority).AUTHORITY_PRIVATE_KEY).toBeUndefined();
     expect(() => loadConfig({ ...valid, AUTHORITY_PRIVATE_KEY: "0x1234" })).toThrow(/AUTHORITY_PRIVATE_KEY must be a 0x-prefixed 32-byte hex private key/);
     const secret = `0x${"ab".repeat(31)}zz`;
     const error = (() => {

@@ -15,6 +15,23 @@ function isAddressOrRange(entry: string): boolean {
   return match[2] === undefined || Number(match[2]) <= (version === 4 ? 32 : 128);
 }
 
+/** Signing keys, newest first: a JSON array of {kid, privateJwk} (EC P-256). */
+const signingKeys = z
+  .string()
+  .transform((text, ctx) => {
+    try {
+      return JSON.parse(text) as unknown;
+    } catch {
+      ctx.addIssue({ code: "custom", message: "must be a JSON array of {kid, privateJwk}" });
+      return z.NEVER;
+    }
+  })
+  .pipe(
+    z
+      .array(z.object({ kid: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/), privateJwk: z.object({ kty: z.literal("EC"), crv: z.literal("P-256"), x: z.string(), y: z.string(), d: z.string() }) }))
+      .min(1, "must hold at least one key"),
+  );
+
 /** Chains the beta may run on; the key prefix follows the network (svc_test_ or svc_live_). */
 export const TEST_NETWORK_CHAIN_IDS = new Set([31337, 84532, 11155111]);
 
@@ -41,21 +58,19 @@ export const configSchema = z
     /** Largest request body accepted, in bytes. */
     MAX_BODY_BYTES: z.coerce.number().int().min(1024).max(6 * 1024 * 1024).default(1024 * 1024),
     /** JWT signing keys, newest first: a JSON array of {kid, privateJwk} (EC P-256). A secret. */
-    JWT_SIGNING_KEYS: z
-      .string()
-      .transform((text, ctx) => {
-        try {
-          return JSON.parse(text) as unknown;
-        } catch {
-          ctx.addIssue({ code: "custom", message: "must be a JSON array of {kid, privateJwk}" });
-          return z.NEVER;
-        }
-      })
-      .pipe(
-        z
-          .array(z.object({ kid: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/), privateJwk: z.object({ kty: z.literal("EC"), crv: z.literal("P-256"), x: z.string(), y: z.string(), d: z.string() }) }))
-          .min(1, "must hold at least one key"),
-      ),
+    JWT_SIGNING_KEYS: signingKeys,
+    /** Agent Card signing keys, newest first: a JSON array of {kid, privateJwk} (EC P-256), apart from the
+     * JWT keys. The first signs every A2A Agent Card; all are published at /.well-known/jwks.json. A
+     * secret. Without it (local tools, benchmarks) cards are served unsigned; required in the cloud. */
+    CARD_SIGNING_KEYS: signingKeys.optional(),
+    /** The OAuth authorization server's keys, newest first: a JSON array of {kid, privateJwk} (EC P-256),
+     * apart from the JWT and card keys. They key its cookies (HMAC keys derived from them) and are its
+     * published key set. A secret. Without it (local tools, tests) keys are derived from the JWT keys
+     * under another label; required in the cloud. */
+    OAUTH_SIGNING_KEYS: signingKeys.optional(),
+    /** The API's public base URL (the cloud's API Gateway stage URL), used where the API names itself:
+     * an Agent Card's interface and key set. Default: the origin a request came to. */
+    API_URL: url.optional(),
     /** The KMS key that wraps data keys (cloud). */
     KMS_KEY_ID: z.string().min(1).optional(),
     /** The local master key that wraps data keys (base64, 32 bytes; local stack only). A secret. */
@@ -128,6 +143,17 @@ export const configSchema = z
       .transform((text) => text.split(",").map((o) => o.trim()).filter(Boolean))
       .pipe(z.array(z.union([z.literal("*"), z.string().regex(/^https?:\/\/[^/\s]+$/, "must list origins (scheme://host[:port], no path) or *")])))
       .optional(),
+    /** How often the remote MCP endpoint tells a client that asked for progress that a silent run is still
+     * working (a progress notification), in milliseconds. */
+    MCP_PROGRESS_INTERVAL_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
+    /** Browser origins allowed to send requests to the remote MCP endpoint besides the API's own and the
+     * dashboard's (Streamable HTTP's Origin check against DNS rebinding): a comma-separated list of
+     * origins. Requests without an Origin (not from a browser) are not concerned. Default: none. */
+    MCP_ALLOWED_ORIGINS: z
+      .string()
+      .default("")
+      .transform((text) => text.split(",").map((o) => o.trim()).filter(Boolean))
+      .pipe(z.array(z.string().regex(/^https?:\/\/[^/\s]+$/, "must list origins (scheme://host[:port], no path), comma-separated"))),
     /** Where the dashboard is served when it is not on the API's own origin (the cloud's static site,
      * given by stacks/api.ts): its origin is always allowed (CORS). */
     DASHBOARD_URL: url.optional(),
@@ -147,6 +173,12 @@ export const configSchema = z
     }
     if (value.STAGE === "cloud" && value.ALLOW_PRIVATE_AGENT_HOSTS) {
       ctx.addIssue({ code: "custom", path: ["ALLOW_PRIVATE_AGENT_HOSTS"], message: "must be false when STAGE=cloud" });
+    }
+    if (value.STAGE === "cloud" && !value.CARD_SIGNING_KEYS) {
+      ctx.addIssue({ code: "custom", path: ["CARD_SIGNING_KEYS"], message: "is required when STAGE=cloud (A2A Agent Cards are signed)" });
+    }
+    if (value.STAGE === "cloud" && !value.OAUTH_SIGNING_KEYS) {
+      ctx.addIssue({ code: "custom", path: ["OAUTH_SIGNING_KEYS"], message: "is required when STAGE=cloud (the OAuth authorization server's keys)" });
     }
     if (value.STAGE === "cloud" && !value.RUNNER_FUNCTION_NAME) {
       ctx.addIssue({ code: "custom", path: ["RUNNER_FUNCTION_NAME"], message: "is required when STAGE=cloud (each run executes in the runner function)" });

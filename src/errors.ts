@@ -36,6 +36,11 @@ const SERVICE_ERRORS = {
   payload_too_large: 413,
   unsupported_media_type: 415,
   headers_too_large: 431,
+  invalid_token: 401,
+  insufficient_scope: 403,
+  request_not_found: 404,
+  request_decided: 409,
+  origin_not_allowed: 403,
 } as const;
 
 /** Each code with its HTTP status: the specification's, then the service's. */
@@ -83,6 +88,11 @@ export const ERROR_MEANINGS: { readonly [C in ErrorCode]: string } = {
   payload_too_large: "A request body over the limit (1 MiB by default; a manifest 64 KB). Larger task inputs go through `POST /v1/inputs`.",
   unsupported_media_type: "A request body whose `Content-Type` is not JSON.",
   headers_too_large: "Request headers over 16 KB. The connection is closed.",
+  invalid_token: "An OAuth access token that is unknown, expired (one hour after it was issued), revoked (its app was removed from Connected apps, or its refresh token was reused), or issued for another resource than the one called. The app signs in again; the `WWW-Authenticate` header names the resource's metadata.",
+  insufficient_scope: "An OAuth access token without the scope the route needs, or one used on a route no OAuth token may call (API keys, ratings, creators, agents, reviews, connected apps). The `WWW-Authenticate` header names the scope needed, where there is one.",
+  request_not_found: "An OAuth sign-in request that does not exist or has expired (ten minutes after the app started it). Start again from the app.",
+  request_decided: "An OAuth sign-in request that was already approved or denied. Start again from the app.",
+  origin_not_allowed: "A request to the remote MCP endpoint from a browser page of another origin (its `Origin` is not the API's, the dashboard's or one of `MCP_ALLOWED_ORIGINS`), or, on a local stack, one whose `Host` is not the machine's own (DNS rebinding). Refused before authentication; nothing ran.",
 };
 
 /** The contract custom error behind a refusal, decoded from revert data. */

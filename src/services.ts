@@ -31,6 +31,9 @@ import { observedFetch } from "./observability/chain-calls.ts";
 import { CHARGE_REF_BLOCK, createChargeRefs, type ChargeRefs } from "./execution/money/charge-refs.ts";
 import { claimChargeRefBlock } from "./execution/money/charge-refs.store.ts";
 import { createSettlementWatcher, type SettlementWatcher } from "./execution/money/settlement-watcher.ts";
+import { createCardSigner, type CardSigner } from "./a2a/signing.ts";
+import { createOAuthServer, type OAuthServer } from "./oauth/server.ts";
+import { CLIENT_METADATA_MAX_BYTES, CLIENT_METADATA_TIMEOUT_MS } from "./oauth/provider.ts";
 
 export interface Services {
   config: Config;
@@ -45,6 +48,8 @@ export interface Services {
   authenticator: Authenticator;
   rateLimiter: RateLimiter;
   keys: KeyWrapper;
+  /** Signs A2A Agent Cards (CARD_SIGNING_KEYS); null when no key is configured (cards go unsigned). */
+  cardSigner: CardSigner | null;
   catalogue: Catalogue;
   /** This process's dense charge references for per-query runs (blocks of 256 from one counter). */
   chargeRefs: ChargeRefs;
@@ -55,6 +60,10 @@ export interface Services {
   authority: AuthoritySigner | null;
   /** The one way out for connected-agent webhooks (agent runtimes build their own from `egressRules`). */
   egress: EgressGuard;
+  /** The OAuth 2.1 authorization server (sign-in of apps that connect by URL; src/oauth/). */
+  oauth: OAuthServer;
+  /** The way out for OAuth client metadata documents: the egress rules, bounded to a small document. */
+  clientMetadataEgress: EgressGuard;
   /** The egress rules handed to every run. */
   egressRules: { allowPrivate: boolean; allowHosts: string[] };
   /** The sandbox pool for declarative agents, started on first use. */
@@ -78,9 +87,15 @@ export function createServices(config: Config, overrides: Partial<Services> = {}
   const egressRules = { allowPrivate: config.ALLOW_PRIVATE_AGENT_HOSTS, allowHosts: [] as string[] };
   let pool: SandboxPool | undefined = overrides.sandbox?.();
   const settlementWatcher = overrides.settlementWatcher ?? createSettlementWatcher(chain, { blockTimeMs: config.CHAIN_BLOCK_TIME_MS, logger });
+  const clientMetadataEgress = overrides.clientMetadataEgress ?? createEgressGuard({ ...egressRules, timeoutMs: CLIENT_METADATA_TIMEOUT_MS, maxResponseBytes: CLIENT_METADATA_MAX_BYTES });
+  const oauth =
+    overrides.oauth ??
+    createOAuthServer({ tables, keys: config.OAUTH_SIGNING_KEYS ?? config.JWT_SIGNING_KEYS, egress: clientMetadataEgress, dashboardUrl: config.DASHBOARD_URL, onServerError: (cause) => logger.error("oauth server error", { cause }) });
   return {
     config,
     egressRules,
+    oauth,
+    clientMetadataEgress,
     egress: overrides.egress ?? createEgressGuard(egressRules),
     runtimeEntry: overrides.runtimeEntry ?? RUNTIME_ENTRY,
     close: async () => {
@@ -99,7 +114,7 @@ export function createServices(config: Config, overrides: Partial<Services> = {}
     blobs: overrides.blobs ?? createBlobs({ region: config.AWS_REGION, bucket: config.BLOB_BUCKET, ...(config.AWS_ENDPOINT ? { endpoint: config.AWS_ENDPOINT } : {}) }),
     chain,
     authority: overrides.authority !== undefined ? overrides.authority : config.AUTHORITY_PRIVATE_KEY ? createAuthoritySigner(chain, config.RPC_URL, config.AUTHORITY_PRIVATE_KEY as `0x${string}`, { fetchFn: chainFetch }) : null,
-    authenticator: overrides.authenticator ?? createAuthenticator({ tables, jwt, keyPrefix: config.keyPrefix }),
+    authenticator: overrides.authenticator ?? createAuthenticator({ tables, jwt, keyPrefix: config.keyPrefix, oauth }),
     rateLimiter:
       overrides.rateLimiter ??
       (config.UPSTASH_REDIS_REST_URL
@@ -107,6 +122,7 @@ export function createServices(config: Config, overrides: Partial<Services> = {}
         : createMemoryRateLimiter()),
     catalogue: overrides.catalogue ?? createCatalogue(tables, { refreshMs: config.CATALOGUE_REFRESH_MS }),
     chargeRefs: overrides.chargeRefs ?? createChargeRefs(() => claimChargeRefBlock(tables, CHARGE_REF_BLOCK)),
+    cardSigner: overrides.cardSigner !== undefined ? overrides.cardSigner : config.CARD_SIGNING_KEYS ? createCardSigner(config.CARD_SIGNING_KEYS) : null,
     keys:
       overrides.keys ??
       (config.KMS_KEY_ID ? createKmsKeyWrapper({ keyId: config.KMS_KEY_ID, region: config.AWS_REGION }) : createLocalKeyWrapper(config.LOCAL_MASTER_KEY!)),

@@ -2,8 +2,9 @@
 //
 // - `functions/api.handler` (Hono `handle(app)`) serves every path.
 // - `functions/stream.handler` (Hono `streamHandle(app)`) serves the routes whose answers stream with
-//   Lambda response streaming: `POST /v1/execute/stream` (the run's events) and `POST /v1/mcp` (a tool
-//   call's progress notifications, then its result). API Gateway REST streams Lambda responses
+//   Lambda response streaming: `POST /v1/execute/stream` (the run's events), `POST /v1/mcp` (a tool
+//   call's progress notifications, then its result) and `POST /a2a/{agent_id}` (an A2A agent: a task's
+//   events, or a task answered when its run ends). API Gateway REST streams Lambda responses
 //   (integration response transfer mode STREAM); HTTP APIs (ApiGatewayV2) cannot. A streamed route is
 //   also not cut at the buffered integration's 29 s, so a long run through MCP completes in the call.
 //   REST also lets buffered requests wait longer than 30 s once the account quota is raised, which HTTP
@@ -19,18 +20,38 @@ import {
 import { extraCorsOrigins } from "./web";
 
 /**
- * The API's functions also get the browser origins CORS allows: the dashboard's own URL
- * (`DASHBOARD_URL`, allowed by default) and any origins the operator adds (`CORS_ORIGINS`).
+ * Proxies in front of API Gateway whose X-Forwarded-For names the client: `TRUSTED_PROXIES` in the
+ * environment of `sst deploy` (addresses and CIDR ranges, comma-separated). As deployed there is none
+ * (the regional API is the edge, and its recorded source address is the client's), so by default none
+ * is given and a client's X-Forwarded-For is never believed. An operator who puts CloudFront or another
+ * proxy in front lists its ranges here (docs/guides/operator.md).
  */
-function withCors(args: sst.aws.FunctionArgs, r: AppResources, dashboardUrl: $util.Input<string>): sst.aws.FunctionArgs {
+export function trustedProxiesSetting(): string | undefined {
+  const explicit = process.env.TRUSTED_PROXIES?.trim();
+  if (!explicit) return undefined;
+  for (const entry of explicit.split(",").map((e) => e.trim()).filter(Boolean)) {
+    if (!/^[0-9a-f:.]+(\/\d{1,3})?$/i.test(entry)) throw new Error(`TRUSTED_PROXIES lists "${entry}", which is not an IP address or CIDR range.`);
+  }
+  return explicit;
+}
+
+/**
+ * The API's functions also get the browser origins CORS allows: the dashboard's own URL
+ * (`DASHBOARD_URL`, allowed by default) and any origins the operator adds (`CORS_ORIGINS`); and the
+ * proxies in front of the API, if the operator put any there (`TRUSTED_PROXIES`).
+ */
+function withCors(args: sst.aws.FunctionArgs, r: AppResources, dashboardUrl: $util.Input<string>, apiUrl: $util.Input<string>): sst.aws.FunctionArgs {
   const extra = extraCorsOrigins();
-  return { ...args, environment: { ...appEnvironment(r), DASHBOARD_URL: dashboardUrl, ...(extra ? { CORS_ORIGINS: extra } : {}) } };
+  const proxies = trustedProxiesSetting();
+  // API_URL: the API's own base URL (with its stage path), which the A2A Agent Cards name.
+  return { ...args, environment: { ...appEnvironment(r), DASHBOARD_URL: dashboardUrl, API_URL: apiUrl, ...(extra ? { CORS_ORIGINS: extra } : {}), ...(proxies ? { TRUSTED_PROXIES: proxies } : {}) } };
 }
 
 /** The POST routes served by the streaming function, each with the stable name of its route. */
 const STREAMED_ROUTES = [
   { path: "/v1/execute/stream", name: "ExecuteStream" },
   { path: "/v1/mcp", name: "Mcp" },
+  { path: "/a2a/{agent_id}", name: "A2a" },
 ] as const;
 
 /**
@@ -46,9 +67,14 @@ function apiRoutes() {
     const segments = path.split("/").filter(Boolean);
     for (let i = 1; i < segments.length; i++) {
       const parent = `/${segments.slice(0, i).join("/")}`;
-      routes.add(`ANY ${parent}`).add(`ANY ${parent}/{proxy+}`);
+      routes.add(`ANY ${parent}`);
+      // A resource may have one variable child: where the next segment is a path parameter, that
+      // parameter's resource (and its catch-all, below) stands in for `{proxy+}`.
+      if (!segments[i]!.startsWith("{")) routes.add(`ANY ${parent}/{proxy+}`);
     }
     routes.add(`ANY ${path}`);
+    // Under a path parameter, the paths below it (an agent's card) reach the buffered function too.
+    if (segments.at(-1)!.startsWith("{")) routes.add(`ANY ${path}/{proxy+}`);
   }
   return [...routes];
 }
@@ -85,6 +111,7 @@ export function createApi(r: AppResources, gateway: ReturnType<typeof createApiG
       }),
       r,
       dashboard.url,
+      gateway.baseUrl,
     ),
   );
 
@@ -98,6 +125,7 @@ export function createApi(r: AppResources, gateway: ReturnType<typeof createApiG
       }),
       r,
       dashboard.url,
+      gateway.baseUrl,
     ),
   );
 

@@ -50,6 +50,9 @@ export function createDashboard(api: { baseUrl: $util.Input<string> }) {
       VITE_MARKETPLACE_ADDRESS: marketplaceAddress(),
       VITE_EXPLORER_URL: EXPLORERS[CHAIN_ID] ?? "",
     },
+    // No page of the dashboard may be framed by another site: the consent page approves an app for the
+    // wallet, and a framed one could be clicked through (clickjacking).
+    edge: { viewerResponse: { injection: `event.response.headers["x-frame-options"] = { value: "DENY" }; event.response.headers["content-security-policy"] = { value: "frame-ancestors 'none'" };` } },
     ...(domain ? { domain } : {}),
   });
   return { site, url: site.url };

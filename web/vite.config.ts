@@ -8,14 +8,8 @@ export default defineConfig({
   root: import.meta.dirname,
   base: "/",
   plugins: [react()],
-  resolve: {
-    // The creator console shares the server's manifest validator (src/registration); its server-only
-    // parts (a worker thread for the pattern-safety check) get browser stand-ins.
-    alias: {
-      "node:module": new URL("./src/shims/node-module.ts", import.meta.url).pathname,
-      "node:worker_threads": new URL("./src/shims/worker-threads.ts", import.meta.url).pathname,
-    },
-  },
+  // The SDK and the shared core are workspace packages: their sources, bundled with the app.
+  resolve: { conditions: ["@agent-rental/source", "module", "browser", "development|production"] },
   build: {
     outDir: "dist",
     emptyOutDir: true,

@@ -1,5 +1,5 @@
 // The REST API, through the SDK client (its authentication, retries and typed errors).
-import { AgentRentalClient } from "../../sdk/src/index.ts";
+import { AgentRentalClient } from "@agent-rental/sdk";
 import { CliError, EXIT } from "./errors.ts";
 import { loadSession, requireApiUrl, type Env, type Settings } from "./settings.ts";
 

@@ -18,10 +18,10 @@ import {
   type PublicClient,
 } from "viem";
 import type { PrivateKeyAccount } from "viem/accounts";
-import { marketplaceAbi } from "../../src/chain/generated/marketplace.ts";
+import { marketplaceAbi } from "@agent-rental/core/marketplace";
 import { CliError, EXIT, usageError } from "./errors.ts";
 import type { Settings } from "./settings.ts";
-import { CHAIN_CREDENTIAL_STATUSES, CHAIN_LISTING_STATUSES, rentalModelOf, type ChainListingStatus, type RentalModel } from "../../src/vocabulary.ts";
+import { CHAIN_CREDENTIAL_STATUSES, CHAIN_LISTING_STATUSES, rentalModelOf, type ChainListingStatus, type RentalModel } from "@agent-rental/core/vocabulary";
 
 /** What each contract error means, for the person reading it. */
 const CONTRACT_ERRORS: Record<string, string> = {

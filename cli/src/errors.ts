@@ -1,5 +1,5 @@
 // Exit codes and the one error type commands throw. Every error says what to do next.
-import { AgentRentalError } from "../../sdk/src/index.ts";
+import { AgentRentalError } from "@agent-rental/sdk";
 
 /** The process exit codes (documented in cli/README.md). */
 export const EXIT = {

@@ -1,6 +1,6 @@
 // Subscription durations and ETH amounts, without loading viem: `agentrent --help` and every command
 // that does not touch the chain start without it (viem is loaded with src/chain.ts when needed). The
-// product's words and the contract's enums are the service's own (src/vocabulary.ts).
+// product's words and the contract's enums are the service's own (@agent-rental/core/vocabulary).
 import { usageError } from "./errors.ts";
 
 export const DURATIONS: Record<string, bigint> = { "30d": 2_592_000n, "90d": 7_776_000n, "365d": 31_536_000n };

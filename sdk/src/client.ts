@@ -59,12 +59,18 @@ export interface ExecuteOptions {
   signal?: AbortSignal;
   /** Streams only: called with the run id (the X-Run-Id header) as soon as the service has started the run. */
   onRunId?: (runId: string) => void;
+  /** Streams only: how many times in a row a dropped stream is resumed from its last event before the
+   * iteration throws `stream_interrupted` (default 5). 0 gives up at the first drop, for a caller that
+   * resumes on its own terms (with `runs.events` and the last event id it saw). */
+  resumes?: number;
 }
 
 export interface RunEventsOptions {
   /** Resume after this event id (an output offset). Omit for every event. */
   lastEventId?: string;
   signal?: AbortSignal;
+  /** As ExecuteOptions.resumes: resumes in a row before `stream_interrupted` (default 5). */
+  resumes?: number;
 }
 
 export interface UploadOptions {
@@ -113,7 +119,7 @@ interface Session {
 }
 
 const MAX_DELAY_MS = 30_000;
-/** Consecutive stream interruptions without a new event before a stream gives up. */
+/** Consecutive stream interruptions without a new event before a stream gives up (by default). */
 const MAX_STREAM_RESUMES = 5;
 
 function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
@@ -226,7 +232,7 @@ export class AgentRentalClient {
 
     this.runs = {
       get: (runId, opts = {}) => this.json<RunDetail>({ method: "GET", path: `/v1/runs/${encodeURIComponent(runId)}`, signal: opts.signal }),
-      events: (runId, opts = {}) => this.streamRun({ runId, lastEventId: opts.lastEventId, signal: opts.signal }),
+      events: (runId, opts = {}) => this.streamRun({ runId, lastEventId: opts.lastEventId, signal: opts.signal, resumes: opts.resumes }),
     };
     this.listings = {
       search: (params = {}, opts = {}) => this.json<ListingSearchResult>({ method: "GET", path: "/v1/listings", query: { ...params }, signal: opts.signal }),
@@ -344,11 +350,20 @@ export class AgentRentalClient {
    * server side and stays readable with `runs.get`.
    */
   executeStream(request: ExecuteRequest, options: ExecuteOptions = {}): AsyncGenerator<StreamEvent, void, undefined> {
-    return this.streamRun({ request, idempotencyKey: options.idempotencyKey ?? randomKey(), signal: options.signal, onRunId: options.onRunId });
+    return this.streamRun({ request, idempotencyKey: options.idempotencyKey ?? randomKey(), signal: options.signal, onRunId: options.onRunId, resumes: options.resumes });
   }
 
-  private async *streamRun(start: { request?: ExecuteRequest; idempotencyKey?: string; runId?: string; lastEventId?: string | undefined; signal?: AbortSignal | undefined; onRunId?: ((runId: string) => void) | undefined }): AsyncGenerator<StreamEvent, void, undefined> {
+  private async *streamRun(start: {
+    request?: ExecuteRequest;
+    idempotencyKey?: string;
+    runId?: string;
+    lastEventId?: string | undefined;
+    signal?: AbortSignal | undefined;
+    onRunId?: ((runId: string) => void) | undefined;
+    resumes?: number | undefined;
+  }): AsyncGenerator<StreamEvent, void, undefined> {
     const { signal } = start;
+    const maxResumes = Math.max(0, Math.floor(start.resumes ?? MAX_STREAM_RESUMES));
     let runId = start.runId;
     let lastId = start.lastEventId;
     let interruptions = 0;
@@ -385,7 +400,7 @@ export class AgentRentalClient {
         cause = error;
       }
       interruptions += 1;
-      if (interruptions > MAX_STREAM_RESUMES) {
+      if (interruptions > maxResumes) {
         throw new AgentRentalError({ code: "stream_interrupted", status: 0, message: `The event stream${runId ? ` of run ${runId}` : ""} was interrupted ${interruptions} times without progress.`, cause });
       }
       await sleep(this.backoff(interruptions - 1), signal);

@@ -10,20 +10,16 @@ export {
   AGENT_TOOL_DESCRIPTION,
   AGENT_TOOL_NAME,
   AGENT_TOOL_PARAMETERS,
-  AgentRunFailedError,
-  AgentToolCallError,
   AgentToolInputError,
   agentToolDefinition,
-  describeToolError,
-  formatToolError,
   formatToolOutput,
   parseAgentToolArguments,
-  runAgentTool,
+  toolNameOf,
   type AgentToolArguments,
-  type AgentToolCallOptions,
   type AgentToolDefinition,
   type AgentToolErrorInfo,
   type JsonSchemaObject,
-} from "./tools/definition.ts";
-export { listRentedAgentTools, RENTED_AGENT_TOOL_PARAMETERS, toolNameOf, type ListRentedAgentToolsOptions, type RentedAgentTool } from "./tools/rented.ts";
+} from "@agent-rental/core/agent-tools";
+export { AgentRunFailedError, AgentToolCallError, describeToolError, formatToolError, runAgentTool, type AgentToolCallOptions, type UnfinishedRun } from "./tools/run.ts";
+export { listRentedAgentTools, RENTED_AGENT_TOOL_PARAMETERS, type ListRentedAgentToolsOptions, type RentedAgentTool } from "./tools/rented.ts";
 export { createOpenAIAgentTools, openAIAgentTool, type OpenAIAgentTools, type OpenAIAgentToolsOptions, type OpenAIFunctionTool, type OpenAIToolCallLike, type OpenAIToolMessage } from "./tools/openai.ts";

@@ -16,7 +16,11 @@ export type Category = Schemas["AgentManifest"]["category"];
 /** The execute request: the tool-calling shape (agent_id, task, input) plus run options. */
 export type ExecuteRequest = Schemas["ExecuteRequest"];
 
-export type RunError = NonNullable<Schemas["Run"]["error"]>;
+/** Why a failed run failed: its code (one of the vocabulary's run failure codes) and a message. */
+export type RunError = Schemas["RunFailure"];
+
+/** A failed run's `error.code`: docs/reference/runs.md says what each means. */
+export type RunFailureCode = RunError["code"];
 
 /** The result of a run (POST /v1/execute, and the `done` event of a stream); `cost_wei` exact. On a
  * stream's `done` with `settlement: "pending"`, `output` is null; `runs.get(run_id)` returns it once paid. */

@@ -46,6 +46,23 @@ import * as listCreatorApplications from "./routes/v1_reviews_creators.get.ts";
 import * as reviewCreator from "./routes/v1_reviews_creators_{wallet}.post.ts";
 import * as listListingReviews from "./routes/v1_reviews_listings.get.ts";
 import * as reviewListing from "./routes/v1_reviews_listings_{listing_id}.post.ts";
+import * as getAgentCard from "./routes/a2a_{agent_id}_.well-known_agent-card.json.get.ts";
+import * as getCardSigningKeys from "./routes/.well-known_jwks.json.get.ts";
+import * as callA2aAgent from "./routes/a2a_{agent_id}.post.ts";
+import * as getProtectedResourceMetadata from "./routes/.well-known_oauth-protected-resource.get.ts";
+import * as getMcpProtectedResourceMetadata from "./routes/.well-known_oauth-protected-resource_v1_mcp.get.ts";
+import * as getA2aProtectedResourceMetadata from "./routes/.well-known_oauth-protected-resource_a2a_{agent_id}.get.ts";
+import * as getAuthorizationServerMetadata from "./routes/.well-known_oauth-authorization-server.get.ts";
+import * as authorize from "./routes/oauth_authorize.get.ts";
+import * as resumeAuthorization from "./routes/oauth_authorize_{request_id}.get.ts";
+import * as issueOAuthToken from "./routes/oauth_token.post.ts";
+import * as registerOAuthClient from "./routes/oauth_register.post.ts";
+import * as revokeOAuthToken from "./routes/oauth_revoke.post.ts";
+import * as getOAuthRequest from "./routes/v1_oauth_requests_{request_id}.get.ts";
+import * as approveOAuthRequest from "./routes/v1_oauth_requests_{request_id}_approve.post.ts";
+import * as denyOAuthRequest from "./routes/v1_oauth_requests_{request_id}_deny.post.ts";
+import * as listConnectedApps from "./routes/v1_oauth_apps.get.ts";
+import * as revokeConnectedApp from "./routes/v1_oauth_apps_{app_id}.delete.ts";
 
 /** The platform every request runs on, matched by a route or not: the access log, request ids, CORS,
  * the error envelope and the validation hook, and the 404 answer (counted under the default rate rule).
@@ -88,6 +105,19 @@ export function registerRoutes(app: OpenAPIHono<AppEnv>): void {
   exchangeAuthToken.register(open);
   // Listings' public metadata
   getListingMetadata.register(open);
+  // A2A: each published listing's Agent Card, and the keys that verify its signature
+  getAgentCard.register(open);
+  getCardSigningKeys.register(open);
+  // OAuth: apps that connect by URL find the authorization server and sign in (RFC 9728, 8414, 7591)
+  getProtectedResourceMetadata.register(open);
+  getMcpProtectedResourceMetadata.register(open);
+  getA2aProtectedResourceMetadata.register(open);
+  getAuthorizationServerMetadata.register(open);
+  authorize.register(open);
+  resumeAuthorization.register(open);
+  issueOAuthToken.register(open);
+  registerOAuthClient.register(open);
+  revokeOAuthToken.register(open);
 
   // Served after authentication (an API key or a JWT).
   const api = routeGroup("bearer");
@@ -114,6 +144,14 @@ export function registerRoutes(app: OpenAPIHono<AppEnv>): void {
   callMcp.register(api);
   openMcpStream.register(api);
   endMcpSession.register(api);
+  // A2A: each published listing's JSON-RPC endpoint (a task is a run)
+  callA2aAgent.register(api);
+  // OAuth: the person's decision on an app's sign-in, and the apps with access (Connected apps)
+  getOAuthRequest.register(api);
+  approveOAuthRequest.register(api);
+  denyOAuthRequest.register(api);
+  listConnectedApps.register(api);
+  revokeConnectedApp.register(api);
   // Creators and their agents
   applyAsCreator.register(api);
   getCreatorProfile.register(api);

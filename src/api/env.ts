@@ -21,5 +21,8 @@ export interface AppEnv {
     /** Applies the task execution rule to a run of the listing, on routes that declare it (set by the
      * rate-limit middleware; see limitExecution). */
     limitExecution?: (listingId: string, perListingLimit?: number | null) => Promise<void>;
+    /** Set on routes that speak JSON-RPC (the A2A endpoint): every error of the request, the platform's
+     * included, is rendered as a JSON-RPC error object answering this id (null until the body is read). */
+    jsonRpc?: { id: string | number | null };
   };
 }

@@ -4,7 +4,9 @@
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { ApiError, internalError, type ErrorCode } from "../errors.ts";
+import { A2aError, jsonRpcErrorOf } from "../a2a/errors.ts";
 import type { AppEnv } from "./env.ts";
+import { connectionOutcome } from "./connection.ts";
 import { newRequestId, REQUEST_ID_HEADER } from "./middleware/request-id.ts";
 import { enforceRule, rateLimitKey } from "./middleware/rate-limit.ts";
 import { RATE_RULES } from "../adapters/ratelimit/policy.ts";
@@ -18,6 +20,14 @@ function fromHttpException(error: HTTPException): ApiError {
 }
 
 export function renderError(error: unknown, c: Context<AppEnv>): Response {
+  // A body the server's parser refused, or one whose client went away, fails to read: that is no failure
+  // of the service, and nobody reads this answer (the server answered, or the client is gone). It is
+  // logged once, by the access log, as what it was (src/api/connection.ts).
+  if (connectionOutcome(c.env) !== undefined && !(error instanceof ApiError)) {
+    return new Response(null, { status: 400, headers: { [REQUEST_ID_HEADER]: c.get("requestId") ?? newRequestId() } });
+  }
+  const jsonRpc = c.get("jsonRpc");
+  if (jsonRpc && error instanceof A2aError) return renderJsonRpcError(error, c, jsonRpc.id);
   const apiError = error instanceof ApiError ? error : error instanceof HTTPException ? fromHttpException(error) : internalError(error);
   const requestId = c.get("requestId") ?? newRequestId();
   if (apiError.status >= 500) {
@@ -29,12 +39,28 @@ export function renderError(error: unknown, c: Context<AppEnv>): Response {
       cause: apiError.cause instanceof Error ? { name: apiError.cause.name, message: apiError.cause.message } : undefined,
     });
   }
-  const headers = new Headers({ "content-type": "application/json; charset=utf-8", [REQUEST_ID_HEADER]: requestId, ...apiError.headers });
-  // Headers set earlier in the request (rate-limit figures, for example) stay on the error response.
+  if (jsonRpc) return renderJsonRpcError(apiError, c, jsonRpc.id);
+  const headers = withEarlierHeaders(new Headers({ "content-type": "application/json; charset=utf-8", [REQUEST_ID_HEADER]: requestId, ...apiError.headers }), c);
+  return new Response(JSON.stringify(apiError.toBody(requestId)), { status: apiError.status, headers });
+}
+
+/** Headers set earlier in the request (rate-limit figures, for example) stay on the error response. */
+function withEarlierHeaders(headers: Headers, c: Context<AppEnv>): Headers {
   c.res?.headers.forEach((value, key) => {
     if (!headers.has(key) && key.toLowerCase().startsWith("x-")) headers.set(key, value);
   });
-  return new Response(JSON.stringify(apiError.toBody(requestId)), { status: apiError.status, headers });
+  return headers;
+}
+
+/** The JSON-RPC error answering request `id` on a route that speaks JSON-RPC (the A2A endpoint). */
+export function renderJsonRpcError(error: ApiError | A2aError, c: Context<AppEnv>, id: string | number | null): Response {
+  const requestId = c.get("requestId") ?? newRequestId();
+  const rendered = jsonRpcErrorOf(error, requestId, c.get("services").config.SERVICE_NAME);
+  const headers = withEarlierHeaders(new Headers({ "content-type": "application/json; charset=utf-8", [REQUEST_ID_HEADER]: requestId, ...rendered.headers }), c);
+  // The protocol version the request was read in, once known (A2A's service parameter).
+  const version = c.res?.headers.get("a2a-version");
+  if (version) headers.set("A2A-Version", version);
+  return new Response(JSON.stringify({ jsonrpc: "2.0", id, error: rendered.error }), { status: rendered.status, headers });
 }
 
 /** The answer to a method and path no route serves: 404 not_found, counted under the default rule by

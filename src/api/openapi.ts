@@ -10,6 +10,8 @@ import { ERROR_CODES, ERROR_STATUS, type ErrorCode, type ErrorStatus } from "../
 import { RATE_RULES, type FailMode } from "../adapters/ratelimit/policy.ts";
 import { ErrorBodySchema } from "./schemas/common.ts";
 import type { AppEnv } from "./env.ts";
+import { OAUTH_ROUTES } from "../oauth/provider.ts";
+import { OAUTH_SCOPE_WORDS } from "../oauth/scopes.ts";
 
 /** Where the document is served. */
 export const OPENAPI_PATH = "/v1/openapi.json";
@@ -30,6 +32,8 @@ export const TAGS = [
   { name: "Agents", description: "Register an agent from its manifest and set the secrets its runs need." },
   { name: "Jobs", description: "Registration jobs: the outcome of a submitted manifest, with every problem found." },
   { name: "Metadata", description: "Listings' public metadata documents, content-addressed (ipfs://<cid>)." },
+  { name: "OAuth", description: "Sign-in for apps that connect by URL (MCP and A2A clients): the protected resource and authorization server metadata, the OAuth 2.1 endpoints, and what the dashboard calls for the person approving (sign-in requests, Connected apps)." },
+  { name: "A2A", description: "Every published listing as an A2A v1.0 agent: its signed Agent Card, the key set that verifies it, and its JSON-RPC endpoint (a task is a run)." },
   { name: "Reviews", description: "Creator and listing reviews, for the protocol authority only (beta)." },
   { name: "System", description: "Health, this document and its rendered reference." },
 ] as const;
@@ -96,7 +100,7 @@ function headersOf(status: number, own: Record<string, Ref> = {}): Record<string
 
 /** Error responses shared by many routes, by the exact code list they carry. */
 const SHARED_ERROR_RESPONSES: { name: string; status: ErrorStatus; codes: readonly ErrorCode[]; description: string }[] = [
-  { name: "Unauthorized", status: 401, codes: ["unauthorized", "invalid_api_key", "jwt_expired"], description: "No valid API key or JWT: missing, malformed, unknown, revoked or expired." },
+  { name: "Unauthorized", status: 401, codes: ["unauthorized", "invalid_api_key", "jwt_expired", "invalid_token"], description: "No valid API key, JWT or OAuth access token: missing, malformed, unknown, revoked, expired, or (an access token) issued for another resource. Carries `WWW-Authenticate: Bearer resource_metadata=\"…\"` (RFC 9728)." },
   { name: "PayloadTooLarge", status: 413, codes: ["payload_too_large"], description: "The request body is over the size limit." },
   { name: "UnsupportedMediaType", status: 415, codes: ["unsupported_media_type"], description: "The request body is not JSON." },
   { name: "RateLimited", status: 429, codes: ["rate_limit_exceeded"], description: "A rate limit refused the request; retry after Retry-After seconds." },
@@ -157,7 +161,7 @@ export function platformErrors(method: string, access: Access, failMode: FailMod
   const takesBody = !["GET", "HEAD", "OPTIONS"].includes(upper);
   return {
     ...(validatesBody ? { 400: ["invalid_request"] as const } : {}),
-    ...(access === "bearer" ? { 401: ["unauthorized", "invalid_api_key", "jwt_expired"] as const } : {}),
+    ...(access === "bearer" ? { 401: ["unauthorized", "invalid_api_key", "jwt_expired", "invalid_token"] as const, 403: ["insufficient_scope"] as const } : {}),
     ...(takesBody ? { 413: ["payload_too_large"] as const, 415: ["unsupported_media_type"] as const } : {}),
     429: ["rate_limit_exceeded"],
     500: ["internal_error"],
@@ -165,9 +169,11 @@ export function platformErrors(method: string, access: Access, failMode: FailMod
   };
 }
 
-/** The document's security requirement for a route of this access. */
-export function securityOf(access: Access): Record<string, string[]>[] {
-  return access === "public" ? [] : [{ bearer: [] }];
+/** The document's security requirement for a route of this access: a bearer token (API key or JWT),
+ * or, where the route accepts one, an OAuth access token holding its scope. */
+export function securityOf(access: Access, oauthScope?: string): Record<string, string[]>[] {
+  if (access === "public") return [];
+  return oauthScope ? [{ bearer: [] }, { oauth2: [oauthScope] }] : [{ bearer: [] }];
 }
 
 /** The route's declared errors merged with the platform's, each list in the error module's order. */
@@ -183,11 +189,52 @@ export function mergeErrors(...lists: RouteErrors[]): Map<number, ErrorCode[]> {
   return new Map([...merged].sort(([a], [b]) => a - b).map(([status, set]) => [status, ERROR_CODES.filter((code) => set.has(code))]));
 }
 
+/** An error response of a route that speaks JSON-RPC: a JSON-RPC 2.0 error object whose data (one
+ * google.rpc.ErrorInfo) names the service's code (src/a2a/errors.ts). */
+function jsonRpcErrorResponse(status: number, codes: readonly ErrorCode[]) {
+  return {
+    description: `${STATUS_TEXT[status] ?? "Error"}, as a JSON-RPC error object: ${codes.join(", ")}`,
+    headers: headersOf(status),
+    content: {
+      "application/json": {
+        schema: {
+          type: "object" as const,
+          required: ["jsonrpc", "id", "error"],
+          properties: {
+            jsonrpc: { type: "string" as const, enum: ["2.0"] },
+            id: { type: ["string", "integer", "null"] as const, description: "The request's id (null when it could not be read)" },
+            error: {
+              type: "object" as const,
+              required: ["code", "message", "data"],
+              properties: {
+                code: { type: "integer" as const, description: "A2A's JSON-RPC code, or -32000 for the service's own refusals" },
+                message: { type: "string" as const },
+                data: {
+                  type: "array" as const,
+                  items: {
+                    type: "object" as const,
+                    description: "google.rpc.ErrorInfo; metadata.code is the service's error code, metadata.request_id the request id",
+                    properties: { "@type": { type: "string" as const }, reason: { type: "string" as const }, domain: { type: "string" as const }, metadata: { type: "object" as const, properties: { code: { type: "string" as const, enum: [...codes] }, request_id: { type: "string" as const } } } },
+                  },
+                },
+              },
+            },
+          },
+        },
+      },
+    },
+  };
+}
+
 /** The error responses of a route: a shared component where the codes are exactly a shared set, the
- * narrowed envelope otherwise. */
-export function errorResponsesOf(errors: Map<number, ErrorCode[]>): Record<string, unknown> {
+ * narrowed envelope otherwise; JSON-RPC error objects on a route that speaks JSON-RPC. */
+export function errorResponsesOf(errors: Map<number, ErrorCode[]>, format: "envelope" | "jsonrpc" = "envelope"): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [status, codes] of errors) {
+    if (format === "jsonrpc") {
+      out[status] = jsonRpcErrorResponse(status, codes);
+      continue;
+    }
     const shared = SHARED_ERROR_RESPONSES.find((s) => s.status === status && s.codes.length === codes.length && s.codes.every((c) => codes.includes(c)));
     out[status] = shared ? ref("responses", shared.name) : errorResponse(status, codes);
   }
@@ -245,6 +292,12 @@ export function registerOpenApiComponents(registry: OpenAPIHono["openAPIRegistry
     type: "http",
     scheme: "bearer",
     description: "An API key (svc_test_… / svc_live_…) or a wallet-signature JWT from POST /v1/auth/token.",
+  });
+  registry.registerComponent("securitySchemes", "oauth2", {
+    type: "oauth2",
+    description:
+      "An OAuth 2.1 access token, for apps that connect by URL: authorization code with PKCE (S256), the person approving in the dashboard with their wallet. Discovery: /.well-known/oauth-protected-resource (RFC 9728) and /.well-known/oauth-authorization-server (RFC 8414). Only the routes that list it accept it, with the scope they name.",
+    flows: { authorizationCode: { authorizationUrl: OAUTH_ROUTES.authorization, tokenUrl: OAUTH_ROUTES.token, refreshUrl: OAUTH_ROUTES.token, scopes: { ...OAUTH_SCOPE_WORDS } } },
   });
   for (const [name, value] of Object.entries(RESPONSE_HEADERS)) registry.registerComponent("headers", name, value);
   for (const [name, value] of Object.entries(REQUEST_HEADERS)) registry.registerComponent("parameters", name, value);

@@ -8,11 +8,19 @@
 // are per route, not `group.use("*")`: Hono merges a mounted group's routes into the app, so a group's
 // catch-all middleware would also run for the other group's routes.
 import { OpenAPIHono } from "@hono/zod-openapi";
+import { createMiddleware } from "hono/factory";
 import type { AppEnv } from "./env.ts";
-import { authenticate } from "./middleware/authenticate.ts";
-import { jsonBody } from "./middleware/json-body.ts";
+import { authenticateFor } from "./middleware/authenticate.ts";
+import { formBody, jsonBody } from "./middleware/json-body.ts";
+import { checkOrigin } from "./middleware/origin.ts";
 import { rateLimit } from "./middleware/rate-limit.ts";
 import { declarationOf, type Access } from "./route.ts";
+
+/** In front of everything else on a JSON-RPC route: its errors, from authentication on, are JSON-RPC's. */
+const speaksJsonRpc = createMiddleware<AppEnv>(async (c, next) => {
+  c.set("jsonRpc", { id: null });
+  await next();
+});
 
 /**
  * A group of routes sharing one access rule. Routes are added with `group.openapi(route, handler)`, as on
@@ -32,7 +40,13 @@ export function routeGroup(access: Access): OpenAPIHono<AppEnv> {
     if (declared.access !== access) {
       throw new Error(`${declared.method} ${declared.path} declares access "${declared.access}" but is registered with the ${access === "public" ? "public" : "authenticated"} routes`);
     }
-    const middleware = [...(access === "bearer" ? [authenticate] : []), rateLimit(declared.rateLimit), jsonBody];
+    const middleware = [
+      ...(declared.checksOrigin ? [checkOrigin] : []),
+      ...(declared.errorFormat === "jsonrpc" ? [speaksJsonRpc] : []),
+      ...(access === "bearer" ? [authenticateFor(declared)] : []),
+      rateLimit(declared.rateLimit),
+      declared.bodyFormat === "form" ? formBody : jsonBody,
+    ];
     return register({ ...route, middleware }, handler, hook);
   }) as typeof register;
   return group;

@@ -6,6 +6,7 @@
 import { createRoute, type RouteConfig } from "@hono/zod-openapi";
 import type { FailMode, RATE_RULES } from "../adapters/ratelimit/policy.ts";
 import { errorResponsesOf, mergeErrors, platformErrors, securityOf, withHeaders, type Access, type RouteErrors, type Tag } from "./openapi.ts";
+import type { OAuthScope } from "../oauth/scopes.ts";
 
 export type { Access, RouteErrors } from "./openapi.ts";
 
@@ -32,6 +33,18 @@ export type RouteDefinition = Omit<RouteConfig, "security" | "operationId" | "ta
   rateLimit: RouteRateLimit;
   /** Only the route's own codes; the platform's are added (see `platformErrors`). */
   errors: RouteErrors;
+  /** `jsonrpc`: the route speaks JSON-RPC 2.0, and every error of its requests (authentication, rate
+   * limits and the body rules included) is a JSON-RPC error object instead of the error envelope. */
+  errorFormat?: "envelope" | "jsonrpc";
+  /** On a bearer route: the scope an OAuth access token must hold to call it. Without it, the route
+   * refuses OAuth access tokens (403 insufficient_scope): what creates API keys, rates, changes listings
+   * or manages apps is never open to an app. */
+  oauthScope?: OAuthScope;
+  /** The request body's media type: JSON (the default), or an HTML form's (the OAuth endpoints). */
+  bodyFormat?: "json" | "form";
+  /** Refuses requests from browser pages of other origins before anything else (the MCP endpoint:
+   * Streamable HTTP's DNS rebinding rule; middleware/origin.ts). */
+  checksOrigin?: boolean;
 };
 
 /** A route's declaration, as the route groups and the tests read it. */
@@ -44,6 +57,10 @@ export interface RouteDeclaration {
   access: Access;
   rateLimit: RouteRateLimit;
   errors: RouteErrors;
+  errorFormat: "envelope" | "jsonrpc";
+  oauthScope: OAuthScope | undefined;
+  bodyFormat: "json" | "form";
+  checksOrigin: boolean;
 }
 
 const declarations = new WeakMap<object, RouteDeclaration>();
@@ -75,17 +92,18 @@ function validatesBody(config: RouteConfig): boolean {
  * });
  */
 export function defineRoute<P extends string, R extends RouteDefinition & { path: P }>(definition: R) {
-  const { operationId, tag, access, rateLimit, errors, ...config } = definition;
-  const declared = mergeErrors(errors, platformErrors(config.method, access, rateLimit.failMode, validatesBody(config)));
+  const { operationId, tag, access, rateLimit, errors, errorFormat = "envelope", oauthScope, bodyFormat = "json", checksOrigin = false, ...config } = definition;
+  const declared = mergeErrors(errors, platformErrors(config.method, access, rateLimit.failMode, validatesBody(config)), checksOrigin ? { 403: ["origin_not_allowed"] } : {});
   const route = createRoute({
     ...config,
     operationId,
     tags: [tag],
-    security: securityOf(access),
+    security: securityOf(access, oauthScope),
     // For readers of the document: the rule and the fail mode (the 503 answer follows from the latter).
     "x-rate-limit": { rule: rateLimit.rule, fail_mode: rateLimit.failMode },
-    responses: { ...withHeaders(config.responses), ...errorResponsesOf(declared) },
-  } as Omit<R, "operationId" | "tag" | "access" | "rateLimit" | "errors"> & { operationId: string; tags: Tag[]; security: Record<string, string[]>[] });
-  declarations.set(route, { method: config.method.toUpperCase(), path: config.path, operationId, tag, access, rateLimit, errors });
+    responses: { ...withHeaders(config.responses), ...errorResponsesOf(declared, errorFormat) },
+    ...(oauthScope ? { "x-oauth-scope": oauthScope } : {}),
+  } as Omit<R, "operationId" | "tag" | "access" | "rateLimit" | "errors" | "errorFormat" | "oauthScope" | "bodyFormat" | "checksOrigin"> & { operationId: string; tags: Tag[]; security: Record<string, string[]>[] });
+  declarations.set(route, { method: config.method.toUpperCase(), path: config.path, operationId, tag, access, rateLimit, errors, errorFormat, oauthScope, bodyFormat, checksOrigin });
   return route;
 }

@@ -4,7 +4,7 @@
 // or GET /v1/runs/{run_id}/events).
 import type { Services } from "../services.ts";
 import { tailRun } from "../execution/runs/tail.ts";
-import { finishedRunJson } from "./run-json.ts";
+import { finishedRunBody, type RunBody } from "./run-json.ts";
 
 export interface StreamEvent {
   event: "output" | "done";
@@ -25,14 +25,14 @@ export function outputEvent(delta: string, offset: number): StreamEvent {
   return { event: "output", data: JSON.stringify({ delta }), id: String(offset) };
 }
 
-/** The `done` event carrying the Run, as `json` serialised it. */
-export function doneEvent(json: string): StreamEvent {
-  return { event: "done", data: json, id: "done" };
+/** The `done` event carrying the Run (cost_wei exact: see run-json.ts). */
+export function doneEvent(run: RunBody): StreamEvent {
+  return { event: "done", data: JSON.stringify(run), id: "done" };
 }
 
 /** The stored run's events after `from`, followed while it is in flight (up to `timeoutMs`). */
 export async function* runEvents(services: Services, runId: string, from: number | "done", options: { timeoutMs: number; pollMs?: number }): AsyncGenerator<StreamEvent> {
   for await (const event of tailRun(services, runId, from, options)) {
-    yield event.type === "output" ? outputEvent(event.delta, event.offset) : doneEvent(finishedRunJson(event.run));
+    yield event.type === "output" ? outputEvent(event.delta, event.offset) : doneEvent(finishedRunBody(event.run));
   }
 }

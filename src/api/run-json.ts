@@ -1,8 +1,51 @@
 // A run as the API writes it: the Run of POST /v1/execute and of a stream's `done` event, and the
-// RunDetail of GET /v1/runs/{run_id}. cost_wei is written as an exact JSON integer (wei exceed 2^53),
-// which JSON.stringify cannot do for a bigint.
+// RunDetail of GET /v1/runs/{run_id}. cost_wei is an exact JSON integer (wei exceed 2^53), which
+// JSON.stringify cannot write for a bigint. It is handed to JSON.stringify as JSON.rawJSON of its
+// digits, which the serialiser writes as they are, so no text of the body is ever searched or edited:
+// whatever the agent's output holds (a renter chooses it through any agent that echoes its input),
+// it is serialised as data, and the cost is the only raw value in the body.
 import type { RunResponse } from "../execution/perform.ts";
-import type { RunRecord } from "../execution/runs/run.ts";
+import type { RunFailure, RunRecord } from "../execution/runs/run.ts";
+
+// JSON.rawJSON (JSON.parse source text access) is in V8 since Node 21: Node 22, which the project runs
+// on and Lambda's nodejs22.x runtime. TypeScript's ES2023 library does not declare it yet.
+const rawJSON = (JSON as unknown as { rawJSON?: (text: string) => unknown }).rawJSON;
+if (typeof rawJSON !== "function") throw new Error("JSON.rawJSON is missing: the API needs Node 22 or later (the project's own Node, node_modules/.bin/node).");
+
+/**
+ * A wei amount that JSON.stringify writes as an exact JSON integer: its decimal digits, unquoted.
+ * Typed as the `number` the response schemas declare (`z.number().int()`), which is what it is on the
+ * wire.
+ *
+ * @example JSON.stringify({ cost_wei: exactInteger(12345678900000000n) }) // '{"cost_wei":12345678900000000}'
+ */
+export function exactInteger(value: bigint): number {
+  return rawJSON!(value.toString()) as number;
+}
+
+/** The Run's body (RunSchema). */
+export interface RunBody {
+  run_id: string;
+  agent_id: string;
+  status: RunResponse["status"];
+  output: unknown;
+  duration_ms: number;
+  error?: RunFailure;
+  cost_wei: number;
+  settlement?: "pending";
+}
+
+/** The run as its renter sees it (RunDetail). */
+export interface RunDetailBody extends Omit<RunBody, "status" | "settlement"> {
+  listing_id: string;
+  status: RunRecord["status"];
+  rental_model: RunRecord["rental_model"];
+  settlement: RunRecord["settlement"];
+  settlement_tx: string | null;
+  created_at: string;
+  finished_at: string | null;
+  receipt: NonNullable<RunRecord["receipt"]> | null;
+}
 
 /** The Run of a stored record. A run whose charge is not confirmed shows no output. */
 export function responseOf(record: RunRecord): RunResponse {
@@ -18,32 +61,31 @@ export function responseOf(record: RunRecord): RunResponse {
   };
 }
 
-/** Serialises a Run with cost_wei as an exact JSON integer, plus `extra` members. */
-export function runJson(response: RunResponse, extra: Record<string, unknown> = {}): string {
+/** The Run's body, with `settlement: "pending"` when its charge is not confirmed yet. */
+export function runBody(response: RunResponse, settlementPending = false): RunBody {
   const { cost_wei, ...rest } = response;
-  const body = JSON.stringify({ ...rest, cost_wei: "__COST__", ...extra });
-  return body.replace('"__COST__"', cost_wei.toString());
+  return { ...rest, cost_wei: exactInteger(cost_wei), ...(settlementPending ? { settlement: "pending" as const } : {}) };
 }
 
 /** The Run of a finished stored record, with `settlement: "pending"` while its charge is unconfirmed. */
-export function finishedRunJson(record: RunRecord): string {
-  return runJson(responseOf(record), record.settlement === "pending" ? { settlement: "pending" } : {});
+export function finishedRunBody(record: RunRecord): RunBody {
+  return runBody(responseOf(record), record.settlement === "pending");
 }
 
-/** The run as its renter sees it (RunDetail). */
-export function runDetailJson(record: RunRecord): string {
-  const base = responseOf(record);
-  return runJson(
-    { ...base, output: record.status === "running" ? null : base.output },
-    {
-      listing_id: record.listing_id,
-      status: record.status,
-      rental_model: record.rental_model,
-      settlement: record.settlement,
-      settlement_tx: record.settlement_tx ?? null,
-      created_at: record.created_at,
-      finished_at: record.finished_at ?? null,
-      receipt: record.receipt ?? null,
-    },
-  );
+/** The run as its renter sees it (RunDetail): its output stays null while it runs. */
+export function runDetailBody(record: RunRecord): RunDetailBody {
+  const { status: _status, cost_wei, ...base } = responseOf(record);
+  return {
+    ...base,
+    output: record.status === "running" ? null : base.output,
+    cost_wei: exactInteger(cost_wei),
+    listing_id: record.listing_id,
+    status: record.status,
+    rental_model: record.rental_model,
+    settlement: record.settlement,
+    settlement_tx: record.settlement_tx ?? null,
+    created_at: record.created_at,
+    finished_at: record.finished_at ?? null,
+    receipt: record.receipt ?? null,
+  };
 }

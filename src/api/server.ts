@@ -10,6 +10,7 @@ import { getRequestListener } from "@hono/node-server";
 import type { Config } from "../config.ts";
 import { ApiError, type ErrorCode } from "../errors.ts";
 import type { Logger } from "../logger.ts";
+import { CLIENT_CLOSED_CODE, CLIENT_CLOSED_STATUS, markConnection } from "./connection.ts";
 import { newRequestId, REQUEST_ID_HEADER } from "./middleware/request-id.ts";
 import { nominalRateLimitHeaders } from "./middleware/rate-limit.ts";
 
@@ -31,7 +32,9 @@ export function httpTimeouts(config: Pick<Config, "HTTP_HEADERS_TIMEOUT_MS" | "H
   return { headersMs: config.HTTP_HEADERS_TIMEOUT_MS, requestMs: config.HTTP_REQUEST_TIMEOUT_MS, keepAliveMs: config.HTTP_KEEP_ALIVE_TIMEOUT_MS };
 }
 
-type Fetch = (request: Request, env: { incoming: IncomingMessage; outgoing: ServerResponse }) => Response | Promise<Response>;
+/** What the server hands each request to: the app's `fetch`, with the connection's bindings (the Hono
+ * Node adapter's `incoming` and `outgoing`; `incoming.socket` is the client's connection). */
+export type ApiFetch = (request: Request, env: { incoming: IncomingMessage; outgoing: ServerResponse }) => Response | Promise<Response>;
 
 export interface ApiServerOptions {
   timeouts?: Partial<HttpTimeouts>;
@@ -62,7 +65,7 @@ function envelope(code: ErrorCode, message: string, extraHeaders: Record<string,
 }
 
 /** The access log line of an answer the app never saw (same fields as the app's, unknowns null). */
-function logEdgeAnswer(logger: Logger | undefined, answer: { status: number; requestId: string }, code: ErrorCode, method: string | null, cause: string): void {
+function logEdgeAnswer(logger: Logger | undefined, answer: { status: number; requestId: string }, code: ErrorCode | typeof CLIENT_CLOSED_CODE, method: string | null, cause: string): void {
   logger?.info("request", {
     request_id: answer.requestId,
     method,
@@ -100,6 +103,10 @@ function answerFor(error: NodeJS.ErrnoException): { code: ErrorCode; message: st
       return { code: "headers_too_large", message: "The request's headers exceed 16 KB." };
     case "HPE_CHUNK_EXTENSIONS_OVERFLOW":
       return { code: "payload_too_large", message: "The request's chunk extensions are too large." };
+    case "HPE_INVALID_EOF_STATE":
+      // The client stopped sending (closed its side) before the request ended; one that only
+      // half-closed can still read this.
+      return { code: "invalid_request", message: "The connection ended before the request did (its body was cut short)." };
     case "ERR_HTTP_REQUEST_TIMEOUT":
       return { code: "request_timeout", message: "The request was not received in time: headers and body must arrive within the server's request timeout." };
     default:
@@ -107,14 +114,25 @@ function answerFor(error: NodeJS.ErrnoException): { code: ErrorCode; message: st
   }
 }
 
+/** Parser errors that mean the client stopped sending mid-request, not that it sent something invalid. */
+const CLIENT_STOPPED = new Set(["HPE_INVALID_EOF_STATE"]);
+
 function onClientError(error: NodeJS.ErrnoException, socket: Duplex, logger: Logger | undefined): void {
   const answer = answerFor(error);
   // Answer only where no answer has begun on this connection: an answer already under way (or
   // already given, for a body still being drained) must not be corrupted by a second one.
   const inFlight = (socket as Duplex & { _httpMessage?: ServerResponse | null })._httpMessage;
+  const cause = error.code ?? "unknown";
+  // A request already handed to the app (the connection failed in its body) is logged by the app, once,
+  // as what happened here (src/api/connection.ts): the client going away, or this server's refusal.
+  const inApp = inFlight?.req !== undefined && !inFlight.headersSent && !draining.has(socket) ? inFlight.req : undefined;
+  const clientGone = answer === undefined || CLIENT_STOPPED.has(cause);
+  if (inApp && clientGone) markConnection(inApp, { kind: "client_closed", cause });
   if (answer && socket.writable && !draining.has(socket) && !inFlight?.headersSent) {
     const written = writeEnvelope(socket, answer.code, answer.message);
-    logEdgeAnswer(logger, written, answer.code, inFlight?.req?.method ?? null, error.code ?? "unknown");
+    if (inApp) markConnection(inApp, clientGone ? { kind: "client_closed", requestId: written.requestId, cause } : { kind: "refused", status: written.status, code: answer.code, requestId: written.requestId, cause });
+    else if (clientGone) logEdgeAnswer(logger, { status: CLIENT_CLOSED_STATUS, requestId: written.requestId }, CLIENT_CLOSED_CODE, null, cause);
+    else logEdgeAnswer(logger, written, answer.code, null, cause);
     // A socket that does not close on its own (the client keeps sending) is cut after a short grace.
     setTimeout(() => socket.destroy(), 1_000).unref();
     return;
@@ -150,7 +168,7 @@ function ownConnectionHeader(outgoing: ServerResponse): void {
  * const server = createApiServer(buildApp(services).fetch, { timeouts: httpTimeouts(config) });
  * server.listen(8787, "127.0.0.1");
  */
-export function createApiServer(fetch: Fetch, options: ApiServerOptions = {}): Server {
+export function createApiServer(fetch: ApiFetch, options: ApiServerOptions = {}): Server {
   const timeouts = { ...DEFAULT_HTTP_TIMEOUTS, ...options.timeouts };
   // The adapter's own clean-up cuts a connection 500 ms after an early answer while the client is still
   // uploading, which resets the connection before the client reads the answer (a 7 MB upload refused
@@ -211,7 +229,7 @@ export function createApiServer(fetch: Fetch, options: ApiServerOptions = {}): S
 }
 
 /** Serves `fetch` on `port` of 127.0.0.1 (0: a free one); resolves once it listens. */
-export function listenApi(fetch: Fetch, port: number, options: ApiServerOptions = {}): Promise<Server> {
+export function listenApi(fetch: ApiFetch, port: number, options: ApiServerOptions = {}): Promise<Server> {
   const server = createApiServer(fetch, options);
   return new Promise((resolve, reject) => {
     server.once("error", reject);

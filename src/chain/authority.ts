@@ -6,7 +6,7 @@
 // line, an error or a response (errors carry the function name and the transaction hash only).
 import { createPublicClient, createWalletClient, http, nonceManager, BaseError, ContractFunctionRevertedError, type Hex, type HttpTransportConfig, type PrivateKeyAccount, type TransactionReceipt } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
-import { marketplaceAbi } from "./generated/marketplace.ts";
+import { marketplaceAbi } from "@agent-rental/core/marketplace";
 import type { ChainClient } from "./client.ts";
 import type { MarketplaceWriteArgs, MarketplaceWriteName } from "./write.ts";
 

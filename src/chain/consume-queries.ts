@@ -6,7 +6,7 @@
 // events, never assumed.
 import { parseEventLogs, toFunctionSelector, type Address, type Log, type TransactionReceipt } from "viem";
 import type { AuthoritySigner, AuthorityRevertError, AuthorityUnavailableError } from "./authority.ts";
-import { marketplaceAbi } from "./generated/marketplace.ts";
+import { marketplaceAbi } from "@agent-rental/core/marketplace";
 
 export interface ConsumeQueriesCharge {
   listingId: `0x${string}`;

@@ -3,7 +3,7 @@
 // transaction's QueryConsumed event, never assumed.
 import { parseEventLogs, type Address, type TransactionReceipt } from "viem";
 import type { AuthoritySigner, AuthorityRevertError, AuthorityUnavailableError } from "./authority.ts";
-import { marketplaceAbi } from "./generated/marketplace.ts";
+import { marketplaceAbi } from "@agent-rental/core/marketplace";
 
 export interface ConsumeQueryParameters {
   listingId: `0x${string}`;

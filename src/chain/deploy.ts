@@ -2,7 +2,7 @@
 // deployment runs the same function against the test network's RPC URL.
 import { createPublicClient, createWalletClient, http, type Address, type Hex, type Chain } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
-import { marketplaceAbi, marketplaceBytecode } from "./generated/marketplace.ts";
+import { marketplaceAbi, marketplaceBytecode } from "@agent-rental/core/marketplace";
 
 export interface DeployMarketplaceParameters {
   rpcUrl: string;

@@ -2,7 +2,7 @@
 // how the run log finds out whether a batch whose send had no known outcome reached the chain.
 import type { ChainClient } from "./client.ts";
 import { ChainReadError } from "./errors.ts";
-import { marketplaceAbi } from "./generated/marketplace.ts";
+import { marketplaceAbi } from "@agent-rental/core/marketplace";
 
 /** Blocks per eth_getLogs request (nodes cap the range one request may cover). */
 const CHUNK = 5_000n;

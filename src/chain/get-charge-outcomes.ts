@@ -6,7 +6,7 @@
 import { formatLog, parseEventLogs, toEventSelector, type AbiEvent, type Hex, type Log } from "viem";
 import type { ChainClient } from "./client.ts";
 import { ChainReadError } from "./errors.ts";
-import { marketplaceAbi } from "./generated/marketplace.ts";
+import { marketplaceAbi } from "@agent-rental/core/marketplace";
 import { refusalName } from "./consume-queries.ts";
 
 export type ChargeDecision =

@@ -3,7 +3,7 @@
 import { parseEventLogs, type TransactionReceipt } from "viem";
 import type { AuthoritySigner, AuthorityRevertError, AuthorityUnavailableError } from "./authority.ts";
 import type { ChainClient } from "./client.ts";
-import { marketplaceAbi } from "./generated/marketplace.ts";
+import { marketplaceAbi } from "@agent-rental/core/marketplace";
 
 export interface LogRunsParameters {
   root: `0x${string}`;

@@ -2,7 +2,7 @@
 import type { Address } from "viem";
 import type { ChainClient } from "./client.ts";
 import { ChainReadError } from "./errors.ts";
-import { marketplaceAbi } from "./generated/marketplace.ts";
+import { marketplaceAbi } from "@agent-rental/core/marketplace";
 
 export interface ContractCredential {
   /** The contract's CredentialStatus index. */

@@ -3,7 +3,7 @@
 import type { Address } from "viem";
 import type { ChainClient } from "./client.ts";
 import { ChainReadError } from "./errors.ts";
-import { marketplaceAbi } from "./generated/marketplace.ts";
+import { marketplaceAbi } from "@agent-rental/core/marketplace";
 
 export interface ReadListingParameters {
   /** The on-chain listing id (bytes32). */

@@ -13,7 +13,7 @@ import {
   type TransactionReceipt,
 } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
-import { marketplaceAbi } from "./generated/marketplace.ts";
+import { marketplaceAbi } from "@agent-rental/core/marketplace";
 
 export type MarketplaceWriteName = ContractFunctionName<typeof marketplaceAbi, "nonpayable" | "payable">;
 export type MarketplaceWriteArgs<name extends MarketplaceWriteName> = ContractFunctionArgs<typeof marketplaceAbi, "nonpayable" | "payable", name>;

@@ -3,8 +3,17 @@
 // time it was applied or reviewed, so the reviewer lists each status with one query.
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import { batchGet, isConditionalCheckFailure, type Tables } from "../adapters/tables/dynamo.ts";
-import type { CreatorProfile } from "./creators.ts";
-import type { ReviewStatus } from "../vocabulary.ts";
+import type { ReviewStatus } from "@agent-rental/core/vocabulary";
+
+/** A creator application and its review, as stored. */
+export interface CreatorProfile {
+  wallet: string;
+  display_name: string;
+  status: ReviewStatus;
+  reason: string | null;
+  applied_at: string;
+  reviewed_at: string | null;
+}
 
 const key = (wallet: string) => ({ pk: `creator#${wallet.toLowerCase()}`, sk: "profile" });
 const reviewIndex = (status: ReviewStatus, at: string, wallet: string) => ({ gsi1pk: `creator-review#${status}`, gsi1sk: `${at}#${wallet.toLowerCase()}` });

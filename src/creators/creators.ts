@@ -2,18 +2,12 @@
 // or rejects it with a reason; only approved creators may register agents. A rejected creator may
 // apply again.
 import type { Tables } from "../adapters/tables/dynamo.ts";
-import { CreatorAlreadyApprovedError, CreatorNotFoundError, getCreatorProfile, listCreatorProfiles, putCreatorApplication, setCreatorReview } from "./creator.store.ts";
+import { CreatorAlreadyApprovedError, CreatorNotFoundError, getCreatorProfile, listCreatorProfiles, putCreatorApplication, setCreatorReview, type CreatorProfile } from "./creator.store.ts";
 import { ApiError } from "../errors.ts";
-import type { ReviewStatus } from "../vocabulary.ts";
+import type { ReviewStatus } from "@agent-rental/core/vocabulary";
 
-export interface CreatorProfile {
-  wallet: string;
-  display_name: string;
-  status: ReviewStatus;
-  reason: string | null;
-  applied_at: string;
-  reviewed_at: string | null;
-}
+// The record is the store's; the domain speaks of it under the same name.
+export type { CreatorProfile } from "./creator.store.ts";
 
 export async function getCreator(tables: Tables, wallet: string): Promise<CreatorProfile | null> {
   return getCreatorProfile(tables, wallet);

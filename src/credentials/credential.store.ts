@@ -7,7 +7,7 @@ import { DeleteCommand, GetCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb"
 import { queryAll, type Tables } from "../adapters/tables/dynamo.ts";
 import { keyId, putNewItems, readPositions, updateIfLater } from "../adapters/tables/positioned.ts";
 import type { CredentialPatch } from "./events.ts";
-import type { RentalModel } from "../vocabulary.ts";
+import type { RentalModel } from "@agent-rental/core/vocabulary";
 
 export interface CredentialRecord {
   wallet: string;

@@ -2,9 +2,9 @@
 // carries absolute values (balance after, expiry after), so a patch never depends on a previous read,
 // and the events of one key fold into one patch in log order.
 import { parseEventLogs, type Log } from "viem";
-import { marketplaceAbi } from "../chain/generated/marketplace.ts";
+import { marketplaceAbi } from "@agent-rental/core/marketplace";
 import type { ListingPatch } from "../listings/chain-listing.ts";
-import { rentalModelOf, type RentalModel } from "../vocabulary.ts";
+import { rentalModelOf, type RentalModel } from "@agent-rental/core/vocabulary";
 
 /** Position of a log on the chain, totally ordered: block number then log index. */
 export function logPosition(blockNumber: bigint, logIndex: number): string {

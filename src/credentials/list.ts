@@ -5,7 +5,7 @@ import { titleOf } from "../listings/catalogue.ts";
 import { getAgentNames } from "../listings/listing.store.ts";
 import { toListingId } from "../listings/ids.ts";
 import { statusOf } from "./status.ts";
-import type { CredentialStatus, RentalModel } from "../vocabulary.ts";
+import type { CredentialStatus, RentalModel } from "@agent-rental/core/vocabulary";
 import { listWalletCredentials } from "./credential.store.ts";
 import { getChainListings } from "../listings/chain-listing.store.ts";
 

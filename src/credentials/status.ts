@@ -1,7 +1,7 @@
-// A credential's status from the index, in the words the API reports (src/vocabulary.ts): a revoked
+// A credential's status from the index, in the words the API reports (@agent-rental/core/vocabulary): a revoked
 // credential reports `revoked` and one on a closed listing `listing_closed` (both invalid). The chain's
 // own `credentialStatus` view uses the same words.
-import type { CredentialStatus } from "../vocabulary.ts";
+import type { CredentialStatus } from "@agent-rental/core/vocabulary";
 import type { CredentialRecord } from "./credential.store.ts";
 import type { ChainListingRecord } from "../listings/chain-listing.ts";
 

@@ -6,7 +6,7 @@ import type { ChainClient } from "../chain/client.ts";
 import { readCredentialOf, type ContractCredential } from "../chain/read-credential.ts";
 import { ApiError } from "../errors.ts";
 import { toListingId } from "../listings/ids.ts";
-import { CHAIN_CREDENTIAL_STATUSES, rentalModelOf, type CredentialStatus, type RentalModel } from "../vocabulary.ts";
+import { CHAIN_CREDENTIAL_STATUSES, rentalModelOf, type CredentialStatus, type RentalModel } from "@agent-rental/core/vocabulary";
 import { deleteCredential, getCredential, repairCredential, type CredentialRecord } from "./credential.store.ts";
 
 export interface CredentialVerification {

@@ -13,7 +13,7 @@ import { readPerQueryBalance, type ReadPerQueryBalanceReturnType } from "../chai
 import { formatEther } from "viem";
 import { isPublished, type AgentRecord } from "../listings/catalogue.ts";
 import { processCache } from "../cache.ts";
-import type { RentalModel } from "../vocabulary.ts";
+import type { RentalModel } from "@agent-rental/core/vocabulary";
 
 export interface ExecutionAccess {
   listingId: string;

@@ -19,7 +19,7 @@ import { concurrencySlots } from "./leases/concurrency.store.ts";
 import { RUNS_PER_LISTING } from "./limits.ts";
 import { releaseReservation, reserveRun, SETTLEMENT_WINDOW_MS } from "./money/ledger.ts";
 import { newRunId, type RunRecord } from "./runs/run.ts";
-import { createRun, finishRun, runKey, runningIndex, RunIdTakenError } from "./runs/run.store.ts";
+import { createRun, finishRun, recordRenterRun, runKey, runningIndex, RunIdTakenError } from "./runs/run.store.ts";
 
 export interface ExecuteRequest {
   agent_id: string;
@@ -55,6 +55,8 @@ export interface AdmitOptions {
   rateLimit(listingId: string): Promise<void>;
   /** How the output will leave the service (default sync): deltas of a stream are delivered output. */
   delivery?: "stream" | "sync";
+  /** The A2A context the run belongs to, when the client named one (recorded on the run). */
+  contextId?: string;
 }
 
 /**
@@ -129,13 +131,15 @@ export async function admitRun(services: Services, principal: Principal, request
       settlement: "none",
       streamed: "",
       priority: request.priority ?? "standard",
+      ...(options.contextId ? { context_id: options.contextId } : {}),
       timeout_ms: timeoutMs,
       created_at: new Date().toISOString(),
       // Indexed while it runs, so a run whose end was never recorded is found and finished (runs/stale-runs.ts).
       ...runningIndex(runId, Date.now(), timeoutMs),
     };
     try {
-      await createRun(services.tables, run);
+      // The run, and its entry among the renter's runs of the listing (A2A's ListTasks), side by side.
+      await Promise.all([createRun(services.tables, run), recordRenterRun(services.tables, run)]);
     } catch (error) {
       if (error instanceof RunIdTakenError) {
         // A request following this one's Idempotency-Key gave up waiting and barred the run id.

@@ -4,8 +4,7 @@
 // registration), so a busy listing does not pay a blob read and a key unwrap per run.
 import type { ValidateFunction } from "ajv";
 import type { Services } from "../services.ts";
-import type { AgentManifest } from "../registration/manifest.ts";
-import { compileJsonSchema } from "../registration/manifest.ts";
+import { compileJsonSchema, type AgentManifest } from "@agent-rental/core/manifest";
 import { open } from "../registration/sealed.ts";
 import { processCache } from "../cache.ts";
 

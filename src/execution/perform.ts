@@ -13,9 +13,9 @@ import { emptyInputFor, resolveInput } from "./input.ts";
 import { concurrencySlots } from "./leases/concurrency.store.ts";
 import { releaseReservation } from "./money/ledger.ts";
 import { markSettlementPending, settleRun } from "./money/settlement.ts";
-import { chargeRefOf, MAX_OUTPUT_CHARS, STALE_AFTER_TIMEOUT_MS, type RunRecord } from "./runs/run.ts";
+import { chargeRefOf, MAX_OUTPUT_CHARS, STALE_AFTER_TIMEOUT_MS, type RunFailure, type RunRecord } from "./runs/run.ts";
 import { finishRun, saveStreamedText } from "./runs/run.store.ts";
-import type { FinishedRunStatus } from "../vocabulary.ts";
+import type { FinishedRunStatus } from "@agent-rental/core/vocabulary";
 
 /** How often the text streamed so far is saved while a run is in flight (for resuming streams). */
 const STREAM_SAVE_MS = 250;
@@ -28,7 +28,7 @@ export interface RunResponse {
   output: unknown;
   cost_wei: bigint;
   duration_ms: number;
-  error?: { code: string; message: string };
+  error?: RunFailure;
 }
 
 export interface PerformOptions {

@@ -9,33 +9,12 @@ import { getCreatorNames } from "../creators/creator.store.ts";
 import { getChainListing, getChainListings } from "./chain-listing.store.ts";
 import type { ChainListingRecord } from "./chain-listing.ts";
 import { toOnChainId } from "./ids.ts";
-import { getAgent, listAgentsOfCreator, scanApprovedAgents } from "./listing.store.ts";
+import { getAgent, listAgentsOfCreator, scanApprovedAgents, type AgentRecord } from "./listing.store.ts";
 import { createSearchIndex, type SearchDocument, type SearchIndex, type SearchQuery } from "./search/index.ts";
-import type { ListingStatus, RentalModel, ReviewStatus } from "../vocabulary.ts";
+import type { ListingStatus, RentalModel } from "@agent-rental/core/vocabulary";
 
-export interface AgentRecord {
-  listing_id: string;
-  agent_id: string;
-  creator: string;
-  name: string;
-  description: string;
-  category: string;
-  metadata_uri: string;
-  review_status: ReviewStatus;
-  review_reason?: string | null;
-  approved_at?: string;
-  created_at: string;
-  sample_output?: string[];
-  /** Live figures (src/listings/stats.ts): top-level attributes, so one update can create or
-   * increment them on any agent record. */
-  stats_run_count?: number;
-  stats_success_count?: number;
-  stats_rating_sum?: number;
-  stats_review_count?: number;
-  stats_last_run_at?: string;
-  /** Changes applied to the figures whose source item is not yet marked as applied. */
-  stats_in_flight?: Set<string>;
-}
+// The agent record is the store's (listing.store.ts); the catalogue reads it under the same name.
+export type { AgentRecord } from "./listing.store.ts";
 
 export interface Listing {
   id: string;

@@ -1,7 +1,7 @@
 // A listing as the chain's index holds it (the `chain_listings` table, rebuilt from the marketplace's
 // events): its creator, rental model, price, metadata and state. The agent record (listing.store.ts)
 // holds what the chain does not; a listing is published when both say so (catalogue.ts).
-import type { ListingStatus, RentalModel } from "../vocabulary.ts";
+import type { ListingStatus, RentalModel } from "@agent-rental/core/vocabulary";
 
 export interface ChainListingRecord {
   on_chain_listing_id: `0x${string}`;

@@ -6,7 +6,32 @@
 // The figures on the agent record (`stats_*`) are written by src/listings/stats.ts.
 import { GetCommand, PutCommand, QueryCommand, DeleteCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import { applied, scanAll, batchGet, isConditionalCheckFailure, type Tables } from "../adapters/tables/dynamo.ts";
-import type { AgentRecord } from "./catalogue.ts";
+import type { ReviewStatus } from "@agent-rental/core/vocabulary";
+
+/** A registered agent (a listing off-chain), as stored. */
+export interface AgentRecord {
+  listing_id: string;
+  agent_id: string;
+  creator: string;
+  name: string;
+  description: string;
+  category: string;
+  metadata_uri: string;
+  review_status: ReviewStatus;
+  review_reason?: string | null;
+  approved_at?: string;
+  created_at: string;
+  sample_output?: string[];
+  /** Live figures (src/listings/stats.ts): top-level attributes, so one update can create or
+   * increment them on any agent record. */
+  stats_run_count?: number;
+  stats_success_count?: number;
+  stats_rating_sum?: number;
+  stats_review_count?: number;
+  stats_last_run_at?: string;
+  /** Changes applied to the figures whose source item is not yet marked as applied. */
+  stats_in_flight?: Set<string>;
+}
 
 /** The agent record's key. Ids are lower-cased, whatever the caller passed. */
 export const agentKey = (onChainId: string) => ({ pk: `listing#${onChainId.toLowerCase()}`, sk: "agent" });

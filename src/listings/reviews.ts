@@ -5,7 +5,7 @@ import type { Tables } from "../adapters/tables/dynamo.ts";
 import { AgentNotFoundError, deleteReviewEntry, listReviewEntries, putReviewEntry, setAgentReview } from "./listing.store.ts";
 import { ApiError } from "../errors.ts";
 import { parseListingId, toListingId } from "./ids.ts";
-import type { ReviewStatus } from "../vocabulary.ts";
+import type { ReviewStatus } from "@agent-rental/core/vocabulary";
 
 /** Puts a newly registered agent in the review queue (idempotent). */
 export async function enqueueListingReview(tables: Tables, listingId: string, createdAt: string): Promise<void> {

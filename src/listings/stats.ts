@@ -37,7 +37,7 @@ import {
   readFiguresFence,
   takeOverOutcomeMarker,
 } from "./figures.store.ts";
-import type { FinishedRunStatus } from "../vocabulary.ts";
+import type { FinishedRunStatus } from "@agent-rental/core/vocabulary";
 
 /** How long a claim on a change lasts before another caller may take it over. */
 export const STATS_LEASE_MS = 10_000;

@@ -13,20 +13,21 @@ import type { Services } from "../services.ts";
 import { listCredentials } from "../credentials/list.ts";
 import { chainNowOrClock } from "../credentials/chain-time.ts";
 import { getAgentSummaries } from "../listings/listing.store.ts";
-import { compileJsonSchema } from "../registration/manifest.ts";
+import { compileJsonSchema } from "@agent-rental/core/manifest";
 import { describeSchemaErrors } from "../execution/agent-logic.ts";
 import { processCache } from "../cache.ts";
-import { agentToolSchemas, UNKNOWN_AGENT_SCHEMAS } from "../../sdk/src/tools/agent-schema.ts";
-import { agentToolDescription, nameAgentTools } from "../../sdk/src/tools/rented.ts";
-import type { AgentToolEntry } from "../../sdk/src/mcp/tool-server.ts";
+import { agentToolDescription, agentToolSchemas, nameAgentTools, UNKNOWN_AGENT_SCHEMAS } from "@agent-rental/core/agent-tools";
+import type { AgentToolEntry } from "@agent-rental/core/mcp";
 
-interface AgentMetadata {
+export interface AgentMetadata {
   description?: unknown;
   input_schema?: unknown;
   output_schema?: unknown;
+  tools?: unknown;
+  timeout_seconds?: unknown;
 }
 
-interface KnownAgent {
+export interface KnownAgent {
   metadata: AgentMetadata | null;
   validate: ValidateFunction | undefined;
 }
@@ -38,7 +39,8 @@ const recentLists = processCache<{ listedAt: number; entries: RentedAgentEntry[]
 const RECENT_LIST_MS = 60_000;
 const CID = /^ipfs:\/\/(b[a-z2-7]{58,})$/;
 
-async function knownAgent(services: Services, metadataUri: unknown): Promise<KnownAgent> {
+/** An agent's public metadata (its schemas) and its input schema's validator, kept in the process. */
+export async function knownAgent(services: Services, metadataUri: unknown): Promise<KnownAgent> {
   const cid = typeof metadataUri === "string" ? CID.exec(metadataUri)?.[1] : undefined;
   if (cid === undefined) return { metadata: null, validate: undefined };
   const hit = metadataCache.get(services.blobs, cid);

@@ -3,7 +3,35 @@
 // work list. Every transition is conditioned on `queued`, so a job finishes once.
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import { applied, type Tables } from "../adapters/tables/dynamo.ts";
-import type { JobError, JobRecord, JobResult } from "./jobs.ts";
+import type { JobStatus } from "@agent-rental/core/vocabulary";
+
+export interface JobResult {
+  agent_id: string;
+  listing_id: string;
+  /** What the creator passes to createListing: the seed and the metadata URI. */
+  listing_seed: `0x${string}`;
+  metadata_uri: string;
+}
+
+export interface JobError {
+  code: string;
+  message: string;
+  details?: { pointer: string; code: string; message: string }[];
+}
+
+export interface JobRecord {
+  job_id: string;
+  wallet: string;
+  status: JobStatus;
+  created_at: string;
+  updated_at: string;
+  /** Blob key of the sealed manifest and its wrapped data key. */
+  manifest_blob: string;
+  manifest_key: string;
+  result?: JobResult;
+  error?: JobError;
+  enqueued_at?: string;
+}
 
 const QUEUED_INDEX = "status#queued";
 const key = (jobId: string) => ({ pk: `job#${jobId}`, sk: "job" });

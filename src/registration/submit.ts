@@ -4,7 +4,7 @@
 import type { Address } from "viem";
 import type { Services } from "../services.ts";
 import { ApiError } from "../errors.ts";
-import { checkManifestSize, MANIFEST_MAX_BYTES } from "./manifest.ts";
+import { checkManifestSize, MANIFEST_MAX_BYTES } from "@agent-rental/core/manifest";
 import { newJobId, putQueuedJob } from "./jobs.ts";
 import { seal } from "./sealed.ts";
 import { requireApprovedCreator } from "../creators/creators.ts";

@@ -5,7 +5,7 @@
 // that never carries the provider key, a header or the request body.
 import { isStepCount, jsonSchema, Output, streamText, tool, type ToolSet } from "ai";
 import type { EntryIo } from "../protocols/runner.ts";
-import type { ToolName } from "../registration/tools.ts";
+import type { ToolName } from "@agent-rental/core/manifest";
 import { createRunEgress } from "./egress.ts";
 import { AgentRunError, describeFailure, RunDeadlineError, scrub } from "./errors.ts";
 import { createModel } from "./model.ts";

@@ -3,8 +3,8 @@
 // function) as JSON and is the whole of what the run can see: the agent definition, the task, the
 // input, and the creator's provider key decrypted for this run only. Nothing reaches the runtime
 // through its environment.
-import type { ManifestTool } from "../registration/manifest.ts";
-import type { Provider } from "../vocabulary.ts";
+import type { ManifestTool } from "@agent-rental/core/manifest";
+import type { Provider } from "@agent-rental/core/vocabulary";
 
 export interface AgentRunPayload {
   runId: string;

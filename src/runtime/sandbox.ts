@@ -1,6 +1,6 @@
 // What the sandbox of a declarative agent's run must allow, decided from the manifest before the run is
 // started (the execution domain passes it into the RunSpec).
-import type { ManifestTool } from "../registration/manifest.ts";
+import type { ManifestTool } from "@agent-rental/core/manifest";
 
 /** The bundled runtime's file name, inside the directory `scripts/build-runtime.ts` writes. */
 export const RUNTIME_ENTRY_FILE = "agent.mjs";

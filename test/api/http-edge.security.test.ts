@@ -11,9 +11,11 @@ import { routeGroup } from "../../src/api/route-groups.ts";
 import { createLogger } from "../../src/logger.ts";
 import { closeApi, serveApi } from "../support/http.ts";
 import { countResponses, parseResponse, rawExchange, writeIfOpen, type RawResponse } from "../support/raw-http.ts";
-import { createTestServices, type TestContext } from "../support/services.ts";
+import type { TestContext } from "../support/services.ts";
+import { startWorld, type World } from "../support/world.ts";
 
 let ctx: TestContext;
+let world: World | undefined;
 let server: Server | undefined;
 let url: string;
 let slowServer: Server | undefined;
@@ -68,7 +70,8 @@ function buildEdgeApp() {
 }
 
 beforeAll(async () => {
-  ctx = await createTestServices({ MAX_BODY_BYTES: String(1024 * 1024) });
+  world = await startWorld({ serve: false, env: { MAX_BODY_BYTES: String(1024 * 1024) } });
+  ctx = world.ctx;
   ({ server, url } = await serveApi(buildEdgeApp(), { logger: createLogger("info", (line) => edgeLog.push(line)) }));
   ({ server: slowServer, url: slowUrl } = await serveApi(buildEdgeApp(), { timeouts: { headersMs: 500, requestMs: 1_000, keepAliveMs: 400 } }));
 });

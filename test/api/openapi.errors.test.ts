@@ -5,19 +5,22 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { buildApp } from "../../src/api/app.ts";
 import { renderError } from "../../src/api/errors.ts";
-import { createTestServices, type TestContext } from "../support/services.ts";
+import type { TestContext } from "../support/services.ts";
+import { startWorld, type World } from "../support/world.ts";
 import { signIn } from "../support/auth.ts";
 
 type Operation = { responses: Record<string, { $ref?: string; content?: { "application/json": { schema: { allOf: [unknown, { properties: { error: { properties: { code: { enum: string[] } } } } }] } } } }> };
 type Document = { paths: Record<string, Record<string, Operation>>; components: { responses: Record<string, Operation["responses"][string]> } };
 
 let ctx: TestContext;
+let world: World | undefined;
 let app: ReturnType<typeof buildApp>;
 let doc: Document;
 const seen: { method: string; path: string; status: number; code: string }[] = [];
 
 beforeAll(async () => {
-  ctx = await createTestServices();
+  world = await startWorld({ serve: false });
+  ctx = world.ctx;
   app = buildApp(ctx.services);
   // The code as the client receives it (Hono's own exceptions become codes in renderError).
   app.onError(async (error, c) => {

@@ -8,9 +8,11 @@ import { defineRoute } from "../../src/api/route.ts";
 import { routeGroup } from "../../src/api/route-groups.ts";
 import { ERROR_STATUS } from "../../src/errors.ts";
 import { hashApiKey } from "../../src/auth/api-keys.ts";
-import { createTestServices, type TestContext } from "../support/services.ts";
+import type { TestContext } from "../support/services.ts";
+import { startWorld, type World } from "../support/world.ts";
 
 let ctx: TestContext;
+let world: World | undefined;
 let app: ReturnType<typeof createPlatform>;
 
 const echoRoute = defineRoute({
@@ -37,7 +39,8 @@ const boomRoute = defineRoute({
 });
 
 beforeAll(async () => {
-  ctx = await createTestServices({ MAX_BODY_BYTES: "2048" });
+  world = await startWorld({ serve: false, env: { MAX_BODY_BYTES: "2048" } });
+  ctx = world.ctx;
   app = createPlatform(ctx.services);
   const routes = routeGroup("bearer");
   routes.openapi(echoRoute, (c) => c.json({ name: c.req.valid("json").name }, 200));

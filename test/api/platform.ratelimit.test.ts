@@ -11,15 +11,18 @@ import { createUpstashRateLimiter } from "../../src/adapters/ratelimit/upstash.t
 import { openApiDocument } from "../../src/api/openapi-document.ts";
 import { freePort } from "../../local/ports.ts";
 import { DEV_ACCOUNTS } from "../../local/chain.ts";
-import { createTestServices, type TestContext } from "../support/services.ts";
+import type { TestContext } from "../support/services.ts";
+import { startWorld, type World } from "../support/world.ts";
 import { createKey, signIn } from "../support/auth.ts";
 
 let ctx: TestContext;
+let world: World | undefined;
 let app: ReturnType<typeof buildApp>;
 const renter = privateKeyToAccount(DEV_ACCOUNTS[5].privateKey);
 
 beforeAll(async () => {
-  ctx = await createTestServices();
+  world = await startWorld({ serve: false });
+  ctx = world.ctx;
   // Windows are aligned to the epoch: with the real clock a burst of 101 requests can straddle a
   // window boundary. The limiter's clock is frozen mid-window, so every request falls in one window.
   const frozen = Math.floor(Date.now() / 60_000) * 60_000 + 30_000;
@@ -108,7 +111,7 @@ describe("each route's declared fail mode", () => {
 
   it("names the execution rule exactly on the routes that run tasks", () => {
     const execution = Object.entries(paths).flatMap(([path, item]) => Object.entries(item).flatMap(([method, operation]) => (operation["x-rate-limit"].rule === "execution" ? [`${method.toUpperCase()} ${path}`] : [])));
-    expect(execution.sort()).toEqual(["POST /v1/execute", "POST /v1/execute/stream", "POST /v1/mcp"]);
+    expect(execution.sort()).toEqual(["POST /a2a/{agent_id}", "POST /v1/execute", "POST /v1/execute/stream", "POST /v1/mcp"]);
   });
 
   it("is kept by every route when the limiter's store is unreachable: 503 service_unavailable where closed, served where open", async () => {

@@ -12,13 +12,15 @@ import type { AgentRecord } from "../../src/listings/catalogue.ts";
 import { recordRunOutcome } from "../../src/listings/stats.ts";
 import { rateListing, ratingKey } from "../../src/listings/ratings.ts";
 import { processRegistrationMessage } from "../../src/registration/process.ts";
-import { createTestServices, fundedAccount, type TestContext } from "../support/services.ts";
+import { fundedAccount, type TestContext } from "../support/services.ts";
+import { startWorld, type World } from "../support/world.ts";
 import { signIn } from "../support/auth.ts";
 import { approveCreator } from "../support/creators.ts";
 import { publishAgent, type PublishedAgent } from "../support/agents.ts";
-import type { FinishedRunStatus } from "../../src/vocabulary.ts";
+import type { FinishedRunStatus } from "@agent-rental/core/vocabulary";
 
 let ctx: TestContext;
+let world: World | undefined;
 let app: ReturnType<typeof buildApp>;
 let creator: Awaited<ReturnType<typeof fundedAccount>>;
 let creatorToken: string;
@@ -85,7 +87,8 @@ async function expectError(res: Response, status: number, code: string, mentions
 }
 
 beforeAll(async () => {
-  ctx = await createTestServices({ CATALOGUE_REFRESH_MS: "0" });
+  world = await startWorld({ serve: false, env: { CATALOGUE_REFRESH_MS: "0" } });
+  ctx = world.ctx;
   app = buildApp(ctx.services);
   creator = await fundedAccount(inject("rpcUrl"));
   creatorToken = (await signIn(app, creator)).token;

@@ -68,7 +68,7 @@ describe("route files", () => {
     for (const { method, path, access, rateLimit, errors } of declarations()) {
       const name = `${method} ${path}`;
       if (access !== "public" && access !== "bearer") wrong.push(`${name}: access ${String(access)}`);
-      if (rateLimit?.rule !== "default" && rateLimit?.rule !== "execution") wrong.push(`${name}: rate rule ${String(rateLimit?.rule)}`);
+      if (rateLimit?.rule !== "default" && rateLimit?.rule !== "execution" && rateLimit?.rule !== "oauth") wrong.push(`${name}: rate rule ${String(rateLimit?.rule)}`);
       if (rateLimit?.failMode !== "open" && rateLimit?.failMode !== "closed") wrong.push(`${name}: fail mode ${String(rateLimit?.failMode)}`);
       if (typeof errors !== "object" || errors === null) wrong.push(`${name}: no errors`);
       for (const [status, codes] of Object.entries(errors ?? {})) {
@@ -93,10 +93,29 @@ describe("the app's routes", () => {
     expect(new Set(declared).size).toBe(declared.length);
   });
 
-  it("serve without a token exactly sign-in, health, the document and its reference, and listings' public metadata", () => {
+  it("serve without a token exactly sign-in, health, the document and its reference, listings' public metadata, A2A's Agent Cards and their signing keys, and OAuth's metadata and protocol endpoints", () => {
     const open = declarations().filter((d) => d.access === "public").map((d) => `${d.method} ${d.path}`);
     expect(open.sort()).toEqual(
-      ["GET /v1/auth/challenge", "POST /v1/auth/token", "GET /v1/health", "GET /v1/openapi.json", "GET /v1/docs", "GET /v1/docs/scalar.js", "GET /v1/metadata/{cid}"].sort(),
+      [
+        "GET /v1/auth/challenge",
+        "POST /v1/auth/token",
+        "GET /v1/health",
+        "GET /v1/openapi.json",
+        "GET /v1/docs",
+        "GET /v1/docs/scalar.js",
+        "GET /v1/metadata/{cid}",
+        "GET /a2a/{agent_id}/.well-known/agent-card.json",
+        "GET /.well-known/jwks.json",
+        "GET /.well-known/oauth-protected-resource",
+        "GET /.well-known/oauth-protected-resource/v1/mcp",
+        "GET /.well-known/oauth-protected-resource/a2a/{agent_id}",
+        "GET /.well-known/oauth-authorization-server",
+        "GET /oauth/authorize",
+        "GET /oauth/authorize/{request_id}",
+        "POST /oauth/token",
+        "POST /oauth/register",
+        "POST /oauth/revoke",
+      ].sort(),
     );
   });
 });

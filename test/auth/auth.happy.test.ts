@@ -5,16 +5,19 @@ import { keccak256, toHex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { buildApp } from "../../src/api/app.ts";
 import { DEV_ACCOUNTS } from "../../local/chain.ts";
-import { createTestServices, type TestContext } from "../support/services.ts";
+import type { TestContext } from "../support/services.ts";
+import { startWorld, type World } from "../support/world.ts";
 import { createKey, signIn } from "../support/auth.ts";
 import { deployOwnedWallet, deployWalletFactory, predictWallet, wrap6492 } from "../support/wallets.ts";
 
 let ctx: TestContext;
+let world: World | undefined;
 let app: ReturnType<typeof buildApp>;
 const renter = privateKeyToAccount(DEV_ACCOUNTS[4].privateKey);
 
 beforeAll(async () => {
-  ctx = await createTestServices();
+  world = await startWorld({ serve: false });
+  ctx = world.ctx;
   app = buildApp(ctx.services);
 });
 

@@ -9,16 +9,19 @@ import { buildApp } from "../../src/api/app.ts";
 import { issueChallenge } from "../../src/auth/challenges.ts";
 import { createJwtIssuer, generateSigningKey } from "../../src/auth/jwt.ts";
 import { DEV_ACCOUNTS } from "../../local/chain.ts";
-import { createTestServices, type TestContext } from "../support/services.ts";
+import type { TestContext } from "../support/services.ts";
+import { startWorld, type World } from "../support/world.ts";
 import { createKey, signIn } from "../support/auth.ts";
 
 let ctx: TestContext;
+let world: World | undefined;
 let app: ReturnType<typeof buildApp>;
 const alice = privateKeyToAccount(DEV_ACCOUNTS[4].privateKey);
 const bob = privateKeyToAccount(DEV_ACCOUNTS[5].privateKey);
 
 beforeAll(async () => {
-  ctx = await createTestServices();
+  world = await startWorld({ serve: false });
+  ctx = world.ctx;
   app = buildApp(ctx.services);
 });
 

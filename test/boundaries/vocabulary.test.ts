@@ -1,4 +1,4 @@
-// The product's words (src/vocabulary.ts): the specification's values, pinned here on purpose so that
+// The product's words (packages/core/src/vocabulary.ts): the specification's values, pinned here on purpose so that
 // changing one is a decision, and the contract's enums, read from the Solidity source.
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
@@ -19,7 +19,7 @@ import {
   RUN_STATUSES,
   SEARCH_SORTS,
   SETTLEMENT_STATES,
-} from "../../src/vocabulary.ts";
+} from "@agent-rental/core/vocabulary";
 
 const contract = readFileSync(new URL("../../contracts/src/Marketplace.sol", import.meta.url), "utf8");
 

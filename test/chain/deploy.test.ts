@@ -2,7 +2,7 @@ import { describe, expect, inject, it } from "vitest";
 import { createPublicClient, http } from "viem";
 import { hardhat } from "viem/chains";
 import { deployMarketplace } from "../../src/chain/deploy.ts";
-import { marketplaceAbi } from "../../src/chain/generated/marketplace.ts";
+import { marketplaceAbi } from "@agent-rental/core/marketplace";
 import { DEV_ACCOUNTS } from "../../local/chain.ts";
 
 describe("deployMarketplace", () => {

@@ -13,10 +13,10 @@ import {
 } from "viem";
 import { hardhat } from "viem/chains";
 import { deployMarketplace } from "../../src/chain/deploy.ts";
-import { marketplaceAbi } from "../../src/chain/generated/marketplace.ts";
+import { marketplaceAbi } from "@agent-rental/core/marketplace";
 import { writeMarketplace, type MarketplaceWriteName } from "../../src/chain/write.ts";
 import { DEV_ACCOUNTS } from "../../local/chain.ts";
-import { CHAIN_LISTING_STATUSES, type ListingStatus } from "../../src/vocabulary.ts";
+import { CHAIN_LISTING_STATUSES, type ListingStatus } from "@agent-rental/core/vocabulary";
 
 // Accounts no other suite sends from on the shared node (nonces stay ours): 9 deploys, 2 is the authority.
 const [, feeAccount, authorityAccount, creatorAccount, renterA, renterB] = DEV_ACCOUNTS;

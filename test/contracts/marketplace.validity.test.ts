@@ -16,11 +16,11 @@ import {
 import { privateKeyToAccount } from "viem/accounts";
 import { hardhat } from "viem/chains";
 import { deployMarketplace } from "../../src/chain/deploy.ts";
-import { marketplaceAbi } from "../../src/chain/generated/marketplace.ts";
+import { marketplaceAbi } from "@agent-rental/core/marketplace";
 import { writeMarketplace, type MarketplaceWriteName } from "../../src/chain/write.ts";
 import { DEV_ACCOUNTS, startChain, type ChainNode } from "../../local/chain.ts";
 import { freePort } from "../../local/ports.ts";
-import { CHAIN_CREDENTIAL_STATUSES, type CredentialStatus } from "../../src/vocabulary.ts";
+import { CHAIN_CREDENTIAL_STATUSES, type CredentialStatus } from "@agent-rental/core/vocabulary";
 
 const [deployer, authorityAccount, feeAccount, creatorAccount, renterA, renterB] = DEV_ACCOUNTS;
 const renterC = DEV_ACCOUNTS[7];

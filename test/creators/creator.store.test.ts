@@ -2,14 +2,17 @@
 // overwrite, and the record a refusal carries.
 import { beforeAll, describe, expect, it } from "vitest";
 import { privateKeyToAccount, generatePrivateKey } from "viem/accounts";
-import { createTestServices, type TestContext } from "../support/services.ts";
+import type { TestContext } from "../support/services.ts";
+import { startWorld, type World } from "../support/world.ts";
 import { CreatorAlreadyApprovedError, CreatorNotFoundError, getCreatorNames, getCreatorProfile, listCreatorProfiles, putCreatorApplication, setCreatorReview } from "../../src/creators/creator.store.ts";
 
 let ctx: TestContext;
+let world: World | undefined;
 const wallet = () => privateKeyToAccount(generatePrivateKey()).address;
 
 beforeAll(async () => {
-  ctx = await createTestServices();
+  world = await startWorld({ serve: false });
+  ctx = world.ctx;
 });
 
 describe("creator store", () => {

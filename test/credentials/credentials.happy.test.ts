@@ -13,7 +13,8 @@ import { startChain, type ChainNode } from "../../local/chain.ts";
 import { freePort } from "../../local/ports.ts";
 import type { Tables } from "../../src/adapters/tables/dynamo.ts";
 import type { Services } from "../../src/services.ts";
-import { createTestServices, type TestContext } from "../support/services.ts";
+import type { TestContext } from "../support/services.ts";
+import { startWorld, type World } from "../support/world.ts";
 import { signIn } from "../support/auth.ts";
 import { createServicesOn, DAYS_30, fundAccount, market, type Account, type Market, type ServicesOn, type TxResult } from "../support/chain-actions.ts";
 
@@ -59,6 +60,7 @@ const readRow = async (tables: Tables, wallet: Address, listingId: Hex) =>
 
 describe("credentials API on the shared node", () => {
   let ctx: TestContext;
+  let world: World | undefined;
   let app: AppLike;
   let m: Market;
   let creator: Account;
@@ -70,7 +72,8 @@ describe("credentials API on the shared node", () => {
 
   beforeAll(async () => {
     const rpcUrl = inject("rpcUrl");
-    ctx = await createTestServices();
+    world = await startWorld({ serve: false });
+    ctx = world.ctx;
     app = buildApp(ctx.services);
     m = market({ rpcUrl, marketplace: ctx.config.MARKETPLACE_ADDRESS as Address });
     [creator, renter, stranger] = await Promise.all([fundAccount(rpcUrl), fundAccount(rpcUrl), fundAccount(rpcUrl)]);

@@ -10,7 +10,8 @@ import { createServices } from "../../src/services.ts";
 import { createChainClient } from "../../src/chain/client.ts";
 import { catchUp } from "../../src/credentials/indexer.ts";
 import { LOCAL_CHAIN_ID } from "../../local/chain.ts";
-import { createTestServices, type TestContext } from "../support/services.ts";
+import type { TestContext } from "../support/services.ts";
+import { startWorld, type World } from "../support/world.ts";
 import { createKey, signIn } from "../support/auth.ts";
 import { fundAccount, market, DAYS_30, type Account, type Market } from "../support/chain-actions.ts";
 
@@ -19,6 +20,7 @@ const apiId = (onChainId: Hex) => `lst_${onChainId.slice(2)}`;
 type AppLike = ReturnType<typeof buildApp>;
 
 let ctx: TestContext;
+let world: World | undefined;
 let app: AppLike;
 let m: Market;
 let alice: Account;
@@ -49,7 +51,8 @@ const get = (path: string, token?: string, targetApp: AppLike = app) => targetAp
 
 beforeAll(async () => {
   const rpcUrl = inject("rpcUrl");
-  ctx = await createTestServices();
+  world = await startWorld({ serve: false });
+  ctx = world.ctx;
   app = buildApp(ctx.services);
   m = market({ rpcUrl, marketplace: ctx.config.MARKETPLACE_ADDRESS as Address });
   [alice, bob, creator] = await Promise.all([fundAccount(rpcUrl), fundAccount(rpcUrl), fundAccount(rpcUrl)]);

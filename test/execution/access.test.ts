@@ -12,11 +12,13 @@ import { processRegistrationMessage } from "../../src/registration/process.ts";
 import { reviewListing } from "../../src/listings/reviews.ts";
 import { createServices } from "../../src/services.ts";
 import { LOCAL_CHAIN_ID } from "../../local/chain.ts";
-import { createTestServices, fundedAccount, type TestContext } from "../support/services.ts";
+import { fundedAccount, type TestContext } from "../support/services.ts";
+import { startWorld, type World } from "../support/world.ts";
 import { signIn } from "../support/auth.ts";
 import { approveCreator } from "../support/creators.ts";
 
 let ctx: TestContext;
+let world: World | undefined;
 let app: ReturnType<typeof buildApp>;
 let creator: Awaited<ReturnType<typeof fundedAccount>>;
 let renter: Awaited<ReturnType<typeof fundedAccount>>;
@@ -53,7 +55,8 @@ async function index() {
 }
 
 beforeAll(async () => {
-  ctx = await createTestServices();
+  world = await startWorld({ serve: false });
+  ctx = world.ctx;
   app = buildApp(ctx.services);
   const rpcUrl = inject("rpcUrl");
   target = { rpcUrl, chain: chainFor(LOCAL_CHAIN_ID, rpcUrl), marketplace: ctx.config.MARKETPLACE_ADDRESS as Hex };
@@ -141,7 +144,7 @@ describe("execution access", () => {
 
     const closed = await register("closing-agent", 0);
     await writeMarketplace(target, renter, "purchaseOneTime", [closed.onChainId], PRICE);
-    const [, escrow] = await ctx.services.chain.client.readContract({ address: target.marketplace, abi: (await import("../../src/chain/generated/marketplace.ts")).marketplaceAbi, functionName: "listings", args: [closed.onChainId] });
+    const [, escrow] = await ctx.services.chain.client.readContract({ address: target.marketplace, abi: (await import("@agent-rental/core/marketplace")).marketplaceAbi, functionName: "listings", args: [closed.onChainId] });
     await writeMarketplace(target, creator, "withdrawEarnings", [closed.onChainId, escrow]);
     await writeMarketplace(target, creator, "setListingActive", [closed.onChainId, false]);
     await writeMarketplace(target, creator, "closeListing", [closed.onChainId]);

@@ -5,7 +5,7 @@
 // record that carries no admission price is refused without asking the chain to charge it.
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { createTestClient, http, parseEther, type Hex } from "viem";
-import { marketplaceAbi } from "../../src/chain/generated/marketplace.ts";
+import { marketplaceAbi } from "@agent-rental/core/marketplace";
 import { writeMarketplace } from "../../src/chain/write.ts";
 import { markSettlementPending, settlePendingRuns } from "../../src/execution/money/settlement.ts";
 import { listPendingSettlements } from "../../src/execution/money/settlement.store.ts";

@@ -1,14 +1,26 @@
 // The counter of dense charge references on the emulator: blocks claimed with one conditional update
 // each, aligned, never handed out twice however many processes claim at once.
-import { beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { GetCommand, PutCommand } from "@aws-sdk/lib-dynamodb";
 import { ChargeRefsExhaustedError, claimChargeRefBlock, FIRST_CHARGE_REF } from "../../src/execution/money/charge-refs.store.ts";
 import { CHARGE_REF_BLOCK, createChargeRefs } from "../../src/execution/money/charge-refs.ts";
-import { createTestServices, type TestContext } from "../support/services.ts";
+import type { TestContext } from "../support/services.ts";
+import { startWorld, type World } from "../support/world.ts";
+
+const worlds: World[] = [];
+/** Fresh services on their own tables, the settler not running: the counter starts where a new stack's does. */
+async function freshServices(): Promise<TestContext> {
+  const world = await startWorld({ serve: false, settler: false });
+  worlds.push(world);
+  return world.ctx;
+}
 
 let ctx: TestContext;
 beforeAll(async () => {
-  ctx = await createTestServices();
+  ctx = await freshServices();
+});
+afterAll(async () => {
+  await Promise.all(worlds.map((world) => world.close()));
 });
 
 describe("the charge reference counter", () => {
@@ -38,7 +50,7 @@ describe("the charge reference counter", () => {
   });
 
   it("stops before references stop being exact numbers, and says so", async () => {
-    const { services } = await createTestServices();
+    const { services } = await freshServices();
     await services.tables.doc.send(new PutCommand({ TableName: services.tables.name("meta"), Item: { pk: "counter", sk: "charge_refs", next_ref: Number.MAX_SAFE_INTEGER - 1 } }));
     await expect(claimChargeRefBlock(services.tables, CHARGE_REF_BLOCK)).rejects.toBeInstanceOf(ChargeRefsExhaustedError);
   });

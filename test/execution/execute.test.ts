@@ -10,7 +10,7 @@ import { buildApp } from "../../src/api/app.ts";
 import { createServices } from "../../src/services.ts";
 import { loadConfig } from "../../src/config.ts";
 import { writeMarketplace } from "../../src/chain/write.ts";
-import { marketplaceAbi } from "../../src/chain/generated/marketplace.ts";
+import { marketplaceAbi } from "@agent-rental/core/marketplace";
 import { claimedRun, claimIdempotencyKey, claimOf, releaseIdempotencyKey, requestHash } from "../../src/execution/idempotency/protocol.ts";
 import { idempotencyStore } from "../../src/execution/idempotency/idempotency.store.ts";
 import { newRunId, STALE_AFTER_TIMEOUT_MS, type RunRecord } from "../../src/execution/runs/run.ts";
@@ -26,7 +26,7 @@ import type { Account } from "../support/chain-actions.ts";
 import type { AgentCall } from "../support/connected-agent.ts";
 import { parseSseJson as parseSse } from "../support/sse.ts";
 import { startWorld, type App, type PublishedAgent, type World } from "../support/world.ts";
-import type { RentalModel } from "../../src/vocabulary.ts";
+import type { RentalModel } from "@agent-rental/core/vocabulary";
 
 let world: World;
 let ctx: World["ctx"];

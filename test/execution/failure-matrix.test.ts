@@ -16,7 +16,7 @@ import { fileURLToPath } from "node:url";
 import { stop as stopEsbuild } from "esbuild";
 import { buildRuntime } from "../../scripts/build-runtime.ts";
 import { createLocalSandboxPool, type LocalSandboxPool } from "../../src/adapters/sandbox/local.ts";
-import { marketplaceAbi } from "../../src/chain/generated/marketplace.ts";
+import { marketplaceAbi } from "@agent-rental/core/marketplace";
 import { writeMarketplace } from "../../src/chain/write.ts";
 import { chargeRefOf } from "../../src/execution/runs/run.ts";
 import { getRun } from "../../src/execution/runs/run.store.ts";

@@ -12,7 +12,8 @@ import { createEgressGuard } from "../../src/adapters/egress/guard.ts";
 import { writeMarketplace } from "../../src/chain/write.ts";
 import { processRegistrationMessage } from "../../src/registration/process.ts";
 import { open, seal } from "../../src/registration/sealed.ts";
-import { createTestServices, fundedAccount, type TestContext } from "../support/services.ts";
+import { fundedAccount, type TestContext } from "../support/services.ts";
+import { startWorld, type World } from "../support/world.ts";
 import { createKey, signIn } from "../support/auth.ts";
 import { approveCreator } from "../support/creators.ts";
 import { indexChain, marketTarget, publishConnectedAgent, type PublishedAgent } from "../support/agents.ts";
@@ -28,6 +29,7 @@ const EVIL_TEXT = `${"a".repeat(27)}!`;
 const HEALTH_BUDGET_MS = 100;
 
 let ctx: TestContext;
+let world: World | undefined;
 let app: ReturnType<typeof buildApp>;
 /** The same app behind the API's Node HTTP server: what health is asked through. */
 let api: { server: Server; url: string };
@@ -183,7 +185,8 @@ async function baseline(): Promise<Responsiveness> {
 }
 
 beforeAll(async () => {
-  ctx = await createTestServices({ ALLOW_PRIVATE_AGENT_HOSTS: "true", TRUSTED_PROXIES: "127.0.0.1" });
+  world = await startWorld({ serve: false, env: { ALLOW_PRIVATE_AGENT_HOSTS: "true", TRUSTED_PROXIES: "127.0.0.1" } });
+  ctx = world.ctx;
   agentServer = await startHttpsServer((req, res) => void agent(req, res));
   ctx.services.egress = createEgressGuard({ ca: agentServer.ca, allowHosts: ["127.0.0.1"] });
   app = buildApp(ctx.services);
@@ -203,7 +206,7 @@ afterAll(async () => {
   gates.openAll();
   await closeApi(api?.server);
   await agentServer?.stop();
-  await ctx?.services.close();
+  await world?.close();
 });
 
 describe("registration refuses schema patterns that could freeze or cannot run on the linear-time engine", () => {

@@ -7,12 +7,12 @@
 // agree to (403, both prices named), until a top-up.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BaseError, ContractFunctionRevertedError, formatEther } from "viem";
-import { marketplaceAbi } from "../../src/chain/generated/marketplace.ts";
+import { marketplaceAbi } from "@agent-rental/core/marketplace";
 import { writeMarketplace, MarketplaceWriteError } from "../../src/chain/write.ts";
 import { chargeRefOf } from "../../src/execution/runs/run.ts";
 import { getRun } from "../../src/execution/runs/run.store.ts";
 import { SETTLEMENT_WINDOW_MS } from "../../src/execution/money/ledger.ts";
-import { MANIFEST_LIMITS } from "../../src/registration/manifest.ts";
+import { MANIFEST_LIMITS } from "@agent-rental/core/manifest";
 import { indexChain, marketTarget, type PublishedAgent } from "../support/agents.ts";
 import { until } from "../support/until.ts";
 import { expectMoneyAndRecordsIntact, startFaultWorld, type FaultWorld, type Renter } from "../faults/support.ts";

@@ -8,7 +8,8 @@ import { Webhook } from "standardwebhooks";
 import { buildApp } from "../../src/api/app.ts";
 import { createEgressGuard } from "../../src/adapters/egress/guard.ts";
 import { writeMarketplace } from "../../src/chain/write.ts";
-import { createTestServices, fundedAccount, type TestContext } from "../support/services.ts";
+import { fundedAccount, type TestContext } from "../support/services.ts";
+import { startWorld, type World } from "../support/world.ts";
 import { createKey, signIn } from "../support/auth.ts";
 import { approveCreator } from "../support/creators.ts";
 import { indexChain, marketTarget, publishConnectedAgent } from "../support/agents.ts";
@@ -24,6 +25,7 @@ const REQUEST_TIMEOUT_MS = 1_000;
 const KEEP_ALIVE_MS = 15_000;
 
 let ctx: TestContext;
+let world: World | undefined;
 let agentServer: HttpsTestServer;
 let server: Server | undefined;
 let url: string;
@@ -63,7 +65,8 @@ function dechunk(body: string): string {
 }
 
 beforeAll(async () => {
-  ctx = await createTestServices({ ALLOW_PRIVATE_AGENT_HOSTS: "true" });
+  world = await startWorld({ serve: false, env: { ALLOW_PRIVATE_AGENT_HOSTS: "true" } });
+  ctx = world.ctx;
   agentServer = await startHttpsServer((req, res) => void agent(req, res));
   ctx.services.egress = createEgressGuard({ ca: agentServer.ca, allowHosts: ["127.0.0.1"] });
   const app = buildApp(ctx.services);
@@ -100,7 +103,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await closeApi(server);
   await agentServer?.stop();
-  await ctx?.services.close();
+  await world?.close();
 });
 
 describe("POST /v1/execute/stream with Connection: close", () => {

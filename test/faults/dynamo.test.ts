@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { until } from "../support/until.ts";
 import { expectMoneyAndRecordsIntact, startFaultWorld, type FaultWorld, type Renter } from "./support.ts";
 import type { PublishedAgent } from "../support/agents.ts";
-import { marketplaceAbi } from "../../src/chain/generated/marketplace.ts";
+import { marketplaceAbi } from "@agent-rental/core/marketplace";
 import { chargeMessageBody } from "../../src/execution/money/charge-message.ts";
 import { chargeRefHex } from "../../src/execution/money/charge-refs.ts";
 

@@ -10,7 +10,7 @@ import { startQueueConsumer } from "../../src/workers/queue-consumer.ts";
 import { getJob, type JobResult } from "../../src/registration/jobs.ts";
 import { listPendingListingReviews, reviewListing } from "../../src/listings/reviews.ts";
 import { writeMarketplace } from "../../src/chain/write.ts";
-import { ACCESS_TYPE } from "../../src/vocabulary.ts";
+import { ACCESS_TYPE } from "@agent-rental/core/vocabulary";
 import { signIn } from "../support/auth.ts";
 import { indexChain, marketTarget } from "../support/agents.ts";
 import { until } from "../support/until.ts";

@@ -27,12 +27,13 @@ import { Webhook } from "standardwebhooks";
 import type { Hex } from "viem";
 import { buildApp } from "../../src/api/app.ts";
 import { createEgressGuard } from "../../src/adapters/egress/guard.ts";
-import { marketplaceAbi } from "../../src/chain/generated/marketplace.ts";
+import { marketplaceAbi } from "@agent-rental/core/marketplace";
 import { finishStaleRuns } from "../../src/execution/runs/stale-runs.ts";
 import { chargeRefOf, STALE_AFTER_TIMEOUT_MS, type RunRecord } from "../../src/execution/runs/run.ts";
-import { runJob, startJobs } from "../../src/jobs.ts";
+import { runJob } from "../../src/jobs.ts";
 import { freePort } from "../../local/ports.ts";
-import { createTestServices, fundedAccount, type TestContext } from "../support/services.ts";
+import { fundedAccount, type TestContext } from "../support/services.ts";
+import { startWorld } from "../support/world.ts";
 import { createKey, signIn } from "../support/auth.ts";
 import { approveCreator } from "../support/creators.ts";
 import { indexChain, marketTarget, publishAgent, publishConnectedAgent, type PublishedAgent } from "../support/agents.ts";
@@ -42,7 +43,7 @@ import { parseSseJson as parseSse } from "../support/sse.ts";
 import { readBody } from "../support/http.ts";
 import { writeMarketplace } from "../../src/chain/write.ts";
 import { until } from "../support/until.ts";
-import type { RentalModel } from "../../src/vocabulary.ts";
+import type { RentalModel } from "@agent-rental/core/vocabulary";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "../..");
 /** The longest run timeout a request may ask for (timeout_seconds ≤ 300). */
@@ -300,10 +301,10 @@ export async function startFaultWorld(options: FaultWorldOptions = {}): Promise<
   ]);
   const { secrets, gates, deliveries, server: agentServer } = agentServerParts;
   // A request gives its charge a few seconds to land before it answers pending (the default is 15 s).
-  const ctx = await createTestServices({ ALLOW_PRIVATE_AGENT_HOSTS: "true", DYNAMODB_ENDPOINT: dynamo.endpoint, RPC_URL: chainLink.url, SETTLEMENT_WAIT_MS: "3000", ...options.env });
+  // The world runs the settler, as the local stack does: per-query charges go through it (and the link).
+  const base = await startWorld({ serve: false, env: { ALLOW_PRIVATE_AGENT_HOSTS: "true", DYNAMODB_ENDPOINT: dynamo.endpoint, RPC_URL: chainLink.url, SETTLEMENT_WAIT_MS: "3000", ...options.env } });
+  const ctx = base.ctx;
   ctx.services.egress = createEgressGuard({ ca: agentServer.ca, allowHosts: ["127.0.0.1"] });
-  // The settler, as the local stack runs it: per-query charges go through it (and through the link).
-  const settler = startJobs(ctx.services, { only: ["settler"] });
   const app = buildApp(ctx.services);
   const creator = await fundedAccount(inject("rpcUrl"));
   const creatorToken = (await signIn(app, creator)).token;
@@ -387,8 +388,7 @@ export async function startFaultWorld(options: FaultWorldOptions = {}): Promise<
     },
     async stop() {
       gates.openAll();
-      await settler.stop();
-      await Promise.allSettled([agentServer.stop(), ctx.services.close()]);
+      await Promise.allSettled([agentServer.stop(), base.close()]);
       await Promise.allSettled([chainLink.stop(), dynamo.stop()]);
     },
   };

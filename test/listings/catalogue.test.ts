@@ -6,15 +6,17 @@ import { createPublicClient, createWalletClient, http, parseEther } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { buildApp } from "../../src/api/app.ts";
 import { chainFor } from "../../src/chain/client.ts";
-import { marketplaceAbi } from "../../src/chain/generated/marketplace.ts";
+import { marketplaceAbi } from "@agent-rental/core/marketplace";
 import { catchUp } from "../../src/credentials/indexer.ts";
 import { processRegistrationMessage } from "../../src/registration/process.ts";
 import { LOCAL_CHAIN_ID } from "../../local/chain.ts";
-import { createTestServices, fundedAccount, type TestContext } from "../support/services.ts";
+import { fundedAccount, type TestContext } from "../support/services.ts";
+import { startWorld, type World } from "../support/world.ts";
 import { signIn } from "../support/auth.ts";
 import { approveCreator, authorityToken } from "../support/creators.ts";
 
 let ctx: TestContext;
+let world: World | undefined;
 let app: ReturnType<typeof buildApp>;
 let creator: Awaited<ReturnType<typeof fundedAccount>>;
 let creatorToken: string;
@@ -72,7 +74,8 @@ async function search(query: string) {
 }
 
 beforeAll(async () => {
-  ctx = await createTestServices({ CATALOGUE_REFRESH_MS: "0" });
+  world = await startWorld({ serve: false, env: { CATALOGUE_REFRESH_MS: "0" } });
+  ctx = world.ctx;
   app = buildApp(ctx.services);
   creator = await fundedAccount(inject("rpcUrl"));
   creatorToken = (await signIn(app, creator)).token;

@@ -2,10 +2,12 @@
 // review or a secret never creates a partial record.
 import { randomBytes } from "node:crypto";
 import { beforeAll, describe, expect, it } from "vitest";
-import { createTestServices, type TestContext } from "../support/services.ts";
+import type { TestContext } from "../support/services.ts";
+import { startWorld, type World } from "../support/world.ts";
 import { AgentNotFoundError, deleteReviewEntry, getAgent, getAgentAlias, listAgentsOfCreator, listReviewEntries, putAgent, putAgentAlias, putReviewEntry, setAgentReview, setAgentSecret } from "../../src/listings/listing.store.ts";
 
 let ctx: TestContext;
+let world: World | undefined;
 const onChainId = () => `0x${randomBytes(32).toString("hex")}`;
 const creator = () => `0x${randomBytes(20).toString("hex")}`;
 
@@ -14,7 +16,8 @@ function agent(id: string, owner: string, name: string) {
 }
 
 beforeAll(async () => {
-  ctx = await createTestServices();
+  world = await startWorld({ serve: false });
+  ctx = world.ctx;
 });
 
 describe("listing store", () => {

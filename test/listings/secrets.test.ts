@@ -5,11 +5,13 @@ import { ScanCommand } from "@aws-sdk/lib-dynamodb";
 import { buildApp } from "../../src/api/app.ts";
 import { processRegistrationMessage } from "../../src/registration/process.ts";
 import { readListingSecret } from "../../src/listings/secrets.ts";
-import { createTestServices, fundedAccount, type TestContext } from "../support/services.ts";
+import { fundedAccount, type TestContext } from "../support/services.ts";
+import { startWorld, type World } from "../support/world.ts";
 import { signIn } from "../support/auth.ts";
 import { approveCreator } from "../support/creators.ts";
 
 let ctx: TestContext;
+let world: World | undefined;
 let app: ReturnType<typeof buildApp>;
 let creatorToken: string;
 let otherToken: string;
@@ -32,7 +34,8 @@ async function register(m: object): Promise<string> {
 }
 
 beforeAll(async () => {
-  ctx = await createTestServices();
+  world = await startWorld({ serve: false });
+  ctx = world.ctx;
   app = buildApp(ctx.services);
   const creator = await fundedAccount(inject("rpcUrl"), "1");
   creatorToken = (await signIn(app, creator)).token;

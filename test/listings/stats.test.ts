@@ -11,12 +11,14 @@ import { agentKey } from "../../src/listings/listing.store.ts";
 import { recordRunOutcome, renterKey, runOutcomeKey, type RunOutcome } from "../../src/listings/stats.ts";
 import { createCatalogue, type AgentRecord } from "../../src/listings/catalogue.ts";
 import { parseSearchQuery } from "../../src/listings/search/index.ts";
-import { createTestServices, fundedAccount, type TestContext } from "../support/services.ts";
+import { fundedAccount, type TestContext } from "../support/services.ts";
+import { startWorld, type World } from "../support/world.ts";
 import { signIn } from "../support/auth.ts";
 import { approveCreator } from "../support/creators.ts";
 import { publishAgent, type PublishedAgent } from "../support/agents.ts";
 
 let ctx: TestContext;
+let world: World | undefined;
 let app: ReturnType<typeof buildApp>;
 let creator: Awaited<ReturnType<typeof fundedAccount>>;
 let renterToken: string;
@@ -66,7 +68,8 @@ function crashingTables(when: (command: { constructor: { name: string }; input: 
 }
 
 beforeAll(async () => {
-  ctx = await createTestServices({ CATALOGUE_REFRESH_MS: "0" });
+  world = await startWorld({ serve: false, env: { CATALOGUE_REFRESH_MS: "0" } });
+  ctx = world.ctx;
   app = buildApp(ctx.services);
   creator = await fundedAccount(inject("rpcUrl"));
   await approveCreator(ctx, app, creator.address, (await signIn(app, creator)).token, "Figures Lab");

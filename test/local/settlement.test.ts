@@ -11,7 +11,7 @@ import { fileURLToPath } from "node:url";
 import { createPublicClient, createWalletClient, decodeFunctionData, http, parseEther, type Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { chainFor } from "../../src/chain/client.ts";
-import { marketplaceAbi } from "../../src/chain/generated/marketplace.ts";
+import { marketplaceAbi } from "@agent-rental/core/marketplace";
 import { freePort } from "../../local/ports.ts";
 import type { StackInfo } from "../../local/stack.ts";
 import type { DemoData } from "../../local/demo.ts";

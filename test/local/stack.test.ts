@@ -11,13 +11,17 @@ import { createTables } from "../../src/adapters/tables/dynamo.ts";
 import { createPublicClient, createWalletClient, http, keccak256, parseEther, toHex, type Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { chainFor } from "../../src/chain/client.ts";
-import { marketplaceAbi } from "../../src/chain/generated/marketplace.ts";
+import { marketplaceAbi } from "@agent-rental/core/marketplace";
 import Ajv2020 from "ajv/dist/2020.js";
 import { freePort, portInUse } from "../../local/ports.ts";
 import type { StackInfo } from "../../local/stack.ts";
 import type { DemoData, DemoListing } from "../../local/demo.ts";
 import { parseSse } from "../support/sse.ts";
-import { RENTAL_MODELS } from "../../src/vocabulary.ts";
+import { RENTAL_MODELS } from "@agent-rental/core/vocabulary";
+import { base64url, createRemoteJWKSet, flattenedVerify } from "jose";
+import { TaskState, type Task } from "@a2a-js/sdk";
+import { ClientFactory, ClientFactoryOptions, DefaultAgentCardResolver, JsonRpcTransportFactory } from "@a2a-js/sdk/client";
+import { canonicalCardPayload } from "../../src/a2a/signing.ts";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "../..");
 const dataDir = mkdtempSync(join(tmpdir(), "stack-test-"));
@@ -212,8 +216,57 @@ afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
+/**
+ * README "Hire a demo agent over A2A": a demo agent's Agent Card, read from the stack's origin (the
+ * dashboard in front of the API), its signature checked against the published key set, and a task sent
+ * with the official @a2a-js/sdk client and the demo renter's key, answered with the agent's output.
+ */
+async function a2aQuickstart(info: StackInfo, demoKey: string): Promise<void> {
+  const demo = info.demo as unknown as DemoData;
+  const reviewer = demo.listings.find((l) => l.name === "contract-reviewer")!;
+  const cardUrl = `${info.api_url}/a2a/${reviewer.agent_id}/.well-known/agent-card.json`;
+  const cardRes = await fetch(cardUrl, { signal: AbortSignal.timeout(30_000) });
+  expect(cardRes.status).toBe(200);
+  expect(cardRes.headers.get("etag")).toMatch(/^"/);
+  const card = (await cardRes.json()) as { name: string; supportedInterfaces: { url: string }[]; signatures: { protected: string; signature: string }[] };
+  expect(card.name).toBe("Contract Reviewer");
+  expect(card.supportedInterfaces[0]!.url).toBe(`${info.api_url}/a2a/${reviewer.agent_id}`);
+  const { jku } = JSON.parse(new TextDecoder().decode(base64url.decode(card.signatures[0]!.protected))) as { jku: string };
+  expect(jku).toBe(`${info.api_url}/.well-known/jwks.json`);
+  await flattenedVerify({ ...card.signatures[0]!, payload: base64url.encode(canonicalCardPayload(card as unknown as Record<string, unknown>)) }, createRemoteJWKSet(new URL(jku)));
+  const fetchImpl: typeof fetch = (input, init) => {
+    const headers = new Headers(init?.headers);
+    headers.set("authorization", `Bearer ${demoKey}`);
+    return fetch(input, { ...init, headers });
+  };
+  const factory = new ClientFactory(ClientFactoryOptions.createFrom(ClientFactoryOptions.default, { transports: [new JsonRpcTransportFactory({ fetchImpl })], cardResolver: new DefaultAgentCardResolver({ fetchImpl }) }));
+  const client = await factory.createFromUrl(cardUrl, "");
+  const task = (await client.sendMessage({
+    tenant: "",
+    message: {
+      messageId: `stack-${Date.now()}`,
+      contextId: "",
+      taskId: "",
+      role: 1,
+      parts: [
+        { content: { $case: "text", value: "Review this contract" }, metadata: undefined, filename: "", mediaType: "text/plain" },
+        { content: { $case: "data", value: { contract: "The supplier accepts unlimited liability." } }, metadata: undefined, filename: "", mediaType: "application/json" },
+      ],
+      metadata: undefined,
+      extensions: [],
+      referenceTaskIds: [],
+    },
+    configuration: undefined,
+    metadata: undefined,
+  })) as Task;
+  expect(task.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+  expect(task.id).toMatch(RUN_ID);
+  expect(task.artifacts[0]!.parts[0]!.content).toEqual({ $case: "data", value: { findings: ["example"] } });
+  expect(task.metadata).toMatchObject({ run_id: task.id, cost_wei: "0" });
+}
+
 describe("npm start (the local stack)", () => {
-  it("starts everything, serves the API, runs the README's executes against the demo, refuses a second start, stops cleanly, and keeps off-chain data across a restart", async () => {
+  it("starts everything, serves the API, runs the README's executes against the demo, serves a demo agent's signed A2A card and runs an A2A task (GET /a2a/{agent_id}/.well-known/agent-card.json, POST /a2a/{agent_id}), refuses a second start, stops cleanly, and keeps off-chain data across a restart", async () => {
     const p = await ports();
     const first = npmStart(p, dataDir);
     const info = await waitForStack(dataDir, first.exited, first.output);
@@ -243,6 +296,8 @@ describe("npm start (the local stack)", () => {
 
     // The README's "Try it": an execute, a streamed per-query execute, and the run with its receipt.
     await readmeQuickstart(info, demoKey);
+    // The README's A2A step: a demo agent's signed card and a task with the official client.
+    await a2aQuickstart(info, demoKey);
 
     // A rental bought on the stack's chain reaches the credentials API through the stack's indexer.
     const chain = chainFor(info.chain_id, info.rpc_url);

@@ -9,7 +9,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { buildApp } from "../../src/api/app.ts";
-import { marketplaceAbi } from "../../src/chain/generated/marketplace.ts";
+import { marketplaceAbi } from "@agent-rental/core/marketplace";
 import { runJob } from "../../src/jobs.ts";
 import { until } from "../support/until.ts";
 import type { Account } from "../support/chain-actions.ts";
@@ -179,7 +179,7 @@ describe("money", () => {
 });
 
 describe("bad input: the protocol's own error or a tool error, never a 5xx, nothing charged", () => {
-  it("arguments that fail the agent's schema, unknown arguments, a missing task and an unknown tool are tool errors; no run starts", async () => {
+  it("arguments that fail the agent's schema, unknown arguments and a missing task are tool errors, an unknown tool the protocol's -32602; no run starts", async () => {
     const before = { balance: await balanceOf(summarizer), deliveries: deliveries().length };
     const cases: [string, Record<string, unknown>, RegExp][] = [
       ["remote_summarizer", { task: "x" }, /^Error invalid_input: .*must have required property 'text'/],
@@ -187,13 +187,14 @@ describe("bad input: the protocol's own error or a tool error, never a 5xx, noth
       ["remote_summarizer", { task: "x", text: "y", agent_id: unrented.agent_id }, /^Error invalid_tool_arguments: Unknown argument: agent_id/],
       ["remote_summarizer", { text: "y" }, /^Error invalid_tool_arguments: task is required/],
       ["run_agent", { agent_id: summarizer.agent_id }, /task is required/],
-      ["no_such_tool", { task: "x" }, /^Error tool_not_found: Tool no_such_tool not found/],
     ];
     for (const [name, args, message] of cases) {
       const result = (await mcp.callTool({ name, arguments: args })) as CallToolResult;
       expect(result.isError, `${name} ${JSON.stringify(args)}`).toBe(true);
       expect(textOf(result)).toMatch(message);
     }
+    // MCP 2025-11-25: an unknown tool is a protocol error, not a tool result.
+    await expect(mcp.callTool({ name: "no_such_tool", arguments: { task: "x" } })).rejects.toMatchObject({ code: -32602, message: expect.stringMatching(/Unknown tool: no_such_tool/) });
     expect(deliveries().length).toBe(before.deliveries);
     expect(await balanceOf(summarizer)).toBe(before.balance);
   });

@@ -10,7 +10,8 @@ import { buildApp } from "../../src/api/app.ts";
 import { createLogger } from "../../src/logger.ts";
 import { createEgressGuard } from "../../src/adapters/egress/guard.ts";
 import { writeMarketplace } from "../../src/chain/write.ts";
-import { createTestServices, fundedAccount, type TestContext } from "../support/services.ts";
+import { fundedAccount, type TestContext } from "../support/services.ts";
+import { startWorld, type World } from "../support/world.ts";
 import { createKey, signIn } from "../support/auth.ts";
 import { approveCreator } from "../support/creators.ts";
 import { indexChain, marketTarget, publishConnectedAgent, type PublishedAgent } from "../support/agents.ts";
@@ -18,6 +19,7 @@ import { startHttpsServer, type HttpsTestServer } from "../support/https-server.
 import { closeApi, readBody, serveApi } from "../support/http.ts";
 
 let ctx: TestContext;
+let world: World | undefined;
 let app: ReturnType<typeof buildApp>;
 let agentServer: HttpsTestServer;
 let api: { server: Server; url: string };
@@ -57,7 +59,8 @@ function call(path: string, init: RequestInit & { bearer?: string } = {}): Promi
 }
 
 beforeAll(async () => {
-  ctx = await createTestServices({ ALLOW_PRIVATE_AGENT_HOSTS: "true" });
+  world = await startWorld({ serve: false, env: { ALLOW_PRIVATE_AGENT_HOSTS: "true" } });
+  ctx = world.ctx;
   ctx.services.logger = createLogger("info", (line) => lines.push(line));
   agentServer = await startHttpsServer((req, res) => void agent(req, res));
   ctx.services.egress = createEgressGuard({ ca: agentServer.ca, allowHosts: ["127.0.0.1"] });
@@ -78,7 +81,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await closeApi(api?.server);
   await agentServer?.stop();
-  await ctx?.services.close();
+  await world?.close();
 });
 
 describe("the access log", () => {

@@ -1,14 +1,17 @@
 // Health counts the deferred settlements waiting for the settlement pass, and probes the tables.
 import { beforeAll, describe, expect, it } from "vitest";
-import { createTestServices, type TestContext } from "../support/services.ts";
+import type { TestContext } from "../support/services.ts";
+import { startWorld, type World } from "../support/world.ts";
 import { checkHealth } from "../../src/health.ts";
 import { markSettlementPending } from "../../src/execution/money/settlement.ts";
 import { newRunId } from "../../src/execution/runs/run.ts";
 
 let ctx: TestContext;
+let world: World | undefined;
 
 beforeAll(async () => {
-  ctx = await createTestServices();
+  world = await startWorld({ serve: false });
+  ctx = world.ctx;
 });
 
 describe("health", () => {

@@ -6,25 +6,28 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { buildApp } from "../../src/api/app.ts";
 import { writeMarketplace } from "../../src/chain/write.ts";
 import { startModelServer, type ModelServer } from "../../local/model-server.ts";
-import { createTestServices, fundedAccount, type TestContext } from "../support/services.ts";
+import { fundedAccount, type TestContext } from "../support/services.ts";
+import { startWorld, type World } from "../support/world.ts";
 import { createKey, signIn } from "../support/auth.ts";
 import { approveCreator } from "../support/creators.ts";
 import { indexChain, marketTarget, publishAgent } from "../support/agents.ts";
 import { until } from "../support/until.ts";
 
 let ctx: TestContext;
+let world: World | undefined;
 let app: ReturnType<typeof buildApp>;
 let models: ModelServer;
 
 beforeAll(async () => {
   models = await startModelServer();
   // The services' own pool (not one a test hands in): health reads its figures through sandboxStats.
-  ctx = await createTestServices({ ALLOW_PRIVATE_AGENT_HOSTS: "true", PROVIDER_A_BASE_URL: models.openaiBaseUrl, SANDBOX_WARM: "1" });
+  world = await startWorld({ serve: false, env: { ALLOW_PRIVATE_AGENT_HOSTS: "true", PROVIDER_A_BASE_URL: models.openaiBaseUrl, SANDBOX_WARM: "1" } });
+  ctx = world.ctx;
   app = buildApp(ctx.services);
 });
 
 afterAll(async () => {
-  await ctx?.services.close();
+  await world?.close();
   await models?.stop();
 });
 

@@ -20,7 +20,8 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { buildApp } from "../../src/api/app.ts";
 import { createEgressGuard } from "../../src/adapters/egress/guard.ts";
 import { writeMarketplace } from "../../src/chain/write.ts";
-import { createTestServices, fundedAccount, type TestContext } from "../support/services.ts";
+import { fundedAccount, type TestContext } from "../support/services.ts";
+import { startWorld, type World } from "../support/world.ts";
 import { createKey, signIn } from "../support/auth.ts";
 import { approveCreator } from "../support/creators.ts";
 import { indexChain, marketTarget, publishConnectedAgent, type PublishedAgent } from "../support/agents.ts";
@@ -32,6 +33,7 @@ const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const NPM_ENV = { ...process.env, npm_config_audit: "false", npm_config_fund: "false", npm_config_update_notifier: "false" };
 
 let ctx: TestContext;
+let world: World | undefined;
 let api: Server;
 let baseUrl: string;
 let agentServer: HttpsTestServer;
@@ -61,7 +63,8 @@ const agentrent = (args: string[]) =>
   });
 
 beforeAll(async () => {
-  ctx = await createTestServices({ ALLOW_PRIVATE_AGENT_HOSTS: "true", CATALOGUE_REFRESH_MS: "0" });
+  world = await startWorld({ serve: false, env: { ALLOW_PRIVATE_AGENT_HOSTS: "true", CATALOGUE_REFRESH_MS: "0" } });
+  ctx = world.ctx;
   agentServer = await startHttpsServer((req, res) => void connected(req, res));
   ctx.services.egress = createEgressGuard({ ca: agentServer.ca, allowHosts: ["127.0.0.1"] });
   const app = buildApp(ctx.services);
@@ -97,12 +100,34 @@ beforeAll(async () => {
 afterAll(async () => {
   await closeApi(api);
   await agentServer?.stop();
-  await ctx?.services.close();
+  await world?.close();
   if (work) rmSync(work, { recursive: true, force: true });
 });
 
 /** The version of `name` this repository installs, so the empty folder's npm finds it in its cache. */
 const repoVersion = (name: string): string => (JSON.parse(readFileSync(join(ROOT, "node_modules", name, "package.json"), "utf8")) as { version: string }).version;
+
+/** Every file of an installed package, with its text. */
+function installedFiles(dir: string): { file: string; text: string }[] {
+  return readdirSync(dir, { withFileTypes: true, recursive: true })
+    .filter((entry) => entry.isFile())
+    .map((entry) => {
+      const file = join(entry.parentPath, entry.name);
+      return { file, text: readFileSync(file, "utf8") };
+    });
+}
+
+describe("the shared core", () => {
+  it("is bundled into both packages, code and type declarations: nothing installed names @agent-rental/core, which is not installed", () => {
+    for (const pkg of ["sdk", "cli"]) {
+      // Source maps carry the sources as written (their imports name the core); what runs and what tsc reads must not.
+      const files = installedFiles(join(work, "node_modules/@agent-rental", pkg)).filter(({ file }) => !file.endsWith(".map"));
+      expect(files.length).toBeGreaterThan(2);
+      expect(files.filter(({ text }) => text.includes("@agent-rental/core")).map(({ file }) => file)).toEqual([]);
+    }
+    expect(readdirSync(join(work, "node_modules/@agent-rental")).sort()).toEqual(["cli", "sdk"]);
+  });
+});
 
 describe("the SDK tarball", () => {
   it("imports with plain node as an ES module and as CommonJS, and parses a cost above 2^53 exactly", async () => {
@@ -114,6 +139,25 @@ describe("the SDK tarball", () => {
     const mcp = await run(process.execPath, ["--input-type=module", "-e", 'import("@agent-rental/sdk/mcp").then((m) => console.log(typeof m.loadAgentMcpServer), (e) => console.log(e.code))'], { cwd: work });
     // ./mcp needs its optional peer dependency, absent here: the import names what is missing.
     expect(mcp.stdout.trim()).toBe("ERR_MODULE_NOT_FOUND");
+  });
+
+  it("the installed agent-rental-mcp, without its optional peer, says which package to install instead of a stack trace", async () => {
+    const failed = await run(join(work, "node_modules/.bin/agent-rental-mcp"), [], {
+      cwd: work,
+      timeout: 30_000,
+      env: { PATH: process.env.PATH ?? "", AGENT_RENTAL_API_URL: baseUrl, AGENT_RENTAL_API_KEY: renterApiKey },
+    }).then(
+      () => undefined,
+      (error: { code?: number; stdout?: string; stderr?: string }) => error,
+    );
+    expect(failed, "the program exits non-zero").toBeDefined();
+    expect(failed!.code).toBe(1);
+    const range = (JSON.parse(readFileSync(join(ROOT, "sdk/package.json"), "utf8")) as { peerDependencies: Record<string, string> }).peerDependencies["@modelcontextprotocol/sdk"];
+    expect(failed!.stderr).toContain("the MCP server needs @modelcontextprotocol/sdk, an optional peer dependency of @agent-rental/sdk");
+    expect(failed!.stderr).toContain(`npm install @modelcontextprotocol/sdk@"${range}"`);
+    // No stack trace, no Node internals: the message alone.
+    expect(failed!.stderr).not.toMatch(/^\s+at |node:internal|ERR_MODULE_NOT_FOUND/m);
+    expect(failed!.stdout).toBe("");
   });
 
   describe("with the peers of ./ai and ./mcp installed beside it", () => {

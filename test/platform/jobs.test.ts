@@ -9,13 +9,16 @@ import { createTables } from "../../src/adapters/tables/dynamo.ts";
 import { createLogger } from "../../src/logger.ts";
 import { getJob, putQueuedJob } from "../../src/registration/jobs.ts";
 import { useLambdaEnvironment } from "../support/lambda-environment.ts";
-import { createTestServices, type TestContext } from "../support/services.ts";
+import type { TestContext } from "../support/services.ts";
+import { startWorld, type World } from "../support/world.ts";
 import { until } from "../support/until.ts";
 import { finishedRun, readRun, writeRuns } from "../run-log/support.ts";
 
 let ctx: TestContext;
+let world: World | undefined;
 beforeAll(async () => {
-  ctx = await createTestServices();
+  world = await startWorld({ serve: false });
+  ctx = world.ctx;
 });
 // The entry points boot their services from the environment, as in Lambda.
 useLambdaEnvironment(() => ctx.env);

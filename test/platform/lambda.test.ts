@@ -2,11 +2,14 @@
 // error envelope out.
 import { beforeAll, describe, expect, it } from "vitest";
 import { useLambdaEnvironment } from "../support/lambda-environment.ts";
-import { createTestServices, type TestContext } from "../support/services.ts";
+import type { TestContext } from "../support/services.ts";
+import { startWorld, type World } from "../support/world.ts";
 
 let ctx: TestContext;
+let world: World | undefined;
 beforeAll(async () => {
-  ctx = await createTestServices();
+  world = await startWorld({ serve: false });
+  ctx = world.ctx;
 });
 // The entry points boot their services from the environment, as in Lambda.
 useLambdaEnvironment(() => ctx.env);

@@ -10,9 +10,11 @@ import { createServices } from "../../src/services.ts";
 import { createMemoryRateLimiter } from "../../src/adapters/ratelimit/memory.ts";
 import { trustedProxies } from "../../src/api/middleware/rate-limit.ts";
 import { closeApi, serveApi } from "../support/http.ts";
-import { createTestServices, type TestContext } from "../support/services.ts";
+import type { TestContext } from "../support/services.ts";
+import { startWorld, type World } from "../support/world.ts";
 
 let ctx: TestContext;
+let world: World | undefined;
 const servers: Server[] = [];
 
 // Windows are aligned to the epoch; a frozen clock keeps a burst in one window.
@@ -43,7 +45,8 @@ async function guessKeys(url: string, forwardedFor: (i: number) => string): Prom
 }
 
 beforeAll(async () => {
-  ctx = await createTestServices();
+  world = await startWorld({ serve: false });
+  ctx = world.ctx;
 });
 
 afterAll(async () => {

@@ -9,13 +9,16 @@ import { readListingSecret, setProviderKey } from "../../src/listings/secrets.ts
 import { applyAsCreator, reviewCreator } from "../../src/creators/creators.ts";
 import { agentKey } from "../../src/listings/listing.store.ts";
 import { loadAgentLogic } from "../../src/execution/agent-logic.ts";
-import { createTestServices, fundedAccount, type TestContext } from "../support/services.ts";
+import { fundedAccount, type TestContext } from "../support/services.ts";
+import { startWorld, type World } from "../support/world.ts";
 
 let ctx: TestContext;
+let world: World | undefined;
 let creator: Awaited<ReturnType<typeof fundedAccount>>;
 
 beforeAll(async () => {
-  ctx = await createTestServices();
+  world = await startWorld({ serve: false });
+  ctx = world.ctx;
   creator = await fundedAccount(inject("rpcUrl"));
   await applyAsCreator(ctx.services.tables, creator.address, "Racing Creator");
   await reviewCreator(ctx.services.tables, creator.address, "approve", undefined);

@@ -9,18 +9,20 @@ import { createPublicClient, createWalletClient, encodePacked, http, keccak256, 
 import { privateKeyToAccount } from "viem/accounts";
 import { buildApp } from "../../src/api/app.ts";
 import { chainFor } from "../../src/chain/client.ts";
-import { marketplaceAbi } from "../../src/chain/generated/marketplace.ts";
+import { marketplaceAbi } from "@agent-rental/core/marketplace";
 import { ensureRegistrationQueues } from "../../src/adapters/queue/sqs.ts";
 import { cidOf } from "../../src/registration/cid.ts";
 import { getJob, putQueuedJob } from "../../src/registration/jobs.ts";
 import { processRegistrationMessage, sweepQueuedJobs } from "../../src/registration/process.ts";
 import { runJob, startJobs, type JobScheduler } from "../../src/jobs.ts";
 import { LOCAL_CHAIN_ID } from "../../local/chain.ts";
-import { createTestServices, fundedAccount, type TestContext } from "../support/services.ts";
+import { fundedAccount, type TestContext } from "../support/services.ts";
+import { startWorld, type World } from "../support/world.ts";
 import { signIn } from "../support/auth.ts";
 import { approveCreator } from "../support/creators.ts";
 
 let ctx: TestContext;
+let world: World | undefined;
 let app: ReturnType<typeof buildApp>;
 let creator: Awaited<ReturnType<typeof fundedAccount>>;
 let token: string;
@@ -39,7 +41,8 @@ const manifest = (overrides: Record<string, unknown> = {}) => ({
 });
 
 beforeAll(async () => {
-  ctx = await createTestServices();
+  world = await startWorld({ serve: false });
+  ctx = world.ctx;
   app = buildApp(ctx.services);
   creator = await fundedAccount(inject("rpcUrl"));
   token = (await signIn(app, creator)).token;

@@ -3,13 +3,16 @@
 // here are the ones quoted in docs/design/run-log.md.
 import { beforeAll, describe, expect, it } from "vitest";
 import { logPendingRuns } from "../../src/execution/run-log/pass.ts";
-import { createTestServices, type TestContext } from "../support/services.ts";
+import type { TestContext } from "../support/services.ts";
+import { startWorld, type World } from "../support/world.ts";
 import { expectLoggedAndVerified, finishedRun, readRun, writeRuns } from "./support.ts";
 
 let ctx: TestContext;
+let world: World | undefined;
 
 beforeAll(async () => {
-  ctx = await createTestServices();
+  world = await startWorld({ serve: false });
+  ctx = world.ctx;
 });
 
 async function logBatchOf(size: number): Promise<bigint> {

@@ -4,16 +4,19 @@
 import { randomBytes, randomInt } from "node:crypto";
 import { beforeAll, describe, expect, it } from "vitest";
 import { getAddress, keccak256, parseEventLogs, toHex, type Hex } from "viem";
-import { marketplaceAbi } from "../../src/chain/generated/marketplace.ts";
+import { marketplaceAbi } from "@agent-rental/core/marketplace";
 import { buildRunTree, hashPair, rootFromProof, runReceiptLeaf, verifyProof, type RunReceiptFields } from "../../src/execution/run-log/merkle.ts";
 import { runRef } from "../../src/execution/runs/run.ts";
-import { createTestServices, type TestContext } from "../support/services.ts";
+import type { TestContext } from "../support/services.ts";
+import { startWorld, type World } from "../support/world.ts";
 import { verifyOnChain } from "./support.ts";
 
 let ctx: TestContext;
+let world: World | undefined;
 
 beforeAll(async () => {
-  ctx = await createTestServices();
+  world = await startWorld({ serve: false });
+  ctx = world.ctx;
 });
 
 const randomLeaf = (): Hex => toHex(randomBytes(32));

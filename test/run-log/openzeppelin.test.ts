@@ -5,9 +5,10 @@ import { randomBytes, randomInt } from "node:crypto";
 import { StandardMerkleTree } from "@openzeppelin/merkle-tree";
 import { beforeAll, describe, expect, it } from "vitest";
 import { getAddress, parseEventLogs, toHex, type Hex } from "viem";
-import { marketplaceAbi } from "../../src/chain/generated/marketplace.ts";
+import { marketplaceAbi } from "@agent-rental/core/marketplace";
 import { buildRunTree, runReceiptLeaf, type RunReceiptFields } from "../../src/execution/run-log/merkle.ts";
-import { createTestServices, type TestContext } from "../support/services.ts";
+import type { TestContext } from "../support/services.ts";
+import { startWorld, type World } from "../support/world.ts";
 import { verifyOnChain } from "./support.ts";
 
 /** The receipt's ABI types, in runReceiptLeaf's order: OpenZeppelin's leaf encoding. */
@@ -25,9 +26,11 @@ const randomReceipt = (): RunReceiptFields => ({
 const valuesOf = (r: RunReceiptFields) => [r.runId, r.listingId, r.renter, r.status, r.costWei.toString(), r.durationMs.toString()];
 
 let ctx: TestContext;
+let world: World | undefined;
 
 beforeAll(async () => {
-  ctx = await createTestServices();
+  world = await startWorld({ serve: false });
+  ctx = world.ctx;
 });
 
 describe("run log and OpenZeppelin's Merkle tree", () => {

@@ -13,7 +13,8 @@ import { RUN_BATCH_OPEN, runBatchKey, type RunBatchItem } from "../../src/execut
 import type { RunRecord } from "../../src/execution/runs/run.ts";
 import { RUN_LOG_BATCHING, RUN_LOG_PENDING } from "../../src/execution/runs/run.store.ts";
 import { freePort } from "../../local/ports.ts";
-import { createTestServices, fundedAccount, type TestContext } from "../support/services.ts";
+import { fundedAccount, type TestContext } from "../support/services.ts";
+import { startWorld, type World } from "../support/world.ts";
 import {
   deferred,
   expectLoggedAndVerified,
@@ -28,9 +29,11 @@ import {
 } from "./support.ts";
 
 let ctx: TestContext;
+let world: World | undefined;
 
 beforeAll(async () => {
-  ctx = await createTestServices();
+  world = await startWorld({ serve: false });
+  ctx = world.ctx;
 });
 
 async function head(): Promise<bigint> {

@@ -1,7 +1,7 @@
 // The run log against the real chain and DynamoDB emulator: finished runs are logged in Merkle batches,
 // every receipt verifies on-chain, batches split at maxBatch, concurrent loggers never log a run twice,
 // and runs whose charge is unconfirmed wait.
-import { beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createServices } from "../../src/services.ts";
 import { createLogger } from "../../src/logger.ts";
 import { createRunLog, logPendingRuns } from "../../src/execution/run-log/pass.ts";
@@ -12,7 +12,8 @@ import { runReceiptFields } from "../../src/execution/run-log/receipts.ts";
 import type { RunRecord } from "../../src/execution/runs/run.ts";
 import { RUN_LOG_PENDING } from "../../src/execution/runs/run.store.ts";
 import { verifyProof } from "../../src/execution/run-log/merkle.ts";
-import { createTestServices, type TestContext } from "../support/services.ts";
+import type { TestContext } from "../support/services.ts";
+import { startWorld, type World } from "../support/world.ts";
 import {
   expectLoggedAndVerified,
   finishedRun,
@@ -25,9 +26,11 @@ import {
 } from "./support.ts";
 
 let ctx: TestContext;
+let world: World | undefined;
 
 beforeAll(async () => {
-  ctx = await createTestServices();
+  world = await startWorld({ serve: false });
+  ctx = world.ctx;
 });
 
 const flipLast = (hex: `0x${string}`): `0x${string}` => hex.replace(/.$/, (c) => (c === "0" ? "1" : "0")) as `0x${string}`;
@@ -190,8 +193,18 @@ describe("logPendingRuns", () => {
 });
 
 describe("the settler job", () => {
+  const worlds: World[] = [];
+  afterAll(async () => {
+    await Promise.all(worlds.map((w) => w.close()));
+  });
+  /** Fresh services that log every 100 ms, the settler started by the test itself. */
+  async function loggingServices() {
+    const w = await startWorld({ serve: false, settler: false, env: { RUN_LOG_INTERVAL_MS: "100" } });
+    worlds.push(w);
+    return w.ctx;
+  }
   it("logs runs as they finish until stopped, its batches sent through the settler", async () => {
-    const { services } = await createTestServices({ RUN_LOG_INTERVAL_MS: "100" });
+    const { services } = await loggingServices();
     const loop = startJobs(services, { only: ["settler"] });
     try {
       const first = Array.from({ length: 3 }, () => finishedRun());
@@ -207,7 +220,7 @@ describe("the settler job", () => {
   });
 
   it("stops only once the batch in flight is mined and recorded, and gives the key's lease up for the next settler", async () => {
-    const { services, authority } = await createTestServices({ RUN_LOG_INTERVAL_MS: "100" });
+    const { services, authority } = await loggingServices();
     const runs = Array.from({ length: 4 }, () => finishedRun());
     await writeRuns(services, runs);
     const loop = startJobs(services, { only: ["settler"] });

@@ -4,7 +4,7 @@ import { randomBytes, randomInt } from "node:crypto";
 import { GetCommand, PutCommand, ScanCommand } from "@aws-sdk/lib-dynamodb";
 import { getAddress, toHex, type Hex } from "viem";
 import { expect } from "vitest";
-import { marketplaceAbi } from "../../src/chain/generated/marketplace.ts";
+import { marketplaceAbi } from "@agent-rental/core/marketplace";
 import { batchWrite } from "../../src/adapters/tables/dynamo.ts";
 import { newRunId, runRef, type RunRecord } from "../../src/execution/runs/run.ts";
 import { runKey, RUN_LOG_PENDING } from "../../src/execution/runs/run.store.ts";
@@ -13,7 +13,7 @@ import type { RunBatchItem } from "../../src/execution/run-log/run-batch.store.t
 import type { RunReceiptFields } from "../../src/execution/run-log/merkle.ts";
 import type { AuthoritySigner } from "../../src/chain/authority.ts";
 import type { Services } from "../../src/services.ts";
-import { RENTAL_MODELS } from "../../src/vocabulary.ts";
+import { RENTAL_MODELS } from "@agent-rental/core/vocabulary";
 
 /** Finish times start a day back (a pass logs runs finished before it started). */
 let clock = Date.now() - 86_400_000;

@@ -7,8 +7,8 @@ import type { Hex } from "viem";
 import type { Account } from "../support/chain-actions.ts";
 import type { AgentCall } from "../support/connected-agent.ts";
 import { startWorld, type PublishedAgent, type World } from "../support/world.ts";
-import type { RentalModel } from "../../src/vocabulary.ts";
-import { AccessError, AgentRentalClient, AgentRentalError, ApiError, AuthError, NotFoundError, RateLimitError, type Eip1193Provider, type StreamEvent } from "../../sdk/src/index.ts";
+import type { RentalModel } from "@agent-rental/core/vocabulary";
+import { AccessError, AgentRentalClient, AgentRentalError, ApiError, AuthError, NotFoundError, RateLimitError, type Eip1193Provider, type StreamEvent } from "@agent-rental/sdk";
 
 let world: World;
 let baseUrl: string;
@@ -339,6 +339,25 @@ describe("executeStream", () => {
     expect(deliveries().filter((d) => d.task === "stream once more")).toHaveLength(1);
   });
 
+  it("with resumes: 0, a dropped connection ends the iteration with stream_interrupted after the events it delivered, and the caller resumes with runs.events", async () => {
+    const log: { method: string; path: string; headers: Headers }[] = [];
+    const own = new AgentRentalClient({ baseUrl, fetch: recordingFetch(log, cuttingFetch()), retryBaseDelayMs: 10 });
+    await own.signIn(renter);
+    let runId: string | undefined;
+    const seen: StreamEvent[] = [];
+    const error = await (async () => {
+      for await (const event of own.executeStream({ agent_id: oneTime.agent_id, task: "stream resumed by the caller" }, { resumes: 0, onRunId: (id) => (runId = id) })) seen.push(event);
+    })().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(AgentRentalError);
+    expect(error).toMatchObject({ code: "stream_interrupted", status: 0 });
+    expect(seen).toEqual([{ type: "output", delta: "alpha ", id: "6" }]);
+    // Nothing was resumed by the client itself.
+    expect(log.filter((l) => l.path.endsWith("/events"))).toEqual([]);
+    const rest = await collect(own.runs.events(runId!, { lastEventId: "6", resumes: 0 }));
+    expect(rest.filter((e) => e.type === "output").map((e) => e.delta).join("")).toBe("beta gamma");
+    expect(rest.at(-1)).toMatchObject({ type: "done", run: { run_id: runId, status: "completed" } });
+  });
+
   it("follows a run's events from an offset with runs.events", async () => {
     const events = await collect(client.executeStream({ agent_id: oneTime.agent_id, task: "stream for replay" }));
     const done = events.at(-1)!;
@@ -368,10 +387,17 @@ describe("rate limits and retries", () => {
     expect(error).toBeInstanceOf(RateLimitError);
     expect(error).toMatchObject({ code: "rate_limit_exceeded", status: 429, retryAfter: 1 });
     const patientLog: { method: string; path: string; headers: Headers }[] = [];
-    const patient = new AgentRentalClient({ baseUrl, retryOn429: true, retries: 3, fetch: recordingFetch(patientLog) });
+    const patientAnswers: number[] = [];
+    const answered: typeof fetch = async (input, init) => {
+      const response = await fetch(input, init);
+      if (new URL(String(input)).pathname === "/v1/execute") patientAnswers.push(response.status);
+      return response;
+    };
+    const patient = new AgentRentalClient({ baseUrl, retryOn429: true, retries: 3, fetch: recordingFetch(patientLog, answered) });
     await patient.signIn(crowd);
     const waiting = patient.execute({ agent_id: crowded.agent_id, task: "patient" });
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    // The slots are freed only once the patient client has been refused (429), so it must retry.
+    await expect.poll(() => patientAnswers, { timeout: 20_000 }).toContain(429);
     gate.open();
     expect((await Promise.all(inFlight)).every((r) => r.status === "completed")).toBe(true);
     expect(await waiting).toMatchObject({ status: "completed", output: { findings: ["done: patient"] } });

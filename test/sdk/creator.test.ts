@@ -10,7 +10,7 @@ import { writeMarketplace } from "../../src/chain/write.ts";
 import type { Account } from "../support/chain-actions.ts";
 import { startWorld, type World } from "../support/world.ts";
 import { until } from "../support/until.ts";
-import { AccessError, AgentRentalClient, ApiError, NotFoundError, type AgentManifest } from "../../sdk/src/index.ts";
+import { AccessError, AgentRentalClient, ApiError, NotFoundError, type AgentManifest } from "@agent-rental/sdk";
 
 /** With the registration worker and the indexer running, and a connected agent that answers once the
  * test gives it the listing's webhook secret. */

@@ -3,7 +3,7 @@
 // regex pre-pass used where the runtime has no source text (Node 20).
 import { describe, expect, it } from "vitest";
 import { HAS_JSON_SOURCE, parseJson, parseJsonWithPrepass, parseJsonWithSource } from "../../sdk/src/json.ts";
-import type { Run } from "../../sdk/src/index.ts";
+import type { Run } from "@agent-rental/sdk";
 
 const ABOVE = 2n ** 53n + 1n; // 9007199254740993: a double cannot hold it
 const HUGE = 10n ** 30n + 7n;

@@ -14,7 +14,7 @@ import { ToolListChangedNotificationSchema, type CallToolResult } from "@modelco
 import type { Account } from "../support/chain-actions.ts";
 import type { AgentCall } from "../support/connected-agent.ts";
 import { startWorld, type PublishedAgent, type World } from "../support/world.ts";
-import { AgentRentalClient } from "../../sdk/src/index.ts";
+import { AgentRentalClient } from "@agent-rental/sdk";
 import { loadAgentMcpServer } from "../../sdk/src/mcp/server.ts";
 
 // The program's source through tsx (the packed bin runs its build: test/packages checks that one).
@@ -153,7 +153,7 @@ describe("errors are tool errors, and the server keeps serving", () => {
     expect(textOf(result)).toMatch(/^Error agent_http_error \(run id \S+\): .*HTTP 500/);
   });
 
-  it("bad arguments never reach the service: missing or empty task, agent_id on a per-agent tool, input not an object, an unknown tool", async () => {
+  it("bad arguments never reach the service: missing or empty task, agent_id on a per-agent tool, input not an object (tool errors), an unknown tool (the protocol's -32602)", async () => {
     const before = deliveries().length;
     const cases: [string, Record<string, unknown>, RegExp][] = [
       ["run_agent", { task: "no agent" }, /agent_id/],
@@ -162,13 +162,13 @@ describe("errors are tool errors, and the server keeps serving", () => {
       ["mcp_researcher", { task: "x", agent_id: unrented.agent_id }, /agent_id/],
       ["run_agent", { agent_id: researcher.agent_id, task: "x", input: "a string" }, /input/],
       ["run_agent", { agent_id: researcher.agent_id, task: "x", input: [1] }, /input/],
-      ["no_such_tool", { task: "x" }, /no_such_tool not found/],
     ];
     for (const [name, args, message] of cases) {
       const result = (await mcp.client.callTool({ name, arguments: args })) as CallToolResult;
       expect(result.isError, `${name} ${JSON.stringify(args)}`).toBe(true);
       expect(textOf(result)).toMatch(message);
     }
+    await expect(mcp.client.callTool({ name: "no_such_tool", arguments: { task: "x" } })).rejects.toMatchObject({ code: -32602, message: expect.stringMatching(/Unknown tool: no_such_tool/) });
     expect(deliveries().length).toBe(before);
     expect((await mcp.client.listTools()).tools).toHaveLength(3);
   });
@@ -254,8 +254,8 @@ describe("rentals that change while the server runs", () => {
 
       const result = (await client.callTool({ name: "mcp_later", arguments: { task: "after the refresh" } })) as CallToolResult;
       expect(JSON.parse(textOf(result))).toEqual({ findings: ["/agents/mcp-later: after the refresh"] });
-      const gone = (await client.callTool({ name: "mcp_revoked", arguments: { task: "anything" } })) as CallToolResult;
-      expect(gone.isError).toBe(true);
+      // A tool that is gone is unknown: the protocol's error (MCP 2025-11-25).
+      await expect(client.callTool({ name: "mcp_revoked", arguments: { task: "anything" } })).rejects.toMatchObject({ code: -32602 });
       expect(logs.join("\n")).toContain("tools changed: +mcp_later, -mcp_revoked");
     } finally {
       await client.close();

@@ -23,7 +23,7 @@ import {
   listRentedAgentTools,
   openAIAgentTool,
   parseAgentToolArguments,
-} from "../../sdk/src/index.ts";
+} from "@agent-rental/sdk";
 import { agentTool, rentedAgentTools } from "../../sdk/src/tools/ai-sdk.ts";
 
 const MODEL_KEY = "sk-local-tools-test-0123456789";

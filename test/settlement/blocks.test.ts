@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Hex } from "viem";
 import { writeMarketplace } from "../../src/chain/write.ts";
-import { marketplaceAbi } from "../../src/chain/generated/marketplace.ts";
+import { marketplaceAbi } from "@agent-rental/core/marketplace";
 import { sharedInfrastructure } from "../support/services.ts";
 import { startJobs } from "../../src/jobs.ts";
 import { startWorldOn, type PublishedAgent, type Renter, type World } from "../support/world.ts";

@@ -10,7 +10,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Hex } from "viem";
-import { marketplaceAbi } from "../../src/chain/generated/marketplace.ts";
+import { marketplaceAbi } from "@agent-rental/core/marketplace";
 import { ensureSettlementQueue } from "../../src/adapters/queue/sqs.ts";
 import { runJob } from "../../src/jobs.ts";
 import { createSettler, type BatchEvent } from "../../src/execution/settler/settler.ts";

@@ -5,7 +5,7 @@
 import { randomBytes } from "node:crypto";
 import { beforeAll, describe, expect, it } from "vitest";
 import { createTestClient, http, type Hex } from "viem";
-import { marketplaceAbi } from "../../src/chain/generated/marketplace.ts";
+import { marketplaceAbi } from "@agent-rental/core/marketplace";
 import { chargeMessageBody, type ChargeMessage } from "../../src/execution/money/charge-message.ts";
 import { CHARGE_REF_BLOCK, chargeRefHex } from "../../src/execution/money/charge-refs.ts";
 import { createSettler } from "../../src/execution/settler/settler.ts";

@@ -5,7 +5,7 @@
 import { decodeFunctionData, type Address, type Hex } from "viem";
 import { startChain, type ChainNode } from "../../local/chain.ts";
 import { freePort } from "../../local/ports.ts";
-import { marketplaceAbi } from "../../src/chain/generated/marketplace.ts";
+import { marketplaceAbi } from "@agent-rental/core/marketplace";
 import type { ChainClient } from "../../src/chain/client.ts";
 import { chargeRefOf } from "../../src/execution/runs/run.ts";
 import { getRun } from "../../src/execution/runs/run.store.ts";

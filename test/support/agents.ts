@@ -13,7 +13,7 @@ import { reviewListing } from "../../src/listings/reviews.ts";
 import { LOCAL_CHAIN_ID } from "../../local/chain.ts";
 import type { TestContext } from "./services.ts";
 import { signIn } from "./auth.ts";
-import { ACCESS_TYPE, type RentalModel } from "../../src/vocabulary.ts";
+import { ACCESS_TYPE, type RentalModel } from "@agent-rental/core/vocabulary";
 
 type AppLike = Pick<Hono, "request">;
 

@@ -18,7 +18,7 @@ import {
   type TransactionReceipt,
 } from "viem";
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
-import { marketplaceAbi } from "../../src/chain/generated/marketplace.ts";
+import { marketplaceAbi } from "@agent-rental/core/marketplace";
 import { writeMarketplace, type MarketplaceWriteName } from "../../src/chain/write.ts";
 import { chainFor } from "../../src/chain/client.ts";
 import { deployMarketplace } from "../../src/chain/deploy.ts";
@@ -31,7 +31,7 @@ import { createBlobs, ensureBucket } from "../../src/adapters/blobs/s3.ts";
 import { createLogger } from "../../src/logger.ts";
 import { generateSigningKey } from "../../src/auth/jwt.ts";
 import { logPosition } from "../../src/credentials/events.ts";
-import { ACCESS_TYPE, type RentalModel } from "../../src/vocabulary.ts";
+import { ACCESS_TYPE, type RentalModel } from "@agent-rental/core/vocabulary";
 
 export type Account = PrivateKeyAccount & { privateKey: Hex };
 
@@ -222,6 +222,8 @@ export async function createServicesOn(options: ServicesOnOptions): Promise<Serv
     INDEXER_CONFIRMATIONS: "0",
     LOG_LEVEL: "silent",
     JWT_SIGNING_KEYS: JSON.stringify([generateSigningKey()]),
+    CARD_SIGNING_KEYS: JSON.stringify([generateSigningKey()]),
+    OAUTH_SIGNING_KEYS: JSON.stringify([generateSigningKey()]),
     LOCAL_MASTER_KEY: randomBytes(32).toString("base64"),
     AUTHORITY_PRIVATE_KEY: deployed.authority.privateKey,
     ...options.env,

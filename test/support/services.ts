@@ -1,11 +1,12 @@
-// Builds the service's real dependencies for a test file against the shared emulators and chain:
-// its own table prefix, its own queues and bucket, its own marketplace deployment.
+// Where the shared emulators and chain of a test run listen, and what a test world's services are
+// (TestContext). A suite builds its world, and with it its own table prefix, queues, bucket and
+// marketplace deployment, with startWorld (test/support/world.ts): the one harness.
 import { inject } from "vitest";
 import type { Hex } from "viem";
 import type { PrivateKeyAccount } from "viem/accounts";
 import type { Config } from "../../src/config.ts";
 import type { Services } from "../../src/services.ts";
-import { createServicesOn, fundAccount } from "./chain-actions.ts";
+import { fundAccount } from "./chain-actions.ts";
 
 export interface TestContext {
   config: Config;
@@ -26,9 +27,4 @@ export const fundedAccount = fundAccount;
 /** Where the shared emulators and chain of this test run listen (started by the global setup). */
 export function sharedInfrastructure(): { rpcUrl: string; dynamoEndpoint: string; awsEndpoint: string } {
   return { rpcUrl: inject("rpcUrl"), dynamoEndpoint: inject("dynamoEndpoint"), awsEndpoint: inject("awsEndpoint") };
-}
-
-export async function createTestServices(overrides: Record<string, string> = {}): Promise<TestContext> {
-  const { config, services, env, authority, treasury } = await createServicesOn({ ...sharedInfrastructure(), env: overrides });
-  return { config, services, env, authority, treasury };
 }

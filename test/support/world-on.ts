@@ -14,7 +14,7 @@ import { chainFor } from "../../src/chain/client.ts";
 import type { Config } from "../../src/config.ts";
 import type { Services } from "../../src/services.ts";
 import { JOB_NAMES, runJob, startJobs, type JobName, type JobScheduler, type StartJobsOptions } from "../../src/jobs.ts";
-import type { RentalModel } from "../../src/vocabulary.ts";
+import type { RentalModel } from "@agent-rental/core/vocabulary";
 import { LOCAL_CHAIN_ID, startChain } from "../../local/chain.ts";
 import { startDynamo, startQueues } from "../../local/emulators.ts";
 import { freePort } from "../../local/ports.ts";

@@ -5,21 +5,24 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildApp } from "../../src/api/app.ts";
 import { loadConfig } from "../../src/config.ts";
 import { createServices } from "../../src/services.ts";
-import { createTestServices, type TestContext } from "../support/services.ts";
+import type { TestContext } from "../support/services.ts";
+import { startWorld, type World } from "../support/world.ts";
 
 const DASHBOARD = "https://d1a2b3c4d5e6f7.cloudfront.net";
 const PARTNER = "https://partner.example.org";
 
 let local: TestContext;
+let localWorld: World | undefined;
 let app: ReturnType<typeof buildApp>;
 
 beforeAll(async () => {
-  local = await createTestServices();
+  localWorld = await startWorld({ serve: false });
+  local = localWorld.ctx;
   // As stacks/api.ts configures the API's functions: the site's URL, and an operator's extra origin.
   const config = loadConfig({ ...local.env, DASHBOARD_URL: `${DASHBOARD}/`, CORS_ORIGINS: PARTNER });
   app = buildApp(createServices(config, { logger: local.services.logger, tables: local.services.tables }));
 });
-afterAll(() => local?.services.close());
+afterAll(() => localWorld?.close());
 
 const preflight = (origin: string) =>
   new Request("http://api.test/v1/listings", { method: "OPTIONS", headers: { origin, "access-control-request-method": "GET", "access-control-request-headers": "authorization" } });

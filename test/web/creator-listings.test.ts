@@ -11,7 +11,7 @@ import { DEV_ACCOUNTS } from "../../local/chain.ts";
 import { DEMO_PROVIDER_KEY } from "../../local/demo.ts";
 import type { RunningStack } from "../../local/stack.ts";
 import { chainFor } from "../../src/chain/client.ts";
-import { marketplaceAbi } from "../../src/chain/generated/marketplace.ts";
+import { marketplaceAbi } from "@agent-rental/core/marketplace";
 import { connectAndSignIn, launchBrowser, openDashboard, refusalLogged, seriousViolations, startWebStack } from "./support.ts";
 
 let stack: RunningStack & { dataDir: string };

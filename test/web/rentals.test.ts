@@ -8,7 +8,7 @@ import { privateKeyToAccount } from "viem/accounts";
 import { DEV_ACCOUNTS } from "../../local/chain.ts";
 import type { RunningStack } from "../../local/stack.ts";
 import { chainFor } from "../../src/chain/client.ts";
-import { marketplaceAbi } from "../../src/chain/generated/marketplace.ts";
+import { marketplaceAbi } from "@agent-rental/core/marketplace";
 import { connectAndSignIn, launchBrowser, openDashboard, startWebStack } from "./support.ts";
 
 let stack: RunningStack & { dataDir: string };

@@ -7,7 +7,7 @@ import type { Browser } from "playwright-core";
 import { createPublicClient, http, type Hex } from "viem";
 import { DEV_ACCOUNTS } from "../../local/chain.ts";
 import type { RunningStack } from "../../local/stack.ts";
-import { marketplaceAbi } from "../../src/chain/generated/marketplace.ts";
+import { marketplaceAbi } from "@agent-rental/core/marketplace";
 import { connectAndSignIn, launchBrowser, openDashboard, refusalLogged, startWebStack, walletIcon, type DashboardPage } from "./support.ts";
 
 /** When the run's output first showed a token, when its summary appeared, and when its receipt was

@@ -7,9 +7,9 @@ import type { RunningStack } from "../../local/stack.ts";
 import { DEV_ACCOUNTS } from "../../local/chain.ts";
 import { DEMO_PROVIDER_KEY } from "../../local/demo.ts";
 import { chainFor } from "../../src/chain/client.ts";
-import { marketplaceAbi } from "../../src/chain/generated/marketplace.ts";
+import { marketplaceAbi } from "@agent-rental/core/marketplace";
 import { until } from "../support/until.ts";
-import { ACCESS_TYPE } from "../../src/vocabulary.ts";
+import { ACCESS_TYPE } from "@agent-rental/core/vocabulary";
 
 /** The protocol authority of the local stack (the first development account). */
 export const AUTHORITY_KEY = DEV_ACCOUNTS[0]!.privateKey as Hex;

@@ -75,6 +75,27 @@ describe("the dashboard served by npm start", () => {
     expect(health.headers.get("content-type")).toMatch(/^application\/json/);
     expect((await fetch(`${info.dashboard_url}assets/no-such-file.js`)).status).toBe(404);
 
+    // An MCP client that knows only the MCP URL finds the sign-in: the 401's challenge, the resource's
+    // metadata, the authorization server's, a registration, and the authorization sent to the
+    // dashboard's consent page, which the same origin serves (the full sign-in: connect-app.test.ts).
+    const origin = info.dashboard_url.replace(/\/$/, "");
+    const mcp = await fetch(`${origin}/v1/mcp`, { method: "POST", headers: { "content-type": "application/json", accept: "application/json, text/event-stream" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }) });
+    expect(mcp.status).toBe(401);
+    expect(mcp.headers.get("www-authenticate")).toBe(`Bearer resource_metadata="${origin}/.well-known/oauth-protected-resource", scope="tasks:run"`);
+    const resource = (await (await fetch(`${origin}/.well-known/oauth-protected-resource`)).json()) as { resource: string; authorization_servers: string[] };
+    expect(resource).toMatchObject({ resource: origin, authorization_servers: [origin] });
+    const server = (await (await fetch(`${origin}/.well-known/oauth-authorization-server`)).json()) as { authorization_endpoint: string; registration_endpoint: string };
+    const registered = await fetch(server.registration_endpoint, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ client_name: "Served test", redirect_uris: ["http://127.0.0.1:9/cb"], token_endpoint_auth_method: "none" }) });
+    expect(registered.status).toBe(201);
+    const { client_id } = (await registered.json()) as { client_id: string };
+    const authorize = new URL(server.authorization_endpoint);
+    for (const [k, v] of Object.entries({ response_type: "code", client_id, redirect_uri: "http://127.0.0.1:9/cb", code_challenge: "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM", code_challenge_method: "S256", state: "s", resource: origin })) authorize.searchParams.set(k, v);
+    const toConsent = await fetch(authorize, { redirect: "manual" });
+    expect(toConsent.headers.get("location")).toMatch(new RegExp(`^${origin.replace(/[.]/g, "\\.")}/connect\\?request=`));
+    const consentPage = await fetch(toConsent.headers.get("location")!, { headers: { accept: "text/html" } });
+    expect(consentPage.status).toBe(200);
+    expect(await consentPage.text()).toBe(html);
+
     // In a browser the URL is the product: the browse page asks to sign in, with no console error.
     const browser = await launchBrowser();
     try {

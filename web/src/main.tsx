@@ -10,7 +10,7 @@ import { createWagmiConfig } from "./chain/wagmi.ts";
 import { ConfigContext } from "./lib/context.tsx";
 import { SessionProvider } from "./auth/session.tsx";
 import { createRouter } from "./router.tsx";
-import { ApiError } from "./api/client.ts";
+import { AgentRentalError } from "@agent-rental/sdk";
 import "./styles.css";
 
 const root = createRoot(document.getElementById("root")!);
@@ -24,7 +24,7 @@ try {
         staleTime: 10_000,
         refetchOnWindowFocus: false,
         // A refusal (4xx) is an answer, not a glitch: only network errors and 5xx are retried.
-        retry: (count, error) => count < 2 && !(error instanceof ApiError && error.status >= 400 && error.status < 500),
+        retry: (count, error) => count < 2 && !(error instanceof AgentRentalError && error.status >= 400 && error.status < 500),
       },
     },
   });

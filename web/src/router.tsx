@@ -15,6 +15,8 @@ export function createRouter() {
         { path: "listings/:id", lazy: async () => ({ Component: (await import("./pages/Listing.tsx")).ListingPage }) },
         { path: "rentals", lazy: async () => ({ Component: (await import("./pages/Rentals.tsx")).RentalsPage }) },
         { path: "keys", lazy: async () => ({ Component: (await import("./pages/Keys.tsx")).KeysPage }) },
+        { path: "apps", lazy: async () => ({ Component: (await import("./pages/ConnectedApps.tsx")).ConnectedAppsPage }) },
+        { path: "connect", lazy: async () => ({ Component: (await import("./pages/Connect.tsx")).ConnectPage }) },
         { path: "run", lazy: async () => ({ Component: (await import("./pages/Playground.tsx")).PlaygroundPage }) },
         { path: "creator", lazy: async () => ({ Component: (await import("./pages/creator/CreatorConsole.tsx")).CreatorConsole }) },
         { path: "review", lazy: async () => ({ Component: (await import("./pages/review/ReviewConsole.tsx")).ReviewConsole }) },

@@ -5,7 +5,7 @@ import type { Hex } from "viem";
 import { authenticatedApi, type Api } from "../api.ts";
 import { intFlag, oneOf, requireFlag, stringFlag, type Command, type CommandContext } from "../cli.ts";
 import { eth, ethAmount } from "../units.ts";
-import { ACCESS_TYPE, CATEGORIES, PROVIDERS, RENTAL_MODELS, type JobStatus } from "../../../src/vocabulary.ts";
+import { ACCESS_TYPE, CATEGORIES, PROVIDERS, RENTAL_MODELS, type JobStatus } from "@agent-rental/core/vocabulary";
 import { ALLOW_PRIVATE_HOSTS, RENTAL_MODEL, YES } from "../flags.ts";
 import { CliError, EXIT, usageError } from "../errors.ts";
 import { resolveListing, type ListingRef } from "../listing-ref.ts";
@@ -14,7 +14,7 @@ import { sendWithProgress } from "../tx.ts";
 
 // Loaded by the commands that need them, so the others start without viem (or Ajv).
 const chain = () => import("../chain.ts");
-const manifestRules = () => import("../../../src/registration/manifest.ts");
+const manifestRules = () => import("@agent-rental/core/manifest");
 
 interface Job {
   job_id: string;

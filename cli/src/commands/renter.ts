@@ -1,13 +1,13 @@
 // Renter commands: find a listing, rent it on-chain (each rental model), keep it alive, check the
 // credential, and run tasks (streamed by default).
 import { readFileSync } from "node:fs";
-import type { ExecuteRequest, ListingSearchParams, Run } from "../../../sdk/src/index.ts";
+import type { ExecuteRequest, ListingSearchParams, Run } from "@agent-rental/sdk";
 import { authenticatedApi, type Api } from "../api.ts";
 import { intFlag, oneOf, requireFlag, stringFlag, type Command, type CommandContext } from "../cli.ts";
 import { DEPOSIT, DURATION, LIMIT, OFFSET, RENTAL_MODEL, RUNS, YES } from "../flags.ts";
 import type { ChainTarget } from "../chain.ts";
 import { DURATIONS, eth, ethAmount, formatEth } from "../units.ts";
-import { CATEGORIES, LISTED_CREDENTIAL_STATUSES, RENTAL_MODELS, SEARCH_SORTS, type RentalModel } from "../../../src/vocabulary.ts";
+import { CATEGORIES, LISTED_CREDENTIAL_STATUSES, RENTAL_MODELS, SEARCH_SORTS, type RentalModel } from "@agent-rental/core/vocabulary";
 import { CliError, EXIT, usageError } from "../errors.ts";
 import { parseListingRef, resolveListing, type ListingRef } from "../listing-ref.ts";
 import { cancelled } from "../prompt.ts";

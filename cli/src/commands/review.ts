@@ -3,7 +3,7 @@ import { authenticatedApi } from "../api.ts";
 import { oneOf, requireFlag, stringFlag, type Command, type CommandContext, type Flag } from "../cli.ts";
 import { usageError } from "../errors.ts";
 import { resolveListing } from "../listing-ref.ts";
-import { REVIEW_STATUSES } from "../../../src/vocabulary.ts";
+import { REVIEW_STATUSES } from "@agent-rental/core/vocabulary";
 
 interface Profile {
   wallet: string;

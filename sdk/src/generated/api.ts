@@ -2,6 +2,246 @@
 // Do not edit: change the routes' schemas, then run `npm run generate:sdk-types`.
 /* eslint-disable */
 export interface paths {
+    "/.well-known/jwks.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the Agent Card signing keys
+         * @description The JSON Web Key Set (RFC 7517) of the keys that sign the A2A Agent Cards: verify a card's `signatures` with the key whose `kid` its protected header names. Every key still configured is listed, newest first (the first signs new cards). Needs no token; cached for an hour. Empty when the service signs no cards.
+         */
+        get: operations["getCardSigningKeys"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/.well-known/oauth-authorization-server": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the authorization server's metadata
+         * @description RFC 8414 metadata of the service's OAuth 2.1 authorization server: `issuer` (the API's base URL), the authorization, token, registration and revocation endpoints, `response_types_supported` code, `grant_types_supported` authorization_code and refresh_token, `code_challenge_methods_supported` S256 only, `token_endpoint_auth_methods_supported`, `scopes_supported`, `authorization_response_iss_parameter_supported` (RFC 9207) and `client_id_metadata_document_supported`. Needs no token; cacheable for an hour.
+         */
+        get: operations["getAuthorizationServerMetadata"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/.well-known/oauth-protected-resource": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the service's protected resource metadata
+         * @description RFC 9728 metadata of the service as one protected resource (`resource` is the API's base URL): its authorization server, its scopes, and that access tokens go in the Authorization header. A token issued for this resource opens the remote MCP endpoint, every A2A agent and the REST routes of its scopes. Every 401 of a protected route names this document (`WWW-Authenticate: Bearer resource_metadata=…`). Needs no token; cacheable for an hour.
+         */
+        get: operations["getProtectedResourceMetadata"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/.well-known/oauth-protected-resource/a2a/{agent_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get an A2A agent's protected resource metadata
+         * @description RFC 9728 metadata of one published agent's A2A endpoint (`resource` is `{api}/a2a/{agent_id}`, the id as written in the path). A token issued for this resource opens that agent's A2A endpoint only; a token for the service as a whole (GET /.well-known/oauth-protected-resource) opens every agent. Needs no token; cacheable for an hour. An unknown or unpublished agent: 404 listing_not_found.
+         */
+        get: operations["getA2aProtectedResourceMetadata"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/.well-known/oauth-protected-resource/v1/mcp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the MCP endpoint's protected resource metadata
+         * @description RFC 9728 metadata of the remote MCP endpoint alone (`resource` is `{api}/v1/mcp`), in the path form MCP clients try when a 401 names no metadata. A token issued for this resource opens POST /v1/mcp only. Needs no token; cacheable for an hour.
+         */
+        get: operations["getMcpProtectedResourceMetadata"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/a2a/{agent_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A2A endpoint of an agent (JSON-RPC)
+         * @description The agent's A2A v1.0 endpoint, JSON-RPC 2.0 binding: `SendMessage` (a text part is the task, a data part the input, checked against the agent's input schema; the answer is the task), `SendStreamingMessage` (Server-Sent Events: the task, its status, the output as an artifact, the final status), `GetTask`, `ListTasks` (the caller's own runs of this agent, newest first, paged), `CancelTask` (a run cannot be stopped: -32002), `SubscribeToTask` (a running task's events; Last-Event-ID resumes); v0.3's `message/send`, `message/stream`, `tasks/get`, `tasks/cancel` and `tasks/resubscribe` too. A task is a run: the same authentication, credential check, sandbox, charge and receipt as POST /v1/execute; the task id is the run id, the message's messageId its Idempotency-Key, and the task's metadata carries the run's id, cost (exact wei, a string), settlement and receipt. Every error is a JSON-RPC error object whose data (google.rpc.ErrorInfo) carries the service's error code and the request id: A2A's codes where A2A names the failure, -32000 for the service's refusals (credential_not_found, credential_expired, insufficient_balance, listing_paused, listing_not_found, rate_limit_exceeded, …). Authentication, rate limits and bodies refused before they are read keep their HTTP status (401, 413, 415, 429, 503); the rest are answered with 200.
+         */
+        post: operations["callA2aAgent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/a2a/{agent_id}/.well-known/agent-card.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get an agent's A2A Agent Card
+         * @description The A2A v1.0 Agent Card of a published listing: its name and description, its JSON-RPC interface (`{api}/a2a/{agent_id}`, protocol 1.0, and 0.3), streaming, the bearer credentials it takes (an API key or a wallet JWT), one skill built from the listing and its manifest (the input's shape, an example, the rental, a sample output), the provider and the documentation (the listing's public metadata). `signatures` holds the service's JWS over the RFC 8785 canonical card without `signatures` (ES256; `kid` and `jku` name the key in GET /.well-known/jwks.json). Needs no token. Cached for 5 minutes, with an ETag of its content (If-None-Match: 304). An unknown or unpublished agent: 404 listing_not_found.
+         */
+        get: operations["getAgentCard"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/oauth/authorize": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Start an app's sign-in (authorization endpoint)
+         * @description OAuth 2.1's authorization endpoint: `response_type=code`, `client_id` (a registered client's id, or the https URL of the app's client metadata document), `redirect_uri` (one the client registered), `code_challenge` with `code_challenge_method=S256` (required; no other method), `scope` (tasks:run, credentials:read, listings:read; tasks:run when none), `resource` (RFC 8707: the API's base URL, `{api}/v1/mcp` or `{api}/a2a/{agent_id}`; the base URL when none), `state`. A valid request is redirected (302) to the dashboard's /connect page, where the person signs in with their wallet and approves or denies; the app then gets `code`, `state` and `iss` (RFC 9207), or `error=access_denied`. A request whose client or redirect URI cannot be trusted is answered 400 here, in plain text, never redirected; other errors are redirected to the app with `error`, `state` and `iss`.
+         */
+        get: operations["authorize"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/oauth/authorize/{request_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Finish an app's sign-in after the decision
+         * @description The `redirect_to` of POST /v1/oauth/requests/{request_id}/approve and …/deny. Only the browser that started the sign-in at GET /oauth/authorize can finish it (a cookie set there, on the API's origin, binds the two). Redirects to the app's redirect URI with `code`, `state` and `iss` after an approval, or `error=access_denied` after a denial.
+         */
+        get: operations["resumeAuthorization"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/oauth/register": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Register an app (dynamic client registration)
+         * @description RFC 7591: an app registers its metadata (`redirect_uris` required, each https or http on the loopback interface (127.0.0.1, [::1], localhost), otherwise 400 invalid_redirect_uri; `client_name`, `client_uri`, `logo_uri`, `grant_types` authorization_code and refresh_token, `token_endpoint_auth_method` none, client_secret_basic or client_secret_post) and gets its `client_id` (and a `client_secret` for a confidential client), answered 201. No registration access token: a registration cannot be read back or changed. Apps that can should use a Client ID Metadata Document instead (an https `client_id`; nothing to register). Limited to 20 registrations per minute per address, on top of the default rule. Errors are OAuth's (`invalid_client_metadata`, `invalid_redirect_uri`).
+         */
+        post: operations["registerOAuthClient"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/oauth/revoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Revoke a token (an app signing out)
+         * @description RFC 7009, form-encoded: `token` (an access or refresh token) and the client's authentication. Revoking a refresh token revokes the whole approval, as removing the app in Connected apps does. Answers 200 with an empty body, also for a token that was not live.
+         */
+        post: operations["revokeOAuthToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/oauth/token": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Exchange a code or a refresh token for tokens
+         * @description OAuth 2.1's token endpoint, form-encoded. `grant_type=authorization_code` with `code`, `code_verifier` (PKCE S256), `redirect_uri` and `resource`; `grant_type=refresh_token` with `refresh_token` (and optionally a narrower `scope` or `resource`). Public clients (token_endpoint_auth_method none) send `client_id`; confidential ones authenticate with client_secret_basic or client_secret_post. Answers `access_token` (opaque, one hour), `token_type` Bearer, `expires_in`, `scope` and a new `refresh_token`: every refresh returns a new one and the old one is spent; presenting a spent refresh token, or a code a second time, revokes the whole approval (every token of it). Errors are OAuth's (`invalid_grant` for a wrong verifier, an expired or replayed code or refresh token; `invalid_client`; `invalid_target` for a resource not of this server), never cached.
+         */
+        post: operations["issueOAuthToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/agents": {
         parameters: {
             query?: never;
@@ -514,6 +754,106 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/oauth/apps": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the apps with access (Connected apps)
+         * @description Every live approval the wallet gave an app: the app (name, client id, kind, redirect host), its scopes and resources, when it was approved and lapses, and the last request made with its tokens. Oldest first. Called with a wallet sign-in (JWT) or an API key; never with an OAuth access token.
+         */
+        get: operations["listConnectedApps"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/oauth/apps/{app_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke an app's access
+         * @description Revokes the approval and every code, access token and refresh token issued under it, at once: the app's next request fails 401 invalid_token, and it must ask the person again. Another wallet's app is 404 not_found, as one that does not exist. Answers the revoked app's id and when it was revoked. Called with a wallet sign-in (JWT) or an API key; never with an OAuth access token.
+         */
+        delete: operations["revokeConnectedApp"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/oauth/requests/{request_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read an app's sign-in request
+         * @description What the dashboard's consent page shows: which app asks (its name as it gives it, its client id and whether that id is a metadata document URL or a registration, the host the browser returns to) and for what (the scopes in words, the resources). Called with the person's wallet sign-in (a JWT) or an API key; never with an OAuth access token. An unknown or expired request: 404 request_not_found.
+         */
+        get: operations["getOAuthRequest"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/oauth/requests/{request_id}/approve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Approve an app's sign-in request
+         * @description The person (the wallet signed in) approves: a grant of the asked scopes on the asked resources to the app, for 90 days or until revoked in Connected apps. Answers where to send the browser (`redirect_to`, on the API's origin), which then returns to the app with a code. Only the browser that started the sign-in can finish it. Called with a wallet sign-in (JWT) or an API key; never with an OAuth access token. 404 request_not_found for an unknown or expired request, 409 request_decided for one already approved or denied.
+         */
+        post: operations["approveOAuthRequest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/oauth/requests/{request_id}/deny": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Deny an app's sign-in request
+         * @description The person denies: the browser, sent to `redirect_to`, returns to the app with `error=access_denied` (and its `state` and `iss`). Nothing is granted. Called with a wallet sign-in (JWT) or an API key; never with an OAuth access token. 404 request_not_found, 409 request_decided.
+         */
+        post: operations["denyOAuthRequest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/openapi.json": {
         parameters: {
             query?: never;
@@ -658,9 +998,52 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /** @description An A2A v1.0 Agent Card (a2a-protocol.org, specification/a2a.proto), in ProtoJSON */
+        AgentCard: {
+            capabilities: {
+                extendedAgentCard: boolean;
+                pushNotifications: boolean;
+                streaming: boolean;
+            };
+            defaultInputModes: string[];
+            defaultOutputModes: string[];
+            description: string;
+            documentationUrl: string;
+            name: string;
+            provider: {
+                organization: string;
+                url: string;
+            };
+            securityRequirements: unknown[];
+            securitySchemes: {
+                [key: string]: unknown;
+            };
+            signatures?: {
+                protected: string;
+                signature: string;
+            }[];
+            skills: ({
+                description: string;
+                examples: string[];
+                id: string;
+                name: string;
+                tags: string[];
+            } & {
+                [key: string]: unknown;
+            })[];
+            supportedInterfaces: {
+                protocolBinding: string;
+                protocolVersion: string;
+                url: string;
+            }[];
+            version: string;
+        };
         /** @description The agent manifest (64 KB at most). The request is queued at once; every rule is checked by the validator on the queue, and a failed job lists each problem with its JSON pointer (GET /v1/jobs/{job_id}). */
         AgentManifest: {
-            /** @enum {string} */
+            /**
+             * @description The listing's category (case-sensitive); the search filters by it
+             * @enum {string}
+             */
             category: "finance" | "legal" | "coding" | "research" | "sales" | "content";
             /** @description What the agent does, for renters; not blank */
             description: string;
@@ -671,24 +1054,19 @@ export interface components {
                 [key: string]: unknown;
             };
             model: {
-                /** @description The provider's model identifier: printable ASCII, no spaces */
-                model: string;
+                /** @description self_hosted only, and required there: the model's HTTPS endpoint, a public host, port 443, no credentials in the URL */
+                endpoint_url?: string;
+                /** @description The provider's model identifier: printable ASCII, no spaces. Required for provider_a and provider_b; optional for self_hosted */
+                model?: string;
                 /**
-                 * @description A hosted model provider, called at its own address with the listing's provider key
+                 * @description provider_a or provider_b (hosted, called at its own address with the listing's provider key) or self_hosted
                  * @enum {string}
                  */
-                provider: "provider_a" | "provider_b";
-            } | {
-                /** @description The model's HTTPS endpoint: a public host, port 443, no credentials in the URL */
-                endpoint_url: string;
-                /** @description The model identifier sent to the endpoint, if it needs one */
-                model?: string;
-                /** @constant */
-                provider: "self_hosted";
+                provider: "provider_a" | "provider_b" | "self_hosted";
             };
             /** @description Kebab-case: lowercase letters and digits in words joined by single hyphens, starting with a letter; becomes part of the agent_id */
             name: string;
-            /** @description A JSON Schema (draft 2020-12) object: at most 32 levels deep and 10000 values, references only within the schema ("#..."), patterns of at most 1000 characters that run on a linear-time engine (RE2: no backreferences or lookaround) and are not catastrophic. */
+            /** @description A JSON Schema (draft 2020-12) object: at most 32 levels deep and 10000 values, references only within the schema ("#..."), patterns of at most 1000 characters that run on a linear-time engine (RE2: no backreferences or lookaround) and are not catastrophic. Its examples (one to 3, or one generated from it) are the listing's sample outputs. */
             output_schema: {
                 [key: string]: unknown;
             };
@@ -756,6 +1134,22 @@ export interface components {
             signature: string;
             /** @example 0x15d34AAf54267DB7D7c367839AAf71A00a2C6A65 */
             wallet: string;
+        };
+        ConnectedApp: {
+            /** @description The approval's id; DELETE /v1/oauth/apps/{app_id} revokes it */
+            app_id: string;
+            approved_at: string;
+            client_id: string;
+            /** @description When the approval lapses and the app must ask again */
+            expires_at: string;
+            /** @enum {string} */
+            kind: "metadata_document" | "registered";
+            /** @description The last request made with one of its access tokens */
+            last_used_at: string | null;
+            name: string | null;
+            redirect_host: string | null;
+            resources: string[];
+            scopes: components["schemas"]["OAuthScope"][];
         };
         CreatorAgent: {
             agent_id: string;
@@ -826,7 +1220,7 @@ export interface components {
         Error: {
             error: {
                 /** @enum {string} */
-                code: "unauthorized" | "invalid_api_key" | "jwt_expired" | "invalid_signature" | "credential_not_found" | "credential_expired" | "insufficient_balance" | "listing_paused" | "invalid_request" | "invalid_listing_id" | "listing_not_found" | "rate_limit_exceeded" | "internal_error" | "service_unavailable" | "not_found" | "forbidden" | "creator_not_approved" | "credential_revoked" | "listing_closed" | "price_not_agreed" | "rating_not_allowed" | "method_not_allowed" | "idempotency_key_reused" | "request_timeout" | "payload_too_large" | "unsupported_media_type" | "headers_too_large";
+                code: "unauthorized" | "invalid_api_key" | "jwt_expired" | "invalid_signature" | "credential_not_found" | "credential_expired" | "insufficient_balance" | "listing_paused" | "invalid_request" | "invalid_listing_id" | "listing_not_found" | "rate_limit_exceeded" | "internal_error" | "service_unavailable" | "not_found" | "forbidden" | "creator_not_approved" | "credential_revoked" | "listing_closed" | "price_not_agreed" | "rating_not_allowed" | "method_not_allowed" | "idempotency_key_reused" | "request_timeout" | "payload_too_large" | "unsupported_media_type" | "headers_too_large" | "invalid_token" | "insufficient_scope" | "request_not_found" | "request_decided" | "origin_not_allowed";
                 message: string;
                 /** @description The contract's custom error behind a refusal, decoded from the revert */
                 on_chain_error?: {
@@ -953,6 +1347,22 @@ export interface components {
             /** @enum {string} */
             status: "queued";
         };
+        /** @description RFC 7517 JSON Web Key Set: the public halves of the Agent Card signing keys, newest first */
+        JsonWebKeySet: {
+            keys: {
+                /** @enum {string} */
+                alg: "ES256";
+                /** @enum {string} */
+                crv: "P-256";
+                kid: string;
+                /** @enum {string} */
+                kty: "EC";
+                /** @enum {string} */
+                use: "sig";
+                x: string;
+                y: string;
+            }[];
+        };
         /** @description Milliseconds; null until something was observed */
         LatencyPercentiles: {
             count: number;
@@ -997,6 +1407,43 @@ export interface components {
             success_rate: number;
             title: string;
         };
+        /** @description An app's sign-in request awaiting the person's decision */
+        OAuthConsentRequest: {
+            client: {
+                /** @description The app's client id: an https URL for an app identified by its metadata document, an opaque id for a registered one */
+                client_id: string;
+                client_uri: string | null;
+                /**
+                 * @description metadata_document: the client id is the URL of its metadata document, fetched from the app's own host; registered: the app registered itself (RFC 7591), anyone can claim any name
+                 * @enum {string}
+                 */
+                kind: "metadata_document" | "registered";
+                logo_uri: string | null;
+                /** @description The name the app gives itself (client_name); unverified */
+                name: string | null;
+                /** @description Where the browser goes back to after the decision: the app's redirect host */
+                redirect_host: string;
+            };
+            /** @description When the request expires (ISO 8601) */
+            expires_at: string;
+            request_id: string;
+            /** @description The resources its tokens will open (the service's base URL opens the MCP endpoint, the A2A agents and the REST routes of its scopes) */
+            resources: string[];
+            /** @description What the app asks to do, in words */
+            scopes: {
+                description: string;
+                scope: components["schemas"]["OAuthScope"];
+            }[];
+        };
+        OAuthDecision: {
+            /** @description Where to send the browser now: the authorization server, which sends it on to the app */
+            redirect_to: string;
+        };
+        /**
+         * @description tasks:run runs tasks on the rented agents (and reads those runs); credentials:read reads the rentals; listings:read reads the catalogue.
+         * @enum {string}
+         */
+        OAuthScope: "tasks:run" | "credentials:read" | "listings:read";
         /** @description A piece of the run's output, sent as it is produced. */
         OutputEvent: {
             data: {
@@ -1013,6 +1460,18 @@ export interface components {
              * @example 42
              */
             id: string;
+        };
+        /** @description OAuth 2.0 Protected Resource Metadata (RFC 9728) */
+        ProtectedResourceMetadata: {
+            /** @description The issuer of the service's authorization server */
+            authorization_servers: string[];
+            /** @description Access tokens go in the Authorization header only */
+            bearer_methods_supported: "header"[];
+            /** @description The resource's identifier: the RFC 8707 `resource` an app asks a token for */
+            resource: string;
+            resource_documentation: string;
+            resource_name: string;
+            scopes_supported: components["schemas"]["OAuthScope"][];
         };
         ProviderKey: {
             provider_key: string;
@@ -1057,16 +1516,17 @@ export interface components {
             decision: "approve" | "reject";
             reason?: string;
         };
+        RevokedApp: {
+            app_id: string;
+            /** @description ISO 8601 */
+            revoked_at: string;
+        };
         Run: {
             agent_id: string;
             /** @description Wei deducted from the per-task balance (an exact JSON integer); 0 for one_time and subscription */
             cost_wei: number;
             duration_ms: number;
-            /** @description Why a failed run failed */
-            error?: {
-                code: string;
-                message: string;
-            };
+            error?: components["schemas"]["RunFailure"];
             /** @description Shaped by the agent's output schema; on failure, the partial output (a string) */
             output?: unknown;
             run_id: string;
@@ -1083,10 +1543,7 @@ export interface components {
             cost_wei: number;
             created_at: string;
             duration_ms: number;
-            error?: {
-                code: string;
-                message: string;
-            };
+            error?: components["schemas"]["RunFailure"];
             finished_at: string | null;
             listing_id: string;
             /** @description null while running, and while a per-query charge is unconfirmed (settlement pending) or was refused */
@@ -1110,6 +1567,16 @@ export interface components {
         };
         /** @description One event of a run's stream (text/event-stream): each is framed as `event: <event>`, `id: <id>` and `data: <data as one line of JSON>` lines followed by a blank line. Zero or more `output` events, then one `done` event, then the stream ends. */
         RunEvent: components["schemas"]["OutputEvent"] | components["schemas"]["DoneEvent"];
+        /** @description Why a failed run failed */
+        RunFailure: {
+            /**
+             * @description Why the run failed; each code's meaning: docs/reference/runs.md (Why a run failed)
+             * @enum {string}
+             */
+            code: "invalid_input" | "invalid_output" | "output_too_large" | "timeout" | "crashed" | "out_of_memory" | "agent_error" | "agent_http_error" | "agent_invalid_response" | "agent_stream_cut" | "agent_unreachable" | "egress_refused" | "agent_not_configured" | "cancelled" | "settlement_refused" | "internal_error";
+            /** @description For the renter: never a key, a signature or a connected agent's URL */
+            message: string;
+        };
         WebhookSecret: {
             created_at: string;
             listing_id: string;
@@ -1199,7 +1666,7 @@ export interface components {
                 };
             };
         };
-        /** @description No valid API key or JWT: missing, malformed, unknown, revoked or expired. */
+        /** @description No valid API key, JWT or OAuth access token: missing, malformed, unknown, revoked, expired, or (an access token) issued for another resource. Carries `WWW-Authenticate: Bearer resource_metadata="…"` (RFC 9728). */
         Unauthorized: {
             headers: {
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -1212,7 +1679,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"] & {
                     error: {
                         /** @enum {string} */
-                        code: "unauthorized" | "invalid_api_key" | "jwt_expired";
+                        code: "unauthorized" | "invalid_api_key" | "jwt_expired" | "invalid_token";
                         /** @enum {integer} */
                         status: 401;
                     };
@@ -1267,6 +1734,803 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    getCardSigningKeys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The key set */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonWebKeySet"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getAuthorizationServerMetadata: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The metadata */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        authorization_endpoint: string;
+                        issuer: string;
+                        registration_endpoint?: string;
+                        token_endpoint: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getProtectedResourceMetadata: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The metadata */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProtectedResourceMetadata"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getA2aProtectedResourceMetadata: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The agent id (<name>-<8 hex>), the listing id or the on-chain id */
+                agent_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The metadata */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProtectedResourceMetadata"];
+                };
+            };
+            /** @description Bad request: invalid_listing_id */
+            400: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "invalid_listing_id";
+                            /** @enum {integer} */
+                            status: 400;
+                        };
+                    };
+                };
+            };
+            /** @description Not found: listing_not_found */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "listing_not_found";
+                            /** @enum {integer} */
+                            status: 404;
+                        };
+                    };
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getMcpProtectedResourceMetadata: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The metadata */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProtectedResourceMetadata"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    callA2aAgent: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The protocol version the client speaks: 1.0, or 0.3 (an empty header is 0.3, as A2A says). Anything else: -32009. */
+                "A2A-Version"?: string;
+                /** @description Resume a stream (SubscribeToTask, or SendStreamingMessage with the same messageId): the id of the last event received. */
+                "Last-Event-ID"?: string;
+            };
+            path: {
+                /** @description The agent id (<name>-<8 hex>), the listing id or the on-chain id */
+                agent_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description A JSON-RPC response (a result, or an error object), or for a streaming method an event stream of JSON-RPC responses */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": Record<string, never>;
+                    "text/event-stream": string;
+                };
+            };
+            /** @description Unauthorized, as a JSON-RPC error object: unauthorized, invalid_api_key, jwt_expired, invalid_token */
+            401: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A2A's JSON-RPC code, or -32000 for the service's own refusals */
+                            code: number;
+                            data: {
+                                "@type"?: string;
+                                domain?: string;
+                                metadata?: {
+                                    /** @enum {string} */
+                                    code?: "unauthorized" | "invalid_api_key" | "jwt_expired" | "invalid_token";
+                                    request_id?: string;
+                                };
+                                reason?: string;
+                            }[];
+                            message: string;
+                        };
+                        /** @description The request's id (null when it could not be read) */
+                        id: string | number | null;
+                        /** @enum {string} */
+                        jsonrpc: "2.0";
+                    };
+                };
+            };
+            /** @description Forbidden, as a JSON-RPC error object: insufficient_scope */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A2A's JSON-RPC code, or -32000 for the service's own refusals */
+                            code: number;
+                            data: {
+                                "@type"?: string;
+                                domain?: string;
+                                metadata?: {
+                                    /** @enum {string} */
+                                    code?: "insufficient_scope";
+                                    request_id?: string;
+                                };
+                                reason?: string;
+                            }[];
+                            message: string;
+                        };
+                        /** @description The request's id (null when it could not be read) */
+                        id: string | number | null;
+                        /** @enum {string} */
+                        jsonrpc: "2.0";
+                    };
+                };
+            };
+            /** @description Payload too large, as a JSON-RPC error object: payload_too_large */
+            413: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A2A's JSON-RPC code, or -32000 for the service's own refusals */
+                            code: number;
+                            data: {
+                                "@type"?: string;
+                                domain?: string;
+                                metadata?: {
+                                    /** @enum {string} */
+                                    code?: "payload_too_large";
+                                    request_id?: string;
+                                };
+                                reason?: string;
+                            }[];
+                            message: string;
+                        };
+                        /** @description The request's id (null when it could not be read) */
+                        id: string | number | null;
+                        /** @enum {string} */
+                        jsonrpc: "2.0";
+                    };
+                };
+            };
+            /** @description Unsupported media type, as a JSON-RPC error object: unsupported_media_type */
+            415: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A2A's JSON-RPC code, or -32000 for the service's own refusals */
+                            code: number;
+                            data: {
+                                "@type"?: string;
+                                domain?: string;
+                                metadata?: {
+                                    /** @enum {string} */
+                                    code?: "unsupported_media_type";
+                                    request_id?: string;
+                                };
+                                reason?: string;
+                            }[];
+                            message: string;
+                        };
+                        /** @description The request's id (null when it could not be read) */
+                        id: string | number | null;
+                        /** @enum {string} */
+                        jsonrpc: "2.0";
+                    };
+                };
+            };
+            /** @description Too many requests, as a JSON-RPC error object: rate_limit_exceeded */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A2A's JSON-RPC code, or -32000 for the service's own refusals */
+                            code: number;
+                            data: {
+                                "@type"?: string;
+                                domain?: string;
+                                metadata?: {
+                                    /** @enum {string} */
+                                    code?: "rate_limit_exceeded";
+                                    request_id?: string;
+                                };
+                                reason?: string;
+                            }[];
+                            message: string;
+                        };
+                        /** @description The request's id (null when it could not be read) */
+                        id: string | number | null;
+                        /** @enum {string} */
+                        jsonrpc: "2.0";
+                    };
+                };
+            };
+            /** @description Internal error, as a JSON-RPC error object: internal_error */
+            500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A2A's JSON-RPC code, or -32000 for the service's own refusals */
+                            code: number;
+                            data: {
+                                "@type"?: string;
+                                domain?: string;
+                                metadata?: {
+                                    /** @enum {string} */
+                                    code?: "internal_error";
+                                    request_id?: string;
+                                };
+                                reason?: string;
+                            }[];
+                            message: string;
+                        };
+                        /** @description The request's id (null when it could not be read) */
+                        id: string | number | null;
+                        /** @enum {string} */
+                        jsonrpc: "2.0";
+                    };
+                };
+            };
+            /** @description Service unavailable, as a JSON-RPC error object: service_unavailable */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description A2A's JSON-RPC code, or -32000 for the service's own refusals */
+                            code: number;
+                            data: {
+                                "@type"?: string;
+                                domain?: string;
+                                metadata?: {
+                                    /** @enum {string} */
+                                    code?: "service_unavailable";
+                                    request_id?: string;
+                                };
+                                reason?: string;
+                            }[];
+                            message: string;
+                        };
+                        /** @description The request's id (null when it could not be read) */
+                        id: string | number | null;
+                        /** @enum {string} */
+                        jsonrpc: "2.0";
+                    };
+                };
+            };
+        };
+    };
+    getAgentCard: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The agent id (<name>-<8 hex>), the listing id or the on-chain id */
+                agent_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The signed Agent Card */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentCard"];
+                };
+            };
+            /** @description Not modified: the card named by If-None-Match is current */
+            304: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad request: invalid_listing_id */
+            400: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "invalid_listing_id";
+                            /** @enum {integer} */
+                            status: 400;
+                        };
+                    };
+                };
+            };
+            /** @description Not found: listing_not_found */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "listing_not_found";
+                            /** @enum {integer} */
+                            status: 404;
+                        };
+                    };
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    authorize: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description To the dashboard's consent page, or back to the app with an error */
+            302: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description An unknown client, or a redirect URI it did not register (plain text; nothing is redirected) */
+            400: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    resumeAuthorization: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                request_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Back to the app: `code`, `state` and `iss`, or an `error` */
+            302: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Another browser, an expired request, or one not decided yet (plain text) */
+            400: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    registerOAuthClient: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description The registered client */
+            201: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        client_id: string;
+                        client_secret?: string;
+                    };
+                };
+            };
+            /** @description An OAuth error */
+            400: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The OAuth error code (invalid_request, invalid_client, invalid_grant, invalid_target, unsupported_grant_type, invalid_client_metadata, invalid_redirect_uri, …) */
+                        error: string;
+                        error_description?: string;
+                    };
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    revokeOAuthToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description Revoked (or was not live) */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description An OAuth error */
+            400: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The OAuth error code (invalid_request, invalid_client, invalid_grant, invalid_target, unsupported_grant_type, invalid_client_metadata, invalid_redirect_uri, …) */
+                        error: string;
+                        error_description?: string;
+                    };
+                };
+            };
+            /** @description invalid_client */
+            401: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The OAuth error code (invalid_request, invalid_client, invalid_grant, invalid_target, unsupported_grant_type, invalid_client_metadata, invalid_redirect_uri, …) */
+                        error: string;
+                        error_description?: string;
+                    };
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    issueOAuthToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description The tokens */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        access_token: string;
+                        expires_in: number;
+                        refresh_token?: string;
+                        scope?: string;
+                        /** @enum {string} */
+                        token_type: "Bearer";
+                    };
+                };
+            };
+            /** @description An OAuth error */
+            400: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The OAuth error code (invalid_request, invalid_client, invalid_grant, invalid_target, unsupported_grant_type, invalid_client_metadata, invalid_redirect_uri, …) */
+                        error: string;
+                        error_description?: string;
+                    };
+                };
+            };
+            /** @description invalid_client: the client could not be authenticated */
+            401: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The OAuth error code (invalid_request, invalid_client, invalid_grant, invalid_target, unsupported_grant_type, invalid_client_metadata, invalid_redirect_uri, …) */
+                        error: string;
+                        error_description?: string;
+                    };
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     registerAgent: {
         parameters: {
             query?: never;
@@ -1314,7 +2578,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
-            /** @description Forbidden: creator_not_approved */
+            /** @description Forbidden: creator_not_approved, insufficient_scope */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -1327,7 +2591,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         error: {
                             /** @enum {string} */
-                            code: "creator_not_approved";
+                            code: "creator_not_approved" | "insufficient_scope";
                             /** @enum {integer} */
                             status: 403;
                         };
@@ -1508,6 +2772,26 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            /** @description Forbidden: insufficient_scope */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "insufficient_scope";
+                            /** @enum {integer} */
+                            status: 403;
+                        };
+                    };
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
@@ -1538,6 +2822,26 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            /** @description Forbidden: insufficient_scope */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "insufficient_scope";
+                            /** @enum {integer} */
+                            status: 403;
+                        };
+                    };
+                };
+            };
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
@@ -1589,6 +2893,26 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            /** @description Forbidden: insufficient_scope */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "insufficient_scope";
+                            /** @enum {integer} */
+                            status: 403;
+                        };
+                    };
+                };
+            };
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
@@ -1638,6 +2962,26 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            /** @description Forbidden: insufficient_scope */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "insufficient_scope";
+                            /** @enum {integer} */
+                            status: 403;
+                        };
+                    };
+                };
+            };
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -1745,7 +3089,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
-            /** @description Forbidden: credential_not_found, credential_expired, insufficient_balance, listing_paused, credential_revoked, listing_closed, price_not_agreed */
+            /** @description Forbidden: credential_not_found, credential_expired, insufficient_balance, listing_paused, credential_revoked, listing_closed, price_not_agreed, insufficient_scope */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -1758,7 +3102,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         error: {
                             /** @enum {string} */
-                            code: "credential_not_found" | "credential_expired" | "insufficient_balance" | "listing_paused" | "credential_revoked" | "listing_closed" | "price_not_agreed";
+                            code: "credential_not_found" | "credential_expired" | "insufficient_balance" | "listing_paused" | "credential_revoked" | "listing_closed" | "price_not_agreed" | "insufficient_scope";
                             /** @enum {integer} */
                             status: 403;
                         };
@@ -1865,7 +3209,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
-            /** @description Forbidden: credential_not_found, credential_expired, insufficient_balance, listing_paused, credential_revoked, listing_closed, price_not_agreed */
+            /** @description Forbidden: credential_not_found, credential_expired, insufficient_balance, listing_paused, credential_revoked, listing_closed, price_not_agreed, insufficient_scope */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -1878,7 +3222,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         error: {
                             /** @enum {string} */
-                            code: "credential_not_found" | "credential_expired" | "insufficient_balance" | "listing_paused" | "credential_revoked" | "listing_closed" | "price_not_agreed";
+                            code: "credential_not_found" | "credential_expired" | "insufficient_balance" | "listing_paused" | "credential_revoked" | "listing_closed" | "price_not_agreed" | "insufficient_scope";
                             /** @enum {integer} */
                             status: 403;
                         };
@@ -2005,6 +3349,26 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            /** @description Forbidden: insufficient_scope */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "insufficient_scope";
+                            /** @enum {integer} */
+                            status: 403;
+                        };
+                    };
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
@@ -2037,6 +3401,26 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            /** @description Forbidden: insufficient_scope */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "insufficient_scope";
+                            /** @enum {integer} */
+                            status: 403;
+                        };
+                    };
+                };
+            };
             /** @description Not found: not_found */
             404: {
                 headers: {
@@ -2084,6 +3468,26 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            /** @description Forbidden: insufficient_scope */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "insufficient_scope";
+                            /** @enum {integer} */
+                            status: 403;
+                        };
+                    };
+                };
+            };
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
@@ -2134,7 +3538,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Unauthorized: unauthorized, invalid_api_key, jwt_expired, invalid_signature */
+            /** @description Unauthorized: unauthorized, invalid_api_key, jwt_expired, invalid_signature, invalid_token */
             401: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -2147,9 +3551,29 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         error: {
                             /** @enum {string} */
-                            code: "unauthorized" | "invalid_api_key" | "jwt_expired" | "invalid_signature";
+                            code: "unauthorized" | "invalid_api_key" | "jwt_expired" | "invalid_signature" | "invalid_token";
                             /** @enum {integer} */
                             status: 401;
+                        };
+                    };
+                };
+            };
+            /** @description Forbidden: insufficient_scope */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "insufficient_scope";
+                            /** @enum {integer} */
+                            status: 403;
                         };
                     };
                 };
@@ -2206,6 +3630,26 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            /** @description Forbidden: insufficient_scope */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "insufficient_scope";
+                            /** @enum {integer} */
+                            status: 403;
+                        };
+                    };
+                };
+            };
             /** @description Not found: not_found */
             404: {
                 headers: {
@@ -2279,6 +3723,26 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            /** @description Forbidden: insufficient_scope */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "insufficient_scope";
+                            /** @enum {integer} */
+                            status: 403;
+                        };
+                    };
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
@@ -2339,6 +3803,26 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            /** @description Forbidden: insufficient_scope */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "insufficient_scope";
+                            /** @enum {integer} */
+                            status: 403;
+                        };
+                    };
+                };
+            };
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
@@ -2388,6 +3872,26 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            /** @description Forbidden: insufficient_scope */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "insufficient_scope";
+                            /** @enum {integer} */
+                            status: 403;
+                        };
+                    };
+                };
+            };
             /** @description Not found: listing_not_found */
             404: {
                 headers: {
@@ -2461,6 +3965,26 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            /** @description Forbidden: insufficient_scope */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "insufficient_scope";
+                            /** @enum {integer} */
+                            status: 403;
+                        };
+                    };
+                };
+            };
             /** @description Not found: listing_not_found */
             404: {
                 headers: {
@@ -2537,7 +4061,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
-            /** @description Forbidden: rating_not_allowed */
+            /** @description Forbidden: rating_not_allowed, insufficient_scope */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -2550,7 +4074,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         error: {
                             /** @enum {string} */
-                            code: "rating_not_allowed";
+                            code: "rating_not_allowed" | "insufficient_scope";
                             /** @enum {integer} */
                             status: 403;
                         };
@@ -2632,6 +4156,26 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            /** @description Forbidden: insufficient_scope */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "insufficient_scope";
+                            /** @enum {integer} */
+                            status: 403;
+                        };
+                    };
+                };
+            };
             /** @description Not found: listing_not_found */
             404: {
                 headers: {
@@ -2701,6 +4245,26 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            /** @description Forbidden: insufficient_scope */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "insufficient_scope";
+                            /** @enum {integer} */
+                            status: 403;
+                        };
+                    };
+                };
+            };
             /** @description Not found: listing_not_found */
             404: {
                 headers: {
@@ -2738,6 +4302,26 @@ export interface operations {
         requestBody?: never;
         responses: {
             401: components["responses"]["Unauthorized"];
+            /** @description Forbidden: insufficient_scope, origin_not_allowed */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "insufficient_scope" | "origin_not_allowed";
+                            /** @enum {integer} */
+                            status: 403;
+                        };
+                    };
+                };
+            };
             /** @description Method not allowed: method_not_allowed */
             405: {
                 headers: {
@@ -2815,6 +4399,26 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            /** @description Forbidden: insufficient_scope, origin_not_allowed */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "insufficient_scope" | "origin_not_allowed";
+                            /** @enum {integer} */
+                            status: 403;
+                        };
+                    };
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
@@ -2832,6 +4436,26 @@ export interface operations {
         requestBody?: never;
         responses: {
             401: components["responses"]["Unauthorized"];
+            /** @description Forbidden: insufficient_scope, origin_not_allowed */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "insufficient_scope" | "origin_not_allowed";
+                            /** @enum {integer} */
+                            status: 403;
+                        };
+                    };
+                };
+            };
             /** @description Method not allowed: method_not_allowed */
             405: {
                 headers: {
@@ -2905,6 +4529,383 @@ export interface operations {
             };
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
+        };
+    };
+    listConnectedApps: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The apps */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        apps: components["schemas"]["ConnectedApp"][];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description Forbidden: insufficient_scope */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "insufficient_scope";
+                            /** @enum {integer} */
+                            status: 403;
+                        };
+                    };
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    revokeConnectedApp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The app_id of GET /v1/oauth/apps */
+                app_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Revoked */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RevokedApp"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description Forbidden: insufficient_scope */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "insufficient_scope";
+                            /** @enum {integer} */
+                            status: 403;
+                        };
+                    };
+                };
+            };
+            /** @description Not found: not_found */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "not_found";
+                            /** @enum {integer} */
+                            status: 404;
+                        };
+                    };
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getOAuthRequest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The sign-in request's id, from the dashboard's /connect?request=… link */
+                request_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthConsentRequest"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description Forbidden: insufficient_scope */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "insufficient_scope";
+                            /** @enum {integer} */
+                            status: 403;
+                        };
+                    };
+                };
+            };
+            /** @description Not found: request_not_found */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "request_not_found";
+                            /** @enum {integer} */
+                            status: 404;
+                        };
+                    };
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    approveOAuthRequest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The sign-in request's id, from the dashboard's /connect?request=… link */
+                request_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Where the browser goes next */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthDecision"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description Forbidden: insufficient_scope */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "insufficient_scope";
+                            /** @enum {integer} */
+                            status: 403;
+                        };
+                    };
+                };
+            };
+            /** @description Not found: request_not_found */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "request_not_found";
+                            /** @enum {integer} */
+                            status: 404;
+                        };
+                    };
+                };
+            };
+            /** @description Conflict: request_decided */
+            409: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "request_decided";
+                            /** @enum {integer} */
+                            status: 409;
+                        };
+                    };
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    denyOAuthRequest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The sign-in request's id, from the dashboard's /connect?request=… link */
+                request_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Where the browser goes next */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthDecision"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description Forbidden: insufficient_scope */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "insufficient_scope";
+                            /** @enum {integer} */
+                            status: 403;
+                        };
+                    };
+                };
+            };
+            /** @description Not found: request_not_found */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "request_not_found";
+                            /** @enum {integer} */
+                            status: 404;
+                        };
+                    };
+                };
+            };
+            /** @description Conflict: request_decided */
+            409: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "request_decided";
+                            /** @enum {integer} */
+                            status: 409;
+                        };
+                    };
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getOpenApiDocument: {
@@ -2982,7 +4983,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
-            /** @description Forbidden: forbidden */
+            /** @description Forbidden: forbidden, insufficient_scope */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -2995,7 +4996,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         error: {
                             /** @enum {string} */
-                            code: "forbidden";
+                            code: "forbidden" | "insufficient_scope";
                             /** @enum {integer} */
                             status: 403;
                         };
@@ -3056,7 +5057,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
-            /** @description Forbidden: forbidden */
+            /** @description Forbidden: forbidden, insufficient_scope */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -3069,7 +5070,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         error: {
                             /** @enum {string} */
-                            code: "forbidden";
+                            code: "forbidden" | "insufficient_scope";
                             /** @enum {integer} */
                             status: 403;
                         };
@@ -3131,7 +5132,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
-            /** @description Forbidden: forbidden */
+            /** @description Forbidden: forbidden, insufficient_scope */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -3144,7 +5145,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         error: {
                             /** @enum {string} */
-                            code: "forbidden";
+                            code: "forbidden" | "insufficient_scope";
                             /** @enum {integer} */
                             status: 403;
                         };
@@ -3210,7 +5211,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
-            /** @description Forbidden: forbidden */
+            /** @description Forbidden: forbidden, insufficient_scope */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -3223,7 +5224,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         error: {
                             /** @enum {string} */
-                            code: "forbidden";
+                            code: "forbidden" | "insufficient_scope";
                             /** @enum {integer} */
                             status: 403;
                         };
@@ -3282,6 +5283,26 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            /** @description Forbidden: insufficient_scope */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "insufficient_scope";
+                            /** @enum {integer} */
+                            status: 403;
+                        };
+                    };
+                };
+            };
             /** @description Not found: not_found */
             404: {
                 headers: {
@@ -3334,6 +5355,26 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            /** @description Forbidden: insufficient_scope */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "insufficient_scope";
+                            /** @enum {integer} */
+                            status: 403;
+                        };
+                    };
+                };
+            };
             /** @description Not found: not_found */
             404: {
                 headers: {

@@ -7,12 +7,12 @@
 // "@agent-rental/sdk/mcp"; `@modelcontextprotocol/sdk` is an optional peer dependency of the SDK.
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import type { AgentRentalClient } from "../client.ts";
-import { describeToolError, formatToolError, runAgentTool } from "../tools/definition.ts";
+import { describeToolError, formatToolError, runAgentTool } from "../tools/run.ts";
 import { listRentedAgentTools, type RentedAgentTool } from "../tools/rented.ts";
-import { createAgentToolServer, type AgentToolEntry } from "./tool-server.ts";
+import { createAgentToolServer, type AgentToolEntry } from "@agent-rental/core/mcp";
 
-export { MCP_SERVER_NAME, MCP_SERVER_VERSION, createAgentToolServer, type AgentToolEntry, type AgentToolHost, type AgentToolCall, type AgentToolRun } from "./tool-server.ts";
-export { agentToolSchemas, agentCallOf, type AgentToolSchemas, type AgentInputShape } from "../tools/agent-schema.ts";
+export { MCP_SERVER_NAME, MCP_SERVER_VERSION, createAgentToolServer, type AgentToolEntry, type AgentToolHost, type AgentToolCall, type AgentToolRun } from "@agent-rental/core/mcp";
+export { agentToolSchemas, agentCallOf, type AgentToolSchemas, type AgentInputShape } from "@agent-rental/core/agent-tools";
 
 export interface AgentMcpServerOptions {
   /** The rented agents to offer as tools of their own (from `listRentedAgentTools`). Default none. */

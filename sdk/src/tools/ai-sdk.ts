@@ -5,15 +5,8 @@
 // Import from "@agent-rental/sdk/ai"; `ai` is an optional peer dependency of the SDK.
 import { jsonSchema, tool, type Tool, type ToolSet } from "ai";
 import type { AgentRentalClient } from "../client.ts";
-import {
-  AGENT_TOOL_DESCRIPTION,
-  AGENT_TOOL_NAME,
-  AGENT_TOOL_PARAMETERS,
-  AgentToolCallError,
-  parseAgentToolArguments,
-  runAgentTool,
-  type AgentToolArguments,
-} from "./definition.ts";
+import { AGENT_TOOL_DESCRIPTION, AGENT_TOOL_NAME, AGENT_TOOL_PARAMETERS, parseAgentToolArguments, type AgentToolArguments } from "@agent-rental/core/agent-tools";
+import { AgentToolCallError, runAgentTool } from "./run.ts";
 import { listRentedAgentTools, RENTED_AGENT_TOOL_PARAMETERS, type ListRentedAgentToolsOptions, type RentedAgentTool } from "./rented.ts";
 
 export interface AiSdkAgentToolOptions {

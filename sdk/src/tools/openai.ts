@@ -3,17 +3,8 @@
 // `client.execute` and answers the tool message content. No dependency on the `openai` package: the
 // shapes are structural, and assignable to its ChatCompletionTool and ChatCompletionToolMessageParam.
 import type { AgentRentalClient } from "../client.ts";
-import {
-  agentToolDefinition,
-  describeToolError,
-  formatToolOutput,
-  isAbort,
-  parseAgentToolArguments,
-  runAgentTool,
-  toJsonText,
-  type AgentToolArguments,
-  type AgentToolDefinition,
-} from "./definition.ts";
+import { agentToolDefinition, formatToolOutput, parseAgentToolArguments, toJsonText, type AgentToolArguments, type AgentToolDefinition } from "@agent-rental/core/agent-tools";
+import { describeToolError, isAbort, runAgentTool } from "./run.ts";
 import { RENTED_AGENT_TOOL_PARAMETERS, type RentedAgentTool } from "./rented.ts";
 
 /** A `tools` array entry of OpenAI-style chat completion APIs. */

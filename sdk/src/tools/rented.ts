@@ -2,8 +2,7 @@
 // described by its listing, taking {task, input?}.
 import type { AgentRentalClient } from "../client.ts";
 import type { Credential, Listing } from "../types.ts";
-import { AGENT_TOOL_NAME, type JsonSchemaObject } from "./definition.ts";
-import { agentToolSchemas, UNKNOWN_AGENT_SCHEMAS, type AgentToolSchemas } from "./agent-schema.ts";
+import { AGENT_TOOL_NAME, agentToolDescription, agentToolSchemas, nameAgentTools, UNKNOWN_AGENT_SCHEMAS, type AgentToolSchemas, type JsonSchemaObject } from "@agent-rental/core/agent-tools";
 
 /** A rented agent offered as its own tool. */
 export interface RentedAgentTool {
@@ -39,21 +38,6 @@ export interface ListRentedAgentToolsOptions {
   reserved?: string[];
   /** Called for a credential whose listing cannot be offered (not found, not active, or the lookup failed). */
   onSkip?: (credential: Credential, reason: string) => void;
-}
-
-const MAX_DESCRIPTION = 1024;
-const MAX_SLUG = 48;
-
-/** A tool name from a title: lower-case words joined by underscores. */
-export function toolNameOf(title: string): string {
-  const slug = title
-    .normalize("NFKD")
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, "_")
-    .replace(/^_+|_+$/g, "")
-    .slice(0, MAX_SLUG)
-    .replace(/_+$/, "");
-  return slug === "" ? "agent" : slug;
 }
 
 /** Every active credential of the caller, page by page. */
@@ -99,31 +83,6 @@ export async function listRentedAgentTools(client: AgentRentalClient, options: L
   return found
     .map(({ credential, listing, schemas }) => ({ name: names.get(listing.id)!, title: listing.title, description: agentToolDescription(listing.title, listing.description), agent_id: listing.id, listing, credential, schemas }))
     .sort((a, b) => a.name.localeCompare(b.name));
-}
-
-/** A per-agent tool's description: the listing's title and description. */
-export function agentToolDescription(title: string, description: string): string {
-  return `${title}: ${description}`.slice(0, MAX_DESCRIPTION);
-}
-
-/**
- * Unique tool names for agents, from their titles: a clash gets the start of the on-chain id appended
- * (then a counter). Answers name by listing id; the same agents always get the same names.
- */
-export function nameAgentTools(agents: { id: string; title: string; on_chain_id: string }[], reserved: string[] = [AGENT_TOOL_NAME]): Map<string, string> {
-  const taken = new Set(reserved);
-  const names = new Map<string, string>();
-  const sorted = [...agents].sort((a, b) => toolNameOf(a.title).localeCompare(toolNameOf(b.title)) || a.id.localeCompare(b.id));
-  for (const agent of sorted) {
-    const base = toolNameOf(agent.title);
-    const suffix = agent.on_chain_id.slice(2, 10).toLowerCase();
-    let name = base;
-    if (taken.has(name)) name = `${base}_${suffix}`;
-    for (let n = 2; taken.has(name); n++) name = `${base}_${suffix}_${n}`;
-    taken.add(name);
-    names.set(agent.id, name);
-  }
-  return names;
 }
 
 /** The agent's tool schemas from its public metadata; the generic ones when it cannot be read. */

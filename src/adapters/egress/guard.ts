@@ -8,7 +8,7 @@ import dns from "node:dns";
 import net from "node:net";
 import tls from "node:tls";
 import { Agent, buildConnector, fetch as undiciFetch, type Dispatcher, type RequestInit as UndiciRequestInit } from "undici";
-import { ipv4Kind, ipv6Kind, isLoopbackHost, parseIpv6, type AddressKind } from "./addresses.ts";
+import { ipv4Kind, ipv6Kind, isLoopbackHost, parseIpv6, type AddressKind } from "@agent-rental/core/addresses";
 
 export type EgressRefusalReason = "forbidden_address" | "scheme_not_allowed" | "too_many_redirects" | "response_too_large" | "timeout" | "dns_failure";
 

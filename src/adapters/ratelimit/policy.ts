@@ -11,6 +11,10 @@ export const RATE_RULES = {
   /** 60 task executions per minute per credential (listing + wallet), unless the listing's creator
    * configured another figure (`executionRule`). */
   execution: { limit: 60, windowSeconds: 60 },
+  /** The service's own rule for OAuth dynamic client registration: 20 registrations per minute per
+   * client address, on top of the default rule (a registration is a stored record for anyone who asks;
+   * docs/reference/oauth.md#rate-limits). */
+  oauth: { limit: 20, windowSeconds: 60 },
 } as const satisfies Record<string, RateRule>;
 
 /**

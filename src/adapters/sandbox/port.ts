@@ -2,7 +2,7 @@
 // isolated sandbox and gets back its result and its streamed output. Locally a fresh child process per
 // run (local.ts); in the cloud the runner function with tenant isolation. No adapter ever hands one
 // sandbox two runs.
-import type { FinishedRunStatus } from "../../vocabulary.ts";
+import type { FinishedRunStatus } from "@agent-rental/core/vocabulary";
 
 /** One run. Everything the entry needs (input, the provider key for this run) travels in `payload`;
  * nothing reaches the sandbox through its environment or its command line. */

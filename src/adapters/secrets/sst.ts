@@ -8,6 +8,10 @@ export function cloudSecretSettings(): Record<string, string> {
   const value = (name: string) => linked[name]?.value;
   const settings: Record<string, string | undefined> = {
     JWT_SIGNING_KEYS: value("JwtSigningKeys"),
+    // Signs every A2A Agent Card; its public keys are the JWKS at /.well-known/jwks.json.
+    CARD_SIGNING_KEYS: value("CardSigningKeys"),
+    // The OAuth authorization server's keys (its cookies, its key set).
+    OAUTH_SIGNING_KEYS: value("OAuthSigningKeys"),
     // The protocol authority's key: per-query settlement (consumeQuery) and the run log (logRuns).
     AUTHORITY_PRIVATE_KEY: value("AuthorityPrivateKey"),
     // The RPC URL of a hosted node carries an access token.

@@ -4,7 +4,7 @@
 // emulator does not delete expired items.
 import type { CreateTableCommandInput } from "@aws-sdk/client-dynamodb";
 
-export const TABLE_NAMES = ["keys", "credentials", "chain_listings", "jobs", "listings", "runs", "challenges", "idempotency", "meta"] as const;
+export const TABLE_NAMES = ["keys", "credentials", "chain_listings", "jobs", "listings", "runs", "challenges", "idempotency", "meta", "oauth"] as const;
 export type TableName = (typeof TABLE_NAMES)[number];
 
 /** Tables whose content is derived from the chain and rebuilt when the chain is fresh. */

@@ -1,36 +1,80 @@
-// Authentication (step one of the two-step check): `Authorization: Bearer <API key or JWT>`, in front
-// of every route of the authenticated group (route-groups.ts); public routes are mounted without it.
-// Proves identity only; access to a listing is checked per route.
+// Authentication (step one of the two-step check): `Authorization: Bearer <API key, JWT or OAuth access
+// token>`, in front of every route of the authenticated group (route-groups.ts); public routes are
+// mounted without it. Proves identity only; access to a listing is checked per route.
+//
+// An OAuth access token is also checked against the route: its audience must cover the path called
+// (RFC 8707; src/oauth/resources.ts) and it must hold the scope the route declares (`oauthScope`); a
+// route that declares none refuses it. Every 401 and every scope refusal carries the RFC 9728/6750
+// challenge: `WWW-Authenticate: Bearer resource_metadata="…", scope="…"`, so an app that connects by URL
+// finds the authorization server from the refusal alone.
 import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
 import { ApiError } from "../../errors.ts";
 import { RATE_RULES } from "../../adapters/ratelimit/policy.ts";
 import { enforceRule, rateLimitKey } from "./rate-limit.ts";
 import type { AppEnv } from "../env.ts";
+import type { RouteDeclaration } from "../route.ts";
+import type { Principal } from "../../auth/principal.ts";
+import { apiBaseOf } from "../../a2a/card.ts";
+import { resourceCovers, resourceMetadataUrl } from "../../oauth/resources.ts";
 
 /** A bearer token is printable ASCII without spaces; anything longer than this is not one of ours. */
 const TOKEN = /^[\x21-\x7e]{1,4096}$/;
 
 async function principalOf(c: Context<AppEnv>) {
   const header = c.req.header("authorization");
-  if (!header) throw new ApiError("unauthorized", "Missing Authorization header: send Authorization: Bearer <API key or JWT>.");
+  if (!header) throw new ApiError("unauthorized", "Missing Authorization header: send Authorization: Bearer <API key, JWT or access token>.");
   const match = /^Bearer +(.+)$/i.exec(header.trim());
   if (!match || !TOKEN.test(match[1]!)) {
-    throw new ApiError("unauthorized", "Malformed Authorization header: expected Bearer <API key or JWT>.");
+    throw new ApiError("unauthorized", "Malformed Authorization header: expected Bearer <API key, JWT or access token>.");
   }
   return c.get("services").authenticator.authenticate(match[1]!);
 }
 
-export const authenticate = createMiddleware<AppEnv>(async (c, next) => {
-  try {
-    c.set("principal", await principalOf(c));
-  } catch (error) {
-    // A refused caller is counted by address under the default rule: the 401 carries the rate-limit
-    // headers like every response, and guessing keys or tokens runs into 429.
-    if (error instanceof ApiError && error.status === 401) {
-      await enforceRule(c, c.get("services").rateLimiter, rateLimitKey(c), RATE_RULES.default, "open");
-    }
-    throw error;
+/** The route's rules for an OAuth access token: the resource it was issued for covers this path, and it
+ * holds the route's scope (a route without one takes no access token at all). */
+function checkOAuthAccess(c: Context<AppEnv>, declared: RouteDeclaration, principal: Principal): void {
+  const access = principal.oauth!;
+  const base = apiBaseOf(c.get("services"), c.req.url);
+  if (!resourceCovers(base, access.audience, c.req.path)) {
+    throw new ApiError("invalid_token", `The access token was issued for ${access.audience}, not for this resource: sign in again for it.`);
   }
-  return next();
-});
+  if (!declared.oauthScope) {
+    throw new ApiError("insufficient_scope", `${declared.method} ${declared.path} does not accept OAuth access tokens: use an API key or a wallet sign-in.`);
+  }
+  if (!access.scopes.includes(declared.oauthScope)) {
+    throw new ApiError("insufficient_scope", `The access token does not hold the ${declared.oauthScope} scope this endpoint needs: sign in again from the app and approve it.`);
+  }
+}
+
+/** RFC 6750 §3's challenge: the service's resource metadata (RFC 9728 §5.1), the scope the route needs,
+ * and the error when a token was presented and refused. */
+function challenge(c: Context<AppEnv>, declared: RouteDeclaration, error: ApiError): string {
+  const base = apiBaseOf(c.get("services"), c.req.url);
+  const parts = [`resource_metadata="${resourceMetadataUrl(base)}"`];
+  if (declared.oauthScope) parts.push(`scope="${declared.oauthScope}"`);
+  if (error.code === "insufficient_scope") parts.push(`error="insufficient_scope"`);
+  else if (c.req.header("authorization")) parts.push(`error="invalid_token"`);
+  return `Bearer ${parts.join(", ")}`;
+}
+
+/** The authentication in front of one route of the authenticated group. */
+export function authenticateFor(declared: RouteDeclaration) {
+  return createMiddleware<AppEnv>(async (c, next) => {
+    try {
+      const principal = await principalOf(c);
+      if (principal.method === "oauth") checkOAuthAccess(c, declared, principal);
+      c.set("principal", principal);
+    } catch (error) {
+      if (error instanceof ApiError && (error.status === 401 || error.code === "insufficient_scope")) {
+        const challenged = new ApiError(error.code, error.message, { headers: { ...error.headers, "WWW-Authenticate": challenge(c, declared, error) }, cause: error.cause });
+        // A refused caller is counted by address under the default rule: the 401 carries the rate-limit
+        // headers like every response, and guessing keys or tokens runs into 429.
+        if (error.status === 401) await enforceRule(c, c.get("services").rateLimiter, rateLimitKey(c), RATE_RULES.default, "open");
+        throw challenged;
+      }
+      throw error;
+    }
+    return next();
+  });
+}

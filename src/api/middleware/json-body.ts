@@ -41,3 +41,17 @@ export const jsonBody = createMiddleware<AppEnv>(async (c, next) => {
   }
   return limitOf(c.get("services").config.MAX_BODY_BYTES)(c, next);
 });
+
+/** Bodies of an OAuth endpoint that takes HTML form encoding (RFC 6749 §3.2), under the same limit. */
+const FORM_BODY_MAX_BYTES = 64 * 1024;
+
+/** The body rules of the OAuth endpoints that take form-encoded bodies (token, revoke, authorize by
+ * POST): application/x-www-form-urlencoded only, at most 64 KiB. */
+export const formBody = createMiddleware<AppEnv>(async (c, next) => {
+  if (!hasBody(c.req.method, c.req.raw.headers)) return next();
+  const mediaType = (c.req.header("content-type") ?? "").split(";")[0]!.trim().toLowerCase();
+  if (mediaType !== "application/x-www-form-urlencoded") {
+    throw new ApiError("unsupported_media_type", "This OAuth endpoint takes form-encoded bodies: send Content-Type: application/x-www-form-urlencoded.");
+  }
+  return limitOf(Math.min(FORM_BODY_MAX_BYTES, c.get("services").config.MAX_BODY_BYTES))(c, next);
+});

@@ -104,24 +104,27 @@ function forwardedClient(peer: string, header: string | undefined, trusted: (add
   return client;
 }
 
-/** The caller's address, which decides its rate-limit bucket on public routes:
- * - on Lambda, the address API Gateway saw (from the event, which a client cannot forge);
- * - on the Node server, the socket's peer, or the client named by X-Forwarded-For when the peer is
- *   one of the configured TRUSTED_PROXIES (by default none, so the header is ignored);
- * - for a request handed to the app in-process (no socket, no event: the caller is code of this
- *   process), the first hop of X-Forwarded-For, as that caller chose it. */
+/** The caller's address, which decides its rate-limit bucket on public routes. The peer is the address
+ * the platform saw, which a client cannot forge: on Lambda the source address API Gateway recorded in
+ * the event, on the Node server the socket's peer. Only when that peer is one of the configured
+ * TRUSTED_PROXIES (by default none) is its X-Forwarded-For believed, read from the right. Every server
+ * the service ships hands the app the socket (src/api/server.ts, and the dashboard in front of it,
+ * local/dashboard.ts). Only a request handed to the app in-process (no socket, no event: the caller is
+ * code of this process, as in tests) is keyed by the first X-Forwarded-For hop, as that caller chose it. */
 export function clientIp(c: Context<AppEnv>): string | undefined {
   const env = c.env as
     | { requestContext?: { identity?: { sourceIp?: unknown }; http?: { sourceIp?: unknown } }; incoming?: IncomingMessage }
     | undefined;
   const source = env?.requestContext?.identity?.sourceIp ?? env?.requestContext?.http?.sourceIp;
-  if (typeof source === "string" && IP.test(source)) return source;
+  const peer = typeof source === "string" && familyOf(plainAddress(source)) ? source : env?.incoming?.socket?.remoteAddress;
   const header = c.req.header("x-forwarded-for");
-  const peer = env?.incoming?.socket?.remoteAddress;
   if (peer !== undefined) {
     const trusted = trustOf(c.get("services")?.config.TRUSTED_PROXIES ?? []);
     return forwardedClient(plainAddress(peer), header, trusted);
   }
+  // A socket already closed has no peer address any more: its request counts as anonymous, never by
+  // the header it carried.
+  if (env?.incoming !== undefined) return undefined;
   const first = header?.split(",")[0]?.trim();
   return first && IP.test(first) ? first : undefined;
 }
@@ -225,6 +228,7 @@ export function rateLimit(declared: RouteRateLimit, options: RateLimitOptions = 
   const limiterOf = options.limiter ?? servicesLimiter;
   return createMiddleware<AppEnv>(async (c, next) => {
     await enforceRule(c, limiterOf(c), keyOf(c), rule, declared.failMode);
+    if (declared.rule === "oauth") await enforceRule(c, limiterOf(c), `oauth:${keyOf(c)}`, RATE_RULES.oauth, declared.failMode);
     if (declared.rule === "execution") {
       c.set("limitExecution", async (listingId, perListingLimit) => {
         await enforceRule(c, limiterOf(c), executionKey(listingId, c.get("principal").wallet), executionRule(perListingLimit), declared.failMode);

@@ -24,6 +24,7 @@ export const route = defineRoute({
   operationId: "listCredentials",
   tag: "Credentials",
   access: "bearer",
+  oauthScope: "credentials:read",
   rateLimit: { rule: "default", failMode: "open" },
   summary: "List rental credentials",
   description:

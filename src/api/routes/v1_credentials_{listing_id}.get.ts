@@ -24,6 +24,7 @@ export const route = defineRoute({
   operationId: "verifyCredential",
   tag: "Credentials",
   access: "bearer",
+  oauthScope: "credentials:read",
   rateLimit: { rule: "default", failMode: "open" },
   summary: "Verify a rental credential",
   description:

@@ -5,8 +5,9 @@ import { ApiError } from "../../errors.ts";
 import { performRun } from "../../execution/perform.ts";
 import { waitForRun } from "../../execution/idempotency/protocol.ts";
 import { claimedRuns } from "../../execution/runs/run.store.ts";
-import { admitFromRequest, EXECUTE_ERRORS, ExecuteRequestSchema, RunSchema } from "../execution.ts";
-import { finishedRunJson, runJson } from "../run-json.ts";
+import { admitFromRequest, EXECUTE_ERRORS } from "../execution.ts";
+import { ExecuteRequestSchema, RunSchema } from "../schemas/execution.ts";
+import { finishedRunBody, runBody } from "../run-json.ts";
 import { requestHeader } from "../openapi.ts";
 import { defineRoute } from "../route.ts";
 import { runFinished, runStarted } from "../../observability/run-metrics.ts";
@@ -17,6 +18,7 @@ export const route = defineRoute({
   operationId: "executeTask",
   tag: "Execution",
   access: "bearer",
+  oauthScope: "tasks:run",
   rateLimit: { rule: "execution", failMode: "closed" }, // a run spends the renter's balance, our compute and the charge's gas
   summary: "Run a task",
   description:
@@ -29,8 +31,6 @@ export const route = defineRoute({
   errors: EXECUTE_ERRORS,
 });
 
-const JSON_TYPE = { "content-type": "application/json; charset=utf-8" };
-
 export function register(app: OpenAPIHono<AppEnv>): void {
   app.openapi(route, async (c) => {
     const services = c.get("services");
@@ -39,7 +39,7 @@ export function register(app: OpenAPIHono<AppEnv>): void {
       c.set("runId", admitted.runId);
       const record = await waitForRun(claimedRuns(services.tables), admitted, 310_000);
       if (record.status === "running") throw new ApiError("service_unavailable", `Run ${admitted.runId} of this Idempotency-Key is still in flight; retry.`, { headers: { "Retry-After": "5" } });
-      return c.body(finishedRunJson(record), 200, JSON_TYPE) as never;
+      return c.json(finishedRunBody(record), 200);
     }
     // A run whose charge is not confirmed yet is still a finished run: answered 200 with its output
     // withheld and `settlement: "pending"`, never an error a client would retry into a second run.
@@ -47,6 +47,6 @@ export function register(app: OpenAPIHono<AppEnv>): void {
     runStarted(services.metrics, admitted.admission, c.get("receivedAt"));
     const { response, settlementPending } = await performRun(services, admitted.admission, { stream: false });
     runFinished(services, response, settlementPending);
-    return c.body(runJson(response, settlementPending ? { settlement: "pending" } : {}), 200, JSON_TYPE) as never;
+    return c.json(runBody(response, settlementPending), 200);
   });
 }

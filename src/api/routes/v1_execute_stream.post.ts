@@ -11,9 +11,10 @@ import type { AppEnv } from "../env.ts";
 import { performRun } from "../../execution/perform.ts";
 import { claimedRun } from "../../execution/idempotency/protocol.ts";
 import { claimedRuns } from "../../execution/runs/run.store.ts";
-import { admitFromRequest, EXECUTE_ERRORS, ExecuteRequestSchema } from "../execution.ts";
+import { admitFromRequest, EXECUTE_ERRORS } from "../execution.ts";
+import { ExecuteRequestSchema } from "../schemas/execution.ts";
 import { doneEvent, outputEvent, parseLastEventId, runEvents, type StreamEvent } from "../run-events.ts";
-import { runJson } from "../run-json.ts";
+import { runBody } from "../run-json.ts";
 import { header, requestHeader } from "../openapi.ts";
 import { defineRoute } from "../route.ts";
 import { runEventStream } from "../schemas/run-events.ts";
@@ -27,6 +28,7 @@ export const route = defineRoute({
   operationId: "streamTask",
   tag: "Execution",
   access: "bearer",
+  oauthScope: "tasks:run",
   rateLimit: { rule: "execution", failMode: "closed" }, // a run spends the renter's balance, our compute and the charge's gas
   summary: "Run a task, streamed",
   description:
@@ -77,7 +79,7 @@ export function register(app: OpenAPIHono<AppEnv>): void {
       runFinished(services, response, settlementPending);
       // A per-query charge that could not be confirmed yet: the result stays withheld, as GET
       // /v1/runs/{run_id} shows it, until the settlement pass lands the charge.
-      send(doneEvent(settlementPending ? runJson({ ...response, output: null }, { settlement: "pending" }) : runJson(response)));
+      send(doneEvent(settlementPending ? runBody({ ...response, output: null }, true) : runBody(response)));
       await writes;
     }) as never;
   });

@@ -13,6 +13,7 @@ export const route = defineRoute({
   operationId: "uploadInput",
   tag: "Inputs",
   access: "bearer",
+  oauthScope: "tasks:run",
   rateLimit: { rule: "default", failMode: "closed" }, // stores content: an unlimited burst costs storage
   summary: "Upload a task input",
   description: "Stores the content (UTF-8 text, or base64 for other bytes) content-addressed and returns input_uri (ipfs://<CIDv1>) to pass to POST /v1/execute instead of input. Text that is a JSON object reaches the agent as an object; other content as text. The request body limit applies.",

@@ -11,6 +11,7 @@ export const route = defineRoute({
   operationId: "searchListings",
   tag: "Listings",
   access: "bearer",
+  oauthScope: "listings:read",
   rateLimit: { rule: "default", failMode: "open" },
   summary: "Search listings",
   description:

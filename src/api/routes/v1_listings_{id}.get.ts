@@ -13,6 +13,7 @@ export const route = defineRoute({
   operationId: "getListing",
   tag: "Listings",
   access: "bearer",
+  oauthScope: "listings:read",
   rateLimit: { rule: "default", failMode: "open" },
   summary: "Get a listing",
   description: "Every field of a published listing. An unknown or unpublished id gives 404 listing_not_found; a malformed one 400 invalid_listing_id.",

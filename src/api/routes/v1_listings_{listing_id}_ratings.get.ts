@@ -11,6 +11,7 @@ export const route = defineRoute({
   operationId: "listRatings",
   tag: "Listings",
   access: "bearer",
+  oauthScope: "listings:read",
   rateLimit: { rule: "default", failMode: "open" },
   summary: "List a listing's ratings",
   description:

@@ -13,6 +13,8 @@ export const route = defineRoute({
   operationId: "endMcpSession",
   tag: "Execution",
   access: "bearer",
+  oauthScope: "tasks:run",
+  checksOrigin: true,
   rateLimit: { rule: "default", failMode: "open" }, // answers 405 and changes nothing
   summary: "End an MCP session (not offered)",
   description: `Always 405 method_not_allowed with \`Allow: POST\`. ${MESSAGE}`,

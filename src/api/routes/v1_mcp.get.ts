@@ -14,6 +14,8 @@ export const route = defineRoute({
   operationId: "openMcpStream",
   tag: "Execution",
   access: "bearer",
+  oauthScope: "tasks:run",
+  checksOrigin: true,
   rateLimit: { rule: "default", failMode: "open" }, // answers 405 and changes nothing
   summary: "Open an MCP event stream (not offered)",
   description: `Always 405 method_not_allowed with \`Allow: POST\`, as Streamable HTTP permits. ${MESSAGE}`,

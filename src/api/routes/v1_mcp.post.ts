@@ -6,6 +6,8 @@
 // through the same admission and execution as POST /v1/execute; while it runs, a client that sent a
 // progressToken receives the output as progress notifications. Every refusal is a tool error with the
 // API's code and the request id. GET and DELETE are not offered (v1_mcp.get.ts, v1_mcp.delete.ts).
+// While a run is silent the client that asked for progress gets a heartbeat every
+// MCP_PROGRESS_INTERVAL_MS, so a run longer than its patience is still answered.
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import type { AppEnv } from "../env.ts";
@@ -15,12 +17,17 @@ import { admitRun } from "../../execution/admission.ts";
 import { performRun, type RunResponse } from "../../execution/perform.ts";
 import { limitExecution } from "../middleware/rate-limit.ts";
 import { rentedAgentEntries, rentedAgentEntriesForCall, type RentedAgentEntry } from "../../mcp/agent-tools.ts";
-import { createAgentToolServer } from "../../../sdk/src/mcp/tool-server.ts";
-import type { AgentToolErrorInfo } from "../../../sdk/src/tools/definition.ts";
+import { createAgentToolServer } from "@agent-rental/core/mcp";
+import type { AgentToolErrorInfo } from "@agent-rental/core/agent-tools";
 
 class RunFailed extends Error {
-  constructor(readonly run: RunResponse) {
-    super(run.error?.message ?? "the agent did not complete the task");
+  /** Why the call produced no result: the failed run's error, or (`settlement_pending`, a completed run
+   * whose charge is not confirmed yet) a tool error of its own, which is no run failure code. */
+  constructor(
+    readonly run: RunResponse,
+    readonly reason: { code: string; message: string } | undefined = run.error,
+  ) {
+    super(reason?.message ?? "the agent did not complete the task");
   }
 }
 
@@ -37,6 +44,8 @@ export const route = defineRoute({
   operationId: "callMcp",
   tag: "Execution",
   access: "bearer",
+  oauthScope: "tasks:run",
+  checksOrigin: true,
   rateLimit: { rule: "execution", failMode: "closed" }, // a tool call is a run: it spends balance, compute and gas
   summary: "Remote MCP endpoint (Streamable HTTP)",
   description:
@@ -79,7 +88,7 @@ export function register(app: OpenAPIHono<AppEnv>): void {
     const tools = () => (entries ??= calledTool === undefined ? rentedAgentEntries(services, principal.wallet) : rentedAgentEntriesForCall(services, principal.wallet, calledTool));
 
     const describeError = (error: unknown): AgentToolErrorInfo => {
-      if (error instanceof RunFailed) return { code: error.run.error?.code ?? "run_failed", message: error.message, run_id: error.run.run_id };
+      if (error instanceof RunFailed) return { code: error.reason?.code ?? "run_failed", message: error.message, run_id: error.run.run_id };
       if (error instanceof ApiError) {
         return { code: error.code, message: error.message, status: error.status, request_id: requestId, ...(error.onChainError ? { on_chain_error: error.onChainError } : {}) };
       }
@@ -103,6 +112,13 @@ export function register(app: OpenAPIHono<AppEnv>): void {
         c.set("runId", admitted.admission.run.run_id);
         let offset = 0;
         const progress = call.progress;
+        // While the agent works without a word, a heartbeat keeps a client that resets its timeout on
+        // progress waiting (runs may take minutes; clients give up after one by default). Progress must
+        // grow with every notification: a heartbeat adds a thousandth, so its whole part stays the
+        // characters produced (a run's 300 s at most never reach a thousand beats).
+        let beats = 0;
+        const heartbeat = progress ? setInterval(() => progress(offset + ++beats / 1000, "working"), services.config.MCP_PROGRESS_INTERVAL_MS) : undefined;
+        heartbeat?.unref();
         const { response, settlementPending } = await performRun(services, admitted.admission, {
           stream: progress !== undefined,
           ...(progress
@@ -110,20 +126,18 @@ export function register(app: OpenAPIHono<AppEnv>): void {
                 onDelta: (delta: string) => {
                   if (delta === "") return;
                   offset += delta.length;
+                  beats = 0;
                   progress(offset, delta);
                 },
               }
             : {}),
-        });
+        }).finally(() => clearInterval(heartbeat));
         if (settlementPending) {
           // Not a 503: a client that retried would run (and pay for) the task again. The run is done; its
           // output is withheld until the charge lands, as POST /v1/execute answers it.
-          throw new RunFailed({
-            ...response,
-            error: {
-              code: "settlement_pending",
-              message: `Run ${response.run_id} completed, but its charge is not confirmed on-chain yet; its output is released once it is (GET /v1/runs/${response.run_id}). Do not run the task again: that would be a new run, charged again.`,
-            },
+          throw new RunFailed(response, {
+            code: "settlement_pending",
+            message: `Run ${response.run_id} completed, but its charge is not confirmed on-chain yet; its output is released once it is (GET /v1/runs/${response.run_id}). Do not run the task again: that would be a new run, charged again.`,
           });
         }
         if (response.status !== "completed") throw new RunFailed(response);

@@ -5,9 +5,9 @@ import type { AppEnv } from "../env.ts";
 import { ApiError } from "../../errors.ts";
 import { RUN_ID } from "../../execution/runs/run.ts";
 import { getRun } from "../../execution/runs/run.store.ts";
-import { runDetailJson } from "../run-json.ts";
+import { runDetailBody } from "../run-json.ts";
 import { defineRoute } from "../route.ts";
-import { RentalModelSchema, RunStatusSchema, SettlementStateSchema } from "../schemas/common.ts";
+import { RentalModelSchema, RunFailureSchema, RunStatusSchema, SettlementStateSchema } from "../schemas/common.ts";
 
 const RunDetailSchema = z
   .object({
@@ -18,7 +18,7 @@ const RunDetailSchema = z
     output: z.unknown().openapi({ description: "null while running, and while a per-query charge is unconfirmed (settlement pending) or was refused" }),
     cost_wei: z.number().int(),
     duration_ms: z.number().int(),
-    error: z.object({ code: z.string(), message: z.string() }).optional(),
+    error: RunFailureSchema.optional(),
     rental_model: RentalModelSchema,
     settlement: SettlementStateSchema,
     settlement_tx: z.string().nullable(),
@@ -37,6 +37,7 @@ export const route = defineRoute({
   operationId: "getRun",
   tag: "Runs",
   access: "bearer",
+  oauthScope: "tasks:run",
   rateLimit: { rule: "default", failMode: "open" },
   summary: "Get a run",
   description:
@@ -54,6 +55,6 @@ export function register(app: OpenAPIHono<AppEnv>): void {
     const record = RUN_ID.test(runId) ? await getRun(c.get("services").tables, runId) : null;
     // Another wallet's run is as unknown as one that does not exist.
     if (!record || record.wallet !== c.get("principal").wallet.toLowerCase()) throw new ApiError("not_found", `No run ${runId} for this wallet.`);
-    return c.body(runDetailJson(record), 200, { "content-type": "application/json; charset=utf-8" }) as never;
+    return c.json(runDetailBody(record), 200);
   });
 }

@@ -17,6 +17,7 @@ export const route = defineRoute({
   operationId: "streamRunEvents",
   tag: "Runs",
   access: "bearer",
+  oauthScope: "tasks:run",
   rateLimit: { rule: "default", failMode: "open" },
   summary: "Stream a run's events",
   description: "The run's `output` events after Last-Event-ID (an offset; omit it for all), then its `done` event. Follows the run while it is in flight.",

@@ -1,7 +1,8 @@
 // Shapes every resource uses: the error envelope (narrowed per route and status in openapi.ts), wallet
-// addresses and signatures, and the product's words as zod enums. The enums are derived from
-// src/vocabulary.ts (which has no zod, so the CLI and the dashboard import it without zod) and stay
-// unnamed, so the OpenAPI document writes each one inline where a field uses it.
+// addresses and signatures, and the product's words as zod enums. The enums are derived from the
+// vocabulary (@agent-rental/core/vocabulary, which has no zod, so the CLI and the dashboard import it
+// without zod) and stay unnamed, so the OpenAPI document writes each one inline where a field uses it
+// (the run failure, an object of its own, is named).
 import { z } from "@hono/zod-openapi";
 import { ERROR_CODES } from "../../errors.ts";
 import {
@@ -13,9 +14,10 @@ import {
   LISTING_STATUSES,
   RENTAL_MODELS,
   REVIEW_STATUSES,
+  RUN_FAILURE_CODES,
   RUN_STATUSES,
   SETTLEMENT_STATES,
-} from "../../vocabulary.ts";
+} from "@agent-rental/core/vocabulary";
 
 export const CategorySchema = z.enum(CATEGORIES);
 export const RentalModelSchema = z.enum(RENTAL_MODELS);
@@ -26,6 +28,15 @@ export const ListedCredentialStatusSchema = z.enum(LISTED_CREDENTIAL_STATUSES);
 export const RunStatusSchema = z.enum(RUN_STATUSES);
 export const FinishedRunStatusSchema = z.enum(FINISHED_RUN_STATUSES);
 export const SettlementStateSchema = z.enum(SETTLEMENT_STATES);
+
+/** Why a failed run failed (the Run's `error`): a code of the vocabulary and a sentence for the renter.
+ * A component of its own, so the SDK's types and the API reference name the codes once. */
+export const RunFailureSchema = z
+  .object({
+    code: z.enum(RUN_FAILURE_CODES).openapi({ description: "Why the run failed; each code's meaning: docs/reference/runs.md (Why a run failed)" }),
+    message: z.string().openapi({ description: "For the renter: never a key, a signature or a connected agent's URL" }),
+  })
+  .openapi("RunFailure", { description: "Why a failed run failed" });
 export const JobStatusSchema = z.enum(JOB_STATUSES);
 export const ReviewStatusSchema = z.enum(REVIEW_STATUSES);
 

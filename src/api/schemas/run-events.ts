@@ -3,7 +3,7 @@
 // schema is the union of the events, each with its SSE fields (event, id, data), and the description
 // says how they are framed.
 import { z } from "@hono/zod-openapi";
-import { RunSchema } from "../execution.ts";
+import { RunSchema } from "./execution.ts";
 
 const OutputEventSchema = z
   .object({

@@ -2,10 +2,11 @@
 // sandbox (declarative.ts); a connected agent runs on its creator's servers and is called by a signed
 // webhook (connected.ts). Performing a run (perform.ts) does not know which it calls.
 import type { Services } from "../../services.ts";
-import type { AgentManifest } from "../../registration/manifest.ts";
+import type { AgentManifest } from "@agent-rental/core/manifest";
+import type { RunFailure } from "../runs/run.ts";
 
 /** How an agent's part of a run ended. A failure's message is shown to the renter. */
-export type AgentOutcome = { status: "completed"; output: unknown } | { status: "failed"; error: { code: string; message: string } };
+export type AgentOutcome = { status: "completed"; output: unknown } | { status: "failed"; error: RunFailure };
 
 /** One run, as an agent kind receives it. */
 export interface AgentCall {

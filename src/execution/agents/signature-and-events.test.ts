@@ -97,6 +97,30 @@ describe("event-stream parser", () => {
     expect(parser.feed("data: 2\r\n\r")).toEqual([{ type: "message", data: "2" }]);
   });
 
+  it("counts the characters of the event not finished yet, whatever the chunking and line ends", () => {
+    // After the whole stream: nothing pending. At each cut: the characters since the last blank line.
+    const pendingAt = (text: string) => {
+      // Every line end as one "\n"; the stream starts as if after a line end.
+      const lines = `\n${text.replace(/\r\n/g, "\n").replace(/\r/g, "\n")}`;
+      const boundary = lines.lastIndexOf("\n\n");
+      return boundary < 0 ? lines.length - 1 : lines.length - boundary - 2;
+    };
+    for (let cut = 0; cut <= stream.length; cut++) {
+      const parser = new SseParser();
+      parser.feed(stream.slice(0, Math.floor(cut / 2)));
+      parser.feed(stream.slice(Math.floor(cut / 2), cut));
+      expect(parser.pendingChars, JSON.stringify(stream.slice(0, cut))).toBe(pendingAt(stream.slice(0, cut)));
+    }
+    const parser = new SseParser();
+    parser.feed(`data: ${"x".repeat(1000)}`);
+    expect(parser.pendingChars).toBe(1006);
+    parser.feed("\r");
+    parser.feed("\n");
+    expect(parser.pendingChars).toBe(1007);
+    parser.feed("\r\n");
+    expect(parser.pendingChars).toBe(0);
+  });
+
   it("reports an event left without its blank line at the end, but not a trailing comment", () => {
     expect(parseAll(["data: x\n"]).unfinished).toBe(true);
     expect(parseAll(["data: x"]).unfinished).toBe(true);

@@ -9,8 +9,11 @@
 // bodies; only a message the agent itself reports is passed on (cleaned, bounded, secret redacted).
 import { EgressRefusedError, type EgressGuard } from "../../adapters/egress/guard.ts";
 import { JSON_LIMITS, parseBoundedJson, TOO_DEEP_OUTPUT, type BoundedJson } from "../../protocols/bounded-json.ts";
+import { MAX_OUTPUT_CHARS } from "../runs/run.ts";
 import { SseParser, type SseEvent } from "./event-stream.ts";
 import { webhookHeaders, WEBHOOK_SECRET_PREFIX, type WebhookHeaders } from "./webhook-signature.ts";
+import type { RunFailure } from "../runs/run.ts";
+import type { RunFailureCode } from "@agent-rental/core/vocabulary";
 
 export interface ConnectedCall {
   /** The service's egress guard. */
@@ -37,7 +40,7 @@ export interface ConnectedCall {
 export type ConnectedResult =
   | { status: "completed"; output: unknown }
   /** Partial output is the deltas already passed to onDelta. */
-  | { status: "failed"; error: { code: string; message: string } };
+  | { status: "failed"; error: RunFailure };
 
 /** The body of a task delivery (JSON). */
 export interface RunRequestedEvent {
@@ -60,7 +63,7 @@ export const CONNECTED_USER_AGENT = "agent-rental-webhook/1";
 const MAX_AGENT_MESSAGE_CHARS = 500;
 
 type Failure = Extract<ConnectedResult, { status: "failed" }>;
-const failed = (code: string, message: string): Failure => ({ status: "failed", error: { code, message } });
+const failed = (code: RunFailureCode, message: string): Failure => ({ status: "failed", error: { code, message } });
 
 /** Delivers one run to a connected agent and returns its result. Never rejects for a failure of the
  * call (network, refusal, timeout, abort, a bad answer): those are failed results. An error thrown by
@@ -123,13 +126,50 @@ export async function callConnectedAgent(call: ConnectedCall): Promise<Connected
   return failed("agent_invalid_response", `The agent's endpoint answered with content type ${safeMediaType(mediaType)}; a task is answered with application/json or text/event-stream.`);
 }
 
-async function readJson(response: Response, call: ConnectedCall, timeoutMs: number, redact: (text: string) => string): Promise<ConnectedResult> {
-  let text: string;
+/** A UTF-8 character takes at most 3 bytes per UTF-16 code unit (4 bytes make a surrogate pair), so a
+ * body of more bytes than this holds more characters than the service reads. */
+const MAX_JSON_BYTES = 3 * JSON_LIMITS.maxChars;
+
+/** The body as text, read until it passes `maxChars` characters and no further: undefined then (the
+ * rest is never downloaded, so an oversized answer costs one bound's worth of memory, not its size). */
+async function readBounded(body: ReadableStream<Uint8Array>, maxChars: number): Promise<string | undefined> {
+  const reader = body.getReader();
+  const decoder = new TextDecoder("utf-8");
+  const parts: string[] = [];
+  let chars = 0;
+  let finished = false;
   try {
-    text = await response.text();
+    for (;;) {
+      const chunk = await reader.read();
+      const part = chunk.done ? decoder.decode() : decoder.decode(chunk.value, { stream: true });
+      chars += part.length;
+      if (chars > maxChars) return undefined;
+      parts.push(part);
+      if (chunk.done) {
+        finished = true;
+        return parts.join("");
+      }
+    }
+  } finally {
+    if (!finished) await reader.cancel().catch(() => undefined);
+    reader.releaseLock();
+  }
+}
+
+async function readJson(response: Response, call: ConnectedCall, timeoutMs: number, redact: (text: string) => string): Promise<ConnectedResult> {
+  const tooLarge = () => failed("output_too_large", `The agent's answer is larger than the ${JSON_LIMITS.maxChars} characters of JSON the service reads.`);
+  const declared = Number(response.headers.get("content-length") ?? NaN);
+  if (Number.isFinite(declared) && declared > MAX_JSON_BYTES) {
+    await release(response);
+    return tooLarge();
+  }
+  let text: string | undefined;
+  try {
+    text = response.body === null ? "" : await readBounded(response.body, JSON_LIMITS.maxChars);
   } catch (error) {
     return failureOf(error, "body", { call, timeoutMs, deltaChars: 0 });
   }
+  if (text === undefined) return tooLarge();
   const parsed = parseBoundedJson(text);
   if (!parsed.ok) return parsed.reason === "invalid_json" ? failed("agent_invalid_response", "The agent's endpoint answered with a body that is not valid JSON.") : unreadable(parsed);
   const document = parsed.value;
@@ -154,6 +194,8 @@ async function readEventStream(response: Response, call: ConnectedCall, timeoutM
       const data = parseJson(event.data);
       if (!isObject(data) || typeof data.delta !== "string") return failed("agent_invalid_response", 'An "output" event of the agent\'s stream is not JSON of the form {"delta": "<text>"}.');
       if (data.delta.length === 0) return undefined;
+      // Past the run's output limit the run fails whatever follows: the rest is not read.
+      if (output.length + data.delta.length > MAX_OUTPUT_CHARS) return failed("output_too_large", `The agent's output exceeds ${MAX_OUTPUT_CHARS} characters.`);
       output += data.delta;
       deltas += 1;
       call.onDelta?.(data.delta);
@@ -199,6 +241,8 @@ async function readEventStream(response: Response, call: ConnectedCall, timeoutM
         const result = handle(event);
         if (result !== undefined) return result;
       }
+      // An event not finished yet is held by the parser: one past the bound is refused as it grows.
+      if (parser.pendingChars > JSON_LIMITS.maxChars) return failed("output_too_large", `An event of the agent's stream is larger than the ${JSON_LIMITS.maxChars} characters the service reads.`);
     }
   } finally {
     if (!finished) await reader.cancel().catch(() => undefined);

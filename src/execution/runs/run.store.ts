@@ -6,7 +6,7 @@
 //   - `runlog#batching` while a batch holds it (sort key: claimed_at), for the run log's recovery;
 //   - none once its receipt is logged.
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
-import { applied, queryAll, isConditionalCheckFailure, type Tables } from "../../adapters/tables/dynamo.ts";
+import { applied, batchGet, queryAll, isConditionalCheckFailure, type Tables } from "../../adapters/tables/dynamo.ts";
 import type { ClaimedRuns } from "../idempotency/protocol.ts";
 import { STALE_AFTER_TIMEOUT_MS, type RunFinish, type RunReceiptReference, type RunRecord, type SettlementPatch } from "./run.ts";
 
@@ -95,6 +95,90 @@ export async function getRun(tables: Tables, runId: string): Promise<RunLogItem 
 /** The runs as a request following another's Idempotency-Key reads and bars them. */
 export function claimedRuns(tables: Tables): ClaimedRuns {
   return { get: (runId) => getRun(tables, runId), bar: (runId) => barRun(tables, runId) };
+}
+
+// --- A renter's runs of a listing -------------------------------------------------------------------
+// One entry per run, `renter-runs#<on-chain id>#<wallet>` / `<created_at>#<run_id>`, written when the run
+// is admitted: the renter's runs of one listing, newest first, without a second index on the run record
+// (whose one gsi1 entry is its work queue). The entry names the run and its context; everything else is
+// read from the run record, which stays the one place a run's state is written.
+
+/** The partition of a renter's runs of a listing. */
+function renterRunsPk(onChainId: string, wallet: string): string {
+  return `renter-runs#${onChainId.toLowerCase()}#${wallet.toLowerCase()}`;
+}
+
+/** The query of a renter's runs of a listing, of one context when `contextId` is given. */
+function renterRunsQuery(tables: Tables, onChainId: string, wallet: string, contextId: string | undefined) {
+  return {
+    TableName: tables.name("runs"),
+    KeyConditionExpression: "pk = :pk",
+    ...(contextId ? { FilterExpression: "context_id = :context" } : {}),
+    ExpressionAttributeValues: { ":pk": renterRunsPk(onChainId, wallet), ...(contextId ? { ":context": contextId } : {}) },
+  };
+}
+
+/** A renter's run as listed. */
+export interface RenterRunEntry {
+  run_id: string;
+  created_at: string;
+  context_id?: string;
+}
+
+/** Records a run among its renter's runs of its listing (idempotent: a retry writes the same entry). */
+export async function recordRenterRun(tables: Tables, run: Pick<RunRecord, "run_id" | "on_chain_id" | "wallet" | "created_at" | "context_id">): Promise<void> {
+  const entry: RenterRunEntry & { pk: string; sk: string } = {
+    pk: renterRunsPk(run.on_chain_id, run.wallet),
+    sk: `${run.created_at}#${run.run_id}`,
+    run_id: run.run_id,
+    created_at: run.created_at,
+    ...(run.context_id ? { context_id: run.context_id } : {}),
+  };
+  // Unconditional: the entry is the same whatever writes it; an entry whose run never started (its id
+  // was barred) is skipped by readers, which read each run's record.
+  await tables.doc.send(new PutCommand({ TableName: tables.name("runs"), Item: entry }));
+}
+
+/** A page of a renter's runs of a listing, newest first, after the entry `after` (a sort key from a
+ * previous page); `next` is the sort key to continue after, null on the last page. `contextId` keeps
+ * only the runs of that context. */
+export async function listRenterRuns(
+  tables: Tables,
+  onChainId: string,
+  wallet: string,
+  options: { limit: number; after?: string; contextId?: string },
+): Promise<{ entries: RenterRunEntry[]; next: string | null }> {
+  const entries: RenterRunEntry[] = [];
+  let startKey: Record<string, unknown> | undefined = options.after ? { pk: renterRunsPk(onChainId, wallet), sk: options.after } : undefined;
+  // A filtered query may return fewer items than its limit: read on until the page is full or the
+  // partition ends.
+  do {
+    const out = await tables.doc.send(new QueryCommand({ ...renterRunsQuery(tables, onChainId, wallet, options.contextId), ScanIndexForward: false, Limit: options.limit - entries.length, ExclusiveStartKey: startKey }));
+    entries.push(...((out.Items ?? []) as (RenterRunEntry & { sk: string })[]));
+    startKey = out.LastEvaluatedKey;
+  } while (startKey && entries.length < options.limit);
+  const last = entries.at(-1) as (RenterRunEntry & { sk?: string }) | undefined;
+  return { entries: entries.map(({ run_id, created_at, context_id }) => ({ run_id, created_at, ...(context_id ? { context_id } : {}) })), next: startKey && last?.sk ? last.sk : null };
+}
+
+/** How many runs a renter has of a listing (of one context, with `contextId`). */
+export async function countRenterRuns(tables: Tables, onChainId: string, wallet: string, options: { contextId?: string } = {}): Promise<number> {
+  let count = 0;
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const out = await tables.doc.send(new QueryCommand({ ...renterRunsQuery(tables, onChainId, wallet, options.contextId), Select: "COUNT", ExclusiveStartKey: startKey }));
+    count += out.Count ?? 0;
+    startKey = out.LastEvaluatedKey;
+  } while (startKey);
+  return count;
+}
+
+/** The records of runs by id (missing and barred ids are left out). */
+export async function getRuns(tables: Tables, runIds: string[]): Promise<Map<string, RunRecord>> {
+  const items = await batchGet(tables, "runs", runIds.map(runKey), { consistent: true });
+  const runs = new Map<string, RunRecord>();
+  for (const item of items as unknown as (RunRecord | BarredRun)[]) if (!("barred" in item && item.barred === true)) runs.set(item.run_id, item as RunRecord);
+  return runs;
 }
 
 /** Saves the text streamed so far (while the run is in flight), for resuming streams. A run that has

@@ -3,8 +3,14 @@
 // run.store.ts keeps it in the `runs` table.
 import { randomBytes } from "node:crypto";
 import { keccak256, toHex, type Address } from "viem";
-import type { FinishedRunStatus, RentalModel, RunStatus, SettlementState } from "../../vocabulary.ts";
+import type { FinishedRunStatus, RentalModel, RunFailureCode, RunStatus, SettlementState } from "@agent-rental/core/vocabulary";
 import { chargeRefHex, parseChargeRef } from "../money/charge-refs.ts";
+
+/** Why a run failed: a code of the vocabulary (RUN_FAILURE_CODES) and a sentence for the renter. */
+export interface RunFailure {
+  code: RunFailureCode;
+  message: string;
+}
 
 export type { RunStatus, SettlementState };
 /** The run log: `pending` until a batch holding the run's receipt is logged on-chain. */
@@ -52,9 +58,12 @@ export interface RunRecord {
   delivery?: "stream" | "sync";
   /** standard or priority. */
   priority?: "standard" | "priority";
+  /** The A2A context the run belongs to, when the client named one (A2A's contextId); absent otherwise
+   * (the run is then its own context). */
+  context_id?: string;
   timeout_ms?: number;
   /** Why a failed run failed: {code, message}. */
-  error?: { code: string; message: string };
+  error?: RunFailure;
   /** Wei charged, as a decimal string (bigint-safe). */
   cost_wei: string;
   duration_ms?: number;
@@ -77,7 +86,7 @@ export interface RunFinish {
   status: FinishedRunStatus;
   output: unknown;
   streamed: string;
-  error?: { code: string; message: string };
+  error?: RunFailure;
   cost_wei: string;
   duration_ms: number;
   settlement: SettlementState;
@@ -91,7 +100,7 @@ export interface SettlementPatch {
   cost_wei?: string;
   settlement_tx?: `0x${string}`;
   status?: "failed";
-  error?: { code: string; message: string };
+  error?: RunFailure;
 }
 
 /** How long past its own timeout a run may stay `running` before the stale-run sweep finishes it: far

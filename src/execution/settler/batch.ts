@@ -5,7 +5,7 @@
 // a margin, plus a new storage word for every bitmap word the batch touches. A batch that runs out of
 // gas anyway (the state changed under it) is split, and the model's allowance per charge doubles.
 import { encodeFunctionData, type Address, type Hex } from "viem";
-import { marketplaceAbi } from "../../chain/generated/marketplace.ts";
+import { marketplaceAbi } from "@agent-rental/core/marketplace";
 
 export interface Charge {
   listingId: Hex;

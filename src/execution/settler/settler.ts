@@ -27,7 +27,7 @@ import { AuthorityRevertError, AuthorityUnavailableError, type AuthoritySigner }
 import { createBlockCadence } from "../../chain/block-cadence.ts";
 import { followBlocks } from "../../chain/follow-blocks.ts";
 import { getChargeOutcomes } from "../../chain/get-charge-outcomes.ts";
-import { marketplaceAbi } from "../../chain/generated/marketplace.ts";
+import { marketplaceAbi } from "@agent-rental/core/marketplace";
 import type { MarketplaceWriteArgs, MarketplaceWriteName } from "../../chain/write.ts";
 import { parseChargeMessage, type ChargeMessage } from "../money/charge-message.ts";
 import { createGasModel, encodeCharges, TX_GAS_CAP, wordsOf, type Charge } from "./batch.ts";

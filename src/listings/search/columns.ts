@@ -4,7 +4,7 @@
 import { Postings } from "./postings.ts";
 import { SortedOrder, type SlotComparator } from "./orders.ts";
 import { analyzeDocument } from "./score.ts";
-import { CATEGORIES, RENTAL_MODELS, SEARCH_SORTS, type Category, type RentalModel, type SearchSort } from "../../vocabulary.ts";
+import { CATEGORIES, RENTAL_MODELS, SEARCH_SORTS, type Category, type RentalModel, type SearchSort } from "@agent-rental/core/vocabulary";
 import type { SearchDocument } from "./types.ts";
 import { Vocabulary } from "./vocabulary.ts";
 

@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { ApiError } from "../../errors.ts";
 import { createSearchIndex, parseSearchQuery, type SearchDocument, type SearchIndex, type SearchQuery } from "./index.ts";
 import { createNaiveSearch, prng, syntheticListings, typo } from "../../../bench/search.ts";
-import { CATEGORIES, RENTAL_MODELS, SEARCH_SORTS } from "../../vocabulary.ts";
+import { CATEGORIES, RENTAL_MODELS, SEARCH_SORTS } from "@agent-rental/core/vocabulary";
 import { tokenize, withinOneEdit } from "./tokenize.ts";
 
 const id = (n: number) => `lst_${n.toString(16).padStart(64, "0")}`;

@@ -1,8 +1,8 @@
 // The search component's shapes: the document the catalogue indexes (the listing's search subset plus
 // what filtering and sorting need) and the typed query the validator produces. Kept apart so the
 // index, the validator, the benchmark and the route share one definition. The words (categories,
-// rental models, sorts) are the product's vocabulary (src/vocabulary.ts).
-import type { Category, RentalModel, SearchSort } from "../../vocabulary.ts";
+// rental models, sorts) are the product's vocabulary (@agent-rental/core/vocabulary).
+import type { Category, RentalModel, SearchSort } from "@agent-rental/core/vocabulary";
 
 /** One listing as the index sees it. `searchable` is true when the listing is active and approved. */
 export interface SearchDocument {

@@ -3,7 +3,7 @@
 // working, and new optional parameters stay backward compatible); an empty value (`?category=`, as an
 // HTML form sends it) counts as absent; numbers are plain decimals (no sign, hex or exponent).
 import { ApiError } from "../../errors.ts";
-import { CATEGORIES, RENTAL_MODELS, SEARCH_SORTS } from "../../vocabulary.ts";
+import { CATEGORIES, RENTAL_MODELS, SEARCH_SORTS } from "@agent-rental/core/vocabulary";
 import type { SearchQuery } from "./types.ts";
 
 export const DEFAULT_LIMIT = 20;

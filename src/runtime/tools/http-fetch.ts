@@ -2,7 +2,7 @@
 // the scope (a redirect off the list is refused, not followed) and connects through the run's egress
 // guard, which judges the resolved address. The response body is read up to a cap and returned as text.
 import { fetch as undiciFetch } from "undici";
-import type { ParsedScope } from "../../registration/tools.ts";
+import type { ParsedScope } from "@agent-rental/core/manifest";
 import type { RunEgress } from "../egress.ts";
 import { ToolInputError, type RuntimeTool } from "./types.ts";
 

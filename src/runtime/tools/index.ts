@@ -1,8 +1,7 @@
 // The agent's tools for one run, built from the manifest's {name, scope} entries: each scope is parsed
 // again with the catalogue's parser and the tool is configured from the parsed scope only, so a tool can
 // reach exactly what registration accepted and nothing by default.
-import { parseToolScope, type ToolName } from "../../registration/tools.ts";
-import type { ManifestTool } from "../../registration/manifest.ts";
+import { parseToolScope, type ManifestTool, type ToolName } from "@agent-rental/core/manifest";
 import { AgentRunError } from "../errors.ts";
 import type { RunEgress } from "../egress.ts";
 import type { AgentSearchProvider } from "../payload.ts";

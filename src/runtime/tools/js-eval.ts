@@ -1,7 +1,7 @@
 // js_eval: JavaScript in a fresh V8 isolate (isolated-vm) per call, with the scope's heap limit and
 // time limit. The isolate has the language and nothing else: no require, no process, no network, no
 // timers, no host objects. The value of the script's last expression comes back as JSON.
-import type { ParsedScope } from "../../registration/tools.ts";
+import type { ParsedScope } from "@agent-rental/core/manifest";
 import { ToolInputError, type RuntimeTool } from "./types.ts";
 
 type JsEvalScope = Extract<ParsedScope, { tool: "js_eval" }>;

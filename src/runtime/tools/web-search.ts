@@ -1,7 +1,7 @@
 // web_search: queries the service's search provider (the Brave Search web API or a SearXNG instance)
 // through the run's egress guard and returns titles, URLs and snippets. The provider's key goes in the
 // request header only; the model sees the results, never the key or the endpoint.
-import type { ParsedScope } from "../../registration/tools.ts";
+import type { ParsedScope } from "@agent-rental/core/manifest";
 import type { RunEgress } from "../egress.ts";
 import type { AgentSearchProvider } from "../payload.ts";
 import { readCapped } from "./http-fetch.ts";

@@ -1,7 +1,7 @@
 // The wallet's rental credentials, every page of them: GET /v1/credentials answers at most 100 at a
 // time (newest purchase first), and a wallet may hold more.
 import { useQuery } from "@tanstack/react-query";
-import type { Credential } from "./types.ts";
+import type { Credential } from "@agent-rental/sdk";
 import { useApi } from "./hooks.ts";
 import { useSession } from "../auth/session.tsx";
 

@@ -5,7 +5,8 @@ import { createContext, useCallback, useContext, useEffect, useMemo, useRef, use
 import { useAccountEffect, useConnection, useSignMessage } from "wagmi";
 import { getAddress, type Address } from "viem";
 import { useQueryClient } from "@tanstack/react-query";
-import { ApiError, apiRequest } from "../api/client.ts";
+import { AgentRentalError } from "@agent-rental/sdk";
+import { dashboardClient } from "../api/sdk.ts";
 import { useDashboardConfig } from "../lib/context.tsx";
 import { explainError } from "../chain/errors.ts";
 
@@ -97,12 +98,14 @@ export function SessionProvider({ children }: { children: ReactNode }) {
     setProblem(null);
     try {
       const wallet = getAddress(address);
-      const challenge = await apiRequest<{ challenge: string; expires_at: number }>(config.apiUrl, "/v1/auth/challenge", { query: { wallet } });
+      // The wallet signs with wagmi; the two requests go through the SDK's client, without a token.
+      const client = dashboardClient(config.apiUrl);
+      const challenge = await client.request<{ challenge: string; expires_at: number }>("GET", "/v1/auth/challenge", { query: { wallet } });
       const signature = await signMessage.mutateAsync({ account: wallet, message: challenge.challenge });
-      const token = await apiRequest<{ token: string; expires_at: number }>(config.apiUrl, "/v1/auth/token", { method: "POST", body: { wallet, challenge: challenge.challenge, signature } });
+      const token = await client.request<{ token: string; expires_at: number }>("POST", "/v1/auth/token", { body: { wallet, challenge: challenge.challenge, signature } });
       store({ wallet, token: token.token, expiresAt: localExpiry(token.token, token.expires_at) });
     } catch (error) {
-      if (error instanceof ApiError) {
+      if (error instanceof AgentRentalError) {
         setProblem(error);
       } else {
         const explained = explainError(error);

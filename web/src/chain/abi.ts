@@ -1,8 +1,8 @@
-// The marketplace ABI, generated from the contract by the build (src/chain/generated), so every read
+// The marketplace ABI, generated from the contract by the build (`@agent-rental/core/marketplace`), so every read
 // and write the dashboard makes is type-checked against the contract itself.
-export { marketplaceAbi } from "../../../src/chain/generated/marketplace.ts";
+export { marketplaceAbi } from "@agent-rental/core/marketplace";
 /** The contract's enums (AccessType, ListingStatus) in the service's words. */
-export { ACCESS_TYPE, CHAIN_LISTING_STATUSES, rentalModelOf } from "../../../src/vocabulary.ts";
+export { ACCESS_TYPE, CHAIN_LISTING_STATUSES, rentalModelOf } from "@agent-rental/core/vocabulary";
 /** Subscription windows the contract accepts, in seconds. */
 export const SUBSCRIPTION_DAYS = [30, 90, 365] as const;
 export const DAY = 86_400;

@@ -4,8 +4,8 @@
 // the output schema's `examples` (the first three), or, when it has none, the one example generated
 // from the schema. That is the code that computed the listing's `sample_output` at registration, so
 // the reviewer sees what renters will see, generated samples included.
-import { validateManifest } from "../../../src/registration/manifest.ts";
-import type { ListingMetadata } from "../api/types.ts";
+import { validateManifest } from "@agent-rental/core/manifest";
+import type { ListingMetadata } from "@agent-rental/sdk";
 
 /** The samples the catalogue will show for this metadata, or null if the validator refuses it. */
 export function sampleOutputsOf(metadata: ListingMetadata): string[] | null {

@@ -7,9 +7,8 @@ import * as AlertDialog from "@radix-ui/react-alert-dialog";
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useConnection, useSignMessage } from "wagmi";
 import { useApi, useAuthQuery } from "../api/hooks.ts";
-import type { ApiKey } from "../api/types.ts";
+import { AgentRentalError, type ApiKey } from "@agent-rental/sdk";
 import { explainError } from "../chain/errors.ts";
-import { ApiError } from "../api/client.ts";
 import { RequireSignIn } from "../ui/Layout.tsx";
 import { Empty, ErrorNote, Loading, StatusBadge } from "../ui/notices.tsx";
 import { formatTime } from "../ui/format.ts";
@@ -95,7 +94,7 @@ function NewKey({ onCreated }: { onCreated: () => void }) {
       onCreated();
     },
   });
-  const problem = create.error ? (create.error instanceof ApiError ? null : explainError(create.error)) : null;
+  const problem = create.error ? (create.error instanceof AgentRentalError ? null : explainError(create.error)) : null;
   const close = (o: boolean) => {
     setOpen(o);
     if (!o) {
@@ -152,7 +151,7 @@ function NewKey({ onCreated }: { onCreated: () => void }) {
                 <input id="key-label" required maxLength={64} value={label} onChange={(e) => setLabel(e.target.value)} placeholder="e.g. production backend" />
               </div>
               {create.isPending ? <div className="notice notice-warn" role="status">Confirm with your wallet signature…</div> : null}
-              {create.error instanceof ApiError ? <ErrorNote error={create.error} /> : null}
+              {create.error instanceof AgentRentalError ? <ErrorNote error={create.error} /> : null}
               {problem ? <div className={`notice ${problem.rejected ? "notice-warn" : "notice-error"}`} role="alert">{problem.rejected ? "You rejected the signature in your wallet. No key was created." : problem.message}</div> : null}
               <div className="row" style={{ justifyContent: "flex-end" }}>
                 <Dialog.Close asChild>

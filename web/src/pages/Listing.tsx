@@ -4,11 +4,11 @@ import { useState } from "react";
 import { Link, useParams } from "react-router";
 import { useInfiniteQuery, useMutation, useQueryClient } from "@tanstack/react-query";
 import { useApi, useAuthQuery } from "../api/hooks.ts";
-import type { CredentialVerification, Listing, Rating, RatingList } from "../api/types.ts";
+import type { CredentialVerification, Listing, Rating, RatingList } from "@agent-rental/sdk";
 import { useSession } from "../auth/session.tsx";
 import { RequireSignIn } from "../ui/Layout.tsx";
 import { Empty, ErrorNote, Loading, StatusBadge } from "../ui/notices.tsx";
-import { MODEL_LABEL, PRICE_MEANING, PRICE_SUFFIX, formatTime, formatWei, percent, prettyJson, priceWei, shortHex } from "../ui/format.ts";
+import { MODEL_LABEL, PRICE_MEANING, PRICE_SUFFIX, formatTime, formatWei, jsonText, percent, prettyJson, priceWei, shortHex } from "../ui/format.ts";
 import { useListingMetadata } from "../lib/metadata.ts";
 import { RentPanel } from "./Rent.tsx";
 
@@ -88,9 +88,9 @@ function ListingView() {
             {metadata.isPending ? <Loading label="Loading the agent's schemas" /> : metadata.isError ? <ErrorNote error={metadata.error} /> : (
               <>
                 <h3>Input schema</h3>
-                <pre>{JSON.stringify(metadata.data.input_schema, null, 2)}</pre>
+                <pre>{jsonText(metadata.data.input_schema)}</pre>
                 <h3>Output schema</h3>
-                <pre>{JSON.stringify(metadata.data.output_schema, null, 2)}</pre>
+                <pre>{jsonText(metadata.data.output_schema)}</pre>
                 <p className="small muted">Times out after {metadata.data.timeout_seconds ?? 60} s.</p>
               </>
             )}

@@ -6,18 +6,16 @@ import { useEffect, useMemo, useRef, useState, useSyncExternalStore } from "reac
 import { Link, useSearchParams } from "react-router";
 import * as Tabs from "@radix-ui/react-tabs";
 import { useQueryClient } from "@tanstack/react-query";
-import { useAuthQuery } from "../api/hooks.ts";
+import { useAuthQuery, useClient } from "../api/hooks.ts";
 import { useAllCredentials } from "../api/credentials.ts";
-import type { Run, RunDetail } from "../api/types.ts";
-import { readRunStream } from "../api/stream.ts";
-import { ApiError } from "../api/client.ts";
+import { AgentRentalError, type ExecuteRequest, type Run, type RunDetail } from "@agent-rental/sdk";
 import { useSession } from "../auth/session.tsx";
 import { useDashboardConfig } from "../lib/context.tsx";
 import { metadataPath, useListingMetadata } from "../lib/metadata.ts";
 import { RequireSignIn } from "../ui/Layout.tsx";
 import { Empty, ErrorNote, Loading, StatusBadge } from "../ui/notices.tsx";
-import { SchemaForm, formable } from "../ui/SchemaForm.tsx";
-import { formatWei } from "../ui/format.ts";
+import { SchemaForm, formable, type JsonSchema } from "../ui/SchemaForm.tsx";
+import { formatWei, jsonText } from "../ui/format.ts";
 import { TxLink } from "../chain/FlowStatus.tsx";
 import { useReadContract } from "wagmi";
 import { marketplaceAbi, onChainId } from "../chain/abi.ts";
@@ -127,13 +125,14 @@ function beforeRetry(attempt: number, signal: AbortSignal): Promise<void> {
 function RunForm({ listingId }: { listingId: string }) {
   const config = useDashboardConfig();
   const { session } = useSession();
+  const client = useClient();
   const queryClient = useQueryClient();
   // The agent's metadata URI from the contract, not the catalogue: a rental stays usable (and its
   // form shown) while its listing is paused or otherwise out of search.
   const { marketplace } = config;
   const listing = useReadContract({ address: marketplace, abi: marketplaceAbi, functionName: "listings", args: [onChainId(listingId)], query: { select: (l) => ({ metadataUri: l[6] }) } });
   const metadata = useListingMetadata(listing.data?.metadataUri);
-  const schema = metadata.data?.input_schema;
+  const schema = metadata.data?.input_schema as JsonSchema | undefined;
   const [task, setTask] = useState("");
   // One input, two editors: the form edits `input`, the raw JSON editor edits `raw`; each edit is
   // carried to the other (the raw text is what is sent, so it always holds the latest edit).
@@ -194,6 +193,39 @@ function RunForm({ listingId }: { listingId: string }) {
     refetchInterval: (q) => ((q.state.data as RunDetail | undefined)?.receipt ? false : Math.min(15_000, 1500 * 2 ** Math.max(0, q.state.dataUpdateCount - 1))),
   });
 
+  /** One connection's worth of the run's events, through the SDK: the execute stream, or (resuming a
+   * run whose id is known) its events after the last one seen. The SDK resumes nothing itself here
+   * (`resumes: 0`): a drop ends the connection, and the page decides when to try again. Resolves true
+   * once `done` arrived, false when the connection dropped first. */
+  const connect = async (resume: boolean, signal: AbortSignal): Promise<boolean> => {
+    const runIdKnown = resume ? runIdRef.current : null;
+    const events = runIdKnown
+      ? client.runs.events(runIdKnown, { ...(lastEventId.current ? { lastEventId: lastEventId.current } : {}), signal, resumes: 0 })
+      : client.executeStream(body.current as ExecuteRequest, { idempotencyKey: idempotencyKey.current, signal, resumes: 0, onRunId: (id) => ((runIdRef.current = id), setRunId(id)) });
+    try {
+      for await (const event of events) {
+        if (event.type === "output") {
+          if (event.id) lastEventId.current = event.id;
+          if (event.delta) setOutput((o) => o + event.delta);
+          continue;
+        }
+        const r = event.run;
+        runIdRef.current = r.run_id;
+        setRunId(r.run_id);
+        setRun(r);
+        if (typeof r.output === "string" && r.output && !lastEventId.current) setOutput(r.output);
+        else if (r.output && typeof r.output === "object") setOutput(jsonText(r.output));
+        return true;
+      }
+      return false;
+    } catch (e) {
+      // A dropped connection (or one that could not be made) is for the caller to retry; a refusal
+      // and the user's stop are not.
+      if (!signal.aborted && e instanceof AgentRentalError && (e.code === "stream_interrupted" || e.code === "connection_failed")) return false;
+      throw e;
+    }
+  };
+
   const follow = async (resume: boolean) => {
     if (!session) return;
     const controller = new AbortController();
@@ -203,28 +235,14 @@ function RunForm({ listingId }: { listingId: string }) {
     // A dropped connection is retried a few times on its own, each from the last event seen.
     for (let attempt = 0; attempt < 4; attempt++) {
       try {
-        const done = await readRunStream(
-          { base: config.apiUrl, token: session.token, body: body.current, idempotencyKey: idempotencyKey.current, runId: resume || attempt > 0 ? runIdRef.current : null, lastEventId: lastEventId.current, signal: controller.signal },
-          {
-            onRunId: (id) => ((runIdRef.current = id), setRunId(id)),
-            onDelta: (delta, id) => {
-              if (id) lastEventId.current = id;
-              setOutput((o) => o + delta);
-            },
-            onDone: (r) => {
-              setRun(r);
-              if (typeof r.output === "string" && r.output && !lastEventId.current) setOutput(r.output);
-              else if (r.output && typeof r.output === "object") setOutput(JSON.stringify(r.output, null, 2));
-            },
-          },
-        );
+        const done = await connect(resume || attempt > 0, controller.signal);
         if (done) {
           setPhase("done");
           void queryClient.invalidateQueries({ predicate: (q) => q.queryKey[0] === "auth" && q.queryKey[2] === "/v1/credentials" });
           return;
         }
       } catch (e) {
-        if ((e as Error).name === "AbortError") {
+        if (controller.signal.aborted) {
           setPhase("stopped");
           return;
         }
@@ -267,7 +285,7 @@ function RunForm({ listingId }: { listingId: string }) {
 
   const streaming = phase === "streaming" || phase === "reconnecting";
   const canResume = (phase === "stopped" || phase === "dropped") && (runIdRef.current || idempotencyKey.current);
-  const examples = useMemo(() => (schema?.examples?.[0] ? JSON.stringify(schema.examples[0], null, 2) : null), [schema]);
+  const examples = useMemo(() => (schema?.examples?.[0] ? jsonText(schema.examples[0]) : null), [schema]);
 
   return (
     <div className="layout-two">
@@ -337,7 +355,7 @@ function RunForm({ listingId }: { listingId: string }) {
         <pre className="output" data-testid="run-output" aria-live="off">
           {output || (phase === "idle" ? "The output appears here as the agent writes it." : "")}
         </pre>
-        {error ? <ErrorNote error={error} title={error instanceof ApiError && error.status === 403 ? "The run was refused" : "The run failed to start"} /> : null}
+        {error ? <ErrorNote error={error} title={error instanceof AgentRentalError && error.status === 403 ? "The run was refused" : "The run failed to start"} /> : null}
         {run ? (
           <dl className="small" data-testid="run-summary" style={{ display: "grid", gridTemplateColumns: "max-content 1fr", gap: ".2rem 1rem", margin: 0 }}>
             <dt className="muted">Status</dt>
@@ -366,7 +384,7 @@ function RunForm({ listingId }: { listingId: string }) {
                     {typeof receipt.data.receipt.tx_hash === "string" ? <> (transaction <TxLink hash={receipt.data.receipt.tx_hash} />)</> : null}
                   </summary>
                   <p className="hint">The receipt and its Merkle proof: anyone can check it against the contract's run log (verifyRunReceipt).</p>
-                  <pre>{JSON.stringify(receipt.data.receipt, null, 2)}</pre>
+                  <pre>{jsonText(receipt.data.receipt)}</pre>
                 </details>
               ) : receipt.isError ? (
                 <ErrorNote error={receipt.error} />

@@ -11,7 +11,7 @@ import { useContractFlow } from "../chain/useContractFlow.ts";
 import { TxLink } from "../chain/FlowStatus.tsx";
 import { useApi } from "../api/hooks.ts";
 import { findCredential } from "../api/credentials.ts";
-import type { CredentialVerification, RentalModel } from "../api/types.ts";
+import type { CredentialVerification, RentalModel } from "@agent-rental/sdk";
 import { useDashboardConfig } from "../lib/context.tsx";
 import { ErrorNote } from "../ui/notices.tsx";
 import { formatTime, formatWei } from "../ui/format.ts";

@@ -8,7 +8,7 @@ import { useInfiniteQuery } from "@tanstack/react-query";
 import { useBlock, useConnection, useReadContract } from "wagmi";
 import { useApi } from "../api/hooks.ts";
 import { useSession } from "../auth/session.tsx";
-import type { Credential } from "../api/types.ts";
+import type { Credential } from "@agent-rental/sdk";
 import { marketplaceAbi, onChainId } from "../chain/abi.ts";
 import { useContractFlow } from "../chain/useContractFlow.ts";
 import { FlowStatus } from "../chain/FlowStatus.tsx";

@@ -13,6 +13,7 @@ const NAV = [
   { to: "/rentals", label: "My rentals" },
   { to: "/run", label: "Run a task" },
   { to: "/keys", label: "API keys" },
+  { to: "/apps", label: "Connected apps" },
   { to: "/creator", label: "Creator" },
   { to: "/review", label: "Review" },
 ];

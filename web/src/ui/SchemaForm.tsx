@@ -2,7 +2,6 @@
 // property (text, number, yes/no, a choice for enums; JSON for nested values). Hand-written because
 // agents' input schemas are small flat objects here, and a full schema-form library would add more
 // than the whole first page weighs; anything the form cannot express is edited in the raw JSON tab.
-import type { JsonSchema } from "../api/types.ts";
 
 type Value = Record<string, unknown>;
 
@@ -13,6 +12,22 @@ function kindOf(s: JsonSchema): "enum" | "string" | "number" | "integer" | "bool
 }
 
 /** Whether the schema is one the form can express (an object with properties). */
+
+/** The part of a JSON Schema the form reads (the agent's input schema, from its public metadata). */
+export interface JsonSchema {
+  type?: string | string[];
+  title?: string;
+  description?: string;
+  properties?: Record<string, JsonSchema>;
+  required?: string[];
+  enum?: unknown[];
+  items?: JsonSchema;
+  examples?: unknown[];
+  default?: unknown;
+  minimum?: number;
+  maximum?: number;
+}
+
 export function formable(schema: JsonSchema | undefined): boolean {
   return Boolean(schema && (schema.type === "object" || schema.properties) && schema.properties && Object.keys(schema.properties).length > 0);
 }

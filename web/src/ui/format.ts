@@ -1,7 +1,7 @@
 // Money and time as a user reads them: wei formatted by viem (never through floating point), times in
 // the user's own zone and language.
 import { formatEther, parseEther } from "viem";
-import type { RentalModel } from "../api/types.ts";
+import type { RentalModel } from "@agent-rental/core/vocabulary";
 
 /** ETH from wei, exact, with the unit. */
 export function formatWei(wei: bigint | string | number): string {
@@ -29,6 +29,12 @@ export function timeLeft(iso: string | null, now = Date.now()): string {
   const [value, unit]: [number, Intl.RelativeTimeFormatUnit] =
     abs >= 86_400_000 ? [Math.round(ms / 86_400_000), "day"] : abs >= 3_600_000 ? [Math.round(ms / 3_600_000), "hour"] : [Math.round(ms / 60_000), "minute"];
   return relative.format(value, unit);
+}
+
+/** A value from the API as JSON laid out for reading. The SDK reads every `*_wei` integer as an exact
+ * bigint (an agent's output may hold one too), which JSON.stringify alone refuses: written as its digits. */
+export function jsonText(value: unknown): string {
+  return JSON.stringify(value, (_key, v: unknown) => (typeof v === "bigint" ? v.toString() : v), 2) ?? "null";
 }
 
 /** A sample output as text: JSON laid out for reading, anything else as it is. */

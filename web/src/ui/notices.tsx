@@ -1,13 +1,15 @@
 // Loading, empty and error states, the same everywhere. An API error shows its message and request id.
 import type { ReactNode } from "react";
-import { ApiError } from "../api/client.ts";
+import { AgentRentalError } from "@agent-rental/sdk";
 
 export function ErrorNote({ error, title }: { error: unknown; title?: string }) {
   if (!error) return null;
-  const api = error instanceof ApiError ? error : null;
+  const api = error instanceof AgentRentalError ? error : null;
   // viem's errors carry a one-line shortMessage beside a message of many lines (docs links, version).
   const short = (error as { shortMessage?: unknown } | null)?.shortMessage;
-  const message = typeof short === "string" ? short : error instanceof Error ? error.message : String(error);
+  // The SDK's error for an API that could not be reached names the request; the page says it plainly.
+  const unreachable = api?.status === 0 && api.code === "connection_failed";
+  const message = unreachable ? "Could not reach the API. Check your connection and try again." : typeof short === "string" ? short : error instanceof Error ? error.message : String(error);
   return (
     <div className="notice notice-error" role="alert">
       {title ? <strong>{title}: </strong> : null}

@@ -2,7 +2,7 @@
 // with the server's own validation, the job followed, the listing created on-chain, its review
 // followed); and manage my listings.
 import { useAuthQuery } from "../../api/hooks.ts";
-import type { CreatorAgent, CreatorProfile } from "../../api/types.ts";
+import type { CreatorAgent, CreatorProfile } from "@agent-rental/sdk";
 import { RequireSignIn } from "../../ui/Layout.tsx";
 import { ErrorNote, Loading, StatusBadge } from "../../ui/notices.tsx";
 import { formatTime } from "../../ui/format.ts";

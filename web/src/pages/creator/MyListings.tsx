@@ -7,7 +7,7 @@ import * as AlertDialog from "@radix-ui/react-alert-dialog";
 import { useReadContract } from "wagmi";
 import { parseEther, formatEther } from "viem";
 import { useApi, useAuthQuery } from "../../api/hooks.ts";
-import type { CreatorAgent, Listing } from "../../api/types.ts";
+import type { CreatorAgent, Listing } from "@agent-rental/sdk";
 import { CHAIN_LISTING_STATUSES, marketplaceAbi, onChainId, rentalModelOf } from "../../chain/abi.ts";
 import { useContractFlow } from "../../chain/useContractFlow.ts";
 import { FlowStatus } from "../../chain/FlowStatus.tsx";
@@ -89,7 +89,7 @@ function ListingRow({ agent }: { agent: CreatorAgent }) {
               withdrawable={withdrawable.data ?? 0n}
               onChanged={refresh}
             />
-            <ListingSecrets listingId={agent.listing_id} kind={agent.kind} />
+            <ListingSecrets listingId={agent.listing_id} />
           </div>
         </details>
       ) : null}
@@ -205,7 +205,11 @@ function CloseListing({ title, escrow, vesting, busy, onClose }: { title: string
   );
 }
 
-function ListingSecrets({ listingId, kind }: { listingId: string; kind: CreatorAgent["kind"] }) {
+/** How an agent runs, when known: the console then offers only that kind's secret (the API does not say
+ * it today, so both are offered). */
+type AgentKind = "declarative" | "connected";
+
+function ListingSecrets({ listingId, kind }: { listingId: string; kind?: AgentKind }) {
   const api = useApi();
   const [key, setKey] = useState("");
   const setProviderKey = useMutation({ mutationFn: () => api(`/v1/listings/${listingId}/provider-key`, { method: "PUT", body: { provider_key: key } }), onSuccess: () => setKey("") });

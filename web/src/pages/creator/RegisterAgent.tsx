@@ -4,9 +4,9 @@
 import { useMemo, useState } from "react";
 import { useMutation, useQuery } from "@tanstack/react-query";
 import { parseEther } from "viem";
-import { validateManifest } from "../../../../src/registration/manifest.ts";
+import { validateManifest } from "@agent-rental/core/manifest";
 import { useApi } from "../../api/hooks.ts";
-import type { CreatorAgent, Job, RentalModel } from "../../api/types.ts";
+import type { CreatorAgent, Job, RentalModel } from "@agent-rental/sdk";
 import { ACCESS_TYPE } from "../../chain/abi.ts";
 import { useContractFlow } from "../../chain/useContractFlow.ts";
 import { FlowStatus } from "../../chain/FlowStatus.tsx";

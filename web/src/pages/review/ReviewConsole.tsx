@@ -6,7 +6,7 @@ import { useMutation } from "@tanstack/react-query";
 import { useReadContract } from "wagmi";
 import { getAddress, isAddressEqual } from "viem";
 import { useApi, useAuthQuery } from "../../api/hooks.ts";
-import type { CreatorProfile } from "../../api/types.ts";
+import type { CreatorProfile } from "@agent-rental/sdk";
 import { useSession } from "../../auth/session.tsx";
 import { marketplaceAbi, onChainId, rentalModelOf } from "../../chain/abi.ts";
 import { useDashboardConfig } from "../../lib/context.tsx";
@@ -14,7 +14,7 @@ import { useListingMetadata } from "../../lib/metadata.ts";
 import { sampleOutputsOf } from "../../lib/samples.ts";
 import { RequireSignIn } from "../../ui/Layout.tsx";
 import { Empty, ErrorNote, Loading, Notice } from "../../ui/notices.tsx";
-import { MODEL_LABEL, formatTime, formatWei, prettyJson, shortHex } from "../../ui/format.ts";
+import { MODEL_LABEL, formatTime, formatWei, jsonText, prettyJson, shortHex } from "../../ui/format.ts";
 
 export function ReviewConsole() {
   return (
@@ -107,7 +107,7 @@ function PendingListing({ listingId, createdAt, creatorNames, onDone }: { listin
               </p>
               <details>
                 <summary>Input and output schemas</summary>
-                <pre>{JSON.stringify({ input_schema: m.input_schema, output_schema: m.output_schema }, null, 2)}</pre>
+                <pre>{jsonText({ input_schema: m.input_schema, output_schema: m.output_schema })}</pre>
               </details>
               {samples === null ? (
                 <p className="small muted">The sample outputs could not be derived from this metadata.</p>

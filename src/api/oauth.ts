@@ -1,0 +1,30 @@
+// What the OAuth protocol routes share: each hands its request to the authorization server
+// (src/oauth/server.ts) for the issuer the API is reached at, with the caller's address, and answers
+// what it answers (OAuth's own JSON errors, redirects with `code`/`error`, `state` and `iss`); the
+// platform's headers (request id, rate limits) are added around it as on every route.
+import type { Context } from "hono";
+import type { AppEnv } from "./env.ts";
+import { apiBaseOf } from "../a2a/card.ts";
+import { clientIp } from "./middleware/rate-limit.ts";
+import { ApiError } from "../errors.ts";
+import { OAuthRequestError } from "../oauth/server.ts";
+
+export async function serveOAuthRequest(c: Context<AppEnv>): Promise<Response> {
+  const services = c.get("services");
+  const answer = await services.oauth.handle(apiBaseOf(services, c.req.url), c.req.raw, clientIp(c));
+  // A fresh Response, so the platform can add its headers to it.
+  return new Response(answer.body, { status: answer.status, headers: answer.headers });
+}
+
+/** OAuth's error object (RFC 6749 §5.2), as the protocol endpoints answer it. */
+export const OAUTH_ERROR_SCHEMA = {
+  type: "object" as const,
+  required: ["error"],
+  properties: { error: { type: "string" as const, description: "The OAuth error code (invalid_request, invalid_client, invalid_grant, invalid_target, unsupported_grant_type, invalid_client_metadata, invalid_redirect_uri, …)" }, error_description: { type: "string" as const } },
+};
+
+/** The authorization server's refusal of a sign-in request, as the API's error. */
+export function oauthRequestError(error: unknown): unknown {
+  if (error instanceof OAuthRequestError) return new ApiError(error.reason, error.message);
+  return error;
+}

@@ -1,0 +1,23 @@
+// GET /v1/oauth/apps: Connected apps, the wallet's approvals of apps signed in with OAuth.
+import { z, type OpenAPIHono } from "@hono/zod-openapi";
+import type { AppEnv } from "../env.ts";
+import { defineRoute } from "../route.ts";
+import { ConnectedAppSchema } from "../schemas/oauth.ts";
+
+export const route = defineRoute({
+  method: "get",
+  path: "/v1/oauth/apps",
+  operationId: "listConnectedApps",
+  tag: "OAuth",
+  access: "bearer",
+  rateLimit: { rule: "default", failMode: "open" },
+  summary: "List the apps with access (Connected apps)",
+  description:
+    "Every live approval the wallet gave an app: the app (name, client id, kind, redirect host), its scopes and resources, when it was approved and lapses, and the last request made with its tokens. Oldest first. Called with a wallet sign-in (JWT) or an API key; never with an OAuth access token.",
+  responses: { 200: { description: "The apps", content: { "application/json": { schema: z.object({ apps: z.array(ConnectedAppSchema) }) } } } },
+  errors: {},
+});
+
+export function register(app: OpenAPIHono<AppEnv>): void {
+  app.openapi(route, async (c) => c.json({ apps: await c.get("services").oauth.connectedApps(c.get("principal").wallet) }, 200));
+}

@@ -1,0 +1,32 @@
+// POST /v1/oauth/requests/{request_id}/approve: the person's decision on an app's sign-in request.
+import type { OpenAPIHono } from "@hono/zod-openapi";
+import type { AppEnv } from "../env.ts";
+import { defineRoute } from "../route.ts";
+import { apiBaseOf } from "../../a2a/card.ts";
+import { oauthRequestError } from "../oauth.ts";
+import { DecisionSchema, RequestIdParamSchema } from "../schemas/oauth.ts";
+
+export const route = defineRoute({
+  method: "post",
+  path: "/v1/oauth/requests/{request_id}/approve",
+  operationId: "approveOAuthRequest",
+  tag: "OAuth",
+  access: "bearer",
+  rateLimit: { rule: "default", failMode: "closed" }, // grants or refuses access
+  summary: "Approve an app's sign-in request",
+  description: "The person (the wallet signed in) approves: a grant of the asked scopes on the asked resources to the app, for 90 days or until revoked in Connected apps. Answers where to send the browser (`redirect_to`, on the API's origin), which then returns to the app with a code. Only the browser that started the sign-in can finish it. Called with a wallet sign-in (JWT) or an API key; never with an OAuth access token. 404 request_not_found for an unknown or expired request, 409 request_decided for one already approved or denied.",
+  request: { params: RequestIdParamSchema },
+  responses: { 200: { description: "Where the browser goes next", content: { "application/json": { schema: DecisionSchema } } } },
+  errors: { 404: ["request_not_found"], 409: ["request_decided"] },
+});
+
+export function register(app: OpenAPIHono<AppEnv>): void {
+  app.openapi(route, async (c) => {
+    const services = c.get("services");
+    try {
+      return c.json(await services.oauth.decide(apiBaseOf(services, c.req.url), c.req.valid("param").request_id, c.get("principal").wallet, "approve"), 200);
+    } catch (error) {
+      throw oauthRequestError(error);
+    }
+  });
+}

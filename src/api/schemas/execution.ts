@@ -1,0 +1,43 @@
+// The schemas of the two execute routes (POST /v1/execute, POST /v1/execute/stream): the request, and
+// the Run they answer (also the stream's `done` event and the base of GET /v1/runs/{run_id}).
+import { z } from "@hono/zod-openapi";
+import { isContentAddress } from "../../execution/input.ts";
+import { FinishedRunStatusSchema, RunFailureSchema } from "./common.ts";
+
+/** Largest task description, in characters (the body as a whole is capped by MAX_BODY_BYTES). */
+export const MAX_TASK_CHARS = 32_768;
+
+export const ExecuteRequestSchema = z
+  .object({
+    agent_id: z.string().min(1).max(200).openapi({ description: "The agent id (<name>-<8 hex>), the listing id (lst_<64 hex>) or the on-chain id (0x<64 hex>) to run against. Malformed: 400 invalid_listing_id; unknown or unpublished: 404 listing_not_found." }),
+    task: z.string().min(1, "must not be empty").max(MAX_TASK_CHARS).openapi({ description: "Natural-language description of the work" }),
+    input: z.union([z.string(), z.record(z.string(), z.unknown())]).optional().openapi({ description: "Free text or a JSON object, checked against the agent's input schema before the agent runs (a mismatch ends the run failed with invalid_input, and the agent is never called)" }),
+    input_uri: z
+      .string()
+      .refine(isContentAddress, "must be ipfs://<CIDv1> of content uploaded with POST /v1/inputs")
+      .optional()
+      .openapi({ description: "Instead of input (never both): ipfs://<CIDv1> of content uploaded with POST /v1/inputs, checked against its address when the run reads it. Content that is a JSON object reaches the agent as an object, anything else as text." }),
+    priority: z.enum(["standard", "priority"]).optional().openapi({ description: "standard (default) or priority; recorded on the run" }),
+    timeout_seconds: z.number().int().min(1).max(300).optional().openapi({ description: "Maximum run time: the run gets the lower of this and the agent's own timeout_seconds" }),
+  })
+  .strict()
+  .refine((body) => !(body.input !== undefined && body.input_uri !== undefined), { message: "send either input or input_uri, not both", path: ["input_uri"] })
+  .openapi("ExecuteRequest", {
+    description: "A task for a rented agent. Unknown fields are refused (400 invalid_request naming them), so a misspelt field never runs silently with a default.",
+  });
+
+export const RunSchema = z
+  .object({
+    run_id: z.string(),
+    agent_id: z.string(),
+    status: FinishedRunStatusSchema,
+    output: z.unknown().openapi({ description: "Shaped by the agent's output schema; on failure, the partial output (a string)" }),
+    cost_wei: z.number().int().openapi({ description: "Wei deducted from the per-task balance (an exact JSON integer); 0 for one_time and subscription" }),
+    duration_ms: z.number().int(),
+    error: RunFailureSchema.optional(),
+    settlement: z
+      .literal("pending")
+      .optional()
+      .openapi({ description: "Present when the run's per-task charge is not confirmed on-chain yet: output is null until it is; GET /v1/runs/{run_id} releases it once the charge lands. The run is not run or charged again." }),
+  })
+  .openapi("Run");

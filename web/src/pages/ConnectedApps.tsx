@@ -1,0 +1,117 @@
+// Connected apps: every app the wallet approved (signed in with OAuth), what it may do, when it last
+// used its access, and Revoke, which ends its access at once (its next request is refused).
+import * as AlertDialog from "@radix-ui/react-alert-dialog";
+import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { useApi, useAuthQuery } from "../api/hooks.ts";
+import { RequireSignIn } from "../ui/Layout.tsx";
+import { Empty, ErrorNote, Loading } from "../ui/notices.tsx";
+import { formatTime } from "../ui/format.ts";
+
+/** An app as GET /v1/oauth/apps lists it. */
+interface ConnectedApp {
+  app_id: string;
+  client_id: string;
+  name: string | null;
+  kind: "metadata_document" | "registered";
+  redirect_host: string | null;
+  scopes: string[];
+  resources: string[];
+  approved_at: string;
+  expires_at: string;
+  last_used_at: string | null;
+}
+
+const SCOPE_WORDS: Record<string, string> = { "tasks:run": "Run tasks", "credentials:read": "See rentals", "listings:read": "Read the catalogue" };
+
+export function ConnectedAppsPage() {
+  return (
+    <div className="stack">
+      <div>
+        <h1>Connected apps</h1>
+        <p className="muted">Apps you approved to act for your wallet: chat apps and agents that connect by URL. Revoking one ends its access at once.</p>
+      </div>
+      <RequireSignIn what="see your connected apps">
+        <Apps />
+      </RequireSignIn>
+    </div>
+  );
+}
+
+function Apps() {
+  const apps = useAuthQuery<{ apps: ConnectedApp[] }>("/v1/oauth/apps");
+  if (apps.isPending) return <Loading label="Loading your apps" />;
+  if (apps.isError) return <ErrorNote error={apps.error} title="Your apps could not be loaded" />;
+  if (apps.data.apps.length === 0) return <Empty>No connected apps. Paste this service's MCP URL into an app (Claude, ChatGPT, any MCP client) to connect one.</Empty>;
+  return (
+    <div className="card table-wrap">
+      <table>
+        <caption className="visually-hidden">Your connected apps</caption>
+        <thead>
+          <tr>
+            <th scope="col">App</th>
+            <th scope="col">May</th>
+            <th scope="col">Approved</th>
+            <th scope="col">Last used</th>
+            <th scope="col">
+              <span className="visually-hidden">Actions</span>
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          {apps.data.apps.map((app) => (
+            <tr key={app.app_id}>
+              <td>
+                <strong>{app.name ?? "An app with no name"}</strong>
+                <div className="muted small">
+                  {app.kind === "metadata_document" ? "identified by its website" : "self-registered"}
+                  {app.redirect_host ? ` · returns to ${app.redirect_host}` : ""}
+                </div>
+              </td>
+              <td>{app.scopes.map((s) => SCOPE_WORDS[s] ?? s).join(", ")}</td>
+              <td>{formatTime(app.approved_at)}</td>
+              <td>{app.last_used_at ? formatTime(app.last_used_at) : "Never"}</td>
+              <td>
+                <RevokeApp app={app} />
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+function RevokeApp({ app }: { app: ConnectedApp }) {
+  const api = useApi();
+  const queryClient = useQueryClient();
+  const name = app.name ?? "this app";
+  const revoke = useMutation({
+    mutationFn: () => api<unknown>(`/v1/oauth/apps/${encodeURIComponent(app.app_id)}`, { method: "DELETE" }),
+    onSuccess: () => void queryClient.invalidateQueries({ predicate: (q) => q.queryKey[2] === "/v1/oauth/apps" }),
+  });
+  return (
+    <AlertDialog.Root>
+      <AlertDialog.Trigger asChild>
+        <button className="btn btn-small btn-danger" aria-label={`Revoke ${name}`}>
+          Revoke
+        </button>
+      </AlertDialog.Trigger>
+      <AlertDialog.Portal>
+        <AlertDialog.Overlay className="dialog-overlay" />
+        <AlertDialog.Content className="dialog stack">
+          <AlertDialog.Title>Revoke {name}?</AlertDialog.Title>
+          <AlertDialog.Description>Its next request is refused. To use it again you approve it again.</AlertDialog.Description>
+          {revoke.error ? <ErrorNote error={revoke.error} /> : null}
+          <div className="row" style={{ justifyContent: "flex-end" }}>
+            <AlertDialog.Cancel asChild>
+              <button className="btn">Cancel</button>
+            </AlertDialog.Cancel>
+            <button className="btn btn-danger" disabled={revoke.isPending} onClick={() => revoke.mutate()}>
+              Revoke access
+            </button>
+          </div>
+        </AlertDialog.Content>
+      </AlertDialog.Portal>
+    </AlertDialog.Root>
+  );
+}
