@@ -19,13 +19,13 @@ import { finishStaleRuns } from "../../src/execution/runs/stale-runs.ts";
 import { leaseMapAt } from "../../src/execution/leases/lease-map.store.ts";
 import { ledgerKey } from "../../src/execution/money/ledger.store.ts";
 import { runJob } from "../../src/jobs.ts";
-import { until } from "../support/until.ts";
 import type { Tables } from "../../src/adapters/tables/dynamo.ts";
 import type { ApiError } from "../../src/errors.ts";
 import type { Account } from "../support/chain-actions.ts";
 import type { AgentCall } from "../support/connected-agent.ts";
 import { parseSseJson as parseSse } from "../support/sse.ts";
 import { startWorld, type App, type PublishedAgent, type World } from "../support/world.ts";
+import { settledByPasses } from "../support/settlement.ts";
 import type { RentalModel } from "@agent-rental/core/vocabulary";
 
 let world: World;
@@ -90,17 +90,6 @@ function execute(key: string, body: unknown, headers: Record<string, string> = {
 async function balanceOf(listing: PublishedAgent, wallet: Hex): Promise<bigint> {
   const [balance] = await ctx.services.chain.client.readContract({ address: ctx.services.chain.marketplace, abi: marketplaceAbi, functionName: "perQueryBalances", args: [listing.onChainId, wallet] });
   return balance;
-}
-
-/** Settler passes (the world's settler sends; a pass resolves deferred charges from the chain and hands
- * over those it has not seen) until they have settled `count` runs between them. */
-async function settledByPasses(count: number): Promise<void> {
-  let settled = 0;
-  await until("the settlement passes to settle the deferred runs", async () => {
-    settled += (await runJob(ctx.services, "settler")).settlements.settled;
-    return settled >= count;
-  }, 60_000, 200);
-  expect(settled).toBe(count);
 }
 
 async function escrowOf(listing: PublishedAgent): Promise<bigint> {
@@ -595,7 +584,7 @@ describe("per-query money", () => {
     expect(withheld).toMatchObject({ status: "completed", output: null, settlement: "pending" });
     expect(await balanceOf(listing, renter.account.address)).toBe(listing.priceWei * 2n);
     // The settlement pass hands the charge to the settler, and resolves the run once the chain has it.
-    await settledByPasses(1);
+    await settledByPasses(ctx.services, [runId]);
     const released = (await (await app.request(`/v1/runs/${runId}`, { headers: { authorization: `Bearer ${renter.key}` } })).json()) as Record<string, unknown>;
     expect(released).toMatchObject({ status: "completed", settlement: "settled", output: { findings: ["done: settle later"] } });
     expect(BigInt(released.cost_wei as number)).toBe(listing.priceWei);
@@ -619,7 +608,7 @@ describe("per-query money", () => {
     const resumed = parseSse(await (await app.request(`/v1/runs/${runId}/events`, { headers: { authorization: `Bearer ${renter.key}`, "last-event-id": "done" } })).text());
     expect(resumed.at(-1)).toMatchObject({ event: "done", data: { run_id: runId, output: null, settlement: "pending" } });
     expect(await balanceOf(listing, renter.account.address)).toBe(listing.priceWei * 2n);
-    await settledByPasses(1);
+    await settledByPasses(ctx.services, [runId]);
     const released = parseSse(await (await app.request(`/v1/runs/${runId}/events`, { headers: { authorization: `Bearer ${renter.key}`, "last-event-id": "done" } })).text());
     expect(released.at(-1)).toMatchObject({ event: "done", data: { run_id: runId, status: "completed", output: { findings: ["alpha", "beta", "gamma"] } } });
     expect((released.at(-1)!.data as Record<string, unknown>).settlement).toBeUndefined();

@@ -10,8 +10,7 @@ import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontex
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { buildApp } from "../../src/api/app.ts";
 import { marketplaceAbi } from "@agent-rental/core/marketplace";
-import { runJob } from "../../src/jobs.ts";
-import { until } from "../support/until.ts";
+import { settledByPasses } from "../support/settlement.ts";
 import type { Account } from "../support/chain-actions.ts";
 import type { AgentCall } from "../support/connected-agent.ts";
 import { createKey, signIn } from "../support/auth.ts";
@@ -166,9 +165,7 @@ describe("money", () => {
       const runId = /run_[0-9a-f]{32}/.exec(text)![0];
       expect(await balanceOf(summarizer)).toBe(before);
       // The settlement pass hands the charge to the world's settler, and settles the run once it lands.
-      let settled = 0;
-      await until("the settlement passes to settle the run", async () => (settled += (await runJob(world.services, "settler")).settlements.settled) >= 1, 60_000, 200);
-      expect(settled).toBe(1);
+      await settledByPasses(world.services, [runId]);
       expect(await balanceOf(summarizer)).toBe(before - summarizer.priceWei);
       const released = (await (await world.app.request(`/v1/runs/${runId}`, { headers: { authorization: `Bearer ${apiKey}` } })).json()) as { settlement: string; output: unknown };
       expect(released).toMatchObject({ settlement: "settled", output: { summary: "pay later: x y", words: 2 } });

@@ -17,7 +17,7 @@ import { finishedRun, readRun, writeRuns } from "../run-log/support.ts";
 let ctx: TestContext;
 let world: World | undefined;
 beforeAll(async () => {
-  world = await startWorld({ serve: false });
+  world = await startWorld({ serve: false, settler: false });
   ctx = world.ctx;
 });
 // The entry points boot their services from the environment, as in Lambda.

@@ -10,7 +10,7 @@ let ctx: TestContext;
 let world: World | undefined;
 
 beforeAll(async () => {
-  world = await startWorld({ serve: false });
+  world = await startWorld({ serve: false, settler: false });
   ctx = world.ctx;
 });
 // The entry points boot their services from the environment, as in Lambda.

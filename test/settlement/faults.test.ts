@@ -12,11 +12,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Hex } from "viem";
 import { marketplaceAbi } from "@agent-rental/core/marketplace";
 import { ensureSettlementQueue } from "../../src/adapters/queue/sqs.ts";
-import { runJob } from "../../src/jobs.ts";
 import { createSettler, type BatchEvent } from "../../src/execution/settler/settler.ts";
 import { startCuttableLink, type CuttableLink } from "../faults/support.ts";
 import { sharedInfrastructure } from "../support/services.ts";
 import { until } from "../support/until.ts";
+import { settledByPasses } from "../support/settlement.ts";
 import { startWorldOn, type PublishedAgent, type Renter, type World } from "../support/world.ts";
 import { authorityTransactions, BLOCK_TIME_MS, chargesOfRun, startSuiteChain } from "./support.ts";
 
@@ -152,13 +152,7 @@ describe("the chain cannot be reached", () => {
       link.restore();
     }
     // The settler sends what it held; the settlement passes record each run from the chain.
-    let settled = 0;
-    await until("the settlement passes to settle the three runs", async () => {
-      const pass = await runJob(w.services, "settler");
-      settled += pass.settlements.settled;
-      return settled >= 3 && pass.settlements.pending === 0;
-    }, 60_000, 500);
-    expect(settled).toBe(3);
+    await settledByPasses(w.services, answers.map(({ run }) => run.run_id as string));
     for (const [i, { run }] of answers.entries()) {
       const detail = (await (await w.app.request(`/v1/runs/${run.run_id as string}`, { headers: { authorization: `Bearer ${renter.key}` } })).json()) as Record<string, unknown>;
       expect(detail).toMatchObject({ status: "completed", settlement: "settled", output: { findings: [tasks[i]] } });

@@ -100,6 +100,11 @@ async function followLedger(services: Services, run: Pick<ChargeableRun, "runId"
   );
 }
 
+/** Settlement lag: from the run's end (when its charge was deferred) to the charge resolved. */
+function observeLag(services: Services, since: unknown): void {
+  if (typeof since === "string") services.metrics.observe("SettlementLag", Date.now() - Date.parse(since));
+}
+
 /**
  * Charges a finished run: hands its charge to the settler and waits (up to SETTLEMENT_WAIT_MS) for the
  * block that holds it. The ledger follows the outcome.
@@ -209,21 +214,26 @@ export async function settlePendingRuns(services: Services): Promise<{ settled: 
     }
     const outcome = outcomeOf(decision);
     await followLedger(services, { runId: run.run_id, onChainId: run.on_chain_id, wallet: run.wallet }, outcome);
-    // Settlement lag: from the run's end (when its charge was deferred) to the charge resolved.
-    if (typeof item.since === "string") services.metrics.observe("SettlementLag", Date.now() - Date.parse(item.since));
+    // Each outcome is recorded, counted and timed once: a pass that finds the run's settlement already
+    // recorded (another pass, in this process or another, took it first) only clears its pending item.
     if (outcome.outcome === "charged") {
-      services.metrics.charged(outcome.costWei);
-      await updateSettlement(services.tables, run.run_id, { settlement: "settled", cost_wei: outcome.costWei.toString(), ...(outcome.txHash ? { settlement_tx: outcome.txHash } : {}) });
-      tally.settled++;
+      if (await updateSettlement(services.tables, run.run_id, { settlement: "settled", cost_wei: outcome.costWei.toString(), ...(outcome.txHash ? { settlement_tx: outcome.txHash } : {}) })) {
+        services.metrics.charged(outcome.costWei);
+        observeLag(services, item.since);
+        tally.settled++;
+      }
     } else if (outcome.outcome === "refused") {
-      services.metrics.count("SettlementsRefused");
-      await updateSettlement(services.tables, run.run_id, {
+      const recorded = await updateSettlement(services.tables, run.run_id, {
         settlement: "refused",
         status: "failed",
         cost_wei: "0",
         error: { code: "settlement_refused", message: `The charge for this run was refused by the contract (${outcome.contractError}); its result is not released.` },
       });
-      tally.refused++;
+      if (recorded) {
+        services.metrics.count("SettlementsRefused");
+        observeLag(services, item.since);
+        tally.refused++;
+      }
     }
     await deletePendingSettlement(services.tables, run.run_id);
   }
