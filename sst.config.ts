@@ -4,8 +4,9 @@
 // `scripts/check-infra.sh` type-checks all of it offline.
 //
 // Deploying (`sst deploy --stage <stage>`, AWS credentials required) needs, per stage:
-//   - the six secrets: `sst secret set <Name> <value> --stage <stage>` for AuthorityPrivateKey,
-//     JwtSigningKeys, CardSigningKeys, UpstashRedisUrl, UpstashRedisToken, RpcUrl (stacks/secrets.ts);
+//   - the seven secrets: `sst secret set <Name> <value> --stage <stage>` for AuthorityPrivateKey (given
+//     to the settler alone), JwtSigningKeys, CardSigningKeys, OAuthSigningKeys, UpstashRedisUrl,
+//     UpstashRedisToken, RpcUrl (stacks/secrets.ts);
 //   - the marketplace contract: MARKETPLACE_ADDRESS=0x... in the environment, or an entry in
 //     MARKETPLACE_ADDRESSES (stacks/common.ts).
 //   - optionally DASHBOARD_DOMAIN (the dashboard's custom domain), CORS_ORIGINS (browser origins the
@@ -26,7 +27,7 @@ export default $config({
   },
   async run() {
     const { createTables } = await import("./stacks/tables");
-    const { createRegistrationQueues } = await import("./stacks/queue");
+    const { createRegistrationQueues, createSettlementQueue } = await import("./stacks/queue");
     const { createBlobs } = await import("./stacks/blobs");
     const { createSecrets, createKmsKey } = await import("./stacks/secrets");
     const { createRunner } = await import("./stacks/runner");
@@ -37,8 +38,9 @@ export default $config({
     const resources = {
       tables: createTables(),
       ...createRegistrationQueues(),
+      ...createSettlementQueue(),
       blobs: createBlobs(),
-      secrets: createSecrets(),
+      ...createSecrets(),
       kmsKey: createKmsKey(),
       runner: createRunner(),
     };
@@ -48,6 +50,7 @@ export default $config({
     const gateway = createApiGateway();
     const dashboard = createDashboard(gateway);
     const api = createApi(resources, gateway, dashboard);
+    // The background jobs, the settler among them: the one function that sends with the authority's key.
     createJobs(resources);
 
     return {

@@ -64,7 +64,7 @@ export async function runAuthBench(options: { n?: number } = {}): Promise<string
     const deployed = await deployMarketplace({ rpcUrl, chain: viemChain, deployerPrivateKey: authority.pk as Hex, authority: authority.account.address, feeRecipient: authority.account.address });
     const config = loadConfig({
       STAGE: "local", TABLE_PREFIX: "bench-", DYNAMODB_ENDPOINT: dynamo.endpoint, AWS_ENDPOINT: "http://127.0.0.1:1",
-      REGISTRATION_QUEUE_URL: "http://127.0.0.1:1/q", REGISTRATION_DLQ_URL: "http://127.0.0.1:1/dlq", BLOB_BUCKET: "bench-blobs",
+      REGISTRATION_QUEUE_URL: "http://127.0.0.1:1/q", REGISTRATION_DLQ_URL: "http://127.0.0.1:1/dlq", SETTLEMENT_QUEUE_URL: "http://127.0.0.1:1/settlement", BLOB_BUCKET: "bench-blobs",
       RPC_URL: rpcUrl, CHAIN_ID: String(LOCAL_CHAIN_ID), MARKETPLACE_ADDRESS: deployed.address, LOG_LEVEL: "silent",
       JWT_SIGNING_KEYS: JSON.stringify([generateSigningKey()]),
       LOCAL_MASTER_KEY: Buffer.alloc(32, 7).toString("base64"),

@@ -219,7 +219,7 @@ export async function runExecuteBench(options: { requests?: number; warmup?: num
     const queues = await ensureRegistrationQueues(queue, { queue: `bench-exec-${suffix}`, dlq: `bench-exec-dlq-${suffix}` });
     const config = loadConfig({
       STAGE: "local", TABLE_PREFIX: `bench-exec-${suffix}-`, DYNAMODB_ENDPOINT: dynamo.endpoint, AWS_ENDPOINT: aws.endpoint,
-      REGISTRATION_QUEUE_URL: queues.queueUrl, REGISTRATION_DLQ_URL: queues.dlqUrl, BLOB_BUCKET: `bench-exec-${suffix}`,
+      REGISTRATION_QUEUE_URL: queues.queueUrl, REGISTRATION_DLQ_URL: queues.dlqUrl, SETTLEMENT_QUEUE_URL: "http://127.0.0.1:1/000000000000/unused-settlement", BLOB_BUCKET: `bench-exec-${suffix}`,
       RPC_URL: rpcUrl, CHAIN_ID: String(LOCAL_CHAIN_ID), MARKETPLACE_ADDRESS: deployed.address, MARKETPLACE_DEPLOY_BLOCK: deployed.blockNumber.toString(),
       INDEXER_CONFIRMATIONS: "0", ALLOW_PRIVATE_AGENT_HOSTS: "true", LOG_LEVEL: "silent",
       JWT_SIGNING_KEYS: JSON.stringify([generateSigningKey()]), LOCAL_MASTER_KEY: randomBytes(32).toString("base64"),

@@ -56,7 +56,7 @@ export async function runRegistrationBench(options: { jobs?: number } = {}): Pro
     const suffix = randomBytes(4).toString("hex");
     const queues = await ensureRegistrationQueues(queue, { queue: `bench-${suffix}`, dlq: `bench-dlq-${suffix}` });
     const config = loadConfig({
-      STAGE: "local", TABLE_PREFIX: "bench-", DYNAMODB_ENDPOINT: dynamo.endpoint, AWS_ENDPOINT: aws.endpoint, REGISTRATION_QUEUE_URL: queues.queueUrl, REGISTRATION_DLQ_URL: queues.dlqUrl,
+      STAGE: "local", TABLE_PREFIX: "bench-", DYNAMODB_ENDPOINT: dynamo.endpoint, AWS_ENDPOINT: aws.endpoint, REGISTRATION_QUEUE_URL: queues.queueUrl, REGISTRATION_DLQ_URL: queues.dlqUrl, SETTLEMENT_QUEUE_URL: "http://127.0.0.1:1/000000000000/unused-settlement",
       BLOB_BUCKET: "bench-blobs", RPC_URL: chain.rpcUrl, CHAIN_ID: String(LOCAL_CHAIN_ID), MARKETPLACE_ADDRESS: deployed.address, LOG_LEVEL: "silent",
       JWT_SIGNING_KEYS: JSON.stringify([generateSigningKey()]), LOCAL_MASTER_KEY: randomBytes(32).toString("base64"),
     });

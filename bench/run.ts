@@ -26,6 +26,7 @@ const benches: Record<string, () => Promise<string[]>> = {
   "cli-start": async () => (await import("./cli-start.ts")).runCliStartBench(),
   "sdk-bundle": async () => (await import("./sdk-bundle.ts")).runSdkBundleBench(),
   dashboard: async () => (await import("./dashboard.ts")).runDashboardBench(),
+  settlement: async () => (await import("./settlement.ts")).runSettlementBench(),
   gas: async () =>
     (await runGasBench()).map(
       (r) =>

@@ -1,6 +1,10 @@
 // Starts a Hardhat node (the local chain) as a child process bound to 127.0.0.1 and waits until it
-// answers JSON-RPC. Used by the local stack, the test setup and the benchmarks.
+// answers JSON-RPC. Used by the local stack, the test setup and the benchmarks. By default the node
+// mines a block per transaction the moment it arrives (automine); with a block time it mines on an
+// interval, as a real network does (a block every 2 s on Base and OP chains), so the service's
+// transactions wait for their block and share it.
 import { spawn } from "node:child_process";
+import { createTestClient, http } from "viem";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -25,6 +29,8 @@ export const LOCAL_CHAIN_ID = 31337;
 export interface ChainNode {
   rpcUrl: string;
   pid: number;
+  /** Mines a block every `blockTimeMs` milliseconds from now on, or one per transaction (automine) with 0. */
+  setBlockTime(blockTimeMs: number): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -34,6 +40,29 @@ export interface StartChainOptions {
   readyTimeoutMs?: number;
   /** Where the node's own output goes; ignored by default. */
   log?: (line: string) => void;
+  /** Mine a block every this many milliseconds instead of one per transaction (default 0: automine). */
+  blockTimeMs?: number;
+}
+
+/** The most a block time may be (a minute: longer only stalls whoever waits for a block). */
+export const MAX_BLOCK_TIME_MS = 60_000;
+
+/**
+ * Switches a Hardhat node between automine (`blockTimeMs` 0: a block per transaction, at once) and
+ * interval mining (`evm_setAutomine false`, then `evm_setIntervalMining blockTimeMs`: a block every
+ * interval, holding every transaction that arrived since the last one, empty or not).
+ */
+export async function setBlockTime(rpcUrl: string, blockTimeMs: number): Promise<void> {
+  if (!Number.isInteger(blockTimeMs) || blockTimeMs < 0 || blockTimeMs > MAX_BLOCK_TIME_MS) throw new RangeError(`the block time must be a whole number of milliseconds from 0 to ${MAX_BLOCK_TIME_MS}`);
+  const test = createTestClient({ mode: "hardhat", transport: http(rpcUrl) });
+  if (blockTimeMs === 0) {
+    await test.setIntervalMining({ interval: 0 });
+    await test.setAutomine(true);
+  } else {
+    await test.setAutomine(false);
+    // viem's hardhat mode takes seconds and sends milliseconds.
+    await test.setIntervalMining({ interval: blockTimeMs / 1000 });
+  }
 }
 
 /** Starts `hardhat node --hostname 127.0.0.1` and resolves once `eth_chainId` answers. */
@@ -72,9 +101,18 @@ export async function startChain(options: StartChainOptions): Promise<ChainNode>
     child.kill("SIGKILL");
     throw new Error(`the Hardhat node did not answer on ${rpcUrl} in time:\n${output.slice(-4000)}`);
   }
+  if (options.blockTimeMs) {
+    try {
+      await setBlockTime(rpcUrl, options.blockTimeMs);
+    } catch (error) {
+      child.kill("SIGKILL");
+      throw error;
+    }
+  }
   return {
     rpcUrl,
     pid: child.pid!,
+    setBlockTime: (blockTimeMs) => setBlockTime(rpcUrl, blockTimeMs),
     async stop() {
       if (child.exitCode !== null || child.signalCode !== null) return;
       child.kill("SIGTERM");

@@ -10,7 +10,7 @@ import { loadConfig, type Config } from "../src/config.ts";
 import { createServices, type Services } from "../src/services.ts";
 import { clearTable, ensureTables } from "../src/adapters/tables/dynamo.ts";
 import { CHAIN_DERIVED_TABLES } from "../src/adapters/tables/schema.ts";
-import { ensureRegistrationQueues } from "../src/adapters/queue/sqs.ts";
+import { ensureRegistrationQueues, ensureSettlementQueue } from "../src/adapters/queue/sqs.ts";
 import { createBlobs, ensureBucket } from "../src/adapters/blobs/s3.ts";
 import { chainFor } from "../src/chain/client.ts";
 import { deployErc8004Registries, deployMarketplace } from "../src/chain/deploy.ts";
@@ -35,6 +35,9 @@ export interface StackOptions {
   awsPort: number;
   /** The local model server's port (default: a free one). */
   modelPort?: number;
+  /** The chain mines a block every this many milliseconds once the stack is ready (0, the default:
+   * a block per transaction, at once). The deployment and the demo are mined at once either way. */
+  blockTimeMs?: number;
   logLevel?: Config["LOG_LEVEL"];
   /** TRUSTED_PROXIES: the proxies in front of the stack whose X-Forwarded-For names the client (default
    * none: rate limits key public callers by the socket's address). */
@@ -53,6 +56,8 @@ export interface StackInfo {
   /** The deterministic model server the demo agents run on. */
   model_server_url: string;
   chain_id: number;
+  /** Milliseconds between blocks (0: a block per transaction, automine). */
+  block_time_ms: number;
   contracts: { marketplace: string; identity_registry: string; reputation_registry: string };
   authority: string;
   accounts: { address: string; private_key: string; role: AccountRole }[];
@@ -150,6 +155,7 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
       // Placeholders until the queues exist; replaced below with the emulator's URLs.
       REGISTRATION_QUEUE_URL: `${queues!.endpoint}/000000000000/registration`,
       REGISTRATION_DLQ_URL: `${queues!.endpoint}/000000000000/registration-dlq`,
+      SETTLEMENT_QUEUE_URL: `${queues!.endpoint}/000000000000/settlement`,
       BLOB_BUCKET: "local-blobs",
       RPC_URL: chain!.rpcUrl,
       CHAIN_ID: String(LOCAL_CHAIN_ID),
@@ -169,20 +175,23 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
       IDENTITY_REGISTRY_ADDRESS: getAddress(registries.identityRegistry),
       REPUTATION_REGISTRY_ADDRESS: getAddress(registries.reputationRegistry),
       ERC8004_DEPLOY_BLOCK: registries.blockNumber.toString(),
-      // The local chain mines a block per transaction and never reorganizes.
+      // The local chain never reorganizes.
       INDEXER_CONFIRMATIONS: "0",
+      // The pace the chain keeps once the stack is ready: the settler times its batches by it.
+      CHAIN_BLOCK_TIME_MS: String(options.blockTimeMs ?? 0),
     };
     const baseConfig = loadConfig(env);
     const logger = createLogger(baseConfig.LOG_LEVEL);
 
     progress("creating tables, queues and the blob bucket");
     const provisional = createServices(baseConfig, { logger });
-    const [, registration] = await Promise.all([
+    const [, registration, settlementQueueUrl] = await Promise.all([
       ensureTables(provisional.tables, baseConfig.TABLE_PREFIX),
       ensureRegistrationQueues(provisional.queue, { queue: "registration", dlq: "registration-dlq" }),
+      ensureSettlementQueue(provisional.queue, "settlement"),
       ensureBucket(createBlobs({ region: baseConfig.AWS_REGION, bucket: baseConfig.BLOB_BUCKET, endpoint: queues!.endpoint }).client, baseConfig.BLOB_BUCKET),
     ]);
-    const config = loadConfig({ ...env, REGISTRATION_QUEUE_URL: registration.queueUrl, REGISTRATION_DLQ_URL: registration.dlqUrl });
+    const config = loadConfig({ ...env, REGISTRATION_QUEUE_URL: registration.queueUrl, REGISTRATION_DLQ_URL: registration.dlqUrl, SETTLEMENT_QUEUE_URL: settlementQueueUrl });
     const services = createServices(config, { logger, tables: provisional.tables });
 
     const chainRebuilt = await reconcileChain(services, { chainId: LOCAL_CHAIN_ID, marketplace: deployed.address, blockHash: deployed.blockHash }, logger);
@@ -213,6 +222,13 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
     }
     // Ready means consistent: the index holds everything the chain holds, demo included.
     await runJob(services, "indexer");
+    // The deployment and the demo were mined a block per transaction; from here on the chain keeps the
+    // pace it was given, as a real network would.
+    const blockTimeMs = options.blockTimeMs ?? 0;
+    if (blockTimeMs > 0) {
+      progress(`mining a block every ${blockTimeMs} ms from now on`);
+      await chain!.setBlockTime(blockTimeMs);
+    }
 
     const info: StackInfo = {
       dashboard_url: `${apiUrl}/`,
@@ -220,6 +236,7 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
       rpc_url: chain!.rpcUrl,
       model_server_url: models.url,
       chain_id: LOCAL_CHAIN_ID,
+      block_time_ms: blockTimeMs,
       contracts: { marketplace: getAddress(deployed.address), identity_registry: getAddress(registries.identityRegistry), reputation_registry: getAddress(registries.reputationRegistry) },
       authority: authority.address,
       accounts: ROLES.map((role, i) => ({ address: DEV_ACCOUNTS[i]!.address, private_key: DEV_ACCOUNTS[i]!.privateKey, role })),

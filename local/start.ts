@@ -3,6 +3,7 @@
 import { z } from "zod";
 import { ConfigError, configSchema } from "../src/config.ts";
 import { startStack, StackStartError, type RunningStack } from "./stack.ts";
+import { MAX_BLOCK_TIME_MS } from "./chain.ts";
 
 const port = z.coerce.number().int().min(1).max(65_535);
 const settingsSchema = z.object({
@@ -12,6 +13,9 @@ const settingsSchema = z.object({
   AWS_EMULATOR_PORT: port.default(4566),
   LOCAL_DATA_DIR: z.string().min(1).default(".local"),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
+  /** Milliseconds between the local chain's blocks: 0 mines a block per transaction at once
+   * (automine); 2000 is the pace of Base and OP chains. */
+  CHAIN_BLOCK_TIME_MS: z.coerce.number().int().min(0).max(MAX_BLOCK_TIME_MS).default(0),
   // Checked by the service's own rule, so a bad list is refused before anything starts.
   TRUSTED_PROXIES: z.string().default("").refine((text) => configSchema.shape.TRUSTED_PROXIES.safeParse(text).success, "must list IP addresses or CIDR ranges (a.b.c.d/0-32, IPv6/0-128), comma-separated"),
 });
@@ -37,6 +41,7 @@ try {
     dynamoPort: settings.DYNAMODB_PORT,
     awsPort: settings.AWS_EMULATOR_PORT,
     logLevel: settings.LOG_LEVEL,
+    blockTimeMs: settings.CHAIN_BLOCK_TIME_MS,
     trustedProxies: settings.TRUSTED_PROXIES,
     progress: (line) => process.stderr.write(`  · ${line}\n`),
   });
@@ -55,7 +60,7 @@ process.stdout.write(
     "",
     `  Dashboard    ${info.dashboard_url}          (connect a browser wallet on chain ${info.chain_id})`,
     `  API          ${info.api_url}/v1          (OpenAPI: ${info.api_url}/v1/openapi.json)`,
-    `  Chain        ${info.rpc_url}  chain id ${info.chain_id}`,
+    `  Chain        ${info.rpc_url}  chain id ${info.chain_id}, ${info.block_time_ms ? `a block every ${info.block_time_ms} ms` : "a block per transaction"}`,
     `  Marketplace  ${info.contracts.marketplace}`,
     `  ERC-8004     identity ${info.contracts.identity_registry}, reputation ${info.contracts.reputation_registry}`,
     `  Authority    ${info.authority}`,

@@ -6,6 +6,7 @@ const valid = {
   STAGE: "cloud",
   REGISTRATION_QUEUE_URL: "https://sqs.us-east-1.amazonaws.com/1/registration",
   REGISTRATION_DLQ_URL: "https://sqs.us-east-1.amazonaws.com/1/registration-dlq",
+  SETTLEMENT_QUEUE_URL: "https://sqs.us-east-1.amazonaws.com/1/settlement",
   BLOB_BUCKET: "agent-rental-blobs",
   RPC_URL: "https://sepolia.base.org",
   CHAIN_ID: "84532",
@@ -47,14 +48,16 @@ describe("loadConfig", () => {
     expect(() => loadConfig({ ...valid, JWT_SIGNING_KEYS: "[]" })).toThrow(/JWT_SIGNING_KEYS must hold at least one key/);
   });
 
-  it("requires the authority key, the card signing keys, the OAuth keys and the runner function in the cloud", () => {
+  it("requires the card signing keys, the OAuth keys and the runner function in the cloud, and leaves the authority key to the settler (which alone holds it)", () => {
     const { AUTHORITY_PRIVATE_KEY: _key, RUNNER_FUNCTION_NAME: _runner, CARD_SIGNING_KEYS: _card, OAUTH_SIGNING_KEYS: _oauth, ...rest } = valid;
     expect(() => loadConfig(rest)).toThrow(/OAUTH_SIGNING_KEYS is required when STAGE=cloud/);
     expect(() => loadConfig({ ...valid, OAUTH_SIGNING_KEYS: "[]" })).toThrow(/OAUTH_SIGNING_KEYS must hold at least one key/);
-    expect(() => loadConfig(rest)).toThrow(/AUTHORITY_PRIVATE_KEY is required when STAGE=cloud/);
     expect(() => loadConfig(rest)).toThrow(/RUNNER_FUNCTION_NAME/);
     expect(() => loadConfig(rest)).toThrow(/CARD_SIGNING_KEYS is required when STAGE=cloud/);
     expect(() => loadConfig({ ...valid, CARD_SIGNING_KEYS: "[]" })).toThrow(/CARD_SIGNING_KEYS must hold at least one key/);
+    expect(() => loadConfig(rest)).not.toThrow(/AUTHORITY_PRIVATE_KEY/);
+    const { AUTHORITY_PRIVATE_KEY: _k, ...withoutAuthority } = valid;
+    expect(loadConfig(withoutAuthority).AUTHORITY_PRIVATE_KEY).toBeUndefined();
     expect(() => loadConfig({ ...valid, AUTHORITY_PRIVATE_KEY: "0x1234" })).toThrow(/AUTHORITY_PRIVATE_KEY must be a 0x-prefixed 32-byte hex private key/);
     const secret = `0x${"ab".repeat(31)}zz`;
     const error = (() => {
@@ -77,6 +80,16 @@ describe("loadConfig", () => {
 
   it("requires the emulator endpoints in the local stage", () => {
     expect(() => loadConfig({ ...valid, STAGE: "local" })).toThrow(/DYNAMODB_ENDPOINT is required when STAGE=local/);
+  });
+
+  it("requires the settlement queue, and bounds the settlement settings", () => {
+    const { SETTLEMENT_QUEUE_URL: _queue, ...rest } = valid;
+    expect(() => loadConfig(rest)).toThrow(/SETTLEMENT_QUEUE_URL is missing/);
+    expect(loadConfig(valid)).toMatchObject({ CHAIN_BLOCK_TIME_MS: 0, SETTLEMENT_WAIT_MS: 15_000, SETTLER_LEASE_MS: 15_000, SETTLER_LEAD_MS: 150, SETTLER_MAX_BATCH: 1_000 });
+    expect(loadConfig({ ...valid, CHAIN_BLOCK_TIME_MS: "2000" }).CHAIN_BLOCK_TIME_MS).toBe(2_000);
+    for (const [name, value] of [["CHAIN_BLOCK_TIME_MS", "-1"], ["CHAIN_BLOCK_TIME_MS", "60001"], ["CHAIN_BLOCK_TIME_MS", "1.5"], ["SETTLEMENT_WAIT_MS", "50"], ["SETTLER_LEASE_MS", "999"], ["SETTLER_MAX_BATCH", "0"], ["SETTLER_MAX_BATCH", "2001"], ["SETTLER_LEAD_MS", "abc"]] as const) {
+      expect(() => loadConfig({ ...valid, [name]: value }), `${name}=${value}`).toThrow(new RegExp(name));
+    }
   });
 
   it("chooses the API key prefix from the chain: svc_test_ on test networks, svc_live_ on mainnet", () => {

@@ -45,6 +45,8 @@ export const configSchema = z
     AWS_ENDPOINT: url.optional(),
     REGISTRATION_QUEUE_URL: url,
     REGISTRATION_DLQ_URL: url,
+    /** The settlement queue: every process hands its per-query charges to the settler through it. */
+    SETTLEMENT_QUEUE_URL: url,
     BLOB_BUCKET: z.string().regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, "must be an S3 bucket name"),
     RPC_URL: url,
     CHAIN_ID: z.coerce.number().int().positive(),
@@ -88,9 +90,26 @@ export const configSchema = z
     /** Upstash Redis (REST) for rate limits; without it the process limits in memory (local stack). */
     UPSTASH_REDIS_REST_URL: url.optional(),
     UPSTASH_REDIS_REST_TOKEN: z.string().min(1).optional(),
-    /** The protocol authority's private key: settles per-query runs (consumeQuery) and logs runs
-     * (logRuns). A secret. Without it the process serves no per-query executions and logs no runs. */
+    /** The protocol authority's private key: the settler's, the one process that sends with it (the
+     * batched per-query charges and the run log's batches). A secret; the settler refuses to start
+     * without it, and no other process needs it. */
     AUTHORITY_PRIVATE_KEY: z.string().regex(/^0x[0-9a-fA-F]{64}$/, "must be a 0x-prefixed 32-byte hex private key").optional(),
+    /** Milliseconds between the chain's blocks: 2000 on Base and OP chains, 12000 on Ethereum's test
+     * network, 0 for a node that mines a block per transaction at once (the local chain's automine).
+     * The settler times its batches by it (docs/design/settlement.md). */
+    CHAIN_BLOCK_TIME_MS: z.coerce.number().int().min(0).max(60_000).default(0),
+    /** How long a request waits for its run's charge to land in a block before it answers with the
+     * result withheld (`settlement: "pending"`), in milliseconds. */
+    SETTLEMENT_WAIT_MS: z.coerce.number().int().min(100).max(120_000).default(15_000),
+    /** The settler's lease on the authority's nonces: a settler that stops renewing it (it died) is
+     * replaced this long after its last renewal, in milliseconds. */
+    SETTLER_LEASE_MS: z.coerce.number().int().min(1_000).max(600_000).default(15_000),
+    /** The least time before the chain's next block the settler sends its batch, in milliseconds: time for
+     * the transaction to reach the node (the settler takes more when its recent sends took longer).
+     * Charges that arrive later wait for the block after. */
+    SETTLER_LEAD_MS: z.coerce.number().int().min(0).max(10_000).default(150),
+    /** The most charges one batch transaction carries. */
+    SETTLER_MAX_BATCH: z.coerce.number().int().min(1).max(2_000).default(1_000),
     /** Base URL of provider_a's OpenAI-compatible chat-completions API. */
     PROVIDER_A_BASE_URL: url.default("https://api.openai.com/v1"),
     /** Base URL of provider_b's Anthropic-messages API. */
@@ -162,9 +181,6 @@ export const configSchema = z
     }
     if (value.STAGE === "cloud" && value.ALLOW_PRIVATE_AGENT_HOSTS) {
       ctx.addIssue({ code: "custom", path: ["ALLOW_PRIVATE_AGENT_HOSTS"], message: "must be false when STAGE=cloud" });
-    }
-    if (value.STAGE === "cloud" && !value.AUTHORITY_PRIVATE_KEY) {
-      ctx.addIssue({ code: "custom", path: ["AUTHORITY_PRIVATE_KEY"], message: "is required when STAGE=cloud (per-query settlement and the run log)" });
     }
     if (value.STAGE === "cloud" && !value.CARD_SIGNING_KEYS) {
       ctx.addIssue({ code: "custom", path: ["CARD_SIGNING_KEYS"], message: "is required when STAGE=cloud (A2A Agent Cards are signed)" });

@@ -1,8 +1,9 @@
 // Health of the API's dependencies, each probed with a short timeout, and the figures an operator reads
 // first: this process's run, request and latency aggregate (the metrics port), and the depths sampled
-// now (sandbox pool, registration queues, deferred settlements, the authority's gas balance). Nothing
+// now (sandbox pool, registration queues, the settlement queue, deferred settlements, the authority's gas balance). Nothing
 // here names a wallet, a key, a run or a listing.
 import type { Services } from "./services.ts";
+import { readAuthority } from "./chain/read-authority.ts";
 import type { HistogramSummary, MetricName, MetricsSnapshot } from "./adapters/metrics/port.ts";
 import { countPendingSettlements } from "./execution/money/settlement.store.ts";
 import { describeTable } from "./adapters/tables/dynamo.ts";
@@ -41,11 +42,12 @@ export interface Health {
   /** The local sandbox pool; null until a run started one (and in the cloud, where each run has its own microVM). */
   sandbox: { idle: number; starting: number; busy: number } | null;
   /** Messages in the registration queue and its dead-letter queue (null: could not be read). */
-  queues: { registration: number | null; registration_dlq: number | null };
+  queues: { registration: number | null; registration_dlq: number | null; settlement: number | null };
   /** Per-query charges the chain could not confirm yet, waiting for the settlement pass. */
   settlements: { pending: number | null };
-  /** The protocol authority's ETH balance in wei (its gas for settlements and the run log); null
-   * without an authority key or when the chain cannot be read. */
+  /** The protocol authority's ETH balance in wei (its gas for settlements and the run log), the
+   * authority's address read from the contract where the process holds no key; null when the chain
+   * cannot be read. */
   authority: { balance_wei: string } | null;
 }
 
@@ -100,18 +102,21 @@ async function pendingSettlements(services: Services): Promise<number> {
 export async function checkHealth(services: Services): Promise<Health> {
   const { config } = services;
   const authority = services.authority;
-  const [tables, chain, registration, registrationDlq, pending, balance] = await Promise.all([
+  const [tables, chain, registration, registrationDlq, settlementQueue, pending, balance] = await Promise.all([
     probe(() => describeTable(services.tables, "meta")),
     probe(() => services.chain.client.getChainId()),
     sample(() => services.queue.approximateCount(config.REGISTRATION_QUEUE_URL)),
     sample(() => services.queue.approximateCount(config.REGISTRATION_DLQ_URL)),
+    sample(() => services.queue.approximateCount(config.SETTLEMENT_QUEUE_URL)),
     sample(() => pendingSettlements(services)),
-    authority ? sample(() => services.chain.client.getBalance({ address: authority.address })) : Promise.resolve(null),
+    // The settler alone holds the key: a process without it reads the authority's address from the contract.
+    sample(async () => services.chain.client.getBalance({ address: authority?.address ?? (await readAuthority(services.chain)) })),
   ]);
   const pool = services.sandboxStats();
   // The sampled depths are gauges as well: a canary polling health makes them alarmable metrics.
   if (registration !== null) services.metrics.gauge("RegistrationQueueDepth", registration);
   if (registrationDlq !== null) services.metrics.gauge("RegistrationDlqDepth", registrationDlq);
+  if (settlementQueue !== null) services.metrics.gauge("SettlementQueueDepth", settlementQueue);
   if (pending !== null) services.metrics.gauge("SettlementsPending", pending);
   if (balance !== null) services.metrics.gauge("AuthorityBalanceWei", Number(balance));
   return {
@@ -121,7 +126,7 @@ export async function checkHealth(services: Services): Promise<Health> {
     checks: { tables, chain },
     metrics: metricsOf(services.metrics.snapshot()),
     sandbox: pool ? { idle: pool.idle, starting: pool.starting, busy: pool.busy } : null,
-    queues: { registration, registration_dlq: registrationDlq },
+    queues: { registration, registration_dlq: registrationDlq, settlement: settlementQueue },
     settlements: { pending },
     authority: balance === null ? null : { balance_wei: balance.toString() },
   };

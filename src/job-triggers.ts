@@ -23,15 +23,18 @@ export type JobTrigger = ScheduleTrigger | QueueTrigger;
  * - registration-worker: validates and registers each submitted manifest.
  * - registration-dlq: fails the jobs whose manifest could not be processed.
  * - registration-sweeper: re-enqueues jobs left queued after their message was lost.
- * - run-logger: finishes runs whose end was never recorded, resolves deferred per-query charges, then
- *   logs finished runs' receipts on-chain in Merkle batches.
+ * - settler: the one sender of the protocol authority's key: charges the per-query runs handed to it on
+ *   the settlement queue, many per transaction and one batch per block, and logs finished runs' receipts
+ *   on-chain in Merkle batches; while it holds the key's lease it also finishes runs whose end was never
+ *   recorded and resolves deferred per-query charges. In the cloud each invocation runs until its
+ *   deadline and the next one takes over (a schedule every minute starts one when none runs).
  */
 export const JOB_TRIGGERS = {
   indexer: { kind: "schedule", everyMinutes: 1 },
   "registration-worker": { kind: "queue", queue: "registration" },
   "registration-dlq": { kind: "queue", queue: "registration-dlq" },
   "registration-sweeper": { kind: "schedule", everyMinutes: 5 },
-  "run-logger": { kind: "schedule", everyMinutes: 1 },
+  settler: { kind: "schedule", everyMinutes: 1 },
 } as const satisfies Record<string, JobTrigger>;
 
 export type JobName = keyof typeof JOB_TRIGGERS;

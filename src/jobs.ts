@@ -15,7 +15,8 @@ import { catchUpErc8004 } from "./erc8004/indexer.ts";
 import { failDeadLetter, processRegistrationMessage, sweepQueuedJobs } from "./registration/process.ts";
 import { finishStaleRuns } from "./execution/runs/stale-runs.ts";
 import { settlePendingRuns } from "./execution/money/settlement.ts";
-import { createRunLog } from "./execution/run-log/pass.ts";
+import { createRunLog, type RunLogPass } from "./execution/run-log/pass.ts";
+import { createSettler, type SettlerTally } from "./execution/settler/settler.ts";
 import { consumeBatch, handleBatch, startQueueConsumer, type QueueConsumer } from "./workers/queue-consumer.ts";
 import { traced } from "./observability/tracing.ts";
 
@@ -26,6 +27,9 @@ export interface SchedulePass {
   /** When the pass should be done (milliseconds since the epoch): a Lambda's remaining time; locally
    * and in tests, no limit. */
   deadline: number;
+  /** The local scheduler's stop. A job that runs for as long as it may (the settler) stops when it
+   * aborts; a pass with neither a finite deadline nor a signal (runJob) does what is due now and returns. */
+  signal?: AbortSignal;
 }
 
 interface ScheduledHandler<R> {
@@ -43,8 +47,31 @@ interface QueueHandler {
 
 /** Time the indexer keeps back at the end of an invocation (its writes land before the next tick). */
 const INDEXER_MARGIN_MS = 10_000;
-/** Time kept back for the run log's last batch: its transaction, its receipt and the runs' updates. */
-const LAST_BATCH_MS = 25_000;
+/** Time a settler invocation keeps back to wind down: the batches it holds sent and mined (a few blocks),
+ * the rest handed back to the queue, the lease given up for the next invocation. */
+function settlerWindDownMs(config: Config): number {
+  return 5 * Math.max(config.CHAIN_BLOCK_TIME_MS, 1_000) + 5_000;
+}
+/** The run log's last batch starts this long before the settler stops taking work: its transaction goes
+ * out through the settler, which sends until then. */
+const SETTLER_LOG_MARGIN_MS = 5_000;
+
+/** What a settler pass did: its scheduled work's last round (stale runs, deferred charges, the run log) and
+ * what it charged. */
+export interface SettlerPass {
+  stale: Awaited<ReturnType<typeof finishStaleRuns>>;
+  settlements: Awaited<ReturnType<typeof settlePendingRuns>>;
+  charges: SettlerTally;
+  log: RunLogPass;
+}
+
+function pause(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve();
+    const timer = setTimeout(resolve, ms);
+    signal.addEventListener("abort", () => (clearTimeout(timer), resolve()), { once: true });
+  });
+}
 
 const HANDLERS = {
   indexer: {
@@ -77,21 +104,61 @@ const HANDLERS = {
       return { requeued };
     },
   },
-  "run-logger": {
-    localEveryMs: (config: Config) => config.RUN_LOG_INTERVAL_MS,
+  settler: {
+    // A pass runs for as long as it may; one that returns (another settler holds the lease, or it
+    // stopped on an error) is started again a second later.
+    localEveryMs: () => 1_000,
     start(services: Services) {
-      // One run log per process: it says once that it is disabled, and sends one batch at a time.
-      const runLog = createRunLog(services);
-      return async (pass: SchedulePass) => {
-        // Runs whose end was never recorded (their process died) are finished from what the chain says;
-        // runs whose charge is still unconfirmed are not logged until it is: settle them next.
+      // One settler per process: it owns the authority's nonces while it holds the key's lease, and the
+      // run log sends through it.
+      const settler = createSettler(services);
+      const runLog = createRunLog({ ...services, authority: settler.signer });
+      const empty = (): SettlerPass => ({
+        stale: { charged: 0, failed: 0, skipped: 0 },
+        settlements: { settled: 0, refused: 0, pending: 0 },
+        charges: { leased: false, batches: 0, charged: 0, refused: 0, skipped: 0, reverted: 0, outOfGas: 0, dropped: 0, discarded: 0, maxPending: 0 },
+        log: { batches: 0, runs: 0 },
+      });
+      /** Runs whose end was never recorded are finished from what the chain says; deferred charges are
+       * resolved from the chain (or handed over again); then finished runs are logged. A pass's figures
+       * add up its rounds. */
+      const round = async (pass: SettlerPass, deadline: number) => {
         const stale = await finishStaleRuns(services);
         if (stale.charged + stale.failed > 0) services.logger.warn("stale runs finished", { ...stale });
         const settlements = await settlePendingRuns(services);
         if (settlements.settled + settlements.refused > 0) services.logger.info("pending settlements resolved", { ...settlements });
-        const log = await runLog.pass({ deadline: pass.deadline - LAST_BATCH_MS });
+        const log = await runLog.pass({ deadline: deadline - SETTLER_LOG_MARGIN_MS });
         if (log.runs > 0) services.logger.info("runs logged on-chain", { ...log });
-        return { stale, settlements, log };
+        pass.stale = { charged: pass.stale.charged + stale.charged, failed: pass.stale.failed + stale.failed, skipped: stale.skipped };
+        // Pending is what is left now, not a sum.
+        pass.settlements = { settled: pass.settlements.settled + settlements.settled, refused: pass.settlements.refused + settlements.refused, pending: settlements.pending };
+        pass.log = { batches: pass.log.batches + log.batches, runs: pass.log.runs + log.runs };
+      };
+      return async (schedule: SchedulePass): Promise<SettlerPass> => {
+        const pass = empty();
+        if (schedule.signal === undefined && !Number.isFinite(schedule.deadline)) {
+          // One pass (runJob): what is due now, with every charge on the queue sent and decided.
+          pass.charges = await settler.run({ deadline: Number.POSITIVE_INFINITY, drain: true, whileLeased: () => round(pass, Number.POSITIVE_INFINITY) });
+          // Without the lease (another settler sends) the steps that send nothing still run.
+          if (!pass.charges.leased) {
+            pass.stale = await finishStaleRuns(services);
+            pass.settlements = await settlePendingRuns(services);
+          }
+          return pass;
+        }
+        const deadline = schedule.deadline - (Number.isFinite(schedule.deadline) ? settlerWindDownMs(services.config) : 0);
+        pass.charges = await settler.run({
+          deadline,
+          ...(schedule.signal ? { signal: schedule.signal } : {}),
+          whileLeased: async (stop) => {
+            while (!stop.aborted) {
+              await round(pass, deadline).catch((error: unknown) => services.logger.warn("settler round failed; retried", { cause: error instanceof Error ? error.message : String(error) }));
+              await pause(services.config.RUN_LOG_INTERVAL_MS, stop);
+            }
+          },
+        });
+        if (pass.charges.batches > 0) services.logger.info("settler stopped", { ...pass.charges });
+        return pass;
       };
     },
   },
@@ -132,7 +199,7 @@ export function queueUrlOf(config: Config, trigger: QueueTrigger): string {
  * scheduled pass are thrown.
  *
  * @example
- * const { settlements } = await runJob(services, "run-logger");
+ * const { settlements, charges } = await runJob(services, "settler");
  */
 export async function runJob<N extends JobName>(services: Services, name: N, pass: Partial<SchedulePass> = {}): Promise<JobResult<N>> {
   const job = jobNamed(name);
@@ -178,6 +245,7 @@ const MAX_BACKOFF_MS = 5_000;
 export function startJobs(services: Services, options: StartJobsOptions = {}): JobScheduler {
   const jobs = options.only ? JOBS.filter((job) => options.only!.includes(job.name)) : JOBS;
   let stopped = false;
+  const stopping = new AbortController();
   const sleepers = new Set<() => void>();
   const pause = (ms: number) =>
     new Promise<void>((resolve) => {
@@ -203,7 +271,7 @@ export function startJobs(services: Services, options: StartJobsOptions = {}): J
           let backoffMs = 0;
           while (!stopped) {
             try {
-              await run({ deadline: Number.POSITIVE_INFINITY });
+              await run({ deadline: Number.POSITIVE_INFINITY, signal: stopping.signal });
               backoffMs = 0;
             } catch (error) {
               backoffMs = Math.min(MAX_BACKOFF_MS, backoffMs ? backoffMs * 2 : 200);
@@ -229,6 +297,7 @@ export function startJobs(services: Services, options: StartJobsOptions = {}): J
   return {
     async stop() {
       stopped = true;
+      stopping.abort();
       for (const wake of [...sleepers]) wake();
       await Promise.all([...loops, ...consumers.map((c) => c.stop())]);
     },

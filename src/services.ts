@@ -28,6 +28,9 @@ import type { Metrics } from "./adapters/metrics/port.ts";
 import { createMemoryMetrics } from "./adapters/metrics/memory.ts";
 import { createEmfMetrics } from "./adapters/metrics/emf.ts";
 import { observedFetch } from "./observability/chain-calls.ts";
+import { CHARGE_REF_BLOCK, createChargeRefs, type ChargeRefs } from "./execution/money/charge-refs.ts";
+import { claimChargeRefBlock } from "./execution/money/charge-refs.store.ts";
+import { createSettlementWatcher, type SettlementWatcher } from "./execution/money/settlement-watcher.ts";
 import { createCardSigner, type CardSigner } from "./a2a/signing.ts";
 import { createOAuthServer, type OAuthServer } from "./oauth/server.ts";
 import { CLIENT_METADATA_MAX_BYTES, CLIENT_METADATA_TIMEOUT_MS } from "./oauth/provider.ts";
@@ -48,6 +51,11 @@ export interface Services {
   /** Signs A2A Agent Cards (CARD_SIGNING_KEYS); null when no key is configured (cards go unsigned). */
   cardSigner: CardSigner | null;
   catalogue: Catalogue;
+  /** This process's dense charge references for per-query runs (blocks of 256 from one counter). */
+  chargeRefs: ChargeRefs;
+  /** How this process's requests learn that their runs' charges landed (it follows blocks only while
+   * some wait). */
+  settlementWatcher: SettlementWatcher;
   /** The protocol authority's signer (settlement, run log); null when no key is configured. */
   authority: AuthoritySigner | null;
   /** The one way out for connected-agent webhooks (agent runtimes build their own from `egressRules`). */
@@ -86,6 +94,7 @@ export function createServices(config: Config, overrides: Partial<Services> = {}
     });
   const egressRules = { allowPrivate: config.ALLOW_PRIVATE_AGENT_HOSTS, allowHosts: [] as string[] };
   let pool: SandboxPool | undefined = overrides.sandbox?.();
+  const settlementWatcher = overrides.settlementWatcher ?? createSettlementWatcher(chain, { blockTimeMs: config.CHAIN_BLOCK_TIME_MS, logger });
   const clientMetadataEgress = overrides.clientMetadataEgress ?? createEgressGuard({ ...egressRules, timeoutMs: CLIENT_METADATA_TIMEOUT_MS, maxResponseBytes: CLIENT_METADATA_MAX_BYTES });
   const oauth =
     overrides.oauth ??
@@ -98,9 +107,11 @@ export function createServices(config: Config, overrides: Partial<Services> = {}
     egress: overrides.egress ?? createEgressGuard(egressRules),
     runtimeEntry: overrides.runtimeEntry ?? RUNTIME_ENTRY,
     close: async () => {
+      settlementWatcher.close();
       await pool?.close();
       pool = undefined;
     },
+    settlementWatcher,
     sandbox: () => (pool ??= config.RUNNER_FUNCTION_NAME ? createLambdaSandboxPool({ functionName: config.RUNNER_FUNCTION_NAME, region: config.AWS_REGION }) : createThreadedSandboxPool({ warm: config.SANDBOX_WARM, maxWarm: Math.max(config.SANDBOX_WARM, 8), allowFsRead: [RUNTIME_DIR], preload: RUNTIME_ENTRY, memoryMb: SANDBOX_MEMORY_MB })),
     jwt,
     logger,
@@ -118,6 +129,7 @@ export function createServices(config: Config, overrides: Partial<Services> = {}
         ? createUpstashRateLimiter({ url: config.UPSTASH_REDIS_REST_URL, token: config.UPSTASH_REDIS_REST_TOKEN!, prefix: `${config.SERVICE_NAME}:rl` })
         : createMemoryRateLimiter()),
     catalogue: overrides.catalogue ?? createCatalogue(tables, { refreshMs: config.CATALOGUE_REFRESH_MS }),
+    chargeRefs: overrides.chargeRefs ?? createChargeRefs(() => claimChargeRefBlock(tables, CHARGE_REF_BLOCK)),
     cardSigner: overrides.cardSigner !== undefined ? overrides.cardSigner : config.CARD_SIGNING_KEYS ? createCardSigner(config.CARD_SIGNING_KEYS) : null,
     keys:
       overrides.keys ??

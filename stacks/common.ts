@@ -4,6 +4,10 @@ import type { TableName } from "../src/adapters/tables/schema.ts";
 
 /** Base Sepolia. The whole beta runs on this test network; mainnet comes at general availability. */
 export const CHAIN_ID = 84532;
+/** Base Sepolia mines a block every 2 s: the settler sends one batch of charges per block, timed by it. */
+export const CHAIN_BLOCK_TIME_MS = 2_000;
+/** The settler logs finished runs on-chain once a minute in the cloud (a Merkle batch per minute). */
+export const RUN_LOG_INTERVAL_MS = 60_000;
 
 /**
  * The marketplace contract per stage. `MARKETPLACE_ADDRESS` in the environment of `sst deploy`
@@ -73,8 +77,13 @@ export interface AppResources {
   tables: Record<TableName, sst.aws.Dynamo>;
   registrationQueue: sst.aws.Queue;
   registrationDlq: sst.aws.Queue;
+  /** The settlement queue: every function hands its per-query charges to the settler through it. */
+  settlementQueue: sst.aws.Queue;
   blobs: sst.aws.Bucket;
+  /** The secrets every application function reads. */
   secrets: sst.Secret[];
+  /** The protocol authority's key: linked to the settler alone, the one function that sends with it. */
+  authoritySecret: sst.Secret;
   kmsKey: aws.kms.Key;
   runner: sst.aws.Function;
 }
@@ -86,6 +95,9 @@ export function appEnvironment(r: AppResources): Record<string, $util.Input<stri
     TABLE_PREFIX: tablePrefix(),
     REGISTRATION_QUEUE_URL: r.registrationQueue.url,
     REGISTRATION_DLQ_URL: r.registrationDlq.url,
+    SETTLEMENT_QUEUE_URL: r.settlementQueue.url,
+    CHAIN_BLOCK_TIME_MS: String(CHAIN_BLOCK_TIME_MS),
+    RUN_LOG_INTERVAL_MS: String(RUN_LOG_INTERVAL_MS),
     BLOB_BUCKET: r.blobs.name,
     CHAIN_ID: String(CHAIN_ID),
     MARKETPLACE_ADDRESS: marketplaceAddress(),
@@ -99,14 +111,16 @@ export function appEnvironment(r: AppResources): Record<string, $util.Input<stri
 
 /**
  * Props of an application function: Node 22 on arm64, the shared environment, links to every
- * table, both queues, the blob bucket, the secrets and the runner (linking a function grants
+ * table, the queues, the blob bucket, the shared secrets and the runner (linking a function grants
  * lambda:InvokeFunction on it), and envelope-encryption rights on the KMS key.
- * `overrides` sets what differs per function (timeout, streaming, ...).
+ * `overrides` sets what differs per function (timeout, streaming, ...); `links` adds what only this
+ * function may reach (the authority's key, for the settler).
  */
 export function appFunction(
   handler: string,
   r: AppResources,
   overrides: Omit<Partial<sst.aws.FunctionArgs>, "handler" | "environment" | "link" | "permissions"> = {},
+  links: sst.Secret[] = [],
 ): sst.aws.FunctionArgs {
   return {
     runtime: RUNTIME,
@@ -119,8 +133,10 @@ export function appFunction(
       ...Object.values(r.tables),
       r.registrationQueue,
       r.registrationDlq,
+      r.settlementQueue,
       r.blobs,
       ...r.secrets,
+      ...links,
       r.runner,
     ],
     permissions: [

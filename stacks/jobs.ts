@@ -10,7 +10,7 @@ const QUEUE_WORKER_TIMEOUT = "30 seconds";
 
 type FunctionOverrides = Parameters<typeof appFunction>[2];
 
-const SCHEDULED: Record<ScheduledJobName, { component: string; function: FunctionOverrides }> = {
+const SCHEDULED: Record<ScheduledJobName, { component: string; function: FunctionOverrides; authority?: true }> = {
   indexer: {
     component: "ChainIndexer",
     // Finish before the next tick starts another pass; a failed pass is retried by the next tick,
@@ -22,11 +22,14 @@ const SCHEDULED: Record<ScheduledJobName, { component: string; function: Functio
     // The next tick is the retry.
     function: { timeout: "60 seconds", retries: 0 },
   },
-  "run-logger": {
-    component: "RunLogger",
-    // One pass per tick; passes that do overlap are safe (each run is claimed by one of them). The
-    // next tick is the retry; runs left pending or claimed are picked up by it.
-    function: { timeout: "60 seconds", retries: 0 },
+  settler: {
+    component: "Settler",
+    // Each invocation runs for up to 15 minutes, taking charges until its deadline less the time it
+    // keeps to wind down; the minute's schedule starts the next one, which takes the key's lease over
+    // as the holder gives it up (a holder that dies is replaced once its lease expires). Two may run at
+    // once (the holder and its successor): the lease, not the concurrency, keeps one sender.
+    function: { timeout: "15 minutes", retries: 0, memory: "512 MB", concurrency: { reserved: 2 } },
+    authority: true,
   },
 };
 
@@ -50,7 +53,8 @@ export function createJobs(r: AppResources) {
     const trigger = JOB_TRIGGERS[name];
     if (trigger.kind === "schedule") {
       const job = SCHEDULED[name as ScheduledJobName];
-      created[name] = new sst.aws.Cron(job.component, { schedule: rateExpression(trigger), function: appFunction(handler, r, job.function) });
+      // Only the settler is given the protocol authority's key.
+      created[name] = new sst.aws.Cron(job.component, { schedule: rateExpression(trigger), function: appFunction(handler, r, job.function, job.authority ? [r.authoritySecret] : []) });
     } else {
       // Batches of up to 10; the handler returns {batchItemFailures}, so one bad message does not send
       // the whole batch back to the queue.

@@ -3,18 +3,21 @@
 
 export function createSecrets() {
   // Read in the functions through the SST SDK: `Resource.<Name>.value` from "sst".
-  return [
-    // The protocol authority's key (AUTHORITY_PRIVATE_KEY): per-query settlement and the run log.
-    new sst.Secret("AuthorityPrivateKey"),
-    new sst.Secret("JwtSigningKeys"),
-    // A2A Agent Card signing keys (CARD_SIGNING_KEYS), apart from the JWT keys.
-    new sst.Secret("CardSigningKeys"),
-    // The OAuth authorization server's keys (OAUTH_SIGNING_KEYS), apart from the others.
-    new sst.Secret("OAuthSigningKeys"),
-    new sst.Secret("UpstashRedisUrl"),
-    new sst.Secret("UpstashRedisToken"),
-    new sst.Secret("RpcUrl"),
-  ];
+  return {
+    secrets: [
+      new sst.Secret("JwtSigningKeys"),
+      // A2A Agent Card signing keys (CARD_SIGNING_KEYS), apart from the JWT keys.
+      new sst.Secret("CardSigningKeys"),
+      // The OAuth authorization server's keys (OAUTH_SIGNING_KEYS), apart from the others.
+      new sst.Secret("OAuthSigningKeys"),
+      new sst.Secret("UpstashRedisUrl"),
+      new sst.Secret("UpstashRedisToken"),
+      new sst.Secret("RpcUrl"),
+    ],
+    // The protocol authority's key (AUTHORITY_PRIVATE_KEY): linked to the settler alone, the one
+    // function that sends with it (the batched per-query charges and the run log).
+    authoritySecret: new sst.Secret("AuthorityPrivateKey"),
+  };
 }
 
 export function createKmsKey() {

@@ -113,6 +113,8 @@ export async function admitRun(services: Services, principal: Principal, request
     if (slot !== "acquired") {
       throw new ApiError("rate_limit_exceeded", `${RUNS_PER_LISTING} runs of this listing are already in flight; retry when one finishes.`, { headers: { "Retry-After": "1" } });
     }
+    // A per-query run's charge reference is fixed, and stored with the run, before anything can charge it.
+    const chargeRef = perQuery ? await services.chargeRefs.next() : undefined;
     const run: RunRecord = {
       ...runKey(runId),
       run_id: runId,
@@ -122,6 +124,7 @@ export async function admitRun(services: Services, principal: Principal, request
       wallet: principal.wallet.toLowerCase() as Address,
       rental_model: access.rentalModel,
       price_wei: access.priceWei.toString(),
+      ...(chargeRef === undefined ? {} : { charge_ref: String(chargeRef) }),
       delivery: options.delivery ?? "sync",
       status: "running",
       cost_wei: "0",

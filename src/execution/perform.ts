@@ -13,7 +13,7 @@ import { emptyInputFor, resolveInput } from "./input.ts";
 import { concurrencySlots } from "./leases/concurrency.store.ts";
 import { releaseReservation } from "./money/ledger.ts";
 import { markSettlementPending, settleRun } from "./money/settlement.ts";
-import { MAX_OUTPUT_CHARS, type RunFailure, type RunRecord } from "./runs/run.ts";
+import { chargeRefOf, MAX_OUTPUT_CHARS, STALE_AFTER_TIMEOUT_MS, type RunFailure, type RunRecord } from "./runs/run.ts";
 import { finishRun, saveStreamedText } from "./runs/run.store.ts";
 import type { FinishedRunStatus } from "@agent-rental/core/vocabulary";
 
@@ -41,6 +41,15 @@ export interface PerformResult {
   response: RunResponse;
   /** The charge could not be confirmed yet: the output is withheld until it is (money/settlement.ts). */
   settlementPending: boolean;
+}
+
+/** A charge handed over for a run still recorded as running is not sent this close to the time the
+ * stale-run sweep may finish that run from what the chain says (so no charge lands after the sweep). */
+const CHARGE_MARGIN_BEFORE_SWEEP_MS = 60_000;
+
+/** The last moment the settler may send the charge of `run`, which has not recorded its end yet. */
+function chargeNotAfter(run: RunRecord): number {
+  return Date.parse(run.created_at) + (run.timeout_ms ?? 0) + STALE_AFTER_TIMEOUT_MS - CHARGE_MARGIN_BEFORE_SWEEP_MS;
 }
 
 /** Writes that record a run's end are retried for this long before the run is left to the sweeps. */
@@ -129,6 +138,8 @@ export async function performRun(services: Services, admission: Admission, optio
   let settlement: RunRecord["settlement"] = "none";
   let settlementTx: `0x${string}` | undefined;
   let settlementPending = false;
+  let chargeFromBlock: bigint | undefined;
+  let chargeHanded = true;
   try {
     try {
       const input = await resolveInput(services, admission.request);
@@ -170,7 +181,10 @@ export async function performRun(services: Services, admission: Admission, optio
       if (!chargeable) {
         await durably(services, "reservation release", run.run_id, () => releaseReservation(services, access.onChainId, wallet, run.run_id));
       } else {
-        const charge = await settleRun(services, { runId: run.run_id, onChainId: access.onChainId, wallet, priceWei: access.priceWei });
+        const settled = await settleRun(services, { runId: run.run_id, onChainId: access.onChainId, wallet, priceWei: access.priceWei, chargeRef: chargeRefOf(run), notAfter: chargeNotAfter(run) });
+        const charge = settled.outcome;
+        chargeFromBlock = settled.fromBlock;
+        chargeHanded = settled.handed;
         if (charge.outcome === "charged") {
           costWei = charge.costWei;
           settlement = "settled";
@@ -215,7 +229,7 @@ export async function performRun(services: Services, admission: Admission, optio
       finished_at: finishedAt,
     }),
   );
-  if (settlementPending) await durably(services, "pending settlement record", run.run_id, () => markSettlementPending(services, run.run_id));
+  if (settlementPending) await durably(services, "pending settlement record", run.run_id, () => markSettlementPending(services, run.run_id, chargeFromBlock, chargeHanded));
   await durably(services, "listing slot release", run.run_id, () => concurrencySlots(services.tables, access.onChainId).remove(run.run_id));
   await recordRunOutcome(services.tables, { run_id: run.run_id, on_chain_id: access.onChainId, wallet, status: outcome.status, finished_at: finishedAt }).catch((error: unknown) =>
     services.logger.warn("listing figures not updated", { run_id: run.run_id, cause: error instanceof Error ? error.message : String(error) }),

@@ -90,8 +90,10 @@ beforeAll(async () => {
     startWorld({
       env: { CATALOGUE_REFRESH_MS: "0" },
       agent: { handler: (call) => call.output({ findings: [`done: ${call.task}`] }) },
-      // The indexer follows the chain; the run log is run by the tests, when they want receipts logged.
+      // The indexer follows the chain; the run log is run by the tests (a settler pass), when they want
+      // receipts logged: the listing is a one-time rental, so no per-task charge waits for a settler.
       jobs: { only: ["indexer"], everyMs: { indexer: 100 } },
+      settler: false,
     }),
   ]);
   expect(built.code, built.stderr).toBe(0);
@@ -204,7 +206,7 @@ describe("agentrent runs rate and reputation, as installed", () => {
       // Once the CLI says it waits for the receipt, the run log records it.
       if (!logged && stderr.includes("waiting for the run's receipt in the on-chain run log")) {
         logged = true;
-        void runJob(world.services, "run-logger");
+        void runJob(world.services, "settler");
       }
     });
     expect(rated.code, rated.stderr).toBe(0);
@@ -242,7 +244,7 @@ describe("agentrent runs rate and reputation, as installed", () => {
     expect(missing.stderr).toContain("--value is required");
 
     const first = await json<{ run_id: string }>(env, ["execute", listing.listing_id, "--task", "Again", "--no-stream"]);
-    await runJob(world.services, "run-logger");
+    await runJob(world.services, "settler");
     // Another wallet's run is as unknown as a missing one.
     const stranger = await world.account();
     await json(envOf(stranger, "stranger"), ["login"]);

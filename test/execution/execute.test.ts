@@ -9,7 +9,6 @@ import { keccak256, toBytes, type Hex } from "viem";
 import { buildApp } from "../../src/api/app.ts";
 import { createServices } from "../../src/services.ts";
 import { loadConfig } from "../../src/config.ts";
-import { createAuthoritySigner } from "../../src/chain/authority.ts";
 import { writeMarketplace } from "../../src/chain/write.ts";
 import { marketplaceAbi } from "@agent-rental/core/marketplace";
 import { claimedRun, claimIdempotencyKey, claimOf, releaseIdempotencyKey, requestHash } from "../../src/execution/idempotency/protocol.ts";
@@ -26,6 +25,7 @@ import type { Account } from "../support/chain-actions.ts";
 import type { AgentCall } from "../support/connected-agent.ts";
 import { parseSseJson as parseSse } from "../support/sse.ts";
 import { startWorld, type App, type PublishedAgent, type World } from "../support/world.ts";
+import { settledByPasses } from "../support/settlement.ts";
 import type { RentalModel } from "@agent-rental/core/vocabulary";
 
 let world: World;
@@ -571,7 +571,8 @@ describe("per-query money", () => {
     const listing = await publishConnected("authority-down", "per_query");
     const renter = await renterWithKey();
     await world.rent(renter.account, listing, { deposit: listing.priceWei * 2n });
-    const broken = { ...ctx.services, authority: createAuthoritySigner(ctx.services.chain, "http://127.0.0.1:9", ctx.authority.privateKey) };
+    // The settler cannot be reached: this process's settlement queue points nowhere.
+    const broken = { ...ctx.services, config: { ...ctx.config, SETTLEMENT_QUEUE_URL: "http://127.0.0.1:9/000000000000/nowhere" } };
     // Not a 503: a client told to retry would run (and pay for) the task a second time.
     const res = await execute(renter.key, { agent_id: listing.agent_id, task: "settle later" }, {}, "/v1/execute", buildApp(broken));
     expect(res.status).toBe(200);
@@ -582,22 +583,23 @@ describe("per-query money", () => {
     const withheld = (await (await app.request(`/v1/runs/${runId}`, { headers: { authorization: `Bearer ${renter.key}` } })).json()) as { status: string; output: unknown; settlement: string };
     expect(withheld).toMatchObject({ status: "completed", output: null, settlement: "pending" });
     expect(await balanceOf(listing, renter.account.address)).toBe(listing.priceWei * 2n);
-    expect((await runJob(ctx.services, "run-logger")).settlements).toMatchObject({ settled: 1 });
+    // The settlement pass hands the charge to the settler, and resolves the run once the chain has it.
+    await settledByPasses(ctx.services, [runId]);
     const released = (await (await app.request(`/v1/runs/${runId}`, { headers: { authorization: `Bearer ${renter.key}` } })).json()) as Record<string, unknown>;
     expect(released).toMatchObject({ status: "completed", settlement: "settled", output: { findings: ["done: settle later"] } });
     expect(BigInt(released.cost_wei as number)).toBe(listing.priceWei);
     expect(await balanceOf(listing, renter.account.address)).toBe(listing.priceWei);
     expect(released.settlement_tx).toMatch(/^0x[0-9a-f]{64}$/);
     // The pass is done with it: a second pass charges nothing more.
-    expect((await runJob(ctx.services, "run-logger")).settlements).toMatchObject({ settled: 0 });
+    expect((await runJob(ctx.services, "settler")).settlements).toMatchObject({ settled: 0, pending: 0 });
     expect(await balanceOf(listing, renter.account.address)).toBe(listing.priceWei);
-  });
+  }, 90_000);
 
   it("ends a stream whose charge cannot be confirmed with a done that withholds the result, and releases it once paid", async () => {
     const listing = await publishConnected("authority-down-stream", "per_query");
     const renter = await renterWithKey();
     await world.rent(renter.account, listing, { deposit: listing.priceWei * 2n });
-    const broken = { ...ctx.services, authority: createAuthoritySigner(ctx.services.chain, "http://127.0.0.1:9", ctx.authority.privateKey) };
+    const broken = { ...ctx.services, config: { ...ctx.config, SETTLEMENT_QUEUE_URL: "http://127.0.0.1:9/000000000000/nowhere" } };
     const res = await execute(renter.key, { agent_id: listing.agent_id, task: "stream unpaid" }, {}, "/v1/execute/stream", buildApp(broken));
     expect(res.status).toBe(200);
     const runId = res.headers.get("x-run-id")!;
@@ -606,12 +608,12 @@ describe("per-query money", () => {
     const resumed = parseSse(await (await app.request(`/v1/runs/${runId}/events`, { headers: { authorization: `Bearer ${renter.key}`, "last-event-id": "done" } })).text());
     expect(resumed.at(-1)).toMatchObject({ event: "done", data: { run_id: runId, output: null, settlement: "pending" } });
     expect(await balanceOf(listing, renter.account.address)).toBe(listing.priceWei * 2n);
-    expect((await runJob(ctx.services, "run-logger")).settlements).toMatchObject({ settled: 1 });
+    await settledByPasses(ctx.services, [runId]);
     const released = parseSse(await (await app.request(`/v1/runs/${runId}/events`, { headers: { authorization: `Bearer ${renter.key}`, "last-event-id": "done" } })).text());
     expect(released.at(-1)).toMatchObject({ event: "done", data: { run_id: runId, status: "completed", output: { findings: ["alpha", "beta", "gamma"] } } });
     expect((released.at(-1)!.data as Record<string, unknown>).settlement).toBeUndefined();
     expect(await balanceOf(listing, renter.account.address)).toBe(listing.priceWei);
-  });
+  }, 90_000);
 });
 
 describe("a failure at any step of a run", () => {
@@ -730,7 +732,8 @@ describe("run log", () => {
     const detail = async () => (await (await app.request(`/v1/runs/${run.run_id}`, { headers: { authorization: `Bearer ${renter.key}` } })).json()) as { receipt: { batch_index: number; root: Hex; leaf: Hex; proof: Hex[]; tx_hash: Hex } | null };
     expect((await detail()).receipt).toBeNull();
 
-    expect((await runJob(ctx.services, "run-logger")).log.runs).toBeGreaterThanOrEqual(1);
+    // The world's settler logs finished runs every RUN_LOG_INTERVAL_MS, through its own sender.
+    await expect.poll(async () => (await detail()).receipt, { timeout: 30_000, interval: 250 }).not.toBeNull();
     const { receipt } = await detail();
     expect(receipt).not.toBeNull();
     expect(receipt!.tx_hash).toMatch(/^0x[0-9a-f]{64}$/);

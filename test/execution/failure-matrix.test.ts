@@ -18,7 +18,8 @@ import { buildRuntime } from "../../scripts/build-runtime.ts";
 import { createLocalSandboxPool, type LocalSandboxPool } from "../../src/adapters/sandbox/local.ts";
 import { marketplaceAbi } from "@agent-rental/core/marketplace";
 import { writeMarketplace } from "../../src/chain/write.ts";
-import { runRef } from "../../src/execution/runs/run.ts";
+import { chargeRefOf } from "../../src/execution/runs/run.ts";
+import { getRun } from "../../src/execution/runs/run.store.ts";
 import { checkHealth } from "../../src/health.ts";
 import { startModelServer, type ModelServer } from "../../local/model-server.ts";
 import { freePort } from "../../local/ports.ts";
@@ -200,9 +201,12 @@ const ROWS: Row[] = [
   },
 ];
 
+/** The prices charged for `runId`, from the QueryConsumed events of its charge reference. */
 async function chargesOf(listing: PublishedAgent, runId: string): Promise<bigint[]> {
-  const { chain } = world.ctx.services;
-  const events = await chain.client.getContractEvents({ address: chain.marketplace, abi: marketplaceAbi, eventName: "QueryConsumed", args: { listingId: listing.onChainId, runRef: runRef(runId) }, fromBlock: 0n, toBlock: "latest" });
+  const { chain, tables } = world.ctx.services;
+  const run = await getRun(tables, runId);
+  if (!run) throw new Error(`no run ${runId}`);
+  const events = await chain.client.getContractEvents({ address: chain.marketplace, abi: marketplaceAbi, eventName: "QueryConsumed", args: { listingId: listing.onChainId, runRef: chargeRefOf(run) }, fromBlock: 0n, toBlock: "latest" });
   return events.map((event) => event.args.price!);
 }
 

@@ -9,7 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BaseError, ContractFunctionRevertedError, formatEther } from "viem";
 import { marketplaceAbi } from "@agent-rental/core/marketplace";
 import { writeMarketplace, MarketplaceWriteError } from "../../src/chain/write.ts";
-import { runRef } from "../../src/execution/runs/run.ts";
+import { chargeRefOf } from "../../src/execution/runs/run.ts";
+import { getRun } from "../../src/execution/runs/run.store.ts";
 import { SETTLEMENT_WINDOW_MS } from "../../src/execution/money/ledger.ts";
 import { MANIFEST_LIMITS } from "@agent-rental/core/manifest";
 import { indexChain, marketTarget, type PublishedAgent } from "../support/agents.ts";
@@ -26,9 +27,12 @@ afterAll(async () => {
   await world?.stop();
 });
 
+/** The prices charged for `runId`, from the QueryConsumed events of its charge reference. */
 async function chargedOnChain(listing: PublishedAgent, runId: string): Promise<bigint[]> {
-  const { chain } = world.ctx.services;
-  const events = await chain.client.getContractEvents({ address: chain.marketplace, abi: marketplaceAbi, eventName: "QueryConsumed", args: { listingId: listing.onChainId, runRef: runRef(runId) }, fromBlock: 0n, toBlock: "latest" });
+  const { chain, tables } = world.ctx.services;
+  const run = await getRun(tables, runId);
+  if (!run) throw new Error(`no run ${runId}`);
+  const events = await chain.client.getContractEvents({ address: chain.marketplace, abi: marketplaceAbi, eventName: "QueryConsumed", args: { listingId: listing.onChainId, runRef: chargeRefOf(run) }, fromBlock: 0n, toBlock: "latest" });
   return events.map((event) => event.args.price!);
 }
 

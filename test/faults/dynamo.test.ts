@@ -6,13 +6,18 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { until } from "../support/until.ts";
 import { expectMoneyAndRecordsIntact, startFaultWorld, type FaultWorld, type Renter } from "./support.ts";
 import type { PublishedAgent } from "../support/agents.ts";
+import { marketplaceAbi } from "@agent-rental/core/marketplace";
+import { chargeMessageBody } from "../../src/execution/money/charge-message.ts";
+import { chargeRefHex } from "../../src/execution/money/charge-refs.ts";
 
 let world: FaultWorld;
 let listing: PublishedAgent;
 let renter: Renter;
 
 beforeAll(async () => {
-  world = await startFaultWorld();
+  // The settler's lease outlives this file's longest outage (about 20 s): a settler sends only while its
+  // lease is surely its own, so with the default 15 s it would pause its charges for the rest of an outage.
+  world = await startFaultWorld({ env: { SETTLER_LEASE_MS: "60000" } });
   listing = await world.publishConnected("dynamo-restart", "per_query");
   renter = await world.renter();
   await world.buy(renter, listing, listing.priceWei * 10n);
@@ -96,5 +101,42 @@ describe("the DynamoDB emulator restarts mid-run", () => {
     expect(BigInt(detail.cost_wei as number)).toBe(listing.priceWei);
     // Invariant 3 checks the one QueryConsumed of this run against its record.
     await expectMoneyAndRecordsIntact(world);
+  }, 90_000);
+});
+
+describe("storage down for longer than the settler's lease", () => {
+  let short: FaultWorld;
+  beforeAll(async () => {
+    // A lease of 3 s: the settler sends only while its last renewal is under 2 s old.
+    short = await startFaultWorld({ env: { SETTLER_LEASE_MS: "3000" } });
+  });
+  afterAll(async () => {
+    await short?.stop();
+  });
+
+  it("pauses the settler's sending (its lease may have passed to another settler) and resumes it once storage answers: the charge lands once", async () => {
+    const shortListing = await short.publishConnected("lease-outage", "per_query");
+    const shortRenter = await short.renter();
+    await short.buy(shortRenter, shortListing, shortListing.priceWei * 3n);
+    const { chain, queue } = short.ctx.services;
+    const ref = chargeRefHex(Number.MAX_SAFE_INTEGER - 1024 - Math.floor(Math.random() * 1000));
+    const charged = async () => (await chain.client.getContractEvents({ address: chain.marketplace, abi: marketplaceAbi, eventName: "QueryConsumed", args: { runRef: ref }, fromBlock: 0n, toBlock: "latest" })).length;
+    await short.dynamo.kill();
+    try {
+      // Past two thirds of the lease without a renewal: the settler holds what it receives.
+      await new Promise((resolve) => setTimeout(resolve, 2_500));
+      const since = (await chain.client.getBlockNumber({ cacheTime: 0 })) + 1n;
+      await queue.send(short.ctx.config.SETTLEMENT_QUEUE_URL, chargeMessageBody({ v: 1, run_id: `run_${"ab".repeat(16)}`, listing: shortListing.onChainId, buyer: shortRenter.account.address, ref, max_price: shortListing.priceWei.toString(), since_block: since.toString() }));
+      // Bounded: the settler receives within a second and would send at once on this chain.
+      await expect.poll(() => queue.approximateCount(short.ctx.config.SETTLEMENT_QUEUE_URL), { timeout: 10_000 }).toBe(1);
+      await new Promise((resolve) => setTimeout(resolve, 2_000));
+      expect(await charged()).toBe(0);
+    } finally {
+      await short.dynamo.start();
+    }
+    await until("the settler to send once storage answers", async () => (await charged()) === 1, 30_000, 100);
+    await until("the charge's message to be deleted", async () => (await queue.approximateCount(short.ctx.config.SETTLEMENT_QUEUE_URL)) === 0, 30_000, 100);
+    expect(await charged()).toBe(1);
+    expect(await short.balanceOf(shortListing, shortRenter.account.address)).toBe(shortListing.priceWei * 2n);
   }, 90_000);
 });

@@ -29,7 +29,7 @@ import { buildApp } from "../../src/api/app.ts";
 import { createEgressGuard } from "../../src/adapters/egress/guard.ts";
 import { marketplaceAbi } from "@agent-rental/core/marketplace";
 import { finishStaleRuns } from "../../src/execution/runs/stale-runs.ts";
-import { runRef, STALE_AFTER_TIMEOUT_MS, type RunRecord } from "../../src/execution/runs/run.ts";
+import { chargeRefOf, STALE_AFTER_TIMEOUT_MS, type RunRecord } from "../../src/execution/runs/run.ts";
 import { runJob } from "../../src/jobs.ts";
 import { freePort } from "../../local/ports.ts";
 import { fundedAccount, type TestContext } from "../support/services.ts";
@@ -300,7 +300,9 @@ export async function startFaultWorld(options: FaultWorldOptions = {}): Promise<
     })(),
   ]);
   const { secrets, gates, deliveries, server: agentServer } = agentServerParts;
-  const base = await startWorld({ serve: false, env: { ALLOW_PRIVATE_AGENT_HOSTS: "true", DYNAMODB_ENDPOINT: dynamo.endpoint, RPC_URL: chainLink.url, ...options.env } });
+  // A request gives its charge a few seconds to land before it answers pending (the default is 15 s).
+  // The world runs the settler, as the local stack does: per-query charges go through it (and the link).
+  const base = await startWorld({ serve: false, env: { ALLOW_PRIVATE_AGENT_HOSTS: "true", DYNAMODB_ENDPOINT: dynamo.endpoint, RPC_URL: chainLink.url, SETTLEMENT_WAIT_MS: "3000", ...options.env } });
   const ctx = base.ctx;
   ctx.services.egress = createEgressGuard({ ca: agentServer.ca, allowHosts: ["127.0.0.1"] });
   const app = buildApp(ctx.services);
@@ -377,8 +379,10 @@ export async function startFaultWorld(options: FaultWorldOptions = {}): Promise<
     },
     balanceOf,
     async recover(timeoutMs = 20_000) {
-      await until("the run logger to leave no settlement pending", async () => (await runJob(ctx.services, "run-logger")).settlements.pending === 0, timeoutMs);
-      // Then, as if the clock had moved past every run's timeout: the run logger's stale-run sweep.
+      // The settlement pass resolves deferred charges from the chain and hands over those it has not seen;
+      // the running settler charges them.
+      await until("the settlement passes to leave no settlement pending", async () => (await runJob(ctx.services, "settler")).settlements.pending === 0, timeoutMs, 200);
+      // Then, as if the clock had moved past every run's timeout: the settler's stale-run sweep.
       const sweep = await finishStaleRuns(ctx.services, Date.now() + STALE_AFTER_TIMEOUT_MS + MAX_TIMEOUT_MS + 1_000);
       if (sweep.skipped > 0) throw new Error(`the stale-run sweep skipped ${sweep.skipped} runs (the chain could not be read)`);
     },
@@ -442,11 +446,11 @@ export async function expectChargesMatchRuns(world: FaultWorld): Promise<void> {
   const events = await chain.client.getContractEvents({ address: chain.marketplace, abi: marketplaceAbi, eventName: "QueryConsumed", fromBlock: 0n, toBlock: "latest" });
   const runs = await runRecords(world);
   const byRef = new Map<string, RunRecord[]>();
-  for (const run of runs) byRef.set(runRef(run.run_id), [...(byRef.get(runRef(run.run_id)) ?? []), run]);
+  for (const run of runs) byRef.set(chargeRefOf(run), [...(byRef.get(chargeRefOf(run)) ?? []), run]);
   const problems: string[] = [];
   const seen = new Map<string, number>();
   for (const event of events) {
-    const ref = event.args.runRef!;
+    const ref = event.args.runRef!.toLowerCase() as Hex;
     seen.set(ref, (seen.get(ref) ?? 0) + 1);
     const matching = byRef.get(ref) ?? [];
     if (matching.length !== 1) {
@@ -462,7 +466,7 @@ export async function expectChargesMatchRuns(world: FaultWorld): Promise<void> {
   }
   for (const [ref, count] of seen) if (count > 1) problems.push(`runRef ${ref} charged ${count} times`);
   for (const run of runs) {
-    if (run.settlement === "settled" && !seen.has(runRef(run.run_id))) problems.push(`run ${run.run_id} reads settled without a charge on-chain`);
+    if (run.settlement === "settled" && !seen.has(chargeRefOf(run))) problems.push(`run ${run.run_id} reads settled without a charge on-chain`);
     if (run.settlement !== "settled" && run.cost_wei !== "0" && run.settlement !== "pending") problems.push(`run ${run.run_id} records cost ${run.cost_wei} with settlement ${run.settlement}`);
   }
   expect.soft(problems, "charges against run records").toEqual([]);

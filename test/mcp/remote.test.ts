@@ -9,9 +9,8 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { buildApp } from "../../src/api/app.ts";
-import { createAuthoritySigner } from "../../src/chain/authority.ts";
 import { marketplaceAbi } from "@agent-rental/core/marketplace";
-import { runJob } from "../../src/jobs.ts";
+import { settledByPasses } from "../support/settlement.ts";
 import type { Account } from "../support/chain-actions.ts";
 import type { AgentCall } from "../support/connected-agent.ts";
 import { createKey, signIn } from "../support/auth.ts";
@@ -148,7 +147,8 @@ describe("POST /v1/mcp: tools carry the agents' own schemas", () => {
 
 describe("money", () => {
   it("a run whose charge cannot be confirmed is a settlement_pending tool error (not a retryable 503) without its output, charged once when the charge lands", async () => {
-    const broken = { ...world.services, authority: createAuthoritySigner(world.services.chain, "http://127.0.0.1:9", world.ctx.authority.privateKey) };
+    // The settler cannot be reached: this server's settlement queue points nowhere.
+    const broken = { ...world.services, config: { ...world.config, SETTLEMENT_QUEUE_URL: "http://127.0.0.1:9/000000000000/nowhere" } };
     const served = await serveApi(buildApp(broken));
     try {
       const transport = new StreamableHTTPClientTransport(new URL(`${served.url}/v1/mcp`), { requestInit: { headers: { authorization: `Bearer ${apiKey}` } } });
@@ -164,14 +164,15 @@ describe("money", () => {
       expect(text).not.toMatch(/pay later: x y/); // the output is withheld until paid
       const runId = /run_[0-9a-f]{32}/.exec(text)![0];
       expect(await balanceOf(summarizer)).toBe(before);
-      expect((await runJob(world.services, "run-logger")).settlements).toMatchObject({ settled: 1 });
+      // The settlement pass hands the charge to the world's settler, and settles the run once it lands.
+      await settledByPasses(world.services, [runId]);
       expect(await balanceOf(summarizer)).toBe(before - summarizer.priceWei);
       const released = (await (await world.app.request(`/v1/runs/${runId}`, { headers: { authorization: `Bearer ${apiKey}` } })).json()) as { settlement: string; output: unknown };
       expect(released).toMatchObject({ settlement: "settled", output: { summary: "pay later: x y", words: 2 } });
     } finally {
       await closeApi(served.server);
     }
-  });
+  }, 90_000);
 });
 
 describe("bad input: the protocol's own error or a tool error, never a 5xx, nothing charged", () => {

@@ -151,7 +151,7 @@ describe("health", () => {
     const read = async () => (await (await app.request("/v1/health", { headers: { "x-forwarded-for": "198.51.100.23" } })).json()) as {
       status: string;
       metrics: { runs: { started: number; completed: number; failed: number; failed_by_reason: Record<string, number> }; requests: { total: number }; latency_ms: Record<string, { count: number; p50: number; p95: number; p99: number; max: number } | null> };
-      queues: { registration: number | null; registration_dlq: number | null };
+      queues: { registration: number | null; registration_dlq: number | null; settlement: number | null };
       settlements: { pending: number | null };
       authority: { balance_wei: string } | null;
       sandbox: unknown;
@@ -179,14 +179,14 @@ describe("health", () => {
     expect(after.metrics.latency_ms.chain_call!.count).toBeGreaterThan(before.metrics.latency_ms.chain_call?.count ?? 0);
     expect(after.metrics.requests.total).toBeGreaterThan(before.metrics.requests.total);
     // The publication's registration message is still queued (the test processed its job directly).
-    expect(after.queues).toEqual({ registration: await ctx.services.queue.approximateCount(ctx.config.REGISTRATION_QUEUE_URL), registration_dlq: 0 });
+    expect(after.queues).toEqual({ registration: await ctx.services.queue.approximateCount(ctx.config.REGISTRATION_QUEUE_URL), registration_dlq: 0, settlement: await ctx.services.queue.approximateCount(ctx.config.SETTLEMENT_QUEUE_URL) });
     expect(after.queues.registration).toBeGreaterThanOrEqual(1);
     expect(after.settlements).toEqual({ pending: 0 });
     expect(BigInt(after.authority!.balance_wei)).toBeGreaterThan(0n);
     expect(after.sandbox).toBeNull(); // connected agents start no sandbox pool
     // What health sampled is a gauge too (a canary polling health makes it a CloudWatch metric).
     const gauges = ctx.services.metrics.snapshot().gauges;
-    expect(gauges).toMatchObject({ RegistrationQueueDepth: after.queues.registration, RegistrationDlqDepth: 0, SettlementsPending: 0 });
+    expect(gauges).toMatchObject({ RegistrationQueueDepth: after.queues.registration, RegistrationDlqDepth: 0, SettlementQueueDepth: after.queues.settlement, SettlementsPending: 0 });
     expect(gauges.AuthorityBalanceWei).toBeGreaterThan(0);
 
     const text = JSON.stringify(after).toLowerCase();

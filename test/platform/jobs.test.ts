@@ -1,5 +1,5 @@
 // The background jobs of src/jobs.ts on the real emulators and chain: every job has its Lambda entry
-// point (the run logger's, bounded by the invocation's time, is tested in test/run-log/lambda.test.ts);
+// point (the settler's, bounded by the invocation's time, is tested in test/run-log/lambda.test.ts);
 // one pass of a job (runJob); the local scheduler retries a failing job and stops cleanly.
 import { existsSync } from "node:fs";
 import { randomBytes } from "node:crypto";
@@ -17,7 +17,7 @@ import { finishedRun, readRun, writeRuns } from "../run-log/support.ts";
 let ctx: TestContext;
 let world: World | undefined;
 beforeAll(async () => {
-  world = await startWorld({ serve: false });
+  world = await startWorld({ serve: false, settler: false });
   ctx = world.ctx;
 });
 // The entry points boot their services from the environment, as in Lambda.
@@ -55,11 +55,16 @@ describe("runJob", () => {
     expect(await runJob(ctx.services, "registration-worker")).toEqual({ received: 0, failed: 0 });
   });
 
-  it("runs the run logger's three steps in one pass and returns the figures of each", async () => {
+  it("runs the settler's steps in one pass (stale runs, deferred charges, the charges on its queue, the run log) and returns the figures of each", async () => {
     const runs = [finishedRun(), finishedRun()];
     await writeRuns(ctx.services, runs);
-    const pass = await runJob(ctx.services, "run-logger");
-    expect(pass).toEqual({ stale: { charged: 0, failed: 0, skipped: 0 }, settlements: { settled: 0, refused: 0, pending: 0 }, log: { batches: 1, runs: 2 } });
+    const pass = await runJob(ctx.services, "settler");
+    expect(pass).toEqual({
+      stale: { charged: 0, failed: 0, skipped: 0 },
+      settlements: { settled: 0, refused: 0, pending: 0 },
+      charges: { leased: true, batches: 0, charged: 0, refused: 0, skipped: 0, reverted: 0, outOfGas: 0, dropped: 0, discarded: 0, maxPending: 1 },
+      log: { batches: 1, runs: 2 },
+    });
     for (const run of runs) expect((await readRun(ctx.services, run.run_id))!.log_state).toBe("logged");
   });
 });

@@ -32,7 +32,7 @@ let ctx: TestContext;
 let world: World | undefined;
 
 beforeAll(async () => {
-  world = await startWorld({ serve: false });
+  world = await startWorld({ serve: false, settler: false });
   ctx = world.ctx;
 });
 

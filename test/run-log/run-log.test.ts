@@ -1,11 +1,13 @@
 // The run log against the real chain and DynamoDB emulator: finished runs are logged in Merkle batches,
 // every receipt verifies on-chain, batches split at maxBatch, concurrent loggers never log a run twice,
 // and runs whose charge is unconfirmed wait.
-import { beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createServices } from "../../src/services.ts";
 import { createLogger } from "../../src/logger.ts";
 import { createRunLog, logPendingRuns } from "../../src/execution/run-log/pass.ts";
 import { startJobs } from "../../src/jobs.ts";
+import { createSettlerLease } from "../../src/execution/settler/lease.ts";
+import { settlerLeaseStore } from "../../src/execution/settler/lease.store.ts";
 import { runReceiptFields } from "../../src/execution/run-log/receipts.ts";
 import type { RunRecord } from "../../src/execution/runs/run.ts";
 import { RUN_LOG_PENDING } from "../../src/execution/runs/run.store.ts";
@@ -13,10 +15,8 @@ import { verifyProof } from "../../src/execution/run-log/merkle.ts";
 import type { TestContext } from "../support/services.ts";
 import { startWorld, type World } from "../support/world.ts";
 import {
-  deferred,
   expectLoggedAndVerified,
   finishedRun,
-  interceptedAuthority,
   readBatches,
   readRun,
   readRuns,
@@ -29,7 +29,7 @@ let ctx: TestContext;
 let world: World | undefined;
 
 beforeAll(async () => {
-  world = await startWorld({ serve: false });
+  world = await startWorld({ serve: false, settler: false });
   ctx = world.ctx;
 });
 
@@ -192,57 +192,44 @@ describe("logPendingRuns", () => {
   });
 });
 
-describe("the run-logger job", () => {
-  it("logs runs as they finish until stopped", async () => {
-    const loop = startJobs(ctx.services, { only: ["run-logger"], everyMs: { "run-logger": 20 } });
+describe("the settler job", () => {
+  const worlds: World[] = [];
+  afterAll(async () => {
+    await Promise.all(worlds.map((w) => w.close()));
+  });
+  /** Fresh services that log every 100 ms, the settler started by the test itself. */
+  async function loggingServices() {
+    const w = await startWorld({ serve: false, settler: false, env: { RUN_LOG_INTERVAL_MS: "100" } });
+    worlds.push(w);
+    return w.ctx;
+  }
+  it("logs runs as they finish until stopped, its batches sent through the settler", async () => {
+    const { services } = await loggingServices();
+    const loop = startJobs(services, { only: ["settler"] });
     try {
       const first = Array.from({ length: 3 }, () => finishedRun());
-      await writeRuns(ctx.services, first);
-      await expect.poll(async () => (await readRuns(ctx.services, first.map((r) => r.run_id))).every((r) => r.log_state === "logged"), { timeout: 10_000, interval: 20 }).toBe(true);
+      await writeRuns(services, first);
+      await expect.poll(async () => (await readRuns(services, first.map((r) => r.run_id))).every((r) => r.log_state === "logged"), { timeout: 10_000, interval: 20 }).toBe(true);
       const second = Array.from({ length: 2 }, () => finishedRun());
-      await writeRuns(ctx.services, second);
-      await expect.poll(async () => (await readRuns(ctx.services, second.map((r) => r.run_id))).every((r) => r.log_state === "logged"), { timeout: 10_000, interval: 20 }).toBe(true);
-      await expectLoggedAndVerified(ctx.services, [...first, ...second]);
+      await writeRuns(services, second);
+      await expect.poll(async () => (await readRuns(services, second.map((r) => r.run_id))).every((r) => r.log_state === "logged"), { timeout: 10_000, interval: 20 }).toBe(true);
+      await expectLoggedAndVerified(services, [...first, ...second]);
     } finally {
       await loop.stop();
     }
   });
 
-  it("never runs two passes at once, and stop waits for the pass in flight", async () => {
-    const entered = deferred();
-    const release = deferred();
-    let inFlight = 0;
-    let maxInFlight = 0;
-    const order: string[] = [];
-    const real = ctx.services.authority!;
-    const services = {
-      ...ctx.services,
-      authority: interceptedAuthority(real, async (send) => {
-        inFlight++;
-        maxInFlight = Math.max(maxInFlight, inFlight);
-        entered.resolve();
-        await release.promise;
-        try {
-          return await send();
-        } finally {
-          inFlight--;
-          order.push("write done");
-        }
-      }),
-    };
-    const run = finishedRun();
-    await writeRuns(ctx.services, [run]);
-    // An interval far shorter than the pass: passes would pile up if they could overlap.
-    const loop = startJobs(services, { only: ["run-logger"], everyMs: { "run-logger": 1 } });
-    await entered.promise;
-    const stopped = loop.stop().then(() => order.push("stopped"));
-    // The pass is held inside its send: stop has not returned.
-    await Promise.resolve();
-    expect(order).toEqual([]);
-    release.resolve();
-    await stopped;
-    expect(order).toEqual(["write done", "stopped"]);
-    expect(maxInFlight).toBe(1);
-    await expectLoggedAndVerified(ctx.services, [run]);
+  it("stops only once the batch in flight is mined and recorded, and gives the key's lease up for the next settler", async () => {
+    const { services, authority } = await loggingServices();
+    const runs = Array.from({ length: 4 }, () => finishedRun());
+    await writeRuns(services, runs);
+    const loop = startJobs(services, { only: ["settler"] });
+    // Stop as soon as a batch holds the runs: the stop waits for its transaction and its receipts.
+    await expect.poll(async () => (await readRuns(services, runs.map((r) => r.run_id))).some((r) => r.log_state !== "pending"), { timeout: 10_000, interval: 5 }).toBe(true);
+    await loop.stop();
+    await expectLoggedAndVerified(services, runs);
+    const next = createSettlerLease(settlerLeaseStore(services.tables, authority.address), { owner: "next", ttlMs: 15_000 });
+    expect(await next.acquire({ endsAt: 0, deadline: Number.POSITIVE_INFINITY, waitForEndMs: 0 })).toBe(true);
+    await next.release();
   });
 });

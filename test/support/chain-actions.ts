@@ -26,7 +26,7 @@ import { LOCAL_CHAIN_ID } from "../../local/chain.ts";
 import { loadConfig, type Config } from "../../src/config.ts";
 import { createServices, type Services } from "../../src/services.ts";
 import { ensureTables } from "../../src/adapters/tables/dynamo.ts";
-import { createQueue, ensureRegistrationQueues } from "../../src/adapters/queue/sqs.ts";
+import { createQueue, ensureRegistrationQueues, ensureSettlementQueue } from "../../src/adapters/queue/sqs.ts";
 import { createBlobs, ensureBucket } from "../../src/adapters/blobs/s3.ts";
 import { createLogger } from "../../src/logger.ts";
 import { generateSigningKey } from "../../src/auth/jwt.ts";
@@ -202,9 +202,11 @@ export interface ServicesOnOptions {
 export async function createServicesOn(options: ServicesOnOptions): Promise<ServicesOn> {
   const suffix = randomBytes(4).toString("hex");
   const aws = options.awsEndpoint;
-  const [deployed, queues] = await Promise.all([
+  const awsQueue = aws ? createQueue({ region: "us-east-1", endpoint: aws }) : undefined;
+  const [deployed, queues, settlementQueue] = await Promise.all([
     deployOn(options.rpcUrl),
-    aws ? ensureRegistrationQueues(createQueue({ region: "us-east-1", endpoint: aws }), { queue: `registration-${suffix}`, dlq: `registration-dlq-${suffix}` }) : undefined,
+    awsQueue ? ensureRegistrationQueues(awsQueue, { queue: `registration-${suffix}`, dlq: `registration-dlq-${suffix}` }) : undefined,
+    awsQueue ? ensureSettlementQueue(awsQueue, `settlement-${suffix}`) : undefined,
   ]);
   const env: Record<string, string> = {
     STAGE: "local",
@@ -213,6 +215,7 @@ export async function createServicesOn(options: ServicesOnOptions): Promise<Serv
     AWS_ENDPOINT: aws ?? "http://127.0.0.1:1",
     REGISTRATION_QUEUE_URL: queues?.queueUrl ?? "http://127.0.0.1:1/000000000000/unused",
     REGISTRATION_DLQ_URL: queues?.dlqUrl ?? "http://127.0.0.1:1/000000000000/unused-dlq",
+    SETTLEMENT_QUEUE_URL: settlementQueue ?? "http://127.0.0.1:1/000000000000/unused-settlement",
     BLOB_BUCKET: `blobs-${suffix}`,
     RPC_URL: options.rpcUrl,
     CHAIN_ID: String(LOCAL_CHAIN_ID),

@@ -13,7 +13,7 @@ import type { MarketplaceTarget } from "../../src/chain/write.ts";
 import { chainFor } from "../../src/chain/client.ts";
 import type { Config } from "../../src/config.ts";
 import type { Services } from "../../src/services.ts";
-import { runJob, startJobs, type JobScheduler, type StartJobsOptions } from "../../src/jobs.ts";
+import { JOB_NAMES, runJob, startJobs, type JobName, type JobScheduler, type StartJobsOptions } from "../../src/jobs.ts";
 import type { RentalModel } from "@agent-rental/core/vocabulary";
 import { LOCAL_CHAIN_ID, startChain } from "../../local/chain.ts";
 import { startDynamo, startQueues } from "../../local/emulators.ts";
@@ -45,8 +45,12 @@ export interface WorldOptions {
   /** Serves the API over HTTP on a free port of 127.0.0.1 (default true), with these server options. */
   serve?: boolean | ApiServerOptions;
   /** Runs background jobs from the service's job list while the world lives: true for every job, or
-   * startJobs options (which ones, how often). Default: none (a test runs a pass with `runJob`). */
+   * startJobs options (which ones, how often). Default: none (a test runs a pass with `runJob`), except
+   * the settler (see `settler`). */
   jobs?: boolean | StartJobsOptions;
+  /** Runs the settler job while the world lives (default true): per-query runs are charged through it, as
+   * on the local stack. False for a world whose test drives the settler itself. */
+  settler?: boolean;
   /** Starts the fake connected agent (true, or its options); the services' egress guard reaches it. */
   agent?: boolean | ConnectedAgentOptions;
 }
@@ -100,7 +104,7 @@ export interface World {
   readonly url: string;
   /** The served API's HTTP server (undefined with `serve: false`). */
   readonly server: Server | undefined;
-  /** The running background jobs (undefined without `jobs`). */
+  /** The running background jobs (undefined without `jobs` and without the settler). */
   readonly jobs: JobScheduler | undefined;
   /** The fake connected agent (throws when the world was started without `agent`). */
   readonly agent: ConnectedAgentServer;
@@ -215,8 +219,12 @@ async function open(infrastructure: Infrastructure, options: WorldOptions, clean
     cleanups.push(() => closeApiServer(listening));
   }
   let jobs: JobScheduler | undefined;
-  if (options.jobs) {
-    const scheduler = startJobs(services, options.jobs === true ? {} : options.jobs);
+  const requested = options.jobs === true ? {} : options.jobs || undefined;
+  const withSettler = options.settler !== false;
+  if (requested || withSettler) {
+    const only = requested ? (requested.only ?? (JOB_NAMES as readonly JobName[])) : [];
+    const names = withSettler ? [...new Set<JobName>([...only, "settler"])] : only.filter((name) => name !== "settler");
+    const scheduler = startJobs(services, { ...requested, only: names });
     jobs = scheduler;
     cleanups.push(() => scheduler.stop());
   }

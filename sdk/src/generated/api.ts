@@ -471,7 +471,7 @@ export interface paths {
         };
         /**
          * Service health
-         * @description Reports whether the API can reach its tables and the chain, this process's run, request and latency figures, and the depths an operator watches (sandbox pool, registration queues, deferred settlements, the authority's gas balance). Needs no token; names no wallet, key or run.
+         * @description Reports whether the API can reach its tables and the chain, this process's run, request and latency figures, and the depths an operator watches (sandbox pool, registration queues, the settlement queue, deferred settlements, the authority's gas balance). Needs no token; names no wallet, key or run.
          */
         get: operations["getHealth"];
         put?: never;
@@ -1427,9 +1427,11 @@ export interface components {
                 /** @description When this process started counting: the figures are this process's (one Lambda instance in the cloud) */
                 since: string;
             };
+            /** @description Messages in each queue, visible and in flight: the registration queue, its dead-letter queue, and the settlement queue (per-task charges the settler has not decided yet) */
             queues: {
                 registration: number | null;
                 registration_dlq: number | null;
+                settlement: number | null;
             };
             sandbox: {
                 busy: number;

@@ -25,6 +25,11 @@ export const METRIC_CATALOGUE = {
   SettlementLag: { unit: "Milliseconds", kind: "histogram" },
   /** Deferred charges still waiting after a settlement pass. */
   SettlementsPending: { unit: "Count", kind: "gauge" },
+  /** Charge batches the settler saw end. Dimension `outcome`: mined | reverted | out_of_gas. */
+  SettlerBatches: { unit: "Count", kind: "counter" },
+  /** Charges in each mined batch, and the gas each charge cost (the batch's gas over its charges). */
+  ChargesPerBatch: { unit: "Count", kind: "histogram" },
+  GasPerCharge: { unit: "None", kind: "histogram" },
   /** One JSON-RPC round trip to the chain node (a batch counts once). Dimension `outcome`: ok | error. */
   ChainCallLatency: { unit: "Milliseconds", kind: "histogram" },
   ChainCallErrors: { unit: "Count", kind: "counter" },
@@ -35,6 +40,8 @@ export const METRIC_CATALOGUE = {
    * registration queue and its dead-letter queue (visible and in flight), and the authority's balance. */
   RegistrationQueueDepth: { unit: "Count", kind: "gauge" },
   RegistrationDlqDepth: { unit: "Count", kind: "gauge" },
+  /** Sampled by GET /v1/health: charges on the settlement queue (visible and in flight), not yet decided. */
+  SettlementQueueDepth: { unit: "Count", kind: "gauge" },
   AuthorityBalanceWei: { unit: "None", kind: "gauge" },
   /** Sandbox pool (local sandboxes): pre-started and busy sandboxes, sampled when a run finishes. */
   SandboxIdle: { unit: "Count", kind: "gauge" },

@@ -19,7 +19,7 @@ export const route = defineRoute({
   tag: "Execution",
   access: "bearer",
   oauthScope: "tasks:run",
-  rateLimit: { rule: "execution", failMode: "closed" }, // a run spends the renter's balance, our compute and consumeQuery gas
+  rateLimit: { rule: "execution", failMode: "closed" }, // a run spends the renter's balance, our compute and the charge's gas
   summary: "Run a task",
   description:
     "Authenticates the caller, verifies the on-chain credential of the caller's wallet for the agent, runs the task in a fresh sandbox and returns the Run. A failed run is still 200 with status failed. Send an Idempotency-Key header to make retries safe: a retry returns the first run's result and is never charged again.",

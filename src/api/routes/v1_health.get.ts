@@ -35,7 +35,9 @@ const HealthSchema = z
       })
       .openapi({ description: "Counters and latency percentiles since `since` (docs/guides/operator.md)" }),
     sandbox: z.object({ idle: z.number().int(), starting: z.number().int(), busy: z.number().int() }).nullable(),
-    queues: z.object({ registration: z.number().int().nullable(), registration_dlq: z.number().int().nullable() }),
+    queues: z
+      .object({ registration: z.number().int().nullable(), registration_dlq: z.number().int().nullable(), settlement: z.number().int().nullable() })
+      .openapi({ description: "Messages in each queue, visible and in flight: the registration queue, its dead-letter queue, and the settlement queue (per-task charges the settler has not decided yet)" }),
     settlements: z.object({ pending: z.number().int().nullable() }),
     authority: z.object({ balance_wei: z.string() }).nullable().openapi({ description: "The protocol authority's ETH balance (its gas), in wei" }),
   })
@@ -50,7 +52,7 @@ export const route = defineRoute({
   rateLimit: { rule: "default", failMode: "open" },
   summary: "Service health",
   description:
-    "Reports whether the API can reach its tables and the chain, this process's run, request and latency figures, and the depths an operator watches (sandbox pool, registration queues, deferred settlements, the authority's gas balance). Needs no token; names no wallet, key or run.",
+    "Reports whether the API can reach its tables and the chain, this process's run, request and latency figures, and the depths an operator watches (sandbox pool, registration queues, the settlement queue, deferred settlements, the authority's gas balance). Needs no token; names no wallet, key or run.",
   responses: {
     200: { description: "Health", content: { "application/json": { schema: HealthSchema } } },
   },

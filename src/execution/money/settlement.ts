@@ -1,74 +1,94 @@
-// Per-query settlement: consumeQuery by the protocol authority, right before a completed run's result is
-// returned. The contract charges a run at most once (runRef), so a retried settlement never charges
-// twice; the charged amount is read from the QueryConsumed event, never assumed.
+// Per-query settlement, right before a completed run's result is returned. The run's charge (its dense
+// charge reference, the price it was admitted at) is handed to the settler through the settlement queue;
+// the settler alone sends with the protocol authority's key, many charges per transaction, one batch per
+// block (src/execution/settler/). The request waits for the block that holds its charge (this process's
+// settlement watcher follows the chain's blocks) and releases the result when it is seen, never before.
+// The contract charges a reference at most once, so a charge handed over twice is never charged twice;
+// the charged amount is read from the QueryConsumed event, never assumed.
 //
-// The rule when the authority's transaction fails (docs/reference/execution.md):
+// The rule when the charge does not land (docs/reference/execution.md):
 // - the contract refused it (the creator revoked the credential or closed the listing mid-run, or the
 //   balance no longer covers the price): the run is not paid, so its result is never released; the run
 //   reads failed with cost 0;
-// - the chain could not be reached: the result is kept, withheld, and the charge retried (by the request
-//   for a short while, then by the settlement pass) until it lands or is refused; the reservation keeps
-//   the funds meanwhile. GET /v1/runs/{run_id} releases the output once the run is settled.
+// - no block held it within SETTLEMENT_WAIT_MS (the chain or the queue could not be reached, the settler
+//   is behind): the result is kept, withheld, and the run recorded pending; the settlement pass resolves
+//   it from the chain (handing the charge over again while the chain has not seen it) until it lands or
+//   is refused; the reservation keeps the funds meanwhile. GET /v1/runs/{run_id} releases the output once
+//   the run is settled.
 import pRetry from "p-retry";
-import type { Address } from "viem";
+import type { Address, Hex } from "viem";
 import type { Services } from "../../services.ts";
-import { consumeQuery } from "../../chain/consume-query.ts";
 import { getQueryConsumed } from "../../chain/get-query-consumed.ts";
-import { AuthorityRevertError, AuthorityUnavailableError } from "../../chain/authority.ts";
-import { runRef, type RunRecord } from "../runs/run.ts";
+import { getChargeOutcomes, type ChargeDecision } from "../../chain/get-charge-outcomes.ts";
+import { chargeRefOf, type RunRecord } from "../runs/run.ts";
 import { getRun, updateSettlement } from "../runs/run.store.ts";
-import { deletePendingSettlement, listPendingSettlements, putPendingSettlement } from "./settlement.store.ts";
+import { deletePendingSettlement, listPendingSettlements, markRequeued, putPendingSettlement, type PendingSettlement } from "./settlement.store.ts";
 import { holdReservation, releaseReservation, settleReservation, SETTLEMENT_WINDOW_MS } from "./ledger.ts";
+import { chargeMessageBody } from "./charge-message.ts";
 
 export type ChargeOutcome =
   | { outcome: "charged"; costWei: bigint; txHash?: `0x${string}` }
   | { outcome: "refused"; contractError: string }
   | { outcome: "unavailable" };
 
-/** What an earlier charge of `ref` took (a retry whose first attempt landed, or a run whose end was
- * never recorded). Throws when the chain cannot be read. */
+/** What an earlier charge of `ref` took (a run whose end was never recorded). Throws when the chain cannot be read. */
 export async function earlierCharge(services: Services, onChainId: `0x${string}`, wallet: Address, ref: `0x${string}`): Promise<{ price: bigint; txHash: `0x${string}` } | undefined> {
   const charge = await getQueryConsumed(services.chain, { listingId: onChainId, buyer: wallet, runRef: ref, fromBlock: services.config.MARKETPLACE_DEPLOY_BLOCK });
   return charge && { price: charge.priceWei, txHash: charge.transactionHash };
 }
 
-/** One attempt to charge a run. */
 /** A run to charge: `priceWei` is the price it was admitted at, the most the contract may take for it. */
 export interface ChargeableRun {
   runId: string;
   onChainId: `0x${string}`;
   wallet: Address;
   priceWei: bigint;
+  /** The bytes32 reference the run is charged under (chargeRefOf). */
+  chargeRef: Hex;
+  /** After this time (milliseconds since the epoch) the settler no longer sends the charge: the stale-run
+   * sweep may then finish the run from what the chain says. Absent for a finished run's charge. */
+  notAfter?: number;
 }
 
-export async function chargeRun(services: Services, run: ChargeableRun): Promise<ChargeOutcome> {
-  if (!services.authority) return { outcome: "unavailable" };
-  const ref = runRef(run.runId);
+/** A charge's settlement: its outcome, the first block its charge could be in (when known), and whether
+ * the settler was handed the charge. */
+export interface Settlement {
+  outcome: ChargeOutcome;
+  fromBlock: bigint | undefined;
+  handed: boolean;
+}
+
+function outcomeOf(decision: ChargeDecision | undefined): ChargeOutcome {
+  if (!decision) return { outcome: "unavailable" };
+  return decision.kind === "charged" ? { outcome: "charged", costWei: decision.priceWei, txHash: decision.txHash } : { outcome: "refused", contractError: decision.contractError };
+}
+
+/** Hands a run's charge to the settler. False when the queue could not take it (the caller records the
+ * run pending; the settlement pass hands it over again). */
+export async function requestCharge(services: Services, run: ChargeableRun, fromBlock: bigint | undefined): Promise<boolean> {
+  const body = chargeMessageBody({
+    v: 1,
+    run_id: run.runId,
+    listing: run.onChainId,
+    buyer: run.wallet,
+    ref: run.chargeRef,
+    max_price: run.priceWei.toString(),
+    ...(fromBlock === undefined ? {} : { since_block: fromBlock.toString() }),
+    ...(run.notAfter === undefined ? {} : { not_after: run.notAfter }),
+  });
   try {
-    // The admission price caps the charge: a price raised while the run ran never reaches it.
-    const { receipt, charged, priceWei } = await consumeQuery(services.authority, { listingId: run.onChainId, buyer: run.wallet, runRef: ref, maxPrice: run.priceWei });
-    if (charged && priceWei !== undefined) return { outcome: "charged", costWei: priceWei, txHash: receipt.transactionHash };
-    const earlier = await earlierCharge(services, run.onChainId, run.wallet, ref);
-    if (earlier) return { outcome: "charged", costWei: earlier.price, txHash: earlier.txHash };
-    return { outcome: "unavailable" };
+    await pRetry(() => services.queue.send(services.config.SETTLEMENT_QUEUE_URL, body), { retries: 2, minTimeout: 50, maxTimeout: 400 });
+    return true;
   } catch (error) {
-    if (error instanceof AuthorityRevertError) return { outcome: "refused", contractError: error.contractError };
-    if (error instanceof AuthorityUnavailableError) return { outcome: "unavailable" };
-    services.logger.error("settlement failed unexpectedly", { run_id: run.runId, cause: error instanceof Error ? error.message : String(error) });
-    return { outcome: "unavailable" };
+    services.logger.error("charge not handed to the settler; the run's settlement stays pending", { run_id: run.runId, cause: error instanceof Error ? error.message : String(error) });
+    return false;
   }
 }
 
-/** Charges with a few bounded retries (the request waits for these); the ledger follows the outcome. */
-export async function settleRun(services: Services, run: ChargeableRun, attempts = 3): Promise<ChargeOutcome> {
-  let outcome: ChargeOutcome = { outcome: "unavailable" };
-  for (let attempt = 0; attempt < attempts; attempt++) {
-    outcome = await chargeRun(services, run);
-    if (outcome.outcome !== "unavailable") break;
-    await new Promise((resolve) => setTimeout(resolve, 200 * 2 ** attempt));
-  }
-  // The ledger follows the chain. Its write is retried and never turns a landed charge into an error:
-  // a reservation left behind only keeps the renter's funds held until it expires (never overspends).
+/** The reservation ledger follows a charge's outcome. Its write is retried and never turns a landed charge
+ * into an error: a reservation left behind only keeps the renter's funds held until it expires (never
+ * overspends). */
+async function followLedger(services: Services, run: Pick<ChargeableRun, "runId" | "onChainId" | "wallet">, outcome: ChargeOutcome): Promise<void> {
   const follow: () => Promise<unknown> =
     outcome.outcome === "charged"
       ? () => settleReservation(services, run.onChainId, run.wallet, run.runId)
@@ -78,7 +98,24 @@ export async function settleRun(services: Services, run: ChargeableRun, attempts
   await pRetry(follow, { retries: 5, minTimeout: 100, maxTimeout: 2_000 }).catch((error: unknown) =>
     services.logger.error("reservation ledger not updated after settlement", { run_id: run.runId, outcome: outcome.outcome, cause: error instanceof Error ? error.message : String(error) }),
   );
-  return outcome;
+}
+
+/** Settlement lag: from the run's end (when its charge was deferred) to the charge resolved. */
+function observeLag(services: Services, since: unknown): void {
+  if (typeof since === "string") services.metrics.observe("SettlementLag", Date.now() - Date.parse(since));
+}
+
+/**
+ * Charges a finished run: hands its charge to the settler and waits (up to SETTLEMENT_WAIT_MS) for the
+ * block that holds it. The ledger follows the outcome.
+ */
+export async function settleRun(services: Services, run: ChargeableRun): Promise<Settlement> {
+  const fromBlock = await services.settlementWatcher.from();
+  const handed = await requestCharge(services, run, fromBlock);
+  const decision = handed ? await services.settlementWatcher.wait(run.chargeRef, fromBlock, services.config.SETTLEMENT_WAIT_MS) : undefined;
+  const outcome = outcomeOf(decision);
+  await followLedger(services, run, outcome);
+  return { outcome, fromBlock, handed };
 }
 
 /** The price a run was admitted at, from its record: undefined when the record holds none (a record
@@ -109,14 +146,25 @@ async function refuseUnpriced(services: Services, run: RunRecord): Promise<void>
   await deletePendingSettlement(services.tables, run.run_id);
 }
 
-/** Queues a run whose charge could not be confirmed for the settlement pass. */
-export async function markSettlementPending(services: Services, runId: string): Promise<void> {
-  await putPendingSettlement(services.tables, runId, new Date().toISOString());
+/** Queues a run whose charge was not seen landing for the settlement pass; `fromBlock` is the first block
+ * its charge can be in, when known; `handed` whether the settler was given the charge (if not, the pass
+ * hands it over at once). */
+export async function markSettlementPending(services: Services, runId: string, fromBlock?: bigint, handed = true): Promise<void> {
+  await putPendingSettlement(services.tables, runId, new Date().toISOString(), fromBlock, handed);
 }
 
-/** Retries the settlements left pending (the chain was unreachable when the run finished). */
+/** A pending charge the chain has not decided is handed to the settler again at most this often (the
+ * first hand-over may still be in the queue or in a block being mined). */
+export const REQUEUE_AFTER_MS = 30_000;
+
+/**
+ * Resolves the settlements left pending from what the chain decided: a charged run is settled (its output
+ * released), a refused one fails free; a charge the chain has not seen is handed to the settler again
+ * (every REQUEUE_AFTER_MS at most). Sends nothing itself: only the settler sends.
+ */
 export async function settlePendingRuns(services: Services): Promise<{ settled: number; refused: number; pending: number }> {
   const tally = { settled: 0, refused: 0, pending: 0 };
+  const open: { item: PendingSettlement; run: RunRecord; priceWei: bigint; ref: Hex }[] = [];
   for (const item of await listPendingSettlements(services.tables)) {
     const run = await getRun(services.tables, item.run_id);
     if (!run || run.settlement !== "pending") {
@@ -129,26 +177,63 @@ export async function settlePendingRuns(services: Services): Promise<{ settled: 
       tally.refused++;
       continue;
     }
-    const outcome = await settleRun(services, { runId: run.run_id, onChainId: run.on_chain_id, wallet: run.wallet, priceWei }, 1);
-    if (outcome.outcome === "unavailable") {
+    open.push({ item, run, priceWei, ref: chargeRefOf(run) });
+  }
+  if (open.length === 0) {
+    services.metrics.gauge("SettlementsPending", 0);
+    return tally;
+  }
+
+  // One search for every pending charge, from the earliest block any of them can be in.
+  let decisions: Map<Hex, ChargeDecision> | undefined;
+  try {
+    const head = await services.chain.client.getBlockNumber({ cacheTime: 0 });
+    const fromBlock = open.reduce((min, { item }) => {
+      const from = item.from_block === undefined ? services.config.MARKETPLACE_DEPLOY_BLOCK : BigInt(item.from_block);
+      return from < min ? from : min;
+    }, head);
+    decisions = await getChargeOutcomes(services.chain, { refs: open.map((o) => o.ref), fromBlock, toBlock: head });
+  } catch (error) {
+    services.logger.warn("pending settlements not resolved: the chain could not be read", { cause: error instanceof Error ? error.message : String(error) });
+  }
+
+  for (const { item, run, priceWei, ref } of open) {
+    const decision = decisions?.get(ref.toLowerCase() as Hex);
+    if (!decision) {
       tally.pending++;
+      // A charge never handed over goes at once; one handed over is given time to land first.
+      const last = item.handed === false && item.requeued_at === undefined ? Number.NaN : Date.parse(item.requeued_at ?? item.since ?? "");
+      // The chain answered and holds no decision: hand the charge over again (it is idempotent).
+      if (decisions && !(Date.now() - last < REQUEUE_AFTER_MS)) {
+        const fromBlock = item.from_block === undefined ? undefined : BigInt(item.from_block);
+        if (await requestCharge(services, { runId: run.run_id, onChainId: run.on_chain_id, wallet: run.wallet, priceWei, chargeRef: ref }, fromBlock)) {
+          await markRequeued(services.tables, run.run_id, new Date().toISOString());
+        }
+      }
       continue;
     }
-    // Settlement lag: from the run's end (when its charge was deferred) to the charge resolved.
-    if (typeof item.since === "string") services.metrics.observe("SettlementLag", Date.now() - Date.parse(item.since));
-    if (outcome.outcome === "charged") services.metrics.charged(outcome.costWei);
-    else services.metrics.count("SettlementsRefused");
+    const outcome = outcomeOf(decision);
+    await followLedger(services, { runId: run.run_id, onChainId: run.on_chain_id, wallet: run.wallet }, outcome);
+    // Each outcome is recorded, counted and timed once: a pass that finds the run's settlement already
+    // recorded (another pass, in this process or another, took it first) only clears its pending item.
     if (outcome.outcome === "charged") {
-      await updateSettlement(services.tables, run.run_id, { settlement: "settled", cost_wei: outcome.costWei.toString(), ...(outcome.txHash ? { settlement_tx: outcome.txHash } : {}) });
-      tally.settled++;
-    } else {
-      await updateSettlement(services.tables, run.run_id, {
+      if (await updateSettlement(services.tables, run.run_id, { settlement: "settled", cost_wei: outcome.costWei.toString(), ...(outcome.txHash ? { settlement_tx: outcome.txHash } : {}) })) {
+        services.metrics.charged(outcome.costWei);
+        observeLag(services, item.since);
+        tally.settled++;
+      }
+    } else if (outcome.outcome === "refused") {
+      const recorded = await updateSettlement(services.tables, run.run_id, {
         settlement: "refused",
         status: "failed",
         cost_wei: "0",
         error: { code: "settlement_refused", message: `The charge for this run was refused by the contract (${outcome.contractError}); its result is not released.` },
       });
-      tally.refused++;
+      if (recorded) {
+        services.metrics.count("SettlementsRefused");
+        observeLag(services, item.since);
+        tally.refused++;
+      }
     }
     await deletePendingSettlement(services.tables, run.run_id);
   }

@@ -242,7 +242,9 @@ export async function finishRun(tables: Tables, runId: string, finish: RunFinish
 }
 
 /** Updates the settlement of a finished run (a settlement that completed after the response). */
-export async function updateSettlement(tables: Tables, runId: string, patch: SettlementPatch): Promise<void> {
+/** Records a pending run's settlement; false when the run's settlement was already recorded (another
+ * settlement pass took it first), so the caller counts it once. */
+export async function updateSettlement(tables: Tables, runId: string, patch: SettlementPatch): Promise<boolean> {
   const names: Record<string, string> = {};
   const values: Record<string, unknown> = { ":settlement": patch.settlement, ":pending": "pending" };
   const sets = ["settlement = :settlement"];
@@ -250,7 +252,7 @@ export async function updateSettlement(tables: Tables, runId: string, patch: Set
   if (patch.settlement_tx !== undefined) (sets.push("settlement_tx = :tx"), (values[":tx"] = patch.settlement_tx));
   if (patch.status !== undefined) (sets.push("#status = :status"), (values[":status"] = patch.status), (names["#status"] = "status"));
   if (patch.error !== undefined) (sets.push("#error = :error"), (values[":error"] = patch.error), (names["#error"] = "error"));
-  await applied(tables.doc.send(
+  return applied(tables.doc.send(
     new UpdateCommand({
       TableName: tables.name("runs"),
       Key: runKey(runId),

@@ -4,7 +4,7 @@
 import { randomBytes } from "node:crypto";
 import { keccak256, toHex, type Address } from "viem";
 import type { FinishedRunStatus, RentalModel, RunFailureCode, RunStatus, SettlementState } from "@agent-rental/core/vocabulary";
-
+import { chargeRefHex, parseChargeRef } from "../money/charge-refs.ts";
 
 /** Why a run failed: a code of the vocabulary (RUN_FAILURE_CODES) and a sentence for the renter. */
 export interface RunFailure {
@@ -43,6 +43,9 @@ export interface RunRecord {
   /** The listing's price the run was admitted at (wei, decimal string): the most its settlement may
    * charge, even if the creator raises the price while it runs. */
   price_wei?: string;
+  /** A per-query run's dense charge reference (decimal string), given at admission: the `runRef` its
+   * charge carries on-chain (money/charge-refs.ts). Absent on runs admitted before there were any. */
+  charge_ref?: string;
   status: RunStatus;
   /** The final output, once finished (a failed run's partial output is its streamed text). */
   output?: unknown;
@@ -110,6 +113,13 @@ export const RUN_ID = /^run_[0-9a-f]{32}$/;
 /** The run's bytes32 reference on-chain (consumeQuery's runRef, the receipt leaf's runId). */
 export function runRef(runId: string): `0x${string}` {
   return keccak256(toHex(runId));
+}
+
+/** The bytes32 reference a per-query run is charged under: its dense charge reference, or, for a run
+ * recorded without one (admitted before they existed), `runRef(run_id)` as it was charged then. */
+export function chargeRefOf(run: Pick<RunRecord, "run_id" | "charge_ref">): `0x${string}` {
+  const ref = parseChargeRef(run.charge_ref);
+  return ref === undefined ? runRef(run.run_id) : chargeRefHex(ref);
 }
 
 export function newRunId(): string {

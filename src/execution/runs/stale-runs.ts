@@ -8,7 +8,7 @@ import type { Services } from "../../services.ts";
 import { concurrencySlots } from "../leases/concurrency.store.ts";
 import { releaseReservation, settleReservation } from "../money/ledger.ts";
 import { earlierCharge } from "../money/settlement.ts";
-import { runRef } from "./run.ts";
+import { chargeRefOf } from "./run.ts";
 import { finishRun, getRun, listStaleRunningRuns } from "./run.store.ts";
 
 export interface StaleRunSweep {
@@ -29,7 +29,7 @@ export async function finishStaleRuns(services: Services, now = Date.now()): Pro
     let charge: Awaited<ReturnType<typeof earlierCharge>> = undefined;
     if (run.rental_model === "per_query") {
       try {
-        charge = await earlierCharge(services, run.on_chain_id, run.wallet, runRef(run.run_id));
+        charge = await earlierCharge(services, run.on_chain_id, run.wallet, chargeRefOf(run));
       } catch {
         tally.skipped++;
         continue;
