@@ -30,6 +30,8 @@ export interface DemoListing {
   price_eth: string;
   listing_seed: Hex;
   metadata_uri: string;
+  /** The listing's ERC-8004 agent id, registered at start (the local chain is fresh each time). */
+  erc8004_agent_id?: string;
 }
 
 export interface DemoData {

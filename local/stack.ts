@@ -13,7 +13,8 @@ import { CHAIN_DERIVED_TABLES } from "../src/adapters/tables/schema.ts";
 import { ensureRegistrationQueues, ensureSettlementQueue } from "../src/adapters/queue/sqs.ts";
 import { createBlobs, ensureBucket } from "../src/adapters/blobs/s3.ts";
 import { chainFor } from "../src/chain/client.ts";
-import { deployMarketplace } from "../src/chain/deploy.ts";
+import { deployErc8004Registries, deployMarketplace } from "../src/chain/deploy.ts";
+import { registerListingAgent } from "./erc8004.ts";
 import { createLogger, type Logger } from "../src/logger.ts";
 import { runJob, startJobs } from "../src/jobs.ts";
 import { DEV_ACCOUNTS, LOCAL_CHAIN_ID, startChain, type ChainNode } from "./chain.ts";
@@ -57,7 +58,7 @@ export interface StackInfo {
   chain_id: number;
   /** Milliseconds between blocks (0: a block per transaction, automine). */
   block_time_ms: number;
-  contracts: { marketplace: string };
+  contracts: { marketplace: string; identity_registry: string; reputation_registry: string };
   authority: string;
   accounts: { address: string; private_key: string; role: AccountRole }[];
   demo: Record<string, unknown>;
@@ -142,6 +143,8 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
       authority: authority.address,
       feeRecipient: treasury.address,
     });
+    progress("deploying the ERC-8004 identity and reputation registries");
+    const registries = await deployErc8004Registries({ rpcUrl: chain!.rpcUrl, chain: chainFor(LOCAL_CHAIN_ID, chain!.rpcUrl), deployerPrivateKey: authority.privateKey });
 
     const env: Record<string, string> = {
       STAGE: "local",
@@ -169,6 +172,9 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
       PROVIDER_A_BASE_URL: models.openaiBaseUrl,
       PROVIDER_B_BASE_URL: models.anthropicBaseUrl,
       MARKETPLACE_DEPLOY_BLOCK: deployed.blockNumber.toString(),
+      IDENTITY_REGISTRY_ADDRESS: getAddress(registries.identityRegistry),
+      REPUTATION_REGISTRY_ADDRESS: getAddress(registries.reputationRegistry),
+      ERC8004_DEPLOY_BLOCK: registries.blockNumber.toString(),
       // The local chain never reorganizes.
       INDEXER_CONFIRMATIONS: "0",
       // The pace the chain keeps once the stack is ready: the settler times its batches by it.
@@ -208,6 +214,12 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
     progress("seeding the demo: creators, reviewed agents, rentals and an API key");
     const renter = DEV_ACCOUNTS[ROLES.indexOf("renter")]!;
     const demo = await ensureDemoData(services, dataDir, { renter: renter.privateKey, creators: [DEV_ACCOUNTS[2].privateKey, DEV_ACCOUNTS[3].privateKey] });
+    // The demo's creators register their listings as ERC-8004 agents (the listings must be indexed first).
+    await runJob(services, "indexer");
+    const creatorKeys = new Map([DEV_ACCOUNTS[2], DEV_ACCOUNTS[3]].map((a) => [a.address.toLowerCase(), a.privateKey]));
+    for (const listing of demo.listings) {
+      listing.erc8004_agent_id = await registerListingAgent(services, creatorKeys.get(listing.creator.toLowerCase())!, listing.listing_id, apiUrl);
+    }
     // Ready means consistent: the index holds everything the chain holds, demo included.
     await runJob(services, "indexer");
     // The deployment and the demo were mined a block per transaction; from here on the chain keeps the
@@ -225,7 +237,7 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
       model_server_url: models.url,
       chain_id: LOCAL_CHAIN_ID,
       block_time_ms: blockTimeMs,
-      contracts: { marketplace: getAddress(deployed.address) },
+      contracts: { marketplace: getAddress(deployed.address), identity_registry: getAddress(registries.identityRegistry), reputation_registry: getAddress(registries.reputationRegistry) },
       authority: authority.address,
       accounts: ROLES.map((role, i) => ({ address: DEV_ACCOUNTS[i]!.address, private_key: DEV_ACCOUNTS[i]!.privateKey, role })),
       demo: { ...demo },

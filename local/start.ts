@@ -62,6 +62,7 @@ process.stdout.write(
     `  API          ${info.api_url}/v1          (OpenAPI: ${info.api_url}/v1/openapi.json)`,
     `  Chain        ${info.rpc_url}  chain id ${info.chain_id}, ${info.block_time_ms ? `a block every ${info.block_time_ms} ms` : "a block per transaction"}`,
     `  Marketplace  ${info.contracts.marketplace}`,
+    `  ERC-8004     identity ${info.contracts.identity_registry}, reputation ${info.contracts.reputation_registry}`,
     `  Authority    ${info.authority}`,
     `  Creators     ${role("creator")}`,
     `  Renters      ${role("renter")}`,

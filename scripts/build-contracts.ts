@@ -9,7 +9,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
-const contracts = ["Marketplace"] as const;
+const contracts = ["Marketplace", "IdentityRegistry", "ReputationRegistry"] as const;
 
 const outDir = join(root, "packages/core/src/generated");
 

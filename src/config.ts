@@ -53,6 +53,14 @@ export const configSchema = z
     MARKETPLACE_ADDRESS: address,
     /** The block the marketplace was deployed in: where the chain indexer starts. */
     MARKETPLACE_DEPLOY_BLOCK: z.coerce.bigint().nonnegative().default(0n),
+    /** ERC-8004's Identity and Reputation registries (both or neither): locally the stack's own
+     * deployments; on a real network the canonical deployments' addresses. Without them the service
+     * registers no agents and reads no feedback (listings' erc8004 is null, their rating 0). */
+    IDENTITY_REGISTRY_ADDRESS: address.optional(),
+    REPUTATION_REGISTRY_ADDRESS: address.optional(),
+    /** The block from which the indexer follows the registries' events (their deployment, or any
+     * block before the service's first registration). */
+    ERC8004_DEPLOY_BLOCK: z.coerce.bigint().nonnegative().default(0n),
     /** Blocks on top of a block before the indexer reads it (reorg safety); 0 on the local chain. */
     INDEXER_CONFIRMATIONS: z.coerce.number().int().min(0).max(1000).default(3),
     /** Largest request body accepted, in bytes. */
@@ -182,6 +190,9 @@ export const configSchema = z
     }
     if (value.STAGE === "cloud" && !value.RUNNER_FUNCTION_NAME) {
       ctx.addIssue({ code: "custom", path: ["RUNNER_FUNCTION_NAME"], message: "is required when STAGE=cloud (each run executes in the runner function)" });
+    }
+    if (Boolean(value.IDENTITY_REGISTRY_ADDRESS) !== Boolean(value.REPUTATION_REGISTRY_ADDRESS)) {
+      ctx.addIssue({ code: "custom", path: [value.IDENTITY_REGISTRY_ADDRESS ? "REPUTATION_REGISTRY_ADDRESS" : "IDENTITY_REGISTRY_ADDRESS"], message: "is required with the other ERC-8004 registry's address (both or neither)" });
     }
     if (value.HTTP_HEADERS_TIMEOUT_MS > value.HTTP_REQUEST_TIMEOUT_MS) {
       ctx.addIssue({ code: "custom", path: ["HTTP_HEADERS_TIMEOUT_MS"], message: "must not exceed HTTP_REQUEST_TIMEOUT_MS" });

@@ -18,7 +18,8 @@ export type JobTrigger = ScheduleTrigger | QueueTrigger;
 
 /**
  * Every background job. A job's name is also its Lambda entry point (`functions/<name>.ts`).
- * - indexer: follows the marketplace's events into the credentials index.
+ * - indexer: follows the marketplace's events into the credentials index, then ERC-8004's registries
+ *   (the listings' agents, their feedback and its verdicts).
  * - registration-worker: validates and registers each submitted manifest.
  * - registration-dlq: fails the jobs whose manifest could not be processed.
  * - registration-sweeper: re-enqueues jobs left queued after their message was lost.

@@ -11,6 +11,7 @@ import type { Services } from "./services.ts";
 import type { QueueMessage } from "./adapters/queue/sqs.ts";
 import { JOB_TRIGGERS, JOB_NAMES, type JobName, type QueueJobName, type QueueTrigger, type ScheduledJobName, type ScheduleTrigger } from "./job-triggers.ts";
 import { catchUp } from "./credentials/indexer.ts";
+import { catchUpErc8004 } from "./erc8004/indexer.ts";
 import { failDeadLetter, processRegistrationMessage, sweepQueuedJobs } from "./registration/process.ts";
 import { finishStaleRuns } from "./execution/runs/stale-runs.ts";
 import { settlePendingRuns } from "./execution/money/settlement.ts";
@@ -83,7 +84,14 @@ const HANDLERS = {
         Math.max(1_000, pass.deadline - Date.now() - INDEXER_MARGIN_MS),
       );
       if (result.events > 0) services.logger.info("indexer caught up", result);
-      return result;
+      // Then ERC-8004's registries (when configured): the listings' agents and their feedback, which
+      // reads the marketplace's index (a listing's creator) just brought up to date.
+      const erc8004 = await catchUpErc8004(
+        { tables: services.tables, chain: services.chain, blobs: services.blobs, logger: services.logger, fromBlock: config.ERC8004_DEPLOY_BLOCK, confirmations: config.INDEXER_CONFIRMATIONS },
+        Math.max(1_000, pass.deadline - Date.now() - INDEXER_MARGIN_MS),
+      );
+      if (erc8004.events > 0) services.logger.info("erc8004 indexer caught up", erc8004);
+      return { ...result, erc8004_events: erc8004.events };
     },
   },
   "registration-worker": { handle: (services: Services, message: QueueMessage) => processRegistrationMessage(services, message.body) },

@@ -83,7 +83,15 @@ export function createServices(config: Config, overrides: Partial<Services> = {}
   const logger = overrides.logger ?? createLogger(config.LOG_LEVEL, undefined, config.STAGE === "cloud" ? { format: "lambda", service: config.SERVICE_NAME } : {});
   const metrics = overrides.metrics ?? (config.STAGE === "cloud" ? createEmfMetrics({ namespace: config.SERVICE_NAME, serviceName: config.SERVICE_NAME, aggregate: createMemoryMetrics(), logger }) : createMemoryMetrics());
   const chainFetch = observedFetch(metrics);
-  const chain = overrides.chain ?? createChainClient({ rpcUrl: config.RPC_URL, chainId: config.CHAIN_ID, marketplace: config.MARKETPLACE_ADDRESS as Address, fetchFn: chainFetch });
+  const chain = overrides.chain ?? createChainClient({
+      rpcUrl: config.RPC_URL,
+      chainId: config.CHAIN_ID,
+      marketplace: config.MARKETPLACE_ADDRESS as Address,
+      ...(config.IDENTITY_REGISTRY_ADDRESS && config.REPUTATION_REGISTRY_ADDRESS
+        ? { erc8004: { identityRegistry: config.IDENTITY_REGISTRY_ADDRESS as Address, reputationRegistry: config.REPUTATION_REGISTRY_ADDRESS as Address } }
+        : {}),
+      fetchFn: chainFetch,
+    });
   const egressRules = { allowPrivate: config.ALLOW_PRIVATE_AGENT_HOSTS, allowHosts: [] as string[] };
   let pool: SandboxPool | undefined = overrides.sandbox?.();
   const settlementWatcher = overrides.settlementWatcher ?? createSettlementWatcher(chain, { blockTimeMs: config.CHAIN_BLOCK_TIME_MS, logger });

@@ -15,6 +15,18 @@ export const RUN_LOG_INTERVAL_MS = 60_000;
  */
 export const MARKETPLACE_ADDRESSES: Readonly<Record<string, string>> = {};
 
+/**
+ * ERC-8004's canonical registries on Base Sepolia (erc-8004/erc-8004-contracts' deployments): the
+ * cloud registers agents and reads feedback there instead of deploying its own. `IDENTITY_REGISTRY_ADDRESS`
+ * and `REPUTATION_REGISTRY_ADDRESS` in the environment of `sst deploy` win (another network's
+ * deployments); `ERC8004_DEPLOY_BLOCK` says where the indexer starts (default: the block of the
+ * service's first deployment, set once).
+ */
+export const ERC8004_REGISTRIES = {
+  identity: "0x8004A818BFB912233c491871b3d84c89A494BD9e",
+  reputation: "0x8004B663056A597Dffe9eCcC1965A193B7388713",
+} as const;
+
 /** The `STAGE` the application code reads to pick its cloud adapters (the local stack uses "local"). */
 export const APP_STAGE = "cloud";
 
@@ -89,6 +101,9 @@ export function appEnvironment(r: AppResources): Record<string, $util.Input<stri
     BLOB_BUCKET: r.blobs.name,
     CHAIN_ID: String(CHAIN_ID),
     MARKETPLACE_ADDRESS: marketplaceAddress(),
+    IDENTITY_REGISTRY_ADDRESS: process.env.IDENTITY_REGISTRY_ADDRESS ?? ERC8004_REGISTRIES.identity,
+    REPUTATION_REGISTRY_ADDRESS: process.env.REPUTATION_REGISTRY_ADDRESS ?? ERC8004_REGISTRIES.reputation,
+    ...(process.env.ERC8004_DEPLOY_BLOCK ? { ERC8004_DEPLOY_BLOCK: process.env.ERC8004_DEPLOY_BLOCK } : {}),
     RUNNER_FUNCTION_NAME: r.runner.name,
     KMS_KEY_ID: r.kmsKey.keyId,
   };

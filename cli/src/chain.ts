@@ -1,5 +1,6 @@
 // The marketplace contract through viem: reads, and writes that are simulated first (a refusal is
-// decoded from the revert data and costs nothing), then sent and awaited.
+// decoded from the revert data and costs nothing), then sent and awaited. Writes to another contract
+// (ERC-8004's registries) go the same way, through sendContractTransaction.
 import {
   BaseError,
   ContractFunctionRevertedError,
@@ -10,6 +11,7 @@ import {
   HttpRequestError,
   InsufficientFundsError,
   http,
+  type Abi,
   parseEventLogs,
   type Address,
   type Chain,
@@ -50,6 +52,18 @@ const CONTRACT_ERRORS: Record<string, string> = {
   TransferFailed: "the ETH transfer failed",
   ZeroAddress: "an address is zero",
   Reentrancy: "reentrant call blocked",
+  // ERC-8004's Identity Registry.
+  NotAuthorized: "this wallet neither owns the ERC-8004 agent nor is approved for it",
+  ERC721NonexistentToken: "no ERC-8004 agent has this id in the registry",
+  ReservedMetadataKey: "the agent's wallet is set only with that wallet's signature",
+  ZeroWallet: "the agent's wallet cannot be the zero address",
+  SignatureExpired: "the wallet's signature expired: sign again",
+  DeadlineTooFar: "the signature's deadline is more than 5 minutes ahead",
+  InvalidWalletSignature: "the signature is not the new wallet's own for this agent",
+  // ERC-8004's Reputation Registry.
+  SelfFeedbackNotAllowed: "the agent's owner cannot give it feedback",
+  ValueOutOfRange: "the score is out of the range the registry takes",
+  TooManyDecimals: "the score has more decimals than the registry takes",
 };
 
 export interface ChainTarget {
@@ -116,18 +130,34 @@ export interface SentTransaction {
   logs: Log[];
 }
 
+/** A write to a contract: where, its ABI, the function, its arguments, and the contract's name for errors. */
+export interface ContractCall {
+  address: Address;
+  abi: Abi;
+  functionName: string;
+  args: readonly unknown[];
+  value?: bigint;
+  /** The contract's name in errors (`on_chain_error.contract`). */
+  contract: string;
+}
+
 /** Simulates, sends and awaits `functionName(args)` from `account`; refusals become CliErrors naming the contract error. */
 export async function sendTransaction(target: ChainTarget, account: PrivateKeyAccount, functionName: string, args: readonly unknown[], value?: bigint, onSent?: (hash: Hex) => void): Promise<SentTransaction> {
+  return sendContractTransaction(target, account, { address: target.marketplace, abi: marketplaceAbi as Abi, functionName, args, contract: "Marketplace", ...(value === undefined ? {} : { value }) }, onSent);
+}
+
+/** The same for any contract's call. */
+export async function sendContractTransaction(target: ChainTarget, account: PrivateKeyAccount, call: ContractCall, onSent?: (hash: Hex) => void): Promise<SentTransaction & { logs: Log[] }> {
   const wallet = createWalletClient({ account, chain: target.chain, transport: http(target.rpcUrl, { timeout: 30_000 }) });
   return guard(async () => {
     // viem's generics cannot follow a function name chosen at run time through its overloads.
-    const { request, result } = await target.client.simulateContract({ address: target.marketplace, abi: marketplaceAbi, functionName, args, account, ...(value === undefined ? {} : { value }) } as never);
+    const { request, result } = await target.client.simulateContract({ address: call.address, abi: call.abi, functionName: call.functionName, args: call.args, account, ...(call.value === undefined ? {} : { value: call.value }) } as never);
     const hash = await wallet.writeContract(request as never);
     onSent?.(hash);
     const receipt = await target.client.waitForTransactionReceipt({ hash, pollingInterval: 100, timeout: 120_000 });
-    if (receipt.status !== "success") throw new CliError(`${functionName} reverted in transaction ${hash}.`, EXIT.access, "transaction_reverted");
+    if (receipt.status !== "success") throw new CliError(`${call.functionName} reverted in transaction ${hash}.`, EXIT.access, "transaction_reverted");
     return { hash, blockNumber: receipt.blockNumber, gasUsed: receipt.gasUsed, result: result as unknown, logs: receipt.logs };
-  });
+  }, call.contract);
 }
 
 /** The earnings a transaction paid to the creator, from its EarningsWithdrawn events (0 when none). */
@@ -136,21 +166,21 @@ export function earningsWithdrawn(logs: Log[]): bigint {
 }
 
 /** Maps viem failures: a contract refusal (exit 4, named), not enough ETH (4), an unreachable RPC (8). */
-export async function guard<T>(action: () => Promise<T>): Promise<T> {
+export async function guard<T>(action: () => Promise<T>, contract = "Marketplace"): Promise<T> {
   try {
     return await action();
   } catch (error) {
-    throw chainError(error);
+    throw chainError(error, contract);
   }
 }
 
-export function chainError(error: unknown): unknown {
+export function chainError(error: unknown, contract = "Marketplace"): unknown {
   if (error instanceof CliError || !(error instanceof BaseError)) return error;
   const reverted = error.walk((e) => e instanceof ContractFunctionRevertedError);
   if (reverted instanceof ContractFunctionRevertedError) {
     const name = reverted.data?.errorName ?? reverted.reason ?? "unknown";
     const args = reverted.data?.args?.length ? ` (${reverted.data.args.map((a) => (typeof a === "bigint" ? a.toString() : String(a))).join(", ")})` : "";
-    return new CliError(`The contract refused: ${name}${args}: ${CONTRACT_ERRORS[name] ?? "see docs/reference/contract.md"}.`, EXIT.access, "contract_error", { on_chain_error: { contract: "Marketplace", error: name } });
+    return new CliError(`The contract refused: ${name}${args}: ${CONTRACT_ERRORS[name] ?? "see docs/reference/contract.md"}.`, EXIT.access, "contract_error", { on_chain_error: { contract, error: name } });
   }
   if (error.walk((e) => e instanceof InsufficientFundsError)) {
     return new CliError("The wallet does not hold enough ETH for the amount plus gas.", EXIT.access, "insufficient_funds");

@@ -14,6 +14,11 @@ import type {
   ProviderKeySet,
   QueuedJob,
   RatingList,
+  RunFeedback,
+  RunList,
+  FeedbackInput,
+  Reputation,
+  Erc8004Registration,
   RatingResult,
   ReviewDecision,
   ReviewStatus,
@@ -158,10 +163,15 @@ export class AgentRentalClient {
   private session: Session | undefined;
   private refreshing: Promise<void> | undefined;
 
-  /** Runs: read one, or follow its event stream. */
+  /** Runs: list yours of a listing, read one, or follow its event stream. */
   readonly runs: {
+    /** The caller's runs of a listing, newest first, without their outputs (`runs.get` reads one whole). */
+    list(listingId: string, params?: { limit?: number; cursor?: string }, options?: { signal?: AbortSignal }): Promise<RunList>;
     get(runId: string, options?: { signal?: AbortSignal }): Promise<RunDetail>;
     events(runId: string, options?: RunEventsOptions): AsyncGenerator<StreamEvent, void, undefined>;
+    /** On-chain feedback for a completed run of the caller's: the feedback file (with the run's receipt as
+     * proof) and the unsigned giveFeedback transaction for the caller's wallet to send. */
+    feedback(runId: string, input: FeedbackInput): Promise<RunFeedback>;
   };
   /** The public catalogue; ratings; and the settings a listing's creator makes. */
   readonly listings: {
@@ -170,6 +180,11 @@ export class AgentRentalClient {
     /** Rates a listing (1 to 5; a wallet with a completed run of it); rating again replaces. */
     rate(listingId: string, rating: number, comment?: string | null): Promise<RatingResult>;
     ratings(listingId: string, params?: { limit?: number; cursor?: string }): Promise<RatingList>;
+    /** The listing's ERC-8004 reputation: its verified rating and every feedback with its verdict. */
+    reputation(listingId: string, params?: { limit?: number; cursor?: string }): Promise<Reputation>;
+    /** For its creator: the listing's ERC-8004 registration file and the transaction to send (register
+     * without agentId, setAgentURI with it). */
+    prepareErc8004(listingId: string, agentId?: string | bigint): Promise<Erc8004Registration>;
     /** A listing's public metadata (its `metadata_uri`, ipfs://<cid>): name, description, input and output schemas. */
     metadata(metadataUri: string, options?: { signal?: AbortSignal }): Promise<ListingMetadata>;
     /** Creator: sets (or replaces) a declarative agent's model-provider key; it is never returned afterwards. */
@@ -231,8 +246,10 @@ export class AgentRentalClient {
     if (options.token !== undefined) this.session = { token: options.token, expiresAt: Number.POSITIVE_INFINITY };
 
     this.runs = {
+      list: (listingId, params = {}, opts = {}) => this.json<RunList>({ method: "GET", path: "/v1/runs", query: { listing_id: listingId, ...params }, signal: opts.signal }),
       get: (runId, opts = {}) => this.json<RunDetail>({ method: "GET", path: `/v1/runs/${encodeURIComponent(runId)}`, signal: opts.signal }),
       events: (runId, opts = {}) => this.streamRun({ runId, lastEventId: opts.lastEventId, signal: opts.signal, resumes: opts.resumes }),
+      feedback: (runId, input) => this.json<RunFeedback>({ method: "POST", path: `/v1/runs/${encodeURIComponent(runId)}/feedback`, body: input }),
     };
     this.listings = {
       search: (params = {}, opts = {}) => this.json<ListingSearchResult>({ method: "GET", path: "/v1/listings", query: { ...params }, signal: opts.signal }),
@@ -245,6 +262,9 @@ export class AgentRentalClient {
       rate: (listingId, rating, comment) =>
         this.json<RatingResult>({ method: "PUT", path: `/v1/listings/${encodeURIComponent(listingId)}/rating`, body: { rating, ...(comment === undefined ? {} : { comment }) } }),
       ratings: (listingId, params = {}) => this.json<RatingList>({ method: "GET", path: `/v1/listings/${encodeURIComponent(listingId)}/ratings`, query: { ...params } }),
+      reputation: (listingId, params = {}) => this.json<Reputation>({ method: "GET", path: `/v1/listings/${encodeURIComponent(listingId)}/reputation`, query: { ...params } }),
+      prepareErc8004: (listingId, agentId) =>
+        this.json<Erc8004Registration>({ method: "POST", path: `/v1/listings/${encodeURIComponent(listingId)}/erc8004`, body: agentId === undefined ? {} : { agent_id: agentId.toString() } }),
       setProviderKey: (listingId, providerKey) => this.json<ProviderKeySet>({ method: "PUT", path: `/v1/listings/${encodeURIComponent(listingId)}/provider-key`, body: { provider_key: providerKey } }),
       rotateWebhookSecret: (listingId) => this.json<WebhookSecret>({ method: "POST", path: `/v1/listings/${encodeURIComponent(listingId)}/webhook-secret` }),
     };

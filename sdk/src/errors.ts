@@ -14,6 +14,8 @@ export interface AgentRentalErrorOptions {
   message: string;
   requestId?: string | undefined;
   onChainError?: OnChainError | undefined;
+  /** Seconds the API asked to wait before trying again (its Retry-After header). */
+  retryAfter?: number | undefined;
   cause?: unknown;
 }
 
@@ -27,6 +29,9 @@ export class AgentRentalError extends Error {
   readonly requestId: string | undefined;
   /** The contract error behind the refusal, when there is one. */
   readonly onChainError: OnChainError | undefined;
+  /** Seconds to wait before trying again, from the answer's Retry-After header (a 429, a 503, or a 409
+   * such as receipt_pending); undefined when the answer had none. */
+  readonly retryAfter: number | undefined;
 
   constructor(options: AgentRentalErrorOptions) {
     super(options.message, options.cause === undefined ? undefined : { cause: options.cause });
@@ -35,6 +40,7 @@ export class AgentRentalError extends Error {
     this.status = options.status;
     this.requestId = options.requestId;
     this.onChainError = options.onChainError;
+    this.retryAfter = options.retryAfter;
   }
 }
 
@@ -50,16 +56,8 @@ export class AccessError extends ApiError {}
 /** 404: no such listing, run, key or endpoint. */
 export class NotFoundError extends ApiError {}
 
-/** 429: a rate or concurrency limit. */
-export class RateLimitError extends ApiError {
-  /** Seconds to wait before retrying, from the Retry-After header (undefined when absent). */
-  readonly retryAfter: number | undefined;
-
-  constructor(options: AgentRentalErrorOptions & { retryAfter?: number | undefined }) {
-    super(options);
-    this.retryAfter = options.retryAfter;
-  }
-}
+/** 429: a rate or concurrency limit; `retryAfter` says how long to wait. */
+export class RateLimitError extends ApiError {}
 
 interface ErrorEnvelope {
   error?: { code?: unknown; message?: unknown; status?: unknown; request_id?: unknown; on_chain_error?: unknown };
@@ -97,6 +95,7 @@ export function errorFromResponse(status: number, headers: Headers, bodyText: st
     message: typeof body.message === "string" ? body.message : bodyText.slice(0, 500) || `HTTP ${status}`,
     requestId: typeof body.request_id === "string" ? body.request_id : (headers.get("x-request-id") ?? undefined),
     onChainError: onChainErrorOf(body.on_chain_error),
+    retryAfter: parseRetryAfter(headers.get("retry-after")),
   };
   switch (status) {
     case 401:
@@ -106,7 +105,7 @@ export function errorFromResponse(status: number, headers: Headers, bodyText: st
     case 404:
       return new NotFoundError(options);
     case 429:
-      return new RateLimitError({ ...options, retryAfter: parseRetryAfter(headers.get("retry-after")) });
+      return new RateLimitError(options);
     default:
       return new ApiError(options);
   }

@@ -133,3 +133,21 @@ export type Rating = Schemas["Rating"];
 export type RatingResult = Schemas["RatingResult"];
 
 export type RatingList = Schemas["RatingList"];
+
+/** A run as listed (GET /v1/runs): a RunDetail without its output; `cost_wei` an exact bigint. */
+export type RunSummary = Omit<RunDetail, "output">;
+
+/** A page of the caller's runs of a listing, newest first. */
+export type RunList = Omit<Schemas["RunList"], "runs"> & { runs: RunSummary[] };
+
+/** A run's on-chain feedback, prepared: the feedback file and the giveFeedback transaction to send. */
+export type RunFeedback = Schemas["RunFeedback"];
+
+/** What POST /v1/runs/{run_id}/feedback takes: a score 0-100 (at most 2 decimals), a tag, a comment. */
+export type FeedbackInput = Schemas["FeedbackInput"];
+
+/** A listing's ERC-8004 reputation: verified rating, unverified count, feedback with verdicts. */
+export type Reputation = Schemas["Reputation"];
+
+/** A listing's ERC-8004 registration file and the register or setAgentURI transaction to send. */
+export type Erc8004Registration = Schemas["Erc8004Registration"];

@@ -23,6 +23,7 @@ const listing: Listing = {
   status: "active",
   on_chain_id: `0x${"ab".repeat(32)}`,
   metadata_uri: "ipfs://bafkexample",
+  erc8004: null,
 };
 
 const wireCard = () =>

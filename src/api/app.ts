@@ -28,9 +28,13 @@ import * as searchListings from "./routes/v1_listings.get.ts";
 import * as getListing from "./routes/v1_listings_{id}.get.ts";
 import * as rateListing from "./routes/v1_listings_{listing_id}_rating.put.ts";
 import * as listRatings from "./routes/v1_listings_{listing_id}_ratings.get.ts";
+import * as getListingReputation from "./routes/v1_listings_{listing_id}_reputation.get.ts";
+import * as prepareErc8004Registration from "./routes/v1_listings_{listing_id}_erc8004.post.ts";
+import * as prepareRunFeedback from "./routes/v1_runs_{run_id}_feedback.post.ts";
 import * as executeTask from "./routes/v1_execute.post.ts";
 import * as streamTask from "./routes/v1_execute_stream.post.ts";
 import * as getRun from "./routes/v1_runs_{run_id}.get.ts";
+import * as listRuns from "./routes/v1_runs.get.ts";
 import * as streamRunEvents from "./routes/v1_runs_{run_id}_events.get.ts";
 import * as uploadInput from "./routes/v1_inputs.post.ts";
 import * as callMcp from "./routes/v1_mcp.post.ts";
@@ -129,16 +133,19 @@ export function registerRoutes(app: OpenAPIHono<AppEnv>): void {
   // Rental credentials
   listCredentials.register(api);
   verifyCredential.register(api);
-  // Listings (the catalogue) and their ratings
+  // Listings (the catalogue), their ratings and their ERC-8004 reputation
   searchListings.register(api);
   getListing.register(api);
   rateListing.register(api);
   listRatings.register(api);
+  getListingReputation.register(api);
   // Task execution and runs
   executeTask.register(api);
   streamTask.register(api);
+  listRuns.register(api);
   getRun.register(api);
   streamRunEvents.register(api);
+  prepareRunFeedback.register(api);
   uploadInput.register(api);
   // Remote MCP (Streamable HTTP): the rented agents as tools
   callMcp.register(api);
@@ -158,6 +165,7 @@ export function registerRoutes(app: OpenAPIHono<AppEnv>): void {
   registerAgent.register(api);
   getJob.register(api);
   setProviderKey.register(api);
+  prepareErc8004Registration.register(api);
   rotateWebhookSecret.register(api);
   // Reviews (beta; the protocol authority only)
   listCreatorApplications.register(api);

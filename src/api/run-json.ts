@@ -1,5 +1,5 @@
-// A run as the API writes it: the Run of POST /v1/execute and of a stream's `done` event, and the
-// RunDetail of GET /v1/runs/{run_id}. cost_wei is an exact JSON integer (wei exceed 2^53), which
+// A run as the API writes it: the Run of POST /v1/execute and of a stream's `done` event, the
+// RunDetail of GET /v1/runs/{run_id}, and the RunSummary of GET /v1/runs. cost_wei is an exact JSON integer (wei exceed 2^53), which
 // JSON.stringify cannot write for a bigint. It is handed to JSON.stringify as JSON.rawJSON of its
 // digits, which the serialiser writes as they are, so no text of the body is ever searched or edited:
 // whatever the agent's output holds (a renter chooses it through any agent that echoes its input),
@@ -88,4 +88,10 @@ export function runDetailBody(record: RunRecord): RunDetailBody {
     finished_at: record.finished_at ?? null,
     receipt: record.receipt ?? null,
   };
+}
+
+/** A run as listed (RunSummary): the RunDetail without its output. */
+export function runSummaryBody(record: RunRecord): Omit<RunDetailBody, "output"> {
+  const { output: _output, ...summary } = runDetailBody(record);
+  return summary;
 }

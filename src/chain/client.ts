@@ -6,6 +6,8 @@ export interface ChainClient {
   client: PublicClient;
   chain: Chain;
   marketplace: Address;
+  /** ERC-8004's registries, when configured (both or neither). */
+  erc8004?: { identityRegistry: Address; reputationRegistry: Address };
 }
 
 const KNOWN_CHAINS: Record<number, Chain> = { [hardhat.id]: hardhat, [baseSepolia.id]: baseSepolia, [sepolia.id]: sepolia };
@@ -18,8 +20,14 @@ export function chainFor(chainId: number, rpcUrl: string): Chain {
 }
 
 /** `fetchFn`: the fetch the transport sends JSON-RPC with (the service passes one that times each call). */
-export function createChainClient(options: { rpcUrl: string; chainId: number; marketplace: Address; fetchFn?: HttpTransportConfig["fetchFn"] }): ChainClient {
+export function createChainClient(options: {
+  rpcUrl: string;
+  chainId: number;
+  marketplace: Address;
+  erc8004?: { identityRegistry: Address; reputationRegistry: Address };
+  fetchFn?: HttpTransportConfig["fetchFn"];
+}): ChainClient {
   const chain = chainFor(options.chainId, options.rpcUrl);
   const client = createPublicClient({ chain, transport: http(options.rpcUrl, { timeout: 10_000, retryCount: 1, batch: { wait: 0 }, ...(options.fetchFn ? { fetchFn: options.fetchFn } : {}) }), pollingInterval: 250 });
-  return { client: client as PublicClient, chain, marketplace: options.marketplace };
+  return { client: client as PublicClient, chain, marketplace: options.marketplace, ...(options.erc8004 ? { erc8004: options.erc8004 } : {}) };
 }

@@ -1,8 +1,10 @@
-// Deploys the marketplace contract. Used by the local stack, the tests and the benchmarks; a cloud
+// Deploys the marketplace contract (and, beside it, ERC-8004's registries where no canonical deployment is used). Used by the local stack, the tests and the benchmarks; a cloud
 // deployment runs the same function against the test network's RPC URL.
 import { createPublicClient, createWalletClient, http, type Address, type Hex, type Chain } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { marketplaceAbi, marketplaceBytecode } from "@agent-rental/core/marketplace";
+import { identityRegistryAbi, identityRegistryBytecode } from "@agent-rental/core/identity-registry";
+import { reputationRegistryAbi, reputationRegistryBytecode } from "@agent-rental/core/reputation-registry";
 
 export interface DeployMarketplaceParameters {
   rpcUrl: string;
@@ -39,4 +41,41 @@ export async function deployMarketplace(params: DeployMarketplaceParameters): Pr
     throw new Error(`marketplace deployment failed in transaction ${hash}`);
   }
   return { address: receipt.contractAddress, transactionHash: hash, blockNumber: receipt.blockNumber, blockHash: receipt.blockHash };
+}
+
+export interface DeployErc8004Parameters {
+  rpcUrl: string;
+  chain: Chain;
+  /** Private key of the account that pays for the deployments. */
+  deployerPrivateKey: Hex;
+}
+
+export interface DeployErc8004ReturnType {
+  identityRegistry: Address;
+  reputationRegistry: Address;
+  /** The block of the Identity Registry's deployment: where the indexer follows the registries from. */
+  blockNumber: bigint;
+}
+
+/**
+ * Deploys ERC-8004's Identity Registry, then the Reputation Registry bound to it, one after the other
+ * (one sender, one nonce). For the local chain and the tests: a real network has canonical
+ * deployments, which the service is configured with instead.
+ */
+export async function deployErc8004Registries(params: DeployErc8004Parameters): Promise<DeployErc8004ReturnType> {
+  const account = privateKeyToAccount(params.deployerPrivateKey);
+  const transport = http(params.rpcUrl);
+  const wallet = createWalletClient({ account, chain: params.chain, transport });
+  const client = createPublicClient({ chain: params.chain, transport });
+  const deploy = async (hash: Hex, what: string) => {
+    const receipt = await client.waitForTransactionReceipt({ hash, pollingInterval: 50 });
+    if (receipt.status !== "success" || !receipt.contractAddress) throw new Error(`${what} deployment failed in transaction ${hash}`);
+    return receipt;
+  };
+  const identity = await deploy(await wallet.deployContract({ abi: identityRegistryAbi, bytecode: identityRegistryBytecode, args: [] }), "identity registry");
+  const reputation = await deploy(
+    await wallet.deployContract({ abi: reputationRegistryAbi, bytecode: reputationRegistryBytecode, args: [identity.contractAddress!] }),
+    "reputation registry",
+  );
+  return { identityRegistry: identity.contractAddress!, reputationRegistry: reputation.contractAddress!, blockNumber: identity.blockNumber };
 }

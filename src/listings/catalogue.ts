@@ -10,6 +10,7 @@ import { getChainListing, getChainListings } from "./chain-listing.store.ts";
 import type { ChainListingRecord } from "./chain-listing.ts";
 import { toOnChainId } from "./ids.ts";
 import { getAgent, listAgentsOfCreator, scanApprovedAgents, type AgentRecord } from "./listing.store.ts";
+import { getListingsErc8004, type ListingErc8004Item } from "../erc8004/erc8004.store.ts";
 import { createSearchIndex, type SearchDocument, type SearchIndex, type SearchQuery } from "./search/index.ts";
 import type { ListingStatus, RentalModel } from "@agent-rental/core/vocabulary";
 
@@ -34,6 +35,8 @@ export interface Listing {
   status: ListingStatus;
   on_chain_id: string;
   metadata_uri: string;
+  /** The listing's ERC-8004 agent, once its creator has registered it; null until then. */
+  erc8004: { agent_id: string; agent_registry: string } | null;
 }
 
 export const SEARCH_FIELDS = ["id", "title", "description", "category", "rental_model", "price_eth", "run_count", "success_rate", "creator", "rating", "review_count", "last_updated", "sample_output"] as const;
@@ -58,7 +61,9 @@ export function isPublished(agent: AgentRecord, chain: ChainListingRecord | unde
   );
 }
 
-/** The live figures of an agent record: runs, share completed, average rating (2 decimals), reviews. */
+/** The live figures of an agent record: runs, share completed, and the renters' off-chain ratings
+ * (PUT /v1/listings/{id}/rating, shown apart as "before on-chain feedback": a listing's own `rating`
+ * and `review_count` are its verified on-chain feedback, src/erc8004/). */
 export function figuresOf(agent: AgentRecord): { run_count: number; success_rate: number; rating: number; review_count: number; last_run_at: string | undefined } {
   const runs = agent.stats_run_count ?? 0;
   const reviews = agent.stats_review_count ?? 0;
@@ -71,7 +76,7 @@ export function figuresOf(agent: AgentRecord): { run_count: number; success_rate
   };
 }
 
-export function assemble(agent: AgentRecord, chain: ChainListingRecord, creator: { display_name: string; listing_count: number }): Listing {
+export function assemble(agent: AgentRecord, chain: ChainListingRecord, creator: { display_name: string; listing_count: number }, erc8004?: ListingErc8004Item): Listing {
   const figures = figuresOf(agent);
   return {
     id: agent.listing_id,
@@ -83,14 +88,16 @@ export function assemble(agent: AgentRecord, chain: ChainListingRecord, creator:
     run_count: figures.run_count,
     success_rate: figures.success_rate,
     creator: { id: agent.creator, display_name: creator.display_name, listing_count: creator.listing_count },
-    rating: figures.rating,
-    review_count: figures.review_count,
+    // Verified on-chain feedback only: a paying renter's, one per run (docs/reference/reputation.md).
+    rating: erc8004?.rating ?? 0,
+    review_count: erc8004?.review_count ?? 0,
     last_updated: [agent.approved_at ?? agent.created_at, figures.last_run_at].filter((v): v is string => Boolean(v)).sort().at(-1)!,
     sample_output: (agent.sample_output ?? []).slice(0, 3),
     published_at: agent.approved_at!,
     status: chain.status ?? "active",
     on_chain_id: `0x${agent.listing_id.slice(4)}`,
     metadata_uri: agent.metadata_uri,
+    erc8004: erc8004?.agent_id && erc8004.agent_registry ? { agent_id: erc8004.agent_id, agent_registry: erc8004.agent_registry } : null,
   };
 }
 
@@ -106,8 +113,10 @@ async function publish(tables: Tables, agents: AgentRecord[]): Promise<Listing[]
   const published = agents.filter((a) => isPublished(a, chainOf(a)));
   const counts = new Map<string, number>();
   for (const a of published) counts.set(a.creator, (counts.get(a.creator) ?? 0) + 1);
-  const names = await getCreatorNames(tables, published.map((a) => a.creator));
-  return published.map((a) => assemble(a, chainOf(a)!, { display_name: names.get(a.creator) ?? a.creator, listing_count: counts.get(a.creator) ?? 0 }));
+  const [names, erc8004] = await Promise.all([getCreatorNames(tables, published.map((a) => a.creator)), getListingsErc8004(tables, published.map((a) => toOnChainId(a.listing_id)))]);
+  return published.map((a) =>
+    assemble(a, chainOf(a)!, { display_name: names.get(a.creator) ?? a.creator, listing_count: counts.get(a.creator) ?? 0 }, erc8004.get(toOnChainId(a.listing_id).toLowerCase())),
+  );
 }
 
 /** Every published listing, from a scan of the approved agents. */

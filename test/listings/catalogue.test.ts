@@ -158,8 +158,8 @@ describe("the catalogue", () => {
     expect(summary.creator).toEqual({ id: creator.address.toLowerCase(), display_name: "Acme Agents", listing_count: 1 });
 
     const detail = (await (await app.request(`/v1/listings/${reviewer.listing_id}`, { headers: auth(renterToken) })).json()) as Record<string, unknown>;
-    expect(Object.keys(detail).sort()).toEqual([...Object.keys(summary), "metadata_uri", "on_chain_id", "published_at", "status"].sort());
-    expect(detail).toMatchObject({ status: "active", on_chain_id: `0x${reviewer.listing_id.slice(4)}`, metadata_uri: reviewer.metadata_uri });
+    expect(Object.keys(detail).sort()).toEqual([...Object.keys(summary), "metadata_uri", "on_chain_id", "published_at", "status", "erc8004"].sort());
+    expect(detail).toMatchObject({ status: "active", on_chain_id: `0x${reviewer.listing_id.slice(4)}`, metadata_uri: reviewer.metadata_uri, erc8004: null });
     expect(Date.parse(detail.published_at as string)).not.toBeNaN();
 
     // The summarizer is on-chain but not approved: out of search.

@@ -8,10 +8,12 @@ import { join, dirname } from "node:path";
 import { fileURLToPath } from "node:url";
 import { GetCommand, PutCommand } from "@aws-sdk/lib-dynamodb";
 import { createTables } from "../../src/adapters/tables/dynamo.ts";
-import { createPublicClient, createWalletClient, http, keccak256, parseEther, toHex, type Hex } from "viem";
+import { createPublicClient, createWalletClient, encodeFunctionData, http, keccak256, parseEther, toHex, type Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { chainFor } from "../../src/chain/client.ts";
 import { marketplaceAbi } from "@agent-rental/core/marketplace";
+import { identityRegistryAbi } from "@agent-rental/core/identity-registry";
+import { reputationRegistryAbi } from "@agent-rental/core/reputation-registry";
 import Ajv2020 from "ajv/dist/2020.js";
 import { freePort, portInUse } from "../../local/ports.ts";
 import type { StackInfo } from "../../local/stack.ts";
@@ -265,6 +267,68 @@ async function a2aQuickstart(info: StackInfo, demoKey: string): Promise<void> {
   expect(task.metadata).toMatchObject({ run_id: task.id, cost_wei: "0" });
 }
 
+/**
+ * ERC-8004 on the stack: a demo listing's agent, registered at start, has a tokenURI that resolves (through
+ * the stack's /v1/metadata) to a registration file whose A2A service is that listing's card; the demo
+ * renter's feedback on a completed run raises the listing's verified rating, while a wallet that never ran
+ * the agent sends giveFeedback directly and changes nothing but the unverified count.
+ */
+async function erc8004Quickstart(info: StackInfo, demoKey: string): Promise<void> {
+  const demo = info.demo as unknown as DemoData;
+  const reviewer = demo.listings.find((l) => l.name === "contract-reviewer")!;
+  const auth = { authorization: `Bearer ${demoKey}`, "content-type": "application/json" };
+  const getJson = async <T>(path: string) => (await (await fetch(`${info.api_url}${path}`, { headers: auth, signal: AbortSignal.timeout(30_000) })).json()) as T;
+  const listing = await getJson<{ erc8004: { agent_id: string; agent_registry: string } | null; rating: number; review_count: number }>(`/v1/listings/${reviewer.listing_id}`);
+  expect(listing.erc8004).toEqual({ agent_id: reviewer.erc8004_agent_id, agent_registry: `eip155:31337:${info.contracts.identity_registry}` });
+  const chain = chainFor(31337, info.rpc_url);
+  const client = createPublicClient({ chain, transport: http(info.rpc_url) });
+  const agentId = BigInt(listing.erc8004!.agent_id);
+  const tokenUri = await client.readContract({ address: info.contracts.identity_registry as Hex, abi: identityRegistryAbi, functionName: "tokenURI", args: [agentId] });
+  expect(tokenUri).toMatch(/^ipfs:\/\/b[a-z2-7]+$/);
+  const file = (await (await fetch(`${info.api_url}/v1/metadata/${tokenUri.slice(7)}`)).json()) as { services: { name: string; endpoint: string }[]; registrations: unknown[]; active: boolean };
+  expect(file.services.find((s) => s.name === "A2A")!.endpoint).toBe(`${info.api_url}/a2a/${reviewer.agent_id}/.well-known/agent-card.json`);
+  expect(file.registrations).toEqual([{ agentId: Number(agentId), agentRegistry: listing.erc8004!.agent_registry }]);
+  expect(file.active).toBe(true);
+
+  // The demo renter runs the agent, waits for the run's receipt, and sends its feedback.
+  const run = (await (await fetch(`${info.api_url}/v1/execute`, { method: "POST", headers: auth, body: JSON.stringify({ agent_id: reviewer.agent_id, task: "Review this contract", input: { contract: "Net 30." } }) })).json()) as { run_id: string };
+  let prepared: Response | undefined;
+  for (let i = 0; i < 300; i++) {
+    prepared = await fetch(`${info.api_url}/v1/runs/${run.run_id}/feedback`, { method: "POST", headers: auth, body: JSON.stringify({ value: 80, text: "Found the clause." }) });
+    if (prepared.status !== 409) break;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  expect(prepared!.status).toBe(200);
+  const feedback = (await prepared!.json()) as { transaction: { to: Hex; data: Hex } };
+  const renterKey = info.accounts.find((a) => a.role === "renter")!.private_key as Hex;
+  const sendFrom = async (key: Hex, tx: { to: Hex; data: Hex }) => {
+    const wallet = createWalletClient({ account: privateKeyToAccount(key), chain, transport: http(info.rpc_url) });
+    const receipt = await client.waitForTransactionReceipt({ hash: await wallet.sendTransaction(tx), pollingInterval: 50 });
+    expect(receipt.status).toBe("success");
+  };
+  await sendFrom(renterKey, feedback.transaction);
+  const reputation = () => getJson<{ rating: number; review_count: number; unverified_count: number }>(`/v1/listings/${reviewer.listing_id}/reputation`);
+  let rep = await reputation();
+  for (let i = 0; i < 100 && rep.review_count === listing.review_count; i++) {
+    await new Promise((r) => setTimeout(r, 100));
+    rep = await reputation();
+  }
+  expect(rep.review_count).toBe(listing.review_count + 1);
+  expect(rep.rating).toBeGreaterThan(0);
+  // A wallet that never ran the agent (the treasury's development account) gives 100 directly.
+  const sybilKey = info.accounts.find((a) => a.role === "treasury")!.private_key as Hex;
+  await sendFrom(sybilKey, {
+    to: info.contracts.reputation_registry as Hex,
+    data: encodeFunctionData({ abi: reputationRegistryAbi, functionName: "giveFeedback", args: [agentId, 100n, 0, "starred", "", "", "", `0x${"00".repeat(32)}`] }),
+  });
+  let after = await reputation();
+  for (let i = 0; i < 100 && after.unverified_count === rep.unverified_count; i++) {
+    await new Promise((r) => setTimeout(r, 100));
+    after = await reputation();
+  }
+  expect(after).toMatchObject({ rating: rep.rating, review_count: rep.review_count, unverified_count: rep.unverified_count + 1 });
+}
+
 describe("npm start (the local stack)", () => {
   it("starts everything, serves the API, runs the README's executes against the demo, serves a demo agent's signed A2A card and runs an A2A task (GET /a2a/{agent_id}/.well-known/agent-card.json, POST /a2a/{agent_id}), refuses a second start, stops cleanly, and keeps off-chain data across a restart", async () => {
     const p = await ports();
@@ -298,6 +362,8 @@ describe("npm start (the local stack)", () => {
     await readmeQuickstart(info, demoKey);
     // The README's A2A step: a demo agent's signed card and a task with the official client.
     await a2aQuickstart(info, demoKey);
+    // ERC-8004: the demo agent's registration and the reputation only paying renters give.
+    await erc8004Quickstart(info, demoKey);
 
     // A rental bought on the stack's chain reaches the credentials API through the stack's indexer.
     const chain = chainFor(info.chain_id, info.rpc_url);

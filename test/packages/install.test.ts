@@ -160,18 +160,18 @@ describe("the SDK tarball", () => {
     expect(failed!.stdout).toBe("");
   });
 
-  describe("with the peers of ./ai and ./mcp installed beside it", () => {
+  describe("with the peers of ./ai, ./mcp and ./erc8004 installed beside it", () => {
     beforeAll(async () => {
-      const peers = ["ai", "@modelcontextprotocol/sdk", "zod"].map((name) => `${name}@${repoVersion(name)}`);
+      const peers = ["ai", "@modelcontextprotocol/sdk", "zod", "viem"].map((name) => `${name}@${repoVersion(name)}`);
       await run("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline", ...peers], { cwd: work, env: NPM_ENV, timeout: 180_000 });
     }, 200_000);
 
-    it("./ai and ./mcp import with plain node as ES modules and as CommonJS", async () => {
-      const check = "console.log(typeof ai.rentedAgentTools, typeof ai.agentTool, typeof mcp.loadAgentMcpServer, typeof mcp.createAgentMcpServer)";
-      const esm = await run(process.execPath, ["--input-type=module", "-e", `import * as ai from "@agent-rental/sdk/ai"; import * as mcp from "@agent-rental/sdk/mcp"; ${check}`], { cwd: work });
-      const cjs = await run(process.execPath, ["-e", `const ai = require("@agent-rental/sdk/ai"); const mcp = require("@agent-rental/sdk/mcp"); ${check}`], { cwd: work });
-      expect(esm.stdout.trim()).toBe("function function function function");
-      expect(cjs.stdout.trim()).toBe("function function function function");
+    it("./ai, ./mcp and ./erc8004 import with plain node as ES modules and as CommonJS", async () => {
+      const check = "console.log(typeof ai.rentedAgentTools, typeof ai.agentTool, typeof mcp.loadAgentMcpServer, typeof mcp.createAgentMcpServer, typeof erc8004.verifyReputation, erc8004.MAX_FEEDBACK_FILE_BYTES)";
+      const esm = await run(process.execPath, ["--input-type=module", "-e", `import * as ai from "@agent-rental/sdk/ai"; import * as mcp from "@agent-rental/sdk/mcp"; import * as erc8004 from "@agent-rental/sdk/erc8004"; ${check}`], { cwd: work });
+      const cjs = await run(process.execPath, ["-e", `const ai = require("@agent-rental/sdk/ai"); const mcp = require("@agent-rental/sdk/mcp"); const erc8004 = require("@agent-rental/sdk/erc8004"); ${check}`], { cwd: work });
+      expect(esm.stdout.trim()).toBe("function function function function function 65536");
+      expect(cjs.stdout.trim()).toBe("function function function function function 65536");
     });
 
     it("the installed agent-rental-mcp starts over stdio, lists the rented agent's tool with its schemas, and runs it", async () => {
@@ -207,33 +207,37 @@ export async function costOf(request: ExecuteRequest): Promise<bigint> {
 }
 export const tools: typeof rentedAgentTools = rentedAgentTools;
 export const server: typeof createAgentMcpServer = createAgentMcpServer;
+export const verify: typeof verifyReputation = verifyReputation;
 `;
       writeFileSync(
         join(work, "consumer.mts"),
         consumer(`import { AgentRentalClient, type ExecuteRequest, type Run } from "@agent-rental/sdk";
 import { rentedAgentTools } from "@agent-rental/sdk/ai";
-import { createAgentMcpServer } from "@agent-rental/sdk/mcp";`),
+import { createAgentMcpServer } from "@agent-rental/sdk/mcp";
+import { verifyReputation } from "@agent-rental/sdk/erc8004";`),
       );
       writeFileSync(
         join(work, "consumer.cts"),
         consumer(`import sdk = require("@agent-rental/sdk");
 import ai = require("@agent-rental/sdk/ai");
 import mcp = require("@agent-rental/sdk/mcp");
+import erc8004 = require("@agent-rental/sdk/erc8004");
 const { AgentRentalClient } = sdk;
 type ExecuteRequest = sdk.ExecuteRequest;
 type Run = sdk.Run;
 const { rentedAgentTools } = ai;
-const { createAgentMcpServer } = mcp;`),
+const { createAgentMcpServer } = mcp;
+const { verifyReputation } = erc8004;`),
       );
       writeFileSync(
         join(work, "tsconfig.json"),
         JSON.stringify({ compilerOptions: { strict: true, noEmit: true, module: "nodenext", moduleResolution: "nodenext", target: "es2022", types: [], skipLibCheck: true }, files: ["consumer.mts", "consumer.cts"] }),
       );
-      const tsc = await run(process.execPath, [join(ROOT, "node_modules/typescript/bin/tsc"), "-p", join(work, "tsconfig.json"), "--traceResolution"], { cwd: work, timeout: 120_000 }).catch((error: { stdout?: string }) => {
+      const tsc = await run(process.execPath, [join(ROOT, "node_modules/typescript/bin/tsc"), "-p", join(work, "tsconfig.json"), "--traceResolution"], { cwd: work, timeout: 120_000, maxBuffer: 256 * 1024 * 1024 }).catch((error: { stdout?: string }) => {
         throw new Error(`tsc refused the consumer:\n${(error.stdout ?? "").split("\n").filter((l) => /error TS/.test(l)).join("\n")}`);
       });
-      // Every entry resolved to the installed package's own declarations (ESM .d.ts, CommonJS .d.cts).
-      for (const [entry, file] of [["@agent-rental/sdk", "index.d.ts"], ["@agent-rental/sdk/ai", "ai.d.ts"], ["@agent-rental/sdk/mcp", "mcp.d.ts"], ["@agent-rental/sdk", "index.d.cts"], ["@agent-rental/sdk/ai", "ai.d.cts"], ["@agent-rental/sdk/mcp", "mcp.d.cts"]] as const) {
+      // (The trace of viem's declarations alone is many megabytes: hence the buffer.) Every entry resolved to the installed package's own declarations (ESM .d.ts, CommonJS .d.cts).
+      for (const [entry, file] of [["@agent-rental/sdk", "index.d.ts"], ["@agent-rental/sdk/ai", "ai.d.ts"], ["@agent-rental/sdk/mcp", "mcp.d.ts"], ["@agent-rental/sdk/erc8004", "erc8004.d.ts"], ["@agent-rental/sdk", "index.d.cts"], ["@agent-rental/sdk/ai", "ai.d.cts"], ["@agent-rental/sdk/mcp", "mcp.d.cts"], ["@agent-rental/sdk/erc8004", "erc8004.d.cts"]] as const) {
         expect(tsc.stdout).toContain(`Module name '${entry}' was successfully resolved to '${join(work, "node_modules/@agent-rental/sdk/dist", file)}'`);
       }
     }, 120_000);
@@ -244,6 +248,9 @@ describe("the CLI tarball", () => {
   it("the installed agentrent prints its version and help, signs in, searches and runs a task against the service", async () => {
     expect((await agentrent(["--version"])).stdout).toBe("agentrent 0.1.0\n");
     expect((await agentrent(["--help"])).stdout).toContain("agentrent <command>");
+    // The ERC-8004 commands are in the installed bundle, with their help.
+    expect((await agentrent(["help", "erc8004", "register"])).stdout).toContain("agentrent erc8004 register <listing>");
+    expect((await agentrent(["runs", "rate", "--help"])).stdout).toContain("agentrent runs rate <run_id> --value <0-100>");
     const login = await agentrent(["login", "--json"]);
     expect(JSON.parse(login.stdout)).toMatchObject({ api_url: baseUrl });
     const search = JSON.parse((await agentrent(["search", "packed", "--json"])).stdout) as { listings: { id: string }[] };

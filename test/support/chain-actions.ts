@@ -21,7 +21,7 @@ import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 
 import { marketplaceAbi } from "@agent-rental/core/marketplace";
 import { writeMarketplace, type MarketplaceWriteName } from "../../src/chain/write.ts";
 import { chainFor } from "../../src/chain/client.ts";
-import { deployMarketplace } from "../../src/chain/deploy.ts";
+import { deployErc8004Registries, deployMarketplace } from "../../src/chain/deploy.ts";
 import { LOCAL_CHAIN_ID } from "../../local/chain.ts";
 import { loadConfig, type Config } from "../../src/config.ts";
 import { createServices, type Services } from "../../src/services.ts";
@@ -151,7 +151,9 @@ export function market(options: { rpcUrl: string; marketplace: Address }): Marke
 }
 
 /** Deploys a marketplace on `rpcUrl` with a fresh funded authority. */
-export async function deployOn(rpcUrl: string): Promise<{ address: Address; blockNumber: bigint; authority: Account; treasury: PrivateKeyAccount }> {
+export async function deployOn(
+  rpcUrl: string,
+): Promise<{ address: Address; blockNumber: bigint; authority: Account; treasury: PrivateKeyAccount; registries: { identityRegistry: Address; reputationRegistry: Address; blockNumber: bigint } }> {
   const authority = await fundAccount(rpcUrl);
   const treasury = privateKeyToAccount(generatePrivateKey());
   const deployed = await deployMarketplace({
@@ -161,7 +163,9 @@ export async function deployOn(rpcUrl: string): Promise<{ address: Address; bloc
     authority: authority.address,
     feeRecipient: treasury.address,
   });
-  return { address: getAddress(deployed.address), blockNumber: deployed.blockNumber, authority, treasury };
+  // ERC-8004's registries beside it, as the local stack deploys them.
+  const registries = await deployErc8004Registries({ rpcUrl, chain: chainFor(LOCAL_CHAIN_ID, rpcUrl), deployerPrivateKey: authority.privateKey });
+  return { address: getAddress(deployed.address), blockNumber: deployed.blockNumber, authority, treasury, registries };
 }
 
 export interface ServicesOn {
@@ -219,6 +223,9 @@ export async function createServicesOn(options: ServicesOnOptions): Promise<Serv
     // As on the local stack: the chain's events start at the deployment, and the Hardhat node mines a
     // block per transaction and never reorganizes, so the indexer job needs no confirmations.
     MARKETPLACE_DEPLOY_BLOCK: deployed.blockNumber.toString(),
+    IDENTITY_REGISTRY_ADDRESS: getAddress(deployed.registries.identityRegistry),
+    REPUTATION_REGISTRY_ADDRESS: getAddress(deployed.registries.reputationRegistry),
+    ERC8004_DEPLOY_BLOCK: deployed.registries.blockNumber.toString(),
     INDEXER_CONFIRMATIONS: "0",
     LOG_LEVEL: "silent",
     JWT_SIGNING_KEYS: JSON.stringify([generateSigningKey()]),

@@ -44,8 +44,9 @@ export async function launchBrowser(): Promise<Browser> {
 
 export interface TestWallet {
   address: Hex;
-  /** The next request of this method is refused as a user would (EIP-1193 4001). */
-  rejectNext(method: "personal_sign" | "eth_sendTransaction"): void;
+  /** The next request of this method is refused as a user would (EIP-1193 4001); with `after`, the
+   * request after that many more of the method have been answered. */
+  rejectNext(method: "personal_sign" | "eth_sendTransaction" | "eth_signTypedData_v4", options?: { after?: number }): void;
   /** The next personal_sign is answered with another key's signature (a faulty wallet). */
   signWithOtherKeyNext(): void;
   /** Methods the page asked the wallet for, in order. */
@@ -147,7 +148,8 @@ export async function openDashboard(browser: Browser, stack: RunningStack, priva
   const publicClient = createPublicClient({ chain, transport });
   let walletClient = createWalletClient({ account, chain, transport });
   const sent: Hex[] = [];
-  const rejections = new Set<string>();
+  // Per method: how many more requests are answered before the next is refused.
+  const rejections = new Map<string, number>();
   let signWithOtherKey = false;
   const calls: string[] = [];
   let connected = false;
@@ -161,7 +163,12 @@ export async function openDashboard(browser: Browser, stack: RunningStack, priva
     const params = JSON.parse(paramsJson) as unknown[];
     calls.push(method);
     try {
-      if (rejections.delete(method)) return JSON.stringify({ error: { code: 4001, message: "User rejected the request." } });
+      const answerFirst = rejections.get(method);
+      if (answerFirst === 0) {
+        rejections.delete(method);
+        return JSON.stringify({ error: { code: 4001, message: "User rejected the request." } });
+      }
+      if (answerFirst !== undefined) rejections.set(method, answerFirst - 1);
       switch (method) {
         // Like a real wallet, it shares the account only once the user connected the site.
         case "eth_requestAccounts":
@@ -202,6 +209,15 @@ export async function openDashboard(browser: Browser, stack: RunningStack, priva
           signWithOtherKey = false;
           return JSON.stringify({ result: await signer.signMessage({ message: { raw: params[0] as Hex } }) });
         }
+        // EIP-712: the typed data as the page sent it (JSON; integers as strings or numbers), signed by the account.
+        case "eth_signTypedData_v4": {
+          const typed = JSON.parse(params[1] as string) as { domain: Record<string, unknown>; types: Record<string, { name: string; type: string }[]>; primaryType: string; message: Record<string, unknown> };
+          const { EIP712Domain: _domain, ...types } = typed.types;
+          const fields = types[typed.primaryType] ?? [];
+          const message = Object.fromEntries(Object.entries(typed.message).map(([k, v]) => [k, /^u?int\d*$/.test(fields.find((f) => f.name === k)?.type ?? "") ? BigInt(v as string) : v]));
+          const domain = { ...typed.domain, ...(typed.domain.chainId !== undefined ? { chainId: Number(typed.domain.chainId) } : {}) };
+          return JSON.stringify({ result: await account.signTypedData({ domain, types, primaryType: typed.primaryType, message } as never) });
+        }
         case "eth_sendTransaction": {
           const tx = params[0] as { to: Hex; data?: Hex; value?: Hex; gas?: Hex };
           const hash = await walletClient.sendTransaction({ to: tx.to, data: tx.data, value: tx.value ? BigInt(tx.value) : 0n, ...(tx.gas ? { gas: BigInt(tx.gas) } : {}) });
@@ -233,7 +249,7 @@ export async function openDashboard(browser: Browser, stack: RunningStack, priva
       get address() {
         return account.address;
       },
-      rejectNext: (m) => void rejections.add(m),
+      rejectNext: (m, o = {}) => void rejections.set(m, o.after ?? 0),
       signWithOtherKeyNext: () => void (signWithOtherKey = true),
       calls,
       addedChains,

@@ -57,10 +57,13 @@ function tryApi(ctx: CommandContext): Api | undefined {
   }
 }
 
-/** Sends a creator's listing transaction and reports it. */
-async function listingTransaction(ctx: CommandContext, fn: string, extraArgs: (ref: ListingRef) => Promise<unknown[]> | unknown[], describe: (ref: ListingRef) => string, extra: Record<string, unknown> = {}) {
+/** Sends a creator's listing transaction and reports it. A change of status (`statusChange`) of a listing
+ * that is an ERC-8004 agent leaves the agent's registration file saying the old `active`: the creator is
+ * told how to refresh it. */
+async function listingTransaction(ctx: CommandContext, fn: string, extraArgs: (ref: ListingRef) => Promise<unknown[]> | unknown[], describe: (ref: ListingRef) => string, extra: Record<string, unknown> = {}, statusChange = false) {
   const settings = ctx.settings();
-  const ref = await listingFor(ctx, tryApi(ctx));
+  const api = tryApi(ctx);
+  const ref = await listingFor(ctx, api);
   const target = (await chain()).chainTarget(settings);
   const account = await loadAccount(settings, ctx.env, ctx.prompt);
   const tx = await sendWithProgress(ctx, target, account, fn, await extraArgs(ref));
@@ -68,6 +71,14 @@ async function listingTransaction(ctx: CommandContext, fn: string, extraArgs: (r
   ctx.out.result({ listing_id: ref.listingId, on_chain_id: ref.onChainId, status: listing.status, price_wei: listing.price, metadata_uri: listing.metadataUri, tx_hash: tx.hash, ...extra }, () =>
     ctx.out.line(`${describe(ref)} (transaction ${tx.hash}); on-chain status ${listing.status}.`),
   );
+  if (statusChange) await remindRefresh(ctx, api, ref, listing.status);
+}
+
+/** A listing that is an ERC-8004 agent keeps saying its old `active` after a change of status until its
+ * creator refreshes the registration file: the creator is told how. */
+async function remindRefresh(ctx: CommandContext, api: ReturnType<typeof tryApi>, ref: ListingRef, status: string) {
+  const agent = api ? ((await api.client.listings.get(ref.listingId).catch(() => undefined))?.erc8004 ?? null) : null;
+  if (agent) ctx.out.notice(`${ref.listingId} is ERC-8004 agent ${agent.agent_id}: its registration file follows the new status (${status}) once you run agentrent erc8004 refresh ${ref.listingId}`);
 }
 
 const DEFAULT_INPUT_SCHEMA = { type: "object", properties: { text: { type: "string" } }, required: ["text"], additionalProperties: false };
@@ -355,7 +366,7 @@ export const creatorCommands: Command[] = [
     args: [1, 1],
     arguments: [LISTING_ARGUMENT],
     examples: ["agentrent listing pause clause-finder-1a2b3c4d"],
-    run: (ctx) => listingTransaction(ctx, "setListingActive", (ref) => [ref.onChainId, false], (ref) => `Paused ${ref.listingId}`),
+    run: (ctx) => listingTransaction(ctx, "setListingActive", (ref) => [ref.onChainId, false], (ref) => `Paused ${ref.listingId}`, {}, true),
   },
   {
     path: "listing resume",
@@ -364,7 +375,7 @@ export const creatorCommands: Command[] = [
     args: [1, 1],
     arguments: [LISTING_ARGUMENT],
     examples: ["agentrent listing resume clause-finder-1a2b3c4d"],
-    run: (ctx) => listingTransaction(ctx, "setListingActive", (ref) => [ref.onChainId, true], (ref) => `Resumed ${ref.listingId}`),
+    run: (ctx) => listingTransaction(ctx, "setListingActive", (ref) => [ref.onChainId, true], (ref) => `Resumed ${ref.listingId}`, {}, true),
   },
   {
     path: "listing close",
@@ -385,7 +396,8 @@ export const creatorCommands: Command[] = [
     async run(ctx) {
       if (ctx.flags.yes !== true) throw usageError("Closing is final (the seed cannot be reused and every rental ends): pass --yes to confirm.");
       const settings = ctx.settings();
-      const ref = await listingFor(ctx, tryApi(ctx));
+      const api = tryApi(ctx);
+      const ref = await listingFor(ctx, api);
       const { chainTarget, readListing, earningsWithdrawn } = await chain();
       const target = chainTarget(settings);
       const before = await readListing(target, ref.onChainId);
@@ -404,6 +416,7 @@ export const creatorCommands: Command[] = [
       ctx.out.result({ listing_id: ref.listingId, on_chain_id: ref.onChainId, status: listing.status, withdrawn_wei: withdrawn, tx_hash: tx.hash }, () =>
         ctx.out.line(`Closed ${ref.listingId}${withdraw ? `, ${eth(withdrawn)} withdrawn` : ""} (transaction ${tx.hash}); on-chain status ${listing.status}.`),
       );
+      await remindRefresh(ctx, api, ref, listing.status);
     },
   },
   {

@@ -125,3 +125,44 @@ export type ReviewStatus = (typeof REVIEW_STATUSES)[number];
 /** The search's sort orders (`relevance` is the default). */
 export const SEARCH_SORTS = ["relevance", "rating", "price_asc", "price_desc", "newest"] as const;
 export type SearchSort = (typeof SEARCH_SORTS)[number];
+
+/**
+ * Why a feedback given to a listing's ERC-8004 agent does not count toward the listing's rating (the
+ * reputation's `reason`; the rule: docs/reference/reputation.md): the indexer's verdicts on the feedback
+ * and its file, in the order it checks them, then the two that later events bring (the sender revoked
+ * it; the agent is no longer the listing's). Each with what it means, for the people who read it.
+ */
+export const FEEDBACK_REASONS = [
+  "file_unavailable",
+  "file_too_large",
+  "hash_mismatch",
+  "file_malformed",
+  "file_of_another_feedback",
+  "receipt_of_another_wallet",
+  "receipt_of_another_listing",
+  "run_not_completed",
+  "receipt_not_on_chain",
+  "not_a_rating",
+  "value_out_of_range",
+  "run_already_rated",
+  "revoked",
+  "agent_not_the_listings",
+] as const;
+export type FeedbackReason = (typeof FEEDBACK_REASONS)[number];
+
+export const FEEDBACK_REASON_MEANINGS: Readonly<Record<FeedbackReason, string>> = {
+  file_unavailable: "its feedback file could not be read",
+  file_too_large: "its feedback file is too large",
+  hash_mismatch: "its file does not match the hash sent on-chain",
+  file_malformed: "its file is not a feedback file the service can check",
+  file_of_another_feedback: "its file describes another feedback",
+  receipt_of_another_wallet: "its run receipt is another wallet's",
+  receipt_of_another_listing: "its run receipt is of another listing",
+  run_not_completed: "its run did not complete",
+  receipt_not_on_chain: "its run receipt is not in the marketplace's run log",
+  not_a_rating: "it is not a rating (tag starred)",
+  value_out_of_range: "its score is not from 0 to 100",
+  run_already_rated: "its run was already rated",
+  revoked: "its sender revoked it",
+  agent_not_the_listings: "the agent is no longer the listing's",
+};

@@ -626,6 +626,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/listings/{listing_id}/erc8004": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Prepare a listing's ERC-8004 registration
+         * @description For the listing's creator: writes the listing's ERC-8004 agent registration file (content-addressed, ipfs://<cid>, served at GET /v1/metadata/<cid>: type, name, description, image, services A2A (the Agent Card's URL), MCP (/v1/mcp) and web (the dashboard's page), x402Support false, active (the listing's status is active), registrations, supportedTrust ["reputation"]) and answers the unsigned transaction for the creator's wallet to send to the Identity Registry. Without agent_id: `register(agentURI, [{metadataKey: "marketplaceListing", metadataValue}])`, with a file whose registrations are still empty (the registry assigns the id); the Registered event gives the agent id. With agent_id (an agent the caller owns): the complete file, registrations pointing back ({agentId, agentRegistry}), and `setAgentURI(agentId, agentURI)`; call it again whenever the listing's status changes so active follows it. The listing's erc8004 (GET /v1/listings/{id}) names the agent once the indexer has read it, as long as the creator owns it. Another creator's listing is 404 listing_not_found.
+         */
+        post: operations["prepareErc8004Registration"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/listings/{listing_id}/provider-key": {
         parameters: {
             query?: never;
@@ -656,7 +676,7 @@ export interface paths {
         get?: never;
         /**
          * Rate a listing
-         * @description The caller's rating of a published listing: an integer from 1 to 5 and an optional plain-text comment (at most 1000 characters, trimmed; line breaks kept). Only a wallet with at least one completed run of the listing may rate it, and not the listing's creator (403 rating_not_allowed). One rating per wallet and listing: putting it again replaces the rating and the comment (an absent comment removes the previous one), so repeating a request changes nothing. Unknown fields are refused. The response carries the listing's rating and review_count after the change; GET /v1/listings/{id} shows them at once, search within the catalogue's refresh interval.
+         * @description The caller's rating of a published listing: an integer from 1 to 5 and an optional plain-text comment (at most 1000 characters, trimmed; line breaks kept). Only a wallet with at least one completed run of the listing may rate it, and not the listing's creator (403 rating_not_allowed). One rating per wallet and listing: putting it again replaces the rating and the comment (an absent comment removes the previous one), so repeating a request changes nothing. Unknown fields are refused. These are off-chain ratings, shown apart from the listing's own rating as "before on-chain feedback": a listing's rating and review_count are its verified on-chain feedback (POST /v1/runs/{run_id}/feedback). The response's listing figures are the off-chain ratings' average and count, as GET /v1/listings/{listing_id}/ratings and the reputation's before_on_chain show them.
          */
         put: operations["rateListing"];
         post?: never;
@@ -678,6 +698,26 @@ export interface paths {
          * @description Renter ratings of a published listing, most recently written first, with the listing's rating and review_count. limit: 1 to 100 (default 20); cursor: the next_cursor of the previous page (null on the last page). An unknown or unpublished listing gives 404 listing_not_found.
          */
         get: operations["listRatings"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/listings/{listing_id}/reputation": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a listing's reputation
+         * @description A published listing's ERC-8004 reputation: rating and review_count (the listing's own: its verified feedback, score/20 averaged), unverified_count (feedback that does not count), before_on_chain (the renters' off-chain ratings, GET /v1/listings/{listing_id}/ratings, never averaged in), and its agent's feedback newest first, each with verified and its reason, a verified one with its run receipt. limit per page (default 20, at most 100), continued with next_cursor. Anyone can recompute the verified rating from the chain and the files (the SDK's verifyReputation).
+         */
+        get: operations["getListingReputation"];
         put?: never;
         post?: never;
         delete?: never;
@@ -954,6 +994,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/runs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List your runs of a listing
+         * @description The calling wallet's runs of one listing (listing_id, required), newest first, however they were made (execute, its stream, MCP, A2A): each with every field of GET /v1/runs/{run_id} but its output, which that route gives. limit: 1 to 100 (default 20); cursor: the next_cursor of the previous page (null on the last page). Another wallet's runs are never listed; a listing the wallet never ran gives an empty list. A completed run whose receipt is logged can be rated (POST /v1/runs/{run_id}/feedback).
+         */
+        get: operations["listRuns"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/runs/{run_id}": {
         parameters: {
             query?: never;
@@ -988,6 +1048,26 @@ export interface paths {
         get: operations["streamRunEvents"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/runs/{run_id}/feedback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Prepare on-chain feedback for a run
+         * @description For the renter who ran it, once the run is completed and its receipt is in the on-chain run log: writes the ERC-8004 feedback file (content-addressed, ipfs://<cid>, served at GET /v1/metadata/<cid>) and answers the unsigned `giveFeedback(agentId, value, valueDecimals, tag1, "", endpoint, feedbackURI, feedbackHash)` for the renter's wallet to send to the Reputation Registry. The file carries the ERC's fields (agentRegistry, agentId, clientAddress, createdAt, value, valueDecimals, tag1, endpoint), the text, proofOfPayment (the run's per-query charge, or the purchase of the renter's access) and runReceipt: the run's receipt fields, batch index, Merkle proof, root, leaf and logRuns transaction. feedback_hash is keccak256 of the file's bytes. Once the wallet has sent it, the feedback counts toward the listing's rating (score/20) if it is a rating (tag1 "starred"), the file's receipt verifies with the marketplace's verifyRunReceipt for the sending wallet and this listing, and no earlier feedback counts for the run; anything else is shown apart as unverified (GET /v1/listings/{id}/reputation). Before the receipt is logged (every few seconds locally, every minute in the cloud) the answer is 409 receipt_pending with Retry-After. Another wallet's run is 404 not_found; a failed run 403 feedback_not_allowed; a run whose feedback already counts 409 feedback_exists. Unknown fields are refused.
+         */
+        post: operations["prepareRunFeedback"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1216,11 +1296,29 @@ export interface components {
             /** @enum {string} */
             id: "done";
         };
+        Erc8004Registration: {
+            /** @description The agent id given, or null before registration */
+            agent_id: string | null;
+            /** @description `eip155:<chainId>:<identity registry>` */
+            agent_registry: string;
+            /** @description ipfs://<cid> of the registration file */
+            agent_uri: string;
+            listing_id: string;
+            /** @description The file's content */
+            registration_file: {
+                [key: string]: unknown;
+            };
+            transaction: components["schemas"]["UnsignedTransaction"];
+        };
+        Erc8004RegistrationInput: {
+            /** @description The agent's id once registered (decimal string), to point the agent at the complete file */
+            agent_id?: string;
+        };
         /** @description The envelope of every error answer. Each operation lists, per status, the codes it can return. */
         Error: {
             error: {
                 /** @enum {string} */
-                code: "unauthorized" | "invalid_api_key" | "jwt_expired" | "invalid_signature" | "credential_not_found" | "credential_expired" | "insufficient_balance" | "listing_paused" | "invalid_request" | "invalid_listing_id" | "listing_not_found" | "rate_limit_exceeded" | "internal_error" | "service_unavailable" | "not_found" | "forbidden" | "creator_not_approved" | "credential_revoked" | "listing_closed" | "price_not_agreed" | "rating_not_allowed" | "method_not_allowed" | "idempotency_key_reused" | "request_timeout" | "payload_too_large" | "unsupported_media_type" | "headers_too_large" | "invalid_token" | "insufficient_scope" | "request_not_found" | "request_decided" | "origin_not_allowed";
+                code: "unauthorized" | "invalid_api_key" | "jwt_expired" | "invalid_signature" | "credential_not_found" | "credential_expired" | "insufficient_balance" | "listing_paused" | "invalid_request" | "invalid_listing_id" | "listing_not_found" | "rate_limit_exceeded" | "internal_error" | "service_unavailable" | "not_found" | "forbidden" | "creator_not_approved" | "credential_revoked" | "listing_closed" | "price_not_agreed" | "rating_not_allowed" | "feedback_not_allowed" | "feedback_exists" | "receipt_pending" | "agent_not_registered" | "method_not_allowed" | "idempotency_key_reused" | "request_timeout" | "payload_too_large" | "unsupported_media_type" | "headers_too_large" | "invalid_token" | "insufficient_scope" | "request_not_found" | "request_decided" | "origin_not_allowed";
                 message: string;
                 /** @description The contract's custom error behind a refusal, decoded from the revert */
                 on_chain_error?: {
@@ -1250,6 +1348,41 @@ export interface components {
             task: string;
             /** @description Maximum run time: the run gets the lower of this and the agent's own timeout_seconds */
             timeout_seconds?: number;
+        };
+        Feedback: {
+            block_number: string;
+            /** @description The wallet that sent giveFeedback, lower-case */
+            client: string;
+            endpoint: string;
+            feedback_hash: string;
+            /** @description The client's feedback index for the agent (from 1) */
+            feedback_index: string;
+            feedback_uri: string;
+            /** @description Why it does not count: file_unavailable, file_too_large, hash_mismatch, file_malformed, file_of_another_feedback, receipt_of_another_wallet, receipt_of_another_listing, run_not_completed, receipt_not_on_chain, not_a_rating, value_out_of_range, run_already_rated, revoked, agent_not_the_listings; null when it counts */
+            reason: string | null;
+            /** @description A verified feedback's run receipt as its file carries it (marketplace, batchIndex, receipt fields, proof, root, leaf, txHash) */
+            receipt: {
+                [key: string]: unknown;
+            } | null;
+            revoked: boolean;
+            run_id: string | null;
+            tag1: string;
+            tag2: string;
+            text: string | null;
+            tx_hash: string;
+            /** @description value / 10^value_decimals */
+            value: number;
+            value_decimals: number;
+            /** @description Whether it counts toward the listing's rating */
+            verified: boolean;
+        };
+        FeedbackInput: {
+            /** @description 1 to 64 characters; default "starred" (a rating: only ratings count toward the listing's rating) */
+            tag1?: string;
+            /** @description A comment for the file: plain text, at most 1000 characters after trimming */
+            text?: string | null;
+            /** @description The score, 0 to 100, at most 2 decimals (sent on-chain as value and valueDecimals: 87.5 is 875 with 1 decimal) */
+            value: number;
         };
         Health: {
             /** @description The protocol authority's ETH balance (its gas), in wei */
@@ -1372,12 +1505,20 @@ export interface components {
             p99: number;
         } | null;
         Listing: components["schemas"]["ListingSummary"] & {
+            erc8004: components["schemas"]["ListingErc8004"];
             metadata_uri: string;
             on_chain_id: string;
             published_at: string;
             /** @enum {string} */
             status: "active" | "paused" | "closed";
         };
+        /** @description The listing's ERC-8004 agent: the latest its creator registered with a registration file of this listing and still owns. null until registered. Its tokenURI is the registration file (ipfs://<cid>, served at /v1/metadata/<cid>). */
+        ListingErc8004: {
+            /** @description The agent's id in the Identity Registry (its ERC-721 token id), as a decimal string (uint256) */
+            agent_id: string;
+            /** @description The Identity Registry, `eip155:<chainId>:<address>` */
+            agent_registry: string;
+        } | null;
         ListingMetadata: {
             [key: string]: unknown;
         };
@@ -1398,9 +1539,11 @@ export interface components {
             id: string;
             last_updated: string;
             price_eth: number;
+            /** @description Average of the verified on-chain feedback (ERC-8004 Reputation Registry), 0.0 to 5.0: a score of 0-100 counts as score/20. Only feedback carrying the on-chain receipt of a completed run of this listing by the same wallet counts, one per run (GET /v1/listings/{id}/reputation). */
             rating: number;
             /** @enum {string} */
             rental_model: "one_time" | "subscription" | "per_query";
+            /** @description How many verified on-chain feedbacks the rating averages. */
             review_count: number;
             run_count: number;
             sample_output: string[];
@@ -1511,6 +1654,23 @@ export interface components {
             };
             listing_id: string;
         };
+        Reputation: {
+            /** @description Off-chain ratings from before on-chain feedback, shown apart */
+            before_on_chain: {
+                rating: number;
+                review_count: number;
+            };
+            erc8004: {
+                agent_id: string;
+                agent_registry: string;
+            } | null;
+            feedback: components["schemas"]["Feedback"][];
+            listing_id: string;
+            next_cursor: string | null;
+            rating: number;
+            review_count: number;
+            unverified_count: number;
+        };
         ReviewDecision: {
             /** @enum {string} */
             decision: "approve" | "reject";
@@ -1576,6 +1736,60 @@ export interface components {
             code: "invalid_input" | "invalid_output" | "output_too_large" | "timeout" | "crashed" | "out_of_memory" | "agent_error" | "agent_http_error" | "agent_invalid_response" | "agent_stream_cut" | "agent_unreachable" | "egress_refused" | "agent_not_configured" | "cancelled" | "settlement_refused" | "internal_error";
             /** @description For the renter: never a key, a signature or a connected agent's URL */
             message: string;
+        };
+        RunFeedback: {
+            /** @description The listing's ERC-8004 agent id (decimal string) */
+            agent_id: string;
+            agent_registry: string;
+            /** @description The file's content */
+            feedback_file: {
+                [key: string]: unknown;
+            };
+            /** @description keccak256 of the file's bytes */
+            feedback_hash: string;
+            /** @description ipfs://<cid> of the feedback file */
+            feedback_uri: string;
+            listing_id: string;
+            run_id: string;
+            transaction: components["schemas"]["UnsignedTransaction"];
+        };
+        RunList: {
+            listing_id: string;
+            next_cursor: string | null;
+            runs: components["schemas"]["RunSummary"][];
+        };
+        /** @description A run as listed: every field of RunDetail but its output (read it with GET /v1/runs/{run_id}) */
+        RunSummary: {
+            agent_id: string;
+            cost_wei: number;
+            created_at: string;
+            duration_ms: number;
+            error?: components["schemas"]["RunFailure"];
+            finished_at: string | null;
+            listing_id: string;
+            /** @description The run's receipt in the on-chain run log (verify with the contract's verifyRunReceipt(batch_index, receipt fields, proof): it hashes the leaf from the run's fields itself, and leaf is that hash); null until logged */
+            receipt: {
+                batch_index: number;
+                leaf: string;
+                proof: string[];
+                root: string;
+                tx_hash: string;
+            } | null;
+            /** @enum {string} */
+            rental_model: "one_time" | "subscription" | "per_query";
+            run_id: string;
+            /** @enum {string} */
+            settlement: "none" | "pending" | "settled" | "refused";
+            settlement_tx: string | null;
+            /** @enum {string} */
+            status: "running" | "completed" | "failed";
+        };
+        /** @description A transaction for the caller's wallet to sign and send (no value, no gas fields: the wallet fills those) */
+        UnsignedTransaction: {
+            /** @description The call data */
+            data: string;
+            /** @description The registry to send it to */
+            to: string;
         };
         WebhookSecret: {
             created_at: string;
@@ -3916,6 +4130,102 @@ export interface operations {
             500: components["responses"]["InternalError"];
         };
     };
+    prepareErc8004Registration: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                listing_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["Erc8004RegistrationInput"];
+            };
+        };
+        responses: {
+            /** @description The registration file as stored and the transaction to send */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Erc8004Registration"];
+                };
+            };
+            /** @description Bad request: invalid_request, invalid_listing_id */
+            400: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "invalid_request" | "invalid_listing_id";
+                            /** @enum {integer} */
+                            status: 400;
+                        };
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description Forbidden: insufficient_scope */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "insufficient_scope";
+                            /** @enum {integer} */
+                            status: 403;
+                        };
+                    };
+                };
+            };
+            /** @description Not found: listing_not_found */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "listing_not_found";
+                            /** @enum {integer} */
+                            status: 404;
+                        };
+                    };
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     setProviderKey: {
         parameters: {
             query?: never;
@@ -4133,6 +4443,98 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["RatingList"];
+                };
+            };
+            /** @description Bad request: invalid_request, invalid_listing_id */
+            400: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "invalid_request" | "invalid_listing_id";
+                            /** @enum {integer} */
+                            status: 400;
+                        };
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description Forbidden: insufficient_scope */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "insufficient_scope";
+                            /** @enum {integer} */
+                            status: 403;
+                        };
+                    };
+                };
+            };
+            /** @description Not found: listing_not_found */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "listing_not_found";
+                            /** @enum {integer} */
+                            status: 404;
+                        };
+                    };
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getListingReputation: {
+        parameters: {
+            query?: {
+                cursor?: string;
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                listing_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The listing's reputation */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Reputation"];
                 };
             };
             /** @description Bad request: invalid_request, invalid_listing_id */
@@ -5258,6 +5660,78 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    listRuns: {
+        parameters: {
+            query: {
+                cursor?: string;
+                limit?: number;
+                /** @description The listing (lst_…, or its 0x on-chain id) */
+                listing_id: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of runs */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RunList"];
+                };
+            };
+            /** @description Bad request: invalid_request, invalid_listing_id */
+            400: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "invalid_request" | "invalid_listing_id";
+                            /** @enum {integer} */
+                            status: 400;
+                        };
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description Forbidden: insufficient_scope */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "insufficient_scope";
+                            /** @enum {integer} */
+                            status: 403;
+                        };
+                    };
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
     getRun: {
         parameters: {
             query?: never;
@@ -5397,6 +5871,122 @@ export interface operations {
             };
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
+        };
+    };
+    prepareRunFeedback: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                run_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["FeedbackInput"];
+            };
+        };
+        responses: {
+            /** @description The feedback file as stored and the transaction to send */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RunFeedback"];
+                };
+            };
+            /** @description Bad request: invalid_request */
+            400: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "invalid_request";
+                            /** @enum {integer} */
+                            status: 400;
+                        };
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description Forbidden: feedback_not_allowed, insufficient_scope */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "feedback_not_allowed" | "insufficient_scope";
+                            /** @enum {integer} */
+                            status: 403;
+                        };
+                    };
+                };
+            };
+            /** @description Not found: not_found */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "not_found";
+                            /** @enum {integer} */
+                            status: 404;
+                        };
+                    };
+                };
+            };
+            /** @description Conflict: feedback_exists, receipt_pending, agent_not_registered */
+            409: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "feedback_exists" | "receipt_pending" | "agent_not_registered";
+                            /** @enum {integer} */
+                            status: 409;
+                        };
+                    };
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
 }

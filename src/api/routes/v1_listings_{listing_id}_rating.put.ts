@@ -18,7 +18,7 @@ export const route = defineRoute({
     `The caller's rating of a published listing: an integer from ${MIN_RATING} to ${MAX_RATING} and an optional plain-text comment (at most ${MAX_COMMENT_CHARS} characters, trimmed; line breaks kept). ` +
     "Only a wallet with at least one completed run of the listing may rate it, and not the listing's creator (403 rating_not_allowed). " +
     "One rating per wallet and listing: putting it again replaces the rating and the comment (an absent comment removes the previous one), so repeating a request changes nothing. Unknown fields are refused. " +
-    "The response carries the listing's rating and review_count after the change; GET /v1/listings/{id} shows them at once, search within the catalogue's refresh interval.",
+    "These are off-chain ratings, shown apart from the listing's own rating as \"before on-chain feedback\": a listing's rating and review_count are its verified on-chain feedback (POST /v1/runs/{run_id}/feedback). The response's listing figures are the off-chain ratings' average and count, as GET /v1/listings/{listing_id}/ratings and the reputation's before_on_chain show them.",
   request: {
     params: z.object({ listing_id: z.string() }),
     body: {

@@ -7,29 +7,7 @@ import { RUN_ID } from "../../execution/runs/run.ts";
 import { getRun } from "../../execution/runs/run.store.ts";
 import { runDetailBody } from "../run-json.ts";
 import { defineRoute } from "../route.ts";
-import { RentalModelSchema, RunFailureSchema, RunStatusSchema, SettlementStateSchema } from "../schemas/common.ts";
-
-const RunDetailSchema = z
-  .object({
-    run_id: z.string(),
-    agent_id: z.string(),
-    listing_id: z.string(),
-    status: RunStatusSchema,
-    output: z.unknown().openapi({ description: "null while running, and while a per-query charge is unconfirmed (settlement pending) or was refused" }),
-    cost_wei: z.number().int(),
-    duration_ms: z.number().int(),
-    error: RunFailureSchema.optional(),
-    rental_model: RentalModelSchema,
-    settlement: SettlementStateSchema,
-    settlement_tx: z.string().nullable(),
-    created_at: z.string(),
-    finished_at: z.string().nullable(),
-    receipt: z
-      .object({ batch_index: z.number().int(), root: z.string(), leaf: z.string(), proof: z.array(z.string()), tx_hash: z.string() })
-      .nullable()
-      .openapi({ description: "The run's receipt in the on-chain run log (verify with the contract's verifyRunReceipt(batch_index, receipt fields, proof): it hashes the leaf from the run's fields itself, and leaf is that hash); null until logged" }),
-  })
-  .openapi("RunDetail");
+import { RunDetailSchema } from "../schemas/execution.ts";
 
 export const route = defineRoute({
   method: "get",

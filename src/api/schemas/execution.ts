@@ -1,8 +1,9 @@
 // The schemas of the two execute routes (POST /v1/execute, POST /v1/execute/stream): the request, and
-// the Run they answer (also the stream's `done` event and the base of GET /v1/runs/{run_id}).
+// the Run they answer (also the stream's `done` event); and a run as its renter reads it later
+// (GET /v1/runs/{run_id}, and without its output in GET /v1/runs).
 import { z } from "@hono/zod-openapi";
 import { isContentAddress } from "../../execution/input.ts";
-import { FinishedRunStatusSchema, RunFailureSchema } from "./common.ts";
+import { FinishedRunStatusSchema, RentalModelSchema, RunFailureSchema, RunStatusSchema, SettlementStateSchema } from "./common.ts";
 
 /** Largest task description, in characters (the body as a whole is capped by MAX_BODY_BYTES). */
 export const MAX_TASK_CHARS = 32_768;
@@ -41,3 +42,33 @@ export const RunSchema = z
       .openapi({ description: "Present when the run's per-task charge is not confirmed on-chain yet: output is null until it is; GET /v1/runs/{run_id} releases it once the charge lands. The run is not run or charged again." }),
   })
   .openapi("Run");
+
+/** A run's fields as its renter reads them, but its output: what a run and a list of runs share. */
+const runFields = {
+  run_id: z.string(),
+  agent_id: z.string(),
+  listing_id: z.string(),
+  status: RunStatusSchema,
+  cost_wei: z.number().int(),
+  duration_ms: z.number().int(),
+  error: RunFailureSchema.optional(),
+  rental_model: RentalModelSchema,
+  settlement: SettlementStateSchema,
+  settlement_tx: z.string().nullable(),
+  created_at: z.string(),
+  finished_at: z.string().nullable(),
+  receipt: z
+    .object({ batch_index: z.number().int(), root: z.string(), leaf: z.string(), proof: z.array(z.string()), tx_hash: z.string() })
+    .nullable()
+    .openapi({ description: "The run's receipt in the on-chain run log (verify with the contract's verifyRunReceipt(batch_index, receipt fields, proof): it hashes the leaf from the run's fields itself, and leaf is that hash); null until logged" }),
+};
+
+export const RunDetailSchema = z
+  .object({
+    ...runFields,
+    output: z.unknown().openapi({ description: "null while running, and while a per-query charge is unconfirmed (settlement pending) or was refused" }),
+  })
+  .openapi("RunDetail");
+
+/** A run in a list (GET /v1/runs): the run without its output, which GET /v1/runs/{run_id} gives. */
+export const RunSummarySchema = z.object(runFields).openapi("RunSummary", { description: "A run as listed: every field of RunDetail but its output (read it with GET /v1/runs/{run_id})" });

@@ -15,8 +15,8 @@ export const ListingSummarySchema = z
     run_count: z.number().int(),
     success_rate: z.number(),
     creator: z.object({ id: z.string(), display_name: z.string(), listing_count: z.number().int() }),
-    rating: z.number(),
-    review_count: z.number().int(),
+    rating: z.number().openapi({ description: "Average of the verified on-chain feedback (ERC-8004 Reputation Registry), 0.0 to 5.0: a score of 0-100 counts as score/20. Only feedback carrying the on-chain receipt of a completed run of this listing by the same wallet counts, one per run (GET /v1/listings/{id}/reputation)." }),
+    review_count: z.number().int().openapi({ description: "How many verified on-chain feedbacks the rating averages." }),
     last_updated: z.string(),
     sample_output: z.array(z.string()),
   })
@@ -28,6 +28,16 @@ export const ListingSchema = ListingSummarySchema.extend({
   status: ListingStatusSchema,
   on_chain_id: z.string(),
   metadata_uri: z.string(),
+  erc8004: z
+    .object({
+      agent_id: z.string().regex(/^\d{1,78}$/).openapi({ description: "The agent's id in the Identity Registry (its ERC-721 token id), as a decimal string (uint256)" }),
+      agent_registry: z.string().openapi({ description: "The Identity Registry, `eip155:<chainId>:<address>`" }),
+    })
+    .nullable()
+    .openapi("ListingErc8004", {
+      description:
+        "The listing's ERC-8004 agent: the latest its creator registered with a registration file of this listing and still owns. null until registered. Its tokenURI is the registration file (ipfs://<cid>, served at /v1/metadata/<cid>).",
+    }),
 }).openapi("Listing");
 
 /** One renter's rating of a listing. */

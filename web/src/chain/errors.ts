@@ -33,6 +33,18 @@ const PLAIN: Record<string, (args: readonly unknown[]) => string> = {
     typeof a[0] === "bigint" && a[0] > 0n
       ? `The balance can be withdrawn from ${new Date(Number(a[0]) * 1000).toLocaleString()}: runs admitted before your request may still be charged until then.`
       : "Ask to withdraw the balance first: it can be taken back an hour after you ask.",
+  // ERC-8004's Identity Registry.
+  NotAuthorized: () => "This wallet does not own that ERC-8004 agent (nor is it approved for it), so it cannot change it.",
+  ERC721NonexistentToken: (a) => `No ERC-8004 agent has the id ${String(a[0])} in this registry.`,
+  ReservedMetadataKey: () => "The agent's wallet is set only with that wallet's signature, not as plain metadata.",
+  ZeroWallet: () => "The agent's wallet cannot be the zero address.",
+  SignatureExpired: () => "The wallet's signature expired before the transaction was sent: sign again.",
+  DeadlineTooFar: () => "The signature's deadline is too far ahead: the registry takes at most a few minutes.",
+  InvalidWalletSignature: () => "The signature is not the new wallet's own for this agent: sign with the wallet being set.",
+  // ERC-8004's Reputation Registry.
+  SelfFeedbackNotAllowed: () => "The agent's owner cannot give it feedback.",
+  ValueOutOfRange: () => "The score is out of the range the registry takes.",
+  TooManyDecimals: () => "The score has more decimals than the registry takes.",
 };
 
 function eth(value: unknown): string {

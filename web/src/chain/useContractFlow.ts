@@ -1,10 +1,12 @@
 // A contract write as the user follows it: simulated first (a revert is decoded and shown before the
 // wallet is asked, so a refused rental costs nothing), then "confirm in your wallet", then pending
 // with the hash, then confirmed. Errors are said in plain words; a wallet rejection changes nothing.
+// `useTransactionFlow` does this for any contract (the ERC-8004 registries too); `useContractFlow` is
+// the marketplace's, typed by its ABI.
 import { useCallback, useState } from "react";
 import { useConfig, useConnection } from "wagmi";
 import { simulateContract, waitForTransactionReceipt, writeContract } from "wagmi/actions";
-import type { Abi, ContractFunctionArgs, ContractFunctionName, Hash } from "viem";
+import type { Abi, Address, ContractFunctionArgs, ContractFunctionName, Hash, TransactionReceipt } from "viem";
 import { marketplaceAbi } from "./abi.ts";
 import { explainError, type ExplainedError } from "./errors.ts";
 import { useDashboardConfig } from "../lib/context.tsx";
@@ -25,23 +27,33 @@ export interface WriteRequest<F extends Writable> {
   value?: bigint;
 }
 
-export function useContractFlow() {
+/** A write to any contract: its address and ABI, the function and its arguments. */
+export interface ContractWrite {
+  address: Address;
+  abi: Abi;
+  functionName: string;
+  args: readonly unknown[];
+  value?: bigint;
+}
+
+/** One write at a time, simulated, sent and awaited; `run` resolves to the receipt, or null when it
+ * failed or was refused (the state says why). */
+export function useTransactionFlow() {
   const wagmi = useConfig();
   const { address } = useConnection();
-  const { marketplace } = useDashboardConfig();
   const [state, setState] = useState<FlowState>({ step: "idle" });
 
   const run = useCallback(
-    async <F extends Writable>(request: WriteRequest<F>): Promise<Hash | null> => {
+    async (request: ContractWrite): Promise<TransactionReceipt | null> => {
       let hash: Hash | undefined;
       try {
         if (!address) throw new Error("Connect your wallet first.");
         setState({ step: "simulating" });
         const simulated = await simulateContract(wagmi, {
-          address: marketplace,
-          abi: marketplaceAbi as Abi,
+          address: request.address,
+          abi: request.abi,
           functionName: request.functionName,
-          args: request.args as readonly unknown[],
+          args: request.args,
           account: address,
           ...(request.value !== undefined ? { value: request.value } : {}),
         });
@@ -51,15 +63,33 @@ export function useContractFlow() {
         const receipt = await waitForTransactionReceipt(wagmi, { hash });
         if (receipt.status !== "success") throw new Error("The transaction was reverted on-chain; no ETH beyond gas was spent.");
         setState({ step: "confirmed", hash });
-        return hash;
+        return receipt;
       } catch (error) {
         setState({ step: "failed", error: explainError(error), ...(hash ? { hash } : {}) });
         return null;
       }
     },
-    [wagmi, address, marketplace],
+    [wagmi, address],
   );
 
+  /** A failure found outside the write (the page's own checks, a signature the wallet refused), shown the same way. */
+  const fail = useCallback((error: string | ExplainedError) => setState({ step: "failed", error: typeof error === "string" ? { message: error, rejected: false, contractError: null } : error }), []);
+  /** A step before the write the wallet is asked for (a signature): shown as "confirm in your wallet". */
+  const confirming = useCallback(() => setState({ step: "confirm" }), []);
   const reset = useCallback(() => setState({ step: "idle" }), []);
-  return { state, run, reset, busy: state.step === "simulating" || state.step === "confirm" || state.step === "pending" };
+  return { state, run, fail, confirming, reset, busy: state.step === "simulating" || state.step === "confirm" || state.step === "pending" };
+}
+
+export function useContractFlow() {
+  const { marketplace } = useDashboardConfig();
+  const flow = useTransactionFlow();
+  const { run: runAny } = flow;
+  const run = useCallback(
+    async <F extends Writable>(request: WriteRequest<F>): Promise<Hash | null> => {
+      const receipt = await runAny({ address: marketplace, abi: marketplaceAbi as Abi, functionName: request.functionName, args: request.args as readonly unknown[], ...(request.value !== undefined ? { value: request.value } : {}) });
+      return receipt ? receipt.transactionHash : null;
+    },
+    [runAny, marketplace],
+  );
+  return { state: flow.state, run, reset: flow.reset, busy: flow.busy };
 }

@@ -1,6 +1,6 @@
 // A listing: everything the detail endpoint returns, its sample outputs, the agent's input and output
 // schemas (from its public metadata), ratings, what the price means, and renting it.
-import { useState } from "react";
+import { useCallback, useState } from "react";
 import { Link, useParams } from "react-router";
 import { useInfiniteQuery, useMutation, useQueryClient } from "@tanstack/react-query";
 import { useApi, useAuthQuery } from "../api/hooks.ts";
@@ -11,6 +11,8 @@ import { Empty, ErrorNote, Loading, StatusBadge } from "../ui/notices.tsx";
 import { MODEL_LABEL, PRICE_MEANING, PRICE_SUFFIX, formatTime, formatWei, jsonText, percent, prettyJson, priceWei, shortHex } from "../ui/format.ts";
 import { useListingMetadata } from "../lib/metadata.ts";
 import { RentPanel } from "./Rent.tsx";
+import { Erc8004Identity } from "../erc8004/Reputation.tsx";
+import { Erc8004Registration } from "../erc8004/Registration.tsx";
 
 export function ListingPage() {
   return (
@@ -33,6 +35,8 @@ function ListingView() {
     setRented(true);
     void credential.refetch();
   };
+
+  const refetchListing = useCallback(() => void listing.refetch(), [listing.refetch]);
 
   if (listing.isPending) return <Loading label="Loading the listing" />;
   if (listing.isError) return <ErrorNote error={listing.error} title="This listing could not be loaded" />;
@@ -95,8 +99,14 @@ function ListingView() {
               </>
             )}
           </section>
+          <section className="card stack" aria-labelledby="erc8004">
+            <h2 id="erc8004">ERC-8004 identity and reputation</h2>
+            <Erc8004Identity listing={l} />
+            {session && session.wallet.toLowerCase() === l.creator.id.toLowerCase() ? <Erc8004Registration listing={l} refetchListing={refetchListing} /> : null}
+          </section>
           <section className="card stack" aria-labelledby="ratings">
             <h2 id="ratings">Ratings</h2>
+            <p className="hint">Renters' ratings kept by the service, before on-chain feedback: shown apart, not part of the verified rating.</p>
             {held && session && session.wallet.toLowerCase() !== l.creator.id.toLowerCase() ? (
               <RateListing listingId={l.id} mine={ratings.data?.pages.flatMap((p) => p.ratings).find((r) => r.wallet.toLowerCase() === session.wallet.toLowerCase())} />
             ) : null}

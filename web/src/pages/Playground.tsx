@@ -19,6 +19,7 @@ import { formatWei, jsonText } from "../ui/format.ts";
 import { TxLink } from "../chain/FlowStatus.tsx";
 import { useReadContract } from "wagmi";
 import { marketplaceAbi, onChainId } from "../chain/abi.ts";
+import { RateRun } from "../erc8004/RateRun.tsx";
 
 export function PlaygroundPage() {
   return (
@@ -393,7 +394,9 @@ function RunForm({ listingId }: { listingId: string }) {
               )}
             </dd>
           </dl>
-        ) : runId ? (
+        ) : null}
+        {run?.status === "completed" && phase === "done" ? <RateRun key={run.run_id} runId={run.run_id} listingId={listingId} /> : null}
+        {!run && runId ? (
           <p className="small muted">
             Run id <span className="mono">{runId}</span>
           </p>

@@ -1,5 +1,6 @@
-// My rentals: every credential with its status, expiry and time left, per-task balance in runs, and
-// renew / top up / request and withdraw the unspent balance where the contract allows them.
+// My rentals: every credential with its status, expiry and time left, per-task balance in runs,
+// renew / top up / request and withdraw the unspent balance where the contract allows them, and the
+// rental's runs (each completed one can be rated on-chain).
 import { useState } from "react";
 import { Link } from "react-router";
 import * as Dialog from "@radix-ui/react-dialog";
@@ -17,6 +18,7 @@ import { RequireSignIn } from "../ui/Layout.tsx";
 import { Empty, ErrorNote, Loading, StatusBadge } from "../ui/notices.tsx";
 import { MODEL_LABEL, formatTime, formatWei, timeLeft } from "../ui/format.ts";
 import { RentPanel, useOnChainPrice } from "./Rent.tsx";
+import { RunHistory } from "./RunHistory.tsx";
 
 export function RentalsPage() {
   return (
@@ -245,6 +247,7 @@ function RentalRow({ credential: c, onChanged }: { credential: Credential; onCha
           </>
         )}
       </dl>
+      <RunHistory listingId={c.listing_id} title={c.listing_title} />
       <Dialog.Root open={open !== null} onOpenChange={(o) => !o && setOpen(null)}>
         <Dialog.Portal>
           <Dialog.Overlay className="dialog-overlay" />

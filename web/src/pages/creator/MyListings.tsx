@@ -1,6 +1,6 @@
 // My listings: runs, success rate, rating and escrowed earnings; pause and resume, update price and
 // metadata, set the provider key, rotate the webhook secret (shown once), withdraw earnings, close.
-import { useState } from "react";
+import { useCallback, useState } from "react";
 import { Link } from "react-router";
 import { useMutation } from "@tanstack/react-query";
 import * as AlertDialog from "@radix-ui/react-alert-dialog";
@@ -15,6 +15,8 @@ import { useDashboardConfig } from "../../lib/context.tsx";
 import { useListingMetadata } from "../../lib/metadata.ts";
 import { Empty, ErrorNote, StatusBadge } from "../../ui/notices.tsx";
 import { MODEL_LABEL, formatWei, percent } from "../../ui/format.ts";
+import { Erc8004Registration } from "../../erc8004/Registration.tsx";
+
 
 export function MyListings({ agents }: { agents: CreatorAgent[] }) {
   return (
@@ -28,10 +30,10 @@ export function MyListings({ agents }: { agents: CreatorAgent[] }) {
 function ListingRow({ agent }: { agent: CreatorAgent }) {
   const { marketplace } = useDashboardConfig();
   const onChain = useReadContract({ address: marketplace, abi: marketplaceAbi, functionName: "listings", args: [onChainId(agent.listing_id)] });
-  // A closed listing leaves the catalogue (the detail answers 404): it is not asked for then.
-  const published = useAuthQuery<Listing>(`/v1/listings/${agent.listing_id}`, undefined, { enabled: agent.review_status === "approved" && onChain.data !== undefined && onChain.data[3] !== 3, retry: false });
-  const metadata = useListingMetadata(agent.metadata_uri);
   const exists = onChain.data && onChain.data[3] !== 0;
+  // A closed listing stays readable (status closed): its ERC-8004 registration file follows it too.
+  const published = useAuthQuery<Listing>(`/v1/listings/${agent.listing_id}`, undefined, { enabled: agent.review_status === "approved" && Boolean(exists), retry: false });
+  const metadata = useListingMetadata(agent.metadata_uri);
   const status = onChain.data ? CHAIN_LISTING_STATUSES[onChain.data[3]] ?? "none" : "none";
   const escrow = onChain.data?.[1] ?? 0n;
   const id = onChainId(agent.listing_id);
@@ -41,6 +43,7 @@ function ListingRow({ agent }: { agent: CreatorAgent }) {
     void onChain.refetch();
     void withdrawable.refetch();
   };
+  const refetchPublished = useCallback(() => void published.refetch(), [published.refetch]);
   const title = metadata.data?.name ? metadata.data.name.split("-").map((w) => w[0]!.toUpperCase() + w.slice(1)).join(" ") : agent.agent_id;
   return (
     <article className="card stack" aria-labelledby={`l-${agent.listing_id}`}>
@@ -73,6 +76,12 @@ function ListingRow({ agent }: { agent: CreatorAgent }) {
         ) : null}
       </div>
       {onChain.isError ? <ErrorNote error={onChain.error} /> : null}
+      {published.data ? (
+        <section className="stack" aria-label={`ERC-8004 registration of ${title}`}>
+          <h4 style={{ margin: 0 }}>ERC-8004 agent</h4>
+          <Erc8004Registration listing={published.data} chainStatus={exists ? status : undefined} refetchListing={refetchPublished} registerAt={`/listings/${agent.listing_id}`} />
+        </section>
+      ) : null}
       {exists && status !== "closed" ? (
         <details>
           <summary>Manage</summary>
