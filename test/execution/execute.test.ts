@@ -171,7 +171,7 @@ describe("the execute request", () => {
     expect((await app.request(`/v1/runs/run_nope`, { headers: { authorization: `Bearer ${key}` } })).status).toBe(404);
   });
 
-  it("counts runs in the listing's live figures, and lets a renter who ran it rate it", async () => {
+  it("counts runs in the listing's live figures, and lets a renter who ran it rate it (off-chain: shown apart from the verified on-chain rating)", async () => {
     const figures = async () => (await (await app.request(`/v1/listings/${listing.listing_id}`, { headers: { authorization: `Bearer ${key}` } })).json()) as { run_count: number; success_rate: number; rating: number; review_count: number };
     const before = await figures();
     await execute(key, { agent_id: listing.agent_id, task: "count me" });
@@ -180,7 +180,12 @@ describe("the execute request", () => {
     expect(after.run_count).toBe(before.run_count + 2);
     const rated = await app.request(`/v1/listings/${listing.listing_id}/rating`, { method: "PUT", headers: { authorization: `Bearer ${key}`, "content-type": "application/json" }, body: JSON.stringify({ rating: 4 }) });
     expect(rated.status).toBe(200);
-    expect(await figures()).toMatchObject({ rating: 4, review_count: 1 });
+    // The rating's answer carries the off-chain ratings' figures; the listing's own rating is its verified
+    // on-chain feedback, which an off-chain rating does not move.
+    expect(await rated.json()).toMatchObject({ rating: 4, listing: { rating: 4, review_count: 1 } });
+    expect(await figures()).toMatchObject({ rating: before.rating, review_count: before.review_count });
+    const reputation = (await (await app.request(`/v1/listings/${listing.listing_id}/reputation`, { headers: { authorization: `Bearer ${key}` } })).json()) as Record<string, unknown>;
+    expect(reputation).toMatchObject({ before_on_chain: { rating: 4, review_count: 1 } });
     const stranger = await renterWithKey();
     const refused = await app.request(`/v1/listings/${listing.listing_id}/rating`, { method: "PUT", headers: { authorization: `Bearer ${stranger.key}`, "content-type": "application/json" }, body: JSON.stringify({ rating: 5 }) });
     expect(refused.status).toBe(403);

@@ -139,7 +139,10 @@ describe("long lists", () => {
     await connectAndSignIn(d);
     const list = page.getByTestId("ratings").getByRole("listitem");
     await expect.poll(() => list.count(), { timeout: 15_000 }).toBe(5);
-    await page.getByText(/\(6 reviews\)/).waitFor();
+    // The six are off-chain ratings: shown apart as before on-chain feedback, not as the listing's
+    // verified rating (which no on-chain feedback has moved).
+    await expect.poll(() => page.getByTestId("before-on-chain").textContent(), { timeout: 15_000 }).toMatch(/from 6 ratings/);
+    expect(await page.getByTestId("verified-rating").textContent()).toBe("No verified feedback yet");
     await page.getByRole("button", { name: "Show more ratings" }).click();
     await expect.poll(() => list.count()).toBe(6);
     expect(await page.getByRole("button", { name: "Show more ratings" }).count()).toBe(0);

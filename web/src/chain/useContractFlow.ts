@@ -11,7 +11,7 @@ import { marketplaceAbi } from "./abi.ts";
 import { explainError, type ExplainedError } from "./errors.ts";
 import { useDashboardConfig } from "../lib/context.tsx";
 
-type Writable = ContractFunctionName<typeof marketplaceAbi, "nonpayable" | "payable">;
+export type Writable = ContractFunctionName<typeof marketplaceAbi, "nonpayable" | "payable">;
 
 export type FlowState =
   | { step: "idle" }

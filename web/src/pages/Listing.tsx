@@ -7,7 +7,7 @@ import { useApi, useAuthQuery } from "../api/hooks.ts";
 import type { CredentialVerification, Listing, Rating, RatingList } from "@agent-rental/sdk";
 import { useSession } from "../auth/session.tsx";
 import { RequireSignIn } from "../ui/Layout.tsx";
-import { Empty, ErrorNote, Loading, StatusBadge } from "../ui/notices.tsx";
+import { Empty, ErrorNote, Loading, MorePages, StatusBadge } from "../ui/notices.tsx";
 import { MODEL_LABEL, PRICE_MEANING, PRICE_SUFFIX, formatTime, formatWei, jsonText, percent, prettyJson, priceWei, shortHex } from "../ui/format.ts";
 import { useListingMetadata } from "../lib/metadata.ts";
 import { RentPanel } from "./Rent.tsx";
@@ -121,14 +121,7 @@ function ListingView() {
                     </li>
                   ))}
                 </ul>
-                {ratings.error ? <ErrorNote error={ratings.error} title="More ratings could not be loaded" /> : null}
-                {ratings.hasNextPage ? (
-                  <div>
-                    <button className="btn btn-small" onClick={() => void ratings.fetchNextPage()} disabled={ratings.isFetchingNextPage}>
-                      {ratings.isFetchingNextPage ? "Loading…" : "Show more ratings"}
-                    </button>
-                  </div>
-                ) : null}
+                <MorePages query={ratings} what="ratings" small />
               </>
             )}
           </section>

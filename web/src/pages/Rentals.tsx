@@ -4,18 +4,16 @@
 import { useState } from "react";
 import { Link } from "react-router";
 import * as Dialog from "@radix-ui/react-dialog";
-import * as AlertDialog from "@radix-ui/react-alert-dialog";
 import { useInfiniteQuery } from "@tanstack/react-query";
 import { useBlock, useConnection, useReadContract } from "wagmi";
 import { useApi } from "../api/hooks.ts";
 import { useSession } from "../auth/session.tsx";
 import type { Credential } from "@agent-rental/sdk";
 import { marketplaceAbi, onChainId } from "../chain/abi.ts";
-import { useContractFlow } from "../chain/useContractFlow.ts";
-import { FlowStatus } from "../chain/FlowStatus.tsx";
+import { ContractDialog } from "../chain/ContractDialog.tsx";
 import { useDashboardConfig } from "../lib/context.tsx";
 import { RequireSignIn } from "../ui/Layout.tsx";
-import { Empty, ErrorNote, Loading, StatusBadge } from "../ui/notices.tsx";
+import { Empty, ErrorNote, Loading, MorePages, StatusBadge } from "../ui/notices.tsx";
 import { MODEL_LABEL, formatTime, formatWei, timeLeft } from "../ui/format.ts";
 import { RentPanel, useOnChainPrice } from "./Rent.tsx";
 import { RunHistory } from "./RunHistory.tsx";
@@ -75,14 +73,7 @@ function Rentals() {
           </li>
         ))}
       </ul>
-      {list.error ? <ErrorNote error={list.error} title="More rentals could not be loaded" /> : null}
-      {list.hasNextPage ? (
-        <div>
-          <button className="btn" onClick={() => void list.fetchNextPage()} disabled={list.isFetchingNextPage}>
-            {list.isFetchingNextPage ? "Loading…" : "Show more rentals"}
-          </button>
-        </div>
-      ) : null}
+      <MorePages query={list} what="rentals" />
     </div>
   );
 }
@@ -274,80 +265,33 @@ function RentalRow({ credential: c, onChanged }: { credential: Credential; onCha
 /** Leaving takes two steps: the request now, the withdrawal an hour later, so a run admitted before the
  * request still settles (its output was already on its way to you). */
 function RequestWithdrawal(props: { credential: Credential; amount: bigint; reason: string; open: boolean; onOpenChange(open: boolean): void; onDone: () => void }) {
-  const { credential, amount, reason, open, onOpenChange, onDone } = props;
-  const flow = useContractFlow();
+  const { credential, amount, reason, ...dialog } = props;
   return (
-    <AlertDialog.Root
-      open={open}
-      onOpenChange={(o) => {
-        if (!o && flow.state.step !== "idle") flow.reset();
-        onOpenChange(o);
-      }}
-    >
-      <AlertDialog.Trigger asChild>
-        <button className="btn btn-small">Request withdrawal</button>
-      </AlertDialog.Trigger>
-      <AlertDialog.Portal>
-        <AlertDialog.Overlay className="dialog-overlay" />
-        <AlertDialog.Content className="dialog stack">
-          <AlertDialog.Title>Take the unspent balance back?</AlertDialog.Title>
-          <AlertDialog.Description>
-            You may leave now: {reason} The {formatWei(amount)} can be withdrawn an hour after you ask, once runs you started before have been charged; no new run is admitted on it meanwhile, and a top-up cancels the request.
-          </AlertDialog.Description>
-          <FlowStatus state={flow.state} />
-          <div className="row" style={{ justifyContent: "flex-end" }}>
-            <AlertDialog.Cancel asChild>
-              <button className="btn">{flow.state.step === "confirmed" ? "Close" : "Cancel"}</button>
-            </AlertDialog.Cancel>
-            {flow.state.step !== "confirmed" ? (
-              <button className="btn btn-danger" disabled={flow.busy} onClick={() => void flow.run({ functionName: "requestBalanceWithdrawal", args: [onChainId(credential.listing_id)] }).then((h) => h && onDone())}>
-                Request withdrawal
-              </button>
-            ) : null}
-          </div>
-        </AlertDialog.Content>
-      </AlertDialog.Portal>
-    </AlertDialog.Root>
+    <ContractDialog
+      {...dialog}
+      trigger="Request withdrawal"
+      title="Take the unspent balance back?"
+      description={`You may leave now: ${reason} The ${formatWei(amount)} can be withdrawn an hour after you ask, once runs you started before have been charged; no new run is admitted on it meanwhile, and a top-up cancels the request.`}
+      confirm="Request withdrawal"
+      request={{ functionName: "requestBalanceWithdrawal", args: [onChainId(credential.listing_id)] }}
+    />
   );
 }
 
 function WithdrawUnspent(props: { credential: Credential; amount: bigint; reason: string | null; open: boolean; onOpenChange(open: boolean): void; onDone: () => void }) {
-  const { credential, amount, reason, open, onOpenChange, onDone } = props;
-  const flow = useContractFlow();
+  const { credential, amount, reason, ...dialog } = props;
   return (
-    <AlertDialog.Root
-      open={open}
-      onOpenChange={(o) => {
-        if (!o && flow.state.step !== "idle") flow.reset();
-        onOpenChange(o);
-      }}
+    <ContractDialog
+      {...dialog}
+      trigger="Withdraw unspent"
+      title="Withdraw the unspent balance?"
+      description={`${formatWei(amount)} returns to your wallet and the balance drops to 0 runs; the rental stays yours, so a top-up (at the current price) makes it usable again.`}
+      confirm={`Withdraw ${formatWei(amount)}`}
+      request={{ functionName: "withdrawUnspentBalance", args: [onChainId(credential.listing_id)] }}
     >
-      <AlertDialog.Trigger asChild>
-        <button className="btn btn-small">Withdraw unspent</button>
-      </AlertDialog.Trigger>
-      <AlertDialog.Portal>
-        <AlertDialog.Overlay className="dialog-overlay" />
-        <AlertDialog.Content className="dialog stack">
-          <AlertDialog.Title>Withdraw the unspent balance?</AlertDialog.Title>
-          <AlertDialog.Description>
-            {formatWei(amount)} returns to your wallet and the balance drops to 0 runs; the rental stays yours, so a top-up (at the current price) makes it usable again.
-          </AlertDialog.Description>
-          <p className="hint">
-            {reason ? `The contract allows it now: ${reason} ` : null}(It returns a per-task balance at once when the listing is closed or the creator revoked your access, and an hour after you ask when the listing is paused, the price rose above the price of your last deposit, or the balance no longer covers a run; otherwise the balance is prepaid runs.)
-          </p>
-          <FlowStatus state={flow.state} />
-          <div className="row" style={{ justifyContent: "flex-end" }}>
-            <AlertDialog.Cancel asChild>
-              <button className="btn">{flow.state.step === "confirmed" ? "Close" : "Cancel"}</button>
-            </AlertDialog.Cancel>
-            {flow.state.step !== "confirmed" ? (
-              <button className="btn btn-danger" disabled={flow.busy} onClick={() => void flow.run({ functionName: "withdrawUnspentBalance", args: [onChainId(credential.listing_id)] }).then((h) => h && onDone())}>
-                Withdraw {formatWei(amount)}
-              </button>
-            ) : null}
-          </div>
-        </AlertDialog.Content>
-      </AlertDialog.Portal>
-    </AlertDialog.Root>
+      <p className="hint">
+        {reason ? `The contract allows it now: ${reason} ` : null}(It returns a per-task balance at once when the listing is closed or the creator revoked your access, and an hour after you ask when the listing is paused, the price rose above the price of your last deposit, or the balance no longer covers a run; otherwise the balance is prepaid runs.)
+      </p>
+    </ContractDialog>
   );
 }

@@ -7,7 +7,7 @@ import { useInfiniteQuery } from "@tanstack/react-query";
 import type { RunList, RunSummary } from "@agent-rental/sdk";
 import { useApi } from "../api/hooks.ts";
 import { useSession } from "../auth/session.tsx";
-import { Empty, ErrorNote, Loading, StatusBadge } from "../ui/notices.tsx";
+import { Empty, ErrorNote, Loading, MorePages, StatusBadge } from "../ui/notices.tsx";
 import { formatTime, formatWei } from "../ui/format.ts";
 import { RateRun } from "../erc8004/RateRun.tsx";
 
@@ -48,14 +48,7 @@ export function RunHistory({ listingId, title }: { listingId: string; title: str
                 </li>
               ))}
             </ul>
-            {runs.error ? <ErrorNote error={runs.error} title="More runs could not be loaded" /> : null}
-            {runs.hasNextPage ? (
-              <div>
-                <button className="btn btn-small" onClick={() => void runs.fetchNextPage()} disabled={runs.isFetchingNextPage}>
-                  {runs.isFetchingNextPage ? "Loading…" : "Show more runs"}
-                </button>
-              </div>
-            ) : null}
+            <MorePages query={runs} what="runs" small />
           </>
         )}
       </div>

@@ -43,3 +43,20 @@ export function Empty({ children }: { children: ReactNode }) {
 export function StatusBadge({ status }: { status: string }) {
   return <span className={`status status-${status}`}>{status.replace(/_/g, " ")}</span>;
 }
+
+/** The foot of a list read a page at a time (TanStack Query's infinite query): why the next page failed,
+ * if it did, and "Show more <what>" while there are more. */
+export function MorePages({ query, what, small = false }: { query: { error: unknown; hasNextPage: boolean; isFetchingNextPage: boolean; fetchNextPage(): Promise<unknown> }; what: string; small?: boolean }) {
+  return (
+    <>
+      {query.error ? <ErrorNote error={query.error} title={`More ${what} could not be loaded`} /> : null}
+      {query.hasNextPage ? (
+        <div>
+          <button className={small ? "btn btn-small" : "btn"} onClick={() => void query.fetchNextPage()} disabled={query.isFetchingNextPage}>
+            {query.isFetchingNextPage ? "Loading…" : `Show more ${what}`}
+          </button>
+        </div>
+      ) : null}
+    </>
+  );
+}
