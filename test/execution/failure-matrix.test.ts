@@ -108,7 +108,9 @@ beforeAll(async () => {
   const [{ entry }, modelServer, closedPort] = await Promise.all([buildRuntime({ outDir }), startModelServer(), freePort()]);
   models = modelServer;
   runtimeEntry = entry;
-  world = await startFaultWorld({ agent: connectedBehaviour, env: { PROVIDER_A_BASE_URL: models.openaiBaseUrl, PROVIDER_B_BASE_URL: models.anthropicBaseUrl } });
+  // Charges are waited for as the service waits by default (15 s, not the fault world's 3 s): these runs
+  // are meant to settle in the request, and a loaded machine can take more than 3 s to see the block.
+  world = await startFaultWorld({ agent: connectedBehaviour, env: { PROVIDER_A_BASE_URL: models.openaiBaseUrl, PROVIDER_B_BASE_URL: models.anthropicBaseUrl, SETTLEMENT_WAIT_MS: "15000" } });
   pool = createLocalSandboxPool({ warm: 1, allowFsRead: [outDir, fixtures], preload: entry, memoryMb: 128 });
   Object.assign(world.ctx.services, { runtimeEntry: entry, sandbox: () => pool });
   // One after the other: every listing is the creator's transaction (one nonce sequence).

@@ -40,7 +40,10 @@ beforeAll(async () => {
   outDir = mkdtempSync(join(tmpdir(), "faults-runtime-"));
   const [{ entry }, modelServer] = await Promise.all([buildRuntime({ outDir }), startModelServer()]);
   models = modelServer;
-  world = await startFaultWorld({ env: { PROVIDER_A_BASE_URL: models.openaiBaseUrl, PROVIDER_B_BASE_URL: models.anthropicBaseUrl } });
+  // The charge of a stream that delivered output is waited for as the service waits by default (15 s,
+  // not the fault world's 3 s): four fresh sandboxes at once on a loaded machine can keep the settler's
+  // block from being seen within 3 s, and these runs are meant to settle in the request.
+  world = await startFaultWorld({ env: { PROVIDER_A_BASE_URL: models.openaiBaseUrl, PROVIDER_B_BASE_URL: models.anthropicBaseUrl, SETTLEMENT_WAIT_MS: "15000" } });
   // One sandbox process per run, one kept warm: the pool tells which process the next run gets.
   pool = createLocalSandboxPool({ warm: 1, allowFsRead: [outDir], preload: entry, memoryMb: 128 });
   Object.assign(world.ctx.services, { runtimeEntry: entry, sandbox: () => pool });

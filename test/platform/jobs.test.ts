@@ -85,4 +85,13 @@ describe("startJobs", () => {
     expect(failures.map((line) => line.job)).toEqual(failures.map(() => "registration-sweeper"));
     expect(failures.slice(0, 2).map((line) => line.retry_in_ms)).toEqual([200, 400]);
   });
+
+  it("stops a settler asked to stop while it was still taking the key's lease, at once", async () => {
+    // The stop fires while the lease is being taken: a settler that only listened for a stop after
+    // taking it never heard this one, and ran on (a test world's close waited a minute for it).
+    const jobs = startJobs(ctx.services, { only: ["settler"] });
+    const stopped = jobs.stop().then(() => "stopped" as const);
+    const bound = new Promise<"still running">((resolve) => setTimeout(() => resolve("still running"), 15_000).unref());
+    expect(await Promise.race([stopped, bound])).toBe("stopped");
+  });
 });

@@ -264,6 +264,8 @@ export function createSettler(services: Services, options: SettlerOptions = {}):
     const leaseFresh = () => Date.now() - renewedAt < (2 * config.SETTLER_LEASE_MS) / 3;
     let receiving = 0;
     let intakeStoppedAt: number | undefined;
+    // A stop asked for while the lease was being taken has already fired: the listener above never runs.
+    if (pass.signal?.aborted) intake.abort();
     let whileLeasedDone = pass.whileLeased === undefined;
     let wake: () => void = () => undefined;
     const woken = () =>
