@@ -11,7 +11,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { OpenAPIHono } from "@hono/zod-openapi";
-import { GetCommand } from "@aws-sdk/lib-dynamodb";
+import { GetCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import { createPublicClient, createTestClient, createWalletClient, http, parseEther, type Hex } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { buildApp } from "../src/api/app.ts";
@@ -24,6 +24,7 @@ import { chainFor } from "../src/chain/client.ts";
 import { deployMarketplace } from "../src/chain/deploy.ts";
 import { marketplaceAbi } from "@agent-rental/core/marketplace";
 import { generateSigningKey } from "../src/auth/jwt.ts";
+import { hashApiKey } from "../src/auth/api-keys.ts";
 import { verifyCredential } from "../src/credentials/verify.ts";
 import { createLogger } from "../src/logger.ts";
 import { startChain, LOCAL_CHAIN_ID } from "../local/chain.ts";
@@ -132,12 +133,29 @@ export async function runAuthBench(options: { n?: number } = {}): Promise<string
       if (res.status !== 200) throw new Error(`oauth request failed: ${res.status} ${await res.text()}`);
     }));
     const readTimes = summarize(await time(n, () => services.tables.doc.send(new GetCommand({ TableName: services.tables.name("keys"), Key: { pk: "hash#absent", sk: "key" }, ConsistentRead: true }))));
+    // Keys whose last use this minute is recorded already, so no write follows the read. The emulator
+    // runs in this process: the write after a key's first use in a minute (fire-and-forget against
+    // DynamoDB, a network call there) takes this event loop's time here, which the row above includes.
+    const other = await fund();
+    const otherToken = (await signIn(platform, other.account)).token;
+    const usedKeys = [] as string[];
+    for (let i = 0; i < Math.ceil((n + 200) / 95); i++) usedKeys.push((await createKey(platform, other.account, otherToken, `bench used ${i}`)).key);
+    const usedAt = new Date().toISOString();
+    for (const key of usedKeys) {
+      await services.tables.doc.send(new UpdateCommand({ TableName: services.tables.name("keys"), Key: { pk: `hash#${hashApiKey(key)}`, sk: "key" }, UpdateExpression: "SET last_used_at = :at", ExpressionAttributeValues: { ":at": usedAt } }));
+    }
+    let u = 0;
+    const keyUsedTimes = summarize(await time(n, async () => {
+      const res = await platform.request("/v1/noop", { headers: { authorization: `Bearer ${usedKeys[Math.floor(u++ / 95)]}` } });
+      if (res.status !== 200) throw new Error(`api key request failed: ${res.status}`);
+    }));
     const budget = readTimes.p95 + 1;
     const keyOverhead = keyTimes.p95 - bareTimes.p95;
     const jwtOverhead = jwtTimes.p95 - bareTimes.p95;
     rows.push(`route without auth (bare app), n=${n}: p50 ${ms(bareTimes.p50)}, p95 ${ms(bareTimes.p95)}`);
     rows.push(`bare keys-table read (GetItem, dynalite), n=${n}: p50 ${ms(readTimes.p50)}, p95 ${ms(readTimes.p95)}`);
     rows.push(`API key + limiter: p50 ${ms(keyTimes.p50)}, p95 ${ms(keyTimes.p95)}; p95 overhead ${ms(keyOverhead)} vs budget (read p95 + 1 ms) ${ms(budget)}: ${keyOverhead <= budget ? "met" : "MISSED"} (ratio ${(keyOverhead / budget).toFixed(2)})`);
+    rows.push(`API key + limiter, each key's last use already recorded this minute (no write after the read): p50 ${ms(keyUsedTimes.p50)}, p95 ${ms(keyUsedTimes.p95)}; p95 overhead ${ms(keyUsedTimes.p95 - bareTimes.p95)} (ratio ${((keyUsedTimes.p95 - bareTimes.p95) / budget).toFixed(2)})`);
     const oauthOverhead = oauthTimes.p95 - bareTimes.p95;
     const oauthBudget = 2 * readTimes.p95 + 1;
     rows.push(`OAuth access token + limiter: p50 ${ms(oauthTimes.p50)}, p95 ${ms(oauthTimes.p95)}; p95 overhead ${ms(oauthOverhead)} vs budget (2 reads p95 + 1 ms) ${ms(oauthBudget)}: ${oauthOverhead <= oauthBudget ? "met" : "MISSED"} (ratio ${(oauthOverhead / oauthBudget).toFixed(2)})`);
