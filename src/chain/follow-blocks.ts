@@ -1,7 +1,7 @@
 // Follows the chain's head (eth_blockNumber) and reports each new block once, in order, with when it
 // was seen. On a chain with a block time it polls around the block it expects (block-cadence.ts): a
-// poll or two per block instead of a steady stream, and a block seen within one short poll of its
-// arrival. On a chain that mines per transaction it polls at a steady short interval. Hand-written:
+// few probes before it and short polls from it on, instead of a steady stream, and a block seen within
+// one short poll of its arrival. On a chain that mines per transaction it polls at a steady short interval. Hand-written:
 // viem's watchBlockNumber polls at one fixed interval, which is either slow to see a block or costly
 // in requests to a hosted node, and reports nothing about when a block is due.
 import type { ChainClient } from "./client.ts";
@@ -35,6 +35,18 @@ export interface BlockFollower {
 /** The poll interval around an expected block: a fiftieth of the block time, 20 to 200 ms. */
 export function closePollMs(blockTimeMs: number, floorMs = 20): number {
   return Math.min(200, Math.max(floorMs, Math.round(blockTimeMs / 50)));
+}
+
+/**
+ * When to poll next for a block expected at `due`: probes a quarter block, an eighth, ... before it, then
+ * closely from it on until it comes. A follower that slept until the expected time would never see a
+ * block before it, so a phase learned late (a first sighting made late, a node whose blocks moved) would
+ * stay late: the probes see an early block early, and the cadence (which keeps the earliest phase its
+ * sightings imply) moves to it within a block or two. A few polls a block, not a steady stream.
+ */
+export function nextPollAt(now: number, due: number, blockTimeMs: number, closeMs: number): number {
+  for (let before = blockTimeMs / 4; before > closeMs; before /= 2) if (due - before > now) return due - before;
+  return now >= due ? now + closeMs : Math.max(due, now + closeMs);
 }
 
 function sleep(ms: number, signal: AbortSignal): Promise<void> {
@@ -88,8 +100,8 @@ export function followBlocks(chain: ChainClient, options: FollowBlocksOptions): 
           .catch(() => undefined);
       }
       const due = head === undefined ? undefined : cadence.expectedAt(head + 1n);
-      // Sleep until the next block is due, then poll closely until it comes.
-      await sleep(due === undefined ? closeMs : Math.max(closeMs, due - Date.now()), options.signal);
+      const now = Date.now();
+      await sleep((due === undefined ? now + closeMs : nextPollAt(now, due, options.blockTimeMs, closeMs)) - now, options.signal);
     }
   })();
   return {
