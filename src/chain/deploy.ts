@@ -1,6 +1,6 @@
 // Deploys the marketplace contract (and, beside it, ERC-8004's registries where no canonical deployment is used). Used by the local stack, the tests and the benchmarks; a cloud
 // deployment runs the same function against the test network's RPC URL.
-import { createPublicClient, createWalletClient, http, type Address, type Hex, type Chain } from "viem";
+import { createPublicClient, createWalletClient, http, type Abi, type Address, type Hex, type Chain } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { marketplaceAbi, marketplaceBytecode } from "@agent-rental/core/marketplace";
 import { identityRegistryAbi, identityRegistryBytecode } from "@agent-rental/core/identity-registry";
@@ -27,20 +27,24 @@ export interface DeployMarketplaceReturnType {
 
 /** Deploys `Marketplace` and waits for its receipt. */
 export async function deployMarketplace(params: DeployMarketplaceParameters): Promise<DeployMarketplaceReturnType> {
+  const deploy = deployerOf(params);
+  const receipt = await deploy("marketplace", { abi: marketplaceAbi, bytecode: marketplaceBytecode, args: [params.authority, params.feeRecipient] });
+  return { address: receipt.contractAddress, transactionHash: receipt.transactionHash, blockNumber: receipt.blockNumber, blockHash: receipt.blockHash };
+}
+
+/** Deployments from one deployer account: each sent, then its receipt awaited (one sender, one nonce at a
+ * time); a failed one throws, naming the contract. */
+function deployerOf(params: { rpcUrl: string; chain: Chain; deployerPrivateKey: Hex }) {
   const account = privateKeyToAccount(params.deployerPrivateKey);
   const transport = http(params.rpcUrl);
   const wallet = createWalletClient({ account, chain: params.chain, transport });
   const client = createPublicClient({ chain: params.chain, transport });
-  const hash = await wallet.deployContract({
-    abi: marketplaceAbi,
-    bytecode: marketplaceBytecode,
-    args: [params.authority, params.feeRecipient],
-  });
-  const receipt = await client.waitForTransactionReceipt({ hash, pollingInterval: 50 });
-  if (receipt.status !== "success" || !receipt.contractAddress) {
-    throw new Error(`marketplace deployment failed in transaction ${hash}`);
-  }
-  return { address: receipt.contractAddress, transactionHash: hash, blockNumber: receipt.blockNumber, blockHash: receipt.blockHash };
+  return async (what: string, contract: { abi: Abi; bytecode: Hex; args: readonly unknown[] }) => {
+    const hash = await wallet.deployContract(contract as Parameters<typeof wallet.deployContract>[0]);
+    const receipt = await client.waitForTransactionReceipt({ hash, pollingInterval: 50 });
+    if (receipt.status !== "success" || !receipt.contractAddress) throw new Error(`${what} deployment failed in transaction ${hash}`);
+    return { ...receipt, contractAddress: receipt.contractAddress };
+  };
 }
 
 export interface DeployErc8004Parameters {
@@ -63,19 +67,8 @@ export interface DeployErc8004ReturnType {
  * deployments, which the service is configured with instead.
  */
 export async function deployErc8004Registries(params: DeployErc8004Parameters): Promise<DeployErc8004ReturnType> {
-  const account = privateKeyToAccount(params.deployerPrivateKey);
-  const transport = http(params.rpcUrl);
-  const wallet = createWalletClient({ account, chain: params.chain, transport });
-  const client = createPublicClient({ chain: params.chain, transport });
-  const deploy = async (hash: Hex, what: string) => {
-    const receipt = await client.waitForTransactionReceipt({ hash, pollingInterval: 50 });
-    if (receipt.status !== "success" || !receipt.contractAddress) throw new Error(`${what} deployment failed in transaction ${hash}`);
-    return receipt;
-  };
-  const identity = await deploy(await wallet.deployContract({ abi: identityRegistryAbi, bytecode: identityRegistryBytecode, args: [] }), "identity registry");
-  const reputation = await deploy(
-    await wallet.deployContract({ abi: reputationRegistryAbi, bytecode: reputationRegistryBytecode, args: [identity.contractAddress!] }),
-    "reputation registry",
-  );
-  return { identityRegistry: identity.contractAddress!, reputationRegistry: reputation.contractAddress!, blockNumber: identity.blockNumber };
+  const deploy = deployerOf(params);
+  const identity = await deploy("identity registry", { abi: identityRegistryAbi, bytecode: identityRegistryBytecode, args: [] });
+  const reputation = await deploy("reputation registry", { abi: reputationRegistryAbi, bytecode: reputationRegistryBytecode, args: [identity.contractAddress] });
+  return { identityRegistry: identity.contractAddress, reputationRegistry: reputation.contractAddress, blockNumber: identity.blockNumber };
 }
