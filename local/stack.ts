@@ -208,6 +208,10 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
       port: options.apiPort,
       distDir: join(REPOSITORY_ROOT, "web/dist"),
       config: { api_url: apiUrl, chain_id: LOCAL_CHAIN_ID, chain_name: "Local chain", rpc_url: chain!.rpcUrl, marketplace_address: getAddress(deployed.address), explorer_url: null, allow_private_agent_hosts: true },
+    }).catch((error: unknown) => {
+      // Free when the start checked it, taken since (by another program, or an outgoing connection's port).
+      if ((error as NodeJS.ErrnoException).code === "EADDRINUSE") throw new StackStartError(`Port ${options.apiPort} on 127.0.0.1 was taken while the stack started (set PORT to use another port, or stop what is listening: \`ss -ltnp 'sport = :${options.apiPort}'\` shows it).`);
+      throw error;
     });
     cleanups.push(() => closeApiServer(server));
 
