@@ -498,7 +498,8 @@ describe("POST /a2a/{agent_id}: settlement pending", () => {
       expect(task.artifacts).toBeUndefined();
       expect(JSON.stringify(task)).not.toContain("pay later: x y");
       expect(task.metadata).toMatchObject({ settlement: "pending" });
-      expect(await balanceOf(renter, summarizer)).toBe(before);
+      // The world's settler may already have the charge (its settlement pass hands it over): once at most.
+      expect([before, before - summarizer.priceWei]).toContain(await balanceOf(renter, summarizer));
       // The settlement pass hands the charge to the world's settler, and settles the run once it lands.
       await settledByPasses(world.services, [task.id]);
       expect(await balanceOf(renter, summarizer)).toBe(before - summarizer.priceWei);

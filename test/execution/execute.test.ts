@@ -587,7 +587,9 @@ describe("per-query money", () => {
     const runId = answer.run_id;
     const withheld = (await (await app.request(`/v1/runs/${runId}`, { headers: { authorization: `Bearer ${renter.key}` } })).json()) as { status: string; output: unknown; settlement: string };
     expect(withheld).toMatchObject({ status: "completed", output: null, settlement: "pending" });
-    expect(await balanceOf(listing, renter.account.address)).toBe(listing.priceWei * 2n);
+    // The world's settler may already have the charge (its settlement pass hands a pending charge over,
+    // and the record follows on its next round): charged once at most, the output withheld meanwhile.
+    expect([listing.priceWei * 2n, listing.priceWei]).toContain(await balanceOf(listing, renter.account.address));
     // The settlement pass hands the charge to the settler, and resolves the run once the chain has it.
     await settledByPasses(ctx.services, [runId]);
     const released = (await (await app.request(`/v1/runs/${runId}`, { headers: { authorization: `Bearer ${renter.key}` } })).json()) as Record<string, unknown>;
@@ -612,7 +614,8 @@ describe("per-query money", () => {
     expect(done).toMatchObject({ event: "done", data: { run_id: runId, status: "completed", output: null, settlement: "pending" } });
     const resumed = parseSse(await (await app.request(`/v1/runs/${runId}/events`, { headers: { authorization: `Bearer ${renter.key}`, "last-event-id": "done" } })).text());
     expect(resumed.at(-1)).toMatchObject({ event: "done", data: { run_id: runId, output: null, settlement: "pending" } });
-    expect(await balanceOf(listing, renter.account.address)).toBe(listing.priceWei * 2n);
+    // As above: the world's settler may already have the charge; once at most.
+    expect([listing.priceWei * 2n, listing.priceWei]).toContain(await balanceOf(listing, renter.account.address));
     await settledByPasses(ctx.services, [runId]);
     const released = parseSse(await (await app.request(`/v1/runs/${runId}/events`, { headers: { authorization: `Bearer ${renter.key}`, "last-event-id": "done" } })).text());
     expect(released.at(-1)).toMatchObject({ event: "done", data: { run_id: runId, status: "completed", output: { findings: ["alpha", "beta", "gamma"] } } });

@@ -163,7 +163,8 @@ describe("money", () => {
       expect(text).toMatch(/settlement_pending/);
       expect(text).not.toMatch(/pay later: x y/); // the output is withheld until paid
       const runId = /run_[0-9a-f]{32}/.exec(text)![0];
-      expect(await balanceOf(summarizer)).toBe(before);
+      // The world's settler may already have the charge (its settlement pass hands it over): once at most.
+      expect([before, before - summarizer.priceWei]).toContain(await balanceOf(summarizer));
       // The settlement pass hands the charge to the world's settler, and settles the run once it lands.
       await settledByPasses(world.services, [runId]);
       expect(await balanceOf(summarizer)).toBe(before - summarizer.priceWei);
