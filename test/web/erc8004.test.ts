@@ -280,6 +280,10 @@ describe("ERC-8004 in the dashboard", () => {
       const newest = section.getByRole("list", { name: "Newest on-chain feedback" }).getByRole("listitem").first();
       await newest.getByText("Found the liability clause at once.").waitFor();
       await newest.getByText("verified", { exact: true }).waitFor();
+      // The listing's one run so far, counted in the singular.
+      const { run_count: runCount } = await api.get<{ run_count: number }>(`/v1/listings/${listing.listing_id}`);
+      expect(runCount).toBe(1);
+      await page.getByTestId("listing-stats").getByText("1 run", { exact: true }).waitFor();
       await d.shot("e3-03-listing-reputation");
       expect(await seriousViolations(page)).toEqual([]);
       // The one refusal the journey provokes on purpose (feedback before the receipt), and no other.

@@ -8,7 +8,7 @@ import { FEEDBACK_REASON_MEANINGS } from "@agent-rental/core/vocabulary";
 import { useAuthQuery } from "../api/hooks.ts";
 import { TxLink } from "../chain/FlowStatus.tsx";
 import { ErrorNote, Loading } from "../ui/notices.tsx";
-import { shortHex } from "../ui/format.ts";
+import { countOf, shortHex } from "../ui/format.ts";
 import { parseAgentRegistry } from "../chain/registries.ts";
 
 export type Feedback = Reputation["feedback"][number];
@@ -27,7 +27,7 @@ export function starsOf(score: number): string {
 }
 
 export function reviewsText(count: number): string {
-  return count === 1 ? "1 verified review" : `${count} verified reviews`;
+  return countOf(count, "verified review");
 }
 
 /** The listing's reputation query (shared by the pages that show or change it). */
@@ -81,7 +81,7 @@ function ReputationFigures({ reputation: r }: { reputation: Reputation }) {
         </dd>
         <dt className="muted">Before on-chain feedback</dt>
         <dd style={{ margin: 0 }} data-testid="before-on-chain">
-          {r.before_on_chain.review_count === 0 ? "No ratings" : `★ ${r.before_on_chain.rating.toFixed(1)} from ${r.before_on_chain.review_count === 1 ? "1 rating" : `${r.before_on_chain.review_count} ratings`} (shown apart, not counted)`}
+          {r.before_on_chain.review_count === 0 ? "No ratings" : `★ ${r.before_on_chain.rating.toFixed(1)} from ${countOf(r.before_on_chain.review_count, "rating")} (shown apart, not counted)`}
         </dd>
       </dl>
       <p className="hint">

@@ -7,7 +7,7 @@ import type { ListingSearchResult as ListingSearch, ListingSummary } from "@agen
 import { CATEGORIES } from "@agent-rental/core/vocabulary";
 import { RequireSignIn } from "../ui/Layout.tsx";
 import { Empty, ErrorNote, Loading } from "../ui/notices.tsx";
-import { MODEL_LABEL, PRICE_SUFFIX, formatWei, percent, priceWei } from "../ui/format.ts";
+import { MODEL_LABEL, PRICE_SUFFIX, countOf, formatWei, percent, priceWei } from "../ui/format.ts";
 
 const PAGE_SIZE = 12;
 const SORTS = [
@@ -203,13 +203,13 @@ function ListingCard({ listing }: { listing: ListingSummary }) {
         {listing.review_count === 0 ? (
           <span className="small muted">No ratings yet</span>
         ) : (
-          <span className="small" aria-label={`Rated ${listing.rating.toFixed(1)} of 5 from ${listing.review_count === 1 ? "1 review" : `${listing.review_count} reviews`}`}>
+          <span className="small" aria-label={`Rated ${listing.rating.toFixed(1)} of 5 from ${countOf(listing.review_count, "review")}`}>
             ★ {listing.rating.toFixed(1)} <span className="muted">({listing.review_count})</span>
           </span>
         )}
       </div>
       <div className="stats">
-        <span>{listing.run_count} runs</span>
+        <span>{countOf(listing.run_count, "run")}</span>
         <span>{listing.run_count > 0 ? `${percent(listing.success_rate)} success` : "No runs yet"}</span>
         <span>by {listing.creator.display_name}</span>
       </div>

@@ -73,9 +73,9 @@ function Request({ requestId }: { requestId: string }) {
         <dt>Request expires</dt>
         <dd>{formatTime(request.data.expires_at)}</dd>
       </dl>
-      <div className="stack">
+      <div>
         <h3>It will be able to</h3>
-        <ul aria-label="What the app asks for" data-testid="consent-scopes">
+        <ul aria-label="What the app asks for" data-testid="consent-scopes" style={{ margin: 0, paddingLeft: "1.2rem" }}>
           {scopes.map((s) => (
             <li key={s.scope}>
               {s.description} <span className="muted mono small">({s.scope})</span>

@@ -8,7 +8,7 @@ import type { CredentialVerification, Listing, Rating, RatingList } from "@agent
 import { useSession } from "../auth/session.tsx";
 import { RequireSignIn } from "../ui/Layout.tsx";
 import { Empty, ErrorNote, Loading, MorePages, StatusBadge } from "../ui/notices.tsx";
-import { MODEL_LABEL, PRICE_MEANING, PRICE_SUFFIX, formatTime, formatWei, jsonText, percent, prettyJson, priceWei, shortHex } from "../ui/format.ts";
+import { MODEL_LABEL, PRICE_MEANING, PRICE_SUFFIX, countOf, formatTime, formatWei, jsonText, percent, prettyJson, priceWei, shortHex } from "../ui/format.ts";
 import { useListingMetadata } from "../lib/metadata.ts";
 import { RentPanel } from "./Rent.tsx";
 import { Erc8004Identity } from "../erc8004/Reputation.tsx";
@@ -61,9 +61,9 @@ function ListingView() {
             </div>
             <h1>{l.title}</h1>
             <p>{l.description}</p>
-            <div className="stats">
-              <span>{l.review_count === 0 ? "No ratings yet" : `★ ${l.rating.toFixed(1)} (${l.review_count === 1 ? "1 review" : `${l.review_count} reviews`})`}</span>
-              <span>{l.run_count} runs</span>
+            <div className="stats" data-testid="listing-stats">
+              <span>{l.review_count === 0 ? "No ratings yet" : `★ ${l.rating.toFixed(1)} (${countOf(l.review_count, "review")})`}</span>
+              <span>{countOf(l.run_count, "run")}</span>
               <span>{l.run_count > 0 ? `${percent(l.success_rate)} success` : "No runs yet"}</span>
             </div>
             <dl className="small" style={{ display: "grid", gridTemplateColumns: "max-content 1fr", gap: ".25rem 1rem", margin: 0 }}>

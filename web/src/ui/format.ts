@@ -13,6 +13,11 @@ export function priceWei(priceEth: number): bigint {
   return parseEther(priceEth.toLocaleString("en-US", { useGrouping: false, maximumFractionDigits: 18 }));
 }
 
+/** A count with its noun: "1 run", "3 runs" (the plural the noun's `s`, unless given). */
+export function countOf(count: number | bigint, one: string, other = `${one}s`): string {
+  return `${count} ${count === 1 || count === 1n ? one : other}`;
+}
+
 const dateTime = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "short" });
 export function formatTime(iso: string | number | null | undefined): string {
   if (iso === null || iso === undefined) return "—";

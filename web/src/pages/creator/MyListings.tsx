@@ -14,7 +14,7 @@ import { FlowStatus } from "../../chain/FlowStatus.tsx";
 import { useDashboardConfig } from "../../lib/context.tsx";
 import { useListingMetadata } from "../../lib/metadata.ts";
 import { Empty, ErrorNote, StatusBadge } from "../../ui/notices.tsx";
-import { MODEL_LABEL, formatWei, percent } from "../../ui/format.ts";
+import { MODEL_LABEL, countOf, formatWei, percent } from "../../ui/format.ts";
 import { Erc8004Registration } from "../../erc8004/Registration.tsx";
 
 
@@ -67,7 +67,7 @@ function ListingRow({ agent }: { agent: CreatorAgent }) {
             {withdrawable.data !== undefined ? <span data-testid="withdrawable">Withdrawable {formatWei(withdrawable.data)}</span> : null}
             {published.data ? (
               <>
-                <span>{published.data.run_count} runs</span>
+                <span>{countOf(published.data.run_count, "run")}</span>
                 <span>{published.data.run_count ? `${percent(published.data.success_rate)} success` : "No runs yet"}</span>
                 <span>{published.data.review_count === 0 ? "No ratings yet" : `★ ${published.data.rating.toFixed(1)} (${published.data.review_count})`}</span>
               </>
