@@ -164,12 +164,12 @@ export async function runAuthBench(options: { n?: number } = {}): Promise<string
     const jwtOverhead = jwtTimes.p95 - bareTimes.p95;
     rows.push(`route without auth (bare app), n=${n}: p50 ${ms(bareTimes.p50)}, p95 ${ms(bareTimes.p95)}`);
     rows.push(`bare keys-table read (GetItem, dynalite), n=${n}: p50 ${ms(readTimes.p50)}, p95 ${ms(readTimes.p95)}`);
-    rows.push(`API key + limiter: p50 ${ms(keyTimes.p50)}, p95 ${ms(keyTimes.p95)}; p95 overhead ${ms(keyOverhead)} vs budget (read p95 + 1 ms) ${ms(budget)}: ${keyOverhead <= budget ? "met" : "MISSED"} (ratio ${(keyOverhead / budget).toFixed(2)})`);
+    rows.push(`API key + limiter: p50 ${ms(keyTimes.p50)}, p95 ${ms(keyTimes.p95)}; p95 overhead ${ms(keyOverhead)} vs target (read p95 + 1 ms) ${ms(budget)}: ${keyOverhead <= budget ? "met" : "MISSED"} (ratio ${(keyOverhead / budget).toFixed(2)})`);
     rows.push(`API key + limiter, each key's last use already recorded this minute (no write after the read): p50 ${ms(keyUsedTimes.p50)}, p95 ${ms(keyUsedTimes.p95)}; p95 overhead ${ms(keyUsedTimes.p95 - bareTimes.p95)} (ratio ${((keyUsedTimes.p95 - bareTimes.p95) / budget).toFixed(2)})`);
     const oauthOverhead = oauthTimes.p95 - bareTimes.p95;
     const oauthBudget = 2 * readTimes.p95 + 1;
-    rows.push(`OAuth access token + limiter: p50 ${ms(oauthTimes.p50)}, p95 ${ms(oauthTimes.p95)}; p95 overhead ${ms(oauthOverhead)} vs budget (2 reads p95 + 1 ms) ${ms(oauthBudget)}: ${oauthOverhead <= oauthBudget ? "met" : "MISSED"} (ratio ${(oauthOverhead / oauthBudget).toFixed(2)})`);
-    rows.push(`JWT + limiter:     p50 ${ms(jwtTimes.p50)}, p95 ${ms(jwtTimes.p95)}; p95 overhead ${ms(jwtOverhead)} vs budget ${ms(budget)}: ${jwtOverhead <= budget ? "met" : "MISSED"} (ratio ${(jwtOverhead / budget).toFixed(2)})`);
+    rows.push(`OAuth access token + limiter: p50 ${ms(oauthTimes.p50)}, p95 ${ms(oauthTimes.p95)}; p95 overhead ${ms(oauthOverhead)} vs target (2 reads p95 + 1 ms) ${ms(oauthBudget)}: ${oauthOverhead <= oauthBudget ? "met" : "MISSED"} (ratio ${(oauthOverhead / oauthBudget).toFixed(2)})`);
+    rows.push(`JWT + limiter:     p50 ${ms(jwtTimes.p50)}, p95 ${ms(jwtTimes.p95)}; p95 overhead ${ms(jwtOverhead)} vs target (read p95 + 1 ms) ${ms(budget)}: ${jwtOverhead <= budget ? "met" : "MISSED"} (ratio ${(jwtOverhead / budget).toFixed(2)})`);
 
     // Verification against a bare eth_call.
     const vn = Math.min(n, 1000);
