@@ -149,6 +149,8 @@ async function consent(d: DashboardPage, provider: BrowserProvider, decision: "A
   const back = callback.next();
   await d.page.goto(provider.authorizationUrl!.href);
   await d.page.waitForURL(/\/connect\?request=/);
+  // Signed in already (a session kept from an earlier approval), or not: decided once the page says which.
+  await d.page.getByLabel("Signed in").or(d.page.getByRole("button", { name: "Connect wallet" })).first().waitFor();
   if (await d.page.getByLabel("Signed in").count() === 0) await connectAndSignIn(d);
   await d.page.getByRole("heading", { name: /wants to use your account/ }).waitFor();
   await check?.();
@@ -269,6 +271,8 @@ describe("connect an MCP client by URL, approve it with a browser wallet, use it
     expect(back.searchParams.get("code")).toBeNull();
     await d.page.goto(`${siteUrl}/apps`);
     await d.page.getByRole("heading", { name: "Connected apps" }).waitFor();
+    // Once the wallet's apps are loaded (a table, or the page's empty state), the denied app is not there.
+    await d.page.getByText(/^No connected apps\./).or(d.page.getByRole("table")).first().waitFor();
     expect(await d.page.getByRole("row", { name: /E2E MCP app/ }).count()).toBe(0);
     expect(d.errors).toEqual([]);
     await d.context.close();
