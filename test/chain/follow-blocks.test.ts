@@ -27,7 +27,7 @@ afterAll(async () => {
 });
 
 describe("followBlocks on a chain with a block time", () => {
-  it("corrects a phase learned late: after two blocks it sees each block within 150 ms of a follower that polls every 20 ms", async () => {
+  it("corrects a phase learned late: after two blocks it sees most blocks within 150 ms of a follower that polls every 20 ms", async () => {
     // The reference: polls every 20 ms (no block time, so no cadence), recording when each block showed.
     const reference = new Map<bigint, number>();
     followBlocks(chain, { blockTimeMs: 0, pollMs: 20, signal: stop.signal, onHead: (head, seenAt) => void reference.set(head, seenAt) });
@@ -38,9 +38,13 @@ describe("followBlocks on a chain with a block time", () => {
     cadence.observe(first, reference.get(first)! + 900);
     const seen = new Map<bigint, number>();
     followBlocks(chain, { blockTimeMs: BLOCK_TIME_MS, cadence, signal: stop.signal, onHead: (head, seenAt) => void seen.set(head, seenAt) });
-    await until("the follower to see five more blocks", () => [...seen.keys()].filter((n) => n > first + 1n).length >= 5, 20_000, 50);
-    const lags = [...seen.entries()].filter(([n]) => n > first + 3n && reference.has(n)).map(([n, at]) => at - reference.get(n)!);
-    expect(lags.length).toBeGreaterThanOrEqual(2);
-    for (const lag of lags) expect(Math.abs(lag)).toBeLessThan(150);
+    await until("the follower to see seven more blocks", () => [...seen.keys()].filter((n) => n > first + 1n).length >= 7, 30_000, 50);
+    const lags = [...seen.entries()].filter(([n]) => n > first + 3n && reference.has(n)).map(([n, at]) => Math.abs(at - reference.get(n)!));
+    expect(lags.length).toBeGreaterThanOrEqual(4);
+    // Most, not every one: on a loaded machine the node itself may mine a block off its pace (one read
+    // 855 ms late beside a CPU hog), and a block far from its expected time starts the phase over.
+    // A follower that never corrects its phase sees every block about 900 ms late, so its median fails.
+    const median = [...lags].sort((a, b) => a - b)[Math.floor((lags.length - 1) / 2)]!;
+    expect(median, `lags ${lags.join(", ")} ms`).toBeLessThan(150);
   }, 60_000);
 });
