@@ -14,7 +14,7 @@ import { ContractDialog } from "../chain/ContractDialog.tsx";
 import { useDashboardConfig } from "../lib/context.tsx";
 import { RequireSignIn } from "../ui/Layout.tsx";
 import { Empty, ErrorNote, Loading, MorePages, StatusBadge } from "../ui/notices.tsx";
-import { MODEL_LABEL, formatTime, formatWei, timeLeft } from "../ui/format.ts";
+import { MODEL_LABEL, countOf, formatTime, formatWei, timeLeft } from "../ui/format.ts";
 import { RentPanel, useOnChainPrice } from "./Rent.tsx";
 import { RunHistory } from "./RunHistory.tsx";
 
@@ -224,7 +224,7 @@ function RentalRow({ credential: c, onChanged }: { credential: Credential; onCha
           <>
             <dt className="muted">Balance</dt>
             <dd style={{ margin: 0 }} data-testid="runs-left">
-              {runsLeft === undefined ? "…" : `${runsLeft.toString()} ${runsLeft === 1n ? "run" : "runs"} left`}
+              {runsLeft === undefined ? "…" : `${countOf(runsLeft, "run")} left`}
               {balance.data !== undefined ? <span className="muted"> ({formatWei(balance.data)})</span> : null}
             </dd>
             {exit.kind === "pending" ? (
