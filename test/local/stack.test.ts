@@ -19,6 +19,7 @@ import { freePort, portInUse } from "../../local/ports.ts";
 import type { StackInfo } from "../../local/stack.ts";
 import type { DemoData, DemoListing } from "../../local/demo.ts";
 import { parseSse } from "../support/sse.ts";
+import { fetchWaitingOut429 as apiFetch } from "../support/http.ts";
 import { RENTAL_MODELS } from "@agent-rental/core/vocabulary";
 import { base64url, createRemoteJWKSet, flattenedVerify } from "jose";
 import { TaskState, type Task } from "@a2a-js/sdk";
@@ -69,23 +70,6 @@ function groupAlive(pgid: number): boolean {
     return true;
   } catch {
     return false;
-  }
-}
-
-/**
- * fetch as a well-behaved client calls the API: a 429 is waited out for its Retry-After and sent again.
- * The test is one renter with one API key (100 requests a minute, SPEC "Limits"); its polls for a run's
- * receipt and for the indexer may take more of that minute on a loaded machine than on a quiet one.
- */
-async function apiFetch(input: string | URL | Request, init?: RequestInit): Promise<Response> {
-  for (let attempt = 0; ; attempt++) {
-    const res = await fetch(input, init);
-    if (res.status !== 429 || attempt >= 3) return res;
-    const wait = Number(res.headers.get("retry-after"));
-    expect(wait).toBeGreaterThan(0);
-    expect(wait).toBeLessThanOrEqual(60);
-    await res.body?.cancel();
-    await new Promise((r) => setTimeout(r, wait * 1_000));
   }
 }
 

@@ -23,3 +23,19 @@ export async function serveApi(
 export function closeApi(server: Server | undefined): Promise<void> {
   return closeApiServer(server);
 }
+
+/**
+ * fetch as a well-behaved client calls the API: a 429 is waited out for its Retry-After (which the API
+ * always sends, 1 to 60 s) and the request sent again, up to three times. A suite that is one caller
+ * with one key (100 requests a minute, SPEC "Limits") may spend its minute on polls on a loaded machine.
+ */
+export async function fetchWaitingOut429(input: string | URL | Request, init?: RequestInit): Promise<Response> {
+  for (let attempt = 0; ; attempt++) {
+    const res = await fetch(input, init);
+    if (res.status !== 429 || attempt >= 3) return res;
+    const wait = Number(res.headers.get("retry-after"));
+    if (!Number.isInteger(wait) || wait < 1 || wait > 60) throw new Error(`a 429 with Retry-After ${res.headers.get("retry-after")}: 1 to 60 seconds expected`);
+    await res.body?.cancel();
+    await new Promise((r) => setTimeout(r, wait * 1_000));
+  }
+}

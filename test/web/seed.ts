@@ -9,6 +9,7 @@ import { DEMO_PROVIDER_KEY } from "../../local/demo.ts";
 import { chainFor } from "../../src/chain/client.ts";
 import { marketplaceAbi } from "@agent-rental/core/marketplace";
 import { until } from "../support/until.ts";
+import { fetchWaitingOut429 } from "../support/http.ts";
 import { ACCESS_TYPE } from "@agent-rental/core/vocabulary";
 
 /** The protocol authority of the local stack (the first development account). */
@@ -30,15 +31,8 @@ export async function apiAs(stack: RunningStack, privateKey: Hex) {
   if (signedIn.status !== 200) throw new Error(`sign-in of ${account.address} answered ${signedIn.status}: ${await signedIn.text()}`);
   const { token } = (await signedIn.json()) as { token: string };
   const call = async <T>(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<T> => {
-    const send = () => fetch(`${base}${path}`, { method, headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { "content-type": "application/json" }), ...headers }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
-    // A well-behaved client waits a 429 out for its Retry-After (the suites' polls share the wallet's
-    // 100 requests a minute with everything else the test sends as that wallet).
-    let res = await send();
-    for (let attempt = 0; res.status === 429 && attempt < 3; attempt++) {
-      await res.body?.cancel();
-      await new Promise((r) => setTimeout(r, Math.min(60, Number(res.headers.get("retry-after")) || 1) * 1_000));
-      res = await send();
-    }
+    // The suites' polls share the wallet's 100 requests a minute with everything else sent as it.
+    const res = await fetchWaitingOut429(`${base}${path}`, { method, headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { "content-type": "application/json" }), ...headers }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
     const text = await res.text();
     if (!res.ok) throw new Error(`${method} ${path} answered ${res.status}: ${text}`);
     return (text ? JSON.parse(text) : undefined) as T;
