@@ -24,6 +24,9 @@ const env = {
 
 interface Tally { passed: number; failed: number; skipped: number }
 const rows: { name: string; tally: Tally; seconds: number }[] = [];
+/** Every failed test of the vitest lanes, with the opening lines of its failure, printed again beside
+ * the totals: a lane's output scrolls past long before the end, and the end is what a reader sees. */
+const failures: string[] = [];
 const started = Date.now();
 
 /** Runs a command; its output goes to the terminal as it comes (`live`) or is returned to print later. */
@@ -98,6 +101,27 @@ async function checks(): Promise<void> {
   }
 }
 
+interface VitestReport {
+  numPassedTests: number;
+  numFailedTests: number;
+  numPendingTests: number;
+  numTodoTests: number;
+  numFailedTestSuites: number;
+  testResults: { name: string; status: string; message?: string; assertionResults: { fullName: string; status: string; failureMessages?: string[] }[] }[];
+}
+
+/** The failed tests of one lane's report (a file that failed to load counts as one), each with the first
+ * lines of its first failure message. */
+function failedTests(project: string, report: VitestReport): string[] {
+  const opening = (message = "") => stripAnsi(message).split("\n").slice(0, 6).map((line) => `      ${line}`).join("\n");
+  return report.testResults.flatMap((file) => {
+    const path = file.name.startsWith(root) ? file.name.slice(root.length + 1) : file.name;
+    const failed = file.assertionResults.filter((test) => test.status === "failed");
+    if (failed.length === 0 && file.status === "failed") return [`  ${project}  ${path}\n${opening(file.message)}`];
+    return failed.map((test) => `  ${project}  ${path} > ${test.fullName}\n${opening(test.failureMessages?.[0])}`);
+  });
+}
+
 /** One vitest lane (a project of vitest.config.ts), its output live or (`live` false) printed in one
  * block when it ends. */
 async function lane(project: "unit" | "integration" | "e2e", live = true): Promise<void> {
@@ -110,7 +134,8 @@ async function lane(project: "unit" | "integration" | "e2e", live = true): Promi
   const { code, output } = await run(bin("vitest"), ["run", "--project", project, "--reporter=default", "--reporter=json", `--outputFile.json=${report}`], live);
   if (!live) process.stdout.write(`\n── ${name} ──\n${output}`);
   if (!existsSync(report)) return record(name, { passed: 0, failed: 1, skipped: 0 }, since);
-  const result = JSON.parse(readFileSync(report, "utf8")) as { numPassedTests: number; numFailedTests: number; numPendingTests: number; numTodoTests: number; numFailedTestSuites: number };
+  const result = JSON.parse(readFileSync(report, "utf8")) as VitestReport;
+  failures.push(...failedTests(project, result));
   const tally = { passed: result.numPassedTests, failed: result.numFailedTests, skipped: result.numPendingTests + result.numTodoTests };
   // A suite that failed to load (or an error outside any test) counts as a failure.
   if (code !== 0 && tally.failed === 0) tally.failed = Math.max(1, result.numFailedTestSuites);
@@ -133,6 +158,7 @@ await Promise.all([
 
 const total = rows.reduce((sum, { tally }) => ({ passed: sum.passed + tally.passed, failed: sum.failed + tally.failed, skipped: sum.skipped + tally.skipped }), { passed: 0, failed: 0, skipped: 0 });
 const line = (t: Tally) => `${t.passed} passed, ${t.failed} failed${t.skipped ? `, ${t.skipped} skipped` : ""}`;
+if (failures.length > 0) process.stdout.write(`\n── failed tests ──\n${failures.join("\n")}\n`);
 process.stdout.write(
   `\n── totals (${Math.round((Date.now() - started) / 1000)} s) ──\n${rows.map((r) => `  ${r.name.padEnd(28)} ${line(r.tally).padEnd(30)} ${r.seconds.toFixed(0).padStart(4)} s`).join("\n")}\n\n`,
 );
