@@ -96,52 +96,64 @@ export function register(app: OpenAPIHono<AppEnv>): void {
       return { code: "internal_error", message: "An unexpected error occurred; quote the request id to support if it persists.", status: 500, request_id: requestId };
     };
 
+    /** A finished run as the tool's answer: its response, or the reason it has none. */
+    const finish = ({ response, settlementPending }: Awaited<ReturnType<typeof performRun>>): RunResponse => {
+      if (settlementPending) {
+        // Not a 503: a client that retried would run (and pay for) the task again. The run is done; its
+        // output is withheld until the charge lands, as POST /v1/execute answers it.
+        throw new RunFailed(response, {
+          code: "settlement_pending",
+          message: `Run ${response.run_id} completed, but its charge is not confirmed on-chain yet; its output is released once it is (GET /v1/runs/${response.run_id}). Do not run the task again: that would be a new run, charged again.`,
+        });
+      }
+      if (response.status !== "completed") throw new RunFailed(response);
+      return response;
+    };
+
     const server = createAgentToolServer({
       generic: true,
       tools,
       validateInput: (entry, input) => (entry as RentedAgentEntry).check(input),
       describeError,
       async run(call) {
-        const admitted = await admitRun(services, principal, call.request, {
-          // Progress notifications carry the output as it is produced: delivered output, as on a stream.
-          delivery: call.progress ? "stream" : "sync",
-          rateLimit: (listingId) => limitExecution(c, listingId),
-        });
-        // Without an Idempotency-Key no earlier run can be followed.
-        if (admitted.kind !== "admitted") throw new ApiError("service_unavailable", "The run could not be started; retry.");
-        c.set("runId", admitted.admission.run.run_id);
         let offset = 0;
         const progress = call.progress;
         // While the agent works without a word, a heartbeat keeps a client that resets its timeout on
-        // progress waiting (runs may take minutes; clients give up after one by default). Progress must
-        // grow with every notification: a heartbeat adds a thousandth, so its whole part stays the
-        // characters produced (a run's 300 s at most never reach a thousand beats).
+        // progress waiting (runs may take minutes; clients give up after one by default). It starts with
+        // the call, not the run: admission (the credential read on the chain, the reservation) counts
+        // against the client's patience too. Progress must grow with every notification: a heartbeat
+        // adds a thousandth, so its whole part stays the characters produced (a run's 300 s at most never
+        // reach a thousand beats).
         let beats = 0;
         const heartbeat = progress ? setInterval(() => progress(offset + ++beats / 1000, "working"), services.config.MCP_PROGRESS_INTERVAL_MS) : undefined;
         heartbeat?.unref();
-        const { response, settlementPending } = await performRun(services, admitted.admission, {
-          stream: progress !== undefined,
-          ...(progress
-            ? {
-                onDelta: (delta: string) => {
-                  if (delta === "") return;
-                  offset += delta.length;
-                  beats = 0;
-                  progress(offset, delta);
-                },
-              }
-            : {}),
-        }).finally(() => clearInterval(heartbeat));
-        if (settlementPending) {
-          // Not a 503: a client that retried would run (and pay for) the task again. The run is done; its
-          // output is withheld until the charge lands, as POST /v1/execute answers it.
-          throw new RunFailed(response, {
-            code: "settlement_pending",
-            message: `Run ${response.run_id} completed, but its charge is not confirmed on-chain yet; its output is released once it is (GET /v1/runs/${response.run_id}). Do not run the task again: that would be a new run, charged again.`,
+        try {
+          const admitted = await admitRun(services, principal, call.request, {
+            // Progress notifications carry the output as it is produced: delivered output, as on a stream.
+            delivery: progress ? "stream" : "sync",
+            rateLimit: (listingId) => limitExecution(c, listingId),
           });
+          // Without an Idempotency-Key no earlier run can be followed.
+          if (admitted.kind !== "admitted") throw new ApiError("service_unavailable", "The run could not be started; retry.");
+          c.set("runId", admitted.admission.run.run_id);
+          return finish(
+            await performRun(services, admitted.admission, {
+              stream: progress !== undefined,
+              ...(progress
+                ? {
+                    onDelta: (delta: string) => {
+                      if (delta === "") return;
+                      offset += delta.length;
+                      beats = 0;
+                      progress(offset, delta);
+                    },
+                  }
+                : {}),
+            }),
+          );
+        } finally {
+          clearInterval(heartbeat);
         }
-        if (response.status !== "completed") throw new RunFailed(response);
-        return response;
       },
     });
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined });
