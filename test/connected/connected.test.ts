@@ -432,7 +432,8 @@ describe("refusals and failures", () => {
       startEvents(res);
       res.write(sse("output", { delta: "slow " }));
     });
-    const { result, deltas } = await call(path, { timeoutMs: 400 });
+    // Room for the handshake and the first event on a loaded machine (this process serves both ends).
+    const { result, deltas } = await call(path, { timeoutMs: 1_500 });
     expect(deltas).toEqual(["slow "]);
     const error = failure(result);
     expect(error.code).toBe("timeout");
