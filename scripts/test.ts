@@ -113,7 +113,14 @@ interface VitestReport {
 /** The failed tests of one lane's report (a file that failed to load counts as one), each with the first
  * lines of its first failure message. */
 function failedTests(project: string, report: VitestReport): string[] {
-  const opening = (message = "") => stripAnsi(message).split("\n").slice(0, 6).map((line) => `      ${line}`).join("\n");
+  // The test's own lines: vitest's and Node's stack frames say nothing about what failed.
+  const opening = (message = "") =>
+    stripAnsi(message)
+      .split("\n")
+      .filter((line) => !/node_modules|^\s+at (new Promise|process\.|node:)/.test(line))
+      .slice(0, 6)
+      .map((line) => `      ${line}`)
+      .join("\n");
   return report.testResults.flatMap((file) => {
     const path = file.name.startsWith(root) ? file.name.slice(root.length + 1) : file.name;
     const failed = file.assertionResults.filter((test) => test.status === "failed");
