@@ -62,6 +62,9 @@ export default defineConfig({
           include: E2E,
           globalSetup: ["test/support/global-setup.ts"],
           testTimeout: 30_000,
+          // A page's answer to a click waits on the API, the chain and a browser that share two cores
+          // with the other lanes: polls give it 10 s (vitest's default is 1 s), and pass as soon as it shows.
+          expect: { poll: { timeout: 10_000 } },
           hookTimeout: 60_000,
           pool: "forks",
           maxWorkers: 1,
