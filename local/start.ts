@@ -1,5 +1,6 @@
 // `npm start`: the whole service on this machine, on its embedded defaults. Ctrl-C (SIGINT) or
-// SIGTERM stops every part of it.
+// SIGTERM stops every part of it, sent to this process or to npm (the script execs this process, so npm
+// hands its signals straight here); npm killed outright stops it too (the parent watch below).
 import { z } from "zod";
 import { ConfigError, configSchema } from "../src/config.ts";
 import { startStack, StackStartError, type RunningStack } from "./stack.ts";
@@ -94,3 +95,9 @@ const shutdown = async (signal: string) => {
 process.on("SIGINT", () => void shutdown("SIGINT"));
 process.on("SIGTERM", () => void shutdown("SIGTERM"));
 process.on("SIGHUP", () => void shutdown("SIGHUP"));
+// A parent killed outright (kill -9 of npm, a supervisor that ends only the process it started) cannot
+// pass a signal on: re-parented, this process stops the stack as on SIGTERM, so no part keeps a port.
+const parent = process.ppid;
+setInterval(() => {
+  if (process.ppid !== parent) void shutdown("parent process gone");
+}, 500).unref();

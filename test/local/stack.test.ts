@@ -443,5 +443,21 @@ describe("npm start (the local stack)", () => {
     await again.exited;
     await waitUntil(() => !groupAlive(again.child.pid!));
     for (const port of Object.values(p)) expect(await portInUse(port)).toBe(false);
-  }, 240_000);
+
+    // A supervisor's SIGTERM to npm alone (not its group) reaches the stack: npm hands it on.
+    const third = npmStart(p, dataDir);
+    await waitForStack(dataDir, third.exited, third.output);
+    process.kill(third.child.pid!, "SIGTERM");
+    await third.exited;
+    await waitUntil(() => !groupAlive(third.child.pid!));
+    expect(third.output()).toContain("SIGTERM: stopping the local stack...");
+    for (const port of Object.values(p)) expect(await portInUse(port)).toBe(false);
+
+    // npm killed outright: the stack sees it lost its parent and stops, freeing every port.
+    const fourth = npmStart(p, dataDir);
+    await waitForStack(dataDir, fourth.exited, fourth.output);
+    process.kill(fourth.child.pid!, "SIGKILL");
+    await waitUntil(() => !groupAlive(fourth.child.pid!));
+    for (const port of Object.values(p)) expect(await portInUse(port)).toBe(false);
+  }, 300_000);
 });
