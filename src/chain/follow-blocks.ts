@@ -2,8 +2,8 @@
 // was seen. On a chain with a block time it polls around the block it expects (block-cadence.ts): a
 // few probes before it and short polls from it on, instead of a steady stream, and a block seen within
 // one short poll of its arrival. On a chain that mines per transaction it polls at a steady short
-// interval. Hand-written: viem's watchBlockNumber polls at one fixed interval, which is either slow to see a block or costly
-// in requests to a hosted node, and reports nothing about when a block is due.
+// interval. Hand-written: viem's watchBlockNumber polls at one fixed interval, which is either slow to
+// see a block or costly in requests to a hosted node, and reports nothing about when a block is due.
 import type { ChainClient } from "./client.ts";
 import { createBlockCadence, type BlockCadence } from "./block-cadence.ts";
 
