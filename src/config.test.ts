@@ -92,6 +92,18 @@ describe("loadConfig", () => {
     }
   });
 
+  it("takes the network's profile from its chain id or its name, settings overriding its depth and fee ceiling", () => {
+    expect(loadConfig(valid).network).toMatchObject({ name: "base-sepolia", chainId: 84532, finalityDepth: 10, maxFeePerGasWei: 2_000_000_000n });
+    const mainnet = loadConfig({ ...valid, CHAIN_ID: "8453", FINALITY_DEPTH: "20", MAX_FEE_PER_GAS_WEI: "5000000000", MAX_GAS_SHARE_BPS: "500" });
+    expect(mainnet.network).toMatchObject({ name: "base", finalityDepth: 20, maxFeePerGasWei: 5_000_000_000n, maxGasShareBps: 500 });
+    // A second local node standing in for Base Sepolia is named as one; an unknown chain must be named.
+    expect(loadConfig({ ...valid, NETWORK: "base-sepolia" }).network.name).toBe("base-sepolia");
+    expect(() => loadConfig({ ...valid, CHAIN_ID: "999" })).toThrow(/NETWORK is required for chain 999/);
+    expect(() => loadConfig({ ...valid, NETWORK: "ethereum" })).toThrow(/ethereum is chain 1, not CHAIN_ID 84532/);
+    expect(() => loadConfig({ ...valid, NETWORK: "moon" })).toThrow(/NETWORK must be one of local, base-sepolia/);
+    expect(loadConfig({ ...valid, NETWORK: "local", CHAIN_ID: "999" }).network).toMatchObject({ name: "local", chainId: 999, finalityDepth: 0 });
+  });
+
   it("chooses the API key prefix from the chain: svc_test_ on test networks, svc_live_ on mainnet", () => {
     expect(loadConfig({ ...valid, CHAIN_ID: "31337" }).keyPrefix).toBe("svc_test_");
     expect(loadConfig({ ...valid, CHAIN_ID: "8453" }).keyPrefix).toBe("svc_live_");

@@ -1,6 +1,7 @@
 // Configuration, parsed once at start from the environment with zod. A missing or malformed setting
 // stops the start with a message naming it. The same schema serves the local stack and the cloud.
 import { isIP } from "node:net";
+import { isNetworkName, NETWORK_NAMES, NETWORKS, networkOfChainId, type NetworkProfile } from "@agent-rental/core/networks";
 import { z } from "zod";
 
 const address = z.string().regex(/^0x[0-9a-fA-F]{40}$/, "must be a 0x-prefixed 20-byte hex address");
@@ -50,6 +51,15 @@ export const configSchema = z
     BLOB_BUCKET: z.string().regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, "must be an S3 bucket name"),
     RPC_URL: url,
     CHAIN_ID: z.coerce.number().int().positive(),
+    /** The network profile (packages/core/src/networks.ts): its finality depth and fee ceiling. Default:
+     * the profile whose chain id is CHAIN_ID; a chain id of none of them needs it named. */
+    NETWORK: z.string().refine(isNetworkName, `must be one of ${NETWORK_NAMES.join(", ")}`).optional(),
+    /** Blocks on top of a block before what it holds counts as final. Default: the network's. */
+    FINALITY_DEPTH: z.coerce.number().int().min(0).max(1_000).optional(),
+    /** The most the settler offers per gas, in wei. Default: the network's. */
+    MAX_FEE_PER_GAS_WEI: z.coerce.bigint().positive().optional(),
+    /** The most one batch may spend on gas, in basis points of the charges it carries. Default: the network's. */
+    MAX_GAS_SHARE_BPS: z.coerce.number().int().min(1).max(1_000_000).optional(),
     MARKETPLACE_ADDRESS: address,
     /** The block the marketplace was deployed in: where the chain indexer starts. */
     MARKETPLACE_DEPLOY_BLOCK: z.coerce.bigint().nonnegative().default(0n),
@@ -197,6 +207,12 @@ export const configSchema = z
     if (value.HTTP_HEADERS_TIMEOUT_MS > value.HTTP_REQUEST_TIMEOUT_MS) {
       ctx.addIssue({ code: "custom", path: ["HTTP_HEADERS_TIMEOUT_MS"], message: "must not exceed HTTP_REQUEST_TIMEOUT_MS" });
     }
+    const profile = value.NETWORK ? NETWORKS[value.NETWORK as keyof typeof NETWORKS] : networkOfChainId(value.CHAIN_ID);
+    if (!profile) {
+      ctx.addIssue({ code: "custom", path: ["NETWORK"], message: `is required for chain ${value.CHAIN_ID}, which is none of ${NETWORK_NAMES.join(", ")}` });
+    } else if (profile.chainId !== value.CHAIN_ID && profile.name !== "local") {
+      ctx.addIssue({ code: "custom", path: ["NETWORK"], message: `${profile.name} is chain ${profile.chainId}, not CHAIN_ID ${value.CHAIN_ID}` });
+    }
     if (value.STAGE === "local" && !value.AWS_ENDPOINT) {
       ctx.addIssue({ code: "custom", path: ["AWS_ENDPOINT"], message: "is required when STAGE=local" });
     }
@@ -207,6 +223,8 @@ export type Config = z.infer<typeof configSchema> & {
   keyPrefix: "svc_test_" | "svc_live_";
   /** The browser origins CORS allows (`*` for any), defaults resolved. */
   corsOrigins: string[];
+  /** The network's profile, with FINALITY_DEPTH, MAX_FEE_PER_GAS_WEI and MAX_GAS_SHARE_BPS applied. */
+  network: NetworkProfile;
 };
 
 /** CORS_ORIGINS (else any origin locally, none in the cloud), plus the dashboard's origin: an operator
@@ -236,5 +254,17 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       }),
     );
   }
-  return { ...parsed.data, keyPrefix: TEST_NETWORK_CHAIN_IDS.has(parsed.data.CHAIN_ID) ? "svc_test_" : "svc_live_", corsOrigins: corsOriginsOf(parsed.data) };
+  return { ...parsed.data, keyPrefix: TEST_NETWORK_CHAIN_IDS.has(parsed.data.CHAIN_ID) ? "svc_test_" : "svc_live_", corsOrigins: corsOriginsOf(parsed.data), network: networkOf(parsed.data) };
+}
+
+/** The network's profile (named, or by chain id) with the settings that override it. */
+function networkOf(data: z.infer<typeof configSchema>): NetworkProfile {
+  const profile = data.NETWORK ? NETWORKS[data.NETWORK as keyof typeof NETWORKS] : networkOfChainId(data.CHAIN_ID)!;
+  return {
+    ...profile,
+    chainId: data.CHAIN_ID,
+    finalityDepth: data.FINALITY_DEPTH ?? profile.finalityDepth,
+    maxFeePerGasWei: data.MAX_FEE_PER_GAS_WEI ?? profile.maxFeePerGasWei,
+    maxGasShareBps: data.MAX_GAS_SHARE_BPS ?? profile.maxGasShareBps,
+  };
 }

@@ -1,0 +1,131 @@
+// The networks the service runs on, each with what money on it depends on: its chain id, how often it
+// mines a block, how deep a block must be before what it holds counts as final, and the most the
+// settler may pay for gas there. The server, the deploy command, the cloud app and the dashboard read
+// them from here, so a network is described once.
+//
+// Finality depth: a block `depth` blocks under the head is treated as final. A reorganisation deeper
+// than that is outside what the service defends against; one within it is noticed and repaired
+// (charges sent again, run-log batches logged again, indexes replayed).
+// - local: 0. The Hardhat node reorganises only when told to (evm_revert), and the tests that do so
+//   set a depth of their own.
+// - Base and Base Sepolia (OP Stack, 2 s blocks): the sequencer's blocks reorganise only when the
+//   sequencer itself fails or the batch posted to L1 differs; the node's "safe" head (the L2 block
+//   derived from L1 data) trails the head by about a minute. 10 blocks (20 s) covers every reorganisation
+//   Base has had in practice; output is not held to it (see docs/design/settlement.md, "Finality").
+// - Ethereum and Sepolia (12 s slots): the finalized checkpoint trails the head by two epochs, 64 slots
+//   (about 12.8 minutes); 64 blocks is the depth that matches it.
+//
+// Fee ceiling: the most the settler offers per gas (maxFeePerGas), and the most one batch may spend on
+// gas as a share of the charges it carries (basis points). Past either, the settler waits and alarms.
+
+export type NetworkName = "local" | "base-sepolia" | "base" | "ethereum-sepolia" | "ethereum";
+
+export interface NetworkProfile {
+  readonly name: NetworkName;
+  /** How people call it ("Base Sepolia"). */
+  readonly label: string;
+  readonly chainId: number;
+  /** A test network: API keys are svc_test_, money is play money. */
+  readonly testnet: boolean;
+  /** Milliseconds between blocks; 0 for a node that mines a block per transaction. */
+  readonly blockTimeMs: number;
+  /** Blocks on top of a block before what it holds counts as final. */
+  readonly finalityDepth: number;
+  /** The node's block tag that names the same point, where the network has one. */
+  readonly finalityTag: "safe" | "finalized" | null;
+  /** The most the settler offers per gas, in wei. */
+  readonly maxFeePerGasWei: bigint;
+  /** The most one batch may spend on gas, as basis points of the charges it carries. */
+  readonly maxGasShareBps: number;
+  /** A public RPC endpoint browsers may use (the service's own RPC URL is a secret). */
+  readonly publicRpcUrl: string | null;
+  readonly explorerUrl: string | null;
+  /** Circle's USDC on the network, where there is one. */
+  readonly usdc: `0x${string}` | null;
+}
+
+const GWEI = 1_000_000_000n;
+
+export const NETWORKS: Readonly<Record<NetworkName, NetworkProfile>> = {
+  local: {
+    name: "local",
+    label: "Local chain",
+    chainId: 31337,
+    testnet: true,
+    blockTimeMs: 0,
+    finalityDepth: 0,
+    finalityTag: null,
+    maxFeePerGasWei: 100n * GWEI,
+    maxGasShareBps: 2_000,
+    publicRpcUrl: null,
+    explorerUrl: null,
+    usdc: null,
+  },
+  "base-sepolia": {
+    name: "base-sepolia",
+    label: "Base Sepolia",
+    chainId: 84532,
+    testnet: true,
+    blockTimeMs: 2_000,
+    finalityDepth: 10,
+    finalityTag: "safe",
+    maxFeePerGasWei: 2n * GWEI,
+    maxGasShareBps: 2_000,
+    publicRpcUrl: "https://sepolia.base.org",
+    explorerUrl: "https://sepolia.basescan.org",
+    usdc: "0x036CbD53842c5426634e7929541eC2318f3dCF7e",
+  },
+  base: {
+    name: "base",
+    label: "Base",
+    chainId: 8453,
+    testnet: false,
+    blockTimeMs: 2_000,
+    finalityDepth: 10,
+    finalityTag: "safe",
+    maxFeePerGasWei: 2n * GWEI,
+    maxGasShareBps: 1_000,
+    publicRpcUrl: "https://mainnet.base.org",
+    explorerUrl: "https://basescan.org",
+    usdc: "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913",
+  },
+  "ethereum-sepolia": {
+    name: "ethereum-sepolia",
+    label: "Sepolia",
+    chainId: 11155111,
+    testnet: true,
+    blockTimeMs: 12_000,
+    finalityDepth: 64,
+    finalityTag: "finalized",
+    maxFeePerGasWei: 200n * GWEI,
+    maxGasShareBps: 2_000,
+    publicRpcUrl: "https://rpc.sepolia.org",
+    explorerUrl: "https://sepolia.etherscan.io",
+    usdc: "0x1c7D4B196Cb0C7B01d743Fbc6116a902379C7238",
+  },
+  ethereum: {
+    name: "ethereum",
+    label: "Ethereum",
+    chainId: 1,
+    testnet: false,
+    blockTimeMs: 12_000,
+    finalityDepth: 64,
+    finalityTag: "finalized",
+    maxFeePerGasWei: 200n * GWEI,
+    maxGasShareBps: 1_000,
+    publicRpcUrl: "https://ethereum-rpc.publicnode.com",
+    explorerUrl: "https://etherscan.io",
+    usdc: "0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48",
+  },
+};
+
+export const NETWORK_NAMES = Object.keys(NETWORKS) as NetworkName[];
+
+export function isNetworkName(value: string): value is NetworkName {
+  return Object.hasOwn(NETWORKS, value);
+}
+
+/** The profile of a chain id, if it is one of ours. */
+export function networkOfChainId(chainId: number): NetworkProfile | undefined {
+  return NETWORK_NAMES.map((name) => NETWORKS[name]).find((profile) => profile.chainId === chainId);
+}
