@@ -1,17 +1,35 @@
 """The asyncio client: the same operations as :class:`agent_rental.AgentRental`, awaitable.
 
-Each call runs the standard-library client in asyncio's default thread pool (``asyncio.to_thread``),
-so an event loop is never blocked, and the retry, idempotency and resume rules are the sync client's
-own. A stream is an async iterator; each of its reads runs in the pool.
+Each call runs the standard-library client in a thread pool of the SDK's own (64 threads, shared by
+every async client: asyncio's default pool has only a few threads on a small machine, which would cap
+concurrent runs), so an event loop is never blocked, and the retry, idempotency and resume rules are
+the sync client's own. A stream is an async iterator; each of its reads runs in the pool.
 """
 
 from __future__ import annotations
 
 import asyncio
-from typing import Any, AsyncIterator, Callable, Iterator, Literal, Mapping, Optional, Union
+import contextvars
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, AsyncIterator, Callable, Iterator, Literal, Mapping, Optional, ParamSpec, TypeVar, Union
 
 from .client import MAX_STREAM_RESUMES, AgentRental, Method, QueryValue, RetryInfo, Sign, StreamEvent
 from .models import ApiKey, ApiKeyCreated, AuthToken, CredentialList, CredentialVerification, Health, Listing, ListingMetadata, ListingSearch, Reputation, Run, RunDetail, RunList
+
+_P = ParamSpec("_P")
+_T = TypeVar("_T")
+#: Blocking HTTP calls of every async client; threads start on demand.
+_POOL = ThreadPoolExecutor(max_workers=64, thread_name_prefix="agent-rental")
+
+
+async def _to_thread(fn: Callable[_P, _T], /, *args: _P.args, **kwargs: _P.kwargs) -> _T:
+    context = contextvars.copy_context()
+
+    def call() -> _T:
+        return context.run(fn, *args, **kwargs)
+
+    return await asyncio.get_running_loop().run_in_executor(_POOL, call)
+
 
 def _next(iterator: Iterator[StreamEvent]) -> Optional[StreamEvent]:
     return next(iterator, None)
@@ -20,14 +38,14 @@ def _next(iterator: Iterator[StreamEvent]) -> Optional[StreamEvent]:
 async def _aiter(iterator: Iterator[StreamEvent]) -> AsyncIterator[StreamEvent]:
     try:
         while True:
-            item = await asyncio.to_thread(_next, iterator)
+            item = await _to_thread(_next, iterator)
             if item is None:
                 return
             yield item
     finally:
         close = getattr(iterator, "close", None)
         if close is not None:
-            await asyncio.to_thread(close)
+            await _to_thread(close)
 
 
 class AsyncAgentRental:
@@ -62,7 +80,7 @@ class AsyncAgentRental:
         return self.sync.base_url
 
     async def sign_in(self, wallet: str, sign: Sign) -> AuthToken:
-        return await asyncio.to_thread(self.sync.sign_in, wallet, sign)
+        return await _to_thread(self.sync.sign_in, wallet, sign)
 
     def sign_out(self) -> None:
         self.sync.sign_out()
@@ -79,7 +97,7 @@ class AsyncAgentRental:
         idempotency_key: Optional[str] = None,
     ) -> Run:
         """Runs a task and answers the Run (see :meth:`AgentRental.execute`)."""
-        return await asyncio.to_thread(self.sync.execute, agent_id, task, input=input, input_uri=input_uri, priority=priority, timeout_seconds=timeout_seconds, idempotency_key=idempotency_key)
+        return await _to_thread(self.sync.execute, agent_id, task, input=input, input_uri=input_uri, priority=priority, timeout_seconds=timeout_seconds, idempotency_key=idempotency_key)
 
     def execute_stream(
         self,
@@ -98,10 +116,10 @@ class AsyncAgentRental:
         return _aiter(self.sync.execute_stream(agent_id, task, input=input, input_uri=input_uri, priority=priority, timeout_seconds=timeout_seconds, idempotency_key=idempotency_key, resumes=resumes, on_run_id=on_run_id))
 
     async def health(self) -> Health:
-        return await asyncio.to_thread(self.sync.health)
+        return await _to_thread(self.sync.health)
 
     async def request(self, method: Method, path: str, *, query: Optional[Mapping[str, QueryValue]] = None, body: Any = None, idempotent: Optional[bool] = None) -> Any:
-        return await asyncio.to_thread(lambda: self.sync.request(method, path, query=query, body=body, idempotent=idempotent))
+        return await _to_thread(lambda: self.sync.request(method, path, query=query, body=body, idempotent=idempotent))
 
 
 class AsyncListings:
@@ -110,16 +128,16 @@ class AsyncListings:
 
     async def search(self, **params: Any) -> ListingSearch:
         """Searches published listings; the same keyword filters as :meth:`Listings.search`."""
-        return await asyncio.to_thread(lambda: self._sync.search(**params))
+        return await _to_thread(lambda: self._sync.search(**params))
 
     async def get(self, listing_id: str) -> Listing:
-        return await asyncio.to_thread(self._sync.get, listing_id)
+        return await _to_thread(self._sync.get, listing_id)
 
     async def metadata(self, metadata_uri: str) -> ListingMetadata:
-        return await asyncio.to_thread(self._sync.metadata, metadata_uri)
+        return await _to_thread(self._sync.metadata, metadata_uri)
 
     async def reputation(self, listing_id: str, *, limit: Optional[int] = None, cursor: Optional[str] = None) -> Reputation:
-        return await asyncio.to_thread(lambda: self._sync.reputation(listing_id, limit=limit, cursor=cursor))
+        return await _to_thread(lambda: self._sync.reputation(listing_id, limit=limit, cursor=cursor))
 
 
 class AsyncCredentials:
@@ -127,10 +145,10 @@ class AsyncCredentials:
         self._sync = client.credentials
 
     async def list(self, *, status: Optional[Literal["active", "expired", "low_balance"]] = None, limit: Optional[int] = None, offset: Optional[int] = None) -> CredentialList:
-        return await asyncio.to_thread(lambda: self._sync.list(status=status, limit=limit, offset=offset))
+        return await _to_thread(lambda: self._sync.list(status=status, limit=limit, offset=offset))
 
     async def verify(self, listing_id: str) -> CredentialVerification:
-        return await asyncio.to_thread(self._sync.verify, listing_id)
+        return await _to_thread(self._sync.verify, listing_id)
 
 
 class AsyncRuns:
@@ -138,16 +156,16 @@ class AsyncRuns:
         self._sync = client.runs
 
     async def list(self, listing_id: str, *, limit: Optional[int] = None, cursor: Optional[str] = None) -> RunList:
-        return await asyncio.to_thread(lambda: self._sync.list(listing_id, limit=limit, cursor=cursor))
+        return await _to_thread(lambda: self._sync.list(listing_id, limit=limit, cursor=cursor))
 
     async def get(self, run_id: str) -> RunDetail:
-        return await asyncio.to_thread(self._sync.get, run_id)
+        return await _to_thread(self._sync.get, run_id)
 
     def events(self, run_id: str, *, last_event_id: Optional[str] = None, resumes: int = MAX_STREAM_RESUMES) -> AsyncIterator[StreamEvent]:
         return _aiter(self._sync.events(run_id, last_event_id=last_event_id, resumes=resumes))
 
     async def verify_receipt(self, run: Union[str, RunDetail], *, rpc_url: str, renter: str, marketplace: Optional[str] = None) -> bool:
-        return await asyncio.to_thread(lambda: self._sync.verify_receipt(run, rpc_url=rpc_url, renter=renter, marketplace=marketplace))
+        return await _to_thread(lambda: self._sync.verify_receipt(run, rpc_url=rpc_url, renter=renter, marketplace=marketplace))
 
 
 class AsyncKeys:
@@ -155,10 +173,10 @@ class AsyncKeys:
         self._sync = client.keys
 
     async def list(self) -> list[ApiKey]:
-        return await asyncio.to_thread(self._sync.list)
+        return await _to_thread(self._sync.list)
 
     async def create(self, label: str, sign: Sign) -> ApiKeyCreated:
-        return await asyncio.to_thread(self._sync.create, label, sign)
+        return await _to_thread(self._sync.create, label, sign)
 
     async def revoke(self, key_id: str) -> ApiKey:
-        return await asyncio.to_thread(self._sync.revoke, key_id)
+        return await _to_thread(self._sync.revoke, key_id)
