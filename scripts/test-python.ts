@@ -26,10 +26,13 @@ function tally(passed: number, failed: number, skipped: number, note = ""): neve
 function findPython(): { python: string } | { reason: string } {
   const candidates = [process.env.PYTHON, "python3", "/usr/bin/python3"].filter((c): c is string => Boolean(c));
   const reasons: string[] = [];
-  for (const python of candidates) {
-    const probe = spawnSync(python, ["-c", "import sys, venv, pytest; assert sys.version_info >= (3, 10), sys.version"], { encoding: "utf8" });
-    if (probe.status === 0) return { python };
-    reasons.push(`${python}: ${probe.error ? "not found" : (probe.stderr.trim().split("\n").at(-1) ?? `exit ${probe.status}`)}`);
+  // One that has mypy as well first (python/tests/test_types.py looks for mypy on its own otherwise).
+  for (const modules of ["sys, venv, ensurepip, pytest, mypy", "sys, venv, ensurepip, pytest"]) {
+    for (const python of candidates) {
+      const probe = spawnSync(python, ["-c", `import ${modules}; assert sys.version_info >= (3, 10), sys.version`], { encoding: "utf8" });
+      if (probe.status === 0) return { python };
+      if (modules.endsWith("pytest")) reasons.push(`${python}: ${probe.error ? "not found" : (probe.stderr.trim().split("\n").at(-1) ?? `exit ${probe.status}`)}`);
+    }
   }
   return { reason: `no Python 3.10+ with pytest and venv (${reasons.join("; ")}); install python3, python3-pytest and python3-venv` };
 }

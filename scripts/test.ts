@@ -89,7 +89,19 @@ const CHECKS: Check[] = [
       return tally;
     },
   },
+  // The Python SDK (python/): its pytest suite against a world of its own (scripts/test-python.ts), the
+  // wheel installed into a fresh venv; skipped with its reason without Python, a failure under CI=true.
+  { name: "Python SDK (pytest)", command: "node", args: ["--import", "tsx", "scripts/test-python.ts"], tally: pythonTally },
 ];
+
+/** The closing "python: N passed, N failed, N skipped" line of scripts/test-python.ts. */
+function pythonTally(output: string, code: number): Tally {
+  const match = /^python: (\d+) passed, (\d+) failed, (\d+) skipped/m.exec(stripAnsi(output));
+  if (!match) return { passed: 0, failed: 1, skipped: 0 };
+  const tally = { passed: Number(match[1]), failed: Number(match[2]), skipped: Number(match[3]) };
+  if (code !== 0 && tally.failed === 0) tally.failed = 1;
+  return tally;
+}
 
 /** The checks, one after another; each one's output printed in one block when it ends. */
 async function checks(): Promise<void> {
@@ -147,6 +159,17 @@ async function lane(project: "unit" | "integration" | "e2e", live = true): Promi
   // A suite that failed to load (or an error outside any test) counts as a failure.
   if (code !== 0 && tally.failed === 0) tally.failed = Math.max(1, result.numFailedTestSuites);
   record(name, tally, since);
+}
+
+// `node --import tsx scripts/test.ts --only python`: the Python SDK's lane alone, with the totals line.
+if (process.argv.includes("--only") && process.argv[process.argv.indexOf("--only") + 1] === "python") {
+  const since = Date.now();
+  const check = CHECKS.find((c) => c.name.startsWith("Python SDK"))!;
+  const { code, output } = await run(check.command, check.args, true);
+  record(check.name, check.tally!(output, code), since);
+  const t = rows[0]!.tally;
+  process.stdout.write(`\n${t.passed} passed, ${t.failed} failed${t.skipped ? `, ${t.skipped} skipped` : ""}\n`);
+  process.exit(t.failed > 0 ? 1 : 0);
 }
 
 // Two tracks share the machine: the checks then the e2e lane (its output held), beside the unit then

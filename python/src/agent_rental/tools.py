@@ -136,7 +136,8 @@ def _describe(error: Union[AgentRentalError, AgentToolInputError]) -> dict[str, 
 
 
 def agent_tool(client: AgentRental, listing_id: str, *, name: Optional[str] = None, on_error: str = "content") -> AgentTool:
-    """One rented agent as a tool, from its listing and the input schema of its public metadata."""
+    """One rented agent as a tool, from its listing (``listing_id``: ``lst_…`` or the 0x on-chain id) and
+    the input schema of its public metadata."""
     listing = client.listings.get(listing_id)
     metadata = client.listings.metadata(listing["metadata_uri"])
     parameters, flat = agent_tool_parameters(metadata.get("input_schema"))

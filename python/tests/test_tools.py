@@ -1,0 +1,55 @@
+"""Rented agents as tools: the OpenAI and Anthropic shapes from the listing's real input schema, and a
+tool loop against the model server's OpenAI chat-completions endpoint."""
+
+from __future__ import annotations
+
+import json
+import urllib.request
+from typing import Any
+
+from agent_rental import AgentRental, agent_tool, handle_anthropic_tool_uses, handle_openai_tool_calls, rented_agent_tools
+
+
+def test_an_agent_becomes_openai_and_anthropic_tools_from_its_input_schema(world: dict[str, Any], client: AgentRental) -> None:
+    tool = agent_tool(client, world["listings"]["one_time"]["listing_id"])
+    listing = client.listings.get(world["listings"]["one_time"]["listing_id"])
+    parameters = tool.openai()["function"]["parameters"]
+    # The agent's own field (topic) sits beside task; its schema stays closed.
+    assert parameters["properties"]["topic"] == {"type": "string"}
+    assert parameters["required"] == ["task"] and parameters["additionalProperties"] is False
+    assert tool.openai() == {"type": "function", "function": {"name": tool.name, "description": f"{listing['title']}: {listing['description']}", "parameters": parameters}}
+    assert tool.anthropic() == {"name": tool.name, "description": tool.openai()["function"]["description"], "input_schema": parameters}
+    names = {t.name for t in rented_agent_tools(client)}
+    assert tool.name in names and len(names) >= 4
+
+
+def test_a_tool_call_runs_the_agent_and_bad_arguments_or_refusals_answer_error_content(world: dict[str, Any], client: AgentRental) -> None:
+    tool = agent_tool(client, world["listings"]["one_time"]["listing_id"])
+    assert json.loads(tool.run('{"task": "tool run", "topic": "tides"}')) == {"findings": ["done: tool run"]}
+    bad = json.loads(tool.run('{"task": "x", "colour": "red"}'))
+    assert bad["error"]["code"] == "invalid_tool_arguments"
+    refused = agent_tool(client, world["listings"]["unrented"]["listing_id"]).run({"task": "x"})
+    assert json.loads(refused)["error"]["code"] == "credential_not_found"
+    blocks = handle_anthropic_tool_uses([tool], [{"type": "tool_use", "id": "toolu_1", "name": tool.name, "input": {"task": "anthropic run"}}])
+    assert blocks == [{"type": "tool_result", "tool_use_id": "toolu_1", "content": json.dumps({"findings": ["done: anthropic run"]})}]
+
+
+def test_an_openai_tool_loop_against_the_model_server(world: dict[str, Any], client: AgentRental) -> None:
+    tool = agent_tool(client, world["listings"]["subscription"]["listing_id"])
+
+    def chat(messages: list[dict[str, Any]]) -> dict[str, Any]:
+        body = json.dumps({"model": "local-model", "messages": messages, "tools": [tool.openai()]}).encode()
+        request = urllib.request.Request(world["model_server_url"] + "/v1/chat/completions", data=body, headers={"content-type": "application/json"})
+        with urllib.request.urlopen(request, timeout=60) as response:
+            return dict(json.loads(response.read())["choices"][0]["message"])
+
+    messages: list[dict[str, Any]] = [{"role": "user", "content": f'Look into tides. [[tool:{tool.name} {{"task": "loop run", "topic": "tides"}}]]'}]
+    for _ in range(4):
+        message = chat(messages)
+        messages.append(message)
+        if not message.get("tool_calls"):
+            break
+        messages.extend(handle_openai_tool_calls([tool], message))
+    assert [m["role"] for m in messages] == ["user", "assistant", "tool", "assistant"]
+    assert messages[2]["content"] == json.dumps({"findings": ["done: loop run"]})
+    assert f"Tool {tool.name} returned:" in messages[3]["content"]
