@@ -4,8 +4,9 @@
 // against it, and stops everything. The last line is the tally `scripts/test.ts` counts:
 // "python: N passed, N failed, N skipped".
 //
-// Without a Python 3.10+ that has pytest, the suite is reported skipped with the reason; under CI=true
-// that is a failure (the bootstrap installs python3, python3-pytest and python3-venv from Debian).
+// Without a Python 3.10+ that has pytest and venv (PYTHON, else python3, else /usr/bin/python3), the
+// suite is reported skipped with the reason; under CI=true that is a failure (the bootstrap installs
+// python3, python3-pytest, python3-venv and python3-mypy from Debian).
 //
 //   node --import tsx scripts/test-python.ts [-- pytest arguments, e.g. -k stream]
 import { spawn, spawnSync } from "node:child_process";
@@ -24,7 +25,8 @@ function tally(passed: number, failed: number, skipped: number, note = ""): neve
 
 /** The first Python 3.10+ with pytest and venv; undefined with the reason when there is none. */
 function findPython(): { python: string } | { reason: string } {
-  const candidates = [process.env.PYTHON, "python3", "/usr/bin/python3"].filter((c): c is string => Boolean(c));
+  // PYTHON names the interpreter to use (and only that one); else python3 on the PATH, then Debian's.
+  const candidates = process.env.PYTHON ? [process.env.PYTHON] : ["python3", "/usr/bin/python3"];
   const reasons: string[] = [];
   // One that has mypy as well first (python/tests/test_types.py looks for mypy on its own otherwise).
   for (const modules of ["sys, venv, ensurepip, pytest, mypy", "sys, venv, ensurepip, pytest"]) {
