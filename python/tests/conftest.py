@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import time
+import urllib.parse
 import urllib.request
 from typing import Any, Callable
 
@@ -47,5 +48,3 @@ def until(condition: Callable[[], Any], *, timeout: float = 30.0, interval: floa
             raise AssertionError(f"timed out after {timeout} s waiting for {what}")
         time.sleep(interval)
 
-
-import urllib.parse  # noqa: E402  (used by control)
