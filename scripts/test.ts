@@ -6,6 +6,7 @@
 //    Solidity tests (Hardhat: unit, fuzz, invariant)
 //  - the vitest lanes (vitest.config.ts): unit, then integration (real emulators and a real chain),
 //    then e2e (the whole local stack, the dashboard in Chromium, the packed packages)
+//  - the Python SDK's pytest suite (scripts/test-python.ts), after the integration lane
 // The checks run one at a time, then the e2e lane, beside the unit and integration lanes; the output of
 // the checks and of the e2e lane is held and printed as each ends (the live lanes' output stays readable).
 import { spawn } from "node:child_process";
@@ -89,10 +90,20 @@ const CHECKS: Check[] = [
       return tally;
     },
   },
-  // The Python SDK (python/): its pytest suite against a world of its own (scripts/test-python.ts), the
-  // wheel installed into a fresh venv; skipped with its reason without Python, a failure under CI=true.
-  { name: "Python SDK (pytest)", command: "node", args: ["--import", "tsx", "scripts/test-python.ts"], tally: pythonTally },
 ];
+
+/** The Python SDK (python/): its pytest suite against a world of its own (scripts/test-python.ts), the
+ * wheel installed into a fresh venv; skipped with its reason without Python, a failure under CI=true.
+ * It runs after the integration lane, whose track ends well before the e2e lane's. */
+const PYTHON: Check = { name: "Python SDK (pytest)", command: "node", args: ["--import", "tsx", "scripts/test-python.ts"], tally: pythonTally };
+
+/** The Python lane, its output printed in one block when it ends (or live, when it runs alone). */
+async function pythonLane(live: boolean): Promise<void> {
+  const since = Date.now();
+  const { code, output } = await run(PYTHON.command, PYTHON.args, live);
+  if (!live) process.stdout.write(`\n── ${PYTHON.name} ──\n${output}`);
+  record(PYTHON.name, pythonTally(output, code), since);
+}
 
 /** The closing "python: N passed, N failed, N skipped" line of scripts/test-python.ts. */
 function pythonTally(output: string, code: number): Tally {
@@ -163,10 +174,7 @@ async function lane(project: "unit" | "integration" | "e2e", live = true): Promi
 
 // `node --import tsx scripts/test.ts --only python`: the Python SDK's lane alone, with the totals line.
 if (process.argv.includes("--only") && process.argv[process.argv.indexOf("--only") + 1] === "python") {
-  const since = Date.now();
-  const check = CHECKS.find((c) => c.name.startsWith("Python SDK"))!;
-  const { code, output } = await run(check.command, check.args, true);
-  record(check.name, check.tally!(output, code), since);
+  await pythonLane(true);
   const t = rows[0]!.tally;
   process.stdout.write(`\n${t.passed} passed, ${t.failed} failed${t.skipped ? `, ${t.skipped} skipped` : ""}\n`);
   process.exit(t.failed > 0 ? 1 : 0);
@@ -183,6 +191,7 @@ await Promise.all([
   (async () => {
     await lane("unit");
     await lane("integration");
+    await pythonLane(false);
   })(),
 ]);
 

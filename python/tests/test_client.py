@@ -290,7 +290,7 @@ def test_the_21st_concurrent_run_gets_rate_limit_error_and_the_default_client_wa
     crowd_thread = threading.Thread(target=lambda: results.extend(asyncio.run(crowd())))
     crowd_thread.start()
     try:
-        until(lambda: control(world, "/arrived", task="hold the slot")["arrived"] == 20, what="20 runs at the gate")
+        until(lambda: control(world, "/arrived", task="hold the slot")["arrived"] == 20, timeout=60, what="20 runs at the gate")
         strict = AgentRental(world["api_url"], api_key=world["renter"]["api_key"], retry_on_429=False)
         with pytest.raises(RateLimitError) as limited:
             strict.execute(agent, "one too many")
