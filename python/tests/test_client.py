@@ -170,9 +170,13 @@ def test_a_per_query_stream_carries_the_exact_cost_in_done(world: dict[str, Any]
 
 
 class CuttingProxy:
-    """A TCP proxy to the API that cuts the first /v1/execute/stream answer right after its first event."""
+    """A TCP proxy to the API that cuts the first /v1/execute/stream answer right after its first event;
+    with ``fail`` it answers the first ``fail[1]`` requests to the path ``fail[0]`` with a 503 itself (a
+    gateway in front of the API that is briefly unavailable)."""
 
-    def __init__(self, upstream: str) -> None:
+    def __init__(self, upstream: str, fail: tuple[str, int] | None = None) -> None:
+        self.fail_path, self.fail_left = fail or ("", 0)
+        self.keys: list[str] = []
         host, port = upstream.split("//")[1].split(":")
         self.upstream = (host, int(port.split("/")[0]))
         self.server = socket.create_server(("127.0.0.1", 0))
@@ -198,6 +202,14 @@ class CuttingProxy:
         request_line = head.split(b"\r\n")[0].decode()
         last_event_id = next((line.split(b":", 1)[1].strip().decode() for line in head.split(b"\r\n") if line.lower().startswith(b"last-event-id:")), "")
         self.paths.append((request_line, last_event_id))
+        self.keys.extend(line.split(b":", 1)[1].strip().decode() for line in head.split(b"\r\n") if line.lower().startswith(b"idempotency-key:"))
+        if self.fail_left > 0 and f" {self.fail_path} " in request_line:
+            self.fail_left -= 1
+            body = b'{"error": {"code": "service_unavailable", "message": "temporarily unavailable", "status": 503, "request_id": "req_gateway"}}'
+            conn.sendall(b"HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json\r\nretry-after: 0\r\nconnection: close\r\ncontent-length: " + str(len(body)).encode() + b"\r\n\r\n" + body)
+            upstream.close()
+            conn.close()
+            return
         cutting = " /v1/execute/stream " in request_line and not self.cut
         self.cut = self.cut or cutting
         upstream.sendall(head)
@@ -273,6 +285,30 @@ def test_a_refused_stream_raises_its_typed_error_before_any_event(world: dict[st
     with pytest.raises(AccessError) as refused:
         next(iter(stream))
     assert refused.value.code == "credential_not_found"
+
+
+def test_execute_is_retried_after_503_under_one_idempotency_key_and_runs_once(world: dict[str, Any]) -> None:
+    proxy = CuttingProxy(world["api_url"], fail=("/v1/execute", 2))
+    try:
+        flaky = AgentRental(proxy.url, api_key=world["renter"]["api_key"], retry_base_delay=0.01)
+        run = flaky.execute(world["listings"]["one_time"]["agent_id"], "after two failures")
+    finally:
+        proxy.close()
+    assert run["status"] == "completed"
+    assert len(proxy.keys) == 3 and len(set(proxy.keys)) == 1
+    assert control(world, "/deliveries", task="after two failures")["count"] == 1
+
+
+def test_after_its_retries_a_503_is_raised_as_api_error(world: dict[str, Any]) -> None:
+    proxy = CuttingProxy(world["api_url"], fail=("/v1/execute", 5))
+    try:
+        with pytest.raises(ApiError) as unavailable:
+            AgentRental(proxy.url, api_key=world["renter"]["api_key"], retry_base_delay=0.01, retries=2).execute(world["listings"]["one_time"]["agent_id"], "never reached")
+    finally:
+        proxy.close()
+    assert (unavailable.value.code, unavailable.value.status, unavailable.value.request_id, unavailable.value.retry_after) == ("service_unavailable", 503, "req_gateway", 0.0)
+    assert len(proxy.keys) == 3
+    assert control(world, "/deliveries", task="never reached")["count"] == 0
 
 
 # -- 429 and Retry-After ----------------------------------------------------------------------------

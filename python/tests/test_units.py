@@ -62,3 +62,17 @@ def test_tool_parameters_from_an_input_schema() -> None:
     nested, is_flat = agent_tool_parameters({"type": "string", "minLength": 1})
     assert not is_flat and nested["required"] == ["task", "input"] and nested["properties"]["input"]["type"] == "string"
     assert tool_name_of("Contract Reviewer") == "contract_reviewer" and tool_name_of("!!!") == "agent"
+
+
+def test_the_error_classes_are_the_typescript_sdks_with_the_same_hierarchy() -> None:
+    import pathlib
+    import re
+
+    import agent_rental
+
+    source = (pathlib.Path(__file__).resolve().parents[2] / "sdk/src/errors.ts").read_text()
+    declared = dict(re.findall(r"export class (\w+) extends (\w+)", source))
+    assert declared == {"AgentRentalError": "Error", "ApiError": "AgentRentalError", "AuthError": "ApiError", "AccessError": "ApiError", "NotFoundError": "ApiError", "RateLimitError": "ApiError"}
+    for name, base in declared.items():
+        cls = getattr(agent_rental, name)
+        assert cls.__bases__[0].__name__ == ("Exception" if base == "Error" else base)
