@@ -76,6 +76,8 @@ def test_search_and_get_listings(world: dict[str, Any], client: AgentRental) -> 
     assert listing["rental_model"] == "per_query" and listing["status"] == "active"
     metadata = client.listings.metadata(listing["metadata_uri"])
     assert metadata["input_schema"]["properties"] == {"topic": {"type": "string"}}
+    reputation = client.listings.reputation(listing["id"])
+    assert (reputation["listing_id"], reputation["feedback"], reputation["review_count"]) == (listing["id"], [], 0)
 
 
 def test_list_and_verify_credentials_of_all_three_models(world: dict[str, Any], client: AgentRental) -> None:
@@ -358,6 +360,7 @@ def test_a_runs_receipt_verifies_against_the_chain(world: dict[str, Any], client
     run = client.execute(world["listings"]["per_query"]["agent_id"], "run with a receipt")
     detail = until(lambda: (lambda d: d if d["receipt"] else None)(client.runs.get(run["run_id"])), timeout=60, what="the run's receipt")
     renter = world["renter"]["address"]
+    assert run["run_id"] in [r["run_id"] for r in client.runs.list(world["listings"]["per_query"]["listing_id"], limit=100)["runs"]]
     assert run_receipt_leaf(detail, renter) == detail["receipt"]["leaf"]
     assert client.runs.verify_receipt(detail, rpc_url=world["rpc_url"], renter=renter) is True
     assert verify_run_receipt(detail, rpc_url=world["rpc_url"], marketplace=world["marketplace"], renter=renter) is True
