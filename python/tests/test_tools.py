@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import json
 import urllib.request
+import uuid
 from typing import Any
 
 from agent_rental import AgentRental, agent_tool, handle_anthropic_tool_uses, handle_openai_tool_calls, rented_agent_tools
+
+from conftest import control
 
 
 def test_an_agent_becomes_openai_and_anthropic_tools_from_its_input_schema(world: dict[str, Any], client: AgentRental) -> None:
@@ -43,13 +46,21 @@ def test_an_openai_tool_loop_against_the_model_server(world: dict[str, Any], cli
         with urllib.request.urlopen(request, timeout=60) as response:
             return dict(json.loads(response.read())["choices"][0]["message"])
 
+    conversation = uuid.uuid4()
+
+    def key(call_id: str) -> str:
+        return f"{conversation}:{call_id}"
+
     messages: list[dict[str, Any]] = [{"role": "user", "content": f'Look into tides. [[tool:{tool.name} {{"task": "loop run", "topic": "tides"}}]]'}]
     for _ in range(4):
         message = chat(messages)
         messages.append(message)
         if not message.get("tool_calls"):
             break
-        messages.extend(handle_openai_tool_calls([tool], message))
+        messages.extend(handle_openai_tool_calls([tool], message, idempotency_key=key))
     assert [m["role"] for m in messages] == ["user", "assistant", "tool", "assistant"]
     assert messages[2]["content"] == json.dumps({"findings": ["done: loop run"]})
     assert f"Tool {tool.name} returned:" in messages[3]["content"]
+    # Handling the same tool call again (a replayed conversation) answers the first run: the agent ran once.
+    assert handle_openai_tool_calls([tool], messages[1], idempotency_key=key) == [messages[2]]
+    assert control(world, "/deliveries", task="loop run")["count"] == 1

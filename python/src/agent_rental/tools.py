@@ -13,7 +13,7 @@ import json
 import re
 import unicodedata
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Optional, Union
+from typing import Any, Callable, Mapping, Optional, Union
 
 from .client import AgentRental
 from .errors import AgentRentalError, AgentRunFailedError, AgentToolInputError
@@ -173,10 +173,13 @@ def rented_agent_tools(client: AgentRental, *, on_error: str = "content") -> lis
     return tools
 
 
-def handle_openai_tool_calls(tools: list[AgentTool], message: Mapping[str, Any]) -> list[dict[str, Any]]:
+def handle_openai_tool_calls(tools: list[AgentTool], message: Mapping[str, Any], *, idempotency_key: Optional[Callable[[str], str]] = None) -> list[dict[str, Any]]:
     """The ``{"role": "tool", "tool_call_id", "content"}`` messages answering an assistant message's
-    ``tool_calls`` that name one of ``tools`` (each call's id is its idempotency key's suffix, so a
-    replayed conversation does not run a call twice within the service's idempotency window)."""
+    ``tool_calls`` that name one of ``tools``.
+
+    Each call gets a fresh Idempotency-Key (the client's retries reuse it). To make handling the same tool
+    call twice (a replayed conversation) answer the first run without a second charge, derive the key
+    from the call's id: ``idempotency_key=lambda call_id: f"{conversation_id}:{call_id}"``."""
     by_name = {tool.name: tool for tool in tools}
     answers: list[dict[str, Any]] = []
     for call in message.get("tool_calls") or []:
@@ -184,20 +187,23 @@ def handle_openai_tool_calls(tools: list[AgentTool], message: Mapping[str, Any])
         tool = by_name.get(str(function.get("name")))
         if tool is None:
             continue
-        content = tool.run(function.get("arguments") or "{}", idempotency_key=f"tool-call:{call.get('id')}" if call.get("id") else None)
+        call_id = call.get("id")
+        content = tool.run(function.get("arguments") or "{}", idempotency_key=idempotency_key(str(call_id)) if idempotency_key and call_id else None)
         answers.append({"role": "tool", "tool_call_id": call.get("id"), "content": content})
     return answers
 
 
-def handle_anthropic_tool_uses(tools: list[AgentTool], content: list[Mapping[str, Any]]) -> list[dict[str, Any]]:
+def handle_anthropic_tool_uses(tools: list[AgentTool], content: list[Mapping[str, Any]], *, idempotency_key: Optional[Callable[[str], str]] = None) -> list[dict[str, Any]]:
     """The ``tool_result`` blocks (for the next user message) answering the ``tool_use`` blocks of an
-    Anthropic response's ``content`` that name one of ``tools``."""
+    Anthropic response's ``content`` that name one of ``tools`` (``idempotency_key`` as for
+    :func:`handle_openai_tool_calls`, from the block's id)."""
     by_name = {tool.name: tool for tool in tools}
     results: list[dict[str, Any]] = []
     for block in content:
         if block.get("type") != "tool_use" or block.get("name") not in by_name:
             continue
         tool = by_name[str(block["name"])]
-        text = tool.run(block.get("input") or {}, idempotency_key=f"tool-use:{block.get('id')}" if block.get("id") else None)
+        block_id = block.get("id")
+        text = tool.run(block.get("input") or {}, idempotency_key=idempotency_key(str(block_id)) if idempotency_key and block_id else None)
         results.append({"type": "tool_result", "tool_use_id": block.get("id"), "content": text, **({"is_error": True} if text.startswith('{"error":') else {})})
     return results
