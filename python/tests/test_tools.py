@@ -64,3 +64,24 @@ def test_an_openai_tool_loop_against_the_model_server(world: dict[str, Any], cli
     # Handling the same tool call again (a replayed conversation) answers the first run: the agent ran once.
     assert handle_openai_tool_calls([tool], messages[1], idempotency_key=key) == [messages[2]]
     assert control(world, "/deliveries", task="loop run")["count"] == 1
+
+
+def test_an_anthropic_tool_use_loop_against_the_model_server(world: dict[str, Any], client: AgentRental) -> None:
+    tool = agent_tool(client, world["listings"]["one_time"]["listing_id"])
+
+    def create(messages: list[dict[str, Any]]) -> dict[str, Any]:
+        body = json.dumps({"model": "local-model", "max_tokens": 512, "messages": messages, "tools": [tool.anthropic()]}).encode()
+        headers = {"content-type": "application/json", "anthropic-version": "2023-06-01", "x-api-key": "local"}
+        with urllib.request.urlopen(urllib.request.Request(world["model_server_url"] + "/v1/messages", data=body, headers=headers), timeout=60) as response:
+            return dict(json.loads(response.read()))
+
+    messages: list[dict[str, Any]] = [{"role": "user", "content": f'Look into waves. [[tool:{tool.name} {{"task": "anthropic loop", "topic": "waves"}}]]'}]
+    for _ in range(4):
+        response = create(messages)
+        messages.append({"role": "assistant", "content": response["content"]})
+        if response["stop_reason"] != "tool_use":
+            break
+        messages.append({"role": "user", "content": handle_anthropic_tool_uses([tool], response["content"])})
+    assert [m["role"] for m in messages] == ["user", "assistant", "user", "assistant"]
+    assert messages[2]["content"][0]["content"] == json.dumps({"findings": ["done: anthropic loop"]})
+    assert f"Tool {tool.name} returned:" in messages[3]["content"][0]["text"]
