@@ -49,6 +49,7 @@ const { python } = found;
 
 const { startInfrastructure, startWorldOn } = await import("../test/support/world-on.ts");
 const { startModelServer } = await import("../local/model-server.ts");
+const { DEMO_PROVIDER_KEY } = await import("../local/demo.ts");
 const { createKey } = await import("../test/support/auth.ts");
 type AgentCall = import("../test/support/connected-agent.ts").AgentCall;
 
@@ -74,7 +75,8 @@ try {
   }
   const world = await startWorldOn(infrastructure, { env: { CATALOGUE_REFRESH_MS: "0", RUN_LOG_INTERVAL_MS: "500" }, agent: { handler: agent } });
   stops.push(() => world.close());
-  const models = await startModelServer();
+  // With the local stack's key, so the examples' default for it is tested too.
+  const models = await startModelServer({ apiKey: DEMO_PROVIDER_KEY });
   stops.push(() => models.stop());
 
   const manifest = {
@@ -138,6 +140,7 @@ try {
       marketplace: world.target.marketplace,
       control_url: controlUrl,
       model_server_url: models.url,
+      model_api_key: DEMO_PROVIDER_KEY,
       renter: { address: renter.account.address, api_key: renter.key, spare_key: spare.key, spare_key_id: spare.key_id },
       listings: { one_time: listing(oneTime), subscription: listing(subscription), per_query: { ...listing(perQuery), price_wei: perQuery.priceWei.toString() }, unrented: listing(unrented), crowded: listing(crowded) },
       work_dir: dir,

@@ -24,7 +24,8 @@ base = os.environ.get("OPENAI_BASE_URL") or stack()["model_server_url"] + "/v1"
 
 def chat(messages: list[dict[str, Any]]) -> dict[str, Any]:
     body = json.dumps({"model": os.environ.get("OPENAI_MODEL", "local-model"), "messages": messages, "tools": [tool.openai()]}).encode()
-    headers = {"content-type": "application/json", "authorization": f"Bearer {os.environ.get('OPENAI_API_KEY', 'local')}"}
+    # Without OPENAI_API_KEY: the local model server's key (the demo creators' provider key, local/demo.ts).
+    headers = {"content-type": "application/json", "authorization": f"Bearer {os.environ.get('OPENAI_API_KEY', 'sk-local-demo-provider-key')}"}
     with urllib.request.urlopen(urllib.request.Request(base + "/chat/completions", data=body, headers=headers), timeout=120) as response:
         return dict(json.loads(response.read())["choices"][0]["message"])
 

@@ -42,7 +42,7 @@ def test_an_openai_tool_loop_against_the_model_server(world: dict[str, Any], cli
 
     def chat(messages: list[dict[str, Any]]) -> dict[str, Any]:
         body = json.dumps({"model": "local-model", "messages": messages, "tools": [tool.openai()]}).encode()
-        request = urllib.request.Request(world["model_server_url"] + "/v1/chat/completions", data=body, headers={"content-type": "application/json"})
+        request = urllib.request.Request(world["model_server_url"] + "/v1/chat/completions", data=body, headers={"content-type": "application/json", "authorization": f"Bearer {world['model_api_key']}"})
         with urllib.request.urlopen(request, timeout=60) as response:
             return dict(json.loads(response.read())["choices"][0]["message"])
 
@@ -71,7 +71,7 @@ def test_an_anthropic_tool_use_loop_against_the_model_server(world: dict[str, An
 
     def create(messages: list[dict[str, Any]]) -> dict[str, Any]:
         body = json.dumps({"model": "local-model", "max_tokens": 512, "messages": messages, "tools": [tool.anthropic()]}).encode()
-        headers = {"content-type": "application/json", "anthropic-version": "2023-06-01", "x-api-key": "local"}
+        headers = {"content-type": "application/json", "anthropic-version": "2023-06-01", "x-api-key": world["model_api_key"]}
         with urllib.request.urlopen(urllib.request.Request(world["model_server_url"] + "/v1/messages", data=body, headers=headers), timeout=60) as response:
             return dict(json.loads(response.read()))
 
