@@ -28,7 +28,7 @@ def venv_python(world: dict[str, Any], tmp_path_factory: pytest.TempPathFactory)
 
 
 def run_example(python: pathlib.Path, name: str, env: dict[str, str]) -> str:
-    clean = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH",)}
+    clean = {k: v for k, v in os.environ.items() if k != "PYTHONPATH" and not k.startswith(("AGENT_", "OPENAI_"))}
     done = subprocess.run([str(python), str(ROOT / "examples/python" / name)], env={**clean, **env}, capture_output=True, text=True, timeout=120, cwd=str(python.parent))
     assert done.returncode == 0, done.stderr
     return done.stdout
@@ -49,5 +49,9 @@ def test_the_examples_run_from_the_installed_wheel(world: dict[str, Any], venv_p
     assert ran.startswith("completed run_") and '"done: Review this contract"' in ran
     streamed = run_example(venv_python, "stream.py", {**env, "AGENT_ID": one_time, "AGENT_INPUT": "{}", "AGENT_TASK": "stream from the wheel"})
     assert streamed.startswith("alpha beta gamma\n[completed] run run_")
-    looped = run_example(venv_python, "openai_tool_loop.py", {**env, "AGENT_ID": world["listings"]["one_time"]["listing_id"], "OPENAI_BASE_URL": world["model_server_url"] + "/v1", "TOOL_ARGUMENTS": json.dumps({"task": "loop from the wheel", "topic": "tides"})})
+    # With no settings but the stack file: what `npm start` writes to .local/stack.json, as the examples read it.
+    stack = venv_python.parents[1] / "stack.json"
+    demo_listing = {"name": "contract-reviewer", "agent_id": one_time, "listing_id": world["listings"]["one_time"]["listing_id"]}
+    stack.write_text(json.dumps({"api_url": world["api_url"], "model_server_url": world["model_server_url"], "demo": {"api_key": world["renter"]["api_key"], "listings": [demo_listing]}}))
+    looped = run_example(venv_python, "openai_tool_loop.py", {"AGENT_RENTAL_STACK": str(stack), "TOOL_ARGUMENTS": json.dumps({"task": "loop from the wheel", "topic": "tides"})})
     assert "returned:" in looped and "done: loop from the wheel" in looped
