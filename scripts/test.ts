@@ -6,6 +6,7 @@
 //    Solidity tests (Hardhat: unit, fuzz, invariant)
 //  - the vitest lanes (vitest.config.ts): unit, then integration (real emulators and a real chain),
 //    then e2e (the whole local stack, the dashboard in Chromium, the packed packages)
+//  - the Python SDK's pytest suite (scripts/test-python.ts), after the integration lane
 // The checks run one at a time, then the e2e lane, beside the unit and integration lanes; the output of
 // the checks and of the e2e lane is held and printed as each ends (the live lanes' output stays readable).
 import { spawn } from "node:child_process";
@@ -91,6 +92,28 @@ const CHECKS: Check[] = [
   },
 ];
 
+/** The Python SDK (python/): its pytest suite against a world of its own (scripts/test-python.ts), the
+ * wheel installed into a fresh venv; skipped with its reason without Python, a failure under CI=true.
+ * It runs after the integration lane, whose track ends well before the e2e lane's. */
+const PYTHON: Check = { name: "Python SDK (pytest)", command: "node", args: ["--import", "tsx", "scripts/test-python.ts"], tally: pythonTally };
+
+/** The Python lane, its output printed in one block when it ends (or live, when it runs alone). */
+async function pythonLane(live: boolean): Promise<void> {
+  const since = Date.now();
+  const { code, output } = await run(PYTHON.command, PYTHON.args, live);
+  if (!live) process.stdout.write(`\n── ${PYTHON.name} ──\n${output}`);
+  record(PYTHON.name, pythonTally(output, code), since);
+}
+
+/** The closing "python: N passed, N failed, N skipped" line of scripts/test-python.ts. */
+function pythonTally(output: string, code: number): Tally {
+  const match = /^python: (\d+) passed, (\d+) failed, (\d+) skipped/m.exec(stripAnsi(output));
+  if (!match) return { passed: 0, failed: 1, skipped: 0 };
+  const tally = { passed: Number(match[1]), failed: Number(match[2]), skipped: Number(match[3]) };
+  if (code !== 0 && tally.failed === 0) tally.failed = 1;
+  return tally;
+}
+
 /** The checks, one after another; each one's output printed in one block when it ends. */
 async function checks(): Promise<void> {
   for (const check of CHECKS) {
@@ -149,6 +172,14 @@ async function lane(project: "unit" | "integration" | "e2e", live = true): Promi
   record(name, tally, since);
 }
 
+// `node --import tsx scripts/test.ts --only python`: the Python SDK's lane alone, with the totals line.
+if (process.argv.includes("--only") && process.argv[process.argv.indexOf("--only") + 1] === "python") {
+  await pythonLane(true);
+  const t = rows[0]!.tally;
+  process.stdout.write(`\n${t.passed} passed, ${t.failed} failed${t.skipped ? `, ${t.skipped} skipped` : ""}\n`);
+  process.exit(t.failed > 0 ? 1 : 0);
+}
+
 // Two tracks share the machine: the checks then the e2e lane (its output held), beside the unit then
 // the integration lanes (live). The checks end well before the integration lane, so the e2e lane's
 // browser and stacks overlap only its second half.
@@ -160,6 +191,7 @@ await Promise.all([
   (async () => {
     await lane("unit");
     await lane("integration");
+    await pythonLane(false);
   })(),
 ]);
 

@@ -1,0 +1,51 @@
+"""The Python client of the agent rental and task execution API.
+
+    from agent_rental import AgentRental
+    client = AgentRental("http://127.0.0.1:8787", api_key="svc_test_...")
+    run = client.execute("contract-reviewer-1a2b3c4d", "Review this contract", input={"contract": "..."})
+    print(run["output"])
+"""
+
+__version__ = "0.1.0"
+
+from .aio import AsyncAgentRental
+from .client import AgentRental, DoneEvent, OutputEvent, RetryInfo, StreamEvent
+from .errors import (
+    AccessError,
+    AgentRentalError,
+    AgentRunFailedError,
+    AgentToolInputError,
+    ApiError,
+    AuthError,
+    NotFoundError,
+    OnChainError,
+    RateLimitError,
+)
+from .receipts import keccak256, run_receipt_leaf, verify_run_receipt
+from .tools import AgentTool, agent_tool, handle_anthropic_tool_uses, handle_openai_tool_calls, rented_agent_tools
+
+__all__ = [
+    "AccessError",
+    "AgentRental",
+    "AgentRentalError",
+    "AgentRunFailedError",
+    "AgentTool",
+    "AgentToolInputError",
+    "ApiError",
+    "AsyncAgentRental",
+    "AuthError",
+    "DoneEvent",
+    "NotFoundError",
+    "OnChainError",
+    "OutputEvent",
+    "RateLimitError",
+    "RetryInfo",
+    "StreamEvent",
+    "agent_tool",
+    "handle_anthropic_tool_uses",
+    "handle_openai_tool_calls",
+    "keccak256",
+    "rented_agent_tools",
+    "run_receipt_leaf",
+    "verify_run_receipt",
+]

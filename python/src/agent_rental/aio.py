@@ -1,0 +1,182 @@
+"""The asyncio client: the same operations as :class:`agent_rental.AgentRental`, awaitable.
+
+Each call runs the standard-library client in a thread pool of the SDK's own (64 threads, shared by
+every async client: asyncio's default pool has only a few threads on a small machine, which would cap
+concurrent runs), so an event loop is never blocked, and the retry, idempotency and resume rules are
+the sync client's own. A stream is an async iterator; each of its reads runs in the pool.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, AsyncIterator, Callable, Iterator, Literal, Mapping, Optional, ParamSpec, TypeVar, Union
+
+from .client import MAX_STREAM_RESUMES, AgentRental, Method, QueryValue, RetryInfo, Sign, StreamEvent
+from .models import ApiKey, ApiKeyCreated, AuthToken, CredentialList, CredentialVerification, Health, Listing, ListingMetadata, ListingSearch, Reputation, Run, RunDetail, RunList
+
+_P = ParamSpec("_P")
+_T = TypeVar("_T")
+#: Blocking HTTP calls of every async client; threads start on demand.
+_POOL = ThreadPoolExecutor(max_workers=64, thread_name_prefix="agent-rental")
+
+
+async def _to_thread(fn: Callable[_P, _T], /, *args: _P.args, **kwargs: _P.kwargs) -> _T:
+    context = contextvars.copy_context()
+
+    def call() -> _T:
+        return context.run(fn, *args, **kwargs)
+
+    return await asyncio.get_running_loop().run_in_executor(_POOL, call)
+
+
+def _next(iterator: Iterator[StreamEvent]) -> Optional[StreamEvent]:
+    return next(iterator, None)
+
+
+async def _aiter(iterator: Iterator[StreamEvent]) -> AsyncIterator[StreamEvent]:
+    try:
+        while True:
+            item = await _to_thread(_next, iterator)
+            if item is None:
+                return
+            yield item
+    finally:
+        close = getattr(iterator, "close", None)
+        if close is not None:
+            await _to_thread(close)
+
+
+class AsyncAgentRental:
+    """The asyncio client; takes the same options as :class:`agent_rental.AgentRental`.
+
+    Example:
+        >>> client = AsyncAgentRental("http://127.0.0.1:8787", api_key="svc_test_...")
+        >>> run = await client.execute("contract-reviewer-1a2b3c4d", "Review this contract")
+    """
+
+    def __init__(
+        self,
+        base_url: str,
+        *,
+        api_key: Optional[str] = None,
+        token: Optional[str] = None,
+        retries: int = 2,
+        retry_on_429: bool = True,
+        max_retry_wait: float = 30.0,
+        retry_base_delay: float = 0.25,
+        timeout: float = 300.0,
+        on_retry: Optional[Callable[[RetryInfo], None]] = None,
+    ) -> None:
+        self.sync = AgentRental(base_url, api_key=api_key, token=token, retries=retries, retry_on_429=retry_on_429, max_retry_wait=max_retry_wait, retry_base_delay=retry_base_delay, timeout=timeout, on_retry=on_retry)
+        self.listings = AsyncListings(self.sync)
+        self.credentials = AsyncCredentials(self.sync)
+        self.runs = AsyncRuns(self.sync)
+        self.keys = AsyncKeys(self.sync)
+
+    @property
+    def base_url(self) -> str:
+        return self.sync.base_url
+
+    async def sign_in(self, wallet: str, sign: Sign) -> AuthToken:
+        return await _to_thread(self.sync.sign_in, wallet, sign)
+
+    def sign_out(self) -> None:
+        self.sync.sign_out()
+
+    async def execute(
+        self,
+        agent_id: str,
+        task: str,
+        *,
+        input: Union[str, Mapping[str, Any], None] = None,
+        input_uri: Optional[str] = None,
+        priority: Optional[Literal["standard", "priority"]] = None,
+        timeout_seconds: Optional[int] = None,
+        idempotency_key: Optional[str] = None,
+    ) -> Run:
+        """Runs a task and answers the Run (see :meth:`AgentRental.execute`)."""
+        return await _to_thread(self.sync.execute, agent_id, task, input=input, input_uri=input_uri, priority=priority, timeout_seconds=timeout_seconds, idempotency_key=idempotency_key)
+
+    def execute_stream(
+        self,
+        agent_id: str,
+        task: str,
+        *,
+        input: Union[str, Mapping[str, Any], None] = None,
+        input_uri: Optional[str] = None,
+        priority: Optional[Literal["standard", "priority"]] = None,
+        timeout_seconds: Optional[int] = None,
+        idempotency_key: Optional[str] = None,
+        resumes: int = MAX_STREAM_RESUMES,
+        on_run_id: Optional[Callable[[str], None]] = None,
+    ) -> AsyncIterator[StreamEvent]:
+        """Runs a task and yields its events (see :meth:`AgentRental.execute_stream`): ``async for event in ...``."""
+        return _aiter(self.sync.execute_stream(agent_id, task, input=input, input_uri=input_uri, priority=priority, timeout_seconds=timeout_seconds, idempotency_key=idempotency_key, resumes=resumes, on_run_id=on_run_id))
+
+    async def health(self) -> Health:
+        return await _to_thread(self.sync.health)
+
+    async def request(self, method: Method, path: str, *, query: Optional[Mapping[str, QueryValue]] = None, body: Any = None, idempotent: Optional[bool] = None) -> Any:
+        return await _to_thread(lambda: self.sync.request(method, path, query=query, body=body, idempotent=idempotent))
+
+
+class AsyncListings:
+    def __init__(self, client: AgentRental) -> None:
+        self._sync = client.listings
+
+    async def search(self, **params: Any) -> ListingSearch:
+        """Searches published listings; the same keyword filters as :meth:`Listings.search`."""
+        return await _to_thread(lambda: self._sync.search(**params))
+
+    async def get(self, listing_id: str) -> Listing:
+        return await _to_thread(self._sync.get, listing_id)
+
+    async def metadata(self, metadata_uri: str) -> ListingMetadata:
+        return await _to_thread(self._sync.metadata, metadata_uri)
+
+    async def reputation(self, listing_id: str, *, limit: Optional[int] = None, cursor: Optional[str] = None) -> Reputation:
+        return await _to_thread(lambda: self._sync.reputation(listing_id, limit=limit, cursor=cursor))
+
+
+class AsyncCredentials:
+    def __init__(self, client: AgentRental) -> None:
+        self._sync = client.credentials
+
+    async def list(self, *, status: Optional[Literal["active", "expired", "low_balance"]] = None, limit: Optional[int] = None, offset: Optional[int] = None) -> CredentialList:
+        return await _to_thread(lambda: self._sync.list(status=status, limit=limit, offset=offset))
+
+    async def verify(self, listing_id: str) -> CredentialVerification:
+        return await _to_thread(self._sync.verify, listing_id)
+
+
+class AsyncRuns:
+    def __init__(self, client: AgentRental) -> None:
+        self._sync = client.runs
+
+    async def list(self, listing_id: str, *, limit: Optional[int] = None, cursor: Optional[str] = None) -> RunList:
+        return await _to_thread(lambda: self._sync.list(listing_id, limit=limit, cursor=cursor))
+
+    async def get(self, run_id: str) -> RunDetail:
+        return await _to_thread(self._sync.get, run_id)
+
+    def events(self, run_id: str, *, last_event_id: Optional[str] = None, resumes: int = MAX_STREAM_RESUMES) -> AsyncIterator[StreamEvent]:
+        return _aiter(self._sync.events(run_id, last_event_id=last_event_id, resumes=resumes))
+
+    async def verify_receipt(self, run: Union[str, RunDetail], *, rpc_url: str, renter: str, marketplace: Optional[str] = None) -> bool:
+        return await _to_thread(lambda: self._sync.verify_receipt(run, rpc_url=rpc_url, renter=renter, marketplace=marketplace))
+
+
+class AsyncKeys:
+    def __init__(self, client: AgentRental) -> None:
+        self._sync = client.keys
+
+    async def list(self) -> list[ApiKey]:
+        return await _to_thread(self._sync.list)
+
+    async def create(self, label: str, sign: Sign) -> ApiKeyCreated:
+        return await _to_thread(self._sync.create, label, sign)
+
+    async def revoke(self, key_id: str) -> ApiKey:
+        return await _to_thread(self._sync.revoke, key_id)

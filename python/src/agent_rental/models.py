@@ -1,0 +1,696 @@
+# Generated from the API's OpenAPI document (GET /v1/openapi.json) by scripts/generate-python-models.ts.
+# Do not edit: change the routes' schemas, then run `node --import tsx scripts/generate-python-models.ts`.
+"""The API's request and response shapes, as TypedDicts (plain dicts at run time)."""
+
+from __future__ import annotations
+
+from typing import Any, Literal, Optional, TypedDict, Union
+
+
+class AgentCardCapabilities(TypedDict):
+    extendedAgentCard: bool
+    pushNotifications: bool
+    streaming: bool
+
+class AgentCardProvider(TypedDict):
+    organization: str
+    url: str
+
+class AgentCardSignaturesItem(TypedDict):
+    protected: str
+    signature: str
+
+class AgentCardSkillsItem(TypedDict):
+    description: str
+    examples: list[str]
+    id: str
+    name: str
+    tags: list[str]
+
+class AgentCardSupportedInterfacesItem(TypedDict):
+    protocolBinding: str
+    protocolVersion: str
+    url: str
+
+class AgentCardRequired(TypedDict):
+    capabilities: AgentCardCapabilities
+    defaultInputModes: list[str]
+    defaultOutputModes: list[str]
+    description: str
+    documentationUrl: str
+    name: str
+    provider: AgentCardProvider
+    securityRequirements: list[Any]
+    securitySchemes: dict[str, Any]
+    skills: list[AgentCardSkillsItem]
+    supportedInterfaces: list[AgentCardSupportedInterfacesItem]
+    version: str
+
+class AgentCard(AgentCardRequired, total=False):
+    """An A2A v1.0 Agent Card (a2a-protocol.org, specification/a2a.proto), in ProtoJSON"""
+    signatures: list[AgentCardSignaturesItem]
+
+class AgentManifestModelRequired(TypedDict):
+    provider: Literal["provider_a", "provider_b", "self_hosted"]
+    """provider_a or provider_b (hosted, called at its own address with the listing's provider key) or self_hosted"""
+
+class AgentManifestModel(AgentManifestModelRequired, total=False):
+    endpoint_url: str
+    """self_hosted only, and required there: the model's HTTPS endpoint, a public host, port 443, no credentials in the URL"""
+    model: str
+    """The provider's model identifier: printable ASCII, no spaces. Required for provider_a and provider_b; optional for self_hosted"""
+
+class AgentManifestToolsItem(TypedDict):
+    name: Literal["http_fetch", "web_search", "js_eval", "json_transform", "pdf_extract"]
+    """http_fetch: HTTPS GET/POST to the listed hosts only (port 443, no redirects off the list), through the egress guard. web_search: Search the public web through the service's search provider; returns titles, URLs and snippets. js_eval: Evaluate JavaScript in a fresh isolate (isolated-vm) with no network, file system or host objects. json_transform: Reshape JSON the agent already holds (select, rename, filter, map) with a declarative expression; no I/O. pdf_extract: Extract text and tables from the PDF file attached to the run's input; no other file."""
+    scope: str
+    """http_fetch: host[,host...]: 1 to 20 DNS names, each optionally prefixed with "*." for its subdomains (the name itself excluded) and optionally suffixed with ":443"; no IP addresses, schemes, paths, other ports, spaces or internal names; web_search: public; js_eval: default (memory=64,timeout=1000) | memory=<MB 8..128>,timeout=<ms 1..5000> (both, either order); json_transform: default; pdf_extract: input"""
+
+class AgentManifestRequired(TypedDict):
+    category: Literal["finance", "legal", "coding", "research", "sales", "content"]
+    """The listing's category (case-sensitive); the search filters by it"""
+    description: str
+    """What the agent does, for renters; not blank"""
+    input_schema: dict[str, Any]
+    """A JSON Schema (draft 2020-12) object: at most 32 levels deep and 10000 values, references only within the schema ("#..."), patterns of at most 1000 characters that run on a linear-time engine (RE2: no backreferences or lookaround) and are not catastrophic."""
+    model: AgentManifestModel
+    name: str
+    """Kebab-case: lowercase letters and digits in words joined by single hyphens, starting with a letter; becomes part of the agent_id"""
+    output_schema: dict[str, Any]
+    """A JSON Schema (draft 2020-12) object: at most 32 levels deep and 10000 values, references only within the schema ("#..."), patterns of at most 1000 characters that run on a linear-time engine (RE2: no backreferences or lookaround) and are not catastrophic. Its examples (one to 3, or one generated from it) are the listing's sample outputs."""
+
+class AgentManifest(AgentManifestRequired, total=False):
+    """The agent manifest (64 KB at most). The request is queued at once; every rule is checked by the validator on the queue, and a failed job lists each problem with its JSON pointer (GET /v1/jobs/{job_id})."""
+    entrypoint_url: str
+    """A connected agent: the HTTPS URL the service calls with each task, signed per Standard Webhooks. Exactly one of system_prompt and entrypoint_url."""
+    system_prompt: str
+    """A declarative agent: the prompt the service runs in its sandbox (private; never published). Exactly one of system_prompt and entrypoint_url."""
+    timeout_seconds: int
+    """Longest run, in seconds (default 60)"""
+    tools: list[AgentManifestToolsItem]
+    """Tools of the catalogue a declarative agent may use, each once, with its scope (none for a connected agent; default none)"""
+
+class ApiKey(TypedDict):
+    created_at: str
+    key_id: str
+    label: str
+    last_used_at: Optional[str]
+    """Refreshed at most once a minute"""
+    prefix: str
+    """The first characters of the key, to recognise it"""
+    revoked: bool
+
+class ApiKeyChallenge(TypedDict):
+    expires_at: int
+    label: str
+    message: str
+    nonce: str
+
+class ApiKeyCreate(TypedDict):
+    nonce: str
+    signature: str
+
+ApiKeyCreated = Any
+
+class ApiKeyList(TypedDict):
+    keys: list[ApiKey]
+
+class ApiKeyRequest(TypedDict):
+    label: str
+
+class AuthChallenge(TypedDict):
+    challenge: str
+    """<service>:auth:<unix_timestamp>:<random_hex>; sign it with personal_sign (EIP-191)"""
+    expires_at: int
+    """Unix seconds; 60 s after issue"""
+
+class AuthToken(TypedDict):
+    expires_at: int
+    """Unix seconds; one hour after issue"""
+    token: str
+    """A JWT; send it as Authorization: Bearer <token>"""
+
+class AuthTokenRequest(TypedDict):
+    challenge: str
+    signature: str
+    wallet: str
+
+class ConnectedApp(TypedDict):
+    app_id: str
+    """The approval's id; DELETE /v1/oauth/apps/{app_id} revokes it"""
+    approved_at: str
+    client_id: str
+    expires_at: str
+    """When the approval lapses and the app must ask again"""
+    kind: Literal["metadata_document", "registered"]
+    last_used_at: Optional[str]
+    """The last request made with one of its access tokens"""
+    name: Optional[str]
+    redirect_host: Optional[str]
+    resources: list[str]
+    scopes: list[OAuthScope]
+
+class CreatorAgent(TypedDict):
+    agent_id: str
+    listing_id: str
+    listing_seed: str
+    metadata_uri: str
+    review_reason: Optional[str]
+    review_status: Literal["pending", "approved", "rejected"]
+
+class CreatorApplication(TypedDict):
+    display_name: str
+
+class CreatorOverview(TypedDict):
+    agents: list[CreatorAgent]
+    profile: Any
+
+class CreatorProfile(TypedDict):
+    applied_at: str
+    display_name: str
+    reason: Optional[str]
+    reviewed_at: Optional[str]
+    status: Literal["pending", "approved", "rejected"]
+    wallet: str
+
+class Credential(TypedDict):
+    expires_at: Optional[str]
+    """ISO 8601 for subscriptions; null otherwise"""
+    listing_id: str
+    listing_title: str
+    on_chain_listing_id: str
+    purchased_at: str
+    """ISO 8601"""
+    rental_model: Literal["one_time", "subscription", "per_query"]
+    status: Literal["active", "expired", "low_balance", "revoked", "listing_closed", "not_found"]
+
+class CredentialList(TypedDict):
+    credentials: list[Credential]
+    total: int
+
+class CredentialVerificationRequired(TypedDict):
+    listing_id: str
+    on_chain_verified: bool
+    status: Literal["active", "expired", "low_balance", "revoked", "listing_closed", "not_found"]
+    valid: bool
+
+class CredentialVerification(CredentialVerificationRequired, total=False):
+    expired_at: str
+    """ISO 8601; present when a subscription has expired"""
+    on_chain_listing_id: str
+    rental_model: Literal["one_time", "subscription", "per_query"]
+
+class DoneEvent(TypedDict):
+    """The last event: the Run, as POST /v1/execute answers it (completed or failed). With `settlement: "pending"` the output is null until the per-task charge lands (then GET /v1/runs/{run_id} returns it)."""
+    data: Run
+    event: Literal["done"]
+    id: Literal["done"]
+
+class Erc8004Registration(TypedDict):
+    agent_id: Optional[str]
+    """The agent id given, or null before registration"""
+    agent_registry: str
+    """`eip155:<chainId>:<identity registry>`"""
+    agent_uri: str
+    """ipfs://<cid> of the registration file"""
+    listing_id: str
+    registration_file: dict[str, Any]
+    """The file's content"""
+    transaction: UnsignedTransaction
+
+class Erc8004RegistrationInput(TypedDict, total=False):
+    agent_id: str
+    """The agent's id once registered (decimal string), to point the agent at the complete file"""
+
+class ErrorErrorOnChainError(TypedDict):
+    """The contract's custom error behind a refusal, decoded from the revert"""
+    contract: str
+    error: str
+
+class ErrorErrorRequired(TypedDict):
+    code: Literal["unauthorized", "invalid_api_key", "jwt_expired", "invalid_signature", "credential_not_found", "credential_expired", "insufficient_balance", "listing_paused", "invalid_request", "invalid_listing_id", "listing_not_found", "rate_limit_exceeded", "internal_error", "service_unavailable", "not_found", "forbidden", "creator_not_approved", "credential_revoked", "listing_closed", "price_not_agreed", "rating_not_allowed", "feedback_not_allowed", "feedback_exists", "receipt_pending", "agent_not_registered", "method_not_allowed", "idempotency_key_reused", "request_timeout", "payload_too_large", "unsupported_media_type", "headers_too_large", "invalid_token", "insufficient_scope", "request_not_found", "request_decided", "origin_not_allowed"]
+    message: str
+    request_id: str
+    status: int
+
+class ErrorError(ErrorErrorRequired, total=False):
+    on_chain_error: ErrorErrorOnChainError
+    """The contract's custom error behind a refusal, decoded from the revert"""
+
+class Error(TypedDict):
+    """The envelope of every error answer. Each operation lists, per status, the codes it can return."""
+    error: ErrorError
+
+class ExecuteRequestRequired(TypedDict):
+    agent_id: str
+    """The agent id (<name>-<8 hex>), the listing id (lst_<64 hex>) or the on-chain id (0x<64 hex>) to run against. Malformed: 400 invalid_listing_id; unknown or unpublished: 404 listing_not_found."""
+    task: str
+    """Natural-language description of the work"""
+
+class ExecuteRequest(ExecuteRequestRequired, total=False):
+    """A task for a rented agent. Unknown fields are refused (400 invalid_request naming them), so a misspelt field never runs silently with a default."""
+    input: Union[str, dict[str, Any]]
+    """Free text or a JSON object, checked against the agent's input schema before the agent runs (a mismatch ends the run failed with invalid_input, and the agent is never called)"""
+    input_uri: str
+    """Instead of input (never both): ipfs://<CIDv1> of content uploaded with POST /v1/inputs, checked against its address when the run reads it. Content that is a JSON object reaches the agent as an object, anything else as text."""
+    priority: Literal["standard", "priority"]
+    """standard (default) or priority; recorded on the run"""
+    timeout_seconds: int
+    """Maximum run time: the run gets the lower of this and the agent's own timeout_seconds"""
+
+class Feedback(TypedDict):
+    block_number: str
+    client: str
+    """The wallet that sent giveFeedback, lower-case"""
+    endpoint: str
+    feedback_hash: str
+    feedback_index: str
+    """The client's feedback index for the agent (from 1)"""
+    feedback_uri: str
+    reason: Optional[str]
+    """Why it does not count: file_unavailable, file_too_large, hash_mismatch, file_malformed, file_of_another_feedback, receipt_of_another_wallet, receipt_of_another_listing, run_not_completed, receipt_not_on_chain, not_a_rating, value_out_of_range, run_already_rated, revoked, agent_not_the_listings; null when it counts"""
+    receipt: Optional[dict[str, Any]]
+    """A verified feedback's run receipt as its file carries it (marketplace, batchIndex, receipt fields, proof, root, leaf, txHash)"""
+    revoked: bool
+    run_id: Optional[str]
+    tag1: str
+    tag2: str
+    text: Optional[str]
+    tx_hash: str
+    value: float
+    """value / 10^value_decimals"""
+    value_decimals: int
+    verified: bool
+    """Whether it counts toward the listing's rating"""
+
+class FeedbackInputRequired(TypedDict):
+    value: float
+    """The score, 0 to 100, at most 2 decimals (sent on-chain as value and valueDecimals: 87.5 is 875 with 1 decimal)"""
+
+class FeedbackInput(FeedbackInputRequired, total=False):
+    tag1: str
+    """1 to 64 characters; default "starred" (a rating: only ratings count toward the listing's rating)"""
+    text: Optional[str]
+    """A comment for the file: plain text, at most 1000 characters after trimming"""
+
+class HealthAuthority(TypedDict):
+    """The protocol authority's ETH balance (its gas), in wei"""
+    balance_wei: str
+
+class HealthChecks(TypedDict):
+    chain: bool
+    tables: bool
+
+class HealthMetricsLatencyMs(TypedDict):
+    chain_call: LatencyPercentiles
+    request: LatencyPercentiles
+    run_duration: LatencyPercentiles
+    settlement_lag: LatencyPercentiles
+    start_of_execution: LatencyPercentiles
+
+class HealthMetricsRequests(TypedDict):
+    by_status_class: dict[str, int]
+    total: int
+
+class HealthMetricsRuns(TypedDict):
+    charged: int
+    charged_wei: str
+    """Exact sum of charges, in wei"""
+    completed: int
+    failed: int
+    failed_by_reason: dict[str, int]
+    settlements_deferred: int
+    settlements_refused: int
+    started: int
+
+class HealthMetrics(TypedDict):
+    """Counters and latency percentiles since `since` (docs/guides/operator.md)"""
+    chain_call_errors: int
+    latency_ms: HealthMetricsLatencyMs
+    requests: HealthMetricsRequests
+    runs: HealthMetricsRuns
+    since: str
+    """When this process started counting: the figures are this process's (one Lambda instance in the cloud)"""
+
+class HealthQueues(TypedDict):
+    """Messages in each queue, visible and in flight: the registration queue, its dead-letter queue, and the settlement queue (per-task charges the settler has not decided yet)"""
+    registration: Optional[int]
+    registration_dlq: Optional[int]
+    settlement: Optional[int]
+
+class HealthSandbox(TypedDict):
+    busy: int
+    idle: int
+    starting: int
+
+class HealthSettlements(TypedDict):
+    pending: Optional[int]
+
+class Health(TypedDict):
+    authority: Optional[HealthAuthority]
+    """The protocol authority's ETH balance (its gas), in wei"""
+    chain_id: int
+    checks: HealthChecks
+    marketplace: str
+    metrics: HealthMetrics
+    """Counters and latency percentiles since `since` (docs/guides/operator.md)"""
+    queues: HealthQueues
+    """Messages in each queue, visible and in flight: the registration queue, its dead-letter queue, and the settlement queue (per-task charges the settler has not decided yet)"""
+    sandbox: Optional[HealthSandbox]
+    settlements: HealthSettlements
+    status: Literal["ok", "degraded"]
+
+class InputStored(TypedDict):
+    bytes: int
+    input_uri: str
+
+class InputUploadRequired(TypedDict):
+    content: str
+
+class InputUpload(InputUploadRequired, total=False):
+    encoding: Literal["utf8", "base64"]
+
+class JobErrorDetailsItem(TypedDict):
+    code: str
+    message: str
+    pointer: str
+
+class JobErrorRequired(TypedDict):
+    code: str
+    message: str
+
+class JobError(JobErrorRequired, total=False):
+    """On failed: every problem of the manifest with its JSON pointer"""
+    details: list[JobErrorDetailsItem]
+
+class JobResult(TypedDict):
+    """On completed. Create the listing on-chain with createListing(listing_seed, rental model, price, metadata_uri)."""
+    agent_id: str
+    listing_id: str
+    listing_seed: str
+    metadata_uri: str
+
+class JobRequired(TypedDict):
+    job_id: str
+    status: Literal["queued", "completed", "failed"]
+
+class Job(JobRequired, total=False):
+    error: JobError
+    """On failed: every problem of the manifest with its JSON pointer"""
+    result: JobResult
+    """On completed. Create the listing on-chain with createListing(listing_seed, rental model, price, metadata_uri)."""
+
+class JobQueued(TypedDict):
+    job_id: str
+    status: Literal["queued"]
+
+class JsonWebKeySetKeysItem(TypedDict):
+    alg: Literal["ES256"]
+    crv: Literal["P-256"]
+    kid: str
+    kty: Literal["EC"]
+    use: Literal["sig"]
+    x: str
+    y: str
+
+class JsonWebKeySet(TypedDict):
+    """RFC 7517 JSON Web Key Set: the public halves of the Agent Card signing keys, newest first"""
+    keys: list[JsonWebKeySetKeysItem]
+
+class LatencyPercentiles(TypedDict):
+    """Milliseconds; null until something was observed"""
+    count: int
+    max: float
+    p50: float
+    p95: float
+    p99: float
+
+Listing = Any
+
+class ListingErc8004(TypedDict):
+    """The listing's ERC-8004 agent: the latest its creator registered with a registration file of this listing and still owns. null until registered. Its tokenURI is the registration file (ipfs://<cid>, served at /v1/metadata/<cid>)."""
+    agent_id: str
+    """The agent's id in the Identity Registry (its ERC-721 token id), as a decimal string (uint256)"""
+    agent_registry: str
+    """The Identity Registry, `eip155:<chainId>:<address>`"""
+
+ListingMetadata = dict[str, Any]
+
+class ListingSearch(TypedDict):
+    limit: int
+    listings: list[ListingSummary]
+    offset: int
+    total: int
+
+class ListingSummaryCreator(TypedDict):
+    display_name: str
+    id: str
+    listing_count: int
+
+class ListingSummary(TypedDict):
+    category: list[str]
+    creator: ListingSummaryCreator
+    description: str
+    id: str
+    last_updated: str
+    price_eth: float
+    rating: float
+    """Average of the verified on-chain feedback (ERC-8004 Reputation Registry), 0.0 to 5.0: a score of 0-100 counts as score/20. Only feedback carrying the on-chain receipt of a completed run of this listing by the same wallet counts, one per run (GET /v1/listings/{id}/reputation)."""
+    rental_model: Literal["one_time", "subscription", "per_query"]
+    review_count: int
+    """How many verified on-chain feedbacks the rating averages."""
+    run_count: int
+    sample_output: list[str]
+    success_rate: float
+    title: str
+
+class OAuthConsentRequestClient(TypedDict):
+    client_id: str
+    """The app's client id: an https URL for an app identified by its metadata document, an opaque id for a registered one"""
+    client_uri: Optional[str]
+    kind: Literal["metadata_document", "registered"]
+    """metadata_document: the client id is the URL of its metadata document, fetched from the app's own host; registered: the app registered itself (RFC 7591), anyone can claim any name"""
+    logo_uri: Optional[str]
+    name: Optional[str]
+    """The name the app gives itself (client_name); unverified"""
+    redirect_host: str
+    """Where the browser goes back to after the decision: the app's redirect host"""
+
+class OAuthConsentRequestScopesItem(TypedDict):
+    description: str
+    scope: OAuthScope
+
+class OAuthConsentRequest(TypedDict):
+    """An app's sign-in request awaiting the person's decision"""
+    client: OAuthConsentRequestClient
+    expires_at: str
+    """When the request expires (ISO 8601)"""
+    request_id: str
+    resources: list[str]
+    """The resources its tokens will open (the service's base URL opens the MCP endpoint, the A2A agents and the REST routes of its scopes)"""
+    scopes: list[OAuthConsentRequestScopesItem]
+    """What the app asks to do, in words"""
+
+class OAuthDecision(TypedDict):
+    redirect_to: str
+    """Where to send the browser now: the authorization server, which sends it on to the app"""
+
+OAuthScope = Literal["tasks:run", "credentials:read", "listings:read"]
+
+class OutputEventData(TypedDict):
+    delta: str
+    """The next piece of the agent's output"""
+
+class OutputEvent(TypedDict):
+    """A piece of the run's output, sent as it is produced."""
+    data: OutputEventData
+    event: Literal["output"]
+    id: str
+    """The offset into the output after this delta (send it as Last-Event-ID to resume)"""
+
+class ProtectedResourceMetadata(TypedDict):
+    """OAuth 2.0 Protected Resource Metadata (RFC 9728)"""
+    authorization_servers: list[str]
+    """The issuer of the service's authorization server"""
+    bearer_methods_supported: list[Literal["header"]]
+    """Access tokens go in the Authorization header only"""
+    resource: str
+    """The resource's identifier: the RFC 8707 `resource` an app asks a token for"""
+    resource_documentation: str
+    resource_name: str
+    scopes_supported: list[OAuthScope]
+
+class ProviderKey(TypedDict):
+    provider_key: str
+
+class ProviderKeySet(TypedDict):
+    listing_id: str
+    provider_key_set: bool
+    updated_at: str
+
+class Rating(TypedDict):
+    comment: Optional[str]
+    created_at: str
+    """ISO 8601, the wallet's first rating of the listing"""
+    rating: int
+    updated_at: str
+    """ISO 8601, the latest change"""
+    wallet: str
+    """The renter's wallet, lower-case"""
+
+class RatingInputRequired(TypedDict):
+    rating: int
+
+class RatingInput(RatingInputRequired, total=False):
+    comment: Optional[str]
+    """Plain text, at most 1000 characters after trimming; no control characters other than line breaks and tabs"""
+
+class RatingList(TypedDict):
+    listing_id: str
+    next_cursor: Optional[str]
+    rating: float
+    ratings: list[Rating]
+    review_count: int
+
+RatingResult = Any
+
+class ReputationBeforeOnChain(TypedDict):
+    """Off-chain ratings from before on-chain feedback, shown apart"""
+    rating: float
+    review_count: int
+
+class ReputationErc8004(TypedDict):
+    agent_id: str
+    agent_registry: str
+
+class Reputation(TypedDict):
+    before_on_chain: ReputationBeforeOnChain
+    """Off-chain ratings from before on-chain feedback, shown apart"""
+    erc8004: Optional[ReputationErc8004]
+    feedback: list[Feedback]
+    listing_id: str
+    next_cursor: Optional[str]
+    rating: float
+    review_count: int
+    unverified_count: int
+
+class ReviewDecisionRequired(TypedDict):
+    decision: Literal["approve", "reject"]
+
+class ReviewDecision(ReviewDecisionRequired, total=False):
+    reason: str
+
+class RevokedApp(TypedDict):
+    app_id: str
+    revoked_at: str
+    """ISO 8601"""
+
+class RunRequired(TypedDict):
+    agent_id: str
+    cost_wei: int
+    """Wei deducted from the per-task balance (an exact JSON integer); 0 for one_time and subscription"""
+    duration_ms: int
+    run_id: str
+    status: Literal["completed", "failed"]
+
+class Run(RunRequired, total=False):
+    error: RunFailure
+    output: Any
+    """Shaped by the agent's output schema; on failure, the partial output (a string)"""
+    settlement: Literal["pending"]
+    """Present when the run's per-task charge is not confirmed on-chain yet: output is null until it is; GET /v1/runs/{run_id} releases it once the charge lands. The run is not run or charged again."""
+
+class RunDetailReceipt(TypedDict):
+    """The run's receipt in the on-chain run log (verify with the contract's verifyRunReceipt(batch_index, receipt fields, proof): it hashes the leaf from the run's fields itself, and leaf is that hash); null until logged"""
+    batch_index: int
+    leaf: str
+    proof: list[str]
+    root: str
+    tx_hash: str
+
+class RunDetailRequired(TypedDict):
+    agent_id: str
+    cost_wei: int
+    created_at: str
+    duration_ms: int
+    finished_at: Optional[str]
+    listing_id: str
+    receipt: Optional[RunDetailReceipt]
+    """The run's receipt in the on-chain run log (verify with the contract's verifyRunReceipt(batch_index, receipt fields, proof): it hashes the leaf from the run's fields itself, and leaf is that hash); null until logged"""
+    rental_model: Literal["one_time", "subscription", "per_query"]
+    run_id: str
+    settlement: Literal["none", "pending", "settled", "refused"]
+    settlement_tx: Optional[str]
+    status: Literal["running", "completed", "failed"]
+
+class RunDetail(RunDetailRequired, total=False):
+    error: RunFailure
+    output: Any
+    """null while running, and while a per-query charge is unconfirmed (settlement pending) or was refused"""
+
+RunEvent = Union[OutputEvent, DoneEvent]
+
+class RunFailure(TypedDict):
+    """Why a failed run failed"""
+    code: Literal["invalid_input", "invalid_output", "output_too_large", "timeout", "crashed", "out_of_memory", "agent_error", "agent_http_error", "agent_invalid_response", "agent_stream_cut", "agent_unreachable", "egress_refused", "agent_not_configured", "cancelled", "settlement_refused", "internal_error"]
+    """Why the run failed; each code's meaning: docs/reference/runs.md (Why a run failed)"""
+    message: str
+    """For the renter: never a key, a signature or a connected agent's URL"""
+
+class RunFeedback(TypedDict):
+    agent_id: str
+    """The listing's ERC-8004 agent id (decimal string)"""
+    agent_registry: str
+    feedback_file: dict[str, Any]
+    """The file's content"""
+    feedback_hash: str
+    """keccak256 of the file's bytes"""
+    feedback_uri: str
+    """ipfs://<cid> of the feedback file"""
+    listing_id: str
+    run_id: str
+    transaction: UnsignedTransaction
+
+class RunList(TypedDict):
+    listing_id: str
+    next_cursor: Optional[str]
+    runs: list[RunSummary]
+
+class RunSummaryReceipt(TypedDict):
+    """The run's receipt in the on-chain run log (verify with the contract's verifyRunReceipt(batch_index, receipt fields, proof): it hashes the leaf from the run's fields itself, and leaf is that hash); null until logged"""
+    batch_index: int
+    leaf: str
+    proof: list[str]
+    root: str
+    tx_hash: str
+
+class RunSummaryRequired(TypedDict):
+    agent_id: str
+    cost_wei: int
+    created_at: str
+    duration_ms: int
+    finished_at: Optional[str]
+    listing_id: str
+    receipt: Optional[RunSummaryReceipt]
+    """The run's receipt in the on-chain run log (verify with the contract's verifyRunReceipt(batch_index, receipt fields, proof): it hashes the leaf from the run's fields itself, and leaf is that hash); null until logged"""
+    rental_model: Literal["one_time", "subscription", "per_query"]
+    run_id: str
+    settlement: Literal["none", "pending", "settled", "refused"]
+    settlement_tx: Optional[str]
+    status: Literal["running", "completed", "failed"]
+
+class RunSummary(RunSummaryRequired, total=False):
+    """A run as listed: every field of RunDetail but its output (read it with GET /v1/runs/{run_id})"""
+    error: RunFailure
+
+class UnsignedTransaction(TypedDict):
+    """A transaction for the caller's wallet to sign and send (no value, no gas fields: the wallet fills those)"""
+    data: str
+    """The call data"""
+    to: str
+    """The registry to send it to"""
+
+class WebhookSecret(TypedDict):
+    created_at: str
+    listing_id: str
+    webhook_secret: str

@@ -1,0 +1,78 @@
+"""The pure parts, without the world: Keccak-256, Retry-After, the SSE reader, the lazy LangChain import,
+and the tool parameters built from an input schema."""
+
+from __future__ import annotations
+
+import email.utils
+import importlib
+import io
+import sys
+import time
+
+import pytest
+
+from agent_rental import keccak256
+from agent_rental.errors import AccessError, ApiError, RateLimitError, error_from_response, parse_retry_after
+from agent_rental.sse import SseMessage, read_sse
+from agent_rental.tools import agent_tool_parameters, tool_name_of
+
+
+def test_keccak256_matches_known_vectors() -> None:
+    assert keccak256(b"").hex() == "c5d2460186f7233c927e7db2dcc703c0e500b653ca82273b7bfad8045d85a470"
+    assert keccak256(b"transfer(address,uint256)")[:4].hex() == "a9059cbb"
+    # Exactly one 136-byte block (the padding takes a block of its own), and more than one.
+    assert keccak256(b"a" * 136).hex() == "a6c4d403279fe3e0af03729caada8374b5ca54d8065329a3ebcaeb4b60aa386e"
+    assert keccak256(b"a" * 200).hex() == "96ea54061def936c4be90b518992fdc6f12f535068a256229aca54267b4d084d"
+
+
+def test_retry_after_reads_seconds_and_http_dates() -> None:
+    assert parse_retry_after("1") == 1.0
+    assert parse_retry_after(" 2.5 ") == 2.5
+    assert parse_retry_after(None) is None and parse_retry_after("") is None and parse_retry_after("soon") is None
+    now = time.time()
+    assert parse_retry_after(email.utils.formatdate(now + 10, usegmt=True), now=now) in (9.0, 10.0, 11.0)
+
+
+def test_errors_are_chosen_by_status_with_the_envelopes_fields() -> None:
+    body = '{"error": {"code": "credential_not_found", "message": "no", "status": 403, "request_id": "req_1", "on_chain_error": {"contract": "Marketplace", "error": "CredentialNotFound"}}}'
+    error = error_from_response(403, {"retry-after": "3"}, body)
+    assert isinstance(error, AccessError) and (error.code, error.request_id, error.retry_after) == ("credential_not_found", "req_1", 3.0)
+    assert error.on_chain_error == {"contract": "Marketplace", "error": "CredentialNotFound"}
+    assert isinstance(error_from_response(429, {}, "{}"), RateLimitError)
+    plain = error_from_response(502, {"x-request-id": "req_2"}, "Bad gateway")
+    assert type(plain) is ApiError and (plain.code, plain.message, plain.request_id) == ("http_502", "Bad gateway", "req_2")
+
+
+def test_the_sse_reader_joins_data_lines_keeps_ids_and_drops_an_unfinished_event() -> None:
+    text = b": comment\nevent: output\nid: 6\ndata: {\"delta\":\ndata: \"a\"}\n\nevent: done\ndata: {}\n\nevent: output\ndata: cut"
+    assert list(read_sse(io.BytesIO(text).readline)) == [SseMessage("output", '{"delta":\n"a"}', "6"), SseMessage("done", "{}", "6")]
+
+
+def test_the_langchain_adapter_imports_langchain_only_when_called() -> None:
+    module = importlib.import_module("agent_rental.langchain")
+    assert "langchain_core" not in sys.modules
+    if importlib.util.find_spec("langchain_core") is None:
+        with pytest.raises(ImportError, match="pip install langchain-core"):
+            module.langchain_tools([])
+
+
+def test_tool_parameters_from_an_input_schema() -> None:
+    flat, is_flat = agent_tool_parameters({"$schema": "https://json-schema.org/draft/2020-12/schema", "type": "object", "properties": {"contract": {"type": "string"}}, "required": ["contract"]})
+    assert is_flat and flat == {"type": "object", "properties": {"task": flat["properties"]["task"], "contract": {"type": "string"}}, "required": ["task", "contract"]}
+    nested, is_flat = agent_tool_parameters({"type": "string", "minLength": 1})
+    assert not is_flat and nested["required"] == ["task", "input"] and nested["properties"]["input"]["type"] == "string"
+    assert tool_name_of("Contract Reviewer") == "contract_reviewer" and tool_name_of("!!!") == "agent"
+
+
+def test_the_error_classes_are_the_typescript_sdks_with_the_same_hierarchy() -> None:
+    import pathlib
+    import re
+
+    import agent_rental
+
+    source = (pathlib.Path(__file__).resolve().parents[2] / "sdk/src/errors.ts").read_text()
+    declared = dict(re.findall(r"export class (\w+) extends (\w+)", source))
+    assert declared == {"AgentRentalError": "Error", "ApiError": "AgentRentalError", "AuthError": "ApiError", "AccessError": "ApiError", "NotFoundError": "ApiError", "RateLimitError": "ApiError"}
+    for name, base in declared.items():
+        cls = getattr(agent_rental, name)
+        assert cls.__bases__[0].__name__ == ("Exception" if base == "Error" else base)

@@ -1,0 +1,139 @@
+// Generates the Python SDK's models (python/src/agent_rental/models.py) from the API's own OpenAPI
+// document (GET /v1/openapi.json, rendered in-process from the routes): one TypedDict per component
+// schema, enums as Literal, required fields required. `--check` exits 1 when the committed file differs
+// from what the routes produce now (test/sdk/python-models.test.ts does the same in the test command).
+//
+//   node --import tsx scripts/generate-python-models.ts [--check]
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { openApiDocument } from "../src/api/openapi-document.ts";
+
+export const PYTHON_MODELS_FILE = join(dirname(fileURLToPath(import.meta.url)), "../python/src/agent_rental/models.py");
+export const PYTHON_MODELS_COMMAND = "node --import tsx scripts/generate-python-models.ts";
+
+type Schema = { [key: string]: unknown };
+const isObject = (v: unknown): v is Schema => typeof v === "object" && v !== null && !Array.isArray(v);
+const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
+const KEYWORDS = new Set(["False", "None", "True", "and", "as", "assert", "async", "await", "break", "class", "continue", "def", "del", "elif", "else", "except", "finally", "for", "from", "global", "if", "import", "in", "is", "lambda", "nonlocal", "not", "or", "pass", "raise", "return", "try", "while", "with", "yield"]);
+const pascal = (name: string) => name.replace(/(^|[^A-Za-z0-9])([A-Za-z0-9])/g, (_m, _s: string, c: string) => c.toUpperCase());
+
+/** The text models.py should hold for the routes as they are now. */
+export async function generatePythonModels(): Promise<string> {
+  const document = (await openApiDocument()) as { components?: { schemas?: Record<string, unknown> } };
+  const schemas = document.components?.schemas ?? {};
+  const classes: string[] = [];
+  const names = Object.keys(schemas).sort();
+
+  /** The Python type of a schema; inline objects with properties become classes named after their place. */
+  function typeOf(schema: unknown, place: string): string {
+    if (!isObject(schema)) return "Any";
+    if (typeof schema.$ref === "string") return schema.$ref.split("/").at(-1)!;
+    const variants = (schema.anyOf ?? schema.oneOf) as unknown[] | undefined;
+    if (Array.isArray(variants)) {
+      const types = [...new Set(variants.map((v, i) => typeOf(v, `${place}${i}`)))];
+      return types.length === 1 ? types[0]! : `Union[${types.join(", ")}]`;
+    }
+    if (schema.const !== undefined) return `Literal[${JSON.stringify(schema.const)}]`;
+    if (Array.isArray(schema.enum) && schema.enum.every((v) => typeof v === "string")) return `Literal[${schema.enum.map((v) => JSON.stringify(v)).join(", ")}]`;
+    const types = Array.isArray(schema.type) ? (schema.type as string[]) : typeof schema.type === "string" ? [schema.type] : [];
+    const nullable = types.includes("null") || schema.nullable === true;
+    const real = types.filter((t) => t !== "null");
+    let base: string;
+    if (real.length === 0) base = isObject(schema.properties) ? classFor(schema, place) : "Any";
+    else if (real.length > 1) base = "Any";
+    else {
+      switch (real[0]) {
+        case "string": base = "str"; break;
+        case "integer": base = "int"; break;
+        case "number": base = "float"; break;
+        case "boolean": base = "bool"; break;
+        case "array": base = `list[${typeOf(schema.items, `${place}Item`)}]`; break;
+        case "object":
+          base = isObject(schema.properties) && Object.keys(schema.properties).length > 0 ? classFor(schema, place) : isObject(schema.additionalProperties) ? `dict[str, ${typeOf(schema.additionalProperties, `${place}Value`)}]` : "dict[str, Any]";
+          break;
+        default: base = "Any";
+      }
+    }
+    return nullable && base !== "Any" ? `Optional[${base}]` : base;
+  }
+
+  /** Emits a TypedDict for an object schema and answers its name. */
+  function classFor(schema: Schema, name: string): string {
+    const properties = (schema.properties ?? {}) as Record<string, unknown>;
+    const required = new Set(Array.isArray(schema.required) ? (schema.required as string[]) : []);
+    const fields = Object.keys(properties).sort().map((key) => ({ key, type: typeOf(properties[key], `${name}${pascal(key)}`), required: required.has(key), doc: isObject(properties[key]) && typeof properties[key].description === "string" ? (properties[key].description as string) : undefined }));
+    const doc = typeof schema.description === "string" ? schema.description : undefined;
+    const plain = fields.every((f) => IDENTIFIER.test(f.key) && !KEYWORDS.has(f.key));
+    const lines: string[] = [];
+    const part = (suffix: string, list: typeof fields, total: boolean, bases: string) => {
+      if (plain) {
+        lines.push(`class ${name}${suffix}(${bases}${total ? "" : ", total=False"}):`);
+        if (suffix === "" && doc) lines.push(`    ${pyDoc(doc)}`);
+        if (list.length === 0 && !(suffix === "" && doc)) lines.push("    pass");
+        for (const f of list) {
+          lines.push(`    ${f.key}: ${f.type}`);
+          if (f.doc) lines.push(`    ${pyDoc(f.doc)}`);
+        }
+      } else {
+        lines.push(`${name}${suffix} = TypedDict(${JSON.stringify(name + suffix)}, {${list.map((f) => `${JSON.stringify(f.key)}: ${JSON.stringify(f.type)}`).join(", ")}}${total ? "" : ", total=False"})`);
+      }
+      lines.push("");
+    };
+    const requiredFields = fields.filter((f) => f.required);
+    const optionalFields = fields.filter((f) => !f.required);
+    if (requiredFields.length > 0 && optionalFields.length > 0) {
+      part("Required", requiredFields, true, "TypedDict");
+      if (plain) part("", optionalFields, false, `${name}Required`);
+      else {
+        part("Optional_", optionalFields, false, "TypedDict");
+        lines.push(`class ${name}(${name}Required, ${name}Optional_):`, doc ? `    ${pyDoc(doc)}` : "    pass", "");
+      }
+    } else part("", fields, requiredFields.length > 0 || fields.length === 0, "TypedDict");
+    classes.push(lines.join("\n"));
+    return name;
+  }
+
+  for (const name of names) {
+    const schema = schemas[name];
+    if (isObject(schema) && (schema.type === "object" || isObject(schema.properties)) && isObject(schema.properties) && Object.keys(schema.properties).length > 0) classFor(schema, name);
+    else classes.push(`${name} = ${typeOf(schema, `${name}Value`)}\n`);
+  }
+  return [
+    "# Generated from the API's OpenAPI document (GET /v1/openapi.json) by scripts/generate-python-models.ts.",
+    `# Do not edit: change the routes' schemas, then run \`${PYTHON_MODELS_COMMAND}\`.`,
+    '"""The API\'s request and response shapes, as TypedDicts (plain dicts at run time)."""',
+    "",
+    "from __future__ import annotations",
+    "",
+    "from typing import Any, Literal, Optional, TypedDict, Union",
+    "",
+    "",
+    classes.join("\n"),
+  ].join("\n").replace(/\n{3,}/g, "\n\n\n").trimEnd() + "\n";
+}
+
+function pyDoc(text: string): string {
+  return `"""${text.replace(/\\/g, "\\\\").replace(/"""/g, '\\"\\"\\"').replace(/\s+/g, " ").replace(/"$/, '" ').trim()}"""`;
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  const text = await generatePythonModels();
+  if (process.argv.includes("--check")) {
+    let current = "";
+    try {
+      current = readFileSync(PYTHON_MODELS_FILE, "utf8");
+    } catch {
+      // a missing file is stale too
+    }
+    if (current !== text) {
+      process.stderr.write(`python/src/agent_rental/models.py is stale: run \`${PYTHON_MODELS_COMMAND}\` and commit it.\n`);
+      process.exit(1);
+    }
+    process.stdout.write("python/src/agent_rental/models.py is current\n");
+  } else {
+    mkdirSync(dirname(PYTHON_MODELS_FILE), { recursive: true });
+    writeFileSync(PYTHON_MODELS_FILE, text);
+    process.stdout.write(`wrote ${PYTHON_MODELS_FILE}\n`);
+  }
+}
