@@ -226,7 +226,8 @@ contract Marketplace {
     error ZeroAddress();
     /// @notice A reentrant call was blocked.
     error Reentrancy();
-    /// @notice The renewal would pay more than MAX_PREPAID ahead: its expiry would pass now + 395 days.
+    /// @notice The renewal would pay more than MAX_PREPAID ahead: its expiry would pass now + 395 days;
+    /// or a purchase's or renewal's expiry would pass MAX_EXPIRY (2^40 - 1), the most its fields hold.
     /// @param expiresAt The expiry the renewal would reach.
     /// @param maxExpiresAt The latest expiry a payment now may reach.
     error ExpiryTooLate(uint256 expiresAt, uint256 maxExpiresAt);
@@ -411,12 +412,15 @@ contract Marketplace {
     /// @notice The subscription price period: a subscription `price` buys 30 days.
     uint256 public constant SUBSCRIPTION_PERIOD = 30 days;
     /// @notice Run references below this value are dense: marked in the `chargedRuns` bitmap (256 runs
-    /// per storage word); larger ones (hashes) are marked in `consumedRuns`.
+    /// per storage word); larger ones (hashes) are marked one slot each. isRunCharged reads both.
     uint256 public constant DENSE_RUN_REFS = 1 << 64;
     /// @notice How far ahead a renewal may pay: its expiry at most now + 395 days (the longest period,
     /// 365 days, plus the shortest, 30), so one renter can keep a listing's escrow from emptying, and
     /// the listing from closing, for at most that long.
     uint256 public constant MAX_PREPAID = 395 days;
+    /// @notice The latest expiry a subscription may have: the largest value its uint40 fields hold. A
+    /// purchase or renewal that would pass it is refused (ExpiryTooLate), never stored wrapped.
+    uint256 public constant MAX_EXPIRY = type(uint40).max;
     /// @notice The unit subscription earnings vest in: a payment's period is rounded out to whole days.
     uint256 public constant VESTING_DAY = 1 days;
     /// @notice How long after requestBalanceWithdrawal the unspent balance may be withdrawn: longer than
@@ -457,8 +461,9 @@ contract Marketplace {
     mapping(bytes32 listingId => mapping(address buyer => AccessCredential credential)) public credentials;
     /// @notice per_query balances by listing id and buyer.
     mapping(bytes32 listingId => mapping(address buyer => PerQueryBalance record)) public perQueryBalances;
-    /// @notice Whether a run reference of DENSE_RUN_REFS or above was charged already (see isRunCharged).
-    mapping(bytes32 runRef => bool consumed) public consumedRuns;
+    /// @dev Whether a run reference of DENSE_RUN_REFS or above was charged already. Private: the public
+    /// reads (consumedRuns, isRunCharged) answer for every reference, dense or not.
+    mapping(bytes32 runRef => bool consumed) private _hashedRunMarks;
     /// @notice The charged marks of dense run references (below DENSE_RUN_REFS): bit `runRef & 255` of
     /// word `runRef >> 8`. A batch of references handed out in an aligned block of 256 touches one word.
     mapping(uint256 wordIndex => uint256 bits) public chargedRuns;
@@ -678,7 +683,8 @@ contract Marketplace {
 
     /// @notice Buys a subscription of 30, 90 or 365 days. Send `subscriptionPrice(listingId, durationSeconds)`.
     /// @dev Reverts ProtocolPaused, ListingNotFound, ListingNotActive, InvalidAccessType, InvalidDuration,
-    /// CredentialAlreadyExists (use renewSubscription), CredentialRevoked, IncorrectPayment.
+    /// CredentialAlreadyExists (use renewSubscription), CredentialRevoked, IncorrectPayment, ExpiryTooLate
+    /// (the expiry would pass MAX_EXPIRY).
     /// @param listingId The listing.
     /// @param durationSeconds 2592000, 7776000 or 31536000.
     function purchaseSubscription(bytes32 listingId, uint256 durationSeconds) external payable nonReentrant {
@@ -688,6 +694,7 @@ contract Marketplace {
         _checkNoCredential(credential);
         if (msg.value != cost) revert IncorrectPayment(cost, msg.value);
         uint256 expiresAt = block.timestamp + durationSeconds;
+        if (expiresAt > MAX_EXPIRY) revert ExpiryTooLate(expiresAt, MAX_EXPIRY);
         credential.buyer = msg.sender;
         credential.purchasedAt = uint40(block.timestamp);
         credential.expiresAt = uint40(expiresAt);
@@ -701,7 +708,8 @@ contract Marketplace {
     /// is lost), and the payment vests over that later period; an expired one restarts from now. The new
     /// expiry may be at most MAX_PREPAID (395 days) from now. Send `subscriptionPrice(listingId, durationSeconds)`.
     /// @dev Reverts ProtocolPaused, ListingNotFound, ListingNotActive, InvalidAccessType, InvalidDuration,
-    /// CredentialNotFound, CredentialRevoked, IncorrectPayment, ExpiryTooLate (more than 395 days ahead).
+    /// CredentialNotFound, CredentialRevoked, IncorrectPayment, ExpiryTooLate (more than 395 days ahead,
+    /// or past MAX_EXPIRY).
     /// @param listingId The listing.
     /// @param durationSeconds 2592000, 7776000 or 31536000.
     function renewSubscription(bytes32 listingId, uint256 durationSeconds) external payable nonReentrant {
@@ -714,7 +722,9 @@ contract Marketplace {
         uint256 currentExpiry = credential.expiresAt;
         uint256 paidFrom = currentExpiry > block.timestamp ? currentExpiry : block.timestamp;
         uint256 expiresAt = paidFrom + durationSeconds;
-        if (expiresAt > block.timestamp + MAX_PREPAID) revert ExpiryTooLate(expiresAt, block.timestamp + MAX_PREPAID);
+        uint256 maxExpiresAt = block.timestamp + MAX_PREPAID;
+        if (maxExpiresAt > MAX_EXPIRY) maxExpiresAt = MAX_EXPIRY;
+        if (expiresAt > maxExpiresAt) revert ExpiryTooLate(expiresAt, maxExpiresAt);
         credential.expiresAt = uint40(expiresAt);
         uint256 fee = _collect(listing, cost);
         _vest(listingId, cost - fee, paidFrom, expiresAt);
@@ -799,21 +809,25 @@ contract Marketplace {
     /// renter (the creator's own acts, after which every charge is refused) the balance is withdrawable at
     /// once; otherwise it is withdrawable BALANCE_WITHDRAWAL_DELAY after requestBalanceWithdrawal (allowed
     /// while the listing is paused, its price is above the renter's deposit price, or the balance no
-    /// longer covers a run), so every run admitted before the request has had time to settle. Works while
-    /// the protocol is paused.
+    /// longer covers a run), so every run admitted before the request has had time to settle, and only
+    /// while the renter may still leave: the right is judged when it is used as well as when it was asked
+    /// for. A request whose reason has gone (the listing resumed, the price back at or below the deposit
+    /// price) takes back nothing; it keeps refusing new runs until a top-up cancels it, or until the
+    /// renter may leave again, when it pays out at once (no run was admitted on the balance since it).
+    /// Works while the protocol is paused.
     /// @dev Reverts ListingNotFound, InvalidAccessType, CredentialNotFound, NothingToWithdraw,
-    /// Unauthorized (no request, and the renter may not leave: the listing active, the renter not
-    /// revoked, the price not raised above the deposit price, the balance covering a run),
+    /// Unauthorized (the renter may not leave now: the listing active, the renter not revoked, the price
+    /// not above the deposit price, the balance covering a run; whether or not a request was made),
     /// WithdrawalNotReady (not requested, or requested less than BALANCE_WITHDRAWAL_DELAY ago),
     /// TransferFailed, Reentrancy.
     /// @param listingId The listing.
     function withdrawUnspentBalance(bytes32 listingId) external nonReentrant {
         (Listing storage listing, PerQueryBalance storage record, uint256 amount) = _ownBalance(listingId);
         if (listing.status != ListingStatus.Closed && !record.isRevoked) {
-            if (!record.withdrawalRequested) {
-                if (!_mayLeave(listing, record, amount)) revert Unauthorized();
-                revert WithdrawalNotReady(0);
-            }
+            // The right to leave is judged when it is used, not only when it was asked for: a request
+            // made during a pause that has ended (or a price rise since undone) takes back no prepaid credit.
+            if (!_mayLeave(listing, record, amount)) revert Unauthorized();
+            if (!record.withdrawalRequested) revert WithdrawalNotReady(0);
             uint256 withdrawableAt = withdrawalRequestedAt[listingId][msg.sender] + BALANCE_WITHDRAWAL_DELAY;
             if (block.timestamp < withdrawableAt) revert WithdrawalNotReady(withdrawableAt);
         }
@@ -837,7 +851,7 @@ contract Marketplace {
     /// @dev Idempotent per run: a `runRef` already charged (by this function or by consumeQueries) is a
     /// no-op that returns false and emits nothing, so a retried settlement transaction never charges
     /// twice. The marker is a bit of `chargedRuns` for a dense reference (below DENSE_RUN_REFS), else
-    /// one new slot of `consumedRuns`; a per-renter sequence number instead would force the service to
+    /// one new slot of the hashed references' marks; a per-renter sequence number instead would force the service to
     /// serialise settlements per renter. Authority only; reverts Unauthorized, PriceTooLow (maxPrice
     /// below MIN_PRICE), ListingNotFound, ListingNotActive (closed), InvalidAccessType,
     /// CredentialNotFound, CredentialRevoked, InsufficientBalance (balance below the charge).
@@ -1043,9 +1057,16 @@ contract Marketplace {
     /// @param runRef The run reference.
     /// @return charged True once a charge of `runRef` landed.
     function isRunCharged(bytes32 runRef) external view returns (bool charged) {
-        uint256 ref = uint256(runRef);
-        if (ref >= DENSE_RUN_REFS) return consumedRuns[runRef];
-        return chargedRuns[ref >> 8] & (1 << (ref & 255)) != 0;
+        return _wasCharged(runRef);
+    }
+
+    /// @notice The same answer as isRunCharged, for every reference: whether `runRef` was charged. (This
+    /// read was once the getter of the hashed references' marks alone, and said false for a charged
+    /// dense reference; it now answers for both, so no two public reads disagree.)
+    /// @param runRef The run reference.
+    /// @return consumed True once a charge of `runRef` landed.
+    function consumedRuns(bytes32 runRef) external view returns (bool consumed) {
+        return _wasCharged(runRef);
     }
 
     /// @notice The ETH a subscription purchase or renewal of `durationSeconds` costs at the current price.
@@ -1395,12 +1416,19 @@ contract Marketplace {
         if (tab.feesAdded != 0) accruedFees += uint128(tab.feesAdded);
     }
 
-    /// @dev Whether `runRef` was charged: the one reader of the run marks (see _markCharged). A dense
+    /// @dev Whether `runRef` was charged, outside a charge: the public reads' one reader of the marks.
+    function _wasCharged(bytes32 runRef) private view returns (bool) {
+        uint256 ref = uint256(runRef);
+        if (ref >= DENSE_RUN_REFS) return _hashedRunMarks[runRef];
+        return chargedRuns[ref >> 8] & (1 << (ref & 255)) != 0;
+    }
+
+    /// @dev Whether `runRef` was charged: the one reader of the run marks in a charge (see _markCharged). A dense
     /// reference's word of marks is read into the tab, so the next reference of the same block of 256
     /// costs no storage read.
     function _isCharged(Tab memory tab, bytes32 runRef) private returns (bool) {
         uint256 ref = uint256(runRef);
-        if (ref >= DENSE_RUN_REFS) return consumedRuns[runRef];
+        if (ref >= DENSE_RUN_REFS) return _hashedRunMarks[runRef];
         uint256 word = ref >> 8;
         if (!tab.marksLoaded || tab.marksWord != word) {
             _settleMarks(tab);
@@ -1413,12 +1441,12 @@ contract Marketplace {
 
     /// @dev Marks `runRef` charged: a dense reference (below DENSE_RUN_REFS) as a bit of its word of
     /// `chargedRuns` (held in the tab, read there by _isCharged just before), any other in
-    /// `consumedRuns`. With _isCharged the one reader and writer of the marks, so no reference is charged
+    /// `_hashedRunMarks`. With _isCharged the one reader and writer of the marks, so no reference is charged
     /// twice whichever function charges it.
     function _markCharged(Tab memory tab, bytes32 runRef) private {
         uint256 ref = uint256(runRef);
         if (ref >= DENSE_RUN_REFS) {
-            consumedRuns[runRef] = true;
+            _hashedRunMarks[runRef] = true;
         } else {
             tab.marks |= 1 << (ref & 255);
             tab.marksChanged = true;

@@ -89,8 +89,8 @@ contract MarketplaceBatchTest is MarketplaceTestBase {
         vm.assertTrue(market.isRunCharged(bytes32(uint256(1))), "dense ref 1 marked");
         vm.assertTrue(market.isRunCharged(keccak256("a hashed run")), "hashed ref marked");
         vm.assertEq(market.chargedRuns(0), 3, "bits 0 and 1 of word 0");
-        vm.assertTrue(market.consumedRuns(keccak256("a hashed run")), "a hashed ref lives in consumedRuns");
-        vm.assertFalse(market.consumedRuns(bytes32(uint256(1))), "a dense ref does not");
+        vm.assertTrue(market.consumedRuns(keccak256("a hashed run")), "consumedRuns answers for a hashed ref");
+        vm.assertTrue(market.consumedRuns(bytes32(uint256(1))), "and for a dense one");
     }
 
     function test_consumeQueries_chargesTheLowerOfTheCurrentAndTheAdmittedPrice() public {
@@ -285,8 +285,9 @@ contract MarketplaceBatchTest is MarketplaceTestBase {
         vm.assertEq(_batch(charges), 2, "both charged");
         vm.assertEq(market.DENSE_RUN_REFS(), uint256(type(uint64).max) + 1, "the boundary");
         vm.assertEq(market.chargedRuns(uint256(type(uint64).max) >> 8), 1 << 255, "the last bit of the last dense word");
-        vm.assertFalse(market.consumedRuns(lastDense), "the last dense ref is a bit");
-        vm.assertTrue(market.consumedRuns(firstSparse), "the first sparse ref is a slot");
+        vm.assertEq(market.chargedRuns((uint256(type(uint64).max) + 1) >> 8), 0, "the first sparse ref is not a bit");
+        vm.assertTrue(market.consumedRuns(lastDense) && market.isRunCharged(lastDense), "the last dense ref reads charged");
+        vm.assertTrue(market.consumedRuns(firstSparse) && market.isRunCharged(firstSparse), "the first sparse ref too");
         vm.assertFalse(_consume(id, renter, lastDense), "and neither charges again");
         vm.assertFalse(_consume(id, renter, firstSparse), "and neither charges again");
     }
@@ -304,5 +305,29 @@ contract MarketplaceBatchTest is MarketplaceTestBase {
         vm.assertTrue(_consume(id, renter, bytes32(uint256(254))), "254 still chargeable");
         vm.assertEq(market.chargedRuns(0), (1 << 255) | (1 << 254), "word 0");
         vm.assertEq(market.chargedRuns(1), 1, "word 1");
+    }
+
+    /// @notice The audit's N-6: the public consumedRuns(runRef) read said false for a charged dense
+    /// reference while isRunCharged said true. Every public read now agrees, for every kind of reference,
+    /// charged by either function.
+    function test_consumedRuns_agreesWithIsRunChargedForEveryReference() public {
+        bytes32 id = _list(PER_QUERY);
+        _buyPerQuery(id, renter, PRICE * 8);
+        bytes32[4] memory refs = [bytes32(uint256(7)), bytes32(uint256(300)), keccak256("hashed-1"), keccak256("hashed-2")];
+        for (uint256 i = 0; i < refs.length; ++i) {
+            vm.assertFalse(market.consumedRuns(refs[i]), "not charged yet");
+            vm.assertFalse(market.isRunCharged(refs[i]), "not charged yet (isRunCharged)");
+        }
+        vm.assertTrue(_consume(id, renter, refs[0]), "dense, by consumeQuery");
+        vm.assertTrue(_consume(id, renter, refs[2]), "hashed, by consumeQuery");
+        Marketplace.Charge[] memory charges = new Marketplace.Charge[](2);
+        charges[0] = _one(id, renter, refs[1], PRICE);
+        charges[1] = _one(id, renter, refs[3], PRICE);
+        vm.assertEq(_batch(charges), 2, "dense and hashed, by consumeQueries");
+        for (uint256 i = 0; i < refs.length; ++i) {
+            vm.assertTrue(market.consumedRuns(refs[i]), "consumedRuns says charged");
+            vm.assertTrue(market.isRunCharged(refs[i]), "isRunCharged says charged");
+        }
+        vm.assertFalse(market.consumedRuns(bytes32(uint256(8))), "a neighbour is not");
     }
 }

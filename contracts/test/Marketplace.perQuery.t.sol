@@ -433,6 +433,49 @@ contract MarketplacePerQueryTest is MarketplaceTestBase {
         vm.assertTrue(_consume(id, renter, "run-1"), "charges land");
     }
 
+    /// @notice The audit's N-7: a request made during a momentary pause survived the resume, and an hour
+    /// later took back prepaid credit on an active listing at its agreed price. The right to leave is
+    /// judged when it is used: the withdrawal is refused while the listing is active again at that price,
+    /// the request keeps refusing new runs until a top-up cancels it, and a later pause pays it at once.
+    function test_RevertWhen_withdrawUnspentBalanceAfterTheListingResumed() public {
+        bytes32 id = _list(PER_QUERY);
+        _buyPerQuery(id, renter, PRICE * 3);
+        _pause(id);
+        vm.prank(renter);
+        market.requestBalanceWithdrawal(id);
+        vm.prank(creator);
+        market.setListingActive(id, true);
+        vm.warp(START + 1 hours);
+        vm.expectRevert(Marketplace.Unauthorized.selector);
+        vm.prank(renter);
+        market.withdrawUnspentBalance(id);
+        vm.assertEq(_balance(id, renter), PRICE * 3, "the prepaid credit stays");
+        vm.assertFalse(market.isCredentialValid(id, renter), "the request still admits no new run");
+        // Paused again: the renter may leave, and no run was admitted since the request: paid at once.
+        _pause(id);
+        vm.prank(renter);
+        market.withdrawUnspentBalance(id);
+        vm.assertEq(_balance(id, renter), 0, "taken back while paused");
+    }
+
+    /// @notice The same through a price rise undone: back at the deposit price, the credit is not refundable.
+    function test_RevertWhen_withdrawUnspentBalanceAfterThePriceRiseWasUndone() public {
+        bytes32 id = _list(PER_QUERY);
+        _buyPerQuery(id, renter, PRICE * 3);
+        _setPrice(id, PRICE + 1);
+        vm.prank(renter);
+        market.requestBalanceWithdrawal(id);
+        _setPrice(id, PRICE);
+        vm.warp(START + 1 hours);
+        vm.expectRevert(Marketplace.Unauthorized.selector);
+        vm.prank(renter);
+        market.withdrawUnspentBalance(id);
+        // A top-up cancels the request: the renter runs again.
+        vm.prank(renter);
+        market.topUpBalance{value: PRICE}(id);
+        vm.assertTrue(market.isCredentialValid(id, renter), "running again after the top-up");
+    }
+
     function test_RevertWhen_withdrawUnspentBalanceOneSecondEarly() public {
         bytes32 id = _list(PER_QUERY);
         _buyPerQuery(id, renter, PRICE * 2);

@@ -426,4 +426,30 @@ contract MarketplacePurchasesTest is MarketplaceTestBase {
             vm.assertEq(market.withdrawableEarnings(id), vestedA + vestedB, "the sum of each payment's own share");
         }
     }
+
+    /// @notice The audit's N-5: near the end of what a uint40 holds, a purchase whose expiry would pass
+    /// it was stored wrapped (expired at once, the renter's payment lost). It is refused now, and so is a
+    /// renewal, even within MAX_PREPAID.
+    function test_RevertWhen_subscriptionExpiryPassesTheUint40Bound() public {
+        bytes32 id = _list(SUBSCRIPTION);
+        uint256 maxExpiry = type(uint40).max;
+        vm.assertEq(market.MAX_EXPIRY(), maxExpiry, "the bound");
+        uint256 cost = market.subscriptionPrice(id, DAYS_30);
+        uint256 lateNow = maxExpiry - 10 days;
+        vm.warp(lateNow);
+        vm.expectRevert(abi.encodeWithSelector(Marketplace.ExpiryTooLate.selector, lateNow + DAYS_30, maxExpiry));
+        vm.prank(renter);
+        market.purchaseSubscription{value: cost}(id, DAYS_30);
+        // The last purchase that fits: its expiry is the bound itself.
+        vm.warp(maxExpiry - DAYS_30);
+        vm.prank(renter);
+        market.purchaseSubscription{value: cost}(id, DAYS_30);
+        vm.assertEq(_expiresAt(id, renter), maxExpiry, "stored unwrapped, at the bound");
+        vm.assertTrue(market.isCredentialValid(id, renter), "valid, not expired at once");
+        // A renewal within 395 days of now, but past the bound, is refused too.
+        vm.expectRevert(abi.encodeWithSelector(Marketplace.ExpiryTooLate.selector, maxExpiry + DAYS_30, maxExpiry));
+        vm.prank(renter);
+        market.renewSubscription{value: cost}(id, DAYS_30);
+        vm.assertEq(_expiresAt(id, renter), maxExpiry, "expiry unchanged");
+    }
 }

@@ -2,7 +2,8 @@
 // Chain-derived, so the local stack empties it with the other such tables when the chain is fresh.
 //   agent#<agentId> / agent          an agent whose URI named one of the service's registration files:
 //                                    its owner, URI, the listing the file is of, and the event position
-//   listing#<on-chain id> / erc8004  a listing's current agent and its reputation figures
+//   listing#<on-chain id> / erc8004  a listing's current agent, every agent it was ever linked to, and
+//                                    its reputation figures
 //   feedback#<agentId> / <position>  one NewFeedback of a listing's agent and its verdict; gsi1
 //                                    (feedbackof#<agentId>#<client>, <index>) finds it for a revocation
 //   run#<run id hash> / feedback     the feedback that counts for a run: the first that verified
@@ -29,6 +30,11 @@ export interface ListingErc8004Item {
   /** The listing's current ERC-8004 agent: the latest registered by the listing's creator whose
    * registration file is of this listing and that the creator still owns; null when none. */
   agent_id: string | null;
+  /** Every agent the listing was ever linked to (the current one included): its verified reputation is
+   * the feedback of all of them, so nothing its creator does on the registries (registering the file
+   * again, transferring the agent, pointing its URI elsewhere) takes a counted rating away. A string set;
+   * it only grows. Read it through `listingAgentIds`. */
+  agent_ids?: Set<string>;
   /** `eip155:<chainId>:<identity registry>` of the agent. */
   agent_registry?: string | null;
   agent_position: string;
@@ -65,7 +71,8 @@ export interface FeedbackItem {
   tx_hash: string;
   block_number: string;
   verdict: FeedbackVerdict;
-  /** For a verified feedback: the listing its run receipt is of, the run and its receipt. */
+  /** The listing the agent's registration file was of when the feedback was given (for a verified
+   * feedback: the listing its run receipt is of). Absent on feedback recorded before it was kept. */
   listing?: string;
   run_id?: string;
   receipt?: Record<string, unknown>;
@@ -120,8 +127,28 @@ export async function getListingsErc8004(tables: Tables, onChainIds: string[]): 
   return new Map(items.map((item) => [item.on_chain_id.toLowerCase(), item]));
 }
 
-/** Links a listing to an agent as of `position`, unless a later link or unlink is recorded. */
+/** The agents whose feedback is the listing's: every agent it was ever linked to, the current one
+ * included (docs/design/decisions/0110-a-listings-reputation-outlives-its-agent-ids.md). */
+export function listingAgentIds(item: Pick<ListingErc8004Item, "agent_id" | "agent_ids"> | null): string[] {
+  const ids = new Set(item?.agent_ids ?? []);
+  if (item?.agent_id) ids.add(item.agent_id);
+  return [...ids].sort();
+}
+
+/**
+ * Links a listing to an agent as of `position`, unless a later link or unlink is recorded. The agent is
+ * remembered among the listing's agents in any case (a set: a replay adds nothing), so its feedback
+ * stays the listing's whatever links come after.
+ */
 export async function linkListingAgent(tables: Tables, onChainId: string, agentId: string, agentRegistry: string, agentUri: string, position: string): Promise<boolean> {
+  await tables.doc.send(
+    new UpdateCommand({
+      TableName: tables.name("erc8004"),
+      Key: listingKey(onChainId),
+      UpdateExpression: "SET on_chain_id = :id ADD agent_ids :agents",
+      ExpressionAttributeValues: { ":id": onChainId.toLowerCase(), ":agents": new Set([agentId]) },
+    }),
+  );
   return applied(
     tables.doc.send(
       new UpdateCommand({

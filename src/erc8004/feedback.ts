@@ -87,11 +87,12 @@ export async function prepareFeedback(services: Services, wallet: string, runId:
   if (run.status !== "completed" || !run.receipt) {
     throw new ApiError("receipt_pending", `The run's receipt is not in the on-chain run log yet; retry in ${retryAfter} s.`, { headers: { "Retry-After": retryAfter } });
   }
+  // A run whose feedback counts is rated, whatever has become of the agent it was given to since.
+  const fields = runReceiptFields(run);
+  if (await getRunClaim(services.tables, fields.runId)) throw new ApiError("feedback_exists", "Feedback for this run is already on-chain and counts; a run is rated once.");
   const linked = await getListingErc8004(services.tables, run.on_chain_id);
   if (!linked?.agent_id) throw new ApiError("agent_not_registered", "The listing is not registered as an ERC-8004 agent yet; its creator registers it first.");
   const agentId = BigInt(linked.agent_id);
-  const fields = runReceiptFields(run);
-  if (await getRunClaim(services.tables, fields.runId)) throw new ApiError("feedback_exists", "Feedback for this run is already on-chain and counts; a run is rated once.");
   const owner = await readAgentOwner(services.chain, agentId);
   if (owner?.toLowerCase() === run.wallet) throw new ApiError("feedback_not_allowed", "The agent's owner cannot give it feedback.");
   // The payment behind the run: its per-query charge, else the purchase of the renter's access.

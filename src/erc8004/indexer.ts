@@ -2,6 +2,8 @@
 // (part of the `indexer` job, after the marketplace's). It keeps:
 //  - which agent is each listing's: an agent counts for a listing while its URI is one of the service's
 //    registration files of that listing and its owner is the listing's creator (the latest such wins);
+//    and every agent the listing was ever linked to, whose feedback stays the listing's: nothing its
+//    creator does on the registries takes a counted rating away (decision 0110);
 //  - every feedback of those agents, with its verdict: a feedback counts toward the listing's rating
 //    only when its file (read from the service's content-addressed store, its keccak256 equal to the
 //    on-chain hash) carries a receipt of a completed run of that listing by the feedback's own client,
@@ -27,6 +29,7 @@ import {
   getListingErc8004,
   linkListingAgent,
   listFeedback,
+  listingAgentIds,
   positionOf,
   putAgentItem,
   putErc8004Cursor,
@@ -60,6 +63,15 @@ export function ratingOf(scores: number[]): number {
   if (scores.length === 0) return 0;
   const mean = scores.reduce((a, b) => a + b, 0) / scores.length;
   return Math.round((mean / 20) * 100) / 100;
+}
+
+/**
+ * Whether a recorded feedback is the listing's, to count or list: given to one of the listing's agents
+ * (`listingAgentIds`) while that agent's registration file was of this listing. A feedback recorded
+ * before the listing was kept on it is the current agent's.
+ */
+export function ofListing(item: Pick<FeedbackItem, "listing" | "agent_id">, listing: string, currentAgentId: string | null): boolean {
+  return item.listing ? item.listing.toLowerCase() === listing.toLowerCase() : item.agent_id === currentAgentId;
 }
 
 /** Whether a feedback counts toward its listing's rating. */
@@ -125,15 +137,18 @@ export async function judgeFeedback(
 }
 
 /**
- * Recomputes a listing's figures from its current agent's feedback before `through` (a position: every
- * event before it is applied), and records that bound: a reader shows the feedback before it only, so a
- * feedback already written but not yet counted is never listed beside figures that leave it out (a whole
- * recount: idempotent).
+ * Recomputes a listing's figures from the feedback of every agent it was ever linked to, before
+ * `through` (a position: every event before it is applied), and records that bound: a reader shows the
+ * feedback before it only, so a feedback already written but not yet counted is never listed beside
+ * figures that leave it out (a whole recount: idempotent). Counting every agent, not only the current
+ * one, is what keeps a creator from resetting the rating by registering the file again or moving the
+ * agent: the runs those ratings claimed stay claimed, so they could never be rated again.
  */
 export async function recountListing(tables: Tables, onChainId: string, through: string): Promise<void> {
   const linked = await getListingErc8004(tables, onChainId);
-  const agentId = linked?.agent_id ?? null;
-  const items = agentId === null ? [] : (await listFeedback(tables, agentId)).filter((item) => item.sk < through);
+  const current = linked?.agent_id ?? null;
+  const perAgent = await Promise.all(listingAgentIds(linked).map((agentId) => listFeedback(tables, agentId)));
+  const items = perAgent.flat().filter((item) => item.sk < through && ofListing(item, onChainId, current));
   const verified = items.filter((item) => counts(item, onChainId));
   const unverified = items.filter((item) => item.verdict !== "verified");
   await setListingFigures(tables, onChainId, {
@@ -205,6 +220,7 @@ async function apply(options: Erc8004IndexerOptions, event: Erc8004Event): Promi
     tx_hash: event.transactionHash,
     block_number: event.blockNumber.toString(),
     revoked: false,
+    listing: agent.listing.toLowerCase(),
     ...judged,
   });
   if (judged.verdict !== "verified") options.logger.info("erc8004 feedback does not count", { agent_id: agentId, client: event.clientAddress, verdict: judged.verdict });

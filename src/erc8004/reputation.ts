@@ -1,15 +1,17 @@
 // A listing's reputation as GET /v1/listings/{id}/reputation shows it: the verified rating and count
-// (what the listing's `rating` and `review_count` are), each feedback of its agent newest first with
+// (what the listing's `rating` and `review_count` are), each feedback of its agents (every agent the
+// listing was ever linked to: decision 0110) newest first with
 // its verdict (verified ones with their run receipt), the count of feedback that does not count, and
 // the renters' off-chain ratings from before on-chain feedback, apart.
 import type { Services } from "../services.ts";
+import type { Tables } from "../adapters/tables/dynamo.ts";
 import { ApiError } from "../errors.ts";
 import { parseListingId, toListingId } from "../listings/ids.ts";
 import { loadListing, figuresOf } from "../listings/catalogue.ts";
 import { getAgent } from "../listings/listing.store.ts";
-import { getListingErc8004, pageFeedback, type FeedbackItem } from "./erc8004.store.ts";
+import { getListingErc8004, listingAgentIds, pageFeedback, type FeedbackItem, type ListingErc8004Item } from "./erc8004.store.ts";
 import type { FeedbackReason } from "@agent-rental/core/vocabulary";
-import { counts, feedbackNumber } from "./indexer.ts";
+import { counts, feedbackNumber, ofListing } from "./indexer.ts";
 
 export const REPUTATION_PAGE_DEFAULT = 20;
 export const REPUTATION_PAGE_MAX = 100;
@@ -72,6 +74,28 @@ function view(item: FeedbackItem, onChainId: string): FeedbackView {
 
 const SORT_KEY = /^\d{20}:\d{8}$/;
 
+/**
+ * Up to `limit` of the listing's feedback before the sort key `before`, newest first, across every agent
+ * it was ever linked to. A sort key is the event's chain position, unique across agents, so the agents'
+ * pages merge into one order and one cursor.
+ */
+async function pageListingFeedback(tables: Tables, onChainId: string, linked: ListingErc8004Item | null, limit: number, before: string | undefined): Promise<FeedbackItem[]> {
+  const current = linked?.agent_id ?? null;
+  const perAgent = await Promise.all(
+    listingAgentIds(linked).map(async (agentId) => {
+      const found: FeedbackItem[] = [];
+      let cursor = before;
+      for (;;) {
+        const page = await pageFeedback(tables, agentId, limit, cursor);
+        found.push(...page.filter((item) => ofListing(item, onChainId, current)));
+        if (found.length >= limit || page.length < limit) return found;
+        cursor = page.at(-1)!.sk;
+      }
+    }),
+  );
+  return perAgent.flat().sort((a, b) => (a.sk < b.sk ? 1 : a.sk > b.sk ? -1 : 0)).slice(0, limit);
+}
+
 export async function getReputation(services: Pick<Services, "tables">, listingIdParam: string, query: { limit?: number | undefined; cursor?: string | undefined }): Promise<Reputation> {
   const onChainId = parseListingId(listingIdParam);
   const limit = query.limit ?? REPUTATION_PAGE_DEFAULT;
@@ -87,7 +111,7 @@ export async function getReputation(services: Pick<Services, "tables">, listingI
   // figures agree while the indexer is between writing a feedback and recounting.
   const bound = linked?.counted_through;
   const upTo = bound !== undefined && (before === undefined || bound < before) ? bound : before;
-  const items = linked?.agent_id ? await pageFeedback(services.tables, linked.agent_id, limit + 1, upTo) : [];
+  const items = await pageListingFeedback(services.tables, onChainId, linked, limit + 1, upTo);
   const page = items.slice(0, limit);
   const offChain = figuresOf(agent);
   return {

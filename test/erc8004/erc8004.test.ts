@@ -419,3 +419,80 @@ describe("GET /v1/listings/{listing_id}/reputation", () => {
     expect(detail.erc8004).toBeNull();
   });
 });
+
+describe("a listing's verified reputation survives what its creator does on the registries", () => {
+  let firstAgent: bigint;
+  let secondAgent: bigint;
+  let ratedRun: string;
+
+  const detail = () => get<{ rating: number; review_count: number; erc8004: { agent_id: string } | null }>(`/v1/listings/${other.listing_id}`, renterToken);
+
+  /** The renter rates a run through the API and sends the transaction it prepares. */
+  async function rate(runId: string, value: number): Promise<string> {
+    const res = await post(`/v1/runs/${runId}/feedback`, renterToken, { value });
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as { transaction: { to: string; data: string }; agent_id: string };
+    await send(renter, body.transaction);
+    await world.index();
+    return body.agent_id;
+  }
+
+  async function registerAgain(uri: string): Promise<bigint> {
+    const receipt = await send(creator, { to: world.services.chain.erc8004!.identityRegistry, data: encodeFunctionData({ abi: identityRegistryAbi, functionName: "register", args: [uri] }) });
+    return parseEventLogs({ abi: identityRegistryAbi, logs: receipt.logs, eventName: "Registered" })[0]!.args.agentId;
+  }
+
+  it("registering the listing's file again keeps the counted rating, and the rated run stays rated", async () => {
+    const first = await post(`/v1/listings/${other.listing_id}/erc8004`, creatorToken, {});
+    const step1 = (await first.json()) as { transaction: { to: string; data: string } };
+    const registered = await send(creator, step1.transaction);
+    firstAgent = parseEventLogs({ abi: identityRegistryAbi, logs: registered.logs, eventName: "Registered" })[0]!.args.agentId;
+    const second = await post(`/v1/listings/${other.listing_id}/erc8004`, creatorToken, { agent_id: firstAgent.toString() });
+    await send(creator, ((await second.json()) as { transaction: { to: string; data: string } }).transaction);
+    await world.index();
+
+    ratedRun = (await execute(other, renterToken, "the run to rate")).run_id;
+    await logRuns();
+    expect(await rate(ratedRun, 60)).toBe(firstAgent.toString());
+    expect(await detail()).toMatchObject({ rating: 3, review_count: 1, erc8004: { agent_id: firstAgent.toString() } });
+
+    // The attack: the creator registers the listing's file again; the newest agent becomes the listing's.
+    const uri = await world.services.chain.client.readContract({ address: world.services.chain.erc8004!.identityRegistry, abi: identityRegistryAbi, functionName: "tokenURI", args: [firstAgent] });
+    secondAgent = await registerAgain(uri);
+    await world.index();
+    expect(await detail()).toMatchObject({ rating: 3, review_count: 1, erc8004: { agent_id: secondAgent.toString() } });
+    const rep = await reputation(other);
+    expect(rep).toMatchObject({ rating: 3, review_count: 1 });
+    expect(rep.feedback.filter((f) => f.verified)).toEqual([expect.objectContaining({ run_id: ratedRun, value: 60 })]);
+    // The rated run's rating still counts, so rating it again is refused for that reason, not lost.
+    await expectError(await post(`/v1/runs/${ratedRun}/feedback`, renterToken, { value: 100 }), 409, "feedback_exists");
+
+    // A new run is rated to the new agent, and both count.
+    const next = (await execute(other, renterToken, "another run")).run_id;
+    await logRuns();
+    expect(await rate(next, 100)).toBe(secondAgent.toString());
+    expect(await reputation(other)).toMatchObject({ rating: 4, review_count: 2 });
+  });
+
+  it("transferring the agents away unlinks them and keeps every counted rating", async () => {
+    const buyer = await world.account();
+    const wallet = createWalletClient({ account: creator, chain: world.services.chain.chain, transport: http(world.rpcUrl) });
+    const client = createPublicClient({ chain: world.services.chain.chain, transport: http(world.rpcUrl) });
+    for (const id of [secondAgent, firstAgent]) {
+      const hash = await wallet.writeContract({ address: world.services.chain.erc8004!.identityRegistry, abi: identityRegistryAbi, functionName: "transferFrom", args: [creator.address, buyer.address, id] });
+      await client.waitForTransactionReceipt({ hash, pollingInterval: 50 });
+    }
+    await world.index();
+    expect(await detail()).toMatchObject({ rating: 4, review_count: 2, erc8004: null });
+    const rep = await reputation(other);
+    expect(rep).toMatchObject({ rating: 4, review_count: 2 });
+    expect(rep.feedback.filter((f) => f.verified).map((f) => f.value)).toEqual([100, 60]);
+    // Paging crosses the agents in one order: newest first, one per page.
+    const page1 = await get<Reputation & { next_cursor: string | null }>(`/v1/listings/${other.listing_id}/reputation?limit=1`, renterToken);
+    expect(page1.feedback.map((f) => f.value)).toEqual([100]);
+    const page2 = await get<Reputation & { next_cursor: string | null }>(`/v1/listings/${other.listing_id}/reputation?limit=1&cursor=${page1.next_cursor}`, renterToken);
+    expect(page2.feedback.map((f) => f.value)).toEqual([60]);
+    expect(page2.next_cursor).toBeNull();
+    await expectError(await post(`/v1/runs/${ratedRun}/feedback`, renterToken, { value: 100 }), 409, "feedback_exists");
+  });
+});

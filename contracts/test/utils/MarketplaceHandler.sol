@@ -610,6 +610,9 @@ abstract contract MarketplaceHandler is TestHelpers {
         }
         if (expected.length == 0 && value != cost) expected = abi.encodeWithSelector(Marketplace.IncorrectPayment.selector, cost, value);
         uint256 expiresAt = block.timestamp + duration;
+        if (expected.length == 0 && expiresAt > type(uint40).max) {
+            expected = abi.encodeWithSelector(Marketplace.ExpiryTooLate.selector, expiresAt, uint256(type(uint40).max));
+        }
         (bool ok,) = _call("purchaseSubscription", from, value, abi.encodeCall(market.purchaseSubscription, (id, duration)), expected);
         if (!ok) return;
         c.buyer = from;
@@ -632,15 +635,21 @@ abstract contract MarketplaceHandler is TestHelpers {
         if (expected.length == 0 && value != cost) expected = abi.encodeWithSelector(Marketplace.IncorrectPayment.selector, cost, value);
         uint256 paidFrom = c.expiresAt > block.timestamp ? c.expiresAt : block.timestamp;
         uint256 expiresAt = paidFrom + duration;
-        // A renewal pays at most 395 days ahead.
-        if (expected.length == 0 && expiresAt > block.timestamp + 395 days) {
-            expected = abi.encodeWithSelector(Marketplace.ExpiryTooLate.selector, expiresAt, block.timestamp + 395 days);
+        // A renewal pays at most 395 days ahead, and never past what a uint40 holds.
+        if (expected.length == 0 && expiresAt > _maxRenewalExpiry()) {
+            expected = abi.encodeWithSelector(Marketplace.ExpiryTooLate.selector, expiresAt, _maxRenewalExpiry());
         }
         (bool ok,) = _call("renewSubscription", from, value, abi.encodeCall(market.renewSubscription, (id, duration)), expected);
         if (!ok) return;
         c.expiresAt = uint40(expiresAt);
         uint256 fee = _collectModel(id, cost);
         _vestModel(id, cost - fee, paidFrom, expiresAt);
+    }
+
+    /// @dev The latest expiry a renewal may reach now: 395 days ahead, at most 2^40 - 1.
+    function _maxRenewalExpiry() internal view returns (uint256) {
+        uint256 maxExpiresAt = block.timestamp + 395 days;
+        return maxExpiresAt > type(uint40).max ? type(uint40).max : maxExpiresAt;
     }
 
     /// @dev A deposit of one to five runs, sometimes with change, sometimes one wei short of a run.
@@ -754,8 +763,11 @@ abstract contract MarketplaceHandler is TestHelpers {
         }
         bytes memory expected = _exitError(id, p);
         if (expected.length == 0 && l.status != CLOSED && !p.isRevoked) {
-            if (!p.withdrawalRequested) {
-                expected = _mayLeave(id, p) ? abi.encodeWithSelector(Marketplace.WithdrawalNotReady.selector, 0) : _err(Marketplace.Unauthorized.selector);
+            // The right to leave is judged when it is used: a request whose reason has gone pays nothing.
+            if (!_mayLeave(id, p)) {
+                expected = _err(Marketplace.Unauthorized.selector);
+            } else if (!p.withdrawalRequested) {
+                expected = abi.encodeWithSelector(Marketplace.WithdrawalNotReady.selector, 0);
             } else if (block.timestamp < p.requestedAt + 1 hours) {
                 expected = abi.encodeWithSelector(Marketplace.WithdrawalNotReady.selector, p.requestedAt + 1 hours);
             }

@@ -41,7 +41,7 @@ export const route = defineRoute({
   rateLimit: { rule: "default", failMode: "open" },
   summary: "Get a listing's reputation",
   description:
-    "A published listing's ERC-8004 reputation: rating and review_count (the listing's own: its verified feedback, score/20 averaged), unverified_count (feedback that does not count), before_on_chain (the renters' off-chain ratings, GET /v1/listings/{listing_id}/ratings, never averaged in), and its agent's feedback newest first, each with verified and its reason, a verified one with its run receipt. " +
+    "A published listing's ERC-8004 reputation: rating and review_count (the listing's own: its verified feedback, score/20 averaged), unverified_count (feedback that does not count), before_on_chain (the renters' off-chain ratings, GET /v1/listings/{listing_id}/ratings, never averaged in), and the feedback of every agent it was ever linked to (registering its file again or moving the agent takes no counted rating away), newest first, each with verified and its reason, a verified one with its run receipt. " +
     `limit per page (default ${REPUTATION_PAGE_DEFAULT}, at most ${REPUTATION_PAGE_MAX}), continued with next_cursor. Anyone can recompute the verified rating from the chain and the files (the SDK's verifyReputation).`,
   request: {
     params: z.object({ listing_id: z.string() }),

@@ -1,0 +1,196 @@
+// Memory under load: the local stack (`local/start.ts`, what `npm start` runs once its builds are done)
+// in a process of its own, driven over HTTP by this one with POST /v1/execute, RUNS runs at CONCURRENCY
+// in flight, spread over RENTERS renters of the demo's one-time listing (each renter its own credential,
+// so the per-credential execution limit of 60 a minute is not what paces the load; a 429 is waited out
+// by its Retry-After). The stack process's resident set (VmRSS of /proc/<pid>/status) is sampled every
+// SAMPLE_EVERY runs, and once more after IDLE_MS without load; its child processes (the chain, the
+// emulators, the sandboxes) are summed apart. The question is whether the API's RSS levels off: the
+// figure printed is the growth over each quarter of the runs.
+// Run: npm run bench -- memory   (or: node --import tsx bench/memory.ts; RUNS, CONCURRENCY, RENTERS,
+// SAMPLE_EVERY, IDLE_MS in the environment)
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync, readFileSync, readdirSync, rmSync, existsSync } from "node:fs";
+import { tmpdir, loadavg } from "node:os";
+import { join } from "node:path";
+import { createPublicClient, createWalletClient, http, parseEther, type Hex } from "viem";
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
+import { marketplaceAbi } from "@agent-rental/core/marketplace";
+import { DEV_ACCOUNTS } from "../local/chain.ts";
+import { freePort } from "../local/ports.ts";
+
+const RUNS = Number(process.env.RUNS ?? 3_000);
+const CONCURRENCY = Number(process.env.CONCURRENCY ?? 20);
+const RENTERS = Number(process.env.RENTERS ?? 20);
+const SAMPLE_EVERY = Number(process.env.SAMPLE_EVERY ?? 250);
+const IDLE_MS = Number(process.env.IDLE_MS ?? 15_000);
+const root = join(import.meta.dirname, "..");
+
+const mib = (kb: number) => (kb / 1024).toFixed(0);
+
+function rssKb(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, "utf8");
+  return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
+}
+
+/** The resident set split: anonymous memory (the JS heap, native allocations) and the pages of the
+ * embedded DynamoDB emulator's LevelDB table files (.ldb), which LevelDB maps into the process: they
+ * grow with the data stored, are file-backed and reclaimable, and are no part of the API. */
+function residentKb(pid: number): { rss: number; anon: number; ldb: number } {
+  const status = readFileSync(`/proc/${pid}/status`, "utf8");
+  let ldb = 0;
+  let mapping = "";
+  for (const line of readFileSync(`/proc/${pid}/smaps`, "utf8").split("\n")) {
+    const header = /^[0-9a-f]+-[0-9a-f]+ \S+ \S+ \S+ \S+\s*(.*)$/.exec(line);
+    if (header) mapping = header[1] ?? "";
+    else if (line.startsWith("Rss:") && mapping.endsWith(".ldb")) ldb += Number(/(\d+)/.exec(line)?.[1] ?? 0);
+  }
+  return { rss: Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0), anon: Number(/RssAnon:\s+(\d+)/.exec(status)?.[1] ?? 0), ldb };
+}
+
+/** Every descendant of `pid` (from /proc's parent links). */
+function descendants(pid: number): number[] {
+  const parentOf = new Map<number, number>();
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      parentOf.set(Number(entry), Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  const found: number[] = [];
+  const walk = (p: number) => {
+    for (const [child, parent] of parentOf) if (parent === p) (found.push(child), walk(child));
+  };
+  walk(pid);
+  return found;
+}
+
+function childrenRssKb(pid: number): number {
+  return descendants(pid).reduce((sum, p) => {
+    try {
+      return sum + rssKb(p);
+    } catch {
+      return sum;
+    }
+  }, 0);
+}
+
+async function until<T>(what: string, probe: () => T | undefined | Promise<T | undefined>, timeoutMs: number): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+/** Runs the load and returns the figures (see the file's opening comment). */
+export async function runMemoryBench(): Promise<string[]> {
+  const dataDir = mkdtempSync(join(tmpdir(), "memory-bench-"));
+  const ports = { PORT: await freePort(), CHAIN_PORT: await freePort(), DYNAMODB_PORT: await freePort(), AWS_EMULATOR_PORT: await freePort() };
+  const env = { ...process.env, ...Object.fromEntries(Object.entries(ports).map(([k, v]) => [k, String(v)])), LOCAL_DATA_DIR: dataDir, LOG_LEVEL: "warn" };
+  let stack: ChildProcess | undefined;
+  try {
+    stack = spawn(process.execPath, ["--disable-warning=ExperimentalWarning", "--import", "tsx", "local/start.ts"], { cwd: root, env, stdio: ["ignore", "pipe", "pipe"] });
+    let output = "";
+    stack.stdout!.on("data", (chunk: Buffer) => void (output += chunk.toString()));
+    stack.stderr!.on("data", (chunk: Buffer) => void (output = (output + chunk.toString()).slice(-8_000)));
+    const exited = new Promise<number | null>((resolve) => stack!.on("exit", resolve));
+    await until("the stack to start", () => (output.includes("is running") ? true : stack!.exitCode !== null ? (() => { throw new Error(`the stack exited:\n${output}`); })() : undefined), 300_000);
+    const info = JSON.parse(readFileSync(join(dataDir, "stack.json"), "utf8")) as { api_url: string; rpc_url: string; chain_id: number; contracts: { marketplace: Hex }; demo: { listings: { listing_id: string; rental_model: string; price_eth: string }[] } };
+    const pid = stack.pid!;
+    const api = info.api_url;
+    const listing = info.demo.listings.find((l) => l.rental_model === "one_time")!;
+    const onChainId = `0x${listing.listing_id.slice(4)}` as Hex;
+    const chain = { id: info.chain_id, name: "local", nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 }, rpcUrls: { default: { http: [info.rpc_url] } } } as const;
+    const client = createPublicClient({ chain, transport: http(info.rpc_url) });
+    const funder = createWalletClient({ account: privateKeyToAccount(DEV_ACCOUNTS[8]!.privateKey as Hex), chain, transport: http(info.rpc_url) });
+
+    // Renters: funded, each buys the one-time listing, signs in.
+    const tokens: string[] = [];
+    for (let i = 0; i < RENTERS; i++) {
+      const account = privateKeyToAccount(generatePrivateKey());
+      await client.waitForTransactionReceipt({ hash: await funder.sendTransaction({ to: account.address, value: parseEther("1") }) });
+      const wallet = createWalletClient({ account, chain, transport: http(info.rpc_url) });
+      const hash = await wallet.writeContract({ address: info.contracts.marketplace, abi: marketplaceAbi, functionName: "purchaseOneTime", args: [onChainId], value: parseEther(listing.price_eth) });
+      await client.waitForTransactionReceipt({ hash });
+      const challenge = (await (await fetch(`${api}/v1/auth/challenge?wallet=${account.address}`)).json()) as { challenge: string };
+      const signature = await account.signMessage({ message: challenge.challenge });
+      const res = await fetch(`${api}/v1/auth/token`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ wallet: account.address, challenge: challenge.challenge, signature }) });
+      tokens.push(((await res.json()) as { token: string }).token);
+    }
+    // The credentials are read from the chain through the indexer: wait until a run is admitted.
+    await until("the rentals to be indexed", async () => {
+      const res = await fetch(`${api}/v1/execute`, { method: "POST", headers: { authorization: `Bearer ${tokens[0]}`, "content-type": "application/json" }, body: JSON.stringify({ agent_id: listing.listing_id, task: "warm up", input: { transcript: "warm up" } }) });
+      await res.arrayBuffer();
+      return res.status === 200 ? true : undefined;
+    }, 120_000);
+
+    const samples: { runs: number; rss: number; anon: number; ldb: number; children: number; at: number }[] = [];
+    const sample = (runs: number) => {
+      samples.push({ runs, ...residentKb(pid), children: childrenRssKb(pid), at: Date.now() });
+      process.stderr.write(`  · ${runs} runs: RSS ${mib(samples.at(-1)!.rss)} MiB\n`);
+    };
+    sample(0);
+    const statuses = new Map<number, number>();
+    let started = 0;
+    let done = 0;
+    let retries = 0;
+    const began = Date.now();
+    const loadBefore = loadavg();
+    const worker = async (w: number) => {
+      for (;;) {
+        const n = started++;
+        if (n >= RUNS) return;
+        const token = tokens[(n + w) % tokens.length]!;
+        for (;;) {
+          const res = await fetch(`${api}/v1/execute`, {
+            method: "POST",
+            headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+            body: JSON.stringify({ agent_id: listing.listing_id, task: `Summarize call ${n}`, input: { transcript: `Revenue grew ${n % 50}% year on year; guidance raised.` } }),
+          });
+          await res.arrayBuffer();
+          if (res.status === 429 || res.status === 503) {
+            retries++;
+            await new Promise((resolve) => setTimeout(resolve, 1000 * Math.max(1, Number(res.headers.get("retry-after") ?? 1))));
+            continue;
+          }
+          statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
+          break;
+        }
+        done++;
+        if (done % SAMPLE_EVERY === 0) sample(done);
+      }
+    };
+    await Promise.all(Array.from({ length: CONCURRENCY }, (_, w) => worker(w)));
+    const seconds = (Date.now() - began) / 1000;
+    await new Promise((resolve) => setTimeout(resolve, IDLE_MS));
+    sample(done);
+    const gc = samples.at(-1)!;
+
+    const lines = [
+      `runs: ${RUNS} at concurrency ${CONCURRENCY}, ${RENTERS} renters of the demo one-time listing, ${seconds.toFixed(0)} s (${(RUNS / seconds).toFixed(1)} runs/s); answers ${[...statuses].map(([s, c]) => `${s}: ${c}`).join(", ")}; 429/503 waited out: ${retries}`,
+      `load average (1, 5, 15 min) at the start: ${loadBefore.map((l) => l.toFixed(2)).join(" ")}; at the end: ${loadavg().map((l) => l.toFixed(2)).join(" ")} (2 cores)`,
+      "runs   stack RSS MiB   of it anonymous   of it LevelDB files   RSS less LevelDB   its children MiB",
+      ...samples.map((s, i) => `${String(s.runs).padStart(5)}   ${mib(s.rss).padStart(13)}   ${mib(s.anon).padStart(15)}   ${mib(s.ldb).padStart(19)}   ${mib(s.rss - s.ldb).padStart(16)}   ${mib(s.children).padStart(16)}${i === samples.length - 1 ? `   (after ${IDLE_MS / 1000} s idle)` : ""}`),
+    ];
+    const quarter = Math.floor(RUNS / 4);
+    const at = (runs: number) => samples.reduce((best, s) => (Math.abs(s.runs - runs) < Math.abs(best.runs - runs) ? s : best));
+    const growth = (of: (s: (typeof samples)[number]) => number) => [1, 2, 3, 4].map((q) => ((of(at(q * quarter)) - of(at((q - 1) * quarter))) / 1024).toFixed(0)).join(", ");
+    lines.push(`growth per quarter of the runs (MiB): RSS ${growth((s) => s.rss)}; anonymous ${growth((s) => s.anon)}; LevelDB files ${growth((s) => s.ldb)}; idle after: RSS ${mib(gc.rss)} MiB, anonymous ${mib(gc.anon)} MiB`);
+    stack.kill("SIGTERM");
+    await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 30_000))]);
+    return lines;
+  } finally {
+    if (stack && stack.exitCode === null) stack.kill("SIGKILL");
+    if (existsSync(dataDir)) rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  for (const line of await runMemoryBench()) console.log(line);
+  process.exit(0);
+}
