@@ -37,6 +37,11 @@ import { createBlobs, ensureBucket } from "../../src/adapters/blobs/s3.ts";
 import { createLogger } from "../../src/logger.ts";
 import { generateSigningKey } from "../../src/auth/jwt.ts";
 import { runJob, startJobs, type JobScheduler } from "../../src/jobs.ts";
+import type { SandboxPool } from "../../src/adapters/sandbox/port.ts";
+import { createThreadedSandboxPool } from "../../src/adapters/sandbox/threaded.ts";
+import { RUNTIME_DIR, RUNTIME_ENTRY } from "../../src/runtime/location.ts";
+import type { AgentRunPayload } from "../../src/runtime/payload.ts";
+import { SANDBOX_MEMORY_MB } from "../../src/execution/limits.ts";
 import { createKey, signIn } from "../support/auth.ts";
 import { sharedInfrastructure } from "../support/services.ts";
 import { until } from "../support/until.ts";
@@ -168,7 +173,23 @@ describe("npm run deploy, the rehearsal on a node started as Base Sepolia", () =
     expect(config).toMatchObject({ CHAIN_ID: 84532, CHAIN_BLOCK_TIME_MS: 2000, ALLOW_PRIVATE_AGENT_HOSTS: false, keyPrefix: "svc_test_" });
     expect(config.network).toMatchObject({ name: "base-sepolia", finalityDepth: 10 });
     expect(config.network.finalityDepth).toBeGreaterThan(0);
-    const services: Services = createServices(config, { logger: createLogger(config.LOG_LEVEL) });
+    // The model provider stands in for a public one (api.openai.com in the cloud): the test's network lets
+    // the sandbox reach exactly its host, as the harness lets its connected agent be reached
+    // (test/support/connected-agent.ts, guardOptions), while the service's own rules stay the cloud's.
+    const modelHost = new URL(models.url).hostname;
+    const sandbox = (): SandboxPool => {
+      const pool = createThreadedSandboxPool({ warm: 1, maxWarm: 2, allowFsRead: [RUNTIME_DIR], preload: RUNTIME_ENTRY, memoryMb: SANDBOX_MEMORY_MB });
+      return {
+        run: (spec, onEvent) => {
+          const payload = spec.payload as AgentRunPayload;
+          return pool.run({ ...spec, payload: { ...payload, egress: { ...payload.egress, allowHosts: [modelHost] } } }, onEvent);
+        },
+        stats: () => pool.stats(),
+        close: () => pool.close(),
+      };
+    };
+    const services: Services = createServices(config, { logger: createLogger(config.LOG_LEVEL), sandbox });
+    expect(services.egressRules).toEqual({ allowPrivate: false, allowHosts: [] });
     cleanups.push(() => services.close());
     await Promise.all([ensureTables(services.tables, config.TABLE_PREFIX), ensureBucket(createBlobs({ region: config.AWS_REGION, bucket: config.BLOB_BUCKET, endpoint: infra.awsEndpoint }).client, config.BLOB_BUCKET)]);
     const app = buildApp(services);
@@ -212,7 +233,7 @@ describe("npm run deploy, the rehearsal on a node started as Base Sepolia", () =
     const text = await res.text();
     expect(res.status, text).toBe(200);
     const run = JSON.parse(text) as { run_id: string; status: string; settlement?: string; duration_ms: number };
-    expect(run).toMatchObject({ status: "completed" });
+    expect(run, text).toMatchObject({ status: "completed" });
     const [balance] = await client.readContract({ address: deployment.marketplace.address, abi: marketplaceAbi, functionName: "perQueryBalances", args: [agent.onChainId, renter.address] });
     // Charged once (or, with the answer pending, charged within the settlement pass).
     await until("the charge", async () => (await client.readContract({ address: deployment.marketplace.address, abi: marketplaceAbi, functionName: "perQueryBalances", args: [agent.onChainId, renter.address] }))[0] === price * 4n, 60_000, 500);

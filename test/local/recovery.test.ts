@@ -104,7 +104,7 @@ describe("npm start, recovering", () => {
     expect(restarted.chain_pid).not.toBe(info.chain_pid);
     expect(restarted.contracts).toEqual(info.contracts);
     expect(first.output()).toContain("The local chain's node was killed (SIGKILL): restarting it");
-    expect(first.output()).toContain(`The local chain is back on ${info.rpc_url} (restart 1)`);
+    await until("the notice that the chain is back", () => first.output().includes(`The local chain is back on ${info.rpc_url} (restart 1)`), 10_000, 100);
     const served = await execute("Write a test");
     const servedText = await served.text();
     expect(served.status, servedText).toBe(200);
@@ -138,7 +138,7 @@ describe("npm start, recovering", () => {
     const after = await readyStack(second, info.pid);
     // The runs it left in flight ended at the start, failed and free, before anything was served.
     expect(after.interrupted_runs).toBe(covered);
-    expect(second.output()).toContain(`${covered} run(s) left in flight by the last stop ended as failed, not charged`);
+    await until("the banner", () => second.output().includes(`${covered} run(s) left in flight by the last stop ended as failed, not charged`), 10_000, 100);
     for (const runId of running) {
       const run = (await (await fetch(`${after.api_url}/v1/runs/${runId}`, { headers: auth })).json()) as { status: string; cost_wei: number };
       expect(run).toMatchObject({ status: "failed", cost_wei: 0 });
