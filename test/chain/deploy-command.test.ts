@@ -64,6 +64,18 @@ function deployCommand(args: string[], env: Record<string, string>): Promise<{ c
 
 const deployer = DEV_ACCOUNTS[0];
 
+/** stacks/common.ts's chainEnvironment() with `cwd` as the checkout and NETWORK set, in a process of its own. */
+function cloudChainEnvironment(cwd: string, network: string): Promise<Record<string, string>> {
+  const script = `import(${JSON.stringify(join(root, "stacks/common.ts"))}).then((m) => process.stdout.write(JSON.stringify(m.chainEnvironment())))`;
+  const { MARKETPLACE_ADDRESS: _m, IDENTITY_REGISTRY_ADDRESS: _i, REPUTATION_REGISTRY_ADDRESS: _r, ERC8004_DEPLOY_BLOCK: _e, ...inherited } = process.env;
+  const child = spawn(process.execPath, ["--import", import.meta.resolve("tsx"), "--input-type=module", "-e", script], { cwd, stdio: ["ignore", "pipe", "pipe"], env: { ...inherited, NETWORK: network } });
+  let stdout = "";
+  let stderr = "";
+  child.stdout!.on("data", (d: Buffer) => (stdout += d.toString()));
+  child.stderr!.on("data", (d: Buffer) => (stderr += d.toString()));
+  return new Promise((resolve, reject) => child.once("exit", (code) => (code === 0 ? resolve(JSON.parse(stdout) as Record<string, string>) : reject(new Error(`stacks/common.ts failed: ${stderr}`)))));
+}
+
 beforeAll(async () => {
   node = await startChain({ port: await freePort(), chainId: BASE_SEPOLIA.chainId, blockTimeMs: BASE_SEPOLIA.blockTimeMs });
 }, 120_000);
@@ -129,7 +141,8 @@ describe("npm run deploy, the rehearsal on a node started as Base Sepolia", () =
     const fund = (address: string) => testClient.request("hardhat_setBalance", [address, toHex(parseEther("100"))]);
     await fund(authority.address);
 
-    const out = join(outDir, "base-sepolia.json");
+    // Written where a checkout's stacks/common.ts reads it: <cwd>/stacks/deployments/<network>.json.
+    const out = join(outDir, "stacks/deployments/base-sepolia.json");
     const result = await deployCommand(["--network", "base-sepolia", "--deploy-registries", "--out", out], { RPC_URL: node.rpcUrl, DEPLOYER_PRIVATE_KEY: deployer.privateKey, AUTHORITY_ADDRESS: authority.address });
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout + result.stderr).not.toContain(deployer.privateKey.slice(2));
@@ -140,7 +153,13 @@ describe("npm run deploy, the rehearsal on a node started as Base Sepolia", () =
     expect((await client.getCode({ address: deployment.marketplace.address }))?.length).toBeGreaterThan(2);
     expect(await client.readContract({ address: deployment.marketplace.address, abi: marketplaceAbi, functionName: "authority" })).toBe(authority.address);
 
-    // The API as the cloud configures it: the chain settings from the record, API_URL, no development switch.
+    // The chain settings the cloud app gives its functions: stacks/common.ts's chainEnvironment(), run as
+    // `sst deploy` runs it (NETWORK set, from the checkout that holds the record).
+    const chainEnv = await cloudChainEnvironment(outDir, "base-sepolia");
+    expect(chainEnv).toEqual(deploymentEnvironment(deployment));
+    expect(chainEnv).toMatchObject({ NETWORK: "base-sepolia", CHAIN_ID: "84532", CHAIN_BLOCK_TIME_MS: "2000", MARKETPLACE_ADDRESS: deployment.marketplace.address });
+
+    // The API as the cloud configures it: those chain settings, API_URL, no development switch.
     const apiPort = await freePort();
     const models: ModelServer = await startModelServer({ apiKey: "sk-rehearsal" });
     cleanups.push(() => models.stop());
@@ -158,7 +177,7 @@ describe("npm run deploy, the rehearsal on a node started as Base Sepolia", () =
       SETTLEMENT_QUEUE_URL: settlementQueue,
       BLOB_BUCKET: `rehearsal-${suffix}`,
       RPC_URL: node.rpcUrl,
-      ...deploymentEnvironment(deployment),
+      ...chainEnv,
       API_URL: `http://127.0.0.1:${apiPort}`,
       RUN_LOG_INTERVAL_MS: "2000",
       JWT_SIGNING_KEYS: JSON.stringify([generateSigningKey()]),
