@@ -39,10 +39,21 @@ export function deployment(): NetworkDeployment {
 /**
  * The service's chain settings: the deployment's (deploymentEnvironment), where `MARKETPLACE_ADDRESS`,
  * `IDENTITY_REGISTRY_ADDRESS`, `REPUTATION_REGISTRY_ADDRESS` and `ERC8004_DEPLOY_BLOCK` in the
- * environment of `sst deploy` win (a deployment made elsewhere).
+ * environment of `sst deploy` win (a deployment made elsewhere). With `MARKETPLACE_ADDRESS` set and no
+ * deployment file, the profile gives the rest (its canonical ERC-8004 registries).
  */
 export function chainEnvironment(): Record<string, string> {
-  const env = deploymentEnvironment(deployment());
+  const profile = network();
+  const overridden = process.env.MARKETPLACE_ADDRESS?.trim();
+  const fromFile = existsSync(join(process.cwd(), "stacks/deployments", `${profile.name}.json`)) || !overridden;
+  const env: Record<string, string> = fromFile
+    ? deploymentEnvironment(deployment())
+    : {
+        NETWORK: profile.name,
+        CHAIN_ID: String(profile.chainId),
+        CHAIN_BLOCK_TIME_MS: String(profile.blockTimeMs),
+        ...(profile.erc8004 ? { IDENTITY_REGISTRY_ADDRESS: profile.erc8004.identityRegistry, REPUTATION_REGISTRY_ADDRESS: profile.erc8004.reputationRegistry } : {}),
+      };
   for (const name of ["MARKETPLACE_ADDRESS", "IDENTITY_REGISTRY_ADDRESS", "REPUTATION_REGISTRY_ADDRESS", "ERC8004_DEPLOY_BLOCK"]) {
     const value = process.env[name]?.trim();
     if (value) env[name] = value;
