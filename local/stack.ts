@@ -1,7 +1,7 @@
 // The embedded local stack: DynamoDB and SQS/S3 emulators, a Hardhat node with the marketplace
 // deployed, the API and its background workers, all on 127.0.0.1. `startStack` brings it up in that
 // order and returns a handle whose `stop()` takes all of it down again.
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync, writeSync } from "node:fs";
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeFileSync, writeSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand } from "@aws-sdk/lib-dynamodb";
 import { getAddress, type Hex } from "viem";
@@ -290,7 +290,11 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
       started_at: new Date().toISOString(),
     };
     const stackFile = join(dataDir, "stack.json");
-    const writeInfo = () => writeFileSync(stackFile, JSON.stringify(info, null, 2) + "\n", { mode: 0o600 });
+    // Written whole or not at all (a temporary file renamed over it): a reader never sees half of it.
+    const writeInfo = () => {
+      writeFileSync(`${stackFile}.tmp`, JSON.stringify(info, null, 2) + "\n", { mode: 0o600 });
+      renameSync(`${stackFile}.tmp`, stackFile);
+    };
     writeInfo();
     cleanups.splice(1, 0, () => rmSync(stackFile, { force: true }));
 

@@ -136,18 +136,19 @@ describe("npm start, recovering", () => {
     for (const port of Object.values(ports)) await until(`port ${port} to be free`, async () => !(await portInUse(Number(port))), 30_000, 200);
     const second = npmStart(ports);
     const after = await readyStack(second, info.pid);
-    // The runs it left in flight ended at the start, failed and free, before anything was served.
-    expect(after.interrupted_runs).toBe(covered);
-    await until("the banner", () => second.output().includes(`${covered} run(s) left in flight by the last stop ended as failed, not charged`), 10_000, 100);
-    for (const runId of running) {
-      const run = (await (await fetch(`${after.api_url}/v1/runs/${runId}`, { headers: auth })).json()) as { status: string; cost_wei: number };
-      expect(run).toMatchObject({ status: "failed", cost_wei: 0 });
-    }
-    // Their reservations were given back: the renter's next run is admitted and charged.
+    // Their reservations were given back at the start: the renter's next run is admitted and charged
+    // (before, the held reservations answered 429 until the stale-run sweep, minutes later).
     const next = await execute("Write a test after the crash");
     const nextText = await next.text();
     expect(next.status, nextText).toBe(200);
     expect(JSON.parse(nextText)).toMatchObject({ status: "completed" });
+    // The runs it left in flight ended at the start, failed and free.
+    for (const runId of running) {
+      const run = (await (await fetch(`${after.api_url}/v1/runs/${runId}`, { headers: auth })).json()) as { status: string; cost_wei: number };
+      expect(run).toMatchObject({ status: "failed", cost_wei: 0 });
+    }
+    expect(after.interrupted_runs).toBe(covered);
+    await until("the banner", () => second.output().includes(`${covered} run(s) left in flight by the last stop ended as failed, not charged`), 10_000, 100);
 
     process.kill(after.pid, "SIGTERM");
     await until("the stack to stop", () => !groupAlive(second.child.pid!), 60_000, 200);
