@@ -7,8 +7,8 @@
 //   - the seven secrets: `sst secret set <Name> <value> --stage <stage>` for AuthorityPrivateKey (given
 //     to the settler alone), JwtSigningKeys, CardSigningKeys, OAuthSigningKeys, UpstashRedisUrl,
 //     UpstashRedisToken, RpcUrl (stacks/secrets.ts);
-//   - the marketplace contract: MARKETPLACE_ADDRESS=0x... in the environment, or an entry in
-//     MARKETPLACE_ADDRESSES (stacks/common.ts).
+//   - the network (NETWORK, default base-sepolia) and its deployment: stacks/deployments/<network>.json,
+//     written by `npm run deploy -- --network <name>` (MARKETPLACE_ADDRESS=0x... in the environment wins).
 //   - optionally DASHBOARD_DOMAIN (the dashboard's custom domain), CORS_ORIGINS (browser origins the
 //     API allows besides the dashboard's, which it always allows) and DASHBOARD_RPC_URL (stacks/web.ts).
 // Outputs: `api`, the base URL of every endpoint, `stream`, the full URL of

@@ -29,6 +29,10 @@ export const LOCAL_CHAIN_ID = 31337;
 export interface ChainNode {
   rpcUrl: string;
   pid: number;
+  /** Resolves when the node's process has ended, by stop() or otherwise (killed, crashed). */
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  /** True once stop() was called: an exit after it is the one asked for. */
+  readonly stopping: boolean;
   /** Mines a block every `blockTimeMs` milliseconds from now on, or one per transaction (automine) with 0. */
   setBlockTime(blockTimeMs: number): Promise<void>;
   stop(): Promise<void>;
@@ -42,6 +46,8 @@ export interface StartChainOptions {
   log?: (line: string) => void;
   /** Mine a block every this many milliseconds instead of one per transaction (default 0: automine). */
   blockTimeMs?: number;
+  /** The chain id the node reports (default 31337): another network's, for a rehearsal against it. */
+  chainId?: number;
 }
 
 /** The most a block time may be (a minute: longer only stalls whoever waits for a block). */
@@ -70,7 +76,7 @@ export async function startChain(options: StartChainOptions): Promise<ChainNode>
   const rpcUrl = `http://127.0.0.1:${options.port}`;
   const child = spawn(
     join(root, "node_modules/.bin/node"),
-    ["--import", join(root, "local/parent-watchdog.mjs"), join(root, "node_modules/hardhat/dist/src/cli.js"), "--config", "contracts/hardhat.config.ts", "node", "--hostname", "127.0.0.1", "--port", String(options.port)],
+    ["--import", join(root, "local/parent-watchdog.mjs"), join(root, "node_modules/hardhat/dist/src/cli.js"), "--config", "contracts/hardhat.config.ts", "node", "--hostname", "127.0.0.1", "--port", String(options.port), ...(options.chainId ? ["--chain-id", String(options.chainId)] : [])],
     { cwd: root, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, PATH: `${join(root, "node_modules/.bin")}:${process.env.PATH ?? ""}` } },
   );
   let output = "";
@@ -81,7 +87,8 @@ export async function startChain(options: StartChainOptions): Promise<ChainNode>
   };
   child.stdout!.on("data", collect);
   child.stderr!.on("data", collect);
-  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once("exit", (code, signal) => resolve({ code, signal })));
+  let stopping = false;
 
   const deadline = Date.now() + (options.readyTimeoutMs ?? 60_000);
   let ready = false;
@@ -112,8 +119,13 @@ export async function startChain(options: StartChainOptions): Promise<ChainNode>
   return {
     rpcUrl,
     pid: child.pid!,
+    exited,
+    get stopping() {
+      return stopping;
+    },
     setBlockTime: (blockTimeMs) => setBlockTime(rpcUrl, blockTimeMs),
     async stop() {
+      stopping = true;
       if (child.exitCode !== null || child.signalCode !== null) return;
       child.kill("SIGTERM");
       const timer = setTimeout(() => child.kill("SIGKILL"), 5_000);

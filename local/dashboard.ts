@@ -17,7 +17,8 @@ import { Hono } from "hono";
 import { compress } from "hono/compress";
 import { parseAccept } from "hono/utils/accept";
 import { serveStatic } from "@hono/node-server/serve-static";
-import { buildApp } from "../src/api/app.ts";
+import { createPlatform, registerRoutes } from "../src/api/app.ts";
+import { ApiError } from "../src/errors.ts";
 import { httpTimeouts, listenApi, type ApiFetch } from "../src/api/server.ts";
 import type { Services } from "../src/services.ts";
 
@@ -130,6 +131,10 @@ export interface SiteOptions {
   /** The built dashboard (web/dist). */
   distDir: string;
   config: DashboardSiteConfig;
+  /** Why the API cannot serve right now (the local chain is being restarted), or null when it can: while
+   * it is not null, every API request but GET /v1/health is answered 503 service_unavailable in the
+   * error envelope, with Retry-After. */
+  unavailable?: () => string | null;
 }
 
 /**
@@ -138,6 +143,22 @@ export interface SiteOptions {
  * `services.logger`). Resolves once it listens.
  */
 export function listenSite(services: Services, options: SiteOptions): Promise<Server> {
-  const site = withDashboard(buildApp(services).fetch as ApiFetch, { distDir: options.distDir, config: options.config });
+  const site = withDashboard(siteApp(services, options.unavailable).fetch as ApiFetch, { distDir: options.distDir, config: options.config });
   return listenApi(site, options.port, { timeouts: httpTimeouts(services.config), logger: services.logger });
+}
+
+/** The API app (buildApp's platform and routes) with, in front of the routes, the answer while the
+ * stack's chain is unavailable: 503 service_unavailable, through the platform's access log, request id
+ * and error envelope. /v1/health still answers (it reports the chain's state itself). */
+function siteApp(services: Services, unavailable: (() => string | null) | undefined) {
+  const app = createPlatform(services);
+  if (unavailable) {
+    app.use("*", async (c, next) => {
+      const why = unavailable();
+      if (why !== null && c.req.path !== "/v1/health") throw new ApiError("service_unavailable", why, { headers: { "Retry-After": "5" } });
+      await next();
+    });
+  }
+  registerRoutes(app);
+  return app;
 }

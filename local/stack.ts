@@ -1,7 +1,7 @@
 // The embedded local stack: DynamoDB and SQS/S3 emulators, a Hardhat node with the marketplace
 // deployed, the API and its background workers, all on 127.0.0.1. `startStack` brings it up in that
 // order and returns a handle whose `stop()` takes all of it down again.
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync, writeSync } from "node:fs";
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeFileSync, writeSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand } from "@aws-sdk/lib-dynamodb";
 import { getAddress, type Hex } from "viem";
@@ -17,6 +17,7 @@ import { deployErc8004Registries, deployMarketplace } from "../src/chain/deploy.
 import { registerListingAgent } from "./erc8004.ts";
 import { createLogger, type Logger } from "../src/logger.ts";
 import { runJob, startJobs } from "../src/jobs.ts";
+import { finishInterruptedRuns } from "../src/execution/runs/stale-runs.ts";
 import { DEV_ACCOUNTS, LOCAL_CHAIN_ID, startChain, type ChainNode } from "./chain.ts";
 import { startDynamo, startQueues, type Emulator } from "./emulators.ts";
 import { portInUse } from "./ports.ts";
@@ -44,6 +45,9 @@ export interface StackOptions {
   trustedProxies?: string;
   /** Progress lines for the person who started the stack. */
   progress?: (line: string) => void;
+  /** Lines for the person who started the stack when the running stack's chain restarts (the banner's
+   * notice): that it is down and being rebuilt, then that it is back. */
+  notice?: (lines: string[]) => void;
 }
 
 export type AccountRole = "authority" | "treasury" | "creator" | "renter";
@@ -66,6 +70,14 @@ export interface StackInfo {
   pid: number;
   /** True when this start found a chain that did not match the tables and rebuilt what derives from it. */
   chain_rebuilt: boolean;
+  /** The Hardhat node's process id (a new one after each restart). */
+  chain_pid: number;
+  /** How many times the node died and was restarted while the stack ran. */
+  chain_restarts: number;
+  /** When the node was last restarted, if it was. */
+  chain_restarted_at: string | null;
+  /** Runs left in flight by a stack that was killed, finished (failed, free) by this start. */
+  interrupted_runs: number;
   started_at: string;
 }
 
@@ -96,7 +108,9 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
   mkdirSync(dataDir, { recursive: true });
   const releaseLock = acquireLock(dataDir);
   const cleanups: (() => Promise<void> | void)[] = [releaseLock];
+  let stopped = false;
   const stopAll = async () => {
+    stopped = true;
     for (const cleanup of cleanups.splice(0).reverse()) {
       try {
         await cleanup();
@@ -126,6 +140,7 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
     ]);
     if (dynamo) cleanups.push(() => dynamo!.stop());
     if (queues) cleanups.push(() => queues!.stop());
+    // The current node: a restart replaces it (see the supervision below).
     if (chain) cleanups.push(() => chain!.stop());
     const failed = started.find((s): s is PromiseRejectedResult => s.status === "rejected");
     if (failed) throw failed.reason;
@@ -135,16 +150,22 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
     // The deterministic model server the demo agents run on (OpenAI and Anthropic wire protocols).
     const models = await startModelServer({ port: options.modelPort ?? 0, apiKey: DEMO_PROVIDER_KEY });
     cleanups.push(() => models.stop());
-    progress("deploying the marketplace contract");
-    const deployed = await deployMarketplace({
-      rpcUrl: chain!.rpcUrl,
-      chain: chainFor(LOCAL_CHAIN_ID, chain!.rpcUrl),
-      deployerPrivateKey: authority.privateKey,
-      authority: authority.address,
-      feeRecipient: treasury.address,
-    });
-    progress("deploying the ERC-8004 identity and reputation registries");
-    const registries = await deployErc8004Registries({ rpcUrl: chain!.rpcUrl, chain: chainFor(LOCAL_CHAIN_ID, chain!.rpcUrl), deployerPrivateKey: authority.privateKey });
+    // The deployment: at every start, and again on a node restarted while the stack runs (the deployer's
+    // nonces start at 0 on a fresh chain, so the contracts land at the same addresses).
+    const deployContracts = async (node: ChainNode) => {
+      progress("deploying the marketplace contract");
+      const marketplace = await deployMarketplace({
+        rpcUrl: node.rpcUrl,
+        chain: chainFor(LOCAL_CHAIN_ID, node.rpcUrl),
+        deployerPrivateKey: authority.privateKey,
+        authority: authority.address,
+        feeRecipient: treasury.address,
+      });
+      progress("deploying the ERC-8004 identity and reputation registries");
+      const erc8004 = await deployErc8004Registries({ rpcUrl: node.rpcUrl, chain: chainFor(LOCAL_CHAIN_ID, node.rpcUrl), deployerPrivateKey: authority.privateKey });
+      return { marketplace, erc8004 };
+    };
+    const { marketplace: deployed, erc8004: registries } = await deployContracts(chain!);
 
     const env: Record<string, string> = {
       STAGE: "local",
@@ -195,19 +216,28 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
     const services = createServices(config, { logger, tables: provisional.tables });
 
     const chainRebuilt = await reconcileChain(services, { chainId: LOCAL_CHAIN_ID, marketplace: deployed.address, blockHash: deployed.blockHash }, logger);
+    // One stack per data folder (the lock): a run still `running` was in flight when the stack before
+    // this one was killed. It ends now, failed and free, and gives its listing slot and its per-task
+    // reservation back, rather than holding them until the stale-run sweep, minutes later.
+    const interrupted = await finishInterruptedRuns(services);
+    if (interrupted.charged + interrupted.failed > 0) logger.warn("runs interrupted by the previous stop finished", { ...interrupted });
 
     progress("starting the background jobs and the API");
     cleanups.push(() => services.close());
     // Every background job of src/jobs.ts (the indexer, the registration queue's consumers and
-    // sweeper, the run logger), as the cloud runs them; stopped before the services close.
-    const jobs = startJobs(services);
+    // sweeper, the run logger), as the cloud runs them; stopped before the services close. Started
+    // again after a restart of the chain.
+    let jobs = startJobs(services);
     cleanups.push(() => jobs.stop());
+    // While the chain is down or being rebuilt, the API answers 503 service_unavailable.
+    let unavailable: string | null = null;
     // The dashboard on the API's origin: /v1/* is the API, every other path the built web app.
     const apiUrl = `http://127.0.0.1:${options.apiPort}`;
     const server = await listenSite(services, {
       port: options.apiPort,
       distDir: join(REPOSITORY_ROOT, "web/dist"),
       config: { api_url: apiUrl, chain_id: LOCAL_CHAIN_ID, chain_name: "Local chain", rpc_url: chain!.rpcUrl, marketplace_address: getAddress(deployed.address), explorer_url: null, allow_private_agent_hosts: true },
+      unavailable: () => unavailable,
     }).catch((error: unknown) => {
       // Free when the start checked it, taken since (by another program, or an outgoing connection's port).
       if ((error as NodeJS.ErrnoException).code === "EADDRINUSE") throw new StackStartError(`Port ${options.apiPort} on 127.0.0.1 was taken while the stack started (set PORT to use another port, or stop what is listening: \`ss -ltnp 'sport = :${options.apiPort}'\` shows it).`);
@@ -215,24 +245,29 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
     });
     cleanups.push(() => closeApiServer(server));
 
-    progress("seeding the demo: creators, reviewed agents, rentals and an API key");
-    const renter = DEV_ACCOUNTS[ROLES.indexOf("renter")]!;
-    const demo = await ensureDemoData(services, dataDir, { renter: renter.privateKey, creators: [DEV_ACCOUNTS[2].privateKey, DEV_ACCOUNTS[3].privateKey] });
-    // The demo's creators register their listings as ERC-8004 agents (the listings must be indexed first).
-    await runJob(services, "indexer");
-    const creatorKeys = new Map([DEV_ACCOUNTS[2], DEV_ACCOUNTS[3]].map((a) => [a.address.toLowerCase(), a.privateKey]));
-    for (const listing of demo.listings) {
-      listing.erc8004_agent_id = await registerListingAgent(services, creatorKeys.get(listing.creator.toLowerCase())!, listing.listing_id, apiUrl);
-    }
-    // Ready means consistent: the index holds everything the chain holds, demo included.
-    await runJob(services, "indexer");
-    // The deployment and the demo were mined a block per transaction; from here on the chain keeps the
-    // pace it was given, as a real network would.
+    // The demo on the chain, and the chain's pace: at every start, and again after a restart of the node.
     const blockTimeMs = options.blockTimeMs ?? 0;
-    if (blockTimeMs > 0) {
-      progress(`mining a block every ${blockTimeMs} ms from now on`);
-      await chain!.setBlockTime(blockTimeMs);
-    }
+    const seedChain = async (node: ChainNode) => {
+      progress("seeding the demo: creators, reviewed agents, rentals and an API key");
+      const renter = DEV_ACCOUNTS[ROLES.indexOf("renter")]!;
+      const seeded = await ensureDemoData(services, dataDir, { renter: renter.privateKey, creators: [DEV_ACCOUNTS[2].privateKey, DEV_ACCOUNTS[3].privateKey] });
+      // The demo's creators register their listings as ERC-8004 agents (the listings must be indexed first).
+      await runJob(services, "indexer");
+      const creatorKeys = new Map([DEV_ACCOUNTS[2], DEV_ACCOUNTS[3]].map((a) => [a.address.toLowerCase(), a.privateKey]));
+      for (const listing of seeded.listings) {
+        listing.erc8004_agent_id = await registerListingAgent(services, creatorKeys.get(listing.creator.toLowerCase())!, listing.listing_id, apiUrl);
+      }
+      // Ready means consistent: the index holds everything the chain holds, demo included.
+      await runJob(services, "indexer");
+      // The deployment and the demo were mined a block per transaction; from here on the chain keeps the
+      // pace it was given, as a real network would.
+      if (blockTimeMs > 0) {
+        progress(`mining a block every ${blockTimeMs} ms from now on`);
+        await node.setBlockTime(blockTimeMs);
+      }
+      return seeded;
+    };
+    const demo = await seedChain(chain!);
 
     const info: StackInfo = {
       dashboard_url: `${apiUrl}/`,
@@ -248,11 +283,65 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
       data_dir: dataDir,
       pid: process.pid,
       chain_rebuilt: chainRebuilt,
+      chain_pid: chain!.pid,
+      chain_restarts: 0,
+      chain_restarted_at: null,
+      interrupted_runs: interrupted.charged + interrupted.failed,
       started_at: new Date().toISOString(),
     };
     const stackFile = join(dataDir, "stack.json");
-    writeFileSync(stackFile, JSON.stringify(info, null, 2) + "\n", { mode: 0o600 });
+    // Written whole or not at all (a temporary file renamed over it): a reader never sees half of it.
+    const writeInfo = () => {
+      writeFileSync(`${stackFile}.tmp`, JSON.stringify(info, null, 2) + "\n", { mode: 0o600 });
+      renameSync(`${stackFile}.tmp`, stackFile);
+    };
+    writeInfo();
     cleanups.splice(1, 0, () => rmSync(stackFile, { force: true }));
+
+    // The node is supervised: one that dies (killed, crashed) is started again on its port and rebuilt as a
+    // start rebuilds it, since a Hardhat node keeps no state: the contracts deployed again, the tables
+    // derived from the chain reconciled, the jobs started again, the demo seeded again. Meanwhile the API
+    // answers 503 service_unavailable.
+    const notice = options.notice ?? (() => {});
+    const supervise = (node: ChainNode) => {
+      void node.exited.then(async ({ code, signal }) => {
+        if (node.stopping || stopped) return;
+        const how = signal ? `was killed (${signal})` : `exited (code ${code})`;
+        unavailable = `The local chain's node ${how} and is being restarted; retry in a few seconds.`;
+        logger.error("local chain node stopped: restarting it and rebuilding what derives from the chain", { code, signal, rpc_url: node.rpcUrl });
+        notice([`✗ The local chain's node ${how}: restarting it on ${node.rpcUrl}, deploying the contracts again, rebuilding the chain-derived data and the demo. The API answers 503 meanwhile.`]);
+        await jobs.stop();
+        for (let attempt = 1; !stopped; attempt++) {
+          let fresh: ChainNode | undefined;
+          try {
+            fresh = await startChain({ port: options.chainPort });
+            if (stopped) break;
+            chain = fresh;
+            const again = await deployContracts(fresh);
+            if (getAddress(again.marketplace.address) !== getAddress(deployed.address) || getAddress(again.erc8004.identityRegistry) !== getAddress(registries.identityRegistry)) {
+              throw new Error(`the contracts landed at other addresses (${again.marketplace.address}); restart the stack`);
+            }
+            await reconcileChain(services, { chainId: LOCAL_CHAIN_ID, marketplace: again.marketplace.address, blockHash: again.marketplace.blockHash }, logger);
+            jobs = startJobs(services);
+            const seeded = await seedChain(fresh);
+            if (stopped) break;
+            Object.assign(info, { demo: { ...seeded }, chain_rebuilt: true, chain_pid: fresh.pid, chain_restarts: info.chain_restarts + 1, chain_restarted_at: new Date().toISOString() });
+            writeInfo();
+            unavailable = null;
+            supervise(fresh);
+            logger.warn("local chain restarted: contracts deployed again, chain-derived data rebuilt, demo seeded again", { restarts: info.chain_restarts, chain_pid: fresh.pid });
+            notice([`✓ The local chain is back on ${fresh.rpcUrl} (restart ${info.chain_restarts}): marketplace ${info.contracts.marketplace}, chain-derived data rebuilt, demo seeded again. Rentals and balances made on the chain before are gone.`]);
+            return;
+          } catch (error) {
+            logger.error("local chain restart failed: trying again", { attempt, message: (error as Error).message });
+            await jobs.stop();
+            await fresh?.stop();
+            await new Promise((resolve) => setTimeout(resolve, Math.min(30_000, 1_000 * 2 ** Math.min(attempt, 5))));
+          }
+        }
+      });
+    };
+    supervise(chain!);
     return { info, services, stop: stopAll };
   } catch (error) {
     await stopAll();

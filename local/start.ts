@@ -45,6 +45,8 @@ try {
     blockTimeMs: settings.CHAIN_BLOCK_TIME_MS,
     trustedProxies: settings.TRUSTED_PROXIES,
     progress: (line) => process.stderr.write(`  · ${line}\n`),
+    // The banner's notice when the chain's node dies and comes back while the stack runs.
+    notice: (lines) => process.stderr.write(["", ...lines.map((line) => `  ${line}`), "", ""].join("\n")),
   });
 } catch (error) {
   if (error instanceof StackStartError || error instanceof ConfigError) fail(error.message);
@@ -68,6 +70,7 @@ process.stdout.write(
     `  Creators     ${role("creator")}`,
     `  Renters      ${role("renter")}`,
     `  Data         ${info.data_dir}${info.chain_rebuilt ? "  (fresh chain: chain-derived data rebuilt)" : ""}`,
+    ...(info.interrupted_runs > 0 ? [`  Runs         ${info.interrupted_runs} run(s) left in flight by the last stop ended as failed, not charged`] : []),
     `  Demo key     ${String(info.demo.api_key)}  (renter ${String(info.demo.renter)})`,
     `  Demo agents  ${((info.demo.listings as { agent_id: string; rental_model: string }[] | undefined) ?? []).map((l) => `${l.agent_id} (${l.rental_model})`).join(", ")}`,
     `  Details      ${info.data_dir}/stack.json (accounts and their development keys)`,

@@ -1,31 +1,66 @@
 // Constants of the cloud app and the props every application function shares.
 // Each stack file declares one concern; this one holds what they have in common.
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { deploymentEnvironment, isNetworkName, NETWORK_NAMES, NETWORKS, type NetworkDeployment, type NetworkProfile } from "@agent-rental/core/networks";
 import type { TableName } from "../src/adapters/tables/schema.ts";
 
-/** Base Sepolia. The whole beta runs on this test network; mainnet comes at general availability. */
-export const CHAIN_ID = 84532;
-/** Base Sepolia mines a block every 2 s: the settler sends one batch of charges per block, timed by it. */
-export const CHAIN_BLOCK_TIME_MS = 2_000;
+/**
+ * The network the stage runs on: `NETWORK` in the environment of `sst deploy` (a profile of
+ * packages/core/src/networks.ts), Base Sepolia by default: the beta runs on this test network; mainnet
+ * comes at general availability. Its chain id, block time (the settler sends one batch of charges per
+ * block, timed by it), finality depth and fee ceiling come from the profile.
+ */
+export function network(): NetworkProfile {
+  const name = process.env.NETWORK?.trim() || "base-sepolia";
+  if (!isNetworkName(name)) throw new Error(`NETWORK "${name}" is none of ${NETWORK_NAMES.join(", ")}.`);
+  return NETWORKS[name];
+}
 /** The settler logs finished runs on-chain once a minute in the cloud (a Merkle batch per minute). */
 export const RUN_LOG_INTERVAL_MS = 60_000;
 
 /**
- * The marketplace contract per stage. `MARKETPLACE_ADDRESS` in the environment of `sst deploy`
- * wins over this table, so a fresh deployment of the contract needs no code change.
+ * The network's deployment, as `npm run deploy -- --network <name>` wrote it:
+ * stacks/deployments/<network>.json (the marketplace, its deploy block, the ERC-8004 registries).
  */
-export const MARKETPLACE_ADDRESSES: Readonly<Record<string, string>> = {};
+export function deployment(): NetworkDeployment {
+  const profile = network();
+  const file = join(process.cwd(), "stacks/deployments", `${profile.name}.json`);
+  if (!existsSync(file)) {
+    throw new Error(`No deployment on ${profile.label}: run \`npm run deploy -- --network ${profile.name}\` (RPC_URL and DEPLOYER_PRIVATE_KEY set), which writes ${file}.`);
+  }
+  const record = JSON.parse(readFileSync(file, "utf8")) as NetworkDeployment;
+  if (record.network !== profile.name || record.chain_id !== profile.chainId) {
+    throw new Error(`${file} holds a deployment on ${record.network} (chain ${record.chain_id}), not ${profile.name} (chain ${profile.chainId}).`);
+  }
+  return record;
+}
 
 /**
- * ERC-8004's canonical registries on Base Sepolia (erc-8004/erc-8004-contracts' deployments): the
- * cloud registers agents and reads feedback there instead of deploying its own. `IDENTITY_REGISTRY_ADDRESS`
- * and `REPUTATION_REGISTRY_ADDRESS` in the environment of `sst deploy` win (another network's
- * deployments); `ERC8004_DEPLOY_BLOCK` says where the indexer starts (default: the block of the
- * service's first deployment, set once).
+ * The service's chain settings: the deployment's (deploymentEnvironment), where `MARKETPLACE_ADDRESS`,
+ * `IDENTITY_REGISTRY_ADDRESS`, `REPUTATION_REGISTRY_ADDRESS` and `ERC8004_DEPLOY_BLOCK` in the
+ * environment of `sst deploy` win (a deployment made elsewhere). With `MARKETPLACE_ADDRESS` set and no
+ * deployment file, the profile gives the rest (its canonical ERC-8004 registries).
  */
-export const ERC8004_REGISTRIES = {
-  identity: "0x8004A818BFB912233c491871b3d84c89A494BD9e",
-  reputation: "0x8004B663056A597Dffe9eCcC1965A193B7388713",
-} as const;
+export function chainEnvironment(): Record<string, string> {
+  const profile = network();
+  const overridden = process.env.MARKETPLACE_ADDRESS?.trim();
+  const fromFile = existsSync(join(process.cwd(), "stacks/deployments", `${profile.name}.json`)) || !overridden;
+  const env: Record<string, string> = fromFile
+    ? deploymentEnvironment(deployment())
+    : {
+        NETWORK: profile.name,
+        CHAIN_ID: String(profile.chainId),
+        CHAIN_BLOCK_TIME_MS: String(profile.blockTimeMs),
+        ...(profile.erc8004 ? { IDENTITY_REGISTRY_ADDRESS: profile.erc8004.identityRegistry, REPUTATION_REGISTRY_ADDRESS: profile.erc8004.reputationRegistry } : {}),
+      };
+  for (const name of ["MARKETPLACE_ADDRESS", "IDENTITY_REGISTRY_ADDRESS", "REPUTATION_REGISTRY_ADDRESS", "ERC8004_DEPLOY_BLOCK"]) {
+    const value = process.env[name]?.trim();
+    if (value) env[name] = value;
+  }
+  if (!/^0x[0-9a-fA-F]{40}$/.test(env.MARKETPLACE_ADDRESS ?? "")) throw new Error(`MARKETPLACE_ADDRESS "${env.MARKETPLACE_ADDRESS}" is not a 20-byte hex address.`);
+  return env;
+}
 
 /** The `STAGE` the application code reads to pick its cloud adapters (the local stack uses "local"). */
 export const APP_STAGE = "cloud";
@@ -61,15 +96,7 @@ export function isProduction() {
 }
 
 export function marketplaceAddress(): string {
-  const address = process.env.MARKETPLACE_ADDRESS ?? MARKETPLACE_ADDRESSES[$app.stage];
-  if (address === undefined)
-    throw new Error(
-      `No marketplace contract for stage "${$app.stage}": set MARKETPLACE_ADDRESS when deploying ` +
-        `or add the stage to MARKETPLACE_ADDRESSES in stacks/common.ts.`,
-    );
-  if (!/^0x[0-9a-fA-F]{40}$/.test(address))
-    throw new Error(`MARKETPLACE_ADDRESS "${address}" is not a 20-byte hex address.`);
-  return address;
+  return chainEnvironment().MARKETPLACE_ADDRESS!;
 }
 
 /** What the application functions (API, stream, workers, crons) are wired to. */
@@ -96,14 +123,9 @@ export function appEnvironment(r: AppResources): Record<string, $util.Input<stri
     REGISTRATION_QUEUE_URL: r.registrationQueue.url,
     REGISTRATION_DLQ_URL: r.registrationDlq.url,
     SETTLEMENT_QUEUE_URL: r.settlementQueue.url,
-    CHAIN_BLOCK_TIME_MS: String(CHAIN_BLOCK_TIME_MS),
+    ...chainEnvironment(),
     RUN_LOG_INTERVAL_MS: String(RUN_LOG_INTERVAL_MS),
     BLOB_BUCKET: r.blobs.name,
-    CHAIN_ID: String(CHAIN_ID),
-    MARKETPLACE_ADDRESS: marketplaceAddress(),
-    IDENTITY_REGISTRY_ADDRESS: process.env.IDENTITY_REGISTRY_ADDRESS ?? ERC8004_REGISTRIES.identity,
-    REPUTATION_REGISTRY_ADDRESS: process.env.REPUTATION_REGISTRY_ADDRESS ?? ERC8004_REGISTRIES.reputation,
-    ...(process.env.ERC8004_DEPLOY_BLOCK ? { ERC8004_DEPLOY_BLOCK: process.env.ERC8004_DEPLOY_BLOCK } : {}),
     RUNNER_FUNCTION_NAME: r.runner.name,
     KMS_KEY_ID: r.kmsKey.keyId,
   };

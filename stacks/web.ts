@@ -1,13 +1,9 @@
 // The dashboard in the cloud: web/ built to static files and served from S3 through CloudFront
 // (SST StaticSite; unknown paths fall back to index.html, so client-side routes load). The API URL and
 // the chain are given at build time as VITE_* variables; the page reads nothing else at run time.
-import { CHAIN_ID, marketplaceAddress } from "./common";
-
-/** Names of the chains the beta may run on, for the wallet's "add chain" prompt. */
-const CHAIN_NAMES: Readonly<Record<number, string>> = { 84532: "Base Sepolia", 11155111: "Sepolia" };
-/** Public RPC endpoints browsers may use (the API's own RPC URL is a secret and may carry a key). */
-const PUBLIC_RPC_URLS: Readonly<Record<number, string>> = { 84532: "https://sepolia.base.org", 11155111: "https://rpc.sepolia.org" };
-const EXPLORERS: Readonly<Record<number, string>> = { 84532: "https://sepolia.basescan.org", 11155111: "https://sepolia.etherscan.io" };
+// The chain's name (the wallet's "add chain" prompt), its public RPC endpoint (browsers may use it; the
+// API's own RPC URL is a secret and may carry a key) and its explorer come from the network's profile.
+import { marketplaceAddress, network } from "./common";
 
 /**
  * A custom domain for the dashboard's CloudFront distribution: `DASHBOARD_DOMAIN` in the environment
@@ -36,19 +32,20 @@ export function extraCorsOrigins(): string | undefined {
 
 /** The dashboard, built with the API's base URL (known before the API's deployment, stacks/api.ts). */
 export function createDashboard(api: { baseUrl: $util.Input<string> }) {
-  const rpcUrl = process.env.DASHBOARD_RPC_URL ?? PUBLIC_RPC_URLS[CHAIN_ID];
-  if (!rpcUrl) throw new Error(`No public RPC URL for chain ${CHAIN_ID}: set DASHBOARD_RPC_URL when deploying.`);
+  const profile = network();
+  const rpcUrl = process.env.DASHBOARD_RPC_URL ?? profile.publicRpcUrl;
+  if (!rpcUrl) throw new Error(`No public RPC URL for ${profile.label}: set DASHBOARD_RPC_URL when deploying.`);
   const domain = dashboardDomain();
   const site = new sst.aws.StaticSite("Dashboard", {
     path: "web",
     build: { command: "npm run build", output: "dist" },
     environment: {
       VITE_API_URL: $util.output(api.baseUrl).apply((url) => url.replace(/\/+$/, "")),
-      VITE_CHAIN_ID: String(CHAIN_ID),
-      VITE_CHAIN_NAME: CHAIN_NAMES[CHAIN_ID] ?? `Chain ${CHAIN_ID}`,
+      VITE_CHAIN_ID: String(profile.chainId),
+      VITE_CHAIN_NAME: profile.label,
       VITE_RPC_URL: rpcUrl,
       VITE_MARKETPLACE_ADDRESS: marketplaceAddress(),
-      VITE_EXPLORER_URL: EXPLORERS[CHAIN_ID] ?? "",
+      VITE_EXPLORER_URL: profile.explorerUrl ?? "",
     },
     // No page of the dashboard may be framed by another site: the consent page approves an app for the
     // wallet, and a framed one could be clicked through (clickjacking).

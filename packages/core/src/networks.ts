@@ -42,7 +42,16 @@ export interface NetworkProfile {
   readonly explorerUrl: string | null;
   /** Circle's USDC on the network, where there is one. */
   readonly usdc: `0x${string}` | null;
+  /** ERC-8004's canonical Identity and Reputation registries on the network (erc-8004/erc-8004-contracts'
+   * deployments, the same addresses on every test network and on every main network); null where there
+   * are none (the local chain, where the stack deploys its own). */
+  readonly erc8004: { readonly identityRegistry: `0x${string}`; readonly reputationRegistry: `0x${string}` } | null;
 }
+
+/** ERC-8004's registries as deployed on test networks. */
+const ERC8004_TESTNET = { identityRegistry: "0x8004A818BFB912233c491871b3d84c89A494BD9e", reputationRegistry: "0x8004B663056A597Dffe9eCcC1965A193B7388713" } as const;
+/** ERC-8004's registries as deployed on main networks. */
+const ERC8004_MAINNET = { identityRegistry: "0x8004A169FB4a3325136EB29fA0ceB6D2e539a432", reputationRegistry: "0x8004BAa17C55a88189AE136b182e5fdA19dE9b63" } as const;
 
 const GWEI = 1_000_000_000n;
 
@@ -60,6 +69,7 @@ export const NETWORKS: Readonly<Record<NetworkName, NetworkProfile>> = {
     publicRpcUrl: null,
     explorerUrl: null,
     usdc: null,
+    erc8004: null,
   },
   "base-sepolia": {
     name: "base-sepolia",
@@ -74,6 +84,7 @@ export const NETWORKS: Readonly<Record<NetworkName, NetworkProfile>> = {
     publicRpcUrl: "https://sepolia.base.org",
     explorerUrl: "https://sepolia.basescan.org",
     usdc: "0x036CbD53842c5426634e7929541eC2318f3dCF7e",
+    erc8004: ERC8004_TESTNET,
   },
   base: {
     name: "base",
@@ -88,6 +99,7 @@ export const NETWORKS: Readonly<Record<NetworkName, NetworkProfile>> = {
     publicRpcUrl: "https://mainnet.base.org",
     explorerUrl: "https://basescan.org",
     usdc: "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913",
+    erc8004: ERC8004_MAINNET,
   },
   "ethereum-sepolia": {
     name: "ethereum-sepolia",
@@ -102,6 +114,7 @@ export const NETWORKS: Readonly<Record<NetworkName, NetworkProfile>> = {
     publicRpcUrl: "https://rpc.sepolia.org",
     explorerUrl: "https://sepolia.etherscan.io",
     usdc: "0x1c7D4B196Cb0C7B01d743Fbc6116a902379C7238",
+    erc8004: ERC8004_TESTNET,
   },
   ethereum: {
     name: "ethereum",
@@ -116,6 +129,7 @@ export const NETWORKS: Readonly<Record<NetworkName, NetworkProfile>> = {
     publicRpcUrl: "https://ethereum-rpc.publicnode.com",
     explorerUrl: "https://etherscan.io",
     usdc: "0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48",
+    erc8004: ERC8004_MAINNET,
   },
 };
 
@@ -128,4 +142,40 @@ export function isNetworkName(value: string): value is NetworkName {
 /** The profile of a chain id, if it is one of ours. */
 export function networkOfChainId(chainId: number): NetworkProfile | undefined {
   return NETWORK_NAMES.map((name) => NETWORKS[name]).find((profile) => profile.chainId === chainId);
+}
+
+/** A deployment of the marketplace on a network, as `npm run deploy` writes it
+ * (stacks/deployments/<network>.json) and the cloud app reads it. Block numbers are decimal strings. */
+export interface NetworkDeployment {
+  network: NetworkName;
+  chain_id: number;
+  marketplace: { address: `0x${string}`; deploy_block: string; transaction: `0x${string}` };
+  authority: `0x${string}`;
+  fee_recipient: `0x${string}`;
+  erc8004: {
+    identity_registry: `0x${string}`;
+    reputation_registry: `0x${string}`;
+    /** Where the indexer follows the registries from: their deployment, or (canonical registries) the
+     * marketplace's, before which the service registered nothing. */
+    deploy_block: string;
+    /** True when the deploy command deployed them; false for the network's canonical registries. */
+    deployed_here: boolean;
+  };
+  deployed_at: string;
+}
+
+/** The service's chain settings for a deployment (src/config.ts reads them): the network, its chain
+ * and block time, the marketplace and the ERC-8004 registries with the blocks the indexer starts from. */
+export function deploymentEnvironment(deployment: NetworkDeployment): Record<string, string> {
+  const profile = NETWORKS[deployment.network];
+  return {
+    NETWORK: profile.name,
+    CHAIN_ID: String(profile.chainId),
+    CHAIN_BLOCK_TIME_MS: String(profile.blockTimeMs),
+    MARKETPLACE_ADDRESS: deployment.marketplace.address,
+    MARKETPLACE_DEPLOY_BLOCK: deployment.marketplace.deploy_block,
+    IDENTITY_REGISTRY_ADDRESS: deployment.erc8004.identity_registry,
+    REPUTATION_REGISTRY_ADDRESS: deployment.erc8004.reputation_registry,
+    ERC8004_DEPLOY_BLOCK: deployment.erc8004.deploy_block,
+  };
 }

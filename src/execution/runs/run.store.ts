@@ -265,14 +265,16 @@ export async function updateSettlement(tables: Tables, runId: string, patch: Set
   ));
 }
 
-/** Runs still `running` whose stale time is before `now` (at most `limit`): the stale-run sweep's work. */
-export async function listStaleRunningRuns(tables: Tables, now: number, limit = 100): Promise<RunRecord[]> {
+/** Runs still `running` whose stale time is before `now` (at most `limit`): the stale-run sweep's work.
+ * With `now` "any", every run still `running`, stale or not (a start that knows no process of its own
+ * is running them: the local stack's, see finishInterruptedRuns). */
+export async function listStaleRunningRuns(tables: Tables, now: number | "any", limit = 100): Promise<RunRecord[]> {
   const out = await tables.doc.send(
     new QueryCommand({
       TableName: tables.name("runs"),
       IndexName: "gsi1",
-      KeyConditionExpression: "gsi1pk = :running AND gsi1sk < :now",
-      ExpressionAttributeValues: { ":running": RUNS_RUNNING, ":now": new Date(now).toISOString() },
+      KeyConditionExpression: now === "any" ? "gsi1pk = :running" : "gsi1pk = :running AND gsi1sk < :now",
+      ExpressionAttributeValues: { ":running": RUNS_RUNNING, ...(now === "any" ? {} : { ":now": new Date(now).toISOString() }) },
       Limit: limit,
     }),
   );

@@ -22,8 +22,31 @@ export interface StaleRunSweep {
 
 /** Finishes every run still `running` past its stale time (`now` is injectable for tests). */
 export async function finishStaleRuns(services: Services, now = Date.now()): Promise<StaleRunSweep> {
+  return finishRuns(services, await listStaleRunningRuns(services.tables, now), now, "stale run finished by the sweep");
+}
+
+/**
+ * Finishes every run still `running`, stale or not, as the sweep would: for a start that knows that no
+ * process is running any run (the local stack, one per data folder under its lock: a run left `running`
+ * was in flight when the previous stack was killed). Its holds (the listing's concurrency slot, the
+ * per-task reservation) are given back at once instead of after the run's timeout and the sweep's margin.
+ */
+export async function finishInterruptedRuns(services: Services, now = Date.now()): Promise<StaleRunSweep> {
   const tally: StaleRunSweep = { charged: 0, failed: 0, skipped: 0 };
-  for (const item of await listStaleRunningRuns(services.tables, now)) {
+  for (;;) {
+    const page = await finishRuns(services, await listStaleRunningRuns(services.tables, "any"), now, "interrupted run finished at start");
+    tally.charged += page.charged;
+    tally.failed += page.failed;
+    tally.skipped += page.skipped;
+    // A page with nothing finished (every run skipped, the chain unreadable) ends the pass: the sweep
+    // finishes what is left later.
+    if (page.charged + page.failed === 0) return tally;
+  }
+}
+
+async function finishRuns(services: Services, items: Awaited<ReturnType<typeof listStaleRunningRuns>>, now: number, message: string): Promise<StaleRunSweep> {
+  const tally: StaleRunSweep = { charged: 0, failed: 0, skipped: 0 };
+  for (const item of items) {
     const run = await getRun(services.tables, item.run_id);
     if (!run || run.status !== "running") continue; // finished since the index was read
     let charge: Awaited<ReturnType<typeof earlierCharge>> = undefined;
@@ -64,7 +87,7 @@ export async function finishStaleRuns(services: Services, now = Date.now()): Pro
     }
     await concurrencySlots(services.tables, run.on_chain_id).remove(run.run_id);
     if (finished === "finished") {
-      services.logger.warn("stale run finished by the sweep", { run_id: run.run_id, charged: charge !== undefined });
+      services.logger.warn(message, { run_id: run.run_id, charged: charge !== undefined });
       if (charge) tally.charged++;
       else tally.failed++;
     }
