@@ -27,6 +27,7 @@ const benches: Record<string, () => Promise<string[]>> = {
   "sdk-bundle": async () => (await import("./sdk-bundle.ts")).runSdkBundleBench(),
   dashboard: async () => (await import("./dashboard.ts")).runDashboardBench(),
   settlement: async () => (await import("./settlement.ts")).runSettlementBench(),
+  analytics: async () => (await import("./analytics.ts")).runAnalyticsBench(),
   gas: async () =>
     (await runGasBench()).map(
       (r) =>

@@ -119,14 +119,16 @@ describe(`creator analytics after a randomized mix (seed ${SEED})`, () => {
     const res = await get(`/v1/creators/me/listings/${perQuery.listing_id}/analytics?granularity=hour&from=${encodeURIComponent(from)}`);
     expect(res.status).toBe(200);
     const body = JSON.parse(await res.text(), (_key, value, context?: { source?: string }) => (typeof value === "number" && context?.source && !Number.isSafeInteger(value) ? BigInt(context.source) : value)) as Record<string, any>;
-    const events = async (eventName: "QueryConsumed" | "EarningsWithdrawn" | "UnspentBalanceWithdrawn") =>
-      services.chain.client.getContractEvents({ address: services.chain.marketplace, abi: marketplaceAbi, eventName, args: { listingId: perQuery.onChainId }, fromBlock: 0n, toBlock: "latest" });
-    const charges = await events("QueryConsumed");
-    const sum = (values: bigint[]) => values.reduce((a, b) => a + b, 0n);
-    expect(BigInt(body.totals.revenue.by_model.per_query.gross_wei)).toBe(sum(charges.map((e) => e.args.price!)));
-    expect(BigInt(body.totals.revenue.by_model.per_query.fee_wei)).toBe(sum(charges.map((e) => e.args.fee!)));
-    expect(BigInt(body.totals.revenue.withdrawn_wei)).toBe(sum((await events("EarningsWithdrawn")).map((e) => e.args.amount!)));
-    expect(BigInt(body.totals.rentals.refunds_wei)).toBe(sum((await events("UnspentBalanceWithdrawn")).map((e) => e.args.amount!)));
+    const { client, marketplace } = services.chain;
+    const range = { address: marketplace, abi: marketplaceAbi, args: { listingId: perQuery.onChainId }, fromBlock: 0n, toBlock: "latest" } as const;
+    const charges = await client.getContractEvents({ ...range, eventName: "QueryConsumed" });
+    const withdrawals = await client.getContractEvents({ ...range, eventName: "EarningsWithdrawn" });
+    const refunds = await client.getContractEvents({ ...range, eventName: "UnspentBalanceWithdrawn" });
+    const sum = (values: (bigint | undefined)[]) => values.reduce<bigint>((a, b) => a + (b ?? 0n), 0n);
+    expect(BigInt(body.totals.revenue.by_model.per_query.gross_wei)).toBe(sum(charges.map((e) => e.args.price)));
+    expect(BigInt(body.totals.revenue.by_model.per_query.fee_wei)).toBe(sum(charges.map((e) => e.args.fee)));
+    expect(BigInt(body.totals.revenue.withdrawn_wei)).toBe(sum(withdrawals.map((e) => e.args.amount)));
+    expect(BigInt(body.totals.rentals.refunds_wei)).toBe(sum(refunds.map((e) => e.args.amount)));
     expect(body.reconciliation.matches).toBe(true);
     expect(BigInt(body.reconciliation.chain_escrow_wei)).toBe((await services.chain.client.readContract({ address: services.chain.marketplace, abi: marketplaceAbi, functionName: "listings", args: [perQuery.onChainId], blockNumber: BigInt(body.reconciliation.block) }))[1]);
 
