@@ -13,7 +13,7 @@
 //      stalled earlier claimant that reaches step 2 late still finds it).
 import { randomUUID } from "node:crypto";
 import type { Tables } from "../adapters/tables/dynamo.ts";
-import type { RentalModel, RunFailureCode } from "@agent-rental/core/vocabulary";
+import type { FinishedRunStatus, RentalModel, RunFailureCode } from "@agent-rental/core/vocabulary";
 import {
   addToRollup,
   createFact,
@@ -67,7 +67,7 @@ export interface SettledRunFact {
   on_chain_id: `0x${string}`;
   wallet: string;
   rental_model: RentalModel;
-  status: "completed" | "failed";
+  status: FinishedRunStatus;
   failure_code?: RunFailureCode;
   duration_ms: number;
   /** Wei charged for the run (per_query; 0 otherwise and when refused). */
