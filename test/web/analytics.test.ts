@@ -11,6 +11,7 @@ import { DEV_ACCOUNTS } from "../../local/chain.ts";
 import type { RunningStack } from "../../local/stack.ts";
 import { connectAndSignIn, launchBrowser, openDashboard, startWebStack } from "./support.ts";
 import { apiAs, chainAs, fundedWallet, onChainId } from "./seed.ts";
+import { FINISHED_RUN_STATUSES } from "@agent-rental/core/vocabulary";
 
 let stack: RunningStack & { dataDir: string };
 let browser: Browser;
@@ -36,7 +37,7 @@ describe("the creator's analytics page", () => {
     for (const task of ["Tests for sum", "Tests for max"]) {
       // Completed or failed (the demo's model server decides), a run is counted either way.
       const run = await renter.post<{ status: string }>("/v1/execute", { agent_id: listing.listing_id, task, input: { source: "export const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);" } });
-      expect(["completed", "failed"]).toContain(run.status);
+      expect(FINISHED_RUN_STATUSES).toContain(run.status);
     }
     // The figures count the runs once settled and their charges once the indexer reads their blocks.
     const creatorApi = await apiAs(stack, CREATOR_KEY);
