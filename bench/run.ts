@@ -28,6 +28,7 @@ const benches: Record<string, () => Promise<string[]>> = {
   dashboard: async () => (await import("./dashboard.ts")).runDashboardBench(),
   settlement: async () => (await import("./settlement.ts")).runSettlementBench(),
   memory: async () => (await import("./memory.ts")).runMemoryBench(),
+  analytics: async () => (await import("./analytics.ts")).runAnalyticsBench(),
   gas: async () =>
     (await runGasBench()).map(
       (r) =>

@@ -34,7 +34,7 @@ export interface DashboardSiteConfig {
 
 /** The dashboard's pages: the routes of its router (web/src/router.tsx), `:name` a path segment. A
  * test checks the router has no page missing here. */
-export const DASHBOARD_PAGES = ["/", "/listings/:id", "/rentals", "/keys", "/apps", "/connect", "/run", "/creator", "/review"] as const;
+export const DASHBOARD_PAGES = ["/", "/listings/:id", "/rentals", "/keys", "/apps", "/connect", "/run", "/creator", "/creator/analytics", "/review"] as const;
 
 const PAGE_PATTERNS = DASHBOARD_PAGES.map((page) => new RegExp(`^${page.replace(/:[a-z]+/gi, "[^/]+")}/?$`));
 

@@ -5,6 +5,9 @@ import { parseJson } from "./json.ts";
 import { resolveSigner, type ResolvedSigner, type Signer, type SignerOptions } from "./signer.ts";
 import { readSse } from "./sse.ts";
 import type {
+  AnalyticsCsvOptions,
+  AnalyticsRange,
+  CreatorAnalytics,
   AgentManifest,
   ApiKey,
   CreatorOverview,
@@ -84,6 +87,12 @@ export interface UploadOptions {
 }
 
 type Query = Record<string, string | number | undefined>;
+
+/** The query of an analytics request. */
+function analyticsQuery(range: AnalyticsRange): Query {
+  const iso = (value: string | Date | undefined) => (value instanceof Date ? value.toISOString() : value);
+  return { from: iso(range.from), to: iso(range.to), granularity: range.granularity };
+}
 
 /** A request to any route of the API, with the client's authentication, retries and typed errors. */
 export interface ApiRequestOptions {
@@ -223,6 +232,12 @@ export class AgentRentalClient {
     apply(displayName: string): Promise<CreatorProfile>;
     /** The application and the agents, with their review decisions and reasons. */
     me(): Promise<CreatorOverview>;
+    /** What the creator's listings earned, from whom, and how their runs went, over a range; wei exact. */
+    analytics(range?: AnalyticsRange): Promise<CreatorAnalytics>;
+    /** The same for one of the creator's listings (another creator's: not_found). */
+    listingAnalytics(listingId: string, range?: AnalyticsRange): Promise<CreatorAnalytics>;
+    /** One analytics table as CSV text. */
+    analyticsCsv(options?: AnalyticsCsvOptions): Promise<string>;
   };
   /** Reviews during the beta: the protocol authority's wallet only. */
   readonly reviews: {
@@ -311,6 +326,13 @@ export class AgentRentalClient {
     this.creators = {
       apply: (displayName) => this.json<CreatorProfile>({ method: "POST", path: "/v1/creators", body: { display_name: displayName } }),
       me: () => this.json<CreatorOverview>({ method: "GET", path: "/v1/creators/me" }),
+      analytics: (range = {}) => this.json<CreatorAnalytics>({ method: "GET", path: "/v1/creators/me/analytics", query: analyticsQuery(range), signal: range.signal }),
+      listingAnalytics: (listingId, range = {}) => this.json<CreatorAnalytics>({ method: "GET", path: `/v1/creators/me/listings/${id(listingId)}/analytics`, query: analyticsQuery(range), signal: range.signal }),
+      analyticsCsv: async (options = {}) => {
+        const path = options.listingId === undefined ? "/v1/creators/me/analytics" : `/v1/creators/me/listings/${id(options.listingId)}/analytics`;
+        const response = await this.send({ method: "GET", path, query: { ...analyticsQuery(options), format: "csv", table: options.table }, headers: { accept: "text/csv" }, signal: options.signal });
+        return response.text();
+      },
     };
     this.reviews = {
       creators: async (status = "pending") => (await this.json<{ applications: CreatorProfile[] }>({ method: "GET", path: "/v1/reviews/creators", query: { status } })).applications,

@@ -119,6 +119,33 @@ export type CreatorAgent = Omit<Schemas["CreatorAgent"], "listing_seed"> & { lis
 
 export type CreatorOverview = Omit<Schemas["CreatorOverview"], "agents"> & { agents: CreatorAgent[] };
 
+/** `T` with every field named `*_wei`, at any depth, an exact bigint (null where the field may be null). */
+type WeiDeep<T> = T extends (infer U)[]
+  ? WeiDeep<U>[]
+  : T extends object
+    ? { [K in keyof T]: K extends `${string}_wei` ? (null extends T[K] ? bigint | null : bigint) : WeiDeep<T[K]> }
+    : T;
+
+/** A creator's analytics (GET /v1/creators/me/analytics, and per listing); every wei amount exact. */
+export type CreatorAnalytics = WeiDeep<Schemas["CreatorAnalytics"]>;
+
+/** One period of the analytics' series (an hour, a day or a month), or the range's totals. */
+export type AnalyticsPeriod = CreatorAnalytics["totals"];
+
+/** The range of an analytics request: ISO times or Dates (default: the 30 days up to now), by day unless told. */
+export interface AnalyticsRange {
+  from?: string | Date;
+  to?: string | Date;
+  granularity?: "hour" | "day" | "month";
+  signal?: AbortSignal;
+}
+
+/** An analytics table as CSV: all listings, or one (`listingId`); `series` (default) or `top_renters`. */
+export interface AnalyticsCsvOptions extends AnalyticsRange {
+  listingId?: string;
+  table?: "series" | "top_renters";
+}
+
 export type ProviderKeySet = Schemas["ProviderKeySet"];
 
 /** A connected agent's webhook signing secret (`whsec_…`): shown only here. */

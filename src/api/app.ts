@@ -42,6 +42,8 @@ import * as openMcpStream from "./routes/v1_mcp.get.ts";
 import * as endMcpSession from "./routes/v1_mcp.delete.ts";
 import * as applyAsCreator from "./routes/v1_creators.post.ts";
 import * as getCreatorProfile from "./routes/v1_creators_me.get.ts";
+import * as getCreatorAnalytics from "./routes/v1_creators_me_analytics.get.ts";
+import * as getListingAnalytics from "./routes/v1_creators_me_listings_{listing_id}_analytics.get.ts";
 import * as registerAgent from "./routes/v1_agents.post.ts";
 import * as getJob from "./routes/v1_jobs_{job_id}.get.ts";
 import * as setProviderKey from "./routes/v1_listings_{listing_id}_provider-key.put.ts";
@@ -162,6 +164,8 @@ export function registerRoutes(app: OpenAPIHono<AppEnv>): void {
   // Creators and their agents
   applyAsCreator.register(api);
   getCreatorProfile.register(api);
+  getCreatorAnalytics.register(api);
+  getListingAnalytics.register(api);
   registerAgent.register(api);
   getJob.register(api);
   setProviderKey.register(api);

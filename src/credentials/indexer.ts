@@ -15,6 +15,7 @@ import { applyChainListingPatch, chainListingPositions, putNewChainListings } fr
 import type { ListingPatch } from "../listings/chain-listing.ts";
 import { getIndexerCursor, putIndexerCursor } from "./cursor.store.ts";
 import { getMarketplaceLogs } from "../chain/get-marketplace-logs.ts";
+import { recordChainLogs } from "../analytics/chain-facts.ts";
 
 export interface IndexerOptions {
   tables: Tables;
@@ -96,6 +97,8 @@ export async function indexOnce(options: IndexerOptions): Promise<IndexRound> {
   await mapLimit(behind, options.concurrency ?? 32, async (patch) => {
     if (await (patch.kind === "credential" ? applyCredentialPatch(options.tables, patch) : applyChainListingPatch(options.tables, patch))) writes++;
   });
+  // The creator analytics count the range's money events before the cursor moves past them.
+  await recordChainLogs(options.tables, options.chain, logs);
   await writeCursor(options, to + 1n);
   return { fromBlock: from, toBlock: to, events: logs.length, writes, caughtUp: to === confirmed };
 }

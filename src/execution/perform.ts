@@ -12,7 +12,7 @@ import type { AgentOutcome } from "./agents/port.ts";
 import { emptyInputFor, resolveInput } from "./input.ts";
 import { concurrencySlots } from "./leases/concurrency.store.ts";
 import { releaseReservation } from "./money/ledger.ts";
-import { markSettlementPending, settleRun } from "./money/settlement.ts";
+import { markSettlementPending, settlementRecorded, settleRun } from "./money/settlement.ts";
 import { chargeRefOf, MAX_OUTPUT_CHARS, STALE_AFTER_TIMEOUT_MS, type RunFailure, type RunRecord } from "./runs/run.ts";
 import { finishRun, saveStreamedText } from "./runs/run.store.ts";
 import type { FinishedRunStatus } from "@agent-rental/core/vocabulary";
@@ -215,8 +215,9 @@ export async function performRun(services: Services, admission: Admission, optio
   const released = outcome.status === "completed" ? outcome.output : !perQuery || paid || options.stream ? streamed : null;
   const output = settlement === "pending" || settlement === "refused" ? null : released;
   const finishedAt = new Date().toISOString();
-  await durably(services, "run record", run.run_id, () =>
-    finishRun(services.tables, run.run_id, {
+  let finish: Awaited<ReturnType<typeof finishRun>> | undefined;
+  const recordedRun = await durably(services, "run record", run.run_id, async () =>
+    (finish = await finishRun(services.tables, run.run_id, {
       status: outcome.status,
       output: settlement === "refused" ? null : released,
       // A synchronous per-query run's text is kept only once paid (releasedText reads it then).
@@ -227,8 +228,13 @@ export async function performRun(services: Services, admission: Admission, optio
       settlement,
       ...(settlementTx ? { settlement_tx: settlementTx } : {}),
       finished_at: finishedAt,
-    }),
+    })),
   );
+  // A run settled now (or needing no settlement) is final: the analytics count it. A pending one is
+  // counted when the settlement pass records its outcome.
+  if (recordedRun && finish === "finished" && !settlementPending) {
+    settlementRecorded(services, { ...run, status: outcome.status, ...(outcome.status === "failed" ? { error: outcome.error } : {}), duration_ms: durationMs, cost_wei: costWei.toString(), finished_at: finishedAt });
+  }
   if (settlementPending) await durably(services, "pending settlement record", run.run_id, () => markSettlementPending(services, run.run_id, chargeFromBlock, chargeHanded));
   await durably(services, "listing slot release", run.run_id, () => concurrencySlots(services.tables, access.onChainId).remove(run.run_id));
   await recordRunOutcome(services.tables, { run_id: run.run_id, on_chain_id: access.onChainId, wallet, status: outcome.status, finished_at: finishedAt }).catch((error: unknown) =>

@@ -19,6 +19,7 @@ export function createRouter() {
         { path: "connect", lazy: async () => ({ Component: (await import("./pages/Connect.tsx")).ConnectPage }) },
         { path: "run", lazy: async () => ({ Component: (await import("./pages/Playground.tsx")).PlaygroundPage }) },
         { path: "creator", lazy: async () => ({ Component: (await import("./pages/creator/CreatorConsole.tsx")).CreatorConsole }) },
+        { path: "creator/analytics", lazy: async () => ({ Component: (await import("./pages/creator/Analytics.tsx")).CreatorAnalyticsPage }) },
         { path: "review", lazy: async () => ({ Component: (await import("./pages/review/ReviewConsole.tsx")).ReviewConsole }) },
         { path: "*", element: <NotFoundPage /> },
       ],

@@ -515,6 +515,49 @@ export const creatorCommands: Command[] = [
     },
   },
   {
+    path: "creator stats",
+    summary: "Your analytics: revenue, runs, latency and top renters, over a range (all listings or one)",
+    usage: "[<listing>] [--from <ISO time>] [--to <ISO time>] [--granularity hour|day|month] [--csv series|top_renters]",
+    args: [0, 1],
+    arguments: ["[<listing>]  one of your listings (default: all of them)"],
+    options: {
+      from: { type: "string", value: "<ISO time>", description: "start of the range (default: 30 days before --to)" },
+      to: { type: "string", value: "<ISO time>", description: "end of the range (default: now)" },
+      granularity: { type: "string", value: "hour|day|month", description: "the series' period (default day; hour covers at most 31 days)" },
+      csv: { type: "string", value: "series|top_renters", description: "print one table as CSV instead" },
+    },
+    notes: ["Amounts are exact (wei from the chain's events); `reconciled` says whether the figures match the contract's escrow at the block shown."],
+    examples: ["agentrent creator stats", "agentrent creator stats clause-finder-1a2b3c4d --granularity hour --from 2030-01-01T00:00:00Z", "agentrent creator stats --csv top_renters > renters.csv"],
+    async run(ctx) {
+      const api = authenticatedApi(ctx.settings(), ctx.env);
+      const listingId = ctx.args[0] ? (await resolveListing(ctx.args[0], api)).listingId : undefined;
+      const granularity = stringFlag(ctx.flags, "granularity");
+      if (granularity !== undefined && !["hour", "day", "month"].includes(granularity)) throw usageError("--granularity is hour, day or month.");
+      const range = {
+        ...(stringFlag(ctx.flags, "from") === undefined ? {} : { from: stringFlag(ctx.flags, "from")! }),
+        ...(stringFlag(ctx.flags, "to") === undefined ? {} : { to: stringFlag(ctx.flags, "to")! }),
+        ...(granularity === undefined ? {} : { granularity: granularity as "hour" | "day" | "month" }),
+      };
+      const csv = stringFlag(ctx.flags, "csv");
+      if (csv !== undefined) {
+        if (csv !== "series" && csv !== "top_renters") throw usageError("--csv is series or top_renters.");
+        ctx.out.line((await api.client.creators.analyticsCsv({ ...range, table: csv, ...(listingId === undefined ? {} : { listingId }) })).trimEnd());
+        return;
+      }
+      const stats = listingId === undefined ? await api.client.creators.analytics(range) : await api.client.creators.listingAnalytics(listingId, range);
+      ctx.out.result(stats, () => {
+        const t = stats.totals;
+        const r = stats.reconciliation;
+        ctx.out.line(`${t.period}  ${stats.listings.length} listing(s)`);
+        ctx.out.line(`revenue  gross ${eth(t.revenue.gross_wei)}  fee ${eth(t.revenue.fee_wei)}  net ${eth(t.revenue.net_wei)}  withdrawn ${eth(t.revenue.withdrawn_wei)}`);
+        ctx.out.line(`runs     ${t.runs.completed} completed  ${t.runs.failed} failed  ${t.runs.logged} with receipts  latency p50 ${t.latency.p50_ms ?? "-"} ms  p95 ${t.latency.p95_ms ?? "-"} ms`);
+        ctx.out.line(`renters  ${t.renters.new} new  ${t.renters.returning} returning  (${stats.renter_count} all time)`);
+        for (const renter of stats.top_renters) ctx.out.line(`  ${renter.wallet}  ${eth(renter.spend_wei)}  ${renter.runs} runs`);
+        ctx.out.line(r.block === null ? "reconciled: not yet (the index has not counted a block)" : `reconciled: ${r.matches ? "matches" : "DOES NOT match"} the chain as of block ${r.block}`);
+      });
+    },
+  },
+  {
     path: "withdraw",
     summary: "Withdraw a listing's earnings to the creator wallet (all that has vested, or --amount)",
     usage: "<listing> [--amount <ETH>]",

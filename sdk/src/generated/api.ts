@@ -342,6 +342,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/creators/me/analytics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * My analytics, across my listings
+         * @description What the caller's listings earned, from whom, and how their runs went, over a range (`from`, `to`) by hour, day or month: revenue by rental model (gross, protocol fee, net), withdrawn; rentals bought and renewed; new and returning renters; runs by status and failure code, latency p50 and p95; the top renters by spend. A wallet without listings gets empty figures. Amounts are exact wei, from the marketplace's events (gross and fee as each event states them); runs come from their settlement and receipts from the run log. The figures are roll-ups kept per hour and per day as events happen, never computed by scanning runs. `reconciliation` compares them with the contract at the last block counted. Renters appear only as wallet addresses; no run's input or output appears. `format=csv` returns one table (`table`: series or top_renters) as text/csv.
+         */
+        get: operations["getCreatorAnalytics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/creators/me/listings/{listing_id}/analytics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * My analytics of one listing
+         * @description The figures of GET /v1/creators/me/analytics for one of the caller's listings. Another creator's listing answers 404 listing_not_found, as one that does not exist. Amounts are exact wei, from the marketplace's events (gross and fee as each event states them); runs come from their settlement and receipts from the run log. The figures are roll-ups kept per hour and per day as events happen, never computed by scanning runs. `reconciliation` compares them with the contract at the last block counted. Renters appear only as wallet addresses; no run's input or output appears. `format=csv` returns one table (`table`: series or top_renters) as text/csv.
+         */
+        get: operations["getListingAnalytics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/credentials": {
         parameters: {
             query?: never;
@@ -1165,6 +1205,94 @@ export interface components {
                 scope: string;
             }[];
         };
+        AnalyticsPeriod: {
+            latency: {
+                /** @description Runs timed */
+                count: number;
+                mean_ms: number | null;
+                /** @description Median duration, to the histogram bucket (its upper bound); null without runs */
+                p50_ms: number | null;
+                /** @description 95th percentile duration, to the histogram bucket; null without runs */
+                p95_ms: number | null;
+            };
+            /** @description The hour (YYYY-MM-DDTHH), day (YYYY-MM-DD) or month (YYYY-MM), UTC; for totals, first/last */
+            period: string;
+            rentals: {
+                /** @description per_query charges landed on-chain */
+                charges: number;
+                /** @description per_query deposits and top-ups (wei, an exact JSON integer) */
+                deposits_wei: number;
+                purchases: {
+                    /** @description one_time rentals bought */
+                    one_time: number;
+                    /** @description per_query rentals bought */
+                    per_query: number;
+                    /** @description subscription rentals bought */
+                    subscription: number;
+                };
+                /** @description Unspent per_query balances withdrawn by renters (wei, an exact JSON integer) */
+                refunds_wei: number;
+                /** @description Subscriptions renewed */
+                renewals: number;
+            };
+            renters: {
+                /** @description Rentals bought by a wallet renting the listing for the first time */
+                new: number;
+                /** @description Rentals bought by a wallet that rented the listing before */
+                returning: number;
+            };
+            revenue: components["schemas"]["AnalyticsRevenue"];
+            runs: {
+                /** @description Failed runs by failure code (invalid_input, invalid_output, output_too_large, timeout, crashed, out_of_memory, agent_error, agent_http_error, agent_invalid_response, agent_stream_cut, agent_unreachable, egress_refused, agent_not_configured, cancelled, settlement_refused, internal_error); codes with none are left out */
+                by_failure_code: {
+                    [key: string]: number;
+                };
+                /** @description What the runs were charged (per_query) (wei, an exact JSON integer) */
+                charged_wei: number;
+                /** @description Runs completed */
+                completed: number;
+                /** @description Runs failed */
+                failed: number;
+                /** @description Runs whose receipt is logged on-chain (the run log) */
+                logged: number;
+            };
+        };
+        AnalyticsRevenue: {
+            by_model: {
+                one_time: {
+                    /** @description The protocol fee taken from it (wei, an exact JSON integer) */
+                    fee_wei: number;
+                    /** @description Paid by renters (wei, an exact JSON integer) */
+                    gross_wei: number;
+                    /** @description gross − fee: the creator's (wei, an exact JSON integer) */
+                    net_wei: number;
+                };
+                per_query: {
+                    /** @description The protocol fee taken from it (wei, an exact JSON integer) */
+                    fee_wei: number;
+                    /** @description Paid by renters (wei, an exact JSON integer) */
+                    gross_wei: number;
+                    /** @description gross − fee: the creator's (wei, an exact JSON integer) */
+                    net_wei: number;
+                };
+                subscription: {
+                    /** @description The protocol fee taken from it (wei, an exact JSON integer) */
+                    fee_wei: number;
+                    /** @description Paid by renters (wei, an exact JSON integer) */
+                    gross_wei: number;
+                    /** @description gross − fee: the creator's (wei, an exact JSON integer) */
+                    net_wei: number;
+                };
+            };
+            /** @description The protocol fee (wei, an exact JSON integer) */
+            fee_wei: number;
+            /** @description Paid by renters, every model: purchases, renewals and per_query charges (wei, an exact JSON integer) */
+            gross_wei: number;
+            /** @description The creator's share (wei, an exact JSON integer) */
+            net_wei: number;
+            /** @description Earnings the creator withdrew (wei, an exact JSON integer) */
+            withdrawn_wei: number;
+        };
         ApiKey: {
             created_at: string;
             key_id: string;
@@ -1239,6 +1367,49 @@ export interface components {
             review_reason: string | null;
             /** @enum {string} */
             review_status: "pending" | "approved" | "rejected";
+        };
+        CreatorAnalytics: {
+            /** @enum {string} */
+            currency: "ETH";
+            listings: {
+                listing_id: string;
+                name: string;
+                /** @description Verified ERC-8004 rating (0-5); null before any */
+                rating: number | null;
+                review_count: number;
+            }[];
+            /** @description The figures' money reconciled with the contract */
+            reconciliation: {
+                /** @description The last block the figures count (decimal); null before the indexer's first round */
+                block: string | null;
+                /** @description The listings' escrow on-chain at that block (wei, an exact JSON integer) */
+                chain_escrow_wei: number | null;
+                /** @description The figures match the chain at `block`, to the wei */
+                matches: boolean;
+                /** @description The same computed from the figures: net revenue − withdrawn, all time (wei, an exact JSON integer) */
+                rollup_escrow_wei: number;
+                /** @description Of the escrow, subscription payments still vesting (wei, an exact JSON integer) */
+                vesting_wei: number | null;
+                /** @description Of the escrow, what the creator may withdraw now (wei, an exact JSON integer) */
+                withdrawable_wei: number | null;
+            };
+            /** @description Wallets that rented or ran the listings, all time */
+            renter_count: number;
+            series: components["schemas"]["AnalyticsPeriod"][];
+            /** @description The ten renters who spent most, all time */
+            top_renters: {
+                /** @description Rentals bought */
+                purchases: number;
+                /** @description Renewals */
+                renewals: number;
+                /** @description Its runs, all time */
+                runs: number;
+                /** @description Everything it paid the listings (purchases, renewals, charges), all time (wei, an exact JSON integer) */
+                spend_wei: number;
+                /** @description The renter's wallet, lower-case: renters appear only as wallet addresses */
+                wallet: string;
+            }[];
+            totals: components["schemas"]["AnalyticsPeriod"];
         };
         CreatorApplication: {
             display_name: string;
@@ -3052,6 +3223,186 @@ export interface operations {
                             code: "insufficient_scope";
                             /** @enum {integer} */
                             status: 403;
+                        };
+                    };
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getCreatorAnalytics: {
+        parameters: {
+            query?: {
+                /** @description csv: one table (`table`) as text/csv */
+                format?: "json" | "csv";
+                /** @description Start of the range (ISO 8601); default: 30 days before `to` */
+                from?: string;
+                /** @description hour (at most 744 periods), day (default; at most 400) or month (at most 36) */
+                granularity?: "hour" | "day" | "month";
+                /** @description The table a CSV holds: series (default) or top_renters */
+                table?: "series" | "top_renters";
+                /** @description End of the range (ISO 8601); default: now */
+                to?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The figures (JSON), or one table as CSV */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreatorAnalytics"];
+                    "text/csv": string;
+                };
+            };
+            /** @description Bad request: invalid_request */
+            400: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "invalid_request";
+                            /** @enum {integer} */
+                            status: 400;
+                        };
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description Forbidden: insufficient_scope */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "insufficient_scope";
+                            /** @enum {integer} */
+                            status: 403;
+                        };
+                    };
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getListingAnalytics: {
+        parameters: {
+            query?: {
+                /** @description csv: one table (`table`) as text/csv */
+                format?: "json" | "csv";
+                /** @description Start of the range (ISO 8601); default: 30 days before `to` */
+                from?: string;
+                /** @description hour (at most 744 periods), day (default; at most 400) or month (at most 36) */
+                granularity?: "hour" | "day" | "month";
+                /** @description The table a CSV holds: series (default) or top_renters */
+                table?: "series" | "top_renters";
+                /** @description End of the range (ISO 8601); default: now */
+                to?: string;
+            };
+            header?: never;
+            path: {
+                listing_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The figures (JSON), or one table as CSV */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreatorAnalytics"];
+                    "text/csv": string;
+                };
+            };
+            /** @description Bad request: invalid_request, invalid_listing_id */
+            400: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "invalid_request" | "invalid_listing_id";
+                            /** @enum {integer} */
+                            status: 400;
+                        };
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description Forbidden: insufficient_scope */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "insufficient_scope";
+                            /** @enum {integer} */
+                            status: 403;
+                        };
+                    };
+                };
+            };
+            /** @description Not found: listing_not_found */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "listing_not_found";
+                            /** @enum {integer} */
+                            status: 404;
                         };
                     };
                 };

@@ -4,11 +4,11 @@
 // emulator does not delete expired items.
 import type { CreateTableCommandInput } from "@aws-sdk/client-dynamodb";
 
-export const TABLE_NAMES = ["keys", "credentials", "chain_listings", "jobs", "listings", "runs", "challenges", "idempotency", "meta", "erc8004", "oauth"] as const;
+export const TABLE_NAMES = ["keys", "credentials", "chain_listings", "jobs", "listings", "runs", "challenges", "idempotency", "meta", "erc8004", "oauth", "analytics"] as const;
 export type TableName = (typeof TABLE_NAMES)[number];
 
 /** Tables whose content is derived from the chain and rebuilt when the chain is fresh. */
-export const CHAIN_DERIVED_TABLES: readonly TableName[] = ["credentials", "chain_listings", "erc8004"];
+export const CHAIN_DERIVED_TABLES: readonly TableName[] = ["credentials", "chain_listings", "erc8004", "analytics"];
 
 export function physicalTableName(prefix: string, table: TableName): string {
   return `${prefix}${table}`;

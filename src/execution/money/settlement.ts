@@ -25,6 +25,7 @@ import { getRun, updateSettlement } from "../runs/run.store.ts";
 import { deletePendingSettlement, listPendingSettlements, markRequeued, putPendingSettlement, type PendingSettlement } from "./settlement.store.ts";
 import { holdReservation, releaseReservation, settleReservation, SETTLEMENT_WINDOW_MS } from "./ledger.ts";
 import { chargeMessageBody } from "./charge-message.ts";
+import { recordSettledRun } from "../../analytics/record.ts";
 
 export type ChargeOutcome =
   | { outcome: "charged"; costWei: bigint; txHash?: `0x${string}` }
@@ -61,6 +62,28 @@ export interface Settlement {
 function outcomeOf(decision: ChargeDecision | undefined): ChargeOutcome {
   if (!decision) return { outcome: "unavailable" };
   return decision.kind === "charged" ? { outcome: "charged", costWei: decision.priceWei, txHash: decision.txHash } : { outcome: "refused", contractError: decision.contractError };
+}
+
+/**
+ * Records that a finished run's settlement is final, for the creator analytics: the single place a
+ * run's settled outcome leaves the settlement (the synchronous path once its run is recorded, and the
+ * settlement pass when it records a pending run's outcome). Counted once per run, keyed by the run, so
+ * two passes recording the same run, or a re-settlement after a reorg, count it once. Returns at once:
+ * the roll-ups are written in the background (src/analytics/record.ts).
+ */
+export function settlementRecorded(services: Pick<Services, "tables" | "logger">, run: Pick<RunRecord, "run_id" | "on_chain_id" | "wallet" | "rental_model" | "status" | "error" | "duration_ms" | "cost_wei" | "finished_at">): void {
+  if ((run.status !== "completed" && run.status !== "failed") || !run.finished_at) return;
+  recordSettledRun(services.tables, services.logger, {
+    run_id: run.run_id,
+    on_chain_id: run.on_chain_id,
+    wallet: run.wallet,
+    rental_model: run.rental_model,
+    status: run.status,
+    ...(run.status === "failed" && run.error ? { failure_code: run.error.code } : {}),
+    duration_ms: run.duration_ms ?? 0,
+    cost_wei: BigInt(run.cost_wei || "0"),
+    finished_at: run.finished_at,
+  });
 }
 
 /** Hands a run's charge to the settler. False when the queue could not take it (the caller records the
@@ -218,6 +241,7 @@ export async function settlePendingRuns(services: Services): Promise<{ settled: 
     // recorded (another pass, in this process or another, took it first) only clears its pending item.
     if (outcome.outcome === "charged") {
       if (await updateSettlement(services.tables, run.run_id, { settlement: "settled", cost_wei: outcome.costWei.toString(), ...(outcome.txHash ? { settlement_tx: outcome.txHash } : {}) })) {
+        settlementRecorded(services, { ...run, cost_wei: outcome.costWei.toString() });
         services.metrics.charged(outcome.costWei);
         observeLag(services, item.since);
         tally.settled++;
@@ -230,6 +254,7 @@ export async function settlePendingRuns(services: Services): Promise<{ settled: 
         error: { code: "settlement_refused", message: `The charge for this run was refused by the contract (${outcome.contractError}); its result is not released.` },
       });
       if (recorded) {
+        settlementRecorded(services, { ...run, status: "failed", cost_wei: "0", error: { code: "settlement_refused", message: "" } });
         services.metrics.count("SettlementsRefused");
         observeLag(services, item.since);
         tally.refused++;

@@ -12,6 +12,7 @@ import { createBatch, getBatch, openBatchIndex, RunBatchExistsError, runBatchKey
 import { buildRunTree } from "./merkle.ts";
 import { hasValidReceipt, runReceiptLeafOf } from "./receipts.ts";
 import { CONCURRENCY, mapLimit, message, type RunLogContext } from "./context.ts";
+import { recordReceipt } from "../../analytics/record.ts";
 
 /** A batch with its tree built (every batch that was sent). */
 export type BuiltBatch = RunBatchItem & { root: Hex };
@@ -41,7 +42,10 @@ export async function completeRuns({ services }: RunLogContext, batch: BuiltBatc
   const tree = buildRunTree(batch.leaves);
   const done = await mapLimit(batch.run_ids, CONCURRENCY, async (runId, i) => {
     if (only && !only.has(runId)) return false;
-    return giveRunReceipt(services.tables, runId, batch.batch_id, { batch_index: batchIndex, root: batch.root, leaf: batch.leaves[i]!, proof: tree.proofs[i]!, tx_hash: txHash });
+    const given = await giveRunReceipt(services.tables, runId, batch.batch_id, { batch_index: batchIndex, root: batch.root, leaf: batch.leaves[i]!, proof: tree.proofs[i]!, tx_hash: txHash });
+    // The creator analytics count the receipt (once per run).
+    if (given) recordReceipt(services.tables, services.logger, runId);
+    return given;
   });
   return done.filter(Boolean).length;
 }

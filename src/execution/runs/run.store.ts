@@ -6,7 +6,7 @@
 //   - `runlog#batching` while a batch holds it (sort key: claimed_at), for the run log's recovery;
 //   - none once its receipt is logged.
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
-import { applied, batchGet, queryAll, isConditionalCheckFailure, type Tables } from "../../adapters/tables/dynamo.ts";
+import { applied, batchGet, queryAll, scanAll, isConditionalCheckFailure, type Tables } from "../../adapters/tables/dynamo.ts";
 import type { ClaimedRuns } from "../idempotency/protocol.ts";
 import { STALE_AFTER_TIMEOUT_MS, type RunFinish, type RunReceiptReference, type RunRecord, type SettlementPatch } from "./run.ts";
 
@@ -377,5 +377,16 @@ export async function listClaimedRuns(tables: Tables, upper: string): Promise<Ru
     IndexName: "gsi1",
     KeyConditionExpression: "gsi1pk = :gpk AND gsi1sk <= :upper",
     ExpressionAttributeValues: { ":gpk": RUN_LOG_BATCHING, ":upper": upper },
+  });
+}
+
+/** Every finished run record (completed or failed), by a full scan: the creator analytics' rebuild only. */
+export async function scanFinishedRuns(tables: Tables): Promise<RunRecord[]> {
+  return scanAll<RunRecord>(tables, {
+    TableName: tables.name("runs"),
+    FilterExpression: "sk = :run AND #status IN (:completed, :failed)",
+    ExpressionAttributeNames: { "#status": "status" },
+    ExpressionAttributeValues: { ":run": "run", ":completed": "completed", ":failed": "failed" },
+    ConsistentRead: true,
   });
 }

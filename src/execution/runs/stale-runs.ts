@@ -7,7 +7,7 @@
 import type { Services } from "../../services.ts";
 import { concurrencySlots } from "../leases/concurrency.store.ts";
 import { releaseReservation, settleReservation } from "../money/ledger.ts";
-import { earlierCharge } from "../money/settlement.ts";
+import { earlierCharge, settlementRecorded } from "../money/settlement.ts";
 import { chargeRefOf } from "./run.ts";
 import { finishRun, getRun, listStaleRunningRuns } from "./run.store.ts";
 
@@ -88,6 +88,9 @@ async function finishRuns(services: Services, items: Awaited<ReturnType<typeof l
     await concurrencySlots(services.tables, run.on_chain_id).remove(run.run_id);
     if (finished === "finished") {
       services.logger.warn(message, { run_id: run.run_id, charged: charge !== undefined });
+      settlementRecorded(services, charge
+        ? { ...run, status: "completed", duration_ms: durationMs, cost_wei: charge.price.toString(), finished_at: finishedAt }
+        : { ...run, status: "failed", error: { code: "internal_error", message: "" }, duration_ms: durationMs, cost_wei: "0", finished_at: finishedAt });
       if (charge) tally.charged++;
       else tally.failed++;
     }

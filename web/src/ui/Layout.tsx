@@ -14,7 +14,8 @@ const NAV = [
   { to: "/run", label: "Run a task" },
   { to: "/keys", label: "API keys" },
   { to: "/apps", label: "Connected apps" },
-  { to: "/creator", label: "Creator" },
+  { to: "/creator", label: "Creator", end: true },
+  { to: "/creator/analytics", label: "Analytics" },
   { to: "/review", label: "Review" },
 ];
 

@@ -1,0 +1,97 @@
+// A creator's analytics: the figures of its own listings (all of them, or one), with the reconciliation
+// of the roll-ups against the chain. Another creator's listing is as unknown as one that does not exist.
+import type { Services } from "../services.ts";
+import { ApiError } from "../errors.ts";
+import { parseListingId } from "../listings/ids.ts";
+import { getAgent, listAgentsOfCreator } from "../listings/listing.store.ts";
+import { getListingsErc8004 } from "../erc8004/erc8004.store.ts";
+import { getIndexerCursor } from "../credentials/cursor.store.ts";
+import { readEarnings } from "../chain/read-earnings.ts";
+import { getLifetime } from "./rollup.store.ts";
+import { checkRange, figuresOf, readAnalytics, AnalyticsRangeError, type Analytics, type Range } from "./figures.ts";
+
+export interface ListingSummary {
+  listing_id: string;
+  name: string;
+  rating: number | null;
+  review_count: number;
+}
+
+/** Whether the roll-ups' money reconciles with the contract at one block. */
+export interface Reconciliation {
+  /** The last block the indexer has counted (the roll-ups include every event up to it). */
+  block: bigint | null;
+  /** The listings' escrow on-chain at `block`, and as the roll-ups compute it (net revenue − withdrawn). */
+  chain_escrow_wei: bigint | null;
+  rollup_escrow_wei: bigint;
+  withdrawable_wei: bigint | null;
+  vesting_wei: bigint | null;
+  matches: boolean;
+}
+
+export type CreatorAnalytics = Analytics & { listings: ListingSummary[]; reconciliation: Reconciliation; currency: "ETH" };
+
+/** The creator's listings (on-chain ids and names), or just `listingParam` when it is one of them. */
+async function listingsOf(services: Pick<Services, "tables">, wallet: string, listingParam?: string): Promise<{ onChainId: `0x${string}`; name: string }[]> {
+  const creator = wallet.toLowerCase();
+  if (listingParam !== undefined) {
+    const onChainId = parseListingId(listingParam);
+    const agent = await getAgent(services.tables, onChainId);
+    // Another creator's listing reads as no listing at all: nothing about it is told.
+    if (!agent || agent.creator.toLowerCase() !== creator) throw new ApiError("listing_not_found", "No such listing among yours.");
+    return [{ onChainId, name: agent.name }];
+  }
+  const agents = await listAgentsOfCreator(services.tables, creator);
+  return agents.filter((agent) => agent.creator.toLowerCase() === creator).map((agent) => ({ onChainId: parseListingId(agent.listing_id), name: agent.name }));
+}
+
+/** The roll-ups' escrow (net revenue − withdrawn) of the listings, from their lifetime items. */
+async function rollupEscrow(services: Pick<Services, "tables">, onChainIds: string[]): Promise<bigint> {
+  const items = await Promise.all(onChainIds.map((id) => getLifetime(services.tables, id)));
+  let escrow = 0n;
+  for (const item of items) {
+    if (!item) continue;
+    const f = figuresOf("all", new Map(Object.entries(item).filter((e): e is [string, bigint] => typeof e[1] === "bigint")));
+    escrow += f.revenue.net_wei - f.revenue.withdrawn_wei;
+  }
+  return escrow;
+}
+
+/** Compares the roll-ups with the contract at the last block the indexer counted. */
+export async function reconcile(services: Pick<Services, "tables" | "chain" | "config">, onChainIds: `0x${string}`[]): Promise<Reconciliation> {
+  const rollup = await rollupEscrow(services, onChainIds);
+  const next = await getIndexerCursor(services.tables, services.chain.marketplace, services.config.MARKETPLACE_DEPLOY_BLOCK);
+  if (next === null || next === 0n) return { block: null, chain_escrow_wei: null, rollup_escrow_wei: rollup, withdrawable_wei: null, vesting_wei: null, matches: false };
+  const block = next - 1n;
+  try {
+    const reads = await Promise.all(onChainIds.map((listingId) => readEarnings(services.chain, { listingId, blockNumber: block })));
+    const sum = (pick: (r: (typeof reads)[number]) => bigint) => reads.reduce((total, r) => total + pick(r), 0n);
+    const escrow = sum((r) => r.escrowWei);
+    return { block, chain_escrow_wei: escrow, rollup_escrow_wei: rollup, withdrawable_wei: sum((r) => r.withdrawableWei), vesting_wei: sum((r) => r.vestingWei), matches: escrow === rollup };
+  } catch {
+    // The chain did not answer: the figures are still shown, unreconciled.
+    return { block, chain_escrow_wei: null, rollup_escrow_wei: rollup, withdrawable_wei: null, vesting_wei: null, matches: false };
+  }
+}
+
+/** The analytics of the caller's listings (or of one, `listingParam`) over `range`. */
+export async function creatorAnalytics(services: Pick<Services, "tables" | "chain" | "config">, wallet: string, range: Range, listingParam?: string): Promise<CreatorAnalytics> {
+  try {
+    checkRange(range);
+  } catch (error) {
+    if (error instanceof AnalyticsRangeError) throw new ApiError("invalid_request", error.message);
+    throw error;
+  }
+  const listings = await listingsOf(services, wallet, listingParam);
+  const ids = listings.map((l) => l.onChainId);
+  const [analytics, reconciliation, reputation] = await Promise.all([readAnalytics(services.tables, ids, range), reconcile(services, ids), getListingsErc8004(services.tables, ids)]);
+  return {
+    currency: "ETH",
+    listings: listings.map((l) => {
+      const r = reputation.get(l.onChainId.toLowerCase());
+      return { listing_id: `lst_${l.onChainId.slice(2)}`, name: l.name, rating: r?.review_count ? (r.rating ?? null) : null, review_count: r?.review_count ?? 0 };
+    }),
+    ...analytics,
+    reconciliation,
+  };
+}

@@ -1,0 +1,228 @@
+// Reading the creator analytics: a listing's (or several listings') roll-ups over a range, by hour, day
+// or month, folded into series and totals, never by scanning runs. Amounts are exact bigint wei.
+import type { Tables } from "../adapters/tables/dynamo.ts";
+import { RENTAL_MODELS, RUN_FAILURE_CODES, type RentalModel } from "@agent-rental/core/vocabulary";
+import { LATENCY_BOUNDS_MS } from "./rollups.ts";
+import { queryBuckets, queryRenters, type RollupItem } from "./rollup.store.ts";
+
+export const GRANULARITIES = ["hour", "day", "month"] as const;
+export type Granularity = (typeof GRANULARITIES)[number];
+
+/** The longest range each granularity answers (so a request reads a bounded number of items). */
+export const MAX_POINTS: Record<Granularity, number> = { hour: 24 * 31, day: 400, month: 36 };
+/** The top renters listed. */
+export const TOP_RENTERS = 10;
+
+export interface Range {
+  from: Date;
+  to: Date;
+  granularity: Granularity;
+}
+
+/** Why a range is refused (the route turns it into 400 invalid_request). */
+export class AnalyticsRangeError extends Error {}
+
+const hourOf = (d: Date) => d.toISOString().slice(0, 13);
+const dayOf = (d: Date) => d.toISOString().slice(0, 10);
+const monthOf = (d: Date) => d.toISOString().slice(0, 7);
+
+/** The periods of a range, in order: `YYYY-MM-DDTHH`, `YYYY-MM-DD` or `YYYY-MM`. */
+export function periodsOf(range: Range): string[] {
+  const periods: string[] = [];
+  const cursor = new Date(range.from);
+  if (range.granularity === "hour") cursor.setUTCMinutes(0, 0, 0);
+  else cursor.setUTCHours(0, 0, 0, 0);
+  if (range.granularity === "month") cursor.setUTCDate(1);
+  while (cursor <= range.to) {
+    periods.push(range.granularity === "hour" ? hourOf(cursor) : range.granularity === "day" ? dayOf(cursor) : monthOf(cursor));
+    if (periods.length > MAX_POINTS[range.granularity]) throw new AnalyticsRangeError(`A ${range.granularity} range covers at most ${MAX_POINTS[range.granularity]} periods.`);
+    if (range.granularity === "hour") cursor.setUTCHours(cursor.getUTCHours() + 1);
+    else if (range.granularity === "day") cursor.setUTCDate(cursor.getUTCDate() + 1);
+    else cursor.setUTCMonth(cursor.getUTCMonth() + 1);
+  }
+  return periods;
+}
+
+/** Checks a range: from before to, and at most MAX_POINTS periods. */
+export function checkRange(range: Range): void {
+  if (Number.isNaN(range.from.getTime()) || Number.isNaN(range.to.getTime())) throw new AnalyticsRangeError("from and to are ISO 8601 times.");
+  if (range.from > range.to) throw new AnalyticsRangeError("from must not be after to.");
+  periodsOf(range);
+}
+
+/** The figures of one period (or of a whole range). */
+export interface PeriodFigures {
+  period: string;
+  revenue: {
+    by_model: Record<RentalModel, { gross_wei: bigint; fee_wei: bigint; net_wei: bigint }>;
+    gross_wei: bigint;
+    fee_wei: bigint;
+    net_wei: bigint;
+    withdrawn_wei: bigint;
+  };
+  rentals: { purchases: Record<RentalModel, bigint>; renewals: bigint; charges: bigint; deposits_wei: bigint; refunds_wei: bigint };
+  renters: { new: bigint; returning: bigint };
+  runs: { completed: bigint; failed: bigint; by_failure_code: Partial<Record<string, bigint>>; logged: bigint; charged_wei: bigint };
+  latency: { count: bigint; mean_ms: number | null; p50_ms: number | null; p95_ms: number | null };
+}
+
+type Counters = Map<string, bigint>;
+
+function addInto(into: Counters, item: RollupItem): void {
+  for (const [name, value] of Object.entries(item)) if (typeof value === "bigint") into.set(name, (into.get(name) ?? 0n) + value);
+}
+
+function percentile(counters: Counters, count: bigint, p: number): number | null {
+  if (count === 0n) return null;
+  const rank = BigInt(Math.ceil(Number(count) * p));
+  let seen = 0n;
+  for (let i = 0; i <= LATENCY_BOUNDS_MS.length; i++) {
+    seen += counters.get(`lat_b${i}`) ?? 0n;
+    if (seen >= rank) return i < LATENCY_BOUNDS_MS.length ? LATENCY_BOUNDS_MS[i]! : LATENCY_BOUNDS_MS[LATENCY_BOUNDS_MS.length - 1]!;
+  }
+  return LATENCY_BOUNDS_MS[LATENCY_BOUNDS_MS.length - 1]!;
+}
+
+export function figuresOf(period: string, c: Counters): PeriodFigures {
+  const get = (name: string) => c.get(name) ?? 0n;
+  const byModel = Object.fromEntries(
+    RENTAL_MODELS.map((model) => {
+      const gross = get(`gross_${model}`);
+      const fee = get(`fee_${model}`);
+      return [model, { gross_wei: gross, fee_wei: fee, net_wei: gross - fee }];
+    }),
+  ) as PeriodFigures["revenue"]["by_model"];
+  const gross = RENTAL_MODELS.reduce((sum, model) => sum + byModel[model].gross_wei, 0n);
+  const fee = RENTAL_MODELS.reduce((sum, model) => sum + byModel[model].fee_wei, 0n);
+  const byCode: Partial<Record<string, bigint>> = {};
+  for (const code of RUN_FAILURE_CODES) if (get(`fail_${code}`) > 0n) byCode[code] = get(`fail_${code}`);
+  const count = get("lat_count");
+  return {
+    period,
+    revenue: { by_model: byModel, gross_wei: gross, fee_wei: fee, net_wei: gross - fee, withdrawn_wei: get("withdrawn_wei") },
+    rentals: {
+      purchases: Object.fromEntries(RENTAL_MODELS.map((model) => [model, get(`purchases_${model}`)])) as Record<RentalModel, bigint>,
+      renewals: get("renewals"),
+      charges: get("charges"),
+      deposits_wei: get("deposits_wei"),
+      refunds_wei: get("refunds_wei"),
+    },
+    renters: { new: get("renters_new"), returning: get("renters_returning") },
+    runs: { completed: get("runs_completed"), failed: get("runs_failed"), by_failure_code: byCode, logged: get("runs_logged"), charged_wei: get("charged_wei") },
+    latency: { count, mean_ms: count === 0n ? null : Number(get("lat_sum_ms") / count), p50_ms: percentile(c, count, 0.5), p95_ms: percentile(c, count, 0.95) },
+  };
+}
+
+export interface TopRenter {
+  wallet: string;
+  spend_wei: bigint;
+  runs: bigint;
+  purchases: bigint;
+  renewals: bigint;
+}
+
+export interface Analytics {
+  series: PeriodFigures[];
+  totals: PeriodFigures;
+  top_renters: TopRenter[];
+  renter_count: number;
+}
+
+/** The figures of `onChainIds` (a creator's listings, or one) over a range; the top renters by spend. */
+export async function readAnalytics(tables: Tables, onChainIds: string[], range: Range): Promise<Analytics> {
+  const periods = periodsOf(range);
+  const kind = range.granularity === "hour" ? "h" : "d";
+  const first = range.granularity === "hour" ? hourOf(range.from) : dayOf(range.from);
+  const last = range.granularity === "hour" ? hourOf(range.to) : dayOf(range.to);
+  const [bucketLists, renterLists] = await Promise.all([
+    Promise.all(onChainIds.map((id) => queryBuckets(tables, id, kind, first, last))),
+    Promise.all(onChainIds.map((id) => queryRenters(tables, id))),
+  ]);
+  const byPeriod = new Map<string, Counters>(periods.map((p) => [p, new Map()]));
+  const total: Counters = new Map();
+  for (const items of bucketLists) {
+    for (const item of items) {
+      const key = item.sk.slice(2);
+      const period = range.granularity === "month" ? key.slice(0, 7) : key;
+      const counters = byPeriod.get(period);
+      if (!counters) continue;
+      addInto(counters, item);
+      addInto(total, item);
+    }
+  }
+  const renters = new Map<string, TopRenter>();
+  for (const items of renterLists) {
+    for (const item of items) {
+      const wallet = item.sk.slice(2);
+      const found = renters.get(wallet) ?? { wallet, spend_wei: 0n, runs: 0n, purchases: 0n, renewals: 0n };
+      found.spend_wei += typeof item.spend_wei === "bigint" ? item.spend_wei : 0n;
+      found.runs += typeof item.runs === "bigint" ? item.runs : 0n;
+      found.purchases += typeof item.purchases === "bigint" ? item.purchases : 0n;
+      found.renewals += typeof item.renewals === "bigint" ? item.renewals : 0n;
+      renters.set(wallet, found);
+    }
+  }
+  const top = [...renters.values()].sort((a, b) => (b.spend_wei > a.spend_wei ? 1 : b.spend_wei < a.spend_wei ? -1 : b.runs > a.runs ? 1 : b.runs < a.runs ? -1 : a.wallet < b.wallet ? -1 : 1)).slice(0, TOP_RENTERS);
+  return {
+    series: periods.map((p) => figuresOf(p, byPeriod.get(p)!)),
+    totals: figuresOf(`${periods[0]}/${periods.at(-1)}`, total),
+    top_renters: top,
+    renter_count: renters.size,
+  };
+}
+
+/** The tables a CSV export can hold. */
+export const CSV_TABLES = ["series", "top_renters"] as const;
+export type CsvTable = (typeof CSV_TABLES)[number];
+
+const csvCell = (value: unknown) => {
+  const text = value === null || value === undefined ? "" : String(value);
+  return /[",\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
+};
+
+/** One table of the analytics as CSV (RFC 4180; wei as exact integers). */
+export function toCsv(analytics: Analytics, table: CsvTable): string {
+  if (table === "top_renters") {
+    const rows = [["wallet", "spend_wei", "runs", "purchases", "renewals"], ...analytics.top_renters.map((r) => [r.wallet, r.spend_wei, r.runs, r.purchases, r.renewals])];
+    return rows.map((row) => row.map(csvCell).join(",")).join("\r\n") + "\r\n";
+  }
+  const header = [
+    "period",
+    "gross_wei",
+    "fee_wei",
+    "net_wei",
+    ...RENTAL_MODELS.flatMap((m) => [`gross_wei_${m}`, `fee_wei_${m}`, `net_wei_${m}`]),
+    "withdrawn_wei",
+    ...RENTAL_MODELS.map((m) => `purchases_${m}`),
+    "renewals",
+    "renters_new",
+    "renters_returning",
+    "runs_completed",
+    "runs_failed",
+    "runs_logged",
+    "charged_wei",
+    "latency_p50_ms",
+    "latency_p95_ms",
+    ...RUN_FAILURE_CODES.map((code) => `failed_${code}`),
+  ];
+  const rows = analytics.series.map((f) => [
+    f.period,
+    f.revenue.gross_wei,
+    f.revenue.fee_wei,
+    f.revenue.net_wei,
+    ...RENTAL_MODELS.flatMap((m) => [f.revenue.by_model[m].gross_wei, f.revenue.by_model[m].fee_wei, f.revenue.by_model[m].net_wei]),
+    f.revenue.withdrawn_wei,
+    ...RENTAL_MODELS.map((m) => f.rentals.purchases[m]),
+    f.rentals.renewals,
+    f.renters.new,
+    f.renters.returning,
+    f.runs.completed,
+    f.runs.failed,
+    f.runs.logged,
+    f.runs.charged_wei,
+    f.latency.p50_ms,
+    f.latency.p95_ms,
+    ...RUN_FAILURE_CODES.map((code) => f.runs.by_failure_code[code] ?? 0n),
+  ]);
+  return [header, ...rows].map((row) => row.map(csvCell).join(",")).join("\r\n") + "\r\n";
+}

@@ -1,0 +1,149 @@
+// The rebuild: every roll-up recomputed from the sources alone (the marketplace's events on the chain,
+// up to the last block the indexer counted, and the runs table's finished runs and receipts), with the
+// same target functions the live writers use. `compare` tells where the live roll-ups differ from it;
+// `writeRebuild` replaces them (run it while the writers are quiet: it owns the partitions it writes).
+import type { Tables } from "../adapters/tables/dynamo.ts";
+import type { ChainClient } from "../chain/client.ts";
+import { getMarketplaceLogs } from "../chain/get-marketplace-logs.ts";
+import { getIndexerCursor } from "../credentials/cursor.store.ts";
+import { chainFactsFromLogs } from "./chain-facts.ts";
+import { chainTargets, chainToken, receiptTargets, receiptToken, runTargets, runToken, type ChainFact } from "./rollups.ts";
+import { deleteRollupItems, putAppliedFacts, putRollupItem, queryPartition, rollupPk, type RollupItem, type RollupTarget } from "./rollup.store.ts";
+import { scanFinishedRuns } from "../execution/runs/run.store.ts";
+
+/** Rebuilt items by partition, then by sort key: counters (bigint) and attributes set once (string). */
+export type Rebuilt = Map<string, Map<string, Record<string, bigint | string>>>;
+
+export interface RebuildSources {
+  tables: Tables;
+  chain: Pick<ChainClient, "client" | "marketplace">;
+  deployBlock: bigint;
+  /** Only these listings (on-chain ids); all when absent. */
+  listings?: string[];
+}
+
+export interface RebuildResult {
+  items: Rebuilt;
+  tokens: string[];
+  /** The last block counted (the indexer's cursor − 1); null before its first round. */
+  block: bigint | null;
+}
+
+function fold(into: Rebuilt, target: RollupTarget): void {
+  let partition = into.get(target.pk);
+  if (!partition) into.set(target.pk, (partition = new Map()));
+  const item = partition.get(target.sk) ?? {};
+  for (const [name, amount] of Object.entries(target.add)) {
+    if (amount === 0n) continue;
+    item[name] = ((item[name] as bigint | undefined) ?? 0n) + amount;
+  }
+  for (const [name, value] of Object.entries(target.setOnce ?? {})) if (item[name] === undefined) item[name] = value;
+  partition.set(target.sk, item);
+}
+
+/** Recomputes the roll-ups from the chain and the runs table. */
+export async function rebuildRollups(sources: RebuildSources, chunk = 5_000n): Promise<RebuildResult> {
+  const only = sources.listings ? new Set(sources.listings.map((id) => id.toLowerCase())) : undefined;
+  const wanted = (id: string) => !only || only.has(id.toLowerCase());
+  const items: Rebuilt = new Map();
+  const tokens: string[] = [];
+  const next = await getIndexerCursor(sources.tables, sources.chain.marketplace, sources.deployBlock);
+  const block = next === null || next === 0n ? null : next - 1n;
+
+  // The chain, in order, up to the block the indexer counted.
+  const facts: Omit<ChainFact, "first">[] = [];
+  if (block !== null) {
+    for (let from = sources.deployBlock; from <= block; from += chunk) {
+      const to = from + chunk - 1n < block ? from + chunk - 1n : block;
+      facts.push(...(await chainFactsFromLogs(sources.chain, await getMarketplaceLogs(sources.chain as ChainClient, from, to))));
+    }
+  }
+  const firstPurchase = new Map<string, string>();
+  for (const fact of facts) {
+    if (!fact.wallet || !wanted(fact.on_chain_id)) continue;
+    const key = `${fact.on_chain_id}|${fact.wallet}`;
+    const seen = firstPurchase.get(key);
+    if (fact.event.kind === "purchase" && (seen === undefined || fact.position < seen)) firstPurchase.set(key, fact.position);
+  }
+  for (const fact of facts) {
+    if (!wanted(fact.on_chain_id)) continue;
+    const first = fact.event.kind === "purchase" && fact.wallet ? firstPurchase.get(`${fact.on_chain_id}|${fact.wallet}`) === fact.position : undefined;
+    for (const target of chainTargets({ ...fact, ...(first === undefined ? {} : { first }) })) fold(items, target);
+    tokens.push(chainToken(fact.id));
+  }
+
+  // The runs whose settlement is recorded, and those whose receipt is logged.
+  for (const run of await scanFinishedRuns(sources.tables)) {
+    if (!wanted(run.on_chain_id) || !run.finished_at || run.settlement === "pending" || (run.status !== "completed" && run.status !== "failed")) continue;
+    const targets = runTargets({
+      run_id: run.run_id,
+      on_chain_id: run.on_chain_id.toLowerCase() as `0x${string}`,
+      wallet: run.wallet,
+      rental_model: run.rental_model,
+      status: run.status,
+      ...(run.status === "failed" && run.error ? { failure_code: run.error.code } : {}),
+      duration_ms: run.duration_ms ?? 0,
+      cost_wei: BigInt(run.cost_wei || "0"),
+      finished_at: run.finished_at,
+    });
+    for (const target of targets) fold(items, target);
+    tokens.push(runToken(run.run_id));
+    if (run.log_state === "logged") {
+      for (const target of receiptTargets({ run_id: run.run_id, on_chain_id: run.on_chain_id.toLowerCase() as `0x${string}`, finished_at: run.finished_at })) fold(items, target);
+      tokens.push(receiptToken(run.run_id));
+    }
+  }
+  return { items, tokens, block };
+}
+
+/** A live item as the rebuild would write it: its counters and set-once attributes, no bookkeeping. */
+function comparable(item: RollupItem | Record<string, bigint | string>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(item)) {
+    if (name === "pk" || name === "sk" || name === "in_flight" || value === undefined) continue;
+    if (typeof value === "bigint" && value === 0n) continue;
+    out[name] = typeof value === "bigint" ? `${value}n` : String(value);
+  }
+  return out;
+}
+
+export interface RollupDifference {
+  listing: string;
+  sk: string;
+  live: Record<string, string> | null;
+  rebuilt: Record<string, string> | null;
+}
+
+/** Where the live roll-ups of `listings` differ from the rebuild (empty: identical). */
+export async function compareWithLive(tables: Tables, rebuilt: RebuildResult, listings: string[]): Promise<RollupDifference[]> {
+  const differences: RollupDifference[] = [];
+  for (const listing of listings) {
+    const live = new Map((await queryPartition(tables, listing)).map((item) => [item.sk, comparable(item)]));
+    const fresh = new Map([...(rebuilt.items.get(rollupPk(listing)) ?? new Map<string, Record<string, bigint | string>>()).entries()].map(([sk, item]) => [sk, comparable(item)]));
+    for (const sk of new Set([...live.keys(), ...fresh.keys()])) {
+      const a = live.get(sk) ?? null;
+      const b = fresh.get(sk) ?? null;
+      if (JSON.stringify(sortKeys(a)) !== JSON.stringify(sortKeys(b))) differences.push({ listing, sk, live: a, rebuilt: b });
+    }
+  }
+  return differences;
+}
+
+const sortKeys = (value: Record<string, string> | null) => (value ? Object.fromEntries(Object.entries(value).sort(([x], [y]) => (x < y ? -1 : 1))) : null);
+
+/** Replaces the live roll-ups of the rebuilt partitions with the rebuild, and records every counted
+ * fact as applied (so a replay after the rebuild counts nothing twice). */
+export async function writeRebuild(tables: Tables, rebuilt: RebuildResult): Promise<{ items: number; facts: number }> {
+  let written = 0;
+  for (const [pk, partition] of rebuilt.items) {
+    const listing = pk.slice("roll#".length);
+    const stale = (await queryPartition(tables, listing)).filter((item) => !partition.has(item.sk));
+    await deleteRollupItems(tables, listing, stale.map((item) => item.sk));
+    for (const [sk, item] of partition) {
+      await putRollupItem(tables, pk, { sk, ...item });
+      written++;
+    }
+  }
+  await putAppliedFacts(tables, rebuilt.tokens);
+  return { items: written, facts: rebuilt.tokens.length };
+}

@@ -1,0 +1,209 @@
+// Creator analytics roll-ups: what each counted event adds to a listing's hour and day buckets and to
+// its renter items, and the exactly-once protocol that adds it (docs/design/analytics.md).
+//
+// Every event counted is a fact with a token that names it by what it is, never by who saw it:
+// `run:<run_id>` (a run's settled outcome), `receipt:<run_id>` (its receipt logged), `ev:<tx>:<log>` (a
+// marketplace event). Two settlement passes, two indexers or a retry after a crash reach the same
+// token, so the fact is counted once. The protocol is the listing figures' (src/listings/stats.ts):
+//   1. claim the fact item (create it: generation 1; or take over an expired claim: generation + 1);
+//   2. add to each target item on the condition that the token is not in its `in_flight` set, adding
+//      the token with the counters;
+//   3. mark the fact applied, on the condition that the claim is still ours;
+//   4. with generation 1 only, delete the token from the targets (after a takeover it stays, so a
+//      stalled earlier claimant that reaches step 2 late still finds it).
+import { randomUUID } from "node:crypto";
+import type { Tables } from "../adapters/tables/dynamo.ts";
+import type { FinishedRunStatus, RentalModel, RunFailureCode } from "@agent-rental/core/vocabulary";
+import {
+  addToRollup,
+  createFact,
+  daySk,
+  LIFETIME_SK,
+  deleteRollupToken,
+  expireFactClaim,
+  getFact,
+  hourSk,
+  markFactApplied,
+  renterSk,
+  rollupPk,
+  takeOverFact,
+  type RollupTarget,
+} from "./rollup.store.ts";
+
+/** How long a claim on a fact lasts before another caller may take it over. */
+export const FACT_LEASE_MS = 10_000;
+const POLL_MS = 20;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Upper bounds (ms) of the latency histogram's buckets; the last bucket is open. Percentiles are read
+ * to the bucket: the upper bound of the bucket that holds the rank. */
+export const LATENCY_BOUNDS_MS = [10, 25, 50, 100, 200, 300, 500, 750, 1_000, 1_500, 2_000, 3_000, 5_000, 7_500, 10_000, 15_000, 20_000, 30_000, 60_000, 120_000, 300_000] as const;
+
+/** The histogram bucket of a duration: its index in LATENCY_BOUNDS_MS, or its length for the open one. */
+export function latencyBucket(ms: number): number {
+  const index = LATENCY_BOUNDS_MS.findIndex((bound) => ms <= bound);
+  return index === -1 ? LATENCY_BOUNDS_MS.length : index;
+}
+
+/** The hour (`YYYY-MM-DDTHH`) and day (`YYYY-MM-DD`) of an ISO time, in UTC. */
+export function bucketsOf(iso: string): { hour: string; day: string } {
+  const time = new Date(Date.parse(iso)).toISOString();
+  return { hour: time.slice(0, 13), day: time.slice(0, 10) };
+}
+
+function bucketTargets(onChainId: string, at: string, add: Record<string, bigint>): RollupTarget[] {
+  const { hour, day } = bucketsOf(at);
+  const pk = rollupPk(onChainId);
+  return [
+    { pk, sk: hourSk(hour), add },
+    { pk, sk: daySk(day), add },
+    { pk, sk: LIFETIME_SK, add },
+  ];
+}
+
+/** A run whose settlement is recorded: its outcome is final (what settlement.ts hands over). */
+export interface SettledRunFact {
+  run_id: string;
+  on_chain_id: `0x${string}`;
+  wallet: string;
+  rental_model: RentalModel;
+  status: FinishedRunStatus;
+  failure_code?: RunFailureCode;
+  duration_ms: number;
+  /** Wei charged for the run (per_query; 0 otherwise and when refused). */
+  cost_wei: bigint;
+  finished_at: string;
+}
+
+/** What a settled run adds: a run by status and failure code, its latency, its charge; to the renter its run. */
+export function runTargets(run: SettledRunFact): RollupTarget[] {
+  const add: Record<string, bigint> = {
+    [`runs_${run.status}`]: 1n,
+    lat_count: 1n,
+    lat_sum_ms: BigInt(Math.max(0, Math.round(run.duration_ms))),
+    [`lat_b${latencyBucket(run.duration_ms)}`]: 1n,
+  };
+  if (run.status === "failed" && run.failure_code) add[`fail_${run.failure_code}`] = 1n;
+  if (run.cost_wei > 0n) add.charged_wei = run.cost_wei;
+  return [...bucketTargets(run.on_chain_id, run.finished_at, add), { pk: rollupPk(run.on_chain_id), sk: renterSk(run.wallet), add: { runs: 1n }, setOnce: { wallet: run.wallet.toLowerCase() } }];
+}
+
+/** A run whose receipt the run log logged on-chain. */
+export interface ReceiptFact {
+  run_id: string;
+  on_chain_id: `0x${string}`;
+  finished_at: string;
+}
+
+export function receiptTargets(receipt: ReceiptFact): RollupTarget[] {
+  return bucketTargets(receipt.on_chain_id, receipt.finished_at, { runs_logged: 1n });
+}
+
+/** A marketplace event that moves money or a rental, as the analytics count it (chain-facts.ts). */
+export type MoneyEvent =
+  | { kind: "purchase"; model: RentalModel; gross: bigint; fee: bigint }
+  | { kind: "renewal"; gross: bigint; fee: bigint }
+  | { kind: "charge"; gross: bigint; fee: bigint }
+  | { kind: "deposit"; amount: bigint; purchase: boolean }
+  | { kind: "refund"; amount: bigint }
+  | { kind: "earnings_withdrawn"; amount: bigint };
+
+export interface ChainFact {
+  /** `<tx hash>:<log index>`, lower-case. */
+  id: string;
+  on_chain_id: `0x${string}`;
+  /** The renter (absent for the creator's own withdrawal). */
+  wallet?: string;
+  /** The block's time, ISO. */
+  at: string;
+  /** `<block>:<log index>`, zero-padded so it sorts (the renter's first event). */
+  position: string;
+  event: MoneyEvent;
+  /** Whether this is the wallet's first rental of the listing (a new renter), for purchases. */
+  first?: boolean;
+}
+
+/** What a chain event adds: revenue by model (gross, fee), rentals, deposits, refunds, withdrawals; to
+ * the renter item its spend. */
+export function chainTargets(fact: ChainFact): RollupTarget[] {
+  const add: Record<string, bigint> = {};
+  let spend = 0n;
+  const e = fact.event;
+  const revenue = (model: RentalModel, gross: bigint, fee: bigint) => {
+    add[`gross_${model}`] = gross;
+    add[`fee_${model}`] = fee;
+    spend = gross;
+  };
+  switch (e.kind) {
+    case "purchase":
+      add[`purchases_${e.model}`] = 1n;
+      add[fact.first ? "renters_new" : "renters_returning"] = 1n;
+      if (e.model !== "per_query") revenue(e.model, e.gross, e.fee);
+      break;
+    case "renewal":
+      add.renewals = 1n;
+      revenue("subscription", e.gross, e.fee);
+      break;
+    case "charge":
+      revenue("per_query", e.gross, e.fee);
+      add.charges = 1n;
+      break;
+    case "deposit":
+      add.deposits_wei = e.amount;
+      break;
+    case "refund":
+      add.refunds_wei = e.amount;
+      break;
+    case "earnings_withdrawn":
+      add.withdrawn_wei = e.amount;
+      break;
+  }
+  const targets = bucketTargets(fact.on_chain_id, fact.at, add);
+  if (fact.wallet && (spend > 0n || e.kind === "purchase")) {
+    targets.push({
+      pk: rollupPk(fact.on_chain_id),
+      sk: renterSk(fact.wallet),
+      add: { spend_wei: spend, ...(e.kind === "purchase" ? { purchases: 1n } : {}), ...(e.kind === "renewal" ? { renewals: 1n } : {}) },
+      setOnce: { wallet: fact.wallet.toLowerCase(), first_position: fact.position },
+    });
+  }
+  return targets;
+}
+
+async function claimFact(tables: Tables, token: string, leaseMs: number, detail: Record<string, string>): Promise<{ claim: string; generation: number } | null> {
+  for (;;) {
+    const claim = randomUUID();
+    if (await createFact(tables, token, claim, Date.now() + leaseMs, detail)) return { claim, generation: 1 };
+    const fact = await getFact(tables, token);
+    if (!fact) continue;
+    if (fact.state === "applied") return null;
+    if (fact.claimed_until > Date.now()) {
+      await sleep(POLL_MS);
+      continue;
+    }
+    const generation = await takeOverFact(tables, token, fact.claim, claim, Date.now() + leaseMs);
+    if (generation !== null) return { claim, generation };
+  }
+}
+
+/**
+ * Counts a fact in the roll-ups exactly once, however often and from however many processes it is
+ * called. Resolves once it is counted; throws on a storage failure (call it again).
+ */
+export async function applyFact(tables: Tables, token: string, targets: RollupTarget[], options: { leaseMs?: number; listing?: string } = {}): Promise<"applied" | "already"> {
+  const held = await claimFact(tables, token, options.leaseMs ?? FACT_LEASE_MS, options.listing ? { listing: options.listing } : {});
+  if (!held) return "already";
+  try {
+    for (const target of targets) await addToRollup(tables, target, token);
+    const finished = await markFactApplied(tables, token, held.claim);
+    if (finished && held.generation === 1) await Promise.all(targets.map((target) => deleteRollupToken(tables, target, token).catch(() => undefined)));
+    return "applied";
+  } catch (error) {
+    await expireFactClaim(tables, token, held.claim).catch(() => undefined);
+    throw error;
+  }
+}
+
+export const runToken = (runId: string) => `run:${runId}`;
+export const receiptToken = (runId: string) => `receipt:${runId}`;
+export const chainToken = (id: string) => `ev:${id.toLowerCase()}`;

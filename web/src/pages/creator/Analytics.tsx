@@ -1,0 +1,217 @@
+// The creator's analytics (GET /v1/creators/me/analytics, or one listing's): revenue, runs and latency
+// over time, each chart with its own range, the top renters by spend (wallet addresses only), CSV
+// export, and whether the figures match the chain ("matches the chain as of block N"). Charts are
+// recharts (SVG, composable React components, kept up by its maintainers), loaded with this page only.
+import { useState } from "react";
+import { useQuery } from "@tanstack/react-query";
+import { Bar, BarChart, CartesianGrid, Legend, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
+import type { AnalyticsRange, CreatorAnalytics } from "@agent-rental/sdk";
+import { formatEther } from "viem";
+import { useClient } from "../../api/hooks.ts";
+import { useSession } from "../../auth/session.tsx";
+import { Empty, ErrorNote, Loading } from "../../ui/notices.tsx";
+import { formatWei } from "../../ui/format.ts";
+
+const RANGES = {
+  "24h": { label: "Last 24 hours", hours: 24, granularity: "hour" },
+  "7d": { label: "Last 7 days", hours: 24 * 7, granularity: "hour" },
+  "30d": { label: "Last 30 days", hours: 24 * 30, granularity: "day" },
+  "12m": { label: "Last 12 months", hours: 24 * 365, granularity: "month" },
+} as const;
+type RangeKey = keyof typeof RANGES;
+
+function rangeOf(key: RangeKey): AnalyticsRange {
+  const to = new Date();
+  return { from: new Date(to.getTime() - RANGES[key].hours * 3_600_000), to, granularity: RANGES[key].granularity };
+}
+
+function useAnalytics(listingId: string, key: RangeKey) {
+  const client = useClient();
+  const { session } = useSession();
+  return useQuery<CreatorAnalytics>({
+    queryKey: ["auth", session?.wallet, "/v1/creators/me/analytics", listingId, key],
+    queryFn: ({ signal }) => {
+      const range = { ...rangeOf(key), signal };
+      return listingId ? client.creators.listingAnalytics(listingId, range) : client.creators.analytics(range);
+    },
+    enabled: Boolean(session),
+  });
+}
+
+function RangeSelect({ value, onChange, label }: { value: RangeKey; onChange: (key: RangeKey) => void; label: string }) {
+  return (
+    <label className="row" style={{ gap: ".4rem" }}>
+      <span className="muted">{label}</span>
+      <select value={value} onChange={(e) => onChange(e.target.value as RangeKey)}>
+        {Object.entries(RANGES).map(([key, r]) => (
+          <option key={key} value={key}>
+            {r.label}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+}
+
+const eth = (wei: bigint) => Number(formatEther(wei));
+
+function ChartCard({ title, listingId, initial, children }: { title: string; listingId: string; initial: RangeKey; children: (data: CreatorAnalytics) => React.ReactElement }) {
+  const [range, setRange] = useState<RangeKey>(initial);
+  const data = useAnalytics(listingId, range);
+  return (
+    <section className="card stack" aria-label={title}>
+      <div className="row" style={{ justifyContent: "space-between", flexWrap: "wrap" }}>
+        <h2 style={{ margin: 0 }}>{title}</h2>
+        <RangeSelect value={range} onChange={setRange} label={`${title} range`} />
+      </div>
+      {data.isPending ? <Loading label={`Loading ${title.toLowerCase()}`} /> : !data.data ? <ErrorNote error={data.error} title={`${title} could not be loaded`} /> : <div style={{ width: "100%", height: 240 }}>{children(data.data)}</div>}
+    </section>
+  );
+}
+
+function download(name: string, text: string): void {
+  const url = URL.createObjectURL(new Blob([text], { type: "text/csv" }));
+  const a = document.createElement("a");
+  a.href = url;
+  a.download = name;
+  a.click();
+  URL.revokeObjectURL(url);
+}
+
+/** The analytics of the creator's listings (all, or the one chosen). */
+export function CreatorAnalyticsPanel({ listings }: { listings: { listing_id: string; name: string }[] }) {
+  const [listingId, setListingId] = useState("");
+  const client = useClient();
+  const summary = useAnalytics(listingId, "30d");
+  if (summary.isPending) return <Loading label="Loading your analytics" />;
+  if (!summary.data) return <ErrorNote error={summary.error} title="Your analytics could not be loaded" />;
+  const s = summary.data;
+  const r = s.reconciliation;
+  const csv = async (table: "series" | "top_renters") => download(`analytics-${table}.csv`, await client.creators.analyticsCsv({ ...rangeOf("30d"), table, ...(listingId ? { listingId } : {}) }));
+  return (
+    <div className="stack">
+      <div className="row" style={{ justifyContent: "space-between", flexWrap: "wrap", gap: ".5rem" }}>
+        <label className="row" style={{ gap: ".4rem" }}>
+          <span className="muted">Listing</span>
+          <select value={listingId} onChange={(e) => setListingId(e.target.value)} aria-label="Listing">
+            <option value="">All my listings</option>
+            {listings.map((l) => (
+              <option key={l.listing_id} value={l.listing_id}>
+                {l.name}
+              </option>
+            ))}
+          </select>
+        </label>
+        <p role="status" aria-label="Reconciliation" className={r.matches ? "ok" : "warn"} style={{ margin: 0 }}>
+          {r.block === null ? "Not reconciled yet: the chain's index has not counted a block." : r.matches ? `Matches the chain as of block ${r.block}` : `Does not match the chain as of block ${r.block}`}
+        </p>
+      </div>
+      <dl className="figures" aria-label="Last 30 days">
+        <div><dt>Net revenue (30 days)</dt><dd>{formatWei(s.totals.revenue.net_wei)}</dd></div>
+        <div><dt>Protocol fee</dt><dd>{formatWei(s.totals.revenue.fee_wei)}</dd></div>
+        <div><dt>Runs</dt><dd>{s.totals.runs.completed} completed, {s.totals.runs.failed} failed</dd></div>
+        <div><dt>Latency p95</dt><dd>{s.totals.latency.p95_ms === null ? "–" : `${s.totals.latency.p95_ms} ms`}</dd></div>
+        <div><dt>Withdrawable now</dt><dd>{r.withdrawable_wei === null ? "–" : formatWei(r.withdrawable_wei)}</dd></div>
+        <div><dt>Still vesting</dt><dd>{r.vesting_wei === null ? "–" : formatWei(r.vesting_wei)}</dd></div>
+      </dl>
+      <div className="grid analytics-charts">
+        <ChartCard title="Revenue" listingId={listingId} initial="30d">
+          {(d) => (
+            <ResponsiveContainer>
+              <BarChart data={d.series.map((p) => ({ period: p.period, net: eth(p.revenue.net_wei), fee: eth(p.revenue.fee_wei) }))}>
+                <CartesianGrid strokeDasharray="3 3" />
+                <XAxis dataKey="period" tick={{ fontSize: 11 }} />
+                <YAxis tick={{ fontSize: 11 }} unit=" ETH" width={80} />
+                <Tooltip />
+                <Legend />
+                <Bar dataKey="net" name="Net (ETH)" stackId="r" fill="#2563eb" />
+                <Bar dataKey="fee" name="Protocol fee (ETH)" stackId="r" fill="#93c5fd" />
+              </BarChart>
+            </ResponsiveContainer>
+          )}
+        </ChartCard>
+        <ChartCard title="Runs" listingId={listingId} initial="7d">
+          {(d) => (
+            <ResponsiveContainer>
+              <BarChart data={d.series.map((p) => ({ period: p.period, completed: Number(p.runs.completed), failed: Number(p.runs.failed) }))}>
+                <CartesianGrid strokeDasharray="3 3" />
+                <XAxis dataKey="period" tick={{ fontSize: 11 }} />
+                <YAxis allowDecimals={false} tick={{ fontSize: 11 }} />
+                <Tooltip />
+                <Legend />
+                <Bar dataKey="completed" name="Completed" stackId="runs" fill="#16a34a" />
+                <Bar dataKey="failed" name="Failed" stackId="runs" fill="#dc2626" />
+              </BarChart>
+            </ResponsiveContainer>
+          )}
+        </ChartCard>
+        <ChartCard title="Latency" listingId={listingId} initial="7d">
+          {(d) => (
+            <ResponsiveContainer>
+              <LineChart data={d.series.map((p) => ({ period: p.period, p50: p.latency.p50_ms, p95: p.latency.p95_ms }))}>
+                <CartesianGrid strokeDasharray="3 3" />
+                <XAxis dataKey="period" tick={{ fontSize: 11 }} />
+                <YAxis unit=" ms" tick={{ fontSize: 11 }} width={70} />
+                <Tooltip />
+                <Legend />
+                <Line dataKey="p50" name="p50" stroke="#2563eb" connectNulls dot={false} />
+                <Line dataKey="p95" name="p95" stroke="#f97316" connectNulls dot={false} />
+              </LineChart>
+            </ResponsiveContainer>
+          )}
+        </ChartCard>
+      </div>
+      <section className="card stack" aria-label="Top renters">
+        <div className="row" style={{ justifyContent: "space-between", flexWrap: "wrap" }}>
+          <h2 style={{ margin: 0 }}>Top renters</h2>
+          <div className="row" style={{ gap: ".4rem" }}>
+            <button type="button" onClick={() => void csv("series")}>Export series (CSV)</button>
+            <button type="button" onClick={() => void csv("top_renters")}>Export renters (CSV)</button>
+          </div>
+        </div>
+        {s.top_renters.length === 0 ? (
+          <Empty>No renters yet.</Empty>
+        ) : (
+          <div style={{ overflowX: "auto" }}>
+            <table aria-label="Top renters by spend">
+              <thead>
+                <tr><th scope="col">Wallet</th><th scope="col">Spent</th><th scope="col">Runs</th><th scope="col">Rentals</th></tr>
+              </thead>
+              <tbody>
+                {s.top_renters.map((t) => (
+                  <tr key={t.wallet}>
+                    <td><code>{t.wallet}</code></td>
+                    <td>{formatWei(t.spend_wei)}</td>
+                    <td>{String(t.runs)}</td>
+                    <td>{String(Number(t.purchases) + Number(t.renewals))}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+      </section>
+    </div>
+  );
+}
+
+/** The page: signed-in creators only. */
+export function CreatorAnalyticsPage() {
+  const { session } = useSession();
+  const client = useClient();
+  const me = useQuery({ queryKey: ["auth", session?.wallet, "/v1/creators/me"], queryFn: () => client.creators.me(), enabled: Boolean(session) });
+  return (
+    <div className="stack">
+      <h1>Analytics</h1>
+      {!session ? (
+        <Empty>Sign in with your creator wallet to see your analytics.</Empty>
+      ) : me.isPending ? (
+        <Loading label="Loading your listings" />
+      ) : !me.data ? (
+        <ErrorNote error={me.error} title="Your listings could not be loaded" />
+      ) : (
+        <CreatorAnalyticsPanel listings={me.data.agents.map((a) => ({ listing_id: a.listing_id, name: a.agent_id }))} />
+      )}
+    </div>
+  );
+}
