@@ -9,6 +9,7 @@ import type { Tables } from "../adapters/tables/dynamo.ts";
 import type { EgressGuard } from "../adapters/egress/guard.ts";
 import type { SigningKeyInput } from "../auth/jwt.ts";
 import { callProvider } from "./bridge.ts";
+import { approvalSecret, bindApprovalsToBrowser, withApproval } from "./browser-binding.ts";
 import { createProvider, OAUTH_LIFETIMES } from "./provider.ts";
 import { canonicalBase, knownResource, serviceResource } from "./resources.ts";
 import { OAUTH_SCOPES, OAUTH_SCOPE_WORDS, scopesOf, type OAuthScope } from "./scopes.ts";
@@ -117,6 +118,7 @@ export function createOAuthServer(options: OAuthServerOptions): OAuthServer {
     if (!provider) {
       if (providers.size >= MAX_ISSUERS) providers.delete(providers.keys().next().value!);
       provider = createProvider({ issuer, dashboardBase: options.dashboardUrl ?? issuer, tables: options.tables, keys: options.keys, egress: options.egress, ...(options.onServerError ? { onServerError: options.onServerError } : {}) });
+      bindApprovalsToBrowser(provider, options.tables);
       providers.set(issuer, provider);
     }
     return provider;
@@ -171,7 +173,7 @@ export function createOAuthServer(options: OAuthServerOptions): OAuthServer {
       if (!grant) return null;
       // Its last use, kept to the minute (as an API key's): one write a minute per app, not per request.
       const now = new Date();
-      if (!grant.last_used_at || now.getTime() - Date.parse(grant.last_used_at) >= LAST_USE_INTERVAL_MS) touchGrant(options.tables, access.grantId, now.toISOString());
+      if (!grant.last_used_at || now.getTime() - Date.parse(grant.last_used_at) >= LAST_USE_INTERVAL_MS) await touchGrant(options.tables, access.grantId, now.toISOString());
       return {
         wallet: getAddress(access.accountId),
         clientId: access.clientId,
@@ -235,9 +237,11 @@ export function createOAuthServer(options: OAuthServerOptions): OAuthServer {
         client_kind: clientKind(clientId),
         redirect_host: URL.canParse(redirectUri) ? new URL(redirectUri).host : "",
       });
-      interaction.result = { login: { accountId }, consent: { grantId } };
+      // Only the browser that started the sign-in, and approved it, can finish it (browser-binding.ts).
+      const approval = approvalSecret();
+      interaction.result = { login: { accountId }, consent: { grantId }, ...approval.result };
       await interaction.save(ttl);
-      return { redirect_to: interaction.returnTo };
+      return { redirect_to: withApproval(interaction.returnTo, approval.secret) };
     },
 
     async connectedApps(wallet) {

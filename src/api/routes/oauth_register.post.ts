@@ -43,7 +43,7 @@ export function register(app: OpenAPIHono<AppEnv>): void {
     }
     const request = new Request(c.req.raw.url, { method: "POST", headers: c.req.raw.headers, body: text });
     const services = c.get("services");
-    const answer = await services.oauth.handle(apiBaseOf(services, c.req.url), request, clientIp(c));
+    const answer = await services.oauth.handle(apiBaseOf(services), request, clientIp(c));
     return new Response(answer.body, { status: answer.status, headers: answer.headers }) as never;
   });
 }
