@@ -112,13 +112,22 @@ describe("a consent link sent to someone else", () => {
     const approved = await approve(d);
     // The victim's browser did not start the sign-in: it is refused, not sent to the app.
     expect(approved.status).toBe(400);
-    expect(await d.page.locator("body").innerText()).toContain("approved in a browser other than the one that started it");
+    const victimSaw = await d.page.locator("body").innerText();
 
-    // The attacker follows the resumption with their own cookies: no code reaches the app.
+    // The attacker follows the resumption with their own cookies: no code reaches the app, so no token
+    // for the victim's wallet.
     const resume = `${siteUrl}/oauth/authorize/${requestId}`;
     const attempt = await attackerPage.goto(resume);
+    const stolen = attackerPage.url().startsWith(callback.url) ? new URL(attackerPage.url()).searchParams.get("code") : null;
+    if (stolen) {
+      const exchanged = await tokenRequest(siteUrl, { grant_type: "authorization_code", code: stolen, code_verifier: verifier.verifier, redirect_uri: client.redirect_uri, client_id: client.client_id, resource: siteUrl });
+      const tokens = (await exchanged.json()) as Partial<Tokens>;
+      const credentials = await fetch(`${siteUrl}/v1/credentials`, { headers: { authorization: `Bearer ${tokens.access_token}` } });
+      expect(credentials.status, "the attacker's token opens the victim's credentials").not.toBe(200);
+    }
+    expect(stolen).toBeNull();
     expect(attempt?.status()).toBe(400);
-    expect(attackerPage.url().startsWith(callback.url)).toBe(false);
+    expect(victimSaw).toContain("approved in a browser other than the one that started it");
     // Nor with the victim's whole redirect_to (had it leaked): the failed attempt voided the approval.
     const leaked = await attackerPage.goto(approved.redirectTo);
     expect(leaked?.status()).toBe(400);
