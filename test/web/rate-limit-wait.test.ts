@@ -22,12 +22,14 @@ let siteUrl: string;
 let browser: Browser;
 let renter: Account;
 let agent: PublishedAgent;
+let other: PublishedAgent;
 
 beforeAll(async () => {
   const port = await freePort();
   siteUrl = `http://127.0.0.1:${port}`;
   world = await startWorld({ agent: true, env: { API_URL: siteUrl } });
   agent = await world.publishConnected("patient-researcher", { rental: "one_time" });
+  other = await world.publishConnected("patient-summarizer", { rental: "one_time" });
   renter = await world.account();
   await world.rent(renter, agent);
   const config = world.services.config;
@@ -56,7 +58,7 @@ describe("a 429 on the dashboard", () => {
     await connectAndSignIn(d);
     const card = page.locator("section", { has: page.getByRole("heading", { name: "Input and output" }) });
     await card.getByRole("heading", { name: "Input schema" }).waitFor();
-    const metadataPath = new URL(agent.metadata_uri.replace("ipfs://", `${siteUrl}/v1/metadata/`)).pathname;
+    const metadataPath = `/v1/metadata/${agent.metadata_uri.replace("ipfs://", "")}`;
 
     // This address's budget for public reads, spent (a real limit of the service, counted per address).
     let refused: Response | undefined;
@@ -69,8 +71,9 @@ describe("a 429 on the dashboard", () => {
     const retryAfter = Number(refused!.headers.get("retry-after"));
     expect(retryAfter).toBeGreaterThan(0);
 
-    // Reloaded (the tab stays signed in): the card's read is refused, and the page waits it out.
-    await page.reload();
+    // Another agent's page (the tab stays signed in; its metadata is not in the browser's cache yet):
+    // the card's read is refused, and the page waits it out.
+    await page.goto(`${siteUrl}/listings/${other.listing_id}`);
     const banner = page.getByTestId("rate-limit-wait");
     await banner.waitFor();
     expect(await banner.innerText()).toMatch(/slow down: trying again (in \d+ s|now)/);
