@@ -182,6 +182,9 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
       CHAIN_ID: String(LOCAL_CHAIN_ID),
       MARKETPLACE_ADDRESS: getAddress(deployed.address),
       PORT: String(options.apiPort),
+      // Where the API names itself (the OAuth issuer, the signed Agent Cards): its own address, never a
+      // request's Host header.
+      API_URL: `http://127.0.0.1:${options.apiPort}`,
       LOG_LEVEL: options.logLevel ?? "info",
       TRUSTED_PROXIES: options.trustedProxies ?? "",
       JWT_SIGNING_KEYS: JSON.stringify(secrets.jwtSigningKeys),

@@ -86,8 +86,9 @@ export const configSchema = z
      * published key set. A secret. Without it (local tools, tests) keys are derived from the JWT keys
      * under another label; required in the cloud. */
     OAUTH_SIGNING_KEYS: signingKeys.optional(),
-    /** The API's public base URL (the cloud's API Gateway stage URL), used where the API names itself:
-     * an Agent Card's interface and key set. Default: the origin a request came to. */
+    /** The API's public base URL (the cloud's API Gateway stage URL; the local stack's own address), used
+     * where the API names itself: the OAuth issuer and resources, an Agent Card's interface and key set.
+     * Default: http://127.0.0.1:PORT. Never a request's Host header. */
     API_URL: url.optional(),
     /** The KMS key that wraps data keys (cloud). */
     KMS_KEY_ID: z.string().min(1).optional(),

@@ -36,9 +36,12 @@ export function jwksUrl(apiBase: string): string {
   return `${apiBase.replace(/\/+$/, "")}/.well-known/jwks.json`;
 }
 
-/** The API's public base URL: the configured one (the cloud's stage URL), else the request's origin. */
-export function apiBaseOf(services: Services, requestUrl: string): string {
-  return (services.config.API_URL ?? new URL(requestUrl).origin).replace(/\/+$/, "");
+/** The API's public base URL, from configuration alone: API_URL (the cloud's stage URL; the local
+ * stack's own address), else the address a local server listens at (127.0.0.1 and PORT). Never the
+ * request's Host header, which the caller writes: the OAuth issuer and the signed Agent Cards name this
+ * base (docs/design/decisions/0101-the-api-names-itself-from-configuration.md). */
+export function apiBaseOf(services: Pick<Services, "config">): string {
+  return (services.config.API_URL ?? `http://127.0.0.1:${services.config.PORT}`).replace(/\/+$/, "");
 }
 
 /** A served card: its JSON text and the entity tag of its content. */

@@ -11,7 +11,7 @@ import { OAuthRequestError } from "../oauth/server.ts";
 
 export async function serveOAuthRequest(c: Context<AppEnv>): Promise<Response> {
   const services = c.get("services");
-  const answer = await services.oauth.handle(apiBaseOf(services, c.req.url), c.req.raw, clientIp(c));
+  const answer = await services.oauth.handle(apiBaseOf(services), c.req.raw, clientIp(c));
   // A fresh Response, so the platform can add its headers to it.
   return new Response(answer.body, { status: answer.status, headers: answer.headers });
 }

@@ -4,14 +4,15 @@
 //   token presented again after it was rotated revokes the whole grant (every code and token issued
 //   under it), then fails as invalid_grant (OAuth 2.1 §4.3.1, §6.1);
 // - Grant carries the wallet index Connected apps lists and revokes by;
-// - Client holds dynamically registered clients (RFC 7591); clients identified by a metadata document
-//   are fetched, never stored;
+// - Client holds dynamically registered clients (RFC 7591), each with a lifetime (client.store.ts);
+//   clients identified by a metadata document are fetched, never stored;
 // - Interaction and Session live minutes, for one authorization each.
 import { errors, type Adapter, type AdapterPayload } from "oidc-provider";
 import type { Tables } from "../adapters/tables/dynamo.ts";
 import { destroyRecord, findRecord, findSessionByUid, upsertRecord, type OAuthKind } from "./record.store.ts";
 import { AlreadyConsumedError, consumeRecord } from "./token.store.ts";
 import { revokeGrantFamily } from "./grant.store.ts";
+import { UNUSED_CLIENT_TTL_SECONDS } from "./client.store.ts";
 
 /** The kinds whose records are used once. */
 const CONSUMED_ONCE = new Set<OAuthKind>(["AuthorizationCode", "RefreshToken"]);
@@ -19,7 +20,10 @@ const CONSUMED_ONCE = new Set<OAuthKind>(["AuthorizationCode", "RefreshToken"]);
 export function createAdapterFactory(tables: Tables): (name: string) => Adapter {
   return (kind) => ({
     async upsert(id, payload, expiresIn) {
-      await upsertRecord(tables, kind, id, payload as Record<string, unknown>, expiresIn);
+      // A registered client lives a week unless someone approves it (then as long as its grant can:
+      // client.store.ts); the library gives registrations no lifetime of their own.
+      const lifetime = kind === "Client" && expiresIn === undefined ? UNUSED_CLIENT_TTL_SECONDS : expiresIn;
+      await upsertRecord(tables, kind, id, payload as Record<string, unknown>, lifetime);
     },
     async find(id) {
       return (await findRecord(tables, kind, id)) as AdapterPayload | undefined;

@@ -45,9 +45,10 @@ export async function describeGrant(tables: Tables, grantId: string, app: Connec
   );
 }
 
-/** Records a use of a grant's token, in the background; a failure is ignored (the next use retries). */
-export function touchGrant(tables: Tables, grantId: string, at: string): void {
-  void tables.doc
+/** Records a use of a grant's token; a failure is ignored (the next use retries). Awaited by the caller:
+ * on Lambda nothing runs once the answer is sent, so a write left in the background may never happen. */
+export async function touchGrant(tables: Tables, grantId: string, at: string): Promise<void> {
+  await tables.doc
     .send(
       new UpdateCommand({
         TableName: tables.name("oauth"),

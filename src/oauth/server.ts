@@ -9,10 +9,13 @@ import type { Tables } from "../adapters/tables/dynamo.ts";
 import type { EgressGuard } from "../adapters/egress/guard.ts";
 import type { SigningKeyInput } from "../auth/jwt.ts";
 import { callProvider } from "./bridge.ts";
+import { approvalSecret, bindApprovalsToBrowser, withApproval } from "./browser-binding.ts";
 import { createProvider, OAUTH_LIFETIMES } from "./provider.ts";
 import { canonicalBase, knownResource, serviceResource } from "./resources.ts";
 import { OAUTH_SCOPES, OAUTH_SCOPE_WORDS, scopesOf, type OAuthScope } from "./scopes.ts";
 import { findRecord } from "./record.store.ts";
+import { keepClient, MAX_UNUSED_CLIENTS_PER_ADDRESS, noteRegistrant, unusedClientsOf, UNUSED_CLIENT_TTL_SECONDS } from "./client.store.ts";
+import { registrationProblem } from "./registration.ts";
 import { describeGrant, getGrant, listGrantsOf, revokeGrantFamily, touchGrant, type ConnectedAppInfo } from "./grant.store.ts";
 
 /** What a valid access token says about its holder. */
@@ -66,6 +69,9 @@ export interface OAuthServer {
   /** Serves an OAuth protocol request (authorize, its resumption, token, register, revoke) for the
    * issuer `base` (the API's base URL). */
   handle(base: string, request: Request, clientIp: string | undefined): Promise<Response>;
+  /** Dynamic client registration (RFC 7591) from the address `clientIp`, within the bounds of
+   * registration.ts and client.store.ts, then as the library answers it. */
+  register(base: string, request: Request, clientIp: string | undefined): Promise<Response>;
   /** RFC 8414 metadata of the issuer `base`. */
   metadata(base: string): Promise<Record<string, unknown>>;
   /** The access this token grants, or null when it is not a live token of this server (unknown,
@@ -117,6 +123,7 @@ export function createOAuthServer(options: OAuthServerOptions): OAuthServer {
     if (!provider) {
       if (providers.size >= MAX_ISSUERS) providers.delete(providers.keys().next().value!);
       provider = createProvider({ issuer, dashboardBase: options.dashboardUrl ?? issuer, tables: options.tables, keys: options.keys, egress: options.egress, ...(options.onServerError ? { onServerError: options.onServerError } : {}) });
+      bindApprovalsToBrowser(provider, options.tables);
       providers.set(issuer, provider);
     }
     return provider;
@@ -130,6 +137,27 @@ export function createOAuthServer(options: OAuthServerOptions): OAuthServer {
 
   return {
     handle: (base, request, clientIp) => callProvider(providerFor(base), request, clientIp),
+
+    async register(base, request, clientIp) {
+      const text = await request.text();
+      const oauthError = (status: number, error: string, error_description: string) =>
+        new Response(JSON.stringify({ error, error_description }), { status, headers: { "content-type": "application/json; charset=utf-8", "cache-control": "no-store" } });
+      const problem = registrationProblem(text);
+      if (problem) return oauthError(400, problem.error, problem.error_description);
+      if ((await unusedClientsOf(options.tables, clientIp)) >= MAX_UNUSED_CLIENTS_PER_ADDRESS) {
+        return oauthError(
+          429,
+          "too_many_clients",
+          `This address holds ${MAX_UNUSED_CLIENTS_PER_ADDRESS} registered clients no one has approved yet; each lapses ${UNUSED_CLIENT_TTL_SECONDS / 86_400} days after its registration. Reuse a client you registered, or use a Client ID Metadata Document.`,
+        );
+      }
+      const answer = await callProvider(providerFor(base), new Request(request.url, { method: "POST", headers: request.headers, body: text }), clientIp);
+      if (answer.status !== 201) return answer;
+      const body = await answer.text();
+      const clientId = (JSON.parse(body) as { client_id?: unknown }).client_id;
+      if (typeof clientId === "string") await noteRegistrant(options.tables, clientId, clientIp);
+      return new Response(body, { status: answer.status, headers: answer.headers });
+    },
 
     async metadata(base) {
       const provider = providerFor(base);
@@ -171,7 +199,7 @@ export function createOAuthServer(options: OAuthServerOptions): OAuthServer {
       if (!grant) return null;
       // Its last use, kept to the minute (as an API key's): one write a minute per app, not per request.
       const now = new Date();
-      if (!grant.last_used_at || now.getTime() - Date.parse(grant.last_used_at) >= LAST_USE_INTERVAL_MS) touchGrant(options.tables, access.grantId, now.toISOString());
+      if (!grant.last_used_at || now.getTime() - Date.parse(grant.last_used_at) >= LAST_USE_INTERVAL_MS) await touchGrant(options.tables, access.grantId, now.toISOString());
       return {
         wallet: getAddress(access.accountId),
         clientId: access.clientId,
@@ -228,6 +256,8 @@ export function createOAuthServer(options: OAuthServerOptions): OAuthServer {
       // The library also counts the scopes it lists among its own (provider.ts); the approval covers both.
       grant.addOIDCScope(scopes.join(" "));
       const grantId = await grant.save();
+      // A registered client approved lives as long as the grant (client.store.ts).
+      if (clientKind(clientId) === "registered") await keepClient(options.tables, clientId, OAUTH_LIFETIMES.grant);
       const redirectUri = String(params.redirect_uri ?? "");
       await describeGrant(options.tables, grantId, {
         client_id: clientId,
@@ -235,9 +265,11 @@ export function createOAuthServer(options: OAuthServerOptions): OAuthServer {
         client_kind: clientKind(clientId),
         redirect_host: URL.canParse(redirectUri) ? new URL(redirectUri).host : "",
       });
-      interaction.result = { login: { accountId }, consent: { grantId } };
+      // Only the browser that started the sign-in, and approved it, can finish it (browser-binding.ts).
+      const approval = approvalSecret();
+      interaction.result = { login: { accountId }, consent: { grantId }, ...approval.result };
       await interaction.save(ttl);
-      return { redirect_to: interaction.returnTo };
+      return { redirect_to: withApproval(interaction.returnTo, approval.secret) };
     },
 
     async connectedApps(wallet) {

@@ -16,6 +16,7 @@ import type { AgentCall } from "../support/connected-agent.ts";
 import { createKey, signIn } from "../support/auth.ts";
 import { startWorld, type PublishedAgent, type World } from "../support/world.ts";
 import { until } from "../support/until.ts";
+import { getWithHost } from "../support/raw-http.ts";
 
 let world: World;
 let renter: Account;
@@ -573,6 +574,18 @@ describe("POST /a2a/{agent_id}: bad input gets its JSON-RPC error, never a 5xx o
     expect(JSON.parse(text)).toMatchObject({ id: "my-id", error: { code: -32001 } });
     expect(res.headers.get("a2a-version")).toBe("1.0");
     expect(text).not.toContain(apiKey);
+  });
+});
+
+describe("a forged Host header", () => {
+  it("changes neither the signed card's URLs nor the OAuth issuer: both are the configured base", async () => {
+    const card = await getWithHost(`${world.url}/a2a/${summarizer.agent_id}/.well-known/agent-card.json`, "evil.example");
+    expect(card.status).toBe(200);
+    expect((JSON.parse(card.body) as { supportedInterfaces: { url: string }[] }).supportedInterfaces[0]!.url).toBe(endpoint(summarizer));
+    expect(card.body).not.toContain("evil.example");
+    const metadata = await getWithHost(`${world.url}/.well-known/oauth-authorization-server`, "evil.example");
+    expect((JSON.parse(metadata.body) as { issuer: string }).issuer).toBe(world.url);
+    expect(metadata.body).not.toContain("evil.example");
   });
 });
 

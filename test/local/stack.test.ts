@@ -19,6 +19,7 @@ import { freePort, portInUse } from "../../local/ports.ts";
 import type { StackInfo } from "../../local/stack.ts";
 import type { DemoData, DemoListing } from "../../local/demo.ts";
 import { parseSse } from "../support/sse.ts";
+import { getWithHost } from "../support/raw-http.ts";
 import { fetchWaitingOut429 as apiFetch } from "../support/http.ts";
 import { RENTAL_MODELS } from "@agent-rental/core/vocabulary";
 import { base64url, createRemoteJWKSet, flattenedVerify } from "jose";
@@ -224,6 +225,20 @@ afterAll(async () => {
  * dashboard in front of the API), its signature checked against the published key set, and a task sent
  * with the official @a2a-js/sdk client and the demo renter's key, answered with the agent's output.
  */
+/** The OAuth issuer and the signed Agent Card name the stack's own address, whatever Host a request
+ * carries. */
+async function forgedHost(info: StackInfo): Promise<void> {
+  const metadata = await getWithHost(`${info.api_url}/.well-known/oauth-authorization-server`, "evil.example");
+  expect(metadata.status).toBe(200);
+  expect((JSON.parse(metadata.body) as { issuer: string }).issuer).toBe(info.api_url);
+  expect(metadata.body).not.toContain("evil.example");
+  const reviewer = (info.demo as unknown as DemoData).listings.find((l) => l.name === "contract-reviewer")!;
+  const card = await getWithHost(`${info.api_url}/a2a/${reviewer.agent_id}/.well-known/agent-card.json`, "evil.example");
+  expect(card.status).toBe(200);
+  expect((JSON.parse(card.body) as { supportedInterfaces: { url: string }[] }).supportedInterfaces[0]!.url).toBe(`${info.api_url}/a2a/${reviewer.agent_id}`);
+  expect(card.body).not.toContain("evil.example");
+}
+
 async function a2aQuickstart(info: StackInfo, demoKey: string): Promise<void> {
   const demo = info.demo as unknown as DemoData;
   const reviewer = demo.listings.find((l) => l.name === "contract-reviewer")!;
@@ -363,6 +378,8 @@ describe("npm start (the local stack)", () => {
     await readmeQuickstart(info, demoKey);
     // The README's A2A step: a demo agent's signed card and a task with the official client.
     await a2aQuickstart(info, demoKey);
+    // A forged Host header changes neither the OAuth issuer nor the signed card's URLs.
+    await forgedHost(info);
     // ERC-8004: the demo agent's registration and the reputation only paying renters give.
     await erc8004Quickstart(info, demoKey);
 

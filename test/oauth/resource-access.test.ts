@@ -140,13 +140,17 @@ describe("an access token's audience", () => {
     expect(otherAgent.status).toBe(401);
   });
 
-  it("refuses a token issued at another origin of the same server (another resource)", async () => {
+  it("is one issuer and one resource whatever origin the server is reached at: a resource named by another origin is refused (invalid_target), a sign-in started there is for the configured base", async () => {
     const elsewhere = base.replace("127.0.0.1", "localhost");
-    const tokens = await signInApp(elsewhere, await registerClient(elsewhere), jwt, { scope: "credentials:read" });
-    const res = await get("/v1/credentials", tokens.access_token);
-    expect(res.status).toBe(401);
-    expect(await codeOf(res)).toBe("invalid_token");
-    expect((await fetch(`${elsewhere}/v1/credentials`, { headers: { authorization: `Bearer ${tokens.access_token}` } })).status).toBe(200);
+    const metadata = (await (await fetch(`${elsewhere}/.well-known/oauth-authorization-server`)).json()) as { issuer: string };
+    expect(metadata.issuer).toBe(base);
+    const other = await registerClient(elsewhere);
+    const refused = await startAuthorization(elsewhere, other, { resource: elsewhere });
+    const back = new URL(refused.location!);
+    expect(back.searchParams.get("error")).toBe("invalid_target");
+    expect(back.searchParams.get("iss")).toBe(base);
+    const tokens = await signInApp(elsewhere, other, jwt, { scope: "credentials:read", resource: base });
+    expect((await get("/v1/credentials", tokens.access_token)).status).toBe(200);
   });
 });
 

@@ -1,5 +1,6 @@
 // HTTP/1.1 spoken by hand over a TCP socket, for what a well-behaved client library will not send:
 // malformed request lines, oversized headers, bad chunks, trickled bodies, raw uploads.
+import { request as httpRequest } from "node:http";
 import { connect, type Socket } from "node:net";
 
 export interface RawExchange {
@@ -73,4 +74,19 @@ export function parseResponse(text: string): RawResponse {
 /** How many HTTP responses `text` holds (status lines at the start of the text or of a line). */
 export function countResponses(text: string): number {
   return (text.match(/(^|\r\n)HTTP\/1\.1 \d{3} /g) ?? []).length;
+}
+
+/** GET `url` with a Host header naming another site (`host`), as a cache or a proxy in front may pass a
+ * client's on: what the server answers. */
+export function getWithHost(url: string, host: string): Promise<{ status: number; body: string }> {
+  const target = new URL(url);
+  return new Promise((resolve, reject) => {
+    const req = httpRequest({ host: target.hostname, port: target.port, path: `${target.pathname}${target.search}`, headers: { host } }, (res) => {
+      let body = "";
+      res.on("data", (chunk: Buffer) => (body += chunk.toString()));
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, body }));
+    });
+    req.on("error", reject);
+    req.end();
+  });
 }

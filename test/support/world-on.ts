@@ -7,7 +7,7 @@
 import type { Server } from "node:http";
 import { parseEther, type Hex } from "viem";
 import { buildApp } from "../../src/api/app.ts";
-import { apiUrl, closeApiServer, listenApi, type ApiServerOptions } from "../../src/api/server.ts";
+import { apiUrl, closeApiServer, listenApi, type ApiFetch, type ApiServerOptions } from "../../src/api/server.ts";
 import { createEgressGuard } from "../../src/adapters/egress/guard.ts";
 import type { MarketplaceTarget } from "../../src/chain/write.ts";
 import { chainFor } from "../../src/chain/client.ts";
@@ -202,9 +202,18 @@ async function open(infrastructure: Infrastructure, options: WorldOptions, clean
     agent = started;
     cleanups.push(() => started.stop());
   }
+  // The world's server listens first: its address is the API's configured base (API_URL), as on every
+  // server the project ships, where the API never names itself from a request's Host header.
+  let server: Server | undefined;
+  let handle: ApiFetch | undefined;
+  if (options.serve !== false) {
+    const listening = await listenApi((request, env) => (handle ? handle(request, env) : new Response("starting", { status: 503 })), 0, options.serve === true || options.serve === undefined ? {} : options.serve);
+    server = listening;
+    cleanups.push(() => closeApiServer(listening));
+  }
   const made = await createServicesOn({
     ...infrastructure,
-    env: { ...(agent ? { ALLOW_PRIVATE_AGENT_HOSTS: "true" } : {}), ...options.env },
+    env: { ...(server ? { API_URL: apiUrl(server) } : {}), ...(agent ? { ALLOW_PRIVATE_AGENT_HOSTS: "true" } : {}), ...options.env },
     adapters: { ...(agent ? { egress: createEgressGuard(agent.guardOptions) } : {}), ...options.adapters },
   });
   const { services, config } = made;
@@ -212,12 +221,9 @@ async function open(infrastructure: Infrastructure, options: WorldOptions, clean
   const ctx: TestContext = { config, services, env: made.env, authority: made.authority, treasury: made.treasury };
   const app = buildApp(services);
 
-  let server: Server | undefined;
-  if (options.serve !== false) {
-    const listening = await listenApi(app.fetch as Parameters<typeof listenApi>[0], 0, options.serve === true || options.serve === undefined ? {} : options.serve);
-    server = listening;
-    cleanups.push(() => closeApiServer(listening));
-  }
+  handle = app.fetch as ApiFetch;
+  // Stopped before the services it serves (closing twice is harmless).
+  if (server) cleanups.push(() => closeApiServer(server));
   let jobs: JobScheduler | undefined;
   const requested = options.jobs === true ? {} : options.jobs || undefined;
   const withSettler = options.settler !== false;

@@ -110,12 +110,13 @@ beforeAll(async () => {
     );
   }, { certificates });
   callback = await startCallback();
-  world = await startWorld({ agent: true, adapters: { clientMetadataEgress: createEgressGuard({ ca: certificates.ca, allowHosts: ["127.0.0.1"], timeoutMs: 2_000, maxResponseBytes: 5 * 1024 }) } });
+  // The site `npm start` runs names itself by its configured address (API_URL), never a request's Host.
+  const port = await freePort();
+  siteUrl = `http://127.0.0.1:${port}`;
+  world = await startWorld({ agent: true, env: { API_URL: siteUrl }, adapters: { clientMetadataEgress: createEgressGuard({ ca: certificates.ca, allowHosts: ["127.0.0.1"], timeoutMs: 2_000, maxResponseBytes: 5 * 1024 }) } });
   agent = await world.publishConnected("oauth-e2e-researcher", { rental: "one_time" });
   renter = await world.account();
   await world.rent(renter, agent);
-  const port = await freePort();
-  siteUrl = `http://127.0.0.1:${port}`;
   const config = world.services.config;
   site = await listenSite(world.services, {
     port,

@@ -10,7 +10,7 @@ import { createWagmiConfig } from "./chain/wagmi.ts";
 import { ConfigContext } from "./lib/context.tsx";
 import { SessionProvider } from "./auth/session.tsx";
 import { createRouter } from "./router.tsx";
-import { AgentRentalError } from "@agent-rental/sdk";
+import { retryRead, retryReadDelay } from "./api/rate-limit.ts";
 import "./styles.css";
 
 const root = createRoot(document.getElementById("root")!);
@@ -23,8 +23,10 @@ try {
       queries: {
         staleTime: 10_000,
         refetchOnWindowFocus: false,
-        // A refusal (4xx) is an answer, not a glitch: only network errors and 5xx are retried.
-        retry: (count, error) => count < 2 && !(error instanceof AgentRentalError && error.status >= 400 && error.status < 500),
+        // A refusal (4xx) is an answer, not a glitch: only network errors and 5xx are retried, and a 429
+        // is waited out by its Retry-After (api/rate-limit.ts; the banner says so).
+        retry: retryRead,
+        retryDelay: retryReadDelay,
       },
     },
   });

@@ -171,7 +171,7 @@ export interface paths {
         };
         /**
          * Finish an app's sign-in after the decision
-         * @description The `redirect_to` of POST /v1/oauth/requests/{request_id}/approve and …/deny. Only the browser that started the sign-in at GET /oauth/authorize can finish it (a cookie set there, on the API's origin, binds the two). Redirects to the app's redirect URI with `code`, `state` and `iss` after an approval, or `error=access_denied` after a denial.
+         * @description The `redirect_to` of POST /v1/oauth/requests/{request_id}/approve and …/deny. Only the browser that started the sign-in at GET /oauth/authorize can finish it (a cookie set there, on the API's origin, binds the two), and after an approval only with the one-time `approval` secret the approval answered that browser in `redirect_to`; an attempt without both is refused and voids the approval (a consent link sent to someone else grants nothing). Redirects to the app's redirect URI with `code`, `state` and `iss` after an approval, or `error=access_denied` after a denial.
          */
         get: operations["resumeAuthorization"];
         put?: never;
@@ -193,7 +193,7 @@ export interface paths {
         put?: never;
         /**
          * Register an app (dynamic client registration)
-         * @description RFC 7591: an app registers its metadata (`redirect_uris` required, each https or http on the loopback interface (127.0.0.1, [::1], localhost), otherwise 400 invalid_redirect_uri; `client_name`, `client_uri`, `logo_uri`, `grant_types` authorization_code and refresh_token, `token_endpoint_auth_method` none, client_secret_basic or client_secret_post) and gets its `client_id` (and a `client_secret` for a confidential client), answered 201. No registration access token: a registration cannot be read back or changed. Apps that can should use a Client ID Metadata Document instead (an https `client_id`; nothing to register). Limited to 20 registrations per minute per address, on top of the default rule. Errors are OAuth's (`invalid_client_metadata`, `invalid_redirect_uri`).
+         * @description RFC 7591: an app registers its metadata (`redirect_uris` required, each https or http on the loopback interface (127.0.0.1, [::1], localhost), otherwise 400 invalid_redirect_uri; `client_name`, `client_uri`, `logo_uri`, `grant_types` authorization_code and refresh_token, `token_endpoint_auth_method` none, client_secret_basic or client_secret_post) and gets its `client_id` (and a `client_secret` for a confidential client), answered 201. No registration access token: a registration cannot be read back or changed. Apps that can should use a Client ID Metadata Document instead (an https `client_id`; nothing to register). Limited to 20 registrations per minute per address, on top of the default rule. Bounded: the metadata at most 8 KiB, at most 10 redirect URIs, each URL at most 2,048 characters, `client_name` at most 200, any other list at most 10 entries (400 `invalid_client_metadata` or `invalid_redirect_uri`). A registered client lapses 7 days after its registration unless someone approves it (then it lives as long as the approval can, 90 days from the latest); one address holds at most 50 clients no one has approved yet (429 `too_many_clients`). Errors are OAuth's (`invalid_client_metadata`, `invalid_redirect_uri`, `too_many_clients`).
          */
         post: operations["registerOAuthClient"];
         delete?: never;
@@ -2708,7 +2708,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Another browser, an expired request, or one not decided yet (plain text) */
+            /** @description Another browser, an approval secret missing or wrong (the approval is then void), an expired request, or one not decided yet (plain text) */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -2754,7 +2754,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description An OAuth error */
+            /** @description An OAuth error: `invalid_client_metadata` or `invalid_redirect_uri` */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];

@@ -35,7 +35,7 @@ async function principalOf(c: Context<AppEnv>) {
  * holds the route's scope (a route without one takes no access token at all). */
 function checkOAuthAccess(c: Context<AppEnv>, declared: RouteDeclaration, principal: Principal): void {
   const access = principal.oauth!;
-  const base = apiBaseOf(c.get("services"), c.req.url);
+  const base = apiBaseOf(c.get("services"));
   if (!resourceCovers(base, access.audience, c.req.path)) {
     throw new ApiError("invalid_token", `The access token was issued for ${access.audience}, not for this resource: sign in again for it.`);
   }
@@ -50,7 +50,7 @@ function checkOAuthAccess(c: Context<AppEnv>, declared: RouteDeclaration, princi
 /** RFC 6750 §3's challenge: the service's resource metadata (RFC 9728 §5.1), the scope the route needs,
  * and the error when a token was presented and refused. */
 function challenge(c: Context<AppEnv>, declared: RouteDeclaration, error: ApiError): string {
-  const base = apiBaseOf(c.get("services"), c.req.url);
+  const base = apiBaseOf(c.get("services"));
   const parts = [`resource_metadata="${resourceMetadataUrl(base)}"`];
   if (declared.oauthScope) parts.push(`scope="${declared.oauthScope}"`);
   if (error.code === "insufficient_scope") parts.push(`error="insufficient_scope"`);

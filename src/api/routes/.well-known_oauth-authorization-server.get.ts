@@ -27,6 +27,6 @@ export function register(app: OpenAPIHono<AppEnv>): void {
   app.openapi(route, async (c) => {
     const services = c.get("services");
     c.header("Cache-Control", "public, max-age=3600");
-    return c.json(await services.oauth.metadata(apiBaseOf(services, c.req.url)), 200) as never;
+    return c.json(await services.oauth.metadata(apiBaseOf(services)), 200) as never;
   });
 }

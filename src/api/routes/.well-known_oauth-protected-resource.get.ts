@@ -24,7 +24,7 @@ export const route = defineRoute({
 
 export function register(app: OpenAPIHono<AppEnv>): void {
   app.openapi(route, (c) => {
-    const base = apiBaseOf(c.get("services"), c.req.url);
+    const base = apiBaseOf(c.get("services"));
     c.header("Cache-Control", "public, max-age=3600");
     return c.json(protectedResourceMetadata(base, serviceResource(base)), 200);
   });

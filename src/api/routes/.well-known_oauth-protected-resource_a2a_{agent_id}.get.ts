@@ -30,7 +30,7 @@ export function register(app: OpenAPIHono<AppEnv>): void {
   app.openapi(route, async (c) => {
     const services = c.get("services");
     const agentId = c.req.valid("param").agent_id;
-    const base = apiBaseOf(services, c.req.url);
+    const base = apiBaseOf(services);
     const resource = a2aResource(base, agentId);
     if (knownResource(base, resource) === null) throw new ApiError("invalid_listing_id", "An agent id is <name>-<8 hex>, lst_<64 hex> or 0x<64 hex>.");
     const listing = await loadListing(services.tables, await resolveAgentId(services, agentId));

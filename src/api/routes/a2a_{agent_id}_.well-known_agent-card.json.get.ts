@@ -55,7 +55,7 @@ export const route = defineRoute({
 export function register(app: OpenAPIHono<AppEnv>): void {
   app.openapi(route, async (c) => {
     const services = c.get("services");
-    const card = await servedAgentCard(services, c.req.valid("param").agent_id, apiBaseOf(services, c.req.url));
+    const card = await servedAgentCard(services, c.req.valid("param").agent_id, apiBaseOf(services));
     const headers = { etag: card.etag, "cache-control": `public, max-age=${CARD_MAX_AGE_SECONDS}` };
     if (matches(c.req.header("if-none-match"), card.etag)) return c.body(null, 304, headers) as never;
     return c.body(card.json, 200, { ...headers, "content-type": "application/json; charset=utf-8" }) as never;

@@ -59,6 +59,6 @@ export const route = defineRoute({
 export function register(app: OpenAPIHono<AppEnv>): void {
   app.openapi(route, async (c) => {
     const body = (c.req.valid("json") as { agent_id?: string } | undefined) ?? {};
-    return c.json(await prepareRegistration(c.get("services"), c.get("principal").wallet, c.req.valid("param").listing_id, body, apiBaseOf(c.get("services"), c.req.url)), 200);
+    return c.json(await prepareRegistration(c.get("services"), c.get("principal").wallet, c.req.valid("param").listing_id, body, apiBaseOf(c.get("services"))), 200);
   });
 }

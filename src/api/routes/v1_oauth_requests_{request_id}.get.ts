@@ -25,7 +25,7 @@ export function register(app: OpenAPIHono<AppEnv>): void {
   app.openapi(route, async (c) => {
     const services = c.get("services");
     try {
-      return c.json(await services.oauth.consentRequest(apiBaseOf(services, c.req.url), c.req.valid("param").request_id), 200);
+      return c.json(await services.oauth.consentRequest(apiBaseOf(services), c.req.valid("param").request_id), 200);
     } catch (error) {
       throw oauthRequestError(error);
     }

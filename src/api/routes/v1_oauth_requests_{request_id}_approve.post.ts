@@ -24,7 +24,7 @@ export function register(app: OpenAPIHono<AppEnv>): void {
   app.openapi(route, async (c) => {
     const services = c.get("services");
     try {
-      return c.json(await services.oauth.decide(apiBaseOf(services, c.req.url), c.req.valid("param").request_id, c.get("principal").wallet, "approve"), 200);
+      return c.json(await services.oauth.decide(apiBaseOf(services), c.req.valid("param").request_id, c.get("principal").wallet, "approve"), 200);
     } catch (error) {
       throw oauthRequestError(error);
     }

@@ -70,5 +70,5 @@ export const route = defineRoute({
 });
 
 export function register(app: OpenAPIHono<AppEnv>): void {
-  app.openapi(route, async (c) => c.json(await prepareFeedback(c.get("services"), c.get("principal").wallet, c.req.valid("param").run_id, c.req.valid("json"), apiBaseOf(c.get("services"), c.req.url)), 200));
+  app.openapi(route, async (c) => c.json(await prepareFeedback(c.get("services"), c.get("principal").wallet, c.req.valid("param").run_id, c.req.valid("json"), apiBaseOf(c.get("services"))), 200));
 }

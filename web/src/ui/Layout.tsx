@@ -5,6 +5,7 @@ import { NavLink, Outlet, useLocation } from "react-router";
 import { useConnection } from "wagmi";
 import { WalletButton } from "./Wallet.tsx";
 import { ChainBanner } from "./ChainBanner.tsx";
+import { RateLimitBanner } from "./RateLimitBanner.tsx";
 import { useSession } from "../auth/session.tsx";
 import { ErrorNote, Loading } from "./notices.tsx";
 
@@ -58,6 +59,7 @@ export function Layout() {
       </header>
       <div className="banner">
         <ChainBanner />
+        <RateLimitBanner />
         {notice ? (
           <div className="notice notice-warn" role="status">
             {notice}

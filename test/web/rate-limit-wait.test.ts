@@ -1,0 +1,88 @@
+// The dashboard waits out a 429 by its Retry-After (as the SDK's retryOn429 does) instead of leaving an
+// error box: in real Chromium against the server `npm start` runs (`listenSite` on the test world), the
+// listing page's Input and output card reads a public route (the agent's metadata), whose limit counts
+// per address. With this address's budget spent by the test, the page says it is waiting and when it
+// asks again, shows no refusal, and fills the card once the window has passed.
+import http from "node:http";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Browser } from "playwright-core";
+import { startWorld, type PublishedAgent, type World } from "../support/world.ts";
+import type { Account } from "../support/chain-actions.ts";
+import { listenSite } from "../../local/dashboard.ts";
+import { freePort } from "../../local/ports.ts";
+import type { RunningStack } from "../../local/stack.ts";
+import { connectAndSignIn, launchBrowser, openDashboard } from "./support.ts";
+
+const root = join(import.meta.dirname, "../..");
+
+let world: World;
+let site: http.Server;
+let siteUrl: string;
+let browser: Browser;
+let renter: Account;
+let agent: PublishedAgent;
+let other: PublishedAgent;
+
+beforeAll(async () => {
+  const port = await freePort();
+  siteUrl = `http://127.0.0.1:${port}`;
+  world = await startWorld({ agent: true, env: { API_URL: siteUrl } });
+  agent = await world.publishConnected("patient-researcher", { rental: "one_time" });
+  other = await world.publishConnected("patient-summarizer", { rental: "one_time" });
+  renter = await world.account();
+  await world.rent(renter, agent);
+  const config = world.services.config;
+  site = await listenSite(world.services, {
+    port,
+    distDir: join(root, "web/dist"),
+    config: { api_url: siteUrl, chain_id: config.CHAIN_ID, chain_name: "Local", rpc_url: world.rpcUrl, marketplace_address: config.MARKETPLACE_ADDRESS, explorer_url: null, allow_private_agent_hosts: true },
+  });
+  browser = await launchBrowser();
+}, 240_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await new Promise((resolve) => site?.close(resolve));
+  site?.closeAllConnections();
+  await world?.close();
+});
+
+const stackOf = (): RunningStack => ({ info: { chain_id: world.services.config.CHAIN_ID, rpc_url: world.rpcUrl } }) as unknown as RunningStack;
+
+describe("a 429 on the dashboard", () => {
+  it("is waited out by its Retry-After: the page says it is waiting, shows no error, and fills the card once allowed", async () => {
+    const d = await openDashboard(browser, stackOf(), renter.privateKey);
+    const page = d.page;
+    await page.goto(`${siteUrl}/listings/${agent.listing_id}`);
+    await connectAndSignIn(d);
+    const card = page.locator("section", { has: page.getByRole("heading", { name: "Input and output" }) });
+    await card.getByRole("heading", { name: "Input schema" }).waitFor();
+    const metadataPath = `/v1/metadata/${agent.metadata_uri.replace("ipfs://", "")}`;
+
+    // This address's budget for public reads, spent (a real limit of the service, counted per address).
+    let refused: Response | undefined;
+    for (let i = 0; i < 200 && !refused; i++) {
+      const res = await fetch(`${siteUrl}${metadataPath}`);
+      if (res.status === 429) refused = res;
+      else await res.arrayBuffer();
+    }
+    expect(refused?.status).toBe(429);
+    const retryAfter = Number(refused!.headers.get("retry-after"));
+    expect(retryAfter).toBeGreaterThan(0);
+
+    // Another agent's page (the tab stays signed in; its metadata is not in the browser's cache yet):
+    // the card's read is refused, and the page waits it out.
+    await page.goto(`${siteUrl}/listings/${other.listing_id}`);
+    const banner = page.getByTestId("rate-limit-wait");
+    await banner.waitFor();
+    expect(await banner.innerText()).toMatch(/slow down: trying again (in \d+ s|now)/);
+    expect(await card.getByRole("alert").count()).toBe(0);
+    expect(await card.innerText()).not.toMatch(/Rate limit|Retry after/i);
+    // Once the window has passed, the read succeeds: the card is filled and the banner gone.
+    await card.getByRole("heading", { name: "Input schema" }).waitFor({ timeout: (retryAfter + 60) * 1000 });
+    await banner.waitFor({ state: "detached" });
+    expect(await card.innerText()).not.toMatch(/Rate limit|Retry after/i);
+    await d.context.close();
+  }, 240_000);
+});
