@@ -90,6 +90,101 @@ class AgentManifest(AgentManifestRequired, total=False):
     tools: list[AgentManifestToolsItem]
     """Tools of the catalogue a declarative agent may use, each once, with its scope (none for a connected agent; default none)"""
 
+class AnalyticsPeriodLatency(TypedDict):
+    count: int
+    """Runs timed"""
+    mean_ms: Optional[float]
+    p50_ms: Optional[float]
+    """Median duration, to the histogram bucket (its upper bound); null without runs"""
+    p95_ms: Optional[float]
+    """95th percentile duration, to the histogram bucket; null without runs"""
+
+class AnalyticsPeriodRentalsPurchases(TypedDict):
+    one_time: int
+    """one_time rentals bought"""
+    per_query: int
+    """per_query rentals bought"""
+    subscription: int
+    """subscription rentals bought"""
+
+class AnalyticsPeriodRentals(TypedDict):
+    charges: int
+    """per_query charges landed on-chain"""
+    deposits_wei: int
+    """per_query deposits and top-ups (wei, an exact JSON integer)"""
+    purchases: AnalyticsPeriodRentalsPurchases
+    refunds_wei: int
+    """Unspent per_query balances withdrawn by renters (wei, an exact JSON integer)"""
+    renewals: int
+    """Subscriptions renewed"""
+
+class AnalyticsPeriodRenters(TypedDict):
+    new: int
+    """Rentals bought by a wallet renting the listing for the first time"""
+    returning: int
+    """Rentals bought by a wallet that rented the listing before"""
+
+class AnalyticsPeriodRuns(TypedDict):
+    by_failure_code: dict[str, int]
+    """Failed runs by failure code (invalid_input, invalid_output, output_too_large, timeout, crashed, out_of_memory, agent_error, agent_http_error, agent_invalid_response, agent_stream_cut, agent_unreachable, egress_refused, agent_not_configured, cancelled, settlement_refused, internal_error); codes with none are left out"""
+    charged_wei: int
+    """What the runs were charged (per_query) (wei, an exact JSON integer)"""
+    completed: int
+    """Runs completed"""
+    failed: int
+    """Runs failed"""
+    logged: int
+    """Runs whose receipt is logged on-chain (the run log)"""
+
+class AnalyticsPeriod(TypedDict):
+    latency: AnalyticsPeriodLatency
+    period: str
+    """The hour (YYYY-MM-DDTHH), day (YYYY-MM-DD) or month (YYYY-MM), UTC; for totals, first/last"""
+    rentals: AnalyticsPeriodRentals
+    renters: AnalyticsPeriodRenters
+    revenue: AnalyticsRevenue
+    runs: AnalyticsPeriodRuns
+
+class AnalyticsRevenueByModelOneTime(TypedDict):
+    fee_wei: int
+    """The protocol fee taken from it (wei, an exact JSON integer)"""
+    gross_wei: int
+    """Paid by renters (wei, an exact JSON integer)"""
+    net_wei: int
+    """gross − fee: the creator's (wei, an exact JSON integer)"""
+
+class AnalyticsRevenueByModelPerQuery(TypedDict):
+    fee_wei: int
+    """The protocol fee taken from it (wei, an exact JSON integer)"""
+    gross_wei: int
+    """Paid by renters (wei, an exact JSON integer)"""
+    net_wei: int
+    """gross − fee: the creator's (wei, an exact JSON integer)"""
+
+class AnalyticsRevenueByModelSubscription(TypedDict):
+    fee_wei: int
+    """The protocol fee taken from it (wei, an exact JSON integer)"""
+    gross_wei: int
+    """Paid by renters (wei, an exact JSON integer)"""
+    net_wei: int
+    """gross − fee: the creator's (wei, an exact JSON integer)"""
+
+class AnalyticsRevenueByModel(TypedDict):
+    one_time: AnalyticsRevenueByModelOneTime
+    per_query: AnalyticsRevenueByModelPerQuery
+    subscription: AnalyticsRevenueByModelSubscription
+
+class AnalyticsRevenue(TypedDict):
+    by_model: AnalyticsRevenueByModel
+    fee_wei: int
+    """The protocol fee (wei, an exact JSON integer)"""
+    gross_wei: int
+    """Paid by renters, every model: purchases, renewals and per_query charges (wei, an exact JSON integer)"""
+    net_wei: int
+    """The creator's share (wei, an exact JSON integer)"""
+    withdrawn_wei: int
+    """Earnings the creator withdrew (wei, an exact JSON integer)"""
+
 class ApiKey(TypedDict):
     created_at: str
     key_id: str
@@ -157,6 +252,52 @@ class CreatorAgent(TypedDict):
     metadata_uri: str
     review_reason: Optional[str]
     review_status: Literal["pending", "approved", "rejected"]
+
+class CreatorAnalyticsListingsItem(TypedDict):
+    listing_id: str
+    name: str
+    rating: Optional[float]
+    """Verified ERC-8004 rating (0-5); null before any"""
+    review_count: int
+
+class CreatorAnalyticsReconciliation(TypedDict):
+    """The figures' money reconciled with the contract"""
+    block: Optional[str]
+    """The last block the figures count (decimal); null before the indexer's first round"""
+    chain_escrow_wei: Optional[int]
+    """The listings' escrow on-chain at that block (wei, an exact JSON integer)"""
+    matches: bool
+    """The figures match the chain at `block`, to the wei"""
+    rollup_escrow_wei: int
+    """The same computed from the figures: net revenue − withdrawn, all time (wei, an exact JSON integer)"""
+    vesting_wei: Optional[int]
+    """Of the escrow, subscription payments still vesting (wei, an exact JSON integer)"""
+    withdrawable_wei: Optional[int]
+    """Of the escrow, what the creator may withdraw now (wei, an exact JSON integer)"""
+
+class CreatorAnalyticsTopRentersItem(TypedDict):
+    purchases: int
+    """Rentals bought"""
+    renewals: int
+    """Renewals"""
+    runs: int
+    """Its runs, all time"""
+    spend_wei: int
+    """Everything it paid the listings (purchases, renewals, charges), all time (wei, an exact JSON integer)"""
+    wallet: str
+    """The renter's wallet, lower-case: renters appear only as wallet addresses"""
+
+class CreatorAnalytics(TypedDict):
+    currency: Literal["ETH"]
+    listings: list[CreatorAnalyticsListingsItem]
+    reconciliation: CreatorAnalyticsReconciliation
+    """The figures' money reconciled with the contract"""
+    renter_count: int
+    """Wallets that rented or ran the listings, all time"""
+    series: list[AnalyticsPeriod]
+    top_renters: list[CreatorAnalyticsTopRentersItem]
+    """The ten renters who spent most, all time"""
+    totals: AnalyticsPeriod
 
 class CreatorApplication(TypedDict):
     display_name: str
