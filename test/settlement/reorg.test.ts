@@ -92,7 +92,7 @@ beforeAll(async () => {
     {
       serve: false,
       agent: { handler: async (call) => call.output({ findings: [call.task] }) },
-      env: { CHAIN_BLOCK_TIME_MS: String(BLOCK_MS), FINALITY_DEPTH: String(DEPTH), SETTLEMENT_WAIT_MS: "4000", MAX_FEE_PER_GAS_WEI: parseGwei("50").toString(), RUN_LOG_INTERVAL_MS: "1000" },
+      env: { CHAIN_BLOCK_TIME_MS: String(BLOCK_MS), FINALITY_DEPTH: String(DEPTH), SETTLEMENT_WAIT_MS: "8000", MAX_FEE_PER_GAS_WEI: parseGwei("50").toString(), RUN_LOG_INTERVAL_MS: "1000" },
       adapters: { logger: createLogger("info", (line) => lines.push(JSON.parse(line) as Record<string, unknown>)) },
     },
   );
@@ -122,9 +122,9 @@ const DEPOSIT = () => listing.priceWei * 40n;
 async function moreRuns(prefix: string, count: number) {
   for (let i = 0; i < count; i++) {
     const run = await execute(`${prefix} ${i}`);
+    charged.push(run.run_id as string);
     expect(run, "a later run settles: the settler's nonces are the chain's again").toMatchObject({ status: "completed", output: { findings: [`${prefix} ${i}`] } });
     expect(run.settlement).toBeUndefined();
-    charged.push(run.run_id as string);
   }
 }
 
