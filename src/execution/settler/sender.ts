@@ -113,44 +113,24 @@ export interface TxSender {
   stop(): void;
 }
 
-export interface TxSenderDeps {
-  sender: AuthoritySender;
+interface ResultState {
   batcher: Batcher;
   gas: GasModel;
-  cadence: BlockCadence;
-  others: OtherTxQueue;
-  /** Whether the lease is fresh (nothing is sent otherwise). */
-  leaseFresh(): boolean;
+  /** Batches sent and not mined, by nonce. */
+  inFlight: Map<number, Held[]>;
+  /** Batches mined in blocks not yet final, by nonce: their messages are kept until they are. */
+  included: Map<number, Held[]>;
+  otherInFlight: Map<number, OtherTx>;
+  /** The most charges the next batch may carry (halved after a revert, doubled back after a mined one). */
+  limits: { batch: number };
 }
 
-/**
- * The sender of one settler run.
- *
- * @example
- * const txs = createTxSender(context, { sender, batcher, gas, cadence, others, leaseFresh: keeper.fresh });
- * if (Date.now() >= txs.dueAt()) await txs.sendCharges();
- */
-export function createTxSender(context: PassContext, deps: TxSenderDeps): TxSender {
+/** What the sender does with what became of a transaction: a batch mined (included), reverted, dropped,
+ * orphaned by a reorganisation or final; the run log's answered. */
+function createResultHandler(context: PassContext, state: ResultState): (result: TxResult) => void {
   const { services, tally, options } = context;
   const { config, logger, metrics } = services;
-  const { sender, batcher, gas } = deps;
-  const inFlight = new Map<number, Held[]>();
-  /** Batches mined in blocks not yet final, by nonce: their messages are kept until they are. */
-  const included = new Map<number, Held[]>();
-  const otherInFlight = new Map<number, OtherTx>();
-  let waitingForFees: FeeWait | undefined;
-  let head: bigint | undefined;
-  let lastChargeHead: bigint | undefined;
-  let batchLimit = config.SETTLER_MAX_BATCH;
-  let blockGasCap = TX_GAS_CAP;
-  let blockedUntil = 0;
-  let backoffMs = 0;
-  /** How long the recent large batches' sends took per charge (signing and the node's acceptance), in
-   * milliseconds: batches of fifty or more, whose size outweighs the fixed part of a send. */
-  const sendMsPerCharge: number[] = [];
-  const pendingCount = () => sender.pending().length;
-  const notePending = () => (tally.maxPending = Math.max(tally.maxPending, pendingCount()));
-
+  const { batcher, gas, inFlight, included, otherInFlight, limits } = state;
   const failed = (result: Extract<TxResult, { receipt: TransactionReceipt }>, batch: Held[]) => {
     const { receipt } = result;
     const outOfGas = receipt.gasUsed * 100n >= result.tx.gas * 99n;
@@ -161,7 +141,7 @@ export function createTxSender(context: PassContext, deps: TxSenderDeps): TxSend
     metrics.count("SettlerBatches", 1, { outcome: outOfGas ? "out_of_gas" : "reverted" });
     options.onBatch?.({ kind: outOfGas ? "out_of_gas" : "reverted", nonce: result.tx.nonce, charges: batch.length, blockNumber: receipt.blockNumber, gasUsed: receipt.gasUsed, hash: receipt.transactionHash });
     // Nothing in a reverted transaction was charged: split it and send its halves again.
-    batchLimit = Math.max(1, Math.ceil(batch.length / 2));
+    limits.batch = Math.max(1, Math.ceil(batch.length / 2));
     if (batch.length === 1 && !outOfGas) batch[0]!.retryAt = Date.now() + 30_000;
     logger.warn(outOfGas ? "charge batch ran out of gas; split and sent again with more gas" : "charge batch reverted; split and sent again", { nonce: result.tx.nonce, charges: batch.length, gas_used: receipt.gasUsed.toString(), gas_limit: result.tx.gas.toString() });
     batcher.putBack(batch, false);
@@ -187,7 +167,7 @@ export function createTxSender(context: PassContext, deps: TxSenderDeps): TxSend
     }
     if (first) tally.batches++;
     if (first) gas.learn(batch.length, wordsOf(batch.map((e) => e.charge)), receipt.gasUsed);
-    batchLimit = Math.min(config.SETTLER_MAX_BATCH, batchLimit * 2);
+    limits.batch = Math.min(config.SETTLER_MAX_BATCH, limits.batch * 2);
     metrics.count("SettlerBatches", 1, { outcome: "mined" });
     metrics.observe("ChargesPerBatch", batch.length);
     metrics.observe("GasPerCharge", Number(receipt.gasUsed) / batch.length);
@@ -250,6 +230,49 @@ export function createTxSender(context: PassContext, deps: TxSenderDeps): TxSend
     if (result.receipt.status !== "success") failed(result, batch);
     else mined(result, batch);
   };
+
+  return handle;
+}
+
+export interface TxSenderDeps {
+  sender: AuthoritySender;
+  batcher: Batcher;
+  gas: GasModel;
+  cadence: BlockCadence;
+  others: OtherTxQueue;
+  /** Whether the lease is fresh (nothing is sent otherwise). */
+  leaseFresh(): boolean;
+}
+
+/**
+ * The sender of one settler run.
+ *
+ * @example
+ * const txs = createTxSender(context, { sender, batcher, gas, cadence, others, leaseFresh: keeper.fresh });
+ * if (Date.now() >= txs.dueAt()) await txs.sendCharges();
+ */
+export function createTxSender(context: PassContext, deps: TxSenderDeps): TxSender {
+  const { services, tally } = context;
+  const { config, logger } = services;
+  const { sender, batcher, gas } = deps;
+  const inFlight = new Map<number, Held[]>();
+  /** Batches mined in blocks not yet final, by nonce: their messages are kept until they are. */
+  const included = new Map<number, Held[]>();
+  const otherInFlight = new Map<number, OtherTx>();
+  let waitingForFees: FeeWait | undefined;
+  let head: bigint | undefined;
+  let lastChargeHead: bigint | undefined;
+  const limits = { batch: config.SETTLER_MAX_BATCH };
+  let blockGasCap = TX_GAS_CAP;
+  let blockedUntil = 0;
+  let backoffMs = 0;
+  /** How long the recent large batches' sends took per charge (signing and the node's acceptance), in
+   * milliseconds: batches of fifty or more, whose size outweighs the fixed part of a send. */
+  const sendMsPerCharge: number[] = [];
+  const pendingCount = () => sender.pending().length;
+  const notePending = () => (tally.maxPending = Math.max(tally.maxPending, pendingCount()));
+
+  const handle = createResultHandler(context, { batcher, gas, inFlight, included, otherInFlight, limits });
 
   /** How long before the block a batch goes: SETTLER_LEAD_MS, plus the time the charges it would carry
    * take to sign and reach the node (a batch of hundreds of charges takes a few hundred milliseconds, a
@@ -344,7 +367,7 @@ export function createTxSender(context: PassContext, deps: TxSenderDeps): TxSend
       // One batch per block: the next waits for the block that holds (or passes over) this one.
       if (lastChargeHead !== undefined && lastChargeHead >= head) return;
       const at = head;
-      const chosen = await batcher.choose(at, batchLimit, blockGasCap, gas);
+      const chosen = await batcher.choose(at, limits.batch, blockGasCap, gas);
       if (chosen === undefined) blockedUntil = Date.now() + 1_000;
       if (!chosen || chosen.length === 0) return;
       await send(chosen, at);
