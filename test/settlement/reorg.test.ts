@@ -218,6 +218,8 @@ describe("a send whose answer never came", () => {
     };
     const sender = createAuthoritySender(world.services.chain, { rpcUrl: node.rpcUrl, privateKey: key, fetchFn });
     await sender.sync(1_000);
+    // The fees of the chain as it is (the spike above may still be falling).
+    sender.setBaseFee((await world.services.chain.client.getBlock()).baseFeePerGas);
     const at = await head();
     const tx = await sender.send("charges", consumeQueriesData([]), 100_000n, at);
     expect(sender.pending().map((p) => p.nonce)).toEqual([tx.nonce]);
