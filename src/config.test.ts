@@ -102,6 +102,11 @@ describe("loadConfig", () => {
     expect(() => loadConfig({ ...valid, NETWORK: "ethereum" })).toThrow(/ethereum is chain 1, not CHAIN_ID 84532/);
     expect(() => loadConfig({ ...valid, NETWORK: "moon" })).toThrow(/NETWORK must be one of local, base-sepolia/);
     expect(loadConfig({ ...valid, NETWORK: "local", CHAIN_ID: "999" }).network).toMatchObject({ name: "local", chainId: 999, finalityDepth: 0 });
+    // The indexer's confirmations: 3, or the finality depth when that is less; a setting wins.
+    expect(loadConfig(valid).INDEXER_CONFIRMATIONS).toBe(3);
+    expect(loadConfig({ ...valid, NETWORK: "local", CHAIN_ID: "31337" }).INDEXER_CONFIRMATIONS).toBe(0);
+    expect(loadConfig({ ...valid, FINALITY_DEPTH: "1" }).INDEXER_CONFIRMATIONS).toBe(1);
+    expect(loadConfig({ ...valid, INDEXER_CONFIRMATIONS: "5" }).INDEXER_CONFIRMATIONS).toBe(5);
   });
 
   it("chooses the API key prefix from the chain: svc_test_ on test networks, svc_live_ on mainnet", () => {

@@ -71,8 +71,10 @@ export const configSchema = z
     /** The block from which the indexer follows the registries' events (their deployment, or any
      * block before the service's first registration). */
     ERC8004_DEPLOY_BLOCK: z.coerce.bigint().nonnegative().default(0n),
-    /** Blocks on top of a block before the indexer reads it (reorg safety); 0 on the local chain. */
-    INDEXER_CONFIRMATIONS: z.coerce.number().int().min(0).max(1000).default(3),
+    /** Blocks on top of a block before the indexer reads it: how soon a purchase shows in the index, not
+     * what keeps it right (a block is final at FINALITY_DEPTH). Default: 3, or the finality depth when
+     * that is less (0 on the local chain). */
+    INDEXER_CONFIRMATIONS: z.coerce.number().int().min(0).max(1000).optional(),
     /** Largest request body accepted, in bytes. */
     MAX_BODY_BYTES: z.coerce.number().int().min(1024).max(6 * 1024 * 1024).default(1024 * 1024),
     /** JWT signing keys, newest first: a JSON array of {kid, privateJwk} (EC P-256). A secret. */
@@ -219,7 +221,9 @@ export const configSchema = z
     }
   });
 
-export type Config = z.infer<typeof configSchema> & {
+export type Config = Omit<z.infer<typeof configSchema>, "INDEXER_CONFIRMATIONS"> & {
+  /** INDEXER_CONFIRMATIONS, its default resolved from the network's finality depth. */
+  INDEXER_CONFIRMATIONS: number;
   /** API key prefix for the configured chain. */
   keyPrefix: "svc_test_" | "svc_live_";
   /** The browser origins CORS allows (`*` for any), defaults resolved. */
@@ -255,7 +259,14 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       }),
     );
   }
-  return { ...parsed.data, keyPrefix: TEST_NETWORK_CHAIN_IDS.has(parsed.data.CHAIN_ID) ? "svc_test_" : "svc_live_", corsOrigins: corsOriginsOf(parsed.data), network: networkOf(parsed.data) };
+  const network = networkOf(parsed.data);
+  return {
+    ...parsed.data,
+    INDEXER_CONFIRMATIONS: parsed.data.INDEXER_CONFIRMATIONS ?? Math.min(3, network.finalityDepth),
+    keyPrefix: TEST_NETWORK_CHAIN_IDS.has(parsed.data.CHAIN_ID) ? "svc_test_" : "svc_live_",
+    corsOrigins: corsOriginsOf(parsed.data),
+    network,
+  };
 }
 
 /** The network's profile (named, or by chain id) with the settings that override it. */

@@ -6,6 +6,7 @@ import type { Services } from "./services.ts";
 import { readAuthority } from "./chain/read-authority.ts";
 import type { HistogramSummary, MetricName, MetricsSnapshot } from "./adapters/metrics/port.ts";
 import { countPendingSettlements } from "./execution/money/settlement.store.ts";
+import { getSettlerAlarms, type SettlerAlarm } from "./execution/settler/alarms.store.ts";
 import { describeTable } from "./adapters/tables/dynamo.ts";
 
 export interface HealthMetrics {
@@ -43,8 +44,9 @@ export interface Health {
   sandbox: { idle: number; starting: number; busy: number } | null;
   /** Messages in the registration queue and its dead-letter queue (null: could not be read). */
   queues: { registration: number | null; registration_dlq: number | null; settlement: number | null };
-  /** Per-query charges the chain could not confirm yet, waiting for the settlement pass. */
-  settlements: { pending: number | null };
+  /** Per-query charges the chain could not confirm yet, waiting for the settlement pass; the settler's
+   * alarms that are on (null: could not be read). */
+  settlements: { pending: number | null; alarms: SettlerAlarm[] | null };
   /** The protocol authority's ETH balance in wei (its gas for settlements and the run log), the
    * authority's address read from the contract where the process holds no key; null when the chain
    * cannot be read. */
@@ -52,6 +54,9 @@ export interface Health {
 }
 
 const PROBE_MS = 2_000;
+/** The settler rewrites its alarms every few seconds while one is on: a record older than this is a
+ * settler that stopped (the queue's age then says how far behind settlement is). */
+const ALARMS_FRESH_MS = 2 * 60_000;
 
 async function sample<T>(run: () => Promise<T>): Promise<T | null> {
   let timer: NodeJS.Timeout | undefined;
@@ -102,15 +107,21 @@ async function pendingSettlements(services: Services): Promise<number> {
 export async function checkHealth(services: Services): Promise<Health> {
   const { config } = services;
   const authority = services.authority;
-  const [tables, chain, registration, registrationDlq, settlementQueue, pending, balance] = await Promise.all([
+  // The settler alone holds the key: a process without it reads the authority's address from the contract.
+  const authorityAddress = sample(async () => authority?.address ?? (await readAuthority(services.chain)));
+  const [tables, chain, registration, registrationDlq, settlementQueue, pending, balance, alarms] = await Promise.all([
     probe(() => describeTable(services.tables, "meta")),
     probe(() => services.chain.client.getChainId()),
     sample(() => services.queue.approximateCount(config.REGISTRATION_QUEUE_URL)),
     sample(() => services.queue.approximateCount(config.REGISTRATION_DLQ_URL)),
     sample(() => services.queue.approximateCount(config.SETTLEMENT_QUEUE_URL)),
     sample(() => pendingSettlements(services)),
-    // The settler alone holds the key: a process without it reads the authority's address from the contract.
-    sample(async () => services.chain.client.getBalance({ address: authority?.address ?? (await readAuthority(services.chain)) })),
+    sample(async () => services.chain.client.getBalance({ address: (await authorityAddress) ?? (await readAuthority(services.chain)) })),
+    sample(async () => {
+      const address = await authorityAddress;
+      const record = address ? await getSettlerAlarms(services.tables, address) : null;
+      return record && Date.now() - Date.parse(record.updated_at) < ALARMS_FRESH_MS ? record.alarms : [];
+    }),
   ]);
   const pool = services.sandboxStats();
   // The sampled depths are gauges as well: a canary polling health makes them alarmable metrics.
@@ -127,7 +138,7 @@ export async function checkHealth(services: Services): Promise<Health> {
     metrics: metricsOf(services.metrics.snapshot()),
     sandbox: pool ? { idle: pool.idle, starting: pool.starting, busy: pool.busy } : null,
     queues: { registration, registration_dlq: registrationDlq, settlement: settlementQueue },
-    settlements: { pending },
+    settlements: { pending, alarms },
     authority: balance === null ? null : { balance_wei: balance.toString() },
   };
 }

@@ -1,18 +1,28 @@
 // The protocol authority's transactions, sent by the one settler that holds the key's lease
 // (src/execution/settler/).
-// It owns the nonce: read once from the chain when the settler starts (after any transaction an earlier
-// settler left pending has been mined, so nothing it sent can still land after a decision is read), then
-// counted here. Transactions are signed in-process and sent raw (one request each), with the fees of the
-// latest block; what is pending is tracked by nonce and looked up each block. A transaction still not
-// mined several blocks on is sent again under its nonce with higher fees (only one of the two can be
-// mined); one whose nonce the chain has used without it is reported dropped, so its charges are checked
-// against the chain and sent again.
-import { createPublicClient, http, type Address, type Hex, type HttpTransportConfig, type PublicClient, type TransactionReceipt } from "viem";
+// It owns the nonce against the chain's: read once from the chain when the settler starts (after any
+// transaction an earlier settler left pending has been mined), then counted here, and held against the
+// chain's at every block. Transactions are signed in-process and sent raw (one request each), with the
+// fees of the latest block, never above the network's ceiling; each is followed by nonce from its send
+// until its block is final (the network's finality depth under the head):
+//  - pending: looked up each block; still not mined several blocks on, it is sent again under its nonce
+//    with higher fees (only one of the two can be mined); one whose nonce the chain used without it is
+//    reported dropped, so its charges are checked against the chain and sent again;
+//  - included: mined, its block not yet final. When a reorganisation takes its block off the chain it is
+//    pending again and its signed bytes are sent again at once (reported orphaned), so its nonce is never
+//    left empty under the ones after it;
+//  - final: forgotten (its signed bytes are kept a while, to fill a gap a deeper reorganisation leaves).
+// A gap (the chain's next nonce below a nonce this sender counts as sent, with nothing of it pending at
+// the node) is filled from the chain's nonce up: with the transaction sent under that nonce when it is
+// known, else with an empty transfer to the authority itself. A send whose answer never came (a timeout)
+// may have reached the node: it is followed as pending under its hash, never sent again under a new nonce.
+import { createPublicClient, http, keccak256, type Address, type Hex, type HttpTransportConfig, type PublicClient, type TransactionReceipt } from "viem";
 import { privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
 import type { ChainClient } from "./client.ts";
 
-/** What a pending transaction carries: the charge batch, or another transaction (the run log's). */
-export type TxKind = "charges" | "other";
+/** What a transaction carries: the charge batch, another transaction (the run log's), or nothing (a
+ * filler for a nonce left empty). */
+export type TxKind = "charges" | "other" | "filler";
 
 export interface PendingTx {
   nonce: number;
@@ -28,7 +38,15 @@ export interface PendingTx {
   sentAt: number;
 }
 
-export type TxResult = { tx: PendingTx; receipt: TransactionReceipt } | { tx: PendingTx; dropped: true };
+export type TxResult =
+  /** Mined (again, after a reorganisation took its first block away). */
+  | { tx: PendingTx; receipt: TransactionReceipt }
+  /** Its nonce was used without it: it will never be mined. */
+  | { tx: PendingTx; dropped: true }
+  /** Its block left the chain: it is pending again (sent again at once). */
+  | { tx: PendingTx; orphaned: true }
+  /** Its block is final. */
+  | { tx: PendingTx; final: true; receipt: TransactionReceipt };
 
 /** The authority could not send (its balance cannot pay the gas, the node refused the transaction):
  * nothing was sent; the caller tries again later. */
@@ -36,6 +54,17 @@ export class SendRefusedError extends Error {
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.name = "SendRefusedError";
+  }
+}
+
+/** The base fee is at or above the network's fee ceiling: nothing was sent; the caller waits. */
+export class FeeCeilingError extends SendRefusedError {
+  constructor(
+    readonly baseFeePerGas: bigint,
+    readonly maxFeePerGas: bigint,
+  ) {
+    super(`the base fee (${baseFeePerGas} wei) is at or above the fee ceiling (${maxFeePerGas} wei per gas)`);
+    this.name = "FeeCeilingError";
   }
 }
 
@@ -48,59 +77,187 @@ export interface AuthoritySender {
   sync(maxWaitMs: number, signal?: AbortSignal): Promise<void>;
   /** The base fee of the latest block (each new head), which the next sends pay twice over at most. */
   setBaseFee(baseFeePerGas: bigint | null | undefined): void;
-  /** Signs and sends a transaction to the marketplace with the next nonce. Throws SendRefusedError when
-   * the node refuses it (nothing was sent) and other errors when the chain could not be reached. */
+  /** What one gas costs a transaction sent now (base fee and tip, within the ceiling). */
+  gasPrice(): bigint;
+  /** Signs and sends a transaction to the marketplace with the next nonce. Throws FeeCeilingError when
+   * the base fee is at the ceiling, SendRefusedError when the node refuses it (nothing was sent), and
+   * other errors when the chain could not be reached before anything was sent. */
   send(kind: TxKind, data: Hex, gas: bigint, head: bigint): Promise<PendingTx>;
-  /** Looks up the pending transactions at head `head`: returns the ones mined (with their receipts) or
-   * dropped, in nonce order, and sends again the ones stuck for `STUCK_BLOCKS`. */
+  /** Looks up what was sent at head `head`: returns the transactions mined (with their receipts),
+   * dropped or final, in nonce order; sends again the ones stuck for `STUCK_BLOCKS`, and fills a gap. */
   poll(head: bigint): Promise<TxResult[]>;
+  /** The blocks after `fork` left the chain: the transactions mined in them are pending again, and sent
+   * again at once. */
+  reorg(fork: bigint): Promise<TxResult[]>;
 }
 
 /** Blocks a transaction may wait before it is sent again with higher fees. */
 export const STUCK_BLOCKS = 5n;
 /** A replacement pays this much more (nodes require at least 10% more to replace). */
 const BUMP_PERCENT = 130n;
+/** Final transactions whose signed bytes are kept to fill a gap a deeper reorganisation leaves. */
+const KEEP_FINAL = 64;
+/** An empty transfer's gas. */
+const FILLER_GAS = 21_000n;
 
-function nodeRefusal(error: unknown): string | undefined {
+interface Tracked extends PendingTx {
+  /** The signed bytes last sent under this nonce. */
+  raw: Hex;
+  receipt?: TransactionReceipt;
+}
+
+/** Why the node refused a send, from its answer; undefined when the answer says nothing of a refusal
+ * (a timeout, a connection lost: the send may have reached the node). */
+export function nodeRefusal(error: unknown): string | undefined {
   const text = error instanceof Error ? `${error.message} ${String((error as { details?: string }).details ?? "")}` : String(error);
+  // No answer is no refusal: the request may have been taken (the transaction may land later).
+  if (/took too long|timed? ?out|ECONNRESET|socket hang up|fetch failed|ECONNREFUSED/i.test(text)) return undefined;
   if (/insufficient funds|gas \* price \+ value|exceeds balance/i.test(text)) return "the authority's balance cannot pay the gas";
-  if (/nonce too low|nonce has already been used|already known|replacement transaction underpriced|nonce too high|higher than the next one expected/i.test(text)) return "nonce";
-  if (/intrinsic gas too low|exceeds block gas limit|gas limit|Missing or invalid parameters/i.test(text)) return "the node refused the transaction's gas";
+  if (/nonce too low|nonce has already been used|already known|known transaction|replacement transaction underpriced|nonce too high|higher than the next one expected/i.test(text)) return "nonce";
+  if (/intrinsic gas too low|exceeds block gas limit|gas limit reached|gas limit too/i.test(text)) return "the node refused the transaction's gas";
   return undefined;
 }
 
-export function createAuthoritySender(chain: ChainClient, options: { rpcUrl: string; privateKey: Hex; fetchFn?: HttpTransportConfig["fetchFn"] }): AuthoritySender {
+/** Whether an error is the node's answer (a JSON-RPC error) rather than no answer at all. */
+function answered(error: unknown): boolean {
+  let e: unknown = error;
+  for (let i = 0; i < 6 && e; i++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === "number" && code !== -32603 && code < 0) return true;
+    e = (e as { cause?: unknown }).cause;
+  }
+  return false;
+}
+
+export interface AuthoritySenderOptions {
+  rpcUrl: string;
+  privateKey: Hex;
+  fetchFn?: HttpTransportConfig["fetchFn"];
+  /** Blocks on top of a transaction's block before it counts as final (default 0). */
+  finalityDepth?: number;
+  /** The most it offers per gas (default: no ceiling). */
+  maxFeePerGasWei?: bigint;
+  /** Told when the sender fills a gap in its nonces. */
+  onGap?(gap: { nonce: number; with: "resent" | "filler"; chainNonce: number }): void;
+}
+
+export function createAuthoritySender(chain: ChainClient, options: AuthoritySenderOptions): AuthoritySender {
   const account: PrivateKeyAccount = privateKeyToAccount(options.privateKey);
   const client: PublicClient = createPublicClient({
     chain: chain.chain,
     transport: http(options.rpcUrl, { timeout: 10_000, retryCount: 0, ...(options.fetchFn ? { fetchFn: options.fetchFn } : {}) }),
   }) as PublicClient;
+  const depth = BigInt(options.finalityDepth ?? 0);
+  const ceiling = options.maxFeePerGasWei;
   let nextNonce: number | undefined;
   let baseFee = 1_000_000_000n;
   let priorityFee: bigint | undefined;
-  const inFlight = new Map<number, PendingTx>();
+  const txs = new Map<number, Tracked>();
+  const finals = new Map<number, Tracked>();
 
-  async function sendRaw(tx: PendingTx): Promise<Hex> {
-    const serialized = await account.signTransaction({
+  async function sign(tx: PendingTx): Promise<Hex> {
+    return account.signTransaction({
       chainId: chain.chain.id,
       type: "eip1559",
-      to: chain.marketplace,
+      to: tx.kind === "filler" ? account.address : chain.marketplace,
       data: tx.data,
       gas: tx.gas,
       nonce: tx.nonce,
+      value: 0n,
       maxFeePerGas: tx.maxFeePerGas,
       maxPriorityFeePerGas: tx.maxPriorityFeePerGas,
     });
-    return client.sendRawTransaction({ serializedTransaction: serialized });
+  }
+
+  const broadcast = (raw: Hex) => client.sendRawTransaction({ serializedTransaction: raw });
+
+  /** The fees a send pays now: twice the base fee and the tip, within the ceiling. */
+  function fees(): { maxFeePerGas: bigint; maxPriorityFeePerGas: bigint } {
+    const tip = priorityFee ?? 1_000_000_000n;
+    if (ceiling === undefined) return { maxFeePerGas: 2n * baseFee + tip, maxPriorityFeePerGas: tip };
+    if (baseFee >= ceiling) throw new FeeCeilingError(baseFee, ceiling);
+    const cappedTip = tip < ceiling - baseFee ? tip : ceiling - baseFee;
+    const max = 2n * baseFee + cappedTip;
+    return { maxFeePerGas: max < ceiling ? max : ceiling, maxPriorityFeePerGas: cappedTip };
   }
 
   async function resync(): Promise<void> {
-    nextNonce = Math.max(await client.getTransactionCount({ address: account.address, blockTag: "pending" }), ...[...inFlight.keys()].map((n) => n + 1));
+    nextNonce = Math.max(await client.getTransactionCount({ address: account.address, blockTag: "pending" }), ...[...txs.keys()].map((n) => n + 1));
+  }
+
+  /** Signs and sends `tx`; follows it under its nonce whether the node answered or not (a send with no
+   * answer may have been taken). Throws the node's refusal. */
+  async function sendTracked(tx: PendingTx): Promise<Tracked> {
+    const raw = await sign(tx);
+    const tracked: Tracked = { ...tx, raw, hashes: [...tx.hashes, keccak256(raw)] };
+    try {
+      await broadcast(raw);
+    } catch (error) {
+      if (answered(error) || nodeRefusal(error)) throw error;
+      // No answer: the node may have taken it. It is followed like any pending transaction; if it never
+      // reached the node, its nonce stays empty and the gap is filled at the next block.
+    }
+    txs.set(tx.nonce, tracked);
+    return tracked;
+  }
+
+  /** Fills the nonces the chain lacks below the ones followed as sent. */
+  async function fillGaps(latestNonce: number, pendingNonce: number, head: bigint): Promise<void> {
+    const top = nextNonce ?? latestNonce;
+    for (let nonce = latestNonce; nonce < top; nonce++) {
+      const tracked = txs.get(nonce);
+      if (tracked && !tracked.receipt) {
+        // Followed as pending: sent again when the node holds nothing of it (it lost it, or the send
+        // never reached it), which is a no-op when it holds it.
+        if (nonce >= pendingNonce) await broadcast(tracked.raw).catch(() => undefined);
+        continue;
+      }
+      const known = tracked ?? finals.get(nonce);
+      if (known) {
+        // Counted as mined, yet the chain has not used its nonce: its block left the chain unnoticed.
+        delete known.receipt;
+        txs.set(nonce, { ...known, sentAtHead: head });
+        await broadcast(known.raw).catch(() => undefined);
+        options.onGap?.({ nonce, with: "resent", chainNonce: latestNonce });
+        continue;
+      }
+      const filler = await sendTracked({ nonce, kind: "filler", data: "0x", gas: FILLER_GAS, hashes: [], ...fees(), sentAtHead: head, sentAt: Date.now() }).catch(() => undefined);
+      if (filler) options.onGap?.({ nonce, with: "filler", chainNonce: latestNonce });
+    }
+  }
+
+  /** A transaction still pending after `STUCK_BLOCKS`: sent again with higher fees, within the ceiling
+   * (at the ceiling, its same bytes again). */
+  async function bump(tx: Tracked, head: bigint): Promise<void> {
+    let next: Tracked = { ...tx, sentAtHead: head };
+    try {
+      const now = fees();
+      const maxFee = (tx.maxFeePerGas * BUMP_PERCENT) / 100n + now.maxFeePerGas;
+      const capped = ceiling !== undefined && maxFee > ceiling ? ceiling : maxFee;
+      const tip = (tx.maxPriorityFeePerGas * BUMP_PERCENT) / 100n;
+      if (capped * 100n >= tx.maxFeePerGas * 111n) {
+        const bumped = { ...tx, maxFeePerGas: capped, maxPriorityFeePerGas: tip < capped ? tip : capped, sentAtHead: head };
+        const raw = await sign(bumped);
+        await broadcast(raw);
+        next = { ...bumped, raw, hashes: [...tx.hashes, keccak256(raw)] };
+      } else await broadcast(tx.raw);
+    } catch {
+      // Mined meanwhile, the node keeps the first, or the fees are at the ceiling: the next block looks again.
+    }
+    txs.set(tx.nonce, next);
+  }
+
+  async function receiptOf(tx: Tracked): Promise<TransactionReceipt | undefined> {
+    for (const hash of tx.hashes) {
+      const receipt = await client.getTransactionReceipt({ hash }).catch(() => undefined);
+      if (receipt) return receipt;
+    }
+    return undefined;
   }
 
   return {
     address: account.address,
-    pending: () => [...inFlight.values()].sort((a, b) => a.nonce - b.nonce),
+    pending: () => [...txs.values()].filter((tx) => !tx.receipt).sort((a, b) => a.nonce - b.nonce),
     async sync(maxWaitMs, signal) {
       const until = Date.now() + maxWaitMs;
       for (;;) {
@@ -109,7 +266,7 @@ export function createAuthoritySender(chain: ChainClient, options: { rpcUrl: str
           client.getTransactionCount({ address: account.address, blockTag: "pending" }),
         ]);
         if (latest === pending || Date.now() >= until || signal?.aborted) {
-          nextNonce = pending;
+          nextNonce = Math.max(pending, ...[...txs.keys()].map((n) => n + 1));
           break;
         }
         await new Promise((resolve) => setTimeout(resolve, 100));
@@ -119,13 +276,20 @@ export function createAuthoritySender(chain: ChainClient, options: { rpcUrl: str
     setBaseFee(value) {
       if (typeof value === "bigint") baseFee = value;
     },
+    gasPrice() {
+      const { maxFeePerGas, maxPriorityFeePerGas } = fees();
+      const paid = baseFee + maxPriorityFeePerGas;
+      return paid < maxFeePerGas ? paid : maxFeePerGas;
+    },
     async send(kind, data, gas, head) {
       if (nextNonce === undefined) await resync();
       priorityFee ??= await client.estimateMaxPriorityFeePerGas().catch(() => 1_000_000_000n);
       for (let attempt = 0; ; attempt++) {
-        const tx: PendingTx = { nonce: nextNonce!, kind, data, gas, hashes: [], maxFeePerGas: 2n * baseFee + priorityFee, maxPriorityFeePerGas: priorityFee, sentAtHead: head, sentAt: Date.now() };
+        const tx: PendingTx = { nonce: nextNonce!, kind, data, gas, hashes: [], ...fees(), sentAtHead: head, sentAt: Date.now() };
         try {
-          tx.hashes.push(await sendRaw(tx));
+          const sent = await sendTracked(tx);
+          nextNonce = tx.nonce + 1;
+          return sent;
         } catch (error) {
           const refusal = nodeRefusal(error);
           // Another sender used the nonce (a key shared by mistake, or a transaction we lost track of):
@@ -135,45 +299,58 @@ export function createAuthoritySender(chain: ChainClient, options: { rpcUrl: str
             continue;
           }
           if (refusal) throw new SendRefusedError(refusal === "nonce" ? "the authority's nonce is taken" : refusal, { cause: error });
-          throw error;
+          throw new SendRefusedError("the node refused the transaction", { cause: error });
         }
-        nextNonce = tx.nonce + 1;
-        inFlight.set(tx.nonce, tx);
-        return tx;
       }
     },
     async poll(head) {
       const results: TxResult[] = [];
-      const txs = [...inFlight.values()].sort((a, b) => a.nonce - b.nonce);
-      if (txs.length === 0) return results;
-      const latestNonce = await client.getTransactionCount({ address: account.address, blockTag: "latest" });
-      for (const tx of txs) {
-        let receipt: TransactionReceipt | undefined;
-        for (const hash of tx.hashes) {
-          receipt = await client.getTransactionReceipt({ hash }).catch(() => undefined);
-          if (receipt) break;
+      if (txs.size === 0) return results;
+      const [latestNonce, pendingNonce] = await Promise.all([
+        client.getTransactionCount({ address: account.address, blockTag: "latest" }),
+        client.getTransactionCount({ address: account.address, blockTag: "pending" }),
+      ]);
+      for (const tx of [...txs.values()].sort((a, b) => a.nonce - b.nonce)) {
+        if (tx.receipt) {
+          if (head - tx.receipt.blockNumber < depth) continue;
+          txs.delete(tx.nonce);
+          finals.set(tx.nonce, tx);
+          for (const n of finals.keys()) if (finals.size > KEEP_FINAL) finals.delete(n);
+          results.push({ tx, final: true, receipt: tx.receipt });
+          continue;
         }
+        const receipt = await receiptOf(tx);
         if (receipt) {
-          inFlight.delete(tx.nonce);
+          tx.receipt = receipt;
           results.push({ tx, receipt });
+          if (head - receipt.blockNumber >= depth) {
+            txs.delete(tx.nonce);
+            finals.set(tx.nonce, tx);
+            results.push({ tx, final: true, receipt });
+          }
           continue;
         }
         if (tx.nonce < latestNonce) {
           // The nonce is used and none of our hashes holds it: the transaction will never be mined.
-          inFlight.delete(tx.nonce);
+          txs.delete(tx.nonce);
           results.push({ tx, dropped: true });
           continue;
         }
-        if (head - tx.sentAtHead >= STUCK_BLOCKS) {
-          const bumped = { ...tx, maxFeePerGas: (tx.maxFeePerGas * BUMP_PERCENT) / 100n + 2n * baseFee, maxPriorityFeePerGas: (tx.maxPriorityFeePerGas * BUMP_PERCENT) / 100n, sentAtHead: head };
-          try {
-            const hash = await sendRaw(bumped);
-            inFlight.set(tx.nonce, { ...bumped, hashes: [...tx.hashes, hash] });
-          } catch {
-            // Mined meanwhile, or the node keeps the first: the next block looks again.
-            inFlight.set(tx.nonce, { ...tx, sentAtHead: head });
-          }
-        }
+        if (head - tx.sentAtHead >= STUCK_BLOCKS) await bump(tx, head);
+      }
+      await fillGaps(latestNonce, pendingNonce, head);
+      return results;
+    },
+    async reorg(fork) {
+      const results: TxResult[] = [];
+      for (const tx of [...txs.values(), ...finals.values()].sort((a, b) => a.nonce - b.nonce)) {
+        if (!tx.receipt || tx.receipt.blockNumber <= fork) continue;
+        finals.delete(tx.nonce);
+        delete tx.receipt;
+        tx.sentAtHead = fork;
+        txs.set(tx.nonce, tx);
+        await broadcast(tx.raw).catch(() => undefined);
+        results.push({ tx, orphaned: true });
       }
       return results;
     },

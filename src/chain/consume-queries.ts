@@ -3,9 +3,11 @@
 // only on a valid per-query credential with enough balance). A refused charge does not revert the
 // others: the contract reports it with a QueryRefused event carrying the selector of the custom error
 // consumeQuery would have reverted with. What happened to each charge is read from the receipt's
-// events, never assumed.
-import { parseEventLogs, toFunctionSelector, type Address, type Log, type TransactionReceipt } from "viem";
+// events, never assumed. The settler sends its batches through `sendConsumeQueries` (its own sender,
+// nonces and fees, without waiting for the receipt); everything else through `consumeQueries`.
+import { encodeFunctionData, parseEventLogs, toFunctionSelector, type Address, type Hex, type Log, type TransactionReceipt } from "viem";
 import type { AuthoritySigner, AuthorityRevertError, AuthorityUnavailableError } from "./authority.ts";
+import type { AuthoritySender, PendingTx } from "./authority-sender.ts";
 import { marketplaceAbi } from "@agent-rental/core/marketplace";
 
 export interface ConsumeQueriesCharge {
@@ -50,6 +52,29 @@ const errorNames = new Map<string, string>(
 /** The name of the custom error whose selector is `reason`, or the selector itself for one the ABI lacks. */
 export function refusalName(reason: `0x${string}`): string {
   return errorNames.get(reason.toLowerCase()) ?? reason;
+}
+
+/** The calldata of `consumeQueries(charges)`. */
+export function consumeQueriesData(charges: readonly ConsumeQueriesCharge[]): Hex {
+  return encodeFunctionData({ abi: marketplaceAbi, functionName: "consumeQueries", args: [charges.map((c) => ({ listingId: c.listingId, buyer: c.buyer, runRef: c.runRef, maxPrice: c.maxPrice }))] });
+}
+
+export interface SendConsumeQueriesParameters extends ConsumeQueriesParameters {
+  /** The gas limit the batch is sent with (the settler's gas model: an estimate is too slow for a batch). */
+  gas: bigint;
+  /** The chain's head as the sender sees it. */
+  head: bigint;
+}
+
+/**
+ * Sends `consumeQueries(charges)` through `sender` (the settler's: its nonce, its fees) and returns the
+ * pending transaction at once; the sender reports its receipt, and `outcomesOf` decodes it.
+ *
+ * @example
+ * const tx = await sendConsumeQueries(sender, { charges, gas: 400_000n, head });
+ */
+export function sendConsumeQueries(sender: AuthoritySender, { charges, gas, head }: SendConsumeQueriesParameters): Promise<PendingTx> {
+  return sender.send("charges", consumeQueriesData(charges), gas, head);
 }
 
 /**

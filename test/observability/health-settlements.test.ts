@@ -17,10 +17,10 @@ beforeAll(async () => {
 describe("health", () => {
   it("counts every deferred settlement, and reports the tables reachable", async () => {
     const before = await checkHealth(ctx.services);
-    expect(before.settlements).toEqual({ pending: 0 });
+    expect(before.settlements).toEqual({ pending: 0, alarms: [] });
     for (let i = 0; i < 3; i++) await markSettlementPending(ctx.services, newRunId());
     const after = await checkHealth(ctx.services);
-    expect(after.settlements).toEqual({ pending: 3 });
+    expect(after.settlements).toEqual({ pending: 3, alarms: [] });
     expect(after.checks.tables).toBe(true);
   });
 });

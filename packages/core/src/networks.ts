@@ -17,6 +17,8 @@
 //
 // Fee ceiling: the most the settler offers per gas (maxFeePerGas), and the most one batch may spend on
 // gas as a share of the charges it carries (basis points). Past either, the settler waits and alarms.
+// Locally the share is 100%: the Hardhat node asks a fixed 1 gwei tip, so a batch of one cheap charge
+// costs a large share of it in play money; its fee per gas is still bounded.
 
 export type NetworkName = "local" | "base-sepolia" | "base" | "ethereum-sepolia" | "ethereum";
 
@@ -65,7 +67,7 @@ export const NETWORKS: Readonly<Record<NetworkName, NetworkProfile>> = {
     finalityDepth: 0,
     finalityTag: null,
     maxFeePerGasWei: 100n * GWEI,
-    maxGasShareBps: 2_000,
+    maxGasShareBps: 10_000,
     publicRpcUrl: null,
     explorerUrl: null,
     usdc: null,

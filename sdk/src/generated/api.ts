@@ -1610,6 +1610,13 @@ export interface components {
                 starting: number;
             } | null;
             settlements: {
+                /** @description The settler's alarms that are on (docs/guides/operator.md, "What to alarm on at 3 am"): fee_ceiling, settlement_stalled, nonce_gap, deep_reorg; null when they could not be read */
+                alarms: {
+                    message: string;
+                    /** @enum {string} */
+                    name: "fee_ceiling" | "settlement_stalled" | "nonce_gap" | "deep_reorg";
+                    since: string;
+                }[] | null;
                 pending: number | null;
             };
             /** @enum {string} */

@@ -38,7 +38,13 @@ const HealthSchema = z
     queues: z
       .object({ registration: z.number().int().nullable(), registration_dlq: z.number().int().nullable(), settlement: z.number().int().nullable() })
       .openapi({ description: "Messages in each queue, visible and in flight: the registration queue, its dead-letter queue, and the settlement queue (per-task charges the settler has not decided yet)" }),
-    settlements: z.object({ pending: z.number().int().nullable() }),
+    settlements: z.object({
+      pending: z.number().int().nullable(),
+      alarms: z
+        .array(z.object({ name: z.enum(["fee_ceiling", "settlement_stalled", "nonce_gap", "deep_reorg"]), since: z.string(), message: z.string() }))
+        .nullable()
+        .openapi({ description: "The settler's alarms that are on (docs/guides/operator.md, \"What to alarm on at 3 am\"): fee_ceiling, settlement_stalled, nonce_gap, deep_reorg; null when they could not be read" }),
+    }),
     authority: z.object({ balance_wei: z.string() }).nullable().openapi({ description: "The protocol authority's ETH balance (its gas), in wei" }),
   })
   .openapi("Health");

@@ -21,7 +21,7 @@ import type { Services } from "../../services.ts";
 import { getQueryConsumed } from "../../chain/get-query-consumed.ts";
 import { getChargeOutcomes, type ChargeDecision } from "../../chain/get-charge-outcomes.ts";
 import { chargeRefOf, type RunRecord } from "../runs/run.ts";
-import { getRun, updateSettlement } from "../runs/run.store.ts";
+import { correctSettlement, getRun, updateSettlement } from "../runs/run.store.ts";
 import { deletePendingSettlement, listPendingSettlements, markRequeued, putPendingSettlement, type PendingSettlement } from "./settlement.store.ts";
 import { holdReservation, releaseReservation, settleReservation, SETTLEMENT_WINDOW_MS } from "./ledger.ts";
 import { chargeMessageBody } from "./charge-message.ts";
@@ -264,4 +264,24 @@ export async function settlePendingRuns(services: Services): Promise<{ settled: 
   }
   services.metrics.gauge("SettlementsPending", tally.pending);
   return tally;
+}
+
+/** What the chain finally decided for a run's charge, once its block is final. */
+export type FinalCharge = { outcome: "charged"; costWei: bigint; txHash: Hex } | { outcome: "refused"; contractError: string };
+
+/**
+ * The one place a settled run's record follows its charge after a reorganisation: the charge landed
+ * again in another transaction (its `settlement_tx` and cost follow), or was refused when it was sent
+ * again (the run reads `settlement: refused`, cost 0; its output had been released at inclusion, which
+ * only a creator's revocation or closing between the two blocks can cause: logged as an error). What
+ * follows a run's settlement (figures, analytics) hooks here and where a run is first settled.
+ */
+export async function resettleRun(services: Services, runId: string, charge: FinalCharge): Promise<void> {
+  const corrected =
+    charge.outcome === "charged"
+      ? await correctSettlement(services.tables, runId, { settlement: "settled", cost_wei: charge.costWei.toString(), settlement_tx: charge.txHash })
+      : await correctSettlement(services.tables, runId, { settlement: "refused", cost_wei: "0" });
+  if (!corrected) return;
+  if (charge.outcome === "refused") services.logger.error("a reorganised charge was refused when it was sent again: the run's output was released unpaid", { run_id: runId, contract_error: charge.contractError });
+  else services.logger.info("run's charge corrected after a reorganisation", { run_id: runId, settlement_tx: charge.txHash });
 }

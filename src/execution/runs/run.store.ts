@@ -265,6 +265,21 @@ export async function updateSettlement(tables: Tables, runId: string, patch: Set
   ));
 }
 
+/** Corrects a settled run's charge after a reorganisation moved it to another transaction (or the
+ * contract refused it when it was sent again). False when the run is not settled (nothing to correct). */
+export async function correctSettlement(tables: Tables, runId: string, patch: { settlement: "settled" | "refused"; cost_wei: string; settlement_tx?: `0x${string}` }): Promise<boolean> {
+  return applied(tables.doc.send(
+    new UpdateCommand({
+      TableName: tables.name("runs"),
+      Key: runKey(runId),
+      UpdateExpression: `SET settlement = :settlement, cost_wei = :cost${patch.settlement_tx ? ", settlement_tx = :tx" : " REMOVE settlement_tx"}`,
+      // Only a run recorded settled is corrected: a pending one is the settlement pass's.
+      ConditionExpression: "settlement = :settled",
+      ExpressionAttributeValues: { ":settlement": patch.settlement, ":cost": patch.cost_wei, ":settled": "settled", ...(patch.settlement_tx ? { ":tx": patch.settlement_tx } : {}) },
+    }),
+  ));
+}
+
 /** Runs still `running` whose stale time is before `now` (at most `limit`): the stale-run sweep's work.
  * With `now` "any", every run still `running`, stale or not (a start that knows no process of its own
  * is running them: the local stack's, see finishInterruptedRuns). */

@@ -1,18 +1,12 @@
-// A batch of charges as one `consumeQueries` transaction: its calldata, and the gas it is sent with.
+// The gas a batch of charges (one `consumeQueries` transaction, src/chain/consume-queries.ts) is sent with.
 // eth_estimateGas runs the whole batch many times over (half a second for 500 charges on a local node),
 // which a batch sent a moment before its block cannot wait for; so the limit comes from a model
 // of what a charge costs, learned from the batches mined: the most a charge cost in recent batches, with
 // a margin, plus a new storage word for every bitmap word the batch touches. A batch that runs out of
 // gas anyway (the state changed under it) is split, and the model's allowance per charge doubles.
-import { encodeFunctionData, type Address, type Hex } from "viem";
-import { marketplaceAbi } from "@agent-rental/core/marketplace";
+import type { ConsumeQueriesCharge } from "../../chain/consume-queries.ts";
 
-export interface Charge {
-  listingId: Hex;
-  buyer: Address;
-  runRef: Hex;
-  maxPrice: bigint;
-}
+export type Charge = ConsumeQueriesCharge;
 
 /** The most gas one transaction may have (EIP-7825's cap, in force on Osaka chains). */
 export const TX_GAS_CAP = 16_777_216n;
@@ -32,10 +26,6 @@ const MAX_GAS_PER_CHARGE = 120_000;
 const MEMORY = 16;
 /** Batches smaller than this teach nothing: their fixed costs swamp the charges'. */
 const MIN_LEARNING_BATCH = 8;
-
-export function encodeCharges(charges: readonly Charge[]): Hex {
-  return encodeFunctionData({ abi: marketplaceAbi, functionName: "consumeQueries", args: [charges.map((c) => ({ listingId: c.listingId, buyer: c.buyer, runRef: c.runRef, maxPrice: c.maxPrice }))] });
-}
 
 /** The bitmap words a batch touches (a reference below 2^64 is bit ref & 255 of word ref >> 8). */
 export function wordsOf(charges: readonly Charge[]): number {

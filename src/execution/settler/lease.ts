@@ -5,6 +5,7 @@
 // waits only when the holder means to stop soon (`ends_at`: a cloud invocation nearing its deadline),
 // so a successor is ready the moment the lease is given up; otherwise it leaves at once. The protocol is
 // apart from its store (lease.store.ts), and unit-tested against an in-memory one.
+import { sleep } from "./context.ts";
 
 export interface LeaseRecord {
   owner: string;
@@ -119,4 +120,60 @@ export function memoryLeaseStore(): LeaseStore & { record: LeaseRecord | null } 
       return true;
     },
   };
+}
+
+/** A held lease kept renewed while its settler runs. */
+export interface LeaseKeeper {
+  /** Whether the lease is surely still this settler's: renewed within two thirds of its length. The
+   * settler sends only while it is. */
+  fresh(): boolean;
+  /** Settles once the keeper stops (`signal` aborted). */
+  done: Promise<void>;
+}
+
+export interface KeepLeaseOptions {
+  /** When the holder means to give the lease up (0: no planned end). */
+  endsAt: number;
+  ttlMs: number;
+  /** Stops the renewals. */
+  signal: AbortSignal;
+  /** The lease was taken over by another settler: the holder must stop sending. */
+  onLost(): void;
+  /** Says what happened to a renewal worth an operator's eye (lost, or storage not answering). */
+  onProblem(problem: "lost" | "unrenewed"): void;
+}
+
+/**
+ * Renews `lease` on a clock of its own (a chain that mines per transaction has no blocks while idle):
+ * every third of the lease, every second while storage does not answer. A renewal that cannot reach
+ * storage is not a loss, but the lease may run out meanwhile and another settler take it: `fresh()`
+ * turns false once the last renewal is two thirds of the lease old, so the holder holds its charges
+ * until storage answers again. A refusal (another settler took the lease over) calls `onLost`.
+ *
+ * @example
+ * const keeper = keepLease(lease, { endsAt, ttlMs: 15_000, signal: halt.signal, onLost: stopAll, onProblem });
+ * if (keeper.fresh()) await send();
+ */
+export function keepLease(lease: SettlerLease, options: KeepLeaseOptions): LeaseKeeper {
+  let renewedAt = Date.now();
+  const fresh = () => Date.now() - renewedAt < (2 * options.ttlMs) / 3;
+  const done = (async () => {
+    let failing = false;
+    while (!options.signal.aborted) {
+      await sleep(failing ? 1_000 : options.ttlMs / 3, options.signal);
+      if (options.signal.aborted) break;
+      const renewed = await lease.renew(options.endsAt).then(
+        (held) => held,
+        () => undefined,
+      );
+      failing = renewed === undefined;
+      if (renewed === true) renewedAt = Date.now();
+      if (renewed === false) {
+        options.onProblem("lost");
+        options.onLost();
+      }
+      if (renewed === undefined && !fresh()) options.onProblem("unrenewed");
+    }
+  })();
+  return { fresh, done };
 }

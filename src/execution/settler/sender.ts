@@ -1,0 +1,390 @@
+// The settler's sender: its transactions, through the authority's one sender (src/chain/authority-sender.ts).
+// Each block it learns the fees and what became of what it sent; it sends the next charge batch a lead
+// before the block is due (so a charge that arrives just after a batch left waits one block, not two),
+// builds the next batch while one is being mined, sends the run log's transactions in between, and
+// never has more than two transactions pending (a charge batch and one other).
+//
+// A batch that reverts or runs out of gas charged nothing (a transaction is all or nothing): it is split
+// in halves for the next blocks, and an out-of-gas batch doubles the gas each charge is allowed; a single
+// charge that reverts on its own waits and is tried again. A dropped transaction's charges are checked
+// against the chain and sent again.
+//
+// A mined batch is included, not final: its charges' messages are kept (hidden on the queue) until its
+// block is the network's finality depth under the head. A reorganisation that takes its block away
+// makes it pending again under its nonce (the authority's sender sends its signed bytes again), and its
+// charges are decided by the block that holds it next: charged exactly once (a reference already
+// charged is skipped by the contract), never lost. The fee ceiling: a batch is not sent while the base
+// fee is at the network's maximum fee per gas, nor while its gas would cost more than the network's
+// share of the charges it carries; the settler waits, and says so (alarms.ts).
+import { decodeFunctionResult, encodeFunctionData, BaseError, ContractFunctionRevertedError, type TransactionReceipt } from "viem";
+import type { Hex } from "viem";
+import { marketplaceAbi } from "@agent-rental/core/marketplace";
+import { AuthorityRevertError, AuthorityUnavailableError, type AuthoritySigner } from "../../chain/authority.ts";
+import { FeeCeilingError, SendRefusedError, type AuthoritySender, type TxResult } from "../../chain/authority-sender.ts";
+import type { BlockCadence } from "../../chain/block-cadence.ts";
+import type { ChainClient } from "../../chain/client.ts";
+import { outcomesOf, sendConsumeQueries } from "../../chain/consume-queries.ts";
+import { resettleRun } from "../money/settlement.ts";
+import type { MarketplaceWriteArgs, MarketplaceWriteName } from "../../chain/write.ts";
+import { TX_GAS_CAP, wordsOf, type GasModel } from "./batch.ts";
+import type { Batcher, Held } from "./batcher.ts";
+import { message, type BatchEvent, type PassContext } from "./context.ts";
+
+/** A transaction of the run log's waiting for a slot, and who waits for its outcome. */
+export interface OtherTx {
+  data: Hex;
+  gas: bigint;
+  resolve(result: TxResult): void;
+  reject(error: unknown): void;
+}
+
+/** The run log's transactions, queued for whichever run of the settler holds the lease. */
+export interface OtherTxQueue {
+  running: boolean;
+  waiting: OtherTx[];
+  wake(): void;
+}
+
+function revertName(error: unknown): string | undefined {
+  if (!(error instanceof BaseError)) return undefined;
+  const revert = error.walk((e) => e instanceof ContractFunctionRevertedError);
+  if (revert instanceof ContractFunctionRevertedError) return revert.data?.errorName ?? revert.reason ?? "reverted";
+  return undefined;
+}
+
+/**
+ * The authority as the run log sees it: each write is simulated here, then queued for the settler,
+ * which sends it when a slot is free; refused as unavailable while no settler of this process runs.
+ */
+export function createQueuedSigner(chain: ChainClient, address: Hex, queue: OtherTxQueue): AuthoritySigner {
+  return {
+    address,
+    async write<name extends MarketplaceWriteName>(functionName: name, args: MarketplaceWriteArgs<name>): Promise<{ receipt: TransactionReceipt; result: unknown }> {
+      if (!queue.running) throw new AuthorityUnavailableError(functionName, { cause: new Error("the settler is not running") });
+      const data = encodeFunctionData({ abi: marketplaceAbi, functionName, args } as never);
+      let result: unknown;
+      let limit: bigint;
+      try {
+        const call = await chain.client.call({ account: address, to: chain.marketplace, data });
+        result = call.data === undefined ? undefined : decodeFunctionResult({ abi: marketplaceAbi, functionName, data: call.data } as never);
+        limit = ((await chain.client.estimateGas({ account: address, to: chain.marketplace, data })) * 12n) / 10n + 10_000n;
+      } catch (error) {
+        const name = revertName(error);
+        if (name) throw new AuthorityRevertError(functionName, name);
+        throw new AuthorityUnavailableError(functionName, { cause: error });
+      }
+      const outcome = await new Promise<TxResult>((resolve, reject) => {
+        queue.waiting.push({ data, gas: limit, resolve, reject });
+        queue.wake();
+      }).catch((error: unknown) => {
+        throw new AuthorityUnavailableError(functionName, { cause: error });
+      });
+      if (!("receipt" in outcome)) throw new AuthorityUnavailableError(functionName, { cause: new Error("the transaction was dropped") });
+      if (outcome.receipt.status !== "success") throw new AuthorityRevertError(functionName, "reverted");
+      return { receipt: outcome.receipt, result };
+    },
+  };
+}
+
+/** Why charges wait unsent, when it is the fees. */
+export type FeeWait = { reason: "max_fee"; baseFeePerGas: bigint; maxFeePerGas: bigint } | { reason: "gas_share"; gasCostWei: bigint; chargesWei: bigint; maxGasShareBps: number };
+
+export interface TxSender {
+  /** The chain's new head: fees, the gas a batch may have, and what became of what was sent. */
+  onHead(head: bigint, block: { baseFeePerGas?: bigint | null; gasLimit: bigint }): Promise<void>;
+  /** Blocks after `fork` left the chain: what was mined in them is pending again. */
+  onReorg(fork: bigint): Promise<void>;
+  /** Why the next batch waits for lower fees, if it does. */
+  feeWait(): FeeWait | undefined;
+  /** Sends the run log's next transaction, when a slot is free. */
+  sendOthers(): Promise<void>;
+  /** Sends the next charge batch, if one is due and allowed. */
+  sendCharges(): Promise<void>;
+  /** When the next charge batch is due (milliseconds since the epoch). */
+  dueAt(): number;
+  /** Charges in transactions not yet mined. */
+  charges(): number;
+  /** Whether nothing this run sent is still being mined. */
+  settled(): boolean;
+  /** Charges mined in blocks not yet final. */
+  included(): number;
+  /** The settler stops: whoever waits for a transaction of the run log's is told it will not be mined
+   * here (its charges' messages go back to the queue with the batcher's). */
+  stop(): void;
+}
+
+interface ResultState {
+  batcher: Batcher;
+  gas: GasModel;
+  /** Batches sent and not mined, by nonce. */
+  inFlight: Map<number, Held[]>;
+  /** Batches mined in blocks not yet final, by nonce: their messages are kept until they are. */
+  included: Map<number, Held[]>;
+  otherInFlight: Map<number, OtherTx>;
+  /** The most charges the next batch may carry (halved after a revert, doubled back after a mined one). */
+  limits: { batch: number };
+}
+
+/** What the sender does with what became of a transaction: a batch mined (included), reverted, dropped,
+ * orphaned by a reorganisation or final; the run log's answered. */
+function createResultHandler(context: PassContext, state: ResultState): (result: TxResult) => void {
+  const { services, tally, options } = context;
+  const { config, logger, metrics } = services;
+  const { batcher, gas, inFlight, included, otherInFlight, limits } = state;
+  const failed = (result: Extract<TxResult, { receipt: TransactionReceipt }>, batch: Held[]) => {
+    const { receipt } = result;
+    const outOfGas = receipt.gasUsed * 100n >= result.tx.gas * 99n;
+    if (outOfGas) {
+      tally.outOfGas++;
+      gas.outOfGas();
+    } else tally.reverted++;
+    metrics.count("SettlerBatches", 1, { outcome: outOfGas ? "out_of_gas" : "reverted" });
+    options.onBatch?.({ kind: outOfGas ? "out_of_gas" : "reverted", nonce: result.tx.nonce, charges: batch.length, blockNumber: receipt.blockNumber, gasUsed: receipt.gasUsed, hash: receipt.transactionHash });
+    // Nothing in a reverted transaction was charged: split it and send its halves again.
+    limits.batch = Math.max(1, Math.ceil(batch.length / 2));
+    if (batch.length === 1 && !outOfGas) batch[0]!.retryAt = Date.now() + 30_000;
+    logger.warn(outOfGas ? "charge batch ran out of gas; split and sent again with more gas" : "charge batch reverted; split and sent again", { nonce: result.tx.nonce, charges: batch.length, gas_used: receipt.gasUsed.toString(), gas_limit: result.tx.gas.toString() });
+    batcher.putBack(batch, false);
+  };
+
+  /** Nonces whose batch was mined once already (before a reorganisation): counted once. */
+  const minedBefore = new Set<number>();
+
+  const mined = (result: Extract<TxResult, { receipt: TransactionReceipt }>, batch: Held[]) => {
+    const { receipt } = result;
+    const decided = outcomesOf(receipt, batch.map((entry) => entry.charge));
+    const outcomes: NonNullable<BatchEvent["outcomes"]> = [];
+    const first = !minedBefore.has(result.tx.nonce);
+    minedBefore.add(result.tx.nonce);
+    for (const [i, entry] of batch.entries()) {
+      const outcome = decided[i]!.outcome;
+      entry.included = true;
+      if (!first) entry.reorged = true;
+      else if (outcome === "charged") tally.charged++;
+      else if (outcome === "refused") tally.refused++;
+      else tally.skipped++;
+      outcomes.push({ ref: entry.charge.runRef, runIds: [...entry.runIds], outcome, receivedAt: entry.receivedAt });
+    }
+    if (first) tally.batches++;
+    if (first) gas.learn(batch.length, wordsOf(batch.map((e) => e.charge)), receipt.gasUsed);
+    limits.batch = Math.min(config.SETTLER_MAX_BATCH, limits.batch * 2);
+    metrics.count("SettlerBatches", 1, { outcome: "mined" });
+    metrics.observe("ChargesPerBatch", batch.length);
+    metrics.observe("GasPerCharge", Number(receipt.gasUsed) / batch.length);
+    options.onBatch?.({ kind: "mined", nonce: result.tx.nonce, charges: batch.length, blockNumber: receipt.blockNumber, gasUsed: receipt.gasUsed, hash: receipt.transactionHash, sentAtHead: result.tx.sentAtHead, sentAt: result.tx.sentAt, outcomes });
+    included.set(result.tx.nonce, batch);
+  };
+
+  /** The records of a final batch's reorganised charges follow what its (final) receipt says. */
+  const resettle = (batch: Held[], receipt: TransactionReceipt) => {
+    const reorged = batch.filter((entry) => entry.reorged);
+    if (reorged.length === 0) return;
+    const decided = outcomesOf(receipt, batch.map((entry) => entry.charge));
+    for (const [i, entry] of batch.entries()) {
+      const outcome = decided[i]!;
+      if (!entry.reorged || outcome.outcome === "skipped") continue;
+      const charge = outcome.outcome === "charged" ? { outcome: "charged" as const, costWei: outcome.price, txHash: receipt.transactionHash } : { outcome: "refused" as const, contractError: outcome.error };
+      for (const runId of entry.runIds) void resettleRun(services, runId, charge).catch((error: unknown) => logger.warn("run's settlement not corrected after a reorganisation", { run_id: runId, cause: message(error) }));
+    }
+  };
+
+  const handle = (result: TxResult) => {
+    const other = otherInFlight.get(result.tx.nonce);
+    if (other) {
+      otherInFlight.delete(result.tx.nonce);
+      if (!("orphaned" in result) && !("final" in result)) other.resolve(result);
+      return;
+    }
+    if ("final" in result) {
+      const batch = included.get(result.tx.nonce);
+      included.delete(result.tx.nonce);
+      // Final: the charges' messages go (a batch mined before this run is the queue's to hand over again),
+      // and the records of runs whose charge moved in a reorganisation follow the chain.
+      if (batch) {
+        resettle(batch, result.receipt);
+        batcher.settle(batch);
+      }
+      return;
+    }
+    if ("orphaned" in result) {
+      const batch = included.get(result.tx.nonce);
+      if (!batch) return;
+      included.delete(result.tx.nonce);
+      inFlight.set(result.tx.nonce, batch);
+      for (const entry of batch) entry.included = false;
+      tally.orphaned++;
+      logger.warn("charge batch's block left the chain (a reorganisation); its transaction is sent again", { nonce: result.tx.nonce, charges: batch.length });
+      options.onBatch?.({ kind: "orphaned", nonce: result.tx.nonce, charges: batch.length });
+      return;
+    }
+    const batch = inFlight.get(result.tx.nonce);
+    if (!batch) return;
+    inFlight.delete(result.tx.nonce);
+    if ("dropped" in result) {
+      tally.dropped++;
+      logger.warn("charge batch dropped; its charges are checked and sent again", { nonce: result.tx.nonce, charges: batch.length });
+      options.onBatch?.({ kind: "dropped", nonce: result.tx.nonce, charges: batch.length });
+      batcher.putBack(batch, true);
+      return;
+    }
+    if (result.receipt.status !== "success") failed(result, batch);
+    else mined(result, batch);
+  };
+
+  return handle;
+}
+
+export interface TxSenderDeps {
+  sender: AuthoritySender;
+  batcher: Batcher;
+  gas: GasModel;
+  cadence: BlockCadence;
+  others: OtherTxQueue;
+  /** Whether the lease is fresh (nothing is sent otherwise). */
+  leaseFresh(): boolean;
+}
+
+/**
+ * The sender of one settler run.
+ *
+ * @example
+ * const txs = createTxSender(context, { sender, batcher, gas, cadence, others, leaseFresh: keeper.fresh });
+ * if (Date.now() >= txs.dueAt()) await txs.sendCharges();
+ */
+export function createTxSender(context: PassContext, deps: TxSenderDeps): TxSender {
+  const { services, tally } = context;
+  const { config, logger } = services;
+  const { sender, batcher, gas } = deps;
+  const inFlight = new Map<number, Held[]>();
+  /** Batches mined in blocks not yet final, by nonce: their messages are kept until they are. */
+  const included = new Map<number, Held[]>();
+  const otherInFlight = new Map<number, OtherTx>();
+  let waitingForFees: FeeWait | undefined;
+  let head: bigint | undefined;
+  let lastChargeHead: bigint | undefined;
+  const limits = { batch: config.SETTLER_MAX_BATCH };
+  let blockGasCap = TX_GAS_CAP;
+  let blockedUntil = 0;
+  let backoffMs = 0;
+  /** How long the recent large batches' sends took per charge (signing and the node's acceptance), in
+   * milliseconds: batches of fifty or more, whose size outweighs the fixed part of a send. */
+  const sendMsPerCharge: number[] = [];
+  const pendingCount = () => sender.pending().length;
+  const notePending = () => (tally.maxPending = Math.max(tally.maxPending, pendingCount()));
+
+  const handle = createResultHandler(context, { batcher, gas, inFlight, included, otherInFlight, limits });
+
+  /** How long before the block a batch goes: SETTLER_LEAD_MS, plus the time the charges it would carry
+   * take to sign and reach the node (a batch of hundreds of charges takes a few hundred milliseconds, a
+   * few take nothing worth counting), at most a quarter block. Every millisecond of lead is one a charge
+   * arriving in it waits a block for. */
+  const leadMs = (): number => {
+    const perCharge = sendMsPerCharge.length ? Math.max(...sendMsPerCharge) : 0;
+    const carried = Math.min(batcher.waiting, config.SETTLER_MAX_BATCH);
+    return Math.min(config.SETTLER_LEAD_MS + carried * perCharge, Math.max(config.SETTLER_LEAD_MS, config.CHAIN_BLOCK_TIME_MS / 4));
+  };
+
+  /** Why a batch of `chosen` must wait for lower fees (undefined: it may go). */
+  const feeCheck = (chosen: Held[]): FeeWait | undefined => {
+    let price: bigint;
+    try {
+      price = sender.gasPrice();
+    } catch (error) {
+      if (error instanceof FeeCeilingError) return { reason: "max_fee", baseFeePerGas: error.baseFeePerGas, maxFeePerGas: error.maxFeePerGas };
+      throw error;
+    }
+    const gasCostWei = price * gas.limitFor(chosen.map((e) => e.charge));
+    const chargesWei = chosen.reduce((sum, e) => sum + e.charge.maxPrice, 0n);
+    const bps = config.network.maxGasShareBps;
+    return gasCostWei * 10_000n > chargesWei * BigInt(bps) ? { reason: "gas_share", gasCostWei, chargesWei, maxGasShareBps: bps } : undefined;
+  };
+
+  const send = async (chosen: Held[], at: bigint) => {
+    const charges = chosen.map((e) => e.charge);
+    waitingForFees = feeCheck(chosen);
+    if (waitingForFees) {
+      // Never overpaid: the charges wait (their runs answer `settlement: pending`, output withheld).
+      batcher.putBack(chosen, false);
+      blockedUntil = Date.now() + Math.max(config.CHAIN_BLOCK_TIME_MS, 1_000);
+      return;
+    }
+    try {
+      const sendStarted = performance.now();
+      const tx = await sendConsumeQueries(sender, { charges, gas: gas.limitFor(charges), head: at });
+      if (charges.length >= 50) {
+        sendMsPerCharge.push((performance.now() - sendStarted) / charges.length);
+        if (sendMsPerCharge.length > 16) sendMsPerCharge.shift();
+      }
+      inFlight.set(tx.nonce, chosen);
+      lastChargeHead = at;
+      backoffMs = 0;
+      notePending();
+      logger.debug("charge batch sent", { nonce: tx.nonce, charges: chosen.length, tx_hash: tx.hashes[0], head: at.toString(), pending: pendingCount() });
+    } catch (error) {
+      batcher.putBack(chosen, false);
+      backoffMs = Math.min(10_000, backoffMs ? backoffMs * 2 : 500);
+      blockedUntil = Date.now() + backoffMs;
+      const refused = error instanceof SendRefusedError;
+      logger.warn(refused ? `charge batch not sent: ${error.message}; tried again in ${backoffMs} ms` : `charge batch not sent: the chain could not be reached; tried again in ${backoffMs} ms`, {
+        charges: chosen.length,
+        ...(refused ? {} : { cause: message(error) }),
+      });
+    }
+  };
+
+  return {
+    async onHead(number, block) {
+      head = number;
+      sender.setBaseFee(block.baseFeePerGas);
+      // A new block may bring lower fees: the batch that waited for them is looked at again.
+      if (waitingForFees) blockedUntil = 0;
+      // Half a block's gas at most, and never above the per-transaction cap.
+      blockGasCap = block.gasLimit / 2n < TX_GAS_CAP ? block.gasLimit / 2n : TX_GAS_CAP;
+      for (const result of await sender.poll(number)) handle(result);
+    },
+    async onReorg(fork) {
+      // The next batch may go at the new chain's next block.
+      lastChargeHead = undefined;
+      for (const result of await sender.reorg(fork)) handle(result);
+    },
+    feeWait: () => waitingForFees,
+    async sendOthers() {
+      const { others } = deps;
+      while (others.waiting.length > 0 && otherInFlight.size === 0 && pendingCount() < 2 && head !== undefined && deps.leaseFresh()) {
+        const next = others.waiting.shift()!;
+        try {
+          const tx = await sender.send("other", next.data, next.gas, head);
+          otherInFlight.set(tx.nonce, next);
+          notePending();
+        } catch (error) {
+          next.reject(error);
+        }
+      }
+    },
+    async sendCharges() {
+      if (batcher.waiting === 0 || head === undefined || Date.now() < blockedUntil || !deps.leaseFresh()) return;
+      if (inFlight.size > 0 || pendingCount() >= 2) return;
+      // One batch per block: the next waits for the block that holds (or passes over) this one.
+      if (lastChargeHead !== undefined && lastChargeHead >= head) return;
+      const at = head;
+      const chosen = await batcher.choose(at, limits.batch, blockGasCap, gas);
+      if (chosen === undefined) blockedUntil = Date.now() + 1_000;
+      if (!chosen || chosen.length === 0) return;
+      await send(chosen, at);
+    },
+    dueAt() {
+      // A lead before the next block on an interval chain, at once on a chain that mines per transaction
+      // (or before the cadence is known).
+      if (head === undefined) return Date.now() + 50;
+      const expected = deps.cadence.expectedAt(head + 1n);
+      return expected === undefined ? Date.now() : expected - leadMs();
+    },
+    charges: () => [...inFlight.values()].reduce((n, batch) => n + batch.length, 0),
+    settled: () => inFlight.size === 0 && otherInFlight.size === 0,
+    included: () => [...included.values()].reduce((n, batch) => n + batch.length, 0),
+    stop() {
+      for (const other of [...deps.others.waiting.splice(0), ...otherInFlight.values()]) other.reject(new Error("the settler stopped"));
+      otherInFlight.clear();
+    },
+  };
+}
