@@ -484,7 +484,14 @@ class HealthSandbox(TypedDict):
     idle: int
     starting: int
 
+class HealthSettlementsAlarmsItem(TypedDict):
+    message: str
+    name: Literal["fee_ceiling", "settlement_stalled", "nonce_gap", "deep_reorg"]
+    since: str
+
 class HealthSettlements(TypedDict):
+    alarms: Optional[list[HealthSettlementsAlarmsItem]]
+    """The settler's alarms that are on (docs/guides/operator.md, "What to alarm on at 3 am"): fee_ceiling, settlement_stalled, nonce_gap, deep_reorg; null when they could not be read"""
     pending: Optional[int]
 
 class Health(TypedDict):
