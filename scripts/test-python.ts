@@ -52,6 +52,7 @@ const { startModelServer } = await import("../local/model-server.ts");
 const { DEMO_PROVIDER_KEY } = await import("../local/demo.ts");
 const { createKey } = await import("../test/support/auth.ts");
 type AgentCall = import("../test/support/connected-agent.ts").AgentCall;
+type RentalModel = import("@agent-rental/core/vocabulary").RentalModel;
 
 const infrastructure = await startInfrastructure();
 const stops: (() => unknown)[] = [() => infrastructure.stop()];
@@ -87,7 +88,7 @@ try {
     output_schema: { type: "object", properties: { findings: { type: "array", items: { type: "string" } } }, required: ["findings"] },
     timeout_seconds: 20,
   };
-  const publish = (name: string, rental: "one_time" | "subscription" | "per_query", price = "0.001") => world.publishConnected(name, { manifest, rental, price });
+  const publish = (name: string, rental: RentalModel, price = "0.001") => world.publishConnected(name, { manifest, rental, price });
   const oneTime = await publish("py-one-time", "one_time");
   const subscription = await publish("py-subscription", "subscription");
   // A price above 2^53 wei: an int parsed as a float would round it.
