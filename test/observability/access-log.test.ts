@@ -152,7 +152,7 @@ describe("health", () => {
       status: string;
       metrics: { runs: { started: number; completed: number; failed: number; failed_by_reason: Record<string, number> }; requests: { total: number }; latency_ms: Record<string, { count: number; p50: number; p95: number; p99: number; max: number } | null> };
       queues: { registration: number | null; registration_dlq: number | null; settlement: number | null };
-      settlements: { pending: number | null };
+      settlements: { pending: number | null; alarms: unknown[] | null };
       authority: { balance_wei: string } | null;
       sandbox: unknown;
     };
@@ -181,7 +181,7 @@ describe("health", () => {
     // The publication's registration message is still queued (the test processed its job directly).
     expect(after.queues).toEqual({ registration: await ctx.services.queue.approximateCount(ctx.config.REGISTRATION_QUEUE_URL), registration_dlq: 0, settlement: await ctx.services.queue.approximateCount(ctx.config.SETTLEMENT_QUEUE_URL) });
     expect(after.queues.registration).toBeGreaterThanOrEqual(1);
-    expect(after.settlements).toEqual({ pending: 0 });
+    expect(after.settlements).toEqual({ pending: 0, alarms: [] });
     expect(BigInt(after.authority!.balance_wei)).toBeGreaterThan(0n);
     expect(after.sandbox).toBeNull(); // connected agents start no sandbox pool
     // What health sampled is a gauge too (a canary polling health makes it a CloudWatch metric).
