@@ -27,8 +27,9 @@ async function roomInWindow(windowSeconds: number, needMs: number): Promise<void
   if (resetMs - now < needMs) await sleep(resetMs - now + 20);
 }
 
-/** How long the two bursts of 500 calls may take, all inside one window of the minute rule. */
-const BURST_BUDGET_MS = 20_000;
+/** How long the two bursts of 500 calls may take, all inside one window of the minute rule (a clean-clone
+ * run beside the other lanes took 22.8 s over Upstash's REST bridge). */
+const BURST_BUDGET_MS = 40_000;
 
 const adapters: [string, () => RateLimiter][] = [
   ["memory", () => createMemoryRateLimiter()],
@@ -81,7 +82,7 @@ describe.each(adapters)("%s adapter", (_name, make) => {
     expect(again.filter((d) => d.allowed)).toHaveLength(0);
     // Both bursts stayed inside the window the test waited for.
     expect(performance.now() - started).toBeLessThan(BURST_BUDGET_MS);
-  });
+  }, 2 * BURST_BUDGET_MS + 10_000);
 
   it("admits again once the window resets", async () => {
     // Two-second windows: the three calls fit in one even when each takes a few hundred milliseconds.
