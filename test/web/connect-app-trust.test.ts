@@ -6,7 +6,6 @@
 // - Connected apps' "Last used" shows when an app's token listed the agents and ran one.
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Browser } from "playwright-core";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -15,12 +14,10 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { startWorld, type PublishedAgent, type World } from "../support/world.ts";
 import type { Account } from "../support/chain-actions.ts";
 import { pkce, registerClient, tokenRequest, type RegisteredClient, type Tokens } from "../support/oauth.ts";
-import { listenSite } from "../../local/dashboard.ts";
 import { freePort } from "../../local/ports.ts";
 import type { RunningStack } from "../../local/stack.ts";
-import { connectAndSignIn, launchBrowser, openDashboard, type DashboardPage } from "./support.ts";
+import { connectAndSignIn, launchBrowser, listenWorldSite, openDashboard, type DashboardPage } from "./support.ts";
 
-const root = join(import.meta.dirname, "../..");
 
 let world: World;
 let site: http.Server;
@@ -49,12 +46,7 @@ beforeAll(async () => {
   agent = await world.publishConnected("trust-researcher", { rental: "one_time" });
   victim = await world.account();
   await world.rent(victim, agent);
-  const config = world.services.config;
-  site = await listenSite(world.services, {
-    port,
-    distDir: join(root, "web/dist"),
-    config: { api_url: siteUrl, chain_id: config.CHAIN_ID, chain_name: "Local", rpc_url: world.rpcUrl, marketplace_address: config.MARKETPLACE_ADDRESS, explorer_url: null, allow_private_agent_hosts: true },
-  });
+  site = await listenWorldSite(world, port, siteUrl);
   browser = await launchBrowser();
 }, 240_000);
 

@@ -9,7 +9,6 @@
 // returns access_denied; and once the app is revoked in Connected apps its next request is refused.
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Browser } from "playwright-core";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -22,13 +21,11 @@ import { ClientFactory, ClientFactoryOptions, DefaultAgentCardResolver, JsonRpcT
 import { startWorld, type PublishedAgent, type World } from "../support/world.ts";
 import type { Account } from "../support/chain-actions.ts";
 import { createEgressGuard } from "../../src/adapters/egress/guard.ts";
-import { listenSite } from "../../local/dashboard.ts";
 import { freePort } from "../../local/ports.ts";
 import type { RunningStack } from "../../local/stack.ts";
 import { makeTestCertificates, startHttpsServer, type HttpsTestServer } from "../support/https-server.ts";
-import { connectAndSignIn, launchBrowser, openDashboard, type DashboardPage } from "./support.ts";
+import { connectAndSignIn, launchBrowser, listenWorldSite, openDashboard, type DashboardPage } from "./support.ts";
 
-const root = join(import.meta.dirname, "../..");
 const certificates = makeTestCertificates();
 
 let world: World;
@@ -117,12 +114,7 @@ beforeAll(async () => {
   agent = await world.publishConnected("oauth-e2e-researcher", { rental: "one_time" });
   renter = await world.account();
   await world.rent(renter, agent);
-  const config = world.services.config;
-  site = await listenSite(world.services, {
-    port,
-    distDir: join(root, "web/dist"),
-    config: { api_url: siteUrl, chain_id: config.CHAIN_ID, chain_name: "Local", rpc_url: world.rpcUrl, marketplace_address: config.MARKETPLACE_ADDRESS, explorer_url: null, allow_private_agent_hosts: true },
-  });
+  site = await listenWorldSite(world, port, siteUrl);
   browser = await launchBrowser();
 }, 240_000);
 

@@ -4,17 +4,14 @@
 // per address. With this address's budget spent by the test, the page says it is waiting and when it
 // asks again, shows no refusal, and fills the card once the window has passed.
 import http from "node:http";
-import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Browser } from "playwright-core";
 import { startWorld, type PublishedAgent, type World } from "../support/world.ts";
 import type { Account } from "../support/chain-actions.ts";
-import { listenSite } from "../../local/dashboard.ts";
 import { freePort } from "../../local/ports.ts";
 import type { RunningStack } from "../../local/stack.ts";
-import { connectAndSignIn, launchBrowser, openDashboard } from "./support.ts";
+import { connectAndSignIn, launchBrowser, listenWorldSite, openDashboard } from "./support.ts";
 
-const root = join(import.meta.dirname, "../..");
 
 let world: World;
 let site: http.Server;
@@ -32,12 +29,7 @@ beforeAll(async () => {
   other = await world.publishConnected("patient-summarizer", { rental: "one_time" });
   renter = await world.account();
   await world.rent(renter, agent);
-  const config = world.services.config;
-  site = await listenSite(world.services, {
-    port,
-    distDir: join(root, "web/dist"),
-    config: { api_url: siteUrl, chain_id: config.CHAIN_ID, chain_name: "Local", rpc_url: world.rpcUrl, marketplace_address: config.MARKETPLACE_ADDRESS, explorer_url: null, allow_private_agent_hosts: true },
-  });
+  site = await listenWorldSite(world, port, siteUrl);
   browser = await launchBrowser();
 }, 240_000);
 

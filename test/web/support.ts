@@ -11,6 +11,8 @@ import AxeBuilder from "@axe-core/playwright";
 import { createPublicClient, createWalletClient, http, toHex, type Hex } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { startStack, type RunningStack } from "../../local/stack.ts";
+import { listenSite } from "../../local/dashboard.ts";
+import type { World } from "../support/world.ts";
 import { freePort } from "../../local/ports.ts";
 import { chainFor } from "../../src/chain/client.ts";
 
@@ -35,6 +37,17 @@ export async function startWebStack(): Promise<RunningStack & { dataDir: string 
 }
 
 /** Chromium, headless. Fails loudly when it is not installed: the browser suites never pass silently. */
+/** The server `npm start` runs (the dashboard's build in front of the API) over a test world, on `port`,
+ * the address the world was told it has (its API_URL). */
+export function listenWorldSite(world: World, port: number, siteUrl: string): ReturnType<typeof listenSite> {
+  const config = world.services.config;
+  return listenSite(world.services, {
+    port,
+    distDir: join(root, "web/dist"),
+    config: { api_url: siteUrl, chain_id: config.CHAIN_ID, chain_name: "Local", rpc_url: world.rpcUrl, marketplace_address: config.MARKETPLACE_ADDRESS, explorer_url: null, allow_private_agent_hosts: true },
+  });
+}
+
 export async function launchBrowser(): Promise<Browser> {
   if (!existsSync(CHROMIUM)) {
     throw new Error(`${CHROMIUM} is missing. Install Debian's chromium package (scripts/bootstrap.sh does so: apt-get install -y chromium).`);
