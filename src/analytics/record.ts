@@ -10,9 +10,26 @@ import { getRun } from "../execution/runs/run.store.ts";
 import { applyFact, receiptTargets, receiptToken, runTargets, runToken, type SettledRunFact } from "./rollups.ts";
 
 const inFlight = new Set<Promise<unknown>>();
+/** Roll-up writes run at most this many at a time; the rest wait their turn in order. A run-log batch of
+ * a thousand receipts would otherwise start a thousand writes at once against the table the run log and
+ * the settlement write to. */
+const WRITERS = 8;
+let running = 0;
+const waiting: (() => void)[] = [];
+
+async function turn<T>(work: () => Promise<T>): Promise<T> {
+  if (running >= WRITERS) await new Promise<void>((resolve) => waiting.push(resolve));
+  running++;
+  try {
+    return await work();
+  } finally {
+    running--;
+    waiting.shift()?.();
+  }
+}
 
 function background(logger: Pick<Logger, "warn">, what: string, work: () => Promise<unknown>): void {
-  const done: Promise<unknown> = pRetry(work, { retries: 4, minTimeout: 50, maxTimeout: 2_000 })
+  const done: Promise<unknown> = turn(() => pRetry(work, { retries: 4, minTimeout: 50, maxTimeout: 2_000 }))
     .catch((error: unknown) => logger.warn(`analytics roll-up not written: ${what}`, { cause: error instanceof Error ? error.message : String(error) }))
     .finally(() => inFlight.delete(done));
   inFlight.add(done);
