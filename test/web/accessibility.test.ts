@@ -34,7 +34,7 @@ describe("accessibility", () => {
     await page.goto(stack.info.dashboard_url);
     const nav = page.getByRole("navigation", { name: "Main" });
     const links = nav.getByRole("link");
-    const names = ["Browse", "My rentals", "Run a task", "API keys", "Connected apps", "Creator", "Review"];
+    const names = ["Browse", "My rentals", "Run a task", "API keys", "Connected apps", "Creator", "Analytics", "Review"];
     // The app renders after its script loads: allTextContents does not wait (it read none on a loaded
     // machine), so the links are polled until they are there.
     await expect.poll(() => links.allTextContents(), { timeout: 15_000 }).toEqual(names);
