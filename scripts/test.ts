@@ -2,8 +2,8 @@
 // "N passed, N failed" (", N skipped" when any were skipped).
 //  - checks: the TypeScript type check (strict), the shared core's type check without Node's types,
 //    the infrastructure type check (SST), the import boundaries (scripts/check-imports.ts), the import
-//    circles (scripts/check-circles.ts), the Solidity linter, the OpenAPI linter, and the contract's
-//    Solidity tests (Hardhat: unit, fuzz, invariant)
+//    circles (scripts/check-circles.ts), the Solidity linter, the OpenAPI linter
+//  - the contract's Solidity tests (Hardhat: unit, fuzz, invariant), after the Python lane
 //  - the vitest lanes (vitest.config.ts): unit, then integration (real emulators and a real chain),
 //    then e2e (the whole local stack, the dashboard in Chromium, the packed packages)
 //  - the Python SDK's pytest suite (scripts/test-python.ts), after the integration lane
@@ -76,21 +76,24 @@ const CHECKS: Check[] = [
     command: "bash",
     args: ["-c", `node --import tsx scripts/openapi-write.ts && REDOCLY_TELEMETRY=off REDOCLY_SUPPRESS_UPDATE_NOTICE=true "${bin("redocly")}" lint .build/openapi.json --format=stylish`],
   },
-  {
-    name: "contract tests (Solidity)",
-    command: bin("hardhat"),
-    args: ["--config", "contracts/hardhat.config.ts", "test", "solidity"],
-    tally(output, code) {
-      const text = stripAnsi(output);
-      // The summary lines are the last "N passing" / "N failing" / "N skipped" lines of the report.
-      const count = (word: string) => Number([...text.matchAll(new RegExp(`^\\s*(\\d+) ${word}\\s*$`, "gm"))].at(-1)?.[1] ?? 0);
-      const tally = { passed: count("passing"), failed: count("failing"), skipped: count("skipped") };
-      // A crash before any test ran still counts as a failure.
-      if (code !== 0 && tally.failed === 0) tally.failed = 1;
-      return tally;
-    },
-  },
 ];
+
+/** The contract's Solidity tests (Hardhat: unit, fuzz, invariant): a check, run on the other track after
+ * the Python lane, where the e2e lane's longer track has no room for it. */
+const CONTRACT_TESTS: Check = {
+  name: "contract tests (Solidity)",
+  command: bin("hardhat"),
+  args: ["--config", "contracts/hardhat.config.ts", "test", "solidity"],
+  tally(output, code) {
+    const text = stripAnsi(output);
+    // The summary lines are the last "N passing" / "N failing" / "N skipped" lines of the report.
+    const count = (word: string) => Number([...text.matchAll(new RegExp(`^\\s*(\\d+) ${word}\\s*$`, "gm"))].at(-1)?.[1] ?? 0);
+    const tally = { passed: count("passing"), failed: count("failing"), skipped: count("skipped") };
+    // A crash before any test ran still counts as a failure.
+    if (code !== 0 && tally.failed === 0) tally.failed = 1;
+    return tally;
+  },
+};
 
 /** The Python SDK (python/): its pytest suite against a world of its own (scripts/test-python.ts), the
  * wheel installed into a fresh venv; skipped with its reason without Python, a failure under CI=true.
@@ -115,8 +118,8 @@ function pythonTally(output: string, code: number): Tally {
 }
 
 /** The checks, one after another; each one's output printed in one block when it ends. */
-async function checks(): Promise<void> {
-  for (const check of CHECKS) {
+async function checks(list: Check[] = CHECKS): Promise<void> {
+  for (const check of list) {
     const since = Date.now();
     const { code, output } = await run(check.command, check.args, false);
     process.stdout.write(`\n── ${check.name} ──\n${output}`);
@@ -181,8 +184,8 @@ if (process.argv.includes("--only") && process.argv[process.argv.indexOf("--only
 }
 
 // Two tracks share the machine: the checks then the e2e lane (its output held), beside the unit then
-// the integration lanes (live). The checks end well before the integration lane, so the e2e lane's
-// browser and stacks overlap only its second half.
+// the integration lanes (live), the Python lane and the contract tests. The checks end well before the
+// integration lane, so the e2e lane's browser and stacks overlap only its second half.
 await Promise.all([
   (async () => {
     await checks();
@@ -192,6 +195,7 @@ await Promise.all([
     await lane("unit");
     await lane("integration");
     await pythonLane(false);
+    await checks([CONTRACT_TESTS]);
   })(),
 ]);
 
