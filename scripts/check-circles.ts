@@ -16,7 +16,7 @@ const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 
 /** The files of src/ that `file`'s text imports (relative specifiers only; `file` is a repository path). */
 export function importsOf(file: string, text: string): string[] {
-  const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
+  const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, false);
   const found = new Set<string>();
   const visit = (node: ts.Node) => {
     let specifier: ts.Expression | undefined;

@@ -59,9 +59,11 @@ describe("import circles", () => {
     expect(circlesOf(graph)).toEqual([["src/a.ts", "src/d.ts", "src/a.ts"]]);
   });
 
+  // Parsing every module of src/ is seconds of CPU: beside the other lanes on a loaded machine it has
+  // taken 31 s, so it gets room of its own.
   it("src/ has none", () => {
     const graph = sourceGraph();
     expect(graph.size).toBeGreaterThan(100);
     expect(circlesOf(graph)).toEqual([]);
-  });
+  }, 120_000);
 });
