@@ -255,7 +255,7 @@ contract TokenMarketplace {
     /// @notice The largest per-query balance (the record's uint96).
     uint256 public constant MAX_BALANCE = type(uint96).max;
     /// @notice What a token listing's id hashes before the creator and seed, so it never equals an ETH id.
-    bytes32 public constant LISTING_ID_DOMAIN = keccak256("agent-rental.TokenMarketplace.listing");
+    bytes32 public constant LISTING_ID_DOMAIN = keccak256("agent-rental.token-listing");
     /// @dev What _charge returns for a run it charged (no custom error has this selector).
     bytes4 private constant CHARGED = 0xffffffff;
     /// @dev A Tab's fee rate before the first charge reads it (no fee rate has this value).
@@ -981,11 +981,13 @@ contract TokenMarketplace {
     /// submitted first, say) is no error while the allowance it would have set covers the amount.
     function _pullWithPermit(address token, uint256 amount, Permit calldata permit) private {
         if (permit.value < amount) revert AuthorizationMismatch(amount, permit.value);
+        /* solhint-disable no-empty-blocks */
         try IERC20Permit(token).permit(
             msg.sender, address(this), permit.value, permit.deadline, permit.v, permit.r, permit.s
         ) {} catch {
             if (IERC20(token).allowance(msg.sender, address(this)) < amount) revert AuthorizationFailed();
         }
+        /* solhint-enable no-empty-blocks */
         _pullFrom(token, amount);
     }
 
@@ -1221,6 +1223,7 @@ contract TokenMarketplace {
         if (value != tab.price) return Marketplace.IncorrectPayment.selector;
         bytes calldata signature = p.signature;
         if (signature.length != 65) return AuthorizationFailed.selector;
+        /* solhint-disable no-empty-blocks */
         try IERC3009(tab.token).transferWithAuthorization(
             p.from,
             address(this),

@@ -18,6 +18,7 @@ import {Nonces} from "@openzeppelin/contracts/utils/Nonces.sol";
 /// here because that contract fixes the EIP-712 version at "1" and USDC's is "2".
 contract LocalUSDC is ERC20, EIP712, ERC3009, IERC20Permit, Nonces {
     bytes32 private constant PERMIT_TYPEHASH =
+        // solhint-disable-next-line gas-small-strings
         keccak256("Permit(address owner,address spender,uint256 value,uint256 nonce,uint256 deadline)");
 
     /// @notice The permit's deadline has passed.
@@ -31,7 +32,7 @@ contract LocalUSDC is ERC20, EIP712, ERC3009, IERC20Permit, Nonces {
     error NotMinter();
 
     /// @notice Who may mint: the deployer.
-    address public immutable minter;
+    address public immutable minter; // solhint-disable-line immutable-vars-naming
 
     constructor() ERC20("USD Coin", "USDC") EIP712("USD Coin", "2") {
         minter = msg.sender;
@@ -67,9 +68,9 @@ contract LocalUSDC is ERC20, EIP712, ERC3009, IERC20Permit, Nonces {
         return super.nonces(owner);
     }
 
-    /// @inheritdoc IERC20Permit
-    // solhint-disable-next-line func-name-mixedcase
-    function DOMAIN_SEPARATOR() external view returns (bytes32) {
+    /// @notice The EIP-712 domain separator permits and authorizations are signed under.
+    /// @return The separator.
+    function DOMAIN_SEPARATOR() external view returns (bytes32) { // solhint-disable-line func-name-mixedcase
         return _domainSeparatorV4();
     }
 

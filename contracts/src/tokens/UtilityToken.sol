@@ -14,7 +14,7 @@ contract UtilityToken is ERC20, ERC20Permit {
     error NotMinter();
 
     /// @notice Who may mint: the deployer.
-    address public immutable minter;
+    address public immutable minter; // solhint-disable-line immutable-vars-naming
 
     constructor() ERC20("Rental Credit", "RENT") ERC20Permit("Rental Credit") {
         minter = msg.sender;
