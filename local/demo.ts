@@ -5,6 +5,8 @@
 //   registered through the real pipeline once (registered agents are kept) and listed on-chain at
 //   every start (the chain is fresh at every start; the same creator and seed give the same id);
 // - the demo renter's rentals of them: one_time, subscription and per_query.
+// The demo renters also hold both local tokens (USDC stand-in, Rental Credit): the stack mints them at
+// deployment (local/stack.ts); local/token-listings.ts lists an agent priced in one on-chain.
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createPublicClient, http, parseEther, type Hex } from "viem";

@@ -5,6 +5,7 @@ import { closeSync, existsSync, mkdirSync, openSync, readFileSync, renameSync, r
 import { join, resolve } from "node:path";
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand } from "@aws-sdk/lib-dynamodb";
 import { getAddress, type Hex } from "viem";
+import type { MarketplaceTokens } from "@agent-rental/core/tokens";
 import { closeApiServer } from "../src/api/server.ts";
 import { loadConfig, type Config } from "../src/config.ts";
 import { createServices, type Services } from "../src/services.ts";
@@ -13,7 +14,7 @@ import { CHAIN_DERIVED_TABLES } from "../src/adapters/tables/schema.ts";
 import { ensureRegistrationQueues, ensureSettlementQueue } from "../src/adapters/queue/sqs.ts";
 import { createBlobs, ensureBucket } from "../src/adapters/blobs/s3.ts";
 import { chainFor } from "../src/chain/client.ts";
-import { deployErc8004Registries, deployMarketplace } from "../src/chain/deploy.ts";
+import { deployErc8004Registries, deployMarketplace, deployTokenMarketplace, mintLocalTokens } from "../src/chain/deploy.ts";
 import { registerListingAgent } from "./erc8004.ts";
 import { createLogger, type Logger } from "../src/logger.ts";
 import { runJob, startJobs } from "../src/jobs.ts";
@@ -62,7 +63,9 @@ export interface StackInfo {
   chain_id: number;
   /** Milliseconds between blocks (0: a block per transaction, automine). */
   block_time_ms: number;
-  contracts: { marketplace: string; identity_registry: string; reputation_registry: string };
+  /** `token_marketplace`: listings priced in a token; `tokens`: the two tokens it allows (both deployed
+   * at every start; the demo renters hold both). */
+  contracts: { marketplace: string; identity_registry: string; reputation_registry: string; token_marketplace: string; tokens: MarketplaceTokens };
   authority: string;
   accounts: { address: string; private_key: string; role: AccountRole }[];
   demo: Record<string, unknown>;
@@ -89,6 +92,8 @@ export interface RunningStack {
 
 /** Account roles on the local chain: index into Hardhat's development accounts. */
 const ROLES: AccountRole[] = ["authority", "treasury", "creator", "creator", "renter", "renter"];
+/** What each demo renter holds of the local tokens at every start: 10,000 USDC and 10,000 RENT. */
+const DEMO_TOKEN_HOLDINGS = { usdc: 10_000n * 10n ** 6n, utility: 10_000n * 10n ** 18n } as const;
 
 export class StackStartError extends Error {
   override name = "StackStartError";
@@ -163,9 +168,15 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
       });
       progress("deploying the ERC-8004 identity and reputation registries");
       const erc8004 = await deployErc8004Registries({ rpcUrl: node.rpcUrl, chain: chainFor(LOCAL_CHAIN_ID, node.rpcUrl), deployerPrivateKey: authority.privateKey });
-      return { marketplace, erc8004 };
+      // Deployed after the others, so their addresses stay what they were before tokens existed.
+      progress("deploying the token marketplace, the USDC stand-in and Rental Credit; minting both to the renters");
+      const tokenDeployment = { rpcUrl: node.rpcUrl, chain: chainFor(LOCAL_CHAIN_ID, node.rpcUrl), deployerPrivateKey: authority.privateKey };
+      const tokenMarket = await deployTokenMarketplace({ ...tokenDeployment, authority: authority.address, feeRecipient: treasury.address });
+      const renters = ROLES.flatMap((role, i) => (role === "renter" ? [DEV_ACCOUNTS[i]!.address] : []));
+      await mintLocalTokens(tokenDeployment, { usdc: tokenMarket.tokens.usdc.address, utility: tokenMarket.tokens.utility.address }, renters, DEMO_TOKEN_HOLDINGS);
+      return { marketplace, erc8004, tokenMarket };
     };
-    const { marketplace: deployed, erc8004: registries } = await deployContracts(chain!);
+    const { marketplace: deployed, erc8004: registries, tokenMarket } = await deployContracts(chain!);
 
     const env: Record<string, string> = {
       STAGE: "local",
@@ -181,6 +192,9 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
       RPC_URL: chain!.rpcUrl,
       CHAIN_ID: String(LOCAL_CHAIN_ID),
       MARKETPLACE_ADDRESS: getAddress(deployed.address),
+      TOKEN_MARKETPLACE_ADDRESS: getAddress(tokenMarket.address),
+      TOKEN_MARKETPLACE_DEPLOY_BLOCK: tokenMarket.blockNumber.toString(),
+      TOKENS: JSON.stringify(tokenMarket.tokens),
       PORT: String(options.apiPort),
       // Where the API names itself (the OAuth issuer, the signed Agent Cards): its own address, never a
       // request's Host header.
@@ -279,7 +293,13 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
       model_server_url: models.url,
       chain_id: LOCAL_CHAIN_ID,
       block_time_ms: blockTimeMs,
-      contracts: { marketplace: getAddress(deployed.address), identity_registry: getAddress(registries.identityRegistry), reputation_registry: getAddress(registries.reputationRegistry) },
+      contracts: {
+        marketplace: getAddress(deployed.address),
+        identity_registry: getAddress(registries.identityRegistry),
+        reputation_registry: getAddress(registries.reputationRegistry),
+        token_marketplace: getAddress(tokenMarket.address),
+        tokens: tokenMarket.tokens,
+      },
       authority: authority.address,
       accounts: ROLES.map((role, i) => ({ address: DEV_ACCOUNTS[i]!.address, private_key: DEV_ACCOUNTS[i]!.privateKey, role })),
       demo: { ...demo },
@@ -321,7 +341,7 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
             if (stopped) break;
             chain = fresh;
             const again = await deployContracts(fresh);
-            if (getAddress(again.marketplace.address) !== getAddress(deployed.address) || getAddress(again.erc8004.identityRegistry) !== getAddress(registries.identityRegistry)) {
+            if (getAddress(again.marketplace.address) !== getAddress(deployed.address) || getAddress(again.erc8004.identityRegistry) !== getAddress(registries.identityRegistry) || getAddress(again.tokenMarket.address) !== getAddress(tokenMarket.address)) {
               throw new Error(`the contracts landed at other addresses (${again.marketplace.address}); restart the stack`);
             }
             await reconcileChain(services, { chainId: LOCAL_CHAIN_ID, marketplace: again.marketplace.address, blockHash: again.marketplace.blockHash }, logger);

@@ -7,7 +7,9 @@
 // a run that fails kills the mutant. First the unmutated copy runs both the same way: the invariant
 // file must pass alone on a fresh build, and the suite must pass, or no kill would mean anything.
 //
-// Options: --invariant-only (skip the whole-suite runs), --only=<id>,<id> (those mutants),
+// Options: --contract=token (the mutants of contracts/src/TokenMarketplace.sol, TOKEN_MUTANTS below,
+// against its invariant campaign, contracts/test/TokenMarketplaceInvariant.t.sol),
+// --invariant-only (skip the whole-suite runs), --only=<id>,<id> (those mutants),
 // --list (print the mutants and check each still applies to exactly one place, without running).
 // It takes hours on two cores (82 mutants; --invariant-only about two), so it is not part of `npm test`; docs/reference/contract.md ("Tests and lint") keeps its figures.
 import { spawn } from "node:child_process";
@@ -17,8 +19,13 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
-const SOURCE = "contracts/src/Marketplace.sol";
-const INVARIANT_FILE = "contracts/test/MarketplaceInvariant.t.sol";
+const CONTRACTS = {
+  eth: { source: "contracts/src/Marketplace.sol", invariant: "contracts/test/MarketplaceInvariant.t.sol" },
+  token: { source: "contracts/src/TokenMarketplace.sol", invariant: "contracts/test/TokenMarketplaceInvariant.t.sol" },
+} as const;
+const chosenContract = process.argv.includes("--contract=token") ? CONTRACTS.token : CONTRACTS.eth;
+const SOURCE = chosenContract.source;
+const INVARIANT_FILE = chosenContract.invariant;
 /** A run that takes longer than this is stopped and counted as a kill (a mutant that hangs the suite). */
 const RUN_TIMEOUT_MS = 30 * 60_000;
 
@@ -126,6 +133,20 @@ export const MUTANTS: Mutant[] = [
   { id: "reentrancy-guard-off", what: "the reentrancy guard never locks", find: "        _locked = true;\n", replace: "" },
 ];
 
+/** Plausible bugs of TokenMarketplace.sol: the currency kept apart, the transfer checked, x402 settlement. */
+export const TOKEN_MUTANTS: Mutant[] = [
+  { id: "token-fees-other-token", what: "a purchase's fee is credited to another token's fees", find: "        accruedFees[listing.token] += fee;", replace: "        accruedFees[address(0)] += fee;" },
+  { id: "token-no-shortfall-check", what: "a transfer that delivers less than asked is accepted", find: "        if (received != expected) revert TransferShortfall(expected, received);", replace: "" },
+  { id: "token-allowlist-ignored", what: "a purchase in a token off the allowlist is accepted", find: "        if (!tokenTerms[token].allowed) revert TokenNotAllowed(token);\n        if (kind == Purchase.PerQuery", replace: "        if (kind == Purchase.PerQuery" },
+  { id: "token-batch-fees-lost-at-switch", what: "a batch's fees are dropped when it moves to another token", find: "            accruedFees[tab.token] += tab.feesAdded;\n", replace: "" },
+  { id: "x402-replay-charged-run", what: "a payment for a run already charged is settled again", find: "        if (_isCharged(tab, p.runRef)) return RunAlreadyCharged.selector;\n", replace: "" },
+  { id: "x402-no-mark", what: "a settled payment does not mark its run charged", find: "        _markCharged(tab, p.runRef);\n        tab.received += value;", replace: "        tab.received += value;" },
+  { id: "x402-any-amount", what: "a payment of another amount than the price settles", find: "        if (value != tab.price) return Marketplace.IncorrectPayment.selector;\n", replace: "" },
+  { id: "x402-closed-listing", what: "a payment to a closed listing settles", find: "        if (tab.status == Marketplace.ListingStatus.Closed) return Marketplace.ListingNotActive.selector;\n        if (tab.accessType != Marketplace.AccessType.PerQuery) return Marketplace.InvalidAccessType.selector;\n        if (!tab.tokenLoaded)", replace: "        if (tab.accessType != Marketplace.AccessType.PerQuery) return Marketplace.InvalidAccessType.selector;\n        if (!tab.tokenLoaded)" },
+  { id: "x402-open-to-anyone", what: "settlePayments is open to anyone", find: "        onlyAuthority\n        nonReentrant\n        returns (uint256 settledCount)", replace: "        nonReentrant\n        returns (uint256 settledCount)" },
+  { id: "token-withdraw-fees-twice", what: "withdrawFees does not zero the token's fees", find: "        accruedFees[token] = 0;\n", replace: "" },
+];
+
 /** Marketplace.sol with `mutant` applied; throws when its text is not found exactly once. */
 export function applyMutant(source: string, mutant: Mutant): string {
   const at = source.indexOf(mutant.find);
@@ -215,12 +236,13 @@ async function runOne(source: string, label: string, invariantOnly: boolean): Pr
 const killed = (o: Outcome | "skipped") => o === "failed" || o === "timed out";
 
 async function main(): Promise<void> {
-  const args = process.argv.slice(2).filter((a) => a !== "--");
+  const args = process.argv.slice(2).filter((a) => a !== "--" && !a.startsWith("--contract="));
   const invariantOnly = args.includes("--invariant-only");
   const only = args.find((a) => a.startsWith("--only="))?.slice("--only=".length).split(",");
   const source = readFileSync(join(root, SOURCE), "utf8");
-  const chosen = only ? MUTANTS.filter((m) => only.includes(m.id)) : MUTANTS;
-  if (only && chosen.length !== only.length) throw new Error(`unknown mutant in --only; choose from: ${MUTANTS.map((m) => m.id).join(", ")}`);
+  const all = chosenContract === CONTRACTS.token ? TOKEN_MUTANTS : MUTANTS;
+  const chosen = only ? all.filter((m) => only.includes(m.id)) : all;
+  if (only && chosen.length !== only.length) throw new Error(`unknown mutant in --only; choose from: ${all.map((m) => m.id).join(", ")}`);
   for (const mutant of chosen) applyMutant(source, mutant); // every mutant still applies, before an hour of runs
   if (args.includes("--list")) {
     for (const m of chosen) console.log(`${m.id.padEnd(30)} ${m.what}`);
@@ -252,4 +274,4 @@ async function main(): Promise<void> {
   if (suiteSurvivors.length) console.log(`survived the whole suite: ${suiteSurvivors.map((r) => r.mutant.id).join(", ")}`);
 }
 
-await main();
+if (process.argv[1]?.endsWith("mutants.ts")) await main();

@@ -5,6 +5,25 @@ import { isNetworkName, NETWORK_NAMES, NETWORKS, networkOfChainId, type NetworkP
 import { z } from "zod";
 
 const address = z.string().regex(/^0x[0-9a-fA-F]{40}$/, "must be a 0x-prefixed 20-byte hex address");
+const tokenInfo = z.object({
+  address: address.transform((a) => a as `0x${string}`),
+  symbol: z.string().min(1).max(32),
+  name: z.string().min(1).max(64),
+  version: z.string().min(1).max(16),
+  decimals: z.number().int().min(0).max(36),
+});
+/** TOKENS: a JSON object naming the token marketplace's tokens. */
+const tokensJson = z
+  .string()
+  .transform((text, ctx) => {
+    try {
+      return JSON.parse(text) as unknown;
+    } catch {
+      ctx.addIssue({ code: "custom", message: "must be JSON" });
+      return z.NEVER;
+    }
+  })
+  .pipe(z.object({ usdc: tokenInfo, utility: tokenInfo.nullable() }));
 const url = z.string().url("must be a URL");
 const port = z.coerce.number().int().min(1).max(65_535);
 
@@ -63,6 +82,15 @@ export const configSchema = z
     MARKETPLACE_ADDRESS: address,
     /** The block the marketplace was deployed in: where the chain indexer starts. */
     MARKETPLACE_DEPLOY_BLOCK: z.coerce.bigint().nonnegative().default(0n),
+    /** The token marketplace (TokenMarketplace: listings priced in an allowed ERC-20, x402 settlement);
+     * unset where none is deployed (token listings are then not offered). */
+    TOKEN_MARKETPLACE_ADDRESS: address.optional(),
+    /** The block the token marketplace was deployed in. */
+    TOKEN_MARKETPLACE_DEPLOY_BLOCK: z.coerce.bigint().nonnegative().default(0n),
+    /** The tokens the token marketplace takes, as JSON: {"usdc": TokenInfo, "utility": TokenInfo | null}
+     * (TokenInfo: address, symbol, EIP-712 name and version, decimals). Locally the stack's deployments;
+     * in the cloud the network's USDC (stacks/common.ts). */
+    TOKENS: tokensJson.optional(),
     /** ERC-8004's Identity and Reputation registries (both or neither): locally the stack's own
      * deployments; on a real network the canonical deployments' addresses. Without them the service
      * registers no agents and reads no feedback (listings' erc8004 is null, their rating 0). */
@@ -203,6 +231,9 @@ export const configSchema = z
     }
     if (value.STAGE === "cloud" && !value.RUNNER_FUNCTION_NAME) {
       ctx.addIssue({ code: "custom", path: ["RUNNER_FUNCTION_NAME"], message: "is required when STAGE=cloud (each run executes in the runner function)" });
+    }
+    if (value.TOKENS && !value.TOKEN_MARKETPLACE_ADDRESS) {
+      ctx.addIssue({ code: "custom", path: ["TOKEN_MARKETPLACE_ADDRESS"], message: "is required with TOKENS (the tokens are those the token marketplace takes)" });
     }
     if (Boolean(value.IDENTITY_REGISTRY_ADDRESS) !== Boolean(value.REPUTATION_REGISTRY_ADDRESS)) {
       ctx.addIssue({ code: "custom", path: [value.IDENTITY_REGISTRY_ADDRESS ? "REPUTATION_REGISTRY_ADDRESS" : "IDENTITY_REGISTRY_ADDRESS"], message: "is required with the other ERC-8004 registry's address (both or neither)" });

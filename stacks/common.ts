@@ -2,7 +2,7 @@
 // Each stack file declares one concern; this one holds what they have in common.
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { deploymentEnvironment, isNetworkName, NETWORK_NAMES, NETWORKS, type NetworkDeployment, type NetworkProfile } from "@agent-rental/core/networks";
+import { deploymentEnvironment, isNetworkName, NETWORK_NAMES, NETWORKS, usdcTokenOf, type NetworkDeployment, type NetworkProfile } from "@agent-rental/core/networks";
 import type { TableName } from "../src/adapters/tables/schema.ts";
 
 /**
@@ -59,6 +59,19 @@ export function chainEnvironment(): Record<string, string> {
     if (value) env[name] = value;
   }
   if (!/^0x[0-9a-fA-F]{40}$/.test(env.MARKETPLACE_ADDRESS ?? "")) throw new Error(`MARKETPLACE_ADDRESS "${env.MARKETPLACE_ADDRESS}" is not a 20-byte hex address.`);
+  // The token marketplace, where one is deployed on the network (TOKEN_MARKETPLACE_ADDRESS in the
+  // environment of `sst deploy`): it takes the network's USDC (Base Sepolia's: EIP-712 name "USDC",
+  // version "2"); the utility token has no public deployment yet.
+  const tokenMarketplace = process.env.TOKEN_MARKETPLACE_ADDRESS?.trim();
+  const usdc = usdcTokenOf(profile);
+  if (tokenMarketplace) {
+    if (!/^0x[0-9a-fA-F]{40}$/.test(tokenMarketplace)) throw new Error(`TOKEN_MARKETPLACE_ADDRESS "${tokenMarketplace}" is not a 20-byte hex address.`);
+    if (!usdc) throw new Error(`${profile.label} has no USDC for the token marketplace to take.`);
+    env.TOKEN_MARKETPLACE_ADDRESS = tokenMarketplace;
+    env.TOKENS = JSON.stringify({ usdc, utility: null });
+    const deployBlock = process.env.TOKEN_MARKETPLACE_DEPLOY_BLOCK?.trim();
+    if (deployBlock) env.TOKEN_MARKETPLACE_DEPLOY_BLOCK = deployBlock;
+  }
   return env;
 }
 

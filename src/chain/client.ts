@@ -1,6 +1,8 @@
-// The chain port: a viem public client for the configured network and the marketplace address.
+// The chain port: a viem public client for the configured network, the marketplace address and, where
+// one is deployed, the token marketplace's with the tokens it takes.
 import { createPublicClient, defineChain, http, type Address, type Chain, type HttpTransportConfig, type PublicClient } from "viem";
 import { baseSepolia, hardhat, sepolia } from "viem/chains";
+import type { MarketplaceTokens } from "@agent-rental/core/tokens";
 
 export interface ChainClient {
   client: PublicClient;
@@ -8,6 +10,10 @@ export interface ChainClient {
   marketplace: Address;
   /** ERC-8004's registries, when configured (both or neither). */
   erc8004?: { identityRegistry: Address; reputationRegistry: Address };
+  /** The token marketplace (listings priced in a token, x402 settlement), when deployed. */
+  tokenMarketplace?: Address;
+  /** The tokens the token marketplace takes, when it is deployed and they are configured. */
+  tokens?: MarketplaceTokens;
 }
 
 const KNOWN_CHAINS: Record<number, Chain> = { [hardhat.id]: hardhat, [baseSepolia.id]: baseSepolia, [sepolia.id]: sepolia };
@@ -25,9 +31,18 @@ export function createChainClient(options: {
   chainId: number;
   marketplace: Address;
   erc8004?: { identityRegistry: Address; reputationRegistry: Address };
+  tokenMarketplace?: Address;
+  tokens?: MarketplaceTokens;
   fetchFn?: HttpTransportConfig["fetchFn"];
 }): ChainClient {
   const chain = chainFor(options.chainId, options.rpcUrl);
   const client = createPublicClient({ chain, transport: http(options.rpcUrl, { timeout: 10_000, retryCount: 1, batch: { wait: 0 }, ...(options.fetchFn ? { fetchFn: options.fetchFn } : {}) }), pollingInterval: 250 });
-  return { client: client as PublicClient, chain, marketplace: options.marketplace, ...(options.erc8004 ? { erc8004: options.erc8004 } : {}) };
+  return {
+    client: client as PublicClient,
+    chain,
+    marketplace: options.marketplace,
+    ...(options.erc8004 ? { erc8004: options.erc8004 } : {}),
+    ...(options.tokenMarketplace ? { tokenMarketplace: options.tokenMarketplace } : {}),
+    ...(options.tokenMarketplace && options.tokens ? { tokens: options.tokens } : {}),
+  };
 }

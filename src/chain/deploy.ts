@@ -5,6 +5,8 @@ import { privateKeyToAccount } from "viem/accounts";
 import { marketplaceAbi, marketplaceBytecode } from "@agent-rental/core/marketplace";
 import { identityRegistryAbi, identityRegistryBytecode } from "@agent-rental/core/identity-registry";
 import { reputationRegistryAbi, reputationRegistryBytecode } from "@agent-rental/core/reputation-registry";
+import { tokenMarketplaceAbi, tokenMarketplaceBytecode } from "@agent-rental/core/token-marketplace";
+import { LOCAL_USDC, localUsdcAbi, localUsdcBytecode, UTILITY_TOKEN, utilityTokenAbi, utilityTokenBytecode, type MarketplaceTokens } from "@agent-rental/core/tokens";
 
 export interface DeployMarketplaceParameters {
   rpcUrl: string;
@@ -71,4 +73,57 @@ export async function deployErc8004Registries(params: DeployErc8004Parameters): 
   const identity = await deploy("identity registry", { abi: identityRegistryAbi, bytecode: identityRegistryBytecode, args: [] });
   const reputation = await deploy("reputation registry", { abi: reputationRegistryAbi, bytecode: reputationRegistryBytecode, args: [identity.contractAddress] });
   return { identityRegistry: identity.contractAddress, reputationRegistry: reputation.contractAddress, blockNumber: identity.blockNumber };
+}
+
+export interface DeployTokenMarketplaceReturnType {
+  address: Address;
+  blockNumber: bigint;
+  /** The two tokens deployed beside it and allowed on it. */
+  tokens: MarketplaceTokens & { utility: NonNullable<MarketplaceTokens["utility"]> };
+}
+
+/**
+ * Deploys the token marketplace (TokenMarketplace, listings priced in an allowed ERC-20), the local
+ * USDC stand-in and the utility token (Rental Credit), then allows both tokens on it. For the local chain
+ * and the tests: the deployer must be the authority (it sends setTokenAllowed) and is the tokens' minter.
+ */
+export async function deployTokenMarketplace(params: DeployMarketplaceParameters): Promise<DeployTokenMarketplaceReturnType> {
+  const deploy = deployerOf(params);
+  const market = await deploy("token marketplace", { abi: tokenMarketplaceAbi as Abi, bytecode: tokenMarketplaceBytecode, args: [params.authority, params.feeRecipient] });
+  const usdc = await deploy("USDC stand-in", { abi: localUsdcAbi as Abi, bytecode: localUsdcBytecode, args: [] });
+  const utility = await deploy("utility token", { abi: utilityTokenAbi as Abi, bytecode: utilityTokenBytecode, args: [] });
+  const { wallet, client } = walletOf(params);
+  for (const token of [usdc.contractAddress, utility.contractAddress]) {
+    const hash = await wallet.writeContract({ address: market.contractAddress, abi: tokenMarketplaceAbi, functionName: "setTokenAllowed", args: [token, true], chain: params.chain, account: wallet.account! });
+    const receipt = await client.waitForTransactionReceipt({ hash, pollingInterval: 50 });
+    if (receipt.status !== "success") throw new Error(`allowing token ${token} failed in transaction ${hash}`);
+  }
+  return {
+    address: market.contractAddress,
+    blockNumber: market.blockNumber,
+    tokens: { usdc: { address: usdc.contractAddress, ...LOCAL_USDC }, utility: { address: utility.contractAddress, ...UTILITY_TOKEN } },
+  };
+}
+
+/** Mints the local tokens to wallets (the deployer is their minter): `amounts` in each token's units. */
+export async function mintLocalTokens(
+  params: { rpcUrl: string; chain: Chain; deployerPrivateKey: Hex },
+  tokens: { usdc: Address; utility: Address },
+  to: readonly Address[],
+  amounts: { usdc: bigint; utility: bigint },
+): Promise<void> {
+  const { wallet, client } = walletOf(params);
+  for (const holder of to) {
+    for (const [token, amount] of [[tokens.usdc, amounts.usdc], [tokens.utility, amounts.utility]] as const) {
+      const hash = await wallet.writeContract({ address: token, abi: localUsdcAbi, functionName: "mint", args: [holder, amount], chain: params.chain, account: wallet.account! });
+      const receipt = await client.waitForTransactionReceipt({ hash, pollingInterval: 50 });
+      if (receipt.status !== "success") throw new Error(`minting ${token} to ${holder} failed in transaction ${hash}`);
+    }
+  }
+}
+
+function walletOf(params: { rpcUrl: string; chain: Chain; deployerPrivateKey: Hex }) {
+  const account = privateKeyToAccount(params.deployerPrivateKey);
+  const transport = http(params.rpcUrl);
+  return { wallet: createWalletClient({ account, chain: params.chain, transport }), client: createPublicClient({ chain: params.chain, transport }) };
 }

@@ -12,6 +12,8 @@ import { createPublicClient, createWalletClient, encodeFunctionData, http, kecca
 import { privateKeyToAccount } from "viem/accounts";
 import { chainFor } from "../../src/chain/client.ts";
 import { marketplaceAbi } from "@agent-rental/core/marketplace";
+import { tokenMarketplaceAbi } from "@agent-rental/core/token-marketplace";
+import { localUsdcAbi } from "@agent-rental/core/tokens";
 import { identityRegistryAbi } from "@agent-rental/core/identity-registry";
 import { reputationRegistryAbi } from "@agent-rental/core/reputation-registry";
 import Ajv2020 from "ajv/dist/2020.js";
@@ -391,6 +393,15 @@ describe("npm start (the local stack)", () => {
     const creatorWallet = createWalletClient({ account: privateKeyToAccount(creatorKey), chain, transport: http(info.rpc_url) });
     const renterWallet = createWalletClient({ account: privateKeyToAccount(renterKey), chain, transport: http(info.rpc_url) });
     const marketplace = info.contracts.marketplace as Hex;
+    // The token marketplace and its two tokens are deployed and allowed; the demo renter holds both.
+    expect(info.contracts.token_marketplace).toMatch(/^0x[0-9a-fA-F]{40}$/);
+    expect(info.contracts.tokens.usdc).toMatchObject({ symbol: "USDC", name: "USD Coin", version: "2", decimals: 6 });
+    expect(info.contracts.tokens.utility).toMatchObject({ symbol: "RENT", name: "Rental Credit", version: "1", decimals: 18 });
+    for (const token of [info.contracts.tokens.usdc, info.contracts.tokens.utility!]) {
+      const [allowed] = await client.readContract({ address: info.contracts.token_marketplace as Hex, abi: tokenMarketplaceAbi, functionName: "tokenTerms", args: [token.address] });
+      expect(allowed).toBe(true);
+      expect(await client.readContract({ address: token.address, abi: localUsdcAbi, functionName: "balanceOf", args: [renterWallet.account.address] })).toBeGreaterThan(0n);
+    }
     const seed = keccak256(toHex("stack test"));
     await client.waitForTransactionReceipt({ hash: await creatorWallet.writeContract({ address: marketplace, abi: marketplaceAbi, functionName: "createListing", args: [seed, 0, parseEther("0.001"), "ipfs://stack-test"] }) });
     const onChainId = await client.readContract({ address: marketplace, abi: marketplaceAbi, functionName: "listingIdOf", args: [creatorWallet.account.address, seed] });

@@ -20,6 +20,8 @@
 // Locally the share is 100%: the Hardhat node asks a fixed 1 gwei tip, so a batch of one cheap charge
 // costs a large share of it in play money; its fee per gas is still bounded.
 
+import type { TokenInfo } from "./tokens.ts";
+
 export type NetworkName = "local" | "base-sepolia" | "base" | "ethereum-sepolia" | "ethereum";
 
 export interface NetworkProfile {
@@ -180,4 +182,22 @@ export function deploymentEnvironment(deployment: NetworkDeployment): Record<str
     REPUTATION_REGISTRY_ADDRESS: deployment.erc8004.reputation_registry,
     ERC8004_DEPLOY_BLOCK: deployment.erc8004.deploy_block,
   };
+}
+
+/** The EIP-712 domain name of Circle's USDC per network (its `name()`, what an EIP-3009 or permit
+ * signature binds to and x402's `extra.name` carries); version "2" everywhere. Base Sepolia's and
+ * Sepolia's say "USDC", the main networks' "USD Coin". */
+const USDC_EIP712_NAME: Partial<Record<NetworkName, string>> = {
+  "base-sepolia": "USDC",
+  base: "USD Coin",
+  "ethereum-sepolia": "USDC",
+  ethereum: "USD Coin",
+};
+
+/** Circle's USDC on a network as the token marketplace describes its tokens; null where there is none
+ * (the local chain deploys its own stand-in). */
+export function usdcTokenOf(profile: NetworkProfile): TokenInfo | null {
+  const name = USDC_EIP712_NAME[profile.name];
+  if (!profile.usdc || !name) return null;
+  return { address: profile.usdc, symbol: "USDC", name, version: "2", decimals: 6 };
 }

@@ -1,0 +1,166 @@
+// Gas benchmark of the token marketplace: each token purchase (approve-then-purchase, permit,
+// EIP-3009) and an x402 settlement batch on a fresh local chain, beside the lower bound its storage
+// writes force (as bench/gas.ts: 21,000 + 22,100 per new slot + 5,000 per changed cold slot; calldata
+// and unavoidable cold reads are not in it). A token purchase also writes the token's storage (the
+// payer's and the contract's balances, an allowance or an authorization nonce): those slots are in the
+// bound too. The settlement batch is set beside one plain EIP-3009 transfer per transaction.
+// Run: node --import tsx bench/gas-tokens.ts   (exits non-zero only on an error, never on a missed target)
+import { pathToFileURL } from "node:url";
+import { createPublicClient, createWalletClient, http, maxUint256, toHex, parseSignature, type Abi, type Address, type Hex, type PublicClient } from "viem";
+import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
+import { hardhat } from "viem/chains";
+import { startChain, DEV_ACCOUNTS } from "../local/chain.ts";
+import { freePort } from "../local/ports.ts";
+import { deployTokenMarketplace, mintLocalTokens } from "../src/chain/deploy.ts";
+import { createTokenListing } from "../local/token-listings.ts";
+import { tokenMarketplaceAbi } from "@agent-rental/core/token-marketplace";
+import { localUsdcAbi } from "@agent-rental/core/tokens";
+
+const BASE = 21_000;
+const NEW_SLOT = 22_100;
+const CHANGED_COLD_SLOT = 5_000;
+const BATCH = 100;
+
+export interface TokenGasRow {
+  operation: string;
+  gasUsed: number;
+  lowerBound: number;
+  ratio: number;
+  slots: string;
+  target?: string;
+  met?: boolean;
+}
+
+const bound = (newSlots: number, changed: number) => BASE + NEW_SLOT * newSlots + CHANGED_COLD_SLOT * changed;
+
+export async function runTokenGasBench(): Promise<TokenGasRow[]> {
+  const chain = await startChain({ port: await freePort() });
+  try {
+    return await measure(chain.rpcUrl);
+  } finally {
+    await chain.stop();
+  }
+}
+
+async function measure(rpcUrl: string): Promise<TokenGasRow[]> {
+  const [deployer, , feeAccount, creatorAccount, renterA, renterB] = DEV_ACCOUNTS;
+  const params = { rpcUrl, chain: hardhat, deployerPrivateKey: deployer.privateKey };
+  const market = await deployTokenMarketplace({ ...params, authority: deployer.address, feeRecipient: feeAccount.address });
+  const usdc = market.tokens.usdc.address;
+  await mintLocalTokens(params, { usdc, utility: market.tokens.utility.address }, [renterA.address, renterB.address], { usdc: 10n ** 12n, utility: 10n ** 24n });
+  const transport = http(rpcUrl);
+  const client = createPublicClient({ chain: hardhat, transport }) as PublicClient;
+  const wallet = (key: Hex) => createWalletClient({ account: privateKeyToAccount(key), chain: hardhat, transport });
+  const rows: TokenGasRow[] = [];
+  async function send(key: Hex, address: Address, abi: Abi, functionName: string, args: readonly unknown[]): Promise<number> {
+    const hash = await wallet(key).writeContract({ address, abi, functionName, args } as never);
+    const receipt = await client.waitForTransactionReceipt({ hash, pollingInterval: 20 });
+    if (receipt.status !== "success") throw new Error(`${functionName} reverted`);
+    return Number(receipt.gasUsed);
+  }
+  const tm = (key: Hex, fn: string, args: readonly unknown[]) => send(key, market.address, tokenMarketplaceAbi as Abi, fn, args);
+  const row = (operation: string, gasUsed: number, newSlots: number, changed: number, slots: string, target?: number) => {
+    const lowerBound = bound(newSlots, changed);
+    const ratio = gasUsed / lowerBound;
+    rows.push({ operation, gasUsed, lowerBound, ratio, slots, ...(target ? { target: `<= ${target}x`, met: ratio <= target } : {}) });
+  };
+  const price = 1_000_000n; // 1 USDC
+  const list = async (seed: number, model: "one_time" | "subscription" | "per_query") =>
+    (await createTokenListing({ ...params, tokenMarketplace: market.address, creatorPrivateKey: creatorAccount.privateKey, token: usdc, seed: toHex(seed, { size: 32 }), rentalModel: model, price, metadataUri: "ipfs://manifest" })).listingId;
+  const [oneTime, oneTimeB, sub, perQuery] = [await list(1, "one_time"), await list(2, "one_time"), await list(3, "subscription"), await list(4, "per_query")];
+  // Both renters approve once (an unlimited allowance is never written again); renter B buys first, so
+  // the contract's USDC balance and the USDC fees exist (a purchase on a live market changes them).
+  for (const r of [renterA, renterB]) await send(r.privateKey, usdc, localUsdcAbi as Abi, "approve", [market.address, maxUint256]);
+  await tm(renterB.privateKey, "purchaseOneTime", [oneTime]);
+
+  const tokenSlots = "payer's balance, contract's balance";
+  row("purchaseOneTime (USDC, approved)", await tm(renterA.privateKey, "purchaseOneTime", [oneTime]), 1, 4, `new: credential; changed: listing slot 0, USDC fees, ${tokenSlots}`, 1.25);
+  row("purchaseSubscription (USDC, first sale)", await tm(renterA.privateKey, "purchaseSubscription", [sub, 2_592_000n]), 4, 4, `new: credential, vesting slot, vesting day, day bits; changed: listing slot 0, USDC fees, ${tokenSlots}`, 1.25);
+  row("purchasePerQuery (USDC, approved)", await tm(renterA.privateKey, "purchasePerQuery", [perQuery, price * 10n]), 1, 2, `new: perQueryBalances record; changed: ${tokenSlots}`, 1.25);
+  row("topUpBalance (USDC, approved)", await tm(renterA.privateKey, "topUpBalance", [perQuery, price * 10n]), 0, 3, `changed: record, ${tokenSlots}`, 1.25);
+
+  // One transaction by a wallet that never approved: a permit (its nonce and the allowance are new slots).
+  const fresh = privateKeyToAccount(generatePrivateKey());
+  await send(deployer.privateKey, usdc, localUsdcAbi as Abi, "mint", [fresh.address, 10n ** 9n]);
+  await client.request({ method: "hardhat_setBalance", params: [fresh.address, "0xDE0B6B3A7640000"] } as never);
+  const domain = { name: "USD Coin", version: "2", chainId: hardhat.id, verifyingContract: usdc } as const;
+  const deadline = 2n ** 40n;
+  const permitSig = parseSignature(
+    await fresh.signTypedData({ domain, primaryType: "Permit", types: { Permit: [{ name: "owner", type: "address" }, { name: "spender", type: "address" }, { name: "value", type: "uint256" }, { name: "nonce", type: "uint256" }, { name: "deadline", type: "uint256" }] }, message: { owner: fresh.address, spender: market.address, value: price, nonce: 0n, deadline } }),
+  );
+  const sendAs = async (account: PrivateKeyAccount, fn: string, args: readonly unknown[]) => {
+    const w = createWalletClient({ account, chain: hardhat, transport });
+    const hash = await w.writeContract({ address: market.address, abi: tokenMarketplaceAbi, functionName: fn, args } as never);
+    const receipt = await client.waitForTransactionReceipt({ hash, pollingInterval: 20 });
+    if (receipt.status !== "success") throw new Error(`${fn} reverted`);
+    return Number(receipt.gasUsed);
+  };
+  row(
+    "purchaseWithPermit (one_time, USDC)",
+    await sendAs(fresh, "purchaseWithPermit", [0, oneTimeB, 0n, { value: price, deadline, v: Number(permitSig.v), r: permitSig.r, s: permitSig.s }]),
+    3,
+    4,
+    `new: credential, permit nonce, allowance; changed: listing slot 0, USDC fees, ${tokenSlots}`,
+    1.25,
+  );
+  // One transaction with EIP-3009 ReceiveWithAuthorization: its nonce is a new slot.
+  const authTypes = (kind: "ReceiveWithAuthorization" | "TransferWithAuthorization") => ({
+    [kind]: [{ name: "from", type: "address" }, { name: "to", type: "address" }, { name: "value", type: "uint256" }, { name: "validAfter", type: "uint256" }, { name: "validBefore", type: "uint256" }, { name: "nonce", type: "bytes32" }],
+  });
+  const sign3009 = async (account: PrivateKeyAccount, kind: "ReceiveWithAuthorization" | "TransferWithAuthorization", value: bigint, nonce: Hex) =>
+    account.signTypedData({ domain, primaryType: kind, types: authTypes(kind), message: { from: account.address, to: market.address, value, validAfter: 0n, validBefore: deadline, nonce } } as never);
+  const receiveSig = parseSignature(await sign3009(fresh, "ReceiveWithAuthorization", price * 5n, toHex(1, { size: 32 })));
+  row(
+    "purchaseWithAuthorization (per_query, USDC)",
+    await sendAs(fresh, "purchaseWithAuthorization", [3, perQuery, price * 5n, { value: price * 5n, validAfter: 0n, validBefore: deadline, nonce: toHex(1, { size: 32 }), v: Number(receiveSig.v), r: receiveSig.r, s: receiveSig.s }]),
+    2,
+    2,
+    `new: perQueryBalances record, authorization nonce; changed: ${tokenSlots}`,
+    1.25,
+  );
+
+  // x402: 100 payers each sign one TransferWithAuthorization to the contract; one settlePayments call.
+  const payers = Array.from({ length: BATCH + 1 }, () => privateKeyToAccount(generatePrivateKey()));
+  for (const p of payers) await send(deployer.privateKey, usdc, localUsdcAbi as Abi, "mint", [p.address, price * 10n]);
+  const block = 256n * 4_000n;
+  const payments = await Promise.all(
+    payers.slice(0, BATCH).map(async (p, i) => ({
+      listingId: perQuery,
+      from: p.address,
+      value: price,
+      validAfter: 0n,
+      validBefore: deadline,
+      nonce: toHex(i + 1, { size: 32 }),
+      runRef: toHex(block + BigInt(i), { size: 32 }),
+      signature: await sign3009(p, "TransferWithAuthorization", price, toHex(i + 1, { size: 32 })),
+    })),
+  );
+  const batchGas = await tm(deployer.privateKey, "settlePayments", [payments]);
+  rows.push({
+    operation: `settlePayments (${BATCH} payers, one listing)`,
+    gasUsed: batchGas,
+    lowerBound: bound(BATCH + 1, BATCH + 3),
+    ratio: batchGas / bound(BATCH + 1, BATCH + 3),
+    slots: "per payment: its authorization nonce (new), the payer's balance; once: contract's balance, listing slot 0, USDC fees, a new word of run marks",
+    target: `<= 40000 gas/payment (${Math.round(batchGas / BATCH)})`,
+    met: batchGas / BATCH <= 40_000,
+  });
+  const solo = payers[BATCH]!;
+  const soloSig = parseSignature(await sign3009(solo, "TransferWithAuthorization", price, toHex(9, { size: 32 })));
+  const plain = await send(deployer.privateKey, usdc, localUsdcAbi as Abi, "transferWithAuthorization", [solo.address, market.address, price, 0n, deadline, toHex(9, { size: 32 }), Number(soloSig.v), soloSig.r, soloSig.s]);
+  row("transferWithAuthorization (one EIP-3009 transfer per transaction)", plain, 1, 2, "new: authorization nonce; changed: payer's balance, receiver's balance");
+  return rows;
+}
+
+function printTable(rows: TokenGasRow[]): void {
+  for (const r of rows) {
+    console.log(`${r.operation.padEnd(66)} gas ${String(r.gasUsed).padStart(8)}  bound ${String(r.lowerBound).padStart(8)}  ratio ${r.ratio.toFixed(3)}${r.target ? `  target ${r.target}: ${r.met ? "met" : "MISSED"}` : ""}`);
+  }
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  runTokenGasBench().then(printTable).catch((error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  });
+}
