@@ -40,8 +40,10 @@ async function moveBatch(context: RunLogContext, batch: Logged, batchIndex: numb
   const { services } = context;
   const set: Record<string, unknown> = { batch_index: batchIndex, tx_hash: txHash };
   if (relogged) set.relogged = (batch.relogged ?? 0) + 1;
-  if (!(await transitionBatch(services.tables, batch.batch_id, "logged", "logged", { set, included: true, expectUpdatedAt: batch.updated_at }))) return;
+  // The runs first: a crash before the batch is moved leaves it pointing at the transaction that left,
+  // so the next pass finds the root where it is now and moves them again (the same values).
   await mapLimit(batch.run_ids, CONCURRENCY, (runId) => moveRunReceipt(services.tables, runId, batch.root, { batch_index: batchIndex, tx_hash: txHash }));
+  if (!(await transitionBatch(services.tables, batch.batch_id, "logged", "logged", { set, included: true, expectUpdatedAt: batch.updated_at }))) return;
   services.logger.warn(relogged ? "run batch's block left the chain and its transaction is gone; its root is logged again" : "run batch's block left the chain; its root is logged in another transaction", {
     batch_id: batch.batch_id,
     from_batch_index: batch.batch_index,
