@@ -27,6 +27,7 @@ const benches: Record<string, () => Promise<string[]>> = {
   "sdk-bundle": async () => (await import("./sdk-bundle.ts")).runSdkBundleBench(),
   dashboard: async () => (await import("./dashboard.ts")).runDashboardBench(),
   settlement: async () => (await import("./settlement.ts")).runSettlementBench(),
+  "settlement-reorg": async () => (await import("./settlement-reorg.ts")).runSettlementReorgBench(),
   memory: async () => (await import("./memory.ts")).runMemoryBench(),
   analytics: async () => (await import("./analytics.ts")).runAnalyticsBench(),
   gas: async () =>

@@ -141,7 +141,28 @@ export interface AuthoritySenderOptions {
   onGap?(gap: { nonce: number; with: "resent" | "filler"; chainNonce: number }): void;
 }
 
-export function createAuthoritySender(chain: ChainClient, options: AuthoritySenderOptions): AuthoritySender {
+/** The sender's state and the steps its methods share: signing, fees within the ceiling, sends followed
+ * under their nonce, a stuck transaction's replacement and the filling of gaps. */
+interface SenderCore {
+  account: PrivateKeyAccount;
+  client: PublicClient;
+  /** Blocks over a transaction's block before it counts as final. */
+  depth: bigint;
+  /** The nonce to send with next (undefined until read from the chain), the latest base fee and the tip. */
+  state: { nextNonce: number | undefined; baseFee: bigint; priorityFee: bigint | undefined };
+  /** Followed transactions by nonce (until final), and final ones kept to fill a deeper gap. */
+  txs: Map<number, Tracked>;
+  finals: Map<number, Tracked>;
+  broadcast(raw: Hex): Promise<unknown>;
+  fees(): { maxFeePerGas: bigint; maxPriorityFeePerGas: bigint };
+  resync(): Promise<void>;
+  sendTracked(tx: PendingTx): Promise<Tracked>;
+  fillGaps(latestNonce: number, pendingNonce: number, head: bigint): Promise<void>;
+  bump(tx: Tracked, head: bigint): Promise<void>;
+  receiptOf(tx: Tracked): Promise<TransactionReceipt | undefined>;
+}
+
+function createSenderCore(chain: ChainClient, options: AuthoritySenderOptions): SenderCore {
   const account: PrivateKeyAccount = privateKeyToAccount(options.privateKey);
   const client: PublicClient = createPublicClient({
     chain: chain.chain,
@@ -149,9 +170,7 @@ export function createAuthoritySender(chain: ChainClient, options: AuthoritySend
   }) as PublicClient;
   const depth = BigInt(options.finalityDepth ?? 0);
   const ceiling = options.maxFeePerGasWei;
-  let nextNonce: number | undefined;
-  let baseFee = 1_000_000_000n;
-  let priorityFee: bigint | undefined;
+  const state: SenderCore["state"] = { nextNonce: undefined, baseFee: 1_000_000_000n, priorityFee: undefined };
   const txs = new Map<number, Tracked>();
   const finals = new Map<number, Tracked>();
 
@@ -173,16 +192,16 @@ export function createAuthoritySender(chain: ChainClient, options: AuthoritySend
 
   /** The fees a send pays now: twice the base fee and the tip, within the ceiling. */
   function fees(): { maxFeePerGas: bigint; maxPriorityFeePerGas: bigint } {
-    const tip = priorityFee ?? 1_000_000_000n;
-    if (ceiling === undefined) return { maxFeePerGas: 2n * baseFee + tip, maxPriorityFeePerGas: tip };
-    if (baseFee >= ceiling) throw new FeeCeilingError(baseFee, ceiling);
-    const cappedTip = tip < ceiling - baseFee ? tip : ceiling - baseFee;
-    const max = 2n * baseFee + cappedTip;
+    const tip = state.priorityFee ?? 1_000_000_000n;
+    if (ceiling === undefined) return { maxFeePerGas: 2n * state.baseFee + tip, maxPriorityFeePerGas: tip };
+    if (state.baseFee >= ceiling) throw new FeeCeilingError(state.baseFee, ceiling);
+    const cappedTip = tip < ceiling - state.baseFee ? tip : ceiling - state.baseFee;
+    const max = 2n * state.baseFee + cappedTip;
     return { maxFeePerGas: max < ceiling ? max : ceiling, maxPriorityFeePerGas: cappedTip };
   }
 
   async function resync(): Promise<void> {
-    nextNonce = Math.max(await client.getTransactionCount({ address: account.address, blockTag: "pending" }), ...[...txs.keys()].map((n) => n + 1));
+    state.nextNonce = Math.max(await client.getTransactionCount({ address: account.address, blockTag: "pending" }), ...[...txs.keys()].map((n) => n + 1));
   }
 
   /** Signs and sends `tx`; follows it under its nonce whether the node answered or not (a send with no
@@ -203,7 +222,7 @@ export function createAuthoritySender(chain: ChainClient, options: AuthoritySend
 
   /** Fills the nonces the chain lacks below the ones followed as sent. */
   async function fillGaps(latestNonce: number, pendingNonce: number, head: bigint): Promise<void> {
-    const top = nextNonce ?? latestNonce;
+    const top = state.nextNonce ?? latestNonce;
     for (let nonce = latestNonce; nonce < top; nonce++) {
       const tracked = txs.get(nonce);
       if (tracked && !tracked.receipt) {
@@ -255,6 +274,13 @@ export function createAuthoritySender(chain: ChainClient, options: AuthoritySend
     return undefined;
   }
 
+  return { account, client, depth, state, txs, finals, broadcast, fees, resync, sendTracked, fillGaps, bump, receiptOf };
+}
+
+/** The authority's sender: its methods (sync, send, poll, reorg) over the core's state and steps. */
+export function createAuthoritySender(chain: ChainClient, options: AuthoritySenderOptions): AuthoritySender {
+  const { account, client, depth, state, txs, finals, broadcast, fees, resync, sendTracked, fillGaps, bump, receiptOf } = createSenderCore(chain, options);
+
   return {
     address: account.address,
     pending: () => [...txs.values()].filter((tx) => !tx.receipt).sort((a, b) => a.nonce - b.nonce),
@@ -266,29 +292,29 @@ export function createAuthoritySender(chain: ChainClient, options: AuthoritySend
           client.getTransactionCount({ address: account.address, blockTag: "pending" }),
         ]);
         if (latest === pending || Date.now() >= until || signal?.aborted) {
-          nextNonce = Math.max(pending, ...[...txs.keys()].map((n) => n + 1));
+          state.nextNonce = Math.max(pending, ...[...txs.keys()].map((n) => n + 1));
           break;
         }
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
-      priorityFee = await client.estimateMaxPriorityFeePerGas().catch(() => 1_000_000_000n);
+      state.priorityFee = await client.estimateMaxPriorityFeePerGas().catch(() => 1_000_000_000n);
     },
     setBaseFee(value) {
-      if (typeof value === "bigint") baseFee = value;
+      if (typeof value === "bigint") state.baseFee = value;
     },
     gasPrice() {
       const { maxFeePerGas, maxPriorityFeePerGas } = fees();
-      const paid = baseFee + maxPriorityFeePerGas;
+      const paid = state.baseFee + maxPriorityFeePerGas;
       return paid < maxFeePerGas ? paid : maxFeePerGas;
     },
     async send(kind, data, gas, head) {
-      if (nextNonce === undefined) await resync();
-      priorityFee ??= await client.estimateMaxPriorityFeePerGas().catch(() => 1_000_000_000n);
+      if (state.nextNonce === undefined) await resync();
+      state.priorityFee ??= await client.estimateMaxPriorityFeePerGas().catch(() => 1_000_000_000n);
       for (let attempt = 0; ; attempt++) {
-        const tx: PendingTx = { nonce: nextNonce!, kind, data, gas, hashes: [], ...fees(), sentAtHead: head, sentAt: Date.now() };
+        const tx: PendingTx = { nonce: state.nextNonce!, kind, data, gas, hashes: [], ...fees(), sentAtHead: head, sentAt: Date.now() };
         try {
           const sent = await sendTracked(tx);
-          nextNonce = tx.nonce + 1;
+          state.nextNonce = tx.nonce + 1;
           return sent;
         } catch (error) {
           const refusal = nodeRefusal(error);

@@ -2,6 +2,8 @@
 // (only while some of its requests wait) and matches its waiting runs' charge references in each block's
 // QueryConsumed and QueryRefused events. No storage is polled: the chain is the record of what was
 // charged, and the first block that holds a run's charge releases its result (docs/design/settlement.md).
+// After a reorganisation (a lower head, or a changed block hash) the waiting runs are searched for again
+// from the last block both chains share.
 import type { Hex } from "viem";
 import type { ChainClient } from "../../chain/client.ts";
 import { followBlocks, type BlockFollower } from "../../chain/follow-blocks.ts";
@@ -77,6 +79,10 @@ export function createSettlementWatcher(chain: ChainClient, options: SettlementW
     }
   }
 
+  function rewind(fork: bigint): void {
+    for (const waiter of waiters) if (waiter.next !== undefined && waiter.next > fork + 1n) waiter.next = fork + 1n;
+  }
+
   function follow(): void {
     if (following || closed) return;
     const stop = new AbortController();
@@ -85,6 +91,10 @@ export function createSettlementWatcher(chain: ChainClient, options: SettlementW
       cadence,
       ...(options.pollMs === undefined ? {} : { pollMs: options.pollMs }),
       signal: stop.signal,
+      // The head went back or changed: the blocks after the fork are new, and a waiter's charge may be
+      // in one of them (its batch sent again lands at a lower number than the old head), so every
+      // waiter searches again from the fork on.
+      onReorg: (reorg) => rewind(reorg.fork),
       onHead: (head) => search(head),
     });
     following = { follower, stop };

@@ -56,7 +56,10 @@ export async function finalizeBatch(context: RunLogContext, batch: BuiltBatch, b
   const { services } = context;
   let index = batchIndex;
   let tx = txHash;
-  const recorded = await transitionBatch(services.tables, batch.batch_id, "sending", "logged", { set: { batch_index: batchIndex, tx_hash: txHash } });
+  // Logged is included, not final: below the network's finality depth the batch stays where each pass
+  // looks at it again (finality.ts), and is logged again if a reorganisation takes it away.
+  const included = services.config.network.finalityDepth > 0;
+  const recorded = await transitionBatch(services.tables, batch.batch_id, "sending", "logged", { set: { batch_index: batchIndex, tx_hash: txHash }, included });
   if (!recorded) {
     const current = await getBatch(services.tables, batch.batch_id);
     if (current?.state !== "logged" || current.batch_index === undefined || current.tx_hash === undefined) {

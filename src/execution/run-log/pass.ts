@@ -11,6 +11,7 @@
 import type { Services } from "../../services.ts";
 import { pendingLogPages, type RunLogItem } from "../runs/run.store.ts";
 import { logBatch } from "./batches.ts";
+import { confirmLoggedBatches } from "./finality.ts";
 import { recoverStale } from "./recovery.ts";
 import { runReceiptFields } from "./receipts.ts";
 import { message, type RunLogContext } from "./context.ts";
@@ -103,6 +104,8 @@ export function createRunLog(services: Services): RunLog {
       const upper = upTo(Date.now());
       const context: RunLogContext = { services, authority, sendInTurn };
 
+      // Batches logged in blocks not yet final first: one a reorganisation took away is logged again.
+      await confirmLoggedBatches(context).catch((error: unknown) => services.logger.warn("run batches' finality not looked at; looked at again on the next pass", { cause: message(error) }));
       const tally = await recoverStale(context, upTo(Date.now() - staleAfterMs));
       for (let sent = 0; sent < maxBatches && (options.deadline === undefined || Date.now() < options.deadline); sent++) {
         const candidates = await readPendingRuns(services, maxBatch, upper);

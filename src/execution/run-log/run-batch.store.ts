@@ -8,6 +8,9 @@ import { applied, queryAll, isConditionalCheckFailure, type Tables } from "../..
 
 /** gsi1pk of a batch that is not finished (gsi1sk: updated_at + "#" + batch_id). */
 export const RUN_BATCH_OPEN = "runbatch#open";
+/** gsi1pk of a logged batch whose block is not yet final (the network's finality depth under the head):
+ * the run log looks at each until it is, and logs again one a reorganisation took away (finality.ts). */
+export const RUN_BATCH_INCLUDED = "runbatch#included";
 
 export type RunBatchState = "prepared" | "sending" | "logged" | "abandoned";
 
@@ -29,6 +32,10 @@ export interface RunBatchItem {
   attempts: number;
   batch_index?: number;
   tx_hash?: Hex;
+  /** The block holding the batch once it is final (decimal). */
+  final_block?: string;
+  /** Logs of the batch's root after the first (its block left the chain, or its send had no answer). */
+  relogged?: number;
   created_at: string;
   updated_at: string;
   /** While the batch is prepared or sending: RUN_BATCH_OPEN, updated_at + "#" + batch_id. */
@@ -76,20 +83,21 @@ export async function createBatch(tables: Tables, batch: RunBatchItem): Promise<
 
 /**
  * Moves a batch from `from` to `to`, setting `set` too. An open state (prepared, sending) puts the batch
- * in the open index under the time of the move; any other takes it out. With `expectUpdatedAt`, the
- * move happens only if the batch was not touched since it was read. False when the batch was not in
- * `from` (or was touched).
+ * in the open index under the time of the move; `included` puts a logged one in the index of batches
+ * whose block is not yet final; any other move takes it out. With `expectUpdatedAt`, the move happens
+ * only if the batch was not touched since it was read. False when the batch was not in `from` (or was
+ * touched).
  */
-export async function transitionBatch(tables: Tables, batchId: string, from: RunBatchState, to: RunBatchState, extra: { set?: Record<string, unknown>; expectUpdatedAt?: string } = {}): Promise<boolean> {
+export async function transitionBatch(tables: Tables, batchId: string, from: RunBatchState, to: RunBatchState, extra: { set?: Record<string, unknown>; expectUpdatedAt?: string; included?: boolean } = {}): Promise<boolean> {
   const now = new Date().toISOString();
-  const open = to === "prepared" || to === "sending";
+  const indexed = to === "prepared" || to === "sending" ? RUN_BATCH_OPEN : to === "logged" && extra.included ? RUN_BATCH_INCLUDED : undefined;
+  const open = indexed !== undefined;
   const sets = ["#state = :to", "updated_at = :now"];
   const values: Record<string, unknown> = { ":to": to, ":from": from, ":now": now };
-  if (open) {
-    const index = openBatchIndex(batchId, now);
+  if (indexed) {
     sets.push("gsi1pk = :gpk", "gsi1sk = :gsk");
-    values[":gpk"] = index.gsi1pk;
-    values[":gsk"] = index.gsi1sk;
+    values[":gpk"] = indexed;
+    values[":gsk"] = `${now}#${batchId}`;
   }
   for (const [name, value] of Object.entries(extra.set ?? {})) {
     sets.push(`${name} = :${name}`);
@@ -112,6 +120,16 @@ export async function transitionBatch(tables: Tables, batchId: string, from: Run
       ExpressionAttributeValues: values,
     }),
   ));
+}
+
+/** Every logged batch whose block is not yet known to be final. */
+export async function listIncludedBatches(tables: Tables): Promise<RunBatchItem[]> {
+  return queryAll<RunBatchItem>(tables, {
+    TableName: tables.name("runs"),
+    IndexName: "gsi1",
+    KeyConditionExpression: "gsi1pk = :gpk",
+    ExpressionAttributeValues: { ":gpk": RUN_BATCH_INCLUDED },
+  });
 }
 
 /** Every open batch last updated at or before `upper` (a gsi1 sort-key bound): recovery's work. */

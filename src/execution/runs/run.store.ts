@@ -384,6 +384,21 @@ export async function giveRunReceipt(tables: Tables, runId: string, batchId: str
   ));
 }
 
+/** Points a logged run's receipt at the batch index and transaction that hold its root on the chain as
+ * it stands (a reorganisation took the first away). False when the run's receipt is under another root. */
+export async function moveRunReceipt(tables: Tables, runId: string, root: `0x${string}`, to: { batch_index: number; tx_hash: `0x${string}` }): Promise<boolean> {
+  return applied(tables.doc.send(
+    new UpdateCommand({
+      TableName: tables.name("runs"),
+      Key: runKey(runId),
+      UpdateExpression: "SET receipt.batch_index = :index, receipt.tx_hash = :tx",
+      ConditionExpression: "log_state = :logged AND receipt.#root = :root",
+      ExpressionAttributeNames: { "#root": "root" },
+      ExpressionAttributeValues: { ":logged": "logged", ":root": root, ":index": to.batch_index, ":tx": to.tx_hash },
+    }),
+  ));
+}
+
 /** Every run held by a run-log batch whose claim's queue key is at most `upper` (claims older than the
  * stale bound: the run log's recovery). */
 export async function listClaimedRuns(tables: Tables, upper: string): Promise<RunLogItem[]> {

@@ -75,6 +75,23 @@ interface SettlerParts {
   cadence: BlockCadence;
   others: OtherTxQueue;
   alarms: SettlerAlarms;
+  /** What the alarms that end with a condition wait for: the highest nonce a gap was filled at (off
+   * once nothing at or under it is unmined), and the block a deep reorganisation's new chain is final at. */
+  clears: { gapNonce?: number; deepFinalAt?: bigint };
+}
+
+/** Turns off the alarms whose condition ended: a nonce gap once the transactions that filled it are
+ * mined, a deep reorganisation once the new chain's head at it is final. */
+function clearEnded(parts: SettlerParts, head: bigint | undefined): void {
+  const { clears, alarms, sender } = parts;
+  if (clears.gapNonce !== undefined && !sender.pending().some((tx) => tx.nonce <= clears.gapNonce!)) {
+    delete clears.gapNonce;
+    alarms.set("nonce_gap", undefined);
+  }
+  if (clears.deepFinalAt !== undefined && head !== undefined && head >= clears.deepFinalAt) {
+    delete clears.deepFinalAt;
+    alarms.set("deep_reorg", undefined);
+  }
 }
 
 /** What the fee-ceiling alarm says. */
@@ -102,8 +119,12 @@ export function createSettler(services: Services, options: SettlerOptions = {}):
     privateKey: key,
     finalityDepth: config.network.finalityDepth,
     maxFeePerGasWei: config.network.maxFeePerGasWei,
-    onGap: (gap) => alarms.set("nonce_gap", `the chain's next nonce (${gap.chainNonce}) was below nonce ${gap.nonce} the settler sent; filled with ${gap.with === "resent" ? "the transaction sent under it" : "an empty transfer"}`),
+    onGap: (gap) => {
+      clears.gapNonce = Math.max(clears.gapNonce ?? gap.nonce, gap.nonce);
+      alarms.set("nonce_gap", `the chain's next nonce (${gap.chainNonce}) was below nonce ${gap.nonce} the settler sent; filled with ${gap.with === "resent" ? "the transaction sent under it" : "an empty transfer"}`);
+    },
   });
+  const clears: SettlerParts["clears"] = {};
   const owner = options.owner ?? `settler-${randomBytes(6).toString("hex")}`;
   const alarms = createSettlerAlarms(services.tables, sender.address, services.logger);
   const others: OtherTxQueue = { running: false, waiting: [], wake: () => undefined };
@@ -117,6 +138,7 @@ export function createSettler(services: Services, options: SettlerOptions = {}):
     cadence: createBlockCadence(config.CHAIN_BLOCK_TIME_MS),
     others,
     alarms,
+    clears,
   };
   return {
     signer: createQueuedSigner(chain, sender.address, others),
@@ -193,6 +215,7 @@ async function runLeased(parts: SettlerParts, pass: SettlerRun, tally: SettlerTa
     onReorg: async (reorg) => {
       const depth = reorg.from - reorg.fork;
       if (reorg.deep || depth > BigInt(config.network.finalityDepth)) {
+        parts.clears.deepFinalAt = reorg.to + BigInt(config.network.finalityDepth);
         parts.alarms.set("deep_reorg", `the chain reorganised ${reorg.deep ? "deeper than the blocks remembered" : `${depth} blocks deep`} (from block ${reorg.from}, fork at ${reorg.fork}), past the finality depth of ${config.network.finalityDepth}: charges counted final there are checked only by the settlement pass`);
       } else logger.warn("chain reorganised; the settler's transactions in the blocks that left are sent again", { fork: reorg.fork.toString(), from: reorg.from.toString(), to: reorg.to.toString() });
       await sending.onReorg(reorg.fork).catch((error: unknown) => logger.warn("settler could not look at a reorganisation's transactions; it looks again at the next block", { cause: message(error) }));
@@ -231,6 +254,7 @@ async function runLeased(parts: SettlerParts, pass: SettlerRun, tally: SettlerTa
       parts.alarms.set("fee_ceiling", feeWait && batcher.waiting > 0 ? feeWaitMessage(feeWait) : undefined);
       const oldest = batcher.oldestWaiting();
       parts.alarms.set("settlement_stalled", oldest !== undefined && Date.now() - oldest > stallMs ? `a charge has waited ${Math.round((Date.now() - oldest) / 1000)} s unsent or unmined` : undefined);
+      clearEnded(parts, follower.head);
       await parts.alarms.flush();
       const wait = batcher.waiting > 0 ? Math.max(10, sending.dueAt() - Date.now()) : 1_000;
       await Promise.race([woken(), sleep(wait, halt.signal)]);
