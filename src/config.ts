@@ -6,6 +6,15 @@ import { z } from "zod";
 
 const address = z.string().regex(/^0x[0-9a-fA-F]{40}$/, "must be a 0x-prefixed 20-byte hex address");
 const url = z.string().url("must be a URL");
+/** A token listings may be priced in (TOKENS). */
+const tokenListSchema = z.array(
+  z.object({
+    address,
+    symbol: z.string().regex(/^[A-Za-z0-9.$-]{1,16}$/),
+    decimals: z.number().int().min(0).max(36),
+    eip712: z.object({ name: z.string().min(1).max(100), version: z.string().min(1).max(20) }).optional(),
+  }),
+);
 const port = z.coerce.number().int().min(1).max(65_535);
 
 /** An IP address, or a CIDR range whose prefix fits its family. */
@@ -63,6 +72,23 @@ export const configSchema = z
     MARKETPLACE_ADDRESS: address,
     /** The block the marketplace was deployed in: where the chain indexer starts. */
     MARKETPLACE_DEPLOY_BLOCK: z.coerce.bigint().nonnegative().default(0n),
+    /** The TokenMarketplace: listings priced in an ERC-20 token of the allowlist, and x402 settlement
+     * (docs/design/currencies.md). Without it the service knows ETH listings only. */
+    TOKEN_MARKETPLACE_ADDRESS: address.optional(),
+    /** The tokens listings may be priced in: a JSON array of {address, symbol, decimals, eip712?: {name,
+     * version}}. A token with `eip712` implements EIP-3009 under that EIP-712 domain, so its per-task
+     * listings are payable by x402. */
+    TOKENS: z
+      .string()
+      .default("[]")
+      .transform((text, ctx) => {
+        try {
+          return tokenListSchema.parse(JSON.parse(text));
+        } catch (error) {
+          ctx.addIssue({ code: "custom", message: `must be a JSON array of {address, symbol, decimals, eip712?: {name, version}} (${error instanceof Error ? error.message.slice(0, 200) : String(error)})` });
+          return z.NEVER;
+        }
+      }),
     /** ERC-8004's Identity and Reputation registries (both or neither): locally the stack's own
      * deployments; on a real network the canonical deployments' addresses. Without them the service
      * registers no agents and reads no feedback (listings' erc8004 is null, their rating 0). */

@@ -8,6 +8,25 @@ export interface ChainClient {
   marketplace: Address;
   /** ERC-8004's registries, when configured (both or neither). */
   erc8004?: { identityRegistry: Address; reputationRegistry: Address };
+  /** The TokenMarketplace (listings priced in a token, x402 settlement), when configured. */
+  tokenMarketplace?: Address;
+  /** The tokens listings may be priced in (the TOKENS setting). */
+  tokens?: ChainToken[];
+}
+
+/** A token of the allowlist as the service knows it. `eip712`: the token implements EIP-3009 under that
+ * EIP-712 domain (its per-task listings are payable by x402). */
+export interface ChainToken {
+  address: Address;
+  symbol: string;
+  decimals: number;
+  eip712?: { name: string; version: string };
+}
+
+/** The configured token at `address`, if any. */
+export function tokenAt(chain: Pick<ChainClient, "tokens">, address: string): ChainToken | undefined {
+  const wanted = address.toLowerCase();
+  return chain.tokens?.find((token) => token.address.toLowerCase() === wanted);
 }
 
 const KNOWN_CHAINS: Record<number, Chain> = { [hardhat.id]: hardhat, [baseSepolia.id]: baseSepolia, [sepolia.id]: sepolia };
@@ -25,9 +44,11 @@ export function createChainClient(options: {
   chainId: number;
   marketplace: Address;
   erc8004?: { identityRegistry: Address; reputationRegistry: Address };
+  tokenMarketplace?: Address;
+  tokens?: ChainToken[];
   fetchFn?: HttpTransportConfig["fetchFn"];
 }): ChainClient {
   const chain = chainFor(options.chainId, options.rpcUrl);
   const client = createPublicClient({ chain, transport: http(options.rpcUrl, { timeout: 10_000, retryCount: 1, batch: { wait: 0 }, ...(options.fetchFn ? { fetchFn: options.fetchFn } : {}) }), pollingInterval: 250 });
-  return { client: client as PublicClient, chain, marketplace: options.marketplace, ...(options.erc8004 ? { erc8004: options.erc8004 } : {}) };
+  return { client: client as PublicClient, chain, marketplace: options.marketplace, ...(options.erc8004 ? { erc8004: options.erc8004 } : {}), ...(options.tokenMarketplace ? { tokenMarketplace: options.tokenMarketplace } : {}), ...(options.tokens ? { tokens: options.tokens } : {}) };
 }
