@@ -6,13 +6,17 @@ import { z } from "zod";
 
 const address = z.string().regex(/^0x[0-9a-fA-F]{40}$/, "must be a 0x-prefixed 20-byte hex address");
 const url = z.string().url("must be a URL");
-/** A token listings may be priced in (TOKENS). */
+/** A token listings may be priced in (TOKENS): the shared core's TokenInfo, and whether it implements
+ * EIP-3009 (then its per-task listings are payable by x402). */
 const tokenListSchema = z.array(
   z.object({
     address,
     symbol: z.string().regex(/^[A-Za-z0-9.$-]{1,16}$/),
+    /** The EIP-712 domain name and version (the token's name(); USDC: "USD Coin", "2"). */
+    name: z.string().min(1).max(100),
+    version: z.string().min(1).max(20),
     decimals: z.number().int().min(0).max(36),
-    eip712: z.object({ name: z.string().min(1).max(100), version: z.string().min(1).max(20) }).optional(),
+    eip3009: z.boolean().default(false),
   }),
 );
 const port = z.coerce.number().int().min(1).max(65_535);
@@ -75,9 +79,9 @@ export const configSchema = z
     /** The TokenMarketplace: listings priced in an ERC-20 token of the allowlist, and x402 settlement
      * (docs/design/currencies.md). Without it the service knows ETH listings only. */
     TOKEN_MARKETPLACE_ADDRESS: address.optional(),
-    /** The tokens listings may be priced in: a JSON array of {address, symbol, decimals, eip712?: {name,
-     * version}}. A token with `eip712` implements EIP-3009 under that EIP-712 domain, so its per-task
-     * listings are payable by x402. */
+    /** The tokens listings may be priced in: a JSON array of {address, symbol, name, version, decimals,
+     * eip3009?} (`name` and `version`: its EIP-712 domain). A token with `eip3009: true` implements
+     * EIP-3009, so its per-task listings are payable by x402. */
     TOKENS: z
       .string()
       .default("[]")
@@ -85,7 +89,7 @@ export const configSchema = z
         try {
           return tokenListSchema.parse(JSON.parse(text));
         } catch (error) {
-          ctx.addIssue({ code: "custom", message: `must be a JSON array of {address, symbol, decimals, eip712?: {name, version}} (${error instanceof Error ? error.message.slice(0, 200) : String(error)})` });
+          ctx.addIssue({ code: "custom", message: `must be a JSON array of {address, symbol, name, version, decimals, eip3009?} (${error instanceof Error ? error.message.slice(0, 200) : String(error)})` });
           return z.NEVER;
         }
       }),

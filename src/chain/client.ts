@@ -1,6 +1,7 @@
 // The chain port: a viem public client for the configured network and the marketplace address.
 import { createPublicClient, defineChain, http, type Address, type Chain, type HttpTransportConfig, type PublicClient } from "viem";
 import { baseSepolia, hardhat, sepolia } from "viem/chains";
+import type { TokenInfo } from "@agent-rental/core/tokens";
 
 export interface ChainClient {
   client: PublicClient;
@@ -14,13 +15,11 @@ export interface ChainClient {
   tokens?: ChainToken[];
 }
 
-/** A token of the allowlist as the service knows it. `eip712`: the token implements EIP-3009 under that
- * EIP-712 domain (its per-task listings are payable by x402). */
-export interface ChainToken {
-  address: Address;
-  symbol: string;
-  decimals: number;
-  eip712?: { name: string; version: string };
+/** A token of the allowlist as the service knows it (the shared core's TokenInfo). `eip3009`: the token
+ * implements EIP-3009 under its EIP-712 domain (`name`, `version`): its per-task listings are payable by
+ * x402. */
+export interface ChainToken extends TokenInfo {
+  eip3009: boolean;
 }
 
 /** The configured token at `address`, if any. */

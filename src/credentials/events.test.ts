@@ -3,7 +3,7 @@
 import { describe, expect, it } from "vitest";
 import { encodeAbiParameters, encodeEventTopics, type Log } from "viem";
 import { marketplaceAbi } from "@agent-rental/core/marketplace";
-import { tokenMarketplaceAbi } from "../chain/token-marketplace-abi.ts";
+import { tokenMarketplaceAbi } from "@agent-rental/core/token-marketplace";
 import { patchesFromLogs } from "./events.ts";
 
 const listingId = `0x${"11".repeat(32)}` as const;
@@ -12,7 +12,7 @@ const buyer = "0x15d34AAf54267DB7D7c367839AAf71A00a2C6A65" as const;
 const token = "0x5FbDB2315678afecb367f032d93F642f64180aa3" as const;
 const tokenMarketplace = "0xe7f1725E7734CE288F8367e1Bb143E90bb3F0512" as const;
 
-function log(topics: readonly `0x${string}`[], data: `0x${string}`, logIndex: number): Log {
+function log(topics: readonly unknown[], data: `0x${string}`, logIndex: number): Log {
   return { address: tokenMarketplace, topics: topics as [`0x${string}`, ...`0x${string}`[]], data, blockNumber: 7n, logIndex, blockHash: `0x${"00".repeat(32)}`, transactionHash: `0x${"22".repeat(32)}`, transactionIndex: 0, removed: false };
 }
 

@@ -5,7 +5,7 @@
 // and the events of one key fold into one patch in log order.
 import { parseEventLogs, type Log } from "viem";
 import { marketplaceAbi } from "@agent-rental/core/marketplace";
-import { tokenMarketplaceAbi } from "../chain/token-marketplace-abi.ts";
+import { tokenMarketplaceAbi } from "@agent-rental/core/token-marketplace";
 import type { ListingPatch } from "../listings/chain-listing.ts";
 import { rentalModelOf, type RentalModel } from "@agent-rental/core/vocabulary";
 
@@ -33,7 +33,8 @@ export interface CredentialPatch {
 export type Patch = CredentialPatch | ListingPatch;
 
 /** Both marketplaces' events: the Marketplace's, and the TokenMarketplace's own listing event. */
-const eventsAbi = [...marketplaceAbi, ...tokenMarketplaceAbi.filter((item) => item.type === "event" && item.name === "TokenListingCreated")];
+const tokenListingCreated = tokenMarketplaceAbi.filter((item): item is Extract<(typeof tokenMarketplaceAbi)[number], { type: "event"; name: "TokenListingCreated" }> => item.type === "event" && item.name === "TokenListingCreated");
+const eventsAbi = [...marketplaceAbi, ...tokenListingCreated];
 
 /** Decodes the marketplaces' logs (others are ignored) into patches, one per state-changing event. */
 export function patchesFromLogs(logs: Log[]): Patch[] {

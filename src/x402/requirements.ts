@@ -5,6 +5,7 @@
 // official clients parse.
 import type { PaymentRequired, PaymentRequirements, ResourceInfo } from "@x402/core/types";
 import type { Address } from "viem";
+import type { TokenInfo } from "@agent-rental/core/tokens";
 
 /** The x402 protocol version the service speaks (v2: PAYMENT-REQUIRED / PAYMENT-SIGNATURE / PAYMENT-RESPONSE). */
 export const X402_VERSION = 2;
@@ -13,14 +14,9 @@ export const X402_VERSION = 2;
  * (`maxTimeoutSeconds`): a run's longest timeout (300 s) and the settlement window after it. */
 export const MAX_TIMEOUT_SECONDS = 600;
 
-/** A token x402 can move: one that implements EIP-3009, with the EIP-712 domain clients sign against. */
-export interface X402Token {
-  address: Address;
-  symbol: string;
-  decimals: number;
-  /** The token's EIP-712 domain name and version (USDC: "USD Coin", "2"). */
-  eip712: { name: string; version: string };
-}
+/** A token x402 can move: one that implements EIP-3009, with the EIP-712 domain clients sign against
+ * (`name`, `version`; USDC: "USD Coin", "2"). */
+export type X402Token = Pick<TokenInfo, "symbol" | "decimals" | "name" | "version"> & { address: Address };
 
 export interface PriceInToken {
   chainId: number;
@@ -45,7 +41,7 @@ export function paymentRequirements(price: PriceInToken): PaymentRequirements {
     asset: price.token.address,
     payTo: price.payTo,
     maxTimeoutSeconds: MAX_TIMEOUT_SECONDS,
-    extra: { name: price.token.eip712.name, version: price.token.eip712.version },
+    extra: { name: price.token.name, version: price.token.version },
   };
 }
 

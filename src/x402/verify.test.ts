@@ -12,7 +12,7 @@ import { paymentRequired, paymentRequirements, paymentRequiredHeader, type X402T
 import { readPaymentSignature, MAX_PAYMENT_HEADER_CHARS } from "./headers.ts";
 import { checkPayment, checkPaymentState, PAYMENT_REFUSALS } from "./verify.ts";
 
-const token: X402Token = { address: "0x5FbDB2315678afecb367f032d93F642f64180aa3", symbol: "USDC", decimals: 6, eip712: { name: "USD Coin", version: "2" } };
+const token: X402Token = { address: "0x5FbDB2315678afecb367f032d93F642f64180aa3", symbol: "USDC", decimals: 6, name: "USD Coin", version: "2" };
 const payTo = "0xe7f1725E7734CE288F8367e1Bb143E90bb3F0512" as const;
 const required = paymentRequirements({ chainId: 31337, token, amount: 250_000n, payTo });
 const payer = privateKeyToAccount(generatePrivateKey());
