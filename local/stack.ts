@@ -5,7 +5,7 @@ import { closeSync, existsSync, mkdirSync, openSync, readFileSync, renameSync, r
 import { join, resolve } from "node:path";
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand } from "@aws-sdk/lib-dynamodb";
 import { getAddress, type Hex } from "viem";
-import type { MarketplaceTokens } from "@agent-rental/core/tokens";
+import { tokenSetting, type MarketplaceTokens } from "@agent-rental/core/tokens";
 import { closeApiServer } from "../src/api/server.ts";
 import { loadConfig, type Config } from "../src/config.ts";
 import { createServices, type Services } from "../src/services.ts";
@@ -194,7 +194,7 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
       MARKETPLACE_ADDRESS: getAddress(deployed.address),
       TOKEN_MARKETPLACE_ADDRESS: getAddress(tokenMarket.address),
       TOKEN_MARKETPLACE_DEPLOY_BLOCK: tokenMarket.blockNumber.toString(),
-      TOKENS: JSON.stringify(tokenMarket.tokens),
+      TOKENS: JSON.stringify(tokenSetting(tokenMarket.tokens)),
       PORT: String(options.apiPort),
       // Where the API names itself (the OAuth issuer, the signed Agent Cards): its own address, never a
       // request's Host header.

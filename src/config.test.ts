@@ -71,6 +71,17 @@ describe("loadConfig", () => {
     expect(error?.message).not.toContain(secret);
   });
 
+  it("takes the TokenMarketplace and the tokens listings may be priced in, and names a malformed token list", () => {
+    expect(loadConfig(valid).TOKENS).toEqual([]);
+    const usdc = { address: "0x036CbD53842c5426634e7929541eC2318f3dCF7e", symbol: "USDC", name: "USDC", version: "2", decimals: 6, eip3009: true };
+    const config = loadConfig({ ...valid, TOKEN_MARKETPLACE_ADDRESS: "0xe7f1725E7734CE288F8367e1Bb143E90bb3F0512", TOKENS: JSON.stringify([usdc, { ...usdc, address: "0x5FbDB2315678afecb367f032d93F642f64180aa3", symbol: "RENT", eip3009: undefined }]) });
+    expect(config.TOKEN_MARKETPLACE_ADDRESS).toBe("0xe7f1725E7734CE288F8367e1Bb143E90bb3F0512");
+    expect(config.TOKENS.map((token) => [token.symbol, token.eip3009])).toEqual([["USDC", true], ["RENT", false]]);
+    expect(() => loadConfig({ ...valid, TOKENS: "{" })).toThrow(/TOKENS must be a JSON array of \{address, symbol, name, version, decimals, eip3009\?\}/);
+    expect(() => loadConfig({ ...valid, TOKENS: JSON.stringify([{ ...usdc, decimals: 99 }]) })).toThrow(/TOKENS/);
+    expect(() => loadConfig({ ...valid, TOKEN_MARKETPLACE_ADDRESS: "0x12" })).toThrow(/TOKEN_MARKETPLACE_ADDRESS/);
+  });
+
   it("requires Upstash in the cloud, and its token with its URL", () => {
     const { UPSTASH_REDIS_REST_URL: _u, UPSTASH_REDIS_REST_TOKEN: _t, ...withoutUpstash } = valid;
     expect(() => loadConfig(withoutUpstash)).toThrow(/UPSTASH_REDIS_REST_URL is required when STAGE=cloud/);

@@ -5,26 +5,20 @@ import { isNetworkName, NETWORK_NAMES, NETWORKS, networkOfChainId, type NetworkP
 import { z } from "zod";
 
 const address = z.string().regex(/^0x[0-9a-fA-F]{40}$/, "must be a 0x-prefixed 20-byte hex address");
-const tokenInfo = z.object({
-  address: address.transform((a) => a as `0x${string}`),
-  symbol: z.string().min(1).max(32),
-  name: z.string().min(1).max(64),
-  version: z.string().min(1).max(16),
-  decimals: z.number().int().min(0).max(36),
-});
-/** TOKENS: a JSON object naming the token marketplace's tokens. */
-const tokensJson = z
-  .string()
-  .transform((text, ctx) => {
-    try {
-      return JSON.parse(text) as unknown;
-    } catch {
-      ctx.addIssue({ code: "custom", message: "must be JSON" });
-      return z.NEVER;
-    }
-  })
-  .pipe(z.object({ usdc: tokenInfo, utility: tokenInfo.nullable() }));
 const url = z.string().url("must be a URL");
+/** A token listings may be priced in (TOKENS): the shared core's TokenInfo, and whether it implements
+ * EIP-3009 (then its per-task listings are payable by x402). */
+const tokenListSchema = z.array(
+  z.object({
+    address,
+    symbol: z.string().regex(/^[A-Za-z0-9.$-]{1,16}$/),
+    /** The EIP-712 domain name and version (the token's name(); USDC: "USD Coin", "2"). */
+    name: z.string().min(1).max(100),
+    version: z.string().min(1).max(20),
+    decimals: z.number().int().min(0).max(36),
+    eip3009: z.boolean().default(false),
+  }),
+);
 const port = z.coerce.number().int().min(1).max(65_535);
 
 /** An IP address, or a CIDR range whose prefix fits its family. */
@@ -82,15 +76,25 @@ export const configSchema = z
     MARKETPLACE_ADDRESS: address,
     /** The block the marketplace was deployed in: where the chain indexer starts. */
     MARKETPLACE_DEPLOY_BLOCK: z.coerce.bigint().nonnegative().default(0n),
-    /** The token marketplace (TokenMarketplace: listings priced in an allowed ERC-20, x402 settlement);
-     * unset where none is deployed (token listings are then not offered). */
+    /** The TokenMarketplace: listings priced in an ERC-20 token of the allowlist, and x402 settlement
+     * (docs/design/currencies.md). Without it the service knows ETH listings only. */
     TOKEN_MARKETPLACE_ADDRESS: address.optional(),
     /** The block the token marketplace was deployed in. */
     TOKEN_MARKETPLACE_DEPLOY_BLOCK: z.coerce.bigint().nonnegative().default(0n),
-    /** The tokens the token marketplace takes, as JSON: {"usdc": TokenInfo, "utility": TokenInfo | null}
-     * (TokenInfo: address, symbol, EIP-712 name and version, decimals). Locally the stack's deployments;
-     * in the cloud the network's USDC (stacks/common.ts). */
-    TOKENS: tokensJson.optional(),
+    /** The tokens listings may be priced in: a JSON array of {address, symbol, name, version, decimals,
+     * eip3009?} (`name` and `version`: its EIP-712 domain). A token with `eip3009: true` implements
+     * EIP-3009, so its per-task listings are payable by x402. */
+    TOKENS: z
+      .string()
+      .default("[]")
+      .transform((text, ctx) => {
+        try {
+          return tokenListSchema.parse(JSON.parse(text));
+        } catch (error) {
+          ctx.addIssue({ code: "custom", message: `must be a JSON array of {address, symbol, name, version, decimals, eip3009?} (${error instanceof Error ? error.message.slice(0, 200) : String(error)})` });
+          return z.NEVER;
+        }
+      }),
     /** ERC-8004's Identity and Reputation registries (both or neither): locally the stack's own
      * deployments; on a real network the canonical deployments' addresses. Without them the service
      * registers no agents and reads no feedback (listings' erc8004 is null, their rating 0). */
@@ -208,6 +212,9 @@ export const configSchema = z
     DASHBOARD_URL: url.optional(),
   })
   .superRefine((value, ctx) => {
+    if (value.TOKENS.length > 0 && !value.TOKEN_MARKETPLACE_ADDRESS) {
+      ctx.addIssue({ code: "custom", path: ["TOKEN_MARKETPLACE_ADDRESS"], message: "is required with TOKENS (the tokens are those the token marketplace takes)" });
+    }
     if (value.STAGE === "local" && !value.DYNAMODB_ENDPOINT) {
       ctx.addIssue({ code: "custom", path: ["DYNAMODB_ENDPOINT"], message: "is required when STAGE=local" });
     }
@@ -231,9 +238,6 @@ export const configSchema = z
     }
     if (value.STAGE === "cloud" && !value.RUNNER_FUNCTION_NAME) {
       ctx.addIssue({ code: "custom", path: ["RUNNER_FUNCTION_NAME"], message: "is required when STAGE=cloud (each run executes in the runner function)" });
-    }
-    if (value.TOKENS && !value.TOKEN_MARKETPLACE_ADDRESS) {
-      ctx.addIssue({ code: "custom", path: ["TOKEN_MARKETPLACE_ADDRESS"], message: "is required with TOKENS (the tokens are those the token marketplace takes)" });
     }
     if (Boolean(value.IDENTITY_REGISTRY_ADDRESS) !== Boolean(value.REPUTATION_REGISTRY_ADDRESS)) {
       ctx.addIssue({ code: "custom", path: [value.IDENTITY_REGISTRY_ADDRESS ? "REPUTATION_REGISTRY_ADDRESS" : "IDENTITY_REGISTRY_ADDRESS"], message: "is required with the other ERC-8004 registry's address (both or neither)" });

@@ -91,7 +91,7 @@ export function createServices(config: Config, overrides: Partial<Services> = {}
         ? { erc8004: { identityRegistry: config.IDENTITY_REGISTRY_ADDRESS as Address, reputationRegistry: config.REPUTATION_REGISTRY_ADDRESS as Address } }
         : {}),
       ...(config.TOKEN_MARKETPLACE_ADDRESS ? { tokenMarketplace: config.TOKEN_MARKETPLACE_ADDRESS as Address } : {}),
-      ...(config.TOKENS ? { tokens: config.TOKENS } : {}),
+      tokens: config.TOKENS.map((token) => ({ ...token, address: token.address as Address })),
       fetchFn: chainFetch,
     });
   const egressRules = { allowPrivate: config.ALLOW_PRIVATE_AGENT_HOSTS, allowHosts: [] as string[] };

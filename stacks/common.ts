@@ -3,6 +3,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { deploymentEnvironment, isNetworkName, NETWORK_NAMES, NETWORKS, usdcTokenOf, type NetworkDeployment, type NetworkProfile } from "@agent-rental/core/networks";
+import { tokenSetting } from "@agent-rental/core/tokens";
 import type { TableName } from "../src/adapters/tables/schema.ts";
 
 /**
@@ -68,7 +69,7 @@ export function chainEnvironment(): Record<string, string> {
     if (!/^0x[0-9a-fA-F]{40}$/.test(tokenMarketplace)) throw new Error(`TOKEN_MARKETPLACE_ADDRESS "${tokenMarketplace}" is not a 20-byte hex address.`);
     if (!usdc) throw new Error(`${profile.label} has no USDC for the token marketplace to take.`);
     env.TOKEN_MARKETPLACE_ADDRESS = tokenMarketplace;
-    env.TOKENS = JSON.stringify({ usdc, utility: null });
+    env.TOKENS = JSON.stringify(tokenSetting({ usdc, utility: null }));
     const deployBlock = process.env.TOKEN_MARKETPLACE_DEPLOY_BLOCK?.trim();
     if (deployBlock) env.TOKEN_MARKETPLACE_DEPLOY_BLOCK = deployBlock;
   }

@@ -12,6 +12,8 @@ const listing: Listing = {
   category: ["legal"],
   rental_model: "one_time",
   price_eth: 0.001,
+  currency: { symbol: "ETH", address: null, decimals: 18 },
+  price_units: "1000000000000000",
   run_count: 0,
   success_rate: 0,
   creator: { id: "0x1", display_name: "Ada", listing_count: 1 },

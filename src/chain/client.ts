@@ -2,7 +2,7 @@
 // one is deployed, the token marketplace's with the tokens it takes.
 import { createPublicClient, defineChain, http, type Address, type Chain, type HttpTransportConfig, type PublicClient } from "viem";
 import { baseSepolia, hardhat, sepolia } from "viem/chains";
-import type { MarketplaceTokens } from "@agent-rental/core/tokens";
+import type { TokenInfo } from "@agent-rental/core/tokens";
 
 export interface ChainClient {
   client: PublicClient;
@@ -10,10 +10,23 @@ export interface ChainClient {
   marketplace: Address;
   /** ERC-8004's registries, when configured (both or neither). */
   erc8004?: { identityRegistry: Address; reputationRegistry: Address };
-  /** The token marketplace (listings priced in a token, x402 settlement), when deployed. */
+  /** The TokenMarketplace (listings priced in a token, x402 settlement), when configured. */
   tokenMarketplace?: Address;
-  /** The tokens the token marketplace takes, when it is deployed and they are configured. */
-  tokens?: MarketplaceTokens;
+  /** The tokens listings may be priced in (the TOKENS setting). */
+  tokens?: ChainToken[];
+}
+
+/** A token of the allowlist as the service knows it (the shared core's TokenInfo). `eip3009`: the token
+ * implements EIP-3009 under its EIP-712 domain (`name`, `version`): its per-task listings are payable by
+ * x402. */
+export interface ChainToken extends TokenInfo {
+  eip3009: boolean;
+}
+
+/** The configured token at `address`, if any. */
+export function tokenAt(chain: Pick<ChainClient, "tokens">, address: string): ChainToken | undefined {
+  const wanted = address.toLowerCase();
+  return chain.tokens?.find((token) => token.address.toLowerCase() === wanted);
 }
 
 const KNOWN_CHAINS: Record<number, Chain> = { [hardhat.id]: hardhat, [baseSepolia.id]: baseSepolia, [sepolia.id]: sepolia };
@@ -32,17 +45,10 @@ export function createChainClient(options: {
   marketplace: Address;
   erc8004?: { identityRegistry: Address; reputationRegistry: Address };
   tokenMarketplace?: Address;
-  tokens?: MarketplaceTokens;
+  tokens?: ChainToken[];
   fetchFn?: HttpTransportConfig["fetchFn"];
 }): ChainClient {
   const chain = chainFor(options.chainId, options.rpcUrl);
   const client = createPublicClient({ chain, transport: http(options.rpcUrl, { timeout: 10_000, retryCount: 1, batch: { wait: 0 }, ...(options.fetchFn ? { fetchFn: options.fetchFn } : {}) }), pollingInterval: 250 });
-  return {
-    client: client as PublicClient,
-    chain,
-    marketplace: options.marketplace,
-    ...(options.erc8004 ? { erc8004: options.erc8004 } : {}),
-    ...(options.tokenMarketplace ? { tokenMarketplace: options.tokenMarketplace } : {}),
-    ...(options.tokenMarketplace && options.tokens ? { tokens: options.tokens } : {}),
-  };
+  return { client: client as PublicClient, chain, marketplace: options.marketplace, ...(options.erc8004 ? { erc8004: options.erc8004 } : {}), ...(options.tokenMarketplace ? { tokenMarketplace: options.tokenMarketplace } : {}), ...(options.tokens ? { tokens: options.tokens } : {}) };
 }

@@ -1,8 +1,11 @@
-// Turns the marketplace's event logs into state patches for the credentials index. Every event
+// Turns the marketplaces' event logs into state patches for the credentials index: the ETH Marketplace's
+// and the TokenMarketplace's, which emits the same events (a token listing's amounts in its token's
+// units) and announces its listings with TokenListingCreated, naming the token. Every event
 // carries absolute values (balance after, expiry after), so a patch never depends on a previous read,
 // and the events of one key fold into one patch in log order.
 import { parseEventLogs, type Log } from "viem";
 import { marketplaceAbi } from "@agent-rental/core/marketplace";
+import { tokenMarketplaceAbi } from "@agent-rental/core/token-marketplace";
 import type { ListingPatch } from "../listings/chain-listing.ts";
 import { rentalModelOf, type RentalModel } from "@agent-rental/core/vocabulary";
 
@@ -29,10 +32,14 @@ export interface CredentialPatch {
 
 export type Patch = CredentialPatch | ListingPatch;
 
-/** Decodes the marketplace's logs (others are ignored) into patches, one per state-changing event. */
+/** Both marketplaces' events: the Marketplace's, and the TokenMarketplace's own listing event. */
+const tokenListingCreated = tokenMarketplaceAbi.filter((item): item is Extract<(typeof tokenMarketplaceAbi)[number], { type: "event"; name: "TokenListingCreated" }> => item.type === "event" && item.name === "TokenListingCreated");
+const eventsAbi = [...marketplaceAbi, ...tokenListingCreated];
+
+/** Decodes the marketplaces' logs (others are ignored) into patches, one per state-changing event. */
 export function patchesFromLogs(logs: Log[]): Patch[] {
   const patches: Patch[] = [];
-  for (const event of parseEventLogs({ abi: marketplaceAbi, logs, strict: true })) {
+  for (const event of parseEventLogs({ abi: eventsAbi, logs, strict: true })) {
     const position = logPosition(event.blockNumber!, event.logIndex!);
     // A purchase's time: the log's block timestamp where the node reports it (Hardhat, recent geth),
     // else its block number, resolved to a time by the indexer.
@@ -47,6 +54,19 @@ export function patchesFromLogs(logs: Log[]): Patch[] {
           creator: event.args.creator.toLowerCase(),
           rental_model: rentalModelOf(event.args.accessType),
           price_wei: event.args.price.toString(),
+          metadata_uri: event.args.metadataUri,
+          status: "active",
+          created_block: event.blockNumber!.toString(),
+        });
+        break;
+      case "TokenListingCreated":
+        // The price is in the token's smallest units (the record's price_wei names the listing's smallest
+        // unit, wei for ETH; decision 0165).
+        listing(event.args.listingId, {
+          creator: event.args.creator.toLowerCase(),
+          rental_model: rentalModelOf(event.args.accessType),
+          price_wei: event.args.price.toString(),
+          token: event.args.token.toLowerCase(),
           metadata_uri: event.args.metadataUri,
           status: "active",
           created_block: event.blockNumber!.toString(),

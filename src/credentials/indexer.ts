@@ -7,7 +7,7 @@
 // ones with one conditional update each.
 import type { Hex } from "viem";
 import type { Tables } from "../adapters/tables/dynamo.ts";
-import type { ChainClient } from "../chain/client.ts";
+import { tokenAt, type ChainClient } from "../chain/client.ts";
 import type { Logger } from "../logger.ts";
 import { foldPatches, patchesFromLogs, type CredentialPatch, type Patch } from "./events.ts";
 import { applyCredentialPatch, credentialPositions, putNewCredentials } from "./credential.store.ts";
@@ -75,6 +75,15 @@ async function withPurchaseTimes(chain: ChainClient, patches: Patch[]): Promise<
   });
 }
 
+/** A token listing's currency, named as the service is configured (chain.tokens). */
+function withTokens(chain: ChainClient, patches: Patch[]): Patch[] {
+  return patches.map((patch) => {
+    if (patch.kind !== "listing" || patch.set.token === undefined) return patch;
+    const token = tokenAt(chain, patch.set.token);
+    return token ? { ...patch, set: { ...patch.set, token_symbol: token.symbol, token_decimals: token.decimals } } : patch;
+  });
+}
+
 /** Indexes the next range of confirmed blocks. */
 export async function indexOnce(options: IndexerOptions): Promise<IndexRound> {
   const from = await readCursor(options);
@@ -83,7 +92,7 @@ export async function indexOnce(options: IndexerOptions): Promise<IndexRound> {
   if (from > confirmed) return { fromBlock: from, toBlock: from - 1n, events: 0, writes: 0, caughtUp: true };
   const to = confirmed < from + BigInt((options.chunkSize ?? 5_000) - 1) ? confirmed : from + BigInt((options.chunkSize ?? 5_000) - 1);
   const logs = await getMarketplaceLogs(options.chain, from, to);
-  const patches = await withPurchaseTimes(options.chain, foldPatches(patchesFromLogs(logs)));
+  const patches = withTokens(options.chain, await withPurchaseTimes(options.chain, foldPatches(patchesFromLogs(logs))));
   // Items that do not exist yet are written in batches; existing ones get a conditional update that
   // never lets an older event overwrite a newer one; items already past these events are skipped.
   const credentials = patches.filter((patch): patch is CredentialPatch => patch.kind === "credential");
@@ -97,8 +106,10 @@ export async function indexOnce(options: IndexerOptions): Promise<IndexRound> {
   await mapLimit(behind, options.concurrency ?? 32, async (patch) => {
     if (await (patch.kind === "credential" ? applyCredentialPatch(options.tables, patch) : applyChainListingPatch(options.tables, patch))) writes++;
   });
-  // The creator analytics count the range's money events before the cursor moves past them.
-  await recordChainLogs(options.tables, options.chain, logs);
+  // The creator analytics count the range's money events before the cursor moves past them: the ETH
+  // marketplace's only (its figures are wei; a token listing's money is not added to them).
+  const marketplace = options.chain.marketplace.toLowerCase();
+  await recordChainLogs(options.tables, options.chain, logs.filter((log) => log.address.toLowerCase() === marketplace));
   await writeCursor(options, to + 1n);
   return { fromBlock: from, toBlock: to, events: logs.length, writes, caughtUp: to === confirmed };
 }

@@ -3,7 +3,8 @@
 // published when its agent is approved and the on-chain listing with the same id exists, was created
 // by the same creator, and points at the same metadata URI. Search runs on an in-memory index of the
 // published listings, rebuilt from the tables when it is older than the refresh interval.
-import { formatEther } from "viem";
+import { getAddress } from "viem";
+import { ETH, wholeUnits, type Currency } from "./currency.ts";
 import type { Tables } from "../adapters/tables/dynamo.ts";
 import { getCreatorNames } from "../creators/creator.store.ts";
 import { getChainListing, getChainListings } from "./chain-listing.store.ts";
@@ -23,7 +24,11 @@ export interface Listing {
   description: string;
   category: string[];
   rental_model: RentalModel;
+  /** The price in whole units of the listing's currency (ETH for an ETH listing; decision 0165). */
   price_eth: number;
+  /** What the listing is priced and paid in, and its price exactly in that currency's smallest unit. */
+  currency: Currency;
+  price_units: string;
   run_count: number;
   success_rate: number;
   creator: { id: string; display_name: string; listing_count: number };
@@ -39,7 +44,7 @@ export interface Listing {
   erc8004: { agent_id: string; agent_registry: string } | null;
 }
 
-export const SEARCH_FIELDS = ["id", "title", "description", "category", "rental_model", "price_eth", "run_count", "success_rate", "creator", "rating", "review_count", "last_updated", "sample_output"] as const;
+export const SEARCH_FIELDS = ["id", "title", "description", "category", "rental_model", "price_eth", "currency", "price_units", "run_count", "success_rate", "creator", "rating", "review_count", "last_updated", "sample_output"] as const;
 export type ListingSummary = Pick<Listing, (typeof SEARCH_FIELDS)[number]>;
 
 /** Title shown for an agent: its kebab-case name in words ("contract-reviewer" → "Contract Reviewer"). */
@@ -57,7 +62,9 @@ export function isPublished(agent: AgentRecord, chain: ChainListingRecord | unde
     chain.creator?.toLowerCase() === agent.creator.toLowerCase() &&
     chain.metadata_uri === agent.metadata_uri &&
     chain.rental_model !== undefined &&
-    chain.price_wei !== undefined
+    chain.price_wei !== undefined &&
+    // A token listing is shown only in a token the service knows (its symbol and decimals).
+    (chain.token === undefined || chain.token_decimals !== undefined)
   );
 }
 
@@ -76,6 +83,12 @@ export function figuresOf(agent: AgentRecord): { run_count: number; success_rate
   };
 }
 
+/** The currency of an indexed listing (published: a token listing's token is known). */
+export function currencyOfRecord(chain: ChainListingRecord): Currency {
+  if (chain.token === undefined) return ETH;
+  return { symbol: chain.token_symbol ?? "?", address: getAddress(chain.token), decimals: chain.token_decimals ?? 18 };
+}
+
 export function assemble(agent: AgentRecord, chain: ChainListingRecord, creator: { display_name: string; listing_count: number }, erc8004?: ListingErc8004Item): Listing {
   const figures = figuresOf(agent);
   return {
@@ -84,7 +97,9 @@ export function assemble(agent: AgentRecord, chain: ChainListingRecord, creator:
     description: agent.description,
     category: [agent.category],
     rental_model: chain.rental_model!,
-    price_eth: Number(formatEther(BigInt(chain.price_wei!))),
+    price_eth: wholeUnits(BigInt(chain.price_wei!), currencyOfRecord(chain)),
+    currency: currencyOfRecord(chain),
+    price_units: chain.price_wei!,
     run_count: figures.run_count,
     success_rate: figures.success_rate,
     creator: { id: agent.creator, display_name: creator.display_name, listing_count: creator.listing_count },

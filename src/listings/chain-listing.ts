@@ -7,7 +7,15 @@ export interface ChainListingRecord {
   on_chain_listing_id: `0x${string}`;
   creator?: string;
   rental_model?: RentalModel;
+  /** The price in the smallest unit of the listing's currency: wei for an ETH listing, the token's
+   * units for a token listing (decision 0165). */
   price_wei?: string;
+  /** The token a TokenMarketplace listing is priced and paid in (lower case); absent for ETH. */
+  token?: string;
+  /** The token's symbol and decimals, from the service's configuration when the listing was indexed;
+   * absent for a token the service is not configured with (such a listing is not published). */
+  token_symbol?: string;
+  token_decimals?: number;
   metadata_uri?: string;
   status?: ListingStatus;
   position: string;
@@ -22,6 +30,9 @@ export interface ListingPatch {
     creator: string;
     rental_model: RentalModel;
     price_wei: string;
+    token: string;
+    token_symbol: string;
+    token_decimals: number;
     metadata_uri: string;
     status: ListingStatus;
     created_block: string;

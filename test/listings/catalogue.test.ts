@@ -153,8 +153,8 @@ describe("the catalogue", () => {
     expect(found.status).toBe(200);
     expect(found.body).toMatchObject({ total: 1, limit: 20, offset: 0 });
     const summary = found.body.listings[0];
-    expect(Object.keys(summary).sort()).toEqual(["category", "creator", "description", "id", "last_updated", "price_eth", "rating", "rental_model", "review_count", "run_count", "sample_output", "success_rate", "title"]);
-    expect(summary).toMatchObject({ id: reviewer.listing_id, title: "Contract Reviewer", category: ["legal"], rental_model: "one_time", price_eth: 0.02, run_count: 0, success_rate: 0, rating: 0, review_count: 0, sample_output: ['{"findings":["sample finding"]}'] });
+    expect(Object.keys(summary).sort()).toEqual(["category", "creator", "currency", "description", "id", "last_updated", "price_eth", "price_units", "rating", "rental_model", "review_count", "run_count", "sample_output", "success_rate", "title"]);
+    expect(summary).toMatchObject({ id: reviewer.listing_id, title: "Contract Reviewer", category: ["legal"], rental_model: "one_time", price_eth: 0.02, currency: { symbol: "ETH", address: null, decimals: 18 }, price_units: "20000000000000000", run_count: 0, success_rate: 0, rating: 0, review_count: 0, sample_output: ['{"findings":["sample finding"]}'] });
     expect(summary.creator).toEqual({ id: creator.address.toLowerCase(), display_name: "Acme Agents", listing_count: 1 });
 
     const detail = (await (await app.request(`/v1/listings/${reviewer.listing_id}`, { headers: auth(renterToken) })).json()) as Record<string, unknown>;

@@ -23,6 +23,12 @@ export interface MarketplaceTokens {
   readonly utility: TokenInfo | null;
 }
 
+/** The service's TOKENS setting for a deployment's tokens: each token, and whether it implements EIP-3009
+ * (USDC does: its per-task listings are payable by x402). */
+export function tokenSetting(tokens: MarketplaceTokens): (TokenInfo & { eip3009: boolean })[] {
+  return [{ ...tokens.usdc, eip3009: true }, ...(tokens.utility ? [{ ...tokens.utility, eip3009: false }] : [])];
+}
+
 /** What the local USDC stand-in is, as Circle's USDC: x402 clients read the name and version. */
 export const LOCAL_USDC = { symbol: "USDC", name: "USD Coin", version: "2", decimals: 6 } as const;
 

@@ -341,6 +341,15 @@ class CredentialVerification(CredentialVerificationRequired, total=False):
     on_chain_listing_id: str
     rental_model: Literal["one_time", "subscription", "per_query"]
 
+class Currency(TypedDict):
+    """The listing's currency: ETH (on the Marketplace) or a token of the allowlist (on the TokenMarketplace). See docs/design/currencies.md."""
+    address: Optional[str]
+    """The token's contract address; null for ETH"""
+    decimals: int
+    """Decimals of the currency's smallest unit: 18 for ETH (wei), 6 for USDC"""
+    symbol: str
+    """ETH, or the token's symbol (USDC)"""
+
 class DoneEvent(TypedDict):
     """The last event: the Run, as POST /v1/execute answers it (completed or failed). With `settlement: "pending"` the output is null until the per-task charge lands (then GET /v1/runs/{run_id} returns it)."""
     data: Run
@@ -598,10 +607,14 @@ class ListingSummaryCreator(TypedDict):
 class ListingSummary(TypedDict):
     category: list[str]
     creator: ListingSummaryCreator
+    currency: Currency
     description: str
     id: str
     last_updated: str
     price_eth: float
+    """The price in whole units of the listing's currency (`currency`): ETH for an ETH listing, as the specification says; for a token listing, whole tokens (0.25 for 0.25 USDC). Interpreted per rental model."""
+    price_units: str
+    """The price exactly, in the currency's smallest unit (wei for ETH), as a decimal string."""
     rating: float
     """Average of the verified on-chain feedback (ERC-8004 Reputation Registry), 0.0 to 5.0: a score of 0-100 counts as score/20. Only feedback carrying the on-chain receipt of a completed run of this listing by the same wallet counts, one per run (GET /v1/listings/{id}/reputation)."""
     rental_model: Literal["one_time", "subscription", "per_query"]

@@ -1456,6 +1456,15 @@ export interface components {
             status: "active" | "expired" | "low_balance" | "revoked" | "listing_closed" | "not_found";
             valid: boolean;
         };
+        /** @description The listing's currency: ETH (on the Marketplace) or a token of the allowlist (on the TokenMarketplace). See docs/design/currencies.md. */
+        Currency: {
+            /** @description The token's contract address; null for ETH */
+            address: string | null;
+            /** @description Decimals of the currency's smallest unit: 18 for ETH (wei), 6 for USDC */
+            decimals: number;
+            /** @description ETH, or the token's symbol (USDC) */
+            symbol: string;
+        };
         /** @description The last event: the Run, as POST /v1/execute answers it (completed or failed). With `settlement: "pending"` the output is null until the per-task charge lands (then GET /v1/runs/{run_id} returns it). */
         DoneEvent: {
             data: components["schemas"]["Run"];
@@ -1713,10 +1722,14 @@ export interface components {
                 id: string;
                 listing_count: number;
             };
+            currency: components["schemas"]["Currency"];
             description: string;
             id: string;
             last_updated: string;
+            /** @description The price in whole units of the listing's currency (`currency`): ETH for an ETH listing, as the specification says; for a token listing, whole tokens (0.25 for 0.25 USDC). Interpreted per rental model. */
             price_eth: number;
+            /** @description The price exactly, in the currency's smallest unit (wei for ETH), as a decimal string. */
+            price_units: string;
             /** @description Average of the verified on-chain feedback (ERC-8004 Reputation Registry), 0.0 to 5.0: a score of 0-100 counts as score/20. Only feedback carrying the on-chain receipt of a completed run of this listing by the same wallet counts, one per run (GET /v1/listings/{id}/reputation). */
             rating: number;
             /** @enum {string} */

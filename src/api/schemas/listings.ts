@@ -3,6 +3,15 @@ import { z } from "@hono/zod-openapi";
 import { ListingStatusSchema, RentalModelSchema } from "./common.ts";
 import { MAX_RATING, MIN_RATING } from "../../listings/ratings.ts";
 
+/** What a listing is priced and paid in, and so what every amount of its credentials and runs is in. */
+export const CurrencySchema = z
+  .object({
+    symbol: z.string().openapi({ description: "ETH, or the token's symbol (USDC)" }),
+    address: z.string().nullable().openapi({ description: "The token's contract address; null for ETH" }),
+    decimals: z.number().int().openapi({ description: "Decimals of the currency's smallest unit: 18 for ETH (wei), 6 for USDC" }),
+  })
+  .openapi("Currency", { description: "The listing's currency: ETH (on the Marketplace) or a token of the allowlist (on the TokenMarketplace). See docs/design/currencies.md." });
+
 /** The fields search returns (the specification's search subset). */
 export const ListingSummarySchema = z
   .object({
@@ -11,7 +20,9 @@ export const ListingSummarySchema = z
     description: z.string(),
     category: z.array(z.string()),
     rental_model: RentalModelSchema,
-    price_eth: z.number(),
+    price_eth: z.number().openapi({ description: "The price in whole units of the listing's currency (`currency`): ETH for an ETH listing, as the specification says; for a token listing, whole tokens (0.25 for 0.25 USDC). Interpreted per rental model." }),
+    currency: CurrencySchema,
+    price_units: z.string().regex(/^\d{1,78}$/).openapi({ description: "The price exactly, in the currency's smallest unit (wei for ETH), as a decimal string." }),
     run_count: z.number().int(),
     success_rate: z.number(),
     creator: z.object({ id: z.string(), display_name: z.string(), listing_count: z.number().int() }),

@@ -1,0 +1,33 @@
+// The currency a listing is priced and paid in: ETH on the Marketplace, or a token of the allowlist on the
+// TokenMarketplace (docs/design/currencies.md). Every surface that shows a price or an amount shows it
+// with this, and the specification's ETH-named fields (price_eth, *_wei) carry the amount in the
+// listing's currency (decision 0165).
+import { formatUnits } from "viem";
+import { tokenAt, type ChainClient } from "../chain/client.ts";
+
+export interface Currency {
+  symbol: string;
+  /** The token's address (checksummed as configured); null for ETH. */
+  address: `0x${string}` | null;
+  decimals: number;
+}
+
+export const ETH: Currency = { symbol: "ETH", address: null, decimals: 18 };
+
+/** The currency of a listing priced in `token` (undefined: ETH). Null for a token the service is not
+ * configured with: such a listing is not published. */
+export function currencyOf(chain: Pick<ChainClient, "tokens">, token: string | undefined): Currency | null {
+  if (token === undefined) return ETH;
+  const known = tokenAt(chain, token);
+  return known ? { symbol: known.symbol, address: known.address, decimals: known.decimals } : null;
+}
+
+/** An amount in the currency's smallest unit as a number of whole units (price_eth's shape). */
+export function wholeUnits(amount: bigint, currency: Currency): number {
+  return Number(formatUnits(amount, currency.decimals));
+}
+
+/** "0.25 USDC". */
+export function formatAmount(amount: bigint, currency: Currency): string {
+  return `${formatUnits(amount, currency.decimals)} ${currency.symbol}`;
+}
