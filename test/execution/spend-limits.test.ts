@@ -57,7 +57,7 @@ beforeAll(async () => {
 
 afterAll(() => world?.close());
 
-describe("a key's spending limit", () => {
+describe("a key's spending limit: POST /v1/keys, PATCH /v1/keys/{key_id}", () => {
   it("gives exactly 7 charged runs of 50 concurrent ones on a limit covering 7; the other 43 are refused 402 before any work", async () => {
     const listing = await world.publishConnected("limit-fifty", { rental: "per_query", price: "0.0011" });
     const renter = await world.renter();
@@ -197,7 +197,7 @@ describe("bad limits", () => {
   });
 });
 
-describe("a connected app's spending limit", () => {
+describe("a connected app's spending limit: PATCH /v1/oauth/apps/{app_id}", () => {
   it("shows what the app proposes, takes what the person sets on approval, and stops the app at it", async () => {
     const listing = await world.publishConnected("limit-app", { rental: "per_query" });
     const renter = await world.renter();

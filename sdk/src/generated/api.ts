@@ -605,7 +605,7 @@ export interface paths {
         head?: never;
         /**
          * Change an API key's spending limits
-         * @description Replaces the key's `spend_limits` (an amount of wei per day or per month, UTC, or in total, per currency; `[]` removes every limit). What was spent this period still counts: a lower limit than what is spent refuses the next run at once. Runs already admitted keep what they hold. Called with a wallet sign-in (JWT) only: an API key cannot change limits (403 forbidden), so a key given away cannot lift its own. A bad limit is 400 invalid_request and nothing changes. Another wallet's key is not found.
+         * @description Replaces the key's `spend_limits` (an amount of wei per day or per month, UTC, or in total, per currency; `[]` removes every limit). A limit kept over the same currency and period keeps counting what was spent this period (a limit lowered under it refuses the next run at once); a limit over a period that had none counts from when it is set. Runs already admitted keep what they hold. Called with a wallet sign-in (JWT) only: an API key cannot change limits (403 forbidden), so a key given away cannot lift its own. A bad limit is 400 invalid_request and nothing changes. Another wallet's key is not found.
          */
         patch: operations["updateApiKey"];
         trace?: never;
@@ -877,7 +877,7 @@ export interface paths {
         head?: never;
         /**
          * Change an app's spending limits
-         * @description Replaces the connected app's `spend_limits` (as set on the consent page; `[]` removes every limit). What was spent this period still counts. Called with a wallet sign-in (JWT) only: never with an OAuth access token (an app cannot change its own limit) nor an API key (403 forbidden). A bad limit is 400 invalid_request and nothing changes. Another wallet's app is 404 not_found.
+         * @description Replaces the connected app's `spend_limits` (as set on the consent page; `[]` removes every limit). A limit kept over the same currency and period keeps counting what was spent this period; a limit over a period that had none counts from when it is set. Called with a wallet sign-in (JWT) only: never with an OAuth access token (an app cannot change its own limit) nor an API key (403 forbidden). A bad limit is 400 invalid_request and nothing changes. Another wallet's app is 404 not_found.
          */
         patch: operations["updateConnectedApp"];
         trace?: never;
