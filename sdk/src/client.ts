@@ -115,7 +115,7 @@ export interface WaitForJobOptions {
 }
 
 interface RequestSpec {
-  method: "GET" | "POST" | "PUT" | "DELETE";
+  method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
   path: string;
   query?: Query;
   body?: unknown;
@@ -368,7 +368,7 @@ export class AgentRentalClient {
    * @example
    * const { listings } = await client.request<{ listings: unknown[] }>("GET", "/v1/listings", { query: { q: "tax" } });
    */
-  request<T>(method: "GET" | "POST" | "PUT" | "DELETE", path: string, options: ApiRequestOptions = {}): Promise<T> {
+  request<T>(method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE", path: string, options: ApiRequestOptions = {}): Promise<T> {
     if (!path.startsWith("/v1/")) throw new TypeError('path must start with "/v1/"');
     return this.json<T>({ method, path, ...(options.query ? { query: options.query } : {}), ...(options.body === undefined ? {} : { body: options.body }), ...(options.idempotent === undefined ? {} : { idempotent: options.idempotent }), signal: options.signal });
   }
