@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type { Hex } from "viem";
 import { authenticatedApi, publicClient } from "../api.ts";
-import { intFlag, requireFlag, stringFlag, type Command, type CommandContext, type Flags } from "../cli.ts";
+import { intFlag, requireFlag, stringFlag, type Command, type CommandContext, type FlagValues, type Flags } from "../cli.ts";
 import { CliError, EXIT, usageError } from "../errors.ts";
 import { ADDRESS, checksumAddress, CONFIG_KEYS, configDir, readConfig, resolveSettings, saveSession, writeConfig, loadSession, type ConfigKey, type GlobalFlags } from "../settings.ts";
 import { keystorePassword, loadAccount, parsePrivateKey } from "../wallet.ts";
@@ -116,7 +116,7 @@ const SET_LIMIT_OPTIONS: Flags = {
 };
 
 /** Spending limits from ETH flags (`<prefix>day`, `<prefix>month`, `<prefix>total`), in wei. */
-function spendLimitsFromFlags(flags: Record<string, unknown>, prefix = "limit-"): SpendLimitInput[] {
+function spendLimitsFromFlags(flags: FlagValues, prefix = "limit-"): SpendLimitInput[] {
   return (["day", "month", "total"] as const).flatMap((period) => {
     const value = stringFlag(flags, `${prefix}${period}`);
     if (value === undefined) return [];
@@ -126,7 +126,7 @@ function spendLimitsFromFlags(flags: Record<string, unknown>, prefix = "limit-")
   });
 }
 
-function limitsToSet(flags: Record<string, unknown>): SpendLimitInput[] {
+function limitsToSet(flags: FlagValues): SpendLimitInput[] {
   const limits = spendLimitsFromFlags(flags, "");
   if (flags.none === true && limits.length > 0) throw usageError("--none removes every limit; give it alone, or give --day, --month or --total without it.");
   if (flags.none !== true && limits.length === 0) throw usageError("Give --day, --month or --total (in ETH), or --none to remove every limit.");
