@@ -44,6 +44,12 @@ import { fundAccount } from "../test/support/chain-actions.ts";
 import { approveCreator, publishAgent } from "../local/publish.ts";
 import { startHttpsServer, type HttpsTestServer } from "../test/support/https-server.ts";
 import { ms, summarize, unionMs } from "./stats.ts";
+import { admitRun } from "../src/execution/admission.ts";
+import { releaseReservation } from "../src/execution/money/ledger.ts";
+import { releaseSpend } from "../src/execution/money/spend.ts";
+import { concurrencySlots } from "../src/execution/leases/concurrency.store.ts";
+import type { Principal } from "../src/auth/principal.ts";
+import type { Services } from "../src/services.ts";
 
 const MANIFEST = {
   category: "research",
@@ -172,7 +178,47 @@ const statusText = (statuses: Map<number, number>) =>
     .map(([status, n]) => `${status}×${n}`)
     .join(" ");
 
-export async function runExecuteBench(options: { requests?: number; warmup?: number; concurrency?: number[] } = {}): Promise<string[]> {
+/**
+ * Admission of a per-task run with a spending limit beside the same without one: open loop at `rps`
+ * admissions per second, the two kinds interleaved (so both meet the same load), each admission's time
+ * measured, its holds given back at once (nothing is performed or charged). The limit is never reached.
+ */
+async function admissionWithLimit(services: Services, wallet: `0x${string}`, agentId: string, rps: number, each: number) {
+  const base: Principal = { wallet, method: "api_key", keyId: "key_bench_without_limit" };
+  const limited: Principal = { wallet, method: "api_key", keyId: "key_bench_with_limit", spendLimits: [{ currency: "ETH", period: "day", amount: (10n ** 24n).toString() }] };
+  const times: { with: number[]; without: number[] } = { with: [], without: [] };
+  let refused = 0;
+  const request = { agent_id: agentId, task: "admission only" };
+  const one = async (principal: Principal, into: number[]) => {
+    const t = performance.now();
+    const result = await admitRun(services, principal, request, { rateLimit: async () => undefined }).catch(() => null);
+    if (!result || result.kind !== "admitted") {
+      refused++;
+      return;
+    }
+    into.push(performance.now() - t);
+    const { run, access } = result.admission;
+    await Promise.all([
+      releaseReservation(services, access.onChainId, wallet, run.run_id),
+      releaseSpend(services, run.spend_holds, run.run_id, access.priceWei),
+      concurrencySlots(services.tables, access.onChainId).remove(run.run_id),
+    ]);
+  };
+  // Warm-up: both kinds, the ledger items and the limit's window made.
+  for (let i = 0; i < 20; i++) await one(i % 2 ? limited : base, []);
+  const inFlight: Promise<void>[] = [];
+  const start = performance.now();
+  for (let i = 0; i < each * 2; i++) {
+    const due = start + (i * 1000) / rps;
+    const wait = due - performance.now();
+    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+    inFlight.push(i % 2 ? one(limited, times.with) : one(base, times.without));
+  }
+  await Promise.all(inFlight);
+  return { with: summarize(times.with), without: summarize(times.without), seconds: (performance.now() - start) / 1000, refused };
+}
+
+export async function runExecuteBench(options: { requests?: number; warmup?: number; concurrency?: number[]; limitRps?: number; limitEach?: number } = {}): Promise<string[]> {
   const requests = options.requests ?? 1000;
   const warmup = options.warmup ?? 200;
   const levels = options.concurrency ?? [1, 8, 16];
@@ -340,6 +386,15 @@ export async function runExecuteBench(options: { requests?: number; warmup?: num
       results.push({ concurrency, exec, bare, execTally });
     }
 
+    // A per-task listing, a renter with a deposit for every admission, admission alone with and without a
+    // spending limit (issue 29: the limit check adds at most 1 ms at p95 at 20 requests per second).
+    const perTask = await publishAgent(services, creator, { ...MANIFEST, name: "bench-per-task", entrypoint_url: `${agentServer.url}/run` }, { rental: "per_query", priceWei, target });
+    await writeMarketplace(target, renter, "purchasePerQuery", [perTask.onChainId], priceWei * 1000n);
+    await catchUp({ tables: services.tables, chain: services.chain, logger: services.logger, fromBlock: 0n, confirmations: 0 });
+    const limitRps = options.limitRps ?? 20;
+    const limitEach = options.limitEach ?? 300;
+    const admission = await admissionWithLimit(services, renter.address, perTask.agent_id, limitRps, limitEach);
+
     const dynamoLine = (t: Tally) =>
       [...t.dynamo]
         .sort(([, a], [, b]) => b.calls - a.calls)
@@ -378,6 +433,11 @@ export async function runExecuteBench(options: { requests?: number; warmup?: num
           ` some outside call in flight ${ms(anyIo)}, none ${ms(perRequest - anyIo)} (the API's own work, HTTP in and out, the client)`,
       );
     }
+    rows.push(
+      `admission of a per-task run, open loop at ${limitRps} admissions/s for ${admission.seconds.toFixed(1)} s, ${limitEach} of each interleaved (admitRun alone: listing, live balance read, reservation, slot, run record; holds given back after):` +
+        ` without a spending limit p50 ${ms(admission.without.p50)}, p95 ${ms(admission.without.p95)}; with a daily limit p50 ${ms(admission.with.p50)}, p95 ${ms(admission.with.p95)};` +
+        ` the limit adds ${(admission.with.p95 - admission.without.p95).toFixed(2)} ms at p95 (ratio ${(admission.with.p95 / admission.without.p95).toFixed(2)}x)${admission.refused ? `; ${admission.refused} admission(s) refused (not timed)` : ""}`,
+    );
     const mid = results.find((r) => r.concurrency === 8) ?? results.at(-1)!;
     rows.push(
       `summary: execute at concurrency ${mid.concurrency} ${mid.exec.rps.toFixed(1)} req/s (p50 ${ms(mid.exec.p50)}, p95 ${ms(mid.exec.p95)}) vs GET /v1/runs/{id} ${mid.bare.rps.toFixed(1)} req/s: ${(mid.bare.rps / mid.exec.rps).toFixed(2)}x;` +

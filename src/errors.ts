@@ -45,6 +45,7 @@ const SERVICE_ERRORS = {
   request_not_found: 404,
   request_decided: 409,
   origin_not_allowed: 403,
+  spend_limit_reached: 402,
 } as const;
 
 /** Each code with its HTTP status: the specification's, then the service's. */
@@ -80,7 +81,7 @@ export const ERROR_MEANINGS: { readonly [C in ErrorCode]: string } = {
   internal_error: "An unexpected failure. Nothing about it is returned but the request id: retry with backoff, and quote the request id to support if it persists.",
   service_unavailable: "A dependency could not be reached (the chain, the rate limiter's store on a route that fails closed), or a run could not be admitted yet. Nothing ran and nothing was charged: retry after `Retry-After` seconds.",
   not_found: "No endpoint at this method and path (answered to anyone, token or not), or an API key, job or run that is not the caller's (indistinguishable from one that does not exist).",
-  forbidden: "A review endpoint called by anyone but the protocol authority (the wallet the contract names).",
+  forbidden: "A review endpoint called by anyone but the protocol authority (the wallet the contract names); or a spending limit changed (`PATCH /v1/keys/{key_id}`, `PATCH /v1/oauth/apps/{app_id}`) with an API key instead of a wallet sign-in (a key could otherwise lift its own limit).",
   creator_not_approved: "`POST /v1/agents` by a wallet whose creator application is not approved (beta). The message says what to do.",
   credential_revoked: "The creator revoked the wallet's rental. An unspent per-task balance can be withdrawn on-chain. Carries `on_chain_error` (`CredentialRevoked`).",
   listing_closed: "The listing was closed for good; every credential on it is invalid. Carries `on_chain_error` (`ListingNotActive`).",
@@ -100,6 +101,7 @@ export const ERROR_MEANINGS: { readonly [C in ErrorCode]: string } = {
   insufficient_scope: "An OAuth access token without the scope the route needs, or one used on a route no OAuth token may call (API keys, ratings, creators, agents, reviews, connected apps). The `WWW-Authenticate` header names the scope needed, where there is one.",
   request_not_found: "An OAuth sign-in request that does not exist or has expired (ten minutes after the app started it). Start again from the app.",
   request_decided: "An OAuth sign-in request that was already approved or denied. Start again from the app.",
+  spend_limit_reached: "A per-task run that would take an API key's or a connected app's spending limit past its amount (what is charged in the limit's period plus what runs in flight hold, plus this run's price). Nothing ran and nothing was charged. `error.spend_limit` names the limit (`scope` key or app, `id`, `currency`, `period`, `amount`, `spent`, `reserved`, `remaining`) and `resets_at`, when its period ends (null for a limit in total); `Retry-After` gives the seconds until then. Wait for the reset, or raise the limit (`PATCH /v1/keys/{key_id}`, `PATCH /v1/oauth/apps/{app_id}`).",
   origin_not_allowed: "A request to the remote MCP endpoint from a browser page of another origin (its `Origin` is not the API's, the dashboard's or one of `MCP_ALLOWED_ORIGINS`), or, on a local stack, one whose `Host` is not the machine's own (DNS rebinding). Refused before authentication; nothing ran.",
 };
 
@@ -116,11 +118,26 @@ export interface ErrorBody {
     status: number;
     request_id: string;
     on_chain_error?: OnChainError;
+    spend_limit?: SpendLimitDetail;
   };
+}
+
+/** The spending limit a refused run would have passed (spend_limit_reached). */
+export interface SpendLimitDetail {
+  scope: "key" | "app";
+  id: string;
+  currency: string;
+  period: string;
+  amount: string;
+  spent: string;
+  reserved: string;
+  remaining: string;
+  resets_at: string | null;
 }
 
 export interface ApiErrorOptions {
   onChainError?: OnChainError;
+  spendLimit?: SpendLimitDetail;
   /** Extra response headers, for example Retry-After. */
   headers?: Record<string, string>;
   cause?: unknown;
@@ -131,6 +148,7 @@ export class ApiError extends Error {
   readonly code: ErrorCode;
   readonly status: ErrorStatus;
   readonly onChainError: OnChainError | undefined;
+  readonly spendLimit: SpendLimitDetail | undefined;
   readonly headers: Record<string, string>;
 
   constructor(code: ErrorCode, message: string, options: ApiErrorOptions = {}) {
@@ -139,6 +157,7 @@ export class ApiError extends Error {
     this.code = code;
     this.status = ERROR_STATUS[code];
     this.onChainError = options.onChainError;
+    this.spendLimit = options.spendLimit;
     this.headers = options.headers ?? {};
   }
 
@@ -150,6 +169,7 @@ export class ApiError extends Error {
         status: this.status,
         request_id: requestId,
         ...(this.onChainError ? { on_chain_error: this.onChainError } : {}),
+        ...(this.spendLimit ? { spend_limit: this.spendLimit } : {}),
       },
     };
   }

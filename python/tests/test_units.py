@@ -4,6 +4,7 @@ and the tool parameters built from an input schema."""
 from __future__ import annotations
 
 import email.utils
+import json
 import importlib
 import io
 import sys
@@ -12,7 +13,7 @@ import time
 import pytest
 
 from agent_rental import keccak256
-from agent_rental.errors import AccessError, ApiError, RateLimitError, error_from_response, parse_retry_after
+from agent_rental.errors import AccessError, ApiError, RateLimitError, SpendLimitError, error_from_response, parse_retry_after
 from agent_rental.sse import SseMessage, read_sse
 from agent_rental.tools import agent_tool_parameters, tool_name_of
 
@@ -41,6 +42,14 @@ def test_errors_are_chosen_by_status_with_the_envelopes_fields() -> None:
     assert isinstance(error_from_response(429, {}, "{}"), RateLimitError)
     plain = error_from_response(502, {"x-request-id": "req_2"}, "Bad gateway")
     assert type(plain) is ApiError and (plain.code, plain.message, plain.request_id) == ("http_502", "Bad gateway", "req_2")
+
+
+def test_a_spend_limit_refusal_names_the_limit_and_its_reset() -> None:
+    limit = {"scope": "key", "id": "key_1", "currency": "ETH", "period": "day", "amount": "3", "spent": "3", "reserved": "0", "remaining": "0", "resets_at": "2026-12-03T00:00:00.000Z"}
+    body = '{"error": {"code": "spend_limit_reached", "message": "reached", "status": 402, "request_id": "req_3", "spend_limit": %s}}' % json.dumps(limit)
+    error = error_from_response(402, {"retry-after": "600"}, body)
+    assert isinstance(error, SpendLimitError) and (error.code, error.retry_after, error.resets_at) == ("spend_limit_reached", 600.0, "2026-12-03T00:00:00.000Z")
+    assert error.limit == limit
 
 
 def test_the_sse_reader_joins_data_lines_keeps_ids_and_drops_an_unfinished_event() -> None:

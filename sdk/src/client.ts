@@ -28,6 +28,8 @@ import type {
   WebhookSecret,
   AuthToken,
   CreatedApiKey,
+  ConnectedApp,
+  SpendLimitInput,
   CredentialList,
   CredentialListParams,
   CredentialVerification,
@@ -113,7 +115,7 @@ export interface WaitForJobOptions {
 }
 
 interface RequestSpec {
-  method: "GET" | "POST" | "PUT" | "DELETE";
+  method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
   path: string;
   query?: Query;
   body?: unknown;
@@ -208,9 +210,19 @@ export class AgentRentalClient {
   };
   /** API keys of the authenticated wallet. */
   readonly keys: {
-    create(label: string, signer: Signer, options?: SignerOptions): Promise<CreatedApiKey>;
+    /** Creates a key; `options.spendLimits` bound what it may spend on per-task runs. */
+    create(label: string, signer: Signer, options?: SignerOptions & { spendLimits?: SpendLimitInput[] }): Promise<CreatedApiKey>;
     list(): Promise<ApiKey[]>;
     revoke(keyId: string): Promise<ApiKey>;
+    /** Replaces a key's spending limits (`[]` removes them). Needs a wallet sign-in, not an API key. */
+    setSpendLimits(keyId: string, spendLimits: SpendLimitInput[]): Promise<ApiKey>;
+  };
+  /** Apps the wallet approved (Connected apps). */
+  readonly apps: {
+    list(): Promise<ConnectedApp[]>;
+    revoke(appId: string): Promise<{ app_id: string; revoked_at: string }>;
+    /** Replaces an app's spending limits (`[]` removes them). Needs a wallet sign-in, not an API key. */
+    setSpendLimits(appId: string, spendLimits: SpendLimitInput[]): Promise<ConnectedApp>;
   };
   /** Content-addressed task inputs, for `ExecuteRequest.input_uri`. */
   readonly inputs: {
@@ -292,10 +304,17 @@ export class AgentRentalClient {
         const resolved = await resolveSigner(signer, signerOptions);
         const request = await this.json<{ nonce: string; message: string }>({ method: "POST", path: "/v1/keys/challenge", body: { label } });
         const signature = await resolved.sign(request.message);
-        return this.json<CreatedApiKey>({ method: "POST", path: "/v1/keys", body: { nonce: request.nonce, signature } });
+        const spendLimits = signerOptions?.spendLimits;
+        return this.json<CreatedApiKey>({ method: "POST", path: "/v1/keys", body: { nonce: request.nonce, signature, ...(spendLimits ? { spend_limits: spendLimits } : {}) } });
       },
       list: async () => (await this.json<{ keys: ApiKey[] }>({ method: "GET", path: "/v1/keys" })).keys,
       revoke: (keyId) => this.json<ApiKey>({ method: "DELETE", path: `/v1/keys/${encodeURIComponent(keyId)}` }),
+      setSpendLimits: (keyId, spendLimits) => this.json<ApiKey>({ method: "PATCH", path: `/v1/keys/${encodeURIComponent(keyId)}`, body: { spend_limits: spendLimits } }),
+    };
+    this.apps = {
+      list: async () => (await this.json<{ apps: ConnectedApp[] }>({ method: "GET", path: "/v1/oauth/apps" })).apps,
+      revoke: (appId) => this.json<{ app_id: string; revoked_at: string }>({ method: "DELETE", path: `/v1/oauth/apps/${encodeURIComponent(appId)}` }),
+      setSpendLimits: (appId, spendLimits) => this.json<ConnectedApp>({ method: "PATCH", path: `/v1/oauth/apps/${encodeURIComponent(appId)}`, body: { spend_limits: spendLimits } }),
     };
     this.inputs = {
       // Content-addressed: storing the same content twice stores it once, so the upload may be retried.
@@ -349,7 +368,7 @@ export class AgentRentalClient {
    * @example
    * const { listings } = await client.request<{ listings: unknown[] }>("GET", "/v1/listings", { query: { q: "tax" } });
    */
-  request<T>(method: "GET" | "POST" | "PUT" | "DELETE", path: string, options: ApiRequestOptions = {}): Promise<T> {
+  request<T>(method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE", path: string, options: ApiRequestOptions = {}): Promise<T> {
     if (!path.startsWith("/v1/")) throw new TypeError('path must start with "/v1/"');
     return this.json<T>({ method, path, ...(options.query ? { query: options.query } : {}), ...(options.body === undefined ? {} : { body: options.body }), ...(options.idempotent === undefined ? {} : { idempotent: options.idempotent }), signal: options.signal });
   }

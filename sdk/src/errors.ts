@@ -59,8 +59,38 @@ export class NotFoundError extends ApiError {}
 /** 429: a rate or concurrency limit; `retryAfter` says how long to wait. */
 export class RateLimitError extends ApiError {}
 
+/** The spending limit a refused run would have passed (the error's `spend_limit`). */
+export interface SpendLimitHit {
+  /** Whose limit: the API key's or the connected app's. */
+  scope: "key" | "app";
+  /** The key_id or app_id. */
+  id: string;
+  currency: string;
+  period: "day" | "month" | "total";
+  /** The limit, spent this period, held by runs in flight, and what remains (wei, decimal strings). */
+  amount: string;
+  spent: string;
+  reserved: string;
+  remaining: string;
+  /** When the period ends (ISO 8601, UTC); null for a limit in total. */
+  resets_at: string | null;
+}
+
+/** 402 spend_limit_reached: the key's or app's spending limit is reached; nothing ran, nothing was
+ * charged. `limit` names it; `resetsAt` is when it resets (undefined for a limit in total), and
+ * `retryAfter` the seconds until then. */
+export class SpendLimitError extends ApiError {
+  readonly limit: SpendLimitHit | undefined;
+  readonly resetsAt: Date | undefined;
+  constructor(options: AgentRentalErrorOptions & { limit?: SpendLimitHit | undefined }) {
+    super(options);
+    this.limit = options.limit;
+    this.resetsAt = options.limit?.resets_at ? new Date(options.limit.resets_at) : undefined;
+  }
+}
+
 interface ErrorEnvelope {
-  error?: { code?: unknown; message?: unknown; status?: unknown; request_id?: unknown; on_chain_error?: unknown };
+  error?: { code?: unknown; message?: unknown; status?: unknown; request_id?: unknown; on_chain_error?: unknown; spend_limit?: unknown };
 }
 
 /** Seconds from a Retry-After header (delta seconds or an HTTP date). */
@@ -98,6 +128,8 @@ export function errorFromResponse(status: number, headers: Headers, bodyText: st
     retryAfter: parseRetryAfter(headers.get("retry-after")),
   };
   switch (status) {
+    case 402:
+      return new SpendLimitError({ ...options, limit: typeof body.spend_limit === "object" && body.spend_limit !== null ? (body.spend_limit as SpendLimitHit) : undefined });
     case 401:
       return new AuthError(options);
     case 403:

@@ -7,9 +7,8 @@
 //     event), the source item of the exactly-once protocol (rollups.ts).
 // Each function is one read or one single-item conditional write. Numbers are read wrapped (never
 // through a JavaScript number), so a wei sum is read back to the wei.
-import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
-import { DynamoDBDocumentClient, GetCommand, NumberValue, PutCommand, QueryCommand, UpdateCommand, type QueryCommandInput } from "@aws-sdk/lib-dynamodb";
-import { applied, batchWrite, type Tables } from "../adapters/tables/dynamo.ts";
+import { GetCommand, NumberValue, PutCommand, QueryCommand, UpdateCommand, type QueryCommandInput } from "@aws-sdk/lib-dynamodb";
+import { applied, batchWrite, exactDocument, type Tables } from "../adapters/tables/dynamo.ts";
 
 /** A listing's roll-up partition. */
 export const rollupPk = (onChainId: string) => `roll#${onChainId.toLowerCase()}`;
@@ -32,22 +31,7 @@ export interface RollupTarget {
 /** An item as read: counters as bigint, other attributes as strings. */
 export type RollupItem = { sk: string } & Record<string, bigint | string | undefined>;
 
-const clients = new WeakMap<Tables, DynamoDBDocumentClient>();
-/**
- * A document client that reads numbers as exact strings (NumberValue), on a DynamoDB client of its own
- * with the tables' region, endpoint and credentials: a document client writes its options into the
- * configuration of the client it wraps, so wrapping the tables' own would change every reader's numbers.
- */
-function exact(tables: Tables): DynamoDBDocumentClient {
-  let client = clients.get(tables);
-  if (!client) {
-    const { region, endpoint, credentials } = tables.raw.config;
-    const raw = new DynamoDBClient({ region, credentials, maxAttempts: 3, ...(endpoint ? { endpoint } : {}) });
-    client = DynamoDBDocumentClient.from(raw, { marshallOptions: { removeUndefinedValues: true }, unmarshallOptions: { wrapNumbers: true } });
-    clients.set(tables, client);
-  }
-  return client;
-}
+const exact = exactDocument;
 
 function toItem(raw: Record<string, unknown>): RollupItem {
   const item: Record<string, bigint | string | undefined> = {};

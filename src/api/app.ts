@@ -22,6 +22,7 @@ import * as createApiKeyChallenge from "./routes/v1_keys_challenge.post.ts";
 import * as createApiKey from "./routes/v1_keys.post.ts";
 import * as listApiKeys from "./routes/v1_keys.get.ts";
 import * as revokeApiKey from "./routes/v1_keys_{key_id}.delete.ts";
+import * as updateApiKey from "./routes/v1_keys_{key_id}.patch.ts";
 import * as listCredentials from "./routes/v1_credentials.get.ts";
 import * as verifyCredential from "./routes/v1_credentials_{listing_id}.get.ts";
 import * as searchListings from "./routes/v1_listings.get.ts";
@@ -69,6 +70,7 @@ import * as approveOAuthRequest from "./routes/v1_oauth_requests_{request_id}_ap
 import * as denyOAuthRequest from "./routes/v1_oauth_requests_{request_id}_deny.post.ts";
 import * as listConnectedApps from "./routes/v1_oauth_apps.get.ts";
 import * as revokeConnectedApp from "./routes/v1_oauth_apps_{app_id}.delete.ts";
+import * as updateConnectedApp from "./routes/v1_oauth_apps_{app_id}.patch.ts";
 
 /** The platform every request runs on, matched by a route or not: the access log, request ids, CORS,
  * the error envelope and the validation hook, and the 404 answer (counted under the default rate rule).
@@ -132,6 +134,7 @@ export function registerRoutes(app: OpenAPIHono<AppEnv>): void {
   createApiKey.register(api);
   listApiKeys.register(api);
   revokeApiKey.register(api);
+  updateApiKey.register(api);
   // Rental credentials
   listCredentials.register(api);
   verifyCredential.register(api);
@@ -161,6 +164,7 @@ export function registerRoutes(app: OpenAPIHono<AppEnv>): void {
   denyOAuthRequest.register(api);
   listConnectedApps.register(api);
   revokeConnectedApp.register(api);
+  updateConnectedApp.register(api);
   // Creators and their agents
   applyAsCreator.register(api);
   getCreatorProfile.register(api);

@@ -13,6 +13,7 @@ import type { RouteErrors } from "./openapi.ts";
  * the Idempotency-Key. */
 export const EXECUTE_ERRORS = {
   400: ["invalid_request", "invalid_listing_id"],
+  402: ["spend_limit_reached"],
   403: ["credential_not_found", "credential_expired", "insufficient_balance", "listing_paused", "credential_revoked", "listing_closed", "price_not_agreed"],
   404: ["listing_not_found"],
   409: ["idempotency_key_reused"],

@@ -256,7 +256,7 @@ const DESCRIPTION = [
   "",
   "**Authentication.** Every operation except sign-in, the health check, listings' public metadata, this document and its rendered reference (GET /v1/docs) requires `Authorization: Bearer <API key or JWT>`.",
   "",
-  "**Errors** use the envelope `{error: {code, message, status, request_id, on_chain_error?}}`; each operation lists, per status, the codes it can return. Before routing, the HTTP server itself may answer any request with 408 `request_timeout` or 431 `headers_too_large`, and an unknown path gets 404 `not_found`, in the same envelope.",
+  "**Errors** use the envelope `{error: {code, message, status, request_id, on_chain_error?, spend_limit?}}`; each operation lists, per status, the codes it can return. Before routing, the HTTP server itself may answer any request with 408 `request_timeout` or 431 `headers_too_large`, and an unknown path gets 404 `not_found`, in the same envelope.",
   "",
   "**Every response** carries `X-Request-Id` and the `X-RateLimit-Limit`, `X-RateLimit-Remaining` and `X-RateLimit-Reset` headers; 429 and 503 answers add `Retry-After`.",
   "",

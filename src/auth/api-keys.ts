@@ -8,7 +8,8 @@ import type { ChainClient } from "../chain/client.ts";
 import { ApiError } from "../errors.ts";
 import { verifyWalletSignature } from "./signatures.ts";
 import { getKeyRequest, putKeyRequest, takeKeyRequest } from "./challenge.store.ts";
-import { getKeyByHash, getKeyById, listKeysOf, putKey, revokeKey, touchKey, type StoredApiKey } from "./key.store.ts";
+import { getKeyByHash, getKeyById, listKeysOf, putKey, revokeKey, setKeySpendLimits, touchKey, type StoredApiKey } from "./key.store.ts";
+import { storedSpendLimits, type SpendLimit } from "../execution/money/spend-limits.ts";
 
 export const API_KEY_SHAPE = /^svc_(test|live)_[A-Za-z0-9]{20,64}$/;
 export const KEY_REQUEST_LIFETIME_SECONDS = 300;
@@ -24,6 +25,8 @@ export interface ApiKeyRecord {
   createdAt: string;
   lastUsedAt?: string;
   revokedAt?: string;
+  /** What the key may spend (money/spend-limits.ts); [] when unlimited. */
+  spendLimits: SpendLimit[];
 }
 
 /** The public view of a key (never the key itself). */
@@ -34,6 +37,8 @@ export interface ApiKeyView {
   created_at: string;
   last_used_at: string | null;
   revoked: boolean;
+  /** The key's limits (the API adds each one's current spending: api/spending.ts). */
+  spend_limits: SpendLimit[];
 }
 
 export function hashApiKey(key: string): string {
@@ -50,11 +55,12 @@ function toRecord(item: StoredApiKey): ApiKeyRecord {
     createdAt: item.created_at,
     ...(item.last_used_at ? { lastUsedAt: item.last_used_at } : {}),
     ...(item.revoked_at ? { revokedAt: item.revoked_at } : {}),
+    spendLimits: storedSpendLimits(item.spend_limits),
   };
 }
 
 export function toView(record: ApiKeyRecord): ApiKeyView {
-  return { key_id: record.keyId, label: record.label, prefix: record.prefix, created_at: record.createdAt, last_used_at: record.lastUsedAt ?? null, revoked: record.revokedAt !== undefined };
+  return { key_id: record.keyId, label: record.label, prefix: record.prefix, created_at: record.createdAt, last_used_at: record.lastUsedAt ?? null, revoked: record.revokedAt !== undefined, spend_limits: record.spendLimits };
 }
 
 /** The key record for a presented key, or null when no such key exists. One strongly consistent read. */
@@ -90,7 +96,7 @@ export async function requestApiKey(tables: Tables, service: string, wallet: Add
 export async function createApiKey(
   deps: { tables: Tables; chain: ChainClient; keyPrefix: string },
   wallet: Address,
-  request: { nonce: string; signature: Hex },
+  request: { nonce: string; signature: Hex; spendLimits?: SpendLimit[] },
   now = new Date(),
 ): Promise<ApiKeyView & { key: string }> {
   const { tables } = deps;
@@ -108,9 +114,10 @@ export async function createApiKey(
   for (let i = 0; i < 40; i++) secret += BASE62[randomInt(BASE62.length)];
   const key = `${deps.keyPrefix}${secret}`;
   const keyId = `key_${randomBytes(10).toString("hex")}`;
-  const record: ApiKeyRecord = { keyId, wallet: getAddress(wallet), label: item.label, prefix: `${key.slice(0, deps.keyPrefix.length + 4)}…`, createdAt: now.toISOString() };
+  const spendLimits = request.spendLimits ?? [];
+  const record: ApiKeyRecord = { keyId, wallet: getAddress(wallet), label: item.label, prefix: `${key.slice(0, deps.keyPrefix.length + 4)}…`, createdAt: now.toISOString(), spendLimits };
   const hash = hashApiKey(key);
-  await putKey(tables, { key_id: keyId, wallet: record.wallet, label: record.label, prefix: record.prefix, created_at: record.createdAt, hash });
+  await putKey(tables, { key_id: keyId, wallet: record.wallet, label: record.label, prefix: record.prefix, created_at: record.createdAt, hash, ...(spendLimits.length > 0 ? { spend_limits: spendLimits } : {}) });
   return { ...toView(record), key };
 }
 
@@ -119,10 +126,24 @@ export async function listApiKeys(tables: Tables, wallet: Address): Promise<ApiK
   return (await listKeysOf(tables, wallet)).map((item) => toView(toRecord(item)));
 }
 
-/** Revokes one of the wallet's keys. Another wallet's key, or none, is not found. Idempotent. */
-export async function revokeApiKey(tables: Tables, wallet: Address, keyId: string, now = new Date()): Promise<ApiKeyView> {
+/** The wallet's key `keyId`, or 404 not_found (another wallet's key is not found either). */
+async function ownKey(tables: Tables, wallet: Address, keyId: string): Promise<StoredApiKey> {
   const item = /^key_[0-9a-f]{20}$/.test(keyId) ? await getKeyById(tables, keyId) : null;
   if (!item || item.wallet.toLowerCase() !== wallet.toLowerCase()) throw new ApiError("not_found", `No API key ${keyId} for this wallet.`);
+  return item;
+}
+
+/** Replaces the spending limits of one of the wallet's keys (a revoked key's too: harmless). Counts
+ * from the next admission; runs in flight keep what they hold. */
+export async function setApiKeySpendLimits(tables: Tables, wallet: Address, keyId: string, spendLimits: SpendLimit[]): Promise<ApiKeyView> {
+  const item = await ownKey(tables, wallet, keyId);
+  await setKeySpendLimits(tables, item, spendLimits);
+  return toView({ ...toRecord(item), spendLimits });
+}
+
+/** Revokes one of the wallet's keys. Another wallet's key, or none, is not found. Idempotent. */
+export async function revokeApiKey(tables: Tables, wallet: Address, keyId: string, now = new Date()): Promise<ApiKeyView> {
+  const item = await ownKey(tables, wallet, keyId);
   const revokedAt = item.revoked_at ?? now.toISOString();
   await revokeKey(tables, item, revokedAt);
   return toView({ ...toRecord(item), revokedAt });

@@ -21,7 +21,7 @@ export function createAuthenticator(deps: { tables: Tables; jwt: JwtIssuer; keyP
         const record = await findApiKey(deps.tables, token);
         if (!record || record.revokedAt) throw new ApiError("invalid_api_key", "The API key is invalid or has been revoked.");
         touchApiKey(deps.tables, token, record);
-        return { wallet: record.wallet, method: "api_key", keyId: record.keyId };
+        return { wallet: record.wallet, method: "api_key", keyId: record.keyId, ...(record.spendLimits.length > 0 ? { spendLimits: record.spendLimits } : {}) };
       }
       if (looksLikeJwt(token)) {
         const { wallet } = await deps.jwt.verify(token);
@@ -30,7 +30,7 @@ export function createAuthenticator(deps: { tables: Tables; jwt: JwtIssuer; keyP
       if (deps.oauth && OAUTH_TOKEN_SHAPE.test(token)) {
         const access = await deps.oauth.authenticate(token);
         if (!access) throw new ApiError("invalid_token", "The access token is unknown, expired or revoked: sign in again from the app.");
-        return { wallet: access.wallet, method: "oauth", oauth: access };
+        return { wallet: access.wallet, method: "oauth", oauth: access, ...(access.spendLimits.length > 0 ? { spendLimits: access.spendLimits } : {}) };
       }
       throw new ApiError("unauthorized", "The bearer token is neither an API key, a JWT nor an access token of this service.");
     },

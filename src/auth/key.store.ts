@@ -14,6 +14,8 @@ export interface StoredApiKey {
   hash: string;
   last_used_at?: string;
   revoked_at?: string;
+  /** The key's spending limits (money/spend-limits.ts), as set at creation or changed since. */
+  spend_limits?: unknown;
 }
 
 const byHash = (hash: string) => ({ pk: `hash#${hash}`, sk: "key" });
@@ -73,6 +75,22 @@ export async function revokeKey(tables: Tables, key: Pick<StoredApiKey, "hash" |
   for (const itemKey of [byHash(key.hash), byId(key.key_id)]) {
     await tables.doc.send(
       new UpdateCommand({ TableName: tables.name("keys"), Key: itemKey, UpdateExpression: "SET revoked_at = if_not_exists(revoked_at, :t)", ExpressionAttributeValues: { ":t": at } }),
+    );
+  }
+}
+
+/** Replaces the key's spending limits on both items, the hash item (read by authentication) first.
+ * Never recreates a key item that is gone. */
+export async function setKeySpendLimits(tables: Tables, key: Pick<StoredApiKey, "hash" | "key_id">, limits: unknown[]): Promise<void> {
+  for (const itemKey of [byHash(key.hash), byId(key.key_id)]) {
+    await tables.doc.send(
+      new UpdateCommand({
+        TableName: tables.name("keys"),
+        Key: itemKey,
+        UpdateExpression: "SET spend_limits = :limits",
+        ConditionExpression: "attribute_exists(pk)",
+        ExpressionAttributeValues: { ":limits": limits },
+      }),
     );
   }
 }

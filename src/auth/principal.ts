@@ -1,6 +1,7 @@
 // Who is calling: the wallet an API key or a wallet-signature JWT speaks for.
 import type { Address } from "viem";
 import type { OAuthAccess } from "../oauth/server.ts";
+import type { SpendLimit } from "../execution/money/spend-limits.ts";
 
 export interface Principal {
   wallet: Address;
@@ -12,6 +13,8 @@ export interface Principal {
   /** For OAuth callers: the app, its approval, what the token may do and the resource it is for. Which
    * routes accept it and with which scope, each route declares (`oauthScope`). */
   oauth?: OAuthAccess;
+  /** The spending limits of the key or the app the caller came through (read with it at authentication). */
+  spendLimits?: SpendLimit[];
 }
 
 /** Verifies a bearer token (API key, JWT or OAuth access token) and returns the principal, or throws an

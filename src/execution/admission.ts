@@ -18,6 +18,8 @@ import { acquireLease } from "./leases/leases.ts";
 import { concurrencySlots } from "./leases/concurrency.store.ts";
 import { RUNS_PER_LISTING } from "./limits.ts";
 import { releaseReservation, reserveRun, SETTLEMENT_WINDOW_MS } from "./money/ledger.ts";
+import { releaseSpend, reserveSpend } from "./money/spend.ts";
+import type { SpendHold } from "./money/spend-ledger.store.ts";
 import { newRunId, type RunRecord } from "./runs/run.ts";
 import { createRun, finishRun, recordRenterRun, runKey, runningIndex, RunIdTakenError } from "./runs/run.store.ts";
 
@@ -99,12 +101,22 @@ export async function admitRun(services: Services, principal: Principal, request
   const perQuery = access.rentalModel === "per_query";
   // The reservation comes before the slot: a balance that cannot cover the run is a lasting refusal
   // (403), a full listing a passing one (429).
+  // The key's or app's spending limits hold the run's price beside the balance's reservation (in
+  // parallel: the limit check adds no round trip); when either refuses, the other is given back.
+  let spendHolds: SpendHold[] = [];
   if (perQuery) {
-    try {
-      await reserveRun(services, { onChainId: access.onChainId, wallet, runId, priceWei: access.priceWei, expiresAt: holdUntil + SETTLEMENT_WINDOW_MS });
-    } catch (error) {
+    const expiresAt = holdUntil + SETTLEMENT_WINDOW_MS;
+    const [balance, spend] = await Promise.allSettled([
+      reserveRun(services, { onChainId: access.onChainId, wallet, runId, priceWei: access.priceWei, expiresAt }),
+      reserveSpend(services, principal, { runId, priceWei: access.priceWei, currency: "ETH", expiresAt }),
+    ]);
+    if (spend.status === "fulfilled") spendHolds = spend.value;
+    if (balance.status === "rejected" || spend.status === "rejected") {
+      if (balance.status === "fulfilled") await releaseReservation(services, access.onChainId, wallet, runId).catch(() => undefined);
+      await releaseSpend(services, spendHolds, runId, access.priceWei).catch(() => undefined);
       await releaseKey();
-      throw error;
+      // The balance's refusal first: a balance that cannot pay is what the renter must fix first.
+      throw balance.status === "rejected" ? balance.reason : (spend as PromiseRejectedResult).reason;
     }
   }
   const slots = concurrencySlots(services.tables, access.onChainId);
@@ -125,6 +137,7 @@ export async function admitRun(services: Services, principal: Principal, request
       rental_model: access.rentalModel,
       price_wei: access.priceWei.toString(),
       ...(chargeRef === undefined ? {} : { charge_ref: String(chargeRef) }),
+      ...(spendHolds.length > 0 ? { spend_holds: spendHolds } : {}),
       delivery: options.delivery ?? "sync",
       status: "running",
       cost_wei: "0",
@@ -152,6 +165,7 @@ export async function admitRun(services: Services, principal: Principal, request
     return { kind: "admitted", admission: { run, access, logic, request, timeoutMs, startedAt: performance.now(), secret } };
   } catch (error) {
     if (perQuery) await releaseReservation(services, access.onChainId, wallet, runId).catch(() => undefined);
+    await releaseSpend(services, spendHolds, runId, access.priceWei).catch(() => undefined);
     await slots.remove(runId).catch(() => undefined);
     await releaseKey();
     throw error;

@@ -12,6 +12,7 @@ import type { AgentOutcome } from "./agents/port.ts";
 import { emptyInputFor, resolveInput } from "./input.ts";
 import { concurrencySlots } from "./leases/concurrency.store.ts";
 import { releaseReservation } from "./money/ledger.ts";
+import { releaseSpend } from "./money/spend.ts";
 import { markSettlementPending, settlementRecorded, settleRun } from "./money/settlement.ts";
 import { chargeRefOf, MAX_OUTPUT_CHARS, STALE_AFTER_TIMEOUT_MS, type RunFailure, type RunRecord } from "./runs/run.ts";
 import { finishRun, saveStreamedText } from "./runs/run.store.ts";
@@ -179,9 +180,9 @@ export async function performRun(services: Services, admission: Admission, optio
     if (perQuery) {
       const chargeable = outcome.status === "completed" || delivered;
       if (!chargeable) {
-        await durably(services, "reservation release", run.run_id, () => releaseReservation(services, access.onChainId, wallet, run.run_id));
+        await durably(services, "reservation release", run.run_id, () => Promise.all([releaseReservation(services, access.onChainId, wallet, run.run_id), releaseSpend(services, run.spend_holds, run.run_id, access.priceWei)]));
       } else {
-        const settled = await settleRun(services, { runId: run.run_id, onChainId: access.onChainId, wallet, priceWei: access.priceWei, chargeRef: chargeRefOf(run), notAfter: chargeNotAfter(run) });
+        const settled = await settleRun(services, { runId: run.run_id, onChainId: access.onChainId, wallet, priceWei: access.priceWei, chargeRef: chargeRefOf(run), notAfter: chargeNotAfter(run), ...(run.spend_holds ? { spendHolds: run.spend_holds } : {}) });
         const charge = settled.outcome;
         chargeFromBlock = settled.fromBlock;
         chargeHanded = settled.handed;
@@ -204,7 +205,7 @@ export async function performRun(services: Services, admission: Admission, optio
     // ends failed and its holds are still given back below.
     services.logger.error("run could not be finished normally", { run_id: run.run_id, cause: scrub(error instanceof Error ? error.message : String(error), [await secretForScrub()]) });
     outcome = { status: "failed", error: { code: "internal_error", message: "The run failed on the service's side. Retry." } };
-    if (perQuery && settlement === "none") await durably(services, "reservation release", run.run_id, () => releaseReservation(services, access.onChainId, wallet, run.run_id));
+    if (perQuery && settlement === "none") await durably(services, "reservation release", run.run_id, () => Promise.all([releaseReservation(services, access.onChainId, wallet, run.run_id), releaseSpend(services, run.spend_holds, run.run_id, access.priceWei)]));
   }
   const durationMs = Math.round(performance.now() - admission.startedAt);
 

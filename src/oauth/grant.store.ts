@@ -2,7 +2,7 @@
 // wallet's list (Connected apps), what the consent notes about the app, its last use, and revoking it with
 // every code and token issued under it.
 import { DeleteCommand, GetCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
-import { queryAll, type Tables } from "../adapters/tables/dynamo.ts";
+import { applied, queryAll, type Tables } from "../adapters/tables/dynamo.ts";
 import { destroyRecord, grantFamily, keyOf, payloadOf, walletGrants, type OAuthItem, type OAuthPayload } from "./record.store.ts";
 
 /**
@@ -32,17 +32,30 @@ export interface ConnectedAppInfo {
 }
 
 /** Notes on a grant which app it is for (set by the consent, before the grant is used). */
-export async function describeGrant(tables: Tables, grantId: string, app: ConnectedAppInfo): Promise<void> {
+export async function describeGrant(tables: Tables, grantId: string, app: ConnectedAppInfo, spendLimits: unknown[] = []): Promise<void> {
   await tables.doc.send(
     new UpdateCommand({
       TableName: tables.name("oauth"),
       Key: keyOf("Grant", grantId),
-      UpdateExpression: "SET app = :app",
+      UpdateExpression: "SET app = :app, spend_limits = :limits",
       // Never recreate a grant revoked in the meantime as a stub.
       ConditionExpression: "attribute_exists(pk)",
-      ExpressionAttributeValues: { ":app": app },
+      ExpressionAttributeValues: { ":app": app, ":limits": spendLimits },
     }),
   );
+}
+
+/** Replaces an app's spending limits. False when the grant is gone. */
+export async function setGrantSpendLimits(tables: Tables, grantId: string, spendLimits: unknown[]): Promise<boolean> {
+  return applied(tables.doc.send(
+    new UpdateCommand({
+      TableName: tables.name("oauth"),
+      Key: keyOf("Grant", grantId),
+      UpdateExpression: "SET spend_limits = :limits",
+      ConditionExpression: "attribute_exists(pk)",
+      ExpressionAttributeValues: { ":limits": spendLimits },
+    }),
+  ));
 }
 
 /** Records a use of a grant's token; a failure is ignored (the next use retries). Awaited by the caller:
@@ -67,6 +80,8 @@ export interface StoredGrant {
   payload: OAuthPayload;
   app: ConnectedAppInfo | undefined;
   last_used_at: string | undefined;
+  /** The app's spending limits, as the person set them (money/spend-limits.ts). */
+  spend_limits: unknown;
 }
 
 /** A wallet's unexpired grants, oldest first. */
@@ -79,7 +94,7 @@ export async function listGrantsOf(tables: Tables, wallet: string): Promise<Stor
   });
   return items.flatMap((item) => {
     const payload = item.grant_id ? payloadOf(item, item.grant_id) : undefined;
-    return payload && item.grant_id ? [{ grant_id: item.grant_id, payload, app: item.app as ConnectedAppInfo | undefined, last_used_at: item.last_used_at }] : [];
+    return payload && item.grant_id ? [{ grant_id: item.grant_id, payload, app: item.app as ConnectedAppInfo | undefined, last_used_at: item.last_used_at, spend_limits: item.spend_limits }] : [];
   });
 }
 
@@ -88,5 +103,5 @@ export async function getGrant(tables: Tables, grantId: string): Promise<StoredG
   const out = await tables.doc.send(new GetCommand({ TableName: tables.name("oauth"), Key: keyOf("Grant", grantId), ConsistentRead: true }));
   const item = out.Item as OAuthItem | undefined;
   const payload = payloadOf(item, grantId);
-  return item && payload ? { grant_id: grantId, payload, app: item.app as ConnectedAppInfo | undefined, last_used_at: item.last_used_at } : undefined;
+  return item && payload ? { grant_id: grantId, payload, app: item.app as ConnectedAppInfo | undefined, last_used_at: item.last_used_at, spend_limits: item.spend_limits } : undefined;
 }

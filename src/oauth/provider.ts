@@ -95,6 +95,9 @@ export function createProvider(options: ProviderOptions): Provider {
     scopes: ["offline_access", ...OAUTH_SCOPES],
     claims: {},
     pkce: { required: () => true },
+    // An app may propose a spending limit for itself (`spend_limit=<currency>:<wei>:<period>`); the
+    // consent page shows it and the person sets the limit (server.ts).
+    extraParams: ["spend_limit"],
     routes: OAUTH_ROUTES,
     cookies: { keys: cookieKeysOf(options.keys), long: { httpOnly: true, sameSite: "lax", signed: true }, short: { httpOnly: true, sameSite: "lax", signed: true } },
     jwks: { keys: options.keys.map((key) => ({ ...key.privateJwk, kid: key.kid, alg: "ES256", use: "sig" })) },

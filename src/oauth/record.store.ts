@@ -35,6 +35,8 @@ export interface OAuthItem {
   /** Set on grants by the consent that created them: what Connected apps shows. */
   app?: Record<string, unknown>;
   last_used_at?: string;
+  /** Set on grants: the app's spending limits. */
+  spend_limits?: unknown;
 }
 
 export const nowSeconds = () => Math.floor(Date.now() / 1000);

@@ -16,7 +16,8 @@ import { OAUTH_SCOPES, OAUTH_SCOPE_WORDS, scopesOf, type OAuthScope } from "./sc
 import { findRecord } from "./record.store.ts";
 import { keepClient, MAX_UNUSED_CLIENTS_PER_ADDRESS, noteRegistrant, unusedClientsOf, UNUSED_CLIENT_TTL_SECONDS } from "./client.store.ts";
 import { registrationProblem } from "./registration.ts";
-import { describeGrant, getGrant, listGrantsOf, revokeGrantFamily, touchGrant, type ConnectedAppInfo } from "./grant.store.ts";
+import { describeGrant, getGrant, listGrantsOf, revokeGrantFamily, setGrantSpendLimits, touchGrant, type ConnectedAppInfo } from "./grant.store.ts";
+import { parseSpendLimits, storedSpendLimits, type SpendLimit } from "../execution/money/spend-limits.ts";
 
 /** What a valid access token says about its holder. */
 export interface OAuthAccess {
@@ -27,6 +28,20 @@ export interface OAuthAccess {
   scopes: OAuthScope[];
   /** The resource the token was issued for (its audience). */
   audience: string;
+  /** The spending limits the person set for the app. */
+  spendLimits: SpendLimit[];
+}
+
+/** The limit an app proposes in its authorization request (`spend_limit=<currency>:<wei>:<period>`),
+ * when it is one the rules accept; anything else proposes nothing (the person still decides). */
+export function proposedSpendLimits(param: unknown): SpendLimit[] {
+  if (typeof param !== "string") return [];
+  const [currency, amount, period] = param.split(":");
+  try {
+    return parseSpendLimits([{ currency, amount, period }]);
+  } catch {
+    return [];
+  }
 }
 
 /** Scopes asked for when an app names none: running tasks, which is what connecting an agent is for. */
@@ -40,6 +55,8 @@ export interface ConsentRequest {
   /** The resources the app's tokens will open. */
   resources: string[];
   expires_at: string;
+  /** The spending limit the app proposes for itself, if any (the person sets the limit). */
+  proposed_spend_limits: SpendLimit[];
 }
 
 export interface ConnectedApp {
@@ -53,6 +70,7 @@ export interface ConnectedApp {
   approved_at: string;
   expires_at: string;
   last_used_at: string | null;
+  spend_limits: SpendLimit[];
 }
 
 /** Refusals the routes turn into the API's errors. */
@@ -80,10 +98,12 @@ export interface OAuthServer {
   consentRequest(base: string, requestId: string): Promise<ConsentRequest>;
   /** Records the person's decision; returns where their browser goes next (the authorization server,
    * which sends it on to the app with a code, or with access_denied). */
-  decide(base: string, requestId: string, wallet: Address, decision: "approve" | "deny"): Promise<{ redirect_to: string }>;
+  decide(base: string, requestId: string, wallet: Address, decision: "approve" | "deny", spendLimits?: SpendLimit[]): Promise<{ redirect_to: string }>;
   connectedApps(wallet: Address): Promise<ConnectedApp[]>;
   /** Revokes an app's grant and every token under it; false when the wallet has no such app. */
   revokeApp(wallet: Address, appId: string): Promise<boolean>;
+  /** Replaces an app's spending limits; false when the wallet has no such app. */
+  setAppSpendLimits(wallet: Address, appId: string, spendLimits: SpendLimit[]): Promise<boolean>;
 }
 
 export interface OAuthServerOptions {
@@ -206,6 +226,7 @@ export function createOAuthServer(options: OAuthServerOptions): OAuthServer {
         grantId: access.grantId,
         scopes: scopesOf(typeof access.scope === "string" ? access.scope : ""),
         audience: typeof access.aud === "string" ? access.aud : Array.isArray(access.aud) ? String(access.aud[0]) : "",
+        spendLimits: storedSpendLimits(grant.spend_limits),
       };
     },
 
@@ -231,10 +252,11 @@ export function createOAuthServer(options: OAuthServerOptions): OAuthServer {
         scopes: scopes.map((scope) => ({ scope, description: OAUTH_SCOPE_WORDS[scope] })),
         resources: resourcesOf(params.resource, base).map((resource) => knownResource(base, resource) ?? resource),
         expires_at: iso(interaction.exp),
+        proposed_spend_limits: proposedSpendLimits(params.spend_limit),
       };
     },
 
-    async decide(base, requestId, wallet, decision) {
+    async decide(base, requestId, wallet, decision, spendLimits = []) {
       const provider = providerFor(base);
       const interaction = await interactionOf(base, requestId);
       if (interaction.result) throw new OAuthRequestError("request_decided", "This sign-in request was already approved or denied: start again from the app.");
@@ -264,7 +286,7 @@ export function createOAuthServer(options: OAuthServerOptions): OAuthServer {
         client_name: typeof metadata.client_name === "string" ? metadata.client_name : clientId,
         client_kind: clientKind(clientId),
         redirect_host: URL.canParse(redirectUri) ? new URL(redirectUri).host : "",
-      });
+      }, spendLimits);
       // Only the browser that started the sign-in, and approved it, can finish it (browser-binding.ts).
       const approval = approvalSecret();
       interaction.result = { login: { accountId }, consent: { grantId }, ...approval.result };
@@ -288,8 +310,16 @@ export function createOAuthServer(options: OAuthServerOptions): OAuthServer {
           approved_at: iso(grant.payload.iat as number | undefined),
           expires_at: iso(grant.payload.exp as number | undefined),
           last_used_at: grant.last_used_at ?? null,
+          spend_limits: storedSpendLimits(grant.spend_limits),
         };
       });
+    },
+
+    async setAppSpendLimits(wallet, appId, spendLimits) {
+      if (!/^[A-Za-z0-9_-]{1,64}$/.test(appId)) return false;
+      const grant = await getGrant(options.tables, appId);
+      if (!grant || String(grant.payload.accountId ?? "").toLowerCase() !== wallet.toLowerCase()) return false;
+      return setGrantSpendLimits(options.tables, appId, spendLimits);
     },
 
     async revokeApp(wallet, appId) {

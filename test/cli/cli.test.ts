@@ -150,7 +150,7 @@ describe("argument parsing", () => {
 
   it("refuses unknown commands, unknown flags and flags of another command", () => {
     expect(() => parseCommandLine(["bogus"], COMMANDS)).toThrow(/Unknown command "bogus"/);
-    expect(() => parseCommandLine(["keys", "rotate"], COMMANDS)).toThrow(/Unknown command "keys rotate".*keys create, keys list, keys revoke/);
+    expect(() => parseCommandLine(["keys", "rotate"], COMMANDS)).toThrow(/Unknown command "keys rotate".*keys create, keys list, keys limit, keys revoke/);
     expect(() => parseCommandLine(["search", "--task", "x"], COMMANDS)).toThrow(/^agentrent search has no flag --task\. Its flags: --category, --model, /);
     expect(() => parseCommandLine(["execute", "a", "--task"], COMMANDS)).toThrow(/^--task needs a value \(for example --task <value>\)\.$/);
     expect(() => parseCommandLine(["credentials", "--limt", "3"], COMMANDS)).toThrow(/^agentrent credentials has no flag --limt\. Did you mean --limit\?$/);

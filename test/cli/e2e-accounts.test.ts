@@ -71,7 +71,7 @@ describe("agentrent end to end: keys, jobs, runs, review rejections, bad input",
     const env = actorEnv(renter, "bad-input");
     const unknownSub = await cli(env, ["keys", "frobnicate"]);
     expect(unknownSub.code).toBe(EXIT.usage);
-    expect(unknownSub.stderr).toMatch(/Unknown command "keys frobnicate"\. The keys commands: keys create, keys list, keys revoke\./);
+    expect(unknownSub.stderr).toMatch(/Unknown command "keys frobnicate"\. The keys commands: keys create, keys list, keys limit, keys revoke\./);
     expect(unknownSub.stderr).toMatch(/agentrent help/);
     expect(unknownSub.stdout).toBe("");
 
@@ -217,7 +217,7 @@ describe("agentrent end to end: keys, jobs, runs, review rejections, bad input",
     expect(human.stderr).not.toContain(shown);
 
     const created = await cliJson<{ key_id: string; key: string; label: string; prefix: string }>(renterEnv, ["keys", "create", "--label", "ci server"]);
-    expect(created).toEqual({ key_id: expect.any(String), key: expect.stringMatching(/^svc_test_/), label: "ci server", prefix: expect.any(String), created_at: expect.any(String), last_used_at: null, revoked: false });
+    expect(created).toEqual({ key_id: expect.any(String), key: expect.stringMatching(/^svc_test_/), label: "ci server", prefix: expect.any(String), created_at: expect.any(String), last_used_at: null, revoked: false, spend_limits: [] });
     // The prefix is the key's first characters, ellipsed by the API.
     expect(created.prefix).toMatch(/^svc_test_\S+…$/);
     expect(created.key.startsWith(created.prefix.slice(0, -1))).toBe(true);
@@ -253,4 +253,31 @@ describe("agentrent end to end: keys, jobs, runs, review rejections, bad input",
     expect(unknownKey.code).toBe(EXIT.notFound);
     expect(unknownKey.stderr).toMatch(/No API key key_unknown/);
   }, 120_000);
+
+  it("keys: a spending limit set at creation, changed with keys limit, removed with --none, shown by keys list; a key cannot lift its own", async () => {
+    const created = await cliJson<{ key_id: string; key: string; spend_limits: { period: string; amount: string; spent: string; remaining: string; resets_at: string | null }[] }>(renterEnv, ["keys", "create", "--label", "script", "--limit-day", "0.003"]);
+    expect(created.spend_limits).toEqual([expect.objectContaining({ currency: "ETH", period: "day", amount: "3000000000000000", spent: "0", remaining: "3000000000000000" })]);
+    const list = await cli(renterEnv, ["keys", "list"]);
+    expect(list.stdout).toMatch(new RegExp(`${created.key_id}[^\\n]*script[^\\n]*\\n    limit 0\\.003 ETH per day: spent 0 ETH, 0\\.003 ETH left, resets \\d{4}-`));
+
+    const changed = await cli(renterEnv, ["keys", "limit", created.key_id, "--month", "0.1", "--total", "1"]);
+    expect(changed.code).toBe(0);
+    expect(changed.stdout).toMatch(/limit 0\.1 ETH per month: spent 0 ETH, 0\.1 ETH left, resets/);
+    expect(changed.stdout).toMatch(/limit 1 ETH in total: spent 0 ETH, 1 ETH left\n/);
+    expect(changed.stdout).not.toMatch(/per day/);
+
+    const byKey = await cli({ ...renterEnv, AGENTRENT_API_KEY: created.key }, ["keys", "limit", created.key_id, "--none"]);
+    expect(byKey.code).not.toBe(0);
+    expect(byKey.stderr).toMatch(/needs a wallet sign-in/);
+
+    const bad = await cli(renterEnv, ["keys", "limit", created.key_id, "--day", "lots"]);
+    expect(bad.code).toBe(EXIT.usage);
+    expect(bad.stderr).toMatch(/--day must be an amount of ETH/);
+    const nothing = await cli(renterEnv, ["keys", "limit", created.key_id]);
+    expect(nothing.code).toBe(EXIT.usage);
+    expect(nothing.stderr).toMatch(/Give --day, --month or --total/);
+
+    const removed = await cliJson<{ spend_limits: unknown[] }>(renterEnv, ["keys", "limit", created.key_id, "--none"]);
+    expect(removed.spend_limits).toEqual([]);
+  }, 60_000);
 });

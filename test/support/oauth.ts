@@ -62,6 +62,10 @@ export interface AuthorizeOptions {
   state?: string;
   redirect_uri?: string;
   pkce?: Pkce;
+  /** The spending limit the app proposes (`<currency>:<wei>:<period>`). */
+  spend_limit?: string;
+  /** The spending limits the person sets on approval. */
+  spend_limits?: { currency?: string; period: string; amount: string }[];
 }
 
 /** GET /oauth/authorize as a browser: the answer (not followed), the jar holding its cookies. */
@@ -76,6 +80,7 @@ export async function startAuthorization(base: string, client: RegisteredClient,
   url.searchParams.set("state", options.state ?? "st-1");
   if (options.scope !== undefined) url.searchParams.set("scope", options.scope);
   if (options.resource !== null) url.searchParams.set("resource", options.resource ?? base);
+  if (options.spend_limit !== undefined) url.searchParams.set("spend_limit", options.spend_limit);
   const jar = new CookieJar();
   const response = await send(url.href, { redirect: "manual" });
   jar.take(response);
@@ -86,8 +91,9 @@ export async function startAuthorization(base: string, client: RegisteredClient,
 
 /** The person's decision through the API (their wallet JWT), then the browser's return to the app:
  * the redirect's URL (with `code` or `error`, `state` and `iss`). */
-export async function decide(base: string, started: Awaited<ReturnType<typeof startAuthorization>>, bearer: string, decision: "approve" | "deny" = "approve"): Promise<URL> {
-  const res = await send(`${base}/v1/oauth/requests/${started.requestId}/${decision}`, { method: "POST", headers: { authorization: `Bearer ${bearer}` } });
+export async function decide(base: string, started: Awaited<ReturnType<typeof startAuthorization>>, bearer: string, decision: "approve" | "deny" = "approve", spendLimits?: AuthorizeOptions["spend_limits"]): Promise<URL> {
+  const body = spendLimits === undefined ? {} : { headers: { authorization: `Bearer ${bearer}`, "content-type": "application/json" }, body: JSON.stringify({ spend_limits: spendLimits }) };
+  const res = await send(`${base}/v1/oauth/requests/${started.requestId}/${decision}`, { method: "POST", headers: { authorization: `Bearer ${bearer}` }, ...body });
   if (res.status !== 200) throw new Error(`${decision} failed: ${res.status} ${await res.text()}`);
   const { redirect_to } = (await res.json()) as { redirect_to: string };
   const back = await send(redirect_to, { redirect: "manual", headers: { cookie: started.jar.header() } });
@@ -111,7 +117,7 @@ export interface Tokens {
 /** The whole flow to tokens: authorize, approve, exchange the code. */
 export async function signInApp(base: string, client: RegisteredClient, bearer: string, options: AuthorizeOptions = {}): Promise<Tokens> {
   const started = await startAuthorization(base, client, options);
-  const back = await decide(base, started, bearer);
+  const back = await decide(base, started, bearer, "approve", options.spend_limits);
   const code = back.searchParams.get("code");
   if (!code) throw new Error(`no code: ${back}`);
   const res = await tokenRequest(base, { grant_type: "authorization_code", code, code_verifier: started.pkce.verifier, redirect_uri: options.redirect_uri ?? client.redirect_uri, client_id: client.client_id, ...(options.resource !== null ? { resource: options.resource ?? base } : {}) });

@@ -3,11 +3,12 @@ import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type { Hex } from "viem";
 import { authenticatedApi, publicClient } from "../api.ts";
-import { intFlag, requireFlag, stringFlag, type Command, type CommandContext, type Flags } from "../cli.ts";
+import { intFlag, requireFlag, stringFlag, type Command, type CommandContext, type FlagValues, type Flags } from "../cli.ts";
 import { CliError, EXIT, usageError } from "../errors.ts";
 import { ADDRESS, checksumAddress, CONFIG_KEYS, configDir, readConfig, resolveSettings, saveSession, writeConfig, loadSession, type ConfigKey, type GlobalFlags } from "../settings.ts";
 import { keystorePassword, loadAccount, parsePrivateKey } from "../wallet.ts";
-import { eth } from "../units.ts";
+import { eth, ethAmount } from "../units.ts";
+import type { SpendLimit, SpendLimitInput } from "@agent-rental/sdk";
 
 async function newPassword(ctx: CommandContext): Promise<string> {
   const env = ctx.env;
@@ -99,6 +100,48 @@ async function checkConfigValue(ctx: CommandContext, key: ConfigKey, value: stri
       return file;
     }
   }
+}
+
+const LIMIT_OPTIONS: Flags = {
+  "limit-day": { type: "string", value: "<ETH>", description: "the most the key may spend per calendar day (UTC), in ETH" },
+  "limit-month": { type: "string", value: "<ETH>", description: "the most it may spend per calendar month (UTC), in ETH" },
+  "limit-total": { type: "string", value: "<ETH>", description: "the most it may ever spend, in ETH" },
+};
+
+const SET_LIMIT_OPTIONS: Flags = {
+  day: { type: "string", value: "<ETH>", description: "the most per calendar day (UTC), in ETH" },
+  month: { type: "string", value: "<ETH>", description: "the most per calendar month (UTC), in ETH" },
+  total: { type: "string", value: "<ETH>", description: "the most ever, in ETH" },
+  none: { type: "boolean", description: "remove every limit" },
+};
+
+/** Spending limits from ETH flags (`<prefix>day`, `<prefix>month`, `<prefix>total`), in wei. */
+function spendLimitsFromFlags(flags: FlagValues, prefix = "limit-"): SpendLimitInput[] {
+  return (["day", "month", "total"] as const).flatMap((period) => {
+    const value = stringFlag(flags, `${prefix}${period}`);
+    if (value === undefined) return [];
+    const wei = ethAmount(value, `--${prefix}${period}`);
+    if (wei <= 0n) throw usageError(`--${prefix}${period} must be more than 0 ETH (to stop all spending, revoke it).`);
+    return [{ currency: "ETH" as const, period, amount: wei.toString() }];
+  });
+}
+
+function limitsToSet(flags: FlagValues): SpendLimitInput[] {
+  const limits = spendLimitsFromFlags(flags, "");
+  if (flags.none === true && limits.length > 0) throw usageError("--none removes every limit; give it alone, or give --day, --month or --total without it.");
+  if (flags.none !== true && limits.length === 0) throw usageError("Give --day, --month or --total (in ETH), or --none to remove every limit.");
+  return limits;
+}
+
+function describeSpendLimit(limit: SpendLimit): string {
+  const per = limit.period === "total" ? "in total" : `per ${limit.period}`;
+  return `limit ${eth(BigInt(limit.amount))} ${per}: spent ${eth(BigInt(limit.spent))}${limit.reserved !== "0" ? ` (+${eth(BigInt(limit.reserved))} in flight)` : ""}, ${eth(BigInt(limit.remaining))} left${limit.resets_at ? `, resets ${limit.resets_at}` : ""}`;
+}
+
+function printLimits(ctx: { out: { line(text: string): void } }, what: string, limits: SpendLimit[]): void {
+  if (limits.length === 0) return ctx.out.line(`${what}: no spending limit.`);
+  ctx.out.line(`${what}:`);
+  for (const limit of limits) ctx.out.line(`  ${describeSpendLimit(limit)}`);
 }
 
 const keystoreOptions: Flags = {
@@ -207,16 +250,17 @@ export const accountCommands: Command[] = [
   {
     path: "keys create",
     summary: "Create an API key (signed by the wallet); the key is shown once",
-    usage: "--label <label>",
-    options: { label: { type: "string", value: "<label>", description: "a name for the key, 1 to 64 characters (required)" } },
+    usage: "--label <label> [--limit-day <ETH>] [--limit-month <ETH>] [--limit-total <ETH>]",
+    options: { label: { type: "string", value: "<label>", description: "a name for the key, 1 to 64 characters (required)" }, ...LIMIT_OPTIONS },
     notes: ["Keep keys server side (an environment variable such as AGENTRENT_API_KEY); never in client code or a repository."],
-    examples: ['agentrent keys create --label "backend"', 'agentrent keys create --label ci --json'],
+    examples: ['agentrent keys create --label "backend"', 'agentrent keys create --label script --limit-day 0.003', 'agentrent keys create --label ci --json'],
     async run(ctx) {
       const label = requireFlag(ctx.flags, "label", "a name for the key (1 to 64 characters)");
       const settings = ctx.settings();
       const api = authenticatedApi(settings, ctx.env);
       const account = await loadAccount(settings, ctx.env, ctx.prompt);
-      const created = await api.client.keys.create(label, account);
+      const limits = spendLimitsFromFlags(ctx.flags);
+      const created = await api.client.keys.create(label, account, limits.length > 0 ? { spendLimits: limits } : undefined);
       ctx.out.result(created, () => {
         ctx.out.line(created.key);
         ctx.out.notice(`Created key ${created.key_id} (${created.label}). It is shown only now: store it server side (for example AGENTRENT_API_KEY); never commit it.`);
@@ -232,8 +276,55 @@ export const accountCommands: Command[] = [
       const keys = await authenticatedApi(ctx.settings(), ctx.env).client.keys.list();
       ctx.out.result({ keys }, () => {
         if (keys.length === 0) return ctx.out.line("No API keys.");
-        for (const k of keys) ctx.out.line(`${k.key_id}  ${k.prefix.replace(/…$/, "")}…  ${k.label}  created ${k.created_at}${k.revoked ? "  revoked" : ""}${k.last_used_at ? `  last used ${k.last_used_at}` : ""}`);
+        for (const k of keys) {
+          ctx.out.line(`${k.key_id}  ${k.prefix.replace(/…$/, "")}…  ${k.label}  created ${k.created_at}${k.revoked ? "  revoked" : ""}${k.last_used_at ? `  last used ${k.last_used_at}` : ""}`);
+          for (const limit of k.spend_limits) ctx.out.line(`    ${describeSpendLimit(limit)}`);
+        }
       });
+    },
+  },
+  {
+    path: "keys limit",
+    summary: "Set an API key's spending limits (replacing its limits); with --none, remove them",
+    usage: "<key_id> [--day <ETH>] [--month <ETH>] [--total <ETH>] [--none]",
+    arguments: ["<key_id>  the key's id, as `agentrent keys list` shows it"],
+    options: SET_LIMIT_OPTIONS,
+    notes: ["Needs a wallet sign-in (`agentrent login`), not an API key: a key cannot lift its own limit.", "Days and months are calendar periods in UTC; a total limit never resets."],
+    examples: ["agentrent keys limit key_<20 hex> --day 0.003", "agentrent keys limit key_<20 hex> --month 0.1 --total 1", "agentrent keys limit key_<20 hex> --none"],
+    args: [1, 1],
+    async run(ctx) {
+      const key = await authenticatedApi(ctx.settings(), ctx.env).client.keys.setSpendLimits(ctx.args[0]!, limitsToSet(ctx.flags));
+      ctx.out.result(key, () => printLimits(ctx, `${key.key_id} (${key.label})`, key.spend_limits));
+    },
+  },
+  {
+    path: "apps list",
+    summary: "List the apps the wallet approved (Connected apps), with their spending",
+    usage: "",
+    examples: ["agentrent apps list"],
+    async run(ctx) {
+      const apps = await authenticatedApi(ctx.settings(), ctx.env).client.apps.list();
+      ctx.out.result({ apps }, () => {
+        if (apps.length === 0) return ctx.out.line("No connected apps.");
+        for (const app of apps) {
+          ctx.out.line(`${app.app_id}  ${app.name ?? app.client_id}  ${app.scopes.join(" ")}  approved ${app.approved_at}${app.last_used_at ? `  last used ${app.last_used_at}` : ""}`);
+          for (const limit of app.spend_limits) ctx.out.line(`    ${describeSpendLimit(limit)}`);
+        }
+      });
+    },
+  },
+  {
+    path: "apps limit",
+    summary: "Set a connected app's spending limits (replacing its limits); with --none, remove them",
+    usage: "<app_id> [--day <ETH>] [--month <ETH>] [--total <ETH>] [--none]",
+    arguments: ["<app_id>  the app's id, as `agentrent apps list` shows it"],
+    options: SET_LIMIT_OPTIONS,
+    notes: ["Needs a wallet sign-in (`agentrent login`), not an API key."],
+    examples: ["agentrent apps limit <app_id> --day 0.01"],
+    args: [1, 1],
+    async run(ctx) {
+      const app = await authenticatedApi(ctx.settings(), ctx.env).client.apps.setSpendLimits(ctx.args[0]!, limitsToSet(ctx.flags));
+      ctx.out.result(app, () => printLimits(ctx, `${app.app_id} (${app.name ?? app.client_id})`, app.spend_limits));
     },
   },
   {

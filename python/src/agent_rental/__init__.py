@@ -20,6 +20,7 @@ from .errors import (
     NotFoundError,
     OnChainError,
     RateLimitError,
+    SpendLimitError,
 )
 from .receipts import keccak256, run_receipt_leaf, verify_run_receipt
 from .tools import AgentTool, agent_tool, handle_anthropic_tool_uses, handle_openai_tool_calls, rented_agent_tools
@@ -39,6 +40,7 @@ __all__ = [
     "OnChainError",
     "OutputEvent",
     "RateLimitError",
+    "SpendLimitError",
     "RetryInfo",
     "StreamEvent",
     "agent_tool",

@@ -13,13 +13,14 @@ import urllib.parse
 import urllib.request
 import uuid
 from dataclasses import dataclass
-from typing import Any, Callable, Iterator, Literal, Mapping, Optional, Union, cast
+from typing import Any, Callable, Iterator, Literal, Mapping, Optional, Sequence, Union, cast
 
 from . import __version__ as _version
 from .errors import AgentRentalError, AuthError, error_from_response, parse_retry_after
 from .models import (
     ApiKey,
     ApiKeyCreated,
+    SpendLimitInput,
     AuthToken,
     CredentialList,
     CredentialVerification,
@@ -36,7 +37,7 @@ from .models import (
 from .receipts import verify_run_receipt
 from .sse import read_sse
 
-Method = Literal["GET", "POST", "PUT", "DELETE"]
+Method = Literal["GET", "POST", "PUT", "PATCH", "DELETE"]
 QueryValue = Union[str, int, float, None]
 #: Signs a message with the wallet (EIP-191 personal_sign) and answers the 0x signature.
 Sign = Callable[[str], str]
@@ -471,10 +472,18 @@ class Keys:
     def list(self) -> list[ApiKey]:
         return cast("list[ApiKey]", self._client._json("GET", "/v1/keys")["keys"])
 
-    def create(self, label: str, sign: Sign) -> ApiKeyCreated:
-        """Creates a key: the wallet signs the service's challenge (``sign``); ``key`` is shown only here."""
+    def create(self, label: str, sign: Sign, *, spend_limits: Optional[Sequence[SpendLimitInput]] = None) -> ApiKeyCreated:
+        """Creates a key: the wallet signs the service's challenge (``sign``); ``key`` is shown only here.
+        ``spend_limits`` bound what it may spend on per-task runs (``{"period": "day", "amount": "<wei>"}``)."""
         challenge = self._client._json("POST", "/v1/keys/challenge", body={"label": label})
-        return cast(ApiKeyCreated, self._client._json("POST", "/v1/keys", body={"nonce": challenge["nonce"], "signature": sign(challenge["message"])}))
+        body: dict[str, Any] = {"nonce": challenge["nonce"], "signature": sign(challenge["message"])}
+        if spend_limits is not None:
+            body["spend_limits"] = list(spend_limits)
+        return cast(ApiKeyCreated, self._client._json("POST", "/v1/keys", body=body))
+
+    def set_spend_limits(self, key_id: str, spend_limits: Sequence[SpendLimitInput]) -> ApiKey:
+        """Replaces a key's spending limits (``[]`` removes them). Needs a wallet sign-in, not an API key."""
+        return cast(ApiKey, self._client._json("PATCH", f"/v1/keys/{_quote(key_id)}", body={"spend_limits": list(spend_limits)}))
 
     def revoke(self, key_id: str) -> ApiKey:
         return cast(ApiKey, self._client._json("DELETE", f"/v1/keys/{_quote(key_id)}"))

@@ -78,6 +78,16 @@ class RateLimitError(ApiError):
     """429: a rate or concurrency limit; ``retry_after`` says how long to wait."""
 
 
+class SpendLimitError(ApiError):
+    """402 ``spend_limit_reached``: the API key's or app's spending limit is reached; nothing ran, nothing
+    was charged. ``limit`` is the limit hit (``scope``, ``id``, ``currency``, ``period``, ``amount``,
+    ``spent``, ``reserved``, ``remaining``, ``resets_at``); ``resets_at`` is when it resets (an ISO 8601
+    string, None for a limit in total) and ``retry_after`` the seconds until then."""
+
+    limit: Optional[Mapping[str, Any]] = None
+    resets_at: Optional[str] = None
+
+
 class AgentRunFailedError(AgentRentalError):
     """A tool call whose run finished with status ``failed`` (raised by the tool adapters only)."""
 
@@ -116,7 +126,7 @@ def parse_retry_after(header: Optional[str], now: Optional[float] = None) -> Opt
     return max(0.0, float(int(date.timestamp() - (time.time() if now is None else now) + 0.999)))
 
 
-_BY_STATUS: dict[int, type[ApiError]] = {401: AuthError, 403: AccessError, 404: NotFoundError, 429: RateLimitError}
+_BY_STATUS: dict[int, type[ApiError]] = {401: AuthError, 402: SpendLimitError, 403: AccessError, 404: NotFoundError, 429: RateLimitError}
 
 
 def error_from_response(status: int, headers: Mapping[str, str], body_text: str) -> ApiError:
@@ -137,7 +147,7 @@ def error_from_response(status: int, headers: Mapping[str, str], body_text: str)
     message = body.get("message")
     request_id = body.get("request_id")
     cls = _BY_STATUS.get(status, ApiError)
-    return cls(
+    error = cls(
         code=code if isinstance(code, str) else f"http_{status}",
         status=status,
         message=message if isinstance(message, str) else (body_text[:500] or f"HTTP {status}"),
@@ -145,3 +155,8 @@ def error_from_response(status: int, headers: Mapping[str, str], body_text: str)
         retry_after=parse_retry_after(headers.get("retry-after")),
         on_chain_error=on_chain,
     )
+    hit = body.get("spend_limit")
+    if isinstance(error, SpendLimitError) and isinstance(hit, dict):
+        error.limit = hit
+        error.resets_at = hit.get("resets_at") if isinstance(hit.get("resets_at"), str) else None
+    return error

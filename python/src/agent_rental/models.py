@@ -194,6 +194,8 @@ class ApiKey(TypedDict):
     prefix: str
     """The first characters of the key, to recognise it"""
     revoked: bool
+    spend_limits: list[SpendLimit]
+    """What the key may spend on per-task runs, per period, with this period's spending; [] when unlimited"""
 
 class ApiKeyChallenge(TypedDict):
     expires_at: int
@@ -201,9 +203,13 @@ class ApiKeyChallenge(TypedDict):
     message: str
     nonce: str
 
-class ApiKeyCreate(TypedDict):
+class ApiKeyCreateRequired(TypedDict):
     nonce: str
     signature: str
+
+class ApiKeyCreate(ApiKeyCreateRequired, total=False):
+    spend_limits: list[SpendLimitInput]
+    """At most one limit per currency and period; [] removes every limit"""
 
 ApiKeyCreated = Any
 
@@ -212,6 +218,10 @@ class ApiKeyList(TypedDict):
 
 class ApiKeyRequest(TypedDict):
     label: str
+
+class ApiKeyUpdate(TypedDict):
+    spend_limits: list[SpendLimitInput]
+    """At most one limit per currency and period; [] removes every limit"""
 
 class AuthChallenge(TypedDict):
     challenge: str
@@ -244,6 +254,12 @@ class ConnectedApp(TypedDict):
     redirect_host: Optional[str]
     resources: list[str]
     scopes: list[OAuthScope]
+    spend_limits: list[SpendLimit]
+    """What the app may spend on per-task runs, per period, with this period's spending; [] when unlimited"""
+
+class ConnectedAppUpdate(TypedDict):
+    spend_limits: list[SpendLimitInput]
+    """At most one limit per currency and period; [] removes every limit"""
 
 class CreatorAgent(TypedDict):
     agent_id: str
@@ -377,8 +393,27 @@ class ErrorErrorOnChainError(TypedDict):
     contract: str
     error: str
 
+class ErrorErrorSpendLimit(TypedDict):
+    """With spend_limit_reached: the limit the run would have passed"""
+    amount: str
+    """The limit, wei"""
+    currency: str
+    id: str
+    """The key_id or the app_id"""
+    period: Literal["day", "month", "total"]
+    remaining: str
+    """What may still be spent in the period, wei"""
+    reserved: str
+    """Held by runs in flight, wei"""
+    resets_at: Optional[str]
+    """When the period ends (ISO 8601, UTC); null for a limit in total"""
+    scope: Literal["key", "app"]
+    """Whose limit: the API key's or the connected app's"""
+    spent: str
+    """Charged in the current period, wei"""
+
 class ErrorErrorRequired(TypedDict):
-    code: Literal["unauthorized", "invalid_api_key", "jwt_expired", "invalid_signature", "credential_not_found", "credential_expired", "insufficient_balance", "listing_paused", "invalid_request", "invalid_listing_id", "listing_not_found", "rate_limit_exceeded", "internal_error", "service_unavailable", "not_found", "forbidden", "creator_not_approved", "credential_revoked", "listing_closed", "price_not_agreed", "rating_not_allowed", "feedback_not_allowed", "feedback_exists", "receipt_pending", "agent_not_registered", "method_not_allowed", "idempotency_key_reused", "request_timeout", "payload_too_large", "unsupported_media_type", "headers_too_large", "invalid_token", "insufficient_scope", "request_not_found", "request_decided", "origin_not_allowed"]
+    code: Literal["unauthorized", "invalid_api_key", "jwt_expired", "invalid_signature", "credential_not_found", "credential_expired", "insufficient_balance", "listing_paused", "invalid_request", "invalid_listing_id", "listing_not_found", "rate_limit_exceeded", "internal_error", "service_unavailable", "not_found", "forbidden", "creator_not_approved", "credential_revoked", "listing_closed", "price_not_agreed", "rating_not_allowed", "feedback_not_allowed", "feedback_exists", "receipt_pending", "agent_not_registered", "method_not_allowed", "idempotency_key_reused", "request_timeout", "payload_too_large", "unsupported_media_type", "headers_too_large", "invalid_token", "insufficient_scope", "request_not_found", "request_decided", "origin_not_allowed", "spend_limit_reached"]
     message: str
     request_id: str
     status: int
@@ -386,6 +421,8 @@ class ErrorErrorRequired(TypedDict):
 class ErrorError(ErrorErrorRequired, total=False):
     on_chain_error: ErrorErrorOnChainError
     """The contract's custom error behind a refusal, decoded from the revert"""
+    spend_limit: ErrorErrorSpendLimit
+    """With spend_limit_reached: the limit the run would have passed"""
 
 class Error(TypedDict):
     """The envelope of every error answer. Each operation lists, per status, the codes it can return."""
@@ -625,6 +662,10 @@ class ListingSummary(TypedDict):
     success_rate: float
     title: str
 
+class OAuthApproval(TypedDict, total=False):
+    spend_limits: list[SpendLimitInput]
+    """At most one limit per currency and period; [] removes every limit"""
+
 class OAuthConsentRequestClient(TypedDict):
     client_id: str
     """The app's client id: an https URL for an app identified by its metadata document, an opaque id for a registered one"""
@@ -637,6 +678,11 @@ class OAuthConsentRequestClient(TypedDict):
     redirect_host: str
     """Where the browser goes back to after the decision: the app's redirect host"""
 
+class OAuthConsentRequestProposedSpendLimitsItem(TypedDict):
+    amount: str
+    currency: str
+    period: Literal["day", "month", "total"]
+
 class OAuthConsentRequestScopesItem(TypedDict):
     description: str
     scope: OAuthScope
@@ -646,6 +692,8 @@ class OAuthConsentRequest(TypedDict):
     client: OAuthConsentRequestClient
     expires_at: str
     """When the request expires (ISO 8601)"""
+    proposed_spend_limits: list[OAuthConsentRequestProposedSpendLimitsItem]
+    """The spending limit the app proposes for itself (its authorization parameter `spend_limit=<currency>:<wei>:<period>`); the person sets the limit on approval"""
     request_id: str
     resources: list[str]
     """The resources its tokens will open (the service's base URL opens the MCP endpoint, the A2A agents and the REST routes of its scopes)"""
@@ -843,6 +891,32 @@ class RunSummaryRequired(TypedDict):
 class RunSummary(RunSummaryRequired, total=False):
     """A run as listed: every field of RunDetail but its output (read it with GET /v1/runs/{run_id})"""
     error: RunFailure
+
+class SpendLimit(TypedDict):
+    """A spending limit with its current period's spending"""
+    amount: str
+    """The limit, wei"""
+    currency: Literal["ETH"]
+    period: Literal["day", "month", "total"]
+    remaining: str
+    """What may still be spent in the current period, wei: the limit less spent and reserved"""
+    reserved: str
+    """Held by runs in flight, wei (charged if they succeed, given back if not)"""
+    resets_at: Optional[str]
+    """When the period ends and spending counts from zero again (ISO 8601, UTC); null for a limit in total"""
+    spent: str
+    """Charged in the current period, wei"""
+
+class SpendLimitInputRequired(TypedDict):
+    amount: str
+    """The most the key or app may spend per period, wei (more than 0, at most 10^24)"""
+    period: Literal["day", "month", "total"]
+    """day: each calendar day, UTC; month: each calendar month, UTC; total: for the key's or app's whole life, never reset"""
+
+class SpendLimitInput(SpendLimitInputRequired, total=False):
+    """A spending limit: an amount per day, per month or in total, in one currency"""
+    currency: Literal["ETH"]
+    """The currency the limit counts; a currency no listing is priced in is refused. ETH today"""
 
 class UnsignedTransaction(TypedDict):
     """A transaction for the caller's wallet to sign and send (no value, no gas fields: the wallet fills those)"""

@@ -571,13 +571,13 @@ export interface paths {
         };
         /**
          * List API keys
-         * @description The wallet's API keys, newest first, revoked ones included: id, label, prefix, when created and last used. Never the key itself, which is shown only when it is created.
+         * @description The wallet's API keys, newest first, revoked ones included: id, label, prefix, when created and last used, and each spending limit with what was spent this period and what remains. Never the key itself, which is shown only when it is created.
          */
         get: operations["listApiKeys"];
         put?: never;
         /**
          * Create an API key
-         * @description Exchanges the signed message from POST /v1/keys/challenge for a new API key, scoped to the wallet. The key is shown once; only its hash is stored. A key does not expire; revoke it with DELETE /v1/keys/{key_id}.
+         * @description Exchanges the signed message from POST /v1/keys/challenge for a new API key, scoped to the wallet. The key is shown once; only its hash is stored. A key does not expire; revoke it with DELETE /v1/keys/{key_id}. Optional `spend_limits` bound what the key may spend on per-task runs (per day or month, UTC, or in total; change them with PATCH /v1/keys/{key_id}); a run past one is refused with 402 spend_limit_reached. A bad limit is 400 invalid_request and no key is created.
          */
         post: operations["createApiKey"];
         delete?: never;
@@ -603,7 +603,11 @@ export interface paths {
         delete: operations["revokeApiKey"];
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Change an API key's spending limits
+         * @description Replaces the key's `spend_limits` (an amount of wei per day or per month, UTC, or in total, per currency; `[]` removes every limit). A limit kept over the same currency and period keeps counting what was spent this period (a limit lowered under it refuses the next run at once); a limit over a period that had none counts from when it is set. Runs already admitted keep what they hold. Called with a wallet sign-in (JWT) only: an API key cannot change limits (403 forbidden), so a key given away cannot lift its own. A bad limit is 400 invalid_request and nothing changes. Another wallet's key is not found.
+         */
+        patch: operations["updateApiKey"];
         trace?: never;
     };
     "/v1/keys/challenge": {
@@ -843,7 +847,7 @@ export interface paths {
         };
         /**
          * List the apps with access (Connected apps)
-         * @description Every live approval the wallet gave an app: the app (name, client id, kind, redirect host), its scopes and resources, when it was approved and lapses, and the last request made with its tokens. Oldest first. Called with a wallet sign-in (JWT) or an API key; never with an OAuth access token.
+         * @description Every live approval the wallet gave an app: the app (name, client id, kind, redirect host), its scopes and resources, when it was approved and lapses, the last request made with its tokens, and each spending limit with what was spent this period and what remains. Oldest first. Called with a wallet sign-in (JWT) or an API key; never with an OAuth access token.
          */
         get: operations["listConnectedApps"];
         put?: never;
@@ -871,7 +875,11 @@ export interface paths {
         delete: operations["revokeConnectedApp"];
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Change an app's spending limits
+         * @description Replaces the connected app's `spend_limits` (as set on the consent page; `[]` removes every limit). A limit kept over the same currency and period keeps counting what was spent this period; a limit over a period that had none counts from when it is set. Called with a wallet sign-in (JWT) only: never with an OAuth access token (an app cannot change its own limit) nor an API key (403 forbidden). A bad limit is 400 invalid_request and nothing changes. Another wallet's app is 404 not_found.
+         */
+        patch: operations["updateConnectedApp"];
         trace?: never;
     };
     "/v1/oauth/requests/{request_id}": {
@@ -905,7 +913,7 @@ export interface paths {
         put?: never;
         /**
          * Approve an app's sign-in request
-         * @description The person (the wallet signed in) approves: a grant of the asked scopes on the asked resources to the app, for 90 days or until revoked in Connected apps. Answers where to send the browser (`redirect_to`, on the API's origin), which then returns to the app with a code. Only the browser that started the sign-in can finish it. Called with a wallet sign-in (JWT) or an API key; never with an OAuth access token. 404 request_not_found for an unknown or expired request, 409 request_decided for one already approved or denied.
+         * @description The person (the wallet signed in) approves: a grant of the asked scopes on the asked resources to the app, for 90 days or until revoked in Connected apps. Answers where to send the browser (`redirect_to`, on the API's origin), which then returns to the app with a code. Only the browser that started the sign-in can finish it. The optional `spend_limits` are the app's spending limits as the person set them (the consent page shows what the app proposed, `proposed_spend_limits`); a bad limit is 400 invalid_request and nothing is approved. Called with a wallet sign-in (JWT) or an API key; never with an OAuth access token. 404 request_not_found for an unknown or expired request, 409 request_decided for one already approved or denied.
          */
         post: operations["approveOAuthRequest"];
         delete?: never;
@@ -1302,6 +1310,8 @@ export interface components {
             /** @description The first characters of the key, to recognise it */
             prefix: string;
             revoked: boolean;
+            /** @description What the key may spend on per-task runs, per period, with this period's spending; [] when unlimited */
+            spend_limits: components["schemas"]["SpendLimit"][];
         };
         ApiKeyChallenge: {
             expires_at: number;
@@ -1313,6 +1323,8 @@ export interface components {
             nonce: string;
             /** @example 0x5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f2c2c2c2c2c2c2c2c2c2c2c2c2c2c2c2c2c2c2c2c2c2c2c2c2c2c2c2c2c2c2c2c1b */
             signature: string;
+            /** @description At most one limit per currency and period; [] removes every limit */
+            spend_limits?: components["schemas"]["SpendLimitInput"][];
         };
         ApiKeyCreated: components["schemas"]["ApiKey"] & {
             /** @description The API key; shown only here */
@@ -1323,6 +1335,10 @@ export interface components {
         };
         ApiKeyRequest: {
             label: string;
+        };
+        ApiKeyUpdate: {
+            /** @description At most one limit per currency and period; [] removes every limit */
+            spend_limits: components["schemas"]["SpendLimitInput"][];
         };
         AuthChallenge: {
             /** @description <service>:auth:<unix_timestamp>:<random_hex>; sign it with personal_sign (EIP-191) */
@@ -1358,6 +1374,12 @@ export interface components {
             redirect_host: string | null;
             resources: string[];
             scopes: components["schemas"]["OAuthScope"][];
+            /** @description What the app may spend on per-task runs, per period, with this period's spending; [] when unlimited */
+            spend_limits: components["schemas"]["SpendLimit"][];
+        };
+        ConnectedAppUpdate: {
+            /** @description At most one limit per currency and period; [] removes every limit */
+            spend_limits: components["schemas"]["SpendLimitInput"][];
         };
         CreatorAgent: {
             agent_id: string;
@@ -1498,7 +1520,7 @@ export interface components {
         Error: {
             error: {
                 /** @enum {string} */
-                code: "unauthorized" | "invalid_api_key" | "jwt_expired" | "invalid_signature" | "credential_not_found" | "credential_expired" | "insufficient_balance" | "listing_paused" | "invalid_request" | "invalid_listing_id" | "listing_not_found" | "rate_limit_exceeded" | "internal_error" | "service_unavailable" | "not_found" | "forbidden" | "creator_not_approved" | "credential_revoked" | "listing_closed" | "price_not_agreed" | "rating_not_allowed" | "feedback_not_allowed" | "feedback_exists" | "receipt_pending" | "agent_not_registered" | "method_not_allowed" | "idempotency_key_reused" | "request_timeout" | "payload_too_large" | "unsupported_media_type" | "headers_too_large" | "invalid_token" | "insufficient_scope" | "request_not_found" | "request_decided" | "origin_not_allowed";
+                code: "unauthorized" | "invalid_api_key" | "jwt_expired" | "invalid_signature" | "credential_not_found" | "credential_expired" | "insufficient_balance" | "listing_paused" | "invalid_request" | "invalid_listing_id" | "listing_not_found" | "rate_limit_exceeded" | "internal_error" | "service_unavailable" | "not_found" | "forbidden" | "creator_not_approved" | "credential_revoked" | "listing_closed" | "price_not_agreed" | "rating_not_allowed" | "feedback_not_allowed" | "feedback_exists" | "receipt_pending" | "agent_not_registered" | "method_not_allowed" | "idempotency_key_reused" | "request_timeout" | "payload_too_large" | "unsupported_media_type" | "headers_too_large" | "invalid_token" | "insufficient_scope" | "request_not_found" | "request_decided" | "origin_not_allowed" | "spend_limit_reached";
                 message: string;
                 /** @description The contract's custom error behind a refusal, decoded from the revert */
                 on_chain_error?: {
@@ -1506,6 +1528,29 @@ export interface components {
                     error: string;
                 };
                 request_id: string;
+                /** @description With spend_limit_reached: the limit the run would have passed */
+                spend_limit?: {
+                    /** @description The limit, wei */
+                    amount: string;
+                    currency: string;
+                    /** @description The key_id or the app_id */
+                    id: string;
+                    /** @enum {string} */
+                    period: "day" | "month" | "total";
+                    /** @description What may still be spent in the period, wei */
+                    remaining: string;
+                    /** @description Held by runs in flight, wei */
+                    reserved: string;
+                    /** @description When the period ends (ISO 8601, UTC); null for a limit in total */
+                    resets_at: string | null;
+                    /**
+                     * @description Whose limit: the API key's or the connected app's
+                     * @enum {string}
+                     */
+                    scope: "key" | "app";
+                    /** @description Charged in the current period, wei */
+                    spent: string;
+                };
                 status: number;
             };
         };
@@ -1741,6 +1786,10 @@ export interface components {
             success_rate: number;
             title: string;
         };
+        OAuthApproval: {
+            /** @description At most one limit per currency and period; [] removes every limit */
+            spend_limits?: components["schemas"]["SpendLimitInput"][];
+        };
         /** @description An app's sign-in request awaiting the person's decision */
         OAuthConsentRequest: {
             client: {
@@ -1760,6 +1809,13 @@ export interface components {
             };
             /** @description When the request expires (ISO 8601) */
             expires_at: string;
+            /** @description The spending limit the app proposes for itself (its authorization parameter `spend_limit=<currency>:<wei>:<period>`); the person sets the limit on approval */
+            proposed_spend_limits: {
+                amount: string;
+                currency: string;
+                /** @enum {string} */
+                period: "day" | "month" | "total";
+            }[];
             request_id: string;
             /** @description The resources its tokens will open (the service's base URL opens the MCP endpoint, the A2A agents and the REST routes of its scopes) */
             resources: string[];
@@ -1974,6 +2030,42 @@ export interface components {
             settlement_tx: string | null;
             /** @enum {string} */
             status: "running" | "completed" | "failed";
+        };
+        /** @description A spending limit with its current period's spending */
+        SpendLimit: {
+            /** @description The limit, wei */
+            amount: string;
+            /** @enum {string} */
+            currency: "ETH";
+            /** @enum {string} */
+            period: "day" | "month" | "total";
+            /** @description What may still be spent in the current period, wei: the limit less spent and reserved */
+            remaining: string;
+            /** @description Held by runs in flight, wei (charged if they succeed, given back if not) */
+            reserved: string;
+            /** @description When the period ends and spending counts from zero again (ISO 8601, UTC); null for a limit in total */
+            resets_at: string | null;
+            /** @description Charged in the current period, wei */
+            spent: string;
+        };
+        /** @description A spending limit: an amount per day, per month or in total, in one currency */
+        SpendLimitInput: {
+            /**
+             * @description The most the key or app may spend per period, wei (more than 0, at most 10^24)
+             * @example 3000000000000000
+             */
+            amount: string;
+            /**
+             * @description The currency the limit counts; a currency no listing is priced in is refused. ETH today
+             * @default ETH
+             * @enum {string}
+             */
+            currency: "ETH";
+            /**
+             * @description day: each calendar day, UTC; month: each calendar month, UTC; total: for the key's or app's whole life, never reset
+             * @enum {string}
+             */
+            period: "day" | "month" | "total";
         };
         /** @description A transaction for the caller's wallet to sign and send (no value, no gas fields: the wallet fills those) */
         UnsignedTransaction: {
@@ -3674,6 +3766,26 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            /** @description Error: spend_limit_reached */
+            402: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "spend_limit_reached";
+                            /** @enum {integer} */
+                            status: 402;
+                        };
+                    };
+                };
+            };
             /** @description Forbidden: credential_not_found, credential_expired, insufficient_balance, listing_paused, credential_revoked, listing_closed, price_not_agreed, insufficient_scope */
             403: {
                 headers: {
@@ -3794,6 +3906,26 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            /** @description Error: spend_limit_reached */
+            402: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "spend_limit_reached";
+                            /** @enum {integer} */
+                            status: 402;
+                        };
+                    };
+                };
+            };
             /** @description Forbidden: credential_not_found, credential_expired, insufficient_balance, listing_paused, credential_revoked, listing_closed, price_not_agreed, insufficient_scope */
             403: {
                 headers: {
@@ -4259,6 +4391,102 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
+        };
+    };
+    updateApiKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                key_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ApiKeyUpdate"];
+            };
+        };
+        responses: {
+            /** @description The key with its limits */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKey"];
+                };
+            };
+            /** @description Bad request: invalid_request */
+            400: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "invalid_request";
+                            /** @enum {integer} */
+                            status: 400;
+                        };
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description Forbidden: forbidden, insufficient_scope */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "forbidden" | "insufficient_scope";
+                            /** @enum {integer} */
+                            status: 403;
+                        };
+                    };
+                };
+            };
+            /** @description Not found: not_found */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "not_found";
+                            /** @enum {integer} */
+                            status: 404;
+                        };
+                    };
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createApiKeyChallenge: {
@@ -5425,6 +5653,103 @@ export interface operations {
             500: components["responses"]["InternalError"];
         };
     };
+    updateConnectedApp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The app_id of GET /v1/oauth/apps */
+                app_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ConnectedAppUpdate"];
+            };
+        };
+        responses: {
+            /** @description The app with its limits */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConnectedApp"];
+                };
+            };
+            /** @description Bad request: invalid_request */
+            400: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "invalid_request";
+                            /** @enum {integer} */
+                            status: 400;
+                        };
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description Forbidden: forbidden, insufficient_scope */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "forbidden" | "insufficient_scope";
+                            /** @enum {integer} */
+                            status: 403;
+                        };
+                    };
+                };
+            };
+            /** @description Not found: not_found */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "not_found";
+                            /** @enum {integer} */
+                            status: 404;
+                        };
+                    };
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     getOAuthRequest: {
         parameters: {
             query?: never;
@@ -5505,7 +5830,11 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["OAuthApproval"];
+            };
+        };
         responses: {
             /** @description Where the browser goes next */
             200: {
@@ -5518,6 +5847,26 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["OAuthDecision"];
+                };
+            };
+            /** @description Bad request: invalid_request */
+            400: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "invalid_request";
+                            /** @enum {integer} */
+                            status: 400;
+                        };
+                    };
                 };
             };
             401: components["responses"]["Unauthorized"];

@@ -47,6 +47,24 @@ export function createTables(options: TablesOptions): Tables {
   return { doc, raw, name: (table) => physicalTableName(options.prefix, table) };
 }
 
+const exactClients = new WeakMap<Tables, DynamoDBDocumentClient>();
+/**
+ * A document client that reads numbers as exact strings (NumberValue), on a DynamoDB client of its own
+ * with the tables' region, endpoint and credentials: a document client writes its options into the
+ * configuration of the client it wraps, so wrapping the tables' own would change every reader's numbers.
+ * For wei amounts, which a JavaScript number cannot hold.
+ */
+export function exactDocument(tables: Tables): DynamoDBDocumentClient {
+  let client = exactClients.get(tables);
+  if (!client) {
+    const { region, endpoint, credentials } = tables.raw.config;
+    const raw = new DynamoDBClient({ region, credentials, maxAttempts: 3, ...(endpoint ? { endpoint } : {}) });
+    client = DynamoDBDocumentClient.from(raw, { marshallOptions: { removeUndefinedValues: true }, unmarshallOptions: { wrapNumbers: true } });
+    exactClients.set(tables, client);
+  }
+  return client;
+}
+
 /** Creates every table that does not exist yet (local stack and tests; the cloud's come from stacks/). */
 export async function ensureTables(tables: Tables, prefix: string): Promise<void> {
   await Promise.all(

@@ -3,6 +3,7 @@ import { z, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../env.ts";
 import { listApiKeys } from "../../auth/api-keys.ts";
 import { defineRoute } from "../route.ts";
+import { withSpending } from "../spending.ts";
 import { ApiKeySchema } from "../schemas/keys.ts";
 
 export const route = defineRoute({
@@ -13,7 +14,7 @@ export const route = defineRoute({
   access: "bearer",
   rateLimit: { rule: "default", failMode: "open" },
   summary: "List API keys",
-  description: "The wallet's API keys, newest first, revoked ones included: id, label, prefix, when created and last used. Never the key itself, which is shown only when it is created.",
+  description: "The wallet's API keys, newest first, revoked ones included: id, label, prefix, when created and last used, and each spending limit with what was spent this period and what remains. Never the key itself, which is shown only when it is created.",
   responses: {
     200: { description: "The wallet's keys, newest first", content: { "application/json": { schema: z.object({ keys: z.array(ApiKeySchema) }).openapi("ApiKeyList") } } },
   },
@@ -21,5 +22,9 @@ export const route = defineRoute({
 });
 
 export function register(app: OpenAPIHono<AppEnv>): void {
-  app.openapi(route, async (c) => c.json({ keys: await listApiKeys(c.get("services").tables, c.get("principal").wallet) }, 200));
+  app.openapi(route, async (c) => {
+    const services = c.get("services");
+    const keys = await listApiKeys(services.tables, c.get("principal").wallet);
+    return c.json({ keys: await Promise.all(keys.map((key) => withSpending(services, { kind: "key", id: key.key_id }, key))) }, 200);
+  });
 }

@@ -4,6 +4,7 @@ import type { AppEnv } from "../env.ts";
 import { revokeApiKey } from "../../auth/api-keys.ts";
 import { ApiKeySchema } from "../schemas/keys.ts";
 import { defineRoute } from "../route.ts";
+import { withSpending } from "../spending.ts";
 
 export const route = defineRoute({
   method: "delete",
@@ -22,5 +23,9 @@ export const route = defineRoute({
 });
 
 export function register(app: OpenAPIHono<AppEnv>): void {
-  app.openapi(route, async (c) => c.json(await revokeApiKey(c.get("services").tables, c.get("principal").wallet, c.req.valid("param").key_id), 200));
+  app.openapi(route, async (c) => {
+    const services = c.get("services");
+    const key = await revokeApiKey(services.tables, c.get("principal").wallet, c.req.valid("param").key_id);
+    return c.json(await withSpending(services, { kind: "key", id: key.key_id }, key), 200);
+  });
 }

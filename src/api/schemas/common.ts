@@ -51,6 +51,20 @@ export const ErrorBodySchema = z
         .object({ contract: z.string(), error: z.string() })
         .optional()
         .openapi({ description: "The contract's custom error behind a refusal, decoded from the revert" }),
+      spend_limit: z
+        .object({
+          scope: z.enum(["key", "app"]).openapi({ description: "Whose limit: the API key's or the connected app's" }),
+          id: z.string().openapi({ description: "The key_id or the app_id" }),
+          currency: z.string(),
+          period: z.enum(["day", "month", "total"]),
+          amount: z.string().openapi({ description: "The limit, wei" }),
+          spent: z.string().openapi({ description: "Charged in the current period, wei" }),
+          reserved: z.string().openapi({ description: "Held by runs in flight, wei" }),
+          remaining: z.string().openapi({ description: "What may still be spent in the period, wei" }),
+          resets_at: z.string().nullable().openapi({ description: "When the period ends (ISO 8601, UTC); null for a limit in total" }),
+        })
+        .optional()
+        .openapi({ description: "With spend_limit_reached: the limit the run would have passed" }),
     }),
   })
   .openapi("Error", { description: "The envelope of every error answer. Each operation lists, per status, the codes it can return." });

@@ -2,6 +2,7 @@
 // the consent page shows it, and a connected app.
 import { z } from "@hono/zod-openapi";
 import { OAUTH_SCOPES } from "../../oauth/scopes.ts";
+import { SpendLimitSchema } from "./spend.ts";
 
 export const OAuthScopeSchema = z.enum(OAUTH_SCOPES).openapi("OAuthScope", {
   description: "tasks:run runs tasks on the rented agents (and reads those runs); credentials:read reads the rentals; listings:read reads the catalogue.",
@@ -36,6 +37,9 @@ export const ConsentRequestSchema = z
     scopes: z.array(z.object({ scope: OAuthScopeSchema, description: z.string() })).openapi({ description: "What the app asks to do, in words" }),
     resources: z.array(z.string()).openapi({ description: "The resources its tokens will open (the service's base URL opens the MCP endpoint, the A2A agents and the REST routes of its scopes)" }),
     expires_at: z.string().openapi({ description: "When the request expires (ISO 8601)" }),
+    proposed_spend_limits: z
+      .array(z.object({ currency: z.string(), period: z.enum(["day", "month", "total"]), amount: z.string() }))
+      .openapi({ description: "The spending limit the app proposes for itself (its authorization parameter `spend_limit=<currency>:<wei>:<period>`); the person sets the limit on approval" }),
   })
   .openapi("OAuthConsentRequest", { description: "An app's sign-in request awaiting the person's decision" });
 
@@ -55,5 +59,6 @@ export const ConnectedAppSchema = z
     approved_at: z.string(),
     expires_at: z.string().openapi({ description: "When the approval lapses and the app must ask again" }),
     last_used_at: z.string().nullable().openapi({ description: "The last request made with one of its access tokens" }),
+    spend_limits: z.array(SpendLimitSchema).openapi({ description: "What the app may spend on per-task runs, per period, with this period's spending; [] when unlimited" }),
   })
   .openapi("ConnectedApp");

@@ -24,6 +24,7 @@ import { chargeRefOf, type RunRecord } from "../runs/run.ts";
 import { correctSettlement, getRun, updateSettlement } from "../runs/run.store.ts";
 import { deletePendingSettlement, listPendingSettlements, markRequeued, putPendingSettlement, type PendingSettlement } from "./settlement.store.ts";
 import { holdReservation, releaseReservation, settleReservation, SETTLEMENT_WINDOW_MS } from "./ledger.ts";
+import { holdSpend, releaseSpend, settleSpend } from "./spend.ts";
 import { chargeMessageBody } from "./charge-message.ts";
 import { recordSettledRun } from "../../analytics/record.ts";
 
@@ -46,6 +47,8 @@ export interface ChargeableRun {
   priceWei: bigint;
   /** The bytes32 reference the run is charged under (chargeRefOf). */
   chargeRef: Hex;
+  /** The holds of the spending limits the run counts against (RunRecord.spend_holds). */
+  spendHolds?: string[];
   /** After this time (milliseconds since the epoch) the settler no longer sends the charge: the stale-run
    * sweep may then finish the run from what the chain says. Absent for a finished run's charge. */
   notAfter?: number;
@@ -111,13 +114,13 @@ export async function requestCharge(services: Services, run: ChargeableRun, from
 /** The reservation ledger follows a charge's outcome. Its write is retried and never turns a landed charge
  * into an error: a reservation left behind only keeps the renter's funds held until it expires (never
  * overspends). */
-async function followLedger(services: Services, run: Pick<ChargeableRun, "runId" | "onChainId" | "wallet">, outcome: ChargeOutcome): Promise<void> {
+async function followLedger(services: Services, run: Pick<ChargeableRun, "runId" | "onChainId" | "wallet" | "priceWei" | "spendHolds">, outcome: ChargeOutcome): Promise<void> {
   const follow: () => Promise<unknown> =
     outcome.outcome === "charged"
-      ? () => settleReservation(services, run.onChainId, run.wallet, run.runId)
+      ? () => Promise.all([settleReservation(services, run.onChainId, run.wallet, run.runId), settleSpend(services, run.spendHolds, run.runId, run.priceWei)])
       : outcome.outcome === "refused"
-        ? () => releaseReservation(services, run.onChainId, run.wallet, run.runId)
-        : () => holdReservation(services, run.onChainId, run.wallet, run.runId, Date.now() + SETTLEMENT_WINDOW_MS);
+        ? () => Promise.all([releaseReservation(services, run.onChainId, run.wallet, run.runId), releaseSpend(services, run.spendHolds, run.runId, run.priceWei)])
+        : () => Promise.all([holdReservation(services, run.onChainId, run.wallet, run.runId, Date.now() + SETTLEMENT_WINDOW_MS), holdSpend(services, run.spendHolds, run.runId, Date.now() + SETTLEMENT_WINDOW_MS)]);
   await pRetry(follow, { retries: 5, minTimeout: 100, maxTimeout: 2_000 }).catch((error: unknown) =>
     services.logger.error("reservation ledger not updated after settlement", { run_id: run.runId, outcome: outcome.outcome, cause: error instanceof Error ? error.message : String(error) }),
   );
@@ -157,7 +160,7 @@ function admittedPrice(run: RunRecord): bigint | undefined {
 async function refuseUnpriced(services: Services, run: RunRecord): Promise<void> {
   services.logger.error("pending settlement refused: the run has no admitted price, so no charge is sent", { run_id: run.run_id, listing_id: run.listing_id });
   services.metrics.count("SettlementsRefused");
-  await releaseReservation(services, run.on_chain_id, run.wallet, run.run_id).catch((error: unknown) =>
+  await Promise.all([releaseReservation(services, run.on_chain_id, run.wallet, run.run_id), releaseSpend(services, run.spend_holds, run.run_id, BigInt(run.price_wei ?? "0"))]).catch((error: unknown) =>
     services.logger.error("reservation not given back", { run_id: run.run_id, cause: error instanceof Error ? error.message : String(error) }),
   );
   await updateSettlement(services.tables, run.run_id, {
@@ -236,7 +239,7 @@ export async function settlePendingRuns(services: Services): Promise<{ settled: 
       continue;
     }
     const outcome = outcomeOf(decision);
-    await followLedger(services, { runId: run.run_id, onChainId: run.on_chain_id, wallet: run.wallet }, outcome);
+    await followLedger(services, { runId: run.run_id, onChainId: run.on_chain_id, wallet: run.wallet, priceWei, ...(run.spend_holds ? { spendHolds: run.spend_holds } : {}) }, outcome);
     // Each outcome is recorded, counted and timed once: a pass that finds the run's settlement already
     // recorded (another pass, in this process or another, took it first) only clears its pending item.
     if (outcome.outcome === "charged") {

@@ -46,6 +46,9 @@ export interface RunRecord {
   /** A per-query run's dense charge reference (decimal string), given at admission: the `runRef` its
    * charge carries on-chain (money/charge-refs.ts). Absent on runs admitted before there were any. */
   charge_ref?: string;
+  /** The spending limits' holds of a per-query run admitted through a key or app with limits
+   * (money/spend-ledger.store.ts): turned into spending when it is charged, given back when it is not. */
+  spend_holds?: string[];
   status: RunStatus;
   /** The final output, once finished (a failed run's partial output is its streamed text). */
   output?: unknown;

@@ -7,6 +7,7 @@
 import type { Services } from "../../services.ts";
 import { concurrencySlots } from "../leases/concurrency.store.ts";
 import { releaseReservation, settleReservation } from "../money/ledger.ts";
+import { releaseSpend, settleSpend } from "../money/spend.ts";
 import { earlierCharge, settlementRecorded } from "../money/settlement.ts";
 import { chargeRefOf } from "./run.ts";
 import { finishRun, getRun, listStaleRunningRuns } from "./run.store.ts";
@@ -82,8 +83,9 @@ async function finishRuns(services: Services, items: Awaited<ReturnType<typeof l
           finished_at: finishedAt,
         });
     if (run.rental_model === "per_query") {
-      if (charge) await settleReservation(services, run.on_chain_id, run.wallet, run.run_id);
-      else await releaseReservation(services, run.on_chain_id, run.wallet, run.run_id);
+      const price = BigInt(run.price_wei ?? "0");
+      if (charge) await Promise.all([settleReservation(services, run.on_chain_id, run.wallet, run.run_id), settleSpend(services, run.spend_holds, run.run_id, price)]);
+      else await Promise.all([releaseReservation(services, run.on_chain_id, run.wallet, run.run_id), releaseSpend(services, run.spend_holds, run.run_id, price)]);
     }
     await concurrencySlots(services.tables, run.on_chain_id).remove(run.run_id);
     if (finished === "finished") {

@@ -12,7 +12,7 @@ import { useSession } from "../auth/session.tsx";
 export type Query = Record<string, string | number | undefined | null>;
 
 export interface RequestOptions {
-  method?: "GET" | "POST" | "PUT" | "DELETE";
+  method?: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
   body?: unknown;
   query?: Query;
   signal?: AbortSignal;

@@ -3,6 +3,7 @@
 // client id, how it identified itself, where the browser returns) and for what (the scopes in words,
 // and the agents it will be able to run: their rentals, with each rental model and price), then approve
 // or deny. Either way the browser goes back through the authorization server to the app.
+import { useEffect, useState } from "react";
 import { useMutation } from "@tanstack/react-query";
 import { useSearchParams } from "react-router";
 import type { Credential } from "@agent-rental/sdk";
@@ -10,7 +11,8 @@ import { useApi, useAuthQuery } from "../api/hooks.ts";
 import { useAllCredentials } from "../api/credentials.ts";
 import { RequireSignIn } from "../ui/Layout.tsx";
 import { Empty, ErrorNote, Loading, Notice } from "../ui/notices.tsx";
-import { formatTime, MODEL_LABEL, PRICE_SUFFIX } from "../ui/format.ts";
+import { formatTime, formatWei, MODEL_LABEL, PRICE_SUFFIX } from "../ui/format.ts";
+import { draftOf, limitsOf, SpendLimitFields, type LimitDraft } from "../ui/SpendLimits.tsx";
 
 /** A sign-in request as GET /v1/oauth/requests/{request_id} answers it. */
 interface ConsentRequest {
@@ -19,6 +21,8 @@ interface ConsentRequest {
   scopes: { scope: string; description: string }[];
   resources: string[];
   expires_at: string;
+  /** The spending limit the app proposes for itself (the person sets the limit). */
+  proposed_spend_limits: { currency: string; period: string; amount: string }[];
 }
 
 export function ConnectPage() {
@@ -44,8 +48,24 @@ export function ConnectPage() {
 function Request({ requestId }: { requestId: string }) {
   const request = useAuthQuery<ConsentRequest>(`/v1/oauth/requests/${encodeURIComponent(requestId)}`, undefined, { retry: false });
   const api = useApi();
+  const [limits, setLimits] = useState<LimitDraft>(() => draftOf([]));
+  const [limitProblem, setLimitProblem] = useState<string | null>(null);
+  const proposed = request.data?.proposed_spend_limits;
+  // The app's proposal fills the fields; the person changes or clears them before approving.
+  useEffect(() => {
+    if (proposed) setLimits(draftOf(proposed));
+  }, [proposed]);
   const decide = useMutation({
-    mutationFn: (decision: "approve" | "deny") => api<{ redirect_to: string }>(`/v1/oauth/requests/${encodeURIComponent(requestId)}/${decision}`, { method: "POST" }),
+    mutationFn: (decision: "approve" | "deny") => {
+      if (decision === "deny") return api<{ redirect_to: string }>(`/v1/oauth/requests/${encodeURIComponent(requestId)}/deny`, { method: "POST" });
+      const parsed = limitsOf(limits);
+      if ("problem" in parsed) {
+        setLimitProblem(parsed.problem);
+        return Promise.reject(new Error(parsed.problem));
+      }
+      setLimitProblem(null);
+      return api<{ redirect_to: string }>(`/v1/oauth/requests/${encodeURIComponent(requestId)}/approve`, { method: "POST", body: { spend_limits: parsed.limits } });
+    },
     // Back through the authorization server, which sends the browser on to the app.
     onSuccess: ({ redirect_to }) => window.location.assign(redirect_to),
   });
@@ -84,8 +104,23 @@ function Request({ requestId }: { requestId: string }) {
         </ul>
       </div>
       {runs ? <Agents /> : null}
+      {runs ? (
+        <div className="stack" data-testid="consent-spend-limit">
+          <h3>What it may spend</h3>
+          {request.data.proposed_spend_limits.length > 0 ? (
+            <p className="small" data-testid="consent-proposed-limit">
+              The app proposes a limit of{" "}
+              {request.data.proposed_spend_limits.map((l) => `${formatWei(l.amount)} ${l.period === "total" ? "in total" : `per ${l.period}`}`).join(", ")}. You decide: change or clear it below.
+            </p>
+          ) : (
+            <p className="muted small">The app proposes no limit. Set one to bound what it can spend on your per-task rentals.</p>
+          )}
+          <SpendLimitFields draft={limits} onChange={setLimits} idPrefix="consent-limit" />
+          {limitProblem ? <div className="notice notice-error" role="alert">{limitProblem}</div> : null}
+        </div>
+      ) : null}
       <Notice>It will never create API keys, rent, rate, or change listings: those stay yours. You can revoke it at any time in Connected apps.</Notice>
-      {decide.error ? <ErrorNote error={decide.error} title="Your decision could not be recorded" /> : null}
+      {decide.error && !limitProblem ? <ErrorNote error={decide.error} title="Your decision could not be recorded" /> : null}
       {decide.isSuccess ? <Notice live>Returning to the app…</Notice> : null}
       <div className="row" style={{ justifyContent: "flex-end" }}>
         <button className="btn" disabled={decide.isPending || decide.isSuccess} onClick={() => decide.mutate("deny")}>

@@ -6,6 +6,8 @@ import { useApi, useAuthQuery } from "../api/hooks.ts";
 import { RequireSignIn } from "../ui/Layout.tsx";
 import { Empty, ErrorNote, Loading } from "../ui/notices.tsx";
 import { formatTime } from "../ui/format.ts";
+import { EditSpendLimits, SpendLimitSummary } from "../ui/SpendLimits.tsx";
+import type { SpendLimit } from "@agent-rental/sdk";
 
 /** An app as GET /v1/oauth/apps lists it. */
 interface ConnectedApp {
@@ -19,6 +21,7 @@ interface ConnectedApp {
   approved_at: string;
   expires_at: string;
   last_used_at: string | null;
+  spend_limits: SpendLimit[];
 }
 
 const SCOPE_WORDS: Record<string, string> = { "tasks:run": "Run tasks", "credentials:read": "See rentals", "listings:read": "Read the catalogue" };
@@ -52,6 +55,7 @@ function Apps() {
             <th scope="col">May</th>
             <th scope="col">Approved</th>
             <th scope="col">Last used</th>
+            <th scope="col">Spending limit</th>
             <th scope="col">
               <span className="visually-hidden">Actions</span>
             </th>
@@ -71,7 +75,13 @@ function Apps() {
               <td>{formatTime(app.approved_at)}</td>
               <td>{app.last_used_at ? formatTime(app.last_used_at) : "Never"}</td>
               <td>
-                <RevokeApp app={app} />
+                <SpendLimitSummary limits={app.spend_limits} testId={`app-limit-${app.app_id}`} />
+              </td>
+              <td>
+                <div className="row">
+                  <EditSpendLimits what={app.name ?? "this app"} path={`/v1/oauth/apps/${encodeURIComponent(app.app_id)}`} limits={app.spend_limits} queryPath="/v1/oauth/apps" />
+                  <RevokeApp app={app} />
+                </div>
               </td>
             </tr>
           ))}

@@ -7,11 +7,12 @@ import * as AlertDialog from "@radix-ui/react-alert-dialog";
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useConnection, useSignMessage } from "wagmi";
 import { useApi, useAuthQuery } from "../api/hooks.ts";
-import { AgentRentalError, type ApiKey } from "@agent-rental/sdk";
+import { AgentRentalError, type ApiKey, type SpendLimitInput } from "@agent-rental/sdk";
 import { explainError } from "../chain/errors.ts";
 import { RequireSignIn } from "../ui/Layout.tsx";
 import { Empty, ErrorNote, Loading, StatusBadge } from "../ui/notices.tsx";
 import { formatTime } from "../ui/format.ts";
+import { draftOf, EditSpendLimits, limitsOf, SpendLimitFields, SpendLimitSummary, type LimitDraft } from "../ui/SpendLimits.tsx";
 
 export function KeysPage() {
   return (
@@ -52,6 +53,7 @@ function Keys() {
                 <th scope="col">Key</th>
                 <th scope="col">Created</th>
                 <th scope="col">Last used</th>
+                <th scope="col">Spending limit</th>
                 <th scope="col">
                   <span className="visually-hidden">Actions</span>
                 </th>
@@ -64,7 +66,19 @@ function Keys() {
                   <td className="mono">{k.prefix}</td>
                   <td>{formatTime(k.created_at)}</td>
                   <td>{k.last_used_at ? formatTime(k.last_used_at) : "Never"}</td>
-                  <td>{k.revoked ? <StatusBadge status="revoked" /> : <RevokeKey apiKey={k} onRevoked={() => void keys.refetch()} />}</td>
+                  <td>
+                    <SpendLimitSummary limits={k.spend_limits} testId={`key-limit-${k.key_id}`} />
+                  </td>
+                  <td>
+                    {k.revoked ? (
+                      <StatusBadge status="revoked" />
+                    ) : (
+                      <div className="row">
+                        <EditSpendLimits what={k.label} path={`/v1/keys/${encodeURIComponent(k.key_id)}`} limits={k.spend_limits} queryPath="/v1/keys" />
+                        <RevokeKey apiKey={k} onRevoked={() => void keys.refetch()} />
+                      </div>
+                    )}
+                  </td>
                 </tr>
               ))}
             </tbody>
@@ -81,13 +95,15 @@ function NewKey({ onCreated }: { onCreated: () => void }) {
   const signMessage = useSignMessage();
   const [open, setOpen] = useState(false);
   const [label, setLabel] = useState("");
+  const [limits, setLimits] = useState<LimitDraft>(() => draftOf([]));
+  const [limitProblem, setLimitProblem] = useState<string | null>(null);
   const [created, setCreated] = useState<string | null>(null);
   const [copied, setCopied] = useState(false);
   const create = useMutation({
-    mutationFn: async () => {
+    mutationFn: async (spendLimits: SpendLimitInput[]) => {
       const challenge = await api<{ nonce: string; message: string }>("/v1/keys/challenge", { method: "POST", body: { label: label.trim() } });
       const signature = await signMessage.mutateAsync({ account: address!, message: challenge.message });
-      return api<ApiKey & { key: string }>("/v1/keys", { method: "POST", body: { nonce: challenge.nonce, signature } });
+      return api<ApiKey & { key: string }>("/v1/keys", { method: "POST", body: { nonce: challenge.nonce, signature, ...(spendLimits.length > 0 ? { spend_limits: spendLimits } : {}) } });
     },
     onSuccess: (k) => {
       setCreated(k.key);
@@ -100,6 +116,8 @@ function NewKey({ onCreated }: { onCreated: () => void }) {
     if (!o) {
       setCreated(null);
       setLabel("");
+      setLimits(draftOf([]));
+      setLimitProblem(null);
       setCopied(false);
       create.reset();
     }
@@ -142,7 +160,10 @@ function NewKey({ onCreated }: { onCreated: () => void }) {
               className="stack"
               onSubmit={(e) => {
                 e.preventDefault();
-                create.mutate();
+                const parsed = limitsOf(limits);
+                if ("problem" in parsed) return setLimitProblem(parsed.problem);
+                setLimitProblem(null);
+                create.mutate(parsed.limits);
               }}
             >
               <Dialog.Description className="muted">Name it after where it will be used. You confirm with a wallet signature: no transaction, no gas.</Dialog.Description>
@@ -150,6 +171,8 @@ function NewKey({ onCreated }: { onCreated: () => void }) {
                 <label htmlFor="key-label">Label</label>
                 <input id="key-label" required maxLength={64} value={label} onChange={(e) => setLabel(e.target.value)} placeholder="e.g. production backend" />
               </div>
+              <SpendLimitFields draft={limits} onChange={setLimits} idPrefix="new-key-limit" />
+              {limitProblem ? <div className="notice notice-error" role="alert">{limitProblem}</div> : null}
               {create.isPending ? <div className="notice notice-warn" role="status">Confirm with your wallet signature…</div> : null}
               {create.error instanceof AgentRentalError ? <ErrorNote error={create.error} /> : null}
               {problem ? <div className={`notice ${problem.rejected ? "notice-warn" : "notice-error"}`} role="alert">{problem.rejected ? "You rejected the signature in your wallet. No key was created." : problem.message}</div> : null}
