@@ -1,6 +1,7 @@
 // The typed client for the agent rental and task execution REST API.
 export { AgentRentalClient, type AgentRentalClientOptions, type ApiRequestOptions, type ExecuteOptions, type RunEventsOptions, type UploadOptions, type WaitForJobOptions } from "./client.ts";
-export { AgentRentalError, ApiError, AuthError, AccessError, NotFoundError, RateLimitError, type OnChainError } from "./errors.ts";
+export { AgentRentalError, ApiError, AuthError, AccessError, NotFoundError, RateLimitError, type AgentRentalErrorCode, type ClientErrorCode, type OnChainError } from "./errors.ts";
+export type { ErrorCode } from "@agent-rental/core/vocabulary";
 export { parseJson } from "./json.ts";
 export type { AccountSigner, Eip1193Provider, Signer, SignerOptions } from "./signer.ts";
 export type * from "./types.ts";
