@@ -1521,6 +1521,8 @@ export interface components {
             timeout_seconds?: number;
         };
         Feedback: {
+            /** @description The agent it was given to (decimal): the listing's current agent or one it was linked to before. With client and feedback_index it names the feedback on-chain; the SDK's verifyReputation reads every agent listed here */
+            agent_id: string;
             block_number: string;
             /** @description The wallet that sent giveFeedback, lower-case */
             client: string;
