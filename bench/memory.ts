@@ -7,9 +7,11 @@
 // emulators, the sandboxes) are summed apart. The question is whether the API's RSS levels off: the
 // figure printed is the growth over each quarter of the runs.
 // Run: npm run bench -- memory   (or: node --import tsx bench/memory.ts; RUNS, CONCURRENCY, RENTERS,
-// SAMPLE_EVERY, IDLE_MS in the environment)
+// SAMPLE_EVERY, IDLE_MS in the environment). HEAP_SNAPSHOTS=<directory> also writes a heap snapshot of
+// the stack process after the warm-up and after the idle wait (each after a full collection), for
+// `node --import tsx bench/heap-diff.ts <first> <second>`.
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, readFileSync, readdirSync, rmSync, existsSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, existsSync } from "node:fs";
 import { tmpdir, loadavg } from "node:os";
 import { join } from "node:path";
 import { createPublicClient, createWalletClient, http, parseEther, type Hex } from "viem";
@@ -23,6 +25,7 @@ const CONCURRENCY = Number(process.env.CONCURRENCY ?? 20);
 const RENTERS = Number(process.env.RENTERS ?? 20);
 const SAMPLE_EVERY = Number(process.env.SAMPLE_EVERY ?? 250);
 const IDLE_MS = Number(process.env.IDLE_MS ?? 15_000);
+const HEAP_SNAPSHOTS = process.env.HEAP_SNAPSHOTS;
 const root = join(import.meta.dirname, "..");
 
 const mib = (kb: number) => (kb / 1024).toFixed(0);
@@ -87,6 +90,56 @@ async function until<T>(what: string, probe: () => T | undefined | Promise<T | u
   }
 }
 
+interface Collected {
+  /** VmRSS right after a full collection. */
+  rss: number;
+  /** process.memoryUsage() inside the stack after the collection: the JS heap's live objects, the heap
+   * V8 holds, and the memory outside the heap its objects own (Buffers and ArrayBuffers among it). */
+  heapUsed: number;
+  heapTotal: number;
+  external: number;
+}
+
+/** The stack's inspector (it runs with --inspect on a port of its own choosing, named on its stderr):
+ * a full collection on demand, and process.memoryUsage() read inside the process after it. */
+async function inspectorOf(url: string) {
+  const socket = new WebSocket(url);
+  await new Promise((resolve, reject) => ((socket.onopen = resolve), (socket.onerror = reject)));
+  let last = 0;
+  const waiting = new Map<number, (result: unknown) => void>();
+  socket.onmessage = (event) => {
+    const message = JSON.parse(String(event.data)) as { id?: number; result?: unknown; error?: unknown };
+    if (message.id !== undefined) waiting.get(message.id)?.(message.result ?? message.error), waiting.delete(message.id);
+  };
+  const call = (method: string, params: object = {}) =>
+    new Promise<unknown>((resolve) => {
+      const id = ++last;
+      waiting.set(id, resolve);
+      socket.send(JSON.stringify({ id, method, params }));
+    });
+  await call("HeapProfiler.enable");
+  return {
+    async collected(pid: number): Promise<Collected> {
+      await call("HeapProfiler.collectGarbage");
+      const answer = (await call("Runtime.evaluate", { expression: "JSON.stringify(process.memoryUsage())", returnByValue: true })) as { result: { value: string } };
+      const usage = JSON.parse(answer.result.value) as NodeJS.MemoryUsage;
+      return { rss: rssKb(pid), heapUsed: usage.heapUsed / 1024, heapTotal: usage.heapTotal / 1024, external: usage.external / 1024 };
+    },
+    close: () => socket.close(),
+  };
+}
+
+/** Has the stack process (started with --heapsnapshot-signal) write a heap snapshot into `dir`; resolves
+ * with its path once written (the process writes it on its main thread, so it answers HTTP again only
+ * after). */
+async function heapSnapshot(pid: number, dir: string, api: string): Promise<string> {
+  const before = new Set(readdirSync(dir));
+  process.kill(pid, "SIGUSR2");
+  const file = await until("the heap snapshot to start", () => readdirSync(dir).find((name) => name.endsWith(".heapsnapshot") && !before.has(name)), 300_000);
+  await until("the heap snapshot to be written", async () => (await fetch(`${api}/v1/health`).then((res) => res.status > 0, () => false)) || undefined, 600_000);
+  return join(dir, file);
+}
+
 /** Runs the load and returns the figures (see the file's opening comment). */
 export async function runMemoryBench(): Promise<string[]> {
   const dataDir = mkdtempSync(join(tmpdir(), "memory-bench-"));
@@ -94,15 +147,23 @@ export async function runMemoryBench(): Promise<string[]> {
   const env = { ...process.env, ...Object.fromEntries(Object.entries(ports).map(([k, v]) => [k, String(v)])), LOCAL_DATA_DIR: dataDir, LOG_LEVEL: "warn" };
   let stack: ChildProcess | undefined;
   try {
-    stack = spawn(process.execPath, ["--disable-warning=ExperimentalWarning", "--import", "tsx", "local/start.ts"], { cwd: root, env, stdio: ["ignore", "pipe", "pipe"] });
+    if (HEAP_SNAPSHOTS) mkdirSync(HEAP_SNAPSHOTS, { recursive: true });
+    const snapshotFlags = HEAP_SNAPSHOTS ? ["--heapsnapshot-signal=SIGUSR2", `--diagnostic-dir=${HEAP_SNAPSHOTS}`] : [];
+    stack = spawn(process.execPath, ["--inspect=127.0.0.1:0", ...snapshotFlags, "--disable-warning=ExperimentalWarning", "--import", "tsx", "local/start.ts"], { cwd: root, env, stdio: ["ignore", "pipe", "pipe"] });
     let output = "";
     stack.stdout!.on("data", (chunk: Buffer) => void (output += chunk.toString()));
-    stack.stderr!.on("data", (chunk: Buffer) => void (output = (output + chunk.toString()).slice(-8_000)));
+    let inspectorUrl: string | undefined;
+    stack.stderr!.on("data", (chunk: Buffer) => {
+      inspectorUrl ??= /Debugger listening on (ws:\/\/\S+)/.exec(chunk.toString())?.[1];
+      output = (output + chunk.toString()).slice(-8_000);
+    });
     const exited = new Promise<number | null>((resolve) => stack!.on("exit", resolve));
     await until("the stack to start", () => (output.includes("is running") ? true : stack!.exitCode !== null ? (() => { throw new Error(`the stack exited:\n${output}`); })() : undefined), 300_000);
     const info = JSON.parse(readFileSync(join(dataDir, "stack.json"), "utf8")) as { api_url: string; rpc_url: string; chain_id: number; contracts: { marketplace: Hex }; demo: { listings: { listing_id: string; rental_model: string; price_eth: string }[] } };
     const pid = stack.pid!;
     const api = info.api_url;
+    if (!inspectorUrl) throw new Error(`the stack named no inspector:\n${output}`);
+    const inspector = await inspectorOf(inspectorUrl);
     const listing = info.demo.listings.find((l) => l.rental_model === "one_time")!;
     const onChainId = `0x${listing.listing_id.slice(4)}` as Hex;
     const chain = { id: info.chain_id, name: "local", nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 }, rpcUrls: { default: { http: [info.rpc_url] } } } as const;
@@ -129,12 +190,17 @@ export async function runMemoryBench(): Promise<string[]> {
       return res.status === 200 ? true : undefined;
     }, 120_000);
 
-    const samples: { runs: number; rss: number; anon: number; ldb: number; children: number; at: number }[] = [];
-    const sample = (runs: number) => {
-      samples.push({ runs, ...residentKb(pid), children: childrenRssKb(pid), at: Date.now() });
-      process.stderr.write(`  · ${runs} runs: RSS ${mib(samples.at(-1)!.rss)} MiB\n`);
+    // Each sample: the resident set as the load left it, then after a full collection (what is held).
+    const samples: { runs: number; rss: number; anon: number; ldb: number; children: number; at: number; collected: Collected }[] = [];
+    const sample = async (runs: number) => {
+      const now = { runs, ...residentKb(pid), children: childrenRssKb(pid), at: Date.now() };
+      samples.push({ ...now, collected: await inspector.collected(pid) });
+      const c = samples.at(-1)!.collected;
+      process.stderr.write(`  · ${runs} runs: RSS ${mib(now.rss)} MiB; after a full collection RSS ${mib(c.rss)}, heap used ${mib(c.heapUsed)} of ${mib(c.heapTotal)}, external ${mib(c.external)} MiB\n`);
     };
-    sample(0);
+    const snapshots: string[] = [];
+    if (HEAP_SNAPSHOTS) snapshots.push(await heapSnapshot(pid, HEAP_SNAPSHOTS, api));
+    await sample(0);
     const statuses = new Map<number, number>();
     let started = 0;
     let done = 0;
@@ -162,25 +228,28 @@ export async function runMemoryBench(): Promise<string[]> {
           break;
         }
         done++;
-        if (done % SAMPLE_EVERY === 0) sample(done);
+        if (done % SAMPLE_EVERY === 0) await sample(done);
       }
     };
     await Promise.all(Array.from({ length: CONCURRENCY }, (_, w) => worker(w)));
     const seconds = (Date.now() - began) / 1000;
     await new Promise((resolve) => setTimeout(resolve, IDLE_MS));
-    sample(done);
+    await sample(done);
+    inspector.close();
     const gc = samples.at(-1)!;
+    if (HEAP_SNAPSHOTS) snapshots.push(await heapSnapshot(pid, HEAP_SNAPSHOTS, api));
 
     const lines = [
       `runs: ${RUNS} at concurrency ${CONCURRENCY}, ${RENTERS} renters of the demo one-time listing, ${seconds.toFixed(0)} s (${(RUNS / seconds).toFixed(1)} runs/s); answers ${[...statuses].map(([s, c]) => `${s}: ${c}`).join(", ")}; 429/503 waited out: ${retries}`,
       `load average (1, 5, 15 min) at the start: ${loadBefore.map((l) => l.toFixed(2)).join(" ")}; at the end: ${loadavg().map((l) => l.toFixed(2)).join(" ")} (2 cores)`,
-      "runs   stack RSS MiB   of it anonymous   of it LevelDB files   RSS less LevelDB   its children MiB",
-      ...samples.map((s, i) => `${String(s.runs).padStart(5)}   ${mib(s.rss).padStart(13)}   ${mib(s.anon).padStart(15)}   ${mib(s.ldb).padStart(19)}   ${mib(s.rss - s.ldb).padStart(16)}   ${mib(s.children).padStart(16)}${i === samples.length - 1 ? `   (after ${IDLE_MS / 1000} s idle)` : ""}`),
+      "runs   stack RSS MiB   of it anonymous   of it LevelDB files   RSS less LevelDB   its children MiB   after a full collection: RSS   heap used   heap total   external",
+      ...samples.map((s, i) => `${String(s.runs).padStart(5)}   ${mib(s.rss).padStart(13)}   ${mib(s.anon).padStart(15)}   ${mib(s.ldb).padStart(19)}   ${mib(s.rss - s.ldb).padStart(16)}   ${mib(s.children).padStart(16)}   ${mib(s.collected.rss).padStart(28)}   ${mib(s.collected.heapUsed).padStart(9)}   ${mib(s.collected.heapTotal).padStart(10)}   ${mib(s.collected.external).padStart(8)}${i === samples.length - 1 ? `   (after ${IDLE_MS / 1000} s idle)` : ""}`),
     ];
     const quarter = Math.floor(RUNS / 4);
     const at = (runs: number) => samples.reduce((best, s) => (Math.abs(s.runs - runs) < Math.abs(best.runs - runs) ? s : best));
     const growth = (of: (s: (typeof samples)[number]) => number) => [1, 2, 3, 4].map((q) => ((of(at(q * quarter)) - of(at((q - 1) * quarter))) / 1024).toFixed(0)).join(", ");
-    lines.push(`growth per quarter of the runs (MiB): RSS ${growth((s) => s.rss)}; anonymous ${growth((s) => s.anon)}; LevelDB files ${growth((s) => s.ldb)}; idle after: RSS ${mib(gc.rss)} MiB, anonymous ${mib(gc.anon)} MiB`);
+    lines.push(`growth per quarter of the runs (MiB): RSS ${growth((s) => s.rss)}; anonymous ${growth((s) => s.anon)}; LevelDB files ${growth((s) => s.ldb)}; after a full collection: RSS ${growth((s) => s.collected.rss)}, heap used ${growth((s) => s.collected.heapUsed)}; idle after: RSS ${mib(gc.rss)} MiB, anonymous ${mib(gc.anon)} MiB`);
+    if (snapshots.length > 0) lines.push(`heap snapshots (after the warm-up, after the idle wait): ${snapshots.join(" ")}`);
     stack.kill("SIGTERM");
     await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 30_000))]);
     return lines;

@@ -1,5 +1,6 @@
 // verifyReputation: recomputes a listing's verified ERC-8004 rating from the chain and the feedback
-// files alone, without trusting the service: the same rule the service's indexer applies (a feedback
+// files alone, across every agent the listing was ever linked to (registering its file again or moving
+// the agent takes no counted rating away), without trusting the service: the same rule the service's indexer applies (a feedback
 // counts when it is a rating, "starred", 0 to 100; its file's keccak256 is the on-chain hash; the file
 // is about this feedback; its run receipt names the feedback's own client, this listing and a completed
 // run, and the marketplace's verifyRunReceipt confirms it; and no earlier feedback counts for the run;
@@ -23,8 +24,14 @@ export interface VerifyReputationOptions {
   reputationRegistry: Address;
   /** The marketplace whose run log the receipts are in. */
   marketplace: Address;
-  /** The listing's agent (the listing's `erc8004.agent_id`) and the listing's on-chain id (0x + 64 hex). */
-  agentId: bigint;
+  /** Every agent the listing was ever linked to: the `agent_id` of each feedback of
+   * GET /v1/listings/{listing_id}/reputation, and the listing's current `erc8004.agent_id`. A feedback
+   * counts for the listing whichever of them it was given to, and a run is rated once across them all. */
+  agentIds?: readonly bigint[];
+  /** One agent alone (the listing's `erc8004.agent_id`): the same as `agentIds: [agentId]`, which misses
+   * the feedback of the listing's former agents. */
+  agentId?: bigint;
+  /** The listing's on-chain id (0x + 64 hex). */
   listingId: Hex;
   /** Where to start reading events (the registries' deployment block). Default 0. */
   fromBlock?: bigint;
@@ -34,6 +41,8 @@ export interface VerifyReputationOptions {
 }
 
 export interface CheckedFeedback {
+  /** The agent it was given to. */
+  agentId: bigint;
   client: Address;
   feedbackIndex: bigint;
   /** value / 10^valueDecimals. */
@@ -88,23 +97,29 @@ function receiptOf(file: FileShape): { marketplace: string; batchIndex: bigint; 
  * Recomputes a listing's verified rating from the chain and the feedback files.
  * @example
  * const listing = await api.listings.get(listingId);
+ * const reputation = await api.listings.reputation(listingId, { limit: 100 }); // every page of it
  * const result = await verifyReputation({
  *   client: createPublicClient({ transport: http(RPC_URL) }),
  *   identityRegistry, reputationRegistry, marketplace,
- *   agentId: BigInt(listing.erc8004!.agent_id), listingId: listing.on_chain_id as Hex,
+ *   agentIds: [...new Set([...reputation.feedback.map((f) => f.agent_id), ...(listing.erc8004 ? [listing.erc8004.agent_id] : [])])].map(BigInt),
+ *   listingId: listing.on_chain_id as Hex,
  *   fetchFile: async (uri) => new Uint8Array(await (await fetch(`${API}/v1/metadata/${uri.slice(7)}`)).arrayBuffer()),
  * });
  * // result.rating === listing.rating
  */
 export async function verifyReputation(options: VerifyReputationOptions): Promise<VerifiedReputation> {
   const { client } = options;
+  const agentIds = [...new Set([...(options.agentIds ?? []), ...(options.agentId !== undefined ? [options.agentId] : [])])];
+  if (agentIds.length === 0) throw new TypeError("verifyReputation: name the listing's agents (agentIds)");
   const chainId = await client.getChainId();
   const fromBlock = options.fromBlock ?? 0n;
   const [given, revoked] = await Promise.all([
-    client.getLogs({ address: options.reputationRegistry, event: NEW_FEEDBACK, args: { agentId: options.agentId }, fromBlock, toBlock: "latest", strict: true }),
-    client.getLogs({ address: options.reputationRegistry, event: FEEDBACK_REVOKED, args: { agentId: options.agentId }, fromBlock, toBlock: "latest", strict: true }),
+    client.getLogs({ address: options.reputationRegistry, event: NEW_FEEDBACK, args: { agentId: agentIds }, fromBlock, toBlock: "latest", strict: true }),
+    client.getLogs({ address: options.reputationRegistry, event: FEEDBACK_REVOKED, args: { agentId: agentIds }, fromBlock, toBlock: "latest", strict: true }),
   ]);
-  const revokedKeys = new Set(revoked.map((log) => `${lower(log.args.clientAddress)}#${log.args.feedbackIndex}`));
+  // A feedback is its agent's, its client's and its index's (each agent numbers its clients' feedback).
+  const keyOf = (a: { agentId: bigint; clientAddress: Address; feedbackIndex: bigint }) => `${a.agentId}#${lower(a.clientAddress)}#${a.feedbackIndex}`;
+  const revokedKeys = new Set(revoked.map((log) => keyOf(log.args)));
   const ordered = [...given].sort((a, b) => (a.blockNumber === b.blockNumber ? a.logIndex - b.logIndex : a.blockNumber < b.blockNumber ? -1 : 1));
   const ratedRuns = new Set<string>();
   const verified: CheckedFeedback[] = [];
@@ -120,8 +135,8 @@ export async function verifyReputation(options: VerifyReputationOptions): Promis
       if (ratedRuns.has(lower(runId))) reason = "run_already_rated";
       else ratedRuns.add(lower(runId));
     }
-    if (reason === null && revokedKeys.has(`${lower(a.clientAddress)}#${a.feedbackIndex}`)) reason = "revoked";
-    const checked: CheckedFeedback = { client: a.clientAddress, feedbackIndex: a.feedbackIndex, value, transactionHash: log.transactionHash, reason, runId: reason === null ? runId : null };
+    if (reason === null && revokedKeys.has(keyOf(a))) reason = "revoked";
+    const checked: CheckedFeedback = { agentId: a.agentId, client: a.clientAddress, feedbackIndex: a.feedbackIndex, value, transactionHash: log.transactionHash, reason, runId: reason === null ? runId : null };
     (reason === null ? verified : unverified).push(checked);
   }
   const mean = verified.length === 0 ? 0 : verified.reduce((sum, f) => sum + f.value, 0) / verified.length;
@@ -131,7 +146,7 @@ export async function verifyReputation(options: VerifyReputationOptions): Promis
 async function judge(
   options: VerifyReputationOptions,
   chainId: number,
-  a: { clientAddress: Address; value: bigint; valueDecimals: number; tag1: string; feedbackURI: string; feedbackHash: Hex },
+  a: { agentId: bigint; clientAddress: Address; value: bigint; valueDecimals: number; tag1: string; feedbackURI: string; feedbackHash: Hex },
   value: number,
 ): Promise<{ reason: string | null; receipt?: { runId: Hex } }> {
   const bytes = await options.fetchFile(a.feedbackURI).catch(() => null);
@@ -147,7 +162,7 @@ async function judge(
   const receipt = file && typeof file === "object" ? receiptOf(file) : null;
   if (!receipt || typeof file.value !== "number" || typeof file.valueDecimals !== "number" || typeof file.agentRegistry !== "string" || typeof file.clientAddress !== "string") return { reason: "file_malformed" };
   const same =
-    String(file.agentId) === options.agentId.toString() &&
+    String(file.agentId) === a.agentId.toString() &&
     lower(file.agentRegistry) === lower(`eip155:${chainId}:${options.identityRegistry}`) &&
     lower(file.clientAddress) === lower(`eip155:${chainId}:${a.clientAddress}`) &&
     file.valueDecimals === a.valueDecimals &&

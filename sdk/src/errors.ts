@@ -2,6 +2,17 @@
 // HTTP status); failures that never reached an answer (the network, an interrupted stream that could
 // not be resumed) are AgentRentalError with status 0.
 
+import type { ErrorCode } from "@agent-rental/core/vocabulary";
+
+/** The codes the SDK sets itself when no answer came (status 0): the network failed, a stream was
+ * interrupted past resuming, a wait ran out. */
+export type ClientErrorCode = "connection_failed" | "stream_interrupted" | "timeout";
+
+/** An error's code: one the API answers with (the shared core's `ErrorCode`), one of the SDK's own, or
+ * a code this version of the SDK does not know yet (a newer API's; `http_<status>` for a body without
+ * one). */
+export type AgentRentalErrorCode = ErrorCode | ClientErrorCode | (string & {});
+
 /** The contract custom error behind a refusal, decoded by the service from the revert data. */
 export interface OnChainError {
   contract: string;
@@ -9,7 +20,7 @@ export interface OnChainError {
 }
 
 export interface AgentRentalErrorOptions {
-  code: string;
+  code: AgentRentalErrorCode;
   status: number;
   message: string;
   requestId?: string | undefined;
@@ -22,7 +33,7 @@ export interface AgentRentalErrorOptions {
 /** The base of every error the SDK throws. */
 export class AgentRentalError extends Error {
   /** The API's error code (for example `credential_not_found`), or an SDK code when no answer came. */
-  readonly code: string;
+  readonly code: AgentRentalErrorCode;
   /** The HTTP status; 0 when the API did not answer. */
   readonly status: number;
   /** The request id of the failed request (quote it to support). */

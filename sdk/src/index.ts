@@ -1,6 +1,7 @@
 // The typed client for the agent rental and task execution REST API.
 export { AgentRentalClient, type AgentRentalClientOptions, type ApiRequestOptions, type ExecuteOptions, type RunEventsOptions, type UploadOptions, type WaitForJobOptions } from "./client.ts";
-export { AgentRentalError, ApiError, AuthError, AccessError, NotFoundError, RateLimitError, SpendLimitError, type OnChainError, type SpendLimitHit } from "./errors.ts";
+export { AgentRentalError, ApiError, AuthError, AccessError, NotFoundError, RateLimitError, SpendLimitError, type AgentRentalErrorCode, type ClientErrorCode, type OnChainError, type SpendLimitHit } from "./errors.ts";
+export type { ErrorCode } from "@agent-rental/core/vocabulary";
 export { parseJson } from "./json.ts";
 export type { AccountSigner, Eip1193Provider, Signer, SignerOptions } from "./signer.ts";
 export type * from "./types.ts";

@@ -3,7 +3,7 @@
 // unreachable) and the error codes its handler and the domain code it calls return (`errors`). The route
 // groups (route-groups.ts) run the route by these declarations, and the OpenAPI document (openapi.ts)
 // describes it by them, so the two cannot disagree.
-import { createRoute, type RouteConfig } from "@hono/zod-openapi";
+import { createRoute, type RouteConfig, type RouteConfigToTypedResponse } from "@hono/zod-openapi";
 import type { FailMode, RATE_RULES } from "../adapters/ratelimit/policy.ts";
 import { errorResponsesOf, mergeErrors, platformErrors, securityOf, withHeaders, type Access, type RouteErrors, type Tag } from "./openapi.ts";
 import type { OAuthScope } from "../oauth/scopes.ts";
@@ -106,4 +106,17 @@ export function defineRoute<P extends string, R extends RouteDefinition & { path
   } as Omit<R, "operationId" | "tag" | "access" | "rateLimit" | "errors" | "errorFormat" | "oauthScope" | "bodyFormat" | "checksOrigin"> & { operationId: string; tags: Tag[]; security: Record<string, string[]>[] });
   declarations.set(route, { method: config.method.toUpperCase(), path: config.path, operationId, tag, access, rateLimit, errors, errorFormat, oauthScope, bodyFormat, checksOrigin });
   return route;
+}
+
+/**
+ * A route's answer that Hono's types cannot follow, as the route's typed response: a stream, bytes, a
+ * redirect or a 304, another server's answer (the authorization server's), or JSON whose shape the
+ * route documents with a plain JSON Schema. The route's `responses` document it; this is the one place
+ * the cast lives.
+ *
+ * @example
+ * app.openapi(route, (c) => answerAs(route, streamSSE(c, write)));
+ */
+export function answerAs<R extends RouteConfig>(_route: R, response: Response): RouteConfigToTypedResponse<R> {
+  return response as unknown as RouteConfigToTypedResponse<R>;
 }

@@ -17,6 +17,8 @@ export const REPUTATION_PAGE_DEFAULT = 20;
 export const REPUTATION_PAGE_MAX = 100;
 
 export interface FeedbackView {
+  /** The agent it was given to: the listing's current agent or a former one. */
+  agent_id: string;
   client: string;
   feedback_index: string;
   value: number;
@@ -52,6 +54,7 @@ export interface Reputation {
 function view(item: FeedbackItem, onChainId: string): FeedbackView {
   const verified = counts(item, onChainId);
   return {
+    agent_id: item.agent_id,
     client: item.client,
     feedback_index: item.feedback_index,
     value: feedbackNumber(item.value, item.value_decimals),

@@ -12,7 +12,7 @@ import type { EgressGuard } from "../adapters/egress/guard.ts";
 import type { SigningKeyInput } from "../auth/jwt.ts";
 import { createAdapterFactory } from "./adapter.ts";
 import { canonicalBase, knownResource, redirectUriProblem, serviceResource } from "./resources.ts";
-import { OAUTH_SCOPES } from "./scopes.ts";
+import { DEFAULT_SCOPES, OAUTH_SCOPES, scopesOf } from "./scopes.ts";
 
 /** Lifetimes, in seconds (docs/reference/oauth.md#lifetimes). */
 export const OAUTH_LIFETIMES = {
@@ -162,8 +162,28 @@ export function createProvider(options: ProviderOptions): Provider {
   // The bridge (bridge.ts) sets X-Forwarded-Proto from the URL the service was called at; the client's
   // own forwarding headers never reach the provider.
   provider.proxy = true;
+  askDefaultScopes(provider);
   provider.on("server_error", (_ctx: unknown, error: Error) => options.onServerError?.(`${error.name}: ${error.message}`));
   return provider;
+}
+
+/** An authorization request that names none of the scopes asks for the default ones (tasks:run): the
+ * library would otherwise carry an empty request into the code, find that the approval granted nothing
+ * it asked for, and answer access_denied after the person approved. Written into the query before the
+ * library reads it, so the consent page, the grant, the code and the token all see the same scopes. A
+ * parameter given twice is left to the library (invalid_request). */
+function askDefaultScopes(provider: Provider): void {
+  provider.use(async (ctx: KoaContextWithOIDC, next: () => Promise<unknown>) => {
+    if (ctx.method === "GET" && ctx.path === OAUTH_ROUTES.authorization) {
+      const scope = ctx.query.scope;
+      if ((scope === undefined || typeof scope === "string") && scopesOf(scope).length === 0) {
+        const query = new URLSearchParams(ctx.querystring);
+        query.set("scope", [scope ?? "", ...DEFAULT_SCOPES].join(" ").trim());
+        ctx.querystring = query.toString();
+      }
+    }
+    return next();
+  });
 }
 
 /** A stable short digest, for logs that must name a token without holding it. */

@@ -23,3 +23,13 @@ export function scopesOf(scope: string | undefined): OAuthScope[] {
   const asked = new Set((scope ?? "").split(" ").filter(Boolean));
   return OAUTH_SCOPES.filter((known) => asked.has(known));
 }
+
+/** Scopes asked for when an app names none it may have: running tasks, which is what connecting an
+ * agent is for (docs/reference/oauth.md). */
+export const DEFAULT_SCOPES: readonly OAuthScope[] = ["tasks:run"];
+
+/** The scopes an authorization request asks for: its known ones, or the default when it names none. */
+export function askedScopes(scope: string | undefined): OAuthScope[] {
+  const asked = scopesOf(scope);
+  return asked.length > 0 ? asked : [...DEFAULT_SCOPES];
+}

@@ -12,7 +12,7 @@ import { callProvider } from "./bridge.ts";
 import { approvalSecret, bindApprovalsToBrowser, withApproval } from "./browser-binding.ts";
 import { createProvider, OAUTH_LIFETIMES } from "./provider.ts";
 import { canonicalBase, knownResource, serviceResource } from "./resources.ts";
-import { OAUTH_SCOPES, OAUTH_SCOPE_WORDS, scopesOf, type OAuthScope } from "./scopes.ts";
+import { askedScopes, OAUTH_SCOPES, OAUTH_SCOPE_WORDS, scopesOf, type OAuthScope } from "./scopes.ts";
 import { findRecord } from "./record.store.ts";
 import { keepClient, MAX_UNUSED_CLIENTS_PER_ADDRESS, noteRegistrant, unusedClientsOf, UNUSED_CLIENT_TTL_SECONDS } from "./client.store.ts";
 import { registrationProblem } from "./registration.ts";
@@ -43,9 +43,6 @@ export function proposedSpendLimits(param: unknown): SpendLimit[] {
     return [];
   }
 }
-
-/** Scopes asked for when an app names none: running tasks, which is what connecting an agent is for. */
-export const DEFAULT_SCOPES: readonly OAuthScope[] = ["tasks:run"];
 
 /** A sign-in request as the consent page shows it. */
 export interface ConsentRequest {
@@ -237,8 +234,7 @@ export function createOAuthServer(options: OAuthServerOptions): OAuthServer {
       const client = await providerFor(base).Client.find(clientId);
       const metadata = (client?.metadata() ?? {}) as Record<string, unknown>;
       const redirectUri = String(params.redirect_uri ?? (Array.isArray(metadata.redirect_uris) ? metadata.redirect_uris[0] : ""));
-      const asked = scopesOf(typeof params.scope === "string" ? params.scope : undefined);
-      const scopes = asked.length > 0 ? asked : [...DEFAULT_SCOPES];
+      const scopes = askedScopes(typeof params.scope === "string" ? params.scope : undefined);
       return {
         request_id: requestId,
         client: {
@@ -270,8 +266,7 @@ export function createOAuthServer(options: OAuthServerOptions): OAuthServer {
       const clientId = String(params.client_id ?? "");
       const client = await provider.Client.find(clientId);
       const metadata = (client?.metadata() ?? {}) as Record<string, unknown>;
-      const asked = scopesOf(typeof params.scope === "string" ? params.scope : undefined);
-      const scopes = asked.length > 0 ? asked : [...DEFAULT_SCOPES];
+      const scopes = askedScopes(typeof params.scope === "string" ? params.scope : undefined);
       const accountId = getAddress(wallet);
       const grant = new provider.Grant({ accountId, clientId });
       for (const resource of resourcesOf(params.resource, base)) grant.addResourceScope(resource, scopes.join(" "));

@@ -63,7 +63,7 @@ interface Reputation {
   review_count: number;
   unverified_count: number;
   erc8004: { agent_id: string; agent_registry: string } | null;
-  feedback: { client: string; tx_hash: string; verified: boolean; reason: string | null; receipt: Record<string, unknown> | null; run_id: string | null; value: number }[];
+  feedback: { agent_id: string; client: string; tx_hash: string; verified: boolean; reason: string | null; receipt: Record<string, unknown> | null; run_id: string | null; value: number }[];
 }
 
 const reputation = (target = listing) => get<Reputation>(`/v1/listings/${target.listing_id}/reputation`, renterToken);
@@ -472,7 +472,7 @@ describe("a listing's verified reputation survives what its creator does on the 
     await logRuns();
     expect(await rate(next, 100)).toBe(secondAgent.toString());
     expect(await reputation(other)).toMatchObject({ rating: 4, review_count: 2 });
-  });
+   }, 120_000);
 
   it("transferring the agents away unlinks them and keeps every counted rating", async () => {
     const buyer = await world.account();
@@ -494,5 +494,28 @@ describe("a listing's verified reputation survives what its creator does on the 
     expect(page2.feedback.map((f) => f.value)).toEqual([60]);
     expect(page2.next_cursor).toBeNull();
     await expectError(await post(`/v1/runs/${ratedRun}/feedback`, renterToken, { value: 100 }), 409, "feedback_exists");
-  });
+    // Each feedback names its agent, and the SDK recomputes the same figures from the chain across them.
+    expect(rep.feedback.filter((f) => f.verified).map((f) => f.agent_id)).toEqual([secondAgent.toString(), firstAgent.toString()]);
+    const verify = (agentIds: bigint[]) =>
+      verifyReputation({
+        client,
+        identityRegistry: world.services.chain.erc8004!.identityRegistry,
+        reputationRegistry: world.services.chain.erc8004!.reputationRegistry,
+        marketplace: world.services.chain.marketplace,
+        agentIds,
+        listingId: other.onChainId,
+        fromBlock: world.config.ERC8004_DEPLOY_BLOCK,
+        fetchFile: async (uri) => {
+          const res = await world.app.request(`/v1/metadata/${uri.slice("ipfs://".length)}`);
+          return res.status === 200 ? new Uint8Array(await res.arrayBuffer()) : null;
+        },
+      });
+    const every = [...new Set(rep.feedback.map((f) => f.agent_id))].map(BigInt);
+    const recomputed = await verify(every);
+    expect(recomputed).toMatchObject({ rating: 4, review_count: 2 });
+    expect(recomputed.verified.map((f) => f.agentId)).toEqual([firstAgent, secondAgent]);
+    expect(recomputed.unverified.length).toBe(rep.unverified_count);
+    // One agent alone misses the other's counted feedback.
+    expect(await verify([secondAgent])).toMatchObject({ rating: 5, review_count: 1 });
+   }, 120_000);
 });

@@ -200,6 +200,24 @@ describe("POST /v1/oauth/requests/{request_id}/approve", () => {
     expect(credentials.status).toBe(200);
   });
 
+  it("grants tasks:run to an app that asks for no scope, as the reference says (the code exchanges for a token of that scope)", async () => {
+    const started = await startAuthorization(base, client, { state: "s-default" });
+    const back = await decide(base, started, jwt);
+    expect(back.searchParams.get("error_description")).toBeNull();
+    expect(back.searchParams.get("error")).toBeNull();
+    const code = back.searchParams.get("code");
+    expect(code).toMatch(/^[A-Za-z0-9_-]+$/);
+    keep(code);
+    const res = await tokenRequest(base, { grant_type: "authorization_code", code: code!, code_verifier: started.pkce.verifier, redirect_uri: client.redirect_uri, client_id: client.client_id, resource: base });
+    expect(res.status).toBe(200);
+    const tokens = (await res.json()) as { access_token: string; scope: string };
+    keep(tokens.access_token);
+    expect(tokens.scope).toBe("tasks:run");
+    // A tasks:run token reads the renter's runs, and no more (credentials:read was not asked for).
+    const credentials = await fetch(`${base}/v1/credentials`, { headers: { authorization: `Bearer ${tokens.access_token}` } });
+    expect(credentials.status).toBe(403);
+  });
+
   it("answers 409 request_decided for a request already decided, and 404 once the browser has finished it", async () => {
     const started = await startAuthorization(base, client);
     const approve = () => fetch(`${base}/v1/oauth/requests/${started.requestId}/approve`, { method: "POST", headers: { authorization: `Bearer ${jwt}` } });

@@ -9,6 +9,7 @@ import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Browser } from "playwright-core";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { startWorld, type PublishedAgent, type World } from "../support/world.ts";
@@ -154,6 +155,43 @@ describe("a consent link sent to someone else", () => {
   }, 180_000);
 });
 
+/** How long the store takes over a grant's last-use write in lambdaFreezeOfLastUse. */
+const SLOW_WRITE_MS = 1_500;
+
+/** Serves the API's grant last-use writes as a Lambda runtime would: each is slow (SLOW_WRITE_MS), and
+ * one still under way when the app's `fetch` has its answer is dropped (the runtime froze). */
+function lambdaFreezeOfLastUse() {
+  const doc = world.services.tables.doc;
+  const send = doc.send.bind(doc);
+  let answered = false;
+  const counts = { started: 0, stored: 0, lost: 0 };
+  const isLastUse = (command: unknown) =>
+    command instanceof UpdateCommand && command.input.TableName === world.services.tables.name("oauth") && String(command.input.UpdateExpression).includes("last_used_at");
+  doc.send = (async (command: unknown, ...rest: unknown[]) => {
+    if (!isLastUse(command)) return (send as (...args: unknown[]) => Promise<unknown>)(command, ...rest);
+    counts.started += 1;
+    await new Promise((resolve) => setTimeout(resolve, SLOW_WRITE_MS));
+    if (answered) {
+      counts.lost += 1;
+      return {};
+    }
+    const out = await (send as (...args: unknown[]) => Promise<unknown>)(command, ...rest);
+    counts.stored += 1;
+    return out;
+  }) as typeof doc.send;
+  return {
+    fetch: async (input: string | URL, init?: RequestInit) => {
+      const res = await fetch(input, init);
+      answered = true;
+      return res;
+    },
+    writes: () => ({ ...counts }),
+    stop: () => {
+      doc.send = send as typeof doc.send;
+    },
+  };
+}
+
 describe("Connected apps' Last used", () => {
   it("shows when the app's token listed the agents and ran one (Never before)", async () => {
     const client = await registerClient(siteUrl, { client_name: "Used app", redirect_uris: [callback.url] });
@@ -172,12 +210,20 @@ describe("Connected apps' Last used", () => {
     await row.waitFor();
     expect((await row.getByRole("cell").nth(3).innerText()).trim()).toBe("Never");
 
+    // The app's calls are served as on Lambda, where nothing runs once an answer is sent: a write of the
+    // grant's last use still under way when the app has its answer is lost. The store is slow for that
+    // write (SLOW_WRITE_MS), so a last use left to finish after the answer would be.
+    const stopModel = lambdaFreezeOfLastUse();
     const mcp = new Client({ name: "trust", version: "1.0.0" });
-    await mcp.connect(new StreamableHTTPClientTransport(new URL(`${siteUrl}/v1/mcp`), { requestInit: { headers: { authorization: `Bearer ${tokens.access_token}` } } }));
-    expect((await mcp.listTools()).tools.map((tool) => tool.name)).toContain("trust_researcher");
-    const result = (await mcp.callTool({ name: "trust_researcher", arguments: { task: "find facts" } })) as CallToolResult;
-    expect(result.isError ?? false).toBe(false);
-    await mcp.close();
+    try {
+      await mcp.connect(new StreamableHTTPClientTransport(new URL(`${siteUrl}/v1/mcp`), { requestInit: { headers: { authorization: `Bearer ${tokens.access_token}` } }, fetch: stopModel.fetch }));
+      expect((await mcp.listTools()).tools.map((tool) => tool.name)).toContain("trust_researcher");
+      const result = (await mcp.callTool({ name: "trust_researcher", arguments: { task: "find facts" } })) as CallToolResult;
+      expect(result.isError ?? false).toBe(false);
+      await mcp.close();
+    } finally {
+      stopModel.stop();
+    }
 
     // The page, loaded again, says when: the time of the use, not "Never".
     await d.page.goto(`${siteUrl}/apps`);
@@ -186,6 +232,8 @@ describe("Connected apps' Last used", () => {
     const lastUsed = await row.getByRole("cell").nth(3).innerText();
     expect(lastUsed.trim()).not.toBe("Never");
     expect(lastUsed.trim()).toMatch(/\d/);
+    // One write (the use after it falls in the same minute), stored before its answer left.
+    expect(stopModel.writes()).toEqual({ started: 1, stored: 1, lost: 0 });
     await d.context.close();
   }, 180_000);
 });

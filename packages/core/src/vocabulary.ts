@@ -3,7 +3,7 @@
 // schemas (src/api/schemas.ts), the domain, the CLI, the dashboard, the local demo and the tests import
 // them from here; `scripts/check-vocabulary.ts` fails when a list is written out anywhere else.
 //
-// Plain data with no imports, so the CLI's bundle and the dashboard's first page can load it without
+// Plain data with no imports (but the error codes, error-codes.ts, plain data too), so the CLI's bundle and the dashboard's first page can load it without
 // zod or viem. The order of each array is the order the OpenAPI document lists the values in.
 
 /** A listing's categories (the manifest's `category`, the search filter). */
@@ -166,3 +166,5 @@ export const FEEDBACK_REASON_MEANINGS: Readonly<Record<FeedbackReason, string>> 
   revoked: "its sender revoked it",
   agent_not_the_listings: "the agent is no longer the listing's",
 };
+
+export { ERROR_CODES, ERROR_STATUS, isSpecificationErrorCode, type ErrorCode, type ErrorStatus } from "./error-codes.ts";

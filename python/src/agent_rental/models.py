@@ -446,6 +446,8 @@ class ExecuteRequest(ExecuteRequestRequired, total=False):
     """Maximum run time: the run gets the lower of this and the agent's own timeout_seconds"""
 
 class Feedback(TypedDict):
+    agent_id: str
+    """The agent it was given to (decimal): the listing's current agent or one it was linked to before. With client and feedback_index it names the feedback on-chain; the SDK's verifyReputation reads every agent listed here"""
     block_number: str
     client: str
     """The wallet that sent giveFeedback, lower-case"""

@@ -1575,6 +1575,8 @@ export interface components {
             timeout_seconds?: number;
         };
         Feedback: {
+            /** @description The agent it was given to (decimal): the listing's current agent or one it was linked to before. With client and feedback_index it names the feedback on-chain; the SDK's verifyReputation reads every agent listed here */
+            agent_id: string;
             block_number: string;
             /** @description The wallet that sent giveFeedback, lower-case */
             client: string;
@@ -2963,7 +2965,35 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/x-www-form-urlencoded": Record<string, never>;
+                "application/x-www-form-urlencoded": {
+                    /** @description A public client's id (client_secret_basic sends it in the Authorization header instead) */
+                    client_id?: string;
+                    /** @description client_secret_post only */
+                    client_secret?: string;
+                    /** @description The code the app received at its redirect URI (one use, one minute) */
+                    code: string;
+                    /** @description PKCE: the verifier of the S256 challenge sent to /oauth/authorize */
+                    code_verifier: string;
+                    /** @enum {string} */
+                    grant_type: "authorization_code";
+                    /** @description The redirect URI the authorization used */
+                    redirect_uri: string;
+                    /** @description RFC 8707: the resource the token is for (the one approved when none) */
+                    resource?: string;
+                } | {
+                    /** @description A public client's id (client_secret_basic sends it in the Authorization header instead) */
+                    client_id?: string;
+                    /** @description client_secret_post only */
+                    client_secret?: string;
+                    /** @enum {string} */
+                    grant_type: "refresh_token";
+                    /** @description The latest refresh token (each is spent by its use) */
+                    refresh_token: string;
+                    /** @description RFC 8707: the resource the token is for (the one approved when none) */
+                    resource?: string;
+                    /** @description A narrower scope than the one approved */
+                    scope?: string;
+                };
             };
         };
         responses: {

@@ -3,7 +3,7 @@
 // signed before a rotation still verifies.
 import { z, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../env.ts";
-import { defineRoute } from "../route.ts";
+import { answerAs, defineRoute } from "../route.ts";
 
 const JwksSchema = z
   .object({
@@ -30,6 +30,6 @@ export const route = defineRoute({
 export function register(app: OpenAPIHono<AppEnv>): void {
   app.openapi(route, (c) => {
     const keys = c.get("services").cardSigner?.publicKeys() ?? [];
-    return c.json({ keys } as never, 200, { "cache-control": "public, max-age=3600" });
+    return answerAs(route, c.json({ keys }, 200, { "cache-control": "public, max-age=3600" }));
   });
 }

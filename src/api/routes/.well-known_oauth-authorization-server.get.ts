@@ -1,7 +1,7 @@
 // GET /.well-known/oauth-authorization-server: the authorization server's metadata (RFC 8414).
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../env.ts";
-import { defineRoute } from "../route.ts";
+import { answerAs, defineRoute } from "../route.ts";
 import { apiBaseOf } from "../../a2a/card.ts";
 
 export const route = defineRoute({
@@ -27,6 +27,6 @@ export function register(app: OpenAPIHono<AppEnv>): void {
   app.openapi(route, async (c) => {
     const services = c.get("services");
     c.header("Cache-Control", "public, max-age=3600");
-    return c.json(await services.oauth.metadata(apiBaseOf(services)), 200) as never;
+    return answerAs(route, c.json(await services.oauth.metadata(apiBaseOf(services)), 200));
   });
 }

@@ -12,7 +12,7 @@ import { streamSSE } from "hono/streaming";
 import { JsonRpcTransportHandler, ServerCallContext } from "@a2a-js/sdk/server";
 import { LegacyJsonRpcTransportHandler } from "@a2a-js/sdk/compat/v0_3/server";
 import type { AppEnv } from "../env.ts";
-import { defineRoute } from "../route.ts";
+import { answerAs, defineRoute } from "../route.ts";
 import { limitExecution } from "../middleware/rate-limit.ts";
 import { parseBoundedJson } from "../../protocols/bounded-json.ts";
 import { A2A_ERROR_CODE, A2aError, jsonRpcErrorOf } from "../../a2a/errors.ts";
@@ -107,7 +107,7 @@ export function register(app: OpenAPIHono<AppEnv>): void {
     if (!STREAMING_METHODS.has(request.method) || !(Symbol.asyncIterator in answer)) {
       const single = answer as { error?: unknown; result?: unknown };
       if (single.error !== undefined) throw failure(single);
-      return c.json(single as never, 200);
+      return answerAs(route, c.json(single, 200));
     }
     const events = answer as AsyncGenerator<{ jsonrpc: string; id: unknown; result?: unknown; error?: unknown }>;
     // Every refusal (the credential, the balance, admission) comes before the stream opens: the first
@@ -121,7 +121,7 @@ export function register(app: OpenAPIHono<AppEnv>): void {
     if (first.done) throw new A2aError(A2A_ERROR_CODE.INTERNAL_ERROR, "internal_error", "The stream ended before its first event.");
     c.header("Cache-Control", "no-cache");
     c.header("X-Accel-Buffering", "no");
-    return streamSSE(c, async (stream) => {
+    return answerAs(route, streamSSE(c, async (stream) => {
       let index = 0;
       const send = async (event: unknown) => {
         const id = eventIds[index++];
@@ -136,6 +136,6 @@ export function register(app: OpenAPIHono<AppEnv>): void {
         const rendered = jsonRpcErrorOf(recorded.error ?? error, c.get("requestId"), services.config.SERVICE_NAME);
         if (!stream.aborted) await stream.writeSSE({ data: JSON.stringify({ jsonrpc: "2.0", id: jsonRpc.id, error: rendered.error }) }).catch(() => undefined);
       }
-    }) as never;
+    }));
   });
 }

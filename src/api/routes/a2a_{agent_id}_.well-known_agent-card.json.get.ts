@@ -3,7 +3,7 @@
 // cacheable (Cache-Control, and an ETag of its content answered 304 to If-None-Match).
 import { z, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../env.ts";
-import { defineRoute } from "../route.ts";
+import { answerAs, defineRoute } from "../route.ts";
 import { apiBaseOf, servedAgentCard } from "../../a2a/card.ts";
 
 /** How long a card may be used before it is asked for again (revalidated with its ETag). */
@@ -57,7 +57,7 @@ export function register(app: OpenAPIHono<AppEnv>): void {
     const services = c.get("services");
     const card = await servedAgentCard(services, c.req.valid("param").agent_id, apiBaseOf(services));
     const headers = { etag: card.etag, "cache-control": `public, max-age=${CARD_MAX_AGE_SECONDS}` };
-    if (matches(c.req.header("if-none-match"), card.etag)) return c.body(null, 304, headers) as never;
-    return c.body(card.json, 200, { ...headers, "content-type": "application/json; charset=utf-8" }) as never;
+    if (matches(c.req.header("if-none-match"), card.etag)) return answerAs(route, c.body(null, 304, headers));
+    return answerAs(route, c.body(card.json, 200, { ...headers, "content-type": "application/json; charset=utf-8" }));
   });
 }

@@ -1,7 +1,7 @@
 // GET /oauth/authorize: the authorization endpoint (OAuth 2.1 authorization code with PKCE).
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../env.ts";
-import { defineRoute } from "../route.ts";
+import { answerAs, defineRoute } from "../route.ts";
 import { serveOAuthRequest } from "../oauth.ts";
 
 export const route = defineRoute({
@@ -22,5 +22,5 @@ export const route = defineRoute({
 });
 
 export function register(app: OpenAPIHono<AppEnv>): void {
-  app.openapi(route, (c) => serveOAuthRequest(c) as never);
+  app.openapi(route, async (c) => answerAs(route, await serveOAuthRequest(c)));
 }

@@ -2,7 +2,7 @@
 // dashboard; the authorization server sends it on to the app.
 import { z, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../env.ts";
-import { defineRoute } from "../route.ts";
+import { answerAs, defineRoute } from "../route.ts";
 import { serveOAuthRequest } from "../oauth.ts";
 
 export const route = defineRoute({
@@ -24,5 +24,5 @@ export const route = defineRoute({
 });
 
 export function register(app: OpenAPIHono<AppEnv>): void {
-  app.openapi(route, (c) => serveOAuthRequest(c) as never);
+  app.openapi(route, async (c) => answerAs(route, await serveOAuthRequest(c)));
 }

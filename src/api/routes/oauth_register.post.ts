@@ -3,7 +3,7 @@ import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../env.ts";
 import { apiBaseOf } from "../../a2a/card.ts";
 import { clientIp } from "../middleware/rate-limit.ts";
-import { defineRoute } from "../route.ts";
+import { answerAs, defineRoute } from "../route.ts";
 import { OAUTH_ERROR_SCHEMA } from "../oauth.ts";
 
 export const route = defineRoute({
@@ -30,6 +30,6 @@ export function register(app: OpenAPIHono<AppEnv>): void {
     const services = c.get("services");
     // Bounded (sizes, redirect URIs, what one address holds) before the library reads it: src/oauth/registration.ts.
     const answer = await services.oauth.register(apiBaseOf(services), c.req.raw, clientIp(c));
-    return new Response(answer.body, { status: answer.status, headers: answer.headers }) as never;
+    return answerAs(route, new Response(answer.body, { status: answer.status, headers: answer.headers }));
   });
 }

@@ -1,7 +1,7 @@
 // POST /oauth/revoke: token revocation (RFC 7009), for an app signing out.
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../env.ts";
-import { defineRoute } from "../route.ts";
+import { answerAs, defineRoute } from "../route.ts";
 import { OAUTH_ERROR_SCHEMA, serveOAuthRequest } from "../oauth.ts";
 
 export const route = defineRoute({
@@ -25,5 +25,5 @@ export const route = defineRoute({
 });
 
 export function register(app: OpenAPIHono<AppEnv>): void {
-  app.openapi(route, (c) => serveOAuthRequest(c) as never);
+  app.openapi(route, async (c) => answerAs(route, await serveOAuthRequest(c)));
 }

@@ -2,7 +2,7 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../env.ts";
 import { creatorAnalytics } from "../../analytics/creator-analytics.ts";
-import { defineRoute } from "../route.ts";
+import { answerAs, defineRoute } from "../route.ts";
 import { ANALYTICS_DESCRIPTION, AnalyticsQuerySchema, analyticsResponse, analyticsResponses, rangeOf } from "../schemas/analytics.ts";
 
 export const route = defineRoute({
@@ -23,6 +23,6 @@ export function register(app: OpenAPIHono<AppEnv>): void {
   app.openapi(route, async (c) => {
     const query = c.req.valid("query");
     const analytics = await creatorAnalytics(c.get("services"), c.get("principal").wallet, rangeOf(query));
-    return analyticsResponse(c, analytics, query) as never;
+    return answerAs(route, analyticsResponse(c, analytics, query));
   });
 }

@@ -7,7 +7,7 @@ import type { OpenAPIHono } from "@hono/zod-openapi";
 import { Scalar } from "@scalar/hono-api-reference";
 import type { AppEnv } from "../env.ts";
 import { DOCS_PATH, DOCS_SCRIPT_PATH, OPENAPI_PATH } from "../openapi.ts";
-import { defineRoute } from "../route.ts";
+import { answerAs, defineRoute } from "../route.ts";
 
 function contentSecurityPolicy(nonce: string): string {
   return [
@@ -59,7 +59,9 @@ export function register(app: OpenAPIHono<AppEnv>): void {
     const nonce = randomBytes(16).toString("base64");
     c.header("Content-Security-Policy", contentSecurityPolicy(nonce));
     c.header("Cache-Control", "no-cache");
-    // Scalar types its middleware for a plain Hono context; this one only adds typed variables.
-    return (await reference(nonce)(c as never, next)) as never;
+    // Scalar types its middleware for a plain Hono context (this one only adds typed variables), and
+    // answers the page itself (c.html).
+    const page = await reference(nonce)(c as unknown as Parameters<ReturnType<typeof reference>>[0], next);
+    return answerAs(route, page ?? c.res);
   });
 }

@@ -6,7 +6,7 @@ import { dirname, join } from "node:path";
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../env.ts";
 import { DOCS_SCRIPT_PATH } from "../openapi.ts";
-import { defineRoute } from "../route.ts";
+import { answerAs, defineRoute } from "../route.ts";
 
 /** The package's exports map names only its entry (dist/index.js); the standalone script sits beside it. */
 const standalonePath = () => join(dirname(createRequire(import.meta.url).resolve("@scalar/api-reference")), "browser", "standalone.js");
@@ -38,6 +38,6 @@ export const route = defineRoute({
 export function register(app: OpenAPIHono<AppEnv>): void {
   app.openapi(route, async (c) => {
     const body = await standaloneScript();
-    return c.body(body as Uint8Array<ArrayBuffer>, 200, { "content-type": "text/javascript; charset=utf-8", "cache-control": "public, max-age=3600" }) as never;
+    return answerAs(route, c.body(body as Uint8Array<ArrayBuffer>, 200, { "content-type": "text/javascript; charset=utf-8", "cache-control": "public, max-age=3600" }));
   });
 }

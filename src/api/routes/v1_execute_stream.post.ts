@@ -16,7 +16,7 @@ import { ExecuteRequestSchema } from "../schemas/execution.ts";
 import { doneEvent, outputEvent, parseLastEventId, runEvents, type StreamEvent } from "../run-events.ts";
 import { runBody } from "../run-json.ts";
 import { header, requestHeader } from "../openapi.ts";
-import { defineRoute } from "../route.ts";
+import { answerAs, defineRoute } from "../route.ts";
 import { runEventStream } from "../schemas/run-events.ts";
 import { runFinished, runStarted } from "../../observability/run-metrics.ts";
 
@@ -52,18 +52,18 @@ export function register(app: OpenAPIHono<AppEnv>): void {
       await claimedRun(claimedRuns(services.tables), admitted); // refusals become JSON errors before the stream opens
       c.header(RUN_ID_HEADER, admitted.runId);
       const from = parseLastEventId(c.req.header("last-event-id"));
-      return streamSSE(c, async (stream) => {
+      return answerAs(route, streamSSE(c, async (stream) => {
         for await (const event of runEvents(services, admitted.runId, from, { timeoutMs: 310_000 })) {
           if (stream.aborted) return;
           await stream.writeSSE(event);
         }
-      }) as never;
+      }));
     }
     const { admission } = admitted;
     c.header(RUN_ID_HEADER, admission.run.run_id);
     c.set("runId", admission.run.run_id);
     runStarted(services.metrics, admission, c.get("receivedAt"));
-    return streamSSE(c, async (stream) => {
+    return answerAs(route, streamSSE(c, async (stream) => {
       let offset = 0;
       let writes = Promise.resolve();
       const send = (event: StreamEvent) => {
@@ -81,6 +81,6 @@ export function register(app: OpenAPIHono<AppEnv>): void {
       // /v1/runs/{run_id} shows it, until the settlement pass lands the charge.
       send(doneEvent(settlementPending ? runBody({ ...response, output: null }, true) : runBody(response)));
       await writes;
-    }) as never;
+    }));
   });
 }

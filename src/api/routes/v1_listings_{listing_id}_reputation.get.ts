@@ -7,6 +7,7 @@ import { FEEDBACK_REASONS } from "@agent-rental/core/vocabulary";
 
 const FeedbackSchema = z
   .object({
+    agent_id: z.string().openapi({ description: "The agent it was given to (decimal): the listing's current agent or one it was linked to before. With client and feedback_index it names the feedback on-chain; the SDK's verifyReputation reads every agent listed here" }),
     client: z.string().openapi({ description: "The wallet that sent giveFeedback, lower-case" }),
     feedback_index: z.string().openapi({ description: "The client's feedback index for the agent (from 1)" }),
     value: z.number().openapi({ description: "value / 10^value_decimals" }),

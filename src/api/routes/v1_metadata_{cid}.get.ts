@@ -4,7 +4,7 @@ import { z, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../env.ts";
 import { ApiError } from "../../errors.ts";
 import { CID_SHAPE } from "../../registration/cid.ts";
-import { defineRoute } from "../route.ts";
+import { answerAs, defineRoute } from "../route.ts";
 
 export const route = defineRoute({
   method: "get",
@@ -27,6 +27,6 @@ export function register(app: OpenAPIHono<AppEnv>): void {
     const cid = c.req.valid("param").cid;
     const bytes = CID_SHAPE.test(cid) ? await c.get("services").blobs.get(`ipfs/${cid}`) : null;
     if (!bytes) throw new ApiError("not_found", `No metadata at ipfs://${cid}.`);
-    return new Response(bytes, { status: 200, headers: { "content-type": "application/json", "cache-control": "public, max-age=31536000, immutable" } }) as never;
+    return answerAs(route, new Response(bytes, { status: 200, headers: { "content-type": "application/json", "cache-control": "public, max-age=31536000, immutable" } }));
   });
 }

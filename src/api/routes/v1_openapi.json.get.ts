@@ -3,7 +3,7 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../env.ts";
 import { OPENAPI_PATH, openApiDocumentOf, registerOpenApiComponents } from "../openapi.ts";
-import { defineRoute } from "../route.ts";
+import { answerAs, defineRoute } from "../route.ts";
 
 export const route = defineRoute({
   method: "get",
@@ -23,5 +23,5 @@ export const route = defineRoute({
  * this route is registered on. */
 export function register(app: OpenAPIHono<AppEnv>, api: OpenAPIHono<AppEnv> = app): void {
   registerOpenApiComponents(app.openAPIRegistry);
-  app.openapi(route, (c) => c.json(openApiDocumentOf(api, new URL(c.req.url).origin), 200) as never);
+  app.openapi(route, (c) => answerAs(route, c.json(openApiDocumentOf(api, new URL(c.req.url).origin), 200)));
 }

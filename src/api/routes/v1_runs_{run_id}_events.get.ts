@@ -8,7 +8,7 @@ import { RUN_ID } from "../../execution/runs/run.ts";
 import { getRun } from "../../execution/runs/run.store.ts";
 import { parseLastEventId, runEvents } from "../run-events.ts";
 import { requestHeader } from "../openapi.ts";
-import { defineRoute } from "../route.ts";
+import { answerAs, defineRoute } from "../route.ts";
 import { runEventStream } from "../schemas/run-events.ts";
 
 export const route = defineRoute({
@@ -37,11 +37,11 @@ export function register(app: OpenAPIHono<AppEnv>): void {
     if (!record || record.wallet !== c.get("principal").wallet.toLowerCase()) throw new ApiError("not_found", `No run ${runId} for this wallet.`);
     const from = parseLastEventId(c.req.header("last-event-id"));
     c.header("Cache-Control", "no-cache");
-    return streamSSE(c, async (stream) => {
+    return answerAs(route, streamSSE(c, async (stream) => {
       for await (const event of runEvents(services, runId, from, { timeoutMs: 310_000 })) {
         if (stream.aborted) return;
         await stream.writeSSE(event);
       }
-    }) as never;
+    }));
   });
 }

@@ -98,11 +98,9 @@ export function SessionProvider({ children }: { children: ReactNode }) {
     setProblem(null);
     try {
       const wallet = getAddress(address);
-      // The wallet signs with wagmi; the two requests go through the SDK's client, without a token.
+      // The SDK's sign-in (the challenge, then the token, without a token), the wallet signing with wagmi.
       const client = dashboardClient(config.apiUrl);
-      const challenge = await client.request<{ challenge: string; expires_at: number }>("GET", "/v1/auth/challenge", { query: { wallet } });
-      const signature = await signMessage.mutateAsync({ account: wallet, message: challenge.challenge });
-      const token = await client.request<{ token: string; expires_at: number }>("POST", "/v1/auth/token", { body: { wallet, challenge: challenge.challenge, signature } });
+      const token = await client.signIn({ address: wallet, signMessage: ({ message }) => signMessage.mutateAsync({ account: wallet, message }) });
       store({ wallet, token: token.token, expiresAt: localExpiry(token.token, token.expires_at) });
     } catch (error) {
       if (error instanceof AgentRentalError) {
