@@ -56,7 +56,7 @@ describe("the kept top renters", () => {
     // 60 renters (more than the 50 kept), spends drawn so that some tie; runs without spend too.
     for (let r = 0; r < 60; r++) {
       for (let k = 0; k < 1 + (r % 5 === 0 ? 1 : 0); k++) {
-        const fact = chargeOf(listing, walletOf(r), BigInt((r * 7919) % 13) * 10n ** 15n);
+        const fact = chargeOf(listing, walletOf(r), BigInt(1 + ((r * 7919) % 13)) * 10n ** 15n);
         facts.push(() => applyFact(tables, chainToken(fact.id), chainTargets(fact)));
       }
       const run = runOf(listing, walletOf(r));
@@ -81,7 +81,7 @@ describe("the kept top renters", () => {
     // Renter r spends in both listings; the biggest spenders overall are mid-table in each.
     for (let r = 0; r < 60; r++) {
       for (const [i, listing] of listings.entries()) {
-        const spend = BigInt(i === 0 ? (r * 37) % 101 : (r * 53) % 97 + (r % 5 === 0 ? 60 : 0)) * 10n ** 14n;
+        const spend = BigInt(1 + (i === 0 ? (r * 37) % 101 : (r * 53) % 97 + (r % 5 === 0 ? 60 : 0))) * 10n ** 14n;
         const fact = chargeOf(listing, walletOf(1000 + r), spend);
         facts.push(() => applyFact(tables, chainToken(fact.id), chainTargets(fact)));
       }
