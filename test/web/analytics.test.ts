@@ -67,8 +67,10 @@ describe("the creator's analytics page", () => {
       await page.getByRole("region", { name: "Runs" }).getByRole("combobox", { name: "Runs range" }).selectOption("24h");
       await page.getByRole("region", { name: "Runs" }).locator("svg.recharts-surface").first().waitFor();
       // Runs are whole: the runs chart's axis reads whole numbers only (two runs: no 0.5, no 1.5).
-      const ticks = await page.getByRole("region", { name: "Runs" }).locator(".recharts-yAxis .recharts-cartesian-axis-tick-value").allTextContents();
-      expect(ticks.length).toBeGreaterThan(1);
+      // (The new range's series replaces the chart once loaded: its ticks are read when they are drawn.)
+      const tickValues = page.getByRole("region", { name: "Runs" }).locator(".recharts-yAxis .recharts-cartesian-axis-tick-value");
+      await expect.poll(() => tickValues.count(), { timeout: 30_000 }).toBeGreaterThan(1);
+      const ticks = await tickValues.allTextContents();
       expect(ticks.every((t) => /^\d+$/.test(t.trim()))).toBe(true);
       // The runs fell in one hour: each latency series has a single point, drawn as a dot.
       await expect.poll(() => page.getByRole("region", { name: "Latency" }).locator(".recharts-line-dot").count(), { timeout: 10_000 }).toBeGreaterThanOrEqual(2);
