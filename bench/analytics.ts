@@ -17,6 +17,7 @@ import { readAnalytics, type Range } from "../src/analytics/figures.ts";
 import { getLifetime, putRollupItem, rollupPk } from "../src/analytics/rollup.store.ts";
 import { applyFact, LATENCY_BOUNDS_MS, runTargets, runToken } from "../src/analytics/rollups.ts";
 import { rollupsSettled } from "../src/analytics/record.ts";
+import { rebuiltTopItem } from "../src/analytics/top-renters.ts";
 import { settlementRecorded } from "../src/execution/money/settlement.ts";
 import { prng } from "./search.ts";
 import { ms, summarize } from "./stats.ts";
@@ -93,18 +94,30 @@ export async function runAnalyticsBench(): Promise<string[]> {
       days.set(iso.slice(0, 10), day);
     }
     for (const [day, counters] of days) items.push({ sk: `d#${day}`, counters });
+    const months = new Map<string, Record<string, bigint>>();
+    for (const [day, counters] of days) {
+      const month = months.get(day.slice(0, 7)) ?? {};
+      for (const [name, value] of Object.entries(counters)) month[name] = (month[name] ?? 0n) + value;
+      months.set(day.slice(0, 7), month);
+    }
+    for (const [month, counters] of months) items.push({ sk: `m#${month}`, counters });
     const lifetime: Record<string, bigint> = {};
     for (const counters of days.values()) for (const [name, value] of Object.entries(counters)) lifetime[name] = (lifetime[name] ?? 0n) + value;
     items.push({ sk: "t#all", counters: lifetime });
+    const renters = new Map<string, Record<string, bigint>>();
     for (let r = 0; r < RENTERS; r++) {
       const wallet = `0x${r.toString(16).padStart(40, "0")}`;
-      items.push({ sk: `r#${wallet}`, counters: { spend_wei: BigInt(Math.floor(random() * 1000)) * PRICE, runs: BigInt(Math.floor(random() * 1000)), purchases: 1n } });
+      const counters = { spend_wei: BigInt(Math.floor(random() * 1000)) * PRICE, runs: BigInt(Math.floor(random() * 1000)), purchases: 1n, rev: 2n };
+      renters.set(`r#${wallet}`, counters);
+      items.push({ sk: `r#${wallet}`, counters });
     }
     await inParallel(items, 16, (item) => putRollupItem(tables, pk, { sk: item.sk, ...item.counters }));
+    // The listing's kept top renters and renter count, as the writers keep them.
+    await putRollupItem(tables, pk, { sk: "top", ...rebuiltTopItem(renters) });
     // The baseline's runs: 10,000 run records of the listing, as the runs table holds them.
     const runItems = Array.from({ length: 5_000 }, (_, i) => ({ pk: `bench-runs#${listing}`, sk: `run_${i.toString().padStart(32, "0")}`, status: "completed", cost_wei: PRICE.toString(), duration_ms: 900, finished_at: new Date(start + i * 3_000_000).toISOString(), wallet: `0x${(i % RENTERS).toString(16).padStart(40, "0")}` }));
     await inParallel(runItems, 16, (item) => tables.doc.send(new PutCommand({ TableName: tables.name("analytics"), Item: item })));
-    rows.push(`seeded: ${items.length} roll-up items (${HOUR_DAYS * 24} hours, ${days.size} days, lifetime, ${RENTERS} renters) for ${RUNS.toLocaleString("en")} runs over a year, and 5,000 run records, in ${((performance.now() - seedStart) / 1000).toFixed(0)} s`);
+    rows.push(`seeded: ${items.length + 1} roll-up items (${HOUR_DAYS * 24} hours, ${days.size} days, ${months.size} months, lifetime, ${RENTERS} renters and their top item) for ${RUNS.toLocaleString("en")} runs over a year, and 5,000 run records, in ${((performance.now() - seedStart) / 1000).toFixed(0)} s`);
 
     // Baselines.
     const getItem = summarize(await timed(200, () => tables.doc.send(new GetCommand({ TableName: tables.name("analytics"), Key: { pk, sk: "t#all" } }))));
@@ -118,7 +131,7 @@ export async function runAnalyticsBench(): Promise<string[]> {
     rows.push(`baseline: one GetItem p50 ${ms(getItem.p50)} p95 ${ms(getItem.p95)} (n=${getItem.n})`);
     rows.push(`baseline: reading 5,000 run records p50 ${ms(scanRuns.p50)} (n=${scanRuns.n}); 1,000,000 runs ≈ ${(scanRuns.p50 * 200 / 1000).toFixed(1)} s`);
 
-    // The request's reads: the range's buckets, the renters, the lifetime item.
+    // The request's reads: the range's buckets, the top item, the lifetime item.
     const to = new Date(end - 1);
     const ranges: [string, Range][] = [
       ["last 24 hours by hour", { from: new Date(end - 86_400_000), to, granularity: "hour" }],

@@ -36,11 +36,11 @@ export async function chainFactsFromLogs(chain: Pick<ChainClient, "client">, log
         break;
       case "SubscriptionPurchased":
         ({ listingId: listing, buyer: wallet } = event.args);
-        money = { kind: "purchase", model: "subscription", gross: event.args.paid, fee: event.args.fee };
+        money = { kind: "purchase", model: "subscription", gross: event.args.paid, fee: event.args.fee, expires_at: event.args.expiresAt };
         break;
       case "SubscriptionRenewed":
         ({ listingId: listing, buyer: wallet } = event.args);
-        money = { kind: "renewal", gross: event.args.paid, fee: event.args.fee };
+        money = { kind: "renewal", gross: event.args.paid, fee: event.args.fee, expires_at: event.args.expiresAt, paid_from: event.args.expiresAt - event.args.durationSeconds };
         break;
       case "PerQueryPurchased":
         ({ listingId: listing, buyer: wallet } = event.args);

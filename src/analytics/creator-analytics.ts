@@ -29,7 +29,7 @@ export interface Reconciliation {
   matches: boolean;
 }
 
-export type CreatorAnalytics = Analytics & { listings: ListingSummary[]; reconciliation: Reconciliation; currency: "ETH" };
+export type CreatorAnalytics = Analytics & { listings: ListingSummary[]; reconciliation: Reconciliation; currency: "ETH"; balances_outstanding_wei: bigint };
 
 /** The creator's listings (on-chain ids and names), or just `listingParam` when it is one of them. */
 async function listingsOf(services: Pick<Services, "tables">, wallet: string, listingParam?: string): Promise<{ onChainId: `0x${string}`; name: string }[]> {
@@ -45,21 +45,23 @@ async function listingsOf(services: Pick<Services, "tables">, wallet: string, li
   return agents.filter((agent) => agent.creator.toLowerCase() === creator).map((agent) => ({ onChainId: parseListingId(agent.listing_id), name: agent.name }));
 }
 
-/** The roll-ups' escrow (net revenue − withdrawn) of the listings, from their lifetime items. */
-async function rollupEscrow(services: Pick<Services, "tables">, onChainIds: string[]): Promise<bigint> {
+/** From the listings' lifetime items: the roll-ups' escrow (net revenue − withdrawn) and the per_query
+ * balances renters hold (deposits − charges − refunds), all time. */
+async function lifetimeMoney(services: Pick<Services, "tables">, onChainIds: string[]): Promise<{ escrow: bigint; balances: bigint }> {
   const items = await Promise.all(onChainIds.map((id) => getLifetime(services.tables, id)));
   let escrow = 0n;
+  let balances = 0n;
   for (const item of items) {
     if (!item) continue;
     const f = figuresOf("all", new Map(Object.entries(item).filter((e): e is [string, bigint] => typeof e[1] === "bigint")));
     escrow += f.revenue.net_wei - f.revenue.withdrawn_wei;
+    balances += f.rentals.balance_change_wei;
   }
-  return escrow;
+  return { escrow, balances };
 }
 
 /** Compares the roll-ups with the contract at the last block the indexer counted. */
-export async function reconcile(services: Pick<Services, "tables" | "chain" | "config">, onChainIds: `0x${string}`[]): Promise<Reconciliation> {
-  const rollup = await rollupEscrow(services, onChainIds);
+export async function reconcile(services: Pick<Services, "tables" | "chain" | "config">, onChainIds: `0x${string}`[], rollup: bigint): Promise<Reconciliation> {
   const next = await getIndexerCursor(services.tables, services.chain.marketplace, services.config.MARKETPLACE_DEPLOY_BLOCK);
   if (next === null || next === 0n) return { block: null, chain_escrow_wei: null, rollup_escrow_wei: rollup, withdrawable_wei: null, vesting_wei: null, matches: false };
   const block = next - 1n;
@@ -84,7 +86,11 @@ export async function creatorAnalytics(services: Pick<Services, "tables" | "chai
   }
   const listings = await listingsOf(services, wallet, listingParam);
   const ids = listings.map((l) => l.onChainId);
-  const [analytics, reconciliation, reputation] = await Promise.all([readAnalytics(services.tables, ids, range), reconcile(services, ids), getListingsErc8004(services.tables, ids)]);
+  const [analytics, { reconciliation, balances }, reputation] = await Promise.all([
+    readAnalytics(services.tables, ids, range),
+    lifetimeMoney(services, ids).then(async (money) => ({ reconciliation: await reconcile(services, ids, money.escrow), balances: money.balances })),
+    getListingsErc8004(services.tables, ids),
+  ]);
   return {
     currency: "ETH",
     listings: listings.map((l) => {
@@ -92,6 +98,7 @@ export async function creatorAnalytics(services: Pick<Services, "tables" | "chai
       return { listing_id: `lst_${l.onChainId.slice(2)}`, name: l.name, rating: r?.review_count ? (r.rating ?? null) : null, review_count: r?.review_count ?? 0 };
     }),
     ...analytics,
+    balances_outstanding_wei: balances,
     reconciliation,
   };
 }

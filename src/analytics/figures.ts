@@ -4,6 +4,7 @@ import type { Tables } from "../adapters/tables/dynamo.ts";
 import { RENTAL_MODELS, RUN_FAILURE_CODES, type RentalModel } from "@agent-rental/core/vocabulary";
 import { LATENCY_BOUNDS_MS } from "./rollups.ts";
 import { queryBuckets, queryRenters, type RollupItem } from "./rollup.store.ts";
+import { entryOf, readTopRenters, type TopRenter } from "./top-renters.ts";
 
 export const GRANULARITIES = ["hour", "day", "month"] as const;
 export type Granularity = (typeof GRANULARITIES)[number];
@@ -60,10 +61,33 @@ export interface PeriodFigures {
     net_wei: bigint;
     withdrawn_wei: bigint;
   };
-  rentals: { purchases: Record<RentalModel, bigint>; renewals: bigint; charges: bigint; deposits_wei: bigint; refunds_wei: bigint };
+  rentals: {
+    purchases: Record<RentalModel, bigint>;
+    renewals: bigint;
+    /** Subscriptions whose term ran out in the period unrenewed (periods that have ended). */
+    lapsed: bigint;
+    /** Subscriptions whose term ends in the period, unless renewed (periods not yet ended). */
+    lapsing: bigint;
+    charges: bigint;
+    deposits_wei: bigint;
+    refunds_wei: bigint;
+    /** per_query balances: deposits − charges − refunds in the period. */
+    balance_change_wei: bigint;
+  };
   renters: { new: bigint; returning: bigint };
   runs: { completed: bigint; failed: bigint; by_failure_code: Partial<Record<string, bigint>>; logged: bigint; charged_wei: bigint };
-  latency: { count: bigint; mean_ms: number | null; p50_ms: number | null; p95_ms: number | null };
+  latency: Timing;
+  /** Streams' time to first output. */
+  time_to_first_output: Timing;
+  /** Verified ERC-8004 feedback given in the period (revoked ones taken out), and its mean score (0-100). */
+  reputation: { verified_feedback: bigint; mean_score: number | null };
+}
+
+export interface Timing {
+  count: bigint;
+  mean_ms: number | null;
+  p50_ms: number | null;
+  p95_ms: number | null;
 }
 
 type Counters = Map<string, bigint>;
@@ -72,18 +96,33 @@ function addInto(into: Counters, item: RollupItem): void {
   for (const [name, value] of Object.entries(item)) if (typeof value === "bigint") into.set(name, (into.get(name) ?? 0n) + value);
 }
 
-function percentile(counters: Counters, count: bigint, p: number): number | null {
+function percentile(counters: Counters, prefix: "lat" | "ttfo", count: bigint, p: number): number | null {
   if (count === 0n) return null;
   const rank = BigInt(Math.ceil(Number(count) * p));
   let seen = 0n;
   for (let i = 0; i <= LATENCY_BOUNDS_MS.length; i++) {
-    seen += counters.get(`lat_b${i}`) ?? 0n;
+    seen += counters.get(`${prefix}_b${i}`) ?? 0n;
     if (seen >= rank) return i < LATENCY_BOUNDS_MS.length ? LATENCY_BOUNDS_MS[i]! : LATENCY_BOUNDS_MS[LATENCY_BOUNDS_MS.length - 1]!;
   }
   return LATENCY_BOUNDS_MS[LATENCY_BOUNDS_MS.length - 1]!;
 }
 
-export function figuresOf(period: string, c: Counters): PeriodFigures {
+function timing(c: Counters, prefix: "lat" | "ttfo"): Timing {
+  const count = c.get(`${prefix}_count`) ?? 0n;
+  const sum = c.get(`${prefix}_sum_ms`) ?? 0n;
+  return { count, mean_ms: count === 0n ? null : Number(sum / count), p50_ms: percentile(c, prefix, count, 0.5), p95_ms: percentile(c, prefix, count, 0.95) };
+}
+
+/** When a period (`YYYY-MM-DDTHH`, `YYYY-MM-DD` or `YYYY-MM`) ends, in ms. */
+export function periodEnd(period: string): number {
+  if (period.length === 13) return Date.parse(`${period}:00:00Z`) + 3_600_000;
+  if (period.length === 10) return Date.parse(`${period}T00:00:00Z`) + 86_400_000;
+  const [year, month] = period.split("-").map(Number);
+  return Date.UTC(year!, month!, 1);
+}
+
+/** The figures of a period's counters; `ended` says whether its expiries are lapses yet. */
+export function figuresOf(period: string, c: Counters, ended = true): PeriodFigures {
   const get = (name: string) => c.get(name) ?? 0n;
   const byModel = Object.fromEntries(
     RENTAL_MODELS.map((model) => {
@@ -96,30 +135,29 @@ export function figuresOf(period: string, c: Counters): PeriodFigures {
   const fee = RENTAL_MODELS.reduce((sum, model) => sum + byModel[model].fee_wei, 0n);
   const byCode: Partial<Record<string, bigint>> = {};
   for (const code of RUN_FAILURE_CODES) if (get(`fail_${code}`) > 0n) byCode[code] = get(`fail_${code}`);
-  const count = get("lat_count");
+  const feedback = get("feedback_verified");
   return {
     period,
     revenue: { by_model: byModel, gross_wei: gross, fee_wei: fee, net_wei: gross - fee, withdrawn_wei: get("withdrawn_wei") },
     rentals: {
       purchases: Object.fromEntries(RENTAL_MODELS.map((model) => [model, get(`purchases_${model}`)])) as Record<RentalModel, bigint>,
       renewals: get("renewals"),
+      lapsed: ended ? get("subs_lapsing") : 0n,
+      lapsing: ended ? 0n : get("subs_lapsing"),
       charges: get("charges"),
       deposits_wei: get("deposits_wei"),
       refunds_wei: get("refunds_wei"),
+      balance_change_wei: get("deposits_wei") - get("gross_per_query") - get("refunds_wei"),
     },
     renters: { new: get("renters_new"), returning: get("renters_returning") },
     runs: { completed: get("runs_completed"), failed: get("runs_failed"), by_failure_code: byCode, logged: get("runs_logged"), charged_wei: get("charged_wei") },
-    latency: { count, mean_ms: count === 0n ? null : Number(get("lat_sum_ms") / count), p50_ms: percentile(c, count, 0.5), p95_ms: percentile(c, count, 0.95) },
+    latency: timing(c, "lat"),
+    time_to_first_output: timing(c, "ttfo"),
+    reputation: { verified_feedback: feedback, mean_score: feedback <= 0n ? null : Number(get("feedback_score_sum")) / 100 / Number(feedback) },
   };
 }
 
-export interface TopRenter {
-  wallet: string;
-  spend_wei: bigint;
-  runs: bigint;
-  purchases: bigint;
-  renewals: bigint;
-}
+export type { TopRenter };
 
 export interface Analytics {
   series: PeriodFigures[];
@@ -131,43 +169,31 @@ export interface Analytics {
 /** The figures of `onChainIds` (a creator's listings, or one) over a range; the top renters by spend. */
 export async function readAnalytics(tables: Tables, onChainIds: string[], range: Range): Promise<Analytics> {
   const periods = periodsOf(range);
-  const kind = range.granularity === "hour" ? "h" : "d";
-  const first = range.granularity === "hour" ? hourOf(range.from) : dayOf(range.from);
-  const last = range.granularity === "hour" ? hourOf(range.to) : dayOf(range.to);
-  const [bucketLists, renterLists] = await Promise.all([
-    Promise.all(onChainIds.map((id) => queryBuckets(tables, id, kind, first, last))),
-    Promise.all(onChainIds.map((id) => queryRenters(tables, id))),
-  ]);
+  const kind = range.granularity === "hour" ? "h" : range.granularity === "day" ? "d" : "m";
+  const first = range.granularity === "hour" ? hourOf(range.from) : range.granularity === "day" ? dayOf(range.from) : monthOf(range.from);
+  const last = range.granularity === "hour" ? hourOf(range.to) : range.granularity === "day" ? dayOf(range.to) : monthOf(range.to);
+  const readAll = () => Promise.all(onChainIds.map(async (id) => (await queryRenters(tables, id)).map((item) => entryOf(item, item.sk.slice(2)))));
+  const [bucketLists, renters] = await Promise.all([Promise.all(onChainIds.map((id) => queryBuckets(tables, id, kind, first, last))), readTopRenters(tables, onChainIds, TOP_RENTERS, readAll)]);
   const byPeriod = new Map<string, Counters>(periods.map((p) => [p, new Map()]));
   const total: Counters = new Map();
   for (const items of bucketLists) {
     for (const item of items) {
-      const key = item.sk.slice(2);
-      const period = range.granularity === "month" ? key.slice(0, 7) : key;
-      const counters = byPeriod.get(period);
+      const counters = byPeriod.get(item.sk.slice(2));
       if (!counters) continue;
       addInto(counters, item);
       addInto(total, item);
     }
   }
-  const renters = new Map<string, TopRenter>();
-  for (const items of renterLists) {
-    for (const item of items) {
-      const wallet = item.sk.slice(2);
-      const found = renters.get(wallet) ?? { wallet, spend_wei: 0n, runs: 0n, purchases: 0n, renewals: 0n };
-      found.spend_wei += typeof item.spend_wei === "bigint" ? item.spend_wei : 0n;
-      found.runs += typeof item.runs === "bigint" ? item.runs : 0n;
-      found.purchases += typeof item.purchases === "bigint" ? item.purchases : 0n;
-      found.renewals += typeof item.renewals === "bigint" ? item.renewals : 0n;
-      renters.set(wallet, found);
-    }
-  }
-  const top = [...renters.values()].sort((a, b) => (b.spend_wei > a.spend_wei ? 1 : b.spend_wei < a.spend_wei ? -1 : b.runs > a.runs ? 1 : b.runs < a.runs ? -1 : a.wallet < b.wallet ? -1 : 1)).slice(0, TOP_RENTERS);
+  const now = Date.now();
+  const series = periods.map((p) => figuresOf(p, byPeriod.get(p)!, periodEnd(p) <= now));
+  const totals = figuresOf(`${periods[0]}/${periods.at(-1)}`, total);
+  totals.rentals.lapsed = series.reduce((sum, f) => sum + f.rentals.lapsed, 0n);
+  totals.rentals.lapsing = series.reduce((sum, f) => sum + f.rentals.lapsing, 0n);
   return {
-    series: periods.map((p) => figuresOf(p, byPeriod.get(p)!)),
-    totals: figuresOf(`${periods[0]}/${periods.at(-1)}`, total),
-    top_renters: top,
-    renter_count: renters.size,
+    series,
+    totals,
+    top_renters: renters.top,
+    renter_count: renters.renter_count,
   };
 }
 
@@ -195,6 +221,9 @@ export function toCsv(analytics: Analytics, table: CsvTable): string {
     "withdrawn_wei",
     ...RENTAL_MODELS.map((m) => `purchases_${m}`),
     "renewals",
+    "lapsed",
+    "lapsing",
+    "balance_change_wei",
     "renters_new",
     "renters_returning",
     "runs_completed",
@@ -203,6 +232,10 @@ export function toCsv(analytics: Analytics, table: CsvTable): string {
     "charged_wei",
     "latency_p50_ms",
     "latency_p95_ms",
+    "first_output_p50_ms",
+    "first_output_p95_ms",
+    "verified_feedback",
+    "feedback_mean_score",
     ...RUN_FAILURE_CODES.map((code) => `failed_${code}`),
   ];
   const rows = analytics.series.map((f) => [
@@ -214,6 +247,9 @@ export function toCsv(analytics: Analytics, table: CsvTable): string {
     f.revenue.withdrawn_wei,
     ...RENTAL_MODELS.map((m) => f.rentals.purchases[m]),
     f.rentals.renewals,
+    f.rentals.lapsed,
+    f.rentals.lapsing,
+    f.rentals.balance_change_wei,
     f.renters.new,
     f.renters.returning,
     f.runs.completed,
@@ -222,6 +258,10 @@ export function toCsv(analytics: Analytics, table: CsvTable): string {
     f.runs.charged_wei,
     f.latency.p50_ms,
     f.latency.p95_ms,
+    f.time_to_first_output.p50_ms,
+    f.time_to_first_output.p95_ms,
+    f.reputation.verified_feedback,
+    f.reputation.mean_score,
     ...RUN_FAILURE_CODES.map((code) => f.runs.by_failure_code[code] ?? 0n),
   ]);
   return [header, ...rows].map((row) => row.map(csvCell).join(",")).join("\r\n") + "\r\n";

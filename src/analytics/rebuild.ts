@@ -2,13 +2,17 @@
 // up to the last block the indexer counted, and the runs table's finished runs and receipts), with the
 // same target functions the live writers use. `compare` tells where the live roll-ups differ from it;
 // `writeRebuild` replaces them (run it while the writers are quiet: it owns the partitions it writes).
+import { randomUUID } from "node:crypto";
+import { encodeOutcome } from "./adjust.ts";
 import type { Tables } from "../adapters/tables/dynamo.ts";
 import type { ChainClient } from "../chain/client.ts";
 import { getMarketplaceLogs } from "../chain/get-marketplace-logs.ts";
 import { getIndexerCursor } from "../credentials/cursor.store.ts";
 import { chainFactsFromLogs } from "./chain-facts.ts";
-import { chainTargets, chainToken, receiptTargets, receiptToken, runTargets, runToken, type ChainFact } from "./rollups.ts";
-import { deleteRollupItems, putAppliedFacts, putRollupItem, queryPartition, rollupPk, type RollupItem, type RollupTarget } from "./rollup.store.ts";
+import { chainTargets, chainToken, receiptTargets, receiptToken, runTargets, runToken, type ChainFact, type SettledRunFact } from "./rollups.ts";
+import { feedbackRevokedToken, feedbackTargets, feedbackToken, scanCountedFeedback } from "./feedback-facts.ts";
+import { rebuiltTopItem } from "./top-renters.ts";
+import { TOP_SK, deleteRollupItems, putAppliedFacts, putRollupItem, queryPartition, rollupPk, type RollupItem, type RollupTarget } from "./rollup.store.ts";
 import { scanFinishedRuns } from "../execution/runs/run.store.ts";
 
 /** Rebuilt items by partition, then by sort key: counters (bigint) and attributes set once (string). */
@@ -25,6 +29,8 @@ export interface RebuildSources {
 export interface RebuildResult {
   items: Rebuilt;
   tokens: string[];
+  /** What a counted fact records beside its token: a run's outcome (adjust.ts), this rebuild's epoch. */
+  details: Map<string, Record<string, string>>;
   /** The last block counted (the indexer's cursor − 1); null before its first round. */
   block: bigint | null;
 }
@@ -47,6 +53,9 @@ export async function rebuildRollups(sources: RebuildSources, chunk = 5_000n): P
   const wanted = (id: string) => !only || only.has(id.toLowerCase());
   const items: Rebuilt = new Map();
   const tokens: string[] = [];
+  const details = new Map<string, Record<string, string>>();
+  // Adjustments after this rebuild are named apart from any before it (adjust.ts).
+  const epoch = randomUUID();
   const next = await getIndexerCursor(sources.tables, sources.chain.marketplace, sources.deployBlock);
   const block = next === null || next === 0n ? null : next - 1n;
 
@@ -75,7 +84,7 @@ export async function rebuildRollups(sources: RebuildSources, chunk = 5_000n): P
   // The runs whose settlement is recorded, and those whose receipt is logged.
   for (const run of await scanFinishedRuns(sources.tables)) {
     if (!wanted(run.on_chain_id) || !run.finished_at || run.settlement === "pending" || (run.status !== "completed" && run.status !== "failed")) continue;
-    const targets = runTargets({
+    const settled: SettledRunFact = {
       run_id: run.run_id,
       on_chain_id: run.on_chain_id.toLowerCase() as `0x${string}`,
       wallet: run.wallet,
@@ -83,24 +92,43 @@ export async function rebuildRollups(sources: RebuildSources, chunk = 5_000n): P
       status: run.status,
       ...(run.status === "failed" && run.error ? { failure_code: run.error.code } : {}),
       duration_ms: run.duration_ms ?? 0,
+      ...(run.first_output_ms === undefined ? {} : { first_output_ms: run.first_output_ms }),
       cost_wei: BigInt(run.cost_wei || "0"),
       finished_at: run.finished_at,
-    });
-    for (const target of targets) fold(items, target);
+    };
+    for (const target of runTargets(settled)) fold(items, target);
     tokens.push(runToken(run.run_id));
+    details.set(runToken(run.run_id), { outcome: encodeOutcome(settled), epoch, listing: settled.on_chain_id });
     if (run.log_state === "logged") {
       for (const target of receiptTargets({ run_id: run.run_id, on_chain_id: run.on_chain_id.toLowerCase() as `0x${string}`, finished_at: run.finished_at })) fold(items, target);
       tokens.push(receiptToken(run.run_id));
     }
   }
-  return { items, tokens, block };
+  // Verified feedback, and its revocations, as the ERC-8004 indexer recorded them.
+  for (const item of await scanCountedFeedback(sources.tables)) {
+    if (!wanted(item.listing)) continue;
+    for (const target of feedbackTargets(item, 1n)) fold(items, target);
+    tokens.push(feedbackToken(item));
+    if (item.revoked) {
+      for (const target of feedbackTargets(item, -1n)) fold(items, target);
+      tokens.push(feedbackRevokedToken(item));
+    }
+  }
+
+  // Each listing's top renters and renter count, from its rebuilt renter items.
+  for (const partition of items.values()) {
+    const renters = new Map([...partition.entries()].filter(([sk]) => sk.startsWith("r#")));
+    if (renters.size > 0) partition.set(TOP_SK, rebuiltTopItem(renters));
+  }
+  return { items, tokens, details, block };
 }
 
 /** A live item as the rebuild would write it: its counters and set-once attributes, no bookkeeping. */
 function comparable(item: RollupItem | Record<string, bigint | string>): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [name, value] of Object.entries(item)) {
-    if (name === "pk" || name === "sk" || name === "in_flight" || value === undefined) continue;
+    // Bookkeeping, not figures: the exactly-once tokens, the top item's version, which fact created a renter.
+    if (name === "pk" || name === "sk" || name === "in_flight" || name === "ver" || name === "first_token" || value === undefined) continue;
     if (typeof value === "bigint" && value === 0n) continue;
     out[name] = typeof value === "bigint" ? `${value}n` : String(value);
   }
@@ -140,10 +168,11 @@ export async function writeRebuild(tables: Tables, rebuilt: RebuildResult): Prom
     const stale = (await queryPartition(tables, listing)).filter((item) => !partition.has(item.sk));
     await deleteRollupItems(tables, listing, stale.map((item) => item.sk));
     for (const [sk, item] of partition) {
-      await putRollupItem(tables, pk, { sk, ...item });
+      // A rebuilt renter was created by no live fact: no later fact counts it as new.
+      await putRollupItem(tables, pk, { sk, ...item, ...(sk.startsWith("r#") ? { first_token: "rebuild" } : {}) });
       written++;
     }
   }
-  await putAppliedFacts(tables, rebuilt.tokens);
+  await putAppliedFacts(tables, rebuilt.tokens, rebuilt.details);
   return { items: written, facts: rebuilt.tokens.length };
 }

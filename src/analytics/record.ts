@@ -7,6 +7,7 @@ import pRetry from "p-retry";
 import type { Tables } from "../adapters/tables/dynamo.ts";
 import type { Logger } from "../logger.ts";
 import { getRun } from "../execution/runs/run.store.ts";
+import { encodeOutcome } from "./adjust.ts";
 import { applyFact, receiptTargets, receiptToken, runTargets, runToken, type SettledRunFact } from "./rollups.ts";
 
 const inFlight = new Set<Promise<unknown>>();
@@ -42,7 +43,7 @@ export async function rollupsSettled(): Promise<void> {
 
 /** Counts a run whose settlement is recorded (once per run, whoever calls). Returns at once. */
 export function recordSettledRun(tables: Tables, logger: Pick<Logger, "warn">, run: SettledRunFact): void {
-  background(logger, run.run_id, () => applyFact(tables, runToken(run.run_id), runTargets(run), { listing: run.on_chain_id }));
+  background(logger, run.run_id, () => applyFact(tables, runToken(run.run_id), runTargets(run), { listing: run.on_chain_id, detail: { outcome: encodeOutcome(run) } }));
 }
 
 /** Counts a run's receipt logged on-chain (once per run). Returns at once. */

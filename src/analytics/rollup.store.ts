@@ -14,9 +14,12 @@ import { applied, batchWrite, exactDocument, type Tables } from "../adapters/tab
 export const rollupPk = (onChainId: string) => `roll#${onChainId.toLowerCase()}`;
 export const hourSk = (hour: string) => `h#${hour}`;
 export const daySk = (day: string) => `d#${day}`;
+export const monthSk = (month: string) => `m#${month}`;
 /** A listing's lifetime totals (what the reconciliation compares with the chain). */
 export const LIFETIME_SK = "t#all";
 export const renterSk = (wallet: string) => `r#${wallet.toLowerCase()}`;
+/** A listing's top renters by spend and its renter count, kept as renters' items change (top-renters.ts). */
+export const TOP_SK = "top";
 export const factKey = (token: string) => ({ pk: `fact#${token}`, sk: "fact" });
 
 /** What one fact adds to one item: counters (integers or wei, as bigint) and attributes set once. */
@@ -100,6 +103,24 @@ export interface FactItem {
   claim: string;
   generation: number;
   claimed_until: number;
+  /** A run's fact: the outcome it counted (adjust.ts), how often it was adjusted, the rebuild that wrote it. */
+  outcome?: string;
+  outcome_version?: number;
+  epoch?: string;
+}
+
+/** Moves a run's fact to the outcome an adjustment counted, if still at `version` (false otherwise). */
+export async function setFactOutcome(tables: Tables, token: string, outcome: string, version: number): Promise<boolean> {
+  return applied(tables.doc.send(
+    new UpdateCommand({
+      TableName: tables.name("analytics"),
+      Key: factKey(token),
+      UpdateExpression: "SET outcome = :outcome, outcome_version = :next",
+      // Only from the version the adjustment was computed against.
+      ConditionExpression: version === 0 ? "attribute_not_exists(outcome_version)" : "outcome_version = :version",
+      ExpressionAttributeValues: { ":outcome": outcome, ":next": version + 1, ...(version === 0 ? {} : { ":version": version }) },
+    }),
+  ));
 }
 
 /** Creates a fact claimed by `claim` (generation 1). False when the fact exists already. */
@@ -182,15 +203,15 @@ async function queryExact(tables: Tables, input: Omit<QueryCommandInput, "TableN
   return items;
 }
 
-/** A listing's buckets of one kind (`h` or `d`) from `from` to `to` (inclusive, as their sort keys). */
-export async function queryBuckets(tables: Tables, onChainId: string, kind: "h" | "d", from: string, to: string): Promise<RollupItem[]> {
+/** A listing's buckets of one kind (`h`, `d` or `m`) from `from` to `to` (inclusive, as their sort keys). */
+export async function queryBuckets(tables: Tables, onChainId: string, kind: "h" | "d" | "m", from: string, to: string): Promise<RollupItem[]> {
   return queryExact(tables, {
     KeyConditionExpression: "pk = :pk AND sk BETWEEN :from AND :to",
     ExpressionAttributeValues: { ":pk": rollupPk(onChainId), ":from": `${kind}#${from}`, ":to": `${kind}#${to}` },
   });
 }
 
-/** Every renter item of a listing. */
+/** Every renter item of a listing (the top renters' exact fallback across listings, tests). */
 export async function queryRenters(tables: Tables, onChainId: string): Promise<RollupItem[]> {
   return queryExact(tables, {
     KeyConditionExpression: "pk = :pk AND begins_with(sk, :r)",
@@ -216,6 +237,49 @@ export async function putRollupItem(tables: Tables, pk: string, item: Record<str
   await exact(tables).send(new PutCommand({ TableName: tables.name("analytics"), Item: out }));
 }
 
+/** Some renter items of a listing (strongly consistent; at most 100 at a time). */
+export async function getRenters(tables: Tables, onChainId: string, wallets: string[]): Promise<RollupItem[]> {
+  return (await Promise.all(wallets.map((wallet) => getRenter(tables, onChainId, wallet)))).filter((item): item is RollupItem => item !== null);
+}
+
+/** A listing's top item (strongly consistent), or null before its first renter. */
+export async function getTopItem(tables: Tables, onChainId: string): Promise<{ entries: string; renters: bigint; ver?: bigint; in_flight?: Set<string> } | null> {
+  const out = await exact(tables).send(new GetCommand({ TableName: tables.name("analytics"), Key: { pk: rollupPk(onChainId), sk: TOP_SK }, ConsistentRead: true }));
+  if (!out.Item) return null;
+  const item = toItem(out.Item);
+  return {
+    entries: typeof item.entries === "string" ? item.entries : "[]",
+    renters: typeof item.renters === "bigint" ? item.renters : 0n,
+    ...(typeof item.ver === "bigint" ? { ver: item.ver } : {}),
+    in_flight: out.Item.in_flight instanceof Set ? (out.Item.in_flight as Set<string>) : new Set(),
+  };
+}
+
+/**
+ * Writes a listing's top item if nobody wrote it since version `seen` (undefined: never written by a
+ * writer) and the fact `token` is not in it yet: the entries, the renter count added to, the token kept
+ * in `in_flight` (the exactly-once protocol of rollups.ts). False when the condition fails.
+ */
+export async function putTopItem(tables: Tables, onChainId: string, write: { entries: string; addRenters: bigint; seen: bigint | undefined }, token: string): Promise<boolean> {
+  return applied(exact(tables).send(
+    new UpdateCommand({
+      TableName: tables.name("analytics"),
+      Key: { pk: rollupPk(onChainId), sk: TOP_SK },
+      UpdateExpression: "SET entries = :entries, ver = :next ADD in_flight :tokens, renters :renters",
+      // Optimistic: the entries were merged into version `seen`; a fact is added once.
+      ConditionExpression: `${write.seen === undefined ? "attribute_not_exists(ver)" : "ver = :seen"} AND NOT contains(in_flight, :token)`,
+      ExpressionAttributeValues: {
+        ":entries": write.entries,
+        ":next": NumberValue.from(((write.seen ?? 0n) + 1n).toString()),
+        ":tokens": new Set([token]),
+        ":token": token,
+        ":renters": NumberValue.from(write.addRenters.toString()),
+        ...(write.seen === undefined ? {} : { ":seen": NumberValue.from(write.seen.toString()) }),
+      },
+    }),
+  ));
+}
+
 /** A listing's lifetime totals item, or null before its first fact. */
 export async function getLifetime(tables: Tables, onChainId: string): Promise<RollupItem | null> {
   const out = await exact(tables).send(new GetCommand({ TableName: tables.name("analytics"), Key: { pk: rollupPk(onChainId), sk: LIFETIME_SK } }));
@@ -228,6 +292,6 @@ export async function deleteRollupItems(tables: Tables, onChainId: string, sks: 
 }
 
 /** Records facts as applied (the rebuild counted them), so a replay after it counts nothing twice. */
-export async function putAppliedFacts(tables: Tables, tokens: string[]): Promise<void> {
-  await batchWrite(tables, "analytics", tokens.map((token) => ({ PutRequest: { Item: { ...factKey(token), state: "applied", claim: "rebuild", generation: 1, claimed_until: 0 } } })), 4);
+export async function putAppliedFacts(tables: Tables, tokens: string[], details: Map<string, Record<string, string>> = new Map()): Promise<void> {
+  await batchWrite(tables, "analytics", tokens.map((token) => ({ PutRequest: { Item: { ...factKey(token), ...details.get(token), state: "applied", claim: "rebuild", generation: 1, claimed_until: 0 } } })), 4);
 }

@@ -14,11 +14,14 @@
 import { randomUUID } from "node:crypto";
 import type { Tables } from "../adapters/tables/dynamo.ts";
 import type { FinishedRunStatus, RentalModel, RunFailureCode } from "@agent-rental/core/vocabulary";
+import { updateTopRenters } from "./top-renters.ts";
 import {
   addToRollup,
   createFact,
   daySk,
   LIFETIME_SK,
+  monthSk,
+  TOP_SK,
   deleteRollupToken,
   expireFactClaim,
   getFact,
@@ -45,18 +48,20 @@ export function latencyBucket(ms: number): number {
   return index === -1 ? LATENCY_BOUNDS_MS.length : index;
 }
 
-/** The hour (`YYYY-MM-DDTHH`) and day (`YYYY-MM-DD`) of an ISO time, in UTC. */
-export function bucketsOf(iso: string): { hour: string; day: string } {
+/** The hour (`YYYY-MM-DDTHH`), day (`YYYY-MM-DD`) and month (`YYYY-MM`) of an ISO time, in UTC. */
+export function bucketsOf(iso: string): { hour: string; day: string; month: string } {
   const time = new Date(Date.parse(iso)).toISOString();
-  return { hour: time.slice(0, 13), day: time.slice(0, 10) };
+  return { hour: time.slice(0, 13), day: time.slice(0, 10), month: time.slice(0, 7) };
 }
 
-function bucketTargets(onChainId: string, at: string, add: Record<string, bigint>): RollupTarget[] {
-  const { hour, day } = bucketsOf(at);
+/** The hour, day, month and lifetime items of a listing that an event at `at` adds to. */
+export function bucketTargets(onChainId: string, at: string, add: Record<string, bigint>): RollupTarget[] {
+  const { hour, day, month } = bucketsOf(at);
   const pk = rollupPk(onChainId);
   return [
     { pk, sk: hourSk(hour), add },
     { pk, sk: daySk(day), add },
+    { pk, sk: monthSk(month), add },
     { pk, sk: LIFETIME_SK, add },
   ];
 }
@@ -70,6 +75,8 @@ export interface SettledRunFact {
   status: FinishedRunStatus;
   failure_code?: RunFailureCode;
   duration_ms: number;
+  /** A stream's time to first output (ms); absent on a synchronous run and a stream that sent nothing. */
+  first_output_ms?: number;
   /** Wei charged for the run (per_query; 0 otherwise and when refused). */
   cost_wei: bigint;
   finished_at: string;
@@ -84,8 +91,13 @@ export function runTargets(run: SettledRunFact): RollupTarget[] {
     [`lat_b${latencyBucket(run.duration_ms)}`]: 1n,
   };
   if (run.status === "failed" && run.failure_code) add[`fail_${run.failure_code}`] = 1n;
+  if (run.first_output_ms !== undefined) {
+    add.ttfo_count = 1n;
+    add.ttfo_sum_ms = BigInt(Math.max(0, Math.round(run.first_output_ms)));
+    add[`ttfo_b${latencyBucket(run.first_output_ms)}`] = 1n;
+  }
   if (run.cost_wei > 0n) add.charged_wei = run.cost_wei;
-  return [...bucketTargets(run.on_chain_id, run.finished_at, add), { pk: rollupPk(run.on_chain_id), sk: renterSk(run.wallet), add: { runs: 1n }, setOnce: { wallet: run.wallet.toLowerCase() } }];
+  return [...bucketTargets(run.on_chain_id, run.finished_at, add), { pk: rollupPk(run.on_chain_id), sk: renterSk(run.wallet), add: { runs: 1n, rev: 1n }, setOnce: { wallet: run.wallet.toLowerCase() } }];
 }
 
 /** A run whose receipt the run log logged on-chain. */
@@ -101,8 +113,8 @@ export function receiptTargets(receipt: ReceiptFact): RollupTarget[] {
 
 /** A marketplace event that moves money or a rental, as the analytics count it (chain-facts.ts). */
 export type MoneyEvent =
-  | { kind: "purchase"; model: RentalModel; gross: bigint; fee: bigint }
-  | { kind: "renewal"; gross: bigint; fee: bigint }
+  | { kind: "purchase"; model: RentalModel; gross: bigint; fee: bigint; /** a subscription's expiry (unix seconds) */ expires_at?: bigint }
+  | { kind: "renewal"; gross: bigint; fee: bigint; expires_at: bigint; /** where the renewed term starts: the old expiry when still running, else the block's time */ paid_from: bigint }
   | { kind: "charge"; gross: bigint; fee: bigint }
   | { kind: "deposit"; amount: bigint; purchase: boolean }
   | { kind: "refund"; amount: bigint }
@@ -158,16 +170,51 @@ export function chainTargets(fact: ChainFact): RollupTarget[] {
       add.withdrawn_wei = e.amount;
       break;
   }
-  const targets = bucketTargets(fact.on_chain_id, fact.at, add);
+  const targets = mergeTargets([...bucketTargets(fact.on_chain_id, fact.at, add), ...lapseTargets(fact)]);
   if (fact.wallet && (spend > 0n || e.kind === "purchase")) {
     targets.push({
       pk: rollupPk(fact.on_chain_id),
       sk: renterSk(fact.wallet),
-      add: { spend_wei: spend, ...(e.kind === "purchase" ? { purchases: 1n } : {}), ...(e.kind === "renewal" ? { renewals: 1n } : {}) },
+      add: { spend_wei: spend, rev: 1n, ...(e.kind === "purchase" ? { purchases: 1n } : {}), ...(e.kind === "renewal" ? { renewals: 1n } : {}) },
       setOnce: { wallet: fact.wallet.toLowerCase(), first_position: fact.position },
     });
   }
   return targets;
+}
+
+/** The latest expiry counted in buckets (later ones, up to the contract's 2^40 − 1, never lapse in practice). */
+const LAST_COUNTED_EXPIRY = BigInt(Date.UTC(9999, 11, 31) / 1000);
+const isoOf = (seconds: bigint) => new Date(Number(seconds) * 1000).toISOString();
+
+/**
+ * When a subscription lapses: each term bought is counted as `subs_lapsing` in the buckets of its expiry
+ * (a bucket in the future until then). A renewal of a running subscription moves the expiry: out of the
+ * old one's buckets, into the new one's; a renewal after a lapse leaves that lapse counted. So a past
+ * period's `subs_lapsing` is the subscriptions that lapsed in it, exactly, from the chain's events alone.
+ */
+function lapseTargets(fact: ChainFact): RollupTarget[] {
+  const e = fact.event;
+  const out: RollupTarget[] = [];
+  const at = BigInt(Math.floor(Date.parse(fact.at) / 1000));
+  if ((e.kind === "purchase" || e.kind === "renewal") && e.expires_at !== undefined && e.expires_at <= LAST_COUNTED_EXPIRY) out.push(...bucketTargets(fact.on_chain_id, isoOf(e.expires_at), { subs_lapsing: 1n }));
+  if (e.kind === "renewal" && e.paid_from > at && e.paid_from <= LAST_COUNTED_EXPIRY) out.push(...bucketTargets(fact.on_chain_id, isoOf(e.paid_from), { subs_lapsing: -1n }));
+  return out;
+}
+
+/** Targets on the same item folded into one (a fact adds to an item once). */
+export function mergeTargets(targets: RollupTarget[]): RollupTarget[] {
+  const merged = new Map<string, RollupTarget>();
+  for (const target of targets) {
+    const key = `${target.pk}|${target.sk}`;
+    const into = merged.get(key);
+    if (!into) {
+      merged.set(key, { ...target, add: { ...target.add } });
+      continue;
+    }
+    for (const [name, amount] of Object.entries(target.add)) into.add[name] = (into.add[name] ?? 0n) + amount;
+    if (target.setOnce) into.setOnce = { ...target.setOnce, ...into.setOnce };
+  }
+  return [...merged.values()];
 }
 
 async function claimFact(tables: Tables, token: string, leaseMs: number, detail: Record<string, string>): Promise<{ claim: string; generation: number } | null> {
@@ -190,19 +237,26 @@ async function claimFact(tables: Tables, token: string, leaseMs: number, detail:
  * Counts a fact in the roll-ups exactly once, however often and from however many processes it is
  * called. Resolves once it is counted; throws on a storage failure (call it again).
  */
-export async function applyFact(tables: Tables, token: string, targets: RollupTarget[], options: { leaseMs?: number; listing?: string } = {}): Promise<"applied" | "already"> {
-  const held = await claimFact(tables, token, options.leaseMs ?? FACT_LEASE_MS, options.listing ? { listing: options.listing } : {});
+export async function applyFact(tables: Tables, token: string, targets: RollupTarget[], options: { leaseMs?: number; listing?: string; detail?: Record<string, string> } = {}): Promise<"applied" | "already"> {
+  const held = await claimFact(tables, token, options.leaseMs ?? FACT_LEASE_MS, { ...options.detail, ...(options.listing ? { listing: options.listing } : {}) });
   if (!held) return "already";
+  // A renter item remembers the fact that created it (the top item counts the renter for that fact).
+  const written = targets.map((target) => (isRenterTarget(target) ? { ...target, setOnce: { ...target.setOnce, first_token: token } } : target));
   try {
-    for (const target of targets) await addToRollup(tables, target, token);
+    for (const target of written) await addToRollup(tables, target, token);
+    const renters = written.filter(isRenterTarget);
+    for (const target of renters) await updateTopRenters(tables, target.pk.slice("roll#".length), target.sk.slice(2), token);
     const finished = await markFactApplied(tables, token, held.claim);
-    if (finished && held.generation === 1) await Promise.all(targets.map((target) => deleteRollupToken(tables, target, token).catch(() => undefined)));
+    const cleared = renters.length ? [...written, ...new Map(renters.map((t) => [t.pk, { pk: t.pk, sk: TOP_SK }])).values()] : written;
+    if (finished && held.generation === 1) await Promise.all(cleared.map((target) => deleteRollupToken(tables, target, token).catch(() => undefined)));
     return "applied";
   } catch (error) {
     await expireFactClaim(tables, token, held.claim).catch(() => undefined);
     throw error;
   }
 }
+
+const isRenterTarget = (target: RollupTarget) => target.sk.startsWith("r#");
 
 export const runToken = (runId: string) => `run:${runId}`;
 export const receiptToken = (runId: string) => `receipt:${runId}`;

@@ -79,6 +79,8 @@ export interface FeedbackItem {
   /** The file's text, for verified feedback. */
   text?: string | null;
   revoked: boolean;
+  /** The time of the block that gave it (ISO): the creator analytics' verified feedback over time. */
+  given_at?: string;
   gsi1pk: string;
   gsi1sk: string;
 }
@@ -209,7 +211,7 @@ export async function getFeedback(tables: Tables, agentId: string, sk: string): 
 }
 
 /** Marks a client's feedback revoked; false when no such feedback is recorded. */
-export async function revokeFeedback(tables: Tables, agentId: string, client: string, feedbackIndex: string): Promise<boolean> {
+export async function revokeFeedback(tables: Tables, agentId: string, client: string, feedbackIndex: string): Promise<FeedbackItem | null> {
   const out = await tables.doc.send(
     new QueryCommand({
       TableName: tables.name("erc8004"),
@@ -219,9 +221,9 @@ export async function revokeFeedback(tables: Tables, agentId: string, client: st
     }),
   );
   const item = out.Items?.[0] as FeedbackItem | undefined;
-  if (!item) return false;
+  if (!item) return null;
   await tables.doc.send(new UpdateCommand({ TableName: tables.name("erc8004"), Key: { pk: item.pk, sk: item.sk }, UpdateExpression: "SET revoked = :t", ExpressionAttributeValues: { ":t": true } }));
-  return true;
+  return item;
 }
 
 /** Every recorded feedback of an agent, in chain order. */

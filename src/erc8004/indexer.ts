@@ -19,6 +19,7 @@ import { readAgentOwner } from "../chain/read-agent.ts";
 import { verifyRunReceipt } from "../chain/verify-run-receipt.ts";
 import type { Blobs } from "../adapters/blobs/s3.ts";
 import type { Logger } from "../logger.ts";
+import { recordFeedback, recordFeedbackRevoked } from "../analytics/feedback-facts.ts";
 import { getChainListing } from "../listings/chain-listing.store.ts";
 import { caip10, cidOfUri, FeedbackFileSchema, MAX_FEEDBACK_FILE_BYTES, RATING_TAG } from "./files.ts";
 import { getRegistrationFileListing } from "./registration-file.store.ts";
@@ -26,6 +27,7 @@ import {
   claimRun,
   getAgentItem,
   getErc8004Cursor,
+  getFeedback,
   getListingErc8004,
   linkListingAgent,
   listFeedback,
@@ -201,7 +203,8 @@ async function apply(options: Erc8004IndexerOptions, event: Erc8004Event): Promi
   const agent = await getAgentItem(tables, agentId);
   if (!agent?.listing) return []; // feedback to an agent that is none of the service's listings
   if (event.kind === "revoked") {
-    await revokeFeedback(tables, agentId, event.clientAddress, event.feedbackIndex.toString());
+    const revoked = await revokeFeedback(tables, agentId, event.clientAddress, event.feedbackIndex.toString());
+    if (revoked) await recordFeedbackRevoked(tables, revoked);
     return [agent.listing];
   }
   const judged = await judgeFeedback(options, event, agent);
@@ -221,8 +224,12 @@ async function apply(options: Erc8004IndexerOptions, event: Erc8004Event): Promi
     block_number: event.blockNumber.toString(),
     revoked: false,
     listing: agent.listing.toLowerCase(),
+    given_at: new Date(Number((await chain.client.getBlock({ blockNumber: event.blockNumber })).timestamp) * 1000).toISOString(),
     ...judged,
   });
+  // The analytics count what was recorded first (a replay judges again, but records nothing).
+  const recorded = await getFeedback(tables, agentId, position);
+  if (recorded) await recordFeedback(tables, recorded);
   if (judged.verdict !== "verified") options.logger.info("erc8004 feedback does not count", { agent_id: agentId, client: event.clientAddress, verdict: judged.verdict });
   return [agent.listing];
 }

@@ -118,6 +118,7 @@ export async function performRun(services: Services, admission: Admission, optio
   const saver = options.stream || !perQuery ? setInterval(save, STREAM_SAVE_MS) : undefined;
   let overflow = false;
   let delivered = false;
+  let firstOutputMs: number | undefined;
   const onDelta = (delta: string) => {
     if (overflow) return;
     if (streamed.length + delta.length > MAX_OUTPUT_CHARS) {
@@ -125,7 +126,10 @@ export async function performRun(services: Services, admission: Admission, optio
       return;
     }
     streamed += delta;
-    if (options.stream && delta.length > 0) delivered = true;
+    if (options.stream && delta.length > 0) {
+      delivered = true;
+      firstOutputMs ??= Math.round(performance.now() - admission.startedAt);
+    }
     try {
       options.onDelta?.(delta);
     } catch {
@@ -226,6 +230,7 @@ export async function performRun(services: Services, admission: Admission, optio
       ...(outcome.status === "failed" ? { error: outcome.error } : {}),
       cost_wei: costWei.toString(),
       duration_ms: durationMs,
+      ...(firstOutputMs === undefined ? {} : { first_output_ms: firstOutputMs }),
       settlement,
       ...(settlementTx ? { settlement_tx: settlementTx } : {}),
       finished_at: finishedAt,
@@ -234,7 +239,7 @@ export async function performRun(services: Services, admission: Admission, optio
   // A run settled now (or needing no settlement) is final: the analytics count it. A pending one is
   // counted when the settlement pass records its outcome.
   if (recordedRun && finish === "finished" && !settlementPending) {
-    settlementRecorded(services, { ...run, status: outcome.status, ...(outcome.status === "failed" ? { error: outcome.error } : {}), duration_ms: durationMs, cost_wei: costWei.toString(), finished_at: finishedAt });
+    settlementRecorded(services, { ...run, status: outcome.status, ...(outcome.status === "failed" ? { error: outcome.error } : {}), duration_ms: durationMs, ...(firstOutputMs === undefined ? {} : { first_output_ms: firstOutputMs }), cost_wei: costWei.toString(), finished_at: finishedAt });
   }
   if (settlementPending) await durably(services, "pending settlement record", run.run_id, () => markSettlementPending(services, run.run_id, chargeFromBlock, chargeHanded));
   await durably(services, "listing slot release", run.run_id, () => concurrencySlots(services.tables, access.onChainId).remove(run.run_id));

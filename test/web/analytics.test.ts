@@ -1,8 +1,8 @@
 // The creator's analytics page in a real browser against the real local stack: after a renter's
 // per-task rental and runs of a demo listing, the demo creator opens Analytics and sees the charts
 // (revenue, runs, latency, each with its range), the renter in the top renters table by wallet address
-// only, and the figures reconciled with the chain ("Matches the chain as of block N"); at 1280 px and
-// at 375 px. Screenshots: .build/screenshots/analytics-*.png.
+// only, and the figures reconciled with the chain ("Matches the chain as of block N"); the runs axis in
+// whole numbers and a latency series of one point drawn as a dot; at 1280 px and at 375 px. Screenshots: .build/screenshots/analytics-*.png.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Browser } from "playwright-core";
 import { parseEther, type Hex } from "viem";
@@ -66,6 +66,15 @@ describe("the creator's analytics page", () => {
       // A range change asks for the hourly series.
       await page.getByRole("region", { name: "Runs" }).getByRole("combobox", { name: "Runs range" }).selectOption("24h");
       await page.getByRole("region", { name: "Runs" }).locator("svg.recharts-surface").first().waitFor();
+      // Runs are whole: the runs chart's axis reads whole numbers only (two runs: no 0.5, no 1.5).
+      // (The new range's series replaces the chart once loaded: its ticks are read when they are drawn.)
+      // (Recharts draws the axes' ticks in layers of their own: the runs axis's are the ticks that are no period.)
+      const tickValues = page.getByRole("region", { name: "Runs" }).locator(".recharts-cartesian-axis-tick-value");
+      const countTicks = async () => (await tickValues.allTextContents()).map((t) => t.trim()).filter((t) => !/^\d{4}-\d{2}/.test(t));
+      await expect.poll(async () => (await countTicks()).length, { timeout: 30_000 }).toBeGreaterThan(1);
+      expect((await countTicks()).every((t) => /^\d+$/.test(t))).toBe(true);
+      // The runs fell in one hour: each latency series has a single point, drawn as a dot.
+      await expect.poll(() => page.getByRole("region", { name: "Latency" }).locator(".recharts-line-dot").count(), { timeout: 10_000 }).toBeGreaterThanOrEqual(2);
       await creator.shot(`analytics-${width}`);
       await page.context().close();
     }

@@ -551,6 +551,9 @@ export const creatorCommands: Command[] = [
         ctx.out.line(`${t.period}  ${stats.listings.length} listing(s)`);
         ctx.out.line(`revenue  gross ${eth(t.revenue.gross_wei)}  fee ${eth(t.revenue.fee_wei)}  net ${eth(t.revenue.net_wei)}  withdrawn ${eth(t.revenue.withdrawn_wei)}`);
         ctx.out.line(`runs     ${t.runs.completed} completed  ${t.runs.failed} failed  ${t.runs.logged} with receipts  latency p50 ${t.latency.p50_ms ?? "-"} ms  p95 ${t.latency.p95_ms ?? "-"} ms`);
+        ctx.out.line(`streams  time to first output p50 ${t.time_to_first_output.p50_ms ?? "-"} ms  p95 ${t.time_to_first_output.p95_ms ?? "-"} ms`);
+        ctx.out.line(`rentals  ${t.rentals.renewals} renewed  ${t.rentals.lapsed} lapsed  ${t.rentals.lapsing} lapsing  balances outstanding ${eth(stats.balances_outstanding_wei)}`);
+        ctx.out.line(`feedback ${t.reputation.verified_feedback} verified  mean score ${t.reputation.mean_score ?? "-"}`);
         ctx.out.line(`renters  ${t.renters.new} new  ${t.renters.returning} returning  (${stats.renter_count} all time)`);
         for (const renter of stats.top_renters) ctx.out.line(`  ${renter.wallet}  ${eth(renter.spend_wei)}  ${renter.runs} runs`);
         ctx.out.line(r.block === null ? "reconciled: not yet (the index has not counted a block)" : `reconciled: ${r.matches ? "matches" : "DOES NOT match"} the chain as of block ${r.block}`);

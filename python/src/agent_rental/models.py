@@ -95,9 +95,9 @@ class AnalyticsPeriodLatency(TypedDict):
     """Runs timed"""
     mean_ms: Optional[float]
     p50_ms: Optional[float]
-    """Median duration, to the histogram bucket (its upper bound); null without runs"""
+    """Median duration, to the histogram bucket (its upper bound); null without any"""
     p95_ms: Optional[float]
-    """95th percentile duration, to the histogram bucket; null without runs"""
+    """95th percentile duration, to the histogram bucket; null without any"""
 
 class AnalyticsPeriodRentalsPurchases(TypedDict):
     one_time: int
@@ -108,10 +108,16 @@ class AnalyticsPeriodRentalsPurchases(TypedDict):
     """subscription rentals bought"""
 
 class AnalyticsPeriodRentals(TypedDict):
+    balance_change_wei: int
+    """What the period added to renters' per_query balances: deposits − charges − refunds (negative when they shrank) (wei, an exact JSON integer)"""
     charges: int
     """per_query charges landed on-chain"""
     deposits_wei: int
     """per_query deposits and top-ups (wei, an exact JSON integer)"""
+    lapsed: int
+    """Subscriptions whose term ran out in the period without a renewal before it (periods that have ended; 0 otherwise)"""
+    lapsing: int
+    """Subscriptions whose term ends in the period unless renewed (periods not yet ended; 0 otherwise)"""
     purchases: AnalyticsPeriodRentalsPurchases
     refunds_wei: int
     """Unspent per_query balances withdrawn by renters (wei, an exact JSON integer)"""
@@ -123,6 +129,12 @@ class AnalyticsPeriodRenters(TypedDict):
     """Rentals bought by a wallet renting the listing for the first time"""
     returning: int
     """Rentals bought by a wallet that rented the listing before"""
+
+class AnalyticsPeriodReputation(TypedDict):
+    mean_score: Optional[float]
+    """Their mean score (0-100); null without any"""
+    verified_feedback: int
+    """Verified ERC-8004 feedback given in the period (a receipt of a completed run confirmed on-chain), revoked feedback taken out"""
 
 class AnalyticsPeriodRuns(TypedDict):
     by_failure_code: dict[str, int]
@@ -136,14 +148,25 @@ class AnalyticsPeriodRuns(TypedDict):
     logged: int
     """Runs whose receipt is logged on-chain (the run log)"""
 
+class AnalyticsPeriodTimeToFirstOutput(TypedDict):
+    count: int
+    """Streams that sent output"""
+    mean_ms: Optional[float]
+    p50_ms: Optional[float]
+    """Median time from the run's admission to a stream's first output, to the histogram bucket (its upper bound); null without any"""
+    p95_ms: Optional[float]
+    """95th percentile time from the run's admission to a stream's first output, to the histogram bucket; null without any"""
+
 class AnalyticsPeriod(TypedDict):
     latency: AnalyticsPeriodLatency
     period: str
     """The hour (YYYY-MM-DDTHH), day (YYYY-MM-DD) or month (YYYY-MM), UTC; for totals, first/last"""
     rentals: AnalyticsPeriodRentals
     renters: AnalyticsPeriodRenters
+    reputation: AnalyticsPeriodReputation
     revenue: AnalyticsRevenue
     runs: AnalyticsPeriodRuns
+    time_to_first_output: AnalyticsPeriodTimeToFirstOutput
 
 class AnalyticsRevenueByModelOneTime(TypedDict):
     fee_wei: int
@@ -304,15 +327,17 @@ class CreatorAnalyticsTopRentersItem(TypedDict):
     """The renter's wallet, lower-case: renters appear only as wallet addresses"""
 
 class CreatorAnalytics(TypedDict):
+    balances_outstanding_wei: int
+    """What renters hold in per_query balances of the listings now: deposits − charges − refunds, all time (wei, an exact JSON integer)"""
     currency: Literal["ETH"]
     listings: list[CreatorAnalyticsListingsItem]
     reconciliation: CreatorAnalyticsReconciliation
     """The figures' money reconciled with the contract"""
     renter_count: int
-    """Wallets that rented or ran the listings, all time"""
+    """Wallets that rented or ran each listing, all time, added up over the listings (a wallet of two listings counts twice)"""
     series: list[AnalyticsPeriod]
     top_renters: list[CreatorAnalyticsTopRentersItem]
-    """The ten renters who spent most, all time"""
+    """The ten renters who spent most, all time (ties by wallet address)"""
     totals: AnalyticsPeriod
 
 class CreatorApplication(TypedDict):

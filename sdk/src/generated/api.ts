@@ -351,7 +351,7 @@ export interface paths {
         };
         /**
          * My analytics, across my listings
-         * @description What the caller's listings earned, from whom, and how their runs went, over a range (`from`, `to`) by hour, day or month: revenue by rental model (gross, protocol fee, net), withdrawn; rentals bought and renewed; new and returning renters; runs by status and failure code, latency p50 and p95; the top renters by spend. A wallet without listings gets empty figures. Amounts are exact wei, from the marketplace's events (gross and fee as each event states them); runs come from their settlement and receipts from the run log. The figures are roll-ups kept per hour and per day as events happen, never computed by scanning runs. `reconciliation` compares them with the contract at the last block counted. Renters appear only as wallet addresses; no run's input or output appears. `format=csv` returns one table (`table`: series or top_renters) as text/csv.
+         * @description What the caller's listings earned, from whom, and how their runs went, over a range (`from`, `to`) by hour, day or month: revenue by rental model (gross, protocol fee, net), withdrawn; rentals bought and renewed; new and returning renters; runs by status and failure code, latency p50 and p95; the top renters by spend. A wallet without listings gets empty figures. Amounts are exact wei, from the marketplace's events (gross and fee as each event states them); runs come from their settlement and receipts from the run log. The figures are roll-ups kept per hour, day and month as events happen, never computed by scanning runs. `reconciliation` compares them with the contract at the last block counted. Renters appear only as wallet addresses; no run's input or output appears. `format=csv` returns one table (`table`: series or top_renters) as text/csv.
          */
         get: operations["getCreatorAnalytics"];
         put?: never;
@@ -371,7 +371,7 @@ export interface paths {
         };
         /**
          * My analytics of one listing
-         * @description The figures of GET /v1/creators/me/analytics for one of the caller's listings. Another creator's listing answers 404 listing_not_found, as one that does not exist. Amounts are exact wei, from the marketplace's events (gross and fee as each event states them); runs come from their settlement and receipts from the run log. The figures are roll-ups kept per hour and per day as events happen, never computed by scanning runs. `reconciliation` compares them with the contract at the last block counted. Renters appear only as wallet addresses; no run's input or output appears. `format=csv` returns one table (`table`: series or top_renters) as text/csv.
+         * @description The figures of GET /v1/creators/me/analytics for one of the caller's listings. Another creator's listing answers 404 listing_not_found, as one that does not exist. Amounts are exact wei, from the marketplace's events (gross and fee as each event states them); runs come from their settlement and receipts from the run log. The figures are roll-ups kept per hour, day and month as events happen, never computed by scanning runs. `reconciliation` compares them with the contract at the last block counted. Renters appear only as wallet addresses; no run's input or output appears. `format=csv` returns one table (`table`: series or top_renters) as text/csv.
          */
         get: operations["getListingAnalytics"];
         put?: never;
@@ -1218,18 +1218,24 @@ export interface components {
                 /** @description Runs timed */
                 count: number;
                 mean_ms: number | null;
-                /** @description Median duration, to the histogram bucket (its upper bound); null without runs */
+                /** @description Median duration, to the histogram bucket (its upper bound); null without any */
                 p50_ms: number | null;
-                /** @description 95th percentile duration, to the histogram bucket; null without runs */
+                /** @description 95th percentile duration, to the histogram bucket; null without any */
                 p95_ms: number | null;
             };
             /** @description The hour (YYYY-MM-DDTHH), day (YYYY-MM-DD) or month (YYYY-MM), UTC; for totals, first/last */
             period: string;
             rentals: {
+                /** @description What the period added to renters' per_query balances: deposits − charges − refunds (negative when they shrank) (wei, an exact JSON integer) */
+                balance_change_wei: number;
                 /** @description per_query charges landed on-chain */
                 charges: number;
                 /** @description per_query deposits and top-ups (wei, an exact JSON integer) */
                 deposits_wei: number;
+                /** @description Subscriptions whose term ran out in the period without a renewal before it (periods that have ended; 0 otherwise) */
+                lapsed: number;
+                /** @description Subscriptions whose term ends in the period unless renewed (periods not yet ended; 0 otherwise) */
+                lapsing: number;
                 purchases: {
                     /** @description one_time rentals bought */
                     one_time: number;
@@ -1249,6 +1255,12 @@ export interface components {
                 /** @description Rentals bought by a wallet that rented the listing before */
                 returning: number;
             };
+            reputation: {
+                /** @description Their mean score (0-100); null without any */
+                mean_score: number | null;
+                /** @description Verified ERC-8004 feedback given in the period (a receipt of a completed run confirmed on-chain), revoked feedback taken out */
+                verified_feedback: number;
+            };
             revenue: components["schemas"]["AnalyticsRevenue"];
             runs: {
                 /** @description Failed runs by failure code (invalid_input, invalid_output, output_too_large, timeout, crashed, out_of_memory, agent_error, agent_http_error, agent_invalid_response, agent_stream_cut, agent_unreachable, egress_refused, agent_not_configured, cancelled, settlement_refused, internal_error); codes with none are left out */
@@ -1263,6 +1275,15 @@ export interface components {
                 failed: number;
                 /** @description Runs whose receipt is logged on-chain (the run log) */
                 logged: number;
+            };
+            time_to_first_output: {
+                /** @description Streams that sent output */
+                count: number;
+                mean_ms: number | null;
+                /** @description Median time from the run's admission to a stream's first output, to the histogram bucket (its upper bound); null without any */
+                p50_ms: number | null;
+                /** @description 95th percentile time from the run's admission to a stream's first output, to the histogram bucket; null without any */
+                p95_ms: number | null;
             };
         };
         AnalyticsRevenue: {
@@ -1391,6 +1412,8 @@ export interface components {
             review_status: "pending" | "approved" | "rejected";
         };
         CreatorAnalytics: {
+            /** @description What renters hold in per_query balances of the listings now: deposits − charges − refunds, all time (wei, an exact JSON integer) */
+            balances_outstanding_wei: number;
             /** @enum {string} */
             currency: "ETH";
             listings: {
@@ -1415,10 +1438,10 @@ export interface components {
                 /** @description Of the escrow, what the creator may withdraw now (wei, an exact JSON integer) */
                 withdrawable_wei: number | null;
             };
-            /** @description Wallets that rented or ran the listings, all time */
+            /** @description Wallets that rented or ran each listing, all time, added up over the listings (a wallet of two listings counts twice) */
             renter_count: number;
             series: components["schemas"]["AnalyticsPeriod"][];
-            /** @description The ten renters who spent most, all time */
+            /** @description The ten renters who spent most, all time (ties by wallet address) */
             top_renters: {
                 /** @description Rentals bought */
                 purchases: number;

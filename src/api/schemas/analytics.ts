@@ -26,6 +26,14 @@ const RevenueSchema = z
   })
   .openapi("AnalyticsRevenue");
 
+const timing = (counted: string, what: string) =>
+  z.object({
+    count: count(counted),
+    mean_ms: z.number().nullable(),
+    p50_ms: z.number().nullable().openapi({ description: `Median ${what}, to the histogram bucket (its upper bound); null without any` }),
+    p95_ms: z.number().nullable().openapi({ description: `95th percentile ${what}, to the histogram bucket; null without any` }),
+  });
+
 export const PeriodFiguresSchema = z
   .object({
     period: z.string().openapi({ description: "The hour (YYYY-MM-DDTHH), day (YYYY-MM-DD) or month (YYYY-MM), UTC; for totals, first/last" }),
@@ -33,9 +41,12 @@ export const PeriodFiguresSchema = z
     rentals: z.object({
       purchases: byModel((m) => count(`${m} rentals bought`)),
       renewals: count("Subscriptions renewed"),
+      lapsed: count("Subscriptions whose term ran out in the period without a renewal before it (periods that have ended; 0 otherwise)"),
+      lapsing: count("Subscriptions whose term ends in the period unless renewed (periods not yet ended; 0 otherwise)"),
       charges: count("per_query charges landed on-chain"),
       deposits_wei: wei("per_query deposits and top-ups"),
       refunds_wei: wei("Unspent per_query balances withdrawn by renters"),
+      balance_change_wei: wei("What the period added to renters' per_query balances: deposits − charges − refunds (negative when they shrank)"),
     }),
     renters: z.object({ new: count("Rentals bought by a wallet renting the listing for the first time"), returning: count("Rentals bought by a wallet that rented the listing before") }),
     runs: z.object({
@@ -45,11 +56,11 @@ export const PeriodFiguresSchema = z
       logged: count("Runs whose receipt is logged on-chain (the run log)"),
       charged_wei: wei("What the runs were charged (per_query)"),
     }),
-    latency: z.object({
-      count: count("Runs timed"),
-      mean_ms: z.number().nullable(),
-      p50_ms: z.number().nullable().openapi({ description: "Median duration, to the histogram bucket (its upper bound); null without runs" }),
-      p95_ms: z.number().nullable().openapi({ description: "95th percentile duration, to the histogram bucket; null without runs" }),
+    latency: timing("Runs timed", "duration"),
+    time_to_first_output: timing("Streams that sent output", "time from the run's admission to a stream's first output"),
+    reputation: z.object({
+      verified_feedback: count("Verified ERC-8004 feedback given in the period (a receipt of a completed run confirmed on-chain), revoked feedback taken out"),
+      mean_score: z.number().nullable().openapi({ description: "Their mean score (0-100); null without any" }),
     }),
   })
   .openapi("AnalyticsPeriod");
@@ -62,8 +73,9 @@ export const CreatorAnalyticsSchema = z
     totals: PeriodFiguresSchema,
     top_renters: z
       .array(z.object({ wallet: z.string().openapi({ description: "The renter's wallet, lower-case: renters appear only as wallet addresses" }), spend_wei: wei("Everything it paid the listings (purchases, renewals, charges), all time"), runs: count("Its runs, all time"), purchases: count("Rentals bought"), renewals: count("Renewals") }))
-      .openapi({ description: "The ten renters who spent most, all time" }),
-    renter_count: z.number().int().openapi({ description: "Wallets that rented or ran the listings, all time" }),
+      .openapi({ description: "The ten renters who spent most, all time (ties by wallet address)" }),
+    renter_count: z.number().int().openapi({ description: "Wallets that rented or ran each listing, all time, added up over the listings (a wallet of two listings counts twice)" }),
+    balances_outstanding_wei: wei("What renters hold in per_query balances of the listings now: deposits − charges − refunds, all time"),
     reconciliation: z
       .object({
         block: z.string().nullable().openapi({ description: "The last block the figures count (decimal); null before the indexer's first round" }),
@@ -89,7 +101,7 @@ export const AnalyticsQuerySchema = z.object({
 
 export const ANALYTICS_DESCRIPTION =
   "Amounts are exact wei, from the marketplace's events (gross and fee as each event states them); runs come from their settlement and receipts from the run log. " +
-  "The figures are roll-ups kept per hour and per day as events happen, never computed by scanning runs. `reconciliation` compares them with the contract at the last block counted. " +
+  "The figures are roll-ups kept per hour, day and month as events happen, never computed by scanning runs. `reconciliation` compares them with the contract at the last block counted. " +
   "Renters appear only as wallet addresses; no run's input or output appears. `format=csv` returns one table (`table`: series or top_renters) as text/csv.";
 
 export function rangeOf(query: z.infer<typeof AnalyticsQuerySchema>): Range {

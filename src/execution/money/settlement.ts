@@ -74,7 +74,7 @@ function outcomeOf(decision: ChargeDecision | undefined): ChargeOutcome {
  * two passes recording the same run, or a re-settlement after a reorg, count it once. Returns at once:
  * the roll-ups are written in the background (src/analytics/record.ts).
  */
-export function settlementRecorded(services: Pick<Services, "tables" | "logger">, run: Pick<RunRecord, "run_id" | "on_chain_id" | "wallet" | "rental_model" | "status" | "error" | "duration_ms" | "cost_wei" | "finished_at">): void {
+export function settlementRecorded(services: Pick<Services, "tables" | "logger">, run: Pick<RunRecord, "run_id" | "on_chain_id" | "wallet" | "rental_model" | "status" | "error" | "duration_ms" | "first_output_ms" | "cost_wei" | "finished_at">): void {
   if ((run.status !== "completed" && run.status !== "failed") || !run.finished_at) return;
   recordSettledRun(services.tables, services.logger, {
     run_id: run.run_id,
@@ -84,6 +84,7 @@ export function settlementRecorded(services: Pick<Services, "tables" | "logger">
     status: run.status,
     ...(run.status === "failed" && run.error ? { failure_code: run.error.code } : {}),
     duration_ms: run.duration_ms ?? 0,
+    ...(run.first_output_ms === undefined ? {} : { first_output_ms: run.first_output_ms }),
     cost_wei: BigInt(run.cost_wei || "0"),
     finished_at: run.finished_at,
   });

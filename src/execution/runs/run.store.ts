@@ -217,6 +217,10 @@ export async function finishRun(tables: Tables, runId: string, finish: RunFinish
     set += ", #error = :error";
     values[":error"] = finish.error;
   }
+  if (finish.first_output_ms !== undefined) {
+    set += ", first_output_ms = :first";
+    values[":first"] = finish.first_output_ms;
+  }
   if (finish.settlement_tx) {
     set += ", settlement_tx = :tx";
     values[":tx"] = finish.settlement_tx;

@@ -70,6 +70,9 @@ export interface RunRecord {
   /** Wei charged, as a decimal string (bigint-safe). */
   cost_wei: string;
   duration_ms?: number;
+  /** A stream's time to its first output (ms from admission to its first non-empty delta); absent when
+   * it sent none, and on a synchronous run. The creator analytics' time to first output. */
+  first_output_ms?: number;
   settlement: SettlementState;
   settlement_tx?: `0x${string}`;
   created_at: string;
@@ -92,6 +95,7 @@ export interface RunFinish {
   error?: RunFailure;
   cost_wei: string;
   duration_ms: number;
+  first_output_ms?: number;
   settlement: SettlementState;
   settlement_tx?: `0x${string}`;
   finished_at: string;

@@ -69,6 +69,63 @@ function ChartCard({ title, listingId, initial, children }: { title: string; lis
   );
 }
 
+type Period = CreatorAnalytics["series"][number];
+interface ChartLine {
+  key: string;
+  name: string;
+  color: string;
+  value: (period: Period) => number | null;
+}
+
+/** Whole-number ticks from 0 up to at least `max` (about five), so counts never show fractions. */
+export function countTicks(max: number): number[] {
+  const step = Math.max(1, Math.ceil(max / 4));
+  const ticks = [0];
+  while (ticks.at(-1)! < max) ticks.push(ticks.at(-1)! + step);
+  return ticks.length > 1 ? ticks : [0, 1];
+}
+
+/**
+ * One chart card: a title, its range, and the series as stacked bars or lines. `counts`: whole-number
+ * axis ticks (a run is never a fraction). A line with a single point is drawn as a dot.
+ */
+function SeriesChart({ title, listingId, initial, kind, lines, unit, counts }: { title: string; listingId: string; initial: RangeKey; kind: "bar" | "line"; lines: ChartLine[]; unit?: string; counts?: boolean }) {
+  return (
+    <ChartCard title={title} listingId={listingId} initial={initial}>
+      {(d) => {
+        const data = d.series.map((p) => Object.fromEntries([["period", p.period], ...lines.map((l) => [l.key, l.value(p)])]) as Record<string, string | number | null>);
+        const max = Math.max(0, ...data.map((row) => lines.reduce((sum, l) => sum + (Number(row[l.key]) || 0), 0)));
+        const ticks = counts ? countTicks(max) : undefined;
+        const axes = [
+          <CartesianGrid key="grid" strokeDasharray="3 3" />,
+          <XAxis key="x" dataKey="period" tick={{ fontSize: 11 }} />,
+          <YAxis key="y" tick={{ fontSize: 11 }} width={unit ? 80 : 40} {...(unit ? { unit } : {})} allowDecimals={!counts} {...(ticks ? { ticks, domain: [0, ticks.at(-1)!], interval: 0 } : {})} />,
+          <Tooltip key="tip" />,
+          <Legend key="legend" />,
+        ];
+        return (
+          <ResponsiveContainer>
+            {kind === "bar" ? (
+              <BarChart data={data}>
+                {axes}
+                {lines.map((l) => <Bar key={l.key} dataKey={l.key} name={l.name} stackId={title} fill={l.color} />)}
+              </BarChart>
+            ) : (
+              <LineChart data={data}>
+                {axes}
+                {lines.map((l) => {
+                  const points = data.filter((row) => row[l.key] !== null && row[l.key] !== undefined).length;
+                  return <Line key={l.key} dataKey={l.key} name={l.name} stroke={l.color} connectNulls dot={points === 1 ? { r: 4, fill: l.color } : false} />;
+                })}
+              </LineChart>
+            )}
+          </ResponsiveContainer>
+        );
+      }}
+    </ChartCard>
+  );
+}
+
 function download(name: string, text: string): void {
   const url = URL.createObjectURL(new Blob([text], { type: "text/csv" }));
   const a = document.createElement("a");
@@ -115,51 +172,18 @@ export function CreatorAnalyticsPanel({ listings }: { listings: { listing_id: st
         <div><dt>Still vesting</dt><dd>{r.vesting_wei === null ? "–" : formatWei(r.vesting_wei)}</dd></div>
       </dl>
       <div className="grid analytics-charts">
-        <ChartCard title="Revenue" listingId={listingId} initial="30d">
-          {(d) => (
-            <ResponsiveContainer>
-              <BarChart data={d.series.map((p) => ({ period: p.period, net: eth(p.revenue.net_wei), fee: eth(p.revenue.fee_wei) }))}>
-                <CartesianGrid strokeDasharray="3 3" />
-                <XAxis dataKey="period" tick={{ fontSize: 11 }} />
-                <YAxis tick={{ fontSize: 11 }} unit=" ETH" width={80} />
-                <Tooltip />
-                <Legend />
-                <Bar dataKey="net" name="Net (ETH)" stackId="r" fill="#2563eb" />
-                <Bar dataKey="fee" name="Protocol fee (ETH)" stackId="r" fill="#93c5fd" />
-              </BarChart>
-            </ResponsiveContainer>
-          )}
-        </ChartCard>
-        <ChartCard title="Runs" listingId={listingId} initial="7d">
-          {(d) => (
-            <ResponsiveContainer>
-              <BarChart data={d.series.map((p) => ({ period: p.period, completed: Number(p.runs.completed), failed: Number(p.runs.failed) }))}>
-                <CartesianGrid strokeDasharray="3 3" />
-                <XAxis dataKey="period" tick={{ fontSize: 11 }} />
-                <YAxis allowDecimals={false} tick={{ fontSize: 11 }} />
-                <Tooltip />
-                <Legend />
-                <Bar dataKey="completed" name="Completed" stackId="runs" fill="#16a34a" />
-                <Bar dataKey="failed" name="Failed" stackId="runs" fill="#dc2626" />
-              </BarChart>
-            </ResponsiveContainer>
-          )}
-        </ChartCard>
-        <ChartCard title="Latency" listingId={listingId} initial="7d">
-          {(d) => (
-            <ResponsiveContainer>
-              <LineChart data={d.series.map((p) => ({ period: p.period, p50: p.latency.p50_ms, p95: p.latency.p95_ms }))}>
-                <CartesianGrid strokeDasharray="3 3" />
-                <XAxis dataKey="period" tick={{ fontSize: 11 }} />
-                <YAxis unit=" ms" tick={{ fontSize: 11 }} width={70} />
-                <Tooltip />
-                <Legend />
-                <Line dataKey="p50" name="p50" stroke="#2563eb" connectNulls dot={false} />
-                <Line dataKey="p95" name="p95" stroke="#f97316" connectNulls dot={false} />
-              </LineChart>
-            </ResponsiveContainer>
-          )}
-        </ChartCard>
+        <SeriesChart title="Revenue" listingId={listingId} initial="30d" kind="bar" unit=" ETH" lines={[
+          { key: "net", name: "Net (ETH)", color: "#2563eb", value: (p) => eth(p.revenue.net_wei) },
+          { key: "fee", name: "Protocol fee (ETH)", color: "#93c5fd", value: (p) => eth(p.revenue.fee_wei) },
+        ]} />
+        <SeriesChart title="Runs" listingId={listingId} initial="7d" kind="bar" counts lines={[
+          { key: "completed", name: "Completed", color: "#16a34a", value: (p) => Number(p.runs.completed) },
+          { key: "failed", name: "Failed", color: "#dc2626", value: (p) => Number(p.runs.failed) },
+        ]} />
+        <SeriesChart title="Latency" listingId={listingId} initial="7d" kind="line" unit=" ms" lines={[
+          { key: "p50", name: "p50", color: "#2563eb", value: (p) => p.latency.p50_ms },
+          { key: "p95", name: "p95", color: "#f97316", value: (p) => p.latency.p95_ms },
+        ]} />
       </div>
       <section className="card stack" aria-label="Top renters">
         <div className="row" style={{ justifyContent: "space-between", flexWrap: "wrap" }}>
