@@ -26,7 +26,9 @@ import { deletePendingSettlement, listPendingSettlements, markRequeued, putPendi
 import { holdReservation, releaseReservation, settleReservation, SETTLEMENT_WINDOW_MS } from "./ledger.ts";
 import { holdSpend, releaseSpend, settleSpend } from "./spend.ts";
 import { chargeMessageBody } from "./charge-message.ts";
+import { adjustRunOutcome } from "../../analytics/adjust.ts";
 import { recordSettledRun } from "../../analytics/record.ts";
+import type { SettledRunFact } from "../../analytics/rollups.ts";
 
 export type ChargeOutcome =
   | { outcome: "charged"; costWei: bigint; txHash?: `0x${string}` }
@@ -74,9 +76,17 @@ function outcomeOf(decision: ChargeDecision | undefined): ChargeOutcome {
  * two passes recording the same run, or a re-settlement after a reorg, count it once. Returns at once:
  * the roll-ups are written in the background (src/analytics/record.ts).
  */
-export function settlementRecorded(services: Pick<Services, "tables" | "logger">, run: Pick<RunRecord, "run_id" | "on_chain_id" | "wallet" | "rental_model" | "status" | "error" | "duration_ms" | "first_output_ms" | "cost_wei" | "finished_at">): void {
-  if ((run.status !== "completed" && run.status !== "failed") || !run.finished_at) return;
-  recordSettledRun(services.tables, services.logger, {
+export function settlementRecorded(services: Pick<Services, "tables" | "logger">, run: SettledRunRecord): void {
+  const fact = settledRunFact(run);
+  if (fact) recordSettledRun(services.tables, services.logger, fact);
+}
+
+type SettledRunRecord = Pick<RunRecord, "run_id" | "on_chain_id" | "wallet" | "rental_model" | "status" | "error" | "duration_ms" | "first_output_ms" | "cost_wei" | "finished_at">;
+
+/** What a finished run's settlement adds to the analytics (undefined for a run not finished). */
+function settledRunFact(run: SettledRunRecord): SettledRunFact | undefined {
+  if ((run.status !== "completed" && run.status !== "failed") || !run.finished_at) return undefined;
+  return {
     run_id: run.run_id,
     on_chain_id: run.on_chain_id,
     wallet: run.wallet,
@@ -87,7 +97,7 @@ export function settlementRecorded(services: Pick<Services, "tables" | "logger">
     ...(run.first_output_ms === undefined ? {} : { first_output_ms: run.first_output_ms }),
     cost_wei: BigInt(run.cost_wei || "0"),
     finished_at: run.finished_at,
-  });
+  };
 }
 
 /** Hands a run's charge to the settler. False when the queue could not take it (the caller records the
@@ -286,6 +296,14 @@ export async function resettleRun(services: Services, runId: string, charge: Fin
       ? await correctSettlement(services.tables, runId, { settlement: "settled", cost_wei: charge.costWei.toString(), settlement_tx: charge.txHash })
       : await correctSettlement(services.tables, runId, { settlement: "refused", cost_wei: "0" });
   if (!corrected) return;
+  // The creator's figures follow the corrected charge (counted once, however often this is called).
+  const run = await getRun(services.tables, runId);
+  const fact = run ? settledRunFact(run) : undefined;
+  if (fact) {
+    await adjustRunOutcome(services.tables, fact).catch((error: unknown) =>
+      services.logger.warn("analytics not adjusted to a reorganised charge; a rebuild corrects them", { run_id: runId, cause: error instanceof Error ? error.message : String(error) }),
+    );
+  }
   if (charge.outcome === "refused") services.logger.error("a reorganised charge was refused when it was sent again: the run's output was released unpaid", { run_id: runId, contract_error: charge.contractError });
   else services.logger.info("run's charge corrected after a reorganisation", { run_id: runId, settlement_tx: charge.txHash });
 }
