@@ -12,16 +12,14 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { startWorld, type PublishedAgent, type World } from "../support/world.ts";
+import type { PublishedAgent, World } from "../support/world.ts";
 import type { Account } from "../support/chain-actions.ts";
 import { pkce, registerClient, tokenRequest, type RegisteredClient, type Tokens } from "../support/oauth.ts";
-import { freePort } from "../../local/ports.ts";
-import type { RunningStack } from "../../local/stack.ts";
-import { connectAndSignIn, launchBrowser, listenWorldSite, openDashboard, type DashboardPage } from "./support.ts";
+import { type DashboardPage, type WorldSite, connectAndSignIn, openDashboard, startWorldSite } from "./support.ts";
 
 
 let world: World;
-let site: http.Server;
+let site: WorldSite;
 let siteUrl: string;
 let browser: Browser;
 let victim: Account;
@@ -41,26 +39,18 @@ async function startCallback() {
 
 beforeAll(async () => {
   callback = await startCallback();
-  const port = await freePort();
-  siteUrl = `http://127.0.0.1:${port}`;
-  world = await startWorld({ agent: true, env: { API_URL: siteUrl } });
+  site = await startWorldSite();
+  ({ world, siteUrl, browser } = site);
   agent = await world.publishConnected("trust-researcher", { rental: "one_time" });
   victim = await world.account();
   await world.rent(victim, agent);
-  site = await listenWorldSite(world, port, siteUrl);
-  browser = await launchBrowser();
 }, 240_000);
 
 afterAll(async () => {
-  await browser?.close();
-  await new Promise((resolve) => site?.close(resolve));
-  site?.closeAllConnections();
   await new Promise((resolve) => callback?.server.close(resolve));
   callback?.server.closeAllConnections();
-  await world?.close();
+  await site?.close();
 });
-
-const stackOf = (): RunningStack => ({ info: { chain_id: world.services.config.CHAIN_ID, rpc_url: world.rpcUrl } }) as unknown as RunningStack;
 
 function authorizeUrl(client: RegisteredClient, challenge: string, state: string): string {
   const url = new URL(`${siteUrl}/oauth/authorize`);
@@ -100,7 +90,7 @@ describe("a consent link sent to someone else", () => {
     expect((await attacker.cookies()).map((cookie) => cookie.name)).toEqual(expect.arrayContaining(["_interaction_resume"]));
 
     // The victim opens the link in theirs, sees the app, signs in with their wallet and approves.
-    const d = await openDashboard(browser, stackOf(), victim.privateKey);
+    const d = await openDashboard(browser, site.stack, victim.privateKey);
     await d.page.goto(link);
     const approved = await approve(d);
     // The victim's browser did not start the sign-in: it is refused, not sent to the app.
@@ -139,7 +129,7 @@ describe("a consent link sent to someone else", () => {
   it("still signs in the person who starts and approves in one browser", async () => {
     const client = await registerClient(siteUrl, { client_name: "Same browser app", redirect_uris: [callback.url] });
     const verifier = pkce();
-    const d = await openDashboard(browser, stackOf(), victim.privateKey);
+    const d = await openDashboard(browser, site.stack, victim.privateKey);
     await d.page.goto(authorizeUrl(client, verifier.challenge, "own"));
     await d.page.waitForURL(/\/connect\?request=/);
     await approve(d);
@@ -196,7 +186,7 @@ describe("Connected apps' Last used", () => {
   it("shows when the app's token listed the agents and ran one (Never before)", async () => {
     const client = await registerClient(siteUrl, { client_name: "Used app", redirect_uris: [callback.url] });
     const verifier = pkce();
-    const d = await openDashboard(browser, stackOf(), victim.privateKey);
+    const d = await openDashboard(browser, site.stack, victim.privateKey);
     await d.page.goto(authorizeUrl(client, verifier.challenge, "used"));
     await d.page.waitForURL(/\/connect\?request=/);
     await approve(d);

@@ -18,18 +18,16 @@ import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } fr
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { TaskState, type Part, type Task } from "@a2a-js/sdk";
 import { ClientFactory, ClientFactoryOptions, DefaultAgentCardResolver, JsonRpcTransportFactory } from "@a2a-js/sdk/client";
-import { startWorld, type PublishedAgent, type World } from "../support/world.ts";
+import type { PublishedAgent, World } from "../support/world.ts";
 import type { Account } from "../support/chain-actions.ts";
 import { createEgressGuard } from "../../src/adapters/egress/guard.ts";
-import { freePort } from "../../local/ports.ts";
-import type { RunningStack } from "../../local/stack.ts";
 import { makeTestCertificates, startHttpsServer, type HttpsTestServer } from "../support/https-server.ts";
-import { connectAndSignIn, launchBrowser, listenWorldSite, openDashboard, type DashboardPage } from "./support.ts";
+import { type DashboardPage, type WorldSite, connectAndSignIn, openDashboard, startWorldSite } from "./support.ts";
 
 const certificates = makeTestCertificates();
 
 let world: World;
-let site: http.Server;
+let site: WorldSite;
 let siteUrl: string;
 let browser: Browser;
 let renter: Account;
@@ -108,27 +106,19 @@ beforeAll(async () => {
   }, { certificates });
   callback = await startCallback();
   // The site `npm start` runs names itself by its configured address (API_URL), never a request's Host.
-  const port = await freePort();
-  siteUrl = `http://127.0.0.1:${port}`;
-  world = await startWorld({ agent: true, env: { API_URL: siteUrl }, adapters: { clientMetadataEgress: createEgressGuard({ ca: certificates.ca, allowHosts: ["127.0.0.1"], timeoutMs: 2_000, maxResponseBytes: 5 * 1024 }) } });
+  site = await startWorldSite({ adapters: { clientMetadataEgress: createEgressGuard({ ca: certificates.ca, allowHosts: ["127.0.0.1"], timeoutMs: 2_000, maxResponseBytes: 5 * 1024 }) } });
+  ({ world, siteUrl, browser } = site);
   agent = await world.publishConnected("oauth-e2e-researcher", { rental: "one_time" });
   renter = await world.account();
   await world.rent(renter, agent);
-  site = await listenWorldSite(world, port, siteUrl);
-  browser = await launchBrowser();
 }, 240_000);
 
 afterAll(async () => {
-  await browser?.close();
-  await new Promise((resolve) => site?.close(resolve));
-  site?.closeAllConnections();
   await new Promise((resolve) => callback?.server.close(resolve));
   callback?.server.closeAllConnections();
   await metadataServer?.stop();
-  await world?.close();
+  await site?.close();
 });
-
-const stackOf = (): RunningStack => ({ info: { chain_id: world.services.config.CHAIN_ID, rpc_url: world.rpcUrl } }) as unknown as RunningStack;
 
 /** The MCP client's first connection: the 401, discovery, registration, and the browser sent to sign in. */
 async function firstConnect(provider: BrowserProvider): Promise<void> {
@@ -170,7 +160,7 @@ const data = (value: unknown): Part => ({ content: { $case: "data", value }, met
 
 describe("connect an MCP client by URL, approve it with a browser wallet, use it, revoke it", () => {
   it("registers dynamically, signs in through the consent page, lists and runs the renter's agents, runs an A2A task with the same token, and is refused once revoked in Connected apps", async () => {
-    const d = await openDashboard(browser, stackOf(), renter.privateKey);
+    const d = await openDashboard(browser, site.stack, renter.privateKey);
     const provider = new BrowserProvider(callback.url);
     await firstConnect(provider);
     expect(provider.information?.client_id).toMatch(/^[A-Za-z0-9_-]+$/);
@@ -229,7 +219,7 @@ describe("connect an MCP client by URL, approve it with a browser wallet, use it
   }, 180_000);
 
   it("signs in a client identified by its Client ID Metadata Document (no registration), which the consent page says", async () => {
-    const d = await openDashboard(browser, stackOf(), renter.privateKey);
+    const d = await openDashboard(browser, site.stack, renter.privateKey);
     const provider = new BrowserProvider(callback.url, `${metadataServer.url}/mcp-client.json`);
     await firstConnect(provider);
     expect(provider.information?.client_id).toBe(`${metadataServer.url}/mcp-client.json`);
@@ -255,7 +245,7 @@ describe("connect an MCP client by URL, approve it with a browser wallet, use it
   });
 
   it("returns access_denied to the app when the person denies, and grants nothing", async () => {
-    const d = await openDashboard(browser, stackOf(), renter.privateKey);
+    const d = await openDashboard(browser, site.stack, renter.privateKey);
     const provider = new BrowserProvider(callback.url);
     await firstConnect(provider);
     const back = await consent(d, provider, "Deny");

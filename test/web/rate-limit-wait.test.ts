@@ -3,18 +3,15 @@
 // listing page's Input and output card reads a public route (the agent's metadata), whose limit counts
 // per address. With this address's budget spent by the test, the page says it is waiting and when it
 // asks again, shows no refusal, and fills the card once the window has passed.
-import http from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Browser } from "playwright-core";
-import { startWorld, type PublishedAgent, type World } from "../support/world.ts";
+import type { PublishedAgent, World } from "../support/world.ts";
 import type { Account } from "../support/chain-actions.ts";
-import { freePort } from "../../local/ports.ts";
-import type { RunningStack } from "../../local/stack.ts";
-import { connectAndSignIn, launchBrowser, listenWorldSite, openDashboard } from "./support.ts";
+import { type WorldSite, connectAndSignIn, openDashboard, startWorldSite } from "./support.ts";
 
 
 let world: World;
-let site: http.Server;
+let site: WorldSite;
 let siteUrl: string;
 let browser: Browser;
 let renter: Account;
@@ -22,29 +19,21 @@ let agent: PublishedAgent;
 let other: PublishedAgent;
 
 beforeAll(async () => {
-  const port = await freePort();
-  siteUrl = `http://127.0.0.1:${port}`;
-  world = await startWorld({ agent: true, env: { API_URL: siteUrl } });
+  site = await startWorldSite();
+  ({ world, siteUrl, browser } = site);
   agent = await world.publishConnected("patient-researcher", { rental: "one_time" });
   other = await world.publishConnected("patient-summarizer", { rental: "one_time" });
   renter = await world.account();
   await world.rent(renter, agent);
-  site = await listenWorldSite(world, port, siteUrl);
-  browser = await launchBrowser();
 }, 240_000);
 
 afterAll(async () => {
-  await browser?.close();
-  await new Promise((resolve) => site?.close(resolve));
-  site?.closeAllConnections();
-  await world?.close();
+  await site?.close();
 });
-
-const stackOf = (): RunningStack => ({ info: { chain_id: world.services.config.CHAIN_ID, rpc_url: world.rpcUrl } }) as unknown as RunningStack;
 
 describe("a 429 on the dashboard", () => {
   it("is waited out by its Retry-After: the page says it is waiting, shows no error, and fills the card once allowed", async () => {
-    const d = await openDashboard(browser, stackOf(), renter.privateKey);
+    const d = await openDashboard(browser, site.stack, renter.privateKey);
     const page = d.page;
     await page.goto(`${siteUrl}/listings/${agent.listing_id}`);
     await connectAndSignIn(d);

@@ -2,23 +2,18 @@
 // the dashboard in front, `listenSite`, on the test world): a key created with a limit on the keys page,
 // its limit edited there (and a bad amount refused on the page, nothing saved); the consent page showing
 // the limit an app proposes, the person lowering it before approving, and Connected apps showing it.
-import http from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Browser } from "playwright-core";
-import { startWorld, type World } from "../support/world.ts";
+import type { World } from "../support/world.ts";
 import type { Account } from "../support/chain-actions.ts";
 import { pkce, registerClient } from "../support/oauth.ts";
-import { freePort } from "../../local/ports.ts";
-import type { RunningStack } from "../../local/stack.ts";
-import { connectAndSignIn, launchBrowser, listenWorldSite, openDashboard } from "./support.ts";
+import { type WorldSite, connectAndSignIn, openDashboard, startWorldSite } from "./support.ts";
 
 let world: World;
-let site: http.Server;
+let site: WorldSite;
 let siteUrl: string;
 let browser: Browser;
 let renter: Account;
-
-const stackOf = (): RunningStack => ({ info: { chain_id: world.services.config.CHAIN_ID, rpc_url: world.rpcUrl } }) as unknown as RunningStack;
 
 async function limitsOf(path: string, token: string): Promise<{ period: string; amount: string }[][]> {
   const body = (await (await fetch(`${siteUrl}${path}`, { headers: { authorization: `Bearer ${token}` } })).json()) as Record<string, { spend_limits: { period: string; amount: string }[] }[]>;
@@ -26,26 +21,20 @@ async function limitsOf(path: string, token: string): Promise<{ period: string; 
 }
 
 beforeAll(async () => {
-  const port = await freePort();
-  siteUrl = `http://127.0.0.1:${port}`;
-  world = await startWorld({ agent: true, env: { API_URL: siteUrl } });
+  site = await startWorldSite();
+  ({ world, siteUrl, browser } = site);
   const agent = await world.publishConnected("limits-researcher", { rental: "per_query" });
   renter = await world.account();
   await world.rent(renter, agent);
-  site = await listenWorldSite(world, port, siteUrl);
-  browser = await launchBrowser();
 }, 240_000);
 
 afterAll(async () => {
-  await browser?.close();
-  await new Promise((resolve) => site?.close(resolve));
-  site?.closeAllConnections();
-  await world?.close();
+  await site?.close();
 });
 
 describe("the keys page's spending limits", () => {
   it("creates a key with a daily limit, shows it with its spending, edits it, and refuses a bad amount on the page", async () => {
-    const d = await openDashboard(browser, stackOf(), renter.privateKey);
+    const d = await openDashboard(browser, site.stack, renter.privateKey);
     await d.page.goto(`${siteUrl}/keys`);
     await connectAndSignIn(d);
     await d.page.getByRole("button", { name: "New API Key" }).click();
@@ -85,7 +74,7 @@ describe("the consent page's spending limit", () => {
     const verifier = pkce();
     const url = new URL(`${siteUrl}/oauth/authorize`);
     url.search = new URLSearchParams({ response_type: "code", client_id: client.client_id, redirect_uri: client.redirect_uri, code_challenge: verifier.challenge, code_challenge_method: "S256", state: "limits", resource: siteUrl, scope: "tasks:run", spend_limit: "ETH:20000000000000000:day" }).toString();
-    const d = await openDashboard(browser, stackOf(), renter.privateKey);
+    const d = await openDashboard(browser, site.stack, renter.privateKey);
     await d.page.goto(url.href);
     await d.page.getByLabel("Signed in").or(d.page.getByRole("button", { name: "Connect wallet" })).first().waitFor();
     if ((await d.page.getByLabel("Signed in").count()) === 0) await connectAndSignIn(d);
@@ -97,6 +86,8 @@ describe("the consent page's spending limit", () => {
     const decided = d.page.waitForResponse((res) => /\/v1\/oauth\/requests\/[^/]+\/approve$/.test(res.url()) && res.request().method() === "POST");
     await d.page.getByRole("button", { name: "Approve", exact: true }).click();
     expect((await decided).status()).toBe(200);
+    // The approval sends the browser on to the app's redirect URI; that navigation ends before the next.
+    await d.page.waitForURL(/\/callback-not-served\?code=/);
     const token = await world.signIn(renter);
     expect(await limitsOf("/v1/oauth/apps", token)).toEqual([[{ period: "day", amount: "4000000000000000" }]]);
 

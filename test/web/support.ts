@@ -12,7 +12,7 @@ import { createPublicClient, createWalletClient, http, toHex, type Hex } from "v
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { startStack, type RunningStack } from "../../local/stack.ts";
 import { listenSite } from "../../local/dashboard.ts";
-import type { World } from "../support/world.ts";
+import { startWorld, type World, type WorldOptions } from "../support/world.ts";
 import { freePort } from "../../local/ports.ts";
 import { chainFor } from "../../src/chain/client.ts";
 
@@ -36,7 +36,6 @@ export async function startWebStack(): Promise<RunningStack & { dataDir: string 
   };
 }
 
-/** Chromium, headless. Fails loudly when it is not installed: the browser suites never pass silently. */
 /** The server `npm start` runs (the dashboard's build in front of the API) over a test world, on `port`,
  * the address the world was told it has (its API_URL). */
 export function listenWorldSite(world: World, port: number, siteUrl: string): ReturnType<typeof listenSite> {
@@ -48,6 +47,39 @@ export function listenWorldSite(world: World, port: number, siteUrl: string): Re
   });
 }
 
+/** A test world served as `npm start` serves it (the dashboard's build in front of its API) on a free
+ * port it knows as its API_URL, a headless Chromium, and the stack description `openDashboard` takes:
+ * the setup of the browser suites that need a world of their own. `close()` ends all three. */
+export interface WorldSite {
+  world: World;
+  siteUrl: string;
+  browser: Browser;
+  stack: RunningStack;
+  close(): Promise<void>;
+}
+
+export async function startWorldSite(options: WorldOptions = {}): Promise<WorldSite> {
+  const port = await freePort();
+  const siteUrl = `http://127.0.0.1:${port}`;
+  const world = await startWorld({ agent: true, ...options, env: { ...options.env, API_URL: siteUrl } });
+  const site = await listenWorldSite(world, port, siteUrl);
+  const browser = await launchBrowser();
+  const stack = { info: { chain_id: world.services.config.CHAIN_ID, rpc_url: world.rpcUrl } } as unknown as RunningStack;
+  return {
+    world,
+    siteUrl,
+    browser,
+    stack,
+    close: async () => {
+      await browser.close();
+      await new Promise((resolve) => site.close(resolve));
+      site.closeAllConnections();
+      await world.close();
+    },
+  };
+}
+
+/** Chromium, headless. Fails loudly when it is not installed: the browser suites never pass silently. */
 export async function launchBrowser(): Promise<Browser> {
   if (!existsSync(CHROMIUM)) {
     throw new Error(`${CHROMIUM} is missing. Install Debian's chromium package (scripts/bootstrap.sh does so: apt-get install -y chromium).`);
