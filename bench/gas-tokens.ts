@@ -15,6 +15,7 @@ import { deployTokenMarketplace, mintLocalTokens } from "../src/chain/deploy.ts"
 import { createTokenListing } from "../local/token-listings.ts";
 import { tokenMarketplaceAbi } from "@agent-rental/core/token-marketplace";
 import { localUsdcAbi } from "@agent-rental/core/tokens";
+import type { RentalModel } from "@agent-rental/core/vocabulary";
 
 const BASE = 21_000;
 const NEW_SLOT = 22_100;
@@ -65,7 +66,7 @@ async function measure(rpcUrl: string): Promise<TokenGasRow[]> {
     rows.push({ operation, gasUsed, lowerBound, ratio, slots, ...(target ? { target: `<= ${target}x`, met: ratio <= target } : {}) });
   };
   const price = 1_000_000n; // 1 USDC
-  const list = async (seed: number, model: "one_time" | "subscription" | "per_query") =>
+  const list = async (seed: number, model: RentalModel) =>
     (await createTokenListing({ ...params, tokenMarketplace: market.address, creatorPrivateKey: creatorAccount.privateKey, token: usdc, seed: toHex(seed, { size: 32 }), rentalModel: model, price, metadataUri: "ipfs://manifest" })).listingId;
   const [oneTime, oneTimeB, sub, perQuery] = [await list(1, "one_time"), await list(2, "one_time"), await list(3, "subscription"), await list(4, "per_query")];
   // Both renters approve once (an unlimited allowance is never written again); renter B buys first, so

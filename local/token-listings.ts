@@ -4,9 +4,8 @@
 import { createPublicClient, createWalletClient, http, parseEventLogs, type Address, type Chain, type Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { tokenMarketplaceAbi } from "@agent-rental/core/token-marketplace";
-import type { RentalModel } from "@agent-rental/core/vocabulary";
+import { ACCESS_TYPE, type RentalModel } from "@agent-rental/core/vocabulary";
 
-const ACCESS_TYPE: Record<RentalModel, number> = { one_time: 0, subscription: 1, per_query: 2 };
 
 export interface CreateTokenListingParameters {
   rpcUrl: string;
