@@ -81,7 +81,7 @@ def test_the_error_classes_are_the_typescript_sdks_with_the_same_hierarchy() -> 
 
     source = (pathlib.Path(__file__).resolve().parents[2] / "sdk/src/errors.ts").read_text()
     declared = dict(re.findall(r"export class (\w+) extends (\w+)", source))
-    assert declared == {"AgentRentalError": "Error", "ApiError": "AgentRentalError", "AuthError": "ApiError", "AccessError": "ApiError", "NotFoundError": "ApiError", "RateLimitError": "ApiError"}
+    assert declared == {"AgentRentalError": "Error", "ApiError": "AgentRentalError", "AuthError": "ApiError", "AccessError": "ApiError", "NotFoundError": "ApiError", "RateLimitError": "ApiError", "SpendLimitError": "ApiError"}
     for name, base in declared.items():
         cls = getattr(agent_rental, name)
         assert cls.__bases__[0].__name__ == ("Exception" if base == "Error" else base)
