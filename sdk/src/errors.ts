@@ -2,13 +2,17 @@
 // HTTP status); failures that never reached an answer (the network, an interrupted stream that could
 // not be resumed) are AgentRentalError with status 0.
 
-import type { ErrorCode } from "@agent-rental/core/vocabulary";
+import type { components } from "./generated/api.ts";
+
+/** Every code the API answers with: the OpenAPI document's, which the service builds from the shared
+ * core's list (so the installed package's declarations name no unpublished package). */
+export type ErrorCode = components["schemas"]["Error"]["error"]["code"];
 
 /** The codes the SDK sets itself when no answer came (status 0): the network failed, a stream was
  * interrupted past resuming, a wait ran out. */
 export type ClientErrorCode = "connection_failed" | "stream_interrupted" | "timeout";
 
-/** An error's code: one the API answers with (the shared core's `ErrorCode`), one of the SDK's own, or
+/** An error's code: one the API answers with (`ErrorCode`), one of the SDK's own, or
  * a code this version of the SDK does not know yet (a newer API's; `http_<status>` for a body without
  * one). */
 export type AgentRentalErrorCode = ErrorCode | ClientErrorCode | (string & {});

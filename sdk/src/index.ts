@@ -1,7 +1,6 @@
 // The typed client for the agent rental and task execution REST API.
 export { AgentRentalClient, type AgentRentalClientOptions, type ApiRequestOptions, type ExecuteOptions, type RunEventsOptions, type UploadOptions, type WaitForJobOptions } from "./client.ts";
-export { AgentRentalError, ApiError, AuthError, AccessError, NotFoundError, RateLimitError, SpendLimitError, type AgentRentalErrorCode, type ClientErrorCode, type OnChainError, type SpendLimitHit } from "./errors.ts";
-export type { ErrorCode } from "@agent-rental/core/vocabulary";
+export { AgentRentalError, ApiError, AuthError, AccessError, NotFoundError, RateLimitError, SpendLimitError, type AgentRentalErrorCode, type ClientErrorCode, type ErrorCode, type OnChainError, type SpendLimitHit } from "./errors.ts";
 export { parseJson } from "./json.ts";
 export type { AccountSigner, Eip1193Provider, Signer, SignerOptions } from "./signer.ts";
 export type * from "./types.ts";

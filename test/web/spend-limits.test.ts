@@ -48,7 +48,7 @@ describe("the keys page's spending limits", () => {
     const token = await world.signIn(renter);
     expect(await limitsOf("/v1/keys", token)).toEqual([[{ period: "day", amount: "3000000000000000" }]]);
 
-    await row.getByRole("button", { name: "Edit the spending limit of budgeted script" }).click();
+    await row.getByRole("button", { name: "Edit limit of budgeted script" }).click();
     const dialog = d.page.getByRole("dialog");
     await dialog.getByLabel("Per month (UTC)").fill("lots");
     await dialog.getByRole("button", { name: "Save limit" }).click();

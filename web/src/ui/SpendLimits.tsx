@@ -104,7 +104,7 @@ export function EditSpendLimits({ what, path, limits, queryPath }: { what: strin
       }}
     >
       <Dialog.Trigger asChild>
-        <button className="btn btn-small" aria-label={`Edit the spending limit of ${what}`}>
+        <button className="btn btn-small" aria-label={`Edit limit of ${what}`}>
           Edit limit
         </button>
       </Dialog.Trigger>
