@@ -23,6 +23,19 @@ export interface ChainToken extends TokenInfo {
   eip3009: boolean;
 }
 
+/** Which contract a listing lives on: the Marketplace (priced in ETH) or the TokenMarketplace (priced in
+ * one token of the allowlist). A listing's id names one contract's listing only (TokenMarketplace ids hash
+ * a domain first), and a listing never moves: the chain listing row's `token` says which. */
+export type Market = "eth" | "token";
+
+/** The address of `market`'s contract. A token listing on a service configured without the
+ * TokenMarketplace cannot be served; callers only get here for listings the index holds from it. */
+export function marketAddress(chain: Pick<ChainClient, "marketplace" | "tokenMarketplace">, market: Market): Address {
+  if (market === "eth") return chain.marketplace;
+  if (!chain.tokenMarketplace) throw new Error("This service is configured without a TokenMarketplace (TOKEN_MARKETPLACE_ADDRESS).");
+  return chain.tokenMarketplace;
+}
+
 /** The configured token at `address`, if any. */
 export function tokenAt(chain: Pick<ChainClient, "tokens">, address: string): ChainToken | undefined {
   const wanted = address.toLowerCase();

@@ -17,6 +17,9 @@ const schema = z
     /** The on-chain listing id. */
     listing: z.string().regex(BYTES32),
     buyer: z.string().regex(ADDRESS),
+    /** The contract the listing lives on: "token" for the TokenMarketplace; absent for the Marketplace
+     * (ETH), so every message sent before tokens existed still reads the same. */
+    market: z.literal("token").optional(),
     /** The run's charge reference: the bytes32 `runRef` the contract marks. */
     ref: z.string().regex(BYTES32),
     /** The price the run was admitted at, in wei: the most the charge may take. */

@@ -46,6 +46,11 @@ export interface RunRecord {
   /** A per-query run's dense charge reference (decimal string), given at admission: the `runRef` its
    * charge carries on-chain (money/charge-refs.ts). Absent on runs admitted before there were any. */
   charge_ref?: string;
+  /** "token" when the listing lives on the TokenMarketplace (priced in a token: `price_wei` is then in
+   * the token's smallest unit); absent for the Marketplace (ETH). */
+  market?: "token";
+  /** "x402" when the run was paid by an x402 payment instead of a credential; absent otherwise. */
+  paid_by?: "x402";
   /** The spending limits' holds of a per-query run admitted through a key or app with limits
    * (money/spend-ledger.store.ts): turned into spending when it is charged, given back when it is not. */
   spend_holds?: string[];
