@@ -58,11 +58,13 @@ export async function generatePythonModels(): Promise<string> {
     return nullable && base !== "Any" ? `Optional[${base}]` : base;
   }
 
-  /** Emits a TypedDict for an object schema and answers its name. */
-  function classFor(schema: Schema, name: string): string {
+  /** Emits a TypedDict for an object schema and answers its name; `bases` are the TypedDicts it extends
+   * (an allOf's references), whose fields it does not declare again. */
+  function classFor(schema: Schema, name: string, bases: string[] = [], inherited = new Set<string>()): string {
     const properties = (schema.properties ?? {}) as Record<string, unknown>;
     const required = new Set(Array.isArray(schema.required) ? (schema.required as string[]) : []);
-    const fields = Object.keys(properties).sort().map((key) => ({ key, type: typeOf(properties[key], `${name}${pascal(key)}`), required: required.has(key), doc: isObject(properties[key]) && typeof properties[key].description === "string" ? (properties[key].description as string) : undefined }));
+    const base = bases.length > 0 ? bases.join(", ") : "TypedDict";
+    const fields = Object.keys(properties).filter((key) => !inherited.has(key)).sort().map((key) => ({ key, type: typeOf(properties[key], `${name}${pascal(key)}`), required: required.has(key), doc: isObject(properties[key]) && typeof properties[key].description === "string" ? (properties[key].description as string) : undefined }));
     const doc = typeof schema.description === "string" ? schema.description : undefined;
     const plain = fields.every((f) => IDENTIFIER.test(f.key) && !KEYWORDS.has(f.key));
     const lines: string[] = [];
@@ -83,21 +85,65 @@ export async function generatePythonModels(): Promise<string> {
     const requiredFields = fields.filter((f) => f.required);
     const optionalFields = fields.filter((f) => !f.required);
     if (requiredFields.length > 0 && optionalFields.length > 0) {
-      part("Required", requiredFields, true, "TypedDict");
+      part("Required", requiredFields, true, base);
       if (plain) part("", optionalFields, false, `${name}Required`);
       else {
         part("Optional_", optionalFields, false, "TypedDict");
         lines.push(`class ${name}(${name}Required, ${name}Optional_):`, doc ? `    ${pyDoc(doc)}` : "    pass", "");
       }
-    } else part("", fields, requiredFields.length > 0 || fields.length === 0, "TypedDict");
+    } else part("", fields, requiredFields.length > 0 || fields.length === 0, base);
     classes.push(lines.join("\n"));
     return name;
   }
 
+  const isClass = (schema: unknown): schema is Schema => isObject(schema) && (schema.type === "object" || isObject(schema.properties)) && isObject(schema.properties) && Object.keys(schema.properties).length > 0;
+  /** An allOf of references to object schemas and inline objects: a TypedDict extending the references. */
+  const extension = (schema: unknown): { bases: string[]; own: Schema[] } | undefined => {
+    if (!isObject(schema) || !Array.isArray(schema.allOf)) return undefined;
+    const bases: string[] = [];
+    const own: Schema[] = [];
+    for (const part of schema.allOf as unknown[]) {
+      if (isObject(part) && typeof part.$ref === "string") {
+        const ref = part.$ref.split("/").at(-1)!;
+        if (!isClass(schemas[ref]) && !extension(schemas[ref])) return undefined;
+        bases.push(ref);
+      } else if (isObject(part) && (part.type === "object" || isObject(part.properties)) && Object.keys(part).every((k) => ["type", "properties", "required", "description"].includes(k))) own.push(part);
+      else return undefined;
+    }
+    return bases.length > 0 ? { bases, own } : undefined;
+  };
+  /** The field names a schema's TypedDict has, its bases' included. */
+  const fieldsOf = (name: string): string[] => {
+    const schema = schemas[name];
+    const ext = extension(schema);
+    if (ext) return [...ext.bases.flatMap(fieldsOf), ...ext.own.flatMap((o) => Object.keys((o.properties ?? {}) as object))];
+    return isClass(schema) ? Object.keys(schema.properties as object) : [];
+  };
+  // Extensions come after every other class, each after its bases (Python evaluates a class's bases when
+  // it defines it).
+  const extensions = names.filter((name) => extension(schemas[name]) !== undefined);
   for (const name of names) {
     const schema = schemas[name];
-    if (isObject(schema) && (schema.type === "object" || isObject(schema.properties)) && isObject(schema.properties) && Object.keys(schema.properties).length > 0) classFor(schema, name);
+    if (extensions.includes(name)) continue;
+    if (isClass(schema)) classFor(schema, name);
     else classes.push(`${name} = ${typeOf(schema, `${name}Value`)}\n`);
+  }
+  const emitted = new Set<string>();
+  while (emitted.size < extensions.length) {
+    const before = emitted.size;
+    for (const name of extensions) {
+      const ext = extension(schemas[name])!;
+      if (emitted.has(name) || ext.bases.some((b) => extensions.includes(b) && !emitted.has(b))) continue;
+      const merged: Schema = {
+        type: "object",
+        properties: Object.assign({}, ...ext.own.map((o) => o.properties ?? {})) as Schema,
+        required: ext.own.flatMap((o) => (Array.isArray(o.required) ? (o.required as string[]) : [])),
+        ...(typeof (schemas[name] as Schema).description === "string" ? { description: (schemas[name] as Schema).description } : {}),
+      };
+      classFor(merged, name, ext.bases, new Set(ext.bases.flatMap(fieldsOf)));
+      emitted.add(name);
+    }
+    if (emitted.size === before) throw new Error(`allOf schemas that extend each other in a circle: ${extensions.filter((n) => !emitted.has(n)).join(", ")}`);
   }
   return [
     "# Generated from the API's OpenAPI document (GET /v1/openapi.json) by scripts/generate-python-models.ts.",

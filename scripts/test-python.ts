@@ -70,6 +70,8 @@ try {
   /** The connected agent; its behaviour is chosen by the task's first word (as test/sdk/client.test.ts's). */
   async function agent(call: AgentCall): Promise<void> {
     const [word] = call.task.split(" ");
+    // "drip": the first delta at once, the rest when the test opens the task's gate.
+    if (word === "drip") return call.stream(["one ", "two"], { findings: ["one", "two"] }, (i) => (i === 0 ? call.gate() : undefined));
     await call.gate();
     if (word === "stream") return call.stream(["alpha ", "beta ", "gamma"], { findings: ["alpha", "beta", "gamma"] });
     call.output({ findings: [`done: ${call.task}`] });
@@ -98,7 +100,7 @@ try {
   const renter = await world.renter();
   await world.rent(renter.account, oneTime);
   await world.rent(renter.account, subscription);
-  await world.rent(renter.account, perQuery, { deposit: perQuery.priceWei * 5n });
+  await world.rent(renter.account, perQuery, { deposit: perQuery.priceWei * 10n });
   await world.rent(renter.account, crowded);
   const spare = await createKey(world.app, renter.account, renter.token, "to revoke");
 
