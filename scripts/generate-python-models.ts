@@ -1,9 +1,11 @@
 // Generates the Python SDK's models (python/src/agent_rental/models.py) from the API's own OpenAPI
-// document (GET /v1/openapi.json, rendered in-process from the routes): one TypedDict per component
-// schema, enums as Literal, required fields required. `--check` exits 1 when the committed file differs
-// from what the routes produce now (test/sdk/python-models.test.ts does the same in the test command).
+// document, GET /v1/openapi.json: rendered in-process from the routes (the document that route serves),
+// or, with `--from <api url>`, fetched from a running API. One TypedDict per component schema (an allOf
+// of references extends them), enums as Literal, required fields required. `--check` exits 1 when the
+// committed file differs (test/sdk/python-models.test.ts checks the in-process document in the test
+// command, and the Python lane the document its served API answers).
 //
-//   node --import tsx scripts/generate-python-models.ts [--check]
+//   node --import tsx scripts/generate-python-models.ts [--check] [--from http://127.0.0.1:8787]
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -18,9 +20,9 @@ const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const KEYWORDS = new Set(["False", "None", "True", "and", "as", "assert", "async", "await", "break", "class", "continue", "def", "del", "elif", "else", "except", "finally", "for", "from", "global", "if", "import", "in", "is", "lambda", "nonlocal", "not", "or", "pass", "raise", "return", "try", "while", "with", "yield"]);
 const pascal = (name: string) => name.replace(/(^|[^A-Za-z0-9])([A-Za-z0-9])/g, (_m, _s: string, c: string) => c.toUpperCase());
 
-/** The text models.py should hold for the routes as they are now. */
-export async function generatePythonModels(): Promise<string> {
-  const document = (await openApiDocument()) as { components?: { schemas?: Record<string, unknown> } };
+/** The text models.py should hold for an OpenAPI document: by default the routes' as they are now. */
+export async function generatePythonModels(served?: unknown): Promise<string> {
+  const document = (served ?? (await openApiDocument())) as { components?: { schemas?: Record<string, unknown> } };
   const schemas = document.components?.schemas ?? {};
   const classes: string[] = [];
   const names = Object.keys(schemas).sort();
@@ -163,8 +165,16 @@ function pyDoc(text: string): string {
   return `"""${text.replace(/\\/g, "\\\\").replace(/"""/g, '\\"\\"\\"').replace(/\s+/g, " ").replace(/"$/, '" ').trim()}"""`;
 }
 
+/** GET <api>/v1/openapi.json. */
+export async function fetchOpenApiDocument(apiUrl: string): Promise<unknown> {
+  const response = await fetch(`${apiUrl.replace(/\/+$/, "").replace(/\/v1$/, "")}/v1/openapi.json`);
+  if (!response.ok) throw new Error(`GET /v1/openapi.json answered ${response.status}`);
+  return response.json();
+}
+
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
-  const text = await generatePythonModels();
+  const from = process.argv.includes("--from") ? process.argv[process.argv.indexOf("--from") + 1] : undefined;
+  const text = await generatePythonModels(from ? await fetchOpenApiDocument(from) : undefined);
   if (process.argv.includes("--check")) {
     let current = "";
     try {
