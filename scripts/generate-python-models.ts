@@ -1,9 +1,11 @@
 // Generates the Python SDK's models (python/src/agent_rental/models.py) from the API's own OpenAPI
-// document (GET /v1/openapi.json, rendered in-process from the routes): one TypedDict per component
-// schema, enums as Literal, required fields required. `--check` exits 1 when the committed file differs
-// from what the routes produce now (test/sdk/python-models.test.ts does the same in the test command).
+// document, GET /v1/openapi.json: rendered in-process from the routes (the document that route serves),
+// or, with `--from <api url>`, fetched from a running API. One TypedDict per component schema (an allOf
+// of references extends them), enums as Literal, required fields required. `--check` exits 1 when the
+// committed file differs (test/sdk/python-models.test.ts checks the in-process document in the test
+// command, and the Python lane the document its served API answers).
 //
-//   node --import tsx scripts/generate-python-models.ts [--check]
+//   node --import tsx scripts/generate-python-models.ts [--check] [--from http://127.0.0.1:8787]
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -18,9 +20,9 @@ const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const KEYWORDS = new Set(["False", "None", "True", "and", "as", "assert", "async", "await", "break", "class", "continue", "def", "del", "elif", "else", "except", "finally", "for", "from", "global", "if", "import", "in", "is", "lambda", "nonlocal", "not", "or", "pass", "raise", "return", "try", "while", "with", "yield"]);
 const pascal = (name: string) => name.replace(/(^|[^A-Za-z0-9])([A-Za-z0-9])/g, (_m, _s: string, c: string) => c.toUpperCase());
 
-/** The text models.py should hold for the routes as they are now. */
-export async function generatePythonModels(): Promise<string> {
-  const document = (await openApiDocument()) as { components?: { schemas?: Record<string, unknown> } };
+/** The text models.py should hold for an OpenAPI document: by default the routes' as they are now. */
+export async function generatePythonModels(served?: unknown): Promise<string> {
+  const document = (served ?? (await openApiDocument())) as { components?: { schemas?: Record<string, unknown> } };
   const schemas = document.components?.schemas ?? {};
   const classes: string[] = [];
   const names = Object.keys(schemas).sort();
@@ -58,11 +60,13 @@ export async function generatePythonModels(): Promise<string> {
     return nullable && base !== "Any" ? `Optional[${base}]` : base;
   }
 
-  /** Emits a TypedDict for an object schema and answers its name. */
-  function classFor(schema: Schema, name: string): string {
+  /** Emits a TypedDict for an object schema and answers its name; `bases` are the TypedDicts it extends
+   * (an allOf's references), whose fields it does not declare again. */
+  function classFor(schema: Schema, name: string, bases: string[] = [], inherited = new Set<string>()): string {
     const properties = (schema.properties ?? {}) as Record<string, unknown>;
     const required = new Set(Array.isArray(schema.required) ? (schema.required as string[]) : []);
-    const fields = Object.keys(properties).sort().map((key) => ({ key, type: typeOf(properties[key], `${name}${pascal(key)}`), required: required.has(key), doc: isObject(properties[key]) && typeof properties[key].description === "string" ? (properties[key].description as string) : undefined }));
+    const base = bases.length > 0 ? bases.join(", ") : "TypedDict";
+    const fields = Object.keys(properties).filter((key) => !inherited.has(key)).sort().map((key) => ({ key, type: typeOf(properties[key], `${name}${pascal(key)}`), required: required.has(key), doc: isObject(properties[key]) && typeof properties[key].description === "string" ? (properties[key].description as string) : undefined }));
     const doc = typeof schema.description === "string" ? schema.description : undefined;
     const plain = fields.every((f) => IDENTIFIER.test(f.key) && !KEYWORDS.has(f.key));
     const lines: string[] = [];
@@ -83,21 +87,65 @@ export async function generatePythonModels(): Promise<string> {
     const requiredFields = fields.filter((f) => f.required);
     const optionalFields = fields.filter((f) => !f.required);
     if (requiredFields.length > 0 && optionalFields.length > 0) {
-      part("Required", requiredFields, true, "TypedDict");
+      part("Required", requiredFields, true, base);
       if (plain) part("", optionalFields, false, `${name}Required`);
       else {
         part("Optional_", optionalFields, false, "TypedDict");
         lines.push(`class ${name}(${name}Required, ${name}Optional_):`, doc ? `    ${pyDoc(doc)}` : "    pass", "");
       }
-    } else part("", fields, requiredFields.length > 0 || fields.length === 0, "TypedDict");
+    } else part("", fields, requiredFields.length > 0 || fields.length === 0, base);
     classes.push(lines.join("\n"));
     return name;
   }
 
+  const isClass = (schema: unknown): schema is Schema => isObject(schema) && (schema.type === "object" || isObject(schema.properties)) && isObject(schema.properties) && Object.keys(schema.properties).length > 0;
+  /** An allOf of references to object schemas and inline objects: a TypedDict extending the references. */
+  const extension = (schema: unknown): { bases: string[]; own: Schema[] } | undefined => {
+    if (!isObject(schema) || !Array.isArray(schema.allOf)) return undefined;
+    const bases: string[] = [];
+    const own: Schema[] = [];
+    for (const part of schema.allOf as unknown[]) {
+      if (isObject(part) && typeof part.$ref === "string") {
+        const ref = part.$ref.split("/").at(-1)!;
+        if (!isClass(schemas[ref]) && !extension(schemas[ref])) return undefined;
+        bases.push(ref);
+      } else if (isObject(part) && (part.type === "object" || isObject(part.properties)) && Object.keys(part).every((k) => ["type", "properties", "required", "description"].includes(k))) own.push(part);
+      else return undefined;
+    }
+    return bases.length > 0 ? { bases, own } : undefined;
+  };
+  /** The field names a schema's TypedDict has, its bases' included. */
+  const fieldsOf = (name: string): string[] => {
+    const schema = schemas[name];
+    const ext = extension(schema);
+    if (ext) return [...ext.bases.flatMap(fieldsOf), ...ext.own.flatMap((o) => Object.keys((o.properties ?? {}) as object))];
+    return isClass(schema) ? Object.keys(schema.properties as object) : [];
+  };
+  // Extensions come after every other class, each after its bases (Python evaluates a class's bases when
+  // it defines it).
+  const extensions = names.filter((name) => extension(schemas[name]) !== undefined);
   for (const name of names) {
     const schema = schemas[name];
-    if (isObject(schema) && (schema.type === "object" || isObject(schema.properties)) && isObject(schema.properties) && Object.keys(schema.properties).length > 0) classFor(schema, name);
+    if (extensions.includes(name)) continue;
+    if (isClass(schema)) classFor(schema, name);
     else classes.push(`${name} = ${typeOf(schema, `${name}Value`)}\n`);
+  }
+  const emitted = new Set<string>();
+  while (emitted.size < extensions.length) {
+    const before = emitted.size;
+    for (const name of extensions) {
+      const ext = extension(schemas[name])!;
+      if (emitted.has(name) || ext.bases.some((b) => extensions.includes(b) && !emitted.has(b))) continue;
+      const merged: Schema = {
+        type: "object",
+        properties: Object.assign({}, ...ext.own.map((o) => o.properties ?? {})) as Schema,
+        required: ext.own.flatMap((o) => (Array.isArray(o.required) ? (o.required as string[]) : [])),
+        ...(typeof (schemas[name] as Schema).description === "string" ? { description: (schemas[name] as Schema).description } : {}),
+      };
+      classFor(merged, name, ext.bases, new Set(ext.bases.flatMap(fieldsOf)));
+      emitted.add(name);
+    }
+    if (emitted.size === before) throw new Error(`allOf schemas that extend each other in a circle: ${extensions.filter((n) => !emitted.has(n)).join(", ")}`);
   }
   return [
     "# Generated from the API's OpenAPI document (GET /v1/openapi.json) by scripts/generate-python-models.ts.",
@@ -117,8 +165,16 @@ function pyDoc(text: string): string {
   return `"""${text.replace(/\\/g, "\\\\").replace(/"""/g, '\\"\\"\\"').replace(/\s+/g, " ").replace(/"$/, '" ').trim()}"""`;
 }
 
+/** GET <api>/v1/openapi.json. */
+export async function fetchOpenApiDocument(apiUrl: string): Promise<unknown> {
+  const response = await fetch(`${apiUrl.replace(/\/+$/, "").replace(/\/v1$/, "")}/v1/openapi.json`);
+  if (!response.ok) throw new Error(`GET /v1/openapi.json answered ${response.status}`);
+  return response.json();
+}
+
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
-  const text = await generatePythonModels();
+  const from = process.argv.includes("--from") ? process.argv[process.argv.indexOf("--from") + 1] : undefined;
+  const text = await generatePythonModels(from ? await fetchOpenApiDocument(from) : undefined);
   if (process.argv.includes("--check")) {
     let current = "";
     try {

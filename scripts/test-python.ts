@@ -70,6 +70,8 @@ try {
   /** The connected agent; its behaviour is chosen by the task's first word (as test/sdk/client.test.ts's). */
   async function agent(call: AgentCall): Promise<void> {
     const [word] = call.task.split(" ");
+    // "drip": the first delta at once, the rest when the test opens the task's gate.
+    if (word === "drip") return call.stream(["one ", "two"], { findings: ["one", "two"] }, (i) => (i === 0 ? call.gate() : undefined));
     await call.gate();
     if (word === "stream") return call.stream(["alpha ", "beta ", "gamma"], { findings: ["alpha", "beta", "gamma"] });
     call.output({ findings: [`done: ${call.task}`] });
@@ -98,7 +100,7 @@ try {
   const renter = await world.renter();
   await world.rent(renter.account, oneTime);
   await world.rent(renter.account, subscription);
-  await world.rent(renter.account, perQuery, { deposit: perQuery.priceWei * 5n });
+  await world.rent(renter.account, perQuery, { deposit: perQuery.priceWei * 10n });
   await world.rent(renter.account, crowded);
   const spare = await createKey(world.app, renter.account, renter.token, "to revoke");
 
@@ -131,6 +133,12 @@ try {
   const address = control.address();
   const controlUrl = `http://127.0.0.1:${typeof address === "object" && address ? address.port : 0}`;
 
+  // The models as the document the served API answers (GET /v1/openapi.json) generates them: the suite
+  // compares them with the package's (python/tests/test_types.py).
+  const { fetchOpenApiDocument, generatePythonModels, PYTHON_MODELS_COMMAND } = await import("./generate-python-models.ts");
+  const servedModels = join(dir, "models-from-the-served-document.py");
+  writeFileSync(servedModels, await generatePythonModels(await fetchOpenApiDocument(world.url)));
+
   const listing = (p: { listing_id: string; agent_id: string; name?: string }) => ({ listing_id: p.listing_id, agent_id: p.agent_id });
   const worldFile = join(dir, "world.json");
   writeFileSync(
@@ -144,6 +152,8 @@ try {
       model_api_key: DEMO_PROVIDER_KEY,
       renter: { address: renter.account.address, api_key: renter.key, spare_key: spare.key, spare_key_id: spare.key_id },
       listings: { one_time: listing(oneTime), subscription: listing(subscription), per_query: { ...listing(perQuery), price_wei: perQuery.priceWei.toString() }, unrented: listing(unrented), crowded: listing(crowded) },
+      served_models: servedModels,
+      models_command: `${PYTHON_MODELS_COMMAND} --from <api url>`,
       work_dir: dir,
     }),
   );

@@ -28,6 +28,7 @@ from agent_rental import (
 )
 
 from conftest import control, until
+from gateway import CuttingProxy
 
 
 def sign_with(world: dict[str, Any]) -> Any:
@@ -169,82 +170,6 @@ def test_execute_stream_yields_output_events_then_done(world: dict[str, Any], cl
 def test_a_per_query_stream_carries_the_exact_cost_in_done(world: dict[str, Any], client: AgentRental) -> None:
     done = list(client.execute_stream(world["listings"]["per_query"]["agent_id"], "stream per query"))[-1]
     assert isinstance(done, DoneEvent) and done.run["cost_wei"] == 12345678901234567
-
-
-class CuttingProxy:
-    """A TCP proxy to the API that cuts the first /v1/execute/stream answer right after its first event;
-    with ``fail`` it answers the first ``fail[1]`` requests to the path ``fail[0]`` with a 503 itself (a
-    gateway in front of the API that is briefly unavailable)."""
-
-    def __init__(self, upstream: str, fail: tuple[str, int] | None = None) -> None:
-        self.fail_path, self.fail_left = fail or ("", 0)
-        self.keys: list[str] = []
-        host, port = upstream.split("//")[1].split(":")
-        self.upstream = (host, int(port.split("/")[0]))
-        self.server = socket.create_server(("127.0.0.1", 0))
-        self.url = f"http://127.0.0.1:{self.server.getsockname()[1]}"
-        self.cut = False
-        self.paths: list[tuple[str, str]] = []
-        threading.Thread(target=self._accept, daemon=True).start()
-
-    def close(self) -> None:
-        self.server.close()
-
-    def _accept(self) -> None:
-        while True:
-            try:
-                conn, _ = self.server.accept()
-            except OSError:
-                return
-            threading.Thread(target=self._serve, args=(conn,), daemon=True).start()
-
-    def _serve(self, conn: socket.socket) -> None:
-        upstream = socket.create_connection(self.upstream)
-        head = conn.recv(65536)
-        request_line = head.split(b"\r\n")[0].decode()
-        last_event_id = next((line.split(b":", 1)[1].strip().decode() for line in head.split(b"\r\n") if line.lower().startswith(b"last-event-id:")), "")
-        self.paths.append((request_line, last_event_id))
-        self.keys.extend(line.split(b":", 1)[1].strip().decode() for line in head.split(b"\r\n") if line.lower().startswith(b"idempotency-key:"))
-        if self.fail_left > 0 and f" {self.fail_path} " in request_line:
-            self.fail_left -= 1
-            body = b'{"error": {"code": "service_unavailable", "message": "temporarily unavailable", "status": 503, "request_id": "req_gateway"}}'
-            conn.sendall(b"HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json\r\nretry-after: 0\r\nconnection: close\r\ncontent-length: " + str(len(body)).encode() + b"\r\n\r\n" + body)
-            upstream.close()
-            conn.close()
-            return
-        cutting = " /v1/execute/stream " in request_line and not self.cut
-        self.cut = self.cut or cutting
-        upstream.sendall(head)
-
-        def pump_up() -> None:
-            try:
-                while chunk := conn.recv(65536):
-                    upstream.sendall(chunk)
-            except OSError:
-                pass
-
-        threading.Thread(target=pump_up, daemon=True).start()
-        seen = b""
-        try:
-            while chunk := upstream.recv(65536):
-                if cutting:
-                    seen += chunk
-                    at = seen.find(b"event: output")
-                    end = seen.find(b"\n\n", at) if at >= 0 else -1
-                    if end >= 0:
-                        conn.sendall(seen[: end + 2])
-                        break
-                    continue
-                conn.sendall(chunk)
-        except OSError:
-            pass
-        finally:
-            for s in (conn, upstream):
-                try:
-                    s.shutdown(socket.SHUT_RDWR)
-                except OSError:
-                    pass
-                s.close()
 
 
 def test_a_dropped_stream_is_resumed_with_last_event_id_and_yields_each_delta_once(world: dict[str, Any]) -> None:

@@ -1,4 +1,5 @@
-"""The package type-checks under ``mypy --strict`` (Debian's python3-mypy, or any mypy beside pytest)."""
+"""The types: the package type-checks under ``mypy --strict`` (Debian's python3-mypy, or any mypy beside
+pytest), and its models are what the served API's OpenAPI document generates."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import pathlib
 import shutil
 import subprocess
 import sys
+from typing import Any
 
 import pytest
 
@@ -29,3 +31,11 @@ def test_mypy_strict_passes_on_the_package() -> None:
     checked = subprocess.run([python, "-m", "mypy", "--strict", "--no-incremental", "--cache-dir=/dev/null", "src/agent_rental"], cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert checked.returncode == 0, checked.stdout + checked.stderr
     assert "Success: no issues found" in checked.stdout
+
+
+def test_the_models_are_what_the_served_openapi_document_generates(world: dict[str, Any]) -> None:
+    # scripts/test-python.ts generated them from GET /v1/openapi.json of the API it serves.
+    served = pathlib.Path(world["served_models"]).read_text(encoding="utf-8")
+    committed = (ROOT / "src/agent_rental/models.py").read_text(encoding="utf-8")
+    assert committed == served, f"python/src/agent_rental/models.py differs from what GET /v1/openapi.json generates: run `{world['models_command']}`"
+    assert "class Listing(ListingSummary):" in served and "    price_units: str" in served and "    currency: Currency" in served

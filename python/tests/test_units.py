@@ -85,3 +85,34 @@ def test_the_error_classes_are_the_typescript_sdks_with_the_same_hierarchy() -> 
     for name, base in declared.items():
         cls = getattr(agent_rental, name)
         assert cls.__bases__[0].__name__ == ("Exception" if base == "Error" else base)
+
+
+def test_each_status_raises_the_class_the_typescript_sdk_throws_for_it() -> None:
+    import pathlib
+    import re
+
+    from agent_rental.errors import _BY_STATUS
+
+    source = (pathlib.Path(__file__).resolve().parents[2] / "sdk/src/errors.ts").read_text()
+    typescript = {int(status): cls for status, cls in re.findall(r"case (\d+):\s*return new (\w+)\(", source)}
+    assert typescript == {status: cls.__name__ for status, cls in _BY_STATUS.items()}
+    for status, name in typescript.items():
+        error = error_from_response(status, {}, '{"error": {"code": "some_code", "message": "m", "status": %d, "request_id": "req_9"}}' % status)
+        assert (type(error).__name__, error.code, error.status, error.request_id, error.retry_after) == (name, "some_code", status, "req_9", None)
+    assert type(error_from_response(409, {}, "{}")) is ApiError
+
+
+def test_the_reference_names_every_operation_of_the_client() -> None:
+    import inspect
+    import pathlib
+
+    from agent_rental import AgentRental
+
+    reference = (pathlib.Path(__file__).resolve().parents[2] / "docs/reference/python-sdk.md").read_text()
+    client = AgentRental("http://127.0.0.1:1")
+    operations = [name for name, fn in vars(AgentRental).items() if inspect.isfunction(fn) and not name.startswith("_")]
+    for namespace, value in vars(client).items():
+        if type(value).__module__ == "agent_rental.client":
+            operations += [f"{namespace}.{name}" for name, fn in vars(type(value)).items() if inspect.isfunction(fn) and not name.startswith("_")]
+    missing = [name for name in operations if f"{name}(" not in reference]
+    assert not missing, f"docs/reference/python-sdk.md does not name: {', '.join(missing)}"

@@ -9,7 +9,7 @@
 __version__ = "0.1.0"
 
 from .aio import AsyncAgentRental
-from .client import AgentRental, DoneEvent, OutputEvent, RetryInfo, StreamEvent
+from .client import AgentRental, DoneEvent, EventStream, OutputEvent, RetryInfo, StreamEvent
 from .errors import (
     AccessError,
     AgentRentalError,
@@ -36,6 +36,7 @@ __all__ = [
     "AsyncAgentRental",
     "AuthError",
     "DoneEvent",
+    "EventStream",
     "NotFoundError",
     "OnChainError",
     "OutputEvent",

@@ -11,10 +11,31 @@ from __future__ import annotations
 import asyncio
 import contextvars
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, AsyncIterator, Callable, Iterator, Literal, Mapping, Optional, ParamSpec, TypeVar, Union
+from typing import Any, AsyncIterator, Callable, Literal, Mapping, Optional, ParamSpec, Sequence, TypeVar, Union
 
-from .client import MAX_STREAM_RESUMES, AgentRental, Method, QueryValue, RetryInfo, Sign, StreamEvent
-from .models import ApiKey, ApiKeyCreated, AuthToken, CredentialList, CredentialVerification, Health, Listing, ListingMetadata, ListingSearch, Reputation, Run, RunDetail, RunList
+from .client import MAX_STREAM_RESUMES, AgentRental, EventStream, Method, QueryValue, RetryInfo, Sign, StreamEvent
+from .models import (
+    ApiKey,
+    ApiKeyCreated,
+    AuthToken,
+    ConnectedApp,
+    CredentialList,
+    CredentialVerification,
+    Health,
+    InputStored,
+    Listing,
+    ListingMetadata,
+    ListingSearch,
+    RatingList,
+    RatingResult,
+    Reputation,
+    RevokedApp,
+    Run,
+    RunDetail,
+    RunFeedback,
+    RunList,
+    SpendLimitInput,
+)
 
 _P = ParamSpec("_P")
 _T = TypeVar("_T")
@@ -31,21 +52,31 @@ async def _to_thread(fn: Callable[_P, _T], /, *args: _P.args, **kwargs: _P.kwarg
     return await asyncio.get_running_loop().run_in_executor(_POOL, call)
 
 
-def _next(iterator: Iterator[StreamEvent]) -> Optional[StreamEvent]:
-    return next(iterator, None)
+def _next(stream: EventStream) -> Optional[StreamEvent]:
+    return next(stream, None)
 
 
-async def _aiter(iterator: Iterator[StreamEvent]) -> AsyncIterator[StreamEvent]:
+async def _aiter(stream: EventStream) -> AsyncIterator[StreamEvent]:
+    """The stream's events, each read in the pool. Leaving early (``break``, an exception, the task
+    cancelled) closes the stream: a read still waiting in its thread ends on the shut connection, and the
+    stream is closed once it has."""
+    pending: Optional[asyncio.Future[Optional[StreamEvent]]] = None
     try:
         while True:
-            item = await _to_thread(_next, iterator)
+            pending = asyncio.get_running_loop().run_in_executor(_POOL, contextvars.copy_context().run, _next, stream)
+            item = await pending
+            pending = None
             if item is None:
                 return
             yield item
     finally:
-        close = getattr(iterator, "close", None)
-        if close is not None:
-            await _to_thread(close)
+        stream.close()
+        if pending is not None and not pending.done():
+            # Wait for the read to end (it does: its connection is shut), then close the stream for good.
+            await asyncio.wait([pending])
+            if not pending.cancelled():
+                pending.exception()
+            stream.close()
 
 
 class AsyncAgentRental:
@@ -68,12 +99,15 @@ class AsyncAgentRental:
         retry_base_delay: float = 0.25,
         timeout: float = 300.0,
         on_retry: Optional[Callable[[RetryInfo], None]] = None,
+        token_refresh_margin: float = 60.0,
     ) -> None:
-        self.sync = AgentRental(base_url, api_key=api_key, token=token, retries=retries, retry_on_429=retry_on_429, max_retry_wait=max_retry_wait, retry_base_delay=retry_base_delay, timeout=timeout, on_retry=on_retry)
+        self.sync = AgentRental(base_url, api_key=api_key, token=token, retries=retries, retry_on_429=retry_on_429, max_retry_wait=max_retry_wait, retry_base_delay=retry_base_delay, timeout=timeout, on_retry=on_retry, token_refresh_margin=token_refresh_margin)
         self.listings = AsyncListings(self.sync)
         self.credentials = AsyncCredentials(self.sync)
         self.runs = AsyncRuns(self.sync)
         self.keys = AsyncKeys(self.sync)
+        self.apps = AsyncApps(self.sync)
+        self.inputs = AsyncInputs(self.sync)
 
     @property
     def base_url(self) -> str:
@@ -112,7 +146,8 @@ class AsyncAgentRental:
         resumes: int = MAX_STREAM_RESUMES,
         on_run_id: Optional[Callable[[str], None]] = None,
     ) -> AsyncIterator[StreamEvent]:
-        """Runs a task and yields its events (see :meth:`AgentRental.execute_stream`): ``async for event in ...``."""
+        """Runs a task and yields its events (see :meth:`AgentRental.execute_stream`): ``async for event in ...``.
+        Leaving the loop early, or cancelling the task, closes the stream; the run goes on server side."""
         return _aiter(self.sync.execute_stream(agent_id, task, input=input, input_uri=input_uri, priority=priority, timeout_seconds=timeout_seconds, idempotency_key=idempotency_key, resumes=resumes, on_run_id=on_run_id))
 
     async def health(self) -> Health:
@@ -126,9 +161,21 @@ class AsyncListings:
     def __init__(self, client: AgentRental) -> None:
         self._sync = client.listings
 
-    async def search(self, **params: Any) -> ListingSearch:
-        """Searches published listings; the same keyword filters as :meth:`Listings.search`."""
-        return await _to_thread(lambda: self._sync.search(**params))
+    async def search(
+        self,
+        *,
+        q: Optional[str] = None,
+        category: Optional[str] = None,
+        rental_model: Optional[str] = None,
+        min_price: Optional[float] = None,
+        max_price: Optional[float] = None,
+        min_rating: Optional[float] = None,
+        sort: Optional[Literal["relevance", "rating", "price_asc", "price_desc", "newest"]] = None,
+        limit: Optional[int] = None,
+        offset: Optional[int] = None,
+    ) -> ListingSearch:
+        """Searches published listings (see :meth:`Listings.search`)."""
+        return await _to_thread(lambda: self._sync.search(q=q, category=category, rental_model=rental_model, min_price=min_price, max_price=max_price, min_rating=min_rating, sort=sort, limit=limit, offset=offset))
 
     async def get(self, listing_id: str) -> Listing:
         return await _to_thread(self._sync.get, listing_id)
@@ -138,6 +185,12 @@ class AsyncListings:
 
     async def reputation(self, listing_id: str, *, limit: Optional[int] = None, cursor: Optional[str] = None) -> Reputation:
         return await _to_thread(lambda: self._sync.reputation(listing_id, limit=limit, cursor=cursor))
+
+    async def ratings(self, listing_id: str, *, limit: Optional[int] = None, cursor: Optional[str] = None) -> RatingList:
+        return await _to_thread(lambda: self._sync.ratings(listing_id, limit=limit, cursor=cursor))
+
+    async def rate(self, listing_id: str, rating: int, comment: Optional[str] = None) -> RatingResult:
+        return await _to_thread(self._sync.rate, listing_id, rating, comment)
 
 
 class AsyncCredentials:
@@ -164,6 +217,9 @@ class AsyncRuns:
     def events(self, run_id: str, *, last_event_id: Optional[str] = None, resumes: int = MAX_STREAM_RESUMES) -> AsyncIterator[StreamEvent]:
         return _aiter(self._sync.events(run_id, last_event_id=last_event_id, resumes=resumes))
 
+    async def feedback(self, run_id: str, value: float, *, tag1: Optional[str] = None, text: Optional[str] = None) -> RunFeedback:
+        return await _to_thread(lambda: self._sync.feedback(run_id, value, tag1=tag1, text=text))
+
     async def verify_receipt(self, run: Union[str, RunDetail], *, rpc_url: str, renter: str, marketplace: Optional[str] = None) -> bool:
         return await _to_thread(lambda: self._sync.verify_receipt(run, rpc_url=rpc_url, renter=renter, marketplace=marketplace))
 
@@ -175,8 +231,33 @@ class AsyncKeys:
     async def list(self) -> list[ApiKey]:
         return await _to_thread(self._sync.list)
 
-    async def create(self, label: str, sign: Sign) -> ApiKeyCreated:
-        return await _to_thread(self._sync.create, label, sign)
+    async def create(self, label: str, sign: Sign, *, spend_limits: Optional[Sequence[SpendLimitInput]] = None) -> ApiKeyCreated:
+        return await _to_thread(lambda: self._sync.create(label, sign, spend_limits=spend_limits))
+
+    async def set_spend_limits(self, key_id: str, spend_limits: Sequence[SpendLimitInput]) -> ApiKey:
+        return await _to_thread(self._sync.set_spend_limits, key_id, spend_limits)
 
     async def revoke(self, key_id: str) -> ApiKey:
         return await _to_thread(self._sync.revoke, key_id)
+
+
+class AsyncApps:
+    def __init__(self, client: AgentRental) -> None:
+        self._sync = client.apps
+
+    async def list(self) -> list[ConnectedApp]:
+        return await _to_thread(self._sync.list)
+
+    async def revoke(self, app_id: str) -> RevokedApp:
+        return await _to_thread(self._sync.revoke, app_id)
+
+    async def set_spend_limits(self, app_id: str, spend_limits: Sequence[SpendLimitInput]) -> ConnectedApp:
+        return await _to_thread(self._sync.set_spend_limits, app_id, spend_limits)
+
+
+class AsyncInputs:
+    def __init__(self, client: AgentRental) -> None:
+        self._sync = client.inputs
+
+    async def upload(self, content: Union[str, bytes], *, encoding: Optional[Literal["utf8", "base64"]] = None) -> InputStored:
+        return await _to_thread(lambda: self._sync.upload(content, encoding=encoding))

@@ -6,20 +6,30 @@ from __future__ import annotations
 
 import http.client
 import json
+import base64
 import random
+import socket
+import threading
 import time
 import urllib.error
 import urllib.parse
 import urllib.request
 import uuid
 from dataclasses import dataclass
-from typing import Any, Callable, Iterator, Literal, Mapping, Optional, Sequence, Union, cast
+from types import TracebackType
+from typing import Any, Callable, Generator, Iterator, Literal, Mapping, Optional, Sequence, Union, cast
 
 from . import __version__ as _version
 from .errors import AgentRentalError, AuthError, error_from_response, parse_retry_after
 from .models import (
     ApiKey,
     ApiKeyCreated,
+    ConnectedApp,
+    FeedbackInput,
+    InputStored,
+    RatingResult,
+    RevokedApp,
+    RunFeedback,
     SpendLimitInput,
     AuthToken,
     CredentialList,
@@ -66,6 +76,78 @@ class DoneEvent:
 StreamEvent = Union[OutputEvent, DoneEvent]
 
 
+class EventStream(Iterator[StreamEvent]):
+    """The events of a run, as ``execute_stream`` and ``runs.events`` answer them: an iterator of
+    :class:`OutputEvent` then one :class:`DoneEvent`, and a context manager.
+
+    :meth:`close` stops the iteration (from any thread, even while a read is waiting): the connection is
+    shut and nothing is resumed. The run itself goes on server side and stays readable with ``runs.get``.
+    ``run_id`` is the run's id once the service has started it (the X-Run-Id header).
+    """
+
+    def __init__(self, start: Callable[["EventStream"], Generator[StreamEvent, None, None]], run_id: Optional[str] = None) -> None:
+        self.run_id = run_id
+        self._closed = False
+        self._lock = threading.Lock()
+        self._response: Optional[http.client.HTTPResponse] = None
+        self._events = start(self)
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
+    def __iter__(self) -> "EventStream":
+        return self
+
+    def __next__(self) -> StreamEvent:
+        if self._closed:
+            raise StopIteration
+        return next(self._events)
+
+    def __enter__(self) -> "EventStream":
+        return self
+
+    def __exit__(self, kind: Optional[type[BaseException]], value: Optional[BaseException], traceback: Optional[TracebackType]) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Stops the stream: shuts its connection (a read waiting in another thread ends) and resumes nothing."""
+        with self._lock:
+            self._closed = True
+            response, self._response = self._response, None
+        if response is not None:
+            _shut(response)
+        try:
+            self._events.close()
+        except ValueError:
+            pass  # being read in another thread: that read ends on the shut connection and sees closed
+
+    def _attach(self, response: http.client.HTTPResponse) -> bool:
+        """Holds the response being read; False (and the response closed) when the stream is closed."""
+        with self._lock:
+            if not self._closed:
+                self._response = response
+                return True
+        response.close()
+        return False
+
+    def _detach(self, response: http.client.HTTPResponse) -> None:
+        with self._lock:
+            if self._response is response:
+                self._response = None
+        response.close()
+
+
+def _shut(response: http.client.HTTPResponse) -> None:
+    """Shuts the socket under a response, so a read blocked on it in another thread returns."""
+    sock = getattr(getattr(getattr(response, "fp", None), "raw", None), "_sock", None)
+    if isinstance(sock, socket.socket):
+        try:
+            sock.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+
+
 @dataclass(frozen=True)
 class RetryInfo:
     """What ``on_retry`` is told before the client waits and sends a request again."""
@@ -109,6 +191,7 @@ class AgentRental:
         retry_base_delay: the first backoff step in seconds (doubled per retry). Default 0.25.
         timeout: seconds a request may wait for the service to answer or to send more of a stream.
         on_retry: called with a :class:`RetryInfo` before each wait for a retry (for logging).
+        token_refresh_margin: how long before its expiry, in seconds, a signed-in JWT is renewed (default 60).
     """
 
     def __init__(
@@ -123,6 +206,7 @@ class AgentRental:
         retry_base_delay: float = 0.25,
         timeout: float = 300.0,
         on_retry: Optional[Callable[[RetryInfo], None]] = None,
+        token_refresh_margin: float = 60.0,
     ) -> None:
         if not base_url:
             raise ValueError("base_url is required")
@@ -138,11 +222,16 @@ class AgentRental:
         self.retry_base_delay = max(0.0, retry_base_delay)
         self.timeout = timeout
         self.on_retry = on_retry
+        self.token_refresh_margin = max(0.0, token_refresh_margin)
+        self._refresh_lock = threading.Lock()
+        self._token_generation = 0
         self._opener = urllib.request.build_opener(_NoRedirect())
         self.listings = Listings(self)
         self.credentials = Credentials(self)
         self.runs = Runs(self)
         self.keys = Keys(self)
+        self.apps = Apps(self)
+        self.inputs = Inputs(self)
 
     # -- authentication ------------------------------------------------------------------------------
 
@@ -162,11 +251,16 @@ class AgentRental:
         challenge = self._json("GET", "/v1/auth/challenge", query={"wallet": wallet}, auth=False)["challenge"]
         token = cast(AuthToken, self._json("POST", "/v1/auth/token", body={"wallet": wallet, "challenge": challenge, "signature": sign(challenge)}, auth=False))
         self._token, self._token_expires_at = str(token["token"]), float(token["expires_at"])
+        self._token_generation += 1
         return token
 
     def _bearer(self) -> Optional[str]:
-        if self._signer is not None and self._token_expires_at - 60 <= time.time():
-            self._exchange()
+        if self._signer is not None and self._token_expires_at - self.token_refresh_margin <= time.time():
+            # Concurrent callers (the async client's threads) share one renewal.
+            generation = self._token_generation
+            with self._refresh_lock:
+                if self._signer is not None and self._token_generation == generation:
+                    self._exchange()
         return self._token or self.api_key
 
     # -- the operations ------------------------------------------------------------------------------
@@ -203,16 +297,18 @@ class AgentRental:
         idempotency_key: Optional[str] = None,
         resumes: int = MAX_STREAM_RESUMES,
         on_run_id: Optional[Callable[[str], None]] = None,
-    ) -> Iterator[StreamEvent]:
+    ) -> EventStream:
         """Runs a task and yields its events: :class:`OutputEvent` deltas, then one :class:`DoneEvent`.
 
         A dropped connection is resumed from the last event received (``GET /v1/runs/{run_id}/events``
         with ``Last-Event-ID``), so every delta is yielded exactly once. After ``resumes`` drops in a row
         without a new event the iteration raises ``stream_interrupted``. A refusal (403, 429, ...) raises
-        its typed error before any event.
+        its typed error before any event. ``close()`` (or leaving a ``with`` block) stops it; the run goes
+        on server side.
         """
         body = _execute_body(agent_id, task, input, input_uri, priority, timeout_seconds)
-        return self._stream(body=body, idempotency_key=idempotency_key or str(uuid.uuid4()), run_id=None, last_event_id=None, resumes=resumes, on_run_id=on_run_id)
+        key = idempotency_key or str(uuid.uuid4())
+        return EventStream(lambda handle: self._stream(handle, body=body, idempotency_key=key, run_id=None, last_event_id=None, resumes=resumes, on_run_id=on_run_id))
 
     def health(self) -> Health:
         """The service's health, with the chain id and the marketplace contract's address."""
@@ -227,7 +323,7 @@ class AgentRental:
 
     # -- plumbing ------------------------------------------------------------------------------------
 
-    def _stream(self, *, body: Optional[Mapping[str, Any]], idempotency_key: Optional[str], run_id: Optional[str], last_event_id: Optional[str], resumes: int, on_run_id: Optional[Callable[[str], None]]) -> Iterator[StreamEvent]:
+    def _stream(self, handle: EventStream, *, body: Optional[Mapping[str, Any]], idempotency_key: Optional[str], run_id: Optional[str], last_event_id: Optional[str], resumes: int, on_run_id: Optional[Callable[[str], None]]) -> Generator[StreamEvent, None, None]:
         max_resumes = max(0, int(resumes))
         interruptions = 0
         last_id = last_event_id
@@ -240,12 +336,15 @@ class AgentRental:
                 headers["idempotency-key"] = idempotency_key
                 answer = self._send("POST", "/v1/execute/stream", body=body, headers=headers, stream=True)
                 run_id = answer.headers.get("x-run-id")
+                handle.run_id = run_id
                 if run_id is not None and on_run_id is not None:
                     on_run_id(run_id)
             else:
                 answer = self._send("GET", f"/v1/runs/{_quote(run_id)}/events", headers=headers, stream=True)
             response = answer.response
             assert response is not None
+            if not handle._attach(response):
+                return
             cause: BaseException
             try:
                 for message in read_sse(response.readline):
@@ -259,15 +358,19 @@ class AgentRental:
                         yield DoneEvent(run=cast(Run, json.loads(message.data)))
                         return
                 cause = ConnectionError("the stream ended before its done event")
-            except (OSError, http.client.HTTPException) as error:
+            except (OSError, http.client.HTTPException, ValueError) as error:
                 cause = error
             finally:
-                response.close()
+                handle._detach(response)
+            if handle.closed:
+                return
             interruptions += 1
             if interruptions > max_resumes:
                 of_run = f" of run {run_id}" if run_id else ""
                 raise AgentRentalError(code="stream_interrupted", status=0, message=f"The event stream{of_run} was interrupted {interruptions} times without progress.") from cause
             time.sleep(self._backoff(interruptions - 1))
+            if handle.closed:
+                return
 
     def _json(self, method: Method, path: str, *, query: Optional[Mapping[str, QueryValue]] = None, body: Any = None, headers: Optional[Mapping[str, str]] = None, auth: bool = True, idempotent: Optional[bool] = None) -> Any:
         answer = self._send(method, path, query=query, body=body, headers=headers, auth=auth, idempotent=idempotent)
@@ -421,6 +524,11 @@ class Listings:
         """Renters' off-chain ratings of the listing."""
         return cast(RatingList, self._client._json("GET", f"/v1/listings/{_quote(listing_id)}/ratings", query={"limit": limit, "cursor": cursor}))
 
+    def rate(self, listing_id: str, rating: int, comment: Optional[str] = None) -> RatingResult:
+        """Rates a listing, 1 to 5 (a wallet with a completed run of it); rating again replaces."""
+        body: dict[str, Any] = {"rating": rating} if comment is None else {"rating": rating, "comment": comment}
+        return cast(RatingResult, self._client._json("PUT", f"/v1/listings/{_quote(listing_id)}/rating", body=body))
+
 
 class Credentials:
     """The authenticated wallet's rental credentials."""
@@ -449,9 +557,19 @@ class Runs:
         """The run, with its output and, once its batch is logged on-chain, its ``receipt``."""
         return cast(RunDetail, self._client._json("GET", f"/v1/runs/{_quote(run_id)}"))
 
-    def events(self, run_id: str, *, last_event_id: Optional[str] = None, resumes: int = MAX_STREAM_RESUMES) -> Iterator[StreamEvent]:
+    def events(self, run_id: str, *, last_event_id: Optional[str] = None, resumes: int = MAX_STREAM_RESUMES) -> EventStream:
         """The run's events after ``last_event_id`` (an output offset; omit it for all), then ``done``."""
-        return self._client._stream(body=None, idempotency_key=None, run_id=run_id, last_event_id=last_event_id, resumes=resumes, on_run_id=None)
+        return EventStream(lambda handle: self._client._stream(handle, body=None, idempotency_key=None, run_id=run_id, last_event_id=last_event_id, resumes=resumes, on_run_id=None), run_id=run_id)
+
+    def feedback(self, run_id: str, value: float, *, tag1: Optional[str] = None, text: Optional[str] = None) -> RunFeedback:
+        """On-chain feedback for a completed run of the caller's (``value`` 0 to 100): the feedback file,
+        with the run's receipt as proof, and the unsigned ``giveFeedback`` transaction for the wallet to send."""
+        body: FeedbackInput = {"value": value}
+        if tag1 is not None:
+            body["tag1"] = tag1
+        if text is not None:
+            body["text"] = text
+        return cast(RunFeedback, self._client._json("POST", f"/v1/runs/{_quote(run_id)}/feedback", body=body))
 
     def verify_receipt(self, run: Union[str, RunDetail], *, rpc_url: str, renter: str, marketplace: Optional[str] = None) -> bool:
         """Whether the run's receipt is in the run log on-chain (see :func:`agent_rental.verify_run_receipt`).
@@ -487,3 +605,37 @@ class Keys:
 
     def revoke(self, key_id: str) -> ApiKey:
         return cast(ApiKey, self._client._json("DELETE", f"/v1/keys/{_quote(key_id)}"))
+
+
+class Apps:
+    """Apps the wallet approved (Connected apps)."""
+
+    def __init__(self, client: AgentRental) -> None:
+        self._client = client
+
+    def list(self) -> list[ConnectedApp]:
+        return cast("list[ConnectedApp]", self._client._json("GET", "/v1/oauth/apps")["apps"])
+
+    def revoke(self, app_id: str) -> RevokedApp:
+        return cast(RevokedApp, self._client._json("DELETE", f"/v1/oauth/apps/{_quote(app_id)}"))
+
+    def set_spend_limits(self, app_id: str, spend_limits: Sequence[SpendLimitInput]) -> ConnectedApp:
+        """Replaces an app's spending limits (``[]`` removes them). Needs a wallet sign-in, not an API key."""
+        return cast(ConnectedApp, self._client._json("PATCH", f"/v1/oauth/apps/{_quote(app_id)}", body={"spend_limits": list(spend_limits)}))
+
+
+class Inputs:
+    """Content-addressed task inputs, for ``execute(..., input_uri=)``."""
+
+    def __init__(self, client: AgentRental) -> None:
+        self._client = client
+
+    def upload(self, content: Union[str, bytes], *, encoding: Optional[Literal["utf8", "base64"]] = None) -> InputStored:
+        """Stores an input and answers its ``input_uri`` (``ipfs://…``). A string is sent as text (or, with
+        ``encoding="base64"``, as base64 already); bytes are sent as base64. The same content is stored once,
+        so the upload is retried like a GET."""
+        if isinstance(content, bytes):
+            body: dict[str, str] = {"content": base64.b64encode(content).decode("ascii"), "encoding": "base64"}
+        else:
+            body = {"content": content} if encoding is None else {"content": content, "encoding": encoding}
+        return cast(InputStored, self._client._json("POST", "/v1/inputs", body=body, idempotent=True))

@@ -234,8 +234,6 @@ class ApiKeyCreate(ApiKeyCreateRequired, total=False):
     spend_limits: list[SpendLimitInput]
     """At most one limit per currency and period; [] removes every limit"""
 
-ApiKeyCreated = Any
-
 class ApiKeyList(TypedDict):
     keys: list[ApiKey]
 
@@ -646,8 +644,6 @@ class LatencyPercentiles(TypedDict):
     p95: float
     p99: float
 
-Listing = Any
-
 class ListingErc8004(TypedDict):
     """The listing's ERC-8004 agent: the latest its creator registered with a registration file of this listing and still owns. null until registered. Its tokenURI is the registration file (ipfs://<cid>, served at /v1/metadata/<cid>)."""
     agent_id: str
@@ -787,8 +783,6 @@ class RatingList(TypedDict):
     rating: float
     ratings: list[Rating]
     review_count: int
-
-RatingResult = Any
 
 class ReputationBeforeOnChain(TypedDict):
     """Off-chain ratings from before on-chain feedback, shown apart"""
@@ -956,3 +950,22 @@ class WebhookSecret(TypedDict):
     created_at: str
     listing_id: str
     webhook_secret: str
+
+class ApiKeyCreated(ApiKey):
+    key: str
+    """The API key; shown only here"""
+
+class Listing(ListingSummary):
+    erc8004: ListingErc8004
+    metadata_uri: str
+    on_chain_id: str
+    published_at: str
+    status: Literal["active", "paused", "closed"]
+
+class RatingResultListing(TypedDict):
+    rating: float
+    review_count: int
+
+class RatingResult(Rating):
+    listing: RatingResultListing
+    listing_id: str

@@ -163,7 +163,7 @@ def rented_agent_tools(client: AgentRental, *, on_error: str = "content") -> lis
             tools.append(tool)
     taken = {"run_agent"}
     for tool in sorted(tools, key=lambda t: (t.name, t.agent_id)):
-        base, suffix = tool.name, (tool.listing or {}).get("on_chain_id", "0x")[2:10].lower()
+        base, suffix = tool.name, (tool.listing["on_chain_id"] if tool.listing else "0x")[2:10].lower()
         name = base if base not in taken else f"{base}_{suffix}"
         n = 2
         while name in taken:
