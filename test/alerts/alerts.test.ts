@@ -5,6 +5,7 @@
 // answers; the settings refuse bad input with nothing stored, and only a wallet sign-in changes them.
 import type http from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { AgentRentalClient } from "@agent-rental/sdk";
 import { verifyWebhook } from "../../src/execution/agents/webhook-signature.ts";
 import { startHttpsServer, type HttpsTestServer } from "../support/https-server.ts";
 import { until } from "../support/until.ts";
@@ -76,7 +77,9 @@ afterAll(async () => {
 describe("PUT /v1/alerts/settings, GET /v1/alerts/settings", () => {
   it("makes the signing secret once, returns it only then, and rotates it on request", async () => {
     const renter = await world.renter();
-    expect((await api(renter.token, "/v1/alerts/settings")).status).toBe(404);
+    const unset = await api(renter.token, "/v1/alerts/settings");
+    expect(unset.status).toBe(200);
+    expect(await unset.json()).toEqual({ webhook_url: null, low_balance_runs: null, created_at: null, updated_at: null });
     const first = await settings(renter, { webhook_url: `${receiver.url}/hooks`, low_balance_runs: 3 });
     expect(first.status).toBe(200);
     expect(first.body).toMatchObject({ webhook_url: `${receiver.url}/hooks`, low_balance_runs: 3 });
@@ -90,6 +93,15 @@ describe("PUT /v1/alerts/settings, GET /v1/alerts/settings", () => {
     const rotated = await settings(renter, { webhook_url: `${receiver.url}/other`, rotate_secret: true });
     expect(rotated.body.webhook_secret).toMatch(/^whsec_/);
     expect(rotated.body.webhook_secret).not.toBe(first.body.webhook_secret);
+
+    // The same through the SDK.
+    const other = await world.renter();
+    const client = new AgentRentalClient({ baseUrl: world.url, token: other.token });
+    expect(await client.alerts.getSettings()).toMatchObject({ webhook_url: null, low_balance_runs: null });
+    const made = await client.alerts.setSettings({ webhookUrl: `${receiver.url}/sdk`, lowBalanceRuns: 4 });
+    expect(made).toMatchObject({ webhook_url: `${receiver.url}/sdk`, low_balance_runs: 4, webhook_secret: expect.stringMatching(/^whsec_/) });
+    expect(await client.alerts.getSettings()).toMatchObject({ webhook_url: `${receiver.url}/sdk`, low_balance_runs: 4 });
+    expect(await client.alerts.list()).toEqual([]);
   }, 180_000);
 
   it("refuses bad settings with 400 and keeps what was stored", async () => {
@@ -125,12 +137,12 @@ describe("PUT /v1/alerts/settings, GET /v1/alerts/settings", () => {
     const answer = await api(renter.key, "/v1/alerts/settings", { method: "PUT", body: { webhook_url: `${receiver.url}/stolen` } });
     expect(answer.status).toBe(403);
     expect(((await answer.json()) as { error: { code: string } }).error.code).toBe("forbidden");
-    expect((await api(renter.key, "/v1/alerts/settings")).status).toBe(404);
+    expect((await api(renter.key, "/v1/alerts/settings")).status).toBe(200);
     expect((await api(renter.key, "/v1/alerts")).status).toBe(200);
   }, 180_000);
 });
 
-describe("alerts on a key's spending limit", () => {
+describe("alerts on a key's spending limit, GET /v1/alerts", () => {
   it("alerts at 80% and at 100% once each, signed, and none for the refused runs after", async () => {
     const listing = await world.publishConnected("alert-limit", { rental: "per_query", price: "0.001" });
     const renter = await world.renter();

@@ -30,8 +30,8 @@ export const AlertSettingsSchema = z
     webhook_url: z.string().nullable(),
     low_balance_runs: z.number().int().nullable(),
     webhook_secret: z.string().optional().openapi({ description: "The webhook's signing secret (`whsec_…`): only in the answer that made it (the first settings, or rotate_secret)" }),
-    created_at: z.string(),
-    updated_at: z.string(),
+    created_at: z.string().nullable().openapi({ description: "When the settings were first set; null before" }),
+    updated_at: z.string().nullable(),
   })
   .openapi("AlertSettings", { description: "The wallet's alert settings; alerts cross at 80% and 100% of every spending limit of its keys and apps, and below the low-balance threshold" });
 
