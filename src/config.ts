@@ -199,6 +199,9 @@ export const configSchema = z
     /** How often the remote MCP endpoint tells a client that asked for progress that a silent run is still
      * working (a progress notification), in milliseconds. */
     MCP_PROGRESS_INTERVAL_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
+    /** The first wait before an alert's delivery is tried again, in milliseconds; each later wait is four
+     * times the one before, up to 6 hours (src/alerts/deliver.ts). */
+    ALERT_RETRY_BASE_MS: z.coerce.number().int().min(50).max(600_000).default(5_000),
     /** Browser origins allowed to send requests to the remote MCP endpoint besides the API's own and the
      * dashboard's (Streamable HTTP's Origin check against DNS rebinding): a comma-separated list of
      * origins. Requests without an Origin (not from a browser) are not concerned. Default: none. */

@@ -28,7 +28,7 @@ export const ERROR_MEANINGS: { readonly [C in ErrorCode]: string } = {
   internal_error: "An unexpected failure. Nothing about it is returned but the request id: retry with backoff, and quote the request id to support if it persists.",
   service_unavailable: "A dependency could not be reached (the chain, the rate limiter's store on a route that fails closed), or a run could not be admitted yet. Nothing ran and nothing was charged: retry after `Retry-After` seconds.",
   not_found: "No endpoint at this method and path (answered to anyone, token or not), or an API key, job or run that is not the caller's (indistinguishable from one that does not exist).",
-  forbidden: "A review endpoint called by anyone but the protocol authority (the wallet the contract names); or a spending limit changed (`PATCH /v1/keys/{key_id}`, `PATCH /v1/oauth/apps/{app_id}`) with an API key instead of a wallet sign-in (a key could otherwise lift its own limit).",
+  forbidden: "A review endpoint called by anyone but the protocol authority (the wallet the contract names); or a spending limit changed (`PATCH /v1/keys/{key_id}`, `PATCH /v1/oauth/apps/{app_id}`) with an API key instead of a wallet sign-in (a key could otherwise lift its own limit); or alert settings changed (`PUT /v1/alerts/settings`) without a wallet sign-in.",
   creator_not_approved: "`POST /v1/agents` by a wallet whose creator application is not approved (beta). The message says what to do.",
   credential_revoked: "The creator revoked the wallet's rental. An unspent per-task balance can be withdrawn on-chain. Carries `on_chain_error` (`CredentialRevoked`).",
   listing_closed: "The listing was closed for good; every credential on it is invalid. Carries `on_chain_error` (`ListingNotActive`).",

@@ -23,6 +23,8 @@ export type JobTrigger = ScheduleTrigger | QueueTrigger;
  * - registration-worker: validates and registers each submitted manifest.
  * - registration-dlq: fails the jobs whose manifest could not be processed.
  * - registration-sweeper: re-enqueues jobs left queued after their message was lost.
+ * - alerts: delivers the renters' alerts (a spending limit at 80% or 100%, a low per-task balance) to
+ *   their webhooks, signed, retrying with backoff.
  * - settler: the one sender of the protocol authority's key: charges the per-query runs handed to it on
  *   the settlement queue, many per transaction and one batch per block, and logs finished runs' receipts
  *   on-chain in Merkle batches; while it holds the key's lease it also finishes runs whose end was never
@@ -35,6 +37,7 @@ export const JOB_TRIGGERS = {
   "registration-dlq": { kind: "queue", queue: "registration-dlq" },
   "registration-sweeper": { kind: "schedule", everyMinutes: 5 },
   settler: { kind: "schedule", everyMinutes: 1 },
+  alerts: { kind: "schedule", everyMinutes: 1 },
 } as const satisfies Record<string, JobTrigger>;
 
 export type JobName = keyof typeof JOB_TRIGGERS;

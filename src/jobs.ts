@@ -19,6 +19,7 @@ import { createRunLog, type RunLogPass } from "./execution/run-log/pass.ts";
 import { createSettler, type SettlerTally } from "./execution/settler/settler.ts";
 import { consumeBatch, handleBatch, startQueueConsumer, type QueueConsumer } from "./workers/queue-consumer.ts";
 import { traced } from "./observability/tracing.ts";
+import { deliverAlerts } from "./alerts/deliver.ts";
 
 export { JOB_NAMES, JOB_TRIGGERS, type JobName } from "./job-triggers.ts";
 
@@ -160,6 +161,15 @@ const HANDLERS = {
         if (pass.charges.batches > 0) services.logger.info("settler stopped", { ...pass.charges });
         return pass;
       };
+    },
+  },
+  alerts: {
+    // Locally an alert reaches its webhook within a second; in the cloud within the minute's tick.
+    localEveryMs: () => 1_000,
+    start: (services: Services) => async () => {
+      const tally = await deliverAlerts(services);
+      if (tally.delivered + tally.retried + tally.failed > 0) services.logger.info("alerts delivered", tally);
+      return tally;
     },
   },
 } satisfies { [N in ScheduledJobName]: ScheduledHandler<unknown> } & { [N in QueueJobName]: QueueHandler };

@@ -22,6 +22,11 @@ const SCHEDULED: Record<ScheduledJobName, { component: string; function: Functio
     // The next tick is the retry.
     function: { timeout: "60 seconds", retries: 0 },
   },
+  alerts: {
+    component: "AlertDelivery",
+    // A pass delivers what is due and schedules retries; the next tick is its retry.
+    function: { timeout: "60 seconds", retries: 0 },
+  },
   settler: {
     component: "Settler",
     // Each invocation runs for up to 15 minutes, taking charges until its deadline less the time it

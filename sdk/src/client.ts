@@ -29,6 +29,8 @@ import type {
   AuthToken,
   CreatedApiKey,
   ConnectedApp,
+  AlertSettings,
+  Alert,
   SpendLimitInput,
   CredentialList,
   CredentialListParams,
@@ -224,6 +226,16 @@ export class AgentRentalClient {
     /** Replaces an app's spending limits (`[]` removes them). Needs a wallet sign-in, not an API key. */
     setSpendLimits(appId: string, spendLimits: SpendLimitInput[]): Promise<ConnectedApp>;
   };
+  /** Alerts on spending: the wallet's webhook and low-balance threshold, and what crossed. */
+  readonly alerts: {
+    /** The settings (before any are set: no webhook, no threshold, null times). */
+    getSettings(): Promise<AlertSettings>;
+    /** Sets the webhook (https, or null for dashboard notices only) and the low-balance threshold in runs.
+     * The first call and `rotateSecret` return the webhook's signing secret, once. Needs a wallet sign-in. */
+    setSettings(settings: { webhookUrl: string | null; lowBalanceRuns?: number | null; rotateSecret?: boolean }): Promise<AlertSettings>;
+    /** The newest alerts (`limit`, default 20, up to 100), newest first. */
+    list(params?: { limit?: number }): Promise<Alert[]>;
+  };
   /** Content-addressed task inputs, for `ExecuteRequest.input_uri`. */
   readonly inputs: {
     upload(content: string | Uint8Array, options?: UploadOptions): Promise<StoredInput>;
@@ -315,6 +327,16 @@ export class AgentRentalClient {
       list: async () => (await this.json<{ apps: ConnectedApp[] }>({ method: "GET", path: "/v1/oauth/apps" })).apps,
       revoke: (appId) => this.json<{ app_id: string; revoked_at: string }>({ method: "DELETE", path: `/v1/oauth/apps/${encodeURIComponent(appId)}` }),
       setSpendLimits: (appId, spendLimits) => this.json<ConnectedApp>({ method: "PATCH", path: `/v1/oauth/apps/${encodeURIComponent(appId)}`, body: { spend_limits: spendLimits } }),
+    };
+    this.alerts = {
+      getSettings: () => this.json<AlertSettings>({ method: "GET", path: "/v1/alerts/settings" }),
+      setSettings: (settings) =>
+        this.json<AlertSettings>({
+          method: "PUT",
+          path: "/v1/alerts/settings",
+          body: { webhook_url: settings.webhookUrl, low_balance_runs: settings.lowBalanceRuns ?? null, ...(settings.rotateSecret ? { rotate_secret: true } : {}) },
+        }),
+      list: async (params = {}) => (await this.json<{ alerts: Alert[] }>({ method: "GET", path: "/v1/alerts", query: { ...params } })).alerts,
     };
     this.inputs = {
       // Content-addressed: storing the same content twice stores it once, so the upload may be retried.

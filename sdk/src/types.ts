@@ -97,6 +97,10 @@ export type SpendLimitInput = { currency?: "ETH"; period: "day" | "month" | "tot
 export type SpendLimit = Schemas["SpendLimit"];
 /** An app the wallet approved (Connected apps). */
 export type ConnectedApp = Schemas["ConnectedApp"];
+/** The wallet's alert settings (the signing secret only in the answer that made it). */
+export type AlertSettings = Schemas["AlertSettings"];
+/** One crossing of a spending limit's 80% or 100%, or of the low-balance threshold. */
+export type Alert = Schemas["Alert"];
 
 export type StoredInput = Schemas["InputStored"];
 

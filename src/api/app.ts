@@ -23,6 +23,9 @@ import * as createApiKey from "./routes/v1_keys.post.ts";
 import * as listApiKeys from "./routes/v1_keys.get.ts";
 import * as revokeApiKey from "./routes/v1_keys_{key_id}.delete.ts";
 import * as updateApiKey from "./routes/v1_keys_{key_id}.patch.ts";
+import * as getAlertSettings from "./routes/v1_alerts_settings.get.ts";
+import * as setAlertSettings from "./routes/v1_alerts_settings.put.ts";
+import * as listAlerts from "./routes/v1_alerts.get.ts";
 import * as listCredentials from "./routes/v1_credentials.get.ts";
 import * as verifyCredential from "./routes/v1_credentials_{listing_id}.get.ts";
 import * as searchListings from "./routes/v1_listings.get.ts";
@@ -135,6 +138,10 @@ export function registerRoutes(app: OpenAPIHono<AppEnv>): void {
   listApiKeys.register(api);
   revokeApiKey.register(api);
   updateApiKey.register(api);
+  // Alerts: the wallet's webhook and threshold, and what crossed
+  getAlertSettings.register(api);
+  setAlertSettings.register(api);
+  listAlerts.register(api);
   // Rental credentials
   listCredentials.register(api);
   verifyCredential.register(api);

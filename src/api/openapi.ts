@@ -23,6 +23,7 @@ export const DOCS_SCRIPT_PATH = "/v1/docs/scalar.js";
 export const TAGS = [
   { name: "Auth", description: "Sign in with a wallet signature (EIP-191 challenge, then a JWT valid one hour)." },
   { name: "Keys", description: "API keys: created with a wallet signature, shown once, revocable at once." },
+  { name: "Alerts", description: "Alerts on spending: 80% and 100% of a key's or app's limit, and a low per-task balance, delivered to a signed webhook and listed for the dashboard." },
   { name: "Listings", description: "The catalogue of published agents: search, details and renters' ratings." },
   { name: "Credentials", description: "The caller's rental credentials, verified against the contract." },
   { name: "Execution", description: "Run a task against a rented agent, answered whole or streamed as Server-Sent Events; the remote MCP endpoint." },

@@ -1,6 +1,7 @@
 // Spending limits in the dashboard, in real Chromium against the server `npm start` runs (the API with
 // the dashboard in front, `listenSite`, on the test world): a key created with a limit on the keys page,
-// its limit edited there (and a bad amount refused on the page, nothing saved); the consent page showing
+// its limit edited there (and a bad amount refused on the page, nothing saved); alert settings saved there
+// (the webhook's secret shown once) and a low-balance alert listed; the consent page showing
 // the limit an app proposes, the person lowering it before approving, and Connected apps showing it.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Browser } from "playwright-core";
@@ -21,7 +22,7 @@ async function limitsOf(path: string, token: string): Promise<{ period: string; 
 }
 
 beforeAll(async () => {
-  site = await startWorldSite();
+  site = await startWorldSite({ jobs: { only: ["alerts"], everyMs: { alerts: 200 } } });
   ({ world, siteUrl, browser } = site);
   const agent = await world.publishConnected("limits-researcher", { rental: "per_query" });
   renter = await world.account();
@@ -63,6 +64,37 @@ describe("the keys page's spending limits", () => {
     expect(await row.innerText()).not.toMatch(/per day/);
     expect(await limitsOf("/v1/keys", token)).toEqual([[{ period: "month", amount: "50000000000000000" }]]);
     await d.shot("keys-spending-limit");
+    expect(d.errors).toEqual([]);
+    await d.context.close();
+  }, 120_000);
+});
+
+describe("the keys page's alerts", () => {
+  it("saves a webhook and a low-balance threshold, shows the signing secret once, and lists the alert a low balance raises", async () => {
+    const agent = await world.publishConnected("alerts-researcher", { rental: "per_query", price: "0.001" });
+    const holder = await world.renter();
+    await world.rent(holder.account, agent, { deposit: agent.priceWei * 3n });
+    const d = await openDashboard(browser, site.stack, holder.account.privateKey);
+    await d.page.goto(`${siteUrl}/keys`);
+    await connectAndSignIn(d);
+    await d.page.getByLabel("Webhook URL").fill("https://hooks.example.com/agent-rental");
+    await d.page.getByLabel(/per-task balance covers fewer than/).fill("2");
+    await d.page.getByRole("button", { name: "Save alert settings" }).click();
+    await expect.poll(() => d.page.getByTestId("alert-webhook-secret").innerText(), { timeout: 15_000 }).toMatch(/^whsec_/);
+    const token = await world.signIn(holder.account);
+    const stored = (await (await fetch(`${siteUrl}/v1/alerts/settings`, { headers: { authorization: `Bearer ${token}` } })).json()) as Record<string, unknown>;
+    expect(stored).toMatchObject({ webhook_url: "https://hooks.example.com/agent-rental", low_balance_runs: 2 });
+
+    // Two runs leave one: below two, one alert.
+    for (const task of ["one", "two"]) {
+      const answer = await fetch(`${siteUrl}/v1/execute`, { method: "POST", headers: { authorization: `Bearer ${holder.key}`, "content-type": "application/json" }, body: JSON.stringify({ agent_id: agent.agent_id, task }) });
+      expect(answer.status).toBe(200);
+    }
+    await d.page.reload();
+    const rows = d.page.getByTestId("alert-row");
+    await expect.poll(async () => (await rows.count()) > 0 ? await rows.first().innerText() : "", { timeout: 30_000 }).toMatch(/covers 1 run\(s\), below your 2/);
+    expect(await d.page.getByTestId("alert-webhook-secret").count()).toBe(0);
+    await d.shot("keys-alerts");
     expect(d.errors).toEqual([]);
     await d.context.close();
   }, 120_000);

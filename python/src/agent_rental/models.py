@@ -90,6 +90,49 @@ class AgentManifest(AgentManifestRequired, total=False):
     tools: list[AgentManifestToolsItem]
     """Tools of the catalogue a declarative agent may use, each once, with its scope (none for a connected agent; default none)"""
 
+class AlertRequired(TypedDict):
+    alert_id: str
+    attempts: int
+    created_at: str
+    data: dict[str, Any]
+    """What crossed: for spend_limit threshold, scope (key or app), id, currency, period, amount, spent, remaining, resets_at; for low_balance listing_id, balance_wei, price_wei, runs_left, threshold_runs. Both name the run whose charge crossed it (run_id)"""
+    delivery: Literal["pending", "delivered", "failed", "no_webhook"]
+    """The webhook delivery: pending (being tried, with backoff), delivered, failed (given up after its retries, or the webhook was removed), no_webhook (none was set when it was raised)"""
+    type: Literal["spend_limit", "low_balance"]
+    """spend_limit: a key's or app's limit reached 80% or 100% (no run at the last price fits what is left); low_balance: a per-task balance fell below the chosen number of runs"""
+
+class Alert(AlertRequired, total=False):
+    """One crossing, raised once: shown in the dashboard and delivered to the webhook"""
+    delivered_at: str
+    last_error: str
+    """Why the last attempt failed (a status or an unreachable host; never the URL)"""
+
+class AlertList(TypedDict):
+    alerts: list[Alert]
+
+class AlertSettingsRequired(TypedDict):
+    created_at: Optional[str]
+    """When the settings were first set; null before"""
+    low_balance_runs: Optional[int]
+    updated_at: Optional[str]
+    webhook_url: Optional[str]
+
+class AlertSettings(AlertSettingsRequired, total=False):
+    """The wallet's alert settings; alerts cross at 80% and 100% of every spending limit of its keys and apps, and below the low-balance threshold"""
+    webhook_secret: str
+    """The webhook's signing secret (`whsec_…`): only in the answer that made it (the first settings, or rotate_secret)"""
+
+class AlertSettingsInputRequired(TypedDict):
+    webhook_url: Optional[str]
+    """Where alerts are delivered (HTTPS; signed with Standard Webhooks, as connected agents' webhooks are); null: alerts show in the dashboard only"""
+
+class AlertSettingsInput(AlertSettingsInputRequired, total=False):
+    """Where the wallet's alerts go, and when a low balance alerts"""
+    low_balance_runs: Optional[int]
+    """Alert when a per-task balance falls below this many runs at its listing's price; null: never"""
+    rotate_secret: bool
+    """Make a new signing secret (returned in this answer only); the old one stops signing at once"""
+
 class AnalyticsPeriodLatency(TypedDict):
     count: int
     """Runs timed"""

@@ -262,6 +262,50 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/alerts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List alerts
+         * @description The wallet's alerts, newest first (at most `limit`, default 20, up to 100): each crossing of a spending limit's 80% or 100%, or of the low-balance threshold, with what crossed and how its webhook delivery went.
+         */
+        get: operations["listAlerts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/alerts/settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get alert settings
+         * @description The wallet's webhook URL and low-balance threshold, never the signing secret. Before any are set: no webhook, no threshold, and null times (limit alerts are still raised and listed).
+         */
+        get: operations["getAlertSettings"];
+        /**
+         * Set alert settings
+         * @description Sets the wallet's alert webhook (an https URL, or null for dashboard notices only) and the low-balance threshold in runs. The first call, and any with `rotate_secret`, makes the webhook's signing secret (Standard Webhooks, `whsec_…`) and returns it in this answer only. Alerts are raised at 80% and 100% of every spending limit of the wallet's keys and apps, and when a per-task balance falls below the threshold, once per crossing; each is delivered signed, retried with backoff. Called with a wallet sign-in (JWT) only: a key or app cannot redirect its holder's alerts (403 forbidden).
+         */
+        put: operations["setAlertSettings"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/auth/challenge": {
         parameters: {
             query?: never;
@@ -1212,6 +1256,61 @@ export interface components {
                 /** @description http_fetch: host[,host...]: 1 to 20 DNS names, each optionally prefixed with "*." for its subdomains (the name itself excluded) and optionally suffixed with ":443"; no IP addresses, schemes, paths, other ports, spaces or internal names; web_search: public; js_eval: default (memory=64,timeout=1000) | memory=<MB 8..128>,timeout=<ms 1..5000> (both, either order); json_transform: default; pdf_extract: input */
                 scope: string;
             }[];
+        };
+        /** @description One crossing, raised once: shown in the dashboard and delivered to the webhook */
+        Alert: {
+            alert_id: string;
+            attempts: number;
+            created_at: string;
+            /** @description What crossed: for spend_limit threshold, scope (key or app), id, currency, period, amount, spent, remaining, resets_at; for low_balance listing_id, balance_wei, price_wei, runs_left, threshold_runs. Both name the run whose charge crossed it (run_id) */
+            data: {
+                [key: string]: unknown;
+            };
+            delivered_at?: string;
+            /**
+             * @description The webhook delivery: pending (being tried, with backoff), delivered, failed (given up after its retries, or the webhook was removed), no_webhook (none was set when it was raised)
+             * @enum {string}
+             */
+            delivery: "pending" | "delivered" | "failed" | "no_webhook";
+            /** @description Why the last attempt failed (a status or an unreachable host; never the URL) */
+            last_error?: string;
+            /**
+             * @description spend_limit: a key's or app's limit reached 80% or 100% (no run at the last price fits what is left); low_balance: a per-task balance fell below the chosen number of runs
+             * @enum {string}
+             */
+            type: "spend_limit" | "low_balance";
+        };
+        AlertList: {
+            alerts: components["schemas"]["Alert"][];
+        };
+        /** @description The wallet's alert settings; alerts cross at 80% and 100% of every spending limit of its keys and apps, and below the low-balance threshold */
+        AlertSettings: {
+            /** @description When the settings were first set; null before */
+            created_at: string | null;
+            low_balance_runs: number | null;
+            updated_at: string | null;
+            /** @description The webhook's signing secret (`whsec_…`): only in the answer that made it (the first settings, or rotate_secret) */
+            webhook_secret?: string;
+            webhook_url: string | null;
+        };
+        /** @description Where the wallet's alerts go, and when a low balance alerts */
+        AlertSettingsInput: {
+            /**
+             * @description Alert when a per-task balance falls below this many runs at its listing's price; null: never
+             * @default null
+             * @example 5
+             */
+            low_balance_runs: number | null;
+            /**
+             * @description Make a new signing secret (returned in this answer only); the old one stops signing at once
+             * @default false
+             */
+            rotate_secret: boolean;
+            /**
+             * @description Where alerts are delivered (HTTPS; signed with Standard Webhooks, as connected agents' webhooks are); null: alerts show in the dashboard only
+             * @example https://example.com/hooks/agent-rental
+             */
+            webhook_url: string | null;
         };
         AnalyticsPeriod: {
             latency: {
@@ -3152,6 +3251,197 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
+        };
+    };
+    listAlerts: {
+        parameters: {
+            query?: {
+                /** @description How many, newest first (1 to 100) */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The alerts, newest first */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AlertList"];
+                };
+            };
+            /** @description Bad request: invalid_request */
+            400: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "invalid_request";
+                            /** @enum {integer} */
+                            status: 400;
+                        };
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description Forbidden: insufficient_scope */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "insufficient_scope";
+                            /** @enum {integer} */
+                            status: 403;
+                        };
+                    };
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getAlertSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The settings */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AlertSettings"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description Forbidden: insufficient_scope */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "insufficient_scope";
+                            /** @enum {integer} */
+                            status: 403;
+                        };
+                    };
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    setAlertSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AlertSettingsInput"];
+            };
+        };
+        responses: {
+            /** @description The settings (with the secret when one was made) */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AlertSettings"];
+                };
+            };
+            /** @description Bad request: invalid_request */
+            400: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "invalid_request";
+                            /** @enum {integer} */
+                            status: 400;
+                        };
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description Forbidden: forbidden, insufficient_scope */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "forbidden" | "insufficient_scope";
+                            /** @enum {integer} */
+                            status: 403;
+                        };
+                    };
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getAuthChallenge: {

@@ -25,6 +25,7 @@ import { correctSettlement, getRun, updateSettlement } from "../runs/run.store.t
 import { deletePendingSettlement, listPendingSettlements, markRequeued, putPendingSettlement, type PendingSettlement } from "./settlement.store.ts";
 import { holdReservation, releaseReservation, settleReservation, SETTLEMENT_WINDOW_MS } from "./ledger.ts";
 import { holdSpend, releaseSpend, settleSpend } from "./spend.ts";
+import { alertAfterCharge } from "../../alerts/raise.ts";
 import { chargeMessageBody } from "./charge-message.ts";
 import { adjustRunOutcome } from "../../analytics/adjust.ts";
 import { recordSettledRun } from "../../analytics/record.ts";
@@ -135,6 +136,9 @@ async function followLedger(services: Services, run: Pick<ChargeableRun, "runId"
   await pRetry(follow, { retries: 5, minTimeout: 100, maxTimeout: 2_000 }).catch((error: unknown) =>
     services.logger.error("reservation ledger not updated after settlement", { run_id: run.runId, outcome: outcome.outcome, cause: error instanceof Error ? error.message : String(error) }),
   );
+  // What the charge crossed (a limit's 80% or 100%, a low balance) is alerted in the background, once
+  // the limits' windows hold it as spent.
+  if (outcome.outcome === "charged") void alertAfterCharge(services, run);
 }
 
 /** Settlement lag: from the run's end (when its charge was deferred) to the charge resolved. */

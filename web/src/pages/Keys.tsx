@@ -12,6 +12,7 @@ import { explainError } from "../chain/errors.ts";
 import { RequireSignIn } from "../ui/Layout.tsx";
 import { Empty, ErrorNote, Loading, StatusBadge } from "../ui/notices.tsx";
 import { formatTime } from "../ui/format.ts";
+import { AlertsSection } from "./Alerts.tsx";
 import { draftOf, EditSpendLimits, limitsOf, SpendLimitFields, SpendLimitSummary, type LimitDraft } from "../ui/SpendLimits.tsx";
 
 export function KeysPage() {
@@ -25,6 +26,7 @@ export function KeysPage() {
       </div>
       <RequireSignIn what="manage API keys">
         <Keys />
+        <AlertsSection />
       </RequireSignIn>
     </div>
   );

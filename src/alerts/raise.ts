@@ -1,0 +1,102 @@
+// Raising alerts after a charge (docs/design/alerts.md): the settlement calls `alertAfterCharge` once a
+// per-task run's charge is in a block. It looks at what the charge moved (each spending limit's window
+// the run held, and the per-task balance it was taken from), raises an alert for every threshold newly
+// reached (once per crossing: the marker's conditional put decides), and queues each for delivery.
+// Alerts never hold up or fail a settlement: the caller does not wait, and errors are logged.
+import type { Address, Hex } from "viem";
+import type { Services } from "../services.ts";
+import { listApiKeys } from "../auth/api-keys.ts";
+import { getGrant } from "../oauth/grant.store.ts";
+import { readPerQueryBalance } from "../chain/read-per-query-balance.ts";
+import { toListingId } from "../listings/ids.ts";
+import { spendLedger } from "../execution/money/spend-ledger.store.ts";
+import { storedSpendLimits, windowOf, type SpendLimit } from "../execution/money/spend-limits.ts";
+import { getAlertSettings, type AlertSettings } from "./alert-settings.store.ts";
+import { clearCrossing, createAlert, markCrossing, type AlertType } from "./alert.store.ts";
+import { balanceIsLow, limitThresholdsReached } from "./crossings.ts";
+
+export interface ChargedRun {
+  runId: string;
+  wallet: Address;
+  onChainId: Hex;
+  priceWei: bigint;
+  spendHolds?: readonly string[] | undefined;
+}
+
+/** A hold's limit: `spend#<key|app>#<id>#<currency>#<period>` / its window. */
+function limitOfHold(hold: string): { kind: "key" | "app"; id: string; currency: string; period: string; window: { pk: string; sk: string } } | null {
+  const at = hold.lastIndexOf("|");
+  const pk = hold.slice(0, at);
+  const parts = pk.split("#");
+  if (parts.length !== 5 || parts[0] !== "spend" || (parts[1] !== "key" && parts[1] !== "app")) return null;
+  return { kind: parts[1], id: parts[2]!, currency: parts[3]!, period: parts[4]!, window: { pk, sk: hold.slice(at + 1) } };
+}
+
+async function limitsOf(services: Services, wallet: Address, kind: "key" | "app", id: string): Promise<SpendLimit[]> {
+  if (kind === "key") return (await listApiKeys(services.tables, wallet)).find((key) => key.key_id === id)?.spend_limits ?? [];
+  return storedSpendLimits((await getGrant(services.tables, id))?.spend_limits);
+}
+
+async function raise(services: Services, settings: AlertSettings | null, wallet: Address, type: AlertType, crossing: string, data: Record<string, unknown>): Promise<void> {
+  if (!(await markCrossing(services.tables, wallet, crossing))) return;
+  const alert = await createAlert(services.tables, { wallet, type, data }, settings?.url != null);
+  services.logger.info("alert raised", { alert_id: alert.alert_id, type, delivery: alert.delivery });
+}
+
+async function limitAlerts(services: Services, settings: AlertSettings | null, run: ChargedRun): Promise<void> {
+  for (const hold of run.spendHolds ?? []) {
+    const held = limitOfHold(hold);
+    if (!held) continue;
+    const limit = (await limitsOf(services, run.wallet, held.kind, held.id)).find((l) => l.currency === held.currency && l.period === held.period);
+    if (!limit) continue;
+    const window = await spendLedger(services.tables).read(held.window);
+    if (!window) continue;
+    const amount = BigInt(limit.amount);
+    const resetsAt = limit.period === "total" ? null : (windowOf(limit.period, new Date()).resetsAt?.toISOString() ?? null);
+    for (const threshold of limitThresholdsReached(amount, window.spent, run.priceWei)) {
+      const remaining = amount - window.committed;
+      await raise(services, settings, run.wallet, "spend_limit", `limit#${held.kind}#${held.id}#${held.currency}#${held.period}#${held.window.sk}#${limit.amount}#${threshold}`, {
+        threshold,
+        scope: held.kind,
+        id: held.id,
+        currency: limit.currency,
+        period: limit.period,
+        amount: limit.amount,
+        spent: window.spent.toString(),
+        remaining: (remaining > 0n ? remaining : 0n).toString(),
+        resets_at: resetsAt,
+        run_id: run.runId,
+      });
+    }
+  }
+}
+
+async function balanceAlert(services: Services, settings: AlertSettings, run: ChargedRun): Promise<void> {
+  const runs = settings.lowBalanceRuns;
+  if (runs === null) return;
+  const balance = await readPerQueryBalance(services.chain, { listingId: run.onChainId, buyer: run.wallet });
+  const crossing = `low#${run.onChainId.toLowerCase()}`;
+  if (!balanceIsLow(balance.balanceWei, run.priceWei, runs)) {
+    // Back at or above the threshold (a top-up): the next fall below it alerts again.
+    await clearCrossing(services.tables, run.wallet, crossing);
+    return;
+  }
+  await raise(services, settings, run.wallet, "low_balance", crossing, {
+    listing_id: toListingId(run.onChainId),
+    balance_wei: balance.balanceWei.toString(),
+    price_wei: run.priceWei.toString(),
+    runs_left: (balance.balanceWei / run.priceWei).toString(),
+    threshold_runs: runs,
+    run_id: run.runId,
+  });
+}
+
+/** What a landed per-task charge may alert. Never throws. */
+export async function alertAfterCharge(services: Services, run: ChargedRun): Promise<void> {
+  try {
+    const settings = await getAlertSettings(services, run.wallet);
+    await Promise.all([limitAlerts(services, settings, run), settings ? balanceAlert(services, settings, run) : undefined]);
+  } catch (error) {
+    services.logger.warn("alerts not checked after a charge", { run_id: run.runId, cause: error instanceof Error ? error.message : String(error) });
+  }
+}
