@@ -4,6 +4,7 @@ import type { Tables } from "../adapters/tables/dynamo.ts";
 import { RENTAL_MODELS, RUN_FAILURE_CODES, type RentalModel } from "@agent-rental/core/vocabulary";
 import { LATENCY_BOUNDS_MS } from "./rollups.ts";
 import { queryBuckets, queryRenters, type RollupItem } from "./rollup.store.ts";
+import { unpack } from "./packs.ts";
 import { entryOf, readTopRenters, type TopRenter } from "./top-renters.ts";
 
 export const GRANULARITIES = ["hour", "day", "month"] as const;
@@ -92,9 +93,23 @@ export interface Timing {
 
 type Counters = Map<string, bigint>;
 
-function addInto(into: Counters, item: RollupItem): void {
-  for (const [name, value] of Object.entries(item)) if (typeof value === "bigint") into.set(name, (into.get(name) ?? 0n) + value);
+function addInto(into: Counters, counters: Counters): void {
+  for (const [name, value] of counters) into.set(name, (into.get(name) ?? 0n) + value);
 }
+
+/**
+ * A listing's counters of each period of a range: hours from the packs of their days (at most 32 items
+ * for 31 days), days from the packs of their months (at most 14 for 400 days), months from their items
+ * (at most 36). Periods outside the range are left for the caller to drop.
+ */
+async function readPeriods(tables: Tables, onChainId: string, range: Range): Promise<Map<string, Counters>> {
+  if (range.granularity === "hour") return unpack(await queryBuckets(tables, onChainId, "hp", dayOf(range.from), dayOf(range.to)));
+  if (range.granularity === "day") return unpack(await queryBuckets(tables, onChainId, "dp", monthOf(range.from), monthOf(range.to)));
+  const months = await queryBuckets(tables, onChainId, "m", monthOf(range.from), monthOf(range.to));
+  return new Map(months.map((item) => [item.sk.slice(2), countersOf(item)]));
+}
+
+const countersOf = (item: RollupItem): Counters => new Map(Object.entries(item).filter((e): e is [string, bigint] => typeof e[1] === "bigint" && e[0] !== "pv"));
 
 function percentile(counters: Counters, prefix: "lat" | "ttfo", count: bigint, p: number): number | null {
   if (count === 0n) return null;
@@ -169,19 +184,16 @@ export interface Analytics {
 /** The figures of `onChainIds` (a creator's listings, or one) over a range; the top renters by spend. */
 export async function readAnalytics(tables: Tables, onChainIds: string[], range: Range): Promise<Analytics> {
   const periods = periodsOf(range);
-  const kind = range.granularity === "hour" ? "h" : range.granularity === "day" ? "d" : "m";
-  const first = range.granularity === "hour" ? hourOf(range.from) : range.granularity === "day" ? dayOf(range.from) : monthOf(range.from);
-  const last = range.granularity === "hour" ? hourOf(range.to) : range.granularity === "day" ? dayOf(range.to) : monthOf(range.to);
   const readAll = () => Promise.all(onChainIds.map(async (id) => (await queryRenters(tables, id)).map((item) => entryOf(item, item.sk.slice(2)))));
-  const [bucketLists, renters] = await Promise.all([Promise.all(onChainIds.map((id) => queryBuckets(tables, id, kind, first, last))), readTopRenters(tables, onChainIds, TOP_RENTERS, readAll)]);
+  const [bucketLists, renters] = await Promise.all([Promise.all(onChainIds.map((id) => readPeriods(tables, id, range))), readTopRenters(tables, onChainIds, TOP_RENTERS, readAll)]);
   const byPeriod = new Map<string, Counters>(periods.map((p) => [p, new Map()]));
   const total: Counters = new Map();
-  for (const items of bucketLists) {
-    for (const item of items) {
-      const counters = byPeriod.get(item.sk.slice(2));
-      if (!counters) continue;
-      addInto(counters, item);
-      addInto(total, item);
+  for (const counted of bucketLists) {
+    for (const [period, counters] of counted) {
+      const into = byPeriod.get(period);
+      if (!into) continue;
+      addInto(into, counters);
+      addInto(total, counters);
     }
   }
   const now = Date.now();
