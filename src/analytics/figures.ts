@@ -111,21 +111,31 @@ async function readPeriods(tables: Tables, onChainId: string, range: Range): Pro
 
 const countersOf = (item: RollupItem): Counters => new Map(Object.entries(item).filter((e): e is [string, bigint] => typeof e[1] === "bigint" && e[0] !== "pv"));
 
-function percentile(counters: Counters, prefix: "lat" | "ttfo", count: bigint, p: number): number | null {
-  if (count === 0n) return null;
-  const rank = BigInt(Math.ceil(Number(count) * p));
+// The counters' names a period's figures read, built once (a request folds up to 744 periods).
+const BUCKET_KEYS = { lat: LATENCY_BOUNDS_MS.map((_, i) => `lat_b${i}`).concat(`lat_b${LATENCY_BOUNDS_MS.length}`), ttfo: LATENCY_BOUNDS_MS.map((_, i) => `ttfo_b${i}`).concat(`ttfo_b${LATENCY_BOUNDS_MS.length}`) };
+const FAIL_KEYS = RUN_FAILURE_CODES.map((code) => [code, `fail_${code}`] as const);
+const MODEL_KEYS = RENTAL_MODELS.map((model) => [model, `gross_${model}`, `fee_${model}`, `purchases_${model}`] as const);
+const LAST_BOUND = LATENCY_BOUNDS_MS[LATENCY_BOUNDS_MS.length - 1]!;
+
+/** The p50 and p95 of a histogram, each to its bucket (the upper bound; the open bucket reads as the last bound). */
+function percentiles(counters: Counters, prefix: "lat" | "ttfo", count: bigint): [number | null, number | null] {
+  if (count === 0n) return [null, null];
+  const ranks = [BigInt(Math.ceil(Number(count) * 0.5)), BigInt(Math.ceil(Number(count) * 0.95))];
+  const found: (number | null)[] = [null, null];
   let seen = 0n;
-  for (let i = 0; i <= LATENCY_BOUNDS_MS.length; i++) {
-    seen += counters.get(`${prefix}_b${i}`) ?? 0n;
-    if (seen >= rank) return i < LATENCY_BOUNDS_MS.length ? LATENCY_BOUNDS_MS[i]! : LATENCY_BOUNDS_MS[LATENCY_BOUNDS_MS.length - 1]!;
+  const keys = BUCKET_KEYS[prefix];
+  for (let i = 0; i < keys.length && found[1] === null; i++) {
+    seen += counters.get(keys[i]!) ?? 0n;
+    for (const r of [0, 1]) if (found[r] === null && seen >= ranks[r]!) found[r] = i < LATENCY_BOUNDS_MS.length ? LATENCY_BOUNDS_MS[i]! : LAST_BOUND;
   }
-  return LATENCY_BOUNDS_MS[LATENCY_BOUNDS_MS.length - 1]!;
+  return [found[0] ?? LAST_BOUND, found[1] ?? LAST_BOUND];
 }
 
 function timing(c: Counters, prefix: "lat" | "ttfo"): Timing {
   const count = c.get(`${prefix}_count`) ?? 0n;
   const sum = c.get(`${prefix}_sum_ms`) ?? 0n;
-  return { count, mean_ms: count === 0n ? null : Number(sum / count), p50_ms: percentile(c, prefix, count, 0.5), p95_ms: percentile(c, prefix, count, 0.95) };
+  const [p50, p95] = percentiles(c, prefix, count);
+  return { count, mean_ms: count === 0n ? null : Number(sum / count), p50_ms: p50, p95_ms: p95 };
 }
 
 /** When a period (`YYYY-MM-DDTHH`, `YYYY-MM-DD` or `YYYY-MM`) ends, in ms. */
@@ -139,23 +149,29 @@ export function periodEnd(period: string): number {
 /** The figures of a period's counters; `ended` says whether its expiries are lapses yet. */
 export function figuresOf(period: string, c: Counters, ended = true): PeriodFigures {
   const get = (name: string) => c.get(name) ?? 0n;
-  const byModel = Object.fromEntries(
-    RENTAL_MODELS.map((model) => {
-      const gross = get(`gross_${model}`);
-      const fee = get(`fee_${model}`);
-      return [model, { gross_wei: gross, fee_wei: fee, net_wei: gross - fee }];
-    }),
-  ) as PeriodFigures["revenue"]["by_model"];
-  const gross = RENTAL_MODELS.reduce((sum, model) => sum + byModel[model].gross_wei, 0n);
-  const fee = RENTAL_MODELS.reduce((sum, model) => sum + byModel[model].fee_wei, 0n);
+  const byModel = {} as PeriodFigures["revenue"]["by_model"];
+  const purchases = {} as Record<RentalModel, bigint>;
+  let gross = 0n;
+  let fee = 0n;
+  for (const [model, grossKey, feeKey, purchasesKey] of MODEL_KEYS) {
+    const g = get(grossKey);
+    const f = get(feeKey);
+    byModel[model] = { gross_wei: g, fee_wei: f, net_wei: g - f };
+    purchases[model] = get(purchasesKey);
+    gross += g;
+    fee += f;
+  }
   const byCode: Partial<Record<string, bigint>> = {};
-  for (const code of RUN_FAILURE_CODES) if (get(`fail_${code}`) > 0n) byCode[code] = get(`fail_${code}`);
+  for (const [code, key] of FAIL_KEYS) {
+    const n = get(key);
+    if (n > 0n) byCode[code] = n;
+  }
   const feedback = get("feedback_verified");
   return {
     period,
     revenue: { by_model: byModel, gross_wei: gross, fee_wei: fee, net_wei: gross - fee, withdrawn_wei: get("withdrawn_wei") },
     rentals: {
-      purchases: Object.fromEntries(RENTAL_MODELS.map((model) => [model, get(`purchases_${model}`)])) as Record<RentalModel, bigint>,
+      purchases,
       renewals: get("renewals"),
       lapsed: ended ? get("subs_lapsing") : 0n,
       lapsing: ended ? 0n : get("subs_lapsing"),
@@ -192,7 +208,9 @@ export async function readAnalytics(tables: Tables, onChainIds: string[], range:
     for (const [period, counters] of counted) {
       const into = byPeriod.get(period);
       if (!into) continue;
-      addInto(into, counters);
+      // One listing's counters are the period's as they are; several are added up.
+      if (bucketLists.length === 1) byPeriod.set(period, counters);
+      else addInto(into, counters);
       addInto(total, counters);
     }
   }

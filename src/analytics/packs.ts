@@ -32,9 +32,15 @@ export function encodeCounters(item: Record<string, unknown>): string {
 export function decodeCounters(text: string): Map<string, bigint> {
   const counters = new Map<string, bigint>();
   if (!text) return counters;
-  for (const pair of text.split(",")) {
-    const at = pair.indexOf("=");
-    counters.set(pair.slice(0, at), BigInt(pair.slice(at + 1)));
+  let start = 0;
+  while (start < text.length) {
+    const at = text.indexOf("=", start);
+    let end = text.indexOf(",", at);
+    if (end === -1) end = text.length;
+    const digits = text.slice(at + 1, end);
+    // Up to 15 digits a number holds exactly, and converts faster than text.
+    counters.set(text.slice(start, at), digits.length < 16 ? BigInt(Number(digits)) : BigInt(digits));
+    start = end + 1;
   }
   return counters;
 }
