@@ -12,7 +12,7 @@ import { compareWithLive, rebuildRollups, writeRebuild } from "../src/analytics/
 const { values } = parseArgs({ options: { listing: { type: "string", multiple: true }, write: { type: "boolean", default: false } } });
 const services = bootServices();
 const rebuilt = await rebuildRollups({ tables: services.tables, chain: services.chain, deployBlock: services.config.MARKETPLACE_DEPLOY_BLOCK, ...(values.listing ? { listings: values.listing } : {}) });
-const listings = values.listing ?? [...rebuilt.items.keys()].map((pk) => pk.slice("roll#".length));
+const listings = values.listing ?? [...rebuilt.items.keys()].filter((pk) => pk.startsWith("roll#")).map((pk) => pk.slice("roll#".length));
 process.stdout.write(`rebuilt ${listings.length} listing(s) from the chain up to block ${rebuilt.block ?? "none"} and the run log (${rebuilt.tokens.length} facts)\n`);
 if (values.write) {
   const written = await writeRebuild(services.tables, rebuilt);

@@ -8,6 +8,7 @@ import { getListingsErc8004 } from "../erc8004/erc8004.store.ts";
 import { getIndexerCursor } from "../credentials/cursor.store.ts";
 import { readEarnings } from "../chain/read-earnings.ts";
 import { getLifetime } from "./rollup.store.ts";
+import { creatorRenterCount } from "./creator-renters.ts";
 import { checkRange, figuresOf, readAnalytics, AnalyticsRangeError, type Analytics, type Range } from "./figures.ts";
 
 export interface ListingSummary {
@@ -86,10 +87,12 @@ export async function creatorAnalytics(services: Pick<Services, "tables" | "chai
   }
   const listings = await listingsOf(services, wallet, listingParam);
   const ids = listings.map((l) => l.onChainId);
-  const [analytics, { reconciliation, balances }, reputation] = await Promise.all([
+  const [analytics, { reconciliation, balances }, reputation, creatorRenters] = await Promise.all([
     readAnalytics(services.tables, ids, range),
     lifetimeMoney(services, ids).then(async (money) => ({ reconciliation: await reconcile(services, ids, money.escrow), balances: money.balances })),
     getListingsErc8004(services.tables, ids),
+    // Across all of the creator's listings a wallet is one renter however many it rents (decision 0211).
+    listingParam === undefined ? creatorRenterCount(services.tables, wallet) : Promise.resolve(null),
   ]);
   return {
     currency: "ETH",
@@ -98,6 +101,7 @@ export async function creatorAnalytics(services: Pick<Services, "tables" | "chai
       return { listing_id: `lst_${l.onChainId.slice(2)}`, name: l.name, rating: r?.review_count ? (r.rating ?? null) : null, review_count: r?.review_count ?? 0 };
     }),
     ...analytics,
+    ...(creatorRenters === null ? {} : { renter_count: creatorRenters }),
     balances_outstanding_wei: balances,
     reconciliation,
   };

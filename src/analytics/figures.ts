@@ -4,6 +4,7 @@ import type { Tables } from "../adapters/tables/dynamo.ts";
 import { RENTAL_MODELS, RUN_FAILURE_CODES, type RentalModel } from "@agent-rental/core/vocabulary";
 import { LATENCY_BOUNDS_MS } from "./rollups.ts";
 import { queryBuckets, queryRenters, type RollupItem } from "./rollup.store.ts";
+import { unpack } from "./packs.ts";
 import { entryOf, readTopRenters, type TopRenter } from "./top-renters.ts";
 
 export const GRANULARITIES = ["hour", "day", "month"] as const;
@@ -92,25 +93,49 @@ export interface Timing {
 
 type Counters = Map<string, bigint>;
 
-function addInto(into: Counters, item: RollupItem): void {
-  for (const [name, value] of Object.entries(item)) if (typeof value === "bigint") into.set(name, (into.get(name) ?? 0n) + value);
+function addInto(into: Counters, counters: Counters): void {
+  for (const [name, value] of counters) into.set(name, (into.get(name) ?? 0n) + value);
 }
 
-function percentile(counters: Counters, prefix: "lat" | "ttfo", count: bigint, p: number): number | null {
-  if (count === 0n) return null;
-  const rank = BigInt(Math.ceil(Number(count) * p));
+/**
+ * A listing's counters of each period of a range: hours from the packs of their days (at most 32 items
+ * for 31 days), days from the packs of their months (at most 14 for 400 days), months from their items
+ * (at most 36). Periods outside the range are left for the caller to drop.
+ */
+async function readPeriods(tables: Tables, onChainId: string, range: Range): Promise<Map<string, Counters>> {
+  if (range.granularity === "hour") return unpack(await queryBuckets(tables, onChainId, "hp", dayOf(range.from), dayOf(range.to)));
+  if (range.granularity === "day") return unpack(await queryBuckets(tables, onChainId, "dp", monthOf(range.from), monthOf(range.to)));
+  const months = await queryBuckets(tables, onChainId, "m", monthOf(range.from), monthOf(range.to));
+  return new Map(months.map((item) => [item.sk.slice(2), countersOf(item)]));
+}
+
+const countersOf = (item: RollupItem): Counters => new Map(Object.entries(item).filter((e): e is [string, bigint] => typeof e[1] === "bigint" && e[0] !== "pv"));
+
+// The counters' names a period's figures read, built once (a request folds up to 744 periods).
+const BUCKET_KEYS = { lat: LATENCY_BOUNDS_MS.map((_, i) => `lat_b${i}`).concat(`lat_b${LATENCY_BOUNDS_MS.length}`), ttfo: LATENCY_BOUNDS_MS.map((_, i) => `ttfo_b${i}`).concat(`ttfo_b${LATENCY_BOUNDS_MS.length}`) };
+const FAIL_KEYS = RUN_FAILURE_CODES.map((code) => [code, `fail_${code}`] as const);
+const MODEL_KEYS = RENTAL_MODELS.map((model) => [model, `gross_${model}`, `fee_${model}`, `purchases_${model}`] as const);
+const LAST_BOUND = LATENCY_BOUNDS_MS[LATENCY_BOUNDS_MS.length - 1]!;
+
+/** The p50 and p95 of a histogram, each to its bucket (the upper bound; the open bucket reads as the last bound). */
+function percentiles(counters: Counters, prefix: "lat" | "ttfo", count: bigint): [number | null, number | null] {
+  if (count === 0n) return [null, null];
+  const ranks = [BigInt(Math.ceil(Number(count) * 0.5)), BigInt(Math.ceil(Number(count) * 0.95))];
+  const found: (number | null)[] = [null, null];
   let seen = 0n;
-  for (let i = 0; i <= LATENCY_BOUNDS_MS.length; i++) {
-    seen += counters.get(`${prefix}_b${i}`) ?? 0n;
-    if (seen >= rank) return i < LATENCY_BOUNDS_MS.length ? LATENCY_BOUNDS_MS[i]! : LATENCY_BOUNDS_MS[LATENCY_BOUNDS_MS.length - 1]!;
+  const keys = BUCKET_KEYS[prefix];
+  for (let i = 0; i < keys.length && found[1] === null; i++) {
+    seen += counters.get(keys[i]!) ?? 0n;
+    for (const r of [0, 1]) if (found[r] === null && seen >= ranks[r]!) found[r] = i < LATENCY_BOUNDS_MS.length ? LATENCY_BOUNDS_MS[i]! : LAST_BOUND;
   }
-  return LATENCY_BOUNDS_MS[LATENCY_BOUNDS_MS.length - 1]!;
+  return [found[0] ?? LAST_BOUND, found[1] ?? LAST_BOUND];
 }
 
 function timing(c: Counters, prefix: "lat" | "ttfo"): Timing {
   const count = c.get(`${prefix}_count`) ?? 0n;
   const sum = c.get(`${prefix}_sum_ms`) ?? 0n;
-  return { count, mean_ms: count === 0n ? null : Number(sum / count), p50_ms: percentile(c, prefix, count, 0.5), p95_ms: percentile(c, prefix, count, 0.95) };
+  const [p50, p95] = percentiles(c, prefix, count);
+  return { count, mean_ms: count === 0n ? null : Number(sum / count), p50_ms: p50, p95_ms: p95 };
 }
 
 /** When a period (`YYYY-MM-DDTHH`, `YYYY-MM-DD` or `YYYY-MM`) ends, in ms. */
@@ -124,23 +149,29 @@ export function periodEnd(period: string): number {
 /** The figures of a period's counters; `ended` says whether its expiries are lapses yet. */
 export function figuresOf(period: string, c: Counters, ended = true): PeriodFigures {
   const get = (name: string) => c.get(name) ?? 0n;
-  const byModel = Object.fromEntries(
-    RENTAL_MODELS.map((model) => {
-      const gross = get(`gross_${model}`);
-      const fee = get(`fee_${model}`);
-      return [model, { gross_wei: gross, fee_wei: fee, net_wei: gross - fee }];
-    }),
-  ) as PeriodFigures["revenue"]["by_model"];
-  const gross = RENTAL_MODELS.reduce((sum, model) => sum + byModel[model].gross_wei, 0n);
-  const fee = RENTAL_MODELS.reduce((sum, model) => sum + byModel[model].fee_wei, 0n);
+  const byModel = {} as PeriodFigures["revenue"]["by_model"];
+  const purchases = {} as Record<RentalModel, bigint>;
+  let gross = 0n;
+  let fee = 0n;
+  for (const [model, grossKey, feeKey, purchasesKey] of MODEL_KEYS) {
+    const g = get(grossKey);
+    const f = get(feeKey);
+    byModel[model] = { gross_wei: g, fee_wei: f, net_wei: g - f };
+    purchases[model] = get(purchasesKey);
+    gross += g;
+    fee += f;
+  }
   const byCode: Partial<Record<string, bigint>> = {};
-  for (const code of RUN_FAILURE_CODES) if (get(`fail_${code}`) > 0n) byCode[code] = get(`fail_${code}`);
+  for (const [code, key] of FAIL_KEYS) {
+    const n = get(key);
+    if (n > 0n) byCode[code] = n;
+  }
   const feedback = get("feedback_verified");
   return {
     period,
     revenue: { by_model: byModel, gross_wei: gross, fee_wei: fee, net_wei: gross - fee, withdrawn_wei: get("withdrawn_wei") },
     rentals: {
-      purchases: Object.fromEntries(RENTAL_MODELS.map((model) => [model, get(`purchases_${model}`)])) as Record<RentalModel, bigint>,
+      purchases,
       renewals: get("renewals"),
       lapsed: ended ? get("subs_lapsing") : 0n,
       lapsing: ended ? 0n : get("subs_lapsing"),
@@ -169,19 +200,18 @@ export interface Analytics {
 /** The figures of `onChainIds` (a creator's listings, or one) over a range; the top renters by spend. */
 export async function readAnalytics(tables: Tables, onChainIds: string[], range: Range): Promise<Analytics> {
   const periods = periodsOf(range);
-  const kind = range.granularity === "hour" ? "h" : range.granularity === "day" ? "d" : "m";
-  const first = range.granularity === "hour" ? hourOf(range.from) : range.granularity === "day" ? dayOf(range.from) : monthOf(range.from);
-  const last = range.granularity === "hour" ? hourOf(range.to) : range.granularity === "day" ? dayOf(range.to) : monthOf(range.to);
   const readAll = () => Promise.all(onChainIds.map(async (id) => (await queryRenters(tables, id)).map((item) => entryOf(item, item.sk.slice(2)))));
-  const [bucketLists, renters] = await Promise.all([Promise.all(onChainIds.map((id) => queryBuckets(tables, id, kind, first, last))), readTopRenters(tables, onChainIds, TOP_RENTERS, readAll)]);
+  const [bucketLists, renters] = await Promise.all([Promise.all(onChainIds.map((id) => readPeriods(tables, id, range))), readTopRenters(tables, onChainIds, TOP_RENTERS, readAll)]);
   const byPeriod = new Map<string, Counters>(periods.map((p) => [p, new Map()]));
   const total: Counters = new Map();
-  for (const items of bucketLists) {
-    for (const item of items) {
-      const counters = byPeriod.get(item.sk.slice(2));
-      if (!counters) continue;
-      addInto(counters, item);
-      addInto(total, item);
+  for (const counted of bucketLists) {
+    for (const [period, counters] of counted) {
+      const into = byPeriod.get(period);
+      if (!into) continue;
+      // One listing's counters are the period's as they are; several are added up.
+      if (bucketLists.length === 1) byPeriod.set(period, counters);
+      else addInto(into, counters);
+      addInto(total, counters);
     }
   }
   const now = Date.now();

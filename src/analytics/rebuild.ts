@@ -12,7 +12,11 @@ import { chainFactsFromLogs } from "./chain-facts.ts";
 import { chainTargets, chainToken, receiptTargets, receiptToken, runTargets, runToken, type ChainFact, type SettledRunFact } from "./rollups.ts";
 import { feedbackRevokedToken, feedbackTargets, feedbackToken, scanCountedFeedback } from "./feedback-facts.ts";
 import { rebuiltTopItem } from "./top-renters.ts";
-import { TOP_SK, deleteRollupItems, putAppliedFacts, putRollupItem, queryPartition, rollupPk, type RollupItem, type RollupTarget } from "./rollup.store.ts";
+import { PACK_VERSION, packEntryOf, rebuiltPacks } from "./packs.ts";
+import { TOP_SK, deleteRollupItems, putAppliedFacts, putRollupItem, queryPartitionPk, rollupPk, type RollupItem, type RollupTarget } from "./rollup.store.ts";
+import { creatorOf, rebuiltCreatorPartitions } from "./creator-renters.ts";
+import { listAgentsOfCreator } from "../listings/listing.store.ts";
+import { parseListingId } from "../listings/ids.ts";
 import { scanFinishedRuns } from "../execution/runs/run.store.ts";
 
 /** Rebuilt items by partition, then by sort key: counters (bigint) and attributes set once (string). */
@@ -49,7 +53,8 @@ function fold(into: Rebuilt, target: RollupTarget): void {
 
 /** Recomputes the roll-ups from the chain and the runs table. */
 export async function rebuildRollups(sources: RebuildSources, chunk = 5_000n): Promise<RebuildResult> {
-  const only = sources.listings ? new Set(sources.listings.map((id) => id.toLowerCase())) : undefined;
+  // A creator's renters span its listings: one listing asked for brings its creator's others.
+  const only = sources.listings ? await withSiblings(sources.tables, sources.listings) : undefined;
   const wanted = (id: string) => !only || only.has(id.toLowerCase());
   const items: Rebuilt = new Map();
   const tokens: string[] = [];
@@ -115,20 +120,34 @@ export async function rebuildRollups(sources: RebuildSources, chunk = 5_000n): P
     }
   }
 
-  // Each listing's top renters and renter count, from its rebuilt renter items.
+  // Each listing's packed series (its hour and day items, each at version 1), and its top renters and
+  // renter count, from its rebuilt renter items.
   for (const partition of items.values()) {
+    for (const [sk, item] of partition) if (packEntryOf(sk)) item[PACK_VERSION] = 1n;
+    for (const [sk, pack] of rebuiltPacks(partition)) partition.set(sk, pack);
     const renters = new Map([...partition.entries()].filter(([sk]) => sk.startsWith("r#")));
     if (renters.size > 0) partition.set(TOP_SK, rebuiltTopItem(renters));
   }
+  for (const [pk, partition] of await rebuiltCreatorPartitions(sources.tables, items)) items.set(pk, partition);
   return { items, tokens, details, block };
+}
+
+async function withSiblings(tables: Tables, listings: string[]): Promise<Set<string>> {
+  const ids = new Set(listings.map((id) => id.toLowerCase()));
+  for (const id of [...ids]) {
+    const creator = await creatorOf(tables, id);
+    if (creator) for (const agent of await listAgentsOfCreator(tables, creator)) ids.add(parseListingId(agent.listing_id).toLowerCase());
+  }
+  return ids;
 }
 
 /** A live item as the rebuild would write it: its counters and set-once attributes, no bookkeeping. */
 function comparable(item: RollupItem | Record<string, bigint | string>): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [name, value] of Object.entries(item)) {
-    // Bookkeeping, not figures: the exactly-once tokens, the top item's version, which fact created a renter.
-    if (name === "pk" || name === "sk" || name === "in_flight" || name === "ver" || name === "first_token" || value === undefined) continue;
+    // Bookkeeping, not figures: the exactly-once tokens, the top item's version, which fact created a renter,
+    // and the versions packs compare (packs.ts).
+    if (name === "pk" || name === "sk" || name === "in_flight" || name === "ver" || name === "first_token" || name === PACK_VERSION || /^v\d\d$/.test(name) || value === undefined) continue;
     if (typeof value === "bigint" && value === 0n) continue;
     out[name] = typeof value === "bigint" ? `${value}n` : String(value);
   }
@@ -145,9 +164,12 @@ export interface RollupDifference {
 /** Where the live roll-ups of `listings` differ from the rebuild (empty: identical). */
 export async function compareWithLive(tables: Tables, rebuilt: RebuildResult, listings: string[]): Promise<RollupDifference[]> {
   const differences: RollupDifference[] = [];
-  for (const listing of listings) {
-    const live = new Map((await queryPartition(tables, listing)).map((item) => [item.sk, comparable(item)]));
-    const fresh = new Map([...(rebuilt.items.get(rollupPk(listing)) ?? new Map<string, Record<string, bigint | string>>()).entries()].map(([sk, item]) => [sk, comparable(item)]));
+  // The listings' partitions, and the partitions of their creators' renters.
+  const creators = [...rebuilt.items.keys()].filter((pk) => pk.startsWith("croll#"));
+  for (const pk of [...listings.map(rollupPk), ...creators]) {
+    const listing = pk.slice(pk.indexOf("#") + 1);
+    const live = new Map((await queryPartitionPk(tables, pk)).map((item) => [item.sk, comparable(item)]));
+    const fresh = new Map([...(rebuilt.items.get(pk) ?? new Map<string, Record<string, bigint | string>>()).entries()].map(([sk, item]) => [sk, comparable(item)]));
     for (const sk of new Set([...live.keys(), ...fresh.keys()])) {
       const a = live.get(sk) ?? null;
       const b = fresh.get(sk) ?? null;
@@ -164,11 +186,10 @@ const sortKeys = (value: Record<string, string> | null) => (value ? Object.fromE
 export async function writeRebuild(tables: Tables, rebuilt: RebuildResult): Promise<{ items: number; facts: number }> {
   let written = 0;
   for (const [pk, partition] of rebuilt.items) {
-    const listing = pk.slice("roll#".length);
-    const stale = (await queryPartition(tables, listing)).filter((item) => !partition.has(item.sk));
-    await deleteRollupItems(tables, listing, stale.map((item) => item.sk));
+    const stale = (await queryPartitionPk(tables, pk)).filter((item) => !partition.has(item.sk));
+    await deleteRollupItems(tables, pk, stale.map((item) => item.sk));
     for (const [sk, item] of partition) {
-      // A rebuilt renter was created by no live fact: no later fact counts it as new.
+      // A rebuilt renter (of a listing or a creator) was created by no live fact: no later fact counts it as new.
       await putRollupItem(tables, pk, { sk, ...item, ...(sk.startsWith("r#") ? { first_token: "rebuild" } : {}) });
       written++;
     }

@@ -2,6 +2,8 @@
 //   - a listing's buckets: `roll#<on-chain id>` / `h#<YYYY-MM-DDTHH>` (an hour) and `d#<YYYY-MM-DD>` (a
 //     day, UTC): flat counters added to with ADD, wei as DynamoDB numbers (38 digits, exact);
 //   - a listing's lifetime totals: `roll#<on-chain id>` / `t#all`, the same counters;
+//   - a listing's packed series: `hp#<YYYY-MM-DD>` (its hours) and `dp#<YYYY-MM>` (its days), each
+//     hour or day as one text attribute copied from its item (packs.ts);
 //   - a listing's renters: `roll#<on-chain id>` / `r#<wallet>`: spend, runs, purchases, first event;
 //   - a fact: `fact#<token>` / `fact`: one per event counted (a run's settlement, a receipt, a chain
 //     event), the source item of the exactly-once protocol (rollups.ts).
@@ -55,6 +57,11 @@ export async function addToRollup(tables: Tables, target: RollupTarget, token: s
   const names: Record<string, string> = {};
   const values: Record<string, unknown> = { ":token": token, ":tokens": new Set([token]) };
   const adds = ["in_flight :tokens"];
+  // An hour or day item counts its writes, so its copies in a pack are ordered (packs.ts).
+  if (target.sk.startsWith("h#") || target.sk.startsWith("d#")) {
+    values[":pv"] = 1;
+    adds.push("pv :pv");
+  }
   let i = 0;
   for (const [name, amount] of Object.entries(target.add)) {
     if (amount === 0n) continue;
@@ -204,7 +211,7 @@ async function queryExact(tables: Tables, input: Omit<QueryCommandInput, "TableN
 }
 
 /** A listing's buckets of one kind (`h`, `d` or `m`) from `from` to `to` (inclusive, as their sort keys). */
-export async function queryBuckets(tables: Tables, onChainId: string, kind: "h" | "d" | "m", from: string, to: string): Promise<RollupItem[]> {
+export async function queryBuckets(tables: Tables, onChainId: string, kind: "h" | "d" | "m" | "hp" | "dp", from: string, to: string): Promise<RollupItem[]> {
   return queryExact(tables, {
     KeyConditionExpression: "pk = :pk AND sk BETWEEN :from AND :to",
     ExpressionAttributeValues: { ":pk": rollupPk(onChainId), ":from": `${kind}#${from}`, ":to": `${kind}#${to}` },
@@ -225,9 +232,35 @@ export async function getRenter(tables: Tables, onChainId: string, wallet: strin
   return out.Item ? toItem(out.Item) : null;
 }
 
+/** One item of a roll-up partition, strongly consistent (what a pack copies), or null. */
+export async function getRollupItem(tables: Tables, pk: string, sk: string): Promise<RollupItem | null> {
+  const out = await exact(tables).send(new GetCommand({ TableName: tables.name("analytics"), Key: { pk, sk }, ConsistentRead: true }));
+  return out.Item ? toItem(out.Item) : null;
+}
+
+/** Writes one entry of a pack item (packs.ts): the text of an hour or day item copied at version `pv`. */
+export async function putPackEntry(tables: Tables, pk: string, sk: string, write: { entry: string; version: string; text: string; pv: bigint }): Promise<boolean> {
+  return applied(exact(tables).send(
+    new UpdateCommand({
+      TableName: tables.name("analytics"),
+      Key: { pk, sk },
+      UpdateExpression: "SET #e = :text, #v = :pv",
+      // A copy replaces only an older one: the entry converges on its item's last state.
+      ConditionExpression: "attribute_not_exists(#v) OR #v < :pv",
+      ExpressionAttributeNames: { "#e": write.entry, "#v": write.version },
+      ExpressionAttributeValues: { ":text": write.text, ":pv": NumberValue.from(write.pv.toString()) },
+    }),
+  ));
+}
+
 /** Every item of a listing's roll-up partition (the rebuild's comparison and clean-up). */
 export async function queryPartition(tables: Tables, onChainId: string): Promise<RollupItem[]> {
-  return queryExact(tables, { KeyConditionExpression: "pk = :pk", ExpressionAttributeValues: { ":pk": rollupPk(onChainId) } });
+  return queryPartitionPk(tables, rollupPk(onChainId));
+}
+
+/** Every item of a roll-up partition, by its key (a listing's or a creator's). */
+export async function queryPartitionPk(tables: Tables, pk: string): Promise<RollupItem[]> {
+  return queryExact(tables, { KeyConditionExpression: "pk = :pk", ExpressionAttributeValues: { ":pk": pk } });
 }
 
 /** Writes a whole item (the rebuild's output; unconditional: the rebuild owns the partition it writes). */
@@ -286,9 +319,9 @@ export async function getLifetime(tables: Tables, onChainId: string): Promise<Ro
   return out.Item ? toItem(out.Item) : null;
 }
 
-/** Deletes items of a listing's partition by sort key (the rebuild's clean-up of items it has no figures for). */
-export async function deleteRollupItems(tables: Tables, onChainId: string, sks: string[]): Promise<void> {
-  await batchWrite(tables, "analytics", sks.map((sk) => ({ DeleteRequest: { Key: { pk: rollupPk(onChainId), sk } } })));
+/** Deletes items of a partition (by its key) by sort key (the rebuild's clean-up of items it has no figures for). */
+export async function deleteRollupItems(tables: Tables, pk: string, sks: string[]): Promise<void> {
+  await batchWrite(tables, "analytics", sks.map((sk) => ({ DeleteRequest: { Key: { pk, sk } } })));
 }
 
 /** Records facts as applied (the rebuild counted them), so a replay after it counts nothing twice. */

@@ -8,6 +8,7 @@
 //   1. claim the fact item (create it: generation 1; or take over an expired claim: generation + 1);
 //   2. add to each target item on the condition that the token is not in its `in_flight` set, adding
 //      the token with the counters;
+//   2a. copy each hour and day item written into its pack (packs.ts);
 //   3. mark the fact applied, on the condition that the claim is still ours;
 //   4. with generation 1 only, delete the token from the targets (after a takeover it stays, so a
 //      stalled earlier claimant that reaches step 2 late still finds it).
@@ -15,6 +16,8 @@ import { randomUUID } from "node:crypto";
 import type { Tables } from "../adapters/tables/dynamo.ts";
 import type { FinishedRunStatus, RentalModel, RunFailureCode } from "@agent-rental/core/vocabulary";
 import { updateTopRenters } from "./top-renters.ts";
+import { copyIntoPack, packEntryOf } from "./packs.ts";
+import { updateCreatorRenters } from "./creator-renters.ts";
 import {
   addToRollup,
   createFact,
@@ -244,10 +247,17 @@ export async function applyFact(tables: Tables, token: string, targets: RollupTa
   const written = targets.map((target) => (isRenterTarget(target) ? { ...target, setOnce: { ...target.setOnce, first_token: token } } : target));
   try {
     for (const target of written) await addToRollup(tables, target, token);
+    // Each hour and day item written is copied into its pack (also after a takeover: a claimant that
+    // stopped between its write and its copy left the pack behind).
+    await Promise.all(written.filter((t) => packEntryOf(t.sk)).map((t) => copyIntoPack(tables, t.pk, t.sk)));
     const renters = written.filter(isRenterTarget);
-    for (const target of renters) await updateTopRenters(tables, target.pk.slice("roll#".length), target.sk.slice(2), token);
+    const creatorItems: Pick<RollupTarget, "pk" | "sk">[] = [];
+    for (const target of renters) {
+      await updateTopRenters(tables, target.pk.slice("roll#".length), target.sk.slice(2), token);
+      creatorItems.push(...(await updateCreatorRenters(tables, target.pk.slice("roll#".length), target.sk.slice(2), token)));
+    }
     const finished = await markFactApplied(tables, token, held.claim);
-    const cleared = renters.length ? [...written, ...new Map(renters.map((t) => [t.pk, { pk: t.pk, sk: TOP_SK }])).values()] : written;
+    const cleared = renters.length ? [...written, ...new Map(renters.map((t) => [t.pk, { pk: t.pk, sk: TOP_SK }])).values(), ...creatorItems] : written;
     if (finished && held.generation === 1) await Promise.all(cleared.map((target) => deleteRollupToken(tables, target, token).catch(() => undefined)));
     return "applied";
   } catch (error) {

@@ -1,7 +1,8 @@
 // The creator analytics roll-ups on the DynamoDB emulator: the kept top renters (exact against every
 // renter item, for one listing and across several, with writers racing), a run's outcome adjusted after
 // a reorganisation (adjustRunOutcome), lapses from subscription expiries, streams' time to first output,
-// verified feedback and its revocation, and the rebuild of the top item.
+// verified feedback and its revocation, the rebuild of the top item, a creator's renters across its
+// listings (one wallet renting two is one renter), and the packed hour and day series.
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { inject } from "vitest";
@@ -9,7 +10,10 @@ import { createTables, ensureTables, type Tables } from "../../src/adapters/tabl
 import { applyFact, chainTargets, chainToken, runTargets, runToken, type ChainFact, type SettledRunFact } from "../../src/analytics/rollups.ts";
 import { adjustRunOutcome } from "../../src/analytics/adjust.ts";
 import { readAnalytics } from "../../src/analytics/figures.ts";
-import { getTopItem, queryPartition, queryRenters } from "../../src/analytics/rollup.store.ts";
+import { getTopItem, queryPartition, queryPartitionPk, queryRenters, rollupPk } from "../../src/analytics/rollup.store.ts";
+import { creatorPk, creatorRenterCount, rebuiltCreatorPartitions } from "../../src/analytics/creator-renters.ts";
+import { rebuiltPacks } from "../../src/analytics/packs.ts";
+import { putAgent } from "../../src/listings/listing.store.ts";
 import { byRank, decodeEntries, entryOf, rebuiltTopItem, readTopRenters, TOP_KEPT } from "../../src/analytics/top-renters.ts";
 import { recordFeedback, recordFeedbackRevoked, scoreHundredths } from "../../src/analytics/feedback-facts.ts";
 import type { FeedbackItem } from "../../src/erc8004/erc8004.store.ts";
@@ -187,5 +191,62 @@ describe("lapses, time to first output and verified feedback", () => {
     await recordFeedbackRevoked(tables, { ...feedback("b", "70", 0), revoked: true });
     expect((await read()).totals.reputation).toEqual({ verified_feedback: 1n, mean_score: 90.5 });
     expect(scoreHundredths("12345", 4)).toBe(123n);
+  });
+});
+
+describe("a creator's renters across its listings", () => {
+  it("a wallet renting two of a creator's listings is one renter of the creator (counted once with writers racing), and the rebuild writes the same", async () => {
+    const creator = walletOf(0xc0ffee);
+    const listings = [listingOf(20), listingOf(21)];
+    for (const listing of listings) await putAgent(tables, listing, { listing_id: `lst_${listing.slice(2)}`, creator });
+    const both = walletOf(2000);
+    const facts: (() => Promise<unknown>)[] = [];
+    // `both` buys and is charged in each listing (facts racing); two other wallets in one listing each.
+    for (const listing of listings) {
+      for (const fact of [chargeOf(listing, both, 10n ** 15n), chargeOf(listing, both, 2n * 10n ** 15n)]) facts.push(() => applyFact(tables, chainToken(fact.id), chainTargets(fact)));
+      const run = runOf(listing, both);
+      facts.push(() => applyFact(tables, runToken(run.run_id), runTargets(run)));
+    }
+    const one = chargeOf(listings[0]!, walletOf(2001), 10n ** 15n);
+    const other = chargeOf(listings[1]!, walletOf(2002), 10n ** 15n);
+    facts.push(() => applyFact(tables, chainToken(one.id), chainTargets(one)), () => applyFact(tables, chainToken(other.id), chainTargets(other)));
+    await applyAll(facts);
+
+    expect(await creatorRenterCount(tables, creator)).toBe(3);
+    const range = { from: new Date("2030-03-01T00:00:00Z"), to: new Date("2030-03-01T23:00:00Z"), granularity: "hour" as const };
+    // Per listing, each counts its own: two and two (added up over listings, 4; the creator's count, 3).
+    expect((await readAnalytics(tables, [listings[0]!], range)).renter_count).toBe(2);
+    expect((await readAnalytics(tables, [listings[1]!], range)).renter_count).toBe(2);
+    // The rebuild's creator partition equals the live one.
+    const live = await queryPartitionPk(tables, creatorPk(creator));
+    const rebuilt = await rebuiltCreatorPartitions(tables, new Map(await Promise.all(listings.map(async (l) => [rollupPk(l), new Map((await queryPartition(tables, l)).map((item) => [item.sk, item as Record<string, bigint | string>]))] as const))));
+    const partition = rebuilt.get(creatorPk(creator))!;
+    expect(partition.get("renters")).toEqual({ renters: 3n });
+    expect(live.filter((item) => item.sk.startsWith("r#")).map((item) => [item.sk, item.wallet]).sort()).toEqual([...partition.entries()].filter(([sk]) => sk.startsWith("r#")).map(([sk, item]) => [sk, item.wallet]).sort());
+    expect(live.find((item) => item.sk === "renters")?.renters).toBe(3n);
+  }, 120_000);
+});
+
+describe("packed series", () => {
+  it("an hour range and a day range read from the packs equal the hour and day items", async () => {
+    const listing = listingOf(30);
+    for (const [at, wallet] of [["2030-05-01T03:10:00.000Z", 1], ["2030-05-01T03:50:00.000Z", 2], ["2030-05-02T23:59:00.000Z", 1], ["2030-06-01T00:00:00.000Z", 3]] as const) {
+      const run = runOf(listing, walletOf(3000 + wallet), { finished_at: at });
+      await applyFact(tables, runToken(run.run_id), runTargets(run));
+    }
+    const items = await queryPartition(tables, listing);
+    const byHour = await readAnalytics(tables, [listing], { from: new Date("2030-05-01T00:00:00Z"), to: new Date("2030-05-03T00:00:00Z"), granularity: "hour" });
+    const hours = new Map(byHour.series.filter((p) => p.runs.completed > 0n).map((p) => [p.period, p.runs.completed]));
+    expect(hours).toEqual(new Map([["2030-05-01T03", 2n], ["2030-05-02T23", 1n]]));
+    for (const [period, count] of hours) expect(items.find((item) => item.sk === `h#${period}`)?.runs_completed).toBe(count);
+    const byDay = await readAnalytics(tables, [listing], { from: new Date("2030-04-30T00:00:00Z"), to: new Date("2030-06-01T12:00:00Z"), granularity: "day" });
+    expect(byDay.series.filter((p) => p.runs.completed > 0n).map((p) => [p.period, p.runs.completed])).toEqual([["2030-05-01", 2n], ["2030-05-02", 1n], ["2030-06-01", 1n]]);
+    expect(byDay.totals.runs.charged_wei).toBe(4n * 10n ** 15n);
+    // The packs hold what the rebuild would write for them.
+    const partition = new Map(items.map((item) => [item.sk, item as Record<string, bigint | string>]));
+    for (const [sk, pack] of rebuiltPacks(partition)) {
+      const live = items.find((item) => item.sk === sk)!;
+      for (const [name, value] of Object.entries(pack)) if (typeof value === "string") expect(live[name]).toBe(value);
+    }
   });
 });

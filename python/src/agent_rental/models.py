@@ -375,7 +375,7 @@ class CreatorAnalytics(TypedDict):
     reconciliation: CreatorAnalyticsReconciliation
     """The figures' money reconciled with the contract"""
     renter_count: int
-    """Wallets that rented or ran each listing, all time, added up over the listings (a wallet of two listings counts twice)"""
+    """Wallets that rented or ran the listings, all time: across listings a wallet renting several counts once"""
     series: list[AnalyticsPeriod]
     top_renters: list[CreatorAnalyticsTopRentersItem]
     """The ten renters who spent most, all time (ties by wallet address)"""

@@ -1537,7 +1537,7 @@ export interface components {
                 /** @description Of the escrow, what the creator may withdraw now (wei, an exact JSON integer) */
                 withdrawable_wei: number | null;
             };
-            /** @description Wallets that rented or ran each listing, all time, added up over the listings (a wallet of two listings counts twice) */
+            /** @description Wallets that rented or ran the listings, all time: across listings a wallet renting several counts once */
             renter_count: number;
             series: components["schemas"]["AnalyticsPeriod"][];
             /** @description The ten renters who spent most, all time (ties by wallet address) */

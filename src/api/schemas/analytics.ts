@@ -74,7 +74,7 @@ export const CreatorAnalyticsSchema = z
     top_renters: z
       .array(z.object({ wallet: z.string().openapi({ description: "The renter's wallet, lower-case: renters appear only as wallet addresses" }), spend_wei: wei("Everything it paid the listings (purchases, renewals, charges), all time"), runs: count("Its runs, all time"), purchases: count("Rentals bought"), renewals: count("Renewals") }))
       .openapi({ description: "The ten renters who spent most, all time (ties by wallet address)" }),
-    renter_count: z.number().int().openapi({ description: "Wallets that rented or ran each listing, all time, added up over the listings (a wallet of two listings counts twice)" }),
+    renter_count: z.number().int().openapi({ description: "Wallets that rented or ran the listings, all time: across listings a wallet renting several counts once" }),
     balances_outstanding_wei: wei("What renters hold in per_query balances of the listings now: deposits − charges − refunds, all time"),
     reconciliation: z
       .object({
