@@ -60,7 +60,9 @@ export async function admitPaidFromRequest(c: Context<AppEnv>, endpoint: string,
     header: c.req.header(PAYMENT_SIGNATURE_HEADER) ?? "",
     resourceUrl: new URL(c.req.path, apiBaseOf(services)).toString(),
     delivery: endpoint === "execute/stream" ? "stream" : "sync",
-    rateLimit: (listingId, payer) => enforceRule(c, services.rateLimiter, executionKey(listingId, payer), executionRule(), "closed"),
+    rateLimit: async (listingId, payer) => {
+      await enforceRule(c, services.rateLimiter, executionKey(listingId, payer), executionRule(), "closed");
+    },
   });
 }
 

@@ -105,7 +105,7 @@ export async function admitPaidRun(services: Services, offer: X402Offer, request
       await finishRun(services.tables, runId, { status: "failed", output: null, streamed: "", error: { code: "internal_error", message: "The run could not be started; it was not charged." }, cost_wei: "0", duration_ms: 0, settlement: "none", finished_at: new Date().toISOString() }).catch(() => undefined);
       throw error;
     }
-    const secret = readListingSecret(services, offer.listingId, agentKind(offer.agent.kind as ExecutionAccess["agent"]["kind"]).secret, offer.agent as unknown as Record<string, unknown>);
+    const secret = readListingSecret(services, offer.listingId, agentKind((offer.agent as ExecutionAccess["agent"]).kind).secret, offer.agent as unknown as Record<string, unknown>);
     secret.catch(() => undefined);
     const access: ExecutionAccess = { listingId: offer.listingId, onChainId: offer.onChainId, agent: offer.agent as ExecutionAccess["agent"], rentalModel: "per_query", priceWei: offer.amount, balanceWei: 0n };
     return { admission: { run, access, logic, request, timeoutMs, startedAt: performance.now(), secret }, payment: x402 };

@@ -37,8 +37,9 @@ export async function x402OfferOf(services: Services, agentId: string): Promise<
   } catch {
     return undefined;
   }
-  const [agent, row] = await Promise.all([getAgent(services.tables, onChainId), getChainListing(services.tables, onChainId)]);
-  if (!agent || !isPublished(agent, row ?? undefined) || !row.token || row.rental_model !== "per_query" || row.status === "closed") return undefined;
+  const [agent, stored] = await Promise.all([getAgent(services.tables, onChainId), getChainListing(services.tables, onChainId)]);
+  const row = stored ?? undefined;
+  if (!agent || !isPublished(agent, row) || !row.token || row.rental_model !== "per_query" || row.status === "closed") return undefined;
   const token = tokenAt(chain, row.token);
   if (!token?.eip3009) return undefined;
   const amount = BigInt(row.price_wei!);

@@ -32,6 +32,7 @@ const CHAIN_ID = 31337;
 const NETWORK = `eip155:${CHAIN_ID}` as const;
 const PRICE = 250_000n; // 0.25 USDC
 const FEE = (PRICE * 250n) / 10_000n;
+const FUNDED_PAYERS = 16;
 let world: World;
 let usdc: Address;
 let tokenMarketplace: Address;
@@ -39,7 +40,7 @@ let tokenListing: Hex;
 let agentId: string;
 let ethAgentId: string;
 let client: ReturnType<typeof createPublicClient>;
-let mint: (to: Address, amount: bigint) => Promise<void>;
+let mint: (to: Address, amount: bigint) => Promise<void>; // before the world starts only
 
 beforeAll(async () => {
   const rpcUrl = sharedInfrastructure().rpcUrl;
@@ -52,6 +53,11 @@ beforeAll(async () => {
   usdc = getAddress(market.tokens.usdc.address);
   tokenMarketplace = getAddress(market.address);
   mint = (to, amount) => mintLocalTokens(deployment, { usdc, utility: market.tokens.utility.address }, [to], { usdc: amount, utility: 0n });
+  for (let i = 0; i < FUNDED_PAYERS; i++) {
+    const account = privateKeyToAccount(generatePrivateKey());
+    await mint(account.address, 10n * PRICE);
+    funded.push(account);
+  }
   world = await startWorld({
     agent: { handler: (call) => (call.task.startsWith("fail") ? call.fail(500, "the agent gave up") : call.output({ findings: [`done: ${call.task}`] })) },
     env: {
@@ -84,9 +90,14 @@ afterAll(async () => {
   await world?.close();
 });
 
+/** Payers funded with ten runs' USDC before the settler sends anything: the authority mints the stand-in
+ * and settles, so no mint may race the settler's nonces. */
+const funded: PrivateKeyAccount[] = [];
+
 async function payer(funds = 10n * PRICE) {
-  const account = privateKeyToAccount(generatePrivateKey());
-  if (funds > 0n) await mint(account.address, funds);
+  if (funds === 0n) return privateKeyToAccount(generatePrivateKey());
+  const account = funded.shift();
+  if (!account) throw new Error("no funded payer left: raise FUNDED_PAYERS");
   return account;
 }
 
@@ -123,7 +134,7 @@ describe("x402 on POST /v1/execute", () => {
     const eth = await post("/v1/execute", { body: body("review", ethAgentId) });
     expect(eth.status).toBe(401);
     expect((await eth.json()).error.code).toBe("unauthorized");
-  });
+  }, 120_000);
 
   it("runs a task paid by the official client: the payer pays the price, the escrow gets it less the fee, PAYMENT-RESPONSE names the settlement", async () => {
     const account = await payer();
@@ -139,7 +150,7 @@ describe("x402 on POST /v1/execute", () => {
     expect(getAddress(receipt.to!)).toBe(tokenMarketplace);
     expect(await usdcOf(account.address)).toBe(before - PRICE);
     expect(await escrow()).toBe(escrowBefore + PRICE - FEE);
-  });
+  }, 120_000);
 
   it("never settles a failed run: the payer keeps its money", async () => {
     const account = await payer();
@@ -149,7 +160,7 @@ describe("x402 on POST /v1/execute", () => {
     expect(run.status).toBe("failed");
     expect(answer.headers.get("payment-response")).toBeNull();
     expect(await usdcOf(account.address)).toBe(before);
-  });
+  }, 120_000);
 
   it("gives identical payments arriving at once one run, and a replay none", async () => {
     const account = await payer();
@@ -162,7 +173,7 @@ describe("x402 on POST /v1/execute", () => {
     const replay = await withPayment(payload);
     expect(replay.status).toBe(402);
     expect(await usdcOf(account.address)).toBe(10n * PRICE - PRICE);
-  });
+  }, 120_000);
 
   it("streams a paid run on POST /v1/execute/stream once its payment is in a block", async () => {
     const account = await payer();
@@ -173,7 +184,7 @@ describe("x402 on POST /v1/execute", () => {
     expect(text).toContain("event: done");
     expect(text).toContain("done: stream it");
     expect(await usdcOf(account.address)).toBe(10n * PRICE - PRICE);
-  });
+  }, 120_000);
 });
 
 describe("bad payments on POST /v1/execute: a 402 with the reason or a 400, never a run, never a 5xx", () => {
@@ -201,7 +212,7 @@ describe("bad payments on POST /v1/execute: a 402 with the reason or a 400, neve
     expect(await reasonOf(await tampered((p) => ((p.payload.authorization.to = usdc), (p.accepted.payTo = usdc))))).toBe("invalid_exact_evm_recipient_mismatch");
     const other = privateKeyToAccount(generatePrivateKey());
     expect(await reasonOf(await tampered((p) => (p.payload.authorization.from = other.address)))).toBe("invalid_exact_evm_signature");
-  });
+  }, 120_000);
 
   it("refuses a payer without the balance and a nonce the token already used", async () => {
     expect(await reasonOf(await withPayment((await signedPayment(await payer(0n))).payload))).toBe("invalid_exact_evm_insufficient_balance");
@@ -209,7 +220,7 @@ describe("bad payments on POST /v1/execute: a 402 with the reason or a 400, neve
     const { payload } = await signedPayment(account);
     expect((await withPayment(payload)).status).toBe(200);
     expect(await reasonOf(await withPayment(payload))).toBe("invalid_exact_evm_nonce_already_used");
-  });
+  }, 120_000);
 
   it("answers a malformed, non-base64 or oversized header 400 invalid_request, and a 1 MiB header is refused before any route", async () => {
     const send = (value: string) => post("/v1/execute", { headers: { "PAYMENT-SIGNATURE": value } });
@@ -222,5 +233,5 @@ describe("bad payments on POST /v1/execute: a 402 with the reason or a 400, neve
     // Refused before any route (431 headers_too_large), or the connection closed on it: never a run.
     if (huge instanceof Error) expect(huge.message).toMatch(/fetch failed|other side closed|socket/i);
     else expect((huge as Response).status).toBe(431);
-  });
+  }, 120_000);
 });
