@@ -30,6 +30,7 @@ const benches: Record<string, () => Promise<string[]>> = {
   "settlement-reorg": async () => (await import("./settlement-reorg.ts")).runSettlementReorgBench(),
   memory: async () => (await import("./memory.ts")).runMemoryBench(),
   analytics: async () => (await import("./analytics.ts")).runAnalyticsBench(),
+  x402: async () => (await import("./x402.ts")).runX402Bench(),
   gas: async () =>
     (await runGasBench()).map(
       (r) =>

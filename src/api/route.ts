@@ -45,6 +45,10 @@ export type RouteDefinition = Omit<RouteConfig, "security" | "operationId" | "ta
   /** Refuses requests from browser pages of other origins before anything else (the MCP endpoint:
    * Streamable HTTP's DNS rebinding rule; middleware/origin.ts). */
   checksOrigin?: boolean;
+  /** On a bearer route: a payment that may stand in for the bearer token. "x402": a request without
+   * `Authorization` for a listing sold by x402 is answered 402 with PAYMENT-REQUIRED, and one carrying
+   * PAYMENT-SIGNATURE reaches the handler without a principal (the execute routes; src/x402/). */
+  payableBy?: "x402";
 };
 
 /** A route's declaration, as the route groups and the tests read it. */
@@ -61,6 +65,7 @@ export interface RouteDeclaration {
   oauthScope: OAuthScope | undefined;
   bodyFormat: "json" | "form";
   checksOrigin: boolean;
+  payableBy: "x402" | undefined;
 }
 
 const declarations = new WeakMap<object, RouteDeclaration>();
@@ -92,7 +97,7 @@ function validatesBody(config: RouteConfig): boolean {
  * });
  */
 export function defineRoute<P extends string, R extends RouteDefinition & { path: P }>(definition: R) {
-  const { operationId, tag, access, rateLimit, errors, errorFormat = "envelope", oauthScope, bodyFormat = "json", checksOrigin = false, ...config } = definition;
+  const { operationId, tag, access, rateLimit, errors, errorFormat = "envelope", oauthScope, bodyFormat = "json", checksOrigin = false, payableBy, ...config } = definition;
   const declared = mergeErrors(errors, platformErrors(config.method, access, rateLimit.failMode, validatesBody(config)), checksOrigin ? { 403: ["origin_not_allowed"] } : {});
   const route = createRoute({
     ...config,
@@ -103,8 +108,9 @@ export function defineRoute<P extends string, R extends RouteDefinition & { path
     "x-rate-limit": { rule: rateLimit.rule, fail_mode: rateLimit.failMode },
     responses: { ...withHeaders(config.responses), ...errorResponsesOf(declared, errorFormat) },
     ...(oauthScope ? { "x-oauth-scope": oauthScope } : {}),
-  } as Omit<R, "operationId" | "tag" | "access" | "rateLimit" | "errors" | "errorFormat" | "oauthScope" | "bodyFormat" | "checksOrigin"> & { operationId: string; tags: Tag[]; security: Record<string, string[]>[] });
-  declarations.set(route, { method: config.method.toUpperCase(), path: config.path, operationId, tag, access, rateLimit, errors, errorFormat, oauthScope, bodyFormat, checksOrigin });
+    ...(payableBy ? { "x-payable-by": payableBy } : {}),
+  } as Omit<R, "operationId" | "tag" | "access" | "rateLimit" | "errors" | "errorFormat" | "oauthScope" | "bodyFormat" | "checksOrigin" | "payableBy"> & { operationId: string; tags: Tag[]; security: Record<string, string[]>[] });
+  declarations.set(route, { method: config.method.toUpperCase(), path: config.path, operationId, tag, access, rateLimit, errors, errorFormat, oauthScope, bodyFormat, checksOrigin, payableBy });
   return route;
 }
 

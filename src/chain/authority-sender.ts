@@ -27,6 +27,8 @@ export type TxKind = "charges" | "other" | "filler";
 export interface PendingTx {
   nonce: number;
   kind: TxKind;
+  /** The contract it calls when not the Marketplace (the TokenMarketplace's batches). */
+  to?: Address;
   data: Hex;
   gas: bigint;
   /** Every hash sent under this nonce (a replacement adds one). */
@@ -79,10 +81,11 @@ export interface AuthoritySender {
   setBaseFee(baseFeePerGas: bigint | null | undefined): void;
   /** What one gas costs a transaction sent now (base fee and tip, within the ceiling). */
   gasPrice(): bigint;
-  /** Signs and sends a transaction to the marketplace with the next nonce. Throws FeeCeilingError when
-   * the base fee is at the ceiling, SendRefusedError when the node refuses it (nothing was sent), and
-   * other errors when the chain could not be reached before anything was sent. */
-  send(kind: TxKind, data: Hex, gas: bigint, head: bigint): Promise<PendingTx>;
+  /** Signs and sends a transaction to the marketplace (or to `to`, the TokenMarketplace) with the next
+   * nonce. Throws FeeCeilingError when the base fee is at the ceiling, SendRefusedError when the node
+   * refuses it (nothing was sent), and other errors when the chain could not be reached before anything
+   * was sent. */
+  send(kind: TxKind, data: Hex, gas: bigint, head: bigint, to?: Address): Promise<PendingTx>;
   /** Looks up what was sent at head `head`: returns the transactions mined (with their receipts),
    * dropped or final, in nonce order; sends again the ones stuck for `STUCK_BLOCKS`, and fills a gap. */
   poll(head: bigint): Promise<TxResult[]>;
@@ -178,7 +181,7 @@ function createSenderCore(chain: ChainClient, options: AuthoritySenderOptions): 
     return account.signTransaction({
       chainId: chain.chain.id,
       type: "eip1559",
-      to: tx.kind === "filler" ? account.address : chain.marketplace,
+      to: tx.kind === "filler" ? account.address : (tx.to ?? chain.marketplace),
       data: tx.data,
       gas: tx.gas,
       nonce: tx.nonce,
@@ -307,11 +310,11 @@ export function createAuthoritySender(chain: ChainClient, options: AuthoritySend
       const paid = state.baseFee + maxPriorityFeePerGas;
       return paid < maxFeePerGas ? paid : maxFeePerGas;
     },
-    async send(kind, data, gas, head) {
+    async send(kind, data, gas, head, to) {
       if (state.nextNonce === undefined) await resync();
       state.priorityFee ??= await client.estimateMaxPriorityFeePerGas().catch(() => 1_000_000_000n);
       for (let attempt = 0; ; attempt++) {
-        const tx: PendingTx = { nonce: state.nextNonce!, kind, data, gas, hashes: [], ...fees(), sentAtHead: head, sentAt: Date.now() };
+        const tx: PendingTx = { nonce: state.nextNonce!, kind, ...(to ? { to } : {}), data, gas, hashes: [], ...fees(), sentAtHead: head, sentAt: Date.now() };
         try {
           const sent = await sendTracked(tx);
           state.nextNonce = tx.nonce + 1;

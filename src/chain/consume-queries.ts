@@ -64,6 +64,9 @@ export interface SendConsumeQueriesParameters extends ConsumeQueriesParameters {
   gas: bigint;
   /** The chain's head as the sender sees it. */
   head: bigint;
+  /** The TokenMarketplace, for token listings' charges (its consumeQueries takes the same charges and
+   * emits the same events); absent: the Marketplace. */
+  to?: Address;
 }
 
 /**
@@ -73,8 +76,8 @@ export interface SendConsumeQueriesParameters extends ConsumeQueriesParameters {
  * @example
  * const tx = await sendConsumeQueries(sender, { charges, gas: 400_000n, head });
  */
-export function sendConsumeQueries(sender: AuthoritySender, { charges, gas, head }: SendConsumeQueriesParameters): Promise<PendingTx> {
-  return sender.send("charges", consumeQueriesData(charges), gas, head);
+export function sendConsumeQueries(sender: AuthoritySender, { charges, gas, head, to }: SendConsumeQueriesParameters): Promise<PendingTx> {
+  return to ? sender.send("charges", consumeQueriesData(charges), gas, head, to) : sender.send("charges", consumeQueriesData(charges), gas, head);
 }
 
 /**

@@ -6,6 +6,7 @@
 import { encodeFunctionData, parseEventLogs, toFunctionSelector, type Address, type Hex, type Log, type TransactionReceipt } from "viem";
 import { tokenMarketplaceAbi } from "@agent-rental/core/token-marketplace";
 import { marketplaceAbi } from "@agent-rental/core/marketplace";
+import type { AuthoritySender, PendingTx } from "./authority-sender.ts";
 
 export interface TokenPayment {
   listingId: Hex;
@@ -69,4 +70,10 @@ export function tokenPaymentOf(listingId: Hex, runRef: Hex, authorization: { fro
     runRef,
     signature,
   };
+}
+
+/** Sends `settlePayments(payments)` to the TokenMarketplace through the settler's sender (its nonce, its
+ * fees) and returns the pending transaction at once; `paymentOutcomesOf` decodes its receipt. */
+export function sendSettlePayments(sender: AuthoritySender, { payments, gas, head, to }: { payments: readonly TokenPayment[]; gas: bigint; head: bigint; to: Address }): Promise<PendingTx> {
+  return sender.send("charges", settlePaymentsData(payments), gas, head, to);
 }

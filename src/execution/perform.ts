@@ -16,6 +16,7 @@ import { releaseSpend } from "./money/spend.ts";
 import { markSettlementPending, settlementRecorded, settleRun } from "./money/settlement.ts";
 import { chargeRefOf, MAX_OUTPUT_CHARS, STALE_AFTER_TIMEOUT_MS, type RunFailure, type RunRecord } from "./runs/run.ts";
 import { finishRun, saveStreamedText } from "./runs/run.store.ts";
+import { markPaymentSettled, releasePayment, type RunX402Payment } from "../x402/payment.store.ts";
 import type { FinishedRunStatus } from "@agent-rental/core/vocabulary";
 
 /** How often the text streamed so far is saved while a run is in flight (for resuming streams). */
@@ -36,10 +37,15 @@ export interface PerformOptions {
   /** Receives each piece of output as the agent produces it. */
   onDelta?: (delta: string) => void;
   stream: boolean;
+  /** The x402 payment the run was admitted with (x402/admission.ts): settled by the settler only when the
+   * run completed, given back otherwise. Such a run delivers nothing before it is paid (no deltas). */
+  payment?: RunX402Payment;
 }
 
 export interface PerformResult {
   response: RunResponse;
+  /** The transaction that settled the run's x402 payment, when it did. */
+  settlementTx?: `0x${string}`;
   /** The charge could not be confirmed yet: the output is withheld until it is (money/settlement.ts). */
   settlementPending: boolean;
 }
@@ -103,6 +109,13 @@ export async function performRun(services: Services, admission: Admission, optio
   const { run, access, logic } = admission;
   const wallet = run.wallet;
   const perQuery = access.rentalModel === "per_query";
+  const payment = options.payment;
+  // What a run's holds are given back by: an x402 payment's reservation (the authorization is never
+  // sent), or the balance's reservation and the spending limits' holds.
+  const release = () =>
+    payment
+      ? releasePayment(services.tables, payment.token, payment.payer, payment.nonce, run.run_id)
+      : Promise.all([releaseReservation(services, access.onChainId, wallet, run.run_id), releaseSpend(services, run.spend_holds, run.run_id, access.priceWei)]);
   let streamed = "";
   let saved = "";
   let saving: Promise<void> | undefined;
@@ -115,7 +128,9 @@ export async function performRun(services: Services, admission: Admission, optio
       .finally(() => void (saving = undefined));
   };
   // A synchronous per-query run keeps its text to itself until it is paid (see releasedText).
-  const saver = options.stream || !perQuery ? setInterval(save, STREAM_SAVE_MS) : undefined;
+  // (An x402 run delivers nothing before it is paid, streamed or not: it is kept as a synchronous one.)
+  const delivers = options.stream && !payment;
+  const saver = delivers || !perQuery ? setInterval(save, STREAM_SAVE_MS) : undefined;
   let overflow = false;
   let delivered = false;
   let firstOutputMs: number | undefined;
@@ -126,12 +141,12 @@ export async function performRun(services: Services, admission: Admission, optio
       return;
     }
     streamed += delta;
-    if (options.stream && delta.length > 0) {
+    if (options.stream && delta.length > 0 && !payment) {
       delivered = true;
       firstOutputMs ??= Math.round(performance.now() - admission.startedAt);
     }
     try {
-      options.onDelta?.(delta);
+      if (!payment) options.onDelta?.(delta);
     } catch {
       // a disconnected client does not stop the run
     }
@@ -184,9 +199,19 @@ export async function performRun(services: Services, admission: Admission, optio
     if (perQuery) {
       const chargeable = outcome.status === "completed" || delivered;
       if (!chargeable) {
-        await durably(services, "reservation release", run.run_id, () => Promise.all([releaseReservation(services, access.onChainId, wallet, run.run_id), releaseSpend(services, run.spend_holds, run.run_id, access.priceWei)]));
+        await durably(services, "reservation release", run.run_id, release);
       } else {
-        const settled = await settleRun(services, { runId: run.run_id, onChainId: access.onChainId, wallet, priceWei: access.priceWei, chargeRef: chargeRefOf(run), notAfter: chargeNotAfter(run), ...(run.spend_holds ? { spendHolds: run.spend_holds } : {}) });
+        const settled = await settleRun(services, {
+          runId: run.run_id,
+          onChainId: access.onChainId,
+          wallet,
+          priceWei: access.priceWei,
+          chargeRef: chargeRefOf(run),
+          notAfter: chargeNotAfter(run),
+          ...(run.spend_holds ? { spendHolds: run.spend_holds } : {}),
+          ...(run.market ? { market: run.market } : {}),
+          ...(payment ? { payment: { validAfter: payment.validAfter, validBefore: payment.validBefore, nonce: payment.nonce, signature: payment.signature } } : {}),
+        });
         const charge = settled.outcome;
         chargeFromBlock = settled.fromBlock;
         chargeHanded = settled.handed;
@@ -194,6 +219,7 @@ export async function performRun(services: Services, admission: Admission, optio
           costWei = charge.costWei;
           settlement = "settled";
           settlementTx = charge.txHash;
+          if (payment && charge.txHash) await durably(services, "x402 payment record", run.run_id, () => markPaymentSettled(services.tables, payment.token, payment.payer, payment.nonce, run.run_id, charge.txHash!));
         } else if (charge.outcome === "refused") {
           outcome = { status: "failed", error: { code: "settlement_refused", message: `The charge for this run was refused by the contract (${charge.contractError}); its result is not released.` } };
           settlement = "refused";
@@ -209,7 +235,7 @@ export async function performRun(services: Services, admission: Admission, optio
     // ends failed and its holds are still given back below.
     services.logger.error("run could not be finished normally", { run_id: run.run_id, cause: scrub(error instanceof Error ? error.message : String(error), [await secretForScrub()]) });
     outcome = { status: "failed", error: { code: "internal_error", message: "The run failed on the service's side. Retry." } };
-    if (perQuery && settlement === "none") await durably(services, "reservation release", run.run_id, () => Promise.all([releaseReservation(services, access.onChainId, wallet, run.run_id), releaseSpend(services, run.spend_holds, run.run_id, access.priceWei)]));
+    if (perQuery && settlement === "none") await durably(services, "reservation release", run.run_id, release);
   }
   const durationMs = Math.round(performance.now() - admission.startedAt);
 
@@ -217,7 +243,7 @@ export async function performRun(services: Services, admission: Admission, optio
   // per-query and that text was not paid for. Nothing at all while a charge is unconfirmed or refused.
   const paid = settlement === "settled";
   // (A stream's text is exactly what it delivered: paid for, or empty.)
-  const released = outcome.status === "completed" ? outcome.output : !perQuery || paid || options.stream ? streamed : null;
+  const released = outcome.status === "completed" ? outcome.output : !perQuery || paid || delivers ? streamed : null;
   const output = settlement === "pending" || settlement === "refused" ? null : released;
   const finishedAt = new Date().toISOString();
   let finish: Awaited<ReturnType<typeof finishRun>> | undefined;
@@ -226,7 +252,7 @@ export async function performRun(services: Services, admission: Admission, optio
       status: outcome.status,
       output: settlement === "refused" ? null : released,
       // A synchronous per-query run's text is kept only once paid (releasedText reads it then).
-      streamed: !perQuery || options.stream || paid || settlement === "pending" ? streamed : "",
+      streamed: !perQuery || delivers || paid || settlement === "pending" ? streamed : "",
       ...(outcome.status === "failed" ? { error: outcome.error } : {}),
       cost_wei: costWei.toString(),
       duration_ms: durationMs,
@@ -257,5 +283,6 @@ export async function performRun(services: Services, admission: Admission, optio
       ...(outcome.status === "failed" ? { error: outcome.error } : {}),
     },
     settlementPending,
+    ...(settlementTx ? { settlementTx } : {}),
   };
 }

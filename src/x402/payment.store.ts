@@ -74,3 +74,32 @@ export async function releasePayment(tables: Tables, token: Address, payer: Addr
     }),
   ));
 }
+
+/** A run's signed payment, kept beside its reservation (`x402run#<run_id>` / `x402`) so a charge whose
+ * settlement was left pending can be handed to the settler again by the settlement pass. */
+export interface RunPayment {
+  validAfter: string;
+  validBefore: string;
+  nonce: `0x${string}`;
+  signature: `0x${string}`;
+}
+
+/** The payment a paid run carries to its settlement (perform.ts). */
+export interface RunX402Payment extends RunPayment {
+  token: Address;
+  payer: Address;
+  /** The CAIP-2 network it pays on (PAYMENT-RESPONSE's `network`). */
+  network: string;
+}
+
+const runKeyOf = (runId: string) => ({ pk: `x402run#${runId}`, sk: "x402" });
+
+export async function putRunPayment(tables: Tables, runId: string, payment: RunPayment, ttl: number): Promise<void> {
+  await tables.doc.send(new PutCommand({ TableName: tables.name("idempotency"), Item: { ...runKeyOf(runId), ...payment, ttl } }));
+}
+
+export async function runPayment(tables: Tables, runId: string): Promise<RunPayment | undefined> {
+  const out = await tables.doc.send(new GetCommand({ TableName: tables.name("idempotency"), Key: runKeyOf(runId), ConsistentRead: true }));
+  const item = out.Item as (RunPayment & { pk: string }) | undefined;
+  return item ? { validAfter: item.validAfter, validBefore: item.validBefore, nonce: item.nonce, signature: item.signature } : undefined;
+}

@@ -45,6 +45,7 @@ const SERVICE_ERRORS = {
   request_decided: 409,
   origin_not_allowed: 403,
   spend_limit_reached: 402,
+  payment_required: 402,
 } as const;
 
 /** Each code with its HTTP status: the specification's, then the service's. */

@@ -479,7 +479,7 @@ class ErrorErrorSpendLimit(TypedDict):
     """Charged in the current period, wei"""
 
 class ErrorErrorRequired(TypedDict):
-    code: Literal["unauthorized", "invalid_api_key", "jwt_expired", "invalid_signature", "credential_not_found", "credential_expired", "insufficient_balance", "listing_paused", "invalid_request", "invalid_listing_id", "listing_not_found", "rate_limit_exceeded", "internal_error", "service_unavailable", "not_found", "forbidden", "creator_not_approved", "credential_revoked", "listing_closed", "price_not_agreed", "rating_not_allowed", "feedback_not_allowed", "feedback_exists", "receipt_pending", "agent_not_registered", "method_not_allowed", "idempotency_key_reused", "request_timeout", "payload_too_large", "unsupported_media_type", "headers_too_large", "invalid_token", "insufficient_scope", "request_not_found", "request_decided", "origin_not_allowed", "spend_limit_reached"]
+    code: Literal["unauthorized", "invalid_api_key", "jwt_expired", "invalid_signature", "credential_not_found", "credential_expired", "insufficient_balance", "listing_paused", "invalid_request", "invalid_listing_id", "listing_not_found", "rate_limit_exceeded", "internal_error", "service_unavailable", "not_found", "forbidden", "creator_not_approved", "credential_revoked", "listing_closed", "price_not_agreed", "rating_not_allowed", "feedback_not_allowed", "feedback_exists", "receipt_pending", "agent_not_registered", "method_not_allowed", "idempotency_key_reused", "request_timeout", "payload_too_large", "unsupported_media_type", "headers_too_large", "invalid_token", "insufficient_scope", "request_not_found", "request_decided", "origin_not_allowed", "spend_limit_reached", "payment_required"]
     message: str
     request_id: str
     status: int

@@ -517,7 +517,7 @@ export interface paths {
         put?: never;
         /**
          * Run a task
-         * @description Authenticates the caller, verifies the on-chain credential of the caller's wallet for the agent, runs the task in a fresh sandbox and returns the Run. A failed run is still 200 with status failed. Send an Idempotency-Key header to make retries safe: a retry returns the first run's result and is never charged again.
+         * @description Authenticates the caller, verifies the on-chain credential of the caller's wallet for the agent, runs the task in a fresh sandbox and returns the Run. A failed run is still 200 with status failed. Send an Idempotency-Key header to make retries safe: a retry returns the first run's result and is never charged again. A per-task listing priced in an EIP-3009 token (USDC) is also paid per run by x402 v2, without Authorization: the request without it is answered 402 with a PAYMENT-REQUIRED header; the retry with PAYMENT-SIGNATURE runs the task, settles the payment only if the run completed, and answers once the payment is in a block, with a PAYMENT-RESPONSE header (success, transaction, network, payer). A refused payment is 402 with the reason in PAYMENT-REQUIRED; nothing runs.
          */
         post: operations["executeTask"];
         delete?: never;
@@ -537,7 +537,7 @@ export interface paths {
         put?: never;
         /**
          * Run a task, streamed
-         * @description Same request as POST /v1/execute. The response is text/event-stream: `output` events with data {delta} and ids (offsets into the output), then one `done` event with the Run (run_id, status, output, cost_wei, duration_ms). The run id is in the X-Run-Id header. Resume a dropped stream with the same Idempotency-Key and a Last-Event-ID header, or with GET /v1/runs/{run_id}/events.
+         * @description Same request as POST /v1/execute. The response is text/event-stream: `output` events with data {delta} and ids (offsets into the output), then one `done` event with the Run (run_id, status, output, cost_wei, duration_ms). The run id is in the X-Run-Id header. Resume a dropped stream with the same Idempotency-Key and a Last-Event-ID header, or with GET /v1/runs/{run_id}/events. Paid by x402 (as POST /v1/execute), the output is released only once the payment is in a block: the stream opens then, with the whole output in one `output` event and the PAYMENT-RESPONSE header.
          */
         post: operations["streamTask"];
         delete?: never;
@@ -1642,7 +1642,7 @@ export interface components {
         Error: {
             error: {
                 /** @enum {string} */
-                code: "unauthorized" | "invalid_api_key" | "jwt_expired" | "invalid_signature" | "credential_not_found" | "credential_expired" | "insufficient_balance" | "listing_paused" | "invalid_request" | "invalid_listing_id" | "listing_not_found" | "rate_limit_exceeded" | "internal_error" | "service_unavailable" | "not_found" | "forbidden" | "creator_not_approved" | "credential_revoked" | "listing_closed" | "price_not_agreed" | "rating_not_allowed" | "feedback_not_allowed" | "feedback_exists" | "receipt_pending" | "agent_not_registered" | "method_not_allowed" | "idempotency_key_reused" | "request_timeout" | "payload_too_large" | "unsupported_media_type" | "headers_too_large" | "invalid_token" | "insufficient_scope" | "request_not_found" | "request_decided" | "origin_not_allowed" | "spend_limit_reached";
+                code: "unauthorized" | "invalid_api_key" | "jwt_expired" | "invalid_signature" | "credential_not_found" | "credential_expired" | "insufficient_balance" | "listing_paused" | "invalid_request" | "invalid_listing_id" | "listing_not_found" | "rate_limit_exceeded" | "internal_error" | "service_unavailable" | "not_found" | "forbidden" | "creator_not_approved" | "credential_revoked" | "listing_closed" | "price_not_agreed" | "rating_not_allowed" | "feedback_not_allowed" | "feedback_exists" | "receipt_pending" | "agent_not_registered" | "method_not_allowed" | "idempotency_key_reused" | "request_timeout" | "payload_too_large" | "unsupported_media_type" | "headers_too_large" | "invalid_token" | "insufficient_scope" | "request_not_found" | "request_decided" | "origin_not_allowed" | "spend_limit_reached" | "payment_required";
                 message: string;
                 /** @description The contract's custom error behind a refusal, decoded from the revert */
                 on_chain_error?: {
@@ -4109,7 +4109,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
-            /** @description Error: spend_limit_reached */
+            /** @description Error: spend_limit_reached, payment_required */
             402: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -4122,7 +4122,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         error: {
                             /** @enum {string} */
-                            code: "spend_limit_reached";
+                            code: "spend_limit_reached" | "payment_required";
                             /** @enum {integer} */
                             status: 402;
                         };
@@ -4249,7 +4249,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
-            /** @description Error: spend_limit_reached */
+            /** @description Error: spend_limit_reached, payment_required */
             402: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -4262,7 +4262,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         error: {
                             /** @enum {string} */
-                            code: "spend_limit_reached";
+                            code: "spend_limit_reached" | "payment_required";
                             /** @enum {integer} */
                             status: 402;
                         };

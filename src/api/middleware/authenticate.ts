@@ -17,6 +17,26 @@ import type { RouteDeclaration } from "../route.ts";
 import type { Principal } from "../../auth/principal.ts";
 import { apiBaseOf } from "../../a2a/card.ts";
 import { resourceCovers, resourceMetadataUrl } from "../../oauth/resources.ts";
+import { PAYMENT_SIGNATURE_HEADER } from "../../x402/headers.ts";
+import { paymentRequiredError, x402OfferOf, type X402Offer } from "../../x402/offer.ts";
+
+/** The largest body read ahead of the body rules to find the listing an unauthenticated request names. */
+const PEEK_BODY_BYTES = 65_536;
+
+/** The x402 offer of the listing an execute request's body names, read from a copy of the body (the
+ * body rules and the schema read it after); undefined for any other listing or a body that names none. */
+async function x402OfferOfRequest(c: Context<AppEnv>): Promise<X402Offer | undefined> {
+  const length = Number(c.req.header("content-length") ?? Number.NaN);
+  if (!(length > 0 && length <= PEEK_BODY_BYTES)) return undefined;
+  let agentId: unknown;
+  try {
+    agentId = (JSON.parse(await c.req.raw.clone().text()) as { agent_id?: unknown } | null)?.agent_id;
+  } catch {
+    return undefined;
+  }
+  // An offer that cannot be looked up is no offer: the request is answered 401, as without x402.
+  return typeof agentId === "string" && agentId.length <= 200 ? x402OfferOf(c.get("services"), agentId).catch(() => undefined) : undefined;
+}
 
 /** A bearer token is printable ASCII without spaces; anything longer than this is not one of ours. */
 const TOKEN = /^[\x21-\x7e]{1,4096}$/;
@@ -61,6 +81,16 @@ function challenge(c: Context<AppEnv>, declared: RouteDeclaration, error: ApiErr
 /** The authentication in front of one route of the authenticated group. */
 export function authenticateFor(declared: RouteDeclaration) {
   return createMiddleware<AppEnv>(async (c, next) => {
+    // A route an x402 payment may pay for: without a bearer token, a payment goes on to the handler
+    // (which admits it or refuses it), and a listing sold by x402 answers 402 with what to pay.
+    if (declared.payableBy === "x402" && !c.req.header("authorization")) {
+      if (c.req.header(PAYMENT_SIGNATURE_HEADER) !== undefined) return next();
+      const offer = await x402OfferOfRequest(c);
+      if (offer) {
+        await enforceRule(c, c.get("services").rateLimiter, rateLimitKey(c), RATE_RULES.default, "open");
+        throw paymentRequiredError(offer, new URL(c.req.path, apiBaseOf(c.get("services"))).toString(), "payment_required", "This listing is paid per run by x402: pay the PAYMENT-REQUIRED header's offer and send the payment in PAYMENT-SIGNATURE, or send Authorization: Bearer <API key, JWT or access token>.");
+      }
+    }
     try {
       const principal = await principalOf(c);
       if (principal.method === "oauth") checkOAuthAccess(c, declared, principal);

@@ -11,7 +11,7 @@ import type { AppEnv } from "../env.ts";
 import { performRun } from "../../execution/perform.ts";
 import { claimedRun } from "../../execution/idempotency/protocol.ts";
 import { claimedRuns } from "../../execution/runs/run.store.ts";
-import { admitFromRequest, EXECUTE_ERRORS } from "../execution.ts";
+import { admitFromRequest, admitPaidFromRequest, EXECUTE_ERRORS, paidByX402, setPaymentResponse } from "../execution.ts";
 import { ExecuteRequestSchema } from "../schemas/execution.ts";
 import { doneEvent, outputEvent, parseLastEventId, runEvents, type StreamEvent } from "../run-events.ts";
 import { runBody } from "../run-json.ts";
@@ -28,11 +28,12 @@ export const route = defineRoute({
   operationId: "streamTask",
   tag: "Execution",
   access: "bearer",
+  payableBy: "x402",
   oauthScope: "tasks:run",
   rateLimit: { rule: "execution", failMode: "closed" }, // a run spends the renter's balance, our compute and the charge's gas
   summary: "Run a task, streamed",
   description:
-    "Same request as POST /v1/execute. The response is text/event-stream: `output` events with data {delta} and ids (offsets into the output), then one `done` event with the Run (run_id, status, output, cost_wei, duration_ms). The run id is in the X-Run-Id header. Resume a dropped stream with the same Idempotency-Key and a Last-Event-ID header, or with GET /v1/runs/{run_id}/events.",
+    "Same request as POST /v1/execute. The response is text/event-stream: `output` events with data {delta} and ids (offsets into the output), then one `done` event with the Run (run_id, status, output, cost_wei, duration_ms). The run id is in the X-Run-Id header. Resume a dropped stream with the same Idempotency-Key and a Last-Event-ID header, or with GET /v1/runs/{run_id}/events. Paid by x402 (as POST /v1/execute), the output is released only once the payment is in a block: the stream opens then, with the whole output in one `output` event and the PAYMENT-RESPONSE header.",
   parameters: [requestHeader("IdempotencyKey"), requestHeader("LastEventId")],
   request: { body: { content: { "application/json": { schema: ExecuteRequestSchema } }, required: true } },
   responses: {
@@ -44,9 +45,26 @@ export const route = defineRoute({
 export function register(app: OpenAPIHono<AppEnv>): void {
   app.openapi(route, async (c) => {
     const services = c.get("services");
-    const admitted = await admitFromRequest(c, "execute/stream", c.req.valid("json"));
     c.header("Cache-Control", "no-cache");
     c.header("X-Accel-Buffering", "no");
+    if (paidByX402(c)) {
+      // Nothing leaves before the payment is in a block: the run is performed first, then streamed.
+      const paid = await admitPaidFromRequest(c, "execute/stream", c.req.valid("json"));
+      const runId = paid.admission.run.run_id;
+      c.header(RUN_ID_HEADER, runId);
+      c.set("runId", runId);
+      runStarted(services.metrics, paid.admission, c.get("receivedAt"));
+      const result = await performRun(services, paid.admission, { stream: true, payment: paid.payment });
+      runFinished(services, result.response, result.settlementPending);
+      setPaymentResponse(c, paid, result);
+      const { response, settlementPending } = result;
+      return answerAs(route, streamSSE(c, async (stream) => {
+        const text = typeof response.output === "string" ? response.output : response.output === null || response.output === undefined ? "" : JSON.stringify(response.output);
+        if (!settlementPending && text.length > 0) await stream.writeSSE(outputEvent(text, text.length));
+        await stream.writeSSE(doneEvent(settlementPending ? runBody({ ...response, output: null }, true) : runBody(response)));
+      }));
+    }
+    const admitted = await admitFromRequest(c, "execute/stream", c.req.valid("json"));
     if (admitted.kind === "existing") {
       c.set("runId", admitted.runId);
       await claimedRun(claimedRuns(services.tables), admitted); // refusals become JSON errors before the stream opens

@@ -29,13 +29,34 @@ const schema = z
     /** Milliseconds since the epoch after which the charge is not sent: a run still recorded as running
      * by then is finished by the stale-run sweep from what the chain says, so no charge may land later. */
     not_after: z.number().int().positive().optional(),
+    /** An x402 payment (market "token" only): the payer's signed EIP-3009 authorization of `max_price` to
+     * the TokenMarketplace. The settler sends it in a `settlePayments` batch instead of charging a
+     * balance; `buyer` is its payer (decision 0180). */
+    payment: z
+      .object({
+        valid_after: z.string().regex(DECIMAL),
+        valid_before: z.string().regex(DECIMAL),
+        nonce: z.string().regex(BYTES32),
+        signature: z.string().regex(/^0x[0-9a-fA-F]{130}$/),
+      })
+      .strict()
+      .optional(),
   })
-  .strict();
+  .strict()
+  .refine((m) => m.payment === undefined || m.market === "token", { message: "an x402 payment is settled on the TokenMarketplace only (market: token)", path: ["payment"] });
 
-export type ChargeMessage = z.infer<typeof schema> & { listing: Hex; buyer: Address; ref: Hex };
+export type ChargeMessage = z.infer<typeof schema> & { listing: Hex; buyer: Address; ref: Hex; payment?: { nonce: Hex; signature: Hex } };
 
-/** The largest body a charge message may be (a valid one is about 400 bytes). */
-export const MAX_CHARGE_MESSAGE_BYTES = 1_024;
+/** The largest body a charge message may be (a valid one is about 400 bytes; with an x402 payment about 750). */
+export const MAX_CHARGE_MESSAGE_BYTES = 1_536;
+
+/** Which batch a charge goes in: the Marketplace's consumeQueries, the TokenMarketplace's consumeQueries,
+ * or the TokenMarketplace's settlePayments. */
+export type ChargeKind = "eth" | "token" | "x402";
+
+export function chargeKindOf(message: Pick<ChargeMessage, "market" | "payment">): ChargeKind {
+  return message.payment ? "x402" : message.market === "token" ? "token" : "eth";
+}
 
 export function chargeMessageBody(message: ChargeMessage): string {
   return JSON.stringify(schema.parse(message));

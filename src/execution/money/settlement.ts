@@ -27,6 +27,7 @@ import { holdReservation, releaseReservation, settleReservation, SETTLEMENT_WIND
 import { holdSpend, releaseSpend, settleSpend } from "./spend.ts";
 import { alertAfterCharge } from "../../alerts/raise.ts";
 import { chargeMessageBody } from "./charge-message.ts";
+import { runPayment } from "../../x402/payment.store.ts";
 import { adjustRunOutcome } from "../../analytics/adjust.ts";
 import { recordSettledRun } from "../../analytics/record.ts";
 import type { SettledRunFact } from "../../analytics/rollups.ts";
@@ -55,6 +56,11 @@ export interface ChargeableRun {
   /** After this time (milliseconds since the epoch) the settler no longer sends the charge: the stale-run
    * sweep may then finish the run from what the chain says. Absent for a finished run's charge. */
   notAfter?: number;
+  /** "token": the listing lives on the TokenMarketplace (RunRecord.market). */
+  market?: "token";
+  /** An x402 payment's signed authorization (RunRecord.paid_by "x402"): settled by settlePayments
+   * instead of a balance charge; `wallet` is its payer and `priceWei` its value. */
+  payment?: { validAfter: string; validBefore: string; nonce: Hex; signature: Hex };
 }
 
 /** A charge's settlement: its outcome, the first block its charge could be in (when known), and whether
@@ -113,6 +119,8 @@ export async function requestCharge(services: Services, run: ChargeableRun, from
     max_price: run.priceWei.toString(),
     ...(fromBlock === undefined ? {} : { since_block: fromBlock.toString() }),
     ...(run.notAfter === undefined ? {} : { not_after: run.notAfter }),
+    ...(run.market ? { market: run.market } : {}),
+    ...(run.payment ? { payment: { valid_after: run.payment.validAfter, valid_before: run.payment.validBefore, nonce: run.payment.nonce, signature: run.payment.signature } } : {}),
   });
   try {
     await pRetry(() => services.queue.send(services.config.SETTLEMENT_QUEUE_URL, body), { retries: 2, minTimeout: 50, maxTimeout: 400 });
@@ -155,7 +163,8 @@ export async function settleRun(services: Services, run: ChargeableRun): Promise
   const handed = await requestCharge(services, run, fromBlock);
   const decision = handed ? await services.settlementWatcher.wait(run.chargeRef, fromBlock, services.config.SETTLEMENT_WAIT_MS) : undefined;
   const outcome = outcomeOf(decision);
-  await followLedger(services, run, outcome);
+  // An x402 run holds no balance reservation and no spending limit: nothing to follow.
+  if (!run.payment) await followLedger(services, run, outcome);
   return { outcome, fromBlock, handed };
 }
 
@@ -247,14 +256,16 @@ export async function settlePendingRuns(services: Services): Promise<{ settled: 
       // The chain answered and holds no decision: hand the charge over again (it is idempotent).
       if (decisions && !(Date.now() - last < REQUEUE_AFTER_MS)) {
         const fromBlock = item.from_block === undefined ? undefined : BigInt(item.from_block);
-        if (await requestCharge(services, { runId: run.run_id, onChainId: run.on_chain_id, wallet: run.wallet, priceWei, chargeRef: ref }, fromBlock)) {
+        const payment = run.paid_by === "x402" ? await runPayment(services.tables, run.run_id).catch(() => undefined) : undefined;
+        const charge: ChargeableRun = { runId: run.run_id, onChainId: run.on_chain_id, wallet: run.wallet, priceWei, chargeRef: ref, ...(run.market ? { market: run.market } : {}), ...(payment ? { payment } : {}) };
+        if (await requestCharge(services, charge, fromBlock)) {
           await markRequeued(services.tables, run.run_id, new Date().toISOString());
         }
       }
       continue;
     }
     const outcome = outcomeOf(decision);
-    await followLedger(services, { runId: run.run_id, onChainId: run.on_chain_id, wallet: run.wallet, priceWei, ...(run.spend_holds ? { spendHolds: run.spend_holds } : {}) }, outcome);
+    if (run.paid_by !== "x402") await followLedger(services, { runId: run.run_id, onChainId: run.on_chain_id, wallet: run.wallet, priceWei, ...(run.spend_holds ? { spendHolds: run.spend_holds } : {}) }, outcome);
     // Each outcome is recorded, counted and timed once: a pass that finds the run's settlement already
     // recorded (another pass, in this process or another, took it first) only clears its pending item.
     if (outcome.outcome === "charged") {

@@ -6,12 +6,18 @@
 import type { Hex } from "viem";
 import type { QueueMessage } from "../../adapters/queue/sqs.ts";
 import { getChargeOutcomes } from "../../chain/get-charge-outcomes.ts";
-import { parseChargeMessage, type ChargeMessage } from "../money/charge-message.ts";
+import { chargeKindOf, parseChargeMessage, type ChargeKind, type ChargeMessage } from "../money/charge-message.ts";
+import { tokenPaymentOf, type TokenPayment } from "../../chain/settle-payments.ts";
 import type { Charge, GasModel } from "./batch.ts";
 import { message, type PassContext } from "./context.ts";
 
 export interface Held {
   charge: Charge;
+  /** Which batch it goes in (the Marketplace's consumeQueries, the TokenMarketplace's, or its
+   * settlePayments); a batch holds one kind. */
+  kind: ChargeKind;
+  /** An x402 payment's transfer, as settlePayments takes it (kind "x402"). */
+  payment?: TokenPayment;
   message: ChargeMessage;
   messages: QueueMessage[];
   runIds: Set<string>;
@@ -36,13 +42,15 @@ const FRESH_BLOCKS = 4n;
 export interface Batcher {
   /** Charges waiting to be sent. */
   readonly waiting: number;
+  /** Charges of one kind waiting to be sent. */
+  waitingOf(kind: ChargeKind): number;
   /** Charges held in memory: waiting, or in a transaction not yet mined. */
   held(): number;
   /** Takes a message from the queue (a charge, or one to drop). */
   accept(m: QueueMessage): Promise<void>;
   /** The charges of the next batch at `head` (at most `limit`, within `gasCap`), the ones found decided
    * on the chain already settled; undefined when none is due (or the chain could not be checked). */
-  choose(head: bigint, limit: number, gasCap: bigint, gas: GasModel): Promise<Held[] | undefined>;
+  choose(head: bigint, limit: number, gasCap: bigint, gas: GasModel, kind?: ChargeKind): Promise<Held[] | undefined>;
   /** Charges back to the front (a batch that was not mined, or not sent); `check`: read the chain for
    * them before they are sent again. */
   putBack(entries: Held[], check: boolean): void;
@@ -124,11 +132,18 @@ export function createBatcher(context: PassContext, options: { queueUrl: string;
     get waiting() {
       return buffer.size;
     },
+    waitingOf: (kind) => {
+      let n = 0;
+      for (const entry of buffer.values()) if (entry.kind === kind) n++;
+      return n;
+    },
     held: () => buffer.size + options.inFlight(),
     async accept(m) {
       const parsed = parseChargeMessage(m.body);
       if (!parsed.ok) return discard(m, "it is not a charge", { reason: parsed.reason });
       const msg = parsed.message;
+      const kind = chargeKindOf(msg);
+      if (kind !== "eth" && !chain.tokenMarketplace) return discard(m, "it is a token listing's charge and no TokenMarketplace is configured", { run_id: msg.run_id });
       if (msg.not_after !== undefined && Date.now() > msg.not_after) return discard(m, "its run may have been finished by the stale-run sweep meanwhile", { run_id: msg.run_id });
       const existing = byRef.get(msg.ref);
       if (existing) {
@@ -138,6 +153,10 @@ export function createBatcher(context: PassContext, options: { queueUrl: string;
       }
       const entry: Held = {
         charge: { listingId: msg.listing, buyer: msg.buyer, runRef: msg.ref, maxPrice: BigInt(msg.max_price) },
+        kind,
+        ...(msg.payment
+          ? { payment: tokenPaymentOf(msg.listing, msg.ref, { from: msg.buyer, value: msg.max_price, validAfter: msg.payment.valid_after, validBefore: msg.payment.valid_before, nonce: msg.payment.nonce }, msg.payment.signature) }
+          : {}),
         message: msg,
         messages: [m],
         runIds: new Set([msg.run_id]),
@@ -149,9 +168,9 @@ export function createBatcher(context: PassContext, options: { queueUrl: string;
       buffer.set(msg.ref, entry);
       byRef.set(msg.ref, entry);
     },
-    async choose(head, limit, gasCap, gas) {
+    async choose(head, limit, gasCap, gas, kind = "eth") {
       const now = Date.now();
-      const ready = [...buffer.values()].filter((entry) => entry.retryAt <= now);
+      const ready = [...buffer.values()].filter((entry) => entry.retryAt <= now && entry.kind === kind);
       const chosen = await undecided(ready.slice(0, limit), head);
       if (!chosen || chosen.length === 0) return chosen;
       const fit = chosen.slice(0, Math.max(1, gas.fitting(chosen.map((e) => e.charge), gasCap)));

@@ -23,10 +23,12 @@ import { AuthorityRevertError, AuthorityUnavailableError, type AuthoritySigner }
 import { FeeCeilingError, SendRefusedError, type AuthoritySender, type TxResult } from "../../chain/authority-sender.ts";
 import type { BlockCadence } from "../../chain/block-cadence.ts";
 import type { ChainClient } from "../../chain/client.ts";
-import { outcomesOf, sendConsumeQueries } from "../../chain/consume-queries.ts";
+import { outcomesOf, sendConsumeQueries, type ConsumeQueriesOutcome } from "../../chain/consume-queries.ts";
+import { paymentOutcomesOf, sendSettlePayments } from "../../chain/settle-payments.ts";
+import type { ChargeKind } from "../money/charge-message.ts";
 import { resettleRun } from "../money/settlement.ts";
 import type { MarketplaceWriteArgs, MarketplaceWriteName } from "../../chain/write.ts";
-import { TX_GAS_CAP, wordsOf, type GasModel } from "./batch.ts";
+import { createGasModel, TX_GAS_CAP, wordsOf, type GasModel } from "./batch.ts";
 import type { Batcher, Held } from "./batcher.ts";
 import { message, type BatchEvent, type PassContext } from "./context.ts";
 
@@ -50,6 +52,19 @@ function revertName(error: unknown): string | undefined {
   const revert = error.walk((e) => e instanceof ContractFunctionRevertedError);
   if (revert instanceof ContractFunctionRevertedError) return revert.data?.errorName ?? revert.reason ?? "reverted";
   return undefined;
+}
+
+/** The kinds of batch, in the order a block's batches are sent: the Marketplace's first, as before
+ * tokens existed, then the TokenMarketplace's consumeQueries and settlePayments beside it. */
+const KINDS: readonly ChargeKind[] = ["eth", "token", "x402"];
+
+/** What a mined batch did to each of its charges, from its receipt's events: an x402 payment settled is
+ * charged (its amount), refused is refused, no event is skipped (decided before). */
+function decide(receipt: TransactionReceipt, batch: Held[]): ConsumeQueriesOutcome[] {
+  if (batch[0]?.kind !== "x402") return outcomesOf(receipt, batch.map((entry) => entry.charge));
+  return paymentOutcomesOf(receipt, batch.map((entry) => entry.payment!)).map((o): ConsumeQueriesOutcome =>
+    o.outcome === "settled" ? { outcome: "charged", price: o.amount, fee: o.fee, newBalance: 0n } : o.error === "NoEvent" ? { outcome: "skipped" } : { outcome: "refused", error: o.error },
+  );
 }
 
 /**
@@ -86,6 +101,10 @@ export function createQueuedSigner(chain: ChainClient, address: Hex, queue: Othe
   };
 }
 
+/** What the gas model allows an x402 payment before it has seen a batch mined (a transferWithAuthorization
+ * with its signature check, the escrow and fee credits and the run mark; learned down from batches). */
+const X402_INITIAL_GAS_PER_PAYMENT = 80_000;
+
 /** Why charges wait unsent, when it is the fees. */
 export type FeeWait = { reason: "max_fee"; baseFeePerGas: bigint; maxFeePerGas: bigint } | { reason: "gas_share"; gasCostWei: bigint; chargesWei: bigint; maxGasShareBps: number };
 
@@ -115,7 +134,8 @@ export interface TxSender {
 
 interface ResultState {
   batcher: Batcher;
-  gas: GasModel;
+  /** The gas model of a kind of batch (a payment costs more than a balance charge). */
+  gasOf(kind: ChargeKind): GasModel;
   /** Batches sent and not mined, by nonce. */
   inFlight: Map<number, Held[]>;
   /** Batches mined in blocks not yet final, by nonce: their messages are kept until they are. */
@@ -130,9 +150,10 @@ interface ResultState {
 function createResultHandler(context: PassContext, state: ResultState): (result: TxResult) => void {
   const { services, tally, options } = context;
   const { config, logger, metrics } = services;
-  const { batcher, gas, inFlight, included, otherInFlight, limits } = state;
+  const { batcher, gasOf, inFlight, included, otherInFlight, limits } = state;
   const failed = (result: Extract<TxResult, { receipt: TransactionReceipt }>, batch: Held[]) => {
     const { receipt } = result;
+    const gas = gasOf(batch[0]!.kind);
     const outOfGas = receipt.gasUsed * 100n >= result.tx.gas * 99n;
     if (outOfGas) {
       tally.outOfGas++;
@@ -152,7 +173,8 @@ function createResultHandler(context: PassContext, state: ResultState): (result:
 
   const mined = (result: Extract<TxResult, { receipt: TransactionReceipt }>, batch: Held[]) => {
     const { receipt } = result;
-    const decided = outcomesOf(receipt, batch.map((entry) => entry.charge));
+    const decided = decide(receipt, batch);
+    const gas = gasOf(batch[0]!.kind);
     const outcomes: NonNullable<BatchEvent["outcomes"]> = [];
     const first = !minedBefore.has(result.tx.nonce);
     minedBefore.add(result.tx.nonce);
@@ -179,7 +201,7 @@ function createResultHandler(context: PassContext, state: ResultState): (result:
   const resettle = (batch: Held[], receipt: TransactionReceipt) => {
     const reorged = batch.filter((entry) => entry.reorged);
     if (reorged.length === 0) return;
-    const decided = outcomesOf(receipt, batch.map((entry) => entry.charge));
+    const decided = decide(receipt, batch);
     for (const [i, entry] of batch.entries()) {
       const outcome = decided[i]!;
       if (!entry.reorged || outcome.outcome === "skipped") continue;
@@ -255,13 +277,18 @@ export function createTxSender(context: PassContext, deps: TxSenderDeps): TxSend
   const { services, tally } = context;
   const { config, logger } = services;
   const { sender, batcher, gas } = deps;
+  const { chain } = services;
+  /** The TokenMarketplace's batches learn their own cost per charge (a payment's transfer costs more). */
+  const gasModels: Record<ChargeKind, GasModel> = { eth: gas, token: createGasModel(), x402: createGasModel(X402_INITIAL_GAS_PER_PAYMENT) };
+  const gasOf = (kind: ChargeKind) => gasModels[kind];
   const inFlight = new Map<number, Held[]>();
   /** Batches mined in blocks not yet final, by nonce: their messages are kept until they are. */
   const included = new Map<number, Held[]>();
   const otherInFlight = new Map<number, OtherTx>();
   let waitingForFees: FeeWait | undefined;
   let head: bigint | undefined;
-  let lastChargeHead: bigint | undefined;
+  /** The head each kind's last batch was sent at (one batch of each kind per block). */
+  const lastChargeHead: Partial<Record<ChargeKind, bigint>> = {};
   const limits = { batch: config.SETTLER_MAX_BATCH };
   let blockGasCap = TX_GAS_CAP;
   let blockedUntil = 0;
@@ -272,7 +299,11 @@ export function createTxSender(context: PassContext, deps: TxSenderDeps): TxSend
   const pendingCount = () => sender.pending().length;
   const notePending = () => (tally.maxPending = Math.max(tally.maxPending, pendingCount()));
 
-  const handle = createResultHandler(context, { batcher, gas, inFlight, included, otherInFlight, limits });
+  const handle = createResultHandler(context, { batcher, gasOf, inFlight, included, otherInFlight, limits });
+  /** Batches of the TokenMarketplace in flight: they go beside the Marketplace's batch and the run log's
+   * transaction, so they do not count against those two's slots. */
+  const batchesInFlight = (kind: ChargeKind) => [...inFlight.values()].filter((batch) => batch[0]?.kind === kind).length;
+  const tokenBatchesInFlight = () => batchesInFlight("token") + batchesInFlight("x402");
 
   /** How long before the block a batch goes: SETTLER_LEAD_MS, plus the time the charges it would carry
    * take to sign and reach the node (a batch of hundreds of charges takes a few hundred milliseconds, a
@@ -293,6 +324,8 @@ export function createTxSender(context: PassContext, deps: TxSenderDeps): TxSend
       if (error instanceof FeeCeilingError) return { reason: "max_fee", baseFeePerGas: error.baseFeePerGas, maxFeePerGas: error.maxFeePerGas };
       throw error;
     }
+    // A token batch's charges are in token units, not wei: only the fee ceiling (above) holds it back.
+    if (chosen[0]?.kind !== "eth") return undefined;
     const gasCostWei = price * gas.limitFor(chosen.map((e) => e.charge));
     const chargesWei = chosen.reduce((sum, e) => sum + e.charge.maxPrice, 0n);
     const bps = config.network.maxGasShareBps;
@@ -310,13 +343,20 @@ export function createTxSender(context: PassContext, deps: TxSenderDeps): TxSend
     }
     try {
       const sendStarted = performance.now();
-      const tx = await sendConsumeQueries(sender, { charges, gas: gas.limitFor(charges), head: at });
+      const kind = chosen[0]!.kind;
+      const limit = gasOf(kind).limitFor(charges);
+      const tx =
+        kind === "eth"
+          ? await sendConsumeQueries(sender, { charges, gas: limit, head: at })
+          : kind === "token"
+            ? await sendConsumeQueries(sender, { charges, gas: limit, head: at, to: chain.tokenMarketplace! })
+            : await sendSettlePayments(sender, { payments: chosen.map((e) => e.payment!), gas: limit, head: at, to: chain.tokenMarketplace! });
       if (charges.length >= 50) {
         sendMsPerCharge.push((performance.now() - sendStarted) / charges.length);
         if (sendMsPerCharge.length > 16) sendMsPerCharge.shift();
       }
       inFlight.set(tx.nonce, chosen);
-      lastChargeHead = at;
+      lastChargeHead[kind] = at;
       backoffMs = 0;
       notePending();
       logger.debug("charge batch sent", { nonce: tx.nonce, charges: chosen.length, tx_hash: tx.hashes[0], head: at.toString(), pending: pendingCount() });
@@ -344,13 +384,13 @@ export function createTxSender(context: PassContext, deps: TxSenderDeps): TxSend
     },
     async onReorg(fork) {
       // The next batch may go at the new chain's next block.
-      lastChargeHead = undefined;
+      for (const kind of KINDS) delete lastChargeHead[kind];
       for (const result of await sender.reorg(fork)) handle(result);
     },
     feeWait: () => waitingForFees,
     async sendOthers() {
       const { others } = deps;
-      while (others.waiting.length > 0 && otherInFlight.size === 0 && pendingCount() < 2 && head !== undefined && deps.leaseFresh()) {
+      while (others.waiting.length > 0 && otherInFlight.size === 0 && pendingCount() - tokenBatchesInFlight() < 2 && head !== undefined && deps.leaseFresh()) {
         const next = others.waiting.shift()!;
         try {
           const tx = await sender.send("other", next.data, next.gas, head);
@@ -362,15 +402,21 @@ export function createTxSender(context: PassContext, deps: TxSenderDeps): TxSend
       }
     },
     async sendCharges() {
-      if (batcher.waiting === 0 || head === undefined || Date.now() < blockedUntil || !deps.leaseFresh()) return;
-      if (inFlight.size > 0 || pendingCount() >= 2) return;
-      // One batch per block: the next waits for the block that holds (or passes over) this one.
-      if (lastChargeHead !== undefined && lastChargeHead >= head) return;
-      const at = head;
-      const chosen = await batcher.choose(at, limits.batch, blockGasCap, gas);
-      if (chosen === undefined) blockedUntil = Date.now() + 1_000;
-      if (!chosen || chosen.length === 0) return;
-      await send(chosen, at);
+      for (const kind of KINDS) {
+        if (batcher.waitingOf(kind) === 0 || head === undefined || Date.now() < blockedUntil || !deps.leaseFresh()) continue;
+        // One batch of a kind in flight, and the Marketplace's batch with the run log's transaction at
+        // most two pending (the TokenMarketplace's batches go beside them).
+        if (batchesInFlight(kind) > 0) continue;
+        if (kind === "eth" ? pendingCount() - tokenBatchesInFlight() >= 2 : pendingCount() >= 4) continue;
+        // One batch per block: the next waits for the block that holds (or passes over) this one.
+        const last = lastChargeHead[kind];
+        if (last !== undefined && last >= head) continue;
+        const at = head;
+        const chosen = await batcher.choose(at, limits.batch, blockGasCap, gasOf(kind), kind);
+        if (chosen === undefined) blockedUntil = Date.now() + 1_000;
+        if (!chosen || chosen.length === 0) continue;
+        await send(chosen, at);
+      }
     },
     dueAt() {
       // A lead before the next block on an interval chain, at once on a chain that mines per transaction
