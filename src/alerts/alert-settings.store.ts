@@ -79,13 +79,6 @@ export async function putAlertSettings(
   return { webhook: fromItem(wallet.toLowerCase() as Address, item), secret };
 }
 
-/** Removes the webhook; true when there was one. Alerts already raised stay listed; undelivered ones
- * are not delivered. */
-export async function deleteAlertSettings(services: Pick<Services, "tables">, wallet: Address): Promise<boolean> {
-  const out = await services.tables.doc.send(new DeleteCommand({ TableName: services.tables.name("keys"), Key: keyOf(wallet), ReturnValues: "ALL_OLD" }));
-  return out.Attributes !== undefined;
-}
-
 /** The webhook's signing secret, opened for one delivery. */
 export async function alertWebhookSecret(services: Pick<Services, "keys" | "blobs">, webhook: AlertSettings): Promise<string | null> {
   const sealed = await services.blobs.get(webhook.blob);
