@@ -9,7 +9,7 @@
 import { createHash } from "node:crypto";
 import { AgentCard, TaskState, type Message, type SendMessageRequest, type StreamResponse, type Task } from "@a2a-js/sdk";
 import type { A2ARequestHandler } from "@a2a-js/sdk/server";
-import type { Services } from "../services.ts";
+import type { Services } from "./services.ts";
 import type { Principal } from "../auth/principal.ts";
 import { ApiError } from "../errors.ts";
 import { admitRun, type AdmissionResult } from "../execution/admission.ts";
