@@ -97,6 +97,11 @@ export type SpendLimitInput = { currency?: "ETH"; period: "day" | "month" | "tot
 export type SpendLimit = Schemas["SpendLimit"];
 /** An app the wallet approved (Connected apps). */
 export type ConnectedApp = Schemas["ConnectedApp"];
+/** An app's sign-in request awaiting the person's decision (the consent page): the app, what it asks
+ * for, the spending limit it proposes. */
+export type ConsentRequest = Schemas["OAuthConsentRequest"];
+/** Where the browser goes after a decision: the authorization server, which sends it on to the app. */
+export type ConsentDecision = Schemas["OAuthDecision"];
 
 export type StoredInput = Schemas["InputStored"];
 
