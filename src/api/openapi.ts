@@ -243,7 +243,8 @@ export function withJsonRpcErrors(responses: RouteConfig["responses"], errors: M
   const ok = responses[200];
   if (codes.length === 0 || !ok || "$ref" in ok) return responses;
   const json = ok.content?.["application/json"];
-  const answer = { oneOf: [json?.schema ?? { type: "object" }, jsonRpcErrorSchemaOf(codes)] };
+  const schema = json && "schema" in json ? json.schema : undefined;
+  const answer = { oneOf: [schema ?? { type: "object" }, jsonRpcErrorSchemaOf(codes)] };
   return {
     ...responses,
     200: { ...ok, description: `${ok.description}; a JSON-RPC error object (with 200) carries one of: ${codes.join(", ")}`, content: { ...ok.content, "application/json": { ...json, schema: answer } } },
