@@ -4,7 +4,9 @@
 //    are the tables adapter's item calls (STORE_CALLS: a refused condition, batch reads and writes, a
 //    partition count), and nothing else reaches for the document client (`tables.doc`);
 //  - the chain: a viem action that reads or writes the contract, reads its events, or sends a
-//    transaction is called only under src/chain/.
+//    transaction is called only under src/chain/;
+//  - wiring: the whole bag of services (src/services.ts) is imported only by the wiring (WIRING: the
+//    API, the jobs, the boot); an area's code takes the narrow type its src/<area>/services.ts names.
 // Between the workspace's packages (PACKAGES: the shared core, the SDK, the CLI, the dashboard, and the
 // service, which is everything else: src/, functions/, local/, scripts/, bench/, stacks/):
 //  - package: a relative import never leaves its package; another package is imported by its name
@@ -88,7 +90,7 @@ const isNodeBuiltin = (specifier: string) => specifier.startsWith("node:") || NO
 const workspaceName = (specifier: string) => PACKAGES.find((pkg) => specifier === pkg.name || specifier.startsWith(`${pkg.name}/`))?.name;
 
 export interface Violation {
-  rule: "storage" | "chain" | "package" | "core";
+  rule: "storage" | "chain" | "package" | "core" | "wiring";
   file: string;
   line: number;
   what: string;
@@ -104,6 +106,9 @@ function sourceFiles(dir: string): string[] {
 
 const storageAllowed = (file: string) => !file.startsWith("src/") || file.startsWith("src/adapters/") || file.endsWith(".store.ts");
 const chainAllowed = (file: string) => !file.startsWith("src/") || file.startsWith("src/chain/");
+/** The files of src/ that hold the whole bag of services: the API (its routes and middleware), the jobs, the boot. */
+export const WIRING = /^src\/(api\/|jobs\.ts$|boot\.ts$|services\.ts$)/;
+const wiringAllowed = (file: string) => !file.startsWith("src/") || WIRING.test(file) || /\.test\.ts$/.test(file);
 const isTest = (file: string) => file.startsWith("test/") || /\.test\.tsx?$/.test(file);
 
 /** The package rules for one module specifier of `file`: a relative path out of its package, a
@@ -143,6 +148,10 @@ export function violationsOf(file: string, text: string): Violation[] {
     const specifier = moduleOf(node);
     const crossing = specifier && ts.isStringLiteral(specifier) ? packageViolation(file, specifier.text) : undefined;
     if (crossing) found.push({ ...crossing, file, line: at(node) });
+    if (specifier && ts.isStringLiteral(specifier) && specifier.text.startsWith(".") && !wiringAllowed(file)) {
+      const target = posix.normalize(posix.join(posix.dirname(file), specifier.text));
+      if (target === "src/services.ts" || target === "src/services") found.push({ rule: "wiring", file, line: at(node), what: "imports the whole bag of services (src/services.ts)" });
+    }
     if (specifier && ts.isStringLiteral(specifier) && specifier.text.startsWith("@aws-sdk/") && !storageAllowed(file)) {
       found.push({ rule: "storage", file, line: at(node), what: `imports ${specifier.text}` });
     }
@@ -174,7 +183,7 @@ export const SCANNED = ["src", "functions", "local", "scripts", "bench", "stacks
 function main(): number {
   const files = SCANNED.flatMap(sourceFiles).map((path) => relative(root, join(root, path)));
   const violations = files.flatMap((file) => violationsOf(file, readFileSync(join(root, file), "utf8")));
-  const allowed: Record<Violation["rule"], Record<string, string>> = { storage: STORAGE_ALLOWED, chain: CHAIN_ALLOWED, package: {}, core: {} };
+  const allowed: Record<Violation["rule"], Record<string, string>> = { storage: STORAGE_ALLOWED, chain: CHAIN_ALLOWED, package: {}, core: {}, wiring: {} };
   const fresh = violations.filter((v) => !(v.file in allowed[v.rule]));
   const stale = (["storage", "chain"] as const).flatMap((rule) =>
     Object.keys(allowed[rule])
@@ -186,6 +195,7 @@ function main(): number {
     chain: "contract actions are called only under src/chain/",
     package: "a package imports another only by name, and only one below it",
     core: "the shared core imports no Node built-in: it runs in browsers",
+    wiring: "only the API, the jobs and the boot hold the whole bag of services; an area takes its own narrow type (src/<area>/services.ts)",
   };
   for (const v of fresh) process.stdout.write(`${v.file}:${v.line}: ${v.what} (${rules[v.rule]})\n`);
   for (const line of stale) process.stdout.write(`${line}\n`);

@@ -280,17 +280,30 @@ function resolveResponse(document: Document, response: Response): Response {
   return response.$ref ? document.components.responses[refName(response.$ref)]! : response;
 }
 
-/** The error codes an error response declares (its narrowed envelope's `code` enum). */
-export function codesOfResponse(document: Document, response: Response): ErrorCode[] {
+/** The error codes a response declares: its narrowed envelope's `code` enum, or a JSON-RPC error
+ * object's (the service's code in its data), in the schema or any of its alternatives (oneOf). With
+ * `envelope: false`, only a JSON-RPC error object's (a JSON-RPC route's 200 answer carries them). */
+export function codesOfResponse(document: Document, response: Response, options: { envelope?: boolean } = {}): ErrorCode[] {
+  const found: ErrorCode[] = [];
+  const add = (codes: unknown[] | undefined) => {
+    for (const c of codes ?? []) if (!found.includes(c as ErrorCode)) found.push(c as ErrorCode);
+  };
+  const visit = (schema: Schema | undefined) => {
+    if (!schema) return;
+    if (options.envelope !== false) for (const part of schema.allOf ?? []) add(part.properties?.error?.properties?.code?.enum);
+    // A JSON-RPC error object (a route whose errorFormat is jsonrpc): the service's code is in its data.
+    add(schema.properties?.error?.properties?.data?.items?.properties?.metadata?.properties?.code?.enum);
+    for (const part of schema.oneOf ?? []) visit(part);
+  };
+  visit(resolveResponse(document, response).content?.["application/json"]?.schema);
+  return found;
+}
+
+/** The OAuth error codes a protocol endpoint's error response declares (OAuth's error object). */
+export function oauthCodesOfResponse(document: Document, response: Response): string[] {
   const schema = resolveResponse(document, response).content?.["application/json"]?.schema;
-  for (const part of schema?.allOf ?? []) {
-    const codes = part.properties?.error?.properties?.code?.enum;
-    if (codes) return codes as ErrorCode[];
-  }
-  // A JSON-RPC error object (a route whose errorFormat is jsonrpc): the service's code is in its data.
-  const jsonRpc = (schema?.properties?.error?.properties as Record<string, { items?: { properties?: { metadata?: { properties?: { code?: { enum?: unknown[] } } } } } }> | undefined)?.data;
-  const codes = jsonRpc?.items?.properties?.metadata?.properties?.code?.enum;
-  return codes ? (codes as ErrorCode[]) : [];
+  const objects = [schema, ...(schema?.oneOf ?? [])].filter((s) => s?.required?.length === 1 && s.required[0] === "error");
+  return objects.flatMap((s) => (s?.properties?.error?.enum ?? []) as string[]);
 }
 
 const COMMON_HEADERS = new Set(["X-Request-Id", "X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset", "Retry-After"]);
@@ -323,11 +336,11 @@ function operationSection(document: Document, o: Op, anchors: Anchors): string[]
     lines.push(...bodyLines(`Request body${op.requestBody?.required ? " (required)" : ""}:`, type, media.schema, anchors));
   }
   const statuses = Object.keys(op.responses).sort();
-  const errors: [string, ErrorCode[]][] = [];
+  const errors: [string, ErrorCode[], string[]][] = [];
   for (const status of statuses) {
     const response = resolveResponse(document, op.responses[status]!);
     if (Number(status) >= 400) {
-      errors.push([status, codesOfResponse(document, op.responses[status]!)]);
+      errors.push([status, codesOfResponse(document, op.responses[status]!), oauthCodesOfResponse(document, op.responses[status]!)]);
       continue;
     }
     const headers = Object.keys(response.headers ?? {}).filter((name) => !COMMON_HEADERS.has(name));
@@ -337,7 +350,8 @@ function operationSection(document: Document, o: Op, anchors: Anchors): string[]
     for (const [type, media] of contents) lines.push(...bodyLines(said, type, media.schema, anchors));
   }
   if (errors.length) {
-    lines.push("| error status | codes |", "|---|---|", ...errors.map(([status, codes]) => `| ${status} | ${codes.map((c) => link(code(c), `errors.md#${c}`)).join(", ")} |`), "");
+    const listed = (codes: ErrorCode[], oauth: string[]) => [...codes.map((c) => link(code(c), `errors.md#${c}`)), ...oauth.map((c) => `${code(c)} (OAuth's error object)`)].join(", ");
+    lines.push("| error status | codes |", "|---|---|", ...errors.map(([status, codes, oauth]) => `| ${status} | ${listed(codes, oauth)} |`), "");
   }
   return lines;
 }
@@ -424,8 +438,8 @@ export async function generateErrorCatalogue(): Promise<string> {
   const declaring = new Map<ErrorCode, Op[]>(ERROR_CODES.map((c) => [c, []]));
   for (const o of ops) {
     for (const [status, response] of Object.entries(o.op.responses)) {
-      if (Number(status) < 400) continue;
-      for (const c of codesOfResponse(document, response)) declaring.get(c)?.push(o);
+      // Below 400, only a JSON-RPC route's protocol errors (answered with 200).
+      for (const c of codesOfResponse(document, response, { envelope: Number(status) >= 400 })) if (!declaring.get(c)?.includes(o)) declaring.get(c)?.push(o);
     }
   }
   const returnedBy = (c: ErrorCode): string => {

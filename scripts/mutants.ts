@@ -9,7 +9,9 @@
 //
 // Options: --contract=token (the mutants of contracts/src/TokenMarketplace.sol, TOKEN_MUTANTS below,
 // against its invariant campaign, contracts/test/TokenMarketplaceInvariant.t.sol),
-// --invariant-only (skip the whole-suite runs), --only=<id>,<id> (those mutants),
+// --invariant-only (skip the whole-suite runs), --suite-only (the whole Solidity suite alone, one run per
+// mutant: the suite holds the invariant campaign, so a kill by either counts once and each mutant costs one
+// run, not two), --only=<id>,<id> (those mutants), --from=<id> (resume a stopped run at that mutant),
 // --list (print the mutants and check each still applies to exactly one place, without running).
 // It takes hours on two cores (82 mutants; --invariant-only about two), so it is not part of `npm test`; docs/reference/contract.md ("Tests and lint") keeps its figures.
 import { spawn } from "node:child_process";
@@ -200,7 +202,7 @@ async function build(dir: string, label: string): Promise<void> {
 
 interface Result {
   mutant: Mutant;
-  invariant: Outcome;
+  invariant: Outcome | "skipped";
   suite: Outcome | "skipped";
   seconds: number;
 }
@@ -211,38 +213,65 @@ function failures(output: string): string {
   return [...new Set(names)].slice(0, 3).join("; ");
 }
 
-async function runOne(source: string, label: string, invariantOnly: boolean): Promise<{ invariant: Outcome; suite: Outcome | "skipped"; seconds: number; why: string }> {
+/** Which runs judge a mutant: the invariant file alone then the whole suite, or one of the two. */
+export type Mode = "both" | "invariant" | "suite";
+
+/** The mode the options name; --invariant-only and --suite-only exclude each other. */
+export function modeOf(args: string[]): Mode {
+  const invariantOnly = args.includes("--invariant-only");
+  const suiteOnly = args.includes("--suite-only");
+  if (invariantOnly && suiteOnly) throw new Error("choose one of --invariant-only and --suite-only");
+  return invariantOnly ? "invariant" : suiteOnly ? "suite" : "both";
+}
+
+/** The mutants to run: --only's, from --from's on (in the list's order). */
+export function chooseMutants(all: Mutant[], args: string[]): Mutant[] {
+  const only = args.find((a) => a.startsWith("--only="))?.slice("--only=".length).split(",");
+  const from = args.find((a) => a.startsWith("--from="))?.slice("--from=".length);
+  const ids = all.map((m) => m.id).join(", ");
+  if (only && only.some((id) => !all.some((m) => m.id === id))) throw new Error(`unknown mutant in --only; choose from: ${ids}`);
+  const start = from === undefined ? 0 : all.findIndex((m) => m.id === from);
+  if (start < 0) throw new Error(`unknown mutant in --from; choose from: ${ids}`);
+  const rest = all.slice(start);
+  return only ? rest.filter((m) => only.includes(m.id)) : rest;
+}
+
+async function runOne(source: string, label: string, mode: Mode): Promise<{ invariant: Outcome | "skipped"; suite: Outcome | "skipped"; seconds: number; why: string }> {
   const dir = scratchProject(source);
   try {
     const started = Date.now();
-    // The invariant file alone, on a build directory that has never seen the rest of the suite.
-    const invariant = await hardhat(dir, ["test", "solidity", INVARIANT_FILE]);
-    if (invariant.outcome === "failed" && !/failing|FAIL|Failing/.test(invariant.output)) {
-      await build(dir, label); // a compile error, not a kill: say so
+    let invariant: Outcome | "skipped" = "skipped";
+    let why = "";
+    if (mode !== "suite") {
+      // The invariant file alone, on a build directory that has never seen the rest of the suite.
+      const run = await hardhat(dir, ["test", "solidity", INVARIANT_FILE]);
+      if (run.outcome === "failed" && !/failing|FAIL|Failing/.test(run.output)) {
+        await build(dir, label); // a compile error, not a kill: say so
+      }
+      invariant = run.outcome;
+      why = failures(run.output);
     }
     let suite: Outcome | "skipped" = "skipped";
-    let why = failures(invariant.output);
-    if (!invariantOnly) {
+    if (mode !== "invariant") {
       const whole = await hardhat(dir, ["test", "solidity"]);
+      if (whole.outcome === "failed" && !/failing|FAIL|Failing/.test(whole.output)) await build(dir, label);
       suite = whole.outcome;
       if (!why) why = failures(whole.output);
     }
-    return { invariant: invariant.outcome, suite, seconds: Math.round((Date.now() - started) / 1000), why };
+    return { invariant, suite, seconds: Math.round((Date.now() - started) / 1000), why };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
 }
 
-const killed = (o: Outcome | "skipped") => o === "failed" || o === "timed out";
+const killed = (o: Outcome | "skipped"): boolean => o === "failed" || o === "timed out";
 
 async function main(): Promise<void> {
   const args = process.argv.slice(2).filter((a) => a !== "--" && !a.startsWith("--contract="));
-  const invariantOnly = args.includes("--invariant-only");
-  const only = args.find((a) => a.startsWith("--only="))?.slice("--only=".length).split(",");
+  const mode = modeOf(args);
   const source = readFileSync(join(root, SOURCE), "utf8");
   const all = chosenContract === CONTRACTS.token ? TOKEN_MUTANTS : MUTANTS;
-  const chosen = only ? all.filter((m) => only.includes(m.id)) : all;
-  if (only && chosen.length !== only.length) throw new Error(`unknown mutant in --only; choose from: ${all.map((m) => m.id).join(", ")}`);
+  const chosen = chooseMutants(all, args);
   for (const mutant of chosen) applyMutant(source, mutant); // every mutant still applies, before an hour of runs
   if (args.includes("--list")) {
     for (const m of chosen) console.log(`${m.id.padEnd(30)} ${m.what}`);
@@ -250,28 +279,33 @@ async function main(): Promise<void> {
     return;
   }
 
-  console.log(`# mutants of ${SOURCE}: ${chosen.length}${invariantOnly ? " (invariant campaign only)" : ""}`);
-  const baseline = await runOne(source, "the unmutated contract", invariantOnly);
+  const modeWords = { both: "", invariant: " (invariant campaign only)", suite: " (whole Solidity suite only)" }[mode];
+  console.log(`# mutants of ${SOURCE}: ${chosen.length}${modeWords}`);
+  const baseline = await runOne(source, "the unmutated contract", mode);
   console.log(`baseline (unmutated): invariant file alone on a fresh build ${baseline.invariant}, whole suite ${baseline.suite} (${baseline.seconds} s)`);
-  if (baseline.invariant !== "passed" || (baseline.suite !== "passed" && baseline.suite !== "skipped")) {
-    throw new Error(`the unmutated contract must pass both runs before mutants can be judged: ${baseline.why}`);
+  const unfit = (o: Outcome | "skipped") => o !== "passed" && o !== "skipped";
+  if (unfit(baseline.invariant) || unfit(baseline.suite)) {
+    throw new Error(`the unmutated contract must pass before mutants can be judged: ${baseline.why}`);
   }
 
   const results: Result[] = [];
   for (const [i, mutant] of chosen.entries()) {
-    const run = await runOne(applyMutant(source, mutant), `mutant ${mutant.id}`, invariantOnly);
+    const run = await runOne(applyMutant(source, mutant), `mutant ${mutant.id}`, mode);
     results.push({ mutant, invariant: run.invariant, suite: run.suite, seconds: run.seconds });
     const mark = (o: Outcome | "skipped") => (o === "skipped" ? "-" : killed(o) ? `killed${o === "timed out" ? " (timeout)" : ""}` : "SURVIVED");
     console.log(`${String(i + 1).padStart(2)}/${chosen.length} ${mutant.id.padEnd(30)} invariant: ${mark(run.invariant).padEnd(8)} suite: ${mark(run.suite).padEnd(8)} ${String(run.seconds).padStart(4)} s  ${run.why}`);
   }
 
-  const byInvariant = results.filter((r) => killed(r.invariant)).length;
-  console.log(`\ninvariant campaign alone (${INVARIANT_FILE}): killed ${byInvariant} of ${results.length}`);
-  if (!invariantOnly) console.log(`whole Solidity suite: killed ${results.filter((r) => killed(r.suite)).length} of ${results.length}`);
-  const survivors = results.filter((r) => !killed(r.invariant));
-  if (survivors.length) console.log(`survived the invariant campaign: ${survivors.map((r) => r.mutant.id).join(", ")}`);
-  const suiteSurvivors = results.filter((r) => r.suite !== "skipped" && !killed(r.suite));
-  if (suiteSurvivors.length) console.log(`survived the whole suite: ${suiteSurvivors.map((r) => r.mutant.id).join(", ")}`);
+  if (mode !== "suite") {
+    console.log(`\ninvariant campaign alone (${INVARIANT_FILE}): killed ${results.filter((r) => killed(r.invariant)).length} of ${results.length}`);
+    const survivors = results.filter((r) => !killed(r.invariant));
+    if (survivors.length) console.log(`survived the invariant campaign: ${survivors.map((r) => r.mutant.id).join(", ")}`);
+  }
+  if (mode !== "invariant") {
+    console.log(`whole Solidity suite: killed ${results.filter((r) => killed(r.suite)).length} of ${results.length}`);
+    const suiteSurvivors = results.filter((r) => !killed(r.suite));
+    if (suiteSurvivors.length) console.log(`survived the whole suite: ${suiteSurvivors.map((r) => r.mutant.id).join(", ")}`);
+  }
 }
 
 if (process.argv[1]?.endsWith("mutants.ts")) await main();

@@ -2,12 +2,15 @@
 // first: this process's run, request and latency aggregate (the metrics port), and the depths sampled
 // now (sandbox pool, registration queues, the settlement queue, deferred settlements, the authority's gas balance). Nothing
 // here names a wallet, a key, a run or a listing.
-import type { Services } from "./services.ts";
+import type { Ports } from "./ports.ts";
 import { readAuthority } from "./chain/read-authority.ts";
 import type { HistogramSummary, MetricName, MetricsSnapshot } from "./adapters/metrics/port.ts";
 import { countPendingSettlements } from "./execution/money/settlement.store.ts";
 import { getSettlerAlarms, type SettlerAlarm } from "./execution/settler/alarms.store.ts";
 import { describeTable } from "./adapters/tables/dynamo.ts";
+
+/** What health reads of the process's services. */
+type Services = Pick<Ports, "authority" | "chain" | "config" | "metrics" | "queue" | "sandboxStats" | "tables">;
 
 export interface HealthMetrics {
   /** When this process started counting (figures are per process: per Lambda instance in the cloud). */

@@ -1,30 +1,28 @@
 // Wires the ports to their adapters from the configuration: the one place that decides what the
-// outside world is for this process. Routes and workers receive `Services` and nothing else.
+// outside world is for this process. Routes, jobs and entry points hold `Services`; each area's code
+// takes the narrow type its src/<area>/services.ts names.
 import type { Address } from "viem";
+import type { Ports } from "./ports.ts";
 import type { Config } from "./config.ts";
-import { createTables, type Tables } from "./adapters/tables/dynamo.ts";
-import { createQueue, type Queue } from "./adapters/queue/sqs.ts";
-import { createBlobs, type Blobs } from "./adapters/blobs/s3.ts";
-import { createChainClient, type ChainClient } from "./chain/client.ts";
+import { createTables } from "./adapters/tables/dynamo.ts";
+import { createQueue } from "./adapters/queue/sqs.ts";
+import { createBlobs } from "./adapters/blobs/s3.ts";
+import { createChainClient } from "./chain/client.ts";
 import { createAuthenticator } from "./auth/authenticator.ts";
-import type { Authenticator } from "./auth/principal.ts";
-import { createLogger, type Logger } from "./logger.ts";
-import { createJwtIssuer, type JwtIssuer } from "./auth/jwt.ts";
-import type { RateLimiter } from "./adapters/ratelimit/port.ts";
+import { createLogger } from "./logger.ts";
+import { createJwtIssuer } from "./auth/jwt.ts";
 import { createUpstashRateLimiter } from "./adapters/ratelimit/upstash.ts";
 import { createMemoryRateLimiter } from "./adapters/ratelimit/memory.ts";
-import type { KeyWrapper } from "./adapters/keys/port.ts";
 import { createCatalogue, type Catalogue } from "./listings/catalogue.ts";
 import { createKmsKeyWrapper } from "./adapters/keys/kms.ts";
 import { createLocalKeyWrapper } from "./adapters/keys/local.ts";
-import { createAuthoritySigner, type AuthoritySigner } from "./chain/authority.ts";
-import { createEgressGuard, type EgressGuard } from "./adapters/egress/guard.ts";
-import type { SandboxPool, SandboxStats } from "./adapters/sandbox/port.ts";
+import { createAuthoritySigner } from "./chain/authority.ts";
+import { createEgressGuard } from "./adapters/egress/guard.ts";
+import type { SandboxPool } from "./adapters/sandbox/port.ts";
 import { createThreadedSandboxPool } from "./adapters/sandbox/threaded.ts";
 import { createLambdaSandboxPool } from "./adapters/sandbox/lambda.ts";
 import { RUNTIME_DIR, RUNTIME_ENTRY } from "./runtime/location.ts";
 import { SANDBOX_MEMORY_MB } from "./execution/limits.ts";
-import type { Metrics } from "./adapters/metrics/port.ts";
 import { createMemoryMetrics } from "./adapters/metrics/memory.ts";
 import { createEmfMetrics } from "./adapters/metrics/emf.ts";
 import { observedFetch } from "./observability/chain-calls.ts";
@@ -35,19 +33,10 @@ import { createCardSigner, type CardSigner } from "./a2a/signing.ts";
 import { createOAuthServer, type OAuthServer } from "./oauth/server.ts";
 import { CLIENT_METADATA_MAX_BYTES, CLIENT_METADATA_TIMEOUT_MS } from "./oauth/provider.ts";
 
-export interface Services {
-  config: Config;
-  logger: Logger;
-  /** Counters and timings: EMF on stdout in the cloud, and always this process's aggregate (health). */
-  metrics: Metrics;
-  tables: Tables;
-  queue: Queue;
-  blobs: Blobs;
-  chain: ChainClient;
-  jwt: JwtIssuer;
-  authenticator: Authenticator;
-  rateLimiter: RateLimiter;
-  keys: KeyWrapper;
+/** Every port (src/ports.ts) and the process-wide parts built over them. The wiring's own type: the
+ * routes, the jobs and the entry points hold it; an area's code takes its own narrow type, which this
+ * satisfies. */
+export interface Services extends Ports {
   /** Signs A2A Agent Cards (CARD_SIGNING_KEYS); null when no key is configured (cards go unsigned). */
   cardSigner: CardSigner | null;
   catalogue: Catalogue;
@@ -56,22 +45,8 @@ export interface Services {
   /** How this process's requests learn that their runs' charges landed (it follows blocks only while
    * some wait). */
   settlementWatcher: SettlementWatcher;
-  /** The protocol authority's signer (settlement, run log); null when no key is configured. */
-  authority: AuthoritySigner | null;
-  /** The one way out for connected-agent webhooks (agent runtimes build their own from `egressRules`). */
-  egress: EgressGuard;
   /** The OAuth 2.1 authorization server (sign-in of apps that connect by URL; src/oauth/). */
   oauth: OAuthServer;
-  /** The way out for OAuth client metadata documents: the egress rules, bounded to a small document. */
-  clientMetadataEgress: EgressGuard;
-  /** The egress rules handed to every run. */
-  egressRules: { allowPrivate: boolean; allowHosts: string[] };
-  /** The sandbox pool for declarative agents, started on first use. */
-  sandbox: () => SandboxPool;
-  /** The sandbox pool's figures, or null when no pool was started (nothing is started to answer). */
-  sandboxStats: () => SandboxStats | null;
-  /** The agent runtime's entry module (the bundle a sandbox loads). */
-  runtimeEntry: string;
   /** Stops what the services started (the sandbox pool, when one was started). */
   close(): Promise<void>;
 }

@@ -31,6 +31,8 @@ import type {
   ConnectedApp,
   AlertSettings,
   Alert,
+  ConsentDecision,
+  ConsentRequest,
   SpendLimitInput,
   CredentialList,
   CredentialListParams,
@@ -192,9 +194,9 @@ export class AgentRentalClient {
     get(id: string, options?: { signal?: AbortSignal }): Promise<Listing>;
     /** Rates a listing (1 to 5; a wallet with a completed run of it); rating again replaces. */
     rate(listingId: string, rating: number, comment?: string | null): Promise<RatingResult>;
-    ratings(listingId: string, params?: { limit?: number; cursor?: string }): Promise<RatingList>;
+    ratings(listingId: string, params?: { limit?: number; cursor?: string }, options?: { signal?: AbortSignal }): Promise<RatingList>;
     /** The listing's ERC-8004 reputation: its verified rating and every feedback with its verdict. */
-    reputation(listingId: string, params?: { limit?: number; cursor?: string }): Promise<Reputation>;
+    reputation(listingId: string, params?: { limit?: number; cursor?: string }, options?: { signal?: AbortSignal }): Promise<Reputation>;
     /** For its creator: the listing's ERC-8004 registration file and the transaction to send (register
      * without agentId, setAgentURI with it). */
     prepareErc8004(listingId: string, agentId?: string | bigint): Promise<Erc8004Registration>;
@@ -235,6 +237,14 @@ export class AgentRentalClient {
     setSettings(settings: { webhookUrl: string | null; lowBalanceRuns?: number | null; rotateSecret?: boolean }): Promise<AlertSettings>;
     /** The newest alerts (`limit`, default 20, up to 100), newest first. */
     list(params?: { limit?: number }): Promise<Alert[]>;
+  };
+  /** Sign-in requests of apps that connect by URL, as the person approving sees them (the dashboard's
+   * consent page). Only the browser that started a request can finish it: send it to `redirect_to`. */
+  readonly consentRequests: {
+    get(requestId: string, options?: { signal?: AbortSignal }): Promise<ConsentRequest>;
+    /** Approves the request; `spendLimits` are the app's spending limits as the person set them. */
+    approve(requestId: string, options?: { spendLimits?: SpendLimitInput[] }): Promise<ConsentDecision>;
+    deny(requestId: string): Promise<ConsentDecision>;
   };
   /** Content-addressed task inputs, for `ExecuteRequest.input_uri`. */
   readonly inputs: {
@@ -300,8 +310,8 @@ export class AgentRentalClient {
       },
       rate: (listingId, rating, comment) =>
         this.json<RatingResult>({ method: "PUT", path: `/v1/listings/${encodeURIComponent(listingId)}/rating`, body: { rating, ...(comment === undefined ? {} : { comment }) } }),
-      ratings: (listingId, params = {}) => this.json<RatingList>({ method: "GET", path: `/v1/listings/${encodeURIComponent(listingId)}/ratings`, query: { ...params } }),
-      reputation: (listingId, params = {}) => this.json<Reputation>({ method: "GET", path: `/v1/listings/${encodeURIComponent(listingId)}/reputation`, query: { ...params } }),
+      ratings: (listingId, params = {}, opts = {}) => this.json<RatingList>({ method: "GET", path: `/v1/listings/${encodeURIComponent(listingId)}/ratings`, query: { ...params }, signal: opts.signal }),
+      reputation: (listingId, params = {}, opts = {}) => this.json<Reputation>({ method: "GET", path: `/v1/listings/${encodeURIComponent(listingId)}/reputation`, query: { ...params }, signal: opts.signal }),
       prepareErc8004: (listingId, agentId) =>
         this.json<Erc8004Registration>({ method: "POST", path: `/v1/listings/${encodeURIComponent(listingId)}/erc8004`, body: agentId === undefined ? {} : { agent_id: agentId.toString() } }),
       setProviderKey: (listingId, providerKey) => this.json<ProviderKeySet>({ method: "PUT", path: `/v1/listings/${encodeURIComponent(listingId)}/provider-key`, body: { provider_key: providerKey } }),
@@ -337,6 +347,12 @@ export class AgentRentalClient {
           body: { webhook_url: settings.webhookUrl, low_balance_runs: settings.lowBalanceRuns ?? null, ...(settings.rotateSecret ? { rotate_secret: true } : {}) },
         }),
       list: async (params = {}) => (await this.json<{ alerts: Alert[] }>({ method: "GET", path: "/v1/alerts", query: { ...params } })).alerts,
+    };
+    this.consentRequests = {
+      get: (requestId, opts = {}) => this.json<ConsentRequest>({ method: "GET", path: `/v1/oauth/requests/${encodeURIComponent(requestId)}`, signal: opts.signal }),
+      approve: (requestId, opts = {}) =>
+        this.json<ConsentDecision>({ method: "POST", path: `/v1/oauth/requests/${encodeURIComponent(requestId)}/approve`, body: opts.spendLimits ? { spend_limits: opts.spendLimits } : {} }),
+      deny: (requestId) => this.json<ConsentDecision>({ method: "POST", path: `/v1/oauth/requests/${encodeURIComponent(requestId)}/deny` }),
     };
     this.inputs = {
       // Content-addressed: storing the same content twice stores it once, so the upload may be retried.

@@ -101,6 +101,11 @@ export type ConnectedApp = Schemas["ConnectedApp"];
 export type AlertSettings = Schemas["AlertSettings"];
 /** One crossing of a spending limit's 80% or 100%, or of the low-balance threshold. */
 export type Alert = Schemas["Alert"];
+/** An app's sign-in request awaiting the person's decision (the consent page): the app, what it asks
+ * for, the spending limit it proposes. */
+export type ConsentRequest = Schemas["OAuthConsentRequest"];
+/** Where the browser goes after a decision: the authorization server, which sends it on to the app. */
+export type ConsentDecision = Schemas["OAuthDecision"];
 
 export type StoredInput = Schemas["InputStored"];
 

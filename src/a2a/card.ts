@@ -6,7 +6,7 @@
 import { createHash } from "node:crypto";
 import { AgentCard, AGENT_CARD_PATH, type AgentSkill } from "@a2a-js/sdk";
 import { formatEther } from "viem";
-import type { Services } from "../services.ts";
+import type { Services } from "./services.ts";
 import { ApiError } from "../errors.ts";
 import { resolveAgentId } from "../execution/access.ts";
 import { getAgent } from "../listings/listing.store.ts";

@@ -72,8 +72,9 @@ function rpcCodeOf(error: ApiError): number {
 
 /** Statuses kept on the HTTP response of a JSON-RPC error: the transport's own answers (authentication,
  * a body refused before it is read, rate limits and retries, a fault of the service). Every other error
- * is an answer of the protocol, sent with 200 as JSON-RPC over HTTP does. */
-const TRANSPORT_STATUSES = new Set([401, 408, 413, 415, 429, 431, 500, 503]);
+ * is an answer of the protocol, sent with 200 as JSON-RPC over HTTP does (the API reference says so per
+ * route: src/api/openapi.ts). */
+export const TRANSPORT_STATUSES: ReadonlySet<number> = new Set([401, 408, 413, 415, 429, 431, 500, 503]);
 
 export interface JsonRpcErrorObject {
   code: number;

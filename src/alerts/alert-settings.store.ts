@@ -7,7 +7,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import { GetCommand, PutCommand } from "@aws-sdk/lib-dynamodb";
 import type { Address } from "viem";
-import type { Services } from "../services.ts";
+import type { Services } from "./services.ts";
 import { open, seal } from "../registration/sealed.ts";
 
 export interface AlertSettings {

@@ -2,7 +2,7 @@
 // webhooks are (Standard Webhooks: `webhook-id` is the alert's id, so a receiver drops a repeat), through
 // the egress guard, and retried with backoff until delivered or given up. A delivery is a 2xx answer
 // within the timeout; anything else (another status, a refused address, a timeout) is retried.
-import type { Services } from "../services.ts";
+import type { Services } from "./services.ts";
 import { webhookHeaders } from "../execution/agents/webhook-signature.ts";
 import { EgressRefusedError } from "../adapters/egress/guard.ts";
 import { alertWebhookSecret, getAlertSettings } from "./alert-settings.store.ts";

@@ -4,7 +4,7 @@
 // reached (once per crossing: the marker's conditional put decides), and queues each for delivery.
 // Alerts never hold up or fail a settlement: the caller does not wait, and errors are logged.
 import type { Address, Hex } from "viem";
-import type { Services } from "../services.ts";
+import type { Services } from "./services.ts";
 import { listApiKeys } from "../auth/api-keys.ts";
 import { getGrant } from "../oauth/grant.store.ts";
 import { readPerQueryBalance } from "../chain/read-per-query-balance.ts";

@@ -1,6 +1,6 @@
 // A creator's analytics: the figures of its own listings (all of them, or one), with the reconciliation
 // of the roll-ups against the chain. Another creator's listing is as unknown as one that does not exist.
-import type { Services } from "../services.ts";
+import type { Services } from "./services.ts";
 import { ApiError } from "../errors.ts";
 import { parseListingId } from "../listings/ids.ts";
 import { getAgent, listAgentsOfCreator } from "../listings/listing.store.ts";

@@ -16,13 +16,6 @@ export async function serveOAuthRequest(c: Context<AppEnv>): Promise<Response> {
   return new Response(answer.body, { status: answer.status, headers: answer.headers });
 }
 
-/** OAuth's error object (RFC 6749 §5.2), as the protocol endpoints answer it. */
-export const OAUTH_ERROR_SCHEMA = {
-  type: "object" as const,
-  required: ["error"],
-  properties: { error: { type: "string" as const, description: "The OAuth error code (invalid_request, invalid_client, invalid_grant, invalid_target, unsupported_grant_type, invalid_client_metadata, invalid_redirect_uri, …)" }, error_description: { type: "string" as const } },
-};
-
 /** The authorization server's refusal of a sign-in request, as the API's error. */
 export function oauthRequestError(error: unknown): unknown {
   if (error instanceof OAuthRequestError) return new ApiError(error.reason, error.message);

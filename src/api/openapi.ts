@@ -12,6 +12,8 @@ import { ErrorBodySchema } from "./schemas/common.ts";
 import type { AppEnv } from "./env.ts";
 import { OAUTH_ROUTES } from "../oauth/provider.ts";
 import { OAUTH_SCOPE_WORDS } from "../oauth/scopes.ts";
+import { TRANSPORT_STATUSES } from "../a2a/errors.ts";
+import { OAUTH_ERROR_STATUS, type OAuthErrorCode, type OAuthErrorStatus } from "../oauth/errors.ts";
 
 /** Where the document is served. */
 export const OPENAPI_PATH = "/v1/openapi.json";
@@ -46,6 +48,12 @@ type CodesOf<S extends ErrorStatus> = { [C in ErrorCode]: (typeof ERROR_STATUS)[
 
 /** The error codes a route's handler (and the domain code it calls) can return, by status. */
 export type RouteErrors = { [S in ErrorStatus]?: readonly CodesOf<S>[] };
+
+/** The OAuth codes of one status (src/oauth/errors.ts). */
+type OAuthCodesOf<S extends OAuthErrorStatus> = { [C in OAuthErrorCode]: (typeof OAUTH_ERROR_STATUS)[C] extends S ? C : never }[OAuthErrorCode];
+
+/** The OAuth error codes a protocol endpoint answers with (OAuth's error object, not the envelope), by status. */
+export type OAuthRouteErrors = { [S in OAuthErrorStatus]?: readonly OAuthCodesOf<S>[] };
 
 /** Public routes need no token; bearer routes need `Authorization: Bearer <API key or JWT>`. */
 export type Access = "public" | "bearer";
@@ -190,35 +198,27 @@ export function mergeErrors(...lists: RouteErrors[]): Map<number, ErrorCode[]> {
   return new Map([...merged].sort(([a], [b]) => a - b).map(([status, set]) => [status, ERROR_CODES.filter((code) => set.has(code))]));
 }
 
-/** An error response of a route that speaks JSON-RPC: a JSON-RPC 2.0 error object whose data (one
- * google.rpc.ErrorInfo) names the service's code (src/a2a/errors.ts). */
-function jsonRpcErrorResponse(status: number, codes: readonly ErrorCode[]) {
+/** A JSON-RPC 2.0 error object whose data (one google.rpc.ErrorInfo) names the service's code
+ * (src/a2a/errors.ts), narrowed to `codes`. */
+function jsonRpcErrorSchemaOf(codes: readonly ErrorCode[]) {
   return {
-    description: `${STATUS_TEXT[status] ?? "Error"}, as a JSON-RPC error object: ${codes.join(", ")}`,
-    headers: headersOf(status),
-    content: {
-      "application/json": {
-        schema: {
-          type: "object" as const,
-          required: ["jsonrpc", "id", "error"],
-          properties: {
-            jsonrpc: { type: "string" as const, enum: ["2.0"] },
-            id: { type: ["string", "integer", "null"] as const, description: "The request's id (null when it could not be read)" },
-            error: {
+    type: "object" as const,
+    required: ["jsonrpc", "id", "error"],
+    properties: {
+      jsonrpc: { type: "string" as const, enum: ["2.0"] },
+      id: { type: ["string", "integer", "null"] as const, description: "The request's id (null when it could not be read)" },
+      error: {
+        type: "object" as const,
+        required: ["code", "message", "data"],
+        properties: {
+          code: { type: "integer" as const, description: "A2A's JSON-RPC code, or -32000 for the service's own refusals" },
+          message: { type: "string" as const },
+          data: {
+            type: "array" as const,
+            items: {
               type: "object" as const,
-              required: ["code", "message", "data"],
-              properties: {
-                code: { type: "integer" as const, description: "A2A's JSON-RPC code, or -32000 for the service's own refusals" },
-                message: { type: "string" as const },
-                data: {
-                  type: "array" as const,
-                  items: {
-                    type: "object" as const,
-                    description: "google.rpc.ErrorInfo; metadata.code is the service's error code, metadata.request_id the request id",
-                    properties: { "@type": { type: "string" as const }, reason: { type: "string" as const }, domain: { type: "string" as const }, metadata: { type: "object" as const, properties: { code: { type: "string" as const, enum: [...codes] }, request_id: { type: "string" as const } } } },
-                  },
-                },
-              },
+              description: "google.rpc.ErrorInfo; metadata.code is the service's error code, metadata.request_id the request id",
+              properties: { "@type": { type: "string" as const }, reason: { type: "string" as const }, domain: { type: "string" as const }, metadata: { type: "object" as const, properties: { code: { type: "string" as const, enum: [...codes] }, request_id: { type: "string" as const } } } },
             },
           },
         },
@@ -227,17 +227,70 @@ function jsonRpcErrorResponse(status: number, codes: readonly ErrorCode[]) {
   };
 }
 
+
+/** An error response of a route that speaks JSON-RPC, sent with its transport status. */
+function jsonRpcErrorResponse(status: number, codes: readonly ErrorCode[]) {
+  return {
+    description: `${STATUS_TEXT[status] ?? "Error"}, as a JSON-RPC error object: ${codes.join(", ")}`,
+    headers: headersOf(status),
+    content: { "application/json": { schema: jsonRpcErrorSchemaOf(codes) } },
+  };
+}
+
+/** A JSON-RPC route's 200 answer: its result, or a JSON-RPC error object carrying one of the codes the
+ * route answers as the protocol's errors (those whose status is not the transport's). */
+export function withJsonRpcErrors(responses: RouteConfig["responses"], errors: Map<number, ErrorCode[]>): RouteConfig["responses"] {
+  const codes = [...errors].filter(([status]) => !TRANSPORT_STATUSES.has(status)).flatMap(([, list]) => list);
+  const ok = responses[200];
+  if (codes.length === 0 || !ok || "$ref" in ok) return responses;
+  const json = ok.content?.["application/json"];
+  const schema = json && "schema" in json ? json.schema : undefined;
+  const answer = { oneOf: [schema ?? { type: "object" }, jsonRpcErrorSchemaOf(codes)] };
+  return {
+    ...responses,
+    200: { ...ok, description: `${ok.description}; a JSON-RPC error object (with 200) carries one of: ${codes.join(", ")}`, content: { ...ok.content, "application/json": { ...json, schema: answer } } },
+  } as RouteConfig["responses"];
+}
+
 /** The error responses of a route: a shared component where the codes are exactly a shared set, the
  * narrowed envelope otherwise; JSON-RPC error objects on a route that speaks JSON-RPC. */
 export function errorResponsesOf(errors: Map<number, ErrorCode[]>, format: "envelope" | "jsonrpc" = "envelope"): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [status, codes] of errors) {
     if (format === "jsonrpc") {
-      out[status] = jsonRpcErrorResponse(status, codes);
+      // The protocol's errors are answered with 200 (withJsonRpcErrors); the transport's keep their status.
+      if (TRANSPORT_STATUSES.has(status)) out[status] = jsonRpcErrorResponse(status, codes);
       continue;
     }
     const shared = SHARED_ERROR_RESPONSES.find((s) => s.status === status && s.codes.length === codes.length && s.codes.every((c) => codes.includes(c)));
     out[status] = shared ? ref("responses", shared.name) : errorResponse(status, codes);
+  }
+  return out;
+}
+
+/** OAuth's error object (RFC 6749 §5.2) narrowed to `codes`. */
+export function oauthErrorSchemaOf(codes: readonly OAuthErrorCode[]) {
+  return {
+    type: "object" as const,
+    description: "OAuth's error object (RFC 6749 §5.2)",
+    required: ["error"],
+    properties: { error: { type: "string" as const, enum: [...codes] }, error_description: { type: "string" as const } },
+  };
+}
+
+/** The error responses of a protocol endpoint's OAuth errors. Where the platform answers the same
+ * status in the envelope (429 from the rate limiter, for one), the response is either body. */
+export function oauthErrorResponsesOf(oauth: OAuthRouteErrors, envelope: Map<number, ErrorCode[]>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, codes] of Object.entries(oauth) as [string, readonly OAuthErrorCode[]][]) {
+    const status = Number(key);
+    const theirs = envelope.get(status);
+    const schema = oauthErrorSchemaOf(codes);
+    out[status] = {
+      description: `${STATUS_TEXT[status] ?? "Error"}: ${codes.join(", ")} (OAuth's error object)${theirs ? `; ${theirs.join(", ")} (the envelope)` : ""}`,
+      headers: headersOf(status),
+      content: { "application/json": { schema: theirs ? { oneOf: [schema, errorSchemaOf(status, theirs)] } : schema } },
+    };
   }
   return out;
 }

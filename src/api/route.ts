@@ -5,10 +5,10 @@
 // describes it by them, so the two cannot disagree.
 import { createRoute, type RouteConfig, type RouteConfigToTypedResponse } from "@hono/zod-openapi";
 import type { FailMode, RATE_RULES } from "../adapters/ratelimit/policy.ts";
-import { errorResponsesOf, mergeErrors, platformErrors, securityOf, withHeaders, type Access, type RouteErrors, type Tag } from "./openapi.ts";
+import { errorResponsesOf, mergeErrors, oauthErrorResponsesOf, withJsonRpcErrors, platformErrors, securityOf, withHeaders, type Access, type OAuthRouteErrors, type RouteErrors, type Tag } from "./openapi.ts";
 import type { OAuthScope } from "../oauth/scopes.ts";
 
-export type { Access, RouteErrors } from "./openapi.ts";
+export type { Access, OAuthRouteErrors, RouteErrors } from "./openapi.ts";
 
 /** How a route is rate limited. */
 export interface RouteRateLimit {
@@ -33,6 +33,9 @@ export type RouteDefinition = Omit<RouteConfig, "security" | "operationId" | "ta
   rateLimit: RouteRateLimit;
   /** Only the route's own codes; the platform's are added (see `platformErrors`). */
   errors: RouteErrors;
+  /** A protocol endpoint of the authorization server (/oauth/*): the OAuth error codes it answers with,
+   * as OAuth's error object (src/oauth/errors.ts), by status. */
+  oauthErrors?: OAuthRouteErrors;
   /** `jsonrpc`: the route speaks JSON-RPC 2.0, and every error of its requests (authentication, rate
    * limits and the body rules included) is a JSON-RPC error object instead of the error envelope. */
   errorFormat?: "envelope" | "jsonrpc";
@@ -61,6 +64,7 @@ export interface RouteDeclaration {
   access: Access;
   rateLimit: RouteRateLimit;
   errors: RouteErrors;
+  oauthErrors: OAuthRouteErrors;
   errorFormat: "envelope" | "jsonrpc";
   oauthScope: OAuthScope | undefined;
   bodyFormat: "json" | "form";
@@ -97,7 +101,7 @@ function validatesBody(config: RouteConfig): boolean {
  * });
  */
 export function defineRoute<P extends string, R extends RouteDefinition & { path: P }>(definition: R) {
-  const { operationId, tag, access, rateLimit, errors, errorFormat = "envelope", oauthScope, bodyFormat = "json", checksOrigin = false, payableBy, ...config } = definition;
+  const { operationId, tag, access, rateLimit, errors, oauthErrors = {}, errorFormat = "envelope", oauthScope, bodyFormat = "json", checksOrigin = false, payableBy, ...config } = definition;
   const declared = mergeErrors(errors, platformErrors(config.method, access, rateLimit.failMode, validatesBody(config)), checksOrigin ? { 403: ["origin_not_allowed"] } : {});
   const route = createRoute({
     ...config,
@@ -106,11 +110,11 @@ export function defineRoute<P extends string, R extends RouteDefinition & { path
     security: securityOf(access, oauthScope),
     // For readers of the document: the rule and the fail mode (the 503 answer follows from the latter).
     "x-rate-limit": { rule: rateLimit.rule, fail_mode: rateLimit.failMode },
-    responses: { ...withHeaders(config.responses), ...errorResponsesOf(declared, errorFormat) },
+    responses: { ...withHeaders(errorFormat === "jsonrpc" ? withJsonRpcErrors(config.responses, declared) : config.responses), ...errorResponsesOf(declared, errorFormat), ...oauthErrorResponsesOf(oauthErrors, declared) },
     ...(oauthScope ? { "x-oauth-scope": oauthScope } : {}),
     ...(payableBy ? { "x-payable-by": payableBy } : {}),
-  } as Omit<R, "operationId" | "tag" | "access" | "rateLimit" | "errors" | "errorFormat" | "oauthScope" | "bodyFormat" | "checksOrigin" | "payableBy"> & { operationId: string; tags: Tag[]; security: Record<string, string[]>[] });
-  declarations.set(route, { method: config.method.toUpperCase(), path: config.path, operationId, tag, access, rateLimit, errors, errorFormat, oauthScope, bodyFormat, checksOrigin, payableBy });
+  } as Omit<R, "operationId" | "tag" | "access" | "rateLimit" | "errors" | "oauthErrors" | "errorFormat" | "oauthScope" | "bodyFormat" | "checksOrigin" | "payableBy"> & { operationId: string; tags: Tag[]; security: Record<string, string[]>[] });
+  declarations.set(route, { method: config.method.toUpperCase(), path: config.path, operationId, tag, access, rateLimit, errors, oauthErrors, errorFormat, oauthScope, bodyFormat, checksOrigin, payableBy });
   return route;
 }
 

@@ -4,7 +4,7 @@
 // unsigned giveFeedback transaction their wallet sends. The Reputation Registry takes any feedback;
 // the indexer counts this one because its file proves the run (indexer.ts).
 import { encodeFunctionData, getAddress, type Address, type Hex } from "viem";
-import type { Services } from "../services.ts";
+import type { Services } from "./services.ts";
 import { ApiError } from "../errors.ts";
 import { reputationRegistryAbi } from "@agent-rental/core/reputation-registry";
 import { findPurchaseTransaction } from "../chain/find-purchase.ts";

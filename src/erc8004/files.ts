@@ -4,7 +4,7 @@
 // also what its on-chain keccak256 hash is of.
 import { keccak256, type Hex } from "viem";
 import { z } from "zod";
-import type { Services } from "../services.ts";
+import type { Services } from "./services.ts";
 import { canonicalJson, cidOf, CID_SHAPE } from "../registration/cid.ts";
 
 export const REGISTRATION_TYPE = "https://eips.ethereum.org/EIPS/eip-8004#registration-v1";

@@ -6,7 +6,7 @@
 //     `setAgentURI(agentId, agentURI)`. The same call keeps the file current later (`active` follows
 //     the listing's status; docs/design/decisions/0080-erc8004-registration-is-the-creators-own.md).
 import { encodeFunctionData, toHex, type Address, type Hex } from "viem";
-import type { Services } from "../services.ts";
+import type { Services } from "./services.ts";
 import { ApiError } from "../errors.ts";
 import { identityRegistryAbi } from "@agent-rental/core/identity-registry";
 import { readAgentOwner } from "../chain/read-agent.ts";

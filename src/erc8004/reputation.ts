@@ -3,7 +3,7 @@
 // listing was ever linked to: decision 0110) newest first with
 // its verdict (verified ones with their run receipt), the count of feedback that does not count, and
 // the renters' off-chain ratings from before on-chain feedback, apart.
-import type { Services } from "../services.ts";
+import type { Services } from "./services.ts";
 import type { Tables } from "../adapters/tables/dynamo.ts";
 import { ApiError } from "../errors.ts";
 import { parseListingId, toListingId } from "../listings/ids.ts";

@@ -2,7 +2,7 @@
 // caller's credential is verified live against the contract (the source of truth). Every refusal is a
 // 403 with the specification's code and, where the chain said it, the contract's custom error.
 import type { Address } from "viem";
-import type { Services } from "../services.ts";
+import type { Services } from "./services.ts";
 import { ApiError, type ErrorCode } from "../errors.ts";
 import { parseListingId } from "../listings/ids.ts";
 import { readChainCredential } from "../credentials/verify.ts";

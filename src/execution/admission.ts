@@ -5,7 +5,7 @@
 // (runs/run.store.ts). The synchronous and streaming routes, and the remote MCP endpoint, all come
 // through here; performing the admitted run is perform.ts.
 import type { Address } from "viem";
-import type { Services } from "../services.ts";
+import type { Services } from "./services.ts";
 import type { Principal } from "../auth/principal.ts";
 import { ApiError } from "../errors.ts";
 import { readListingSecret } from "../listings/secrets.ts";

@@ -3,7 +3,7 @@
 // kept in this process for a few minutes (logic never changes for a listing: a new version is a new
 // registration), so a busy listing does not pay a blob read and a key unwrap per run.
 import type { ValidateFunction } from "ajv";
-import type { Services } from "../services.ts";
+import type { Services } from "./services.ts";
 import { compileJsonSchema, type AgentManifest } from "@agent-rental/core/manifest";
 import { open } from "../registration/sealed.ts";
 import { processCache } from "../cache.ts";

@@ -1,6 +1,6 @@
 // A run's input: the request's own, or the content it names by address (ipfs://<cid>, uploaded with
 // POST /v1/inputs), checked against its address before use.
-import type { Services } from "../services.ts";
+import type { Services } from "./services.ts";
 import { CID_SHAPE, cidOf } from "../registration/cid.ts";
 import type { ExecuteRequest } from "./admission.ts";
 

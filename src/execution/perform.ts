@@ -2,7 +2,7 @@
 // (agents/), the output checked against what the listing promises, a per-query run settled
 // (money/settlement.ts), the run recorded, and the admission's holds given back on every path.
 import pRetry from "p-retry";
-import type { Services } from "../services.ts";
+import type { Services } from "./services.ts";
 import { recordRunOutcome } from "../listings/stats.ts";
 import { scrub } from "../runtime/errors.ts";
 import type { Admission } from "./admission.ts";

@@ -20,7 +20,7 @@
 import { randomUUID } from "node:crypto";
 import type { Tables } from "../adapters/tables/dynamo.ts";
 import { ApiError } from "../errors.ts";
-import type { Services } from "../services.ts";
+import type { Services } from "./services.ts";
 import { parseListingId, toListingId } from "./ids.ts";
 import { getChainListing } from "./chain-listing.store.ts";
 import { getAgent } from "./listing.store.ts";

@@ -5,7 +5,7 @@
 // is set, nor logged.
 import { createHash, randomBytes } from "node:crypto";
 import type { Address } from "viem";
-import type { Services } from "../services.ts";
+import type { Services } from "./services.ts";
 import { ApiError } from "../errors.ts";
 import { parseListingId, toListingId } from "./ids.ts";
 import { AgentNotFoundError, getAgent, setAgentSecret } from "./listing.store.ts";

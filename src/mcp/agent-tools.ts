@@ -9,7 +9,7 @@
 // refused there, with the API's code, and nothing is charged.
 import type { ValidateFunction } from "ajv";
 import type { Address } from "viem";
-import type { Services } from "../services.ts";
+import type { Services } from "./services.ts";
 import { listCredentials } from "../credentials/list.ts";
 import { chainNowOrClock } from "../credentials/chain-time.ts";
 import { getAgentSummaries } from "../listings/listing.store.ts";

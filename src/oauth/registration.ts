@@ -3,6 +3,7 @@
 // (client.store.ts). OAuth 2.1's rule on redirect URIs (resources.ts) is checked here too. What is out of
 // bounds is answered as RFC 7591 §3.2.2 says: 400 with `invalid_client_metadata` or `invalid_redirect_uri`.
 import { redirectUriProblem } from "./resources.ts";
+import { InvalidClientMetadataError, InvalidRedirectUriError } from "./errors.ts";
 
 /** The largest registration request body, in bytes. */
 export const MAX_REGISTRATION_BYTES = 8 * 1024;
@@ -15,12 +16,10 @@ export const MAX_CLIENT_NAME_LENGTH = 200;
 /** The most entries of any other list of the metadata (grant types, contacts, …). */
 export const MAX_LIST_LENGTH = 10;
 
-export interface RegistrationProblem {
-  error: "invalid_client_metadata" | "invalid_redirect_uri";
-  error_description: string;
-}
+export type RegistrationProblem = InvalidClientMetadataError | InvalidRedirectUriError;
 
-const problem = (error: RegistrationProblem["error"], error_description: string): RegistrationProblem => ({ error, error_description });
+const problem = (error: "invalid_client_metadata" | "invalid_redirect_uri", description: string): RegistrationProblem =>
+  error === "invalid_redirect_uri" ? new InvalidRedirectUriError(description) : new InvalidClientMetadataError(description);
 
 /** What is wrong with a registration's body, or null when it is within bounds (the library checks the
  * rest of RFC 7591). */

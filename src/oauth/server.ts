@@ -16,6 +16,7 @@ import { askedScopes, OAUTH_SCOPES, OAUTH_SCOPE_WORDS, scopesOf, type OAuthScope
 import { findRecord } from "./record.store.ts";
 import { keepClient, MAX_UNUSED_CLIENTS_PER_ADDRESS, noteRegistrant, unusedClientsOf, UNUSED_CLIENT_TTL_SECONDS } from "./client.store.ts";
 import { registrationProblem } from "./registration.ts";
+import { TooManyClientsError } from "./errors.ts";
 import { describeGrant, getGrant, listGrantsOf, revokeGrantFamily, setGrantSpendLimits, touchGrant, type ConnectedAppInfo } from "./grant.store.ts";
 import { parseSpendLimits, storedSpendLimits, type SpendLimit } from "../execution/money/spend-limits.ts";
 
@@ -157,16 +158,12 @@ export function createOAuthServer(options: OAuthServerOptions): OAuthServer {
 
     async register(base, request, clientIp) {
       const text = await request.text();
-      const oauthError = (status: number, error: string, error_description: string) =>
-        new Response(JSON.stringify({ error, error_description }), { status, headers: { "content-type": "application/json; charset=utf-8", "cache-control": "no-store" } });
       const problem = registrationProblem(text);
-      if (problem) return oauthError(400, problem.error, problem.error_description);
+      if (problem) return problem.toResponse();
       if ((await unusedClientsOf(options.tables, clientIp)) >= MAX_UNUSED_CLIENTS_PER_ADDRESS) {
-        return oauthError(
-          429,
-          "too_many_clients",
+        return new TooManyClientsError(
           `This address holds ${MAX_UNUSED_CLIENTS_PER_ADDRESS} registered clients no one has approved yet; each lapses ${UNUSED_CLIENT_TTL_SECONDS / 86_400} days after its registration. Reuse a client you registered, or use a Client ID Metadata Document.`,
-        );
+        ).toResponse();
       }
       const answer = await callProvider(providerFor(base), new Request(request.url, { method: "POST", headers: request.headers, body: text }), clientIp);
       if (answer.status !== 201) return answer;

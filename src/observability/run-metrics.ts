@@ -2,7 +2,7 @@
 // request's arrival to the agent being called), then completed or failed by reason, its duration, its
 // charge, and the sandbox pool's depth at that moment.
 import type { Metrics } from "../adapters/metrics/port.ts";
-import type { Services } from "../services.ts";
+import type { Services } from "./services.ts";
 import type { Admission } from "../execution/admission.ts";
 import type { RunResponse } from "../execution/perform.ts";
 

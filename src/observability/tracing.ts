@@ -5,13 +5,13 @@
 // an X-Ray daemon.
 import { Tracer } from "@aws-lambda-powertools/tracer";
 import { markWarm } from "../logger.ts";
-import type { Services } from "../services.ts";
+import type { Ports } from "../ports.ts";
 
 export const tracer = new Tracer({ serviceName: process.env.POWERTOOLS_SERVICE_NAME ?? process.env.SERVICE_NAME ?? "agents" });
 
 /** Records the service's DynamoDB and SQS calls as X-Ray subsegments (no-op off Lambda). The document
  * client shares the raw client's middleware stack, so capturing the raw client covers both. */
-export function traceClients(services: Services): Services {
+export function traceClients<S extends Pick<Ports, "tables" | "queue">>(services: S): S {
   tracer.captureAWSv3Client(services.tables.raw);
   tracer.captureAWSv3Client(services.queue.client);
   return services;

@@ -5,7 +5,7 @@
 // queue, whose consumer fails the job (it never stays queued).
 import { createHash } from "node:crypto";
 import { encodePacked, getAddress, keccak256, toHex, type Address } from "viem";
-import type { Services } from "../services.ts";
+import type { Services } from "./services.ts";
 import { toListingId } from "../listings/ids.ts";
 import { canonicalJson, cidOf } from "./cid.ts";
 import { finishJob, getJob, listStaleQueuedJobs, markEnqueued, type JobResult } from "./jobs.ts";

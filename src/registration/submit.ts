@@ -2,7 +2,7 @@
 // over 64 KB) is refused here; everything else is the validator's, on the queue. The manifest holds
 // creator-private parts (the prompt), so it is sealed before it is stored.
 import type { Address } from "viem";
-import type { Services } from "../services.ts";
+import type { Services } from "./services.ts";
 import { ApiError } from "../errors.ts";
 import { checkManifestSize, MANIFEST_MAX_BYTES } from "@agent-rental/core/manifest";
 import { newJobId, putQueuedJob } from "./jobs.ts";

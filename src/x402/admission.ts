@@ -5,7 +5,7 @@
 // the run recorded (`paid_by: "x402"`, `market: "token"`, the payer as its wallet). Nothing is charged
 // here: a completed run's payment goes to the settler (perform.ts). When a step refuses, nothing is held.
 import type { Address } from "viem";
-import type { Services } from "../services.ts";
+import type { Services } from "./services.ts";
 import { ApiError } from "../errors.ts";
 import { readTokenAuthorization } from "../chain/read-token-authorization.ts";
 import type { Admission, ExecuteRequest } from "../execution/admission.ts";

@@ -5,7 +5,7 @@
 // listing closed (PaymentRefused), and the run's output is then withheld.
 import { getAddress } from "viem";
 import type { PaymentRequirements } from "@x402/core/types";
-import type { Services } from "../services.ts";
+import type { Services } from "./services.ts";
 import { ApiError } from "../errors.ts";
 import { tokenAt, type ChainToken } from "../chain/client.ts";
 import { resolveAgentId } from "../execution/access.ts";

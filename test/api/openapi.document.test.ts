@@ -38,4 +38,34 @@ describe("the OpenAPI document's operations", () => {
       expect(operation!.responses["405"]?.headers).toHaveProperty("Allow");
     }
   });
+
+  it("describe the OAuth endpoints' errors as OAuth's error object, each with its codes", () => {
+    const oauthCodes = (path: string, status: string): unknown => {
+      const schema = dig(paths[path]?.post, "responses", status, "content", "application/json", "schema");
+      return dig(schema, "properties", "error", "enum") ?? dig(schema, "oneOf", 0, "properties", "error", "enum");
+    };
+    expect(oauthCodes("/oauth/token", "400")).toEqual(["invalid_request", "invalid_grant", "unauthorized_client", "unsupported_grant_type", "invalid_scope", "invalid_target"]);
+    expect(oauthCodes("/oauth/token", "401")).toEqual(["invalid_client"]);
+    expect(oauthCodes("/oauth/revoke", "401")).toEqual(["invalid_client"]);
+    expect(oauthCodes("/oauth/register", "400")).toEqual(["invalid_request", "invalid_client_metadata", "invalid_redirect_uri"]);
+    // 429: too_many_clients (OAuth's object) or rate_limit_exceeded (the envelope).
+    expect(oauthCodes("/oauth/register", "429")).toEqual(["too_many_clients"]);
+    const grants = dig(paths["/oauth/token"]?.post, "requestBody", "content", "application/x-www-form-urlencoded", "schema", "oneOf") as { title: string }[];
+    expect(grants.map((g) => g.title)).toEqual(["authorization_code", "refresh_token"]);
+  });
+
+  it("describe the A2A endpoint's refusals: the protocol's as JSON-RPC errors answered with 200, the transport's with their status", () => {
+    const operation = paths["/a2a/{agent_id}"]!.post!;
+    const error = dig(operation, "responses", "200", "content", "application/json", "schema", "oneOf", 1);
+    const codes = dig(error, "properties", "error", "properties", "data", "items", "properties", "metadata", "properties", "code", "enum");
+    expect(codes).toEqual(expect.arrayContaining(["invalid_request", "credential_not_found", "insufficient_balance", "listing_paused", "spend_limit_reached", "listing_not_found", "not_found", "idempotency_key_reused", "insufficient_scope"]));
+    expect(Object.keys(operation.responses).sort()).toEqual(["200", "401", "413", "415", "429", "500", "503"]);
+  });
 });
+
+/** The value at `keys` inside a JSON document, or undefined. */
+function dig(value: unknown, ...keys: (string | number)[]): unknown {
+  let at = value;
+  for (const key of keys) at = at !== null && typeof at === "object" ? (at as Record<string | number, unknown>)[key] : undefined;
+  return at;
+}

@@ -20,6 +20,15 @@ describe("import boundaries", () => {
     ]);
   });
 
+  it("finds the whole bag of services imported by an area's code, and allows it in the wiring", () => {
+    const text = 'import type { Services } from "../services.ts";\nimport type { Services as Narrow } from "./services.ts";';
+    expect(violationsOf("src/listings/secrets.ts", text).map((v) => [v.rule, v.line])).toEqual([["wiring", 1]]);
+    expect(violationsOf("src/execution/money/ledger.ts", 'import type { Services } from "../../services.ts";').map((v) => v.rule)).toEqual(["wiring"]);
+    expect(violationsOf("src/api/app.ts", text)).toEqual([]);
+    expect(violationsOf("src/jobs.ts", 'import type { Services } from "./services.ts";')).toEqual([]);
+    expect(violationsOf("src/health.ts", 'import type { Services } from "./services.ts";').map((v) => v.rule)).toEqual(["wiring"]);
+  });
+
   it("allows the AWS SDK in an adapter and in a store", () => {
     const text = 'import { GetCommand } from "@aws-sdk/lib-dynamodb";';
     expect(violationsOf("src/adapters/tables/dynamo.ts", text)).toEqual([]);

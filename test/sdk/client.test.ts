@@ -7,6 +7,7 @@ import type { Hex } from "viem";
 import type { Account } from "../support/chain-actions.ts";
 import type { AgentCall } from "../support/connected-agent.ts";
 import { startWorld, type PublishedAgent, type World } from "../support/world.ts";
+import { registerClient, startAuthorization } from "../support/oauth.ts";
 import type { RentalModel } from "@agent-rental/core/vocabulary";
 import { AccessError, AgentRentalClient, AgentRentalError, ApiError, AuthError, NotFoundError, RateLimitError, type Eip1193Provider, type StreamEvent } from "@agent-rental/sdk";
 
@@ -222,6 +223,40 @@ describe("listings and credentials", () => {
     expect(listing).toBeInstanceOf(NotFoundError);
     expect(listing).toMatchObject({ code: "listing_not_found", status: 404 });
     expect(await client.runs.get("run_nope").catch((e: unknown) => e)).toBeInstanceOf(NotFoundError);
+  });
+});
+
+describe("consent requests and connected apps", () => {
+  it("reads an app's sign-in request, approves it with a limit, then lists the app, changes its limit and revokes it", async () => {
+    const app = await registerClient(baseUrl, { client_name: "SDK consent app" });
+    const started = await startAuthorization(baseUrl, app, { spend_limit: "ETH:2000000000000000:day" });
+    const request = await client.consentRequests.get(started.requestId!);
+    expect(request).toMatchObject({ request_id: started.requestId, client: { client_id: app.client_id, name: "SDK consent app", kind: "registered" } });
+    expect(request.scopes.map((s) => s.scope)).toEqual(["tasks:run"]);
+    expect(request.proposed_spend_limits).toEqual([expect.objectContaining({ currency: "ETH", period: "day" })]);
+    expect(String(request.proposed_spend_limits[0]!.amount)).toBe("2000000000000000");
+
+    const decision = await client.consentRequests.approve(started.requestId!, { spendLimits: [{ period: "day", amount: "1000000000000000" }] });
+    expect(new URL(decision.redirect_to).origin).toBe(new URL(baseUrl).origin);
+    expect(await client.consentRequests.approve(started.requestId!).catch((e: unknown) => e)).toMatchObject({ code: "request_decided", status: 409 });
+
+    const approved = (await client.apps.list()).find((a) => a.client_id === app.client_id);
+    expect(approved).toMatchObject({ name: "SDK consent app", spend_limits: [expect.objectContaining({ period: "day" })] });
+    expect(String(approved!.spend_limits[0]!.amount)).toBe("1000000000000000");
+    const changed = await client.apps.setSpendLimits(approved!.app_id, [{ period: "month", amount: "5000000000000000" }]);
+    expect(changed.spend_limits.map((l) => [l.period, String(l.amount)])).toEqual([["month", "5000000000000000"]]);
+    expect(await client.apps.revoke(approved!.app_id)).toMatchObject({ app_id: approved!.app_id });
+    expect((await client.apps.list()).some((a) => a.app_id === approved!.app_id)).toBe(false);
+  });
+
+  it("denies a request (nothing is granted) and throws NotFoundError for an unknown one", async () => {
+    const app = await registerClient(baseUrl, { client_name: "SDK denied app" });
+    const started = await startAuthorization(baseUrl, app);
+    expect((await client.consentRequests.deny(started.requestId!)).redirect_to).toMatch(/^http/);
+    expect((await client.apps.list()).some((a) => a.client_id === app.client_id)).toBe(false);
+    const unknown = await client.consentRequests.get("nope").catch((e: unknown) => e);
+    expect(unknown).toBeInstanceOf(NotFoundError);
+    expect(unknown).toMatchObject({ code: "request_not_found", status: 404 });
   });
 });
 

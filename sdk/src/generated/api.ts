@@ -2556,7 +2556,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description A JSON-RPC response (a result, or an error object), or for a streaming method an event stream of JSON-RPC responses */
+            /** @description A JSON-RPC response (a result, or an error object), or for a streaming method an event stream of JSON-RPC responses; a JSON-RPC error object (with 200) carries one of: invalid_request, invalid_listing_id, spend_limit_reached, payment_required, credential_not_found, credential_expired, insufficient_balance, listing_paused, credential_revoked, listing_closed, price_not_agreed, insufficient_scope, listing_not_found, not_found, idempotency_key_reused */
             200: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -2566,7 +2566,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, never>;
+                    "application/json": Record<string, never> | {
+                        error: {
+                            /** @description A2A's JSON-RPC code, or -32000 for the service's own refusals */
+                            code: number;
+                            data: {
+                                "@type"?: string;
+                                domain?: string;
+                                metadata?: {
+                                    /** @enum {string} */
+                                    code?: "invalid_request" | "invalid_listing_id" | "spend_limit_reached" | "payment_required" | "credential_not_found" | "credential_expired" | "insufficient_balance" | "listing_paused" | "credential_revoked" | "listing_closed" | "price_not_agreed" | "insufficient_scope" | "listing_not_found" | "not_found" | "idempotency_key_reused";
+                                    request_id?: string;
+                                };
+                                reason?: string;
+                            }[];
+                            message: string;
+                        };
+                        /** @description The request's id (null when it could not be read) */
+                        id: string | number | null;
+                        /** @enum {string} */
+                        jsonrpc: "2.0";
+                    };
                     "text/event-stream": string;
                 };
             };
@@ -2590,39 +2610,6 @@ export interface operations {
                                 metadata?: {
                                     /** @enum {string} */
                                     code?: "unauthorized" | "invalid_api_key" | "jwt_expired" | "invalid_token";
-                                    request_id?: string;
-                                };
-                                reason?: string;
-                            }[];
-                            message: string;
-                        };
-                        /** @description The request's id (null when it could not be read) */
-                        id: string | number | null;
-                        /** @enum {string} */
-                        jsonrpc: "2.0";
-                    };
-                };
-            };
-            /** @description Forbidden, as a JSON-RPC error object: insufficient_scope */
-            403: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @description A2A's JSON-RPC code, or -32000 for the service's own refusals */
-                            code: number;
-                            data: {
-                                "@type"?: string;
-                                domain?: string;
-                                metadata?: {
-                                    /** @enum {string} */
-                                    code?: "insufficient_scope";
                                     request_id?: string;
                                 };
                                 reason?: string;
@@ -2990,7 +2977,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description An OAuth error: `invalid_client_metadata` or `invalid_redirect_uri` */
+            /** @description Bad request: invalid_request, invalid_client_metadata, invalid_redirect_uri (OAuth's error object) */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -3001,15 +2988,39 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description The OAuth error code (invalid_request, invalid_client, invalid_grant, invalid_target, unsupported_grant_type, invalid_client_metadata, invalid_redirect_uri, …) */
-                        error: string;
+                        /** @enum {string} */
+                        error: "invalid_request" | "invalid_client_metadata" | "invalid_redirect_uri";
                         error_description?: string;
                     };
                 };
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["RateLimited"];
+            /** @description Too many requests: too_many_clients (OAuth's error object); rate_limit_exceeded (the envelope) */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "too_many_clients";
+                        error_description?: string;
+                    } | (components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "rate_limit_exceeded";
+                            /** @enum {integer} */
+                            status: 429;
+                        };
+                    });
+                };
+            };
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -3038,7 +3049,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description An OAuth error */
+            /** @description Bad request: invalid_request, unsupported_token_type (OAuth's error object) */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -3049,13 +3060,13 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description The OAuth error code (invalid_request, invalid_client, invalid_grant, invalid_target, unsupported_grant_type, invalid_client_metadata, invalid_redirect_uri, …) */
-                        error: string;
+                        /** @enum {string} */
+                        error: "invalid_request" | "unsupported_token_type";
                         error_description?: string;
                     };
                 };
             };
-            /** @description invalid_client */
+            /** @description Unauthorized: invalid_client (OAuth's error object) */
             401: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -3066,8 +3077,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description The OAuth error code (invalid_request, invalid_client, invalid_grant, invalid_target, unsupported_grant_type, invalid_client_metadata, invalid_redirect_uri, …) */
-                        error: string;
+                        /** @enum {string} */
+                        error: "invalid_client";
                         error_description?: string;
                     };
                 };
@@ -3096,7 +3107,7 @@ export interface operations {
                     code: string;
                     /** @description PKCE: the verifier of the S256 challenge sent to /oauth/authorize */
                     code_verifier: string;
-                    /** @enum {string} */
+                    /** @constant */
                     grant_type: "authorization_code";
                     /** @description The redirect URI the authorization used */
                     redirect_uri: string;
@@ -3107,7 +3118,7 @@ export interface operations {
                     client_id?: string;
                     /** @description client_secret_post only */
                     client_secret?: string;
-                    /** @enum {string} */
+                    /** @constant */
                     grant_type: "refresh_token";
                     /** @description The latest refresh token (each is spent by its use) */
                     refresh_token: string;
@@ -3139,7 +3150,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description An OAuth error */
+            /** @description Bad request: invalid_request, invalid_grant, unauthorized_client, unsupported_grant_type, invalid_scope, invalid_target (OAuth's error object) */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -3150,13 +3161,13 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description The OAuth error code (invalid_request, invalid_client, invalid_grant, invalid_target, unsupported_grant_type, invalid_client_metadata, invalid_redirect_uri, …) */
-                        error: string;
+                        /** @enum {string} */
+                        error: "invalid_request" | "invalid_grant" | "unauthorized_client" | "unsupported_grant_type" | "invalid_scope" | "invalid_target";
                         error_description?: string;
                     };
                 };
             };
-            /** @description invalid_client: the client could not be authenticated */
+            /** @description Unauthorized: invalid_client (OAuth's error object) */
             401: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -3167,8 +3178,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description The OAuth error code (invalid_request, invalid_client, invalid_grant, invalid_target, unsupported_grant_type, invalid_client_metadata, invalid_redirect_uri, …) */
-                        error: string;
+                        /** @enum {string} */
+                        error: "invalid_client";
                         error_description?: string;
                     };
                 };

@@ -14,6 +14,7 @@ import { LegacyJsonRpcTransportHandler } from "@a2a-js/sdk/compat/v0_3/server";
 import type { AppEnv } from "../env.ts";
 import { answerAs, defineRoute } from "../route.ts";
 import { limitExecution } from "../middleware/rate-limit.ts";
+import { EXECUTE_ERRORS } from "../execution.ts";
 import { parseBoundedJson } from "../../protocols/bounded-json.ts";
 import { A2A_ERROR_CODE, A2aError, jsonRpcErrorOf } from "../../a2a/errors.ts";
 import { checkRequest, checkVersion, requestIdOf, STREAMING_METHODS } from "../../a2a/params.ts";
@@ -58,7 +59,9 @@ export const route = defineRoute({
       content: { "application/json": { schema: { type: "object" } }, "text/event-stream": { schema: { type: "string" } } },
     },
   },
-  errors: {},
+  // A task is a run: POST /v1/execute's refusals, and a task that is not the caller's (not_found). The
+  // protocol's errors are answered with 200, the service's code in the error's ErrorInfo.
+  errors: { ...EXECUTE_ERRORS, 404: [...EXECUTE_ERRORS[404], "not_found"] },
 });
 
 export function register(app: OpenAPIHono<AppEnv>): void {

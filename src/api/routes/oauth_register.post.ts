@@ -4,7 +4,6 @@ import type { AppEnv } from "../env.ts";
 import { apiBaseOf } from "../../a2a/card.ts";
 import { clientIp } from "../middleware/rate-limit.ts";
 import { answerAs, defineRoute } from "../route.ts";
-import { OAUTH_ERROR_SCHEMA } from "../oauth.ts";
 
 export const route = defineRoute({
   method: "post",
@@ -19,10 +18,11 @@ export const route = defineRoute({
   request: { body: { required: true, content: { "application/json": { schema: { type: "object", description: "The client's metadata (RFC 7591 §2)" } } } } },
   responses: {
     201: { description: "The registered client", content: { "application/json": { schema: { type: "object", required: ["client_id"], properties: { client_id: { type: "string" }, client_secret: { type: "string" } } } } } },
-    400: { description: "An OAuth error: `invalid_client_metadata` or `invalid_redirect_uri`", content: { "application/json": { schema: OAUTH_ERROR_SCHEMA } } },
-    429: { description: "`too_many_clients`: the address holds 50 registered clients no one has approved yet (OAuth's error object). The per-minute limit's 429 is the service's envelope.", content: { "application/json": { schema: OAUTH_ERROR_SCHEMA } } },
   },
   errors: {},
+  // too_many_clients: the address holds 50 registered clients no one has approved yet; the per-minute
+  // limit's 429 is the service's envelope (both are declared under 429).
+  oauthErrors: { 400: ["invalid_request", "invalid_client_metadata", "invalid_redirect_uri"], 429: ["too_many_clients"] },
 });
 
 export function register(app: OpenAPIHono<AppEnv>): void {

@@ -2,7 +2,7 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../env.ts";
 import { answerAs, defineRoute } from "../route.ts";
-import { OAUTH_ERROR_SCHEMA, serveOAuthRequest } from "../oauth.ts";
+import { serveOAuthRequest } from "../oauth.ts";
 
 export const route = defineRoute({
   method: "post",
@@ -18,10 +18,9 @@ export const route = defineRoute({
   request: { body: { required: true, content: { "application/x-www-form-urlencoded": { schema: { type: "object", description: "token, token_type_hint, client authentication" } } } } },
   responses: {
     200: { description: "Revoked (or was not live)" },
-    400: { description: "An OAuth error", content: { "application/json": { schema: OAUTH_ERROR_SCHEMA } } },
-    401: { description: "invalid_client", content: { "application/json": { schema: OAUTH_ERROR_SCHEMA } } },
   },
   errors: {},
+  oauthErrors: { 400: ["invalid_request", "unsupported_token_type"], 401: ["invalid_client"] },
 });
 
 export function register(app: OpenAPIHono<AppEnv>): void {

@@ -1,7 +1,7 @@
 // The two kinds of agent behind one port. A declarative agent is data our runtime runs in a fresh
 // sandbox (declarative.ts); a connected agent runs on its creator's servers and is called by a signed
 // webhook (connected.ts). Performing a run (perform.ts) does not know which it calls.
-import type { Services } from "../../services.ts";
+import type { Services } from "../services.ts";
 import type { AgentManifest } from "@agent-rental/core/manifest";
 import type { RunFailure } from "../runs/run.ts";
 

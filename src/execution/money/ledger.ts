@@ -10,7 +10,7 @@
 // same write that advances the sequence; a run that is not charged just leaves it. A holder that dies
 // leaves a lease that expires (after the run's timeout plus the settlement window) and is swept.
 import type { Address } from "viem";
-import type { Services } from "../../services.ts";
+import type { Services } from "../services.ts";
 import { ApiError } from "../../errors.ts";
 import { readPerQueryBalance } from "../../chain/read-per-query-balance.ts";
 import { acquireLease } from "../leases/leases.ts";

@@ -17,7 +17,7 @@
 //   the run is settled.
 import pRetry from "p-retry";
 import type { Address, Hex } from "viem";
-import type { Services } from "../../services.ts";
+import type { Services } from "../services.ts";
 import { getQueryConsumed } from "../../chain/get-query-consumed.ts";
 import { getChargeOutcomes, type ChargeDecision } from "../../chain/get-charge-outcomes.ts";
 import { chargeRefOf, type RunRecord } from "../runs/run.ts";

@@ -3,7 +3,7 @@
 // beside the balance's reservation (ledger.ts); the run records its holds, and its settlement turns them
 // into spending (charged) or gives them back (not charged). A run that would take a window past its limit
 // is refused before any work: 402 spend_limit_reached, naming the limit and when it resets.
-import type { Services } from "../../services.ts";
+import type { Services } from "../services.ts";
 import type { Principal } from "../../auth/principal.ts";
 import { ApiError } from "../../errors.ts";
 import { holdOf, spendLedger, spendWindowKey, type SpendHold } from "./spend-ledger.store.ts";

@@ -1,7 +1,7 @@
 // What the steps of a run-log pass share: the services, the authority that sends, and the turn-taking
 // of that authority's sends, owned by the run log that started the pass (pass.ts).
 import type { AuthoritySigner } from "../../chain/authority.ts";
-import type { Services } from "../../services.ts";
+import type { Services } from "../services.ts";
 
 export interface RunLogContext {
   services: Services;

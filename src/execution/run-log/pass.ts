@@ -8,7 +8,7 @@
 //
 // A run log is an object its caller creates and keeps (a process's loop, a function's cold start): it
 // owns the turn-taking of its authority's sends and whether it said it is disabled.
-import type { Services } from "../../services.ts";
+import type { Services } from "../services.ts";
 import { pendingLogPages, type RunLogItem } from "../runs/run.store.ts";
 import { logBatch } from "./batches.ts";
 import { confirmLoggedBatches } from "./finality.ts";

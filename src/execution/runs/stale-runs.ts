@@ -4,7 +4,7 @@
 // lives) the sweep finishes it from what the chain says: a per-query run whose charge landed is recorded
 // completed with that charge (its output is what it streamed, if anything: a synchronous run's answer
 // was never stored); every other run is recorded failed and free. Its holds are given back either way.
-import type { Services } from "../../services.ts";
+import type { Services } from "../services.ts";
 import { concurrencySlots } from "../leases/concurrency.store.ts";
 import { releaseReservation, settleReservation } from "../money/ledger.ts";
 import { releaseSpend, settleSpend } from "../money/spend.ts";

@@ -1,7 +1,7 @@
 // A run's output, replayed from its record from an offset into its streamed text, and followed while
 // the run is in flight elsewhere (its record is polled for new output): how a client that lost its
 // stream gets the rest of its run. The API layer turns these into Server-Sent Events (src/api/run-events.ts).
-import type { Services } from "../../services.ts";
+import type { Services } from "../services.ts";
 import { releasedText, type RunRecord } from "./run.ts";
 import { getRun } from "./run.store.ts";
 

@@ -2,7 +2,7 @@
 // tests and the benchmark hang on it. The parts are the lease (lease.ts), the batcher (the charges it
 // holds: intake.ts, batcher.ts) and the sender (its transactions: sender.ts); settler.ts runs them.
 import type { Hex } from "viem";
-import type { Services } from "../../services.ts";
+import type { Services } from "../services.ts";
 
 /** What one run of the settler did. */
 export interface SettlerTally {

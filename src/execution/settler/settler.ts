@@ -15,7 +15,7 @@
 // later: a refusal is final).
 import { randomBytes } from "node:crypto";
 import type { Hex } from "viem";
-import type { Services } from "../../services.ts";
+import type { Services } from "../services.ts";
 import type { AuthoritySigner } from "../../chain/authority.ts";
 import { createAuthoritySender, type AuthoritySender } from "../../chain/authority-sender.ts";
 import { createBlockCadence, type BlockCadence } from "../../chain/block-cadence.ts";

@@ -1,7 +1,7 @@
-// The dashboard talks to the API through the SDK (@agent-rental/sdk): the client renters use, with its
-// typed errors and exact wei amounts (bigint). Server state goes through TanStack Query hooks keyed by
-// the API path; keys of authenticated reads start with "auth" and the wallet, so signing out or
-// switching accounts drops them.
+// The dashboard talks to the API through the SDK (@agent-rental/sdk): the client renters use, its typed
+// methods, its typed errors and exact wei amounts (bigint). Server state goes through TanStack Query
+// hooks keyed by the API path the SDK method calls; keys of authenticated reads start with "auth" and
+// the wallet, so signing out or switching accounts drops them.
 import { useCallback, useMemo } from "react";
 import { useQuery, type UseQueryOptions } from "@tanstack/react-query";
 import type { AgentRentalClient } from "@agent-rental/sdk";
@@ -34,7 +34,26 @@ function compact(query: Query | undefined): Record<string, string | number> | un
   return out;
 }
 
-/** A request to any route by its path, through the client. */
+/** An authenticated read through one of the SDK's methods, enabled once signed in. `key` names it in
+ * the cache: the API path the method calls (a write invalidates the reads of a path), then its query
+ * parameters if any, as `useAuthQuery` keys its reads; null while it cannot be read yet.
+ *
+ * @example
+ * const apps = useSdkQuery(["/v1/oauth/apps"], (client) => client.apps.list());
+ */
+export function useSdkQuery<T>(key: readonly unknown[] | null, read: (client: AgentRentalClient, signal: AbortSignal) => Promise<T>, options: Partial<UseQueryOptions<T>> = {}) {
+  const client = useClient();
+  const { session } = useSession();
+  const { enabled = true, ...rest } = options;
+  return useQuery<T>({
+    queryKey: ["auth", session?.wallet, ...(key ?? [])],
+    queryFn: ({ signal }) => read(client, signal),
+    ...rest,
+    enabled: Boolean(session && key) && enabled,
+  } as UseQueryOptions<T>);
+}
+
+/** A request to any route by its path, through the client (for a route the SDK has no method for). */
 export function useApi() {
   const client = useClient();
   return useCallback(

@@ -5,7 +5,7 @@
 // verdict in words.
 import type { Listing, Reputation } from "@agent-rental/sdk";
 import { FEEDBACK_REASON_MEANINGS } from "@agent-rental/core/vocabulary";
-import { useAuthQuery } from "../api/hooks.ts";
+import { useSdkQuery } from "../api/hooks.ts";
 import { TxLink } from "../chain/FlowStatus.tsx";
 import { ErrorNote, Loading } from "../ui/notices.tsx";
 import { countOf, shortHex } from "../ui/format.ts";
@@ -32,7 +32,9 @@ export function reviewsText(count: number): string {
 
 /** The listing's reputation query (shared by the pages that show or change it). */
 export function useReputation(listingId: string, options: { refetchInterval?: number | false } = {}) {
-  return useAuthQuery<Reputation>(`/v1/listings/${encodeURIComponent(listingId)}/reputation`, { limit: SHOWN }, { refetchInterval: options.refetchInterval ?? false });
+  return useSdkQuery([`/v1/listings/${encodeURIComponent(listingId)}/reputation`, { limit: SHOWN }], (client, signal) => client.listings.reputation(listingId, { limit: SHOWN }, { signal }), {
+    refetchInterval: options.refetchInterval ?? false,
+  });
 }
 
 export function Erc8004Identity({ listing }: { listing: Listing }) {

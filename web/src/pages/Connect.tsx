@@ -7,23 +7,12 @@ import { useEffect, useState } from "react";
 import { useMutation } from "@tanstack/react-query";
 import { useSearchParams } from "react-router";
 import type { Credential } from "@agent-rental/sdk";
-import { useApi, useAuthQuery } from "../api/hooks.ts";
+import { useClient, useSdkQuery } from "../api/hooks.ts";
 import { useAllCredentials } from "../api/credentials.ts";
 import { RequireSignIn } from "../ui/Layout.tsx";
 import { Empty, ErrorNote, Loading, Notice } from "../ui/notices.tsx";
 import { formatTime, formatWei, MODEL_LABEL, PRICE_SUFFIX } from "../ui/format.ts";
 import { draftOf, limitsOf, SpendLimitFields, type LimitDraft } from "../ui/SpendLimits.tsx";
-
-/** A sign-in request as GET /v1/oauth/requests/{request_id} answers it. */
-interface ConsentRequest {
-  request_id: string;
-  client: { client_id: string; name: string | null; kind: "metadata_document" | "registered"; redirect_host: string; client_uri: string | null; logo_uri: string | null };
-  scopes: { scope: string; description: string }[];
-  resources: string[];
-  expires_at: string;
-  /** The spending limit the app proposes for itself (the person sets the limit). */
-  proposed_spend_limits: { currency: string; period: string; amount: string }[];
-}
 
 export function ConnectPage() {
   const [params] = useSearchParams();
@@ -46,8 +35,8 @@ export function ConnectPage() {
 }
 
 function Request({ requestId }: { requestId: string }) {
-  const request = useAuthQuery<ConsentRequest>(`/v1/oauth/requests/${encodeURIComponent(requestId)}`, undefined, { retry: false });
-  const api = useApi();
+  const request = useSdkQuery([`/v1/oauth/requests/${encodeURIComponent(requestId)}`], (client, signal) => client.consentRequests.get(requestId, { signal }), { retry: false });
+  const sdk = useClient();
   const [limits, setLimits] = useState<LimitDraft>(() => draftOf([]));
   const [limitProblem, setLimitProblem] = useState<string | null>(null);
   const proposed = request.data?.proposed_spend_limits;
@@ -57,14 +46,14 @@ function Request({ requestId }: { requestId: string }) {
   }, [proposed]);
   const decide = useMutation({
     mutationFn: (decision: "approve" | "deny") => {
-      if (decision === "deny") return api<{ redirect_to: string }>(`/v1/oauth/requests/${encodeURIComponent(requestId)}/deny`, { method: "POST" });
+      if (decision === "deny") return sdk.consentRequests.deny(requestId);
       const parsed = limitsOf(limits);
       if ("problem" in parsed) {
         setLimitProblem(parsed.problem);
         return Promise.reject(new Error(parsed.problem));
       }
       setLimitProblem(null);
-      return api<{ redirect_to: string }>(`/v1/oauth/requests/${encodeURIComponent(requestId)}/approve`, { method: "POST", body: { spend_limits: parsed.limits } });
+      return sdk.consentRequests.approve(requestId, { spendLimits: parsed.limits });
     },
     // Back through the authorization server, which sends the browser on to the app.
     onSuccess: ({ redirect_to }) => window.location.assign(redirect_to),
@@ -170,7 +159,7 @@ function Agents() {
 }
 
 function AgentRow({ credential }: { credential: Credential }) {
-  const listing = useAuthQuery<{ price_eth: number }>(`/v1/listings/${encodeURIComponent(credential.listing_id)}`, undefined, { staleTime: 60_000 });
+  const listing = useSdkQuery([`/v1/listings/${encodeURIComponent(credential.listing_id)}`], (client, signal) => client.listings.get(credential.listing_id, { signal }), { staleTime: 60_000 });
   return (
     <tr>
       <td>{credential.listing_title}</td>

@@ -2,27 +2,12 @@
 // used its access, and Revoke, which ends its access at once (its next request is refused).
 import * as AlertDialog from "@radix-ui/react-alert-dialog";
 import { useMutation, useQueryClient } from "@tanstack/react-query";
-import { useApi, useAuthQuery } from "../api/hooks.ts";
+import { useClient, useSdkQuery } from "../api/hooks.ts";
 import { RequireSignIn } from "../ui/Layout.tsx";
 import { Empty, ErrorNote, Loading } from "../ui/notices.tsx";
 import { formatTime } from "../ui/format.ts";
 import { EditSpendLimits, SpendLimitSummary } from "../ui/SpendLimits.tsx";
-import type { SpendLimit } from "@agent-rental/sdk";
-
-/** An app as GET /v1/oauth/apps lists it. */
-interface ConnectedApp {
-  app_id: string;
-  client_id: string;
-  name: string | null;
-  kind: "metadata_document" | "registered";
-  redirect_host: string | null;
-  scopes: string[];
-  resources: string[];
-  approved_at: string;
-  expires_at: string;
-  last_used_at: string | null;
-  spend_limits: SpendLimit[];
-}
+import type { ConnectedApp } from "@agent-rental/sdk";
 
 const SCOPE_WORDS: Record<string, string> = { "tasks:run": "Run tasks", "credentials:read": "See rentals", "listings:read": "Read the catalogue" };
 
@@ -41,7 +26,7 @@ export function ConnectedAppsPage() {
 }
 
 function Apps() {
-  const apps = useAuthQuery<{ apps: ConnectedApp[] }>("/v1/oauth/apps");
+  const apps = useSdkQuery(["/v1/oauth/apps"], async (client) => ({ apps: await client.apps.list() }));
   if (apps.isPending) return <Loading label="Loading your apps" />;
   if (apps.isError) return <ErrorNote error={apps.error} title="Your apps could not be loaded" />;
   if (apps.data.apps.length === 0) return <Empty>No connected apps. Paste this service's MCP URL into an app (Claude, ChatGPT, any MCP client) to connect one.</Empty>;
@@ -79,7 +64,7 @@ function Apps() {
               </td>
               <td>
                 <div className="row">
-                  <EditSpendLimits what={app.name ?? "this app"} path={`/v1/oauth/apps/${encodeURIComponent(app.app_id)}`} limits={app.spend_limits} queryPath="/v1/oauth/apps" />
+                  <EditSpendLimits what={app.name ?? "this app"} of={{ app: app.app_id }} limits={app.spend_limits} queryPath="/v1/oauth/apps" />
                   <RevokeApp app={app} />
                 </div>
               </td>
@@ -92,11 +77,11 @@ function Apps() {
 }
 
 function RevokeApp({ app }: { app: ConnectedApp }) {
-  const api = useApi();
+  const client = useClient();
   const queryClient = useQueryClient();
   const name = app.name ?? "this app";
   const revoke = useMutation({
-    mutationFn: () => api<unknown>(`/v1/oauth/apps/${encodeURIComponent(app.app_id)}`, { method: "DELETE" }),
+    mutationFn: () => client.apps.revoke(app.app_id),
     onSuccess: () => void queryClient.invalidateQueries({ predicate: (q) => q.queryKey[2] === "/v1/oauth/apps" }),
   });
   return (

@@ -6,7 +6,7 @@ import * as Dialog from "@radix-ui/react-dialog";
 import * as AlertDialog from "@radix-ui/react-alert-dialog";
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useConnection, useSignMessage } from "wagmi";
-import { useApi, useAuthQuery } from "../api/hooks.ts";
+import { useClient, useSdkQuery } from "../api/hooks.ts";
 import { AgentRentalError, type ApiKey, type SpendLimitInput } from "@agent-rental/sdk";
 import { explainError } from "../chain/errors.ts";
 import { RequireSignIn } from "../ui/Layout.tsx";
@@ -33,7 +33,7 @@ export function KeysPage() {
 }
 
 function Keys() {
-  const keys = useAuthQuery<{ keys: ApiKey[] }>("/v1/keys");
+  const keys = useSdkQuery(["/v1/keys"], async (client) => ({ keys: await client.keys.list() }));
   return (
     <div className="stack">
       <div>
@@ -76,7 +76,7 @@ function Keys() {
                       <StatusBadge status="revoked" />
                     ) : (
                       <div className="row">
-                        <EditSpendLimits what={k.label} path={`/v1/keys/${encodeURIComponent(k.key_id)}`} limits={k.spend_limits} queryPath="/v1/keys" />
+                        <EditSpendLimits what={k.label} of={{ key: k.key_id }} limits={k.spend_limits} queryPath="/v1/keys" />
                         <RevokeKey apiKey={k} onRevoked={() => void keys.refetch()} />
                       </div>
                     )}
@@ -92,7 +92,7 @@ function Keys() {
 }
 
 function NewKey({ onCreated }: { onCreated: () => void }) {
-  const api = useApi();
+  const client = useClient();
   const { address } = useConnection();
   const signMessage = useSignMessage();
   const [open, setOpen] = useState(false);
@@ -103,9 +103,9 @@ function NewKey({ onCreated }: { onCreated: () => void }) {
   const [copied, setCopied] = useState(false);
   const create = useMutation({
     mutationFn: async (spendLimits: SpendLimitInput[]) => {
-      const challenge = await api<{ nonce: string; message: string }>("/v1/keys/challenge", { method: "POST", body: { label: label.trim() } });
-      const signature = await signMessage.mutateAsync({ account: address!, message: challenge.message });
-      return api<ApiKey & { key: string }>("/v1/keys", { method: "POST", body: { nonce: challenge.nonce, signature, ...(spendLimits.length > 0 ? { spend_limits: spendLimits } : {}) } });
+      // The connected wallet signs the key's challenge.
+      const signer = { address: address!, signMessage: ({ message }: { message: string }) => signMessage.mutateAsync({ account: address!, message }) };
+      return client.keys.create(label.trim(), signer, spendLimits.length > 0 ? { spendLimits } : {});
     },
     onSuccess: (k) => {
       setCreated(k.key);
@@ -197,10 +197,10 @@ function NewKey({ onCreated }: { onCreated: () => void }) {
 }
 
 function RevokeKey({ apiKey, onRevoked }: { apiKey: ApiKey; onRevoked: () => void }) {
-  const api = useApi();
+  const client = useClient();
   const queryClient = useQueryClient();
   const revoke = useMutation({
-    mutationFn: () => api<unknown>(`/v1/keys/${encodeURIComponent(apiKey.key_id)}`, { method: "DELETE" }),
+    mutationFn: () => client.keys.revoke(apiKey.key_id),
     onSuccess: () => {
       onRevoked();
       void queryClient.invalidateQueries({ predicate: (q) => q.queryKey[2] === "/v1/keys" });

@@ -3,8 +3,8 @@
 import { useCallback, useState } from "react";
 import { Link, useParams } from "react-router";
 import { useInfiniteQuery, useMutation, useQueryClient } from "@tanstack/react-query";
-import { useApi, useAuthQuery } from "../api/hooks.ts";
-import type { CredentialVerification, Listing, Rating, RatingList } from "@agent-rental/sdk";
+import { useClient, useSdkQuery } from "../api/hooks.ts";
+import type { Rating, RatingList } from "@agent-rental/sdk";
 import { useSession } from "../auth/session.tsx";
 import { RequireSignIn } from "../ui/Layout.tsx";
 import { Empty, ErrorNote, Loading, MorePages, StatusBadge } from "../ui/notices.tsx";
@@ -24,8 +24,8 @@ export function ListingPage() {
 
 function ListingView() {
   const { id = "" } = useParams();
-  const listing = useAuthQuery<Listing>(`/v1/listings/${encodeURIComponent(id)}`);
-  const credential = useAuthQuery<CredentialVerification>(`/v1/credentials/${encodeURIComponent(id)}`);
+  const listing = useSdkQuery([`/v1/listings/${encodeURIComponent(id)}`], (client, signal) => client.listings.get(id, { signal }));
+  const credential = useSdkQuery([`/v1/credentials/${encodeURIComponent(id)}`], (client, signal) => client.credentials.verify(id, { signal }));
   const ratings = useRatings(id);
   const metadata = useListingMetadata(listing.data?.metadata_uri);
   const { session } = useSession();
@@ -169,12 +169,12 @@ const RATINGS_PAGE = 5;
 
 /** The listing's ratings, newest first, a page at a time (the API's next_cursor). */
 function useRatings(listingId: string) {
-  const api = useApi();
+  const client = useClient();
   const { session } = useSession();
   const path = `/v1/listings/${encodeURIComponent(listingId)}/ratings`;
   return useInfiniteQuery({
     queryKey: ["auth", session?.wallet, path, { pages: true }],
-    queryFn: ({ pageParam, signal }) => api<RatingList>(path, { query: { limit: RATINGS_PAGE, cursor: pageParam }, signal }),
+    queryFn: ({ pageParam, signal }): Promise<RatingList> => client.listings.ratings(listingId, { limit: RATINGS_PAGE, ...(pageParam ? { cursor: pageParam } : {}) }, { signal }),
     initialPageParam: null as string | null,
     getNextPageParam: (last) => last.next_cursor,
     enabled: Boolean(session),
@@ -187,12 +187,12 @@ const MAX_COMMENT = 1000;
  * completed run of the listing (and refuses the creator): its refusal is shown as it says it. Rating
  * again replaces the earlier rating. */
 function RateListing({ listingId, mine }: { listingId: string; mine: Rating | undefined }) {
-  const api = useApi();
+  const client = useClient();
   const queryClient = useQueryClient();
   const [stars, setStars] = useState<number>(mine?.rating ?? 0);
   const [comment, setComment] = useState(mine?.comment ?? "");
   const rate = useMutation({
-    mutationFn: () => api(`/v1/listings/${encodeURIComponent(listingId)}/rating`, { method: "PUT", body: { rating: stars, ...(comment.trim() ? { comment: comment.trim() } : {}) } }),
+    mutationFn: () => client.listings.rate(listingId, stars, comment.trim() ? comment.trim() : undefined),
     onSuccess: () => void queryClient.invalidateQueries({ predicate: (q) => q.queryKey[0] === "auth" && typeof q.queryKey[2] === "string" && q.queryKey[2].startsWith(`/v1/listings/${listingId}`) }),
   });
   return (

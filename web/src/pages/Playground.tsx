@@ -6,7 +6,7 @@ import { useEffect, useMemo, useRef, useState, useSyncExternalStore } from "reac
 import { Link, useSearchParams } from "react-router";
 import * as Tabs from "@radix-ui/react-tabs";
 import { useQueryClient } from "@tanstack/react-query";
-import { useAuthQuery, useClient } from "../api/hooks.ts";
+import { useClient, useSdkQuery } from "../api/hooks.ts";
 import { useAllCredentials } from "../api/credentials.ts";
 import { AgentRentalError, type ExecuteRequest, type Run, type RunDetail } from "@agent-rental/sdk";
 import { useSession } from "../auth/session.tsx";
@@ -188,7 +188,7 @@ function RunForm({ listingId }: { listingId: string }) {
     }
   };
 
-  const receipt = useAuthQuery<RunDetail>(run ? `/v1/runs/${run.run_id}` : null, undefined, {
+  const receipt = useSdkQuery(run ? [`/v1/runs/${run.run_id}`] : null, (client, signal) => client.runs.get(run!.run_id, { signal }), {
     // Run-log batches are minutes apart in production: ask often at first, then back off to every
     // 15 s, so a page left open does not spend the wallet's rate limit on waiting.
     refetchInterval: (q) => ((q.state.data as RunDetail | undefined)?.receipt ? false : Math.min(15_000, 1500 * 2 ** Math.max(0, q.state.dataUpdateCount - 1))),

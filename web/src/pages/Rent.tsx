@@ -9,9 +9,9 @@ import { readContract } from "wagmi/actions";
 import { marketplaceAbi, onChainId, SUBSCRIPTION_DAYS, DAY } from "../chain/abi.ts";
 import { useContractFlow } from "../chain/useContractFlow.ts";
 import { TxLink } from "../chain/FlowStatus.tsx";
-import { useApi } from "../api/hooks.ts";
+import { useClient } from "../api/hooks.ts";
 import { findCredential } from "../api/credentials.ts";
-import type { CredentialVerification, RentalModel } from "@agent-rental/sdk";
+import type { RentalModel } from "@agent-rental/sdk";
 import { useDashboardConfig } from "../lib/context.tsx";
 import { ErrorNote } from "../ui/notices.tsx";
 import { formatTime, formatWei } from "../ui/format.ts";
@@ -31,7 +31,7 @@ function useSubscriptionCost(listingId: string, days: number, enabled: boolean) 
 
 export function RentPanel({ listingId, model, mode, onDone }: { listingId: string; model: RentalModel; mode: RentMode; onDone?: () => void }) {
   const { address } = useConnection();
-  const api = useApi();
+  const client = useClient();
   const queryClient = useQueryClient();
   const price = useOnChainPrice(listingId);
   const [days, setDays] = useState<number>(30);
@@ -66,10 +66,10 @@ export function RentPanel({ listingId, model, mode, onDone }: { listingId: strin
             const record = await readContract(wagmi, { address: marketplace, abi: marketplaceAbi, functionName: "credentials", args: [onChainId(listingId), address] });
             expiry = BigInt(record[2]);
           }
-          const v = await api<CredentialVerification>(`/v1/credentials/${listingId}`);
+          const v = await client.credentials.verify(listingId);
           let seen = v.valid;
           if (seen && mode === "renew") {
-            const listed = await findCredential(api, listingId);
+            const listed = await findCredential(client, listingId);
             seen = listed?.expires_at ? BigInt(Math.floor(Date.parse(listed.expires_at) / 1000)) >= expiry! : false;
             if (seen) setRenewedUntil(listed!.expires_at);
           }
@@ -90,7 +90,7 @@ export function RentPanel({ listingId, model, mode, onDone }: { listingId: strin
     return () => {
       stop = true;
     };
-  }, [flow.state.step, active, address, api, listingId, mode, marketplace, onDone, queryClient, wagmi]);
+  }, [flow.state.step, active, address, client, listingId, mode, marketplace, onDone, queryClient, wagmi]);
 
   const submit = () => {
     if (cost === undefined) return;

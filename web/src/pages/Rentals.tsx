@@ -6,7 +6,7 @@ import { Link } from "react-router";
 import * as Dialog from "@radix-ui/react-dialog";
 import { useInfiniteQuery } from "@tanstack/react-query";
 import { useBlock, useConnection, useReadContract } from "wagmi";
-import { useApi } from "../api/hooks.ts";
+import { useClient } from "../api/hooks.ts";
 import { useSession } from "../auth/session.tsx";
 import type { Credential } from "@agent-rental/sdk";
 import { marketplaceAbi, onChainId } from "../chain/abi.ts";
@@ -34,11 +34,11 @@ type CredentialPage = { credentials: Credential[]; total: number };
 
 /** The wallet's credentials, newest purchase first, a page at a time. */
 function useCredentialPages() {
-  const api = useApi();
+  const client = useClient();
   const { session } = useSession();
   return useInfiniteQuery({
     queryKey: ["auth", session?.wallet, "/v1/credentials", { pages: PAGE }],
-    queryFn: ({ pageParam, signal }) => api<CredentialPage>("/v1/credentials", { query: { limit: PAGE, offset: pageParam }, signal }),
+    queryFn: ({ pageParam, signal }): Promise<CredentialPage> => client.credentials.list({ limit: PAGE, offset: pageParam }, { signal }),
     initialPageParam: 0,
     getNextPageParam: (last, pages) => {
       const loaded = pages.reduce((n, p) => n + p.credentials.length, 0);

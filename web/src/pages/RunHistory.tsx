@@ -5,7 +5,7 @@ import { useState } from "react";
 import * as Dialog from "@radix-ui/react-dialog";
 import { useInfiniteQuery } from "@tanstack/react-query";
 import type { RunList, RunSummary } from "@agent-rental/sdk";
-import { useApi } from "../api/hooks.ts";
+import { useClient } from "../api/hooks.ts";
 import { useSession } from "../auth/session.tsx";
 import { Empty, ErrorNote, Loading, MorePages, StatusBadge } from "../ui/notices.tsx";
 import { formatTime, formatWei } from "../ui/format.ts";
@@ -14,11 +14,11 @@ import { RateRun } from "../erc8004/RateRun.tsx";
 const PAGE = 5;
 
 function useRunPages(listingId: string, enabled: boolean) {
-  const api = useApi();
+  const client = useClient();
   const { session } = useSession();
   return useInfiniteQuery({
     queryKey: ["auth", session?.wallet, "/v1/runs", { listing_id: listingId, pages: PAGE }],
-    queryFn: ({ pageParam, signal }) => api<RunList>("/v1/runs", { query: { listing_id: listingId, limit: PAGE, cursor: pageParam }, signal }),
+    queryFn: ({ pageParam, signal }): Promise<RunList> => client.runs.list(listingId, { limit: PAGE, ...(pageParam ? { cursor: pageParam } : {}) }, { signal }),
     initialPageParam: null as string | null,
     getNextPageParam: (last) => last.next_cursor,
     enabled: Boolean(session) && enabled,

@@ -6,7 +6,7 @@ import * as Dialog from "@radix-ui/react-dialog";
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { formatEther, parseEther } from "viem";
 import type { SpendLimit, SpendLimitInput } from "@agent-rental/sdk";
-import { useApi } from "../api/hooks.ts";
+import { useClient } from "../api/hooks.ts";
 import { ErrorNote } from "./notices.tsx";
 import { formatTime, formatWei } from "./format.ts";
 
@@ -77,15 +77,15 @@ export function SpendLimitSummary({ limits, testId }: { limits: readonly SpendLi
   );
 }
 
-/** "Edit limit": a dialog that replaces the limits at `path` (PATCH, with the wallet's sign-in). */
-export function EditSpendLimits({ what, path, limits, queryPath }: { what: string; path: string; limits: readonly SpendLimit[]; queryPath: string }) {
-  const api = useApi();
+/** "Edit limit": a dialog that replaces the limits of an API key or a connected app (with the wallet's sign-in). */
+export function EditSpendLimits({ what, of, limits, queryPath }: { what: string; of: { key: string } | { app: string }; limits: readonly SpendLimit[]; queryPath: string }) {
+  const client = useClient();
   const queryClient = useQueryClient();
   const [open, setOpen] = useState(false);
   const [draft, setDraft] = useState<LimitDraft>(() => draftOf(limits));
   const [problem, setProblem] = useState<string | null>(null);
   const save = useMutation({
-    mutationFn: (spendLimits: SpendLimitInput[]) => api<unknown>(path, { method: "PATCH", body: { spend_limits: spendLimits } }),
+    mutationFn: (spendLimits: SpendLimitInput[]): Promise<unknown> => ("key" in of ? client.keys.setSpendLimits(of.key, spendLimits) : client.apps.setSpendLimits(of.app, spendLimits)),
     onSuccess: () => {
       setOpen(false);
       void queryClient.invalidateQueries({ predicate: (q) => q.queryKey[2] === queryPath });

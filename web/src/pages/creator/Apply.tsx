@@ -1,12 +1,12 @@
 import { useState } from "react";
 import { useMutation } from "@tanstack/react-query";
-import { useApi } from "../../api/hooks.ts";
+import { useClient } from "../../api/hooks.ts";
 import { ErrorNote } from "../../ui/notices.tsx";
 
 export function Apply({ onApplied, again = false }: { onApplied: () => void; again?: boolean }) {
-  const api = useApi();
+  const client = useClient();
   const [name, setName] = useState("");
-  const apply = useMutation({ mutationFn: () => api("/v1/creators", { method: "POST", body: { display_name: name.trim() } }), onSuccess: onApplied });
+  const apply = useMutation({ mutationFn: () => client.creators.apply(name.trim()), onSuccess: onApplied });
   return (
     <form
       className="stack"

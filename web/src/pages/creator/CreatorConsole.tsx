@@ -1,7 +1,7 @@
 // The creator console: apply and see the application's status; register an agent (manifest editor
 // with the server's own validation, the job followed, the listing created on-chain, its review
 // followed); and manage my listings.
-import { useAuthQuery } from "../../api/hooks.ts";
+import { useSdkQuery } from "../../api/hooks.ts";
 import type { CreatorAgent, CreatorProfile } from "@agent-rental/sdk";
 import { RequireSignIn } from "../../ui/Layout.tsx";
 import { ErrorNote, Loading, StatusBadge } from "../../ui/notices.tsx";
@@ -23,7 +23,7 @@ export function CreatorConsole() {
 
 function Console() {
   // `profile` is null while the wallet has never applied.
-  const me = useAuthQuery<{ profile: CreatorProfile | null; agents: CreatorAgent[] }>("/v1/creators/me", undefined, {
+  const me = useSdkQuery(["/v1/creators/me"], (client) => client.creators.me(), {
     refetchInterval: (q) => {
       const d = q.state.data as { profile: CreatorProfile | null; agents: CreatorAgent[] } | undefined;
       return d && (d.profile?.status === "pending" || d.agents.some((a) => a.review_status === "pending")) ? 2000 : false;

@@ -6,8 +6,8 @@ import { useMutation } from "@tanstack/react-query";
 import * as AlertDialog from "@radix-ui/react-alert-dialog";
 import { useReadContract } from "wagmi";
 import { parseEther, formatEther } from "viem";
-import { useApi, useAuthQuery } from "../../api/hooks.ts";
-import type { CreatorAgent, Listing } from "@agent-rental/sdk";
+import { useClient, useSdkQuery } from "../../api/hooks.ts";
+import type { CreatorAgent } from "@agent-rental/sdk";
 import { CHAIN_LISTING_STATUSES, marketplaceAbi, onChainId, rentalModelOf } from "../../chain/abi.ts";
 import { useContractFlow } from "../../chain/useContractFlow.ts";
 import { FlowStatus } from "../../chain/FlowStatus.tsx";
@@ -32,7 +32,7 @@ function ListingRow({ agent }: { agent: CreatorAgent }) {
   const onChain = useReadContract({ address: marketplace, abi: marketplaceAbi, functionName: "listings", args: [onChainId(agent.listing_id)] });
   const exists = onChain.data && onChain.data[3] !== 0;
   // A closed listing stays readable (status closed): its ERC-8004 registration file follows it too.
-  const published = useAuthQuery<Listing>(`/v1/listings/${agent.listing_id}`, undefined, { enabled: agent.review_status === "approved" && Boolean(exists), retry: false });
+  const published = useSdkQuery([`/v1/listings/${agent.listing_id}`], (client, signal) => client.listings.get(agent.listing_id, { signal }), { enabled: agent.review_status === "approved" && Boolean(exists), retry: false });
   const metadata = useListingMetadata(agent.metadata_uri);
   const status = onChain.data ? CHAIN_LISTING_STATUSES[onChain.data[3]] ?? "none" : "none";
   const escrow = onChain.data?.[1] ?? 0n;
@@ -219,11 +219,11 @@ function CloseListing({ title, escrow, vesting, busy, onClose }: { title: string
 type AgentKind = "declarative" | "connected";
 
 function ListingSecrets({ listingId, kind }: { listingId: string; kind?: AgentKind }) {
-  const api = useApi();
+  const client = useClient();
   const [key, setKey] = useState("");
-  const setProviderKey = useMutation({ mutationFn: () => api(`/v1/listings/${listingId}/provider-key`, { method: "PUT", body: { provider_key: key } }), onSuccess: () => setKey("") });
+  const setProviderKey = useMutation({ mutationFn: () => client.listings.setProviderKey(listingId, key), onSuccess: () => setKey("") });
   const [copied, setCopied] = useState(false);
-  const rotate = useMutation({ mutationFn: () => api<{ webhook_secret: string }>(`/v1/listings/${listingId}/webhook-secret`, { method: "POST" }), onSuccess: () => setCopied(false) });
+  const rotate = useMutation({ mutationFn: () => client.listings.rotateWebhookSecret(listingId), onSuccess: () => setCopied(false) });
   return (
     <div className="stack">
       <p className="hint">A declarative agent runs on your model-provider key; a connected agent (one with an entrypoint_url) verifies the service's calls with its webhook secret.</p>

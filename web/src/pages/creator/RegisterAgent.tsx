@@ -5,7 +5,7 @@ import { useMemo, useState } from "react";
 import { useMutation, useQuery } from "@tanstack/react-query";
 import { parseEther } from "viem";
 import { validateManifest } from "@agent-rental/core/manifest";
-import { useApi } from "../../api/hooks.ts";
+import { useClient } from "../../api/hooks.ts";
 import type { CreatorAgent, Job, RentalModel } from "@agent-rental/sdk";
 import { ACCESS_TYPE } from "../../chain/abi.ts";
 import { useContractFlow } from "../../chain/useContractFlow.ts";
@@ -26,7 +26,7 @@ const TEMPLATE = {
 };
 
 export function RegisterAgent({ onRegistered, agents }: { onRegistered: () => void; agents: CreatorAgent[] }) {
-  const api = useApi();
+  const client = useClient();
   const config = useDashboardConfig();
   const [text, setText] = useState(() => JSON.stringify(TEMPLATE, null, 2));
   const [jobId, setJobId] = useState<string | null>(null);
@@ -45,12 +45,12 @@ export function RegisterAgent({ onRegistered, agents }: { onRegistered: () => vo
   }, [text, config.allowPrivateAgentHosts]);
 
   const submit = useMutation({
-    mutationFn: () => api<{ job_id: string }>("/v1/agents", { method: "POST", body: JSON.parse(text) as unknown }),
+    mutationFn: () => client.agents.register(text),
     onSuccess: (r) => setJobId(r.job_id),
   });
   const job = useQuery({
     queryKey: ["auth", "job", jobId],
-    queryFn: () => api<Job>(`/v1/jobs/${jobId}`),
+    queryFn: ({ signal }) => client.jobs.get(jobId!, { signal }),
     enabled: Boolean(jobId),
     refetchInterval: (q) => (q.state.data?.status === "queued" || !q.state.data ? 800 : false),
   });

@@ -5,8 +5,8 @@ import { useMemo, useState } from "react";
 import { useMutation } from "@tanstack/react-query";
 import { useReadContract } from "wagmi";
 import { getAddress, isAddressEqual } from "viem";
-import { useApi, useAuthQuery } from "../../api/hooks.ts";
-import type { CreatorProfile } from "@agent-rental/sdk";
+import { useClient, useSdkQuery } from "../../api/hooks.ts";
+import type { ReviewDecision } from "@agent-rental/sdk";
 import { useSession } from "../../auth/session.tsx";
 import { marketplaceAbi, onChainId, rentalModelOf } from "../../chain/abi.ts";
 import { useDashboardConfig } from "../../lib/context.tsx";
@@ -47,10 +47,10 @@ function Review() {
 }
 
 function Queues() {
-  const creators = useAuthQuery<{ applications: CreatorProfile[] }>("/v1/reviews/creators", { status: "pending" }, { refetchInterval: 3000 });
-  const listings = useAuthQuery<{ listings: { listing_id: string; created_at: string }[] }>("/v1/reviews/listings", undefined, { refetchInterval: 3000 });
+  const creators = useSdkQuery(["/v1/reviews/creators", { status: "pending" }], async (client) => ({ applications: await client.reviews.creators("pending") }), { refetchInterval: 3000 });
+  const listings = useSdkQuery(["/v1/reviews/listings"], async (client) => ({ listings: await client.reviews.listings() }), { refetchInterval: 3000 });
   // Display names of approved creators, for the listings awaiting review (a listing's creator is approved).
-  const approved = useAuthQuery<{ applications: CreatorProfile[] }>("/v1/reviews/creators", { status: "approved" }, { enabled: (listings.data?.listings.length ?? 0) > 0 });
+  const approved = useSdkQuery(["/v1/reviews/creators", { status: "approved" }], async (client) => ({ applications: await client.reviews.creators("approved") }), { enabled: (listings.data?.listings.length ?? 0) > 0 });
   const names = useMemo(() => new Map((approved.data?.applications ?? []).map((a) => [getAddress(a.wallet), a.display_name])), [approved.data]);
   return (
     <div className="stack">
@@ -58,7 +58,7 @@ function Queues() {
         <h2 id="apps">Creator applications</h2>
         {creators.isPending ? <Loading label="Loading applications" /> : creators.isError ? <ErrorNote error={creators.error} /> : creators.data.applications.length === 0 ? <Empty>No application waits for review.</Empty> : (
           creators.data.applications.map((a) => (
-            <Decision key={a.wallet} path={`/v1/reviews/creators/${a.wallet}`} name={a.display_name} onDone={() => void creators.refetch()}>
+            <Decision key={a.wallet} of={{ creator: a.wallet }} name={a.display_name} onDone={() => void creators.refetch()}>
               <h3>{a.display_name}</h3>
               <p className="small muted">
                 Wallet <span className="mono">{a.wallet}</span> · applied {formatTime(a.applied_at)}
@@ -87,7 +87,7 @@ function PendingListing({ listingId, createdAt, creatorNames, onDone }: { listin
   const samples = useMemo(() => (m ? sampleOutputsOf(m) : null), [m]);
   const creator = exists ? getAddress(onChain.data![4]) : null;
   return (
-    <Decision path={`/v1/reviews/listings/${listingId}`} name={title} onDone={onDone}>
+    <Decision of={{ listing: listingId }} name={title} onDone={onDone}>
       <h3>{title}</h3>
       <p className="small muted">
         Registered {formatTime(createdAt)} · <span className="mono">{listingId.slice(0, 14)}…</span>
@@ -127,13 +127,17 @@ function PendingListing({ listingId, createdAt, creatorNames, onDone }: { listin
   );
 }
 
-function Decision({ path, name, onDone, children }: { path: string; name: string; onDone: () => void; children: React.ReactNode }) {
-  const api = useApi();
+function Decision({ of, name, onDone, children }: { of: { creator: string } | { listing: string }; name: string; onDone: () => void; children: React.ReactNode }) {
+  const client = useClient();
   const [reason, setReason] = useState("");
   const decide = useMutation({
-    mutationFn: (decision: "approve" | "reject") => api(path, { method: "POST", body: { decision, ...(reason.trim() ? { reason: reason.trim() } : {}) } }),
+    mutationFn: async (decision: ReviewDecision["decision"]): Promise<unknown> => {
+      const body: ReviewDecision = { decision, ...(reason.trim() ? { reason: reason.trim() } : {}) };
+      return "creator" in of ? client.reviews.reviewCreator(of.creator, body) : client.reviews.reviewListing(of.listing, body);
+    },
     onSuccess: onDone,
   });
+  const path = "creator" in of ? `/v1/reviews/creators/${of.creator}` : `/v1/reviews/listings/${of.listing}`;
   const id = `reason-${path.replace(/[^a-z0-9]/gi, "")}`;
   return (
     <article className="card stack" aria-label={name}>
