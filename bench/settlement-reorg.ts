@@ -1,7 +1,7 @@
 // Per-task settlement through reorganisations (the reorg row of docs/benchmarks/settlement.md): a Hardhat
 // node mining a block every 2 s, the settler fed 300 charges a second (600 per block) straight on its
 // queue, a finality depth of 2. First the baseline: the same feed with no reorganisation. Then the feed
-// again with a one-block reorganisation every REORG_EVERY_S seconds (30 by default, as the row; 15
+// again with a one-block reorganisation every REORG_EVERY_S seconds (30 by default, as the target row is stated; 15
 // for more of them): a snapshot at a head, the next block (holding a charge batch) taken off the chain by
 // evm_revert, the authority's transactions the node then holds dropped from its pool (the orphaned ones
 // gone for good), and the node mining on.
