@@ -102,7 +102,7 @@ describe("the chain indexer through a reorganisation", () => {
     const reorg = await beforeReorg();
     const created = await world.market.createListing(creator.account, { accessType: "per_query", price: parseEther("0.002") });
     const wallet = createWalletClient({ account: creator.account, chain: world.services.chain.chain, transport: http(world.rpcUrl) });
-    const uri = (await getChainListing(world.services.tables, listing.onChainId))!.metadata_uri;
+    const uri = (await getChainListing(world.services.tables, listing.onChainId))!.metadata_uri!;
     const hash = await wallet.writeContract({ address: world.services.chain.marketplace, abi: marketplaceAbi, functionName: "updateListing", args: [listing.onChainId, BigInt(before.price_units) * 3n, uri] });
     await world.services.chain.client.waitForTransactionReceipt({ hash, pollingInterval: 50 });
     await world.index();
