@@ -10,6 +10,7 @@ import { closeApiServer } from "../src/api/server.ts";
 import { loadConfig, type Config } from "../src/config.ts";
 import { createServices, type Services } from "../src/services.ts";
 import { clearTable, ensureTables } from "../src/adapters/tables/dynamo.ts";
+import { clearJournals } from "../src/adapters/tables/undo-journal.ts";
 import { CHAIN_DERIVED_TABLES } from "../src/adapters/tables/schema.ts";
 import { ensureRegistrationQueues, ensureSettlementQueue } from "../src/adapters/queue/sqs.ts";
 import { createBlobs, ensureBucket } from "../src/adapters/blobs/s3.ts";
@@ -390,6 +391,8 @@ async function reconcileChain(services: Services, current: { chainId: number; ma
     // The indexer's cursors: a fresh chain is read again from its deployment block.
     const cursors = await services.tables.doc.send(new QueryCommand({ TableName: services.tables.name("meta"), KeyConditionExpression: "pk = :c", ExpressionAttributeValues: { ":c": "cursor" } }));
     for (const item of cursors.Items ?? []) await services.tables.doc.send(new DeleteCommand({ TableName: services.tables.name("meta"), Key: { pk: item.pk, sk: item.sk } }));
+    // And their undo journals: the old chain's ranges are nothing to undo on the new one.
+    await clearJournals(services.tables);
     logger.info("fresh chain detected: chain-derived tables cleared for rebuild", { tables: CHAIN_DERIVED_TABLES });
   }
   await services.tables.doc.send(

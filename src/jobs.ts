@@ -81,14 +81,14 @@ const HANDLERS = {
     start: (services: Services) => async (pass: SchedulePass) => {
       const { config } = services;
       const result = await catchUp(
-        { tables: services.tables, chain: services.chain, logger: services.logger, fromBlock: config.MARKETPLACE_DEPLOY_BLOCK, confirmations: config.INDEXER_CONFIRMATIONS },
+        { tables: services.tables, chain: services.chain, logger: services.logger, fromBlock: config.MARKETPLACE_DEPLOY_BLOCK, confirmations: config.INDEXER_CONFIRMATIONS, finalityDepth: config.network.finalityDepth },
         Math.max(1_000, pass.deadline - Date.now() - INDEXER_MARGIN_MS),
       );
       if (result.events > 0) services.logger.info("indexer caught up", result);
       // Then ERC-8004's registries (when configured): the listings' agents and their feedback, which
       // reads the marketplace's index (a listing's creator) just brought up to date.
       const erc8004 = await catchUpErc8004(
-        { tables: services.tables, chain: services.chain, blobs: services.blobs, logger: services.logger, fromBlock: config.ERC8004_DEPLOY_BLOCK, confirmations: config.INDEXER_CONFIRMATIONS },
+        { tables: services.tables, chain: services.chain, blobs: services.blobs, logger: services.logger, fromBlock: config.ERC8004_DEPLOY_BLOCK, confirmations: config.INDEXER_CONFIRMATIONS, finalityDepth: config.network.finalityDepth },
         Math.max(1_000, pass.deadline - Date.now() - INDEXER_MARGIN_MS),
       );
       if (erc8004.events > 0) services.logger.info("erc8004 indexer caught up", erc8004);

@@ -4,14 +4,17 @@
 // conditional write; and it advances the cursor only after every write of the range has landed, so a
 // crash replays the range, which changes nothing.
 // Items are written in two ways: new ones in batches of 25 (the common case when catching up), existing
-// ones with one conditional update each.
+// ones with one conditional update each. A range above the finality depth is journaled first (the items it
+// writes as they were before), so a reorganisation that takes its blocks away is undone and indexed again
+// from the new chain (indexer-reorg.ts).
 import type { Hex } from "viem";
 import type { Tables } from "../adapters/tables/dynamo.ts";
 import { tokenAt, type ChainClient } from "../chain/client.ts";
 import type { Logger } from "../logger.ts";
 import { foldPatches, patchesFromLogs, type CredentialPatch, type Patch } from "./events.ts";
-import { applyCredentialPatch, credentialPositions, putNewCredentials } from "./credential.store.ts";
-import { applyChainListingPatch, chainListingPositions, putNewChainListings } from "../listings/chain-listing.store.ts";
+import { applyCredentialPatch, credentialKey, credentialPositions, putNewCredentials } from "./credential.store.ts";
+import { applyChainListingPatch, chainListingKey, chainListingPositions, putNewChainListings } from "../listings/chain-listing.store.ts";
+import { journalRange, rewindIfReorganised, type IndexerJournal } from "./indexer-reorg.ts";
 import type { ListingPatch } from "../listings/chain-listing.ts";
 import { getIndexerCursor, putIndexerCursor } from "./cursor.store.ts";
 import { getMarketplaceLogs } from "../chain/get-marketplace-logs.ts";
@@ -29,6 +32,9 @@ export interface IndexerOptions {
   chunkSize?: number;
   /** Writes in flight at once. */
   concurrency?: number;
+  /** The network's finality depth: ranges above it are journaled and undone when a reorganisation takes
+   * their blocks away (default 0: none). */
+  finalityDepth?: number;
 }
 
 export interface IndexRound {
@@ -38,6 +44,8 @@ export interface IndexRound {
   writes: number;
   /** True when the cursor reached the confirmed head. */
   caughtUp: boolean;
+  /** Set when the round first undid ranges a reorganisation took away: the block it indexed again from. */
+  rewoundTo?: bigint;
 }
 
 export async function readCursor(options: IndexerOptions): Promise<bigint> {
@@ -84,19 +92,37 @@ function withTokens(chain: ChainClient, patches: Patch[]): Patch[] {
   });
 }
 
-/** Indexes the next range of confirmed blocks. */
+/** The marketplace index's undo journal (one per deployment, as its cursor). */
+export function indexerJournal(options: IndexerOptions): IndexerJournal {
+  const name = `indexer#${options.chain.marketplace.toLowerCase()}#${options.fromBlock}`;
+  return { tables: options.tables, chain: options.chain, logger: options.logger, name, finalityDepth: options.finalityDepth ?? 0 };
+}
+
+/** Indexes the next range of confirmed blocks (after undoing what a reorganisation took away, if any). */
 export async function indexOnce(options: IndexerOptions): Promise<IndexRound> {
+  const journal = indexerJournal(options);
+  const rewind = await rewindIfReorganised(journal);
+  if (rewind) {
+    await writeCursor(options, rewind.resumeAt);
+    await rewind.done();
+  }
   const from = await readCursor(options);
   const head = await options.chain.client.getBlockNumber({ cacheTime: 0 });
   const confirmed = head - BigInt(options.confirmations);
-  if (from > confirmed) return { fromBlock: from, toBlock: from - 1n, events: 0, writes: 0, caughtUp: true };
+  const rewound = rewind ? { rewoundTo: rewind.resumeAt } : {};
+  if (from > confirmed) return { fromBlock: from, toBlock: from - 1n, events: 0, writes: 0, caughtUp: true, ...rewound };
   const to = confirmed < from + BigInt((options.chunkSize ?? 5_000) - 1) ? confirmed : from + BigInt((options.chunkSize ?? 5_000) - 1);
+  const journaled = await journalRange(journal, from, to, head);
   const logs = await getMarketplaceLogs(options.chain, from, to);
   const patches = withTokens(options.chain, await withPurchaseTimes(options.chain, foldPatches(patchesFromLogs(logs))));
   // Items that do not exist yet are written in batches; existing ones get a conditional update that
   // never lets an older event overwrite a newer one; items already past these events are skipped.
   const credentials = patches.filter((patch): patch is CredentialPatch => patch.kind === "credential");
   const listings = patches.filter((patch): patch is ListingPatch => patch.kind === "listing");
+  if (journaled) {
+    await journaled.recorder.capture("credentials", credentials.map((patch) => credentialKey(patch.wallet, patch.listingId)));
+    await journaled.recorder.capture("chain_listings", listings.map((patch) => chainListingKey(patch.listingId)));
+  }
   const positions = new Map<Patch, string>([...(await credentialPositions(options.tables, credentials)), ...(await chainListingPositions(options.tables, listings))]);
   const fresh = patches.filter((patch) => !positions.has(patch));
   const behind = patches.filter((patch) => positions.has(patch) && positions.get(patch)! < patch.position);
@@ -110,8 +136,9 @@ export async function indexOnce(options: IndexerOptions): Promise<IndexRound> {
   // marketplace's only (its figures are wei; a token listing's money is not added to them).
   const marketplace = options.chain.marketplace.toLowerCase();
   await recordChainLogs(options.tables, options.chain, logs.filter((log) => log.address.toLowerCase() === marketplace));
+  if (journaled) await journaled.recorder.close(to, journaled.hash);
   await writeCursor(options, to + 1n);
-  return { fromBlock: from, toBlock: to, events: logs.length, writes, caughtUp: to === confirmed };
+  return { fromBlock: from, toBlock: to, events: logs.length, writes, caughtUp: to === confirmed, ...rewound };
 }
 
 /** Indexes until the cursor reaches the confirmed head (or the time budget runs out). */

@@ -10,7 +10,9 @@
 //    that the marketplace's verifyRunReceipt confirms, and it is a rating ("starred", 0 to 100), and
 //    no earlier feedback counts for the same run. Anything else is recorded apart and never averaged.
 // Every write is fenced by its event's position or written once, so a replayed range changes nothing;
-// a chain read that fails fails the round, which is replayed.
+// a chain read that fails fails the round, which is replayed. A range above the finality depth is
+// journaled (every item of the table it writes, as it was before), so a reorganisation that takes its
+// blocks away is undone, claims of runs and figures included, and indexed again (credentials/indexer-reorg.ts).
 import { keccak256, type Hex } from "viem";
 import type { Tables } from "../adapters/tables/dynamo.ts";
 import type { ChainClient } from "../chain/client.ts";
@@ -23,6 +25,7 @@ import { recordFeedback, recordFeedbackRevoked } from "../analytics/feedback-fac
 import { getChainListing } from "../listings/chain-listing.store.ts";
 import { caip10, cidOfUri, FeedbackFileSchema, MAX_FEEDBACK_FILE_BYTES, RATING_TAG } from "./files.ts";
 import { getRegistrationFileListing } from "./registration-file.store.ts";
+import { journalRange, rewindIfReorganised, type IndexerJournal } from "../credentials/indexer-reorg.ts";
 import {
   claimRun,
   getAgentItem,
@@ -53,6 +56,9 @@ export interface Erc8004IndexerOptions {
   fromBlock: bigint;
   confirmations: number;
   chunkSize?: number;
+  /** The network's finality depth: ranges above it are journaled and undone when a reorganisation takes
+   * their blocks away (default 0: none). */
+  finalityDepth?: number;
 }
 
 /** A feedback value as a number of its unit (value / 10^decimals). */
@@ -163,9 +169,11 @@ export async function recountListing(tables: Tables, onChainId: string, through:
 
 const registryOf = (chain: ChainClient) => caip10(chain.chain.id, chain.erc8004!.identityRegistry);
 
-/** Applies one event; returns the listings whose figures it may change. */
-async function apply(options: Erc8004IndexerOptions, event: Erc8004Event): Promise<string[]> {
+/** Applies one event; returns the listings whose figures it may change. The analytics are written through
+ * `counted` (the service's own tables: a journaled round's tables capture the erc8004 table's writes only). */
+async function apply(options: Erc8004IndexerOptions & { counted?: Tables }, event: Erc8004Event): Promise<string[]> {
   const { tables, chain } = options;
+  const counted = options.counted ?? tables;
   const agentId = event.agentId.toString();
   const position = positionOf(event.blockNumber, event.logIndex);
   if (event.kind === "registered" || event.kind === "uri_updated") {
@@ -204,7 +212,7 @@ async function apply(options: Erc8004IndexerOptions, event: Erc8004Event): Promi
   if (!agent?.listing) return []; // feedback to an agent that is none of the service's listings
   if (event.kind === "revoked") {
     const revoked = await revokeFeedback(tables, agentId, event.clientAddress, event.feedbackIndex.toString());
-    if (revoked) await recordFeedbackRevoked(tables, revoked);
+    if (revoked) await recordFeedbackRevoked(counted, revoked);
     return [agent.listing];
   }
   const judged = await judgeFeedback(options, event, agent);
@@ -229,7 +237,7 @@ async function apply(options: Erc8004IndexerOptions, event: Erc8004Event): Promi
   });
   // The analytics count what was recorded first (a replay judges again, but records nothing).
   const recorded = await getFeedback(tables, agentId, position);
-  if (recorded) await recordFeedback(tables, recorded);
+  if (recorded) await recordFeedback(counted, recorded);
   if (judged.verdict !== "verified") options.logger.info("erc8004 feedback does not count", { agent_id: agentId, client: event.clientAddress, verdict: judged.verdict });
   return [agent.listing];
 }
@@ -239,26 +247,46 @@ export interface Erc8004Round {
   toBlock: bigint;
   events: number;
   caughtUp: boolean;
+  /** Set when the round first undid ranges a reorganisation took away: the block it indexed again from. */
+  rewoundTo?: bigint;
 }
 
-/** Indexes the next range of confirmed blocks of the registries. */
+/** The registries' index's undo journal (one per deployment, as its cursor). */
+export function erc8004Journal(options: Erc8004IndexerOptions, identityRegistry: string): IndexerJournal {
+  const name = `erc8004#${identityRegistry.toLowerCase()}#${options.fromBlock}`;
+  return { tables: options.tables, chain: options.chain, logger: options.logger, name, finalityDepth: options.finalityDepth ?? 0 };
+}
+
+/** Indexes the next range of confirmed blocks of the registries (after undoing what a reorganisation
+ * took away, if any). */
 export async function indexErc8004Once(options: Erc8004IndexerOptions): Promise<Erc8004Round> {
   const registries = options.chain.erc8004;
   if (!registries) return { fromBlock: 0n, toBlock: -1n, events: 0, caughtUp: true };
+  const journal = erc8004Journal(options, registries.identityRegistry);
+  const rewind = await rewindIfReorganised(journal);
+  if (rewind) {
+    await putErc8004Cursor(options.tables, registries.identityRegistry, options.fromBlock, rewind.resumeAt);
+    await rewind.done();
+  }
+  const rewound = rewind ? { rewoundTo: rewind.resumeAt } : {};
   const from = (await getErc8004Cursor(options.tables, registries.identityRegistry, options.fromBlock)) ?? options.fromBlock;
   const head = await options.chain.client.getBlockNumber({ cacheTime: 0 });
   const confirmed = head - BigInt(options.confirmations);
-  if (from > confirmed) return { fromBlock: from, toBlock: from - 1n, events: 0, caughtUp: true };
+  if (from > confirmed) return { fromBlock: from, toBlock: from - 1n, events: 0, caughtUp: true, ...rewound };
   const last = from + BigInt((options.chunkSize ?? 5_000) - 1);
   const to = confirmed < last ? confirmed : last;
+  const journaled = await journalRange(journal, from, to, head);
   const events = await getErc8004Logs(options.chain, { fromBlock: from, toBlock: to });
+  // Journaled, every write to the table (agents, links, feedback, claims, figures) is captured first.
+  const writing = journaled ? { ...options, tables: journaled.recorder.tracking(options.tables, ["erc8004"]), counted: options.tables } : options;
   const touched = new Set<string>();
   // One at a time, in chain order: an event may depend on the one before (a URI, then a transfer).
-  for (const event of events) for (const listing of await apply(options, event)) touched.add(listing.toLowerCase());
+  for (const event of events) for (const listing of await apply(writing, event)) touched.add(listing.toLowerCase());
   // Every event of blocks up to `to` is applied: the figures count the feedback before the next block.
-  for (const listing of touched) await recountListing(options.tables, listing, positionOf(to + 1n, 0));
+  for (const listing of touched) await recountListing(writing.tables, listing, positionOf(to + 1n, 0));
+  if (journaled) await journaled.recorder.close(to, journaled.hash);
   await putErc8004Cursor(options.tables, registries.identityRegistry, options.fromBlock, to + 1n);
-  return { fromBlock: from, toBlock: to, events: events.length, caughtUp: to === confirmed };
+  return { fromBlock: from, toBlock: to, events: events.length, caughtUp: to === confirmed, ...rewound };
 }
 
 /** Indexes until the cursor reaches the confirmed head (or the time budget runs out). */
