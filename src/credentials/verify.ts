@@ -2,7 +2,7 @@
 // source of truth: its answer is returned, and a local record that disagrees is repaired. A listing
 // priced in a token is read from the TokenMarketplace; the answer carries the listing's currency and a
 // per-task balance in its smallest unit (decision 0185).
-import { zeroAddress, type Address } from "viem";
+import { getAddress, zeroAddress, type Address } from "viem";
 import type { Tables } from "../adapters/tables/dynamo.ts";
 import type { ChainClient, Market } from "../chain/client.ts";
 import { readCredentialOf, type ContractCredential } from "../chain/read-credential.ts";
@@ -67,7 +67,10 @@ export async function readChainCredential(chain: ChainClient, listingId: `0x${st
 
 /** The currency of the listing a credential was read for (null: a token the service is not configured with). */
 function currencyOfCredential(chain: ChainClient, credential: ChainCredential): Currency | null {
-  return credential.market === "token" && credential.token ? currencyOf(chain, credential.token) : ETH;
+  if (credential.market !== "token" || !credential.token) return ETH;
+  const known = currencyOf(chain, credential.token);
+  // Checksummed, as listings show it (catalogue.ts currencyOfRecord).
+  return known && { ...known, address: getAddress(known.address!) };
 }
 
 /** Whether the index holds what the chain holds, field by field. */
