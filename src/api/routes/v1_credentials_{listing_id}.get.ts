@@ -16,7 +16,8 @@ const VerificationSchema = z
     expired_at: z.string().optional().openapi({ description: "ISO 8601; present when a subscription has expired" }),
     on_chain_listing_id: z.string().optional(),
     on_chain_verified: z.boolean(),
-    currency: CurrencySchema.optional().openapi({ description: "The listing's currency; absent when no credential was found" }),
+    // The listing's currency; absent when no credential was found.
+    currency: CurrencySchema.optional(),
     balance_wei: z.string().optional().openapi({ description: "A per_query credential's balance as the contract holds it now, in the smallest unit of the listing's currency (wei for ETH, 10^-6 USDC for USDC); absent for the other models" }),
   })
   .openapi("CredentialVerification");

@@ -62,7 +62,8 @@ const runFields = {
     .object({ batch_index: z.number().int(), root: z.string(), leaf: z.string(), proof: z.array(z.string()), tx_hash: z.string() })
     .nullable()
     .openapi({ description: "The run's receipt in the on-chain run log (verify with the contract's verifyRunReceipt(batch_index, receipt fields, proof): it hashes the leaf from the run's fields itself, and leaf is that hash); null until logged" }),
-  currency: CurrencySchema.openapi({ description: "The currency of the run's listing: cost_wei is in its smallest unit (wei for ETH, 10^-6 USDC for USDC)" }),
+  // The currency of the run's listing: cost_wei is in its smallest unit (wei for ETH, 10^-6 USDC for USDC).
+  currency: CurrencySchema,
 };
 
 export const RunDetailSchema = z
