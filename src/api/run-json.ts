@@ -6,6 +6,7 @@
 // it is serialised as data, and the cost is the only raw value in the body.
 import type { RunResponse } from "../execution/perform.ts";
 import type { RunFailure, RunRecord } from "../execution/runs/run.ts";
+import { ETH, type Currency } from "../listings/currency.ts";
 
 // JSON.rawJSON (JSON.parse source text access) is in V8 since Node 21: Node 22, which the project runs
 // on and Lambda's nodejs22.x runtime. TypeScript's ES2023 library does not declare it yet.
@@ -45,6 +46,8 @@ export interface RunDetailBody extends Omit<RunBody, "status" | "settlement"> {
   created_at: string;
   finished_at: string | null;
   receipt: NonNullable<RunRecord["receipt"]> | null;
+  /** The listing's currency: cost_wei is in its smallest unit (decision 0165). */
+  currency: Currency;
 }
 
 /** The Run of a stored record. A run whose charge is not confirmed shows no output. */
@@ -87,6 +90,8 @@ export function runDetailBody(record: RunRecord): RunDetailBody {
     created_at: record.created_at,
     finished_at: record.finished_at ?? null,
     receipt: record.receipt ?? null,
+    // A token run records its currency at admission; every other run is in ETH.
+    currency: record.currency ?? ETH,
   };
 }
 

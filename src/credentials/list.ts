@@ -1,7 +1,8 @@
 // GET /v1/credentials: the caller's rental credentials from the index, with their status now.
 import type { Address } from "viem";
 import type { Tables } from "../adapters/tables/dynamo.ts";
-import { titleOf } from "../listings/catalogue.ts";
+import { currencyOfRecord, titleOf } from "../listings/catalogue.ts";
+import { ETH, type Currency } from "../listings/currency.ts";
 import { getAgentNames } from "../listings/listing.store.ts";
 import { toListingId } from "../listings/ids.ts";
 import { statusOf } from "./status.ts";
@@ -17,6 +18,10 @@ export interface CredentialListItem {
   purchased_at: string;
   expires_at: string | null;
   on_chain_listing_id: string;
+  /** The listing's currency (decision 0165): ETH, or the token a TokenMarketplace listing is priced in. */
+  currency: Currency;
+  /** A per-task credential's balance, in the currency's smallest unit (decision 0185); absent otherwise. */
+  balance_wei?: string;
 }
 
 /**
@@ -50,6 +55,8 @@ export async function listCredentials(
         purchased_at: record.purchased_at ?? new Date(0).toISOString(),
         expires_at: record.rental_model === "subscription" && record.expires_at ? new Date(record.expires_at * 1000).toISOString() : null,
         on_chain_listing_id: record.on_chain_listing_id.toLowerCase(),
+        currency: listing ? currencyOfRecord(listing) : ETH,
+        ...(record.rental_model === "per_query" ? { balance_wei: record.balance_wei ?? "0" } : {}),
       };
     })
     .filter((item) => !query.status || item.status === query.status)

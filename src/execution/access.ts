@@ -6,12 +6,16 @@ import type { Services } from "./services.ts";
 import { ApiError, type ErrorCode } from "../errors.ts";
 import { parseListingId } from "../listings/ids.ts";
 import { readChainCredential } from "../credentials/verify.ts";
+import { knownMarket, rememberMarket } from "../credentials/market.ts";
 import { getChainListing } from "../listings/chain-listing.store.ts";
 import { getAgent, getAgentAlias } from "../listings/listing.store.ts";
+import type { Market } from "../chain/client.ts";
+import { contractOf, marketOfListing } from "../chain/market-contract.ts";
 import { readListing } from "../chain/read-listing.ts";
 import { readPerQueryBalance, type ReadPerQueryBalanceReturnType } from "../chain/read-per-query-balance.ts";
 import { formatEther } from "viem";
-import { isPublished, type AgentRecord } from "../listings/catalogue.ts";
+import { currencyOfRecord, isPublished, type AgentRecord } from "../listings/catalogue.ts";
+import { formatAmount, type Currency } from "../listings/currency.ts";
 import { processCache } from "../cache.ts";
 import type { RentalModel } from "@agent-rental/core/vocabulary";
 
@@ -20,9 +24,13 @@ export interface ExecutionAccess {
   onChainId: `0x${string}`;
   agent: AgentRecord & { kind: "declarative" | "connected"; logic_blob: string; logic_key: string };
   rentalModel: RentalModel;
-  /** The listing's price in wei (per run for per_query). */
+  /** The contract the listing lives on: eth (the Marketplace) or token (the TokenMarketplace). */
+  market: Market;
+  /** The currency the listing is priced and paid in (ETH, or its token). */
+  currency: Currency;
+  /** The listing's price in the smallest unit of its currency (wei for ETH; per run for per_query). */
   priceWei: bigint;
-  /** The per-query balance on-chain when checked (0 for the other models). */
+  /** The per-query balance on-chain when checked, in the same unit (0 for the other models). */
   balanceWei: bigint;
 }
 
@@ -65,44 +73,62 @@ const refusals: Record<string, { code: ErrorCode; error?: string; message: strin
  * charge no more than the deposit price anyway; refusing here keeps the creator from being paid less than
  * the price the run was admitted at, and tells the renter why.
  */
-function checkPriceConsent(priceWei: bigint, balance: ReadPerQueryBalanceReturnType): void {
+function checkPriceConsent(priceWei: bigint, balance: ReadPerQueryBalanceReturnType, currency: Currency): void {
   if (priceWei <= balance.depositPriceWei) return;
   throw new ApiError(
     "price_not_agreed",
-    `The listing's price per task is now ${priceWei} wei (${formatEther(priceWei)} ETH), above the ${balance.depositPriceWei} wei (${formatEther(balance.depositPriceWei)} ETH) your balance was deposited at. Top it up at the new price (topUpBalance) to agree to it, or take the balance back (requestBalanceWithdrawal, then withdrawUnspentBalance).`,
+    `The listing's price per task is now ${amountText(priceWei, currency)}, above the ${amountText(balance.depositPriceWei, currency)} your balance was deposited at. Top it up at the new price (topUpBalance) to agree to it, or take the balance back (requestBalanceWithdrawal, then withdrawUnspentBalance).`,
   );
+}
+
+/** "1000 wei (0.000000000000001 ETH)", or "0.25 USDC (250000 units)". */
+function amountText(amount: bigint, currency: Currency): string {
+  return currency.address === null ? `${amount} wei (${formatEther(amount)} ETH)` : `${formatAmount(amount, currency)} (${amount} units)`;
+}
+
+/** The live reads of a listing on `market`: its credential for the wallet, its state, and the per-task
+ * balance (the three calls travel as one batched request). */
+function readLive(services: Services, market: Market, onChainId: `0x${string}`, wallet: Address) {
+  return Promise.all([
+    readChainCredential(services.chain, onChainId, wallet, market),
+    readListing(services.chain, { listingId: onChainId, market }).catch((error: unknown) => {
+      throw new ApiError("service_unavailable", "The chain could not be reached to check the listing; retry.", { cause: error });
+    }),
+    readPerQueryBalance(services.chain, { listingId: onChainId, buyer: wallet, market }).catch((error: unknown) => {
+      throw new ApiError("service_unavailable", "The chain could not be reached to check the balance; retry.", { cause: error });
+    }),
+  ]);
 }
 
 export async function checkExecutionAccess(services: Services, wallet: Address, agentId: string): Promise<ExecutionAccess> {
   const onChainId = await resolveAgentId(services, agentId);
-  // The index says whether the listing is published; the chain, read live, says its state, its price,
-  // the caller's credential and, for a per-task rental, the price the renter deposited at and whether a
-  // withdrawal is pending (the three calls travel as one batched request).
-  const [stored, chain, credential, live, perQuery] = await Promise.all([
-    getAgent(services.tables, onChainId),
-    getChainListing(services.tables, onChainId),
-    readChainCredential(services.chain, onChainId, wallet),
-    readListing(services.chain, { listingId: onChainId }).catch((error: unknown) => {
-      throw new ApiError("service_unavailable", "The chain could not be reached to check the listing; retry.", { cause: error });
-    }),
-    readPerQueryBalance(services.chain, { listingId: onChainId, buyer: wallet }).catch((error: unknown) => {
-      throw new ApiError("service_unavailable", "The chain could not be reached to check the balance; retry.", { cause: error });
-    }),
-  ]);
+  // The index says whether the listing is published and which contract holds it; the chain, read live
+  // from that contract, says its state, its price, the caller's credential and, for a per-task rental,
+  // the price the renter deposited at and whether a withdrawal is pending. A listing's contract once
+  // seen is kept (it never moves), so the chain reads then travel beside the index's.
+  const index = Promise.all([getAgent(services.tables, onChainId), getChainListing(services.tables, onChainId)]);
+  const kept = knownMarket(services, onChainId);
+  const market: Market = kept ?? (rememberMarket(services.tables, onChainId, (await index)[1]) ?? marketOfListing(null));
+  const [[stored, chain], [credential, live, perQuery]] = await Promise.all([index, readLive(services, market, onChainId, wallet)]);
   const agent = stored as ExecutionAccess["agent"] | null;
-  if (!agent || !isPublished(agent, chain ?? undefined)) throw new ApiError("listing_not_found", `No published listing ${agentId}.`);
-  if (live.status === LISTING_PAUSED) throw new ApiError("listing_paused", "The listing is paused by its creator; no executions until it resumes.", { onChainError: { contract: "Marketplace", error: "ListingNotActive" } });
+  const row = chain ?? undefined;
+  if (!agent || !isPublished(agent, row)) throw new ApiError("listing_not_found", `No published listing ${agentId}.`);
+  const contract = contractOf(market);
+  if (live.status === LISTING_PAUSED) throw new ApiError("listing_paused", "The listing is paused by its creator; no executions until it resumes.", { onChainError: { contract, error: "ListingNotActive" } });
   if (credential.status !== "active") {
     const pendingWithdrawal = credential.status === "low_balance" && credential.rentalModel === "per_query" && perQuery.withdrawalRequested;
     const refusal = refusals[pendingWithdrawal ? "withdrawal_requested" : credential.status]!;
-    throw new ApiError(refusal.code, refusal.message, refusal.error ? { onChainError: { contract: "Marketplace", error: refusal.error } } : {});
+    throw new ApiError(refusal.code, refusal.message, refusal.error ? { onChainError: { contract, error: refusal.error } } : {});
   }
-  if (credential.rentalModel === "per_query") checkPriceConsent(live.priceWei, perQuery);
+  const currency = currencyOfRecord(row);
+  if (credential.rentalModel === "per_query") checkPriceConsent(live.priceWei, perQuery, currency);
   return {
     listingId: agent.listing_id,
     onChainId,
     agent,
     rentalModel: credential.rentalModel,
+    market,
+    currency,
     priceWei: live.priceWei,
     balanceWei: credential.balanceWei,
   };

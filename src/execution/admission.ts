@@ -107,12 +107,13 @@ export async function admitRun(services: Services, principal: Principal, request
   if (perQuery) {
     const expiresAt = holdUntil + SETTLEMENT_WINDOW_MS;
     const [balance, spend] = await Promise.allSettled([
-      reserveRun(services, { onChainId: access.onChainId, wallet, runId, priceWei: access.priceWei, expiresAt }),
-      reserveSpend(services, principal, { runId, priceWei: access.priceWei, currency: "ETH", expiresAt }),
+      reserveRun(services, { onChainId: access.onChainId, wallet, runId, priceWei: access.priceWei, expiresAt, market: access.market }),
+      // Held against the limits in the listing's currency only (a token run never counts against ETH's).
+      reserveSpend(services, principal, { runId, priceWei: access.priceWei, currency: access.currency, expiresAt }),
     ]);
     if (spend.status === "fulfilled") spendHolds = spend.value;
     if (balance.status === "rejected" || spend.status === "rejected") {
-      if (balance.status === "fulfilled") await releaseReservation(services, access.onChainId, wallet, runId).catch(() => undefined);
+      if (balance.status === "fulfilled") await releaseReservation(services, access.onChainId, wallet, runId, access.market).catch(() => undefined);
       await releaseSpend(services, spendHolds, runId, access.priceWei).catch(() => undefined);
       await releaseKey();
       // The balance's refusal first: a balance that cannot pay is what the renter must fix first.
@@ -136,6 +137,8 @@ export async function admitRun(services: Services, principal: Principal, request
       wallet: principal.wallet.toLowerCase() as Address,
       rental_model: access.rentalModel,
       price_wei: access.priceWei.toString(),
+      // A listing on the TokenMarketplace: its charge goes there, and its amounts are in its token.
+      ...(access.market === "token" ? { market: "token" as const, currency: access.currency } : {}),
       ...(chargeRef === undefined ? {} : { charge_ref: String(chargeRef) }),
       ...(spendHolds.length > 0 ? { spend_holds: spendHolds } : {}),
       delivery: options.delivery ?? "sync",
@@ -164,7 +167,7 @@ export async function admitRun(services: Services, principal: Principal, request
     }
     return { kind: "admitted", admission: { run, access, logic, request, timeoutMs, startedAt: performance.now(), secret } };
   } catch (error) {
-    if (perQuery) await releaseReservation(services, access.onChainId, wallet, runId).catch(() => undefined);
+    if (perQuery) await releaseReservation(services, access.onChainId, wallet, runId, access.market).catch(() => undefined);
     await releaseSpend(services, spendHolds, runId, access.priceWei).catch(() => undefined);
     await slots.remove(runId).catch(() => undefined);
     await releaseKey();

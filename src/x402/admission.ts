@@ -88,6 +88,7 @@ export async function admitPaidRun(services: Services, offer: X402Offer, request
       price_wei: offer.amount.toString(),
       charge_ref: String(chargeRef),
       market: "token",
+      currency: { symbol: offer.token.symbol, address: offer.token.address, decimals: offer.token.decimals },
       paid_by: "x402",
       delivery: options.delivery,
       status: "running",
@@ -107,7 +108,7 @@ export async function admitPaidRun(services: Services, offer: X402Offer, request
     }
     const secret = readListingSecret(services, offer.listingId, agentKind((offer.agent as ExecutionAccess["agent"]).kind).secret, offer.agent as unknown as Record<string, unknown>);
     secret.catch(() => undefined);
-    const access: ExecutionAccess = { listingId: offer.listingId, onChainId: offer.onChainId, agent: offer.agent as ExecutionAccess["agent"], rentalModel: "per_query", priceWei: offer.amount, balanceWei: 0n };
+    const access: ExecutionAccess = { listingId: offer.listingId, onChainId: offer.onChainId, agent: offer.agent as ExecutionAccess["agent"], rentalModel: "per_query", priceWei: offer.amount, balanceWei: 0n, market: "token", currency: { symbol: offer.token.symbol, address: offer.token.address, decimals: offer.token.decimals } };
     return { admission: { run, access, logic, request, timeoutMs, startedAt: performance.now(), secret }, payment: x402 };
   } catch (error) {
     await slots.remove(runId).catch(() => undefined);

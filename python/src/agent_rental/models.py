@@ -396,7 +396,8 @@ class CreatorProfile(TypedDict):
     status: Literal["pending", "approved", "rejected"]
     wallet: str
 
-class Credential(TypedDict):
+class CredentialRequired(TypedDict):
+    currency: Currency
     expires_at: Optional[str]
     """ISO 8601 for subscriptions; null otherwise"""
     listing_id: str
@@ -406,6 +407,10 @@ class Credential(TypedDict):
     """ISO 8601"""
     rental_model: Literal["one_time", "subscription", "per_query"]
     status: Literal["active", "expired", "low_balance", "revoked", "listing_closed", "not_found"]
+
+class Credential(CredentialRequired, total=False):
+    balance_wei: str
+    """A per_query credential's balance from the index, in the smallest unit of the listing's currency (wei for ETH, 10^-6 USDC for USDC); absent for the other models"""
 
 class CredentialList(TypedDict):
     credentials: list[Credential]
@@ -418,6 +423,9 @@ class CredentialVerificationRequired(TypedDict):
     valid: bool
 
 class CredentialVerification(CredentialVerificationRequired, total=False):
+    balance_wei: str
+    """A per_query credential's balance as the contract holds it now, in the smallest unit of the listing's currency (wei for ETH, 10^-6 USDC for USDC); absent for the other models"""
+    currency: Currency
     expired_at: str
     """ISO 8601; present when a subscription has expired"""
     on_chain_listing_id: str
@@ -885,6 +893,7 @@ class RunDetailRequired(TypedDict):
     agent_id: str
     cost_wei: int
     created_at: str
+    currency: Currency
     duration_ms: int
     finished_at: Optional[str]
     listing_id: str
@@ -941,6 +950,7 @@ class RunSummaryRequired(TypedDict):
     agent_id: str
     cost_wei: int
     created_at: str
+    currency: Currency
     duration_ms: int
     finished_at: Optional[str]
     listing_id: str
@@ -959,28 +969,29 @@ class RunSummary(RunSummaryRequired, total=False):
 class SpendLimit(TypedDict):
     """A spending limit with its current period's spending"""
     amount: str
-    """The limit, wei"""
-    currency: Literal["ETH"]
+    """The limit, in the currency's smallest unit (wei for ETH)"""
+    currency: str
+    """ETH, or the symbol of the token the limit counts"""
     period: Literal["day", "month", "total"]
     remaining: str
-    """What may still be spent in the current period, wei: the limit less spent and reserved"""
+    """What may still be spent in the current period, in the currency's smallest unit: the limit less spent and reserved"""
     reserved: str
-    """Held by runs in flight, wei (charged if they succeed, given back if not)"""
+    """Held by runs in flight, in the currency's smallest unit (charged if they succeed, given back if not)"""
     resets_at: Optional[str]
     """When the period ends and spending counts from zero again (ISO 8601, UTC); null for a limit in total"""
     spent: str
-    """Charged in the current period, wei"""
+    """Charged in the current period, in the currency's smallest unit"""
 
 class SpendLimitInputRequired(TypedDict):
     amount: str
-    """The most the key or app may spend per period, wei (more than 0, at most 10^24)"""
+    """The most the key or app may spend per period, in the currency's smallest unit: wei for ETH, 10^-6 USDC for USDC (more than 0, at most 1,000,000 whole units: 10^24 wei)"""
     period: Literal["day", "month", "total"]
     """day: each calendar day, UTC; month: each calendar month, UTC; total: for the key's or app's whole life, never reset"""
 
 class SpendLimitInput(SpendLimitInputRequired, total=False):
     """A spending limit: an amount per day, per month or in total, in one currency"""
-    currency: Literal["ETH"]
-    """The currency the limit counts; a currency no listing is priced in is refused. ETH today"""
+    currency: str
+    """The currency the limit counts: ETH, or a token listings are priced in, by its symbol (USDC) or address; stored as the symbol. A currency no listing is priced in is refused. A run counts against the limits in its listing's currency only"""
 
 class UnsignedTransaction(TypedDict):
     """A transaction for the caller's wallet to sign and send (no value, no gas fields: the wallet fills those)"""

@@ -455,7 +455,7 @@ export interface paths {
         };
         /**
          * Verify a rental credential
-         * @description Checks the local record and the contract for the authenticated wallet, in parallel: one live read of the contract's credentialOf (status, rental model, purchase time, expiry, balance and revocation in one eth_call). The chain's answer is returned; a local record that disagrees in any field is repaired, or removed when the chain has no credential. When the chain cannot be reached the answer is 503 service_unavailable, never the index's. status: active (valid), expired (with expired_at), low_balance (a per_query rental whose balance cannot pay for one run at the listing's current price, or whose withdrawal the renter requested), revoked, listing_closed, or not_found.
+         * @description Checks the local record and the contract for the authenticated wallet, in parallel: one live read of the listing's contract's credentialOf (the Marketplace's, or the TokenMarketplace's for a listing priced in a token: status, rental model, purchase time, expiry, balance and revocation in one eth_call). The chain's answer is returned; a local record that disagrees in any field is repaired, or removed when the chain has no credential. When the chain cannot be reached the answer is 503 service_unavailable, never the index's. status: active (valid), expired (with expired_at), low_balance (a per_query rental whose balance cannot pay for one run at the listing's current price, or whose withdrawal the renter requested), revoked, listing_closed, or not_found.
          */
         get: operations["verifyCredential"];
         put?: never;
@@ -1115,7 +1115,7 @@ export interface paths {
         };
         /**
          * Get a run
-         * @description A run, to the wallet that ran it (another wallet's run is 404 not_found, as a missing one): its status, output, cost, duration and settlement, and its receipt in the on-chain run log once a batch has logged it (every minute in the cloud). `output` is null while the run is in flight and while a per-query charge is unconfirmed (`settlement: pending`); a failed synchronous run's partial output is never shown. cost_wei is an exact JSON integer.
+         * @description A run, to the wallet that ran it (another wallet's run is 404 not_found, as a missing one): its status, output, cost, duration and settlement, and its receipt in the on-chain run log once a batch has logged it (every minute in the cloud). `output` is null while the run is in flight and while a per-query charge is unconfirmed (`settlement: pending`); a failed synchronous run's partial output is never shown. cost_wei is an exact JSON integer, in the smallest unit of the run's `currency` (its listing's: ETH, or the token a TokenMarketplace listing is priced in).
          */
         get: operations["getRun"];
         put?: never;
@@ -1572,6 +1572,9 @@ export interface components {
             wallet: string;
         };
         Credential: {
+            /** @description A per_query credential's balance from the index, in the smallest unit of the listing's currency (wei for ETH, 10^-6 USDC for USDC); absent for the other models */
+            balance_wei?: string;
+            currency: components["schemas"]["Currency"];
             /** @description ISO 8601 for subscriptions; null otherwise */
             expires_at: string | null;
             listing_id: string;
@@ -1589,6 +1592,9 @@ export interface components {
             total: number;
         };
         CredentialVerification: {
+            /** @description A per_query credential's balance as the contract holds it now, in the smallest unit of the listing's currency (wei for ETH, 10^-6 USDC for USDC); absent for the other models */
+            balance_wei?: string;
+            currency?: components["schemas"]["Currency"];
             /** @description ISO 8601; present when a subscription has expired */
             expired_at?: string;
             listing_id: string;
@@ -2073,6 +2079,7 @@ export interface components {
             agent_id: string;
             cost_wei: number;
             created_at: string;
+            currency: components["schemas"]["Currency"];
             duration_ms: number;
             error?: components["schemas"]["RunFailure"];
             finished_at: string | null;
@@ -2134,6 +2141,7 @@ export interface components {
             agent_id: string;
             cost_wei: number;
             created_at: string;
+            currency: components["schemas"]["Currency"];
             duration_ms: number;
             error?: components["schemas"]["RunFailure"];
             finished_at: string | null;
@@ -2157,34 +2165,34 @@ export interface components {
         };
         /** @description A spending limit with its current period's spending */
         SpendLimit: {
-            /** @description The limit, wei */
+            /** @description The limit, in the currency's smallest unit (wei for ETH) */
             amount: string;
-            /** @enum {string} */
-            currency: "ETH";
+            /** @description ETH, or the symbol of the token the limit counts */
+            currency: string;
             /** @enum {string} */
             period: "day" | "month" | "total";
-            /** @description What may still be spent in the current period, wei: the limit less spent and reserved */
+            /** @description What may still be spent in the current period, in the currency's smallest unit: the limit less spent and reserved */
             remaining: string;
-            /** @description Held by runs in flight, wei (charged if they succeed, given back if not) */
+            /** @description Held by runs in flight, in the currency's smallest unit (charged if they succeed, given back if not) */
             reserved: string;
             /** @description When the period ends and spending counts from zero again (ISO 8601, UTC); null for a limit in total */
             resets_at: string | null;
-            /** @description Charged in the current period, wei */
+            /** @description Charged in the current period, in the currency's smallest unit */
             spent: string;
         };
         /** @description A spending limit: an amount per day, per month or in total, in one currency */
         SpendLimitInput: {
             /**
-             * @description The most the key or app may spend per period, wei (more than 0, at most 10^24)
+             * @description The most the key or app may spend per period, in the currency's smallest unit: wei for ETH, 10^-6 USDC for USDC (more than 0, at most 1,000,000 whole units: 10^24 wei)
              * @example 3000000000000000
              */
             amount: string;
             /**
-             * @description The currency the limit counts; a currency no listing is priced in is refused. ETH today
+             * @description The currency the limit counts: ETH, or a token listings are priced in, by its symbol (USDC) or address; stored as the symbol. A currency no listing is priced in is refused. A run counts against the limits in its listing's currency only
              * @default ETH
-             * @enum {string}
+             * @example ETH
              */
-            currency: "ETH";
+            currency: string;
             /**
              * @description day: each calendar day, UTC; month: each calendar month, UTC; total: for the key's or app's whole life, never reset
              * @enum {string}

@@ -5,6 +5,7 @@ import { listCredentials } from "../../credentials/list.ts";
 import { chainNowOrClock } from "../../credentials/chain-time.ts";
 import { CredentialStatusSchema, ListedCredentialStatusSchema, RentalModelSchema } from "../schemas/common.ts";
 import { defineRoute } from "../route.ts";
+import { CurrencySchema } from "../schemas/listings.ts";
 
 const CredentialSchema = z
   .object({
@@ -15,6 +16,8 @@ const CredentialSchema = z
     purchased_at: z.string().openapi({ description: "ISO 8601" }),
     expires_at: z.string().nullable().openapi({ description: "ISO 8601 for subscriptions; null otherwise" }),
     on_chain_listing_id: z.string(),
+    currency: CurrencySchema,
+    balance_wei: z.string().optional().openapi({ description: "A per_query credential's balance from the index, in the smallest unit of the listing's currency (wei for ETH, 10^-6 USDC for USDC); absent for the other models" }),
   })
   .openapi("Credential");
 

@@ -7,7 +7,7 @@ import { ApiKeySchema } from "../schemas/keys.ts";
 import { SignatureSchema } from "../schemas/common.ts";
 import { defineRoute } from "../route.ts";
 import { SpendLimitsInputSchema } from "../schemas/spend.ts";
-import { parseSpendLimits } from "../../execution/money/spend-limits.ts";
+import { limitCurrencies, parseSpendLimits } from "../../execution/money/spend-limits.ts";
 import { withSpending } from "../spending.ts";
 
 export const route = defineRoute({
@@ -33,7 +33,7 @@ export function register(app: OpenAPIHono<AppEnv>): void {
     const services = c.get("services");
     const body = c.req.valid("json");
     // The limits are checked before the key request is taken: a bad limit creates nothing.
-    const spendLimits = parseSpendLimits(body.spend_limits ?? []);
+    const spendLimits = parseSpendLimits(body.spend_limits ?? [], "spend_limits", limitCurrencies(services.chain.tokens));
     const created = await createApiKey({ tables: services.tables, chain: services.chain, keyPrefix: services.config.keyPrefix }, c.get("principal").wallet, { nonce: body.nonce, signature: body.signature as Hex, spendLimits });
     return c.json(await withSpending(services, { kind: "key", id: created.key_id }, created), 201);
   });

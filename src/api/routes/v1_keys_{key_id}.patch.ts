@@ -2,7 +2,7 @@
 import { z, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../env.ts";
 import { setApiKeySpendLimits } from "../../auth/api-keys.ts";
-import { parseSpendLimits } from "../../execution/money/spend-limits.ts";
+import { limitCurrencies, parseSpendLimits } from "../../execution/money/spend-limits.ts";
 import { ApiKeySchema } from "../schemas/keys.ts";
 import { SpendLimitsInputSchema } from "../schemas/spend.ts";
 import { requireWalletSignIn, withSpending } from "../spending.ts";
@@ -31,7 +31,7 @@ export function register(app: OpenAPIHono<AppEnv>): void {
     const services = c.get("services");
     const principal = c.get("principal");
     requireWalletSignIn(principal, "a key");
-    const limits = parseSpendLimits(c.req.valid("json").spend_limits);
+    const limits = parseSpendLimits(c.req.valid("json").spend_limits, "spend_limits", limitCurrencies(services.chain.tokens));
     const key = await setApiKeySpendLimits(services.tables, principal.wallet, c.req.valid("param").key_id, limits);
     return c.json(await withSpending(services, { kind: "key", id: key.key_id }, key), 200);
   });

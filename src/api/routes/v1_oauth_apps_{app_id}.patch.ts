@@ -2,7 +2,7 @@
 import { z, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../env.ts";
 import { ApiError } from "../../errors.ts";
-import { parseSpendLimits } from "../../execution/money/spend-limits.ts";
+import { limitCurrencies, parseSpendLimits } from "../../execution/money/spend-limits.ts";
 import { ConnectedAppSchema } from "../schemas/oauth.ts";
 import { SpendLimitsInputSchema } from "../schemas/spend.ts";
 import { requireWalletSignIn, withSpending } from "../spending.ts";
@@ -31,7 +31,7 @@ export function register(app: OpenAPIHono<AppEnv>): void {
     const services = c.get("services");
     const principal = c.get("principal");
     requireWalletSignIn(principal, "an app");
-    const limits = parseSpendLimits(c.req.valid("json").spend_limits);
+    const limits = parseSpendLimits(c.req.valid("json").spend_limits, "spend_limits", limitCurrencies(services.chain.tokens));
     const appId = c.req.valid("param").app_id;
     if (!(await services.oauth.setAppSpendLimits(principal.wallet, appId, limits))) throw new ApiError("not_found", "No such connected app for this wallet.");
     const found = (await services.oauth.connectedApps(principal.wallet)).find((a) => a.app_id === appId);

@@ -6,7 +6,7 @@ import { apiBaseOf } from "../../a2a/card.ts";
 import { oauthRequestError } from "../oauth.ts";
 import { DecisionSchema, RequestIdParamSchema } from "../schemas/oauth.ts";
 import { SpendLimitsInputSchema } from "../schemas/spend.ts";
-import { parseSpendLimits } from "../../execution/money/spend-limits.ts";
+import { limitCurrencies, parseSpendLimits } from "../../execution/money/spend-limits.ts";
 
 export const route = defineRoute({
   method: "post",
@@ -28,7 +28,7 @@ export const route = defineRoute({
 export function register(app: OpenAPIHono<AppEnv>): void {
   app.openapi(route, async (c) => {
     const services = c.get("services");
-    const spendLimits = parseSpendLimits(((await c.req.json().catch(() => ({}))) as { spend_limits?: unknown }).spend_limits ?? []);
+    const spendLimits = parseSpendLimits(((await c.req.json().catch(() => ({}))) as { spend_limits?: unknown }).spend_limits ?? [], "spend_limits", limitCurrencies(services.chain.tokens));
     try {
       return c.json(await services.oauth.decide(apiBaseOf(services), c.req.valid("param").request_id, c.get("principal").wallet, "approve", spendLimits), 200);
     } catch (error) {

@@ -19,7 +19,7 @@ export const route = defineRoute({
   rateLimit: { rule: "default", failMode: "open" },
   summary: "Get a run",
   description:
-    "A run, to the wallet that ran it (another wallet's run is 404 not_found, as a missing one): its status, output, cost, duration and settlement, and its receipt in the on-chain run log once a batch has logged it (every minute in the cloud). `output` is null while the run is in flight and while a per-query charge is unconfirmed (`settlement: pending`); a failed synchronous run's partial output is never shown. cost_wei is an exact JSON integer.",
+    "A run, to the wallet that ran it (another wallet's run is 404 not_found, as a missing one): its status, output, cost, duration and settlement, and its receipt in the on-chain run log once a batch has logged it (every minute in the cloud). `output` is null while the run is in flight and while a per-query charge is unconfirmed (`settlement: pending`); a failed synchronous run's partial output is never shown. cost_wei is an exact JSON integer, in the smallest unit of the run's `currency` (its listing's: ETH, or the token a TokenMarketplace listing is priced in).",
   request: { params: z.object({ run_id: z.string() }) },
   responses: {
     200: { description: "The run", content: { "application/json": { schema: RunDetailSchema } } },

@@ -4,6 +4,7 @@
 import { z } from "@hono/zod-openapi";
 import { isContentAddress } from "../../execution/input.ts";
 import { FinishedRunStatusSchema, RentalModelSchema, RunFailureSchema, RunStatusSchema, SettlementStateSchema } from "./common.ts";
+import { CurrencySchema } from "./listings.ts";
 
 /** Largest task description, in characters (the body as a whole is capped by MAX_BODY_BYTES). */
 export const MAX_TASK_CHARS = 32_768;
@@ -61,6 +62,8 @@ const runFields = {
     .object({ batch_index: z.number().int(), root: z.string(), leaf: z.string(), proof: z.array(z.string()), tx_hash: z.string() })
     .nullable()
     .openapi({ description: "The run's receipt in the on-chain run log (verify with the contract's verifyRunReceipt(batch_index, receipt fields, proof): it hashes the leaf from the run's fields itself, and leaf is that hash); null until logged" }),
+  // The currency of the run's listing: cost_wei is in its smallest unit (wei for ETH, 10^-6 USDC for USDC).
+  currency: CurrencySchema,
 };
 
 export const RunDetailSchema = z

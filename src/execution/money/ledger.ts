@@ -9,10 +9,18 @@
 // sequence and the write is refused and retried with fresh figures. A charged run leaves the map in the
 // same write that advances the sequence; a run that is not charged just leaves it. A holder that dies
 // leaves a lease that expires (after the run's timeout plus the settlement window) and is swept.
+//
+// A balance lives on the listing's contract: the Marketplace (ETH) or the TokenMarketplace (a token). Its
+// ledger is that contract's (ledger.store.ts), and its balance is read from that contract. Admission names
+// the contract; a settlement that does not is answered from the index (a listing never moves), so the
+// ledger it follows is always the one the run reserved on.
 import type { Address } from "viem";
 import type { Services } from "../services.ts";
+import type { Market } from "../../chain/client.ts";
 import { ApiError } from "../../errors.ts";
+import { contractOf } from "../../chain/market-contract.ts";
 import { readPerQueryBalance } from "../../chain/read-per-query-balance.ts";
+import { listingMarket } from "../../credentials/market.ts";
 import { acquireLease } from "../leases/leases.ts";
 import { reservationLedger } from "./ledger.store.ts";
 
@@ -22,25 +30,32 @@ const ATTEMPTS = 12;
 /** More reservations than this per credential are never in flight (the concurrency limit is lower anyway). */
 const MAX_RESERVATIONS = 1000;
 
-async function liveBalance(services: Services, onChainId: `0x${string}`, wallet: Address): Promise<bigint> {
+async function liveBalance(services: Services, onChainId: `0x${string}`, wallet: Address, market: Market): Promise<bigint> {
   try {
-    const { balanceWei, revoked } = await readPerQueryBalance(services.chain, { listingId: onChainId, buyer: wallet });
+    const { balanceWei, revoked } = await readPerQueryBalance(services.chain, { listingId: onChainId, buyer: wallet, market });
     return revoked ? 0n : balanceWei;
   } catch (error) {
     throw new ApiError("service_unavailable", "The chain could not be reached to check the balance; retry.", { cause: error });
   }
 }
 
+/** The contract of a run's balance: as named, or as the index says. */
+async function marketOf(services: Services, onChainId: `0x${string}`, market: Market | undefined): Promise<Market> {
+  return market ?? (await listingMarket(services, onChainId)) ?? "eth";
+}
+
 /**
- * Reserves one run at `priceWei` for `runId`. Throws 403 insufficient_balance when the balance cannot
+ * Reserves one run at `priceWei` (in the smallest unit of the balance's currency) for `runId`, against the
+ * balance on `market`'s contract (default eth). Throws 403 insufficient_balance when the balance cannot
  * cover one run, and 429 (Retry-After) when it can but every run it covers is already in flight.
  */
-export async function reserveRun(services: Services, options: { onChainId: `0x${string}`; wallet: Address; runId: string; priceWei: bigint; expiresAt: number }): Promise<void> {
-  const ledger = reservationLedger(services.tables, options.onChainId, options.wallet);
+export async function reserveRun(services: Services, options: { onChainId: `0x${string}`; wallet: Address; runId: string; priceWei: bigint; expiresAt: number; market?: Market }): Promise<void> {
+  const market = options.market ?? "eth";
+  const ledger = reservationLedger(services.tables, options.onChainId, options.wallet, market);
   for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
     // The order matters: the sequence first, then the balance (see the header).
     const seq = (await ledger.read())?.settled_seq ?? 0;
-    const balance = await liveBalance(services, options.onChainId, options.wallet);
+    const balance = await liveBalance(services, options.onChainId, options.wallet, market);
     const covered = options.priceWei > 0n ? balance / options.priceWei : 0n;
     const limit = Number(covered > BigInt(MAX_RESERVATIONS) ? BigInt(MAX_RESERVATIONS) : covered);
     const outcome =
@@ -50,7 +65,7 @@ export async function reserveRun(services: Services, options: { onChainId: `0x${
     if (outcome === "acquired") return;
     if (limit === 0) {
       throw new ApiError("insufficient_balance", "The per-task balance cannot cover a run at the listing's price; top it up with topUpBalance.", {
-        onChainError: { contract: "Marketplace", error: "InsufficientBalance" },
+        onChainError: { contract: contractOf(market), error: "InsufficientBalance" },
       });
     }
     if (outcome === "full") {
@@ -65,17 +80,18 @@ export async function reserveRun(services: Services, options: { onChainId: `0x${
   throw new ApiError("service_unavailable", "The balance is changing too quickly to reserve a run; retry.", { headers: { "Retry-After": "1" } });
 }
 
-/** The run was charged on-chain: its reservation leaves and the settlement sequence advances. */
-export function settleReservation(services: Services, onChainId: `0x${string}`, wallet: Address, runId: string): Promise<void> {
-  return reservationLedger(services.tables, onChainId, wallet).remove(runId, { settled: true });
+/** The run was charged on-chain: its reservation leaves and the settlement sequence advances. `market`:
+ * the balance's contract (when absent, the index's answer for the listing). */
+export async function settleReservation(services: Services, onChainId: `0x${string}`, wallet: Address, runId: string, market?: Market): Promise<void> {
+  return reservationLedger(services.tables, onChainId, wallet, await marketOf(services, onChainId, market)).remove(runId, { settled: true });
 }
 
 /** The run will not be charged: its reservation is given back. */
-export function releaseReservation(services: Services, onChainId: `0x${string}`, wallet: Address, runId: string): Promise<void> {
-  return reservationLedger(services.tables, onChainId, wallet).remove(runId);
+export async function releaseReservation(services: Services, onChainId: `0x${string}`, wallet: Address, runId: string, market?: Market): Promise<void> {
+  return reservationLedger(services.tables, onChainId, wallet, await marketOf(services, onChainId, market)).remove(runId);
 }
 
 /** A settlement still being retried keeps its reservation. */
-export function holdReservation(services: Services, onChainId: `0x${string}`, wallet: Address, runId: string, until: number): Promise<boolean> {
-  return reservationLedger(services.tables, onChainId, wallet).extend(runId, until);
+export async function holdReservation(services: Services, onChainId: `0x${string}`, wallet: Address, runId: string, until: number, market?: Market): Promise<boolean> {
+  return reservationLedger(services.tables, onChainId, wallet, await marketOf(services, onChainId, market)).extend(runId, until);
 }

@@ -2,7 +2,7 @@
 // validation.
 import { describe, expect, it } from "vitest";
 import { ApiError } from "../../errors.ts";
-import { parseSpendLimits, storedSpendLimits, windowOf } from "./spend-limits.ts";
+import { limitCurrencies, parseSpendLimits, storedSpendLimits, windowOf } from "./spend-limits.ts";
 
 describe("windowOf", () => {
   it("puts an instant in its UTC calendar day and month, each resetting at the next boundary; a total never resets", () => {
@@ -23,6 +23,29 @@ describe("parseSpendLimits", () => {
     ]);
     expect(parseSpendLimits([])).toEqual([]);
     expect(parseSpendLimits([{ period: "month", amount: (10n ** 24n).toString() }])[0]!.amount).toBe("1000000000000000000000000");
+  });
+
+  const USDC = "0x5FbDB2315678afecb367f032d93F642f64180aa3";
+  const tokens = limitCurrencies([{ symbol: "USDC", address: USDC, decimals: 6 }, { symbol: "RENT", address: "0xe7f1725E7734CE288F8367e1Bb143E90bb3F0512", decimals: 18 }]);
+
+  it("takes a configured token by symbol (any case) or address, stored as its symbol, bounded at 1,000,000 whole tokens", () => {
+    expect(parseSpendLimits([{ currency: "usdc", period: "day", amount: "5000000" }, { currency: USDC.toLowerCase(), period: "total", amount: (10n ** 12n).toString() }, { currency: "RENT", period: "day", amount: "7" }, { period: "day", amount: "9" }], "spend_limits", tokens)).toEqual([
+      { currency: "USDC", period: "day", amount: "5000000" },
+      { currency: "USDC", period: "total", amount: "1000000000000" },
+      { currency: "RENT", period: "day", amount: "7" },
+      { currency: "ETH", period: "day", amount: "9" },
+    ]);
+    expect(() => parseSpendLimits([{ currency: "USDC", period: "day", amount: (10n ** 12n + 1n).toString() }], "spend_limits", tokens)).toThrow(/largest limit, 1000000000000 USDC units/);
+    expect(() => parseSpendLimits([{ currency: USDC, period: "day", amount: "1" }, { currency: "USDC", period: "day", amount: "1" }], "spend_limits", tokens)).toThrow(/two limits for USDC per day/);
+    // Without the token configured, its limit is refused.
+    expect(() => parseSpendLimits([{ currency: "USDC", period: "day", amount: "1" }])).toThrow(/not a currency any listing is priced in \(ETH\)/);
+  });
+
+  it("reads stored token limits without the configuration (a token limit is never dropped)", () => {
+    expect(storedSpendLimits([{ currency: "USDC", period: "day", amount: "7" }, { currency: "ETH", period: "month", amount: "9" }])).toEqual([
+      { currency: "USDC", period: "day", amount: "7" },
+      { currency: "ETH", period: "month", amount: "9" },
+    ]);
   });
 
   it.each([

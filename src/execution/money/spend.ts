@@ -8,10 +8,11 @@ import type { Principal } from "../../auth/principal.ts";
 import { ApiError } from "../../errors.ts";
 import { holdOf, spendLedger, spendWindowKey, type SpendHold } from "./spend-ledger.store.ts";
 import { windowOf, type SpendLimit, type SpendSubject } from "./spend-limits.ts";
+import type { Currency } from "../../listings/currency.ts";
 
 /** A limit as the API shows it: the limit, and its current window's figures. */
 export interface SpendLimitView extends SpendLimit {
-  /** Charged in the current window (wei, decimal string). */
+  /** Charged in the current window (the currency's smallest unit, decimal string). */
   spent: string;
   /** Held by runs in flight in the current window (wei). */
   reserved: string;
@@ -49,26 +50,30 @@ export async function spendingOf(services: Services, subject: SpendSubject, limi
   }));
 }
 
-function refusal(hit: SpendLimitHit, price: bigint): ApiError {
+function refusal(hit: SpendLimitHit, price: bigint, currency: Currency): ApiError {
   const per = hit.period === "total" ? "in total" : `per ${hit.period} (UTC)`;
   const when = hit.resets_at ? ` It resets at ${hit.resets_at}.` : " It does not reset: raise it to spend more.";
-  const held = hit.reserved !== "0" ? ` (${hit.reserved} wei of it held by runs in flight)` : "";
-  const message = `This ${hit.scope === "key" ? "API key" : "app"}'s spending limit of ${hit.amount} wei ${per} is reached: ${BigInt(hit.amount) - BigInt(hit.remaining)} wei committed${held}, and this run costs ${price} wei.${when}`;
+  // Amounts in the currency's smallest unit: wei for ETH, "USDC units" (10^-6 USDC) for a token.
+  const unit = currency.address === null ? "wei" : `${currency.symbol} units`;
+  const held = hit.reserved !== "0" ? ` (${hit.reserved} ${unit} of it held by runs in flight)` : "";
+  const message = `This ${hit.scope === "key" ? "API key" : "app"}'s spending limit of ${hit.amount} ${unit} ${per} is reached: ${BigInt(hit.amount) - BigInt(hit.remaining)} ${unit} committed${held}, and this run costs ${price} ${unit}.${when}`;
   const retryAfter = hit.resets_at ? Math.max(1, Math.ceil((Date.parse(hit.resets_at) - Date.now()) / 1000)) : undefined;
   return new ApiError("spend_limit_reached", message, { spendLimit: hit, ...(retryAfter === undefined ? {} : { headers: { "Retry-After": String(retryAfter) } }) });
 }
 
 /**
- * Holds `priceWei` for `runId` in every limit of the caller in the listing's currency. All or none: when
- * one refuses, the holds already taken are given back and the run is refused (402). Returns the holds.
+ * Holds `priceWei` (in the smallest unit of `currency`) for `runId` in every limit of the caller in the
+ * listing's currency, and in no other: a token run never counts against an ETH limit, nor an ETH run
+ * against a token's. All or none: when one refuses, the holds already taken are given back and the run is
+ * refused (402). Returns the holds.
  */
-export async function reserveSpend(services: Services, principal: Principal, options: { runId: string; priceWei: bigint; currency: string; expiresAt: number }): Promise<SpendHold[]> {
+export async function reserveSpend(services: Services, principal: Principal, options: { runId: string; priceWei: bigint; currency: Currency; expiresAt: number }): Promise<SpendHold[]> {
   const bound = spendLimitsOf(principal);
   if (!bound || options.priceWei === 0n) return [];
   const ledger = spendLedger(services.tables);
   const now = new Date();
   const taken: SpendHold[] = [];
-  for (const limit of bound.limits.filter((l) => l.currency === options.currency)) {
+  for (const limit of bound.limits.filter((l) => l.currency === options.currency.symbol)) {
     const window = windowOf(limit.period, now);
     const key = spendWindowKey(bound.subject, limit, window.id);
     let ok = await ledger.reserve(key, options.runId, options.priceWei, BigInt(limit.amount), options.expiresAt);
@@ -83,7 +88,7 @@ export async function reserveSpend(services: Services, principal: Principal, opt
       continue;
     }
     await releaseSpend(services, taken, options.runId, options.priceWei);
-    throw refusal({ ...view(limit, item, window.resetsAt), scope: bound.subject.kind, id: bound.subject.id }, options.priceWei);
+    throw refusal({ ...view(limit, item, window.resetsAt), scope: bound.subject.kind, id: bound.subject.id }, options.priceWei, options.currency);
   }
   return taken;
 }

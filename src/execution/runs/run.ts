@@ -49,6 +49,9 @@ export interface RunRecord {
   /** "token" when the listing lives on the TokenMarketplace (priced in a token: `price_wei` is then in
    * the token's smallest unit); absent for the Marketplace (ETH). */
   market?: "token";
+  /** A token run's currency (the listing's token: symbol, address, decimals), recorded at admission;
+   * absent for ETH. */
+  currency?: { symbol: string; address: `0x${string}` | null; decimals: number };
   /** "x402" when the run was paid by an x402 payment instead of a credential; absent otherwise. */
   paid_by?: "x402";
   /** The spending limits' holds of a per-query run admitted through a key or app with limits
