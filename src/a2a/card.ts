@@ -5,6 +5,7 @@
 // service's signature. The card's URL is what other registries (ERC-8004's registration file) point at.
 import { createHash } from "node:crypto";
 import { AgentCard, AGENT_CARD_PATH, type AgentExtension, type AgentSkill } from "@a2a-js/sdk";
+import { getAddress } from "viem";
 import { formatAmount, x402TokenOf } from "../listings/currency.ts";
 import { marketAddress } from "../chain/client.ts";
 import type { Services } from "../services.ts";
@@ -187,7 +188,7 @@ export async function servedAgentCard(services: Services, agentIdParam: string, 
   const dashboardBase = (services.config.DASHBOARD_URL ?? apiBase).replace(/\/+$/, "");
   const token = x402TokenOf(services.chain, listing);
   const x402 = token
-    ? { network: `eip155:${services.config.CHAIN_ID}` as const, asset: token.address, amount: priceWei, payTo: marketAddress(services.chain, "token"), extra: { name: token.name, version: token.version } }
+    ? { network: `eip155:${services.config.CHAIN_ID}` as const, asset: getAddress(token.address), amount: priceWei, payTo: getAddress(marketAddress(services.chain, "token")), extra: { name: token.name, version: token.version } }
     : undefined;
   const card = AgentCard.toJSON(buildAgentCard({ listing, agentId: agent.agent_id, priceWei, metadata: known.metadata, apiBase, dashboardBase, x402 })) as Record<string, unknown>;
   const unsigned = JSON.stringify(card);

@@ -8,7 +8,7 @@ import { join, dirname } from "node:path";
 import { fileURLToPath } from "node:url";
 import { GetCommand, PutCommand } from "@aws-sdk/lib-dynamodb";
 import { createTables } from "../../src/adapters/tables/dynamo.ts";
-import { createPublicClient, createWalletClient, encodeFunctionData, http, keccak256, parseEther, toHex, type Hex } from "viem";
+import { createPublicClient, createWalletClient, encodeFunctionData, getAddress, http, keccak256, parseEther, toHex, type Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { chainFor } from "../../src/chain/client.ts";
 import { marketplaceAbi } from "@agent-rental/core/marketplace";
@@ -296,8 +296,9 @@ async function tokenListings(info: StackInfo, demoKey: string, searched: { id: s
   const rent = demo.listings.find((l) => l.name === "blog-post-outliner")!;
   expect(usdc).toMatchObject({ currency: "USDC", rental_model: "per_query", price_eth: "0.25" });
   expect(rent).toMatchObject({ currency: "RENT", rental_model: "subscription", price_eth: "20" });
-  expect(searched.find((l) => l.id === usdc.listing_id)).toMatchObject({ price_eth: 0.25, price_units: "250000", currency: { symbol: "USDC", address: info.contracts.tokens.usdc.address, decimals: 6 } });
-  expect(searched.find((l) => l.id === rent.listing_id)).toMatchObject({ price_eth: 20, price_units: (20n * 10n ** 18n).toString(), currency: { symbol: "RENT", address: info.contracts.tokens.utility!.address, decimals: 18 } });
+  const usdcAddress = getAddress(info.contracts.tokens.usdc.address);
+  expect(searched.find((l) => l.id === usdc.listing_id)).toMatchObject({ price_eth: 0.25, price_units: "250000", currency: { symbol: "USDC", address: usdcAddress, decimals: 6 } });
+  expect(searched.find((l) => l.id === rent.listing_id)).toMatchObject({ price_eth: 20, price_units: (20n * 10n ** 18n).toString(), currency: { symbol: "RENT", address: getAddress(info.contracts.tokens.utility!.address), decimals: 18 } });
   const client = createPublicClient({ chain: chainFor(31337, info.rpc_url), transport: http(info.rpc_url) });
   const fileOf = async (listing: DemoListing) => {
     const tokenUri = await client.readContract({ address: info.contracts.identity_registry as Hex, abi: identityRegistryAbi, functionName: "tokenURI", args: [BigInt(listing.erc8004_agent_id!)] });
@@ -313,7 +314,7 @@ async function tokenListings(info: StackInfo, demoKey: string, searched: { id: s
   expect(paid.card.capabilities.extensions).toEqual([
     expect.objectContaining({
       uri: "https://github.com/google-agentic-commerce/a2a-x402/blob/main/spec/v0.2",
-      params: { x402Version: 2, scheme: "exact", network: "eip155:31337", asset: info.contracts.tokens.usdc.address, amount: "250000", payTo: info.contracts.token_marketplace, extra: { name: "USD Coin", version: "2" } },
+      params: { x402Version: 2, scheme: "exact", network: "eip155:31337", asset: usdcAddress, amount: "250000", payTo: getAddress(info.contracts.token_marketplace), extra: { name: "USD Coin", version: "2" } },
     }),
   ]);
   const unpaid = await cardOf(rent);
@@ -322,7 +323,7 @@ async function tokenListings(info: StackInfo, demoKey: string, searched: { id: s
   expect((await fileOf(demo.listings.find((l) => l.name === "unit-test-writer")!)).x402Support).toBe(false);
   // The token listing is the TokenMarketplace's own.
   const onChain = await client.readContract({ address: info.contracts.token_marketplace as Hex, abi: tokenMarketplaceAbi, functionName: "listings", args: [`0x${usdc.listing_id.slice(4)}` as Hex] });
-  expect(onChain[6]).toBe(info.contracts.tokens.usdc.address);
+  expect(onChain[6]).toBe(usdcAddress);
   void demoKey;
 }
 

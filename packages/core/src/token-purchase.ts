@@ -9,7 +9,6 @@
 //    named as the Marketplace's (purchaseOneTime, purchaseSubscription, ...).
 // The chain is reached through a small port any viem wallet and public client satisfy, so this module
 // needs no chain library of its own (it runs in browsers; the SDK bundles it).
-import { tokenMarketplaceAbi } from "./generated/tokenMarketplace.ts";
 import { ACCESS_TYPE, type RentalModel } from "./vocabulary.ts";
 
 type Hex = `0x${string}`;
@@ -61,6 +60,40 @@ export interface TokenPurchaseResult extends TokenPurchaseQuote {
   /** Every transaction sent, in order (the approval first on the approve path). */
   transactions: Hex[];
 }
+
+const b32 = (name: string) => ({ name, type: "bytes32" });
+const u256 = (name: string) => ({ name, type: "uint256" });
+const buy = (name: string, inputs: { name: string; type: string }[]) => ({ type: "function", name, stateMutability: "nonpayable", inputs, outputs: [] });
+/** The TokenMarketplace's functions a purchase uses, as the generated ABI has them (a test compares them):
+ * this module carries these few rather than the whole ABI (the SDK's browser bundle stays small). */
+export const TOKEN_PURCHASE_ABI = [
+  {
+    type: "function",
+    name: "listings",
+    stateMutability: "view",
+    inputs: [b32("listingId")],
+    outputs: [{ name: "price", type: "uint96" }, { name: "escrow", type: "uint128" }, { name: "accessType", type: "uint8" }, { name: "status", type: "uint8" }, { name: "creator", type: "address" }, { name: "createdAt", type: "uint40" }, { name: "token", type: "address" }, { name: "metadataUri", type: "string" }],
+  },
+  { type: "function", name: "subscriptionPrice", stateMutability: "view", inputs: [b32("listingId"), u256("durationSeconds")], outputs: [u256("cost")] },
+  buy("purchaseOneTime", [b32("listingId")]),
+  buy("purchaseSubscription", [b32("listingId"), u256("durationSeconds")]),
+  buy("renewSubscription", [b32("listingId"), u256("durationSeconds")]),
+  buy("purchasePerQuery", [b32("listingId"), u256("deposit")]),
+  buy("topUpBalance", [b32("listingId"), u256("amount")]),
+  buy("purchaseWithAuthorization", [
+    { name: "kind", type: "uint8" },
+    b32("listingId"),
+    u256("arg"),
+    { name: "auth", type: "tuple", components: [u256("value"), u256("validAfter"), u256("validBefore"), b32("nonce"), { name: "v", type: "uint8" }, b32("r"), b32("s")] } as { name: string; type: string },
+  ]),
+  buy("purchaseWithPermit", [
+    { name: "kind", type: "uint8" },
+    b32("listingId"),
+    u256("arg"),
+    { name: "permit", type: "tuple", components: [u256("value"), u256("deadline"), { name: "v", type: "uint8" }, b32("r"), b32("s")] } as { name: string; type: string },
+  ]),
+] as const;
+const tokenMarketplaceAbi = TOKEN_PURCHASE_ABI;
 
 const TOKEN_ABI = [
   { type: "function", name: "symbol", stateMutability: "view", inputs: [], outputs: [{ name: "", type: "string" }] },
