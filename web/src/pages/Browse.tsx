@@ -7,7 +7,7 @@ import type { ListingSearchResult as ListingSearch, ListingSummary } from "@agen
 import { CATEGORIES } from "@agent-rental/core/vocabulary";
 import { RequireSignIn } from "../ui/Layout.tsx";
 import { Empty, ErrorNote, Loading } from "../ui/notices.tsx";
-import { MODEL_LABEL, PRICE_SUFFIX, countOf, formatPrice, formatWei, percent, priceWei } from "../ui/format.ts";
+import { MODEL_LABEL, PRICE_SUFFIX, countOf, formatPrice, percent } from "../ui/format.ts";
 
 const PAGE_SIZE = 12;
 const SORTS = [

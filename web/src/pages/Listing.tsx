@@ -8,7 +8,7 @@ import type { CredentialVerification, Listing, Rating, RatingList } from "@agent
 import { useSession } from "../auth/session.tsx";
 import { RequireSignIn } from "../ui/Layout.tsx";
 import { Empty, ErrorNote, Loading, MorePages, StatusBadge } from "../ui/notices.tsx";
-import { MODEL_LABEL, PRICE_MEANING, PRICE_SUFFIX, countOf, formatTime, formatPrice, formatWei, jsonText, percent, prettyJson, priceWei, shortHex } from "../ui/format.ts";
+import { MODEL_LABEL, PRICE_MEANING, PRICE_SUFFIX, countOf, formatTime, formatPrice, jsonText, percent, prettyJson, shortHex } from "../ui/format.ts";
 import { useListingMetadata } from "../lib/metadata.ts";
 import { RentPanel } from "./Rent.tsx";
 import { Erc8004Identity } from "../erc8004/Reputation.tsx";

@@ -54,7 +54,7 @@ export function TokenRentPanel({ listingId, model, mode, onDone }: { listingId: 
   const price = useQuery({
     queryKey: ["token-price", listingId, tokenMarketplace],
     enabled: tokenMarketplace !== null,
-    queryFn: async () => (await readContract(wagmi, { address: tokenMarketplace!, abi: TOKEN_PURCHASE_ABI, functionName: "listings", args: [onChainId(listingId)] }))[0],
+    queryFn: async () => ((await readContract(wagmi, { address: tokenMarketplace!, abi: TOKEN_PURCHASE_ABI, functionName: "listings", args: [onChainId(listingId)] } as never)) as readonly [bigint, ...unknown[]])[0],
   });
   const arg = model === "subscription" ? BigInt(days * DAY) : model === "per_query" ? (price.data ?? 0n) * BigInt(validRuns ? runs : 1) : 0n;
   const request = tokenMarketplace ? { tokenMarketplace, listingId: onChainId(listingId), kind, arg } : null;
