@@ -18,7 +18,7 @@ let browser: Browser;
 
 beforeAll(async () => {
   [stack, browser] = await Promise.all([startWebStack(), launchBrowser()]);
-}, 180_000);
+}, 420_000);
 afterAll(async () => {
   await browser?.close();
   await stack?.stop();
@@ -57,5 +57,5 @@ describe("token listings in the dashboard", () => {
     expect(receipt.to?.toLowerCase()).toBe(market.toLowerCase());
     expect(await chain.readContract({ address: market, abi: tokenMarketplaceAbi, functionName: "credentialStatus", args: [`0x${listing.listing_id.slice(4)}` as Hex, d.wallet.address] })).toBe(1);
     expect(before - (await chain.readContract({ address: usdc, abi: localUsdcAbi, functionName: "balanceOf", args: [d.wallet.address] }))).toBe(750_000n);
-  });
+  }, 240_000);
 });
