@@ -35,13 +35,13 @@ describe("token listings in the dashboard", () => {
     const chain = createPublicClient({ chain: chainFor(stack.info.chain_id, stack.info.rpc_url), transport: http(stack.info.rpc_url) });
 
     await page.goto(stack.info.dashboard_url);
+    await connectAndSignIn(d);
     const card = page.getByTestId("listing-card").filter({ hasText: "Sales Email Writer" });
     await expect.poll(() => card.locator(".price").textContent()).toMatch(/^0\.25 USDC/);
     await card.screenshot({ path: join(SCREENSHOTS, "token-01-usdc-card.png") });
 
     await card.getByRole("link", { name: "Sales Email Writer" }).click();
     await page.waitForURL(`**/listings/${listing.listing_id}`);
-    await connectAndSignIn(d);
     await expect.poll(() => page.locator("aside .price").first().textContent()).toBe("0.25 USDC");
     await expect.poll(() => page.getByTestId("exact-cost").textContent()).toBe("0.75 USDC");
     await expect.poll(() => page.getByTestId("payment-path").textContent()).toMatch(/^One signature \(EIP-3009\) and one transaction/);
