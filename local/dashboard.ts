@@ -28,6 +28,8 @@ export interface DashboardSiteConfig {
   chain_name: string;
   rpc_url: string;
   marketplace_address: string;
+  /** The TokenMarketplace, where listings priced in a token are rented (absent: none deployed). */
+  token_marketplace_address?: string | null;
   explorer_url: string | null;
   allow_private_agent_hosts: boolean;
 }

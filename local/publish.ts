@@ -6,6 +6,7 @@ import type { Account, Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import type { Services } from "../src/services.ts";
 import type { MarketplaceTarget } from "../src/chain/write.ts";
+import type { Market } from "../src/chain/client.ts";
 import { writeMarketplace } from "../src/chain/write.ts";
 import { applyAsCreator, reviewCreator } from "../src/creators/creators.ts";
 import { reviewListing } from "../src/listings/reviews.ts";
@@ -44,9 +45,10 @@ export async function approveCreator(services: Services, wallet: string, display
 }
 
 /** Registers `manifest` for `wallet` (an approved creator) and processes the job at once, as the
- * registration worker does (processing is idempotent: the worker's later delivery changes nothing). */
-export async function registerAgent(services: Services, wallet: Hex, manifest: Record<string, unknown>): Promise<RegisteredAgent> {
-  const { job_id } = await submitRegistration(services, wallet, JSON.stringify(manifest));
+ * registration worker does (processing is idempotent: the worker's later delivery changes nothing).
+ * `market` "token": to be listed on the TokenMarketplace (POST /v1/agents?market=token). */
+export async function registerAgent(services: Services, wallet: Hex, manifest: Record<string, unknown>, market: Market = "eth"): Promise<RegisteredAgent> {
+  const { job_id } = await submitRegistration(services, wallet, JSON.stringify(manifest), market === "token" ? { market } : {});
   await processRegistrationMessage(services, JSON.stringify({ job_id }));
   const job = await getJob(services.tables, job_id);
   if (job?.status !== "completed" || !job.result) throw new Error(`agent ${String(manifest.name)} did not register: ${JSON.stringify(job?.error ?? job?.status)}`);

@@ -254,7 +254,7 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
     const server = await listenSite(services, {
       port: options.apiPort,
       distDir: join(REPOSITORY_ROOT, "web/dist"),
-      config: { api_url: apiUrl, chain_id: LOCAL_CHAIN_ID, chain_name: "Local chain", rpc_url: chain!.rpcUrl, marketplace_address: getAddress(deployed.address), explorer_url: null, allow_private_agent_hosts: true },
+      config: { api_url: apiUrl, chain_id: LOCAL_CHAIN_ID, chain_name: "Local chain", rpc_url: chain!.rpcUrl, marketplace_address: getAddress(deployed.address), token_marketplace_address: getAddress(tokenMarket.address), explorer_url: null, allow_private_agent_hosts: true },
       unavailable: () => unavailable,
     }).catch((error: unknown) => {
       // Free when the start checked it, taken since (by another program, or an outgoing connection's port).

@@ -30,12 +30,14 @@ export interface ConfigFile {
   rpc_url?: string;
   chain_id?: number;
   marketplace?: string;
+  /** The TokenMarketplace (listings priced in a token). */
+  token_marketplace?: string;
   keystore?: string;
   /** Signed-in sessions by API URL. */
   sessions?: Record<string, Session>;
 }
 
-export const CONFIG_KEYS = ["api_url", "rpc_url", "chain_id", "marketplace", "keystore"] as const;
+export const CONFIG_KEYS = ["api_url", "rpc_url", "chain_id", "marketplace", "token_marketplace", "keystore"] as const;
 export type ConfigKey = (typeof CONFIG_KEYS)[number];
 
 /** The local stack's description (written by `npm start`), the part the CLI reads. */
@@ -43,7 +45,7 @@ export interface StackFile {
   api_url?: string;
   rpc_url?: string;
   chain_id?: number;
-  contracts?: { marketplace?: string };
+  contracts?: { marketplace?: string; token_marketplace?: string };
   accounts?: { address: string; role: string }[];
 }
 
@@ -53,6 +55,8 @@ export interface Settings {
   chainId: number | undefined;
   /** 0x + 40 hex as given (checksummed when the chain is used). */
   marketplace: `0x${string}` | undefined;
+  /** The TokenMarketplace, where listings priced in a token are rented (AGENTRENT_TOKEN_MARKETPLACE). */
+  tokenMarketplace: `0x${string}` | undefined;
   /** Where each value came from (flag, env, config, stack), for `config show`. */
   sources: Record<string, string>;
   configDir: string;
@@ -153,6 +157,7 @@ export function resolveSettings(flags: GlobalFlags, env: Env, cwd = process.cwd(
   const rpcUrl = pick(sources, "rpc_url", [["--rpc-url", flags["rpc-url"]], ["AGENTRENT_RPC_URL", env.AGENTRENT_RPC_URL], ["config", config.rpc_url], ["stack", stack.rpc_url]]);
   const chainIdRaw = pick<string | number>(sources, "chain_id", [["--chain-id", flags["chain-id"]], ["AGENTRENT_CHAIN_ID", env.AGENTRENT_CHAIN_ID], ["config", config.chain_id], ["stack", stack.chain_id]]);
   const marketplaceRaw = pick(sources, "marketplace", [["--marketplace", flags.marketplace], ["AGENTRENT_MARKETPLACE", env.AGENTRENT_MARKETPLACE], ["config", config.marketplace], ["stack", stack.contracts?.marketplace]]);
+  const tokenMarketplaceRaw = pick(sources, "token_marketplace", [["AGENTRENT_TOKEN_MARKETPLACE", env.AGENTRENT_TOKEN_MARKETPLACE], ["config", config.token_marketplace], ["stack", stack.contracts?.token_marketplace]]);
   const keystore = pick(sources, "keystore", [["--keystore", flags.keystore], ["AGENTRENT_KEYSTORE", env.AGENTRENT_KEYSTORE], ["config", config.keystore]]);
   const fix = (key: string) => (sources[key] === "config" ? ` Fix it with \`agentrent config set ${key} <value>\`.` : "");
   let chainId: number | undefined;
@@ -168,6 +173,11 @@ export function resolveSettings(flags: GlobalFlags, env: Env, cwd = process.cwd(
     if (ADDRESS.test(marketplaceRaw)) marketplace = checksumAddress(marketplaceRaw);
     else refuse(`The marketplace address ${marketplaceRaw} (from ${sources.marketplace}) is not an address.${fix("marketplace")}`);
   }
+  let tokenMarketplace: `0x${string}` | undefined;
+  if (tokenMarketplaceRaw !== undefined) {
+    if (ADDRESS.test(tokenMarketplaceRaw)) tokenMarketplace = checksumAddress(tokenMarketplaceRaw);
+    else refuse(`The token marketplace address ${tokenMarketplaceRaw} (from ${sources.token_marketplace}) is not an address.${fix("token_marketplace")}`);
+  }
   const api = apiUrl !== undefined && !isHttpUrl(apiUrl) ? (refuse(`The API URL (from ${sources.api_url}) is not an http(s) URL: ${apiUrl}.${fix("api_url")}`), undefined) : apiUrl;
   const rpc = rpcUrl !== undefined && !isHttpUrl(rpcUrl) ? (refuse(`The RPC URL (from ${sources.rpc_url}) is not an http(s) URL: ${rpcUrl}.${fix("rpc_url")}`), undefined) : rpcUrl;
   return {
@@ -175,6 +185,7 @@ export function resolveSettings(flags: GlobalFlags, env: Env, cwd = process.cwd(
     rpcUrl: rpc,
     chainId,
     marketplace,
+    tokenMarketplace,
     sources,
     configDir: dir,
     configFile: file,

@@ -4,6 +4,8 @@ import { AgentRentalError, AuthError, errorFromResponse, parseRetryAfter } from 
 import { parseJson } from "./json.ts";
 import { resolveSigner, type ResolvedSigner, type Signer, type SignerOptions } from "./signer.ts";
 import { readSse } from "./sse.ts";
+import { rentInToken, type RentInTokenOptions } from "./rent.ts";
+import type { TokenPurchaseResult } from "@agent-rental/core/tokens";
 import type {
   AnalyticsCsvOptions,
   AnalyticsRange,
@@ -192,6 +194,10 @@ export class AgentRentalClient {
   readonly listings: {
     search(params?: ListingSearchParams, options?: { signal?: AbortSignal }): Promise<ListingSearchResult>;
     get(id: string, options?: { signal?: AbortSignal }): Promise<Listing>;
+    /** Rents a listing priced in a token (its `currency.address`) with the renter's viem clients: one
+     * signature and one transaction where the token implements EIP-3009 (USDC) or EIP-2612 (permit),
+     * approve then purchase otherwise. No sign-in needed: the purchase is the wallet's own. */
+    rentInToken(listingId: string, options: RentInTokenOptions): Promise<TokenPurchaseResult>;
     /** Rates a listing (1 to 5; a wallet with a completed run of it); rating again replaces. */
     rate(listingId: string, rating: number, comment?: string | null): Promise<RatingResult>;
     ratings(listingId: string, params?: { limit?: number; cursor?: string }, options?: { signal?: AbortSignal }): Promise<RatingList>;
@@ -303,6 +309,7 @@ export class AgentRentalClient {
     this.listings = {
       search: (params = {}, opts = {}) => this.json<ListingSearchResult>({ method: "GET", path: "/v1/listings", query: { ...params }, signal: opts.signal }),
       get: (id, opts = {}) => this.json<Listing>({ method: "GET", path: `/v1/listings/${encodeURIComponent(id)}`, signal: opts.signal }),
+      rentInToken: async (listingId, options) => rentInToken(await this.listings.get(listingId), options),
       metadata: (metadataUri, opts = {}) => {
         const cid = metadataUri.startsWith("ipfs://") ? metadataUri.slice("ipfs://".length) : metadataUri;
         if (!/^[a-z2-7]{8,}$/.test(cid)) throw new TypeError("metadataUri must be ipfs://<CIDv1>");

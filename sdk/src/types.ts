@@ -63,6 +63,10 @@ export interface ListingSearchParams {
   rental_model?: RentalModel;
   min_price?: number;
   max_price?: number;
+  /** ETH or a token's symbol (USDC, RENT): listings priced in it only; min_price and max_price are then
+   * in it. Without it, price bounds are in ETH and keep ETH listings only, and the price sorts put ETH
+   * listings first, then each token's together. */
+  currency?: string;
   min_rating?: number;
   sort?: "relevance" | "rating" | "price_asc" | "price_desc" | "newest";
   limit?: number;

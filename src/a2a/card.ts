@@ -4,8 +4,10 @@
 // (`{api}/a2a/{agent_id}`), the bearer credentials it takes (an API key or a wallet JWT), and carries the
 // service's signature. The card's URL is what other registries (ERC-8004's registration file) point at.
 import { createHash } from "node:crypto";
-import { AgentCard, AGENT_CARD_PATH, type AgentSkill } from "@a2a-js/sdk";
-import { formatEther } from "viem";
+import { AgentCard, AGENT_CARD_PATH, type AgentExtension, type AgentSkill } from "@a2a-js/sdk";
+import { getAddress } from "viem";
+import { formatAmount, x402TokenOf } from "../listings/currency.ts";
+import { marketAddress } from "../chain/client.ts";
 import type { Services } from "./services.ts";
 import { ApiError } from "../errors.ts";
 import { resolveAgentId } from "../execution/access.ts";
@@ -80,13 +82,41 @@ function exampleInput(schema: unknown): string | undefined {
   return JSON.stringify(Object.fromEntries(Object.entries(s.properties as Record<string, { type?: unknown; enum?: unknown }>).map(([name, field]) => [name, placeholder(field)])));
 }
 
-const priceLine = (listing: Listing, priceWei: string) => {
-  const eth = formatEther(BigInt(priceWei));
-  return listing.rental_model === "per_query" ? `per task, ${eth} ETH a run from a prepaid balance` : listing.rental_model === "subscription" ? `subscription, ${eth} ETH for 30 days` : `one-time rental, ${eth} ETH`;
+const priceLine = (listing: Listing, priceWei: string, x402: boolean) => {
+  const price = formatAmount(BigInt(priceWei), listing.currency);
+  if (listing.rental_model === "per_query") return `per task, ${price} a run from a prepaid balance${x402 ? ", or paid per run by x402 (exact, EIP-3009) with no rental" : ""}`;
+  return listing.rental_model === "subscription" ? `subscription, ${price} for 30 days` : `one-time rental, ${price}`;
 };
 
-/** The card of a published listing, as the SDK's type (before it is signed and converted for the wire). */
-export function buildAgentCard(options: { listing: Listing; agentId: string; priceWei: string; metadata: AgentMetadata | null; apiBase: string; dashboardBase: string }): AgentCard {
+/** The A2A x402 payments extension (google-agentic-commerce/a2a-x402, spec v0.2): its canonical URI,
+ * declared in the card's `capabilities.extensions` by an agent that takes x402 payments. */
+export const X402_EXTENSION_URI = "https://github.com/google-agentic-commerce/a2a-x402/blob/main/spec/v0.2";
+
+/** What an x402-payable listing accepts (the option of its PAYMENT-REQUIRED): the card's extension params. */
+export interface X402Offer {
+  network: `eip155:${number}`;
+  asset: string;
+  /** The price of one run, in the token's smallest unit. */
+  amount: string;
+  payTo: string;
+  /** The token's EIP-712 domain. */
+  extra: { name: string; version: string };
+}
+
+/** The card's x402 extension: not required (a bearer credential also runs the agent); its metadata keys
+ * are the extension's `x402.payment.status|required|payload|receipts`. */
+export function x402Extension(offer: X402Offer): AgentExtension {
+  return {
+    uri: X402_EXTENSION_URI,
+    description: "Supports payments using the x402 protocol for on-chain settlement: one run paid by an EIP-3009 authorization (scheme exact), without a rental or a credential.",
+    required: false,
+    params: { x402Version: 2, scheme: "exact", ...offer },
+  };
+}
+
+/** The card of a published listing, as the SDK's type (before it is signed and converted for the wire).
+ * `x402`: what the listing accepts by x402, when it is payable so (a per-task listing in an EIP-3009 token). */
+export function buildAgentCard(options: { listing: Listing; agentId: string; priceWei: string; metadata: AgentMetadata | null; apiBase: string; dashboardBase: string; x402?: X402Offer | undefined }): AgentCard {
   const { listing, agentId, metadata, apiBase } = options;
   const endpoint = a2aEndpointUrl(apiBase, agentId);
   const outputSchema = metadata?.output_schema as { type?: unknown } | undefined;
@@ -99,7 +129,7 @@ export function buildAgentCard(options: { listing: Listing; agentId: string; pri
     description: [
       listing.description,
       `Send the task as a text part and the input as a data part: ${shapeOf(metadata?.input_schema)} (the input schema is at ${options.apiBase}/v1/metadata/${listing.metadata_uri.replace(/^ipfs:\/\//, "")}).`,
-      `Rental: ${priceLine(listing, options.priceWei)}.`,
+      `Rental: ${priceLine(listing, options.priceWei, options.x402 !== undefined)}.`,
       ...(listing.sample_output.length > 0 ? [`Sample output: ${listing.sample_output[0]}`] : []),
     ].join("\n\n"),
     tags: [...listing.category, listing.rental_model.replace("_", "-"), ...tools],
@@ -116,7 +146,7 @@ export function buildAgentCard(options: { listing: Listing; agentId: string; pri
     // Content-addressed: the version changes exactly when the agent's manifest does.
     version: listing.metadata_uri.replace(/^ipfs:\/\//, ""),
     documentationUrl: `${apiBase}/v1/metadata/${listing.metadata_uri.replace(/^ipfs:\/\//, "")}`,
-    capabilities: { streaming: true, pushNotifications: false, extensions: [], extendedAgentCard: false },
+    capabilities: { streaming: true, pushNotifications: false, extensions: options.x402 ? [x402Extension(options.x402)] : [], extendedAgentCard: false },
     securitySchemes: {
       apiKey: { scheme: { $case: "httpAuthSecurityScheme", value: { scheme: "Bearer", bearerFormat: "API key", description: BEARER_HELP } } },
       walletJwt: { scheme: { $case: "httpAuthSecurityScheme", value: { scheme: "Bearer", bearerFormat: "JWT", description: BEARER_HELP } } },
@@ -156,7 +186,11 @@ export async function servedAgentCard(services: Services, agentIdParam: string, 
   const known = await knownAgent(services, listing.metadata_uri);
   const priceWei = String(chain.price_wei);
   const dashboardBase = (services.config.DASHBOARD_URL ?? apiBase).replace(/\/+$/, "");
-  const card = AgentCard.toJSON(buildAgentCard({ listing, agentId: agent.agent_id, priceWei, metadata: known.metadata, apiBase, dashboardBase })) as Record<string, unknown>;
+  const token = x402TokenOf(services.chain, listing);
+  const x402 = token
+    ? { network: `eip155:${services.config.CHAIN_ID}` as const, asset: getAddress(token.address), amount: priceWei, payTo: getAddress(marketAddress(services.chain, "token")), extra: { name: token.name, version: token.version } }
+    : undefined;
+  const card = AgentCard.toJSON(buildAgentCard({ listing, agentId: agent.agent_id, priceWei, metadata: known.metadata, apiBase, dashboardBase, x402 })) as Record<string, unknown>;
   const unsigned = JSON.stringify(card);
   const etag = `"${createHash("sha256").update(unsigned).digest("base64url").slice(0, 27)}"`;
   const signer = services.cardSigner;

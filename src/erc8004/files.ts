@@ -26,7 +26,8 @@ export interface RegistrationFile {
   description: string;
   image: string;
   services: { name: string; endpoint: string; version?: string }[];
-  x402Support: false;
+  /** Payable by x402: a per-task listing priced in an EIP-3009 token (src/listings/currency.ts x402TokenOf). */
+  x402Support: boolean;
   active: boolean;
   registrations: { agentId: number; agentRegistry: string }[];
   supportedTrust: ["reputation"];

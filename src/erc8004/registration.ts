@@ -12,6 +12,8 @@ import { identityRegistryAbi } from "@agent-rental/core/identity-registry";
 import { readAgentOwner } from "../chain/read-agent.ts";
 import { agentCardUrl } from "../a2a/card.ts";
 import { parseListingId } from "../listings/ids.ts";
+import { x402TokenOf } from "../listings/currency.ts";
+import { marketAddress } from "../chain/client.ts";
 import { loadListing, type Listing } from "../listings/catalogue.ts";
 import { getAgent } from "../listings/listing.store.ts";
 import { caip10, listingImage, MCP_VERSION, REGISTRATION_TYPE, storeContentAddressed, type RegistrationFile } from "./files.ts";
@@ -29,8 +31,9 @@ export interface PreparedRegistration {
   transaction: { to: Address; data: Hex };
 }
 
-/** The registration file of a listing as it is now. */
-export function buildRegistrationFile(options: { listing: Listing; agentId: string; apiBase: string; dashboardBase: string; registrations: { agentId: number; agentRegistry: string }[] }): RegistrationFile {
+/** The registration file of a listing as it is now. `x402`: the listing is payable by x402 (a per-task
+ * listing priced in an EIP-3009 token: `x402TokenOf`), which `x402Support` says. */
+export function buildRegistrationFile(options: { listing: Listing; agentId: string; apiBase: string; dashboardBase: string; registrations: { agentId: number; agentRegistry: string }[]; x402: boolean }): RegistrationFile {
   const { listing } = options;
   return {
     type: REGISTRATION_TYPE,
@@ -42,7 +45,7 @@ export function buildRegistrationFile(options: { listing: Listing; agentId: stri
       { name: "MCP", endpoint: `${options.apiBase}/v1/mcp`, version: MCP_VERSION },
       { name: "web", endpoint: `${options.dashboardBase}/listings/${listing.id}` },
     ],
-    x402Support: false,
+    x402Support: options.x402,
     active: listing.status === "active",
     registrations: options.registrations,
     supportedTrust: ["reputation"],
@@ -78,6 +81,7 @@ export async function prepareRegistration(services: Services, wallet: string, li
     dashboardBase,
     // Agent ids are sequential token ids: a JSON number, as the ERC writes them.
     registrations: agentId === null ? [] : [{ agentId: Number(agentId), agentRegistry }],
+    x402: x402TokenOf(services.chain, listing) !== null,
   });
   const stored = await storeContentAddressed(services, file);
   await putRegistrationFileLink(services.tables, stored.cid, onChainId);
@@ -86,7 +90,7 @@ export async function prepareRegistration(services: Services, wallet: string, li
       ? encodeFunctionData({
           abi: identityRegistryAbi,
           functionName: "register",
-          args: [stored.uri, [{ metadataKey: LISTING_METADATA_KEY, metadataValue: toHex(`${caip10(services.config.CHAIN_ID, services.chain.marketplace)}:${onChainId}`) }]],
+          args: [stored.uri, [{ metadataKey: LISTING_METADATA_KEY, metadataValue: toHex(`${caip10(services.config.CHAIN_ID, marketAddress(services.chain, listing.currency.address === null ? "eth" : "token"))}:${onChainId}`) }]],
         })
       : encodeFunctionData({ abi: identityRegistryAbi, functionName: "setAgentURI", args: [agentId, stored.uri] });
   return {

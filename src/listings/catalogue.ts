@@ -178,6 +178,7 @@ export function createCatalogue(tables: Tables, options: { refreshMs?: number } 
             category: listing.category,
             rental_model: listing.rental_model,
             price_eth: listing.price_eth,
+            ...(listing.currency.address === null ? {} : { currency: listing.currency.symbol.toUpperCase() }),
             rating: listing.rating,
             review_count: listing.review_count,
             run_count: listing.run_count,

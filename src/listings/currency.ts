@@ -3,7 +3,7 @@
 // with this, and the specification's ETH-named fields (price_eth, *_wei) carry the amount in the
 // listing's currency (decision 0165).
 import { formatUnits } from "viem";
-import { tokenAt, type ChainClient } from "../chain/client.ts";
+import { tokenAt, type ChainClient, type ChainToken } from "../chain/client.ts";
 
 export interface Currency {
   symbol: string;
@@ -30,4 +30,14 @@ export function wholeUnits(amount: bigint, currency: Currency): number {
 /** "0.25 USDC". */
 export function formatAmount(amount: bigint, currency: Currency): string {
   return `${formatUnits(amount, currency.decimals)} ${currency.symbol}`;
+}
+
+/** The token an x402 `exact` payment of one run of this listing is made in: a per-task listing priced in a
+ * token the service knows to implement EIP-3009 (docs/design/currencies.md). Null otherwise: the
+ * listing is not payable by x402 (ETH has no x402 scheme; a token without EIP-3009 has no `exact` one
+ * here; one_time and subscription rentals are bought on-chain). */
+export function x402TokenOf(chain: Pick<ChainClient, "tokens">, listing: { rental_model: string; currency: Pick<Currency, "address"> }): ChainToken | null {
+  if (listing.rental_model !== "per_query" || listing.currency.address === null) return null;
+  const token = tokenAt(chain, listing.currency.address);
+  return token?.eip3009 ? token : null;
 }

@@ -11,6 +11,8 @@ export interface JobResult {
   /** What the creator passes to createListing: the seed and the metadata URI. */
   listing_seed: `0x${string}`;
   metadata_uri: string;
+  /** "token": the listing is created on the TokenMarketplace (its id is that contract's listingIdOf). */
+  market?: "token";
 }
 
 export interface JobError {
@@ -28,6 +30,8 @@ export interface JobRecord {
   /** Blob key of the sealed manifest and its wrapped data key. */
   manifest_blob: string;
   manifest_key: string;
+  /** The marketplace the creator lists on: "token" for a listing priced in a token (default: ETH). */
+  market?: "token";
   result?: JobResult;
   error?: JobError;
   enqueued_at?: string;

@@ -6,6 +6,7 @@
 import { createHash } from "node:crypto";
 import { encodePacked, getAddress, keccak256, toHex, type Address } from "viem";
 import type { Services } from "./services.ts";
+import type { Market } from "../chain/client.ts";
 import { toListingId } from "../listings/ids.ts";
 import { canonicalJson, cidOf } from "./cid.ts";
 import { finishJob, getJob, listStaleQueuedJobs, markEnqueued, type JobResult } from "./jobs.ts";
@@ -28,10 +29,17 @@ function parseMessage(body: string): RegistrationMessage | null {
   }
 }
 
-/** The listing a job registers: its seed is derived from the job, so a retry derives the same one. */
-export function listingOfJob(jobId: string, creator: Address): { seed: `0x${string}`; onChainId: `0x${string}`; listingId: string } {
+/** The TokenMarketplace's LISTING_ID_DOMAIN: a token listing's id hashes it before the creator and seed. */
+export const TOKEN_LISTING_ID_DOMAIN = keccak256(toHex("agent-rental.token-listing"));
+
+/** The listing a job registers: its seed is derived from the job, so a retry derives the same one. On the
+ * token marketplace the id is that contract's listingIdOf (the domain, the creator, the seed). */
+export function listingOfJob(jobId: string, creator: Address, market: Market = "eth"): { seed: `0x${string}`; onChainId: `0x${string}`; listingId: string } {
   const seed = keccak256(toHex(`registration:${jobId}`));
-  const onChainId = keccak256(encodePacked(["address", "bytes32"], [getAddress(creator), seed]));
+  const onChainId =
+    market === "token"
+      ? keccak256(encodePacked(["bytes32", "address", "bytes32"], [TOKEN_LISTING_ID_DOMAIN, getAddress(creator), seed]))
+      : keccak256(encodePacked(["address", "bytes32"], [getAddress(creator), seed]));
   return { seed, onChainId, listingId: toListingId(onChainId) };
 }
 
@@ -60,12 +68,12 @@ export async function processRegistrationMessage(services: Services, body: strin
     });
     return;
   }
-  const result = await registerAgent(services, job.job_id, job.wallet as Address, validation.manifest);
+  const result = await registerAgent(services, job.job_id, job.wallet as Address, validation.manifest, job.market ?? "eth");
   await finishJob(services.tables, job.job_id, { status: "completed", result });
 }
 
-async function registerAgent(services: Services, jobId: string, creator: Address, manifest: AgentManifest): Promise<JobResult> {
-  const { seed, onChainId, listingId } = listingOfJob(jobId, creator);
+async function registerAgent(services: Services, jobId: string, creator: Address, manifest: AgentManifest, market: Market): Promise<JobResult> {
+  const { seed, onChainId, listingId } = listingOfJob(jobId, creator, market);
   const agentId = `${manifest.name}-${onChainId.slice(2, 10)}`;
 
   // Public metadata, content-addressed: the same document always lands at the same address.
@@ -107,7 +115,7 @@ async function registerAgent(services: Services, jobId: string, creator: Address
   const recorded = await getAgent(services.tables, onChainId, { consistent: true });
   if (recorded?.review_status === "pending") await enqueueListingReview(services.tables, listingId, recorded.created_at);
   await putAgentAlias(services.tables, agentId, listingId);
-  return { agent_id: agentId, listing_id: listingId, listing_seed: seed, metadata_uri: `ipfs://${cid}` };
+  return { agent_id: agentId, listing_id: listingId, listing_seed: seed, metadata_uri: `ipfs://${cid}`, ...(market === "token" ? { market } : {}) };
 }
 
 /** The dead-letter queue's consumer: a manifest that crashed the validator on every delivery fails

@@ -8,7 +8,7 @@ import { join, dirname } from "node:path";
 import { fileURLToPath } from "node:url";
 import { GetCommand, PutCommand } from "@aws-sdk/lib-dynamodb";
 import { createTables } from "../../src/adapters/tables/dynamo.ts";
-import { createPublicClient, createWalletClient, encodeFunctionData, http, keccak256, parseEther, toHex, type Hex } from "viem";
+import { createPublicClient, createWalletClient, encodeFunctionData, getAddress, http, keccak256, parseEther, toHex, type Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { chainFor } from "../../src/chain/client.ts";
 import { marketplaceAbi } from "@agent-rental/core/marketplace";
@@ -286,6 +286,48 @@ async function a2aQuickstart(info: StackInfo, demoKey: string): Promise<void> {
 }
 
 /**
+ * The demo's token listings: a per-task USDC listing, published with its currency, whose registration file
+ * says x402Support and whose Agent Card declares the A2A x402 extension with what a payment must be; and a
+ * RENT subscription, not payable by x402 (false, no extension).
+ */
+async function tokenListings(info: StackInfo, demoKey: string, searched: { id: string; price_eth: number; price_units: string; currency: { symbol: string; address: string | null; decimals: number } }[]): Promise<void> {
+  const demo = info.demo as unknown as DemoData;
+  const usdc = demo.listings.find((l) => l.name === "sales-email-writer")!;
+  const rent = demo.listings.find((l) => l.name === "blog-post-outliner")!;
+  expect(usdc).toMatchObject({ currency: "USDC", rental_model: "per_query", price_eth: "0.25" });
+  expect(rent).toMatchObject({ currency: "RENT", rental_model: "subscription", price_eth: "20" });
+  const usdcAddress = getAddress(info.contracts.tokens.usdc.address);
+  expect(searched.find((l) => l.id === usdc.listing_id)).toMatchObject({ price_eth: 0.25, price_units: "250000", currency: { symbol: "USDC", address: usdcAddress, decimals: 6 } });
+  expect(searched.find((l) => l.id === rent.listing_id)).toMatchObject({ price_eth: 20, price_units: (20n * 10n ** 18n).toString(), currency: { symbol: "RENT", address: getAddress(info.contracts.tokens.utility!.address), decimals: 18 } });
+  const client = createPublicClient({ chain: chainFor(31337, info.rpc_url), transport: http(info.rpc_url) });
+  const fileOf = async (listing: DemoListing) => {
+    const tokenUri = await client.readContract({ address: info.contracts.identity_registry as Hex, abi: identityRegistryAbi, functionName: "tokenURI", args: [BigInt(listing.erc8004_agent_id!)] });
+    return (await (await apiFetch(`${info.api_url}/v1/metadata/${tokenUri.slice(7)}`)).json()) as { x402Support: boolean; services: { name: string; endpoint: string }[] };
+  };
+  const cardOf = async (listing: DemoListing) => {
+    const file = await fileOf(listing);
+    const card = (await (await apiFetch(file.services.find((s) => s.name === "A2A")!.endpoint)).json()) as { capabilities: { extensions?: { uri: string; required?: boolean; params?: Record<string, unknown> }[] } };
+    return { file, card };
+  };
+  const paid = await cardOf(usdc);
+  expect(paid.file.x402Support).toBe(true);
+  expect(paid.card.capabilities.extensions).toEqual([
+    expect.objectContaining({
+      uri: "https://github.com/google-agentic-commerce/a2a-x402/blob/main/spec/v0.2",
+      params: { x402Version: 2, scheme: "exact", network: "eip155:31337", asset: usdcAddress, amount: "250000", payTo: getAddress(info.contracts.token_marketplace), extra: { name: "USD Coin", version: "2" } },
+    }),
+  ]);
+  const unpaid = await cardOf(rent);
+  expect(unpaid.file.x402Support).toBe(false);
+  expect(unpaid.card.capabilities.extensions ?? []).toEqual([]);
+  expect((await fileOf(demo.listings.find((l) => l.name === "unit-test-writer")!)).x402Support).toBe(false);
+  // The token listing is the TokenMarketplace's own.
+  const onChain = await client.readContract({ address: info.contracts.token_marketplace as Hex, abi: tokenMarketplaceAbi, functionName: "listings", args: [`0x${usdc.listing_id.slice(4)}` as Hex] });
+  expect(onChain[6]).toBe(usdcAddress);
+  void demoKey;
+}
+
+/**
  * ERC-8004 on the stack: a demo listing's agent, registered at start, has a tokenURI that resolves (through
  * the stack's /v1/metadata) to a registration file whose A2A service is that listing's card; the demo
  * renter's feedback on a completed run raises the listing's verified rating, while a wallet that never ran
@@ -363,9 +405,12 @@ describe("npm start (the local stack)", () => {
     const demoKey = (info.demo as { api_key: string }).api_key;
     expect(demoKey).toMatch(/^svc_test_/);
     // The demo: reviewed agents in search, and the demo renter's rentals of the three models.
-    const searched = (await (await apiFetch(`${info.api_url}/v1/listings?sort=price_asc`, { headers: { authorization: `Bearer ${demoKey}` } })).json()) as { total: number; listings: { rental_model: string }[] };
-    expect(searched.total).toBe(4);
+    const searched = (await (await apiFetch(`${info.api_url}/v1/listings?sort=price_asc`, { headers: { authorization: `Bearer ${demoKey}` } })).json()) as { total: number; listings: { id: string; rental_model: string; price_eth: number; price_units: string; currency: { symbol: string; address: string | null; decimals: number } }[] };
+    expect(searched.total).toBe(6);
     expect(new Set(searched.listings.map((l) => l.rental_model))).toEqual(new Set(RENTAL_MODELS));
+    // Priced in each currency, sorted within each (decision 0190): the ETH listings first, then RENT, then USDC.
+    expect(searched.listings.map((l) => l.currency.symbol)).toEqual(["ETH", "ETH", "ETH", "ETH", "RENT", "USDC"]);
+    await tokenListings(info, demoKey, searched.listings);
     const credentialsOf = async (url: string) =>
       ((await (await apiFetch(`${url}/v1/credentials`, { headers: { authorization: `Bearer ${demoKey}` } })).json()) as { total: number; credentials: { listing_id: string; rental_model: string; status: string }[] });
     let demoCredentials = await credentialsOf(info.api_url);

@@ -9,6 +9,8 @@ export interface DashboardConfig {
   chainName: string;
   rpcUrl: string;
   marketplace: Address;
+  /** The TokenMarketplace (listings priced in a token), where one is deployed. */
+  tokenMarketplace: Address | null;
   explorerUrl: string | null;
   /** Local development: agents may point at private hosts (the manifest editor checks the same). */
   allowPrivateAgentHosts: boolean;
@@ -20,6 +22,7 @@ interface RawConfig {
   chain_name?: string;
   rpc_url?: string;
   marketplace_address?: string;
+  token_marketplace_address?: string | null;
   explorer_url?: string | null;
   allow_private_agent_hosts?: boolean;
 }
@@ -33,6 +36,7 @@ function fromBuild(): RawConfig | null {
     chain_name: env.VITE_CHAIN_NAME as string | undefined,
     rpc_url: env.VITE_RPC_URL as string | undefined,
     marketplace_address: env.VITE_MARKETPLACE_ADDRESS as string | undefined,
+    token_marketplace_address: (env.VITE_TOKEN_MARKETPLACE_ADDRESS as string | undefined) ?? null,
     explorer_url: (env.VITE_EXPLORER_URL as string | undefined) ?? null,
   };
 }
@@ -54,6 +58,7 @@ export async function loadDashboardConfig(): Promise<DashboardConfig> {
     chainName: raw.chain_name ?? (chainId === 31337 ? "Local chain" : `Chain ${chainId}`),
     rpcUrl: raw.rpc_url,
     marketplace: getAddress(raw.marketplace_address),
+    tokenMarketplace: raw.token_marketplace_address ? getAddress(raw.token_marketplace_address) : null,
     explorerUrl: raw.explorer_url ?? null,
     allowPrivateAgentHosts: raw.allow_private_agent_hosts === true,
   };

@@ -92,7 +92,8 @@ async function checkConfigValue(ctx: CommandContext, key: ConfigKey, value: stri
       return n;
     }
     case "marketplace":
-      if (!ADDRESS.test(value)) throw usageError(`marketplace must be an address (0x + 40 hex), not ${JSON.stringify(value)}; nothing was written.`);
+    case "token_marketplace":
+      if (!ADDRESS.test(value)) throw usageError(`${key} must be an address (0x + 40 hex), not ${JSON.stringify(value)}; nothing was written.`);
       return checksumAddress(value);
     case "keystore": {
       const file = ctx.path(value);

@@ -16,6 +16,68 @@ import { sendWithProgress } from "../tx.ts";
 
 // Loaded by the commands that need them, so the others start without viem (or Ajv).
 const chain = () => import("../chain.ts");
+const tokens = () => import("../token-rent.ts");
+
+/** `agentrent rent` of a listing priced in a token: the amount in the token, then the purchase in as few
+ * confirmations as the token allows (one signature and one transaction with EIP-3009 or EIP-2612). */
+async function rentInToken(ctx: CommandContext, target: ChainTarget, ref: ListingRef, listing: { price: bigint; token: `0x${string}`; accessType: number; status: number }, wanted: RentalModel | undefined): Promise<void> {
+  const { buyInToken, PAYMENT_WORDS, tokenAmount, tokenDeposit } = await tokens();
+  const model = RENTAL_MODELS[listing.accessType]!;
+  if (wanted && wanted !== model) throw usageError(`The listing is rented as ${model}, not ${wanted}: use --model ${model}.`);
+  if (listing.status !== 1) throw new CliError("The listing is not active; it cannot be rented now.", EXIT.access, "listing_not_active");
+  const settings = ctx.settings();
+  const decimals = Number(await target.client.readContract({ address: listing.token, abi: [{ type: "function", name: "decimals", stateMutability: "view", inputs: [], outputs: [{ name: "", type: "uint8" }] }] as const, functionName: "decimals" }));
+  let arg = 0n;
+  let detail = "permanent access";
+  if (model === "subscription") {
+    const d = duration(ctx);
+    arg = d.seconds;
+    detail = `${d.label} subscription`;
+  } else if (model === "per_query") {
+    const runs = intFlag(ctx.flags, "runs", 1, 1_000_000);
+    const amount = stringFlag(ctx.flags, "deposit");
+    if (runs !== undefined && amount !== undefined) throw usageError("Give --runs or --deposit, not both.");
+    if (runs === undefined && amount === undefined) throw usageError("Say how much to deposit: --runs <N> (N runs at the listing's price) or --deposit <amount of the listing's token>.");
+    arg = runs !== undefined ? listing.price * BigInt(runs) : tokenDeposit(amount!, decimals);
+    detail = "per-task balance";
+  }
+  const account = await loadAccount(settings, ctx.env, ctx.prompt);
+  const kind = model === "one_time" ? "one_time" : model === "subscription" ? "subscription" : "per_query";
+  const result = await ctx.out.progress("reading the listing and its token", (update) =>
+    buyInToken(
+      target,
+      account,
+      { tokenMarketplace: settings.tokenMarketplace!, listingId: ref.onChainId, kind, arg },
+      async (quote) => {
+        const what = `Rent ${ref.listingId} (${detail}${model === "per_query" ? `, ${tokenAmount(listing.price, quote)} per run` : ""}) for ${tokenAmount(quote.due, quote)}, paid with ${PAYMENT_WORDS[quote.path]}`;
+        ctx.out.notice(what);
+        await confirmPayment(ctx, what);
+        update("signing and sending");
+      },
+      (hash) => {
+        ctx.out.notice(`transaction ${hash} sent`);
+        update(`waiting for the confirmation of ${hash}`);
+      },
+    ),
+  );
+  const status = await target.client.readContract({ address: settings.tokenMarketplace!, abi: (await import("@agent-rental/core/token-marketplace")).tokenMarketplaceAbi, functionName: "credentialStatus", args: [ref.onChainId, account.address] });
+  const credential = (["not_found", "active", "expired", "low_balance", "revoked", "listing_closed"] as const)[status] ?? "unknown";
+  const data = {
+    listing_id: ref.listingId,
+    on_chain_id: ref.onChainId,
+    rental_model: model,
+    currency: { symbol: result.symbol, address: result.token, decimals: result.decimals },
+    paid_units: result.due.toString(),
+    payment: result.path,
+    transactions: result.transactions,
+    wallet: account.address,
+    credential: { status: credential },
+  };
+  ctx.out.result(data, () => {
+    ctx.out.line(`Rented ${ref.listingId} (${model}) for ${tokenAmount(result.due, result)}, paid with ${PAYMENT_WORDS[result.path]}.`);
+    ctx.out.table([...result.transactions.map((hash, i): [string, string] => [i === result.transactions.length - 1 ? "transaction" : "approval", hash]), ["credential", credential]]);
+  });
+}
 
 function number(flags: CommandContext["flags"], name: string): number | undefined {
   const value = stringFlag(flags, name);
@@ -142,8 +204,9 @@ export const renterCommands: Command[] = [
     options: {
       category: { type: "string", value: "<category>", description: `only this category: ${CATEGORIES.join(", ")}` },
       model: { ...RENTAL_MODEL, description: `only this rental model: ${RENTAL_MODELS.join(", ")}` },
-      "min-price": { type: "string", value: "<ETH>", description: "the lowest price, in ETH" },
-      "max-price": { type: "string", value: "<ETH>", description: "the highest price, in ETH" },
+      currency: { type: "string", value: "<symbol>", description: "only listings priced in it: ETH or a token's symbol (USDC, RENT); the price bounds are then in it" },
+      "min-price": { type: "string", value: "<amount>", description: "the lowest price, in ETH (or in --currency)" },
+      "max-price": { type: "string", value: "<amount>", description: "the highest price, in ETH (or in --currency)" },
       "min-rating": { type: "string", value: "<0-5>", description: "the lowest average rating, 0 to 5" },
       sort: { type: "string", value: "<order>", description: `${SEARCH_SORTS.join(", ")} (default relevance)` },
       limit: LIMIT,
@@ -160,6 +223,8 @@ export const renterCommands: Command[] = [
       if (model) params.rental_model = model;
       const sort = oneOf(stringFlag(ctx.flags, "sort"), SEARCH_SORTS, "--sort");
       if (sort) params.sort = sort;
+      const currency = stringFlag(ctx.flags, "currency");
+      if (currency !== undefined) (params as { currency?: string }).currency = currency;
       const minPrice = number(ctx.flags, "min-price");
       if (minPrice !== undefined) params.min_price = minPrice;
       const maxPrice = number(ctx.flags, "max-price");
@@ -179,7 +244,7 @@ export const renterCommands: Command[] = [
         for (const l of result.listings) {
           ctx.out.line(`${l.agent_id ?? "(agent id unavailable)"}  ${l.id}`);
           ctx.out.line(`  input: ${describeInput(l.input_schema ?? undefined).join("; ")}`);
-          ctx.out.line(`  ${l.title} (${l.category.join(", ")}) · ${l.rental_model} ${l.price_eth} ETH · rating ${l.rating.toFixed(1)} (${l.review_count}) · ${l.run_count} runs · by ${l.creator.display_name}`);
+          ctx.out.line(`  ${l.title} (${l.category.join(", ")}) · ${l.rental_model} ${l.price_eth} ${l.currency.symbol} · rating ${l.rating.toFixed(1)} (${l.review_count}) · ${l.run_count} runs · by ${l.creator.display_name}`);
           ctx.out.line(`  ${l.description.length > 120 ? `${l.description.slice(0, 117)}...` : l.description}`);
         }
         ctx.out.line(`${result.offset + 1}-${result.offset + result.listings.length} of ${result.total}`);
@@ -208,7 +273,7 @@ export const renterCommands: Command[] = [
           ["title", listing.title],
           ["status", listing.status],
           ["rental model", listing.rental_model],
-          ["price", `${listing.price_eth} ETH${listing.rental_model === "subscription" ? " per 30 days" : listing.rental_model === "per_query" ? " per run" : ""}`],
+          ["price", `${listing.price_eth} ${listing.currency.symbol}${listing.rental_model === "subscription" ? " per 30 days" : listing.rental_model === "per_query" ? " per run" : ""}`],
           ["category", listing.category.join(", ")],
           ["creator", `${listing.creator.display_name} (${listing.creator.id}, ${listing.creator.listing_count} listings)`],
           ["rating", `${listing.rating.toFixed(1)} (${listing.review_count} reviews)`],
@@ -243,6 +308,8 @@ export const renterCommands: Command[] = [
       const wanted = oneOf(stringFlag(ctx.flags, "model"), RENTAL_MODELS, "--model");
       const ref = parseListingRef(ctx.args[0]!) ?? (await resolveListing(ctx.args[0]!, optionalApi(ctx)));
       const target = (await chain()).chainTarget(settings);
+      const tokenListing = await (await tokens()).readTokenListing(target, settings.tokenMarketplace, ref.onChainId);
+      if (tokenListing) return rentInToken(ctx, target, ref, tokenListing, wanted);
       const listing = await (await chain()).readListing(target, ref.onChainId);
       if (wanted && wanted !== listing.rentalModel) throw usageError(`The listing is rented as ${listing.rentalModel}, not ${wanted}: use --model ${listing.rentalModel}.`);
       if (listing.status !== "active") throw new CliError(`The listing is ${listing.status}; it cannot be rented now.`, EXIT.access, "listing_not_active");

@@ -34,3 +34,6 @@ export const LOCAL_USDC = { symbol: "USDC", name: "USD Coin", version: "2", deci
 
 /** The marketplace's utility token. */
 export const UTILITY_TOKEN = { symbol: "RENT", name: "Rental Credit", version: "1", decimals: 18 } as const;
+
+// Renting a token listing in as few confirmations as its token allows (EIP-3009, EIP-2612, else approve).
+export * from "./token-purchase.ts";

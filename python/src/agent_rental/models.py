@@ -653,12 +653,16 @@ class JobError(JobErrorRequired, total=False):
     """On failed: every problem of the manifest with its JSON pointer"""
     details: list[JobErrorDetailsItem]
 
-class JobResult(TypedDict):
-    """On completed. Create the listing on-chain with createListing(listing_seed, rental model, price, metadata_uri)."""
+class JobResultRequired(TypedDict):
     agent_id: str
     listing_id: str
     listing_seed: str
     metadata_uri: str
+
+class JobResult(JobResultRequired, total=False):
+    """On completed. Create the listing on-chain with createListing(listing_seed, rental model, price, metadata_uri)."""
+    market: Literal["token"]
+    """Registered with market=token: create the listing on the TokenMarketplace."""
 
 class JobRequired(TypedDict):
     job_id: str

@@ -253,7 +253,7 @@ export interface paths {
         put?: never;
         /**
          * Register an agent
-         * @description Queues the manifest for validation and answers at once. A body that is not JSON or is over 64 KB is refused here; every other problem is reported by the job (GET /v1/jobs/{job_id}).
+         * @description Queues the manifest for validation and answers at once. A body that is not JSON or is over 64 KB is refused here; every other problem is reported by the job (GET /v1/jobs/{job_id}). With `market=token` the agent is to be listed on the TokenMarketplace, priced in a token: the job's listing_id is that contract's listingIdOf(creator, listing_seed), and the creator calls its createListing(listing_seed, token, …).
          */
         post: operations["registerAgent"];
         delete?: never;
@@ -683,7 +683,7 @@ export interface paths {
         };
         /**
          * Search listings
-         * @description Full-text search (q: title, description, category and sample outputs, with prefix and typo matching) over published, active listings; filters combine with AND. sort: relevance (default), rating, price_asc, price_desc, newest. Out-of-range parameters give 400 invalid_request naming the parameter; unknown parameters are ignored.
+         * @description Full-text search (q: title, description, category and sample outputs, with prefix and typo matching) over published, active listings; filters combine with AND. sort: relevance (default), rating, price_asc, price_desc, newest. Prices compare within one currency: price_asc and price_desc put ETH listings first (by price_eth, as ever), then each token's listings together by the token's symbol; currency (ETH or a token's symbol, e.g. USDC) keeps that currency's listings only, and min_price and max_price are in it (without currency they are in ETH and keep ETH listings only). Out-of-range parameters give 400 invalid_request naming the parameter; unknown parameters are ignored.
          */
         get: operations["searchListings"];
         put?: never;
@@ -725,7 +725,7 @@ export interface paths {
         put?: never;
         /**
          * Prepare a listing's ERC-8004 registration
-         * @description For the listing's creator: writes the listing's ERC-8004 agent registration file (content-addressed, ipfs://<cid>, served at GET /v1/metadata/<cid>: type, name, description, image, services A2A (the Agent Card's URL), MCP (/v1/mcp) and web (the dashboard's page), x402Support false, active (the listing's status is active), registrations, supportedTrust ["reputation"]) and answers the unsigned transaction for the creator's wallet to send to the Identity Registry. Without agent_id: `register(agentURI, [{metadataKey: "marketplaceListing", metadataValue}])`, with a file whose registrations are still empty (the registry assigns the id); the Registered event gives the agent id. With agent_id (an agent the caller owns): the complete file, registrations pointing back ({agentId, agentRegistry}), and `setAgentURI(agentId, agentURI)`; call it again whenever the listing's status changes so active follows it. The listing's erc8004 (GET /v1/listings/{id}) names the agent once the indexer has read it, as long as the creator owns it. Another creator's listing is 404 listing_not_found.
+         * @description For the listing's creator: writes the listing's ERC-8004 agent registration file (content-addressed, ipfs://<cid>, served at GET /v1/metadata/<cid>: type, name, description, image, services A2A (the Agent Card's URL), MCP (/v1/mcp) and web (the dashboard's page), x402Support (true for a per-task listing priced in an EIP-3009 token such as USDC, payable by x402; false otherwise), active (the listing's status is active), registrations, supportedTrust ["reputation"]) and answers the unsigned transaction for the creator's wallet to send to the Identity Registry. Without agent_id: `register(agentURI, [{metadataKey: "marketplaceListing", metadataValue}])`, with a file whose registrations are still empty (the registry assigns the id); the Registered event gives the agent id. With agent_id (an agent the caller owns): the complete file, registrations pointing back ({agentId, agentRegistry}), and `setAgentURI(agentId, agentURI)`; call it again whenever the listing's status changes so active follows it. The listing's erc8004 (GET /v1/listings/{id}) names the agent once the indexer has read it, as long as the creator owns it. Another creator's listing is 404 listing_not_found.
          */
         post: operations["prepareErc8004Registration"];
         delete?: never;
@@ -1832,6 +1832,11 @@ export interface components {
                 agent_id: string;
                 listing_id: string;
                 listing_seed: string;
+                /**
+                 * @description Registered with market=token: create the listing on the TokenMarketplace.
+                 * @enum {string}
+                 */
+                market?: "token";
                 metadata_uri: string;
             };
             /** @enum {string} */
@@ -3201,7 +3206,10 @@ export interface operations {
     };
     registerAgent: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description The marketplace the agent is listed on: eth (default) or token (priced in an allowed ERC-20). */
+                market?: "eth" | "token";
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -4929,6 +4937,8 @@ export interface operations {
         parameters: {
             query?: {
                 category?: string;
+                /** @description ETH or a token's symbol (USDC, RENT): listings priced in it only; min_price and max_price are then in it. */
+                currency?: string;
                 limit?: string;
                 max_price?: string;
                 min_price?: string;

@@ -11,7 +11,7 @@ const JobSchema = z
     job_id: z.string(),
     status: JobStatusSchema,
     result: z
-      .object({ agent_id: z.string(), listing_id: z.string(), listing_seed: z.string(), metadata_uri: z.string() })
+      .object({ agent_id: z.string(), listing_id: z.string(), listing_seed: z.string(), metadata_uri: z.string(), market: z.literal("token").optional().openapi({ description: "Registered with market=token: create the listing on the TokenMarketplace." }) })
       .optional()
       .openapi({ description: "On completed. Create the listing on-chain with createListing(listing_seed, rental model, price, metadata_uri)." }),
     error: z

@@ -23,6 +23,8 @@ export class DocumentColumns {
   private readonly free: number[] = [];
   capacity = 0;
   price = new Float64Array(0);
+  /** slot → the currency's symbol, "" for ETH: price orders group by it (ETH first, then by symbol). */
+  currency: string[] = [];
   rating = new Float64Array(0);
   reviews = new Float64Array(0);
   published = new Float64Array(0);
@@ -47,6 +49,11 @@ export class DocumentColumns {
     const y = this.ids[b]!;
     return x < y ? -1 : x > y ? 1 : 0;
   };
+  readonly compareCurrency: SlotComparator = (a, b) => {
+    const x = this.currency[a] ?? "";
+    const y = this.currency[b] ?? "";
+    return x < y ? -1 : x > y ? 1 : 0;
+  };
   /** One order per sort; "relevance" holds the order used when there is no text query. */
   readonly orders: Record<SearchSort, SortedOrder> = {
     relevance: new SortedOrder(
@@ -57,8 +64,10 @@ export class DocumentColumns {
         this.compareId(a, b),
     ),
     rating: new SortedOrder((a, b) => this.rating[b]! - this.rating[a]! || this.compareId(a, b)),
-    price_asc: new SortedOrder((a, b) => this.price[a]! - this.price[b]! || this.compareId(a, b)),
-    price_desc: new SortedOrder((a, b) => this.price[b]! - this.price[a]! || this.compareId(a, b)),
+    // Prices compare within a currency: ETH listings first, in the specification's order, then each
+    // token's listings together, by symbol (decision 0190).
+    price_asc: new SortedOrder((a, b) => this.compareCurrency(a, b) || this.price[a]! - this.price[b]! || this.compareId(a, b)),
+    price_desc: new SortedOrder((a, b) => this.compareCurrency(a, b) || this.price[b]! - this.price[a]! || this.compareId(a, b)),
     newest: new SortedOrder((a, b) => this.published[b]! - this.published[a]! || this.compareId(a, b)),
   };
 
@@ -88,6 +97,7 @@ export class DocumentColumns {
       wasIn &&
       nowIn &&
       this.price[slot] === doc.price_eth &&
+      this.currency[slot] === (doc.currency ?? "") &&
       this.rating[slot] === doc.rating &&
       this.reviews[slot] === doc.review_count &&
       this.published[slot] === published;
@@ -97,6 +107,7 @@ export class DocumentColumns {
     if (wasIn && !textSame) this.unindex(slot);
 
     this.price[slot] = doc.price_eth;
+    this.currency[slot] = doc.currency ?? "";
     this.rating[slot] = doc.rating;
     this.reviews[slot] = doc.review_count;
     this.published[slot] = published;

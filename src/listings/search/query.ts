@@ -22,6 +22,10 @@ interface Filters {
   model: number;
   minPrice: number;
   maxPrice: number;
+  /** The currency asked for ("" ETH), or null for every currency. */
+  currency: string | null;
+  /** The currency price bounds are in ("" ETH), or null without bounds: other currencies do not pass. */
+  boundsCurrency: string | null;
   minRating: number;
 }
 
@@ -190,6 +194,8 @@ export class QueryRunner {
     const columns = this.columns;
     if (f.categoryBit !== 0 && (columns.categories[slot]! & f.categoryBit) === 0) return false;
     if (f.model >= 0 && columns.model[slot] !== f.model) return false;
+    if (f.currency !== null && columns.currency[slot] !== f.currency) return false;
+    if (f.boundsCurrency !== null && columns.currency[slot] !== f.boundsCurrency) return false;
     const price = columns.price[slot]!;
     return price >= f.minPrice && price <= f.maxPrice && columns.rating[slot]! >= f.minRating;
   }
@@ -230,8 +236,14 @@ function toFilters(query: SearchQuery): Filters {
     model: query.rental_model ? MODEL_CODE[query.rental_model] : -1,
     minPrice: query.min_price ?? -Infinity,
     maxPrice: query.max_price ?? Infinity,
+    // ETH is "" in the columns; a token by its symbol.
+    currency: query.currency === undefined ? null : query.currency === "ETH" ? "" : query.currency,
+    boundsCurrency: null,
     minRating: query.min_rating ?? -Infinity,
   };
-  filters.any = filters.categoryBit !== 0 || filters.model >= 0 || query.min_price !== undefined || query.max_price !== undefined || query.min_rating !== undefined;
+  const bounded = query.min_price !== undefined || query.max_price !== undefined;
+  // Bounds are numbers in one currency: the one asked for, else ETH (the specification's unit).
+  if (bounded) filters.boundsCurrency = filters.currency ?? "";
+  filters.any = filters.categoryBit !== 0 || filters.model >= 0 || bounded || filters.currency !== null || query.min_rating !== undefined;
   return filters;
 }

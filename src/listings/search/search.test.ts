@@ -254,6 +254,53 @@ describe("search: updates", () => {
   });
 });
 
+// Decision 0190: prices compare within one currency. ETH listings keep the specification's order and
+// come first; each token's listings follow together, by symbol; a currency filter names the unit of the
+// price bounds, which are otherwise in ETH and keep ETH listings only.
+describe("search: prices across currencies", () => {
+  const eth1 = doc(21, { price_eth: 0.01 });
+  const eth2 = doc(22, { price_eth: 0.5 });
+  const usdc1 = doc(23, { price_eth: 0.25, currency: "USDC" });
+  const usdc2 = doc(24, { price_eth: 3, currency: "USDC" });
+  const rent = doc(25, { price_eth: 20, currency: "RENT" });
+  const mixed = () => {
+    const index = createSearchIndex();
+    for (const d of [usdc2, rent, eth2, usdc1, eth1]) index.upsert(d);
+    return index;
+  };
+
+  it("sorts by price within each currency: ETH first, then tokens by symbol", () => {
+    expect(search(mixed(), { sort: "price_asc" }).ids).toEqual(ids(eth1, eth2, rent, usdc1, usdc2));
+    expect(search(mixed(), { sort: "price_desc" }).ids).toEqual(ids(eth2, eth1, rent, usdc2, usdc1));
+  });
+
+  it("keeps one currency's listings with currency, its bounds in that currency", () => {
+    expect(search(mixed(), { sort: "price_asc", currency: "USDC" })).toEqual({ ids: ids(usdc1, usdc2), total: 2 });
+    expect(search(mixed(), { sort: "price_desc", currency: "ETH" })).toEqual({ ids: ids(eth2, eth1), total: 2 });
+    expect(search(mixed(), { currency: "USDC", min_price: 1 }).ids).toEqual(ids(usdc2));
+    expect(search(mixed(), { currency: "DAI" }).total).toBe(0);
+  });
+
+  it("reads price bounds without a currency as ETH: a token listing never passes them by its number", () => {
+    // 0.25 USDC is between 0.1 and 1 as a number, and is no ETH price.
+    expect(search(mixed(), { sort: "price_asc", min_price: 0.1, max_price: 1 }).ids).toEqual(ids(eth2));
+    expect(search(mixed(), { sort: "price_asc", max_price: 100 }).ids).toEqual(ids(eth1, eth2));
+  });
+
+  it("moves a listing whose currency changes to its new group", () => {
+    const index = mixed();
+    index.upsert({ ...rent, currency: "ZED" });
+    expect(search(index, { sort: "price_asc" }).ids).toEqual(ids(eth1, eth2, usdc1, usdc2, { ...rent }));
+    index.upsert({ ...rent, currency: undefined as unknown as string });
+    expect(search(index, { sort: "price_desc" }).ids).toEqual(ids(rent, eth2, eth1, usdc2, usdc1));
+  });
+
+  it("parses currency as an upper-case symbol", () => {
+    expect(parseSearchQuery({ currency: "usdc" })).toMatchObject({ currency: "USDC" });
+    expect(parseSearchQuery({ currency: "" })).not.toHaveProperty("currency");
+  });
+});
+
 describe("parseSearchQuery", () => {
   it("applies the defaults and ignores unknown parameters", () => {
     expect(parseSearchQuery({ utm_source: "x" })).toEqual({ sort: "relevance", limit: 20, offset: 0 });
@@ -284,6 +331,8 @@ describe("parseSearchQuery", () => {
     ["min_rating", { min_rating: "5.1" }],
     ["min_rating", { min_rating: "-1" }],
     ["q", { q: "x".repeat(201) }],
+    ["currency", { currency: "US-DC" }],
+    ["currency", { currency: "A".repeat(12) }],
   ] as [string, Record<string, string>][])("refuses a bad %s: %j", (name, params) => {
     let error: unknown;
     try {

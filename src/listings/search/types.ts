@@ -13,6 +13,9 @@ export interface SearchDocument {
   category: string[];
   rental_model: RentalModel;
   price_eth: number;
+  /** The symbol of the listing's currency when it is a token (USDC, RENT); absent for ETH. price_eth is
+   * in whole units of it (decision 0165); prices compare within one currency only (decision 0190). */
+  currency?: string;
   /** 0..5 */
   rating: number;
   review_count: number;
@@ -32,6 +35,9 @@ export interface SearchQuery {
   rental_model?: RentalModel;
   min_price?: number;
   max_price?: number;
+  /** ETH or a token's symbol (upper case): listings priced in it only; min_price and max_price are in it
+   * (without it they are in ETH and keep ETH listings only; decision 0190). */
+  currency?: string;
   min_rating?: number;
   sort: SearchSort;
   limit: number;

@@ -13,6 +13,7 @@ export const MAX_OFFSET = 10_000;
 export const MAX_QUERY_LENGTH = 200;
 
 const INTEGER = /^\d+$/;
+const CURRENCY = /^[A-Za-z0-9]{1,11}$/;
 const DECIMAL = /^(?:\d+(?:\.\d*)?|\.\d+)$/;
 
 export function parseSearchQuery(params: Record<string, string | undefined>): SearchQuery {
@@ -39,6 +40,11 @@ export function parseSearchQuery(params: Record<string, string | undefined>): Se
   if (minPrice !== undefined && maxPrice !== undefined && minPrice > maxPrice) fail("min_price", "must not exceed max_price");
   if (minPrice !== undefined) query.min_price = minPrice;
   if (maxPrice !== undefined) query.max_price = maxPrice;
+  const currency = value("currency");
+  if (currency !== undefined) {
+    if (!CURRENCY.test(currency)) fail("currency", "must be ETH or a token's symbol (letters and digits, at most 11)");
+    query.currency = currency.toUpperCase();
+  }
   const minRating = decimal("min_rating", value("min_rating"));
   if (minRating !== undefined) {
     if (minRating > 5) fail("min_rating", "must be between 0 and 5");

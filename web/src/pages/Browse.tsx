@@ -7,7 +7,7 @@ import type { ListingSearchResult as ListingSearch, ListingSummary } from "@agen
 import { CATEGORIES } from "@agent-rental/core/vocabulary";
 import { RequireSignIn } from "../ui/Layout.tsx";
 import { Empty, ErrorNote, Loading } from "../ui/notices.tsx";
-import { MODEL_LABEL, PRICE_SUFFIX, countOf, formatWei, percent, priceWei } from "../ui/format.ts";
+import { MODEL_LABEL, PRICE_SUFFIX, countOf, formatPrice, percent } from "../ui/format.ts";
 
 const PAGE_SIZE = 12;
 const SORTS = [
@@ -198,7 +198,7 @@ function ListingCard({ listing }: { listing: ListingSummary }) {
       <p className="muted small clamp">{listing.description}</p>
       <div className="spread">
         <span className="price">
-          {formatWei(priceWei(listing.price_eth))} <span className="muted small">{PRICE_SUFFIX[listing.rental_model]}</span>
+          {formatPrice(listing)} <span className="muted small">{PRICE_SUFFIX[listing.rental_model]}</span>
         </span>
         {listing.review_count === 0 ? (
           <span className="small muted">No ratings yet</span>

@@ -8,7 +8,7 @@ import type { Rating, RatingList } from "@agent-rental/sdk";
 import { useSession } from "../auth/session.tsx";
 import { RequireSignIn } from "../ui/Layout.tsx";
 import { Empty, ErrorNote, Loading, MorePages, StatusBadge } from "../ui/notices.tsx";
-import { MODEL_LABEL, PRICE_MEANING, PRICE_SUFFIX, countOf, formatTime, formatWei, jsonText, percent, prettyJson, priceWei, shortHex } from "../ui/format.ts";
+import { MODEL_LABEL, PRICE_MEANING, PRICE_SUFFIX, countOf, formatTime, formatPrice, jsonText, percent, prettyJson, shortHex } from "../ui/format.ts";
 import { useListingMetadata } from "../lib/metadata.ts";
 import { RentPanel } from "./Rent.tsx";
 import { Erc8004Identity } from "../erc8004/Reputation.tsx";
@@ -129,7 +129,7 @@ function ListingView() {
         <aside className="card stack" aria-labelledby="rent">
           <h2 id="rent">{held ? "Your rental" : `Rent ${l.title}`}</h2>
           <div>
-            <span className="price">{formatWei(priceWei(l.price_eth))}</span> <span className="muted">{PRICE_SUFFIX[l.rental_model]}</span>
+            <span className="price">{formatPrice(l)}</span> <span className="muted">{PRICE_SUFFIX[l.rental_model]}</span>
             <p className="hint">{PRICE_MEANING[l.rental_model]}</p>
           </div>
           {credential.isError ? <ErrorNote error={credential.error} /> : null}
@@ -148,16 +148,16 @@ function ListingView() {
                   Run a task
                 </Link>
               ) : null}
-              {l.rental_model === "per_query" ? <RentPanel listingId={l.id} model={l.rental_model} mode="top_up" onDone={() => void credential.refetch()} /> : null}
-              {l.rental_model === "subscription" ? <RentPanel listingId={l.id} model={l.rental_model} mode="renew" onDone={() => void credential.refetch()} /> : null}
+              {l.rental_model === "per_query" ? <RentPanel listingId={l.id} model={l.rental_model} currency={l.currency} mode="top_up" onDone={() => void credential.refetch()} /> : null}
+              {l.rental_model === "subscription" ? <RentPanel listingId={l.id} model={l.rental_model} currency={l.currency} mode="renew" onDone={() => void credential.refetch()} /> : null}
             </div>
           ) : l.status !== "active" ? (
             <div className="stack">
               <div className="notice notice-warn">This listing is {l.status}: it takes no new rentals right now.</div>
-              <RentPanel listingId={l.id} model={l.rental_model} mode="rent" onDone={onRented} />
+              <RentPanel listingId={l.id} model={l.rental_model} currency={l.currency} mode="rent" onDone={onRented} />
             </div>
           ) : (
-            <RentPanel listingId={l.id} model={l.rental_model} mode="rent" onDone={onRented} />
+            <RentPanel listingId={l.id} model={l.rental_model} currency={l.currency} mode="rent" onDone={onRented} />
           )}
         </aside>
       </div>

@@ -15,6 +15,7 @@ import type { RentalModel } from "@agent-rental/sdk";
 import { useDashboardConfig } from "../lib/context.tsx";
 import { ErrorNote } from "../ui/notices.tsx";
 import { formatTime, formatWei } from "../ui/format.ts";
+import { TokenRentPanel } from "./RentToken.tsx";
 
 export type RentMode = "rent" | "renew" | "top_up";
 
@@ -29,7 +30,13 @@ function useSubscriptionCost(listingId: string, days: number, enabled: boolean) 
   return useReadContract({ address: marketplace, abi: marketplaceAbi, functionName: "subscriptionPrice", args: [onChainId(listingId), BigInt(days * DAY)], query: { enabled } });
 }
 
-export function RentPanel({ listingId, model, mode, onDone }: { listingId: string; model: RentalModel; mode: RentMode; onDone?: () => void }) {
+/** Renting a listing: on the Marketplace in ETH, or on the TokenMarketplace for a listing priced in a
+ * token (`currency.address`; RentToken.tsx). */
+export function RentPanel(props: { listingId: string; model: RentalModel; mode: RentMode; onDone?: () => void; currency?: { address: string | null } }) {
+  return props.currency?.address ? <TokenRentPanel {...props} /> : <EthRentPanel {...props} />;
+}
+
+function EthRentPanel({ listingId, model, mode, onDone }: { listingId: string; model: RentalModel; mode: RentMode; onDone?: () => void }) {
   const { address } = useConnection();
   const client = useClient();
   const queryClient = useQueryClient();

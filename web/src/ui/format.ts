@@ -1,11 +1,16 @@
 // Money and time as a user reads them: wei formatted by viem (never through floating point), times in
 // the user's own zone and language.
-import { formatEther, parseEther } from "viem";
+import { formatEther, formatUnits, parseEther } from "viem";
 import type { RentalModel } from "@agent-rental/core/vocabulary";
 
 /** ETH from wei, exact, with the unit. */
 export function formatWei(wei: bigint | string | number): string {
   return `${formatEther(BigInt(wei))} ETH`;
+}
+
+/** A listing's price in its own currency, exact from its smallest unit: "0.25 USDC", "0.001 ETH". */
+export function formatPrice(listing: { price_units: string; currency: { symbol: string; decimals: number } }): string {
+  return `${formatUnits(BigInt(listing.price_units), listing.currency.decimals)} ${listing.currency.symbol}`;
 }
 
 /** The API's price_eth (a JSON number) as exact wei: via its decimal text, not float arithmetic. */

@@ -1,0 +1,57 @@
+// Renting a listing priced in a token (on the TokenMarketplace): the shared core's purchase, in one
+// signature and one transaction where the token implements EIP-3009 or EIP-2612, approve then purchase
+// otherwise. The amount and how it is paid are shown (and confirmed) before anything is signed.
+import { createWalletClient, formatUnits, getAddress, http, parseUnits, type Hex } from "viem";
+import type { PrivateKeyAccount } from "viem/accounts";
+import { purchaseInToken, viemTokenPurchasePort, type PurchaseKind, type TokenPurchaseQuote, type TokenPurchaseResult } from "@agent-rental/core/tokens";
+import { tokenMarketplaceAbi } from "@agent-rental/core/token-marketplace";
+import type { ChainTarget } from "./chain.ts";
+import { CliError, EXIT, usageError } from "./errors.ts";
+
+/** The token listing at `onChainId`, or null when the TokenMarketplace has none (or none is configured). */
+export async function readTokenListing(target: ChainTarget, tokenMarketplace: Hex | undefined, onChainId: Hex): Promise<{ price: bigint; token: Hex; accessType: number; status: number } | null> {
+  if (!tokenMarketplace) return null;
+  const [price, , accessType, status, , , token] = await target.client.readContract({ address: getAddress(tokenMarketplace), abi: tokenMarketplaceAbi, functionName: "listings", args: [onChainId] });
+  return status === 0 ? null : { price, token, accessType, status };
+}
+
+/** `amount` of the quote's token, as a person reads it: "0.25 USDC". */
+export const tokenAmount = (amount: bigint, quote: Pick<TokenPurchaseQuote, "decimals" | "symbol">): string => `${formatUnits(amount, quote.decimals)} ${quote.symbol}`;
+
+/** A --deposit in whole tokens → the token's smallest unit. */
+export function tokenDeposit(value: string, decimals: number): bigint {
+  if (!/^(?:\d+(?:\.\d*)?|\.\d+)$/.test(value)) throw usageError(`--deposit must be an amount of the listing's token, like 1.5, not ${JSON.stringify(value)}.`);
+  const [, fraction = ""] = value.split(".");
+  if (fraction.length > decimals) throw usageError(`--deposit has more than the token's ${decimals} decimals.`);
+  return parseUnits(value, decimals);
+}
+
+export const PAYMENT_WORDS: Record<TokenPurchaseQuote["path"], string> = {
+  authorization: "one signature (EIP-3009 ReceiveWithAuthorization) and one transaction",
+  permit: "one signature (EIP-2612 permit) and one transaction",
+  approve: "an approval, then the purchase",
+};
+
+/** Signs and sends the purchase; `confirm` sees the quote first (it throws to cancel). */
+export async function buyInToken(
+  target: ChainTarget,
+  account: PrivateKeyAccount,
+  request: { tokenMarketplace: Hex; listingId: Hex; kind: PurchaseKind; arg: bigint },
+  confirm: (quote: TokenPurchaseQuote) => Promise<void>,
+  onSent: (hash: Hex) => void,
+): Promise<TokenPurchaseResult> {
+  const wallet = createWalletClient({ account, chain: target.chain, transport: http(target.rpcUrl, { timeout: 30_000, retryCount: 1 }) });
+  const port = viemTokenPurchasePort(wallet as never, target.client as never);
+  const sending = { ...port, writeContract: async (call: Parameters<typeof port.writeContract>[0]) => {
+    const hash = await port.writeContract(call);
+    onSent(hash);
+    return hash;
+  } };
+  try {
+    return await purchaseInToken(sending, { ...request, tokenMarketplace: getAddress(request.tokenMarketplace) }, confirm);
+  } catch (error) {
+    if (error instanceof CliError) throw error;
+    const message = error instanceof Error ? (error as { shortMessage?: string }).shortMessage ?? error.message : String(error);
+    throw new CliError(`The token purchase failed: ${message}`, EXIT.failure, "transaction_failed");
+  }
+}

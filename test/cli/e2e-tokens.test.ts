@@ -1,0 +1,99 @@
+// The CLI with listings priced in tokens, on the local stack (its demo's USDC per-task listing and RENT
+// subscription; the renters hold both tokens): `search --currency` and `show` give the price in the
+// listing's currency, and the built binary (dist/agentrent.js, what an installed `agentrent` runs)
+// rents the USDC listing with one EIP-3009 signature and one transaction and the RENT subscription with
+// one EIP-2612 permit and one transaction, reading the TokenMarketplace from the stack's stack.json.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { spawnSync } from "node:child_process";
+import { createPublicClient, http, type Hex } from "viem";
+import { tokenMarketplaceAbi } from "@agent-rental/core/token-marketplace";
+import { startStack, type RunningStack } from "../../local/stack.ts";
+import { freePort } from "../../local/ports.ts";
+import { chainFor } from "../../src/chain/client.ts";
+import { startCli } from "../support/cli.ts";
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "../..");
+const bin = join(root, "cli/bin/agentrent.mjs");
+let stack: RunningStack;
+let dataDir: string;
+let work: string;
+
+beforeAll(async () => {
+  dataDir = mkdtempSync(join(tmpdir(), "cli-tokens-"));
+  work = mkdtempSync(join(tmpdir(), "cli-tokens-home-"));
+  stack = await startStack({ dataDir, apiPort: await freePort(), chainPort: await freePort(), dynamoPort: await freePort(), awsPort: await freePort(), logLevel: "silent" });
+}, 240_000);
+
+afterAll(async () => {
+  await stack?.stop();
+  for (const dir of [dataDir, work]) if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+/** The renter's environment: settings from the stack's stack.json (AGENTRENT_STACK_FILE), its own key. */
+function renterEnv(): Record<string, string> {
+  const renter = stack.info.accounts.filter((a) => a.role === "renter")[1]!;
+  const env: Record<string, string> = {};
+  for (const [key, value] of Object.entries(process.env)) if (value !== undefined && !key.startsWith("AGENTRENT_")) env[key] = value;
+  return { ...env, HOME: work, AGENTRENT_CONFIG_DIR: join(work, "config"), AGENTRENT_STACK_FILE: join(dataDir, "stack.json"), AGENTRENT_PRIVATE_KEY: renter.private_key, AGENTRENT_API_KEY: (stack.info.demo as { api_key: string }).api_key };
+}
+
+function runBin(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [bin, ...args], { cwd: work, env: renterEnv(), stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+    const timer = setTimeout(() => child.kill("SIGINT"), 120_000);
+    child.once("exit", (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+const listingOf = (name: string) => (stack.info.demo.listings as { listing_id: string; name: string }[]).find((l) => l.name === name)!;
+
+describe("the CLI and token listings", () => {
+  it("searches by currency and shows a price in its currency", async () => {
+    const search = await startCli(work, renterEnv(), ["search", "--currency", "usdc", "--json"]).done;
+    expect(search.code, search.stderr).toBe(0);
+    const found = JSON.parse(search.stdout) as { total: number; listings: { id: string; price_eth: number; currency: { symbol: string } }[] };
+    expect(found.total).toBe(1);
+    expect(found.listings[0]).toMatchObject({ id: listingOf("sales-email-writer").listing_id, price_eth: 0.25, currency: { symbol: "USDC" } });
+    const show = await startCli(work, renterEnv(), ["show", listingOf("blog-post-outliner").listing_id]).done;
+    expect(show.code, show.stderr).toBe(0);
+    expect(show.stdout).toMatch(/price\s+20 RENT per 30 days/);
+  });
+
+  it("the built binary rents the USDC listing (EIP-3009) and the RENT subscription (permit), one transaction each", async () => {
+    const build = spawnSync(process.execPath, [join(root, "node_modules/tsup/dist/cli-default.js")], { cwd: join(root, "cli"), encoding: "utf8", timeout: 240_000 });
+    expect(build.status, build.stderr).toBe(0);
+    const chain = createPublicClient({ chain: chainFor(stack.info.chain_id, stack.info.rpc_url), transport: http(stack.info.rpc_url) });
+    const renter = stack.info.accounts.filter((a) => a.role === "renter")[1]!.address as Hex;
+    const status = (listingId: string) => chain.readContract({ address: stack.info.contracts.token_marketplace as Hex, abi: tokenMarketplaceAbi, functionName: "credentialStatus", args: [`0x${listingId.slice(4)}` as Hex, renter] });
+
+    const usdc = listingOf("sales-email-writer");
+    const rented = await runBin(["rent", usdc.listing_id, "--runs", "4", "--yes", "--json"]);
+    expect(rented.code, rented.stderr).toBe(0);
+    expect(JSON.parse(rented.stdout)).toMatchObject({ listing_id: usdc.listing_id, rental_model: "per_query", currency: { symbol: "USDC", decimals: 6 }, paid_units: "1000000", payment: "authorization", credential: { status: "active" } });
+    expect((JSON.parse(rented.stdout) as { transactions: string[] }).transactions).toHaveLength(1);
+    expect(rented.stderr).toMatch(/for 1 USDC, paid with one signature \(EIP-3009 ReceiveWithAuthorization\) and one transaction/);
+    expect(await status(usdc.listing_id)).toBe(1);
+
+    const rent = listingOf("blog-post-outliner");
+    const subscribed = await runBin(["rent", rent.listing_id, "--duration", "30d", "--yes"]);
+    expect(subscribed.code, subscribed.stderr).toBe(0);
+    expect(subscribed.stdout).toMatch(/Rented lst_[0-9a-f]{64} \(subscription\) for 20 RENT, paid with one signature \(EIP-2612 permit\) and one transaction/);
+    expect(await status(rent.listing_id)).toBe(1);
+
+    // A second per-task purchase of the same listing is refused by the contract; nothing is paid.
+    const again = await runBin(["rent", usdc.listing_id, "--runs", "1", "--yes"]);
+    expect(again.code).not.toBe(0);
+  }, 400_000);
+});
