@@ -12,6 +12,7 @@ import { readListing } from "../chain/read-listing.ts";
 import { readPerQueryBalance, type ReadPerQueryBalanceReturnType } from "../chain/read-per-query-balance.ts";
 import { formatEther } from "viem";
 import { isPublished, type AgentRecord } from "../listings/catalogue.ts";
+import { checkChargeCap } from "./money/charge-cap.ts";
 import { processCache } from "../cache.ts";
 import type { RentalModel } from "@agent-rental/core/vocabulary";
 
@@ -77,7 +78,8 @@ export async function checkExecutionAccess(services: Services, wallet: Address, 
   const onChainId = await resolveAgentId(services, agentId);
   // The index says whether the listing is published; the chain, read live, says its state, its price,
   // the caller's credential and, for a per-task rental, the price the renter deposited at and whether a
-  // withdrawal is pending (the three calls travel as one batched request).
+  // withdrawal is pending (the three calls travel as one batched request), and the renter's charge cap.
+  const chargeCap = checkChargeCap(services, onChainId, wallet);
   const [stored, chain, credential, live, perQuery] = await Promise.all([
     getAgent(services.tables, onChainId),
     getChainListing(services.tables, onChainId),
@@ -98,6 +100,7 @@ export async function checkExecutionAccess(services: Services, wallet: Address, 
     throw new ApiError(refusal.code, refusal.message, refusal.error ? { onChainError: { contract: "Marketplace", error: refusal.error } } : {});
   }
   if (credential.rentalModel === "per_query") checkPriceConsent(live.priceWei, perQuery);
+  if (credential.rentalModel === "per_query") (await chargeCap)(live.priceWei);
   return {
     listingId: agent.listing_id,
     onChainId,
