@@ -168,6 +168,24 @@ async function measure(rpcUrl: string): Promise<GasRow[]> {
     "new: run marker; changed: record, listing slot 0, protocol slot",
     1.3,
   );
+  // The same charge for a renter who set a charge cap (decision 0196): within its period the charge reads
+  // the cap's slot (a cold read); the first charge of a new period also writes it. Both against the
+  // uncapped consumeQuery above, measured in this run: the issue's bound is 5,000 gas more.
+  const uncapped = rows.at(-1)!.gasUsed;
+  const cappedRenter = privateKeyToAccount(generatePrivateKey());
+  await createTestClient({ mode: "hardhat", transport }).setBalance({ address: cappedRenter.address, value: parseEther("10") });
+  const capped = createWalletClient({ account: cappedRenter, chain: hardhat, transport });
+  await run(capped, "purchasePerQuery", [perQuery], price * 10n);
+  await run(capped, "setChargeCap", [perQuery, price * 5n, 86_400n]);
+  const capRow = (operation: string, m: { gasUsed: number; calldata: number }, changed: number, slots: string) => {
+    row(`${operation} (+${m.gasUsed - uncapped} over consumeQuery)`, m, 1, changed, slots);
+    const last = rows.at(-1)!;
+    last.target = 5_000;
+    last.met = m.gasUsed - uncapped <= 5_000;
+  };
+  capRow("consumeQuery, capped renter, within the period", await run(authority, "consumeQuery", [perQuery, cappedRenter.address, keccak256(toHex("run-cap-1")), price]), 3, "new: run marker; changed: record, listing slot 0, protocol slot (+ reading the cap)");
+  await client.request({ method: "evm_increaseTime", params: [86_400] } as never);
+  capRow("consumeQuery, capped renter, first charge of a period", await run(authority, "consumeQuery", [perQuery, cappedRenter.address, keccak256(toHex("run-cap-2")), price]), 4, "new: run marker; changed: record, listing slot 0, protocol slot, the cap (its new period)");
   row(
     "consumeQuery (run charged before: no-op)",
     await run(authority, "consumeQuery", [perQuery, renterA.address, keccak256(toHex("run-1")), price]),
@@ -251,7 +269,7 @@ function printTable(rows: GasRow[]): void {
     String(r.lowerBound),
     r.ratio.toFixed(3),
     String(r.calldataGas),
-    r.target === undefined ? "-" : r.perRun !== undefined ? `<= ${r.target} gas/run (${r.perRun.toFixed(0)})` : `<= ${r.target}x`,
+    r.target === undefined ? "-" : r.operation.includes("capped renter") ? `<= +${r.target} gas` : r.perRun !== undefined ? `<= ${r.target} gas/run (${r.perRun.toFixed(0)})` : `<= ${r.target}x`,
     r.met === undefined ? "-" : r.met ? "yes" : "NO",
     r.slots,
   ]);

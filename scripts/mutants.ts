@@ -12,7 +12,11 @@
 // --invariant-only (skip the whole-suite runs), --suite-only (the whole Solidity suite alone, one run per
 // mutant: the suite holds the invariant campaign, so a kill by either counts once and each mutant costs one
 // run, not two), --only=<id>,<id> (those mutants), --from=<id> (resume a stopped run at that mutant),
-// --list (print the mutants and check each still applies to exactly one place, without running).
+// --list (print the mutants and check each still applies to exactly one place, without running),
+// --tests=<file>,<file> (instead of the invariant campaign and the whole suite, those Solidity test files
+// alone: a mutant's own unit tests, for a quick count; the baseline must pass them).
+// A mutant may name another source than the contract's (`file`): the charge caps' rules live in
+// contracts/src/ChargeCapRules.sol, shared by both contracts.
 // It takes hours on two cores (82 mutants; --invariant-only about two), so it is not part of `npm test`; docs/reference/contract.md ("Tests and lint") keeps its figures.
 import { spawn } from "node:child_process";
 import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
@@ -35,10 +39,14 @@ export interface Mutant {
   id: string;
   /** The bug, in words. */
   what: string;
-  /** Text of Marketplace.sol that occurs exactly once, and what replaces it. */
+  /** Text of the source that occurs exactly once, and what replaces it. */
   find: string;
   replace: string;
+  /** The source it mutates, when not the chosen contract's (e.g. contracts/src/ChargeCapRules.sol). */
+  file?: string;
 }
+
+const CAP_RULES = "contracts/src/ChargeCapRules.sol";
 
 export const MUTANTS: Mutant[] = [
   // consumeQuery and consumeQueries share one charge (_charge): the admitted price, idempotency, the balance and the credential checks
@@ -76,7 +84,7 @@ export const MUTANTS: Mutant[] = [
   { id: "fee-cap-boundary", what: "setFeeBasisPoints refuses the cap itself (> flipped to >=)", find: "if (newFeeBasisPoints > MAX_FEE_BASIS_POINTS)", replace: "if (newFeeBasisPoints >= MAX_FEE_BASIS_POINTS)" },
   { id: "fee-cap-dropped", what: "setFeeBasisPoints has no cap", find: "        if (newFeeBasisPoints > MAX_FEE_BASIS_POINTS) revert FeeTooHigh(newFeeBasisPoints, MAX_FEE_BASIS_POINTS);\n", replace: "" },
   // withdrawals
-  { id: "unspent-not-zeroed", what: "withdrawUnspentBalance pays without zeroing the balance (skipped write)", find: "        record.balance = 0;\n        record.withdrawalRequested = false;\n        emit UnspentBalanceWithdrawn", replace: "        record.withdrawalRequested = false;\n        emit UnspentBalanceWithdrawn" },
+  { id: "unspent-not-zeroed", what: "withdrawUnspentBalance pays without zeroing the balance (skipped write)", find: "        record.balance = 0;\n        record.withdrawalRequested = false;\n        ChargeCapRules.withdrawn", replace: "        record.withdrawalRequested = false;\n        ChargeCapRules.withdrawn" },
   { id: "unspent-price-rise-boundary", what: "an unchanged price counts as a rise (> flipped to >=)", find: "record.isRevoked || price > record.depositPrice || balance < price", replace: "record.isRevoked || price >= record.depositPrice || balance < price" },
   { id: "unspent-low-balance-boundary", what: "a balance exactly covering one run counts as low (< flipped to <=)", find: "record.isRevoked || price > record.depositPrice || balance < price", replace: "record.isRevoked || price > record.depositPrice || balance <= price" },
   { id: "unspent-paused-frozen", what: "a paused listing's balance cannot be taken back", find: "return listing.status != ListingStatus.Active || record.isRevoked", replace: "return listing.status == ListingStatus.Closed || record.isRevoked" },
@@ -133,6 +141,26 @@ export const MUTANTS: Mutant[] = [
   { id: "authority-pending-kept", what: "acceptAuthority leaves the proposal pending (skipped write)", find: "        pendingAuthority = address(0);\n", replace: "" },
   { id: "runlog-zero-count", what: "logRuns accepts a batch of zero runs", find: "if (root == bytes32(0) || count == 0) revert EmptyRunBatch();", replace: "if (root == bytes32(0)) revert EmptyRunBatch();" },
   { id: "reentrancy-guard-off", what: "the reentrancy guard never locks", find: "        _locked = true;\n", replace: "" },
+  // charge caps (ChargeCapRules.sol holds the rules both contracts inline; decision 0196)
+  { id: "cap-check-dropped", what: "a charge past the renter's cap is charged", find: "            if (refused) return (ChargeCapExceeded.selector, charged, tab.capAmount);\n", replace: "" },
+  { id: "cap-flag-ignored", what: "a capped renter's record is charged as uncapped", find: "        tab.capped = record.chargeCapped;", replace: "        tab.capped = false;" },
+  { id: "cap-rollover-not-written", what: "a new period is never stored (its baseline stays the old one)", find: "            ChargeCapRules.roll(chargeCaps[tab.listingId][tab.buyer], tab.capPeriodStart, tab.capBaseline);\n", replace: "" },
+  { id: "cap-consume-wrong-error", what: "consumeQuery reverts CredentialRevoked for a charge past the cap", find: "        if (refusal == ChargeCapExceeded.selector) revert ChargeCapExceeded(arg0, arg1);\n", replace: "" },
+  { id: "cap-set-without-rental", what: "setChargeCap accepts a renter who holds nothing on the listing", find: "        if (record.purchasedAt == 0) revert CredentialNotFound();\n        ChargeCapRules.set(", replace: "        ChargeCapRules.set(" },
+  { id: "cap-topup-hook-dropped", what: "topUpBalance leaves a capped renter's baseline behind", find: "        ChargeCapRules.deposited(record, chargeCaps[listingId][msg.sender], msg.value);\n", replace: "" },
+  { id: "cap-withdraw-hook-dropped", what: "withdrawUnspentBalance leaves a capped renter's baseline behind", find: "        ChargeCapRules.withdrawn(record, chargeCaps[listingId][msg.sender], amount);\n", replace: "" },
+  { id: "cap-boundary", what: "a charge that takes the period exactly to the cap is refused (> flipped to >=)", file: CAP_RULES, find: "refused = charged + price > amount;", replace: "refused = charged + price >= amount;" },
+  { id: "cap-rollover-late", what: "a period ends a second late (>= flipped to >)", file: CAP_RULES, find: "if (block.timestamp >= periodStart + period) {", replace: "if (block.timestamp > periodStart + period) {" },
+  { id: "cap-rollover-unaligned", what: "a new period starts at the charge, not at a whole number of periods", file: CAP_RULES, find: "periodStart += ((block.timestamp - periodStart) / period) * period;", replace: "periodStart = block.timestamp;" },
+  { id: "cap-rollover-keeps-baseline", what: "a new period keeps the old period's charges", file: CAP_RULES, find: "            baseline = balance;\n", replace: "" },
+  { id: "cap-deposit-not-counted", what: "a deposit does not move a capped renter's baseline", file: CAP_RULES, find: "if (record.chargeCapped) cap.baseline += uint104(amount);", replace: "if (record.chargeCapped) cap.baseline += 0;" },
+  { id: "cap-withdrawal-not-counted", what: "a withdrawal does not move a capped renter's baseline", file: CAP_RULES, find: "if (record.chargeCapped) cap.baseline -= uint104(amount);", replace: "if (record.chargeCapped) cap.baseline -= 0;" },
+  { id: "cap-set-no-flag", what: "setting a cap leaves the record uncapped", file: CAP_RULES, find: "        record.chargeCapped = true;\n", replace: "" },
+  { id: "cap-set-baseline-zero", what: "a new cap starts from a zero baseline", file: CAP_RULES, find: "        cap.baseline = record.balance;", replace: "        cap.baseline = 0;" },
+  { id: "cap-remove-keeps-flag", what: "removing the cap leaves the record capped", file: CAP_RULES, find: "            record.chargeCapped = false;\n", replace: "" },
+  { id: "cap-period-min-boundary", what: "a period of exactly one hour is refused", file: CAP_RULES, find: "if (period < MIN_PERIOD || period > MAX_PERIOD || amount > type(uint88).max) {", replace: "if (period <= MIN_PERIOD || period > MAX_PERIOD || amount > type(uint88).max) {" },
+  { id: "cap-period-max-dropped", what: "a period above 180 days is accepted (and truncated into uint24)", file: CAP_RULES, find: "if (period < MIN_PERIOD || period > MAX_PERIOD || amount > type(uint88).max) {", replace: "if (period < MIN_PERIOD || amount > type(uint88).max) {" },
+  { id: "cap-amount-bound-dropped", what: "an amount above 2^88 - 1 is accepted (and truncated)", file: CAP_RULES, find: "if (period < MIN_PERIOD || period > MAX_PERIOD || amount > type(uint88).max) {", replace: "if (period < MIN_PERIOD || period > MAX_PERIOD) {" },
 ];
 
 /** Plausible bugs of TokenMarketplace.sol: the currency kept apart, the transfer checked, x402 settlement. */
@@ -147,21 +175,32 @@ export const TOKEN_MUTANTS: Mutant[] = [
   { id: "x402-closed-listing", what: "a payment to a closed listing settles", find: "        if (tab.status == Marketplace.ListingStatus.Closed) return Marketplace.ListingNotActive.selector;\n        if (tab.accessType != Marketplace.AccessType.PerQuery) return Marketplace.InvalidAccessType.selector;\n        if (!tab.tokenLoaded)", replace: "        if (tab.accessType != Marketplace.AccessType.PerQuery) return Marketplace.InvalidAccessType.selector;\n        if (!tab.tokenLoaded)" },
   { id: "x402-open-to-anyone", what: "settlePayments is open to anyone", find: "        onlyAuthority\n        nonReentrant\n        returns (uint256 settledCount)", replace: "        nonReentrant\n        returns (uint256 settledCount)" },
   { id: "token-withdraw-fees-twice", what: "withdrawFees does not zero the token's fees", find: "        accruedFees[token] = 0;\n", replace: "" },
+  { id: "token-cap-check-dropped", what: "a token charge past the renter's cap is charged", find: "            if (refused) return (Marketplace.ChargeCapExceeded.selector, charged, tab.capAmount);\n", replace: "" },
+  { id: "token-cap-flag-ignored", what: "a capped renter's record is charged as uncapped", find: "        tab.capped = record.chargeCapped;", replace: "        tab.capped = false;" },
+  { id: "token-cap-rollover-not-written", what: "a new period is never stored", find: "            ChargeCapRules.roll(chargeCaps[tab.listingId][tab.buyer], tab.capPeriodStart, tab.capBaseline);\n", replace: "" },
+  { id: "token-cap-consume-wrong-error", what: "consumeQuery reverts CredentialRevoked for a charge past the cap", find: "        if (refusal == Marketplace.ChargeCapExceeded.selector) revert Marketplace.ChargeCapExceeded(arg0, arg1);\n", replace: "" },
+  { id: "token-cap-set-without-rental", what: "setChargeCap accepts a renter who holds nothing", find: "        if (record.purchasedAt == 0) revert Marketplace.CredentialNotFound();\n        ChargeCapRules.set(", replace: "        ChargeCapRules.set(" },
+  { id: "token-cap-topup-hook-dropped", what: "a top-up leaves a capped renter's baseline behind", find: "            ChargeCapRules.deposited(record, chargeCaps[listingId][msg.sender], amount);\n", replace: "" },
+  { id: "token-cap-withdraw-hook-dropped", what: "a withdrawal leaves a capped renter's baseline behind", find: "        ChargeCapRules.withdrawn(record, chargeCaps[listingId][msg.sender], amount);\n", replace: "" },
 ];
 
-/** Marketplace.sol with `mutant` applied; throws when its text is not found exactly once. */
+/** The source file `mutant` changes. */
+const fileOf = (mutant: Mutant): string => mutant.file ?? SOURCE;
+
+/** That file's text with `mutant` applied; throws when its text is not found exactly once. */
 export function applyMutant(source: string, mutant: Mutant): string {
   const at = source.indexOf(mutant.find);
-  if (at < 0) throw new Error(`mutant ${mutant.id}: its text is not in ${SOURCE} any more; update the mutant`);
-  if (source.indexOf(mutant.find, at + 1) >= 0) throw new Error(`mutant ${mutant.id}: its text occurs more than once in ${SOURCE}; make it unique`);
+  if (at < 0) throw new Error(`mutant ${mutant.id}: its text is not in ${fileOf(mutant)} any more; update the mutant`);
+  if (source.indexOf(mutant.find, at + 1) >= 0) throw new Error(`mutant ${mutant.id}: its text occurs more than once in ${fileOf(mutant)}; make it unique`);
   return source.slice(0, at) + mutant.replace + source.slice(at + mutant.find.length);
 }
 
-/** A throwaway Hardhat project: the repository's contracts, tests and config, its own build directory. */
-function scratchProject(source: string): string {
+/** A throwaway Hardhat project: the repository's contracts, tests and config, its own build directory;
+ * `file` (a path under the repository) holds `source`. */
+function scratchProject(file: string, source: string): string {
   const dir = mkdtempSync(join(tmpdir(), "mutant-"));
   cpSync(join(root, "contracts"), join(dir, "contracts"), { recursive: true });
-  writeFileSync(join(dir, SOURCE), source);
+  writeFileSync(join(dir, file), source);
   writeFileSync(join(dir, "package.json"), JSON.stringify({ name: "mutant", private: true, type: "module" }));
   symlinkSync(join(root, "node_modules"), join(dir, "node_modules"), "dir");
   return dir;
@@ -236,15 +275,16 @@ export function chooseMutants(all: Mutant[], args: string[]): Mutant[] {
   return only ? rest.filter((m) => only.includes(m.id)) : rest;
 }
 
-async function runOne(source: string, label: string, mode: Mode): Promise<{ invariant: Outcome | "skipped"; suite: Outcome | "skipped"; seconds: number; why: string }> {
-  const dir = scratchProject(source);
+async function runOne(file: string, source: string, label: string, mode: Mode, tests?: string[]): Promise<{ invariant: Outcome | "skipped"; suite: Outcome | "skipped"; seconds: number; why: string }> {
+  const dir = scratchProject(file, source);
   try {
     const started = Date.now();
     let invariant: Outcome | "skipped" = "skipped";
     let why = "";
     if (mode !== "suite") {
-      // The invariant file alone, on a build directory that has never seen the rest of the suite.
-      const run = await hardhat(dir, ["test", "solidity", INVARIANT_FILE]);
+      // The invariant file alone, on a build directory that has never seen the rest of the suite (or,
+      // with --tests, the files named).
+      const run = await hardhat(dir, ["test", "solidity", ...(tests ?? [INVARIANT_FILE])]);
       if (run.outcome === "failed" && !/failing|FAIL|Failing/.test(run.output)) {
         await build(dir, label); // a compile error, not a kill: say so
       }
@@ -252,7 +292,7 @@ async function runOne(source: string, label: string, mode: Mode): Promise<{ inva
       why = failures(run.output);
     }
     let suite: Outcome | "skipped" = "skipped";
-    if (mode !== "invariant") {
+    if (mode !== "invariant" && !tests) {
       const whole = await hardhat(dir, ["test", "solidity"]);
       if (whole.outcome === "failed" && !/failing|FAIL|Failing/.test(whole.output)) await build(dir, label);
       suite = whole.outcome;
@@ -268,20 +308,22 @@ const killed = (o: Outcome | "skipped"): boolean => o === "failed" || o === "tim
 
 async function main(): Promise<void> {
   const args = process.argv.slice(2).filter((a) => a !== "--" && !a.startsWith("--contract="));
-  const mode = modeOf(args);
-  const source = readFileSync(join(root, SOURCE), "utf8");
+  const tests = args.find((a) => a.startsWith("--tests="))?.slice("--tests=".length).split(",");
+  const mode: Mode = tests ? "invariant" : modeOf(args);
+  const sourceOf = (file: string) => readFileSync(join(root, file), "utf8");
+  const source = sourceOf(SOURCE);
   const all = chosenContract === CONTRACTS.token ? TOKEN_MUTANTS : MUTANTS;
   const chosen = chooseMutants(all, args);
-  for (const mutant of chosen) applyMutant(source, mutant); // every mutant still applies, before an hour of runs
+  for (const mutant of chosen) applyMutant(sourceOf(fileOf(mutant)), mutant); // every mutant still applies, before an hour of runs
   if (args.includes("--list")) {
     for (const m of chosen) console.log(`${m.id.padEnd(30)} ${m.what}`);
-    console.log(`${chosen.length} mutants, each applies to exactly one place in ${SOURCE}`);
+    console.log(`${chosen.length} mutants, each applies to exactly one place in its source (${SOURCE} unless named)`);
     return;
   }
 
   const modeWords = { both: "", invariant: " (invariant campaign only)", suite: " (whole Solidity suite only)" }[mode];
-  console.log(`# mutants of ${SOURCE}: ${chosen.length}${modeWords}`);
-  const baseline = await runOne(source, "the unmutated contract", mode);
+  console.log(`# mutants of ${SOURCE}: ${chosen.length}${tests ? ` (against ${tests.join(", ")} only)` : modeWords}`);
+  const baseline = await runOne(SOURCE, source, "the unmutated contract", mode, tests);
   console.log(`baseline (unmutated): invariant file alone on a fresh build ${baseline.invariant}, whole suite ${baseline.suite} (${baseline.seconds} s)`);
   const unfit = (o: Outcome | "skipped") => o !== "passed" && o !== "skipped";
   if (unfit(baseline.invariant) || unfit(baseline.suite)) {
@@ -290,14 +332,14 @@ async function main(): Promise<void> {
 
   const results: Result[] = [];
   for (const [i, mutant] of chosen.entries()) {
-    const run = await runOne(applyMutant(source, mutant), `mutant ${mutant.id}`, mode);
+    const run = await runOne(fileOf(mutant), applyMutant(sourceOf(fileOf(mutant)), mutant), `mutant ${mutant.id}`, mode, tests);
     results.push({ mutant, invariant: run.invariant, suite: run.suite, seconds: run.seconds });
     const mark = (o: Outcome | "skipped") => (o === "skipped" ? "-" : killed(o) ? `killed${o === "timed out" ? " (timeout)" : ""}` : "SURVIVED");
     console.log(`${String(i + 1).padStart(2)}/${chosen.length} ${mutant.id.padEnd(30)} invariant: ${mark(run.invariant).padEnd(8)} suite: ${mark(run.suite).padEnd(8)} ${String(run.seconds).padStart(4)} s  ${run.why}`);
   }
 
   if (mode !== "suite") {
-    console.log(`\ninvariant campaign alone (${INVARIANT_FILE}): killed ${results.filter((r) => killed(r.invariant)).length} of ${results.length}`);
+    console.log(`\n${tests ? tests.join(", ") : `invariant campaign alone (${INVARIANT_FILE})`}: killed ${results.filter((r) => killed(r.invariant)).length} of ${results.length}`);
     const survivors = results.filter((r) => !killed(r.invariant));
     if (survivors.length) console.log(`survived the invariant campaign: ${survivors.map((r) => r.mutant.id).join(", ")}`);
   }

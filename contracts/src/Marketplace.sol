@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 pragma solidity 0.8.37;
 
+import {ChargeCapRules} from "./ChargeCapRules.sol";
+
 // 18 storage declarations, each one kind of record the marketplace keeps (docs/reference/contract.md,
 // "Storage"); splitting them across contracts would add a call to every purchase and charge.
 // solhint-disable max-states-count
@@ -111,6 +113,11 @@ contract Marketplace {
         uint256 marks;
         bool marksLoaded;
         bool marksChanged;
+        bool capped;
+        bool capRolled;
+        uint256 capAmount;
+        uint256 capPeriodStart;
+        uint256 capBaseline;
     }
 
     /// @notice A one_time or subscription rental credential; exactly one storage slot.
@@ -131,13 +138,29 @@ contract Marketplace {
     /// renter last deposited (purchase or top-up): the price the renter agreed to, the most any run is
     /// charged (a price above it also lets the renter leave). `withdrawalRequested`: the renter asked to
     /// take the balance back (requestBalanceWithdrawal, at `withdrawalRequestedAt`); a top-up cancels it.
-    // 96 + 40 + 8 + 96 + 8 = 248 bits: one slot. A balance never passes MAX_BALANCE (BalanceTooLarge).
+    /// `chargeCapped`: the renter set a charge cap on the listing (`chargeCaps`), read only when set.
+    // 96 + 40 + 8 + 96 + 8 + 8 = 256 bits: one slot. A balance never passes MAX_BALANCE (BalanceTooLarge).
     struct PerQueryBalance {
         uint96 balance;
         uint40 purchasedAt;
         bool isRevoked;
         uint96 depositPrice;
         bool withdrawalRequested;
+        bool chargeCapped;
+    }
+
+    /// @notice A renter's cap on what may be charged from its per-task balance on one listing per period:
+    /// at most `amount` in each period of `period` seconds, the periods following one another from when the
+    /// cap was set. What the current period (from `periodStart`) has charged is `baseline - balance`:
+    /// `baseline` is the balance when the period began plus what was deposited and less what was withdrawn
+    /// since, so a charge writes nothing here; only the first charge of a new period does (the rollover).
+    // 88 + 24 + 40 + 104 = 256 bits: one slot. baseline - balance never passes amount, so baseline stays
+    // below MAX_BALANCE + 2^88.
+    struct ChargeCap {
+        uint88 amount;
+        uint24 period;
+        uint40 periodStart;
+        uint104 baseline;
     }
 
     /// @notice A subscription listing's vesting. Each payment's escrow share `a` vests linearly over its
@@ -241,6 +264,15 @@ contract Marketplace {
     error WithdrawalNotReady(uint256 withdrawableAt);
     /// @notice A run batch needs a nonzero Merkle root and at least one run.
     error EmptyRunBatch();
+    /// @notice The charge would take the renter's charge cap on the listing past its amount this period.
+    /// @param charged What the current period has charged already.
+    /// @param cap The cap's amount per period.
+    error ChargeCapExceeded(uint256 charged, uint256 cap);
+    /// @notice A charge cap's amount is above 2^88 - 1, or its period outside one hour..180 days (0 and 0
+    /// remove the cap).
+    /// @param amount The amount given.
+    /// @param period The period given, in seconds.
+    error InvalidChargeCap(uint256 amount, uint256 period);
 
     /*//////////////////////////////////////////////////////////////
                                  EVENTS
@@ -348,6 +380,13 @@ contract Marketplace {
     /// @param buyer The renter.
     /// @param accessType The rental model of the revoked credential.
     event AccessRevoked(bytes32 indexed listingId, address indexed buyer, AccessType accessType);
+    /// @notice A renter set (or, with amount and period 0, removed) its charge cap on a listing; a new
+    /// period begins now.
+    /// @param listingId The listing.
+    /// @param buyer The renter.
+    /// @param amount The most charged per period.
+    /// @param period The period in seconds (0: no cap).
+    event ChargeCapSet(bytes32 indexed listingId, address indexed buyer, uint256 amount, uint256 period);
     /// @notice A renter asked to take back the unspent per_query balance. No new run is admitted on it
     /// (the credential reads LowBalance); runs admitted before may still be charged until the withdrawal.
     /// A top-up cancels the request.
@@ -479,6 +518,8 @@ contract Marketplace {
     /// @notice When a renter asked to withdraw the unspent balance (valid while the record's
     /// `withdrawalRequested` is set).
     mapping(bytes32 listingId => mapping(address buyer => uint256 requestedAt)) public withdrawalRequestedAt;
+    /// @notice Renters' charge caps by listing id and buyer (meaningful while the record's `chargeCapped`).
+    mapping(bytes32 listingId => mapping(address buyer => ChargeCap cap)) public chargeCaps;
 
     bool private transient _locked;
 
@@ -777,6 +818,7 @@ contract Marketplace {
         record.balance = uint96(newBalance);
         record.depositPrice = uint96(price);
         record.withdrawalRequested = false;
+        ChargeCapRules.deposited(record, chargeCaps[listingId][msg.sender], msg.value);
         emit BalanceToppedUp(listingId, msg.sender, msg.value, newBalance);
     }
 
@@ -833,8 +875,30 @@ contract Marketplace {
         }
         record.balance = 0;
         record.withdrawalRequested = false;
+        ChargeCapRules.withdrawn(record, chargeCaps[listingId][msg.sender], amount);
         emit UnspentBalanceWithdrawn(listingId, msg.sender, amount);
         _send(msg.sender, amount);
+    }
+
+    /// @notice Caps what the authority may charge from the caller's per_query balance on `listingId`: at
+    /// most `amount` in each period of `period` seconds (one hour to 180 days), the periods following one
+    /// another from now. consumeQuery refuses a charge past it (ChargeCapExceeded), consumeQueries reports
+    /// it (QueryRefused). Setting a cap again replaces it and starts a new period; `amount` 0 with `period`
+    /// 0 removes it. A renter with no cap is charged as before.
+    /// @dev Reverts ListingNotFound, InvalidAccessType (not per_query), CredentialNotFound (no rental on
+    /// the listing), InvalidChargeCap (amount above 2^88 - 1, or period out of range). Works while the
+    /// listing or the protocol is paused, and after a revocation or a close.
+    /// @param listingId The listing.
+    /// @param amount The most charged per period (wei).
+    /// @param period The period in seconds.
+    function setChargeCap(bytes32 listingId, uint256 amount, uint256 period) external {
+        Listing storage listing = listings[listingId];
+        if (listing.status == ListingStatus.None) revert ListingNotFound();
+        if (listing.accessType != AccessType.PerQuery) revert InvalidAccessType();
+        PerQueryBalance storage record = perQueryBalances[listingId][msg.sender];
+        if (record.purchasedAt == 0) revert CredentialNotFound();
+        ChargeCapRules.set(record, chargeCaps[listingId][msg.sender], amount, period);
+        emit ChargeCapSet(listingId, msg.sender, amount, period);
     }
 
     /*//////////////////////////////////////////////////////////////
@@ -1347,6 +1411,10 @@ contract Marketplace {
         if (price > tab.depositPrice) price = tab.depositPrice;
         uint256 balance = tab.balance;
         if (balance < price) return (InsufficientBalance.selector, balance, price);
+        if (tab.capped) {
+            (bool refused, uint256 charged) = ChargeCapRules.refuses(tab.capAmount, tab.capBaseline, balance, price);
+            if (refused) return (ChargeCapExceeded.selector, charged, tab.capAmount);
+        }
         _markCharged(tab, runRef);
         balance -= price;
         tab.balance = balance;
@@ -1388,12 +1456,21 @@ contract Marketplace {
         tab.isRevoked = record.isRevoked;
         tab.depositPrice = record.depositPrice;
         tab.balance = record.balance;
+        tab.capped = record.chargeCapped;
+        if (tab.capped) {
+            (tab.capAmount, tab.capPeriodStart, tab.capBaseline, tab.capRolled) =
+                ChargeCapRules.load(chargeCaps[tab.listingId][buyer], tab.balance);
+        }
     }
 
     function _settleRecord(Tab memory tab) private {
         if (tab.balanceChanged) {
             perQueryBalances[tab.listingId][tab.buyer].balance = uint96(tab.balance);
             tab.balanceChanged = false;
+        }
+        if (tab.capRolled) {
+            ChargeCapRules.roll(chargeCaps[tab.listingId][tab.buyer], tab.capPeriodStart, tab.capBaseline);
+            tab.capRolled = false;
         }
         tab.recordLoaded = false;
     }
@@ -1468,6 +1545,7 @@ contract Marketplace {
         if (refusal == ListingNotActive.selector) revert ListingNotActive();
         if (refusal == InvalidAccessType.selector) revert InvalidAccessType();
         if (refusal == CredentialNotFound.selector) revert CredentialNotFound();
+        if (refusal == ChargeCapExceeded.selector) revert ChargeCapExceeded(arg0, arg1);
         revert CredentialRevoked();
     }
 

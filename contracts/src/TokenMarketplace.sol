@@ -7,6 +7,7 @@ import {IERC20Permit} from "@openzeppelin/contracts/token/ERC20/extensions/IERC2
 import {SafeERC20} from "@openzeppelin/contracts/token/ERC20/utils/SafeERC20.sol";
 import {IERC3009} from "@openzeppelin/contracts/interfaces/draft-IERC3009.sol";
 import {Marketplace} from "./Marketplace.sol";
+import {ChargeCapRules} from "./ChargeCapRules.sol";
 
 // One storage declaration per kind of record, as in Marketplace (docs/reference/contract.md).
 // solhint-disable max-states-count
@@ -136,6 +137,11 @@ contract TokenMarketplace {
         bool tokenAllowed;
         uint256 heldBefore;
         uint256 received;
+        bool capped;
+        bool capRolled;
+        uint256 capAmount;
+        uint256 capPeriodStart;
+        uint256 capBaseline;
     }
 
     /// @notice What a purchase does (one internal path for the three ways of paying).
@@ -298,6 +304,8 @@ contract TokenMarketplace {
     mapping(bytes32 listingId => mapping(uint256 wordIndex => uint256 bits)) internal vestingDayBits;
     /// @notice When a renter asked to withdraw the unspent balance.
     mapping(bytes32 listingId => mapping(address buyer => uint256 requestedAt)) public withdrawalRequestedAt;
+    /// @notice Renters' charge caps by listing id and buyer (as Marketplace.chargeCaps).
+    mapping(bytes32 listingId => mapping(address buyer => Marketplace.ChargeCap cap)) public chargeCaps;
 
     bool private transient _locked;
 
@@ -592,8 +600,25 @@ contract TokenMarketplace {
         }
         record.balance = 0;
         record.withdrawalRequested = false;
+        ChargeCapRules.withdrawn(record, chargeCaps[listingId][msg.sender], amount);
         emit Marketplace.UnspentBalanceWithdrawn(listingId, msg.sender, amount);
         IERC20(listing.token).safeTransfer(msg.sender, amount);
+    }
+
+    /// @notice Caps what the authority may charge from the caller's per_query balance on `listingId` per
+    /// period (as Marketplace.setChargeCap; `amount` in the listing's token).
+    /// @dev Reverts ListingNotFound, InvalidAccessType, CredentialNotFound, InvalidChargeCap.
+    /// @param listingId The listing.
+    /// @param amount The most charged per period (token units).
+    /// @param period The period in seconds.
+    function setChargeCap(bytes32 listingId, uint256 amount, uint256 period) external {
+        Listing storage listing = listings[listingId];
+        if (listing.status == Marketplace.ListingStatus.None) revert Marketplace.ListingNotFound();
+        if (listing.accessType != Marketplace.AccessType.PerQuery) revert Marketplace.InvalidAccessType();
+        Marketplace.PerQueryBalance storage record = perQueryBalances[listingId][msg.sender];
+        if (record.purchasedAt == 0) revert Marketplace.CredentialNotFound();
+        ChargeCapRules.set(record, chargeCaps[listingId][msg.sender], amount, period);
+        emit Marketplace.ChargeCapSet(listingId, msg.sender, amount, period);
     }
 
     /*//////////////////////////////////////////////////////////////
@@ -963,6 +988,7 @@ contract TokenMarketplace {
         record.depositPrice = uint96(price);
         if (topUp) {
             record.withdrawalRequested = false;
+            ChargeCapRules.deposited(record, chargeCaps[listingId][msg.sender], amount);
             emit Marketplace.BalanceToppedUp(listingId, msg.sender, amount, newBalance);
         } else {
             record.purchasedAt = uint40(block.timestamp);
@@ -1197,6 +1223,10 @@ contract TokenMarketplace {
         if (price > tab.depositPrice) price = tab.depositPrice;
         uint256 balance = tab.balance;
         if (balance < price) return (Marketplace.InsufficientBalance.selector, balance, price);
+        if (tab.capped) {
+            (bool refused, uint256 charged) = ChargeCapRules.refuses(tab.capAmount, tab.capBaseline, balance, price);
+            if (refused) return (Marketplace.ChargeCapExceeded.selector, charged, tab.capAmount);
+        }
         _markCharged(tab, runRef);
         balance -= price;
         tab.balance = balance;
@@ -1285,12 +1315,21 @@ contract TokenMarketplace {
         tab.isRevoked = record.isRevoked;
         tab.depositPrice = record.depositPrice;
         tab.balance = record.balance;
+        tab.capped = record.chargeCapped;
+        if (tab.capped) {
+            (tab.capAmount, tab.capPeriodStart, tab.capBaseline, tab.capRolled) =
+                ChargeCapRules.load(chargeCaps[tab.listingId][buyer], tab.balance);
+        }
     }
 
     function _settleRecord(Tab memory tab) private {
         if (tab.balanceChanged) {
             perQueryBalances[tab.listingId][tab.buyer].balance = uint96(tab.balance);
             tab.balanceChanged = false;
+        }
+        if (tab.capRolled) {
+            ChargeCapRules.roll(chargeCaps[tab.listingId][tab.buyer], tab.capPeriodStart, tab.capBaseline);
+            tab.capRolled = false;
         }
         tab.recordLoaded = false;
     }
@@ -1365,6 +1404,7 @@ contract TokenMarketplace {
         if (refusal == Marketplace.ListingNotActive.selector) revert Marketplace.ListingNotActive();
         if (refusal == Marketplace.InvalidAccessType.selector) revert Marketplace.InvalidAccessType();
         if (refusal == Marketplace.CredentialNotFound.selector) revert Marketplace.CredentialNotFound();
+        if (refusal == Marketplace.ChargeCapExceeded.selector) revert Marketplace.ChargeCapExceeded(arg0, arg1);
         revert Marketplace.CredentialRevoked();
     }
 }

@@ -16,9 +16,10 @@ contract MarketplacePerQueryTest is MarketplaceTestBase {
         vm.expectEmit(true, true, true, true, address(market));
         emit Marketplace.PerQueryPurchased(id, renter, PRICE * 2);
         _buyPerQuery(id, renter, PRICE * 2);
-        (uint96 balance, uint40 purchasedAt, bool isRevoked, uint96 depositPrice, bool withdrawalRequested) =
+        (uint96 balance, uint40 purchasedAt, bool isRevoked, uint96 depositPrice, bool withdrawalRequested, bool capped) =
             market.perQueryBalances(id, renter);
         vm.assertFalse(withdrawalRequested, "no withdrawal requested");
+        vm.assertFalse(capped, "no charge cap");
         vm.assertEq(depositPrice, PRICE, "deposit price = listing price");
         vm.assertEq(balance, PRICE * 2, "balance = deposit");
         vm.assertEq(purchasedAt, START, "purchasedAt");
@@ -326,7 +327,7 @@ contract MarketplacePerQueryTest is MarketplaceTestBase {
         _setPrice(id, PRICE * 2);
         vm.prank(renter);
         market.topUpBalance{value: PRICE * 2}(id); // accepts the new price
-        (,,, uint96 depositPrice,) = market.perQueryBalances(id, renter);
+        (,,, uint96 depositPrice,,) = market.perQueryBalances(id, renter);
         vm.assertEq(depositPrice, PRICE * 2, "deposit price follows the top-up");
         vm.expectRevert(Marketplace.Unauthorized.selector);
         vm.prank(renter);
@@ -422,7 +423,7 @@ contract MarketplacePerQueryTest is MarketplaceTestBase {
         _pause(id);
         vm.prank(renter);
         market.requestBalanceWithdrawal(id);
-        (,,,, bool requested) = market.perQueryBalances(id, renter);
+        (,,,, bool requested,) = market.perQueryBalances(id, renter);
         vm.assertTrue(requested, "marked");
         vm.assertEq(market.withdrawalRequestedAt(id, renter), START, "when");
         vm.assertFalse(market.isCredentialValid(id, renter), "no new run on a leaving balance");
@@ -491,7 +492,7 @@ contract MarketplacePerQueryTest is MarketplaceTestBase {
         vm.prank(renter);
         market.withdrawUnspentBalance(id);
         vm.assertEq(_balance(id, renter), 0, "withdrawn at the second it is ready");
-        (,,,, bool requested) = market.perQueryBalances(id, renter);
+        (,,,, bool requested,) = market.perQueryBalances(id, renter);
         vm.assertFalse(requested, "the request is spent");
     }
 
@@ -544,7 +545,7 @@ contract MarketplacePerQueryTest is MarketplaceTestBase {
         market.requestBalanceWithdrawal(id);
         vm.prank(renter);
         market.topUpBalance{value: PRICE * 2}(id);
-        (,,,, bool requested) = market.perQueryBalances(id, renter);
+        (,,,, bool requested,) = market.perQueryBalances(id, renter);
         vm.assertFalse(requested, "cancelled");
         vm.assertTrue(market.isCredentialValid(id, renter), "valid again");
         vm.warp(START + 1 hours);

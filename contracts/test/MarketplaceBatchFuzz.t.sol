@@ -110,8 +110,8 @@ contract MarketplaceBatchFuzzTest is MarketplaceTestBase {
         vm.assertEq(market.accruedFees(), twin.accruedFees(), "fees");
         address[3] memory who3 = [renter, renterB, stranger];
         for (uint256 w = 0; w < 3; ++w) {
-            (uint96 a,,,,) = market.perQueryBalances(id, who3[w]);
-            (uint96 b,,,,) = twin.perQueryBalances(id, who3[w]);
+            (uint96 a,,,,,) = market.perQueryBalances(id, who3[w]);
+            (uint96 b,,,,,) = twin.perQueryBalances(id, who3[w]);
             vm.assertEq(a, b, "balance");
         }
         for (uint256 i = 0; i < REFS; ++i) {

@@ -41,7 +41,7 @@ contract MarketplaceInvariantTest is TestHelpers {
 
     /// @dev Only the handler's actions, not its getters. Money paths appear twice to weigh them.
     function targetSelectors() public view returns (FuzzSelector[] memory targets) {
-        bytes4[] memory s = new bytes4[](33);
+        bytes4[] memory s = new bytes4[](35);
         s[0] = MarketplaceHandler.createListing.selector;
         s[1] = MarketplaceHandler.updateListing.selector;
         s[2] = MarketplaceHandler.setListingActive.selector;
@@ -75,6 +75,8 @@ contract MarketplaceInvariantTest is TestHelpers {
         s[30] = MarketplaceHandler.requestBalanceWithdrawal.selector;
         s[31] = MarketplaceHandler.requestBalanceWithdrawal.selector;
         s[32] = MarketplaceHandler.closeListingAndWithdraw.selector;
+        s[33] = MarketplaceHandler.setChargeCap.selector;
+        s[34] = MarketplaceHandler.setChargeCap.selector;
         targets = new FuzzSelector[](1);
         targets[0] = FuzzSelector(address(handler), s);
     }
@@ -93,13 +95,19 @@ contract MarketplaceInvariantTest is TestHelpers {
             modelled += handler.listingOf(id).escrow;
             for (uint256 j = 0; j < actors; ++j) {
                 address a = handler.actors(j);
-                (uint96 balance,,,,) = market.perQueryBalances(id, a);
+                (uint96 balance,,,,,) = market.perQueryBalances(id, a);
                 stored += balance;
                 modelled += handler.perQueryOf(id, a).balance;
             }
         }
         vm.assertEq(address(market).balance, stored, "ETH held == escrow + balances + fees");
         vm.assertEq(address(market).balance, modelled, "ETH held == the model's escrow + balances + fees");
+    }
+
+    /// @notice Within any period, the charges on a (renter, listing) stay within its cap: summed from the
+    /// contract's own QueryConsumed events, period by period.
+    function invariant_chargesStayWithinEachPeriodsCap() public view {
+        vm.assertEq(handler.capBreaches(), 0, "a period's charges passed the renter's cap");
     }
 
     /// @notice Every protocol-level storage item equals the model.
@@ -223,12 +231,28 @@ contract MarketplaceInvariantTest is TestHelpers {
 
     function _checkPerQuery(bytes32 id, address a) internal view {
         MarketplaceHandler.PerQueryModel memory p = handler.perQueryOf(id, a);
-        (uint96 balance, uint40 pqPurchasedAt, bool pqRevoked, uint96 depositPrice, bool requested) = market.perQueryBalances(id, a);
+        (uint96 balance, uint40 pqPurchasedAt, bool pqRevoked, uint96 depositPrice, bool requested,) =
+            market.perQueryBalances(id, a);
+        _checkCap(id, a);
         vm.assertEq(requested, p.withdrawalRequested, "perQuery.withdrawalRequested");
         if (requested) vm.assertEq(market.withdrawalRequestedAt(id, a), p.requestedAt, "withdrawalRequestedAt");
         vm.assertEq(balance, p.balance, "perQuery.balance");
         vm.assertEq(pqPurchasedAt, p.purchasedAt, "perQuery.purchasedAt");
         vm.assertEq(pqRevoked, p.isRevoked, "perQuery.isRevoked");
         vm.assertEq(depositPrice, p.depositPrice, "perQuery.depositPrice");
+    }
+
+    /// @dev The renter's charge cap equals the model, and so does what its current period has charged, as
+    /// the contract would count it at a charge now.
+    function _checkCap(bytes32 id, address a) internal view {
+        (uint96 balance,,,,, bool capped) = market.perQueryBalances(id, a);
+        MarketplaceHandler.CapModel memory c = handler.capOf(id, a);
+        vm.assertEq(capped, c.set, "perQuery.chargeCapped");
+        (uint256 amount, uint256 period, uint256 periodStart, uint256 baseline) = market.chargeCaps(id, a);
+        vm.assertEq(amount, c.amount, "chargeCap.amount");
+        vm.assertEq(period, c.period, "chargeCap.period");
+        if (!c.set) return;
+        uint256 charged = block.timestamp >= periodStart + period ? 0 : baseline - balance;
+        vm.assertEq(charged, c.charged, "chargeCap: the period's charges");
     }
 }

@@ -218,7 +218,7 @@ contract TokenMarketplaceInvariantTest is TestHelpers {
             if (listingToken != token) continue;
             accounted += escrow;
             for (uint256 j = 0; j < 3; ++j) {
-                (uint96 balance,,,,) = tm.perQueryBalances(id, handler.renterAt(j));
+                (uint96 balance,,,,,) = tm.perQueryBalances(id, handler.renterAt(j));
                 accounted += balance;
             }
         }

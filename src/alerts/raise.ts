@@ -21,6 +21,8 @@ export interface ChargedRun {
   onChainId: Hex;
   priceWei: bigint;
   spendHolds?: readonly string[] | undefined;
+  /** "token": the balance lives on the TokenMarketplace. */
+  market?: "token" | undefined;
 }
 
 /** A hold's limit: `spend#<key|app>#<id>#<currency>#<period>` / its window. */
@@ -74,7 +76,7 @@ async function limitAlerts(services: Services, settings: AlertSettings | null, r
 async function balanceAlert(services: Services, settings: AlertSettings, run: ChargedRun): Promise<void> {
   const runs = settings.lowBalanceRuns;
   if (runs === null) return;
-  const balance = await readPerQueryBalance(services.chain, { listingId: run.onChainId, buyer: run.wallet });
+  const balance = await readPerQueryBalance(services.chain, { listingId: run.onChainId, buyer: run.wallet, market: run.market ?? "eth" });
   const crossing = `low#${run.onChainId.toLowerCase()}`;
   if (!balanceIsLow(balance.balanceWei, run.priceWei, runs)) {
     // Back at or above the threshold (a top-up): the next fall below it alerts again.

@@ -16,6 +16,7 @@ import { readPerQueryBalance, type ReadPerQueryBalanceReturnType } from "../chai
 import { formatEther } from "viem";
 import { currencyOfRecord, isPublished, type AgentRecord } from "../listings/catalogue.ts";
 import { formatAmount, type Currency } from "../listings/currency.ts";
+import { checkChargeCap } from "./money/charge-cap.ts";
 import { processCache } from "../cache.ts";
 import type { RentalModel } from "@agent-rental/core/vocabulary";
 
@@ -109,6 +110,8 @@ export async function checkExecutionAccess(services: Services, wallet: Address, 
   const index = Promise.all([getAgent(services.tables, onChainId), getChainListing(services.tables, onChainId)]);
   const kept = knownMarket(services, onChainId);
   const market: Market = kept ?? (rememberMarket(services.tables, onChainId, (await index)[1]) ?? marketOfListing(null));
+  // The renter's charge cap on the listing, read beside the balance (in the same batch).
+  const chargeCap = checkChargeCap(services, onChainId, wallet, market);
   const [[stored, chain], [credential, live, perQuery]] = await Promise.all([index, readLive(services, market, onChainId, wallet)]);
   const agent = stored as ExecutionAccess["agent"] | null;
   const row = chain ?? undefined;
@@ -122,6 +125,7 @@ export async function checkExecutionAccess(services: Services, wallet: Address, 
   }
   const currency = currencyOfRecord(row);
   if (credential.rentalModel === "per_query") checkPriceConsent(live.priceWei, perQuery, currency);
+  if (credential.rentalModel === "per_query") (await chargeCap)(live.priceWei);
   return {
     listingId: agent.listing_id,
     onChainId,

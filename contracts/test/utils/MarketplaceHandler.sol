@@ -56,6 +56,15 @@ abstract contract MarketplaceHandler is TestHelpers {
         uint256 requestedAt;
     }
 
+    /// @dev A renter's charge cap: the amount per period, and the current period's start and charges.
+    struct CapModel {
+        bool set;
+        uint256 amount;
+        uint256 period;
+        uint256 periodStart;
+        uint256 charged;
+    }
+
     uint8 internal constant ONE_TIME = 0;
     uint8 internal constant SUBSCRIPTION = 1;
     uint8 internal constant PER_QUERY = 2;
@@ -84,6 +93,14 @@ abstract contract MarketplaceHandler is TestHelpers {
     mapping(bytes32 listingId => mapping(address buyer => PerQueryModel)) internal perQueryModel;
     /// @dev Every subscription payment of each listing, one by one: the model's vesting.
     mapping(bytes32 listingId => PaymentModel[]) internal paymentsModel;
+    mapping(bytes32 listingId => mapping(address buyer => CapModel)) internal capModel;
+    /// @dev Read from the contract's QueryConsumed events: what each capped (listing, renter) was charged
+    /// in the period the event fell in, and how often a period's charges passed the cap (must stay 0).
+    mapping(bytes32 listingId => mapping(address buyer => uint256)) internal eventPeriodStart;
+    mapping(bytes32 listingId => mapping(address buyer => uint256)) internal eventPeriodCharged;
+    uint256 public capBreaches;
+    /// @dev Charges a cap refused (consumeQuery reverts and consumeQueries refusals).
+    uint256 public capRefusals;
     mapping(bytes32 runRef => bool) public consumedModel;
     bytes32[] public rootsModel;
     uint128 public feesModel;
@@ -192,6 +209,11 @@ abstract contract MarketplaceHandler is TestHelpers {
 
     function credentialOf(bytes32 id, address buyer) external view returns (CredentialModel memory) {
         return credentialModel[id][buyer];
+    }
+
+    function capOf(bytes32 id, address buyer) external view returns (CapModel memory c) {
+        c = capModel[id][buyer];
+        if (c.set && block.timestamp >= c.periodStart + c.period) c.charged = 0;
     }
 
     function perQueryOf(bytes32 id, address buyer) external view returns (PerQueryModel memory) {
@@ -813,6 +835,14 @@ abstract contract MarketplaceHandler is TestHelpers {
     }
 
     function _applyCharge(bytes32 id, address buyer, bytes32 ref, uint256 charge) internal {
+        CapModel storage c = capModel[id][buyer];
+        if (c.set) {
+            if (block.timestamp >= c.periodStart + c.period) {
+                c.periodStart += ((block.timestamp - c.periodStart) / c.period) * c.period;
+                c.charged = 0;
+            }
+            c.charged += charge;
+        }
         consumedModel[ref] = true;
         perQueryModel[id][buyer].balance -= uint96(charge);
         _collectModel(id, charge);
@@ -892,6 +922,7 @@ abstract contract MarketplaceHandler is TestHelpers {
             if (log.topics[0] == QUERY_REFUSED) out[n++] = log;
             if (log.topics[0] != QUERY_CONSUMED) continue;
             out[n++] = log;
+            _countCapped(log);
             bytes32 ref = log.topics[3];
             uint256 count = ++chargesOf[ref];
             if (count > mostChargesOfARun) mostChargesOfARun = count;
@@ -905,6 +936,23 @@ abstract contract MarketplaceHandler is TestHelpers {
         assembly ("memory-safe") {
             mstore(out, n)
         }
+    }
+
+    /// @dev Adds a QueryConsumed to its capped (listing, renter)'s period, from the event alone, and counts
+    /// a period whose charges pass the cap.
+    function _countCapped(Vm.Log memory log) internal {
+        bytes32 id = log.topics[1];
+        address buyer = address(uint160(uint256(log.topics[2])));
+        CapModel storage c = capModel[id][buyer];
+        if (!c.set) return;
+        uint256 start = c.periodStart + ((block.timestamp - c.periodStart) / c.period) * c.period;
+        if (eventPeriodStart[id][buyer] != start) {
+            eventPeriodStart[id][buyer] = start;
+            eventPeriodCharged[id][buyer] = 0;
+        }
+        (uint256 price,,) = abi.decode(log.data, (uint256, uint256, uint256));
+        eventPeriodCharged[id][buyer] += price;
+        if (eventPeriodCharged[id][buyer] > c.amount) ++capBreaches;
     }
 
     /// @dev consumeQuery's rule: the charge is min(current price, admitted price, deposit price).
@@ -927,6 +975,42 @@ abstract contract MarketplaceHandler is TestHelpers {
         else if (p.purchasedAt == 0) expected = _err(Marketplace.CredentialNotFound.selector);
         else if (p.isRevoked) expected = _err(Marketplace.CredentialRevoked.selector);
         else if (p.balance < charge) expected = abi.encodeWithSelector(Marketplace.InsufficientBalance.selector, p.balance, charge);
+        else expected = _capOutcome(id, buyer, charge);
+    }
+
+    /// @dev A capped renter's charge is refused when the current period's charges and it pass the cap.
+    function _capOutcome(bytes32 id, address buyer, uint256 charge) internal view returns (bytes memory) {
+        CapModel storage c = capModel[id][buyer];
+        if (!c.set) return OK;
+        uint256 charged = block.timestamp >= c.periodStart + c.period ? 0 : c.charged;
+        if (charged + charge <= c.amount) return OK;
+        return abi.encodeWithSelector(Marketplace.ChargeCapExceeded.selector, charged, c.amount);
+    }
+
+    /// @dev A renter sets, replaces or removes its cap: valid and invalid amounts and periods, on listings
+    /// of every model, by renters who hold a rental and renters who do not.
+    function setChargeCap(uint256 listingSeed, uint256 renterSeed, uint256 amountSeed, uint256 periodSeed) external {
+        bytes32 id = _listing(listingSeed);
+        address from = _holder(id, renterSeed);
+        uint256 k = periodSeed % 10;
+        uint256 period = k == 0 ? 0 : k == 1 ? (periodSeed >> 8) % 1 hours : k == 2 ? 180 days + 1 + (periodSeed >> 8) % 9 : 1 hours + (periodSeed >> 8) % 3 days;
+        uint256 price = listingModel[id].price;
+        uint256 amount = amountSeed % 11 == 0 ? uint256(type(uint88).max) + 1 : price * (amountSeed % 5) + (amountSeed >> 8) % (price + 1);
+        if (k == 0 && amountSeed % 2 == 0) amount = 0;
+        ListingModel storage l = listingModel[id];
+        bytes memory expected = OK;
+        if (l.status == NONE) expected = _err(Marketplace.ListingNotFound.selector);
+        else if (l.accessType != PER_QUERY) expected = _err(Marketplace.InvalidAccessType.selector);
+        else if (perQueryModel[id][from].purchasedAt == 0) expected = _err(Marketplace.CredentialNotFound.selector);
+        else if ((amount != 0 || period != 0) && (period < 1 hours || period > 180 days || amount > type(uint88).max)) {
+            expected = abi.encodeWithSelector(Marketplace.InvalidChargeCap.selector, amount, period);
+        }
+        (bool ok,) = _call("setChargeCap", from, 0, abi.encodeCall(market.setChargeCap, (id, amount, period)), expected);
+        if (!ok) return;
+        delete capModel[id][from];
+        eventPeriodStart[id][from] = type(uint256).max;
+        if (period == 0) return;
+        capModel[id][from] = CapModel(true, amount, period, block.timestamp, 0);
     }
 
     function logRuns(uint256 callerSeed, bytes32 root, uint32 count) external {

@@ -111,7 +111,7 @@ abstract contract MarketplaceTestBase is TestHelpers {
     }
 
     function _balance(bytes32 id, address who) internal view returns (uint256 balance) {
-        (balance,,,,) = market.perQueryBalances(id, who);
+        (balance,,,,,) = market.perQueryBalances(id, who);
     }
 
     function _expiresAt(bytes32 id, address who) internal view returns (uint256 expiresAt) {

@@ -144,6 +144,6 @@ abstract contract TokenTestBase is TestHelpers {
     }
 
     function _balance(bytes32 id, address who) internal view returns (uint256 balance) {
-        (balance,,,,) = tm.perQueryBalances(id, who);
+        (balance,,,,,) = tm.perQueryBalances(id, who);
     }
 }

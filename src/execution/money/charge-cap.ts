@@ -1,0 +1,43 @@
+// The renter's on-chain charge cap at admission: a per-task run whose price the cap's current period
+// cannot take any more is refused before any work (402 spend_limit_reached, its `on_chain_error` naming
+// the contract's ChargeCapExceeded: the cap the contract itself enforces, not a key's or an app's limit;
+// decision 0197), rather than run and then refused by the contract at settlement. The cap is read beside
+// the balance (src/chain/read-charge-cap.ts), in the same batched request.
+import type { Address } from "viem";
+import type { Services } from "../services.ts";
+import { ApiError } from "../../errors.ts";
+import type { Market } from "../../chain/client.ts";
+import { readChargeCap, type ChargeCapReading } from "../../chain/read-charge-cap.ts";
+
+/** Checks a run at `priceWei` against the cap read; throws the refusal. */
+export type ChargeCapCheck = (priceWei: bigint) => void;
+
+/** The refusal of a run at `price` the cap's period cannot take, or null when it fits (or no cap is set). */
+export function chargeCapRefusal(cap: ChargeCapReading | null, price: bigint, contract = "Marketplace", nowMs = Date.now()): ApiError | null {
+  if (!cap || cap.charged + price <= cap.amount) return null;
+  const endsAt = new Date(cap.periodEndsAt * 1000).toISOString();
+  const retryAfter = Math.max(1, Math.ceil(cap.periodEndsAt - nowMs / 1000));
+  return new ApiError(
+    "spend_limit_reached",
+    `Your on-chain charge cap on this listing is reached: ${cap.amount} wei per ${cap.periodSeconds} s, ${cap.charged} wei charged in the current period, and this run costs ${price} wei. The period ends at ${endsAt}; the cap is yours to change on-chain (setChargeCap).`,
+    { onChainError: { contract, error: "ChargeCapExceeded" }, headers: { "Retry-After": String(retryAfter) } },
+  );
+}
+
+/**
+ * Starts reading the caller's cap on the listing now (so it travels in the admission's batch), and gives
+ * back the check to apply once the run's price is known. A chain that does not answer makes the check
+ * refuse with 503, as the balance read does.
+ */
+export function checkChargeCap(services: Services, listingId: `0x${string}`, wallet: Address, market: Market = "eth"): Promise<ChargeCapCheck> {
+  const contract = market === "eth" ? "Marketplace" : "TokenMarketplace";
+  return readChargeCap(services.chain, { listingId, buyer: wallet, market }).then(
+    (cap) => (priceWei: bigint) => {
+      const refusal = chargeCapRefusal(cap, priceWei, contract);
+      if (refusal) throw refusal;
+    },
+    (error: unknown) => () => {
+      throw new ApiError("service_unavailable", "The chain could not be reached to check the charge cap; retry.", { cause: error, headers: { "Retry-After": "1" } });
+    },
+  );
+}
