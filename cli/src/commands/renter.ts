@@ -7,7 +7,7 @@ import { intFlag, oneOf, requireFlag, stringFlag, type Command, type CommandCont
 import { DEPOSIT, DURATION, LIMIT, OFFSET, RENTAL_MODEL, RUNS, YES } from "../flags.ts";
 import type { ChainTarget } from "../chain.ts";
 import { DURATIONS, eth, ethAmount, formatEth } from "../units.ts";
-import { CATEGORIES, LISTED_CREDENTIAL_STATUSES, RENTAL_MODELS, SEARCH_SORTS, type RentalModel } from "@agent-rental/core/vocabulary";
+import { CATEGORIES, CHAIN_CREDENTIAL_STATUSES, LISTED_CREDENTIAL_STATUSES, RENTAL_MODELS, SEARCH_SORTS, type RentalModel } from "@agent-rental/core/vocabulary";
 import { CliError, EXIT, usageError } from "../errors.ts";
 import { parseListingRef, resolveListing, type ListingRef } from "../listing-ref.ts";
 import { cancelled } from "../prompt.ts";
@@ -61,7 +61,7 @@ async function rentInToken(ctx: CommandContext, target: ChainTarget, ref: Listin
     ),
   );
   const status = await target.client.readContract({ address: settings.tokenMarketplace!, abi: (await import("@agent-rental/core/token-marketplace")).tokenMarketplaceAbi, functionName: "credentialStatus", args: [ref.onChainId, account.address] });
-  const credential = (["not_found", "active", "expired", "low_balance", "revoked", "listing_closed"] as const)[status] ?? "unknown";
+  const credential = CHAIN_CREDENTIAL_STATUSES[status] ?? "unknown";
   const data = {
     listing_id: ref.listingId,
     on_chain_id: ref.onChainId,
