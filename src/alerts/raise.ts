@@ -93,12 +93,50 @@ async function balanceAlert(services: Services, settings: AlertSettings, run: Ch
   });
 }
 
-/** What a landed per-task charge may alert. Never throws. */
-export async function alertAfterCharge(services: Services, run: ChargedRun): Promise<void> {
+/** How long a process keeps a wallet's alert settings (or their absence) before reading them again: a
+ * change reaches alerts within this long. */
+const SETTINGS_KEPT_MS = 10_000;
+/** Charges a process holds for checking at most; past it a charge is not checked (logged). */
+const MAX_WAITING = 10_000;
+
+interface Checker {
+  waiting: number;
+  tail: Promise<void>;
+  settings: Map<string, { at: number; value: AlertSettings | null }>;
+}
+const checkers = new WeakMap<object, Checker>();
+
+async function settingsOf(services: Services, checker: Checker, wallet: Address): Promise<AlertSettings | null> {
+  const kept = checker.settings.get(wallet);
+  if (kept && Date.now() - kept.at < SETTINGS_KEPT_MS) return kept.value;
+  const value = await getAlertSettings(services, wallet);
+  if (checker.settings.size >= MAX_WAITING) checker.settings.clear();
+  checker.settings.set(wallet, { at: Date.now(), value });
+  return value;
+}
+
+async function check(services: Services, checker: Checker, run: ChargedRun): Promise<void> {
   try {
-    const settings = await getAlertSettings(services, run.wallet);
+    const settings = await settingsOf(services, checker, run.wallet.toLowerCase() as Address);
     await Promise.all([limitAlerts(services, settings, run), settings ? balanceAlert(services, settings, run) : undefined]);
   } catch (error) {
     services.logger.warn("alerts not checked after a charge", { run_id: run.runId, cause: error instanceof Error ? error.message : String(error) });
   }
+}
+
+/**
+ * What a landed per-task charge may alert, checked in the background one charge at a time per process:
+ * the settlement never waits for it, and its reads never crowd the reads and writes that release a run's
+ * answer. Returns at once; never throws.
+ */
+export function alertAfterCharge(services: Services, run: ChargedRun): void {
+  let checker = checkers.get(services.tables);
+  if (!checker) checkers.set(services.tables, (checker = { waiting: 0, tail: Promise.resolve(), settings: new Map() }));
+  if (checker.waiting >= MAX_WAITING) {
+    services.logger.warn("alerts not checked after a charge: too many charges waiting", { run_id: run.runId });
+    return;
+  }
+  checker.waiting += 1;
+  const current = checker;
+  current.tail = current.tail.then(() => check(services, current, run)).finally(() => void (current.waiting -= 1));
 }

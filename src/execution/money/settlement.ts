@@ -146,7 +146,7 @@ async function followLedger(services: Services, run: Pick<ChargeableRun, "runId"
   );
   // What the charge crossed (a limit's 80% or 100%, a low balance) is alerted in the background, once
   // the limits' windows hold it as spent.
-  if (outcome.outcome === "charged") void alertAfterCharge(services, run);
+  if (outcome.outcome === "charged") alertAfterCharge(services, run);
 }
 
 /** Settlement lag: from the run's end (when its charge was deferred) to the charge resolved. */
