@@ -11,7 +11,7 @@ describe("chargeCapAt: the cap as a charge now meets it", () => {
   });
 
   it("counts the current period's charges as baseline minus balance", () => {
-    expect(chargeCapAt(true, [300n, DAY, T0, 1_000n], 800n, T0 + 10)).toEqual({ amount: 300n, periodSeconds: DAY, periodStartsAt: T0, periodEndsAt: T0 + DAY, charged: 200n, remaining: 100n });
+    expect(chargeCapAt(true, [300n, DAY, T0, 1_000n], 800n, T0 + 10)).toEqual({ amount: 300n, periodSeconds: DAY, periodStartsAt: T0, periodEndsAt: T0 + DAY, charged: 200n, remaining: 100n, at: T0 + 10 });
   });
 
   it("opens the period that holds now once the stored one is over, aligned to whole periods", () => {
@@ -29,8 +29,10 @@ describe("chargeCapRefusal", () => {
     expect(chargeCapRefusal(null, 10n ** 30n)).toBeNull();
   });
 
-  it("refuses one that would pass it: 402 spend_limit_reached naming the contract's error, Retry-After to the period's end", () => {
-    const refusal = chargeCapRefusal(cap, 101n, "TokenMarketplace", (T0 + DAY - 60) * 1000)!;
+  it("refuses one that would pass it: 402 spend_limit_reached naming the contract's error, Retry-After to the period's end on the chain's clock", () => {
+    // Read a minute before the period ends by the chain's clock, whatever the service's clock says.
+    const late = chargeCapAt(true, [300n, DAY, T0, 1_000n], 800n, T0 + DAY - 60)!;
+    const refusal = chargeCapRefusal(late, 101n, "TokenMarketplace")!;
     expect(refusal.code).toBe("spend_limit_reached");
     expect(refusal.status).toBe(402);
     expect(refusal.onChainError).toEqual({ contract: "TokenMarketplace", error: "ChargeCapExceeded" });

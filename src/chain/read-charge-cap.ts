@@ -28,6 +28,9 @@ export interface ChargeCapReading {
   charged: bigint;
   /** What may still be charged in it. */
   remaining: bigint;
+  /** The chain's time the reading is at (unix seconds): the period ends `periodEndsAt - at` seconds from
+   * now, whatever the service's clock says. */
+  at: number;
 }
 
 /** The chain did not answer. */
@@ -48,7 +51,7 @@ export function chargeCapAt(capped: boolean, [amount, period, periodStart, basel
     start += Math.floor((now - start) / period) * period;
     charged = 0n;
   }
-  return { amount, periodSeconds: period, periodStartsAt: start, periodEndsAt: start + period, charged, remaining: charged >= amount ? 0n : amount - charged };
+  return { amount, periodSeconds: period, periodStartsAt: start, periodEndsAt: start + period, charged, remaining: charged >= amount ? 0n : amount - charged, at: now };
 }
 
 /**

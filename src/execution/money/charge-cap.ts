@@ -13,10 +13,12 @@ import { readChargeCap, type ChargeCapReading } from "../../chain/read-charge-ca
 export type ChargeCapCheck = (priceWei: bigint) => void;
 
 /** The refusal of a run at `price` the cap's period cannot take, or null when it fits (or no cap is set). */
-export function chargeCapRefusal(cap: ChargeCapReading | null, price: bigint, contract = "Marketplace", nowMs = Date.now()): ApiError | null {
+export function chargeCapRefusal(cap: ChargeCapReading | null, price: bigint, contract = "Marketplace"): ApiError | null {
   if (!cap || cap.charged + price <= cap.amount) return null;
+  // The period ends on the chain's clock: the wait is counted from the chain's time of the reading, so
+  // a chain whose clock runs ahead of (or behind) the service's still gives the right Retry-After.
   const endsAt = new Date(cap.periodEndsAt * 1000).toISOString();
-  const retryAfter = Math.max(1, Math.ceil(cap.periodEndsAt - nowMs / 1000));
+  const retryAfter = Math.max(1, cap.periodEndsAt - cap.at);
   return new ApiError(
     "spend_limit_reached",
     `Your on-chain charge cap on this listing is reached: ${cap.amount} wei per ${cap.periodSeconds} s, ${cap.charged} wei charged in the current period, and this run costs ${price} wei. The period ends at ${endsAt}; the cap is yours to change on-chain (setChargeCap).`,
