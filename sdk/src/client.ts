@@ -5,7 +5,7 @@ import { parseJson } from "./json.ts";
 import { resolveSigner, type ResolvedSigner, type Signer, type SignerOptions } from "./signer.ts";
 import { readSse } from "./sse.ts";
 import { rentInToken, type RentInTokenOptions } from "./rent.ts";
-import type { TokenPurchaseResult } from "@agent-rental/core/tokens";
+import type { TokenPurchaseResult } from "@agent-rental/core/token-purchase";
 import type {
   AnalyticsCsvOptions,
   AnalyticsRange,

@@ -3,7 +3,7 @@ export { AgentRentalClient, type AgentRentalClientOptions, type ApiRequestOption
 export { AgentRentalError, ApiError, AuthError, AccessError, NotFoundError, RateLimitError, SpendLimitError, type AgentRentalErrorCode, type ClientErrorCode, type ErrorCode, type OnChainError, type SpendLimitHit } from "./errors.ts";
 export { parseJson } from "./json.ts";
 export { formatListingPrice, formatUnitsExact, rentInToken, type RentInTokenOptions } from "./rent.ts";
-export type { PurchaseKind, TokenPaymentPath, TokenPurchaseQuote, TokenPurchaseResult } from "@agent-rental/core/tokens";
+export type { PurchaseKind, TokenPaymentPath, TokenPurchaseQuote, TokenPurchaseResult } from "@agent-rental/core/token-purchase";
 export type { AccountSigner, Eip1193Provider, Signer, SignerOptions } from "./signer.ts";
 export type * from "./types.ts";
 // Agents as tools (framework-free): the generic tool definition, per-agent tools, the OpenAI-style adapter.

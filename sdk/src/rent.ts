@@ -2,7 +2,7 @@
 // API, then the shared core's purchase (one signature and one transaction where the token implements
 // EIP-3009 or EIP-2612, approve then purchase otherwise) through the caller's viem clients. viem itself is
 // not imported: the clients are passed in (viem is a peer dependency of this method only).
-import { purchaseInToken, purchaseKindOf, viemTokenPurchasePort, type PurchaseKind, type TokenPurchaseQuote, type TokenPurchaseResult } from "@agent-rental/core/tokens";
+import { purchaseInToken, purchaseKindOf, viemTokenPurchasePort, type PurchaseKind, type TokenPurchaseQuote, type TokenPurchaseResult } from "@agent-rental/core/token-purchase";
 import type { Listing } from "./types.ts";
 
 type Hex = `0x${string}`;

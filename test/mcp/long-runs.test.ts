@@ -58,7 +58,10 @@ describe("POST /v1/mcp: a run longer than the client's patience", () => {
     );
     // Past the client's own timeout, on real signals: heartbeats keep arriving.
     await expect.poll(() => settled ?? (progress.length >= 15 && Date.now() - started > 3_000), { timeout: 20_000, interval: 50 }).toBe(true);
-    expect(arrivals[0], `heartbeats at ${arrivals.join(", ")} ms`).toBeLessThan(2_000);
+    // The client's own timer (2 s, reset by each heartbeat, started when it sent the request) is the judge:
+    // it has not given up (`settled` is unset), so every heartbeat came in time. The test's clock started
+    // before the request left, so a loaded machine can put the first arrival past 2 s on it.
+    expect(settled, `heartbeats at ${arrivals.join(", ")} ms`).toBeUndefined();
     release();
     const result = (await call) as CallToolResult;
     expect(result.isError ?? false).toBe(false);
