@@ -51,7 +51,9 @@ const get = (path: string, token?: string, targetApp: AppLike = app) => targetAp
 
 beforeAll(async () => {
   const rpcUrl = inject("rpcUrl");
-  world = await startWorld({ serve: false });
+  // No settler: nothing here runs a task, and its lease (renewed in `meta` every few seconds) is not
+  // something these cases store.
+  world = await startWorld({ serve: false, settler: false });
   ctx = world.ctx;
   app = buildApp(ctx.services);
   m = market({ rpcUrl, marketplace: ctx.config.MARKETPLACE_ADDRESS as Address });
