@@ -8,7 +8,7 @@
 //    Node with the egress guard's connector (built by undici's connector builder, a small file);
 //  - the AI gateway provider, which `ai` loads for string model ids (the runtime always passes a model);
 //  - zod's translated error messages other than English.
-import { cpSync, existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { build } from "esbuild";
@@ -35,12 +35,13 @@ export interface BuildRuntimeResult {
 /** Bundles the runtime and copies isolated-vm next to it. */
 export async function buildRuntime(options: BuildRuntimeOptions = {}): Promise<BuildRuntimeResult> {
   const dir = options.outDir ?? join(root, "dist/runtime");
-  rmSync(join(dir, "chunks"), { recursive: true, force: true });
-  mkdirSync(dir, { recursive: true });
-  const entry = join(dir, "agent.mjs");
+  // Built beside the directory, then swapped in by two renames: a process running agents from the
+  // directory (another `npm start`, a test's sandbox) never meets it half deleted or half written.
+  const staging = `${dir}.build-${process.pid}-${Date.now()}`;
+  mkdirSync(staging, { recursive: true });
   await build({
     entryPoints: { agent: join(root, "src/runtime/agent.ts") },
-    outdir: dir,
+    outdir: staging,
     outExtension: { ".js": ".mjs" },
     // each model provider's client in its own chunk, loaded by the run that uses it
     splitting: true,
@@ -57,7 +58,12 @@ export async function buildRuntime(options: BuildRuntimeOptions = {}): Promise<B
     plugins: [runtimeTrimPlugin(root)],
     logLevel: "warning",
   });
-  copyIsolatedVm(join(dir, "node_modules"));
+  copyIsolatedVm(join(staging, "node_modules"));
+  const retired = `${dir}.old-${process.pid}-${Date.now()}`;
+  if (existsSync(dir)) renameSync(dir, retired);
+  renameSync(staging, dir);
+  rmSync(retired, { recursive: true, force: true });
+  const entry = join(dir, "agent.mjs");
   const chunks = readdirSync(join(dir, "chunks")).map((file) => statSync(join(dir, "chunks", file)).size);
   const bytes = statSync(entry).size;
   return { entry, dir, bytes, totalBytes: bytes + chunks.reduce((a, b) => a + b, 0) };
