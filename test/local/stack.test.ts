@@ -399,6 +399,8 @@ describe("npm start (the local stack)", () => {
     expect(info.contracts.marketplace).toMatch(/^0x[0-9a-fA-F]{40}$/);
     expect(info.accounts.map((a) => a.role)).toEqual(expect.arrayContaining(["authority", "creator", "renter"]));
     expect(info.authority).toBe(info.accounts.find((a) => a.role === "authority")!.address);
+    // stack.json is written before the banner reaches the pipe: wait for the banner itself.
+    await waitUntil(() => first.output().includes(info.api_url), 10_000);
     expect(first.output()).toContain(info.api_url);
 
     // The demo API key works.

@@ -48,7 +48,8 @@ describe("token listings in the dashboard", () => {
     const before = await chain.readContract({ address: usdc, abi: localUsdcAbi, functionName: "balanceOf", args: [d.wallet.address] });
     const sentBefore = d.wallet.sent.length;
     await page.getByRole("button", { name: "Rent for 0.75 USDC" }).click();
-    await page.locator("li.done", { hasText: "Credential active" }).waitFor({ timeout: 60_000 });
+    // Once the API reports the credential, the listing page shows it in place of the purchase panel.
+    await page.getByText("✓ Credential active").waitFor({ timeout: 60_000 });
     await d.shot("token-02-usdc-rented");
 
     expect(d.wallet.sent.length - sentBefore).toBe(1);
