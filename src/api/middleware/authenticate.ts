@@ -18,7 +18,7 @@ import type { Principal } from "../../auth/principal.ts";
 import { apiBaseOf } from "../../a2a/card.ts";
 import { resourceCovers, resourceMetadataUrl } from "../../oauth/resources.ts";
 import { PAYMENT_SIGNATURE_HEADER } from "../../x402/headers.ts";
-import { a2aPaymentApplies, extensionsRequested } from "../../a2a/x402.ts";
+import { a2aPaymentApplies, activatesX402, extensionsRequested } from "../../a2a/x402.ts";
 import { paymentRequiredError, x402OfferOf, type X402Offer } from "../../x402/offer.ts";
 
 /** The largest body read ahead of the body rules to find the listing an unauthenticated request names. */
@@ -100,7 +100,7 @@ export function authenticateFor(declared: RouteDeclaration) {
     }
     // The A2A x402 extension: a message that activates it, to an agent sold by x402, is paid (or asked to
     // pay) by the handler; any other request without a bearer token is the 401 below.
-    if (declared.payableBy === "x402-a2a" && !c.req.header("authorization") && (await a2aPaymentApplies(c.get("services"), c.req.param("agent_id") ?? "", extensionsRequested(c.req.header()), await peekBody(c)))) {
+    if (declared.payableBy === "x402-a2a" && !c.req.header("authorization") && activatesX402(extensionsRequested(c.req.header())) && (await a2aPaymentApplies(c.get("services"), c.req.param("agent_id") ?? "", extensionsRequested(c.req.header()), await peekBody(c)))) {
       return next();
     }
     try {
