@@ -135,7 +135,20 @@ describe("x402 over A2A: asking for payment", () => {
     const activatedRaw = await raw(rawSend, { "x-a2a-extensions": X402_EXTENSION_URI });
     expect(activatedRaw.status).toBe(200);
     expect(activatedRaw.headers.get("a2a-extensions")).toBe(X402_EXTENSION_URI);
+    expect(activatedRaw.headers.get("x-ratelimit-limit")).not.toBeNull();
     expect(((await activatedRaw.json()) as { result: { task: { status: { state: string } } } }).result.task.status.state).toBe("TASK_STATE_INPUT_REQUIRED");
+  }, 120_000);
+
+  it("speaks v0.3 too: message/send with X-A2A-Extensions is asked to pay in v0.3's shapes", async () => {
+    const legacy = { jsonrpc: "2.0", id: 3, method: "message/send", params: { message: { kind: "message", messageId: "legacy-1", role: "user", parts: [{ kind: "text", text: "review" }] } } };
+    const answer = await raw(legacy, { "a2a-version": "0.3", "x-a2a-extensions": X402_EXTENSION_URI });
+    expect(answer.status).toBe(200);
+    expect(answer.headers.get("x-a2a-extensions")).toBe(X402_EXTENSION_URI);
+    const task = ((await answer.json()) as { result: { kind: string; status: { state: string; message: { metadata: Record<string, unknown> } } } }).result;
+    expect(task.kind).toBe("task");
+    expect(task.status.state).toBe("input-required");
+    expect(task.status.message.metadata["x402.payment.status"]).toBe("payment-required");
+    expect((task.status.message.metadata["x402.payment.required"] as PaymentRequired).accepts[0]!.amount).toBe(PRICE.toString());
   }, 120_000);
 });
 
@@ -167,6 +180,20 @@ describe("x402 over A2A: paying", () => {
     expect(await getRun(world.services.tables, replay.id)).toBeNull();
     const again = (await client.sendMessage(send("review the contract", submitted(payload), first.id), activated).catch((error: unknown) => error)) as Error;
     expect(again.message).toMatch(/already run/);
+    expect(await usdcOf(account.address)).toBe(before - PRICE);
+  }, 120_000);
+
+  it("gives identical payments arriving at once one run; the other is refused DUPLICATE_NONCE", async () => {
+    const account = await payer();
+    const client = await a2aClient();
+    const before = await usdcOf(account.address);
+    const { payload } = await asked(client, account);
+    const tasks = (await Promise.all([0, 1].map(() => client.sendMessage(send("review twice", submitted(payload)), activated)))) as Task[];
+    const states = tasks.map((task) => task.status?.state).sort();
+    expect(states).toEqual([TaskState.TASK_STATE_COMPLETED, TaskState.TASK_STATE_FAILED].sort());
+    const refused = tasks.find((task) => task.status?.state === TaskState.TASK_STATE_FAILED)!;
+    expect(statusMeta(refused)["x402.payment.error"]).toBe("DUPLICATE_NONCE");
+    expect(await getRun(world.services.tables, refused.id)).toBeNull();
     expect(await usdcOf(account.address)).toBe(before - PRICE);
   }, 120_000);
 
