@@ -6,7 +6,8 @@
 // its JSON-RPC error with the service's code and the request id; so do authentication, rate limits and
 // the body rules, which run before the handler (errorFormat "jsonrpc"). Streaming methods answer
 // Server-Sent Events, each `data` one JSON-RPC response, each `id` where a resumed stream starts
-// (Last-Event-ID: an offset into the output).
+// (Last-Event-ID: an offset into the output). A caller without a bearer token that activates the A2A
+// x402 extension, for an agent sold by x402, pays per task instead (src/a2a/x402-executor.ts; decision 0225).
 import { z, type OpenAPIHono } from "@hono/zod-openapi";
 import { streamSSE } from "hono/streaming";
 import { JsonRpcTransportHandler, ServerCallContext } from "@a2a-js/sdk/server";
