@@ -50,8 +50,10 @@ export type RouteDefinition = Omit<RouteConfig, "security" | "operationId" | "ta
   checksOrigin?: boolean;
   /** On a bearer route: a payment that may stand in for the bearer token. "x402": a request without
    * `Authorization` for a listing sold by x402 is answered 402 with PAYMENT-REQUIRED, and one carrying
-   * PAYMENT-SIGNATURE reaches the handler without a principal (the execute routes; src/x402/). */
-  payableBy?: "x402";
+   * PAYMENT-SIGNATURE reaches the handler without a principal (the execute routes; src/x402/).
+   * "x402-a2a": the A2A x402 extension (src/a2a/x402.ts): a message without `Authorization` that activates
+   * the extension, to an agent whose listing is sold by x402, reaches the handler without a principal. */
+  payableBy?: "x402" | "x402-a2a";
 };
 
 /** A route's declaration, as the route groups and the tests read it. */
@@ -69,7 +71,7 @@ export interface RouteDeclaration {
   oauthScope: OAuthScope | undefined;
   bodyFormat: "json" | "form";
   checksOrigin: boolean;
-  payableBy: "x402" | undefined;
+  payableBy: "x402" | "x402-a2a" | undefined;
 }
 
 const declarations = new WeakMap<object, RouteDeclaration>();

@@ -37,6 +37,11 @@ export interface PaidAdmitOptions {
   /** Applies the execution rate rule for the listing and the payer. */
   rateLimit(listingId: string, payer: Address): Promise<void>;
   delivery: "stream" | "sync";
+  /** The run's id, when the protocol named the task before it was paid (A2A's x402 extension: the
+   * payment-required task's id); a fresh one otherwise. An id already taken refuses the run. */
+  runId?: string;
+  /** The A2A context the run belongs to, when the client named one. */
+  contextId?: string;
 }
 
 /** A day after the authorization's window, the reservation's record may go (nothing can settle it then). */
@@ -62,7 +67,7 @@ export async function admitPaidRun(services: Services, offer: X402Offer, request
   const logic = await loadAgentLogic(services, offer.agent as ExecutionAccess["agent"]);
   const manifestTimeoutMs = logic.manifest.timeout_seconds * 1000;
   const timeoutMs = Math.min(manifestTimeoutMs, request.timeout_seconds === undefined ? manifestTimeoutMs : request.timeout_seconds * 1000);
-  const runId = newRunId();
+  const runId = options.runId ?? newRunId();
   const token = offer.token.address.toLowerCase() as Address;
   const { nonce, validAfter, validBefore } = payment.authorization;
   const ttl = Number(validBefore) + KEEP_AFTER_WINDOW_SECONDS;
@@ -98,6 +103,7 @@ export async function admitPaidRun(services: Services, offer: X402Offer, request
       priority: request.priority ?? "standard",
       timeout_ms: timeoutMs,
       created_at: new Date().toISOString(),
+      ...(options.contextId ? { context_id: options.contextId } : {}),
       ...runningIndex(runId, Date.now(), timeoutMs),
     };
     try {

@@ -18,6 +18,7 @@ import type { Principal } from "../../auth/principal.ts";
 import { apiBaseOf } from "../../a2a/card.ts";
 import { resourceCovers, resourceMetadataUrl } from "../../oauth/resources.ts";
 import { PAYMENT_SIGNATURE_HEADER } from "../../x402/headers.ts";
+import { a2aPaymentApplies, activatesX402, extensionsRequested } from "../../a2a/x402.ts";
 import { paymentRequiredError, x402OfferOf, type X402Offer } from "../../x402/offer.ts";
 
 /** The largest body read ahead of the body rules to find the listing an unauthenticated request names. */
@@ -36,6 +37,12 @@ async function x402OfferOfRequest(c: Context<AppEnv>): Promise<X402Offer | undef
   }
   // An offer that cannot be looked up is no offer: the request is answered 401, as without x402.
   return typeof agentId === "string" && agentId.length <= 200 ? x402OfferOf(c.get("services"), agentId).catch(() => undefined) : undefined;
+}
+
+/** A copy of a small JSON body as text (the body rules and the handler read it after), or "" for any other. */
+async function peekBody(c: Context<AppEnv>): Promise<string> {
+  const length = Number(c.req.header("content-length") ?? Number.NaN);
+  return length > 0 && length <= PEEK_BODY_BYTES ? c.req.raw.clone().text().catch(() => "") : "";
 }
 
 /** A bearer token is printable ASCII without spaces; anything longer than this is not one of ours. */
@@ -90,6 +97,11 @@ export function authenticateFor(declared: RouteDeclaration) {
         await enforceRule(c, c.get("services").rateLimiter, rateLimitKey(c), RATE_RULES.default, "open");
         throw paymentRequiredError(offer, new URL(c.req.path, apiBaseOf(c.get("services"))).toString(), "payment_required", "This listing is paid per run by x402: pay the PAYMENT-REQUIRED header's offer and send the payment in PAYMENT-SIGNATURE, or send Authorization: Bearer <API key, JWT or access token>.");
       }
+    }
+    // The A2A x402 extension: a message that activates it, to an agent sold by x402, is paid (or asked to
+    // pay) by the handler; any other request without a bearer token is the 401 below.
+    if (declared.payableBy === "x402-a2a" && !c.req.header("authorization") && activatesX402(extensionsRequested(c.req.header())) && (await a2aPaymentApplies(c.get("services"), c.req.param("agent_id") ?? "", extensionsRequested(c.req.header()), await peekBody(c)))) {
+      return next();
     }
     try {
       const principal = await principalOf(c);

@@ -6,7 +6,8 @@
 // its JSON-RPC error with the service's code and the request id; so do authentication, rate limits and
 // the body rules, which run before the handler (errorFormat "jsonrpc"). Streaming methods answer
 // Server-Sent Events, each `data` one JSON-RPC response, each `id` where a resumed stream starts
-// (Last-Event-ID: an offset into the output).
+// (Last-Event-ID: an offset into the output). A caller without a bearer token that activates the A2A
+// x402 extension, for an agent sold by x402, pays per task instead (src/a2a/x402-executor.ts; decision 0225).
 import { z, type OpenAPIHono } from "@hono/zod-openapi";
 import { streamSSE } from "hono/streaming";
 import { JsonRpcTransportHandler, ServerCallContext } from "@a2a-js/sdk/server";
@@ -19,6 +20,12 @@ import { parseBoundedJson } from "../../protocols/bounded-json.ts";
 import { A2A_ERROR_CODE, A2aError, jsonRpcErrorOf } from "../../a2a/errors.ts";
 import { checkRequest, checkVersion, requestIdOf, STREAMING_METHODS } from "../../a2a/params.ts";
 import { a2aRequestHandler, recordingErrors } from "../../a2a/handler.ts";
+import { a2aPaidRequestHandler } from "../../a2a/x402-executor.ts";
+import { X402_EXTENSION_URI } from "../../a2a/x402.ts";
+import { a2aEndpointUrl, apiBaseOf } from "../../a2a/card.ts";
+import { enforceRule } from "../middleware/rate-limit.ts";
+import { executionKey, executionRule } from "../../adapters/ratelimit/policy.ts";
+import type { Principal } from "../../auth/principal.ts";
 
 /** Nesting the endpoint reads in a request (a message's data part is the agent's input). */
 const MAX_DEPTH = 64;
@@ -38,12 +45,13 @@ export const route = defineRoute({
   operationId: "callA2aAgent",
   tag: "A2A",
   access: "bearer",
+  payableBy: "x402-a2a",
   oauthScope: "tasks:run",
   rateLimit: { rule: "execution", failMode: "closed" }, // a message is a run: it spends balance, compute and gas
   errorFormat: "jsonrpc",
   summary: "A2A endpoint of an agent (JSON-RPC)",
   description:
-    "The agent's A2A v1.0 endpoint, JSON-RPC 2.0 binding: `SendMessage` (a text part is the task, a data part the input, checked against the agent's input schema; the answer is the task), `SendStreamingMessage` (Server-Sent Events: the task, its status, the output as an artifact, the final status), `GetTask`, `ListTasks` (the caller's own runs of this agent, newest first, paged), `CancelTask` (a run cannot be stopped: -32002), `SubscribeToTask` (a running task's events; Last-Event-ID resumes); v0.3's `message/send`, `message/stream`, `tasks/get`, `tasks/cancel` and `tasks/resubscribe` too. A task is a run: the same authentication, credential check, sandbox, charge and receipt as POST /v1/execute; the task id is the run id, the message's messageId its Idempotency-Key, and the task's metadata carries the run's id, cost (exact wei, a string), settlement and receipt. Every error is a JSON-RPC error object whose data (google.rpc.ErrorInfo) carries the service's error code and the request id: A2A's codes where A2A names the failure, -32000 for the service's refusals (credential_not_found, credential_expired, insufficient_balance, listing_paused, listing_not_found, rate_limit_exceeded, …). Authentication, rate limits and bodies refused before they are read keep their HTTP status (401, 413, 415, 429, 503); the rest are answered with 200.",
+    "The agent's A2A v1.0 endpoint, JSON-RPC 2.0 binding: `SendMessage` (a text part is the task, a data part the input, checked against the agent's input schema; the answer is the task), `SendStreamingMessage` (Server-Sent Events: the task, its status, the output as an artifact, the final status), `GetTask`, `ListTasks` (the caller's own runs of this agent, newest first, paged), `CancelTask` (a run cannot be stopped: -32002), `SubscribeToTask` (a running task's events; Last-Event-ID resumes); v0.3's `message/send`, `message/stream`, `tasks/get`, `tasks/cancel` and `tasks/resubscribe` too. A task is a run: the same authentication, credential check, sandbox, charge and receipt as POST /v1/execute; the task id is the run id, the message's messageId its Idempotency-Key, and the task's metadata carries the run's id, cost (exact wei, a string), settlement and receipt. Every error is a JSON-RPC error object whose data (google.rpc.ErrorInfo) carries the service's error code and the request id: A2A's codes where A2A names the failure, -32000 for the service's refusals (credential_not_found, credential_expired, insufficient_balance, listing_paused, listing_not_found, rate_limit_exceeded, …). Authentication, rate limits and bodies refused before they are read keep their HTTP status (401, 413, 415, 429, 503); the rest are answered with 200. An agent whose listing is per task in an EIP-3009 token (USDC) is also paid per task by the A2A x402 extension (its card declares it), without Authorization: a SendMessage or SendStreamingMessage that activates it (A2A-Extensions, or X-A2A-Extensions, naming its URI) without payment is answered with a task in input-required whose status message's metadata carries x402.payment.status payment-required and x402.payment.required (POST /v1/execute's PaymentRequired); the next message (the same taskId, or none) carries payment-submitted and the PaymentPayload in x402.payment.payload. The run settles only if it completed, and the task is answered once the payment is in a block, with payment-completed and x402.payment.receipts (success, transaction, network, payer). A refused payment is a failed task with payment-failed, x402.payment.error and the reason; nothing runs. A malformed payload is -32602.",
   parameters: [
     { name: "A2A-Version", in: "header", required: false, description: "The protocol version the client speaks: 1.0, or 0.3 (an empty header is 0.3, as A2A says). Anything else: -32009.", schema: { type: "string" } },
     { name: "Last-Event-ID", in: "header", required: false, description: "Resume a stream (SubscribeToTask, or SendStreamingMessage with the same messageId): the id of the last event received.", schema: { type: "string" } },
@@ -81,12 +89,27 @@ export function register(app: OpenAPIHono<AppEnv>): void {
 
     const eventIds: string[] = [];
     const recorded: { error?: unknown } = {};
+    const agentId = c.req.valid("param").agent_id;
+    const principal = c.get("principal") as Principal | undefined;
+    if (!principal) c.header(request.legacy ? "X-A2A-Extensions" : "A2A-Extensions", X402_EXTENSION_URI); // the extension this answer uses
     const handler = recordingErrors(
-      a2aRequestHandler(
+      // Without a principal the authentication let through only a payer's message (the x402 extension).
+      !principal ? a2aPaidRequestHandler(
         {
           services,
-          principal: c.get("principal"),
-          agentId: c.req.valid("param").agent_id,
+          agentId,
+          resourceUrl: a2aEndpointUrl(apiBaseOf(services), agentId),
+          rateLimit: async (listingId, payer) => {
+            await enforceRule(c, services.rateLimiter, executionKey(listingId, payer), executionRule(), "closed");
+          },
+          onRun: (runId) => c.set("runId", runId),
+        },
+        eventIds,
+      ) : a2aRequestHandler(
+        {
+          services,
+          principal,
+          agentId,
           rateLimit: (listingId) => limitExecution(c, listingId),
           resumeFrom: resumeOffset(c.req.header("last-event-id")),
           onRun: (runId) => c.set("runId", runId),
