@@ -52,6 +52,10 @@ export type RouteDefinition = Omit<RouteConfig, "security" | "operationId" | "ta
    * `Authorization` for a listing sold by x402 is answered 402 with PAYMENT-REQUIRED, and one carrying
    * PAYMENT-SIGNATURE reaches the handler without a principal (the execute routes; src/x402/). */
   payableBy?: "x402";
+  /** On a bearer route about one run: a request without `Authorization` may prove the run's wallet by
+   * `X-Wallet-Signature` instead, and reaches the handler without a principal (run feedback for an
+   * x402 payer, who holds no API key; src/erc8004/run-proof.ts). */
+  provableBy?: "wallet_signature";
 };
 
 /** A route's declaration, as the route groups and the tests read it. */
@@ -70,6 +74,7 @@ export interface RouteDeclaration {
   bodyFormat: "json" | "form";
   checksOrigin: boolean;
   payableBy: "x402" | undefined;
+  provableBy: "wallet_signature" | undefined;
 }
 
 const declarations = new WeakMap<object, RouteDeclaration>();
@@ -101,7 +106,7 @@ function validatesBody(config: RouteConfig): boolean {
  * });
  */
 export function defineRoute<P extends string, R extends RouteDefinition & { path: P }>(definition: R) {
-  const { operationId, tag, access, rateLimit, errors, oauthErrors = {}, errorFormat = "envelope", oauthScope, bodyFormat = "json", checksOrigin = false, payableBy, ...config } = definition;
+  const { operationId, tag, access, rateLimit, errors, oauthErrors = {}, errorFormat = "envelope", oauthScope, bodyFormat = "json", checksOrigin = false, payableBy, provableBy, ...config } = definition;
   const declared = mergeErrors(errors, platformErrors(config.method, access, rateLimit.failMode, validatesBody(config)), checksOrigin ? { 403: ["origin_not_allowed"] } : {});
   const route = createRoute({
     ...config,
@@ -113,8 +118,9 @@ export function defineRoute<P extends string, R extends RouteDefinition & { path
     responses: { ...withHeaders(errorFormat === "jsonrpc" ? withJsonRpcErrors(config.responses, declared) : config.responses), ...errorResponsesOf(declared, errorFormat), ...oauthErrorResponsesOf(oauthErrors, declared) },
     ...(oauthScope ? { "x-oauth-scope": oauthScope } : {}),
     ...(payableBy ? { "x-payable-by": payableBy } : {}),
-  } as Omit<R, "operationId" | "tag" | "access" | "rateLimit" | "errors" | "oauthErrors" | "errorFormat" | "oauthScope" | "bodyFormat" | "checksOrigin" | "payableBy"> & { operationId: string; tags: Tag[]; security: Record<string, string[]>[] });
-  declarations.set(route, { method: config.method.toUpperCase(), path: config.path, operationId, tag, access, rateLimit, errors, oauthErrors, errorFormat, oauthScope, bodyFormat, checksOrigin, payableBy });
+    ...(provableBy ? { "x-provable-by": provableBy } : {}),
+  } as Omit<R, "operationId" | "tag" | "access" | "rateLimit" | "errors" | "oauthErrors" | "errorFormat" | "oauthScope" | "bodyFormat" | "checksOrigin" | "payableBy" | "provableBy"> & { operationId: string; tags: Tag[]; security: Record<string, string[]>[] });
+  declarations.set(route, { method: config.method.toUpperCase(), path: config.path, operationId, tag, access, rateLimit, errors, oauthErrors, errorFormat, oauthScope, bodyFormat, checksOrigin, payableBy, provableBy });
   return route;
 }
 

@@ -19,6 +19,7 @@ import { apiBaseOf } from "../../a2a/card.ts";
 import { resourceCovers, resourceMetadataUrl } from "../../oauth/resources.ts";
 import { PAYMENT_SIGNATURE_HEADER } from "../../x402/headers.ts";
 import { paymentRequiredError, x402OfferOf, type X402Offer } from "../../x402/offer.ts";
+import { WALLET_SIGNATURE_HEADER } from "../../erc8004/run-proof.ts";
 
 /** The largest body read ahead of the body rules to find the listing an unauthenticated request names. */
 const PEEK_BODY_BYTES = 65_536;
@@ -91,6 +92,8 @@ export function authenticateFor(declared: RouteDeclaration) {
         throw paymentRequiredError(offer, new URL(c.req.path, apiBaseOf(c.get("services"))).toString(), "payment_required", "This listing is paid per run by x402: pay the PAYMENT-REQUIRED header's offer and send the payment in PAYMENT-SIGNATURE, or send Authorization: Bearer <API key, JWT or access token>.");
       }
     }
+    // A route about one run its wallet may prove by signature: the handler checks it against the run.
+    if (declared.provableBy === "wallet_signature" && !c.req.header("authorization") && c.req.header(WALLET_SIGNATURE_HEADER) !== undefined) return next();
     try {
       const principal = await principalOf(c);
       if (principal.method === "oauth") checkOAuthAccess(c, declared, principal);
