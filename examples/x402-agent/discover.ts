@@ -67,7 +67,7 @@ async function findPayableAgent(client: PublicClient, settings: AgentSettings): 
 
 /** The card's x402 extension's terms; throws when the card does not advertise x402. */
 function x402TermsOf(card: AgentCard): X402Terms {
-  const extension = card.capabilities.extensions?.find((e) => e.uri === X402_EXTENSION_URI);
+  const extension = card.capabilities?.extensions?.find((e) => e.uri === X402_EXTENSION_URI);
   const params = extension?.params as (Partial<X402Terms> & { x402Version?: number; scheme?: string }) | undefined;
   if (!params || params.x402Version !== 2 || params.scheme !== "exact" || !params.network || !params.asset || !params.amount || !params.payTo || !params.extra) {
     throw new Error(`The Agent Card of ${card.name} does not advertise x402 v2 (exact) as its payment extension.`);
