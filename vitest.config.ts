@@ -6,13 +6,13 @@
 //    (test/support/global-setup.ts); each file isolates itself with its own tables, queues and
 //    contract deployment, so files share worker processes (and their loaded modules) instead of
 //    paying a fresh process and a fresh module graph each.
-//  - e2e: the product as a user meets it: the whole local stack, the dashboard in Chromium, the packed
+//  - e2e: the product as a user meets it: the whole local stack (examples/ run against it), the dashboard in Chromium, the packed
 //    packages installed into an empty folder; one file at a time (a browser and a stack take a core).
 // `npx vitest run` runs the lanes in this order; `npm test` (scripts/test.ts) runs the e2e lane after
 // the repository's checks, beside the integration lane. One lane alone: `npx vitest run --project unit`.
 import { defineConfig } from "vitest/config";
 
-const E2E = ["test/web/**/*.test.ts", "test/local/**/*.test.ts", "test/packages/**/*.test.ts"];
+const E2E = ["test/web/**/*.test.ts", "test/local/**/*.test.ts", "test/packages/**/*.test.ts", "test/examples/**/*.test.ts"];
 
 // The workspace's packages (the SDK) resolve to their sources here (the "@agent-rental/source" export
 // condition, as tsc's customConditions), to their built files once installed. The rest are vitest's

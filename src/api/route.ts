@@ -54,6 +54,10 @@ export type RouteDefinition = Omit<RouteConfig, "security" | "operationId" | "ta
    * "x402-a2a": the A2A x402 extension (src/a2a/x402.ts): a message without `Authorization` that activates
    * the extension, to an agent whose listing is sold by x402, reaches the handler without a principal. */
   payableBy?: "x402" | "x402-a2a";
+  /** On a bearer route about one run: a request without `Authorization` may prove the run's wallet by
+   * `X-Wallet-Signature` instead, and reaches the handler without a principal (run feedback for an
+   * x402 payer, who holds no API key; src/erc8004/run-proof.ts). */
+  provableBy?: "wallet_signature";
 };
 
 /** A route's declaration, as the route groups and the tests read it. */
@@ -72,6 +76,7 @@ export interface RouteDeclaration {
   bodyFormat: "json" | "form";
   checksOrigin: boolean;
   payableBy: "x402" | "x402-a2a" | undefined;
+  provableBy: "wallet_signature" | undefined;
 }
 
 const declarations = new WeakMap<object, RouteDeclaration>();
@@ -103,7 +108,7 @@ function validatesBody(config: RouteConfig): boolean {
  * });
  */
 export function defineRoute<P extends string, R extends RouteDefinition & { path: P }>(definition: R) {
-  const { operationId, tag, access, rateLimit, errors, oauthErrors = {}, errorFormat = "envelope", oauthScope, bodyFormat = "json", checksOrigin = false, payableBy, ...config } = definition;
+  const { operationId, tag, access, rateLimit, errors, oauthErrors = {}, errorFormat = "envelope", oauthScope, bodyFormat = "json", checksOrigin = false, payableBy, provableBy, ...config } = definition;
   const declared = mergeErrors(errors, platformErrors(config.method, access, rateLimit.failMode, validatesBody(config)), checksOrigin ? { 403: ["origin_not_allowed"] } : {});
   const route = createRoute({
     ...config,
@@ -115,8 +120,9 @@ export function defineRoute<P extends string, R extends RouteDefinition & { path
     responses: { ...withHeaders(errorFormat === "jsonrpc" ? withJsonRpcErrors(config.responses, declared) : config.responses), ...errorResponsesOf(declared, errorFormat), ...oauthErrorResponsesOf(oauthErrors, declared) },
     ...(oauthScope ? { "x-oauth-scope": oauthScope } : {}),
     ...(payableBy ? { "x-payable-by": payableBy } : {}),
-  } as Omit<R, "operationId" | "tag" | "access" | "rateLimit" | "errors" | "oauthErrors" | "errorFormat" | "oauthScope" | "bodyFormat" | "checksOrigin" | "payableBy"> & { operationId: string; tags: Tag[]; security: Record<string, string[]>[] });
-  declarations.set(route, { method: config.method.toUpperCase(), path: config.path, operationId, tag, access, rateLimit, errors, oauthErrors, errorFormat, oauthScope, bodyFormat, checksOrigin, payableBy });
+    ...(provableBy ? { "x-provable-by": provableBy } : {}),
+  } as Omit<R, "operationId" | "tag" | "access" | "rateLimit" | "errors" | "oauthErrors" | "errorFormat" | "oauthScope" | "bodyFormat" | "checksOrigin" | "payableBy" | "provableBy"> & { operationId: string; tags: Tag[]; security: Record<string, string[]>[] });
+  declarations.set(route, { method: config.method.toUpperCase(), path: config.path, operationId, tag, access, rateLimit, errors, oauthErrors, errorFormat, oauthScope, bodyFormat, checksOrigin, payableBy, provableBy });
   return route;
 }
 

@@ -8,12 +8,14 @@ import type { Services } from "./services.ts";
 import { ApiError } from "../errors.ts";
 import { reputationRegistryAbi } from "@agent-rental/core/reputation-registry";
 import { findPurchaseTransaction } from "../chain/find-purchase.ts";
+import { marketAddress } from "../chain/client.ts";
 import { readAgentOwner } from "../chain/read-agent.ts";
 import { getRun } from "../execution/runs/run.store.ts";
 import { runReceiptFields } from "../execution/run-log/receipts.ts";
 import { a2aEndpointUrl } from "../a2a/card.ts";
 import { caip10, RATING_TAG, storeContentAddressed } from "./files.ts";
 import { getListingErc8004, getRunClaim } from "./erc8004.store.ts";
+import { provesRunWallet, readWalletProof } from "./run-proof.ts";
 
 /** The most decimals a score may have (0.01 steps). */
 export const MAX_VALUE_DECIMALS = 2;
@@ -111,7 +113,8 @@ export async function prepareFeedback(services: Services, wallet: string, runId:
     endpoint,
     ...(checked.text !== null ? { text: checked.text } : {}),
     run: { runId: run.run_id, listingId: run.listing_id },
-    proofOfPayment: { fromAddress: getAddress(run.wallet), toAddress: services.chain.marketplace, chainId: String(chainId), txHash: paymentTx },
+    // Paid to the contract of the run's listing: an x402 payment or a token charge went to the TokenMarketplace.
+    proofOfPayment: { fromAddress: getAddress(run.wallet), toAddress: marketAddress(services.chain, run.market === "token" ? "token" : "eth"), chainId: String(chainId), txHash: paymentTx },
     runReceipt: {
       marketplace: caip10(chainId, services.chain.marketplace),
       batchIndex: String(run.receipt.batch_index),
@@ -138,4 +141,19 @@ export async function prepareFeedback(services: Services, wallet: string, runId:
     feedback_file: file,
     transaction: { to: registries.reputationRegistry, data },
   };
+}
+
+/**
+ * The wallet of run `runId` when the request proves it by `X-Wallet-Signature` instead of a bearer token
+ * (run-proof.ts; decision 0235): how the payer of an x402 run, who holds no API key, prepares its
+ * feedback. 401 unauthorized for a malformed or stale header; 404 not_found for an unknown run or a
+ * signature of another wallet (another wallet's run is as unknown as one that does not exist).
+ */
+export async function provenRunWallet(services: Services, runId: string, header: string): Promise<string> {
+  const proof = readWalletProof(header);
+  const run = await getRun(services.tables, runId);
+  if (!run || !(await provesRunWallet(services.chain, runId, run.wallet, proof))) {
+    throw new ApiError("not_found", `No run ${runId} for the wallet that signed X-Wallet-Signature.`);
+  }
+  return run.wallet;
 }

@@ -120,8 +120,10 @@ export async function getReputation(services: Pick<Services, "tables">, listingI
   return {
     listing_id: toListingId(onChainId),
     erc8004: listing.erc8004,
-    rating: listing.rating,
-    review_count: listing.review_count,
+    // The figures from the same read as the bound the list is cut at: a recount landing between two reads
+    // would show a feedback counted that the list leaves out.
+    rating: linked?.rating ?? 0,
+    review_count: linked?.review_count ?? 0,
     unverified_count: linked?.unverified_count ?? 0,
     before_on_chain: { rating: offChain.rating, review_count: offChain.review_count },
     feedback: page.map((item) => view(item, onChainId)),

@@ -1157,7 +1157,7 @@ export interface paths {
         put?: never;
         /**
          * Prepare on-chain feedback for a run
-         * @description For the renter who ran it, once the run is completed and its receipt is in the on-chain run log: writes the ERC-8004 feedback file (content-addressed, ipfs://<cid>, served at GET /v1/metadata/<cid>) and answers the unsigned `giveFeedback(agentId, value, valueDecimals, tag1, "", endpoint, feedbackURI, feedbackHash)` for the renter's wallet to send to the Reputation Registry. The file carries the ERC's fields (agentRegistry, agentId, clientAddress, createdAt, value, valueDecimals, tag1, endpoint), the text, proofOfPayment (the run's per-query charge, or the purchase of the renter's access) and runReceipt: the run's receipt fields, batch index, Merkle proof, root, leaf and logRuns transaction. feedback_hash is keccak256 of the file's bytes. Once the wallet has sent it, the feedback counts toward the listing's rating (score/20) if it is a rating (tag1 "starred"), the file's receipt verifies with the marketplace's verifyRunReceipt for the sending wallet and this listing, and no earlier feedback counts for the run; anything else is shown apart as unverified (GET /v1/listings/{id}/reputation). Before the receipt is logged (every few seconds locally, every minute in the cloud) the answer is 409 receipt_pending with Retry-After. Another wallet's run is 404 not_found; a failed run 403 feedback_not_allowed; a run whose feedback already counts 409 feedback_exists. Unknown fields are refused.
+         * @description For the renter who ran it, once the run is completed and its receipt is in the on-chain run log: writes the ERC-8004 feedback file (content-addressed, ipfs://<cid>, served at GET /v1/metadata/<cid>) and answers the unsigned `giveFeedback(agentId, value, valueDecimals, tag1, "", endpoint, feedbackURI, feedbackHash)` for the renter's wallet to send to the Reputation Registry. The file carries the ERC's fields (agentRegistry, agentId, clientAddress, createdAt, value, valueDecimals, tag1, endpoint), the text, proofOfPayment (the run's per-query charge, or the purchase of the renter's access) and runReceipt: the run's receipt fields, batch index, Merkle proof, root, leaf and logRuns transaction. feedback_hash is keccak256 of the file's bytes. Once the wallet has sent it, the feedback counts toward the listing's rating (score/20) if it is a rating (tag1 "starred"), the file's receipt verifies with the marketplace's verifyRunReceipt for the sending wallet and this listing, and no earlier feedback counts for the run; anything else is shown apart as unverified (GET /v1/listings/{id}/reputation). Before the receipt is logged (every few seconds locally, every minute in the cloud) the answer is 409 receipt_pending with Retry-After. Another wallet's run is 404 not_found; a failed run 403 feedback_not_allowed; a run whose feedback already counts 409 feedback_exists. Unknown fields are refused. Without a bearer token (the payer of an x402 run holds none), the run's wallet proves itself with X-Wallet-Signature: <unix_timestamp>:<signature>, its EIP-191 signature of "run-feedback:<run_id>:<unix_timestamp>", within 300 s of the service's clock; a malformed or stale one is 401, another wallet's 404 not_found.
          */
         post: operations["prepareRunFeedback"];
         delete?: never;
@@ -6968,7 +6968,10 @@ export interface operations {
     prepareRunFeedback: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Instead of Authorization: <unix_timestamp>:<0x signature> by the run's wallet of run-feedback:<run_id>:<unix_timestamp> */
+                "x-wallet-signature"?: string;
+            };
             path: {
                 run_id: string;
             };

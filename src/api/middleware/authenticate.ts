@@ -20,6 +20,7 @@ import { resourceCovers, resourceMetadataUrl } from "../../oauth/resources.ts";
 import { PAYMENT_SIGNATURE_HEADER } from "../../x402/headers.ts";
 import { a2aPaymentApplies, activatesX402, extensionsRequested } from "../../a2a/x402.ts";
 import { paymentRequiredError, x402OfferOf, type X402Offer } from "../../x402/offer.ts";
+import { WALLET_SIGNATURE_HEADER } from "../../erc8004/run-proof.ts";
 
 /** The largest body read ahead of the body rules to find the listing an unauthenticated request names. */
 const PEEK_BODY_BYTES = 65_536;
@@ -103,6 +104,8 @@ export function authenticateFor(declared: RouteDeclaration) {
     if (declared.payableBy === "x402-a2a" && !c.req.header("authorization") && activatesX402(extensionsRequested(c.req.header())) && (await a2aPaymentApplies(c.get("services"), c.req.param("agent_id") ?? "", extensionsRequested(c.req.header()), await peekBody(c)))) {
       return next();
     }
+    // A route about one run its wallet may prove by signature: the handler checks it against the run.
+    if (declared.provableBy === "wallet_signature" && !c.req.header("authorization") && c.req.header(WALLET_SIGNATURE_HEADER) !== undefined) return next();
     try {
       const principal = await principalOf(c);
       if (principal.method === "oauth") checkOAuthAccess(c, declared, principal);
