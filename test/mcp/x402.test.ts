@@ -103,6 +103,10 @@ describe("x402 over MCP tools/call (POST /v1/mcp/x402)", () => {
     const unauthenticated = await fetch(`${world.url}/v1/mcp`, { method: "POST", headers: { "content-type": "application/json", accept: "application/json, text/event-stream" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }) });
     expect(unauthenticated.status).toBe(401);
     expect(unauthenticated.headers.get("www-authenticate")).toMatch(/^Bearer resource_metadata="[^"]+\/\.well-known\/oauth-protected-resource/);
+    // GET /v1/mcp/x402: no standalone stream (stateless), 405 with Allow: POST.
+    const stream = await fetch(`${world.url}/v1/mcp/x402`, { headers: { accept: "text/event-stream" } });
+    expect(stream.status).toBe(405);
+    expect(stream.headers.get("allow")).toBe("POST");
   }, 60_000);
 
   it("answers a call without payment with the PaymentRequired: in content[0].text always, as structuredContent for a tool without an output schema", async () => {
@@ -110,7 +114,8 @@ describe("x402 over MCP tools/call (POST /v1/mcp/x402)", () => {
     const { required, message } = requiredOf(await call("quote"));
     expect(message).toMatch(/x402\/payment/);
     expect(required).toMatchObject({ x402Version: 2, error: "payment_required", resource: { url: `mcp://tool/${toolName}` } });
-    expect(required.accepts).toEqual([{ scheme: "exact", network: NETWORK, amount: PRICE.toString(), asset: usdc, payTo: getAddress(tokens.address), maxTimeoutSeconds: 600, extra: { name: "USD Coin", version: "2" } }]);
+    expect(required.accepts).toEqual([{ scheme: "exact", network: NETWORK, amount: PRICE.toString(), asset: usdc, payTo: expect.any(String), maxTimeoutSeconds: 600, extra: { name: "USD Coin", version: "2" } }]);
+    expect(getAddress(required.accepts[0]!.payTo)).toBe(getAddress(tokens.address));
     // The per-agent tool declares the agent's output schema: no structuredContent (the client checks it).
     expect((await call("quote")).structuredContent).toBeUndefined();
     const generic = await call("quote", undefined, "run_agent", { agent_id: writer.agent_id, task: "quote" });
@@ -131,7 +136,7 @@ describe("x402 over MCP tools/call (POST /v1/mcp/x402)", () => {
     expect(result.structuredContent).toEqual({ findings: ["done: write to Dana"] });
     const settled = result._meta?.["x402/payment-response"] as SettleResponse;
     expect(settled).toMatchObject({ success: true, network: NETWORK, payer: account.address.toLowerCase() });
-    expect(result._meta?.run).toMatchObject({ run_id: expect.stringMatching(/^run_/), agent_id: writer.listing_id, cost_wei: PRICE.toString() });
+    expect(result._meta?.run).toMatchObject({ run_id: expect.stringMatching(/^run_/), agent_id: writer.agent_id, cost_wei: PRICE.toString() });
     const receipt = await client.getTransactionReceipt({ hash: settled.transaction as Hex });
     expect(receipt.status).toBe("success");
     expect(getAddress(receipt.to!)).toBe(getAddress(tokens.address));
