@@ -30,7 +30,7 @@ export const route = defineRoute({
   rateLimit: { rule: "execution", failMode: "closed" }, // a tool call is a run: it spends balance, compute and gas
   summary: "Remote MCP endpoint (Streamable HTTP)",
   description:
-    "The Model Context Protocol over Streamable HTTP, stateless (no session id): send one JSON-RPC message or a batch; the answer is JSON, or an event stream while a tool call reports progress. Tools: run_agent (agent_id, task, input) and one per rented agent, with the agent's own input and output schemas. Refusals of a run are tool errors (isError) carrying the API's code and the request id, never HTTP errors; malformed JSON-RPC gets the protocol's own error.",
+    "The Model Context Protocol over Streamable HTTP, stateless (no session id): send one JSON-RPC message or a batch; the answer is JSON, or an event stream while a tool call reports progress. Tools: run_agent (agent_id, task, input) and one per rented agent, with the agent's own input and output schemas. Refusals of a run are tool errors (isError) carrying the API's code and the request id, never HTTP errors; malformed JSON-RPC gets the protocol's own error. A payer with only a wallet calls the listings sold per run by x402 on POST /v1/mcp/x402, without a credential.",
   // The messages are MCP's JSON-RPC (modelcontextprotocol.io), read by the transport, not by a schema here.
   request: { body: { required: true, content: { "application/json": { schema: { type: "object", description: "A JSON-RPC 2.0 request, notification or batch (MCP)" } } } } },
   responses: {

@@ -6,6 +6,8 @@
 // request id, so a model reads what happened; an unknown tool is the protocol's error (JSON-RPC -32602),
 // as MCP 2025-11-25 has it: the tool list, not the arguments, is what is wrong. Built on the SDK's low-level Server:
 // McpServer takes only zod schemas, and these schemas are JSON Schema documents registered by creators.
+// A call's `_meta` reaches the host's run, and a run's `meta` the result's `_meta`; a host may answer an
+// error with a result of its own (the API's payers' endpoint: x402's payment-required result over MCP).
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult, type Tool } from "@modelcontextprotocol/sdk/types.js";
 import {
