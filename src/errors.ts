@@ -38,7 +38,7 @@ export const ERROR_MEANINGS: { readonly [C in ErrorCode]: string } = {
   feedback_exists: "The run already has feedback on-chain that counts (one per run). Revoke it on-chain (`revokeFeedback`) to take it back; a second one would never count.",
   receipt_pending: "The run's receipt is not in the on-chain run log yet (runs are logged in batches: every few seconds locally, every minute in the cloud). Retry after `Retry-After` seconds.",
   agent_not_registered: "The listing is not registered as an ERC-8004 agent yet, so it cannot receive on-chain feedback. Its creator registers it (dashboard or CLI).",
-  method_not_allowed: "`GET` or `DELETE /v1/mcp` (the MCP endpoint takes `POST` only), or `CONNECT` (the service is no proxy); the `Allow` header lists the methods. Any other method and path no route serves is 404 `not_found`.",
+  method_not_allowed: "`GET` or `DELETE /v1/mcp`, or `GET /v1/mcp/x402` (the MCP endpoints take `POST` only), or `CONNECT` (the service is no proxy); the `Allow` header lists the methods. Any other method and path no route serves is 404 `not_found`.",
   idempotency_key_reused: "An execute request whose `Idempotency-Key` was already used, within 24 hours, with a different body. Use a new key for a new request.",
   request_timeout: "The request's headers and body did not arrive within the server's request timeout. The connection is closed.",
   payload_too_large: "A request body over the limit (1 MiB by default; a manifest 64 KB). Larger task inputs go through `POST /v1/inputs`.",

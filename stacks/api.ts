@@ -2,8 +2,8 @@
 //
 // - `functions/api.handler` (Hono `handle(app)`) serves every path.
 // - `functions/stream.handler` (Hono `streamHandle(app)`) serves the routes whose answers stream with
-//   Lambda response streaming: `POST /v1/execute/stream` (the run's events), `POST /v1/mcp` (a tool
-//   call's progress notifications, then its result) and `POST /a2a/{agent_id}` (an A2A agent: a task's
+//   Lambda response streaming: `POST /v1/execute/stream` (the run's events), `POST /v1/mcp` and `POST /v1/mcp/x402` (a
+//   tool call's progress notifications, then its result) and `POST /a2a/{agent_id}` (an A2A agent: a task's
 //   events, or a task answered when its run ends). API Gateway REST streams Lambda responses
 //   (integration response transfer mode STREAM); HTTP APIs (ApiGatewayV2) cannot. A streamed route is
 //   also not cut at the buffered integration's 29 s, so a long run through MCP completes in the call.
@@ -52,6 +52,8 @@ const STREAMED_ROUTES = [
   { path: "/v1/execute/stream", name: "ExecuteStream" },
   { path: "/v1/mcp", name: "Mcp" },
   { path: "/a2a/{agent_id}", name: "A2a" },
+  // After the others: mcpUrl reads /v1/mcp by its place.
+  { path: "/v1/mcp/x402", name: "McpX402" },
 ] as const;
 
 /**

@@ -44,6 +44,8 @@ import * as uploadInput from "./routes/v1_inputs.post.ts";
 import * as callMcp from "./routes/v1_mcp.post.ts";
 import * as openMcpStream from "./routes/v1_mcp.get.ts";
 import * as endMcpSession from "./routes/v1_mcp.delete.ts";
+import * as callPaidMcp from "./routes/v1_mcp_x402.post.ts";
+import * as openPaidMcpStream from "./routes/v1_mcp_x402.get.ts";
 import * as applyAsCreator from "./routes/v1_creators.post.ts";
 import * as getCreatorProfile from "./routes/v1_creators_me.get.ts";
 import * as getCreatorAnalytics from "./routes/v1_creators_me_analytics.get.ts";
@@ -129,6 +131,9 @@ export function registerRoutes(app: OpenAPIHono<AppEnv>): void {
   issueOAuthToken.register(open);
   registerOAuthClient.register(open);
   revokeOAuthToken.register(open);
+  // Remote MCP for payers with only a wallet: the listings sold per run by x402 as tools, paid per call
+  callPaidMcp.register(open);
+  openPaidMcpStream.register(open);
 
   // Served after authentication (an API key or a JWT).
   const api = routeGroup("bearer");

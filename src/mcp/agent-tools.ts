@@ -80,20 +80,36 @@ export async function rentedAgentEntries(services: Services, wallet: Address): P
     recentLists.set(services.tables, wallet.toLowerCase(), { listedAt: Date.now(), entries: [] });
     return [];
   }
-  const byListing = await getAgentSummaries(services.tables, credentials.map((c) => c.on_chain_listing_id));
-  const names = nameAgentTools(credentials.map((c) => ({ id: c.listing_id, title: c.listing_title, on_chain_id: c.on_chain_listing_id })));
+  const entries = await agentEntries(services, credentials.map((c) => ({ listing_id: c.listing_id, title: c.listing_title, on_chain_id: c.on_chain_listing_id })));
+  recentLists.set(services.tables, wallet.toLowerCase(), { listedAt: Date.now(), entries });
+  return entries;
+}
+
+/** A listing offered as a tool: its id, its title and its on-chain id. */
+export interface ToolListing {
+  listing_id: string;
+  title: string;
+  on_chain_id: string;
+}
+
+/** Listings as tool entries, sorted by name: each named after its title (the SDK's naming), with its
+ * agent's input and output schemas from its public metadata and the validator of its input. */
+export async function agentEntries(services: Services, listings: ToolListing[]): Promise<RentedAgentEntry[]> {
+  if (listings.length === 0) return [];
+  const byListing = await getAgentSummaries(services.tables, listings.map((l) => l.on_chain_id));
+  const names = nameAgentTools(listings.map((l) => ({ id: l.listing_id, title: l.title, on_chain_id: l.on_chain_id })));
   const entries = await Promise.all(
-    credentials.map(async (credential): Promise<RentedAgentEntry> => {
-      const record = byListing.get(credential.listing_id);
+    listings.map(async (listing): Promise<RentedAgentEntry> => {
+      const record = byListing.get(listing.listing_id);
       const known = await knownAgent(services, record?.metadata_uri);
       const schemas = known.metadata ? agentToolSchemas(known.metadata.input_schema, known.metadata.output_schema) : UNKNOWN_AGENT_SCHEMAS;
       const description = typeof record?.description === "string" ? record.description : typeof known.metadata?.description === "string" ? known.metadata.description : "";
       const inputType = (schemas.agentInputSchema as { type?: unknown } | undefined)?.type;
       return {
-        name: names.get(credential.listing_id)!,
-        title: credential.listing_title,
-        description: agentToolDescription(credential.listing_title, description),
-        agent_id: credential.listing_id,
+        name: names.get(listing.listing_id)!,
+        title: listing.title,
+        description: agentToolDescription(listing.title, description),
+        agent_id: listing.listing_id,
         schemas,
         check(input) {
           if (!known.validate) return undefined;
@@ -104,9 +120,7 @@ export async function rentedAgentEntries(services: Services, wallet: Address): P
       };
     }),
   );
-  entries.sort((a, b) => a.name.localeCompare(b.name));
-  recentLists.set(services.tables, wallet.toLowerCase(), { listedAt: Date.now(), entries });
-  return entries;
+  return entries.sort((a, b) => a.name.localeCompare(b.name));
 }
 
 /** The wallet's tool entries for a call of the tool `toolName`: the recent listing when it names it. */

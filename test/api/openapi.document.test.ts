@@ -30,9 +30,9 @@ describe("the OpenAPI document's operations", () => {
     expect(new Set(ids).size).toBe(ids.length);
   });
 
-  it("describe GET and DELETE /v1/mcp as 405 method_not_allowed with an Allow header", () => {
-    for (const method of ["get", "delete"]) {
-      const operation = paths["/v1/mcp"]?.[method];
+  it("describe GET and DELETE /v1/mcp and GET /v1/mcp/x402 as 405 method_not_allowed with an Allow header", () => {
+    for (const [path, method] of [["/v1/mcp", "get"], ["/v1/mcp", "delete"], ["/v1/mcp/x402", "get"]] as const) {
+      const operation = paths[path]?.[method];
       expect(operation, method).toBeDefined();
       expect(Object.keys(operation!.responses).filter((status) => status.startsWith("2"))).toEqual([]);
       expect(operation!.responses["405"]?.headers).toHaveProperty("Allow");

@@ -98,7 +98,7 @@ describe("each route's declared fail mode", () => {
   const failModeOf = (method: string, path: string) => paths[path]?.[method]?.["x-rate-limit"].fail_mode;
 
   it("is closed where a request spends money or mints a credential, open on reads, sign-in, revocation and registration", () => {
-    for (const [method, path] of [["post", "/v1/execute"], ["post", "/v1/execute/stream"], ["post", "/v1/mcp"], ["post", "/v1/keys"], ["post", "/v1/keys/challenge"]]) {
+    for (const [method, path] of [["post", "/v1/execute"], ["post", "/v1/execute/stream"], ["post", "/v1/mcp"], ["post", "/v1/mcp/x402"], ["post", "/v1/keys"], ["post", "/v1/keys/challenge"]]) {
       expect(failModeOf(method!, path!), `${method} ${path}`).toBe("closed");
     }
     for (const [method, path] of [["delete", "/v1/keys/{key_id}"], ["post", "/v1/auth/token"], ["post", "/v1/agents"]]) {
@@ -111,7 +111,7 @@ describe("each route's declared fail mode", () => {
 
   it("names the execution rule exactly on the routes that run tasks", () => {
     const execution = Object.entries(paths).flatMap(([path, item]) => Object.entries(item).flatMap(([method, operation]) => (operation["x-rate-limit"].rule === "execution" ? [`${method.toUpperCase()} ${path}`] : [])));
-    expect(execution.sort()).toEqual(["POST /a2a/{agent_id}", "POST /v1/execute", "POST /v1/execute/stream", "POST /v1/mcp"]);
+    expect(execution.sort()).toEqual(["POST /a2a/{agent_id}", "POST /v1/execute", "POST /v1/execute/stream", "POST /v1/mcp", "POST /v1/mcp/x402"]);
   });
 
   it("is kept by every route when the limiter's store is unreachable: 503 service_unavailable where closed, served where open", async () => {

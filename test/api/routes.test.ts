@@ -93,7 +93,7 @@ describe("the app's routes", () => {
     expect(new Set(declared).size).toBe(declared.length);
   });
 
-  it("serve without a token exactly sign-in, health, the document and its reference, listings' public metadata, A2A's Agent Cards and their signing keys, and OAuth's metadata and protocol endpoints", () => {
+  it("serve without a token exactly sign-in, health, the document and its reference, listings' public metadata, A2A's Agent Cards and their signing keys, the MCP endpoint paid per call by x402, and OAuth's metadata and protocol endpoints", () => {
     const open = declarations().filter((d) => d.access === "public").map((d) => `${d.method} ${d.path}`);
     expect(open.sort()).toEqual(
       [
@@ -108,6 +108,8 @@ describe("the app's routes", () => {
         "GET /.well-known/jwks.json",
         "GET /.well-known/oauth-protected-resource",
         "GET /.well-known/oauth-protected-resource/v1/mcp",
+        "POST /v1/mcp/x402",
+        "GET /v1/mcp/x402",
         "GET /.well-known/oauth-protected-resource/a2a/{agent_id}",
         "GET /.well-known/oauth-authorization-server",
         "GET /oauth/authorize",

@@ -849,7 +849,7 @@ export interface paths {
         put?: never;
         /**
          * Remote MCP endpoint (Streamable HTTP)
-         * @description The Model Context Protocol over Streamable HTTP, stateless (no session id): send one JSON-RPC message or a batch; the answer is JSON, or an event stream while a tool call reports progress. Tools: run_agent (agent_id, task, input) and one per rented agent, with the agent's own input and output schemas. Refusals of a run are tool errors (isError) carrying the API's code and the request id, never HTTP errors; malformed JSON-RPC gets the protocol's own error.
+         * @description The Model Context Protocol over Streamable HTTP, stateless (no session id): send one JSON-RPC message or a batch; the answer is JSON, or an event stream while a tool call reports progress. Tools: run_agent (agent_id, task, input) and one per rented agent, with the agent's own input and output schemas. Refusals of a run are tool errors (isError) carrying the API's code and the request id, never HTTP errors; malformed JSON-RPC gets the protocol's own error. A payer with only a wallet calls the listings sold per run by x402 on POST /v1/mcp/x402, without a credential.
          */
         post: operations["callMcp"];
         /**
@@ -857,6 +857,30 @@ export interface paths {
          * @description Always 405 method_not_allowed with `Allow: POST`. The MCP endpoint is stateless and has no session to end: send JSON-RPC messages with POST /v1/mcp.
          */
         delete: operations["endMcpSession"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/mcp/x402": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Open an MCP event stream on the x402 endpoint (not offered)
+         * @description Always 405 method_not_allowed with `Allow: POST`, as Streamable HTTP permits. The MCP endpoint is stateless and offers no standalone event stream: send JSON-RPC messages with POST /v1/mcp/x402.
+         */
+        get: operations["openPaidMcpStream"];
+        put?: never;
+        /**
+         * Remote MCP endpoint paid per call by x402 (Streamable HTTP)
+         * @description The Model Context Protocol over Streamable HTTP, stateless, for payers with only a wallet: no Authorization. Tools: run_agent (agent_id, task, input) and one per listing sold per run by x402 (a per-task listing priced in an EIP-3009 token such as USDC), with the agent's own schemas. Payment follows x402 v2's MCP transport: a tools/call without `_meta["x402/payment"]` is answered with a tool result (isError) carrying the PaymentRequired (x402Version 2, accepts) as structuredContent (for a tool without an output schema) and, always, as content[0].text, JSON of {"x402/error": {code: 402, message, data}}; the retry with the PaymentPayload in `_meta["x402/payment"]` is verified as PAYMENT-SIGNATURE is on POST /v1/execute, runs the task, settles the payment only if the run completed, and answers once the payment is in a block with the output and `_meta["x402/payment-response"]` (success, transaction, network, payer) beside `_meta.run`. A refused payment is the PaymentRequired again, its `error` the reason; a malformed one is a tool error invalid_request; nothing runs. Callers with an API key, a JWT or an OAuth token use POST /v1/mcp.
+         */
+        post: operations["callPaidMcp"];
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -5854,6 +5878,138 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
+        };
+    };
+    openPaidMcpStream: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Forbidden: origin_not_allowed */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "origin_not_allowed";
+                            /** @enum {integer} */
+                            status: 403;
+                        };
+                    };
+                };
+            };
+            /** @description Method not allowed: method_not_allowed */
+            405: {
+                headers: {
+                    Allow: components["headers"]["Allow"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "method_not_allowed";
+                            /** @enum {integer} */
+                            status: 405;
+                        };
+                    };
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    callPaidMcp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description The JSON-RPC answer, or an event stream of progress notifications ending with it */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": Record<string, never>;
+                    "text/event-stream": string;
+                };
+            };
+            /** @description A notification or a response was accepted (nothing to answer) */
+            202: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Malformed JSON-RPC (the protocol's own error object) */
+            400: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": Record<string, never>;
+                };
+            };
+            /** @description Forbidden: origin_not_allowed */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {string} */
+                            code: "origin_not_allowed";
+                            /** @enum {integer} */
+                            status: 403;
+                        };
+                    };
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getListingMetadata: {

@@ -6,6 +6,8 @@
 // request id, so a model reads what happened; an unknown tool is the protocol's error (JSON-RPC -32602),
 // as MCP 2025-11-25 has it: the tool list, not the arguments, is what is wrong. Built on the SDK's low-level Server:
 // McpServer takes only zod schemas, and these schemas are JSON Schema documents registered by creators.
+// A call's `_meta` reaches the host's run, and a run's `meta` the result's `_meta`; a host may answer an
+// error with a result of its own (the API's payers' endpoint: x402's payment-required result over MCP).
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult, type Tool } from "@modelcontextprotocol/sdk/types.js";
 import {
@@ -39,6 +41,8 @@ export interface AgentToolCall {
   signal: AbortSignal;
   /** Present when the client asked for progress (a progressToken): report how far the run got. */
   progress?: (progress: number, message: string) => void;
+  /** The call's `_meta` as sent, without the progress token (x402's `x402/payment` travels here). */
+  meta?: Record<string, unknown>;
 }
 
 /** What a tool call produced: the run's output, with the run's figures for `_meta` (a Run of the API,
@@ -49,6 +53,8 @@ export interface AgentToolRun {
   output?: unknown;
   duration_ms: number;
   cost_wei: bigint | string | number;
+  /** More for the result's `_meta`, beside `run` (x402's `x402/payment-response`). */
+  meta?: Record<string, unknown>;
 }
 
 export interface AgentToolHost {
@@ -62,6 +68,9 @@ export interface AgentToolHost {
   run(call: AgentToolCall): Promise<AgentToolRun>;
   /** What went wrong, safe to show (no secret): code, message, status, request id, run id. */
   describeError(error: unknown): AgentToolErrorInfo;
+  /** A result of the host's own for an error of `run` (x402's payment-required result), or undefined for
+   * the usual tool error. `entry`: the per-agent tool called, undefined for the generic one. */
+  errorResult?(error: unknown, entry: AgentToolEntry | undefined): CallToolResult | undefined;
   /** Applied to every text the client receives (secrets never leave). */
   redact?(text: string): string;
   log?(message: string): void;
@@ -132,12 +141,13 @@ export function createAgentToolServer(host: AgentToolHost): Server {
       if (error instanceof AgentToolInputError) return toolError({ code: error.code, message: error.message });
       return toolError(host.describeError(error));
     }
-    const progressToken = extra._meta?.progressToken;
+    const { progressToken, ...meta } = request.params._meta ?? {};
     try {
       const run = await host.run({
         toolName: name,
         request: call,
         signal: extra.signal,
+        ...(Object.keys(meta).length > 0 ? { meta } : {}),
         ...(progressToken === undefined
           ? {}
           : {
@@ -150,11 +160,11 @@ export function createAgentToolServer(host: AgentToolHost): Server {
       return {
         content: [{ type: "text", text: redact(formatToolOutput(run.output)) }],
         ...(structured ? { structuredContent: structured } : {}),
-        _meta: { run: { run_id: run.run_id, agent_id: run.agent_id, cost_wei: String(run.cost_wei), duration_ms: run.duration_ms } },
+        _meta: { ...run.meta, run: { run_id: run.run_id, agent_id: run.agent_id, cost_wei: String(run.cost_wei), duration_ms: run.duration_ms } },
       };
     } catch (error) {
       if (extra.signal.aborted) throw error;
-      const result = toolError(host.describeError(error));
+      const result = host.errorResult?.(error, entry) ?? toolError(host.describeError(error));
       host.log?.(`${name}: ${(result.content[0] as { text: string }).text}`);
       return result;
     }
