@@ -32,7 +32,8 @@ export interface PreparedRegistration {
 }
 
 /** The registration file of a listing as it is now. `x402`: the listing is payable by x402 (a per-task
- * listing priced in an EIP-3009 token: `x402TokenOf`), which `x402Support` says. */
+ * listing priced in an EIP-3009 token: `x402TokenOf`), which `x402Support` says, and a second MCP
+ * service names the endpoint that takes x402 (POST /v1/mcp/x402; decision 0230). */
 export function buildRegistrationFile(options: { listing: Listing; agentId: string; apiBase: string; dashboardBase: string; registrations: { agentId: number; agentRegistry: string }[]; x402: boolean }): RegistrationFile {
   const { listing } = options;
   return {
@@ -43,6 +44,8 @@ export function buildRegistrationFile(options: { listing: Listing; agentId: stri
     services: [
       { name: "A2A", endpoint: agentCardUrl(options.apiBase, options.agentId), version: "1.0" },
       { name: "MCP", endpoint: `${options.apiBase}/v1/mcp`, version: MCP_VERSION },
+      // A payer with only a wallet has no OAuth token for /v1/mcp: its MCP endpoint takes x402 instead.
+      ...(options.x402 ? [{ name: "MCP", endpoint: `${options.apiBase}/v1/mcp/x402`, version: MCP_VERSION }] : []),
       { name: "web", endpoint: `${options.dashboardBase}/listings/${listing.id}` },
     ],
     x402Support: options.x402,

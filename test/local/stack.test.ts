@@ -317,8 +317,12 @@ async function tokenListings(info: StackInfo, demoKey: string, searched: { id: s
       params: { x402Version: 2, scheme: "exact", network: "eip155:31337", asset: usdcAddress, amount: "250000", payTo: getAddress(info.contracts.token_marketplace), extra: { name: "USD Coin", version: "2" } },
     }),
   ]);
+  // Two MCP services for the paid listing: the OAuth one, and the one that takes x402.
+  const mcpPaths = (file: { services: { name: string; endpoint: string }[] }) => file.services.filter((s) => s.name === "MCP").map((s) => new URL(s.endpoint).pathname);
+  expect(mcpPaths(paid.file)).toEqual(["/v1/mcp", "/v1/mcp/x402"]);
   const unpaid = await cardOf(rent);
   expect(unpaid.file.x402Support).toBe(false);
+  expect(mcpPaths(unpaid.file)).toEqual(["/v1/mcp"]);
   expect(unpaid.card.capabilities.extensions ?? []).toEqual([]);
   expect((await fileOf(demo.listings.find((l) => l.name === "unit-test-writer")!)).x402Support).toBe(false);
   // The token listing is the TokenMarketplace's own.
