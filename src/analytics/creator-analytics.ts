@@ -12,7 +12,8 @@ import { readEarnings } from "../chain/read-earnings.ts";
 import { getLifetime } from "./rollup.store.ts";
 import { creatorRenterCount } from "./creator-renters.ts";
 import { getChainListings } from "../listings/chain-listing.store.ts";
-import { currencyOf, ETH, type Currency } from "../listings/currency.ts";
+import { ETH, type Currency } from "../listings/currency.ts";
+import { currencyOfRecord } from "../listings/catalogue.ts";
 import { checkRange, currencyGroups, figuresOf, readAnalytics, AnalyticsRangeError, type Analytics, type AnalyticsListing, type Range } from "./figures.ts";
 
 export interface ListingSummary {
@@ -61,13 +62,12 @@ async function listingsOf(services: Pick<Services, "tables">, wallet: string, li
 }
 
 /** The currency each listing's amounts are in, from the chain index (a listing not indexed yet has no
- * amounts counted: ETH). A token the service is not configured with is named by its address. */
-async function withCurrencies(services: Pick<Services, "tables" | "chain">, listings: { onChainId: `0x${string}`; name: string }[]): Promise<(AnalyticsListing & { name: string })[]> {
+ * amounts counted: ETH). */
+async function withCurrencies(services: Pick<Services, "tables">, listings: { onChainId: `0x${string}`; name: string }[]): Promise<(AnalyticsListing & { name: string })[]> {
   const rows = await getChainListings(services.tables, listings.map((l) => l.onChainId));
   return listings.map((l) => {
     const row = rows.get(l.onChainId.toLowerCase());
-    const currency = currencyOf(services.chain, row?.token) ?? { symbol: row?.token_symbol ?? row!.token!, address: row!.token! as `0x${string}`, decimals: row?.token_decimals ?? 0 };
-    return { id: l.onChainId, name: l.name, currency };
+    return { id: l.onChainId, name: l.name, currency: row ? currencyOfRecord(row) : ETH };
   });
 }
 

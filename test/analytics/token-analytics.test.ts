@@ -102,10 +102,10 @@ describe("creator analytics of token listings", () => {
 
     // The chain's own account of each listing's money.
     const { client } = services.chain;
-    const tokenEvents = async <N extends "QueryConsumed" | "PaymentSettled" | "PerQueryPurchased">(eventName: N) => client.getContractEvents({ address: tokens.address, abi: tokenMarketplaceAbi, eventName, args: { listingId: usdcAgent.onChainId }, fromBlock: 0n, toBlock: "latest" });
-    const charges = await tokenEvents("QueryConsumed");
-    const payments = await tokenEvents("PaymentSettled");
-    const deposits = await tokenEvents("PerQueryPurchased");
+    const ofListing = { address: tokens.address, abi: tokenMarketplaceAbi, args: { listingId: usdcAgent.onChainId }, fromBlock: 0n, toBlock: "latest" } as const;
+    const charges = await client.getContractEvents({ ...ofListing, eventName: "QueryConsumed" });
+    const payments = await client.getContractEvents({ ...ofListing, eventName: "PaymentSettled" });
+    const deposits = await client.getContractEvents({ ...ofListing, eventName: "PerQueryPurchased" });
     expect(charges.length).toBe(1);
     expect(payments.length).toBe(1);
     const tokenGross = sum([...charges.map((e) => e.args.price!), ...payments.map((e) => e.args.amount!)]);
