@@ -1,12 +1,19 @@
-// The marketplace events the analytics count, decoded from the logs the indexer reads: purchases,
-// renewals, charges (gross and fee as the event states them, so revenue is exact to the wei), deposits,
-// refunds of unspent balances, and the creator's withdrawals.
+// The marketplace events the analytics count, decoded from the logs the indexer reads (the Marketplace's
+// and the TokenMarketplace's, which emits the Marketplace's events with amounts in the listing's token):
+// purchases, renewals, charges (gross and fee as the event states them, so revenue is exact to the
+// smallest unit), x402 payments settled (PaymentSettled), deposits, refunds of unspent balances, and the
+// creator's withdrawals.
 import { parseEventLogs, type Log } from "viem";
 import type { Tables } from "../adapters/tables/dynamo.ts";
 import type { ChainClient } from "../chain/client.ts";
 import { marketplaceAbi } from "@agent-rental/core/marketplace";
+import { tokenMarketplaceAbi } from "@agent-rental/core/token-marketplace";
 import { applyFact, chainTargets, chainToken, type ChainFact, type MoneyEvent } from "./rollups.ts";
 import { getRenter } from "./rollup.store.ts";
+
+type TokenMarketplaceEvent = Extract<(typeof tokenMarketplaceAbi)[number], { type: "event" }>;
+/** The Marketplace's events (both contracts emit them) and the TokenMarketplace's x402 settlement. */
+const COUNTED_ABI = [...marketplaceAbi, ...tokenMarketplaceAbi.filter((item): item is Extract<TokenMarketplaceEvent, { name: "PaymentSettled" }> => item.type === "event" && item.name === "PaymentSettled")];
 
 /** `<block>:<log index>`, zero-padded so positions sort as strings. */
 export function positionOf(block: bigint, logIndex: number): string {
@@ -25,7 +32,7 @@ export async function chainFactsFromLogs(chain: Pick<ChainClient, "client">, log
     times.set(block, iso);
     return iso;
   };
-  for (const event of parseEventLogs({ abi: marketplaceAbi, logs, strict: true })) {
+  for (const event of parseEventLogs({ abi: COUNTED_ABI, logs, strict: true })) {
     let listing: `0x${string}`;
     let wallet: string | undefined;
     let money: MoneyEvent;
@@ -55,6 +62,11 @@ export async function chainFactsFromLogs(chain: Pick<ChainClient, "client">, log
       case "QueryConsumed":
         ({ listingId: listing, buyer: wallet } = event.args);
         money = { kind: "charge", gross: event.args.price, fee: event.args.fee };
+        break;
+      case "PaymentSettled":
+        // An x402 payment: the payer's authorization moved `amount`, the fee out of it (decision 0255).
+        ({ listingId: listing, payer: wallet } = event.args);
+        money = { kind: "payment", gross: event.args.amount, fee: event.args.fee };
         break;
       case "UnspentBalanceWithdrawn":
         ({ listingId: listing, buyer: wallet } = event.args);

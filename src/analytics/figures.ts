@@ -1,11 +1,14 @@
 // Reading the creator analytics: a listing's (or several listings') roll-ups over a range, by hour, day
-// or month, folded into series and totals, never by scanning runs. Amounts are exact bigint wei.
+// or month, folded into series and totals, never by scanning runs. Amounts are exact bigints in their
+// listing's currency: counts add up across every listing, amounts only within one currency (decision
+// 0255): the `_wei` figures are the ETH listings', and `by_currency` gives each currency's.
 import type { Tables } from "../adapters/tables/dynamo.ts";
 import { RENTAL_MODELS, RUN_FAILURE_CODES, type RentalModel } from "@agent-rental/core/vocabulary";
 import { LATENCY_BOUNDS_MS } from "./rollups.ts";
 import { queryBuckets, queryRenters, type RollupItem } from "./rollup.store.ts";
 import { unpack } from "./packs.ts";
 import { entryOf, readTopRenters, type TopRenter } from "./top-renters.ts";
+import { ETH, type Currency } from "../listings/currency.ts";
 
 export const GRANULARITIES = ["hour", "day", "month"] as const;
 export type Granularity = (typeof GRANULARITIES)[number];
@@ -77,11 +80,31 @@ export interface PeriodFigures {
   };
   renters: { new: bigint; returning: bigint };
   runs: { completed: bigint; failed: bigint; by_failure_code: Partial<Record<string, bigint>>; logged: bigint; charged_wei: bigint };
+  /** x402 payments settled (runs paid from the payer's wallet, every currency). */
+  x402_payments: bigint;
+  /** The period's amounts in each currency of the listings read (ETH's equal the `_wei` figures). */
+  by_currency: CurrencyFigures[];
   latency: Timing;
   /** Streams' time to first output. */
   time_to_first_output: Timing;
   /** Verified ERC-8004 feedback given in the period (revoked ones taken out), and its mean score (0-100). */
   reputation: { verified_feedback: bigint; mean_score: number | null };
+}
+
+/** A period's amounts in one currency, in its smallest unit (wei for ETH). */
+export interface CurrencyFigures {
+  currency: Currency;
+  revenue: {
+    by_model: Record<RentalModel, { gross: bigint; fee: bigint; net: bigint }>;
+    gross: bigint;
+    fee: bigint;
+    net: bigint;
+    withdrawn: bigint;
+    /** Of the per_query gross, what x402 payments brought. */
+    paid_by_x402: bigint;
+  };
+  rentals: { deposits: bigint; refunds: bigint; balance_change: bigint };
+  runs: { charged: bigint };
 }
 
 export interface Timing {
@@ -107,6 +130,26 @@ async function readPeriods(tables: Tables, onChainId: string, range: Range): Pro
   if (range.granularity === "day") return unpack(await queryBuckets(tables, onChainId, "dp", monthOf(range.from), monthOf(range.to)));
   const months = await queryBuckets(tables, onChainId, "m", monthOf(range.from), monthOf(range.to));
   return new Map(months.map((item) => [item.sk.slice(2), countersOf(item)]));
+}
+
+/** A listing read: its on-chain id and the currency its amounts are in. */
+export interface AnalyticsListing {
+  id: string;
+  currency: Currency;
+}
+
+/** The counters that are amounts (in the listing's currency), as opposed to counts and times. */
+const MONEY_NAMES = new Set(["deposits_wei", "refunds_wei", "withdrawn_wei", "charged_wei", "x402_gross", ...RENTAL_MODELS.flatMap((m) => [`gross_${m}`, `fee_${m}`])]);
+export const isMoney = (name: string) => MONEY_NAMES.has(name);
+/** A currency's key: the token's address (lower case), or "eth". */
+export const currencyKey = (currency: Currency) => currency.address?.toLowerCase() ?? "eth";
+const isEth = (currency: Currency) => currency.address === null;
+/** ETH first, then by symbol and address. */
+export const byCurrency = (a: Currency, b: Currency) => (isEth(a) !== isEth(b) ? (isEth(a) ? -1 : 1) : `${a.symbol}|${currencyKey(a)}`.localeCompare(`${b.symbol}|${currencyKey(b)}`));
+
+/** Counts of a token listing's counters, its amounts left out (they are not wei). */
+function countsOnly(counters: Counters): Counters {
+  return new Map([...counters].filter(([name]) => !isMoney(name)));
 }
 
 const countersOf = (item: RollupItem): Counters => new Map(Object.entries(item).filter((e): e is [string, bigint] => typeof e[1] === "bigint" && e[0] !== "pv"));
@@ -146,8 +189,33 @@ export function periodEnd(period: string): number {
   return Date.UTC(year!, month!, 1);
 }
 
-/** The figures of a period's counters; `ended` says whether its expiries are lapses yet. */
-export function figuresOf(period: string, c: Counters, ended = true): PeriodFigures {
+/** The amounts of one currency's counters. */
+export function currencyFiguresOf(currency: Currency, c: Counters): CurrencyFigures {
+  const get = (name: string) => c.get(name) ?? 0n;
+  const byModel = {} as CurrencyFigures["revenue"]["by_model"];
+  let gross = 0n;
+  let fee = 0n;
+  for (const [model, grossKey, feeKey] of MODEL_KEYS) {
+    byModel[model] = { gross: get(grossKey), fee: get(feeKey), net: get(grossKey) - get(feeKey) };
+    gross += get(grossKey);
+    fee += get(feeKey);
+  }
+  return {
+    currency,
+    revenue: { by_model: byModel, gross, fee, net: gross - fee, withdrawn: get("withdrawn_wei"), paid_by_x402: get("x402_gross") },
+    rentals: { deposits: get("deposits_wei"), refunds: get("refunds_wei"), balance_change: balanceChange(get) },
+    runs: { charged: get("charged_wei") },
+  };
+}
+
+/** What moved renters' per_query balances: deposits − charges − refunds (an x402 payment is no charge of a balance). */
+const balanceChange = (get: (name: string) => bigint) => get("deposits_wei") - (get("gross_per_query") - get("x402_gross")) - get("refunds_wei");
+
+/**
+ * The figures of a period's counters; `ended` says whether its expiries are lapses yet. `c` holds every
+ * count and the ETH listings' amounts; `currencies` each currency's amounts (absent: `c`'s, in ETH).
+ */
+export function figuresOf(period: string, c: Counters, ended = true, currencies?: [Currency, Counters][]): PeriodFigures {
   const get = (name: string) => c.get(name) ?? 0n;
   const byModel = {} as PeriodFigures["revenue"]["by_model"];
   const purchases = {} as Record<RentalModel, bigint>;
@@ -178,10 +246,12 @@ export function figuresOf(period: string, c: Counters, ended = true): PeriodFigu
       charges: get("charges"),
       deposits_wei: get("deposits_wei"),
       refunds_wei: get("refunds_wei"),
-      balance_change_wei: get("deposits_wei") - get("gross_per_query") - get("refunds_wei"),
+      balance_change_wei: balanceChange(get),
     },
     renters: { new: get("renters_new"), returning: get("renters_returning") },
     runs: { completed: get("runs_completed"), failed: get("runs_failed"), by_failure_code: byCode, logged: get("runs_logged"), charged_wei: get("charged_wei") },
+    x402_payments: get("x402_payments"),
+    by_currency: (currencies ?? [[ETH, c]]).map(([currency, counters]) => currencyFiguresOf(currency, counters)),
     latency: timing(c, "lat"),
     time_to_first_output: timing(c, "ttfo"),
     reputation: { verified_feedback: feedback, mean_score: feedback <= 0n ? null : Number(get("feedback_score_sum")) / 100 / Number(feedback) },
@@ -193,106 +263,75 @@ export type { TopRenter };
 export interface Analytics {
   series: PeriodFigures[];
   totals: PeriodFigures;
+  /** The ETH listings' top renters (spend in wei). */
   top_renters: TopRenter[];
+  /** Each currency's top renters, ranked by spend in that currency over its listings. */
+  top_renters_by_currency: { currency: Currency; renters: TopRenter[] }[];
   renter_count: number;
 }
 
-/** The figures of `onChainIds` (a creator's listings, or one) over a range; the top renters by spend. */
-export async function readAnalytics(tables: Tables, onChainIds: string[], range: Range): Promise<Analytics> {
+/** The listings grouped by currency, ETH first. */
+export function currencyGroups(listings: AnalyticsListing[]): { currency: Currency; ids: string[] }[] {
+  const groups = new Map<string, { currency: Currency; ids: string[] }>();
+  for (const listing of listings) {
+    const key = currencyKey(listing.currency);
+    const group = groups.get(key) ?? { currency: listing.currency, ids: [] };
+    group.ids.push(listing.id);
+    groups.set(key, group);
+  }
+  return [...groups.values()].sort((a, b) => byCurrency(a.currency, b.currency));
+}
+
+/** A period's counters: every count and the ETH listings' amounts, and each currency's amounts. */
+interface Folded {
+  all: Counters;
+  money: Map<string, Counters>;
+}
+
+/**
+ * The figures of `listings` (a creator's listings, or one; a bare id is an ETH listing) over a range;
+ * the top renters by spend, per currency.
+ */
+export async function readAnalytics(tables: Tables, listings: (AnalyticsListing | string)[], range: Range): Promise<Analytics> {
+  const read = listings.map((l) => (typeof l === "string" ? { id: l, currency: ETH } : l));
+  const groups = currencyGroups(read);
   const periods = periodsOf(range);
-  const readAll = () => Promise.all(onChainIds.map(async (id) => (await queryRenters(tables, id)).map((item) => entryOf(item, item.sk.slice(2)))));
-  const [bucketLists, renters] = await Promise.all([Promise.all(onChainIds.map((id) => readPeriods(tables, id, range))), readTopRenters(tables, onChainIds, TOP_RENTERS, readAll)]);
-  const byPeriod = new Map<string, Counters>(periods.map((p) => [p, new Map()]));
-  const total: Counters = new Map();
-  for (const counted of bucketLists) {
+  const readAll = (ids: string[]) => () => Promise.all(ids.map(async (id) => (await queryRenters(tables, id)).map((item) => entryOf(item, item.sk.slice(2)))));
+  const [bucketLists, rankings] = await Promise.all([
+    Promise.all(read.map((l) => readPeriods(tables, l.id, range))),
+    Promise.all(groups.map((g) => readTopRenters(tables, g.ids, TOP_RENTERS, readAll(g.ids)))),
+  ]);
+  const fresh = (): Folded => ({ all: new Map(), money: new Map(groups.map((g) => [currencyKey(g.currency), new Map()])) });
+  const byPeriod = new Map<string, Folded>(periods.map((p) => [p, fresh()]));
+  const total = fresh();
+  const fold = (into: Folded, counters: Counters, currency: Currency) => {
+    // Amounts add up within their currency only; a token listing adds its counts to the whole.
+    addInto(into.all, isEth(currency) ? counters : countsOnly(counters));
+    addInto(into.money.get(currencyKey(currency))!, counters);
+  };
+  bucketLists.forEach((counted, i) => {
+    const currency = read[i]!.currency;
     for (const [period, counters] of counted) {
       const into = byPeriod.get(period);
       if (!into) continue;
-      // One listing's counters are the period's as they are; several are added up.
-      if (bucketLists.length === 1) byPeriod.set(period, counters);
-      else addInto(into, counters);
-      addInto(total, counters);
+      // One ETH listing's counters are the period's as they are; several are added up.
+      if (read.length === 1 && isEth(currency)) byPeriod.set(period, { all: counters, money: new Map([["eth", counters]]) });
+      else fold(into, counters, currency);
+      fold(total, counters, currency);
     }
-  }
+  });
+  const perCurrency = (f: Folded) => groups.map((g) => [g.currency, f.money.get(currencyKey(g.currency))!] as [Currency, Counters]);
   const now = Date.now();
-  const series = periods.map((p) => figuresOf(p, byPeriod.get(p)!, periodEnd(p) <= now));
-  const totals = figuresOf(`${periods[0]}/${periods.at(-1)}`, total);
+  const series = periods.map((p) => figuresOf(p, byPeriod.get(p)!.all, periodEnd(p) <= now, perCurrency(byPeriod.get(p)!)));
+  const totals = figuresOf(`${periods[0]}/${periods.at(-1)}`, total.all, true, perCurrency(total));
   totals.rentals.lapsed = series.reduce((sum, f) => sum + f.rentals.lapsed, 0n);
   totals.rentals.lapsing = series.reduce((sum, f) => sum + f.rentals.lapsing, 0n);
+  const eth = groups.findIndex((g) => isEth(g.currency));
   return {
     series,
     totals,
-    top_renters: renters.top,
-    renter_count: renters.renter_count,
+    top_renters: eth === -1 ? [] : rankings[eth]!.top,
+    top_renters_by_currency: groups.map((g, i) => ({ currency: g.currency, renters: rankings[i]!.top })),
+    renter_count: rankings.reduce((sum, r) => sum + r.renter_count, 0),
   };
-}
-
-/** The tables a CSV export can hold. */
-export const CSV_TABLES = ["series", "top_renters"] as const;
-export type CsvTable = (typeof CSV_TABLES)[number];
-
-const csvCell = (value: unknown) => {
-  const text = value === null || value === undefined ? "" : String(value);
-  return /[",\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
-};
-
-/** One table of the analytics as CSV (RFC 4180; wei as exact integers). */
-export function toCsv(analytics: Analytics, table: CsvTable): string {
-  if (table === "top_renters") {
-    const rows = [["wallet", "spend_wei", "runs", "purchases", "renewals"], ...analytics.top_renters.map((r) => [r.wallet, r.spend_wei, r.runs, r.purchases, r.renewals])];
-    return rows.map((row) => row.map(csvCell).join(",")).join("\r\n") + "\r\n";
-  }
-  const header = [
-    "period",
-    "gross_wei",
-    "fee_wei",
-    "net_wei",
-    ...RENTAL_MODELS.flatMap((m) => [`gross_wei_${m}`, `fee_wei_${m}`, `net_wei_${m}`]),
-    "withdrawn_wei",
-    ...RENTAL_MODELS.map((m) => `purchases_${m}`),
-    "renewals",
-    "lapsed",
-    "lapsing",
-    "balance_change_wei",
-    "renters_new",
-    "renters_returning",
-    "runs_completed",
-    "runs_failed",
-    "runs_logged",
-    "charged_wei",
-    "latency_p50_ms",
-    "latency_p95_ms",
-    "first_output_p50_ms",
-    "first_output_p95_ms",
-    "verified_feedback",
-    "feedback_mean_score",
-    ...RUN_FAILURE_CODES.map((code) => `failed_${code}`),
-  ];
-  const rows = analytics.series.map((f) => [
-    f.period,
-    f.revenue.gross_wei,
-    f.revenue.fee_wei,
-    f.revenue.net_wei,
-    ...RENTAL_MODELS.flatMap((m) => [f.revenue.by_model[m].gross_wei, f.revenue.by_model[m].fee_wei, f.revenue.by_model[m].net_wei]),
-    f.revenue.withdrawn_wei,
-    ...RENTAL_MODELS.map((m) => f.rentals.purchases[m]),
-    f.rentals.renewals,
-    f.rentals.lapsed,
-    f.rentals.lapsing,
-    f.rentals.balance_change_wei,
-    f.renters.new,
-    f.renters.returning,
-    f.runs.completed,
-    f.runs.failed,
-    f.runs.logged,
-    f.runs.charged_wei,
-    f.latency.p50_ms,
-    f.latency.p95_ms,
-    f.time_to_first_output.p50_ms,
-    f.time_to_first_output.p95_ms,
-    f.reputation.verified_feedback,
-    f.reputation.mean_score,
-    ...RUN_FAILURE_CODES.map((code) => f.runs.by_failure_code[code] ?? 0n),
-  ]);
-  return [header, ...rows].map((row) => row.map(csvCell).join(",")).join("\r\n") + "\r\n";
 }

@@ -119,6 +119,9 @@ export type MoneyEvent =
   | { kind: "purchase"; model: RentalModel; gross: bigint; fee: bigint; /** a subscription's expiry (unix seconds) */ expires_at?: bigint }
   | { kind: "renewal"; gross: bigint; fee: bigint; expires_at: bigint; /** where the renewed term starts: the old expiry when still running, else the block's time */ paid_from: bigint }
   | { kind: "charge"; gross: bigint; fee: bigint }
+  /** An x402 payment settled (TokenMarketplace's PaymentSettled): a per-task run paid from the payer's
+   * wallet, not from a balance. */
+  | { kind: "payment"; gross: bigint; fee: bigint }
   | { kind: "deposit"; amount: bigint; purchase: boolean }
   | { kind: "refund"; amount: bigint }
   | { kind: "earnings_withdrawn"; amount: bigint };
@@ -139,7 +142,9 @@ export interface ChainFact {
 }
 
 /** What a chain event adds: revenue by model (gross, fee), rentals, deposits, refunds, withdrawals; to
- * the renter item its spend. */
+ * the renter item its spend. Amounts are in the listing's currency (wei, or a token's smallest unit): a
+ * listing's partition holds one currency, and figures across listings add amounts per currency
+ * (figures.ts, decision 0255). */
 export function chainTargets(fact: ChainFact): RollupTarget[] {
   const add: Record<string, bigint> = {};
   let spend = 0n;
@@ -162,6 +167,12 @@ export function chainTargets(fact: ChainFact): RollupTarget[] {
     case "charge":
       revenue("per_query", e.gross, e.fee);
       add.charges = 1n;
+      break;
+    case "payment":
+      // Revenue of the per-task model like a charge, kept apart too: it moves no balance.
+      revenue("per_query", e.gross, e.fee);
+      add.x402_payments = 1n;
+      add.x402_gross = e.gross;
       break;
     case "deposit":
       add.deposits_wei = e.amount;

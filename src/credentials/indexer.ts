@@ -132,10 +132,9 @@ export async function indexOnce(options: IndexerOptions): Promise<IndexRound> {
   await mapLimit(behind, options.concurrency ?? 32, async (patch) => {
     if (await (patch.kind === "credential" ? applyCredentialPatch(options.tables, patch) : applyChainListingPatch(options.tables, patch))) writes++;
   });
-  // The creator analytics count the range's money events before the cursor moves past them: the ETH
-  // marketplace's only (its figures are wei; a token listing's money is not added to them).
-  const marketplace = options.chain.marketplace.toLowerCase();
-  await recordChainLogs(options.tables, options.chain, logs.filter((log) => log.address.toLowerCase() === marketplace));
+  // The creator analytics count the range's money events before the cursor moves past them: both
+  // marketplaces' (a token listing's amounts stay in its token: the figures add them per currency).
+  await recordChainLogs(options.tables, options.chain, logs);
   if (journaled) await journaled.recorder.close(to, journaled.hash);
   await writeCursor(options, to + 1n);
   return { fromBlock: from, toBlock: to, events: logs.length, writes, caughtUp: to === confirmed, ...rewound };

@@ -250,3 +250,57 @@ describe("packed series", () => {
     }
   });
 });
+
+describe("amounts per currency (decision 0255)", () => {
+  it("an ETH and a USDC listing read together: counts add up, amounts only within their currency; an x402 payment is revenue that moves no balance", async () => {
+    const eth = listingOf(900);
+    const token = listingOf(901);
+    const usdc = { symbol: "USDC", address: "0x5FbDB2315678afecb367f032d93F642f64180aa3" as const, decimals: 6 };
+    const at = "2030-07-01T10:00:00.000Z";
+    const fact = (listing: `0x${string}`, wallet: string, event: ChainFact["event"]): ChainFact => {
+      sequence++;
+      return { id: `0x${sequence.toString(16).padStart(64, "0")}:0`, on_chain_id: listing, wallet, at, position: `${sequence}`.padStart(12, "0"), event };
+    };
+    const facts = [
+      fact(eth, walletOf(1), { kind: "deposit", amount: 5n * 10n ** 15n, purchase: true }),
+      fact(eth, walletOf(1), { kind: "charge", gross: 10n ** 15n, fee: 25n * 10n ** 12n }),
+      fact(token, walletOf(1), { kind: "deposit", amount: 750_000n, purchase: true }),
+      fact(token, walletOf(1), { kind: "charge", gross: 250_000n, fee: 6_250n }),
+      fact(token, walletOf(2), { kind: "payment", gross: 250_000n, fee: 6_250n }),
+    ];
+    for (const f of facts) await applyFact(tables, chainToken(f.id), chainTargets(f));
+    for (const run of [runOf(eth, walletOf(1), { finished_at: at }), runOf(token, walletOf(1), { cost_wei: 250_000n, finished_at: at }), runOf(token, walletOf(2), { cost_wei: 250_000n, finished_at: at })]) await applyFact(tables, runToken(run.run_id), runTargets(run));
+
+    const range = { from: new Date("2030-07-01T00:00:00Z"), to: new Date("2030-07-01T23:00:00Z"), granularity: "day" as const };
+    const both = await readAnalytics(tables, [{ id: eth, currency: { symbol: "ETH", address: null, decimals: 18 } }, { id: token, currency: usdc }], range);
+    // Counts of both listings.
+    expect(both.totals.runs.completed).toBe(3n);
+    expect(both.totals.rentals.charges).toBe(2n);
+    expect(both.totals.x402_payments).toBe(1n);
+    // The `_wei` figures are the ETH listing's alone.
+    expect(both.totals.revenue.gross_wei).toBe(10n ** 15n);
+    expect(both.totals.runs.charged_wei).toBe(10n ** 15n);
+    expect(both.totals.rentals.deposits_wei).toBe(5n * 10n ** 15n);
+    expect(both.totals.by_currency.map((c) => c.currency.symbol)).toEqual(["ETH", "USDC"]);
+    const [ethFigures, usdcFigures] = both.totals.by_currency;
+    expect(ethFigures!.revenue.gross).toBe(10n ** 15n);
+    expect(usdcFigures!.revenue.by_model.per_query).toEqual({ gross: 500_000n, fee: 12_500n, net: 487_500n });
+    expect(usdcFigures!.revenue.paid_by_x402).toBe(250_000n);
+    expect(usdcFigures!.runs.charged).toBe(500_000n);
+    // The payment took nothing from a balance: 750,000 deposited, 250,000 charged from it.
+    expect(usdcFigures!.rentals.balance_change).toBe(500_000n);
+    expect(both.series[0]!.by_currency[1]!.revenue.gross).toBe(500_000n);
+    // Rankings per currency; the ETH one is `top_renters`.
+    expect(both.top_renters.map((r) => [r.wallet, r.spend_wei])).toEqual([[walletOf(1), 10n ** 15n]]);
+    expect(both.top_renters_by_currency[1]!.renters.map((r) => [r.wallet, r.spend_wei])).toEqual([[walletOf(1), 250_000n], [walletOf(2), 250_000n]]);
+    expect(both.renter_count).toBe(3);
+
+    // The token listing alone: no wei at all.
+    const alone = await readAnalytics(tables, [{ id: token, currency: usdc }], range);
+    expect(alone.totals.revenue.gross_wei).toBe(0n);
+    expect(alone.totals.runs.charged_wei).toBe(0n);
+    expect(alone.totals.runs.completed).toBe(2n);
+    expect(alone.top_renters).toEqual([]);
+    expect(alone.totals.by_currency.map((c) => c.revenue.gross)).toEqual([500_000n]);
+  });
+});

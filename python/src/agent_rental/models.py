@@ -133,6 +133,74 @@ class AlertSettingsInput(AlertSettingsInputRequired, total=False):
     rotate_secret: bool
     """Make a new signing secret (returned in this answer only); the old one stops signing at once"""
 
+class AnalyticsCurrency(TypedDict):
+    """A currency listings are priced and paid in"""
+    address: Optional[str]
+    """The token's address; null for ETH"""
+    decimals: int
+    symbol: str
+
+class AnalyticsCurrencyFiguresRentals(TypedDict):
+    balance_change: str
+    """deposits − charges − refunds (x402 payments move no balance) (the currency's smallest unit, as a decimal string: exact in any JSON reader)"""
+    deposits: str
+    """per_query deposits and top-ups (the currency's smallest unit, as a decimal string: exact in any JSON reader)"""
+    refunds: str
+    """Unspent per_query balances withdrawn by renters (the currency's smallest unit, as a decimal string: exact in any JSON reader)"""
+
+class AnalyticsCurrencyFiguresRevenueByModelOneTime(TypedDict):
+    fee: str
+    """The protocol fee taken from it (the currency's smallest unit, as a decimal string: exact in any JSON reader)"""
+    gross: str
+    """Paid by renters (the currency's smallest unit, as a decimal string: exact in any JSON reader)"""
+    net: str
+    """gross − fee: the creator's (the currency's smallest unit, as a decimal string: exact in any JSON reader)"""
+
+class AnalyticsCurrencyFiguresRevenueByModelPerQuery(TypedDict):
+    fee: str
+    """The protocol fee taken from it (the currency's smallest unit, as a decimal string: exact in any JSON reader)"""
+    gross: str
+    """Paid by renters (the currency's smallest unit, as a decimal string: exact in any JSON reader)"""
+    net: str
+    """gross − fee: the creator's (the currency's smallest unit, as a decimal string: exact in any JSON reader)"""
+
+class AnalyticsCurrencyFiguresRevenueByModelSubscription(TypedDict):
+    fee: str
+    """The protocol fee taken from it (the currency's smallest unit, as a decimal string: exact in any JSON reader)"""
+    gross: str
+    """Paid by renters (the currency's smallest unit, as a decimal string: exact in any JSON reader)"""
+    net: str
+    """gross − fee: the creator's (the currency's smallest unit, as a decimal string: exact in any JSON reader)"""
+
+class AnalyticsCurrencyFiguresRevenueByModel(TypedDict):
+    one_time: AnalyticsCurrencyFiguresRevenueByModelOneTime
+    per_query: AnalyticsCurrencyFiguresRevenueByModelPerQuery
+    subscription: AnalyticsCurrencyFiguresRevenueByModelSubscription
+
+class AnalyticsCurrencyFiguresRevenue(TypedDict):
+    by_model: AnalyticsCurrencyFiguresRevenueByModel
+    fee: str
+    """The protocol fee (the currency's smallest unit, as a decimal string: exact in any JSON reader)"""
+    gross: str
+    """Paid by renters, every model (the currency's smallest unit, as a decimal string: exact in any JSON reader)"""
+    net: str
+    """The creator's share (the currency's smallest unit, as a decimal string: exact in any JSON reader)"""
+    paid_by_x402: str
+    """Of the per_query gross, what x402 payments brought (the currency's smallest unit, as a decimal string: exact in any JSON reader)"""
+    withdrawn: str
+    """Earnings the creator withdrew (the currency's smallest unit, as a decimal string: exact in any JSON reader)"""
+
+class AnalyticsCurrencyFiguresRuns(TypedDict):
+    charged: str
+    """What the runs were charged (per_query, x402 payments included) (the currency's smallest unit, as a decimal string: exact in any JSON reader)"""
+
+class AnalyticsCurrencyFigures(TypedDict):
+    """The amounts of one currency's listings; amounts of different currencies are never added"""
+    currency: AnalyticsCurrency
+    rentals: AnalyticsCurrencyFiguresRentals
+    revenue: AnalyticsCurrencyFiguresRevenue
+    runs: AnalyticsCurrencyFiguresRuns
+
 class AnalyticsPeriodLatency(TypedDict):
     count: int
     """Runs timed"""
@@ -152,18 +220,18 @@ class AnalyticsPeriodRentalsPurchases(TypedDict):
 
 class AnalyticsPeriodRentals(TypedDict):
     balance_change_wei: int
-    """What the period added to renters' per_query balances: deposits − charges − refunds (negative when they shrank) (wei, an exact JSON integer)"""
+    """What the period added to renters' per_query balances: deposits − charges − refunds (negative when they shrank) (wei, an exact JSON integer; the ETH listings' only)"""
     charges: int
     """per_query charges landed on-chain"""
     deposits_wei: int
-    """per_query deposits and top-ups (wei, an exact JSON integer)"""
+    """per_query deposits and top-ups (wei, an exact JSON integer; the ETH listings' only)"""
     lapsed: int
     """Subscriptions whose term ran out in the period without a renewal before it (periods that have ended; 0 otherwise)"""
     lapsing: int
     """Subscriptions whose term ends in the period unless renewed (periods not yet ended; 0 otherwise)"""
     purchases: AnalyticsPeriodRentalsPurchases
     refunds_wei: int
-    """Unspent per_query balances withdrawn by renters (wei, an exact JSON integer)"""
+    """Unspent per_query balances withdrawn by renters (wei, an exact JSON integer; the ETH listings' only)"""
     renewals: int
     """Subscriptions renewed"""
 
@@ -183,7 +251,7 @@ class AnalyticsPeriodRuns(TypedDict):
     by_failure_code: dict[str, int]
     """Failed runs by failure code (invalid_input, invalid_output, output_too_large, timeout, crashed, out_of_memory, agent_error, agent_http_error, agent_invalid_response, agent_stream_cut, agent_unreachable, egress_refused, agent_not_configured, cancelled, settlement_refused, internal_error); codes with none are left out"""
     charged_wei: int
-    """What the runs were charged (per_query) (wei, an exact JSON integer)"""
+    """What the runs were charged (per_query) (wei, an exact JSON integer; the ETH listings' only)"""
     completed: int
     """Runs completed"""
     failed: int
@@ -201,6 +269,8 @@ class AnalyticsPeriodTimeToFirstOutput(TypedDict):
     """95th percentile time from the run's admission to a stream's first output, to the histogram bucket; null without any"""
 
 class AnalyticsPeriod(TypedDict):
+    by_currency: list[AnalyticsCurrencyFigures]
+    """The period's amounts in each currency of the listings read, ETH first (ETH's equal the `_wei` figures)"""
     latency: AnalyticsPeriodLatency
     period: str
     """The hour (YYYY-MM-DDTHH), day (YYYY-MM-DD) or month (YYYY-MM), UTC; for totals, first/last"""
@@ -210,30 +280,32 @@ class AnalyticsPeriod(TypedDict):
     revenue: AnalyticsRevenue
     runs: AnalyticsPeriodRuns
     time_to_first_output: AnalyticsPeriodTimeToFirstOutput
+    x402_payments: int
+    """x402 payments settled on-chain (runs paid from the payer's wallet), every currency"""
 
 class AnalyticsRevenueByModelOneTime(TypedDict):
     fee_wei: int
-    """The protocol fee taken from it (wei, an exact JSON integer)"""
+    """The protocol fee taken from it (wei, an exact JSON integer; the ETH listings' only)"""
     gross_wei: int
-    """Paid by renters (wei, an exact JSON integer)"""
+    """Paid by renters (wei, an exact JSON integer; the ETH listings' only)"""
     net_wei: int
-    """gross − fee: the creator's (wei, an exact JSON integer)"""
+    """gross − fee: the creator's (wei, an exact JSON integer; the ETH listings' only)"""
 
 class AnalyticsRevenueByModelPerQuery(TypedDict):
     fee_wei: int
-    """The protocol fee taken from it (wei, an exact JSON integer)"""
+    """The protocol fee taken from it (wei, an exact JSON integer; the ETH listings' only)"""
     gross_wei: int
-    """Paid by renters (wei, an exact JSON integer)"""
+    """Paid by renters (wei, an exact JSON integer; the ETH listings' only)"""
     net_wei: int
-    """gross − fee: the creator's (wei, an exact JSON integer)"""
+    """gross − fee: the creator's (wei, an exact JSON integer; the ETH listings' only)"""
 
 class AnalyticsRevenueByModelSubscription(TypedDict):
     fee_wei: int
-    """The protocol fee taken from it (wei, an exact JSON integer)"""
+    """The protocol fee taken from it (wei, an exact JSON integer; the ETH listings' only)"""
     gross_wei: int
-    """Paid by renters (wei, an exact JSON integer)"""
+    """Paid by renters (wei, an exact JSON integer; the ETH listings' only)"""
     net_wei: int
-    """gross − fee: the creator's (wei, an exact JSON integer)"""
+    """gross − fee: the creator's (wei, an exact JSON integer; the ETH listings' only)"""
 
 class AnalyticsRevenueByModel(TypedDict):
     one_time: AnalyticsRevenueByModelOneTime
@@ -243,13 +315,13 @@ class AnalyticsRevenueByModel(TypedDict):
 class AnalyticsRevenue(TypedDict):
     by_model: AnalyticsRevenueByModel
     fee_wei: int
-    """The protocol fee (wei, an exact JSON integer)"""
+    """The protocol fee (wei, an exact JSON integer; the ETH listings' only)"""
     gross_wei: int
-    """Paid by renters, every model: purchases, renewals and per_query charges (wei, an exact JSON integer)"""
+    """Paid by renters, every model: purchases, renewals and per_query charges (wei, an exact JSON integer; the ETH listings' only)"""
     net_wei: int
-    """The creator's share (wei, an exact JSON integer)"""
+    """The creator's share (wei, an exact JSON integer; the ETH listings' only)"""
     withdrawn_wei: int
-    """Earnings the creator withdrew (wei, an exact JSON integer)"""
+    """Earnings the creator withdrew (wei, an exact JSON integer; the ETH listings' only)"""
 
 class ApiKey(TypedDict):
     created_at: str
@@ -333,27 +405,47 @@ class CreatorAgent(TypedDict):
     review_reason: Optional[str]
     review_status: Literal["pending", "approved", "rejected"]
 
+class CreatorAnalyticsBalancesOutstandingByCurrencyItem(TypedDict):
+    amount: str
+    """The amount (the currency's smallest unit, as a decimal string: exact in any JSON reader)"""
+    currency: AnalyticsCurrency
+
 class CreatorAnalyticsListingsItem(TypedDict):
+    currency: AnalyticsCurrency
     listing_id: str
     name: str
     rating: Optional[float]
     """Verified ERC-8004 rating (0-5); null before any"""
     review_count: int
 
+class CreatorAnalyticsReconciliationByCurrencyItem(TypedDict):
+    chain_escrow: Optional[str]
+    """This currency's listings' escrow on-chain at `block` (the Marketplace's for ETH, the TokenMarketplace's for a token) (the currency's smallest unit, as a decimal string: exact in any JSON reader)"""
+    currency: AnalyticsCurrency
+    matches: bool
+    rollup_escrow: str
+    """The same computed from the figures (the currency's smallest unit, as a decimal string: exact in any JSON reader)"""
+    vesting: Optional[str]
+    """Of the escrow, subscription payments still vesting (the currency's smallest unit, as a decimal string: exact in any JSON reader)"""
+    withdrawable: Optional[str]
+    """Of the escrow, what the creator may withdraw now (the currency's smallest unit, as a decimal string: exact in any JSON reader)"""
+
 class CreatorAnalyticsReconciliation(TypedDict):
     """The figures' money reconciled with the contract"""
     block: Optional[str]
     """The last block the figures count (decimal); null before the indexer's first round"""
+    by_currency: list[CreatorAnalyticsReconciliationByCurrencyItem]
+    """Each currency's reconciliation"""
     chain_escrow_wei: Optional[int]
-    """The listings' escrow on-chain at that block (wei, an exact JSON integer)"""
+    """The listings' escrow on-chain at that block (wei, an exact JSON integer; the ETH listings' only)"""
     matches: bool
-    """The figures match the chain at `block`, to the wei"""
+    """The figures match the chain at `block` to the smallest unit, in every currency"""
     rollup_escrow_wei: int
-    """The same computed from the figures: net revenue − withdrawn, all time (wei, an exact JSON integer)"""
+    """The same computed from the figures: net revenue − withdrawn, all time (wei, an exact JSON integer; the ETH listings' only)"""
     vesting_wei: Optional[int]
-    """Of the escrow, subscription payments still vesting (wei, an exact JSON integer)"""
+    """Of the escrow, subscription payments still vesting (wei, an exact JSON integer; the ETH listings' only)"""
     withdrawable_wei: Optional[int]
-    """Of the escrow, what the creator may withdraw now (wei, an exact JSON integer)"""
+    """Of the escrow, what the creator may withdraw now (wei, an exact JSON integer; the ETH listings' only)"""
 
 class CreatorAnalyticsTopRentersItem(TypedDict):
     purchases: int
@@ -363,14 +455,32 @@ class CreatorAnalyticsTopRentersItem(TypedDict):
     runs: int
     """Its runs, all time"""
     spend_wei: int
-    """Everything it paid the listings (purchases, renewals, charges), all time (wei, an exact JSON integer)"""
+    """Everything it paid the listings (purchases, renewals, charges), all time (wei, an exact JSON integer; the ETH listings' only)"""
     wallet: str
     """The renter's wallet, lower-case: renters appear only as wallet addresses"""
 
+class CreatorAnalyticsTopRentersByCurrencyItemRentersItem(TypedDict):
+    purchases: int
+    """Rentals bought"""
+    renewals: int
+    """Renewals"""
+    runs: int
+    """Its runs of these listings, all time"""
+    spend: str
+    """Everything it paid this currency's listings, all time (the currency's smallest unit, as a decimal string: exact in any JSON reader)"""
+    wallet: str
+
+class CreatorAnalyticsTopRentersByCurrencyItem(TypedDict):
+    currency: AnalyticsCurrency
+    renters: list[CreatorAnalyticsTopRentersByCurrencyItemRentersItem]
+
 class CreatorAnalytics(TypedDict):
+    balances_outstanding_by_currency: list[CreatorAnalyticsBalancesOutstandingByCurrencyItem]
+    """The same, in each currency of the listings"""
     balances_outstanding_wei: int
-    """What renters hold in per_query balances of the listings now: deposits − charges − refunds, all time (wei, an exact JSON integer)"""
+    """What renters hold in per_query balances of the listings now: deposits − charges − refunds, all time (wei, an exact JSON integer; the ETH listings' only)"""
     currency: Literal["ETH"]
+    """The currency of every `_wei` figure: the ETH listings'. Counts (runs, rentals, renters, latency) cover every listing; a token listing's amounts are in `by_currency`"""
     listings: list[CreatorAnalyticsListingsItem]
     reconciliation: CreatorAnalyticsReconciliation
     """The figures' money reconciled with the contract"""
@@ -378,7 +488,9 @@ class CreatorAnalytics(TypedDict):
     """Wallets that rented or ran the listings, all time: across listings a wallet renting several counts once"""
     series: list[AnalyticsPeriod]
     top_renters: list[CreatorAnalyticsTopRentersItem]
-    """The ten renters who spent most, all time (ties by wallet address)"""
+    """The ten renters who spent most on the ETH listings, all time (ties by wallet address)"""
+    top_renters_by_currency: list[CreatorAnalyticsTopRentersByCurrencyItem]
+    """For each currency of the listings, the ten renters who spent most on its listings, all time"""
     totals: AnalyticsPeriod
 
 class CreatorApplication(TypedDict):

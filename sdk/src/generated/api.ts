@@ -395,7 +395,7 @@ export interface paths {
         };
         /**
          * My analytics, across my listings
-         * @description What the caller's listings earned, from whom, and how their runs went, over a range (`from`, `to`) by hour, day or month: revenue by rental model (gross, protocol fee, net), withdrawn; rentals bought and renewed; new and returning renters; runs by status and failure code, latency p50 and p95; the top renters by spend. A wallet without listings gets empty figures. Amounts are exact wei, from the marketplace's events (gross and fee as each event states them); runs come from their settlement and receipts from the run log. The figures are roll-ups kept per hour, day and month as events happen, never computed by scanning runs. `reconciliation` compares them with the contract at the last block counted. Renters appear only as wallet addresses; no run's input or output appears. `format=csv` returns one table (`table`: series or top_renters) as text/csv.
+         * @description What the caller's listings earned, from whom, and how their runs went, over a range (`from`, `to`) by hour, day or month: revenue by rental model (gross, protocol fee, net), withdrawn; rentals bought and renewed; new and returning renters; runs by status and failure code, latency p50 and p95; the top renters by spend. A wallet without listings gets empty figures. Amounts are exact, from the marketplaces' events (gross and fee as each event states them): the `_wei` fields are the ETH listings' in wei, and `by_currency` gives every currency's (a token listing's in the token's smallest unit), never added across currencies; counts cover every listing. Runs come from their settlement and receipts from the run log. The figures are roll-ups kept per hour, day and month as events happen, never computed by scanning runs. `reconciliation` compares them with the contract at the last block counted. Renters appear only as wallet addresses; no run's input or output appears. `format=csv` returns one table (`table`: series or top_renters) as text/csv.
          */
         get: operations["getCreatorAnalytics"];
         put?: never;
@@ -415,7 +415,7 @@ export interface paths {
         };
         /**
          * My analytics of one listing
-         * @description The figures of GET /v1/creators/me/analytics for one of the caller's listings. Another creator's listing answers 404 listing_not_found, as one that does not exist. Amounts are exact wei, from the marketplace's events (gross and fee as each event states them); runs come from their settlement and receipts from the run log. The figures are roll-ups kept per hour, day and month as events happen, never computed by scanning runs. `reconciliation` compares them with the contract at the last block counted. Renters appear only as wallet addresses; no run's input or output appears. `format=csv` returns one table (`table`: series or top_renters) as text/csv.
+         * @description The figures of GET /v1/creators/me/analytics for one of the caller's listings. Another creator's listing answers 404 listing_not_found, as one that does not exist. Amounts are exact, from the marketplaces' events (gross and fee as each event states them): the `_wei` fields are the ETH listings' in wei, and `by_currency` gives every currency's (a token listing's in the token's smallest unit), never added across currencies; counts cover every listing. Runs come from their settlement and receipts from the run log. The figures are roll-ups kept per hour, day and month as events happen, never computed by scanning runs. `reconciliation` compares them with the contract at the last block counted. Renters appear only as wallet addresses; no run's input or output appears. `format=csv` returns one table (`table`: series or top_renters) as text/csv.
          */
         get: operations["getListingAnalytics"];
         put?: never;
@@ -1336,7 +1336,124 @@ export interface components {
              */
             webhook_url: string | null;
         };
+        /** @description A currency listings are priced and paid in */
+        AnalyticsCurrency: {
+            /** @description The token's address; null for ETH */
+            address: string | null;
+            decimals: number;
+            symbol: string;
+        };
+        /** @description The amounts of one currency's listings; amounts of different currencies are never added */
+        AnalyticsCurrencyFigures: {
+            currency: components["schemas"]["AnalyticsCurrency"];
+            rentals: {
+                /**
+                 * @description deposits − charges − refunds (x402 payments move no balance) (the currency's smallest unit, as a decimal string: exact in any JSON reader)
+                 * @example 250000
+                 */
+                balance_change: string;
+                /**
+                 * @description per_query deposits and top-ups (the currency's smallest unit, as a decimal string: exact in any JSON reader)
+                 * @example 250000
+                 */
+                deposits: string;
+                /**
+                 * @description Unspent per_query balances withdrawn by renters (the currency's smallest unit, as a decimal string: exact in any JSON reader)
+                 * @example 250000
+                 */
+                refunds: string;
+            };
+            revenue: {
+                by_model: {
+                    one_time: {
+                        /**
+                         * @description The protocol fee taken from it (the currency's smallest unit, as a decimal string: exact in any JSON reader)
+                         * @example 250000
+                         */
+                        fee: string;
+                        /**
+                         * @description Paid by renters (the currency's smallest unit, as a decimal string: exact in any JSON reader)
+                         * @example 250000
+                         */
+                        gross: string;
+                        /**
+                         * @description gross − fee: the creator's (the currency's smallest unit, as a decimal string: exact in any JSON reader)
+                         * @example 250000
+                         */
+                        net: string;
+                    };
+                    per_query: {
+                        /**
+                         * @description The protocol fee taken from it (the currency's smallest unit, as a decimal string: exact in any JSON reader)
+                         * @example 250000
+                         */
+                        fee: string;
+                        /**
+                         * @description Paid by renters (the currency's smallest unit, as a decimal string: exact in any JSON reader)
+                         * @example 250000
+                         */
+                        gross: string;
+                        /**
+                         * @description gross − fee: the creator's (the currency's smallest unit, as a decimal string: exact in any JSON reader)
+                         * @example 250000
+                         */
+                        net: string;
+                    };
+                    subscription: {
+                        /**
+                         * @description The protocol fee taken from it (the currency's smallest unit, as a decimal string: exact in any JSON reader)
+                         * @example 250000
+                         */
+                        fee: string;
+                        /**
+                         * @description Paid by renters (the currency's smallest unit, as a decimal string: exact in any JSON reader)
+                         * @example 250000
+                         */
+                        gross: string;
+                        /**
+                         * @description gross − fee: the creator's (the currency's smallest unit, as a decimal string: exact in any JSON reader)
+                         * @example 250000
+                         */
+                        net: string;
+                    };
+                };
+                /**
+                 * @description The protocol fee (the currency's smallest unit, as a decimal string: exact in any JSON reader)
+                 * @example 250000
+                 */
+                fee: string;
+                /**
+                 * @description Paid by renters, every model (the currency's smallest unit, as a decimal string: exact in any JSON reader)
+                 * @example 250000
+                 */
+                gross: string;
+                /**
+                 * @description The creator's share (the currency's smallest unit, as a decimal string: exact in any JSON reader)
+                 * @example 250000
+                 */
+                net: string;
+                /**
+                 * @description Of the per_query gross, what x402 payments brought (the currency's smallest unit, as a decimal string: exact in any JSON reader)
+                 * @example 250000
+                 */
+                paid_by_x402: string;
+                /**
+                 * @description Earnings the creator withdrew (the currency's smallest unit, as a decimal string: exact in any JSON reader)
+                 * @example 250000
+                 */
+                withdrawn: string;
+            };
+            runs: {
+                /**
+                 * @description What the runs were charged (per_query, x402 payments included) (the currency's smallest unit, as a decimal string: exact in any JSON reader)
+                 * @example 250000
+                 */
+                charged: string;
+            };
+        };
         AnalyticsPeriod: {
+            /** @description The period's amounts in each currency of the listings read, ETH first (ETH's equal the `_wei` figures) */
+            by_currency: components["schemas"]["AnalyticsCurrencyFigures"][];
             latency: {
                 /** @description Runs timed */
                 count: number;
@@ -1349,11 +1466,11 @@ export interface components {
             /** @description The hour (YYYY-MM-DDTHH), day (YYYY-MM-DD) or month (YYYY-MM), UTC; for totals, first/last */
             period: string;
             rentals: {
-                /** @description What the period added to renters' per_query balances: deposits − charges − refunds (negative when they shrank) (wei, an exact JSON integer) */
+                /** @description What the period added to renters' per_query balances: deposits − charges − refunds (negative when they shrank) (wei, an exact JSON integer; the ETH listings' only) */
                 balance_change_wei: number;
                 /** @description per_query charges landed on-chain */
                 charges: number;
-                /** @description per_query deposits and top-ups (wei, an exact JSON integer) */
+                /** @description per_query deposits and top-ups (wei, an exact JSON integer; the ETH listings' only) */
                 deposits_wei: number;
                 /** @description Subscriptions whose term ran out in the period without a renewal before it (periods that have ended; 0 otherwise) */
                 lapsed: number;
@@ -1367,7 +1484,7 @@ export interface components {
                     /** @description subscription rentals bought */
                     subscription: number;
                 };
-                /** @description Unspent per_query balances withdrawn by renters (wei, an exact JSON integer) */
+                /** @description Unspent per_query balances withdrawn by renters (wei, an exact JSON integer; the ETH listings' only) */
                 refunds_wei: number;
                 /** @description Subscriptions renewed */
                 renewals: number;
@@ -1390,7 +1507,7 @@ export interface components {
                 by_failure_code: {
                     [key: string]: number;
                 };
-                /** @description What the runs were charged (per_query) (wei, an exact JSON integer) */
+                /** @description What the runs were charged (per_query) (wei, an exact JSON integer; the ETH listings' only) */
                 charged_wei: number;
                 /** @description Runs completed */
                 completed: number;
@@ -1408,41 +1525,43 @@ export interface components {
                 /** @description 95th percentile time from the run's admission to a stream's first output, to the histogram bucket; null without any */
                 p95_ms: number | null;
             };
+            /** @description x402 payments settled on-chain (runs paid from the payer's wallet), every currency */
+            x402_payments: number;
         };
         AnalyticsRevenue: {
             by_model: {
                 one_time: {
-                    /** @description The protocol fee taken from it (wei, an exact JSON integer) */
+                    /** @description The protocol fee taken from it (wei, an exact JSON integer; the ETH listings' only) */
                     fee_wei: number;
-                    /** @description Paid by renters (wei, an exact JSON integer) */
+                    /** @description Paid by renters (wei, an exact JSON integer; the ETH listings' only) */
                     gross_wei: number;
-                    /** @description gross − fee: the creator's (wei, an exact JSON integer) */
+                    /** @description gross − fee: the creator's (wei, an exact JSON integer; the ETH listings' only) */
                     net_wei: number;
                 };
                 per_query: {
-                    /** @description The protocol fee taken from it (wei, an exact JSON integer) */
+                    /** @description The protocol fee taken from it (wei, an exact JSON integer; the ETH listings' only) */
                     fee_wei: number;
-                    /** @description Paid by renters (wei, an exact JSON integer) */
+                    /** @description Paid by renters (wei, an exact JSON integer; the ETH listings' only) */
                     gross_wei: number;
-                    /** @description gross − fee: the creator's (wei, an exact JSON integer) */
+                    /** @description gross − fee: the creator's (wei, an exact JSON integer; the ETH listings' only) */
                     net_wei: number;
                 };
                 subscription: {
-                    /** @description The protocol fee taken from it (wei, an exact JSON integer) */
+                    /** @description The protocol fee taken from it (wei, an exact JSON integer; the ETH listings' only) */
                     fee_wei: number;
-                    /** @description Paid by renters (wei, an exact JSON integer) */
+                    /** @description Paid by renters (wei, an exact JSON integer; the ETH listings' only) */
                     gross_wei: number;
-                    /** @description gross − fee: the creator's (wei, an exact JSON integer) */
+                    /** @description gross − fee: the creator's (wei, an exact JSON integer; the ETH listings' only) */
                     net_wei: number;
                 };
             };
-            /** @description The protocol fee (wei, an exact JSON integer) */
+            /** @description The protocol fee (wei, an exact JSON integer; the ETH listings' only) */
             fee_wei: number;
-            /** @description Paid by renters, every model: purchases, renewals and per_query charges (wei, an exact JSON integer) */
+            /** @description Paid by renters, every model: purchases, renewals and per_query charges (wei, an exact JSON integer; the ETH listings' only) */
             gross_wei: number;
-            /** @description The creator's share (wei, an exact JSON integer) */
+            /** @description The creator's share (wei, an exact JSON integer; the ETH listings' only) */
             net_wei: number;
-            /** @description Earnings the creator withdrew (wei, an exact JSON integer) */
+            /** @description Earnings the creator withdrew (wei, an exact JSON integer; the ETH listings' only) */
             withdrawn_wei: number;
         };
         ApiKey: {
@@ -1535,11 +1654,24 @@ export interface components {
             review_status: "pending" | "approved" | "rejected";
         };
         CreatorAnalytics: {
-            /** @description What renters hold in per_query balances of the listings now: deposits − charges − refunds, all time (wei, an exact JSON integer) */
+            /** @description The same, in each currency of the listings */
+            balances_outstanding_by_currency: {
+                /**
+                 * @description The amount (the currency's smallest unit, as a decimal string: exact in any JSON reader)
+                 * @example 250000
+                 */
+                amount: string;
+                currency: components["schemas"]["AnalyticsCurrency"];
+            }[];
+            /** @description What renters hold in per_query balances of the listings now: deposits − charges − refunds, all time (wei, an exact JSON integer; the ETH listings' only) */
             balances_outstanding_wei: number;
-            /** @enum {string} */
+            /**
+             * @description The currency of every `_wei` figure: the ETH listings'. Counts (runs, rentals, renters, latency) cover every listing; a token listing's amounts are in `by_currency`
+             * @enum {string}
+             */
             currency: "ETH";
             listings: {
+                currency: components["schemas"]["AnalyticsCurrency"];
                 listing_id: string;
                 name: string;
                 /** @description Verified ERC-8004 rating (0-5); null before any */
@@ -1550,21 +1682,46 @@ export interface components {
             reconciliation: {
                 /** @description The last block the figures count (decimal); null before the indexer's first round */
                 block: string | null;
-                /** @description The listings' escrow on-chain at that block (wei, an exact JSON integer) */
+                /** @description Each currency's reconciliation */
+                by_currency: {
+                    /**
+                     * @description This currency's listings' escrow on-chain at `block` (the Marketplace's for ETH, the TokenMarketplace's for a token) (the currency's smallest unit, as a decimal string: exact in any JSON reader)
+                     * @example 250000
+                     */
+                    chain_escrow: string | null;
+                    currency: components["schemas"]["AnalyticsCurrency"];
+                    matches: boolean;
+                    /**
+                     * @description The same computed from the figures (the currency's smallest unit, as a decimal string: exact in any JSON reader)
+                     * @example 250000
+                     */
+                    rollup_escrow: string;
+                    /**
+                     * @description Of the escrow, subscription payments still vesting (the currency's smallest unit, as a decimal string: exact in any JSON reader)
+                     * @example 250000
+                     */
+                    vesting: string | null;
+                    /**
+                     * @description Of the escrow, what the creator may withdraw now (the currency's smallest unit, as a decimal string: exact in any JSON reader)
+                     * @example 250000
+                     */
+                    withdrawable: string | null;
+                }[];
+                /** @description The listings' escrow on-chain at that block (wei, an exact JSON integer; the ETH listings' only) */
                 chain_escrow_wei: number | null;
-                /** @description The figures match the chain at `block`, to the wei */
+                /** @description The figures match the chain at `block` to the smallest unit, in every currency */
                 matches: boolean;
-                /** @description The same computed from the figures: net revenue − withdrawn, all time (wei, an exact JSON integer) */
+                /** @description The same computed from the figures: net revenue − withdrawn, all time (wei, an exact JSON integer; the ETH listings' only) */
                 rollup_escrow_wei: number;
-                /** @description Of the escrow, subscription payments still vesting (wei, an exact JSON integer) */
+                /** @description Of the escrow, subscription payments still vesting (wei, an exact JSON integer; the ETH listings' only) */
                 vesting_wei: number | null;
-                /** @description Of the escrow, what the creator may withdraw now (wei, an exact JSON integer) */
+                /** @description Of the escrow, what the creator may withdraw now (wei, an exact JSON integer; the ETH listings' only) */
                 withdrawable_wei: number | null;
             };
             /** @description Wallets that rented or ran the listings, all time: across listings a wallet renting several counts once */
             renter_count: number;
             series: components["schemas"]["AnalyticsPeriod"][];
-            /** @description The ten renters who spent most, all time (ties by wallet address) */
+            /** @description The ten renters who spent most on the ETH listings, all time (ties by wallet address) */
             top_renters: {
                 /** @description Rentals bought */
                 purchases: number;
@@ -1572,10 +1729,28 @@ export interface components {
                 renewals: number;
                 /** @description Its runs, all time */
                 runs: number;
-                /** @description Everything it paid the listings (purchases, renewals, charges), all time (wei, an exact JSON integer) */
+                /** @description Everything it paid the listings (purchases, renewals, charges), all time (wei, an exact JSON integer; the ETH listings' only) */
                 spend_wei: number;
                 /** @description The renter's wallet, lower-case: renters appear only as wallet addresses */
                 wallet: string;
+            }[];
+            /** @description For each currency of the listings, the ten renters who spent most on its listings, all time */
+            top_renters_by_currency: {
+                currency: components["schemas"]["AnalyticsCurrency"];
+                renters: {
+                    /** @description Rentals bought */
+                    purchases: number;
+                    /** @description Renewals */
+                    renewals: number;
+                    /** @description Its runs of these listings, all time */
+                    runs: number;
+                    /**
+                     * @description Everything it paid this currency's listings, all time (the currency's smallest unit, as a decimal string: exact in any JSON reader)
+                     * @example 250000
+                     */
+                    spend: string;
+                    wallet: string;
+                }[];
             }[];
             totals: components["schemas"]["AnalyticsPeriod"];
         };
@@ -3746,8 +3921,8 @@ export interface operations {
                 from?: string;
                 /** @description hour (at most 744 periods), day (default; at most 400) or month (at most 36) */
                 granularity?: "hour" | "day" | "month";
-                /** @description The table a CSV holds: series (default) or top_renters */
-                table?: "series" | "top_renters";
+                /** @description The table a CSV holds: series (default) or top_renters (wei: the ETH listings'), or series_by_currency or top_renters_by_currency (a row per currency, in its smallest unit) */
+                table?: "series" | "top_renters" | "series_by_currency" | "top_renters_by_currency";
                 /** @description End of the range (ISO 8601); default: now */
                 to?: string;
             };
@@ -3825,8 +4000,8 @@ export interface operations {
                 from?: string;
                 /** @description hour (at most 744 periods), day (default; at most 400) or month (at most 36) */
                 granularity?: "hour" | "day" | "month";
-                /** @description The table a CSV holds: series (default) or top_renters */
-                table?: "series" | "top_renters";
+                /** @description The table a CSV holds: series (default) or top_renters (wei: the ETH listings'), or series_by_currency or top_renters_by_currency (a row per currency, in its smallest unit) */
+                table?: "series" | "top_renters" | "series_by_currency" | "top_renters_by_currency";
                 /** @description End of the range (ISO 8601); default: now */
                 to?: string;
             };

@@ -1,12 +1,13 @@
-// The creator's analytics (GET /v1/creators/me/analytics, or one listing's): revenue, runs and latency
-// over time, each chart with its own range, the top renters by spend (wallet addresses only), CSV
-// export, and whether the figures match the chain ("matches the chain as of block N"). Charts are
-// recharts (SVG, composable React components, kept up by its maintainers), loaded with this page only.
+// The creator's analytics (GET /v1/creators/me/analytics, or one listing's): revenue (ETH charted; each
+// token's net shown in its own currency), runs and latency over time, each chart with its own range, the
+// top renters by spend (wallet addresses only), CSV export, and whether the figures match the chain
+// ("matches the chain as of block N"). Charts are recharts (SVG, composable React components, kept up by
+// its maintainers), loaded with this page only.
 import { useState } from "react";
 import { useQuery } from "@tanstack/react-query";
 import { Bar, BarChart, CartesianGrid, Legend, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
 import type { AnalyticsRange, CreatorAnalytics } from "@agent-rental/sdk";
-import { formatEther } from "viem";
+import { formatEther, formatUnits } from "viem";
 import { useClient } from "../../api/hooks.ts";
 import { useSession } from "../../auth/session.tsx";
 import { Empty, ErrorNote, Loading } from "../../ui/notices.tsx";
@@ -165,6 +166,10 @@ export function CreatorAnalyticsPanel({ listings }: { listings: { listing_id: st
       </div>
       <dl className="figures" aria-label="Last 30 days">
         <div><dt>Net revenue (30 days)</dt><dd>{formatWei(s.totals.revenue.net_wei)}</dd></div>
+        {/* A token listing's revenue, in its own currency (never added to the ETH figures). */}
+        {s.totals.by_currency.filter((c) => c.currency.address !== null).map((c) => (
+          <div key={c.currency.address}><dt>Net revenue in {c.currency.symbol} (30 days)</dt><dd>{`${formatUnits(BigInt(c.revenue.net), c.currency.decimals)} ${c.currency.symbol}`}</dd></div>
+        ))}
         <div><dt>Protocol fee</dt><dd>{formatWei(s.totals.revenue.fee_wei)}</dd></div>
         <div><dt>Runs</dt><dd>{s.totals.runs.completed} completed, {s.totals.runs.failed} failed</dd></div>
         <div><dt>Latency p95</dt><dd>{s.totals.latency.p95_ms === null ? "–" : `${s.totals.latency.p95_ms} ms`}</dd></div>
