@@ -2,7 +2,9 @@
 // subscription; the renters hold both tokens): `search --currency` and `show` give the price in the
 // listing's currency, and the built binary (dist/agentrent.js, what an installed `agentrent` runs)
 // rents the USDC listing with one EIP-3009 signature and one transaction and the RENT subscription with
-// one EIP-2612 permit and one transaction, reading the TokenMarketplace from the stack's stack.json.
+// one EIP-2612 permit and one transaction, reading the TokenMarketplace from the stack's stack.json;
+// then `topup` and `renew` pay in the listing's token the same way, and `credentials` prints each
+// rental's currency and a per-task balance in it.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -42,9 +44,9 @@ function renterEnv(): Record<string, string> {
   return { ...env, HOME: work, AGENTRENT_CONFIG_DIR: join(work, "config"), AGENTRENT_STACK_FILE: join(dataDir, "stack.json"), AGENTRENT_PRIVATE_KEY: renter.private_key, AGENTRENT_API_KEY: (stack.info.demo as { api_key: string }).api_key };
 }
 
-function runBin(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function runBin(args: string[], env: Record<string, string> = renterEnv()): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [bin, ...args], { cwd: work, env: renterEnv(), stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [bin, ...args], { cwd: work, env, stdio: ["ignore", "pipe", "pipe"] });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
@@ -95,5 +97,42 @@ describe("the CLI and token listings", () => {
     // A second per-task purchase of the same listing is refused by the contract; nothing is paid.
     const again = await runBin(["rent", usdc.listing_id, "--runs", "1", "--yes"]);
     expect(again.code).not.toBe(0);
+  }, 400_000);
+
+  it("tops up the USDC balance and renews the RENT subscription in their tokens; credentials print the currency", async () => {
+    const chain = createPublicClient({ chain: chainFor(stack.info.chain_id, stack.info.rpc_url), transport: http(stack.info.rpc_url) });
+    const renter = stack.info.accounts.filter((a) => a.role === "renter")[1]!.address as Hex;
+    const market = stack.info.contracts.token_marketplace as Hex;
+    const held = (listingId: string) => chain.readContract({ address: market, abi: tokenMarketplaceAbi, functionName: "credentialOf", args: [`0x${listingId.slice(4)}` as Hex, renter] });
+    const usdc = listingOf("sales-email-writer");
+    const rent = listingOf("blog-post-outliner");
+
+    const topped = await runBin(["topup", usdc.listing_id, "--runs", "2", "--yes", "--json"]);
+    expect(topped.code, topped.stderr).toBe(0);
+    expect(JSON.parse(topped.stdout)).toMatchObject({ action: "top_up", listing_id: usdc.listing_id, currency: { symbol: "USDC" }, paid_units: "500000", payment: "authorization", credential: { status: "active", balance_units: "1500000" } });
+    expect((JSON.parse(topped.stdout) as { transactions: string[] }).transactions).toHaveLength(1);
+    expect(topped.stderr).toMatch(/Top up lst_[0-9a-f]{64} \(per-task balance, 0\.25 USDC per run\) for 0\.5 USDC, paid with one signature \(EIP-3009/);
+    expect((await held(usdc.listing_id))[4]).toBe(1_500_000n);
+
+    const before = (await held(rent.listing_id))[3];
+    const renewed = await runBin(["renew", rent.listing_id, "--duration", "30d", "--yes"]);
+    expect(renewed.code, renewed.stderr).toBe(0);
+    expect(renewed.stdout).toMatch(/Renewed lst_[0-9a-f]{64} \(subscription\) for 20 RENT, paid with one signature \(EIP-2612 permit\) and one transaction/);
+    expect((await held(rent.listing_id))[3] - before).toBe(30 * 86_400);
+    expect(renewed.stdout).toContain(new Date(((await held(rent.listing_id))[3]) * 1000).toISOString());
+
+    // The wrong command for the model is refused before anything is signed.
+    const wrong = await runBin(["renew", usdc.listing_id, "--yes"]);
+    expect(wrong.code).not.toBe(0);
+    expect(wrong.stderr).toMatch(/only subscriptions are renewed \(use `agentrent topup`\)/);
+
+    // The renter's own credentials (signed in with its wallet), each with its currency.
+    const own = Object.fromEntries(Object.entries(renterEnv()).filter(([key]) => key !== "AGENTRENT_API_KEY"));
+    const login = await runBin(["login"], own);
+    expect(login.code, login.stderr).toBe(0);
+    const listed = await runBin(["credentials"], own);
+    expect(listed.code, listed.stderr).toBe(0);
+    expect(listed.stdout).toMatch(new RegExp(`${usdc.listing_id}.*per_query\\s+active\\s+USDC\\s+balance \\d+(\\.\\d+)? USDC`));
+    expect(listed.stdout).toMatch(new RegExp(`${rent.listing_id}.*subscription\\s+active\\s+RENT\\s+expires`));
   }, 400_000);
 });
