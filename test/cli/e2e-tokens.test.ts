@@ -4,15 +4,16 @@
 // rents the USDC listing with one EIP-3009 signature and one transaction and the RENT subscription with
 // one EIP-2612 permit and one transaction, reading the TokenMarketplace from the stack's stack.json;
 // then `topup` and `renew` pay in the listing's token the same way, and `credentials` prints each
-// rental's currency and a per-task balance in it.
+// rental's currency and a per-task balance in it; a creator lists an agent in USDC (`register
+// --currency USDC`: registered for the TokenMarketplace, listed there in the token).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { spawnSync } from "node:child_process";
-import { createPublicClient, http, type Hex } from "viem";
+import { createPublicClient, getAddress, http, type Hex } from "viem";
 import { tokenMarketplaceAbi } from "@agent-rental/core/token-marketplace";
 import { startStack, type RunningStack } from "../../local/stack.ts";
 import { freePort } from "../../local/ports.ts";
@@ -135,4 +136,25 @@ describe("the CLI and token listings", () => {
     expect(listed.stdout).toMatch(new RegExp(`${usdc.listing_id}.*per_query\\s+active\\s+USDC\\s+balance \\d+(\\.\\d+)? USDC`));
     expect(listed.stdout).toMatch(new RegExp(`${rent.listing_id}.*subscription\\s+active\\s+RENT\\s+expires`));
   }, 400_000);
+
+  it("a creator registers an agent and lists it in USDC on the TokenMarketplace", async () => {
+    const creator = stack.info.accounts.filter((a) => a.role === "creator")[0]!;
+    const env = { ...Object.fromEntries(Object.entries(renterEnv()).filter(([key]) => key !== "AGENTRENT_API_KEY")), AGENTRENT_CONFIG_DIR: join(work, "creator-config"), AGENTRENT_PRIVATE_KEY: creator.private_key };
+    const manifest = { name: "usdc-haiku-writer", category: "content", description: "Writes a haiku about a topic, in three lines.", model: { provider: "provider_a", model: "demo-model" }, system_prompt: "Write a haiku.", input_schema: { type: "object", properties: { topic: { type: "string" } }, required: ["topic"] }, output_schema: { type: "string", examples: ["an old silent pond"] } };
+    writeFileSync(join(work, "usdc-agent.json"), JSON.stringify(manifest));
+    expect((await runBin(["login"], env)).code).toBe(0);
+    const listed = await runBin(["register", "usdc-agent.json", "--model", "per_query", "--price", "0.5", "--currency", "USDC", "--json"], env);
+    expect(listed.code, listed.stderr).toBe(0);
+    const out = JSON.parse(listed.stdout) as { listing_id: string; on_chain_id: Hex; tx_hash: Hex };
+    expect(out).toMatchObject({ rental_model: "per_query", currency: { symbol: "USDC", decimals: 6, address: getAddress(stack.info.contracts.tokens.usdc.address) }, price_units: 500000 });
+    const chain = createPublicClient({ chain: chainFor(stack.info.chain_id, stack.info.rpc_url), transport: http(stack.info.rpc_url) });
+    const receipt = await chain.getTransactionReceipt({ hash: out.tx_hash });
+    expect(receipt.to?.toLowerCase()).toBe((stack.info.contracts.token_marketplace as string).toLowerCase());
+    const onChain = await chain.readContract({ address: stack.info.contracts.token_marketplace as Hex, abi: tokenMarketplaceAbi, functionName: "listings", args: [out.on_chain_id] });
+    expect({ price: onChain[0], accessType: onChain[2], status: onChain[3], creator: onChain[4].toLowerCase(), token: onChain[6].toLowerCase() }).toEqual({ price: 500_000n, accessType: 2, status: 1, creator: creator.address.toLowerCase(), token: stack.info.contracts.tokens.usdc.address.toLowerCase() });
+    // A currency that is no token is refused before anything is registered.
+    const bad = await runBin(["register", "usdc-agent.json", "--model", "per_query", "--price", "0.5", "--currency", "DOGE"], env);
+    expect(bad.code).not.toBe(0);
+    expect(bad.stderr).toMatch(/neither ETH nor a token's address/);
+  }, 240_000);
 });
