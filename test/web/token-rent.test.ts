@@ -3,11 +3,12 @@
 // transaction (purchaseWithAuthorization): no approval. Checked on the TokenMarketplace and in the
 // wallet's USDC balance. Then My rentals: the USDC per-task balance in runs and in USDC, topped up in
 // USDC (one signature, one transaction), and a RENT subscription renewed in RENT with one EIP-2612
-// permit and one transaction; each checked on the TokenMarketplace and in the wallet's balance.
+// permit and one transaction; each checked on the TokenMarketplace and in the wallet's balance. Last, a
+// creator registers an agent for the token marketplace and lists it in USDC from the creator console.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { join } from "node:path";
 import type { Browser } from "playwright-core";
-import { createPublicClient, createWalletClient, http, type Hex } from "viem";
+import { createPublicClient, createWalletClient, http, parseEventLogs, type Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { DEV_ACCOUNTS } from "../../local/chain.ts";
 import type { RunningStack } from "../../local/stack.ts";
@@ -125,5 +126,38 @@ describe("token listings in the dashboard", () => {
     expect(rentBefore - (await chain.readContract({ address: rent, abi: localUsdcAbi, functionName: "balanceOf", args: [d.wallet.address] }))).toBe(20n * 10n ** 18n);
     expect((await expiresAt()) - expiryBefore).toBe(30 * 86_400);
     await d.shot("token-06-renewed");
+  }, 240_000);
+
+  it("a creator lists an agent in USDC from the creator console, on the TokenMarketplace", async () => {
+    const creator = stack.info.accounts.filter((a) => a.role === "creator")[0]!;
+    const d = await openDashboard(browser, stack, creator.private_key as Hex);
+    const { page } = d;
+    const usdc = stack.info.contracts.tokens.usdc.address as Hex;
+    const market = stack.info.contracts.token_marketplace as Hex;
+    const chain = createPublicClient({ chain: chainFor(stack.info.chain_id, stack.info.rpc_url), transport: http(stack.info.rpc_url) });
+    const manifest = { name: "usdc-slogan-writer", category: "content", description: "Writes five slogans for a product from its one-line pitch.", model: { provider: "provider_a", model: "demo-model" }, system_prompt: "Write five slogans.", input_schema: { type: "object", properties: { pitch: { type: "string" } }, required: ["pitch"] }, output_schema: { type: "string", examples: ["Invoices, handled."] } };
+
+    await page.goto(`${stack.info.dashboard_url.replace(/\/$/, "")}/creator`);
+    await connectAndSignIn(d);
+    await page.getByLabel("Manifest (JSON)").fill(JSON.stringify(manifest, null, 2));
+    await page.getByText("The manifest is valid.").waitFor();
+    await page.getByLabel("Listing currency").selectOption("token");
+    await page.getByLabel("Token address").fill(usdc);
+    await page.getByRole("button", { name: "Submit for registration" }).click();
+    await page.getByText(/Registered as .* for the token marketplace/).waitFor({ timeout: 30_000 });
+    await page.getByLabel("Rental model").last().selectOption("per_query");
+    await page.getByLabel("Price (USDC)").fill("0.4");
+    await d.shot("token-07-creator-lists-in-usdc");
+    await page.getByRole("button", { name: "Create listing" }).click();
+    await page.getByText(/Confirmed: transaction/).waitFor({ timeout: 30_000 });
+    await d.shot("token-08-creator-listed");
+
+    const receipt = await chain.getTransactionReceipt({ hash: d.wallet.sent.at(-1)! });
+    expect(receipt.to?.toLowerCase()).toBe(market.toLowerCase());
+    const created = parseEventLogs({ abi: tokenMarketplaceAbi, logs: receipt.logs, eventName: "TokenListingCreated" });
+    expect(created).toHaveLength(1);
+    const listing = await chain.readContract({ address: market, abi: tokenMarketplaceAbi, functionName: "listings", args: [created[0]!.args.listingId] });
+    expect({ price: listing[0], accessType: listing[2], token: listing[6].toLowerCase(), creator: listing[4].toLowerCase() }).toEqual({ price: 400_000n, accessType: 2, token: usdc.toLowerCase(), creator: creator.address.toLowerCase() });
+    expect(d.errors).toEqual([]);
   }, 240_000);
 });
