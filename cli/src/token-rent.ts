@@ -15,6 +15,40 @@ export async function readTokenListing(target: ChainTarget, tokenMarketplace: He
   return status === 0 ? null : { price, token, accessType, status };
 }
 
+const ERC20_READS = [
+  { type: "function", name: "symbol", stateMutability: "view", inputs: [], outputs: [{ name: "", type: "string" }] },
+  { type: "function", name: "decimals", stateMutability: "view", inputs: [], outputs: [{ name: "", type: "uint8" }] },
+] as const;
+
+/** A listing's currency as the creator names it (`--currency`): a token's address, or the symbol of one
+ * of the local stack's tokens (stack.json's `contracts.tokens`); its symbol and decimals read from the token. */
+export async function resolveToken(target: ChainTarget, stackFile: string | undefined, value: string): Promise<{ address: Hex; symbol: string; decimals: number }> {
+  let address: string | undefined = /^0x[0-9a-fA-F]{40}$/.test(value) ? value : undefined;
+  if (!address && stackFile) {
+    const { readFileSync } = await import("node:fs");
+    const tokens = (JSON.parse(readFileSync(stackFile, "utf8")) as { contracts?: { tokens?: Record<string, { address: string; symbol: string } | null> } }).contracts?.tokens ?? {};
+    address = Object.values(tokens).find((t) => t?.symbol.toLowerCase() === value.toLowerCase())?.address;
+  }
+  if (!address) throw usageError(`--currency ${JSON.stringify(value)} is neither ETH nor a token's address (0x + 40 hex)${stackFile ? " nor a token of the local stack" : ""}.`);
+  const token = getAddress(address);
+  try {
+    const [symbol, decimals] = await Promise.all([target.client.readContract({ address: token, abi: ERC20_READS, functionName: "symbol" }), target.client.readContract({ address: token, abi: ERC20_READS, functionName: "decimals" })]);
+    return { address: token, symbol, decimals: Number(decimals) };
+  } catch {
+    throw new CliError(`${token} is not an ERC-20 token on this chain (its symbol and decimals cannot be read).`, EXIT.invalid, "invalid_request");
+  }
+}
+
+/** A price in whole tokens → the token's smallest unit (at least one unit). */
+export function tokenPrice(value: string, decimals: number, flag = "--price"): bigint {
+  if (!/^(?:\d+(?:\.\d*)?|\.\d+)$/.test(value)) throw usageError(`${flag} must be an amount of the token, like 0.25, not ${JSON.stringify(value)}.`);
+  const [, fraction = ""] = value.split(".");
+  if (fraction.length > decimals) throw usageError(`${flag} has more than the token's ${decimals} decimals.`);
+  const units = parseUnits(value, decimals);
+  if (units === 0n) throw usageError(`${flag} must be more than 0.`);
+  return units;
+}
+
 /** `amount` of the quote's token, as a person reads it: "0.25 USDC". */
 export const tokenAmount = (amount: bigint, quote: Pick<TokenPurchaseQuote, "decimals" | "symbol">): string => `${formatUnits(amount, quote.decimals)} ${quote.symbol}`;
 

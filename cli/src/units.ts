@@ -9,11 +9,20 @@ const WEI_PER_ETH = 10n ** 18n;
 
 /** Wei as decimal ETH without trailing zeros (what viem's formatEther writes). */
 export function formatEth(wei: bigint): string {
-  const negative = wei < 0n;
-  const abs = negative ? -wei : wei;
-  const fraction = (abs % WEI_PER_ETH).toString().padStart(18, "0").replace(/0+$/, "");
-  return `${negative ? "-" : ""}${abs / WEI_PER_ETH}${fraction ? `.${fraction}` : ""}`;
+  return formatDecimals(wei, 18);
 }
+
+/** An amount in a currency's smallest unit as decimal whole units without trailing zeros (viem's formatUnits). */
+export function formatDecimals(units: bigint, decimals: number): string {
+  const negative = units < 0n;
+  const abs = negative ? -units : units;
+  const one = 10n ** BigInt(decimals);
+  const fraction = decimals === 0 ? "" : (abs % one).toString().padStart(decimals, "0").replace(/0+$/, "");
+  return `${negative ? "-" : ""}${abs / one}${fraction ? `.${fraction}` : ""}`;
+}
+
+/** An amount in its currency, with the symbol: "1.25 USDC", "0.01 ETH". */
+export const amountIn = (units: bigint | string, currency: { symbol: string; decimals: number }): string => `${formatDecimals(BigInt(units), currency.decimals)} ${currency.symbol}`;
 
 export const eth = (wei: bigint): string => `${formatEth(wei)} ETH`;
 

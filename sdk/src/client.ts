@@ -259,7 +259,9 @@ export class AgentRentalClient {
   /** Registering agents (creators): the manifest is validated and queued; follow the job. */
   readonly agents: {
     /** Submits a manifest (an object, or its JSON text as written). Never retried: a retry could queue it twice. */
-    register(manifest: AgentManifest | string, options?: { signal?: AbortSignal }): Promise<QueuedJob>;
+    /** `market: "token"`: the agent is to be listed on the TokenMarketplace, priced in a token (the job's
+     * listing_id is that contract's; the creator then calls its createListing(seed, token, …)). */
+    register(manifest: AgentManifest | string, options?: { signal?: AbortSignal; market?: "eth" | "token" }): Promise<QueuedJob>;
   };
   /** Registration jobs of the signed-in creator. */
   readonly jobs: {
@@ -373,7 +375,7 @@ export class AgentRentalClient {
     };
     const id = encodeURIComponent;
     this.agents = {
-      register: (manifest, opts = {}) => this.json<QueuedJob>({ method: "POST", path: "/v1/agents", body: manifest, signal: opts.signal }),
+      register: (manifest, opts = {}) => this.json<QueuedJob>({ method: "POST", path: "/v1/agents", body: manifest, signal: opts.signal, ...(opts.market ? { query: { market: opts.market } } : {}) }),
     };
     this.jobs = {
       get: (jobId, opts = {}) => this.json<Job>({ method: "GET", path: `/v1/jobs/${id(jobId)}`, signal: opts.signal }),

@@ -104,6 +104,79 @@ export class SpendLimitError extends ApiError {
   }
 }
 
+/** One way to pay an x402 402 (an entry of `accepts`): x402 v2's `PaymentRequirements`. */
+export interface PaymentOption {
+  /** `exact`: an EIP-3009 authorization for exactly `amount`. */
+  scheme: string;
+  /** CAIP-2, `eip155:<chain id>`. */
+  network: string;
+  /** In the token's smallest unit (decimal string). */
+  amount: string;
+  /** The token's address. */
+  asset: string;
+  /** Whom the authorization pays: the TokenMarketplace. */
+  payTo: string;
+  maxTimeoutSeconds: number;
+  /** For `exact` on EVM: the token's EIP-712 domain `name` and `version`. */
+  extra?: Record<string, unknown>;
+}
+
+/** The decoded PAYMENT-REQUIRED header of an x402 v2 402. */
+export interface PaymentRequired {
+  x402Version: number;
+  /** Why: no payment was sent, or the refusal's reason (`invalid_exact_evm_*`). */
+  error?: string;
+  resource?: { url: string; description?: string; mimeType?: string };
+  accepts: PaymentOption[];
+  extensions?: Record<string, unknown>;
+}
+
+/** 402 payment_required: the run is sold by x402 (a per-task listing priced in an EIP-3009 token) and
+ * no payment, or a refused one, came with the request; nothing ran and nothing was charged.
+ * `paymentRequired` is the decoded PAYMENT-REQUIRED header (undefined when the answer carried none a
+ * browser may read); `accepts[0]`'s `amount`, `asset`, `payTo` and `network` are at hand, and `reason`
+ * says why. Sign an authorization for it and retry with PAYMENT-SIGNATURE (`@x402/fetch` does both). */
+export class PaymentRequiredError extends ApiError {
+  readonly paymentRequired: PaymentRequired | undefined;
+  constructor(options: AgentRentalErrorOptions & { paymentRequired?: PaymentRequired | undefined }) {
+    super(options);
+    this.paymentRequired = options.paymentRequired;
+  }
+  /** The ways to pay ([] when the header was missing). */
+  get accepts(): PaymentOption[] {
+    return this.paymentRequired?.accepts ?? [];
+  }
+  /** The x402 reason: `payment_required` for a request without payment, else the refusal's code. */
+  get reason(): string | undefined {
+    return this.paymentRequired?.error;
+  }
+  get amount(): string | undefined {
+    return this.accepts[0]?.amount;
+  }
+  get asset(): string | undefined {
+    return this.accepts[0]?.asset;
+  }
+  get payTo(): string | undefined {
+    return this.accepts[0]?.payTo;
+  }
+  get network(): string | undefined {
+    return this.accepts[0]?.network;
+  }
+}
+
+/** The PAYMENT-REQUIRED header (base64 of UTF-8 JSON) decoded, or undefined when absent or unreadable. */
+export function decodePaymentRequired(header: string | null): PaymentRequired | undefined {
+  if (header === null || header.trim() === "") return undefined;
+  try {
+    const bytes = Uint8Array.from(atob(header.trim()), (c) => c.charCodeAt(0));
+    const parsed = JSON.parse(new TextDecoder().decode(bytes)) as unknown;
+    if (typeof parsed !== "object" || parsed === null || !Array.isArray((parsed as PaymentRequired).accepts)) return undefined;
+    return parsed as PaymentRequired;
+  } catch {
+    return undefined;
+  }
+}
+
 interface ErrorEnvelope {
   error?: { code?: unknown; message?: unknown; status?: unknown; request_id?: unknown; on_chain_error?: unknown; spend_limit?: unknown };
 }
@@ -143,8 +216,12 @@ export function errorFromResponse(status: number, headers: Headers, bodyText: st
     retryAfter: parseRetryAfter(headers.get("retry-after")),
   };
   switch (status) {
-    case 402:
+    case 402: {
+      // Two 402s: x402's (payment_required, with PAYMENT-REQUIRED) and a spending limit's.
+      const paymentRequired = decodePaymentRequired(headers.get("payment-required"));
+      if (options.code === "payment_required" || paymentRequired !== undefined) return new PaymentRequiredError({ ...options, paymentRequired });
       return new SpendLimitError({ ...options, limit: typeof body.spend_limit === "object" && body.spend_limit !== null ? (body.spend_limit as SpendLimitHit) : undefined });
+    }
     case 401:
       return new AuthError(options);
     case 403:

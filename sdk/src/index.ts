@@ -1,6 +1,6 @@
 // The typed client for the agent rental and task execution REST API.
 export { AgentRentalClient, type AgentRentalClientOptions, type ApiRequestOptions, type ExecuteOptions, type RunEventsOptions, type UploadOptions, type WaitForJobOptions } from "./client.ts";
-export { AgentRentalError, ApiError, AuthError, AccessError, NotFoundError, RateLimitError, SpendLimitError, type AgentRentalErrorCode, type ClientErrorCode, type ErrorCode, type OnChainError, type SpendLimitHit } from "./errors.ts";
+export { AgentRentalError, ApiError, AuthError, AccessError, NotFoundError, RateLimitError, SpendLimitError, PaymentRequiredError, decodePaymentRequired, type AgentRentalErrorCode, type ClientErrorCode, type ErrorCode, type OnChainError, type SpendLimitHit, type PaymentRequired, type PaymentOption } from "./errors.ts";
 export { parseJson } from "./json.ts";
 export { formatListingPrice, formatUnitsExact, rentInToken, type RentInTokenOptions } from "./rent.ts";
 export type { PurchaseKind, TokenPaymentPath, TokenPurchaseQuote, TokenPurchaseResult } from "@agent-rental/core/token-purchase";

@@ -95,8 +95,10 @@ export type ApiKey = Schemas["ApiKey"];
 
 /** A newly created key: `key` is shown only here. */
 export type CreatedApiKey = Schemas["ApiKeyCreated"];
-/** A spending limit as it is set: an amount of wei per day or month (UTC) or in total, per currency. */
-export type SpendLimitInput = { currency?: "ETH"; period: "day" | "month" | "total"; amount: string };
+/** A spending limit as it is set: an amount in the currency's smallest unit (wei for ETH) per day or
+ * month (UTC) or in total, per currency: ETH (the default) or a token listings are priced in, by its
+ * symbol (USDC) or address. */
+export type SpendLimitInput = { currency?: "ETH" | (string & {}); period: "day" | "month" | "total"; amount: string };
 /** A spending limit with its current period's spending. */
 export type SpendLimit = Schemas["SpendLimit"];
 /** An app the wallet approved (Connected apps). */

@@ -69,6 +69,15 @@ export const RESPONSE_HEADERS = {
   "Retry-After": { description: "Seconds to wait before retrying.", schema: { type: "integer" } },
   Allow: { description: "The methods the path answers.", schema: { type: "string" } },
   "X-Run-Id": { description: "The run's id, known before the first event: resume with GET /v1/runs/{run_id}/events.", schema: { type: "string" } },
+  "PAYMENT-REQUIRED": {
+    description:
+      "x402 v2 (with 402 payment_required only): base64 of the JSON PaymentRequired, `{x402Version: 2, error, resource: {url, description, mimeType}, accepts: [{scheme: \"exact\", network: \"eip155:<chain id>\", amount, asset, payTo, maxTimeoutSeconds, extra: {name, version}}]}`. `accepts` is what to pay (the run's price in the token's smallest unit, to the TokenMarketplace); `error` is `payment_required` when no payment came, else the refused payment's reason (`invalid_exact_evm_*`).",
+    schema: { type: "string", contentEncoding: "base64" },
+  },
+  "PAYMENT-RESPONSE": {
+    description: "x402 v2 (a run paid by PAYMENT-SIGNATURE only): base64 of the JSON SettleResponse, `{success, transaction, network, payer}`, sent once the payment is in a block.",
+    schema: { type: "string", contentEncoding: "base64" },
+  },
 } as const;
 
 export type ResponseHeaderName = keyof typeof RESPONSE_HEADERS;
@@ -92,6 +101,14 @@ export const REQUEST_HEADERS = {
     required: false,
     description: "Resume a stream: the id of the last event received (an offset into the output, or `done`). Omit it for the whole stream.",
     schema: { type: "string" },
+  },
+  PaymentSignature: {
+    name: "PAYMENT-SIGNATURE",
+    in: "header",
+    required: false,
+    description:
+      "An x402 v2 payment instead of Authorization, for a per-task listing priced in an EIP-3009 token: base64 of the JSON PaymentPayload, `{x402Version: 2, accepted: <one of PAYMENT-REQUIRED's accepts>, payload: {authorization: {from, to, value, validAfter, validBefore, nonce}, signature}}` (an EIP-3009 transferWithAuthorization to the TokenMarketplace). At most 8,192 characters; one that is not base64 JSON of that shape is 400 invalid_request. The run executes, and the payment settles only if it completed.",
+    schema: { type: "string", maxLength: 8192 },
   },
 } as const;
 
@@ -120,6 +137,7 @@ const SHARED_ERROR_RESPONSES: { name: string; status: ErrorStatus; codes: readon
 const STATUS_TEXT: Record<number, string> = {
   400: "Bad request",
   401: "Unauthorized",
+  402: "Payment required",
   403: "Forbidden",
   404: "Not found",
   405: "Method not allowed",
@@ -157,7 +175,8 @@ export function errorSchemaOf(status: number, codes: readonly ErrorCode[]) {
 function errorResponse(status: number, codes: readonly ErrorCode[], description?: string) {
   return {
     description: description ?? `${STATUS_TEXT[status] ?? "Error"}: ${codes.join(", ")}`,
-    headers: headersOf(status),
+    // x402's 402 says what to pay in its PAYMENT-REQUIRED header.
+    headers: headersOf(status, codes.includes("payment_required") ? { "PAYMENT-REQUIRED": header("PAYMENT-REQUIRED") } : {}),
     content: { "application/json": { schema: errorSchemaOf(status, codes) } },
   };
 }

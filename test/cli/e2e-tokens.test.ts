@@ -2,15 +2,18 @@
 // subscription; the renters hold both tokens): `search --currency` and `show` give the price in the
 // listing's currency, and the built binary (dist/agentrent.js, what an installed `agentrent` runs)
 // rents the USDC listing with one EIP-3009 signature and one transaction and the RENT subscription with
-// one EIP-2612 permit and one transaction, reading the TokenMarketplace from the stack's stack.json.
+// one EIP-2612 permit and one transaction, reading the TokenMarketplace from the stack's stack.json;
+// then `topup` and `renew` pay in the listing's token the same way, and `credentials` prints each
+// rental's currency and a per-task balance in it; a creator lists an agent in USDC (`register
+// --currency USDC`: registered for the TokenMarketplace, listed there in the token).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { spawnSync } from "node:child_process";
-import { createPublicClient, http, type Hex } from "viem";
+import { createPublicClient, getAddress, http, type Hex } from "viem";
 import { tokenMarketplaceAbi } from "@agent-rental/core/token-marketplace";
 import { startStack, type RunningStack } from "../../local/stack.ts";
 import { freePort } from "../../local/ports.ts";
@@ -42,9 +45,9 @@ function renterEnv(): Record<string, string> {
   return { ...env, HOME: work, AGENTRENT_CONFIG_DIR: join(work, "config"), AGENTRENT_STACK_FILE: join(dataDir, "stack.json"), AGENTRENT_PRIVATE_KEY: renter.private_key, AGENTRENT_API_KEY: (stack.info.demo as { api_key: string }).api_key };
 }
 
-function runBin(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function runBin(args: string[], env: Record<string, string> = renterEnv()): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [bin, ...args], { cwd: work, env: renterEnv(), stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [bin, ...args], { cwd: work, env, stdio: ["ignore", "pipe", "pipe"] });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
@@ -96,4 +99,62 @@ describe("the CLI and token listings", () => {
     const again = await runBin(["rent", usdc.listing_id, "--runs", "1", "--yes"]);
     expect(again.code).not.toBe(0);
   }, 400_000);
+
+  it("tops up the USDC balance and renews the RENT subscription in their tokens; credentials print the currency", async () => {
+    const chain = createPublicClient({ chain: chainFor(stack.info.chain_id, stack.info.rpc_url), transport: http(stack.info.rpc_url) });
+    const renter = stack.info.accounts.filter((a) => a.role === "renter")[1]!.address as Hex;
+    const market = stack.info.contracts.token_marketplace as Hex;
+    const held = (listingId: string) => chain.readContract({ address: market, abi: tokenMarketplaceAbi, functionName: "credentialOf", args: [`0x${listingId.slice(4)}` as Hex, renter] });
+    const usdc = listingOf("sales-email-writer");
+    const rent = listingOf("blog-post-outliner");
+
+    const topped = await runBin(["topup", usdc.listing_id, "--runs", "2", "--yes", "--json"]);
+    expect(topped.code, topped.stderr).toBe(0);
+    expect(JSON.parse(topped.stdout)).toMatchObject({ action: "top_up", listing_id: usdc.listing_id, currency: { symbol: "USDC" }, paid_units: "500000", payment: "authorization", credential: { status: "active", balance_units: "1500000" } });
+    expect((JSON.parse(topped.stdout) as { transactions: string[] }).transactions).toHaveLength(1);
+    expect(topped.stderr).toMatch(/Top up lst_[0-9a-f]{64} \(per-task balance, 0\.25 USDC per run\) for 0\.5 USDC, paid with one signature \(EIP-3009/);
+    expect((await held(usdc.listing_id))[4]).toBe(1_500_000n);
+
+    const before = (await held(rent.listing_id))[3];
+    const renewed = await runBin(["renew", rent.listing_id, "--duration", "30d", "--yes"]);
+    expect(renewed.code, renewed.stderr).toBe(0);
+    expect(renewed.stdout).toMatch(/Renewed lst_[0-9a-f]{64} \(subscription\) for 20 RENT, paid with one signature \(EIP-2612 permit\) and one transaction/);
+    expect((await held(rent.listing_id))[3] - before).toBe(30 * 86_400);
+    expect(renewed.stdout).toContain(new Date(((await held(rent.listing_id))[3]) * 1000).toISOString());
+
+    // The wrong command for the model is refused before anything is signed.
+    const wrong = await runBin(["renew", usdc.listing_id, "--yes"]);
+    expect(wrong.code).not.toBe(0);
+    expect(wrong.stderr).toMatch(/only subscriptions are renewed \(use `agentrent topup`\)/);
+
+    // The renter's own credentials (signed in with its wallet), each with its currency.
+    const own = Object.fromEntries(Object.entries(renterEnv()).filter(([key]) => key !== "AGENTRENT_API_KEY"));
+    const login = await runBin(["login"], own);
+    expect(login.code, login.stderr).toBe(0);
+    const listed = await runBin(["credentials"], own);
+    expect(listed.code, listed.stderr).toBe(0);
+    expect(listed.stdout).toMatch(new RegExp(`${usdc.listing_id}.*per_query\\s+active\\s+USDC\\s+balance \\d+(\\.\\d+)? USDC`));
+    expect(listed.stdout).toMatch(new RegExp(`${rent.listing_id}.*subscription\\s+active\\s+RENT\\s+expires`));
+  }, 400_000);
+
+  it("a creator registers an agent and lists it in USDC on the TokenMarketplace", async () => {
+    const creator = stack.info.accounts.filter((a) => a.role === "creator")[0]!;
+    const env = { ...Object.fromEntries(Object.entries(renterEnv()).filter(([key]) => key !== "AGENTRENT_API_KEY")), AGENTRENT_CONFIG_DIR: join(work, "creator-config"), AGENTRENT_PRIVATE_KEY: creator.private_key };
+    const manifest = { name: "usdc-haiku-writer", category: "content", description: "Writes a haiku about a topic, in three lines.", model: { provider: "provider_a", model: "demo-model" }, system_prompt: "Write a haiku.", input_schema: { type: "object", properties: { topic: { type: "string" } }, required: ["topic"] }, output_schema: { type: "string", examples: ["an old silent pond"] } };
+    writeFileSync(join(work, "usdc-agent.json"), JSON.stringify(manifest));
+    expect((await runBin(["login"], env)).code).toBe(0);
+    const listed = await runBin(["register", "usdc-agent.json", "--model", "per_query", "--price", "0.5", "--currency", "USDC", "--json"], env);
+    expect(listed.code, listed.stderr).toBe(0);
+    const out = JSON.parse(listed.stdout) as { listing_id: string; on_chain_id: Hex; tx_hash: Hex };
+    expect(out).toMatchObject({ rental_model: "per_query", currency: { symbol: "USDC", decimals: 6, address: getAddress(stack.info.contracts.tokens.usdc.address) }, price_units: 500000 });
+    const chain = createPublicClient({ chain: chainFor(stack.info.chain_id, stack.info.rpc_url), transport: http(stack.info.rpc_url) });
+    const receipt = await chain.getTransactionReceipt({ hash: out.tx_hash });
+    expect(receipt.to?.toLowerCase()).toBe((stack.info.contracts.token_marketplace as string).toLowerCase());
+    const onChain = await chain.readContract({ address: stack.info.contracts.token_marketplace as Hex, abi: tokenMarketplaceAbi, functionName: "listings", args: [out.on_chain_id] });
+    expect({ price: onChain[0], accessType: onChain[2], status: onChain[3], creator: onChain[4].toLowerCase(), token: onChain[6].toLowerCase() }).toEqual({ price: 500_000n, accessType: 2, status: 1, creator: creator.address.toLowerCase(), token: stack.info.contracts.tokens.usdc.address.toLowerCase() });
+    // A currency that is no token is refused before anything is registered.
+    const bad = await runBin(["register", "usdc-agent.json", "--model", "per_query", "--price", "0.5", "--currency", "DOGE"], env);
+    expect(bad.code).not.toBe(0);
+    expect(bad.stderr).toMatch(/neither ETH nor a token's address/);
+  }, 240_000);
 });

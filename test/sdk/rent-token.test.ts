@@ -3,14 +3,19 @@
 // with one signature and one transaction (purchaseWithAuthorization), RENT (EIP-2612) with one signature
 // and one transaction (purchaseWithPermit); a token read as a plain ERC-20 (its EIP-3009, EIP-2612 and
 // EIP-712 reads refused) takes approve then the purchase. Each checked on the TokenMarketplace and in the
-// renter's token balance.
+// renter's token balance. Then the execute routes' two 402s as the SDK gives them: x402's
+// (PaymentRequiredError with the decoded PAYMENT-REQUIRED offer and reason) and a spending limit's
+// (SpendLimitError), on the same USDC listing.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createPublicClient, createWalletClient, http, parseEventLogs, type Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
-import { AgentRentalClient, formatListingPrice, rentInToken, type Listing } from "../../sdk/src/index.ts";
+import { x402Client } from "@x402/core/client";
+import { encodePaymentSignatureHeader } from "@x402/core/http";
+import { ExactEvmScheme, toClientEvmSigner } from "@x402/evm";
+import { AgentRentalClient, formatListingPrice, PaymentRequiredError, rentInToken, SpendLimitError, type Listing } from "../../sdk/src/index.ts";
 import { tokenMarketplaceAbi } from "@agent-rental/core/token-marketplace";
 import { localUsdcAbi, TOKEN_PURCHASE_ABI } from "@agent-rental/core/tokens";
 import { startStack, type RunningStack } from "../../local/stack.ts";
@@ -107,4 +112,56 @@ describe("SDK: renting listings priced in tokens", () => {
     const eth = (await sdk.listings.search({ currency: "ETH" } as never)).listings[0]!;
     await expect(rentInToken(await sdk.listings.get(eth.id), { wallet: renter(1).wallet as never, client: renter(1).client as never, tokenMarketplace: market() })).rejects.toThrow(/not a token/);
   });
+});
+
+describe("SDK: the execute routes' two 402s", () => {
+  const task = (listing: Listing) => ({ agent_id: listing.id, task: "write to Dana", input: { prospect: "Dana, head of finance at Acme" } });
+
+  it("gives x402's 402 as PaymentRequiredError: the offer decoded from PAYMENT-REQUIRED, on execute and on the stream", async () => {
+    const listing = await listingIn("USDC");
+    const anonymous = new AgentRentalClient({ baseUrl: stack.info.api_url });
+    const offer = { scheme: "exact", network: `eip155:${stack.info.chain_id}`, amount: "250000", asset: listing.currency.address, payTo: market(), maxTimeoutSeconds: 600, extra: { name: "USD Coin", version: "2" } };
+    const error = await anonymous.execute(task(listing)).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(PaymentRequiredError);
+    expect(error).not.toBeInstanceOf(SpendLimitError);
+    const paid = error as PaymentRequiredError;
+    expect(paid).toMatchObject({ code: "payment_required", status: 402, reason: "payment_required", amount: "250000", asset: listing.currency.address, payTo: market(), network: offer.network });
+    expect(paid.paymentRequired).toMatchObject({ x402Version: 2, accepts: [offer] });
+    expect(paid.paymentRequired?.resource?.url).toMatch(/\/v1\/execute$/);
+    const streamed = await (async () => {
+      for await (const event of anonymous.executeStream(task(listing))) void event;
+    })().catch((e: unknown) => e);
+    expect(streamed).toBeInstanceOf(PaymentRequiredError);
+    expect((streamed as PaymentRequiredError).paymentRequired?.resource?.url).toMatch(/\/v1\/execute\/stream$/);
+  });
+
+  it("gives a refused x402 payment as PaymentRequiredError with the refusal's reason", async () => {
+    const listing = await listingIn("USDC");
+    const anonymous = new AgentRentalClient({ baseUrl: stack.info.api_url });
+    const offer = ((await anonymous.execute(task(listing)).catch((e: unknown) => e)) as PaymentRequiredError).paymentRequired!;
+    // The official client, told to allow anything, signs an authorization for 1 unit instead of the price.
+    const account = privateKeyToAccount(stack.info.accounts.filter((a) => a.role === "renter")[0]!.private_key as Hex);
+    const client = x402Client.fromConfig({ schemes: [{ network: "eip155:*", client: new ExactEvmScheme(toClientEvmSigner(account)) }], spendControls: false });
+    const payment = encodePaymentSignatureHeader(await client.createPaymentPayload({ ...offer, accepts: [{ ...offer.accepts[0]!, amount: "1" }] } as never));
+    const paying = new AgentRentalClient({ baseUrl: stack.info.api_url, fetch: (url, init) => fetch(url, { ...init, headers: { ...(init?.headers as Record<string, string>), "PAYMENT-SIGNATURE": payment } }) });
+    const error = await paying.execute(task(listing)).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(PaymentRequiredError);
+    expect((error as PaymentRequiredError).reason).toMatch(/^invalid_exact_evm_/);
+    expect((error as PaymentRequiredError).amount).toBe("250000");
+  });
+
+  it("keeps a spending limit's 402 a SpendLimitError (a USDC limit of one run, on a key of a renter of the listing)", async () => {
+    const listing = await listingIn("USDC");
+    const account = privateKeyToAccount(stack.info.accounts.filter((a) => a.role === "renter")[1]!.private_key as Hex);
+    const owner = new AgentRentalClient({ baseUrl: stack.info.api_url });
+    await owner.signIn(account);
+    const created = await owner.keys.create("one USDC run", account, { spendLimits: [{ currency: "USDC", period: "total", amount: "250000" }] });
+    const script = new AgentRentalClient({ baseUrl: stack.info.api_url, apiKey: created.key, retries: 0 });
+    const run = await script.execute(task(listing));
+    expect(run.status, JSON.stringify((run as { error?: unknown }).error)).toBe("completed");
+    const error = await script.execute(task(listing)).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(SpendLimitError);
+    expect(error).not.toBeInstanceOf(PaymentRequiredError);
+    expect((error as SpendLimitError).limit).toMatchObject({ scope: "key", currency: "USDC", period: "total", amount: "250000", remaining: "0" });
+  }, 120_000);
 });

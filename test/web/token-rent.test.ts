@@ -1,16 +1,20 @@
 // Listings priced in tokens in a real browser: the demo's USDC per-task listing shows its price in USDC
 // on its card (screenshot at 1280 px) and its page, and is rented with one EIP-3009 signature and one
 // transaction (purchaseWithAuthorization): no approval. Checked on the TokenMarketplace and in the
-// wallet's USDC balance.
+// wallet's USDC balance. Then My rentals: the USDC per-task balance in runs and in USDC, topped up in
+// USDC (one signature, one transaction), and a RENT subscription renewed in RENT with one EIP-2612
+// permit and one transaction; each checked on the TokenMarketplace and in the wallet's balance. Last, a
+// creator registers an agent for the token marketplace and lists it in USDC from the creator console.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { join } from "node:path";
 import type { Browser } from "playwright-core";
-import { createPublicClient, http, type Hex } from "viem";
+import { createPublicClient, createWalletClient, http, parseEventLogs, type Hex } from "viem";
+import { privateKeyToAccount } from "viem/accounts";
 import { DEV_ACCOUNTS } from "../../local/chain.ts";
 import type { RunningStack } from "../../local/stack.ts";
 import { chainFor } from "../../src/chain/client.ts";
 import { tokenMarketplaceAbi } from "@agent-rental/core/token-marketplace";
-import { localUsdcAbi } from "@agent-rental/core/tokens";
+import { localUsdcAbi, purchaseInToken, viemTokenPurchasePort } from "@agent-rental/core/tokens";
 import { connectAndSignIn, launchBrowser, openDashboard, SCREENSHOTS, startWebStack } from "./support.ts";
 
 let stack: RunningStack & { dataDir: string };
@@ -58,5 +62,102 @@ describe("token listings in the dashboard", () => {
     expect(receipt.to?.toLowerCase()).toBe(market.toLowerCase());
     expect(await chain.readContract({ address: market, abi: tokenMarketplaceAbi, functionName: "credentialStatus", args: [`0x${listing.listing_id.slice(4)}` as Hex, d.wallet.address] })).toBe(1);
     expect(before - (await chain.readContract({ address: usdc, abi: localUsdcAbi, functionName: "balanceOf", args: [d.wallet.address] }))).toBe(750_000n);
+  }, 240_000);
+
+  it("tops up the USDC balance and renews the RENT subscription from My rentals, amounts in the token", async () => {
+    const d = await openDashboard(browser, stack, DEV_ACCOUNTS[5]!.privateKey as Hex);
+    const { page } = d;
+    const listings = stack.info.demo.listings as { listing_id: string; name: string }[];
+    const usdcListing = listings.find((l) => l.name === "sales-email-writer")!;
+    const rentListing = listings.find((l) => l.name === "blog-post-outliner")!;
+    const rent = stack.info.contracts.tokens.utility!.address as Hex;
+    const usdc = stack.info.contracts.tokens.usdc.address as Hex;
+    const market = stack.info.contracts.token_marketplace as Hex;
+    const chainInfo = chainFor(stack.info.chain_id, stack.info.rpc_url);
+    const chain = createPublicClient({ chain: chainInfo, transport: http(stack.info.rpc_url) });
+    const idOf = (listingId: string) => `0x${listingId.slice(4)}` as Hex;
+    // The RENT subscription, bought beforehand with the same wallet's key (the purchase itself is the listing page's, tested above).
+    const wallet = createWalletClient({ account: privateKeyToAccount(DEV_ACCOUNTS[5]!.privateKey as Hex), chain: chainInfo, transport: http(stack.info.rpc_url) });
+    await purchaseInToken(viemTokenPurchasePort(wallet as never, chain as never), { tokenMarketplace: market, listingId: idOf(rentListing.listing_id), kind: "subscription", arg: 30n * 86_400n });
+    const expiresAt = async () => (await chain.readContract({ address: market, abi: tokenMarketplaceAbi, functionName: "credentialOf", args: [idOf(rentListing.listing_id), d.wallet.address] }))[3];
+    const expiryBefore = await expiresAt();
+
+    await page.goto(stack.info.dashboard_url);
+    await connectAndSignIn(d);
+    await page.goto(`${stack.info.dashboard_url.replace(/\/$/, "")}/rentals`);
+    const usdcRow = page.locator("article").filter({ has: page.getByRole("heading", { name: "Sales Email Writer" }) });
+    const rentRow = page.locator("article").filter({ has: page.getByRole("heading", { name: "Blog Post Outliner" }) });
+    // The three runs bought on the listing page, in runs and in USDC.
+    await expect.poll(() => usdcRow.getByTestId("runs-left").textContent(), { timeout: 30_000 }).toBe("3 runs left (0.75 USDC)");
+    await rentRow.waitFor();
+    await d.shot("token-03-rentals");
+
+    // Top up in USDC: five runs, 1.25 USDC, one signature and one transaction.
+    await usdcRow.getByRole("button", { name: "Top up" }).click();
+    const topUp = page.getByRole("dialog");
+    await expect.poll(() => topUp.getByTestId("exact-cost").textContent()).toBe("1.25 USDC");
+    await expect.poll(() => topUp.getByTestId("payment-path").textContent()).toMatch(/^One signature \(EIP-3009\) and one transaction/);
+    await topUp.screenshot({ path: join(SCREENSHOTS, "token-04-top-up-dialog.png") });
+    let sent = d.wallet.sent.length;
+    let signed = d.wallet.calls.filter((m) => m === "eth_signTypedData_v4").length;
+    const usdcBefore = await chain.readContract({ address: usdc, abi: localUsdcAbi, functionName: "balanceOf", args: [d.wallet.address] });
+    await topUp.getByRole("button", { name: "Top up for 1.25 USDC" }).click();
+    await topUp.getByText("✓ Balance updated").waitFor({ timeout: 60_000 });
+    expect(d.wallet.sent.length - sent).toBe(1);
+    expect(d.wallet.calls.filter((m) => m === "eth_signTypedData_v4").length - signed).toBe(1);
+    expect(usdcBefore - (await chain.readContract({ address: usdc, abi: localUsdcAbi, functionName: "balanceOf", args: [d.wallet.address] }))).toBe(1_250_000n);
+    expect((await chain.readContract({ address: market, abi: tokenMarketplaceAbi, functionName: "perQueryBalances", args: [idOf(usdcListing.listing_id), d.wallet.address] }))[0]).toBe(2_000_000n);
+    await topUp.getByRole("button", { name: "Close" }).click();
+    await expect.poll(() => usdcRow.getByTestId("runs-left").textContent(), { timeout: 30_000 }).toBe("8 runs left (2 USDC)");
+
+    // Renew in RENT: 30 days, 20 RENT, one permit and one transaction; the expiry moves 30 days on.
+    await rentRow.getByRole("button", { name: "Renew" }).click();
+    const renew = page.getByRole("dialog");
+    await expect.poll(() => renew.getByTestId("exact-cost").textContent()).toBe("20 RENT");
+    await expect.poll(() => renew.getByTestId("payment-path").textContent()).toMatch(/^One signature \(EIP-2612 permit\) and one transaction/);
+    await renew.screenshot({ path: join(SCREENSHOTS, "token-05-renew-dialog.png") });
+    sent = d.wallet.sent.length;
+    signed = d.wallet.calls.filter((m) => m === "eth_signTypedData_v4").length;
+    const rentBefore = await chain.readContract({ address: rent, abi: localUsdcAbi, functionName: "balanceOf", args: [d.wallet.address] });
+    await renew.getByRole("button", { name: "Renew for 20 RENT" }).click();
+    await renew.getByText("✓ Credential active").waitFor({ timeout: 60_000 });
+    expect(d.wallet.sent.length - sent).toBe(1);
+    expect(d.wallet.calls.filter((m) => m === "eth_signTypedData_v4").length - signed).toBe(1);
+    expect(rentBefore - (await chain.readContract({ address: rent, abi: localUsdcAbi, functionName: "balanceOf", args: [d.wallet.address] }))).toBe(20n * 10n ** 18n);
+    expect((await expiresAt()) - expiryBefore).toBe(30 * 86_400);
+    await d.shot("token-06-renewed");
+  }, 240_000);
+
+  it("a creator lists an agent in USDC from the creator console, on the TokenMarketplace", async () => {
+    const creator = stack.info.accounts.filter((a) => a.role === "creator")[0]!;
+    const d = await openDashboard(browser, stack, creator.private_key as Hex);
+    const { page } = d;
+    const usdc = stack.info.contracts.tokens.usdc.address as Hex;
+    const market = stack.info.contracts.token_marketplace as Hex;
+    const chain = createPublicClient({ chain: chainFor(stack.info.chain_id, stack.info.rpc_url), transport: http(stack.info.rpc_url) });
+    const manifest = { name: "usdc-slogan-writer", category: "content", description: "Writes five slogans for a product from its one-line pitch.", model: { provider: "provider_a", model: "demo-model" }, system_prompt: "Write five slogans.", input_schema: { type: "object", properties: { pitch: { type: "string" } }, required: ["pitch"] }, output_schema: { type: "string", examples: ["Invoices, handled."] } };
+
+    await page.goto(`${stack.info.dashboard_url.replace(/\/$/, "")}/creator`);
+    await connectAndSignIn(d);
+    await page.getByLabel("Manifest (JSON)").fill(JSON.stringify(manifest, null, 2));
+    await page.getByText("The manifest is valid.").waitFor();
+    await page.getByLabel("Listing currency").selectOption("token");
+    await page.getByLabel("Token address").fill(usdc);
+    await page.getByRole("button", { name: "Submit for registration" }).click();
+    await page.getByText(/Registered as .* for the token marketplace/).waitFor({ timeout: 30_000 });
+    await page.getByLabel("Rental model").last().selectOption("per_query");
+    await page.getByLabel("Price (USDC)").fill("0.4");
+    await d.shot("token-07-creator-lists-in-usdc");
+    await page.getByRole("button", { name: "Create listing" }).click();
+    await page.getByText(/Confirmed: transaction/).waitFor({ timeout: 30_000 });
+    await d.shot("token-08-creator-listed");
+
+    const receipt = await chain.getTransactionReceipt({ hash: d.wallet.sent.at(-1)! });
+    expect(receipt.to?.toLowerCase()).toBe(market.toLowerCase());
+    const created = parseEventLogs({ abi: tokenMarketplaceAbi, logs: receipt.logs, eventName: "TokenListingCreated" });
+    expect(created).toHaveLength(1);
+    const listing = await chain.readContract({ address: market, abi: tokenMarketplaceAbi, functionName: "listings", args: [created[0]!.args.listingId] });
+    expect({ price: listing[0], accessType: listing[2], token: listing[6].toLowerCase(), creator: listing[4].toLowerCase() }).toEqual({ price: 400_000n, accessType: 2, token: usdc.toLowerCase(), creator: creator.address.toLowerCase() });
+    expect(d.errors).toEqual([]);
   }, 240_000);
 });

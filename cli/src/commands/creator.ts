@@ -10,7 +10,7 @@ import { ALLOW_PRIVATE_HOSTS, RENTAL_MODEL, YES } from "../flags.ts";
 import { CliError, EXIT, usageError } from "../errors.ts";
 import { resolveListing, type ListingRef } from "../listing-ref.ts";
 import { loadAccount } from "../wallet.ts";
-import { sendWithProgress } from "../tx.ts";
+import { sendCallWithProgress, sendWithProgress } from "../tx.ts";
 
 // Loaded by the commands that need them, so the others start without viem (or Ajv).
 const chain = () => import("../chain.ts");
@@ -256,12 +256,13 @@ export const creatorCommands: Command[] = [
   {
     path: "register",
     summary: "Register a manifest (POST /v1/agents), wait for the job, then createListing on-chain",
-    usage: "<manifest.json> --model one_time|subscription|per_query --price <ETH> [--no-list] [--timeout <seconds>]",
+    usage: "<manifest.json> --model one_time|subscription|per_query --price <amount> [--currency ETH|<token>] [--no-list] [--timeout <seconds>]",
     args: [1, 1],
     arguments: ["<manifest.json>  the manifest file (checked locally first, then by the service)"],
     options: {
       model: { ...RENTAL_MODEL, description: "the listing's rental model: one_time, subscription or per_query (required unless --no-list)" },
-      price: { type: "string", value: "<ETH>", description: "one_time: the price; subscription: per 30 days; per_query: per run (minimum 0.000001; required unless --no-list)" },
+      price: { type: "string", value: "<amount>", description: "one_time: the price; subscription: per 30 days; per_query: per run, in --currency (ETH: minimum 0.000001; required unless --no-list)" },
+      currency: { type: "string", value: "<ETH|token>", description: "the listing's currency: ETH (default, on the Marketplace) or a token of the allowlist by address or the local stack's symbol (USDC, RENT), on the TokenMarketplace" },
       "no-list": { type: "boolean", description: "stop after registration (list later with the job's listing_seed and metadata_uri)" },
       timeout: { type: "string", value: "<seconds>", description: "how long to wait for the validation job (default 120)" },
       "allow-private-hosts": { ...ALLOW_PRIVATE_HOSTS, description: "accepted for symmetry with validate: the service decides which hosts it calls" },
@@ -272,12 +273,14 @@ export const creatorCommands: Command[] = [
       "needs a webhook secret (`agentrent listing webhook-secret <listing>`), a declarative one a provider key",
       "(`agentrent listing provider-key <listing>`).",
     ],
-    examples: ["agentrent register clause-finder.json --model per_query --price 0.001", "agentrent register agent.json --model subscription --price 0.02 --json", "agentrent register agent.json --no-list"],
+    examples: ["agentrent register clause-finder.json --model per_query --price 0.001", "agentrent register agent.json --model per_query --price 0.25 --currency USDC", "agentrent register agent.json --model subscription --price 0.02 --json", "agentrent register agent.json --no-list"],
     async run(ctx) {
       const file = ctx.args[0]!;
       const list = ctx.flags["no-list"] !== true;
       const model = list ? oneOf(requireFlag(ctx.flags, "model", `the rental model (${RENTAL_MODELS.join(", ")})`), RENTAL_MODELS, "--model")! : undefined;
-      const price = list ? ethAmount(requireFlag(ctx.flags, "price", "the price in ETH"), "--price") : undefined;
+      const currency = stringFlag(ctx.flags, "currency");
+      const inToken = currency !== undefined && currency.toUpperCase() !== "ETH";
+      const priceText = list ? requireFlag(ctx.flags, "price", inToken ? "the price in the listing's token" : "the price in ETH") : undefined;
       const timeout = intFlag(ctx.flags, "timeout", 1, 3600) ?? 120;
       const { raw, value } = await readManifest(ctx, file);
       // The service decides which hosts it calls; locally, only the manifest's own rules are checked.
@@ -285,9 +288,13 @@ export const creatorCommands: Command[] = [
       if (!local.ok) throw problemsError(file, local.errors);
       const settings = ctx.settings();
       const api = authenticatedApi(settings, ctx.env);
+      const target = list || inToken ? (await chain()).chainTarget(settings) : undefined;
+      const tokenRent = inToken ? await import("../token-rent.ts") : undefined;
+      if (inToken && !settings.tokenMarketplace) throw usageError("Listing in a token needs the TokenMarketplace's address: AGENTRENT_TOKEN_MARKETPLACE, the config's token_marketplace or the local stack's stack.json.");
+      const token = inToken ? await tokenRent!.resolveToken(target!, settings.stackFile, currency!) : undefined;
+      const price = priceText === undefined ? undefined : token ? tokenRent!.tokenPrice(priceText, token.decimals) : ethAmount(priceText, "--price");
       const account = list ? await loadAccount(settings, ctx.env, ctx.prompt) : undefined;
-      const target = list ? (await chain()).chainTarget(settings) : undefined;
-      const queued = await api.client.agents.register(raw);
+      const queued = await api.client.agents.register(raw, inToken ? { market: "token" } : {});
       ctx.out.notice(`Submitted; job ${queued.job_id}.`);
       const job = await pollJob(ctx, api, queued.job_id, timeout * 1000);
       if (job.status === "failed" || !job.result) {
@@ -298,18 +305,35 @@ export const creatorCommands: Command[] = [
       const result = job.result;
       const onChainId = `0x${result.listing_id.slice(4)}` as Hex;
       let txHash: string | null = null;
-      if (list && account && target && model && price !== undefined) {
+      if (list && account && target && model && price !== undefined && token) {
+        const { tokenMarketplaceAbi } = await import("@agent-rental/core/token-marketplace");
+        const tx = await sendCallWithProgress(ctx, target, account, { address: settings.tokenMarketplace!, abi: tokenMarketplaceAbi, functionName: "createListing", args: [result.listing_seed, token.address, ACCESS_TYPE[model], price, result.metadata_uri], contract: "TokenMarketplace" });
+        txHash = tx.hash;
+      } else if (list && account && target && model && price !== undefined) {
         const tx = await sendWithProgress(ctx, target, account, "createListing", [result.listing_seed, ACCESS_TYPE[model], price, result.metadata_uri]);
         txHash = tx.hash;
       }
-      const data = { job_id: job.job_id, listing_id: result.listing_id, agent_id: result.agent_id, on_chain_id: onChainId, listing_seed: result.listing_seed, metadata_uri: result.metadata_uri, rental_model: model ?? null, price_wei: price ?? null, tx_hash: txHash, review_status: "pending" };
+      const priceWords = price === undefined ? "" : token ? tokenRent!.tokenAmount(price, token) : eth(price);
+      const data = {
+        job_id: job.job_id,
+        listing_id: result.listing_id,
+        agent_id: result.agent_id,
+        on_chain_id: onChainId,
+        listing_seed: result.listing_seed,
+        metadata_uri: result.metadata_uri,
+        rental_model: model ?? null,
+        currency: token ? { symbol: token.symbol, address: token.address, decimals: token.decimals } : { symbol: "ETH", address: null, decimals: 18 },
+        ...(token ? { price_units: price ?? null } : { price_wei: price ?? null }),
+        tx_hash: txHash,
+        review_status: "pending",
+      };
       ctx.out.result(data, () => {
         ctx.out.table([
           ["listing_id", result.listing_id],
           ["agent_id", result.agent_id],
           ["on_chain_id", onChainId],
           ["metadata_uri", result.metadata_uri],
-          ...(list ? ([["listed", `${model} at ${eth(price!)} (transaction ${txHash})`]] as [string, string][]) : ([["listed", `not yet: createListing(${result.listing_seed}, ${"<model>"}, <price>, ${result.metadata_uri})`]] as [string, string][])),
+          ...(list ? ([["listed", `${model} at ${priceWords}${token ? " on the TokenMarketplace" : ""} (transaction ${txHash})`]] as [string, string][]) : ([["listed", `not yet: createListing(${result.listing_seed}, ${token ? `${token.address}, ` : ""}<model>, <price>, ${result.metadata_uri})`]] as [string, string][])),
           ["review", "pending: the listing appears in search once the authority approves it"],
         ]);
       });

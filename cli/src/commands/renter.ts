@@ -6,7 +6,7 @@ import { authenticatedApi, type Api } from "../api.ts";
 import { intFlag, oneOf, requireFlag, stringFlag, type Command, type CommandContext } from "../cli.ts";
 import { DEPOSIT, DURATION, LIMIT, OFFSET, RENTAL_MODEL, RUNS, YES } from "../flags.ts";
 import type { ChainTarget } from "../chain.ts";
-import { DURATIONS, eth, ethAmount, formatEth } from "../units.ts";
+import { amountIn, DURATIONS, eth, ethAmount, formatEth } from "../units.ts";
 import { CATEGORIES, CHAIN_CREDENTIAL_STATUSES, LISTED_CREDENTIAL_STATUSES, RENTAL_MODELS, SEARCH_SORTS, type RentalModel } from "@agent-rental/core/vocabulary";
 import { CliError, EXIT, usageError } from "../errors.ts";
 import { parseListingRef, resolveListing, type ListingRef } from "../listing-ref.ts";
@@ -18,13 +18,20 @@ import { sendWithProgress } from "../tx.ts";
 const chain = () => import("../chain.ts");
 const tokens = () => import("../token-rent.ts");
 
-/** `agentrent rent` of a listing priced in a token: the amount in the token, then the purchase in as few
- * confirmations as the token allows (one signature and one transaction with EIP-3009 or EIP-2612). */
-async function rentInToken(ctx: CommandContext, target: ChainTarget, ref: ListingRef, listing: { price: bigint; token: `0x${string}`; accessType: number; status: number }, wanted: RentalModel | undefined): Promise<void> {
+/** What a token purchase does: a new rental, a per-task top-up, a subscription's renewal. */
+type TokenAction = "rent" | "top_up" | "renew";
+const TOKEN_VERB: Record<TokenAction, [string, string]> = { rent: ["Rent", "Rented"], top_up: ["Top up", "Topped up"], renew: ["Renew", "Renewed"] };
+
+/** `agentrent rent`, `topup` and `renew` of a listing priced in a token: the amount in the token, then the
+ * purchase in as few confirmations as the token allows (one signature and one transaction with EIP-3009
+ * or EIP-2612). */
+async function rentInToken(ctx: CommandContext, target: ChainTarget, ref: ListingRef, listing: { price: bigint; token: `0x${string}`; accessType: number; status: number }, wanted: RentalModel | undefined, action: TokenAction = "rent"): Promise<void> {
   const { buyInToken, PAYMENT_WORDS, tokenAmount, tokenDeposit } = await tokens();
   const model = RENTAL_MODELS[listing.accessType]!;
   if (wanted && wanted !== model) throw usageError(`The listing is rented as ${model}, not ${wanted}: use --model ${model}.`);
-  if (listing.status !== 1) throw new CliError("The listing is not active; it cannot be rented now.", EXIT.access, "listing_not_active");
+  if (action === "top_up" && model !== "per_query") throw usageError(`The listing is ${model}; only per_query rentals are topped up${model === "subscription" ? " (use `agentrent renew`)" : ""}.`);
+  if (action === "renew" && model !== "subscription") throw usageError(`The listing is ${model}; only subscriptions are renewed${model === "per_query" ? " (use `agentrent topup`)" : ""}.`);
+  if (listing.status !== 1) throw new CliError(`The listing is not active; it cannot be ${action === "rent" ? "rented" : action === "renew" ? "renewed" : "topped up"} now.`, EXIT.access, "listing_not_active");
   const settings = ctx.settings();
   const decimals = Number(await target.client.readContract({ address: listing.token, abi: [{ type: "function", name: "decimals", stateMutability: "view", inputs: [], outputs: [{ name: "", type: "uint8" }] }] as const, functionName: "decimals" }));
   let arg = 0n;
@@ -42,14 +49,15 @@ async function rentInToken(ctx: CommandContext, target: ChainTarget, ref: Listin
     detail = "per-task balance";
   }
   const account = await loadAccount(settings, ctx.env, ctx.prompt);
-  const kind = model === "one_time" ? "one_time" : model === "subscription" ? "subscription" : "per_query";
+  const kind = action === "top_up" ? "top_up" : action === "renew" ? "renewal" : model === "one_time" ? "one_time" : model === "subscription" ? "subscription" : "per_query";
+  const [verb, done] = TOKEN_VERB[action];
   const result = await ctx.out.progress("reading the listing and its token", (update) =>
     buyInToken(
       target,
       account,
       { tokenMarketplace: settings.tokenMarketplace!, listingId: ref.onChainId, kind, arg },
       async (quote) => {
-        const what = `Rent ${ref.listingId} (${detail}${model === "per_query" ? `, ${tokenAmount(listing.price, quote)} per run` : ""}) for ${tokenAmount(quote.due, quote)}, paid with ${PAYMENT_WORDS[quote.path]}`;
+        const what = `${verb} ${ref.listingId} (${detail}${model === "per_query" ? `, ${tokenAmount(listing.price, quote)} per run` : ""}) for ${tokenAmount(quote.due, quote)}, paid with ${PAYMENT_WORDS[quote.path]}`;
         ctx.out.notice(what);
         await confirmPayment(ctx, what);
         update("signing and sending");
@@ -62,7 +70,10 @@ async function rentInToken(ctx: CommandContext, target: ChainTarget, ref: Listin
   );
   const status = await target.client.readContract({ address: settings.tokenMarketplace!, abi: (await import("@agent-rental/core/token-marketplace")).tokenMarketplaceAbi, functionName: "credentialStatus", args: [ref.onChainId, account.address] });
   const credential = CHAIN_CREDENTIAL_STATUSES[status] ?? "unknown";
+  const held = await target.client.readContract({ address: settings.tokenMarketplace!, abi: (await import("@agent-rental/core/token-marketplace")).tokenMarketplaceAbi, functionName: "credentialOf", args: [ref.onChainId, account.address] });
+  const expiresAt = model === "subscription" && held[3] > 0 ? new Date(Number(held[3]) * 1000).toISOString() : null;
   const data = {
+    action,
     listing_id: ref.listingId,
     on_chain_id: ref.onChainId,
     rental_model: model,
@@ -71,11 +82,16 @@ async function rentInToken(ctx: CommandContext, target: ChainTarget, ref: Listin
     payment: result.path,
     transactions: result.transactions,
     wallet: account.address,
-    credential: { status: credential },
+    credential: { status: credential, ...(model === "subscription" ? { expires_at: expiresAt } : {}), ...(model === "per_query" ? { balance_units: held[4].toString() } : {}) },
   };
   ctx.out.result(data, () => {
-    ctx.out.line(`Rented ${ref.listingId} (${model}) for ${tokenAmount(result.due, result)}, paid with ${PAYMENT_WORDS[result.path]}.`);
-    ctx.out.table([...result.transactions.map((hash, i): [string, string] => [i === result.transactions.length - 1 ? "transaction" : "approval", hash]), ["credential", credential]]);
+    ctx.out.line(`${done} ${ref.listingId} (${model}) for ${tokenAmount(result.due, result)}, paid with ${PAYMENT_WORDS[result.path]}.`);
+    ctx.out.table([
+      ...result.transactions.map((hash, i): [string, string] => [i === result.transactions.length - 1 ? "transaction" : "approval", hash]),
+      ["credential", credential],
+      ...(model === "subscription" ? [["expires", expiresAt ?? "-"] as [string, string]] : []),
+      ...(model === "per_query" ? [["balance", tokenAmount(held[4], result)] as [string, string]] : []),
+    ]);
   });
 }
 
@@ -346,7 +362,7 @@ export const renterCommands: Command[] = [
   },
   {
     path: "topup",
-    summary: "Add to a per-query balance on-chain",
+    summary: "Add to a per-query balance on-chain (in the listing's currency: ETH or its token)",
     usage: "<listing> (--runs N | --deposit ETH) [--yes]",
     args: [1, 1],
     arguments: [LISTING_ARGUMENT],
@@ -356,6 +372,8 @@ export const renterCommands: Command[] = [
       const settings = ctx.settings();
       const ref = parseListingRef(ctx.args[0]!) ?? (await resolveListing(ctx.args[0]!, optionalApi(ctx)));
       const target = (await chain()).chainTarget(settings);
+      const tokenListing = await (await tokens()).readTokenListing(target, settings.tokenMarketplace, ref.onChainId);
+      if (tokenListing) return rentInToken(ctx, target, ref, tokenListing, undefined, "top_up");
       const listing = await (await chain()).readListing(target, ref.onChainId);
       if (listing.rentalModel !== "per_query") throw usageError(`The listing is ${listing.rentalModel}; only per_query rentals are topped up${listing.rentalModel === "subscription" ? " (use `agentrent renew`)" : ""}.`);
       const value = deposit(ctx, listing.price, "top up");
@@ -368,7 +386,7 @@ export const renterCommands: Command[] = [
   },
   {
     path: "renew",
-    summary: "Renew a subscription on-chain (extends from its expiry, or from now when expired)",
+    summary: "Renew a subscription on-chain (extends from its expiry, or from now when expired; paid in the listing's currency)",
     usage: "<listing> [--duration 30d|90d|365d] [--yes]",
     args: [1, 1],
     arguments: [LISTING_ARGUMENT],
@@ -378,6 +396,8 @@ export const renterCommands: Command[] = [
       const settings = ctx.settings();
       const ref = parseListingRef(ctx.args[0]!) ?? (await resolveListing(ctx.args[0]!, optionalApi(ctx)));
       const target = (await chain()).chainTarget(settings);
+      const tokenListing = await (await tokens()).readTokenListing(target, settings.tokenMarketplace, ref.onChainId);
+      if (tokenListing) return rentInToken(ctx, target, ref, tokenListing, undefined, "renew");
       const listing = await (await chain()).readListing(target, ref.onChainId);
       if (listing.rentalModel !== "subscription") throw usageError(`The listing is ${listing.rentalModel}; only subscriptions are renewed${listing.rentalModel === "per_query" ? " (use `agentrent topup`)" : ""}.`);
       const d = duration(ctx);
@@ -413,7 +433,7 @@ export const renterCommands: Command[] = [
       const list = await api.client.credentials.list({ ...(status ? { status } : {}), ...(limit !== undefined ? { limit } : {}), ...(offset !== undefined ? { offset } : {}) });
       ctx.out.result(list, () => {
         if (list.credentials.length === 0) return ctx.out.line("No rental credentials.");
-        for (const c of list.credentials) ctx.out.line(`${c.listing_id}  ${c.listing_title}  ${c.rental_model}  ${c.status}${c.expires_at ? `  expires ${c.expires_at}` : ""}`);
+        for (const c of list.credentials) ctx.out.line(`${c.listing_id}  ${c.listing_title}  ${c.rental_model}  ${c.status}  ${c.currency.symbol}${c.expires_at ? `  expires ${c.expires_at}` : ""}${c.balance_wei !== undefined ? `  balance ${amountIn(c.balance_wei, c.currency)}` : ""}`);
         ctx.out.line(`${list.credentials.length} of ${list.total}`);
       });
     },

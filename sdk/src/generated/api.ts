@@ -2545,11 +2545,17 @@ export interface components {
         IdempotencyKey: string;
         /** @description Resume a stream: the id of the last event received (an offset into the output, or `done`). Omit it for the whole stream. */
         LastEventId: string;
+        /** @description An x402 v2 payment instead of Authorization, for a per-task listing priced in an EIP-3009 token: base64 of the JSON PaymentPayload, `{x402Version: 2, accepted: <one of PAYMENT-REQUIRED's accepts>, payload: {authorization: {from, to, value, validAfter, validBefore, nonce}, signature}}` (an EIP-3009 transferWithAuthorization to the TokenMarketplace). At most 8,192 characters; one that is not base64 JSON of that shape is 400 invalid_request. The run executes, and the payment settles only if it completed. */
+        PaymentSignature: string;
     };
     requestBodies: never;
     headers: {
         /** @description The methods the path answers. */
         Allow: string;
+        /** @description x402 v2 (with 402 payment_required only): base64 of the JSON PaymentRequired, `{x402Version: 2, error, resource: {url, description, mimeType}, accepts: [{scheme: "exact", network: "eip155:<chain id>", amount, asset, payTo, maxTimeoutSeconds, extra: {name, version}}]}`. `accepts` is what to pay (the run's price in the token's smallest unit, to the TokenMarketplace); `error` is `payment_required` when no payment came, else the refused payment's reason (`invalid_exact_evm_*`). */
+        "PAYMENT-REQUIRED": string;
+        /** @description x402 v2 (a run paid by PAYMENT-SIGNATURE only): base64 of the JSON SettleResponse, `{success, transaction, network, payer}`, sent once the payment is in a block. */
+        "PAYMENT-RESPONSE": string;
         /** @description Seconds to wait before retrying. */
         "Retry-After": number;
         /** @description Requests allowed in the current window of the rule closest to refusing this request. */
@@ -4291,6 +4297,8 @@ export interface operations {
             header?: {
                 /** @description Makes a retry safe: a retry with the same key and body returns the first request's run (and is never charged again); the same key with another body gives 409 idempotency_key_reused. 1 to 255 printable ASCII characters without spaces; kept 24 hours. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description An x402 v2 payment instead of Authorization, for a per-task listing priced in an EIP-3009 token: base64 of the JSON PaymentPayload, `{x402Version: 2, accepted: <one of PAYMENT-REQUIRED's accepts>, payload: {authorization: {from, to, value, validAfter, validBefore, nonce}, signature}}` (an EIP-3009 transferWithAuthorization to the TokenMarketplace). At most 8,192 characters; one that is not base64 JSON of that shape is 400 invalid_request. The run executes, and the payment settles only if it completed. */
+                "PAYMENT-SIGNATURE"?: components["parameters"]["PaymentSignature"];
             };
             path?: never;
             cookie?: never;
@@ -4304,6 +4312,7 @@ export interface operations {
             /** @description The run (completed or failed) */
             200: {
                 headers: {
+                    "PAYMENT-RESPONSE": components["headers"]["PAYMENT-RESPONSE"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -4335,9 +4344,10 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
-            /** @description Error: spend_limit_reached, payment_required */
+            /** @description Payment required: spend_limit_reached, payment_required */
             402: {
                 headers: {
+                    "PAYMENT-REQUIRED": components["headers"]["PAYMENT-REQUIRED"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -4430,6 +4440,8 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /** @description Resume a stream: the id of the last event received (an offset into the output, or `done`). Omit it for the whole stream. */
                 "Last-Event-ID"?: components["parameters"]["LastEventId"];
+                /** @description An x402 v2 payment instead of Authorization, for a per-task listing priced in an EIP-3009 token: base64 of the JSON PaymentPayload, `{x402Version: 2, accepted: <one of PAYMENT-REQUIRED's accepts>, payload: {authorization: {from, to, value, validAfter, validBefore, nonce}, signature}}` (an EIP-3009 transferWithAuthorization to the TokenMarketplace). At most 8,192 characters; one that is not base64 JSON of that shape is 400 invalid_request. The run executes, and the payment settles only if it completed. */
+                "PAYMENT-SIGNATURE"?: components["parameters"]["PaymentSignature"];
             };
             path?: never;
             cookie?: never;
@@ -4443,6 +4455,7 @@ export interface operations {
             /** @description The event stream: `output` events, then one `done` event */
             200: {
                 headers: {
+                    "PAYMENT-RESPONSE": components["headers"]["PAYMENT-RESPONSE"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -4475,9 +4488,10 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
-            /** @description Error: spend_limit_reached, payment_required */
+            /** @description Payment required: spend_limit_reached, payment_required */
             402: {
                 headers: {
+                    "PAYMENT-REQUIRED": components["headers"]["PAYMENT-REQUIRED"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];

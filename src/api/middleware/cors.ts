@@ -9,9 +9,10 @@ import { nominalRateLimitHeaders, RATE_LIMIT_LIMIT_HEADER, RATE_LIMIT_REMAINING_
 import { REQUEST_ID_HEADER } from "./request-id.ts";
 
 /** Request headers a browser client may send beyond the CORS-safelisted ones. */
-export const CORS_ALLOWED_HEADERS = ["Authorization", "Content-Type", "Idempotency-Key", "Last-Event-ID", REQUEST_ID_HEADER];
+export const CORS_ALLOWED_HEADERS = ["Authorization", "Content-Type", "Idempotency-Key", "Last-Event-ID", REQUEST_ID_HEADER, "PAYMENT-SIGNATURE"];
+/** (PAYMENT-SIGNATURE, PAYMENT-REQUIRED and PAYMENT-RESPONSE carry x402 payments on the execute routes.) */
 /** Response headers a browser client may read (the rest are hidden from scripts by the browser). */
-export const CORS_EXPOSED_HEADERS = [RATE_LIMIT_LIMIT_HEADER, RATE_LIMIT_REMAINING_HEADER, RATE_LIMIT_RESET_HEADER, "Retry-After", REQUEST_ID_HEADER, "X-Run-Id"];
+export const CORS_EXPOSED_HEADERS = [RATE_LIMIT_LIMIT_HEADER, RATE_LIMIT_REMAINING_HEADER, RATE_LIMIT_RESET_HEADER, "Retry-After", REQUEST_ID_HEADER, "X-Run-Id", "PAYMENT-REQUIRED", "PAYMENT-RESPONSE"];
 
 /**
  * The CORS middleware for a list of allowed origins; `*` allows any origin. Credentials (cookies) are

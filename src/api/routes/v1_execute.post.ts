@@ -8,7 +8,7 @@ import { claimedRuns } from "../../execution/runs/run.store.ts";
 import { admitFromRequest, admitPaidFromRequest, EXECUTE_ERRORS, paidByX402, setPaymentResponse } from "../execution.ts";
 import { ExecuteRequestSchema, RunSchema } from "../schemas/execution.ts";
 import { finishedRunBody, runBody } from "../run-json.ts";
-import { requestHeader } from "../openapi.ts";
+import { header, requestHeader } from "../openapi.ts";
 import { defineRoute } from "../route.ts";
 import { runFinished, runStarted } from "../../observability/run-metrics.ts";
 
@@ -24,10 +24,10 @@ export const route = defineRoute({
   summary: "Run a task",
   description:
     "Authenticates the caller, verifies the on-chain credential of the caller's wallet for the agent, runs the task in a fresh sandbox and returns the Run. A failed run is still 200 with status failed. Send an Idempotency-Key header to make retries safe: a retry returns the first run's result and is never charged again. A per-task listing priced in an EIP-3009 token (USDC) is also paid per run by x402 v2, without Authorization: the request without it is answered 402 with a PAYMENT-REQUIRED header; the retry with PAYMENT-SIGNATURE runs the task, settles the payment only if the run completed, and answers once the payment is in a block, with a PAYMENT-RESPONSE header (success, transaction, network, payer). A refused payment is 402 with the reason in PAYMENT-REQUIRED; nothing runs.",
-  parameters: [requestHeader("IdempotencyKey")],
+  parameters: [requestHeader("IdempotencyKey"), requestHeader("PaymentSignature")],
   request: { body: { content: { "application/json": { schema: ExecuteRequestSchema } }, required: true } },
   responses: {
-    200: { description: "The run (completed or failed)", content: { "application/json": { schema: RunSchema } } },
+    200: { description: "The run (completed or failed)", headers: { "PAYMENT-RESPONSE": header("PAYMENT-RESPONSE") }, content: { "application/json": { schema: RunSchema } } },
   },
   errors: EXECUTE_ERRORS,
 });

@@ -34,10 +34,10 @@ export const route = defineRoute({
   summary: "Run a task, streamed",
   description:
     "Same request as POST /v1/execute. The response is text/event-stream: `output` events with data {delta} and ids (offsets into the output), then one `done` event with the Run (run_id, status, output, cost_wei, duration_ms). The run id is in the X-Run-Id header. Resume a dropped stream with the same Idempotency-Key and a Last-Event-ID header, or with GET /v1/runs/{run_id}/events. Paid by x402 (as POST /v1/execute), the output is released only once the payment is in a block: the stream opens then, with the whole output in one `output` event and the PAYMENT-RESPONSE header.",
-  parameters: [requestHeader("IdempotencyKey"), requestHeader("LastEventId")],
+  parameters: [requestHeader("IdempotencyKey"), requestHeader("LastEventId"), requestHeader("PaymentSignature")],
   request: { body: { content: { "application/json": { schema: ExecuteRequestSchema } }, required: true } },
   responses: {
-    200: { description: "The event stream: `output` events, then one `done` event", headers: { [RUN_ID_HEADER]: header("X-Run-Id") }, content: runEventStream },
+    200: { description: "The event stream: `output` events, then one `done` event", headers: { [RUN_ID_HEADER]: header("X-Run-Id"), "PAYMENT-RESPONSE": header("PAYMENT-RESPONSE") }, content: runEventStream },
   },
   errors: EXECUTE_ERRORS,
 });

@@ -1,6 +1,9 @@
 // The marketplace ABI, generated from the contract by the build (`@agent-rental/core/marketplace`), so every read
 // and write the dashboard makes is type-checked against the contract itself.
 export { marketplaceAbi } from "@agent-rental/core/marketplace";
+/** The TokenMarketplace's: listings priced in a token. Its renter functions have the Marketplace's names
+ * and arguments (and `listings` adds the token before the metadata URI). */
+export { tokenMarketplaceAbi } from "@agent-rental/core/token-marketplace";
 /** The contract's enums (AccessType, ListingStatus) in the service's words. */
 export { ACCESS_TYPE, CHAIN_LISTING_STATUSES, rentalModelOf } from "@agent-rental/core/vocabulary";
 /** Subscription windows the contract accepts, in seconds. */

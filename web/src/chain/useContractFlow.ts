@@ -7,7 +7,7 @@ import { useCallback, useState } from "react";
 import { useConfig, useConnection } from "wagmi";
 import { simulateContract, waitForTransactionReceipt, writeContract } from "wagmi/actions";
 import type { Abi, Address, ContractFunctionArgs, ContractFunctionName, Hash, TransactionReceipt } from "viem";
-import { marketplaceAbi } from "./abi.ts";
+import { marketplaceAbi, tokenMarketplaceAbi } from "./abi.ts";
 import { explainError, type ExplainedError } from "./errors.ts";
 import { useDashboardConfig } from "../lib/context.tsx";
 
@@ -25,6 +25,9 @@ export interface WriteRequest<F extends Writable> {
   functionName: F;
   args: ContractFunctionArgs<typeof marketplaceAbi, "nonpayable" | "payable", F>;
   value?: bigint;
+  /** The contract: the Marketplace (ETH listings; the default) or the TokenMarketplace (listings priced
+   * in a token), whose function of the same name takes the same arguments. */
+  market?: "eth" | "token";
 }
 
 /** A write to any contract: its address and ABI, the function and its arguments. */
@@ -81,15 +84,20 @@ export function useTransactionFlow() {
 }
 
 export function useContractFlow() {
-  const { marketplace } = useDashboardConfig();
+  const { marketplace, tokenMarketplace } = useDashboardConfig();
   const flow = useTransactionFlow();
   const { run: runAny } = flow;
   const run = useCallback(
     async <F extends Writable>(request: WriteRequest<F>): Promise<Hash | null> => {
-      const receipt = await runAny({ address: marketplace, abi: marketplaceAbi as Abi, functionName: request.functionName, args: request.args as readonly unknown[], ...(request.value !== undefined ? { value: request.value } : {}) });
+      if (request.market === "token" && !tokenMarketplace) {
+        flow.fail("This dashboard is not configured with the token marketplace.");
+        return null;
+      }
+      const contract = request.market === "token" ? { address: tokenMarketplace!, abi: tokenMarketplaceAbi as Abi } : { address: marketplace, abi: marketplaceAbi as Abi };
+      const receipt = await runAny({ ...contract, functionName: request.functionName, args: request.args as readonly unknown[], ...(request.value !== undefined ? { value: request.value } : {}) });
       return receipt ? receipt.transactionHash : null;
     },
-    [runAny, marketplace],
+    [runAny, marketplace, tokenMarketplace, flow.fail],
   );
   return { state: flow.state, run, reset: flow.reset, busy: flow.busy };
 }

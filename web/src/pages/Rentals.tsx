@@ -1,6 +1,7 @@
 // My rentals: every credential with its status, expiry and time left, per-task balance in runs,
 // renew / top up / request and withdraw the unspent balance where the contract allows them, and the
-// rental's runs (each completed one can be rated on-chain).
+// rental's runs (each completed one can be rated on-chain). A rental of a listing priced in a token is
+// read from and paid on the TokenMarketplace, its amounts shown in the token.
 import { useState } from "react";
 import { Link } from "react-router";
 import * as Dialog from "@radix-ui/react-dialog";
@@ -9,13 +10,13 @@ import { useBlock, useConnection, useReadContract } from "wagmi";
 import { useClient } from "../api/hooks.ts";
 import { useSession } from "../auth/session.tsx";
 import type { Credential } from "@agent-rental/sdk";
-import { marketplaceAbi, onChainId } from "../chain/abi.ts";
+import { marketplaceAbi, onChainId, tokenMarketplaceAbi } from "../chain/abi.ts";
 import { ContractDialog } from "../chain/ContractDialog.tsx";
 import { useDashboardConfig } from "../lib/context.tsx";
 import { RequireSignIn } from "../ui/Layout.tsx";
 import { Empty, ErrorNote, Loading, MorePages, StatusBadge } from "../ui/notices.tsx";
-import { MODEL_LABEL, countOf, formatTime, formatWei, timeLeft } from "../ui/format.ts";
-import { RentPanel, useOnChainPrice } from "./Rent.tsx";
+import { MODEL_LABEL, countOf, formatAmount, formatTime, timeLeft } from "../ui/format.ts";
+import { RentPanel } from "./Rent.tsx";
 import { RunHistory } from "./RunHistory.tsx";
 
 export function RentalsPage() {
@@ -78,22 +79,32 @@ function Rentals() {
   );
 }
 
+/** The contract that holds the rental: the Marketplace, or the TokenMarketplace for a listing priced in a
+ * token. The reads below have the same names, arguments and results on both (the TokenMarketplace's
+ * `listings` adds the token after `createdAt`: decoded with its own ABI, the price and status used here
+ * sit at the same places). */
+function useMarket(credential: Credential) {
+  const { marketplace, tokenMarketplace } = useDashboardConfig();
+  const token = credential.currency.address !== null;
+  return { address: token ? (tokenMarketplace ?? undefined) : marketplace, abi: (token ? tokenMarketplaceAbi : marketplaceAbi) as typeof marketplaceAbi, market: token ? ("token" as const) : ("eth" as const) };
+}
+
 function useBalance(credential: Credential) {
-  const { marketplace } = useDashboardConfig();
+  const market = useMarket(credential);
   const { address } = useConnection();
   return useReadContract({
-    address: marketplace,
-    abi: marketplaceAbi,
+    address: market.address,
+    abi: market.abi,
     functionName: "perQueryBalances",
     args: [onChainId(credential.listing_id), address!],
-    query: { enabled: credential.rental_model === "per_query" && Boolean(address) },
+    query: { enabled: credential.rental_model === "per_query" && Boolean(address) && Boolean(market.address) },
   });
 }
 
 /** The listing's on-chain price and status (0 none, 1 active, 2 paused, 3 closed). */
 function useListingTerms(credential: Credential) {
-  const { marketplace } = useDashboardConfig();
-  return useReadContract({ address: marketplace, abi: marketplaceAbi, functionName: "listings", args: [onChainId(credential.listing_id)], query: { enabled: credential.rental_model === "per_query", select: (l) => ({ price: l[0], status: l[3] }) } });
+  const market = useMarket(credential);
+  return useReadContract({ address: market.address, abi: market.abi, functionName: "listings", args: [onChainId(credential.listing_id)], query: { enabled: credential.rental_model === "per_query" && Boolean(market.address), select: (l) => ({ price: l[0], status: l[3] }) } });
 }
 
 /** The contract's BALANCE_WITHDRAWAL_DELAY: a requested withdrawal can be made this long after the request. */
@@ -132,20 +143,19 @@ export function exitOf(
 
 /** When the connected wallet asked to withdraw this balance (only read while a request is pending). */
 function useRequestedAt(credential: Credential, requested: boolean) {
-  const { marketplace } = useDashboardConfig();
+  const market = useMarket(credential);
   const { address } = useConnection();
-  return useReadContract({ address: marketplace, abi: marketplaceAbi, functionName: "withdrawalRequestedAt", args: [onChainId(credential.listing_id), address!], query: { enabled: requested && Boolean(address) } });
+  return useReadContract({ address: market.address, abi: market.abi, functionName: "withdrawalRequestedAt", args: [onChainId(credential.listing_id), address!], query: { enabled: requested && Boolean(address) && Boolean(market.address) } });
 }
 
 function RentalRow({ credential: c, onChanged }: { credential: Credential; onChanged: () => void }) {
   const record = useBalance(c);
   const terms = useListingTerms(c);
-  const price = useOnChainPrice(c.listing_id, c.rental_model === "per_query");
   const requestedAt = useRequestedAt(c, record.data?.[4] === true);
   // The chain's time judges the hour, not the browser's: the latest block's, or the clock if later.
   const block = useBlock({ query: { enabled: record.data?.[4] === true } });
-  const balance = { data: record.data?.[0], refetch: () => Promise.all([record.refetch(), terms.refetch(), price.refetch(), requestedAt.refetch(), block.refetch()]) };
-  const runsLeft = balance.data !== undefined && price.data ? balance.data / price.data : undefined;
+  const balance = { data: record.data?.[0], refetch: () => Promise.all([record.refetch(), terms.refetch(), requestedAt.refetch(), block.refetch()]) };
+  const runsLeft = balance.data !== undefined && terms.data?.price ? balance.data / terms.data.price : undefined;
   const nowSeconds = Math.max(Math.floor(Date.now() / 1000), Number(block.data?.timestamp ?? 0n));
   const exit: Exit =
     record.data && terms.data
@@ -225,7 +235,7 @@ function RentalRow({ credential: c, onChanged }: { credential: Credential; onCha
             <dt className="muted">Balance</dt>
             <dd style={{ margin: 0 }} data-testid="runs-left">
               {runsLeft === undefined ? "…" : `${countOf(runsLeft, "run")} left`}
-              {balance.data !== undefined ? <span className="muted"> ({formatWei(balance.data)})</span> : null}
+              {balance.data !== undefined ? <span className="muted"> ({formatAmount(balance.data, c.currency)})</span> : null}
             </dd>
             {exit.kind === "pending" ? (
               <>
@@ -248,8 +258,9 @@ function RentalRow({ credential: c, onChanged }: { credential: Credential; onCha
             </Dialog.Title>
             <Dialog.Description className="muted small">
               {open === "renew" ? "Extends the subscription from now (or from its current end, while it runs)." : "Adds runs to your prepaid balance."}
+              {c.currency.address ? ` Paid in ${c.currency.symbol}, the listing's currency.` : null}
             </Dialog.Description>
-            {open ? <RentPanel listingId={c.listing_id} model={c.rental_model} mode={open} onDone={refresh} /> : null}
+            {open ? <RentPanel listingId={c.listing_id} model={c.rental_model} mode={open} onDone={refresh} currency={c.currency} /> : null}
             <div className="row" style={{ justifyContent: "flex-end" }}>
               <Dialog.Close asChild>
                 <button className="btn">Close</button>
@@ -271,9 +282,9 @@ function RequestWithdrawal(props: { credential: Credential; amount: bigint; reas
       {...dialog}
       trigger="Request withdrawal"
       title="Take the unspent balance back?"
-      description={`You may leave now: ${reason} The ${formatWei(amount)} can be withdrawn an hour after you ask, once runs you started before have been charged; no new run is admitted on it meanwhile, and a top-up cancels the request.`}
+      description={`You may leave now: ${reason} The ${formatAmount(amount, credential.currency)} can be withdrawn an hour after you ask, once runs you started before have been charged; no new run is admitted on it meanwhile, and a top-up cancels the request.`}
       confirm="Request withdrawal"
-      request={{ functionName: "requestBalanceWithdrawal", args: [onChainId(credential.listing_id)] }}
+      request={{ functionName: "requestBalanceWithdrawal", args: [onChainId(credential.listing_id)], market: credential.currency.address ? "token" : "eth" }}
     />
   );
 }
@@ -285,9 +296,9 @@ function WithdrawUnspent(props: { credential: Credential; amount: bigint; reason
       {...dialog}
       trigger="Withdraw unspent"
       title="Withdraw the unspent balance?"
-      description={`${formatWei(amount)} returns to your wallet and the balance drops to 0 runs; the rental stays yours, so a top-up (at the current price) makes it usable again.`}
-      confirm={`Withdraw ${formatWei(amount)}`}
-      request={{ functionName: "withdrawUnspentBalance", args: [onChainId(credential.listing_id)] }}
+      description={`${formatAmount(amount, credential.currency)} returns to your wallet and the balance drops to 0 runs; the rental stays yours, so a top-up (at the current price) makes it usable again.`}
+      confirm={`Withdraw ${formatAmount(amount, credential.currency)}`}
+      request={{ functionName: "withdrawUnspentBalance", args: [onChainId(credential.listing_id)], market: credential.currency.address ? "token" : "eth" }}
     >
       <p className="hint">
         {reason ? `The contract allows it now: ${reason} ` : null}(It returns a per-task balance at once when the listing is closed or the creator revoked your access, and an hour after you ask when the listing is paused, the price rose above the price of your last deposit, or the balance no longer covers a run; otherwise the balance is prepaid runs.)

@@ -8,6 +8,11 @@ export function formatWei(wei: bigint | string | number): string {
   return `${formatEther(BigInt(wei))} ETH`;
 }
 
+/** An amount in a currency's smallest unit, exact, with the currency's symbol: "1.5 USDC", "0.01 ETH". */
+export function formatAmount(units: bigint | string, currency: { symbol: string; decimals: number }): string {
+  return `${formatUnits(BigInt(units), currency.decimals)} ${currency.symbol}`;
+}
+
 /** A listing's price in its own currency, exact from its smallest unit: "0.25 USDC", "0.001 ETH". */
 export function formatPrice(listing: { price_units: string; currency: { symbol: string; decimals: number } }): string {
   return `${formatUnits(BigInt(listing.price_units), listing.currency.decimals)} ${listing.currency.symbol}`;

@@ -1,14 +1,17 @@
 // Register an agent: the manifest in an editor validated live by the server's own validator (same
 // rules, same messages), submitted only when valid; the job followed to its end; then the listing
-// created on-chain through the wallet, and its review followed.
+// created on-chain through the wallet, and its review followed. The listing's currency is chosen before
+// submitting: ETH (the Marketplace) or a token of the allowlist (registered with market=token and listed
+// on the TokenMarketplace, its price in the token).
 import { useMemo, useState } from "react";
 import { useMutation, useQuery } from "@tanstack/react-query";
-import { parseEther } from "viem";
+import { getAddress, isAddress, parseEther, parseUnits, type Abi, type Address } from "viem";
+import { useReadContracts } from "wagmi";
 import { validateManifest } from "@agent-rental/core/manifest";
 import { useClient } from "../../api/hooks.ts";
 import type { CreatorAgent, Job, RentalModel } from "@agent-rental/sdk";
-import { ACCESS_TYPE } from "../../chain/abi.ts";
-import { useContractFlow } from "../../chain/useContractFlow.ts";
+import { ACCESS_TYPE, tokenMarketplaceAbi } from "../../chain/abi.ts";
+import { useContractFlow, useTransactionFlow } from "../../chain/useContractFlow.ts";
 import { FlowStatus } from "../../chain/FlowStatus.tsx";
 import { useDashboardConfig } from "../../lib/context.tsx";
 import { ErrorNote, StatusBadge } from "../../ui/notices.tsx";
@@ -30,6 +33,11 @@ export function RegisterAgent({ onRegistered, agents }: { onRegistered: () => vo
   const config = useDashboardConfig();
   const [text, setText] = useState(() => JSON.stringify(TEMPLATE, null, 2));
   const [jobId, setJobId] = useState<string | null>(null);
+  const [currency, setCurrency] = useState<"eth" | "token">("eth");
+  const [tokenText, setTokenText] = useState("");
+  const token = currency === "token" && isAddress(tokenText.trim()) ? getAddress(tokenText.trim()) : null;
+  // The currency the job was submitted for: the listing id (and so the contract) depends on it.
+  const [submittedToken, setSubmittedToken] = useState<Address | null>(null);
 
   const validation = useMemo(() => {
     let parsed: unknown;
@@ -45,8 +53,11 @@ export function RegisterAgent({ onRegistered, agents }: { onRegistered: () => vo
   }, [text, config.allowPrivateAgentHosts]);
 
   const submit = useMutation({
-    mutationFn: () => client.agents.register(text),
-    onSuccess: (r) => setJobId(r.job_id),
+    mutationFn: () => client.agents.register(text, token ? { market: "token" } : {}),
+    onSuccess: (r) => {
+      setSubmittedToken(token);
+      setJobId(r.job_id);
+    },
   });
   const job = useQuery({
     queryKey: ["auth", "job", jobId],
@@ -83,9 +94,25 @@ export function RegisterAgent({ onRegistered, agents }: { onRegistered: () => vo
           </div>
         )}
       </div>
+      <div className="row" style={{ alignItems: "flex-end" }}>
+        <div className="field">
+          <label htmlFor="new-currency">Listing currency</label>
+          <select id="new-currency" value={currency} onChange={(e) => setCurrency(e.target.value as "eth" | "token")} disabled={!config.tokenMarketplace}>
+            <option value="eth">ETH</option>
+            <option value="token">A token (ERC-20 of the allowlist)</option>
+          </select>
+        </div>
+        {currency === "token" ? (
+          <div className="field">
+            <label htmlFor="new-token">Token address</label>
+            <input id="new-token" className="code" spellCheck={false} placeholder="0x…" value={tokenText} onChange={(e) => setTokenText(e.target.value)} aria-invalid={token === null} />
+          </div>
+        ) : null}
+      </div>
+      {currency === "token" && token === null ? <span className="hint">Enter the token's address (0x and 40 hex digits); the token marketplace takes only the tokens its authority allows.</span> : null}
       {submit.error ? <ErrorNote error={submit.error} title="Not submitted" /> : null}
       <div>
-        <button className="btn btn-primary" disabled={!validation.ok || submit.isPending} onClick={() => submit.mutate()}>
+        <button className="btn btn-primary" disabled={!validation.ok || submit.isPending || (currency === "token" && token === null)} onClick={() => submit.mutate()}>
           Submit for registration
         </button>
       </div>
@@ -107,7 +134,11 @@ export function RegisterAgent({ onRegistered, agents }: { onRegistered: () => vo
               </ul>
             </div>
           ) : null}
-          {job.data?.status === "completed" && job.data.result ? <CreateListing result={job.data.result} onCreated={onRegistered} existing={agents.find((a) => a.listing_id === job.data!.result!.listing_id)} /> : null}
+          {job.data?.status === "completed" && job.data.result ? submittedToken ? (
+            <CreateTokenListing result={job.data.result} token={submittedToken} onCreated={onRegistered} existing={agents.find((a) => a.listing_id === job.data!.result!.listing_id)} />
+          ) : (
+            <CreateListing result={job.data.result} onCreated={onRegistered} existing={agents.find((a) => a.listing_id === job.data!.result!.listing_id)} />
+          ) : null}
         </div>
       ) : null}
     </section>
@@ -153,6 +184,62 @@ function CreateListing({ result, onCreated, existing }: { result: NonNullable<Jo
         </button>
       </div>
       {wei === null ? <span className="hint">Enter a price in ETH, e.g. 0.001 (at least 0.000001).</span> : null}
+      <FlowStatus state={flow.state} after={<>Review: {existing ? <span data-testid="listing-review"><StatusBadge status={existing.review_status} /></span> : "pending"}. It appears in search once approved.</>} />
+    </div>
+  );
+}
+
+const ERC20_READS = [
+  { type: "function", name: "symbol", stateMutability: "view", inputs: [], outputs: [{ name: "", type: "string" }] },
+  { type: "function", name: "decimals", stateMutability: "view", inputs: [], outputs: [{ name: "", type: "uint8" }] },
+] as const;
+
+/** The listing on the TokenMarketplace: createListing(seed, token, model, price, metadata URI), the price
+ * typed in whole tokens and sent in the token's smallest unit. */
+function CreateTokenListing({ result, token, onCreated, existing }: { result: NonNullable<Job["result"]>; token: Address; onCreated: () => void; existing: CreatorAgent | undefined }) {
+  const { tokenMarketplace } = useDashboardConfig();
+  const [model, setModel] = useState<RentalModel>("per_query");
+  const [price, setPrice] = useState("");
+  const flow = useTransactionFlow();
+  const reads = useReadContracts({ contracts: [{ address: token, abi: ERC20_READS, functionName: "symbol" }, { address: token, abi: ERC20_READS, functionName: "decimals" }], allowFailure: false });
+  const [symbol, decimals] = reads.data ?? [undefined, undefined];
+  let units: bigint | null = null;
+  try {
+    units = decimals !== undefined && new RegExp(`^\\d+(\\.\\d{1,${decimals}})?$`).test(price.trim()) ? parseUnits(price.trim(), decimals) : null;
+  } catch {
+    units = null;
+  }
+  if (units === 0n) units = null;
+  if (reads.isError) return <ErrorNote error={reads.error} title={`${token} is not a token this chain can read`} />;
+  return (
+    <div className="stack">
+      <div className="notice notice-ok">
+        Registered as <code>{result.agent_id}</code> for the token marketplace. Now create its listing on-chain, priced in {symbol ?? "the token"}; the listing then goes through review before it appears in search.
+      </div>
+      <div className="row" style={{ alignItems: "flex-end" }}>
+        <div className="field">
+          <label htmlFor="new-token-model">Rental model</label>
+          <select id="new-token-model" value={model} onChange={(e) => setModel(e.target.value as RentalModel)}>
+            {Object.entries(MODEL_LABEL).map(([v, l]) => (
+              <option key={v} value={v}>
+                {l}
+              </option>
+            ))}
+          </select>
+        </div>
+        <div className="field">
+          <label htmlFor="new-token-price">Price ({symbol ?? "…"})</label>
+          <input id="new-token-price" inputMode="decimal" value={price} onChange={(e) => setPrice(e.target.value)} aria-invalid={units === null} />
+        </div>
+        <button
+          className="btn btn-primary"
+          disabled={units === null || !tokenMarketplace || flow.busy || flow.state.step === "confirmed"}
+          onClick={() => void flow.run({ address: tokenMarketplace!, abi: tokenMarketplaceAbi as Abi, functionName: "createListing", args: [result.listing_seed, token, ACCESS_TYPE[model], units!, result.metadata_uri] }).then((r) => r && onCreated())}
+        >
+          Create listing
+        </button>
+      </div>
+      {units === null ? <span className="hint">Enter a price in {symbol ?? "the token"}, more than 0{decimals !== undefined ? ` and with at most ${decimals} decimals` : ""}.</span> : null}
       <FlowStatus state={flow.state} after={<>Review: {existing ? <span data-testid="listing-review"><StatusBadge status={existing.review_status} /></span> : "pending"}. It appears in search once approved.</>} />
     </div>
   );
