@@ -168,9 +168,10 @@ async function measure(rpcUrl: string): Promise<GasRow[]> {
     "new: run marker; changed: record, listing slot 0, protocol slot",
     1.3,
   );
-  // The same charge for a renter who set a charge cap (decision 0196): within its period the charge reads
-  // the cap's slot (a cold read); the first charge of a new period also writes it. Both against the
-  // uncapped consumeQuery above, measured in this run: the bound is 5,000 gas more.
+  // The same charge for a renter who set a charge cap (decisions 0196, 0245): every charge reads the
+  // cap's slot (a cold read) and writes the period's charges and number into the renter's record, which
+  // it writes anyway; the first charge of a new period writes nothing more. Both against the uncapped
+  // consumeQuery above, measured in this run: the bound is 5,000 gas more.
   const uncapped = rows.at(-1)!.gasUsed;
   const cappedRenter = privateKeyToAccount(generatePrivateKey());
   await createTestClient({ mode: "hardhat", transport }).setBalance({ address: cappedRenter.address, value: parseEther("10") });
@@ -185,7 +186,7 @@ async function measure(rpcUrl: string): Promise<GasRow[]> {
   };
   capRow("consumeQuery, capped renter, within the period", await run(authority, "consumeQuery", [perQuery, cappedRenter.address, keccak256(toHex("run-cap-1")), price]), 3, "new: run marker; changed: record, listing slot 0, protocol slot (+ reading the cap)");
   await client.request({ method: "evm_increaseTime", params: [86_400] } as never);
-  capRow("consumeQuery, capped renter, first charge of a period", await run(authority, "consumeQuery", [perQuery, cappedRenter.address, keccak256(toHex("run-cap-2")), price]), 4, "new: run marker; changed: record, listing slot 0, protocol slot, the cap (its new period)");
+  capRow("consumeQuery, capped renter, first charge of a period", await run(authority, "consumeQuery", [perQuery, cappedRenter.address, keccak256(toHex("run-cap-2")), price]), 3, "new: run marker; changed: record (its new period too), listing slot 0, protocol slot (+ reading the cap)");
   row(
     "consumeQuery (run charged before: no-op)",
     await run(authority, "consumeQuery", [perQuery, renterA.address, keccak256(toHex("run-1")), price]),

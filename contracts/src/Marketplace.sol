@@ -114,10 +114,10 @@ contract Marketplace {
         bool marksLoaded;
         bool marksChanged;
         bool capped;
-        bool capRolled;
+        bool capChanged;
         uint256 capAmount;
-        uint256 capPeriodStart;
-        uint256 capBaseline;
+        uint256 capSpent;
+        uint256 capNumber;
     }
 
     /// @notice A one_time or subscription rental credential; exactly one storage slot.
@@ -138,7 +138,9 @@ contract Marketplace {
     /// renter last deposited (purchase or top-up): the price the renter agreed to, the most any run is
     /// charged (a price above it also lets the renter leave). `withdrawalRequested`: the renter asked to
     /// take the balance back (requestBalanceWithdrawal, at `withdrawalRequestedAt`); a top-up cancels it.
-    /// `chargeCapped`: the renter set a charge cap on the listing (`chargeCaps`), read only when set.
+    /// `chargeCapped`: the renter set a charge cap on the listing (`chargeCaps`), read only when set; while
+    /// it is set, `depositPrice` is in the cap's slot and this field holds the current period's charges and
+    /// number instead (ChargeCapRules), so a charge under a cap writes only this slot.
     // 96 + 40 + 8 + 96 + 8 + 8 = 256 bits: one slot. A balance never passes MAX_BALANCE (BalanceTooLarge).
     struct PerQueryBalance {
         uint96 balance;
@@ -150,17 +152,16 @@ contract Marketplace {
     }
 
     /// @notice A renter's cap on what may be charged from its per-task balance on one listing per period:
-    /// at most `amount` in each period of `period` seconds, the periods following one another from when the
-    /// cap was set. What the current period (from `periodStart`) has charged is `baseline - balance`:
-    /// `baseline` is the balance when the period began plus what was deposited and less what was withdrawn
-    /// since, so a charge writes nothing here; only the first charge of a new period does (the rollover).
-    // 88 + 24 + 40 + 104 = 256 bits: one slot. baseline - balance never passes amount, so baseline stays
-    // below MAX_BALANCE + 2^88.
+    /// at most `amount` in each period of `period` seconds, the periods following one another from
+    /// `periodStart` (when the cap was set, moved on by whole periods every 256 periods). `depositPrice` is
+    /// the renter's deposit price while the cap is set; the current period's charges and number are in
+    /// the renter's record (ChargeCapRules), so a charge reads this slot and writes nothing here.
+    // 88 + 24 + 40 + 96 = 248 bits: one slot.
     struct ChargeCap {
         uint88 amount;
         uint24 period;
         uint40 periodStart;
-        uint104 baseline;
+        uint96 depositPrice;
     }
 
     /// @notice A subscription listing's vesting. Each payment's escrow share `a` vests linearly over its
@@ -467,6 +468,15 @@ contract Marketplace {
     uint256 public constant BALANCE_WITHDRAWAL_DELAY = 1 hours;
     /// @notice The largest per-query balance (the record's uint96).
     uint256 public constant MAX_BALANCE = type(uint96).max;
+    /// @dev The fields of a PerQueryBalance's one word (Solidity packs from the low bits, in order):
+    /// balance 0-95, purchasedAt 96-135, isRevoked 136-143, depositPrice 144-239, withdrawalRequested
+    /// 240-247, chargeCapped 248-255.
+    uint256 private constant RECORD_BALANCE = type(uint96).max;
+    uint256 private constant RECORD_PURCHASED_AT = uint256(type(uint40).max) << 96;
+    uint256 private constant RECORD_IS_REVOKED = uint256(0xff) << 136;
+    uint256 private constant RECORD_DEPOSIT_PRICE_SHIFT = 144;
+    uint256 private constant RECORD_DEPOSIT_PRICE = uint256(type(uint96).max) << 144;
+    uint256 private constant RECORD_CHARGE_CAPPED = uint256(0xff) << 248;
     /// @dev What _charge returns for a run it charged (no custom error has this selector).
     bytes4 private constant CHARGED = 0xffffffff;
     /// @dev A Tab's fee rate before the first charge reads it (no fee rate has this value).
@@ -498,8 +508,8 @@ contract Marketplace {
     mapping(bytes32 listingId => Listing listing) public listings;
     /// @notice one_time and subscription credentials by listing id and buyer.
     mapping(bytes32 listingId => mapping(address buyer => AccessCredential credential)) public credentials;
-    /// @notice per_query balances by listing id and buyer.
-    mapping(bytes32 listingId => mapping(address buyer => PerQueryBalance record)) public perQueryBalances;
+    /// @dev per_query balances by listing id and buyer (read through `perQueryBalances`).
+    mapping(bytes32 listingId => mapping(address buyer => PerQueryBalance record)) private _perQueryBalances;
     /// @dev Whether a run reference of DENSE_RUN_REFS or above was charged already. Private: the public
     /// reads (consumedRuns, isRunCharged) answer for every reference, dense or not.
     mapping(bytes32 runRef => bool consumed) private _hashedRunMarks;
@@ -518,8 +528,9 @@ contract Marketplace {
     /// @notice When a renter asked to withdraw the unspent balance (valid while the record's
     /// `withdrawalRequested` is set).
     mapping(bytes32 listingId => mapping(address buyer => uint256 requestedAt)) public withdrawalRequestedAt;
-    /// @notice Renters' charge caps by listing id and buyer (meaningful while the record's `chargeCapped`).
-    mapping(bytes32 listingId => mapping(address buyer => ChargeCap cap)) public chargeCaps;
+    /// @dev Renters' charge caps by listing id and buyer (meaningful while the record's `chargeCapped`; read
+    /// through `chargeCaps`).
+    mapping(bytes32 listingId => mapping(address buyer => ChargeCap cap)) private _chargeCaps;
 
     bool private transient _locked;
 
@@ -674,7 +685,7 @@ contract Marketplace {
     function revokePerQueryAccess(bytes32 listingId, address buyer) external {
         Listing storage listing = _openListingOfCreator(listingId);
         if (listing.accessType != AccessType.PerQuery) revert InvalidAccessType();
-        PerQueryBalance storage record = perQueryBalances[listingId][buyer];
+        PerQueryBalance storage record = _perQueryBalances[listingId][buyer];
         if (record.purchasedAt == 0) revert CredentialNotFound();
         if (record.isRevoked) revert CredentialRevoked();
         record.isRevoked = true;
@@ -779,7 +790,7 @@ contract Marketplace {
     /// @param listingId The listing.
     function purchasePerQuery(bytes32 listingId) external payable nonReentrant {
         Listing storage listing = _purchasableListing(listingId, AccessType.PerQuery);
-        PerQueryBalance storage record = perQueryBalances[listingId][msg.sender];
+        PerQueryBalance storage record = _perQueryBalances[listingId][msg.sender];
         if (record.purchasedAt != 0) {
             if (record.isRevoked) revert CredentialRevoked();
             revert CredentialAlreadyExists();
@@ -808,17 +819,34 @@ contract Marketplace {
         if (status == ListingStatus.None) revert ListingNotFound();
         if (status == ListingStatus.Closed) revert ListingNotActive();
         if (listing.accessType != AccessType.PerQuery) revert InvalidAccessType();
-        PerQueryBalance storage record = perQueryBalances[listingId][msg.sender];
-        if (record.purchasedAt == 0) revert CredentialNotFound();
-        if (record.isRevoked) revert CredentialRevoked();
+        PerQueryBalance storage record = _perQueryBalances[listingId][msg.sender];
+        // The record is read and written as its one word (PerQueryBalance's layout, RECORD_* below): one
+        // read and one write instead of one per field, which keeps this within 1.25x of its bound.
+        uint256 word;
+        // solhint-disable-next-line no-inline-assembly
+        assembly ("memory-safe") {
+            word := sload(record.slot)
+        }
+        if (word & RECORD_PURCHASED_AT == 0) revert CredentialNotFound();
+        if (word & RECORD_IS_REVOKED != 0) revert CredentialRevoked();
         uint256 price = listing.price;
         if (msg.value < price) revert DepositTooLow(msg.value, price);
-        uint256 newBalance = record.balance + msg.value;
+        uint256 newBalance = (word & RECORD_BALANCE) + msg.value;
         if (newBalance > MAX_BALANCE) revert BalanceTooLarge(newBalance, MAX_BALANCE);
-        record.balance = uint96(newBalance);
-        record.depositPrice = uint96(price);
-        record.withdrawalRequested = false;
-        ChargeCapRules.deposited(record, chargeCaps[listingId][msg.sender], msg.value);
+        // The new balance, no withdrawal request; the purchase time, the revocation and the cap flag kept.
+        uint256 kept = word & (RECORD_PURCHASED_AT | RECORD_IS_REVOKED | RECORD_CHARGE_CAPPED);
+        if (word & RECORD_CHARGE_CAPPED != 0) {
+            // A capped renter's deposit price is in the cap's slot; the record's field holds the period's
+            // charges (ChargeCapRules), kept.
+            word = kept | (word & RECORD_DEPOSIT_PRICE) | newBalance;
+            _chargeCaps[listingId][msg.sender].depositPrice = uint96(price);
+        } else {
+            word = kept | (price << RECORD_DEPOSIT_PRICE_SHIFT) | newBalance;
+        }
+        // solhint-disable-next-line no-inline-assembly
+        assembly ("memory-safe") {
+            sstore(record.slot, word)
+        }
         emit BalanceToppedUp(listingId, msg.sender, msg.value, newBalance);
     }
 
@@ -840,7 +868,7 @@ contract Marketplace {
         if (record.withdrawalRequested) {
             revert WithdrawalNotReady(withdrawalRequestedAt[listingId][msg.sender] + BALANCE_WITHDRAWAL_DELAY);
         }
-        if (!_mayLeave(listing, record, balance)) revert Unauthorized();
+        if (!_mayLeave(listingId, listing, record, balance)) revert Unauthorized();
         record.withdrawalRequested = true;
         withdrawalRequestedAt[listingId][msg.sender] = block.timestamp;
         emit BalanceWithdrawalRequested(listingId, msg.sender, balance, block.timestamp + BALANCE_WITHDRAWAL_DELAY);
@@ -868,14 +896,13 @@ contract Marketplace {
         if (listing.status != ListingStatus.Closed && !record.isRevoked) {
             // The right to leave is judged when it is used, not only when it was asked for: a request
             // made during a pause that has ended (or a price rise since undone) takes back no prepaid credit.
-            if (!_mayLeave(listing, record, amount)) revert Unauthorized();
+            if (!_mayLeave(listingId, listing, record, amount)) revert Unauthorized();
             if (!record.withdrawalRequested) revert WithdrawalNotReady(0);
             uint256 withdrawableAt = withdrawalRequestedAt[listingId][msg.sender] + BALANCE_WITHDRAWAL_DELAY;
             if (block.timestamp < withdrawableAt) revert WithdrawalNotReady(withdrawableAt);
         }
         record.balance = 0;
         record.withdrawalRequested = false;
-        ChargeCapRules.withdrawn(record, chargeCaps[listingId][msg.sender], amount);
         emit UnspentBalanceWithdrawn(listingId, msg.sender, amount);
         _send(msg.sender, amount);
     }
@@ -895,9 +922,9 @@ contract Marketplace {
         Listing storage listing = listings[listingId];
         if (listing.status == ListingStatus.None) revert ListingNotFound();
         if (listing.accessType != AccessType.PerQuery) revert InvalidAccessType();
-        PerQueryBalance storage record = perQueryBalances[listingId][msg.sender];
+        PerQueryBalance storage record = _perQueryBalances[listingId][msg.sender];
         if (record.purchasedAt == 0) revert CredentialNotFound();
-        ChargeCapRules.set(record, chargeCaps[listingId][msg.sender], amount, period);
+        ChargeCapRules.set(record, _chargeCaps[listingId][msg.sender], amount, period);
         emit ChargeCapSet(listingId, msg.sender, amount, period);
     }
 
@@ -1066,7 +1093,7 @@ contract Marketplace {
         ListingStatus listingStatus = listing.status;
         if (listingStatus == ListingStatus.None) return CredentialStatus.NotFound;
         if (listing.accessType == AccessType.PerQuery) {
-            PerQueryBalance storage record = perQueryBalances[listingId][buyer];
+            PerQueryBalance storage record = _perQueryBalances[listingId][buyer];
             if (record.purchasedAt == 0) return CredentialStatus.NotFound;
             if (listingStatus == ListingStatus.Closed) return CredentialStatus.ListingClosed;
             if (record.isRevoked) return CredentialStatus.Revoked;
@@ -1110,11 +1137,55 @@ contract Marketplace {
         status = credentialStatus(listingId, buyer);
         accessType = listings[listingId].accessType;
         if (accessType == AccessType.PerQuery) {
-            PerQueryBalance storage record = perQueryBalances[listingId][buyer];
+            PerQueryBalance storage record = _perQueryBalances[listingId][buyer];
             return (status, accessType, record.purchasedAt, 0, record.balance, record.isRevoked);
         }
         AccessCredential storage credential = credentials[listingId][buyer];
         return (status, accessType, credential.purchasedAt, credential.expiresAt, 0, credential.isRevoked);
+    }
+
+    /// @notice A per_query rental's record, by listing id and buyer (all zero when none).
+    /// @param listingId The listing.
+    /// @param buyer The renter.
+    /// @return balance The prepaid balance.
+    /// @return purchasedAt When the rental was bought (0: none).
+    /// @return isRevoked Whether the creator revoked it.
+    /// @return depositPrice The listing price when the renter last deposited: the most a run is charged.
+    /// @return withdrawalRequested Whether the renter asked to take the balance back.
+    /// @return chargeCapped Whether the renter set a charge cap on the listing (`chargeCaps`).
+    function perQueryBalances(bytes32 listingId, address buyer)
+        external
+        view
+        returns (
+            uint96 balance,
+            uint40 purchasedAt,
+            bool isRevoked,
+            uint96 depositPrice,
+            bool withdrawalRequested,
+            bool chargeCapped
+        )
+    {
+        PerQueryBalance storage record = _perQueryBalances[listingId][buyer];
+        depositPrice = uint96(ChargeCapRules.depositPrice(record, _chargeCaps[listingId][buyer]));
+        return (record.balance, record.purchasedAt, record.isRevoked, depositPrice, record.withdrawalRequested, record.chargeCapped);
+    }
+
+    /// @notice A renter's charge cap on a listing (all zero when none): at most `amount` charged per
+    /// period of `period` seconds. `periodStart` is the start of the period of the cap's last charge (or of
+    /// its setting); until that period ends, it has charged `baseline - balance`; from its end on, the
+    /// period that holds now has charged nothing yet.
+    /// @param listingId The listing.
+    /// @param buyer The renter.
+    /// @return amount The most charged per period.
+    /// @return period The period in seconds.
+    /// @return periodStart The stored period's start.
+    /// @return baseline The balance plus what the stored period has charged.
+    function chargeCaps(bytes32 listingId, address buyer)
+        external
+        view
+        returns (uint88 amount, uint24 period, uint40 periodStart, uint104 baseline)
+    {
+        return ChargeCapRules.report(_perQueryBalances[listingId][buyer], _chargeCaps[listingId][buyer]);
     }
 
     /// @notice Whether a run reference was charged, by consumeQuery or consumeQueries.
@@ -1373,7 +1444,7 @@ contract Marketplace {
         listing = listings[listingId];
         if (listing.status == ListingStatus.None) revert ListingNotFound();
         if (listing.accessType != AccessType.PerQuery) revert InvalidAccessType();
-        record = perQueryBalances[listingId][msg.sender];
+        record = _perQueryBalances[listingId][msg.sender];
         if (record.purchasedAt == 0) revert CredentialNotFound();
         balance = record.balance;
         if (balance == 0) revert NothingToWithdraw();
@@ -1383,9 +1454,14 @@ contract Marketplace {
     /// the creator revoked the renter, the price rose above the renter's deposit price, or the balance
     /// no longer covers a run. A live balance, at a price the renter agreed to, that covers a run is
     /// prepaid credit: not refundable.
-    function _mayLeave(Listing storage listing, PerQueryBalance storage record, uint256 balance) private view returns (bool) {
+    function _mayLeave(bytes32 listingId, Listing storage listing, PerQueryBalance storage record, uint256 balance)
+        private
+        view
+        returns (bool)
+    {
         uint256 price = listing.price;
-        return listing.status != ListingStatus.Active || record.isRevoked || price > record.depositPrice || balance < price;
+        return listing.status != ListingStatus.Active || record.isRevoked
+            || price > ChargeCapRules.depositPrice(record, _chargeCaps[listingId][msg.sender]) || balance < price;
     }
 
     /// @dev One run's charge, the one path of consumeQuery and consumeQueries. Returns CHARGED when it
@@ -1412,8 +1488,11 @@ contract Marketplace {
         uint256 balance = tab.balance;
         if (balance < price) return (InsufficientBalance.selector, balance, price);
         if (tab.capped) {
-            (bool refused, uint256 charged) = ChargeCapRules.refuses(tab.capAmount, tab.capBaseline, balance, price);
-            if (refused) return (ChargeCapExceeded.selector, charged, tab.capAmount);
+            if (ChargeCapRules.refuses(tab.capAmount, tab.capSpent, price)) {
+                return (ChargeCapExceeded.selector, tab.capSpent, tab.capAmount);
+            }
+            tab.capSpent += price;
+            tab.capChanged = true;
         }
         _markCharged(tab, runRef);
         balance -= price;
@@ -1449,7 +1528,7 @@ contract Marketplace {
     function _tabRecord(Tab memory tab, address buyer) private {
         if (tab.recordLoaded && tab.buyer == buyer) return;
         _settleRecord(tab);
-        PerQueryBalance storage record = perQueryBalances[tab.listingId][buyer];
+        PerQueryBalance storage record = _perQueryBalances[tab.listingId][buyer];
         tab.buyer = buyer;
         tab.recordLoaded = true;
         tab.purchasedAt = record.purchasedAt;
@@ -1458,19 +1537,18 @@ contract Marketplace {
         tab.balance = record.balance;
         tab.capped = record.chargeCapped;
         if (tab.capped) {
-            (tab.capAmount, tab.capPeriodStart, tab.capBaseline, tab.capRolled) =
-                ChargeCapRules.load(chargeCaps[tab.listingId][buyer], tab.balance);
+            (tab.capAmount, tab.depositPrice, tab.capSpent, tab.capNumber, tab.capChanged) =
+                ChargeCapRules.load(_chargeCaps[tab.listingId][buyer], tab.depositPrice);
         }
     }
 
     function _settleRecord(Tab memory tab) private {
-        if (tab.balanceChanged) {
-            perQueryBalances[tab.listingId][tab.buyer].balance = uint96(tab.balance);
+        if (tab.balanceChanged || tab.capChanged) {
+            PerQueryBalance storage record = _perQueryBalances[tab.listingId][tab.buyer];
+            record.balance = uint96(tab.balance);
+            if (tab.capChanged) record.depositPrice = ChargeCapRules.pack(tab.capSpent, tab.capNumber);
             tab.balanceChanged = false;
-        }
-        if (tab.capRolled) {
-            ChargeCapRules.roll(chargeCaps[tab.listingId][tab.buyer], tab.capPeriodStart, tab.capBaseline);
-            tab.capRolled = false;
+            tab.capChanged = false;
         }
         tab.recordLoaded = false;
     }

@@ -138,10 +138,10 @@ contract TokenMarketplace {
         uint256 heldBefore;
         uint256 received;
         bool capped;
-        bool capRolled;
+        bool capChanged;
         uint256 capAmount;
-        uint256 capPeriodStart;
-        uint256 capBaseline;
+        uint256 capSpent;
+        uint256 capNumber;
     }
 
     /// @notice What a purchase does (one internal path for the three ways of paying).
@@ -290,8 +290,8 @@ contract TokenMarketplace {
     mapping(bytes32 listingId => Listing listing) public listings;
     /// @notice one_time and subscription credentials by listing id and buyer.
     mapping(bytes32 listingId => mapping(address buyer => Marketplace.AccessCredential credential)) public credentials;
-    /// @notice per_query balances by listing id and buyer.
-    mapping(bytes32 listingId => mapping(address buyer => Marketplace.PerQueryBalance record)) public perQueryBalances;
+    /// @dev per_query balances by listing id and buyer (read through `perQueryBalances`).
+    mapping(bytes32 listingId => mapping(address buyer => Marketplace.PerQueryBalance record)) private _perQueryBalances;
     /// @dev Whether a run reference of DENSE_RUN_REFS or above was charged already.
     mapping(bytes32 runRef => bool consumed) private _hashedRunMarks;
     /// @notice The charged marks of dense run references: bit `runRef & 255` of word `runRef >> 8`.
@@ -304,8 +304,8 @@ contract TokenMarketplace {
     mapping(bytes32 listingId => mapping(uint256 wordIndex => uint256 bits)) internal vestingDayBits;
     /// @notice When a renter asked to withdraw the unspent balance.
     mapping(bytes32 listingId => mapping(address buyer => uint256 requestedAt)) public withdrawalRequestedAt;
-    /// @notice Renters' charge caps by listing id and buyer (as Marketplace.chargeCaps).
-    mapping(bytes32 listingId => mapping(address buyer => Marketplace.ChargeCap cap)) public chargeCaps;
+    /// @dev Renters' charge caps by listing id and buyer (read through `chargeCaps`).
+    mapping(bytes32 listingId => mapping(address buyer => Marketplace.ChargeCap cap)) private _chargeCaps;
 
     bool private transient _locked;
 
@@ -457,7 +457,7 @@ contract TokenMarketplace {
     function revokePerQueryAccess(bytes32 listingId, address buyer) external {
         Listing storage listing = _openListingOfCreator(listingId);
         if (listing.accessType != Marketplace.AccessType.PerQuery) revert Marketplace.InvalidAccessType();
-        Marketplace.PerQueryBalance storage record = perQueryBalances[listingId][buyer];
+        Marketplace.PerQueryBalance storage record = _perQueryBalances[listingId][buyer];
         if (record.purchasedAt == 0) revert Marketplace.CredentialNotFound();
         if (record.isRevoked) revert Marketplace.CredentialRevoked();
         record.isRevoked = true;
@@ -577,7 +577,7 @@ contract TokenMarketplace {
         if (record.withdrawalRequested) {
             revert Marketplace.WithdrawalNotReady(withdrawalRequestedAt[listingId][msg.sender] + BALANCE_WITHDRAWAL_DELAY);
         }
-        if (!_mayLeave(listing, record, balance)) revert Marketplace.Unauthorized();
+        if (!_mayLeave(listingId, listing, record, balance)) revert Marketplace.Unauthorized();
         record.withdrawalRequested = true;
         withdrawalRequestedAt[listingId][msg.sender] = block.timestamp;
         emit Marketplace.BalanceWithdrawalRequested(
@@ -593,14 +593,13 @@ contract TokenMarketplace {
     function withdrawUnspentBalance(bytes32 listingId) external nonReentrant {
         (Listing storage listing, Marketplace.PerQueryBalance storage record, uint256 amount) = _ownBalance(listingId);
         if (listing.status != Marketplace.ListingStatus.Closed && !record.isRevoked) {
-            if (!_mayLeave(listing, record, amount)) revert Marketplace.Unauthorized();
+            if (!_mayLeave(listingId, listing, record, amount)) revert Marketplace.Unauthorized();
             if (!record.withdrawalRequested) revert Marketplace.WithdrawalNotReady(0);
             uint256 withdrawableAt = withdrawalRequestedAt[listingId][msg.sender] + BALANCE_WITHDRAWAL_DELAY;
             if (block.timestamp < withdrawableAt) revert Marketplace.WithdrawalNotReady(withdrawableAt);
         }
         record.balance = 0;
         record.withdrawalRequested = false;
-        ChargeCapRules.withdrawn(record, chargeCaps[listingId][msg.sender], amount);
         emit Marketplace.UnspentBalanceWithdrawn(listingId, msg.sender, amount);
         IERC20(listing.token).safeTransfer(msg.sender, amount);
     }
@@ -615,9 +614,9 @@ contract TokenMarketplace {
         Listing storage listing = listings[listingId];
         if (listing.status == Marketplace.ListingStatus.None) revert Marketplace.ListingNotFound();
         if (listing.accessType != Marketplace.AccessType.PerQuery) revert Marketplace.InvalidAccessType();
-        Marketplace.PerQueryBalance storage record = perQueryBalances[listingId][msg.sender];
+        Marketplace.PerQueryBalance storage record = _perQueryBalances[listingId][msg.sender];
         if (record.purchasedAt == 0) revert Marketplace.CredentialNotFound();
-        ChargeCapRules.set(record, chargeCaps[listingId][msg.sender], amount, period);
+        ChargeCapRules.set(record, _chargeCaps[listingId][msg.sender], amount, period);
         emit Marketplace.ChargeCapSet(listingId, msg.sender, amount, period);
     }
 
@@ -802,7 +801,7 @@ contract TokenMarketplace {
         Marketplace.ListingStatus listingStatus = listing.status;
         if (listingStatus == Marketplace.ListingStatus.None) return Marketplace.CredentialStatus.NotFound;
         if (listing.accessType == Marketplace.AccessType.PerQuery) {
-            Marketplace.PerQueryBalance storage record = perQueryBalances[listingId][buyer];
+            Marketplace.PerQueryBalance storage record = _perQueryBalances[listingId][buyer];
             if (record.purchasedAt == 0) return Marketplace.CredentialStatus.NotFound;
             if (listingStatus == Marketplace.ListingStatus.Closed) return Marketplace.CredentialStatus.ListingClosed;
             if (record.isRevoked) return Marketplace.CredentialStatus.Revoked;
@@ -848,11 +847,52 @@ contract TokenMarketplace {
         accessType = listing.accessType;
         token = listing.token;
         if (accessType == Marketplace.AccessType.PerQuery) {
-            Marketplace.PerQueryBalance storage record = perQueryBalances[listingId][buyer];
+            Marketplace.PerQueryBalance storage record = _perQueryBalances[listingId][buyer];
             return (status, accessType, record.purchasedAt, 0, record.balance, record.isRevoked, token);
         }
         Marketplace.AccessCredential storage credential = credentials[listingId][buyer];
         return (status, accessType, credential.purchasedAt, credential.expiresAt, 0, credential.isRevoked, token);
+    }
+
+    /// @notice A per_query rental's record, by listing id and buyer (as Marketplace.perQueryBalances).
+    /// @param listingId The listing.
+    /// @param buyer The renter.
+    /// @return balance The prepaid balance.
+    /// @return purchasedAt When the rental was bought (0: none).
+    /// @return isRevoked Whether the creator revoked it.
+    /// @return depositPrice The listing price when the renter last deposited.
+    /// @return withdrawalRequested Whether the renter asked to take the balance back.
+    /// @return chargeCapped Whether the renter set a charge cap on the listing.
+    function perQueryBalances(bytes32 listingId, address buyer)
+        external
+        view
+        returns (
+            uint96 balance,
+            uint40 purchasedAt,
+            bool isRevoked,
+            uint96 depositPrice,
+            bool withdrawalRequested,
+            bool chargeCapped
+        )
+    {
+        Marketplace.PerQueryBalance storage record = _perQueryBalances[listingId][buyer];
+        depositPrice = uint96(ChargeCapRules.depositPrice(record, _chargeCaps[listingId][buyer]));
+        return (record.balance, record.purchasedAt, record.isRevoked, depositPrice, record.withdrawalRequested, record.chargeCapped);
+    }
+
+    /// @notice A renter's charge cap on a listing (as Marketplace.chargeCaps; all zero when none).
+    /// @param listingId The listing.
+    /// @param buyer The renter.
+    /// @return amount The most charged per period.
+    /// @return period The period in seconds.
+    /// @return periodStart The stored period's start.
+    /// @return baseline The balance plus what the stored period has charged.
+    function chargeCaps(bytes32 listingId, address buyer)
+        external
+        view
+        returns (uint88 amount, uint24 period, uint40 periodStart, uint104 baseline)
+    {
+        return ChargeCapRules.report(_perQueryBalances[listingId][buyer], _chargeCaps[listingId][buyer]);
     }
 
     /// @notice Whether a run reference was charged, by consumeQuery, consumeQueries or settlePayments.
@@ -972,7 +1012,7 @@ contract TokenMarketplace {
 
     /// @dev A per_query purchase (`topUp` false) or top-up's effects, as Marketplace's.
     function _deposit(Listing storage listing, bytes32 listingId, bool topUp, uint256 amount) private {
-        Marketplace.PerQueryBalance storage record = perQueryBalances[listingId][msg.sender];
+        Marketplace.PerQueryBalance storage record = _perQueryBalances[listingId][msg.sender];
         if (topUp) {
             if (record.purchasedAt == 0) revert Marketplace.CredentialNotFound();
             if (record.isRevoked) revert Marketplace.CredentialRevoked();
@@ -985,10 +1025,11 @@ contract TokenMarketplace {
         uint256 newBalance = record.balance + amount;
         if (newBalance > MAX_BALANCE) revert Marketplace.BalanceTooLarge(newBalance, MAX_BALANCE);
         record.balance = uint96(newBalance);
-        record.depositPrice = uint96(price);
+        // A capped renter's deposit price is in the cap's slot (ChargeCapRules); a purchase has no cap.
+        if (record.chargeCapped) _chargeCaps[listingId][msg.sender].depositPrice = uint96(price);
+        else record.depositPrice = uint96(price);
         if (topUp) {
             record.withdrawalRequested = false;
-            ChargeCapRules.deposited(record, chargeCaps[listingId][msg.sender], amount);
             emit Marketplace.BalanceToppedUp(listingId, msg.sender, amount, newBalance);
         } else {
             record.purchasedAt = uint40(block.timestamp);
@@ -1186,21 +1227,21 @@ contract TokenMarketplace {
         listing = listings[listingId];
         if (listing.status == Marketplace.ListingStatus.None) revert Marketplace.ListingNotFound();
         if (listing.accessType != Marketplace.AccessType.PerQuery) revert Marketplace.InvalidAccessType();
-        record = perQueryBalances[listingId][msg.sender];
+        record = _perQueryBalances[listingId][msg.sender];
         if (record.purchasedAt == 0) revert Marketplace.CredentialNotFound();
         balance = record.balance;
         if (balance == 0) revert Marketplace.NothingToWithdraw();
     }
 
     /// @dev Whether a renter may leave with the balance (as Marketplace._mayLeave).
-    function _mayLeave(Listing storage listing, Marketplace.PerQueryBalance storage record, uint256 balance)
+    function _mayLeave(bytes32 listingId, Listing storage listing, Marketplace.PerQueryBalance storage record, uint256 balance)
         private
         view
         returns (bool)
     {
         uint256 price = listing.price;
-        return listing.status != Marketplace.ListingStatus.Active || record.isRevoked || price > record.depositPrice
-            || balance < price;
+        return listing.status != Marketplace.ListingStatus.Active || record.isRevoked
+            || price > ChargeCapRules.depositPrice(record, _chargeCaps[listingId][msg.sender]) || balance < price;
     }
 
     /// @dev One run's charge, the one path of consumeQuery and consumeQueries (as Marketplace._charge; the
@@ -1224,8 +1265,11 @@ contract TokenMarketplace {
         uint256 balance = tab.balance;
         if (balance < price) return (Marketplace.InsufficientBalance.selector, balance, price);
         if (tab.capped) {
-            (bool refused, uint256 charged) = ChargeCapRules.refuses(tab.capAmount, tab.capBaseline, balance, price);
-            if (refused) return (Marketplace.ChargeCapExceeded.selector, charged, tab.capAmount);
+            if (ChargeCapRules.refuses(tab.capAmount, tab.capSpent, price)) {
+                return (Marketplace.ChargeCapExceeded.selector, tab.capSpent, tab.capAmount);
+            }
+            tab.capSpent += price;
+            tab.capChanged = true;
         }
         _markCharged(tab, runRef);
         balance -= price;
@@ -1308,7 +1352,7 @@ contract TokenMarketplace {
     function _tabRecord(Tab memory tab, address buyer) private {
         if (tab.recordLoaded && tab.buyer == buyer) return;
         _settleRecord(tab);
-        Marketplace.PerQueryBalance storage record = perQueryBalances[tab.listingId][buyer];
+        Marketplace.PerQueryBalance storage record = _perQueryBalances[tab.listingId][buyer];
         tab.buyer = buyer;
         tab.recordLoaded = true;
         tab.purchasedAt = record.purchasedAt;
@@ -1317,19 +1361,18 @@ contract TokenMarketplace {
         tab.balance = record.balance;
         tab.capped = record.chargeCapped;
         if (tab.capped) {
-            (tab.capAmount, tab.capPeriodStart, tab.capBaseline, tab.capRolled) =
-                ChargeCapRules.load(chargeCaps[tab.listingId][buyer], tab.balance);
+            (tab.capAmount, tab.depositPrice, tab.capSpent, tab.capNumber, tab.capChanged) =
+                ChargeCapRules.load(_chargeCaps[tab.listingId][buyer], tab.depositPrice);
         }
     }
 
     function _settleRecord(Tab memory tab) private {
-        if (tab.balanceChanged) {
-            perQueryBalances[tab.listingId][tab.buyer].balance = uint96(tab.balance);
+        if (tab.balanceChanged || tab.capChanged) {
+            Marketplace.PerQueryBalance storage record = _perQueryBalances[tab.listingId][tab.buyer];
+            record.balance = uint96(tab.balance);
+            if (tab.capChanged) record.depositPrice = ChargeCapRules.pack(tab.capSpent, tab.capNumber);
             tab.balanceChanged = false;
-        }
-        if (tab.capRolled) {
-            ChargeCapRules.roll(chargeCaps[tab.listingId][tab.buyer], tab.capPeriodStart, tab.capBaseline);
-            tab.capRolled = false;
+            tab.capChanged = false;
         }
         tab.recordLoaded = false;
     }

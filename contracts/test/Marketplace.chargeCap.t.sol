@@ -182,6 +182,61 @@ contract MarketplaceChargeCapTest is MarketplaceTestBase {
         vm.assertEq(_batch(id, renter, 5, 2), 1, "the new cap");
     }
 
+    function _depositPrice(bytes32 id, address who) internal view returns (uint256 depositPrice) {
+        (,,, depositPrice,,) = market.perQueryBalances(id, who);
+    }
+
+    /// @notice A capped renter's deposit price (kept in the cap's slot while the cap is set) still bounds
+    /// each charge, moves with a top-up, decides whether the renter may leave, and goes back to the record
+    /// with the cap's removal.
+    function test_depositPriceWhileCapped() public {
+        bytes32 id = _list(PER_QUERY);
+        _buyPerQuery(id, renter, PRICE * 10);
+        _cap(id, renter, PRICE * 5, DAY);
+        vm.assertEq(_depositPrice(id, renter), PRICE, "the deposit price, read with the cap set");
+        // Not above the deposit price, the balance covering a run: prepaid credit, no exit.
+        vm.prank(renter);
+        vm.expectRevert(Marketplace.Unauthorized.selector);
+        market.requestBalanceWithdrawal(id);
+        _setPrice(id, uint96(PRICE * 2));
+        vm.assertTrue(_consume(id, renter, _ref(0)), "charged");
+        vm.assertEq(_balance(id, renter), PRICE * 9, "at the deposit price, not the new price");
+        vm.prank(renter);
+        market.topUpBalance{value: PRICE * 2}(id);
+        vm.assertEq(_depositPrice(id, renter), PRICE * 2, "a top-up moves it");
+        vm.assertTrue(_consume(id, renter, _ref(1)), "charged");
+        vm.assertEq(_balance(id, renter), PRICE * 9, "at the new deposit price");
+        (,,, uint256 baseline) = _capOf(id, renter);
+        vm.assertEq(baseline, PRICE * 12, "three charged this period");
+        _setPrice(id, uint96(PRICE * 3));
+        vm.prank(renter);
+        market.requestBalanceWithdrawal(id);
+        (,,,, bool requested,) = market.perQueryBalances(id, renter);
+        vm.assertTrue(requested, "a price above the deposit price lets the renter leave");
+        _cap(id, renter, 0, 0);
+        vm.assertEq(_depositPrice(id, renter), PRICE * 2, "back in the record");
+        vm.assertTrue(_consume(id, renter, _ref(2)), "uncapped");
+        vm.assertEq(_balance(id, renter), PRICE * 7, "still at the deposit price");
+    }
+
+    /// @notice The periods are counted from the cap's start in 8 bits of the record: from the 256th on,
+    /// the start moves on to the current period, and the cap holds the same in every period.
+    function test_periodsPastThe256th() public {
+        bytes32 id = _list(PER_QUERY);
+        _buyPerQuery(id, renter, PRICE * 30);
+        _cap(id, renter, PRICE * 2, 1 hours);
+        uint256[6] memory numbers = [uint256(0), 255, 256, 257, 600, 601];
+        for (uint256 i = 0; i < numbers.length; ++i) {
+            vm.warp(START + numbers[i] * 1 hours + 30 minutes);
+            vm.assertEq(_batch(id, renter, i * 3, 3), 2, "two of three in each period");
+            vm.expectRevert(abi.encodeWithSelector(Marketplace.ChargeCapExceeded.selector, PRICE * 2, PRICE * 2));
+            _consume(id, renter, _ref(100 + i));
+            (,, uint256 periodStart, uint256 baseline) = _capOf(id, renter);
+            vm.assertEq(periodStart, START + numbers[i] * 1 hours, "the period that holds now");
+            vm.assertEq(baseline - _balance(id, renter), PRICE * 2, "its charges");
+        }
+    }
+
     /// @notice Fuzzed: whatever the charges, prices, deposits and waits, the charges of every period stay
     /// within the cap, and a charge is refused exactly when it would pass it.
     function testFuzz_chargesStayWithinTheCapEveryPeriod(uint256 amount, uint256 period, uint256 seed) public {

@@ -84,6 +84,44 @@ contract TokenMarketplaceChargeCapTest is TokenTestBase {
         vm.assertEq(baseline, PRICE * 3, "the period's charges kept after the withdrawal");
     }
 
+    /// @notice As the ETH contract's: a capped renter's deposit price (in the cap's slot) bounds each
+    /// charge, moves with a top-up, lets the renter leave when the price rises past it, and goes back to
+    /// the record with the cap's removal; the periods past the 256th hold the cap too.
+    function test_depositPriceAndLongRunningPeriods() public {
+        bytes32 id = _list(address(usdc), PER_QUERY, PRICE);
+        _buyPerQuery(id, renter, PRICE * 10);
+        _cap(id, renter, PRICE * 2, 1 hours);
+        vm.prank(renter);
+        vm.expectRevert(Marketplace.Unauthorized.selector);
+        tm.requestBalanceWithdrawal(id);
+        vm.prank(creator);
+        tm.updateListing(id, uint96(PRICE * 2), URI);
+        vm.prank(authority);
+        vm.assertTrue(tm.consumeQuery(id, renter, bytes32(uint256(50)), PRICE * 2), "charged");
+        vm.assertEq(_balance(id, renter), PRICE * 9, "at the deposit price");
+        _approve(usdc, renter, PRICE * 2);
+        vm.prank(renter);
+        tm.topUpBalance(id, PRICE * 2);
+        (,,, uint256 depositPrice,,) = tm.perQueryBalances(id, renter);
+        vm.assertEq(depositPrice, PRICE * 2, "a top-up moves it");
+        vm.warp(START + 256 hours);
+        vm.prank(authority);
+        vm.assertTrue(tm.consumeQuery(id, renter, bytes32(uint256(51)), PRICE * 2), "the cap's whole amount");
+        vm.prank(authority);
+        vm.expectRevert(abi.encodeWithSelector(Marketplace.ChargeCapExceeded.selector, PRICE * 2, PRICE * 2));
+        tm.consumeQuery(id, renter, bytes32(uint256(52)), PRICE);
+        (,, uint256 periodStart, uint256 baseline) = tm.chargeCaps(id, renter);
+        vm.assertEq(periodStart, START + 256 hours, "the period that holds now");
+        vm.assertEq(baseline - _balance(id, renter), PRICE * 2, "its charges");
+        vm.prank(creator);
+        tm.updateListing(id, uint96(PRICE * 3), URI);
+        vm.prank(renter);
+        tm.requestBalanceWithdrawal(id);
+        _cap(id, renter, 0, 0);
+        (,,, depositPrice,,) = tm.perQueryBalances(id, renter);
+        vm.assertEq(depositPrice, PRICE * 2, "back in the record");
+    }
+
     function test_noCap_unchanged() public {
         bytes32 id = _list(address(usdc), PER_QUERY, PRICE);
         _buyPerQuery(id, renter, PRICE * 5);
