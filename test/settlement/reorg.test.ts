@@ -195,15 +195,18 @@ describe("a charge batch orphaned between the settler's reads", () => {
     const snapshot = await rpc<Hex>("evm_snapshot");
     const from = await head();
     let orphaned: { hash: Hex; nonce: number; block: bigint } | undefined;
-    // The first read of the authority's nonce that counts a charge batch of the latest block: the block
-    // is taken off the chain before that answer reaches the settler.
+    // The first read of the authority's nonce that counts a charge batch mined since the snapshot: the
+    // blocks since are taken off the chain before that answer reaches the settler.
+    let scanned = from;
     hop.hook = async (call, result) => {
       if (orphaned || call.method !== "eth_getTransactionCount" || String((call.params[0] as string).toLowerCase()) !== authority || call.params[1] !== "latest") return;
-      const block = await world.services.chain.client.getBlock({ blockTag: "latest", includeTransactions: true });
-      const batch = block.transactions.find((tx) => tx.from.toLowerCase() === authority && tx.input.startsWith(selector));
-      if (!batch || Number(result) <= batch.nonce || block.number <= from) return;
-      orphaned = { hash: batch.hash, nonce: batch.nonce, block: block.number };
-      await rpc("evm_revert", [snapshot]);
+      for (const latest = await head(); scanned < latest && !orphaned; ) {
+        const block = await world.services.chain.client.getBlock({ blockNumber: ++scanned, includeTransactions: true });
+        const batch = block.transactions.find((tx) => tx.from.toLowerCase() === authority && tx.input.startsWith(selector));
+        if (batch && Number(result) > batch.nonce) orphaned = { hash: batch.hash, nonce: batch.nonce, block: block.number };
+        else if (batch) scanned--;
+      }
+      if (orphaned) await rpc("evm_revert", [snapshot]);
     };
     try {
       const run = await execute("orphaned between reads");
