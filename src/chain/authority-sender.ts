@@ -172,6 +172,7 @@ interface SenderCore {
   fillGaps(latestNonce: number, head: bigint): Promise<TxResult[]>;
   bump(tx: Tracked, head: bigint): Promise<void>;
   receiptOf(tx: Tracked): Promise<TransactionReceipt | undefined>;
+  heldByNode(tx: Tracked): Promise<boolean>;
 }
 
 function createSenderCore(chain: ChainClient, options: AuthoritySenderOptions): SenderCore {
@@ -280,6 +281,19 @@ function createSenderCore(chain: ChainClient, options: AuthoritySenderOptions): 
     txs.set(tx.nonce, next);
   }
 
+  /** Whether the node's pool holds one of the transaction's hashes (an answer that never came counts as
+   * held: nothing is sent again on a guess). */
+  async function heldByNode(tx: Tracked): Promise<boolean> {
+    for (const hash of tx.hashes) {
+      const found = await client.getTransaction({ hash }).then(
+        () => true,
+        (error: unknown) => !(error instanceof Error && error.name === "TransactionNotFoundError"),
+      );
+      if (found) return true;
+    }
+    return false;
+  }
+
   async function receiptOf(tx: Tracked): Promise<TransactionReceipt | undefined> {
     for (const hash of tx.hashes) {
       const receipt = await client.getTransactionReceipt({ hash }).catch(() => undefined);
@@ -288,12 +302,12 @@ function createSenderCore(chain: ChainClient, options: AuthoritySenderOptions): 
     return undefined;
   }
 
-  return { account, client, depth, state, txs, finals, broadcast, fees, resync, sendTracked, fillGaps, bump, receiptOf };
+  return { account, client, depth, state, txs, finals, broadcast, fees, resync, sendTracked, fillGaps, bump, receiptOf, heldByNode };
 }
 
 /** The authority's sender: its methods (sync, send, poll, reorg) over the core's state and steps. */
 export function createAuthoritySender(chain: ChainClient, options: AuthoritySenderOptions): AuthoritySender {
-  const { account, client, depth, state, txs, finals, broadcast, fees, resync, sendTracked, fillGaps, bump, receiptOf } = createSenderCore(chain, options);
+  const { account, client, depth, state, txs, finals, broadcast, fees, resync, sendTracked, fillGaps, bump, receiptOf, heldByNode } = createSenderCore(chain, options);
 
   return {
     address: account.address,
@@ -401,9 +415,10 @@ export function createAuthoritySender(chain: ChainClient, options: AuthoritySend
           results.push({ tx, orphaned: true });
           continue;
         }
-        if (tx.nonce >= pendingNonce && tx.sentAtHead < head) {
+        if (tx.nonce >= pendingNonce && tx.sentAtHead < head && !(await heldByNode(tx))) {
           // Never mined, and the node holds nothing under its nonce (its pool let it go, or the send never
-          // reached it): sent again under the same nonce with higher fees.
+          // reached it): sent again under the same nonce with higher fees. One the node still holds behind
+          // a missing nonce (queued) is not dropped: it goes once the nonce before it is filled.
           await bump(tx, head);
           results.push({ tx: txs.get(tx.nonce)!, dropped: true });
           continue;
