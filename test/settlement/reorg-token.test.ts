@@ -107,7 +107,10 @@ async function expectChargedOnce() {
     await until(`run ${id}'s record to name its charge's transaction`, async () => {
       const record = await getRun(world.services.tables, id);
       return record?.settlement === "settled" && record.status === "completed" && record.settlement_tx === charge!.tx;
-    }, 30_000, 250);
+    }, 60_000, 250).catch(async (error: unknown) => {
+      const record = await getRun(world.services.tables, id);
+      throw new Error(`${(error as Error).message}: ${paidRuns.includes(id) ? "x402" : "token"} run, settlement ${record?.settlement}, settlement_tx ${record?.settlement_tx}, on the chain ${charge!.tx}`);
+    });
   }
 }
 
