@@ -19,6 +19,7 @@ import { startDynamo, startQueues } from "../local/emulators.ts";
 import { freePort } from "../local/ports.ts";
 import { chargeMessageBody } from "../src/execution/money/charge-message.ts";
 import { chargeRefHex } from "../src/execution/money/charge-refs.ts";
+import { getPagedLogs } from "../src/chain/get-paged-logs.ts";
 import { createSettler, type BatchEvent } from "../src/execution/settler/settler.ts";
 import { createServicesOn, fundAccount, type Account } from "../test/support/chain-actions.ts";
 
@@ -50,7 +51,7 @@ export async function runSettlementReorgBench(): Promise<string[]> {
     const on = await createServicesOn({ rpcUrl: node.rpcUrl, dynamoEndpoint: dynamo.endpoint, awsEndpoint: aws.endpoint, env: { CHAIN_BLOCK_TIME_MS: String(BLOCK_TIME_MS), LOG_LEVEL: "silent", FINALITY_DEPTH: String(DEPTH) } });
     const { client } = on.services.chain;
     const rpc = <T = unknown>(method: string, params: unknown[] = []) => client.request({ method: method as never, params: params as never }) as Promise<T>;
-    const head = () => client.getBlockNumber({ cacheTime: 0 });
+    const readHead = () => client.getBlockNumber({ cacheTime: 0 });
     const creator = await fundAccount(node.rpcUrl);
     const { listingId } = await on.market.createListing(creator, { accessType: "per_query", price: PRICE });
     const renters: Account[] = [];
@@ -66,26 +67,28 @@ export async function runSettlementReorgBench(): Promise<string[]> {
     const running = settler.run({ deadline: Number.POSITIVE_INFINITY, signal: stop.signal });
     await sleep(3 * BLOCK_TIME_MS);
     let nextDense = 1 << 16;
-    /** The listing's charges in blocks [from, to], read 2 blocks a request (a block of 830 charges is about
-     * 1 MB of logs; viem refuses an answer over 10 MB), each tried again on a timeout (the node answers
-     * slowly while it mines a block of 800 charges on a busy machine). */
-    const consumedIn = async (from: bigint, to: bigint) => {
-      const found: Awaited<ReturnType<typeof readConsumed>> = [];
-      for (let at = from; at <= to; at += 2n) {
-        const end = at + 1n < to ? at + 1n : to;
-        for (let attempt = 0; ; attempt++) {
-          try {
-            found.push(...(await readConsumed(at, end)));
-            break;
-          } catch (error) {
-            if (attempt >= 5) throw error;
-            await sleep(1_000);
-          }
+    /** Errors of the bench's own background work (a feed's send, a reorganisation's reads), reported
+     * with the figures rather than ending the process. */
+    const errors: string[] = [];
+    const noted = (what: string) => (error: unknown) => void errors.push(`${what}: ${error instanceof Error ? error.message.split("\n")[0] : String(error)}`);
+    /** A read tried again (the node answers slowly, or not at all, while it mines a block of 800 charges
+     * on a busy machine), each attempt bounded in time. */
+    const retried = async <T>(read: () => Promise<T>): Promise<T> => {
+      for (let attempt = 1; ; attempt++) {
+        try {
+          return await Promise.race([read(), sleep(15_000).then(() => Promise.reject(new Error("no answer within 15 s")))]);
+        } catch (error) {
+          if (attempt >= 6) throw error;
+          await sleep(500 * attempt);
         }
       }
-      return found;
     };
+    /** The listing's charges in blocks [from, to], in pages of 4 blocks (a block of 830 charges is about
+     * half a megabyte of logs), a page split when its answer is too large and tried again when the node
+     * does not answer (src/chain/get-paged-logs.ts). */
+    const consumedIn = (from: bigint, to: bigint) => getPagedLogs(from, to, readConsumed, { pageBlocks: 4n, attempts: 6 });
     const readConsumed = (from: bigint, to: bigint) => client.getContractEvents({ address: on.services.chain.marketplace, abi: marketplaceAbi, eventName: "QueryConsumed", args: { listingId }, fromBlock: from, toBlock: to });
+    const head = () => retried(readHead);
     const consumedFrom = async (from: bigint) => consumedIn(from, await head());
 
     /** A snapshot right after a head, the next block (holding a batch) taken away, and the authority's
@@ -94,14 +97,14 @@ export async function runSettlementReorgBench(): Promise<string[]> {
       for (;;) {
         const at = await head();
         while ((await head()) === at) await sleep(5);
-        const snapshot = await rpc<Hex>("evm_snapshot");
+        const snapshot = await retried(() => rpc<Hex>("evm_snapshot"));
         const taken = (await head()) + 1n;
         while ((await head()) < taken) await sleep(10);
-        const inBlock = await client.getContractEvents({ address: on.services.chain.marketplace, abi: marketplaceAbi, eventName: "QueryConsumed", args: { listingId }, fromBlock: taken, toBlock: taken });
+        const inBlock = await consumedIn(taken, taken);
         if (inBlock.length === 0) continue;
-        await rpc("evm_revert", [snapshot]);
+        await retried(() => rpc("evm_revert", [snapshot]));
         const revertedAt = performance.now();
-        const pool = await rpc<{ transactions: { hash: Hex; from: string }[] }>("eth_getBlockByNumber", ["pending", true]);
+        const pool = await retried(() => rpc<{ transactions: { hash: Hex; from: string }[] }>("eth_getBlockByNumber", ["pending", true]));
         for (const tx of pool.transactions) if (tx.from.toLowerCase() === on.authority.address.toLowerCase()) await rpc("hardhat_dropTransaction", [tx.hash]).catch(() => undefined);
         reorgs.push({ taken, refs: inBlock.map((e) => e.args.runRef!), revertedAt });
         return;
@@ -120,13 +123,13 @@ export async function runSettlementReorgBench(): Promise<string[]> {
       for (let tick = 0; tick < seconds * 10; tick++) {
         const due = started + tick * 100;
         if (due > performance.now()) await sleep(due - performance.now());
-        if (reorgEveryS > 0 && tick > 0 && tick % (reorgEveryS * 10) === 0) reorgsDone = reorgsDone.then(() => reorgOnce(reorgs));
+        if (reorgEveryS > 0 && tick > 0 && tick % (reorgEveryS * 10) === 0) reorgsDone = reorgsDone.then(() => reorgOnce(reorgs)).catch(noted("a reorganisation"));
         const bodies = Array.from({ length: RATE / 10 }, () => {
           const ref = chargeRefHex(nextDense++);
           refs.push(ref);
           return chargeMessageBody({ v: 1, run_id: `run_${randomBytes(16).toString("hex")}`, listing: listingId, buyer: renters[Math.floor(Math.random() * RENTERS)]!.address, ref, max_price: PRICE.toString() });
         });
-        void on.services.queue.sendMany(on.config.SETTLEMENT_QUEUE_URL, bodies);
+        void on.services.queue.sendMany(on.config.SETTLEMENT_QUEUE_URL, bodies).catch(noted("a feed's send"));
       }
       await reorgsDone;
       // Until every charge is in, or nothing has landed for 60 s (read block by block as they come; a
@@ -171,11 +174,12 @@ export async function runSettlementReorgBench(): Promise<string[]> {
     const twice = [...times.values()].filter((n) => n > 1).length;
     const steadyBase = perBlockOf(baseline);
     const steady = perBlockOf(reorged);
-    const orphaned = events.filter((e) => e.kind === "orphaned" || e.kind === "dropped").length;
+    const sentAgain = (e: BatchEvent) => e.kind === "orphaned" || e.kind === "dropped" || e.kind === "replaced";
+    const orphaned = events.filter(sentAgain).length;
     const rows = [
       `chain: Hardhat node, a block every ${BLOCK_TIME_MS} ms, finality depth ${DEPTH}; ${RENTERS} renters of one per-task listing; ${RATE} charges/s; baseline ${BASELINE_SECONDS} s with no reorganisation, then ${FEED_SECONDS} s with a one-block reorganisation every ${REORG_EVERY_S} s, its authority transactions dropped from the pool`,
-      `fed ${allRefs.length} charges; charged on the final chain ${times.size}; batches orphaned or dropped and sent again ${orphaned}`,
-      `the settler: ${tally.batches} batches mined, ${tally.charged} charged, ${tally.skipped} skipped, ${tally.orphaned} orphaned, ${tally.dropped} dropped, ${tally.reverted + tally.outOfGas} reverted; head ${await head()}`,
+      `fed ${allRefs.length} charges; charged on the final chain ${times.size}; batches orphaned, dropped or replaced and sent again ${orphaned}`,
+      `the settler: ${tally.batches} batches mined, ${tally.charged} charged, ${tally.skipped} skipped, ${tally.orphaned} orphaned, ${tally.dropped} dropped, ${tally.replaced} replaced, ${tally.reverted + tally.outOfGas} reverted; head ${await head()}`,
       `baseline (no reorganisation): charges per block over ${steadyBase.length} blocks: mean ${mean(steadyBase).toFixed(0)}, min ${Math.min(...steadyBase)}, max ${Math.max(...steadyBase)}; a charge final ${DEPTH + 1} blocks after its block`,
       `with reorganisations: charges per block over ${steady.length} blocks: mean ${mean(steady).toFixed(0)}, min ${Math.min(...steady)}, max ${Math.max(...steady)}`,
     ];
@@ -185,13 +189,14 @@ export async function runSettlementReorgBench(): Promise<string[]> {
       const lastLanded = landed.reduce((a, b) => (b > a ? b : a), 0n);
       const blocks = landed.length ? Number(lastLanded - reorg.taken) + 1 + DEPTH : Number.NaN;
       worst = Math.max(worst, Number.isNaN(blocks) ? Number.POSITIVE_INFINITY : blocks);
-      const seen = events.find((e) => (e.kind === "orphaned" || e.kind === "dropped") && e.at >= reorg.revertedAt);
+      const seen = events.find((e) => sentAgain(e) && e.at >= reorg.revertedAt);
       rows.push(
         `reorganisation ${i + 1}: block ${reorg.taken} taken away holding ${reorg.refs.length} charges; the settler saw it ${seen ? `${Math.round(seen.at - reorg.revertedAt)} ms after (${seen.kind})` : "never"}; ${landed.length} charged again, the last in block ${lastLanded}: final again ${blocks} blocks after the block taken away (landing + depth ${DEPTH})`,
       );
     }
     const ratio = mean(steady) / Math.max(1, mean(steadyBase));
     rows.push(`ratio with reorganisations / baseline: charges per block ${ratio.toFixed(2)}; blocks until final ${(worst / (DEPTH + 1)).toFixed(2)} (worst ${worst} against ${DEPTH + 1})`);
+    if (errors.length) rows.push(`the bench's own errors (not the settler's): ${errors.length}: ${[...new Set(errors)].join("; ")}`);
     rows.push(`target >= 500 charges per block sustained: ${mean(steady).toFixed(0)}: ${mean(steady) >= 500 ? "met" : "MISSED"}`);
     rows.push(`target 0 runs free, 0 charged twice: ${free} free, ${twice} charged twice: ${free === 0 && twice === 0 ? "met" : "MISSED"}`);
     rows.push(`target every affected charge final again within depth + 2 = ${DEPTH + 2} blocks of the reorganisation: worst ${worst}: ${reorged.reorgs.length > 0 && worst <= DEPTH + 2 ? "met" : "MISSED"}`);

@@ -117,7 +117,7 @@ const HANDLERS = {
       const empty = (): SettlerPass => ({
         stale: { charged: 0, failed: 0, skipped: 0 },
         settlements: { settled: 0, refused: 0, pending: 0 },
-        charges: { leased: false, batches: 0, charged: 0, refused: 0, skipped: 0, reverted: 0, outOfGas: 0, dropped: 0, discarded: 0, maxPending: 0, orphaned: 0 },
+        charges: { leased: false, batches: 0, charged: 0, refused: 0, skipped: 0, reverted: 0, outOfGas: 0, dropped: 0, replaced: 0, discarded: 0, maxPending: 0, orphaned: 0 },
         log: { batches: 0, runs: 0 },
       });
       /** Runs whose end was never recorded are finished from what the chain says; deferred charges are

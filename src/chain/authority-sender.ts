@@ -5,12 +5,17 @@
 // chain's at every block. Transactions are signed in-process and sent raw (one request each), with the
 // fees of the latest block, never above the network's ceiling; each is followed by nonce from its send
 // until its block is final (the network's finality depth under the head):
-//  - pending: looked up each block; still not mined several blocks on, it is sent again under its nonce
-//    with higher fees (only one of the two can be mined); one whose nonce the chain used without it is
-//    reported dropped, so its charges are checked against the chain and sent again;
-//  - included: mined, its block not yet final. When a reorganisation takes its block off the chain it is
-//    pending again and its signed bytes are sent again at once (reported orphaned), so its nonce is never
-//    left empty under the ones after it;
+//  - pending: looked up each block (its receipts read before the chain's nonces, so one mined between
+//    the two reads is seen mined); still not mined several blocks on, it is sent again under its nonce
+//    with higher fees (only one of the two can be mined). Three fates are told apart:
+//      dropped: never mined and the node holds nothing under its nonce (its pool let it go, or the send
+//        never reached it): sent again under the same nonce with higher fees, still followed;
+//      orphaned: mined, then a reorganisation took its block away (seen by the follower, by a nonce the
+//        chain used at one read and not at the next, or by the chain's nonce below it): its same signed
+//        bytes sent again at once, so its nonce is never left empty under the ones after it;
+//      replaced: its nonce used by a transaction not its own (read twice): it will never be mined, so its
+//        charges are checked against the chain and sent again;
+//  - included: mined, its block not yet final;
 //  - final: forgotten (its signed bytes are kept a while, to fill a gap a deeper reorganisation leaves).
 // A gap (the chain's next nonce below a nonce this sender counts as sent, with nothing of it pending at
 // the node) is filled from the chain's nonce up: with the transaction sent under that nonce when it is
@@ -43,9 +48,13 @@ export interface PendingTx {
 export type TxResult =
   /** Mined (again, after a reorganisation took its first block away). */
   | { tx: PendingTx; receipt: TransactionReceipt }
-  /** Its nonce was used without it: it will never be mined. */
+  /** Never mined, and the node let it go (its nonce not used): sent again under the same nonce with
+   * higher fees; it is still followed. */
   | { tx: PendingTx; dropped: true }
-  /** Its block left the chain: it is pending again (sent again at once). */
+  /** Its nonce was used by a transaction not its own: it will never be mined. */
+  | { tx: PendingTx; replaced: true }
+  /** It was mined and its block left the chain (a reorganisation): pending again, its same signed bytes
+   * sent again at once. */
   | { tx: PendingTx; orphaned: true }
   /** Its block is final. */
   | { tx: PendingTx; final: true; receipt: TransactionReceipt };
@@ -160,9 +169,10 @@ interface SenderCore {
   fees(): { maxFeePerGas: bigint; maxPriorityFeePerGas: bigint };
   resync(): Promise<void>;
   sendTracked(tx: PendingTx): Promise<Tracked>;
-  fillGaps(latestNonce: number, pendingNonce: number, head: bigint): Promise<void>;
+  fillGaps(latestNonce: number, head: bigint): Promise<TxResult[]>;
   bump(tx: Tracked, head: bigint): Promise<void>;
   receiptOf(tx: Tracked): Promise<TransactionReceipt | undefined>;
+  heldByNode(tx: Tracked): Promise<boolean>;
 }
 
 function createSenderCore(chain: ChainClient, options: AuthoritySenderOptions): SenderCore {
@@ -223,29 +233,31 @@ function createSenderCore(chain: ChainClient, options: AuthoritySenderOptions): 
     return tracked;
   }
 
-  /** Fills the nonces the chain lacks below the ones followed as sent. */
-  async function fillGaps(latestNonce: number, pendingNonce: number, head: bigint): Promise<void> {
+  /** Fills the nonces the chain lacks below the ones followed as sent (a transaction followed as pending
+   * is the poll's: sent again when dropped). Returns the transactions counted as mined whose nonce the
+   * chain has not used (their block left the chain unnoticed): orphaned, their bytes sent again. */
+  async function fillGaps(latestNonce: number, head: bigint): Promise<TxResult[]> {
+    const orphaned: TxResult[] = [];
     const top = state.nextNonce ?? latestNonce;
     for (let nonce = latestNonce; nonce < top; nonce++) {
       const tracked = txs.get(nonce);
-      if (tracked && !tracked.receipt) {
-        // Followed as pending: sent again when the node holds nothing of it (it lost it, or the send
-        // never reached it), which is a no-op when it holds it.
-        if (nonce >= pendingNonce) await broadcast(tracked.raw).catch(() => undefined);
-        continue;
-      }
+      if (tracked && !tracked.receipt) continue;
       const known = tracked ?? finals.get(nonce);
       if (known) {
         // Counted as mined, yet the chain has not used its nonce: its block left the chain unnoticed.
+        finals.delete(nonce);
         delete known.receipt;
-        txs.set(nonce, { ...known, sentAtHead: head });
+        const again = { ...known, sentAtHead: head };
+        txs.set(nonce, again);
         await broadcast(known.raw).catch(() => undefined);
+        orphaned.push({ tx: again, orphaned: true });
         options.onGap?.({ nonce, with: "resent", chainNonce: latestNonce });
         continue;
       }
       const filler = await sendTracked({ nonce, kind: "filler", data: "0x", gas: FILLER_GAS, hashes: [], ...fees(), sentAtHead: head, sentAt: Date.now() }).catch(() => undefined);
       if (filler) options.onGap?.({ nonce, with: "filler", chainNonce: latestNonce });
     }
+    return orphaned;
   }
 
   /** A transaction still pending after `STUCK_BLOCKS`: sent again with higher fees, within the ceiling
@@ -269,6 +281,19 @@ function createSenderCore(chain: ChainClient, options: AuthoritySenderOptions): 
     txs.set(tx.nonce, next);
   }
 
+  /** Whether the node's pool holds one of the transaction's hashes (an answer that never came counts as
+   * held: nothing is sent again on a guess). */
+  async function heldByNode(tx: Tracked): Promise<boolean> {
+    for (const hash of tx.hashes) {
+      const found = await client.getTransaction({ hash }).then(
+        () => true,
+        (error: unknown) => !(error instanceof Error && error.name === "TransactionNotFoundError"),
+      );
+      if (found) return true;
+    }
+    return false;
+  }
+
   async function receiptOf(tx: Tracked): Promise<TransactionReceipt | undefined> {
     for (const hash of tx.hashes) {
       const receipt = await client.getTransactionReceipt({ hash }).catch(() => undefined);
@@ -277,12 +302,12 @@ function createSenderCore(chain: ChainClient, options: AuthoritySenderOptions): 
     return undefined;
   }
 
-  return { account, client, depth, state, txs, finals, broadcast, fees, resync, sendTracked, fillGaps, bump, receiptOf };
+  return { account, client, depth, state, txs, finals, broadcast, fees, resync, sendTracked, fillGaps, bump, receiptOf, heldByNode };
 }
 
 /** The authority's sender: its methods (sync, send, poll, reorg) over the core's state and steps. */
 export function createAuthoritySender(chain: ChainClient, options: AuthoritySenderOptions): AuthoritySender {
-  const { account, client, depth, state, txs, finals, broadcast, fees, resync, sendTracked, fillGaps, bump, receiptOf } = createSenderCore(chain, options);
+  const { account, client, depth, state, txs, finals, broadcast, fees, resync, sendTracked, fillGaps, bump, receiptOf, heldByNode } = createSenderCore(chain, options);
 
   return {
     address: account.address,
@@ -335,11 +360,29 @@ export function createAuthoritySender(chain: ChainClient, options: AuthoritySend
     async poll(head) {
       const results: TxResult[] = [];
       if (txs.size === 0) return results;
-      const [latestNonce, pendingNonce] = await Promise.all([
-        client.getTransactionCount({ address: account.address, blockTag: "latest" }),
-        client.getTransactionCount({ address: account.address, blockTag: "pending" }),
-      ]);
-      for (const tx of [...txs.values()].sort((a, b) => a.nonce - b.nonce)) {
+      const followed = [...txs.values()].sort((a, b) => a.nonce - b.nonce);
+      // The receipts first, then the chain's nonces: a transaction mined between the two reads is then
+      // seen mined, never taken for one whose nonce was used without it.
+      const receipts = new Map<number, TransactionReceipt | undefined>();
+      for (const tx of followed) if (!tx.receipt) receipts.set(tx.nonce, await receiptOf(tx));
+      const nonces = async () => {
+        const [latest, pending] = await Promise.all([
+          client.getTransactionCount({ address: account.address, blockTag: "latest" }),
+          client.getTransactionCount({ address: account.address, blockTag: "pending" }),
+        ]);
+        return { latest, pending };
+      };
+      let { latest: latestNonce, pending: pendingNonce } = await nonces();
+      // A nonce the chain used with none of our hashes found: read again (mined, or its block taken away,
+      // between the reads). A nonce used at the first read and free at the second was mined, then
+      // reorganised away before this sender saw its receipt: orphaned.
+      const usedAtFirst = latestNonce;
+      const unexplained = () => followed.filter((tx) => !tx.receipt && !receipts.get(tx.nonce) && tx.nonce < latestNonce);
+      if (unexplained().length > 0) {
+        for (const tx of unexplained()) receipts.set(tx.nonce, await receiptOf(tx));
+        if (unexplained().length > 0) ({ latest: latestNonce, pending: pendingNonce } = await nonces());
+      }
+      for (const tx of followed) {
         if (tx.receipt) {
           if (head - tx.receipt.blockNumber < depth) continue;
           txs.delete(tx.nonce);
@@ -348,7 +391,7 @@ export function createAuthoritySender(chain: ChainClient, options: AuthoritySend
           results.push({ tx, final: true, receipt: tx.receipt });
           continue;
         }
-        const receipt = await receiptOf(tx);
+        const receipt = receipts.get(tx.nonce);
         if (receipt) {
           tx.receipt = receipt;
           results.push({ tx, receipt });
@@ -360,14 +403,29 @@ export function createAuthoritySender(chain: ChainClient, options: AuthoritySend
           continue;
         }
         if (tx.nonce < latestNonce) {
-          // The nonce is used and none of our hashes holds it: the transaction will never be mined.
+          // The nonce is used and none of our hashes holds it (read twice): another transaction took it.
           txs.delete(tx.nonce);
-          results.push({ tx, dropped: true });
+          results.push({ tx, replaced: true });
+          continue;
+        }
+        if (tx.nonce < usedAtFirst) {
+          // Mined, then its block left the chain before its receipt was read: its same bytes again.
+          tx.sentAtHead = head;
+          await broadcast(tx.raw).catch(() => undefined);
+          results.push({ tx, orphaned: true });
+          continue;
+        }
+        if (tx.nonce >= pendingNonce && tx.sentAtHead < head && !(await heldByNode(tx))) {
+          // Never mined, and the node holds nothing under its nonce (its pool let it go, or the send never
+          // reached it): sent again under the same nonce with higher fees. One the node still holds behind
+          // a missing nonce (queued) is not dropped: it goes once the nonce before it is filled.
+          await bump(tx, head);
+          results.push({ tx: txs.get(tx.nonce)!, dropped: true });
           continue;
         }
         if (head - tx.sentAtHead >= STUCK_BLOCKS) await bump(tx, head);
       }
-      await fillGaps(latestNonce, pendingNonce, head);
+      results.push(...(await fillGaps(latestNonce, head)));
       return results;
     },
     async reorg(fork) {

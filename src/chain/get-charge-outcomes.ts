@@ -1,13 +1,14 @@
 // What the chain decided for charges, by their run references: the QueryConsumed (charged) and
 // QueryRefused (refused, with the contract's error) events of the marketplace in a block range, fetched
 // with one eth_getLogs naming the references (the events' third topic), or, for more than a hundred,
-// one for every charge event of the range, matched here. A reference with neither event in the range has
+// one for every charge event of the range, matched here; the range is read in pages (get-paged-logs.ts). A reference with neither event in the range has
 // not been decided there. Where a TokenMarketplace is configured, the same request reads its logs too:
 // its QueryConsumed and QueryRefused (same topics), and an x402 payment's PaymentSettled (charged: the
 // amount) and PaymentRefused (refused), so every kind of charge is decided by one read.
 import { formatLog, parseEventLogs, toEventSelector, type AbiEvent, type Hex, type Log } from "viem";
 import type { ChainClient } from "./client.ts";
 import { ChainReadError } from "./errors.ts";
+import { getPagedLogs } from "./get-paged-logs.ts";
 import { marketplaceAbi } from "@agent-rental/core/marketplace";
 import { tokenMarketplaceAbi } from "@agent-rental/core/token-marketplace";
 import { refusalName } from "./consume-queries.ts";
@@ -75,10 +76,14 @@ export async function getChargeOutcomes(chain: ChainClient, { refs, fromBlock, t
   let logs: Log[];
   try {
     // Raw topics: viem's getLogs filters arguments of one event only, and this asks for two.
-    logs = (await chain.client.request({
-      method: "eth_getLogs",
-      params: [{ address: addresses.length === 1 ? addresses[0] : addresses, fromBlock: `0x${fromBlock.toString(16)}`, toBlock: `0x${toBlock.toString(16)}`, topics: [addresses.length === 1 ? [CONSUMED, REFUSED] : [CONSUMED, REFUSED, PAYMENT_SETTLED, PAYMENT_REFUSED], null, null, ...(unique.length <= REFS_PER_REQUEST ? [unique] : [])] }],
-    })) as unknown as Log[];
+    // In pages of the range, each bounded in time and split when its answer is too large (a read of
+    // every charge event since the deployment block is megabytes on a busy chain).
+    logs = await getPagedLogs(fromBlock, toBlock, async (from, to) =>
+      (await chain.client.request({
+        method: "eth_getLogs",
+        params: [{ address: addresses.length === 1 ? addresses[0] : addresses, fromBlock: `0x${from.toString(16)}`, toBlock: `0x${to.toString(16)}`, topics: [addresses.length === 1 ? [CONSUMED, REFUSED] : [CONSUMED, REFUSED, PAYMENT_SETTLED, PAYMENT_REFUSED], null, null, ...(unique.length <= REFS_PER_REQUEST ? [unique] : [])] }],
+      })) as unknown as Log[],
+    );
   } catch (error) {
     throw new ChainReadError("charge events", { cause: error });
   }

@@ -1,8 +1,9 @@
 // ERC-8004's registry events in a block range (eth_getLogs on both registries at once), decoded: the
 // identity events the indexer follows (Registered, URIUpdated, Transfer) and the reputation events
-// (NewFeedback, FeedbackRevoked). Logs of other events, or that do not decode, are left out.
+// (NewFeedback, FeedbackRevoked), read in pages (get-paged-logs.ts). Logs of other events, or that do not decode, are left out.
 import { parseEventLogs, type Address, type Hex } from "viem";
 import type { ChainClient } from "./client.ts";
+import { getPagedLogs } from "./get-paged-logs.ts";
 import { identityRegistryAbi } from "@agent-rental/core/identity-registry";
 import { reputationRegistryAbi } from "@agent-rental/core/reputation-registry";
 
@@ -40,7 +41,8 @@ export interface GetErc8004LogsParameters {
 export async function getErc8004Logs(chain: ChainClient, params: GetErc8004LogsParameters): Promise<Erc8004Event[]> {
   const registries = chain.erc8004;
   if (!registries) return [];
-  const logs = await chain.client.getLogs({ address: [registries.identityRegistry, registries.reputationRegistry], fromBlock: params.fromBlock, toBlock: params.toBlock });
+  const address = [registries.identityRegistry, registries.reputationRegistry];
+  const logs = await getPagedLogs(params.fromBlock, params.toBlock, (from, to) => chain.client.getLogs({ address, fromBlock: from, toBlock: to }));
   const identity = registries.identityRegistry.toLowerCase();
   const reputation = registries.reputationRegistry.toLowerCase();
   const events: Erc8004Event[] = [];

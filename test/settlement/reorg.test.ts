@@ -3,8 +3,12 @@
 //  - a block holding a charge is taken off the chain (evm_revert to a snapshot before it, then blocks
 //    mined over it), 1 block deep and 6, its transaction gone for good or sent again by someone else:
 //    the charge lands again, charged exactly once; the runs after it settle (no nonce gap stalls them);
+//  - a charge batch mined, then its block taken away between the settler's read of its receipt and its
+//    read of the chain's nonce (a hop in front of the node reverts right after the nonce's answer): the
+//    batch is orphaned, its same bytes land again under its nonce (never taken for one whose nonce
+//    another transaction used, its charges put in a later batch and its nonce filled with a transfer);
 //  - a transaction of the settler's dropped from the node's pool before it is mined (a nonce gap): it is
-//    sent again, and the runs after it settle;
+//    sent again under its nonce with higher fees, and the runs after it settle;
 //  - the base fee forced far above the network's ceiling: no authority transaction pays past the ceiling,
 //    the run answers `settlement: pending` with its output withheld, and is charged once the fee falls;
 //  - a send whose answer never came but which reached the node is followed, not mislabelled.
@@ -22,10 +26,13 @@ import { startWorldOn, type PublishedAgent, type Renter, type World } from "../s
 import { chargeRefOf } from "../../src/execution/runs/run.ts";
 import { getRun } from "../../src/execution/runs/run.store.ts";
 import { chargesOfRun, startSuiteChain } from "./support.ts";
+import { startRpcHop, type RpcHop } from "./rpc-hook.ts";
 
 const BLOCK_MS = 1_000;
 const DEPTH = 8;
 let node: Awaited<ReturnType<typeof startSuiteChain>>;
+/** The world reaches the node through it. */
+let hop: RpcHop;
 let world: World;
 let listing: PublishedAgent;
 let renter: Renter;
@@ -91,8 +98,9 @@ async function reorganiseCharge(task: string, deeper: number, rebroadcast: boole
 
 beforeAll(async () => {
   node = await startSuiteChain();
+  hop = await startRpcHop(node.rpcUrl);
   world = await startWorldOn(
-    { ...sharedInfrastructure(), rpcUrl: node.rpcUrl },
+    { ...sharedInfrastructure(), rpcUrl: hop.url },
     {
       serve: false,
       agent: { handler: async (call) => call.output({ findings: [call.task] }) },
@@ -108,6 +116,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await world?.close();
+  await hop?.stop();
   await node?.stop();
 });
 
@@ -157,25 +166,105 @@ describe("a charge whose block is reorganised away", () => {
   }
 });
 
+/** The settled run's record, read through the API. */
+async function recordOf(runId: string): Promise<Record<string, unknown>> {
+  return (await (await world.app.request(`/v1/runs/${runId}`, { headers: { authorization: `Bearer ${renter.key}` } })).json()) as Record<string, unknown>;
+}
+
+/** The transaction that charged `runId` on the chain as it stands. */
+async function chargeTxOf(runId: string) {
+  const [consumed] = await world.services.chain.client.getContractEvents({ address: world.services.chain.marketplace, abi: marketplaceAbi, eventName: "QueryConsumed", args: { runRef: await chargeRefOfRun(runId) }, fromBlock: 0n, toBlock: "latest" });
+  return world.services.chain.client.getTransaction({ hash: consumed!.transactionHash! });
+}
+
+/** The authority's empty transfers to itself (gap fillers) in blocks from `from` on. */
+async function fillersSince(from: bigint): Promise<number> {
+  let n = 0;
+  const authority = world.ctx.authority.address.toLowerCase();
+  for (let b = from; b <= (await head()); b++) {
+    const block = await world.services.chain.client.getBlock({ blockNumber: b, includeTransactions: true });
+    n += block.transactions.filter((tx) => tx.from.toLowerCase() === authority && tx.to?.toLowerCase() === authority).length;
+  }
+  return n;
+}
+
+describe("a charge batch orphaned between the settler's reads", () => {
+  it("its block taken away after its receipt was read and before the chain's nonce was: its same transaction lands again under its nonce, charged once, settled", async () => {
+    const authority = world.ctx.authority.address.toLowerCase();
+    const selector = consumeQueriesData([]).slice(0, 10);
+    const snapshot = await rpc<Hex>("evm_snapshot");
+    const from = await head();
+    let orphaned: { hash: Hex; nonce: number; block: bigint } | undefined;
+    // The first read of the authority's nonce that counts a charge batch mined since the snapshot: the
+    // blocks since are taken off the chain before that answer reaches the settler.
+    let scanned = from;
+    hop.hook = async (call, result) => {
+      if (orphaned || call.method !== "eth_getTransactionCount" || String((call.params[0] as string).toLowerCase()) !== authority || call.params[1] !== "latest") return;
+      for (const latest = await head(); scanned < latest && !orphaned; ) {
+        const block = await world.services.chain.client.getBlock({ blockNumber: ++scanned, includeTransactions: true });
+        const batch = block.transactions.find((tx) => tx.from.toLowerCase() === authority && tx.input.startsWith(selector));
+        if (batch && Number(result) > batch.nonce) orphaned = { hash: batch.hash, nonce: batch.nonce, block: block.number };
+        else if (batch) scanned--;
+      }
+      if (orphaned) await rpc("evm_revert", [snapshot]);
+    };
+    try {
+      const run = await execute("orphaned between reads");
+      charged.push(run.run_id as string);
+      await until("the batch's block to be taken away", () => orphaned !== undefined, 30_000, 50);
+      await until("the orphaned charge to land again", async () => (await chargesOfRun(world.services, run.run_id as string)).charged.length === 1 && (await head()) > orphaned!.block, 30_000, 200);
+      // The same transaction (or its replacement) under the same nonce carried it: the nonce was never
+      // left to a filler, and the charge never went into a later batch.
+      const tx = await chargeTxOf(run.run_id as string);
+      expect(tx.nonce).toBe(orphaned!.nonce);
+      expect(await fillersSince(from + 1n)).toBe(0);
+      expect(lines.some((line) => String(line.message).startsWith("charge batch orphaned"))).toBe(true);
+      expect(lines.some((line) => String(line.message).startsWith("charge batch replaced"))).toBe(false);
+      await moreRuns("after the orphan", 2);
+      await expectChargedOnce(charged, DEPOSIT());
+      await settledByPasses(world.services, [run.run_id as string], 60_000);
+      await until("the run's record to name the charge's transaction", async () => {
+        const record = await recordOf(run.run_id as string);
+        return record.settlement === "settled" && record.status === "completed" && record.settlement_tx === tx.hash;
+      }, 30_000, 250);
+    } finally {
+      hop.hook = undefined;
+    }
+  }, 120_000);
+});
+
 describe("a nonce gap", () => {
   it("a charge batch dropped from the node's pool before its block is sent again: the run and the ones after it settle", async () => {
     // Mining stops, so the settler's next batch waits in the pool; it is dropped there.
     await node.setBlockTime(0);
     await rpc("evm_setAutomine", [false]);
     const answering = execute("dropped");
-    let pending: { hash: Hex; from: string }[] = [];
-    await until("the settler's batch in the pool", async () => {
-      const block = await rpc<{ transactions: { hash: Hex; from: string }[] }>("eth_getBlockByNumber", ["pending", true]);
+    let pending: { hash: Hex; from: string; input: Hex }[] = [];
+    const selector = consumeQueriesData([]).slice(0, 10);
+    // The charge batch itself (a run-log transaction may be in the pool before it).
+    await until("the settler's charge batch in the pool", async () => {
+      const block = await rpc<{ transactions: { hash: Hex; from: string; input: Hex }[] }>("eth_getBlockByNumber", ["pending", true]);
       pending = block.transactions.filter((tx) => tx.from.toLowerCase() === world.ctx.authority.address.toLowerCase());
-      return pending.length > 0;
+      return pending.some((tx) => tx.input.startsWith(selector));
     }, 30_000, 50);
+    const dropped = await Promise.all(pending.map((tx) => world.services.chain.client.getTransaction({ hash: tx.hash })));
     for (const tx of pending) expect(await rpc("hardhat_dropTransaction", [tx.hash])).toBe(true);
+    const from = await head();
     await node.setBlockTime(BLOCK_MS);
     const run = await answering;
     charged.push(run.run_id as string);
     await settledByPasses(world.services, [run.run_id as string], 60_000);
+    // Sent again under the same nonce with higher fees (a pool that let it go for its fee would again).
+    const tx = await chargeTxOf(run.run_id as string);
+    const before = dropped.find((d) => d.nonce === tx.nonce);
+    expect(before, "the charge landed under the dropped batch's nonce").toBeDefined();
+    expect(tx.maxFeePerGas!).toBeGreaterThan(before!.maxFeePerGas!);
+    expect(tx.input).toBe(before!.input);
+    expect(await fillersSince(from + 1n)).toBe(0);
+    expect(lines.some((line) => String(line.message).startsWith("charge batch dropped from the node's pool"))).toBe(true);
     await moreRuns("after the gap", 2);
     await expectChargedOnce(charged, DEPOSIT());
+    expect((await recordOf(run.run_id as string)).settlement_tx).toBe(tx.hash);
   }, 120_000);
 });
 

@@ -17,8 +17,10 @@ export interface SettlerTally {
   /** Batches that reverted or ran out of gas (their charges were sent again). */
   reverted: number;
   outOfGas: number;
-  /** Transactions whose nonce the chain used without them (their charges were checked and sent again). */
+  /** Batches the node's pool let go before they were mined (sent again under their nonce, higher fees). */
   dropped: number;
+  /** Batches whose nonce another transaction took (their charges were checked and sent again). */
+  replaced: number;
   /** Messages dropped: unreadable, or past their `not_after`. */
   discarded: number;
   /** The most authority transactions pending at once. */
@@ -28,12 +30,12 @@ export interface SettlerTally {
 }
 
 export function emptyTally(): SettlerTally {
-  return { leased: false, batches: 0, charged: 0, refused: 0, skipped: 0, reverted: 0, outOfGas: 0, dropped: 0, discarded: 0, maxPending: 0, orphaned: 0 };
+  return { leased: false, batches: 0, charged: 0, refused: 0, skipped: 0, reverted: 0, outOfGas: 0, dropped: 0, replaced: 0, discarded: 0, maxPending: 0, orphaned: 0 };
 }
 
 /** A mined charge batch, as tests and the benchmark observe it. */
 export interface BatchEvent {
-  kind: "mined" | "reverted" | "out_of_gas" | "dropped" | "orphaned";
+  kind: "mined" | "reverted" | "out_of_gas" | "dropped" | "replaced" | "orphaned";
   nonce: number;
   charges: number;
   blockNumber?: bigint;

@@ -6,8 +6,9 @@
 //
 // A batch that reverts or runs out of gas charged nothing (a transaction is all or nothing): it is split
 // in halves for the next blocks, and an out-of-gas batch doubles the gas each charge is allowed; a single
-// charge that reverts on its own waits and is tried again. A dropped transaction's charges are checked
-// against the chain and sent again.
+// charge that reverts on its own waits and is tried again. A batch dropped from the node's pool is sent
+// again under its nonce with higher fees (the authority's sender does it); one whose nonce another
+// transaction took (replaced) has its charges checked against the chain and sent again.
 //
 // A mined batch is included, not final: its charges' messages are kept (hidden on the queue) until its
 // block is the network's finality depth under the head. A reorganisation that takes its block away
@@ -94,7 +95,7 @@ export function createQueuedSigner(chain: ChainClient, address: Hex, queue: Othe
       }).catch((error: unknown) => {
         throw new AuthorityUnavailableError(functionName, { cause: error });
       });
-      if (!("receipt" in outcome)) throw new AuthorityUnavailableError(functionName, { cause: new Error("the transaction was dropped") });
+      if (!("receipt" in outcome)) throw new AuthorityUnavailableError(functionName, { cause: new Error("another transaction took its nonce") });
       if (outcome.receipt.status !== "success") throw new AuthorityRevertError(functionName, "reverted");
       return { receipt: outcome.receipt, result };
     },
@@ -213,6 +214,8 @@ function createResultHandler(context: PassContext, state: ResultState): (result:
   const handle = (result: TxResult) => {
     const other = otherInFlight.get(result.tx.nonce);
     if (other) {
+      // A dropped one was sent again under its nonce: still followed, answered when it is mined.
+      if ("dropped" in result) return;
       otherInFlight.delete(result.tx.nonce);
       if (!("orphaned" in result) && !("final" in result)) other.resolve(result);
       return;
@@ -229,23 +232,36 @@ function createResultHandler(context: PassContext, state: ResultState): (result:
       return;
     }
     if ("orphaned" in result) {
-      const batch = included.get(result.tx.nonce);
+      // Mined, then its block left the chain: its same bytes are sent again under its nonce, and the
+      // block that holds it next decides its charges (the follower saw the reorganisation, or the sender
+      // found its nonce free again before it read the receipt).
+      const batch = included.get(result.tx.nonce) ?? inFlight.get(result.tx.nonce);
       if (!batch) return;
       included.delete(result.tx.nonce);
       inFlight.set(result.tx.nonce, batch);
       for (const entry of batch) entry.included = false;
       tally.orphaned++;
-      logger.warn("charge batch's block left the chain (a reorganisation); its transaction is sent again", { nonce: result.tx.nonce, charges: batch.length });
+      metrics.count("SettlerBatches", 1, { outcome: "orphaned" });
+      logger.warn("charge batch orphaned: its block left the chain (a reorganisation); its transaction is sent again", { nonce: result.tx.nonce, charges: batch.length });
       options.onBatch?.({ kind: "orphaned", nonce: result.tx.nonce, charges: batch.length });
       return;
     }
     const batch = inFlight.get(result.tx.nonce);
     if (!batch) return;
-    inFlight.delete(result.tx.nonce);
     if ("dropped" in result) {
+      // Never mined and the node let it go: the sender sent it again under its nonce with higher fees.
       tally.dropped++;
-      logger.warn("charge batch dropped; its charges are checked and sent again", { nonce: result.tx.nonce, charges: batch.length });
+      metrics.count("SettlerBatches", 1, { outcome: "dropped" });
+      logger.warn("charge batch dropped from the node's pool; sent again under its nonce with higher fees", { nonce: result.tx.nonce, charges: batch.length });
       options.onBatch?.({ kind: "dropped", nonce: result.tx.nonce, charges: batch.length });
+      return;
+    }
+    inFlight.delete(result.tx.nonce);
+    if ("replaced" in result) {
+      tally.replaced++;
+      metrics.count("SettlerBatches", 1, { outcome: "replaced" });
+      logger.warn("charge batch replaced: another transaction took its nonce; its charges are checked and sent again", { nonce: result.tx.nonce, charges: batch.length });
+      options.onBatch?.({ kind: "replaced", nonce: result.tx.nonce, charges: batch.length });
       batcher.putBack(batch, true);
       return;
     }
