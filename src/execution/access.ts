@@ -33,6 +33,9 @@ export interface ExecutionAccess {
   priceWei: bigint;
   /** The per-query balance on-chain when checked, in the same unit (0 for the other models). */
   balanceWei: bigint;
+  /** The renter set a charge cap on this per-task listing (setChargeCap): reservations are held against
+   * its period's remainder as well as the balance (money/ledger.ts). Absent: no cap. */
+  capped?: boolean;
 }
 
 /** The contract's ListingStatus.Paused. */
@@ -125,7 +128,7 @@ export async function checkExecutionAccess(services: Services, wallet: Address, 
   }
   const currency = currencyOfRecord(row);
   if (credential.rentalModel === "per_query") checkPriceConsent(live.priceWei, perQuery, currency);
-  if (credential.rentalModel === "per_query") (await chargeCap)(live.priceWei);
+  const capped = credential.rentalModel === "per_query" && (await chargeCap)(live.priceWei) !== null;
   return {
     listingId: agent.listing_id,
     onChainId,
@@ -135,5 +138,6 @@ export async function checkExecutionAccess(services: Services, wallet: Address, 
     currency,
     priceWei: live.priceWei,
     balanceWei: credential.balanceWei,
+    capped,
   };
 }

@@ -107,7 +107,7 @@ export async function admitRun(services: Services, principal: Principal, request
   if (perQuery) {
     const expiresAt = holdUntil + SETTLEMENT_WINDOW_MS;
     const [balance, spend] = await Promise.allSettled([
-      reserveRun(services, { onChainId: access.onChainId, wallet, runId, priceWei: access.priceWei, expiresAt, market: access.market }),
+      reserveRun(services, { onChainId: access.onChainId, wallet, runId, priceWei: access.priceWei, expiresAt, market: access.market, capped: access.capped }),
       // Held against the limits in the listing's currency only (a token run never counts against ETH's).
       reserveSpend(services, principal, { runId, priceWei: access.priceWei, currency: access.currency, expiresAt }),
     ]);

@@ -61,6 +61,36 @@ describe("a renter's charge cap (setChargeCap) at admission", () => {
     expect(await balanceOf(listing, renter.account.address)).toBe(listing.priceWei * 7n);
   }, 120_000);
 
+  it("holds runs in flight against the cap's remainder: of 4 sent at once on a cap covering 2, 2 run and 2 get 429 until they finish, then 402", async () => {
+    const listing = await world.publishConnected("cap-concurrent", { rental: "per_query" });
+    const renter = await world.renter();
+    await world.rent(renter.account, listing, { deposit: listing.priceWei * 10n });
+    await writeMarketplace(world.target, renter.account, "setChargeCap", [listing.onChainId, listing.priceWei * 2n, 86_400n]);
+    const gate = world.agent.gates.hold("held");
+    const execute = (task: string) => fetch(`${world.url}/v1/execute`, { method: "POST", headers: { authorization: `Bearer ${renter.key}`, "content-type": "application/json" }, body: JSON.stringify({ agent_id: listing.agent_id, task }) });
+    const sent = Array.from({ length: 4 }, () => execute("held"));
+    // Two reach the agent; the two the cap cannot take while those are in flight are answered at once.
+    await expect.poll(() => gate.arrived, { timeout: 20_000 }).toBe(2);
+    const refusals: Response[] = [];
+    const settled = sent.map((p) => p.then((r) => (r.status === 429 ? (refusals.push(r), r) : r)));
+    await expect.poll(() => refusals.length, { timeout: 20_000 }).toBe(2);
+    for (const r of refusals) {
+      expect(r.headers.get("retry-after")).toBe("1");
+      const body = (await r.json()) as { error: { code: string; message: string } };
+      expect(body.error.code).toBe("rate_limit_exceeded");
+      expect(body.error.message).toContain("charge cap's current period covers 2 more run(s)");
+    }
+    gate.open();
+    const answers = await Promise.all(settled);
+    expect(answers.map((a) => a.status).sort()).toEqual([200, 200, 429, 429]);
+    // Both charged: the period is spent, so the next run is the cap's refusal, before any work.
+    await expect.poll(() => balanceOf(listing, renter.account.address), { timeout: 30_000 }).toBe(listing.priceWei * 8n);
+    const after = await execute("after");
+    expect(after.status).toBe(402);
+    expect(((await after.json()) as { error: { code: string } }).error.code).toBe("spend_limit_reached");
+    expect(world.agent.deliveries.filter((d) => d.agent === "cap-concurrent").length).toBe(2);
+  }, 120_000);
+
   it("leaves a renter with no cap unchanged", async () => {
     const listing = await world.publishConnected("cap-none", { rental: "per_query" });
     const renter = await world.renter();

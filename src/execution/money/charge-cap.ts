@@ -9,8 +9,8 @@ import { ApiError } from "../../errors.ts";
 import type { Market } from "../../chain/client.ts";
 import { readChargeCap, type ChargeCapReading } from "../../chain/read-charge-cap.ts";
 
-/** Checks a run at `priceWei` against the cap read; throws the refusal. */
-export type ChargeCapCheck = (priceWei: bigint) => void;
+/** Checks a run at `priceWei` against the cap read; throws the refusal, or gives the reading (null: no cap). */
+export type ChargeCapCheck = (priceWei: bigint) => ChargeCapReading | null;
 
 /** The refusal of a run at `price` the cap's period cannot take, or null when it fits (or no cap is set). */
 export function chargeCapRefusal(cap: ChargeCapReading | null, price: bigint, contract = "Marketplace"): ApiError | null {
@@ -27,6 +27,19 @@ export function chargeCapRefusal(cap: ChargeCapReading | null, price: bigint, co
 }
 
 /**
+ * The cap's part of the reservation ledger's limit: how many runs at `price` the period can still take,
+ * read with the balance after the settlement sequence (ledger.ts), so concurrent admissions never promise
+ * the cap more than it takes. Null when no cap is set.
+ */
+export async function readCapRemaining(services: Services, listingId: `0x${string}`, wallet: Address, market: Market): Promise<ChargeCapReading | null> {
+  try {
+    return await readChargeCap(services.chain, { listingId, buyer: wallet, market });
+  } catch (error) {
+    throw new ApiError("service_unavailable", "The chain could not be reached to check the charge cap; retry.", { cause: error, headers: { "Retry-After": "1" } });
+  }
+}
+
+/**
  * Starts reading the caller's cap on the listing now (so it travels in the admission's batch), and gives
  * back the check to apply once the run's price is known. A chain that does not answer makes the check
  * refuse with 503, as the balance read does.
@@ -37,6 +50,7 @@ export function checkChargeCap(services: Services, listingId: `0x${string}`, wal
     (cap) => (priceWei: bigint) => {
       const refusal = chargeCapRefusal(cap, priceWei, contract);
       if (refusal) throw refusal;
+      return cap;
     },
     (error: unknown) => () => {
       throw new ApiError("service_unavailable", "The chain could not be reached to check the charge cap; retry.", { cause: error, headers: { "Retry-After": "1" } });

@@ -22,6 +22,7 @@ import { contractOf } from "../../chain/market-contract.ts";
 import { readPerQueryBalance } from "../../chain/read-per-query-balance.ts";
 import { listingMarket } from "../../credentials/market.ts";
 import { acquireLease } from "../leases/leases.ts";
+import { chargeCapRefusal, readCapRemaining } from "./charge-cap.ts";
 import { reservationLedger } from "./ledger.store.ts";
 
 /** How long a reservation outlives its run's timeout before an abandoned one may be swept. */
@@ -49,29 +50,41 @@ async function marketOf(services: Services, onChainId: `0x${string}`, market: Ma
  * balance on `market`'s contract (default eth). Throws 403 insufficient_balance when the balance cannot
  * cover one run, and 429 (Retry-After) when it can but every run it covers is already in flight.
  */
-export async function reserveRun(services: Services, options: { onChainId: `0x${string}`; wallet: Address; runId: string; priceWei: bigint; expiresAt: number; market?: Market }): Promise<void> {
+export async function reserveRun(services: Services, options: { onChainId: `0x${string}`; wallet: Address; runId: string; priceWei: bigint; expiresAt: number; market?: Market; capped?: boolean }): Promise<void> {
   const market = options.market ?? "eth";
   const ledger = reservationLedger(services.tables, options.onChainId, options.wallet, market);
+  const runsOf = (amount: bigint) => {
+    const covered = options.priceWei > 0n ? amount / options.priceWei : 0n;
+    return Number(covered > BigInt(MAX_RESERVATIONS) ? BigInt(MAX_RESERVATIONS) : covered);
+  };
   for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
-    // The order matters: the sequence first, then the balance (see the header).
+    // The order matters: the sequence first, then the balance and the cap (see the header).
     const seq = (await ledger.read())?.settled_seq ?? 0;
-    const balance = await liveBalance(services, options.onChainId, options.wallet, market);
-    const covered = options.priceWei > 0n ? balance / options.priceWei : 0n;
-    const limit = Number(covered > BigInt(MAX_RESERVATIONS) ? BigInt(MAX_RESERVATIONS) : covered);
+    const [balance, cap] = await Promise.all([
+      liveBalance(services, options.onChainId, options.wallet, market),
+      options.capped ? readCapRemaining(services, options.onChainId, options.wallet, market) : null,
+    ]);
+    const byBalance = runsOf(balance);
+    const byCap = cap ? runsOf(cap.remaining) : Number.POSITIVE_INFINITY;
+    const limit = Math.min(byBalance, byCap);
     const outcome =
       limit === 0
         ? "full"
         : await acquireLease(ledger, options.runId, { limit, expiresAt: options.expiresAt, settledSeq: seq });
     if (outcome === "acquired") return;
-    if (limit === 0) {
+    if (byBalance === 0) {
       throw new ApiError("insufficient_balance", "The per-task balance cannot cover a run at the listing's price; top it up with topUpBalance.", {
         onChainError: { contract: contractOf(market), error: "InsufficientBalance" },
       });
     }
+    // The cap's period can take no more runs (charges landed since admission read it): its refusal.
+    if (byCap === 0) throw chargeCapRefusal(cap, options.priceWei, contractOf(market))!;
     if (outcome === "full") {
-      // The balance covers runs, but every one it covers is in flight right now: a passing condition,
-      // so 429 with Retry-After (the spec keeps 403 insufficient_balance for a balance that cannot pay).
-      throw new ApiError("rate_limit_exceeded", `The per-task balance covers ${limit} run(s) and all of them are in flight; retry when one finishes, or top up the balance to run more at once.`, {
+      // The balance (or the cap's period) covers runs, but every one it covers is in flight right now: a
+      // passing condition, so 429 with Retry-After (the spec keeps 403 insufficient_balance for a balance
+      // that cannot pay).
+      const what = byCap < byBalance ? `Your charge cap's current period covers ${limit} more run(s)` : `The per-task balance covers ${limit} run(s)`;
+      throw new ApiError("rate_limit_exceeded", `${what} and all of them are in flight; retry when one finishes${byCap < byBalance ? "" : ", or top up the balance to run more at once"}.`, {
         headers: { "Retry-After": "1" },
       });
     }
