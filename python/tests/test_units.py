@@ -81,7 +81,7 @@ def test_the_error_classes_are_the_typescript_sdks_with_the_same_hierarchy() -> 
 
     source = (pathlib.Path(__file__).resolve().parents[2] / "sdk/src/errors.ts").read_text()
     declared = dict(re.findall(r"export class (\w+) extends (\w+)", source))
-    assert declared == {"AgentRentalError": "Error", "ApiError": "AgentRentalError", "AuthError": "ApiError", "AccessError": "ApiError", "NotFoundError": "ApiError", "RateLimitError": "ApiError", "SpendLimitError": "ApiError"}
+    assert declared == {"AgentRentalError": "Error", "ApiError": "AgentRentalError", "AuthError": "ApiError", "AccessError": "ApiError", "NotFoundError": "ApiError", "RateLimitError": "ApiError", "SpendLimitError": "ApiError", "PaymentRequiredError": "ApiError"}
     for name, base in declared.items():
         cls = getattr(agent_rental, name)
         assert cls.__bases__[0].__name__ == ("Exception" if base == "Error" else base)
@@ -95,11 +95,32 @@ def test_each_status_raises_the_class_the_typescript_sdk_throws_for_it() -> None
 
     source = (pathlib.Path(__file__).resolve().parents[2] / "sdk/src/errors.ts").read_text()
     typescript = {int(status): cls for status, cls in re.findall(r"case (\d+):\s*return new (\w+)\(", source)}
+    # 402 is two classes (a block in the TypeScript switch): a spending limit's by default, x402's below.
+    assert "return new SpendLimitError(" in source and "return new PaymentRequiredError(" in source
+    typescript[402] = "SpendLimitError"
     assert typescript == {status: cls.__name__ for status, cls in _BY_STATUS.items()}
     for status, name in typescript.items():
         error = error_from_response(status, {}, '{"error": {"code": "some_code", "message": "m", "status": %d, "request_id": "req_9"}}' % status)
         assert (type(error).__name__, error.code, error.status, error.request_id, error.retry_after) == (name, "some_code", status, "req_9", None)
     assert type(error_from_response(409, {}, "{}")) is ApiError
+
+
+def test_an_x402_402_is_payment_required_and_a_spending_limits_402_is_not() -> None:
+    import base64
+    import json
+
+    from agent_rental import PaymentRequiredError, SpendLimitError
+
+    offer = {"x402Version": 2, "error": "payment_required", "resource": {"url": "http://x/v1/execute"}, "accepts": [{"scheme": "exact", "network": "eip155:31337", "amount": "250000", "asset": "0xA", "payTo": "0xB", "maxTimeoutSeconds": 600}]}
+    header = base64.b64encode(json.dumps(offer).encode()).decode()
+    paid = error_from_response(402, {"payment-required": header}, '{"error": {"code": "payment_required", "message": "pay", "status": 402}}')
+    assert isinstance(paid, PaymentRequiredError) and not isinstance(paid, SpendLimitError)
+    assert (paid.reason, paid.amount, paid.asset, paid.pay_to, paid.network) == ("payment_required", "250000", "0xA", "0xB", "eip155:31337")
+    # The code alone is enough; an unreadable header decodes to nothing.
+    bare = error_from_response(402, {"payment-required": "%%%"}, '{"error": {"code": "payment_required", "message": "pay", "status": 402}}')
+    assert isinstance(bare, PaymentRequiredError) and bare.payment_required is None and bare.accepts == []
+    limit = error_from_response(402, {}, '{"error": {"code": "spend_limit_reached", "message": "m", "status": 402, "spend_limit": {"resets_at": "2026-12-03T00:00:00Z"}}}')
+    assert isinstance(limit, SpendLimitError) and not isinstance(limit, PaymentRequiredError) and limit.resets_at == "2026-12-03T00:00:00Z"
 
 
 def test_the_reference_names_every_operation_of_the_client() -> None:

@@ -62,7 +62,7 @@ describe("runJob", () => {
     expect(pass).toEqual({
       stale: { charged: 0, failed: 0, skipped: 0 },
       settlements: { settled: 0, refused: 0, pending: 0 },
-      charges: { leased: true, batches: 0, charged: 0, refused: 0, skipped: 0, reverted: 0, outOfGas: 0, dropped: 0, discarded: 0, maxPending: 1, orphaned: 0 },
+      charges: { leased: true, batches: 0, charged: 0, refused: 0, skipped: 0, reverted: 0, outOfGas: 0, dropped: 0, discarded: 0, maxPending: 1, orphaned: 0, replaced: 0 },
       log: { batches: 1, runs: 2 },
     });
     for (const run of runs) expect((await readRun(ctx.services, run.run_id))!.log_state).toBe("logged");

@@ -3,7 +3,7 @@
 // official client (@x402/core's x402Client with @x402/evm's ExactEvmScheme and a viem account) signs is
 // accepted by our checks against the chain, settles in one settlePayments batch (the creator's escrow gets
 // the price less the fee), and its replay is refused by the chain's nonce before and at settlement.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createPublicClient, createWalletClient, getAddress, http, keccak256, toHex, type Address, type Hex } from "viem";
 import { privateKeyToAccount, generatePrivateKey } from "viem/accounts";
 import { x402Client } from "@x402/core/client";
@@ -74,8 +74,17 @@ const requirements = () => paymentRequirements({ chainId: CHAIN_ID, token: { add
 
 async function pay() {
   const client = x402Client.fromConfig({ schemes: [{ network: `eip155:${CHAIN_ID}`, client: new ExactEvmScheme(toClientEvmSigner(payer)) }], spendControls: { allowedAssets: [{ network: `eip155:${CHAIN_ID}`, asset: usdc }] } });
-  const payload = await client.createPaymentPayload(paymentRequired({ url: "http://127.0.0.1/v1/execute" }, [requirements()], "payment required"));
-  return readPaymentSignature(encodePaymentSignatureHeader(payload));
+  // The client dates its authorization by its own clock (Date.now). The shared node's clock runs ahead
+  // of the wall clock once other suites have moved its time on (subscriptions, expiries), so the payer's
+  // clock is set to the chain's for the signature, as a payer on a live network agrees with it.
+  const { timestamp } = await chain.client.getBlock({ blockTag: "latest" });
+  vi.useFakeTimers({ toFake: ["Date"], now: Math.max(Date.now(), Number(timestamp) * 1000) });
+  try {
+    const payload = await client.createPaymentPayload(paymentRequired({ url: "http://127.0.0.1/v1/execute" }, [requirements()], "payment required"));
+    return readPaymentSignature(encodePaymentSignatureHeader(payload));
+  } finally {
+    vi.useRealTimers();
+  }
 }
 
 describe("token listings on the chain", () => {

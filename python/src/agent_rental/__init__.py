@@ -20,6 +20,7 @@ from .errors import (
     NotFoundError,
     OnChainError,
     RateLimitError,
+    PaymentRequiredError,
     SpendLimitError,
 )
 from .receipts import keccak256, run_receipt_leaf, verify_run_receipt
@@ -41,6 +42,7 @@ __all__ = [
     "OnChainError",
     "OutputEvent",
     "RateLimitError",
+    "PaymentRequiredError",
     "SpendLimitError",
     "RetryInfo",
     "StreamEvent",

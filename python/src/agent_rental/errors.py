@@ -7,6 +7,8 @@ status); failures that never reached an answer (the network, a stream that could
 
 from __future__ import annotations
 
+import base64
+import binascii
 import email.utils
 import json
 import time
@@ -88,6 +90,58 @@ class SpendLimitError(ApiError):
     resets_at: Optional[str] = None
 
 
+class PaymentRequiredError(ApiError):
+    """402 ``payment_required`` (x402): the listing is paid per run by x402 and the request carried no
+    payment, or a payment that was refused; nothing ran, nothing was charged. ``payment_required`` is the
+    decoded PAYMENT-REQUIRED header (``x402Version``, ``error``, ``resource``, ``accepts``), None when it
+    was absent or unreadable; ``reason`` is its ``error`` (``payment_required``, or the refusal's x402
+    reason) and ``accepts`` the ways to pay, with the first one's ``amount``, ``asset``, ``pay_to`` and
+    ``network`` as attributes."""
+
+    payment_required: Optional[Mapping[str, Any]] = None
+
+    @property
+    def accepts(self) -> list[Mapping[str, Any]]:
+        accepts = (self.payment_required or {}).get("accepts")
+        return [a for a in accepts if isinstance(a, Mapping)] if isinstance(accepts, list) else []
+
+    @property
+    def reason(self) -> Optional[str]:
+        reason = (self.payment_required or {}).get("error")
+        return reason if isinstance(reason, str) else None
+
+    def _first(self, key: str) -> Optional[str]:
+        value = self.accepts[0].get(key) if self.accepts else None
+        return value if isinstance(value, str) else None
+
+    @property
+    def amount(self) -> Optional[str]:
+        return self._first("amount")
+
+    @property
+    def asset(self) -> Optional[str]:
+        return self._first("asset")
+
+    @property
+    def pay_to(self) -> Optional[str]:
+        return self._first("payTo")
+
+    @property
+    def network(self) -> Optional[str]:
+        return self._first("network")
+
+
+def decode_payment_required(header: Optional[str]) -> Optional[Mapping[str, Any]]:
+    """The PAYMENT-REQUIRED header (base64 of UTF-8 JSON) decoded, or None when absent or unreadable."""
+    if header is None or header.strip() == "":
+        return None
+    try:
+        parsed = json.loads(base64.b64decode(header.strip(), validate=True).decode("utf-8"))
+    except (binascii.Error, ValueError, UnicodeDecodeError):
+        return None
+    return parsed if isinstance(parsed, dict) and isinstance(parsed.get("accepts"), list) else None
+
+
 class AgentRunFailedError(AgentRentalError):
     """A tool call whose run finished with status ``failed`` (raised by the tool adapters only)."""
 
@@ -147,6 +201,10 @@ def error_from_response(status: int, headers: Mapping[str, str], body_text: str)
     message = body.get("message")
     request_id = body.get("request_id")
     cls = _BY_STATUS.get(status, ApiError)
+    # Two 402s: x402's (payment_required, with PAYMENT-REQUIRED) and a spending limit's.
+    payment_required = decode_payment_required(headers.get("payment-required")) if status == 402 else None
+    if status == 402 and (code == "payment_required" or payment_required is not None):
+        cls = PaymentRequiredError
     error = cls(
         code=code if isinstance(code, str) else f"http_{status}",
         status=status,
@@ -155,6 +213,8 @@ def error_from_response(status: int, headers: Mapping[str, str], body_text: str)
         retry_after=parse_retry_after(headers.get("retry-after")),
         on_chain_error=on_chain,
     )
+    if isinstance(error, PaymentRequiredError):
+        error.payment_required = payment_required
     hit = body.get("spend_limit")
     if isinstance(error, SpendLimitError) and isinstance(hit, dict):
         error.limit = hit
