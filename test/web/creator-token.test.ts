@@ -1,8 +1,8 @@
 // The creator console's My listings for listings priced in a token, in a real browser: the demo's USDC
 // per-task listing is read from the TokenMarketplace (not "not on-chain yet"), its price and escrow in
 // USDC, and it is paused then resumed there (checked on the TokenMarketplace). The demo's RENT
-// subscription listing, once rented, shows its escrow and withdrawable earnings in RENT, and the vested
-// part is withdrawn from the TokenMarketplace.
+// subscription listing, rented a day before, shows its escrow and withdrawable earnings in RENT, and
+// the vested part is withdrawn from the TokenMarketplace.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Browser } from "playwright-core";
 import { createPublicClient, createWalletClient, formatUnits, http, parseEventLogs, parseUnits, type Hex } from "viem";
@@ -80,6 +80,11 @@ describe("My listings for listings priced in a token", () => {
     const escrowOf = async () => (await chain.readContract({ address: market, abi: tokenMarketplaceAbi, functionName: "listings", args: [idOf(listing.listing_id)] }))[1];
     const escrowBefore = await escrowOf();
     expect(escrowBefore).toBeGreaterThan(0n);
+    // A day of the 30 the renter paid for passes: that day's part of the payment has vested.
+    for (const [method, params] of [["evm_increaseTime", [86_400]], ["evm_mine", []]] as const) {
+      const res = await fetch(stack.info.rpc_url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }) });
+      expect(((await res.json()) as { error?: unknown }).error).toBeUndefined();
+    }
 
     const d = await openDashboard(browser, stack, keyOf(listing));
     const { page } = d;
