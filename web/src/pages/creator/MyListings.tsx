@@ -4,17 +4,15 @@ import { useCallback, useState } from "react";
 import { Link } from "react-router";
 import { useMutation } from "@tanstack/react-query";
 import * as AlertDialog from "@radix-ui/react-alert-dialog";
-import { useReadContract } from "wagmi";
-import { parseEther, formatEther } from "viem";
 import { useClient, useSdkQuery } from "../../api/hooks.ts";
 import type { CreatorAgent } from "@agent-rental/sdk";
-import { CHAIN_LISTING_STATUSES, marketplaceAbi, onChainId, rentalModelOf } from "../../chain/abi.ts";
+import { CHAIN_LISTING_STATUSES, onChainId, rentalModelOf } from "../../chain/abi.ts";
 import { useContractFlow } from "../../chain/useContractFlow.ts";
 import { FlowStatus } from "../../chain/FlowStatus.tsx";
-import { useDashboardConfig } from "../../lib/context.tsx";
 import { useListingMetadata } from "../../lib/metadata.ts";
 import { Empty, ErrorNote, StatusBadge } from "../../ui/notices.tsx";
-import { MODEL_LABEL, countOf, formatWei, percent } from "../../ui/format.ts";
+import { MODEL_LABEL, countOf, percent } from "../../ui/format.ts";
+import { useOnChainListing, type ListingMoney } from "./listingOnChain.ts";
 import { Erc8004Registration } from "../../erc8004/Registration.tsx";
 
 
@@ -28,21 +26,16 @@ export function MyListings({ agents }: { agents: CreatorAgent[] }) {
 }
 
 function ListingRow({ agent }: { agent: CreatorAgent }) {
-  const { marketplace } = useDashboardConfig();
-  const onChain = useReadContract({ address: marketplace, abi: marketplaceAbi, functionName: "listings", args: [onChainId(agent.listing_id)] });
-  const exists = onChain.data && onChain.data[3] !== 0;
+  const onChain = useOnChainListing(agent.listing_id);
+  const { exists, listing, money } = onChain;
   // A closed listing stays readable (status closed): its ERC-8004 registration file follows it too.
-  const published = useSdkQuery([`/v1/listings/${agent.listing_id}`], (client, signal) => client.listings.get(agent.listing_id, { signal }), { enabled: agent.review_status === "approved" && Boolean(exists), retry: false });
+  const published = useSdkQuery([`/v1/listings/${agent.listing_id}`], (client, signal) => client.listings.get(agent.listing_id, { signal }), { enabled: agent.review_status === "approved" && exists, retry: false });
   const metadata = useListingMetadata(agent.metadata_uri);
-  const status = onChain.data ? CHAIN_LISTING_STATUSES[onChain.data[3]] ?? "none" : "none";
-  const escrow = onChain.data?.[1] ?? 0n;
-  const id = onChainId(agent.listing_id);
+  const status = listing ? CHAIN_LISTING_STATUSES[listing.status] ?? "none" : "none";
+  const escrow = listing?.escrow ?? 0n;
   // Each subscription payment vests over its own paid period: only this much can leave the escrow now.
-  const withdrawable = useReadContract({ address: marketplace, abi: marketplaceAbi, functionName: "withdrawableEarnings", args: [id], query: { enabled: Boolean(exists) } });
-  const refresh = () => {
-    void onChain.refetch();
-    void withdrawable.refetch();
-  };
+  const withdrawable = onChain.withdrawable;
+  const refresh = onChain.refetch;
   const refetchPublished = useCallback(() => void published.refetch(), [published.refetch]);
   const title = metadata.data?.name ? metadata.data.name.split("-").map((w) => w[0]!.toUpperCase() + w.slice(1)).join(" ") : agent.agent_id;
   return (
@@ -52,7 +45,7 @@ function ListingRow({ agent }: { agent: CreatorAgent }) {
           <h3 id={`l-${agent.listing_id}`}>{published.data ? <Link to={`/listings/${agent.listing_id}`}>{title}</Link> : title}</h3>
           <div className="row small">
             <span className="mono muted">{agent.agent_id}</span>
-            {exists ? <span className="tag tag-accent">{MODEL_LABEL[rentalModelOf(onChain.data![2])]}</span> : null}
+            {listing ? <span className="tag tag-accent">{MODEL_LABEL[rentalModelOf(listing.accessType)]}</span> : null}
             {exists ? <StatusBadge status={status} /> : <span className="tag">not on-chain yet</span>}
             <span>
               Review: <StatusBadge status={agent.review_status} />
@@ -60,11 +53,11 @@ function ListingRow({ agent }: { agent: CreatorAgent }) {
           </div>
           {agent.review_reason ? <p className="small">Reviewer: {agent.review_reason}</p> : null}
         </div>
-        {exists ? (
+        {listing && money ? (
           <div className="stats">
-            <span>Price {formatWei(onChain.data![0])}</span>
-            <span data-testid="escrow">Escrow {formatWei(escrow)}</span>
-            {withdrawable.data !== undefined ? <span data-testid="withdrawable">Withdrawable {formatWei(withdrawable.data)}</span> : null}
+            <span data-testid="price">Price {money.format(listing.price)}</span>
+            <span data-testid="escrow">Escrow {money.format(escrow)}</span>
+            {withdrawable !== undefined ? <span data-testid="withdrawable">Withdrawable {money.format(withdrawable)}</span> : null}
             {published.data ? (
               <>
                 <span>{countOf(published.data.run_count, "run")}</span>
@@ -75,14 +68,14 @@ function ListingRow({ agent }: { agent: CreatorAgent }) {
           </div>
         ) : null}
       </div>
-      {onChain.isError ? <ErrorNote error={onChain.error} /> : null}
+      {onChain.error ? <ErrorNote error={onChain.error} /> : null}
       {published.data ? (
         <section className="stack" aria-label={`ERC-8004 registration of ${title}`}>
           <h4 style={{ margin: 0 }}>ERC-8004 agent</h4>
           <Erc8004Registration listing={published.data} chainStatus={exists ? status : undefined} refetchListing={refetchPublished} registerAt={`/listings/${agent.listing_id}`} />
         </section>
       ) : null}
-      {exists && status !== "closed" ? (
+      {listing && money && status !== "closed" ? (
         <details>
           <summary>Manage</summary>
           <div className="stack" style={{ marginTop: ".75rem" }}>
@@ -90,12 +83,13 @@ function ListingRow({ agent }: { agent: CreatorAgent }) {
               listingId={agent.listing_id}
               title={title}
               status={status}
-              subscription={onChain.data![2] === 1}
-              price={onChain.data![0]}
-              metadataUri={onChain.data![6]}
+              subscription={listing.accessType === 1}
+              price={listing.price}
+              metadataUri={listing.metadataUri}
+              money={money}
               registeredUri={agent.metadata_uri}
               escrow={escrow}
-              withdrawable={withdrawable.data ?? 0n}
+              withdrawable={withdrawable ?? 0n}
               onChanged={refresh}
             />
             <ListingSecrets listingId={agent.listing_id} />
@@ -106,41 +100,39 @@ function ListingRow({ agent }: { agent: CreatorAgent }) {
   );
 }
 
-function ListingActions(props: { listingId: string; title: string; status: string; subscription: boolean; price: bigint; metadataUri: string; registeredUri: string; escrow: bigint; withdrawable: bigint; onChanged: () => void }) {
-  const { listingId, title, status, subscription, price, metadataUri, registeredUri, escrow, withdrawable, onChanged } = props;
+function ListingActions(props: { listingId: string; title: string; status: string; subscription: boolean; price: bigint; metadataUri: string; registeredUri: string; escrow: bigint; withdrawable: bigint; money: ListingMoney; onChanged: () => void }) {
+  const { listingId, title, status, subscription, price, metadataUri, registeredUri, escrow, withdrawable, money, onChanged } = props;
+  const { market, format } = money;
   const flow = useContractFlow();
-  const [newPrice, setNewPrice] = useState(formatEther(price));
+  const [newPrice, setNewPrice] = useState(money.toText(price));
   const [newUri, setNewUri] = useState(metadataUri);
   const id = onChainId(listingId);
   const then = (h: string | null) => h && onChanged();
-  let priceWei: bigint | null = null;
-  try {
-    priceWei = parseEther(newPrice.trim());
-  } catch {
-    priceWei = null;
-  }
+  // In wei for an ETH listing, in the token's smallest unit for a token listing.
+  const priceWei = money.parse(newPrice);
   const vesting = escrow - withdrawable;
   return (
     <div className="stack">
       <div className="row">
-        <button className="btn btn-small" disabled={flow.busy} onClick={() => void flow.run({ functionName: "setListingActive", args: [id, status !== "active"] }).then(then)}>
+        <button className="btn btn-small" disabled={flow.busy} onClick={() => void flow.run({ functionName: "setListingActive", args: [id, status !== "active"], market }).then(then)}>
           {status === "active" ? "Pause listing" : "Resume listing"}
         </button>
-        <button className="btn btn-small" disabled={flow.busy || withdrawable === 0n} onClick={() => void flow.run({ functionName: "withdrawEarnings", args: [id, withdrawable] }).then(then)}>
-          Withdraw {formatWei(withdrawable)}
+        <button className="btn btn-small" disabled={flow.busy || withdrawable === 0n} onClick={() => void flow.run({ functionName: "withdrawEarnings", args: [id, withdrawable], market }).then(then)}>
+          Withdraw {format(withdrawable)}
         </button>
         <CloseListing
           title={title}
           escrow={escrow}
           vesting={vesting}
+          format={format}
           busy={flow.busy}
-          onClose={() => void flow.run({ functionName: escrow === 0n ? "closeListing" : "closeListingAndWithdraw", args: [id] }).then(then)}
+          onClose={() => void flow.run({ functionName: escrow === 0n ? "closeListing" : "closeListingAndWithdraw", args: [id], market }).then(then)}
         />
       </div>
       <p className="hint" data-testid="close-rule">
         {subscription ? "Each subscription payment vests over the period its renter paid for; only the vested part can be withdrawn. " : "Earnings can be withdrawn any time. "}
         Closing is final and ends every rental; a listing closes, active or paused, once its escrow is empty, and its earnings can be withdrawn in the same step.{" "}
-        {subscription && vesting > 0n ? `${formatWei(vesting)} of this listing's escrow is still vesting: it can close once the periods its renters paid for have passed. ` : ""}
+        {subscription && vesting > 0n ? `${format(vesting)} of this listing's escrow is still vesting: it can close once the periods its renters paid for have passed. ` : ""}
         A per-task run in flight when the listing closes is not charged (pause first and let runs settle if that matters). Unspent per-task balances stay the renters' to withdraw.
       </p>
       <form
@@ -148,11 +140,11 @@ function ListingActions(props: { listingId: string; title: string; status: strin
         style={{ alignItems: "flex-end" }}
         onSubmit={(e) => {
           e.preventDefault();
-          if (priceWei !== null) void flow.run({ functionName: "updateListing", args: [id, priceWei, newUri.trim()] }).then(then);
+          if (priceWei !== null) void flow.run({ functionName: "updateListing", args: [id, priceWei, newUri.trim()], market }).then(then);
         }}
       >
         <div className="field">
-          <label htmlFor={`price-${listingId}`}>Price (ETH)</label>
+          <label htmlFor={`price-${listingId}`}>Price ({money.symbol})</label>
           <input id={`price-${listingId}`} inputMode="decimal" value={newPrice} onChange={(e) => setNewPrice(e.target.value)} aria-invalid={priceWei === null} />
         </div>
         <div className="field" style={{ flex: 1, minWidth: 220 }}>
@@ -176,7 +168,7 @@ function ListingActions(props: { listingId: string; title: string; status: strin
 /** Closing is final: it asks first. With earnings in escrow it offers to withdraw them and close in one
  * transaction (closeListingAndWithdraw); while part of a subscription listing's escrow is still vesting it
  * says so and sends nothing. */
-function CloseListing({ title, escrow, vesting, busy, onClose }: { title: string; escrow: bigint; vesting: bigint; busy: boolean; onClose: () => void }) {
+function CloseListing({ title, escrow, vesting, format, busy, onClose }: { title: string; escrow: bigint; vesting: bigint; format: (units: bigint) => string; busy: boolean; onClose: () => void }) {
   const blocked = vesting > 0n;
   return (
     <AlertDialog.Root>
@@ -191,9 +183,9 @@ function CloseListing({ title, escrow, vesting, busy, onClose }: { title: string
           <AlertDialog.Title>Close {title}?</AlertDialog.Title>
           <AlertDialog.Description>
             {blocked
-              ? `A listing closes only once its escrow is empty, and ${formatWei(vesting)} of it is still vesting: the periods this listing's subscribers paid for have not passed yet. It can close once they have.`
+              ? `A listing closes only once its escrow is empty, and ${format(vesting)} of it is still vesting: the periods this listing's subscribers paid for have not passed yet. It can close once they have.`
               : escrow > 0n
-                ? `Closing is final: every rental of this listing stops working and it leaves the marketplace; renters keep their unspent per-task balances. The escrow holds ${formatWei(escrow)} of earnings: they are withdrawn to your wallet in the same transaction.`
+                ? `Closing is final: every rental of this listing stops working and it leaves the marketplace; renters keep their unspent per-task balances. The escrow holds ${format(escrow)} of earnings: they are withdrawn to your wallet in the same transaction.`
                 : "Closing is final: every rental of this listing stops working and it leaves the marketplace; renters keep their unspent per-task balances."}
           </AlertDialog.Description>
           <div className="row" style={{ justifyContent: "flex-end" }}>
@@ -203,7 +195,7 @@ function CloseListing({ title, escrow, vesting, busy, onClose }: { title: string
             {blocked ? null : (
               <AlertDialog.Action asChild>
                 <button className="btn btn-danger" onClick={onClose}>
-                  {escrow > 0n ? `Withdraw ${formatWei(escrow)} and close` : "Close for good"}
+                  {escrow > 0n ? `Withdraw ${format(escrow)} and close` : "Close for good"}
                 </button>
               </AlertDialog.Action>
             )}
