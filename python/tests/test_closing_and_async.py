@@ -143,6 +143,7 @@ def public(cls: type) -> dict[str, list[str]]:
         (sync_module.Runs, aio.AsyncRuns),
         (sync_module.Keys, aio.AsyncKeys),
         (sync_module.Apps, aio.AsyncApps),
+        (sync_module.Alerts, aio.AsyncAlerts),
         (sync_module.Inputs, aio.AsyncInputs),
     ],
 )
@@ -160,5 +161,5 @@ def test_the_async_client_has_the_sync_clients_operations_with_the_same_paramete
 
 def test_the_async_client_has_the_sync_clients_namespaces() -> None:
     namespaces = {name for name, value in vars(AgentRental("http://127.0.0.1:1")).items() if type(value).__module__ == sync_module.__name__}
-    assert namespaces == {"listings", "credentials", "runs", "keys", "apps", "inputs"}
+    assert namespaces == {"listings", "credentials", "runs", "keys", "apps", "alerts", "inputs"}
     assert {name for name, value in vars(AsyncAgentRental("http://127.0.0.1:1")).items() if type(value).__module__ == aio.__name__} == namespaces

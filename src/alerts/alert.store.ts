@@ -12,7 +12,7 @@ import { DeleteCommand, PutCommand, QueryCommand, UpdateCommand } from "@aws-sdk
 import type { Address } from "viem";
 import { applied, type Tables } from "../adapters/tables/dynamo.ts";
 
-export const ALERT_TYPES = ["spend_limit", "low_balance"] as const;
+export const ALERT_TYPES = ["spend_limit", "low_balance", "charge_cap"] as const;
 export type AlertType = (typeof ALERT_TYPES)[number];
 export type DeliveryStatus = "pending" | "delivered" | "failed" | "no_webhook";
 

@@ -14,6 +14,7 @@ import { storedSpendLimits, windowOf, type SpendLimit } from "../execution/money
 import { getAlertSettings, type AlertSettings } from "./alert-settings.store.ts";
 import { clearCrossing, createAlert, markCrossing, type AlertType } from "./alert.store.ts";
 import { balanceIsLow, limitThresholdsReached } from "./crossings.ts";
+import { chargeCapAlerts } from "./cap-alert.ts";
 
 export interface ChargedRun {
   runId: string;
@@ -23,6 +24,8 @@ export interface ChargedRun {
   spendHolds?: readonly string[] | undefined;
   /** "token": the balance lives on the TokenMarketplace. */
   market?: "token" | undefined;
+  /** The renter has an on-chain charge cap on the listing: its 80% and 100% are checked too. */
+  capped?: boolean | undefined;
 }
 
 /** A hold's limit: `spend#<key|app>#<id>#<currency>#<period>` / its window. */
@@ -118,7 +121,11 @@ async function settingsOf(services: Services, checker: Checker, wallet: Address)
 async function check(services: Services, checker: Checker, run: ChargedRun): Promise<void> {
   try {
     const settings = await settingsOf(services, checker, run.wallet.toLowerCase() as Address);
-    await Promise.all([limitAlerts(services, settings, run), settings ? balanceAlert(services, settings, run) : undefined]);
+    await Promise.all([
+      limitAlerts(services, settings, run),
+      settings ? balanceAlert(services, settings, run) : undefined,
+      run.capped ? chargeCapAlerts(services, run, (type, crossing, data) => raise(services, settings, run.wallet, type, crossing, data)) : undefined,
+    ]);
   } catch (error) {
     services.logger.warn("alerts not checked after a charge", { run_id: run.runId, cause: error instanceof Error ? error.message : String(error) });
   }

@@ -2,11 +2,12 @@
 // receiver: a key's spending limit alerts at 80% and at 100% (once each, however many runs follow), a
 // per-task balance alerts when it falls below the chosen number of runs and again only after a top-up,
 // every delivery is signed (Standard Webhooks) and a failing receiver is retried with backoff until it
-// answers; the settings refuse bad input with nothing stored, and only a wallet sign-in changes them.
+// answers; the renter's on-chain charge cap alerts at 80% and at 100% of its period, once each; the settings refuse bad input with nothing stored, and only a wallet sign-in changes them.
 import type http from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AgentRentalClient } from "@agent-rental/sdk";
 import { verifyWebhook } from "../../src/execution/agents/webhook-signature.ts";
+import { writeMarketplace } from "../../src/chain/write.ts";
 import { startHttpsServer, type HttpsTestServer } from "../support/https-server.ts";
 import { until } from "../support/until.ts";
 import { startWorld, type PublishedAgent, type Renter, type World } from "../support/world.ts";
@@ -212,5 +213,43 @@ describe("alerts on a low per-task balance", () => {
     expect(await lows()).toHaveLength(1);
     expect((await run(renter.key, listing, "b7")).status).toBe(200); // 2 left: below again
     await until("a second low-balance alert", async () => (await lows()).length === 2);
+  }, 180_000);
+});
+
+describe("alerts on the renter's on-chain charge cap", () => {
+  it("alerts at 80% (the fourth run of a cap covering 5) and at 100% (the fifth), once each, signed", async () => {
+    const listing = await world.publishConnected("alert-cap", { rental: "per_query", price: "0.001" });
+    const renter = await world.renter();
+    await world.rent(renter.account, listing, { deposit: listing.priceWei * 20n });
+    const { body: set } = await settings(renter, { webhook_url: `${receiver.url}/caps` });
+    const secret = set.webhook_secret as string;
+    const cap = listing.priceWei * 5n;
+    await writeMarketplace(world.target, renter.account, "setChargeCap", [listing.onChainId, cap, 86_400n]);
+    const caps = async () => (await alertsOf(renter)).filter((a) => a.type === "charge_cap");
+    for (let i = 0; i < 3; i++) expect((await run(renter.key, listing, `c${i}`)).status).toBe(200);
+    expect((await run(renter.key, listing, "c3")).status).toBe(200);
+    await until("the cap's 80% alert", async () => (await caps()).some((a) => a.data.threshold === 80));
+    expect(await caps()).toHaveLength(1);
+    expect((await run(renter.key, listing, "c4")).status).toBe(200);
+    await until("the cap's 100% alert", async () => (await caps()).some((a) => a.data.threshold === 100));
+    // Past the cap: refused before any work, and no further alert.
+    for (let i = 0; i < 2; i++) expect((await run(renter.key, listing, `refused ${i}`)).status).toBe(402);
+
+    await until("both delivered", async () => (await caps()).filter((a) => a.delivery === "delivered").length === 2);
+    const alerts = await caps();
+    expect(alerts).toHaveLength(2);
+    const byThreshold = new Map(alerts.map((a) => [a.data.threshold, a.data]));
+    expect(byThreshold.get(80)).toMatchObject({ listing_id: listing.listing_id, amount: cap.toString(), period_seconds: 86_400, spent: (listing.priceWei * 4n).toString(), remaining: listing.priceWei.toString() });
+    expect(byThreshold.get(100)).toMatchObject({ listing_id: listing.listing_id, amount: cap.toString(), spent: cap.toString(), remaining: "0" });
+    expect(Date.parse(byThreshold.get(100)!.resets_at as string)).toBeGreaterThan(Date.now() - 60_000);
+    const received = deliveredTo(renter.account.address);
+    expect(received).toHaveLength(2);
+    for (const delivery of received) {
+      expect(verifyWebhook(secret, delivery.headers as Record<string, string>, delivery.body)).toBe(true);
+      const payload = JSON.parse(delivery.body) as { type: string; data: { alert_id: string; threshold: number } };
+      expect(payload.type).toBe("alert.charge_cap");
+      expect(delivery.headers["webhook-id"]).toBe(payload.data.alert_id);
+    }
+    expect(received.map((d) => (JSON.parse(d.body) as { data: { threshold: number } }).data.threshold).sort()).toEqual([100, 80]);
   }, 180_000);
 });

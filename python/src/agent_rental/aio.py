@@ -15,6 +15,8 @@ from typing import Any, AsyncIterator, Callable, Literal, Mapping, Optional, Par
 
 from .client import MAX_STREAM_RESUMES, AgentRental, EventStream, Method, QueryValue, RetryInfo, Sign, StreamEvent
 from .models import (
+    Alert,
+    AlertSettings,
     ApiKey,
     ApiKeyCreated,
     AuthToken,
@@ -107,6 +109,7 @@ class AsyncAgentRental:
         self.runs = AsyncRuns(self.sync)
         self.keys = AsyncKeys(self.sync)
         self.apps = AsyncApps(self.sync)
+        self.alerts = AsyncAlerts(self.sync)
         self.inputs = AsyncInputs(self.sync)
 
     @property
@@ -253,6 +256,20 @@ class AsyncApps:
 
     async def set_spend_limits(self, app_id: str, spend_limits: Sequence[SpendLimitInput]) -> ConnectedApp:
         return await _to_thread(self._sync.set_spend_limits, app_id, spend_limits)
+
+
+class AsyncAlerts:
+    def __init__(self, client: AgentRental) -> None:
+        self._sync = client.alerts
+
+    async def get_settings(self) -> AlertSettings:
+        return await _to_thread(self._sync.get_settings)
+
+    async def set_settings(self, *, webhook_url: Optional[str], low_balance_runs: Optional[int] = None, rotate_secret: bool = False) -> AlertSettings:
+        return await _to_thread(lambda: self._sync.set_settings(webhook_url=webhook_url, low_balance_runs=low_balance_runs, rotate_secret=rotate_secret))
+
+    async def list(self, *, limit: Optional[int] = None) -> list[Alert]:
+        return await _to_thread(lambda: self._sync.list(limit=limit))
 
 
 class AsyncInputs:

@@ -22,6 +22,8 @@ from typing import Any, Callable, Generator, Iterator, Literal, Mapping, Optiona
 from . import __version__ as _version
 from .errors import AgentRentalError, AuthError, error_from_response, parse_retry_after
 from .models import (
+    Alert,
+    AlertSettings,
     ApiKey,
     ApiKeyCreated,
     ConnectedApp,
@@ -231,6 +233,7 @@ class AgentRental:
         self.runs = Runs(self)
         self.keys = Keys(self)
         self.apps = Apps(self)
+        self.alerts = Alerts(self)
         self.inputs = Inputs(self)
 
     # -- authentication ------------------------------------------------------------------------------
@@ -622,6 +625,32 @@ class Apps:
     def set_spend_limits(self, app_id: str, spend_limits: Sequence[SpendLimitInput]) -> ConnectedApp:
         """Replaces an app's spending limits (``[]`` removes them). Needs a wallet sign-in, not an API key."""
         return cast(ConnectedApp, self._client._json("PATCH", f"/v1/oauth/apps/{_quote(app_id)}", body={"spend_limits": list(spend_limits)}))
+
+
+class Alerts:
+    """Alerts on spending: the wallet's webhook and low-balance threshold, and what crossed (80% and 100%
+    of a key's or app's spending limit or of an on-chain charge cap; a per-task balance below the
+    threshold)."""
+
+    def __init__(self, client: AgentRental) -> None:
+        self._client = client
+
+    def get_settings(self) -> AlertSettings:
+        """The settings (before any are set: no webhook, no threshold, null times)."""
+        return cast(AlertSettings, self._client._json("GET", "/v1/alerts/settings"))
+
+    def set_settings(self, *, webhook_url: Optional[str], low_balance_runs: Optional[int] = None, rotate_secret: bool = False) -> AlertSettings:
+        """Sets the webhook (https, or None for dashboard notices only) and the low-balance threshold in
+        runs. The first call and ``rotate_secret`` return ``webhook_secret``, once. Needs a wallet sign-in."""
+        body: dict[str, Any] = {"webhook_url": webhook_url, "low_balance_runs": low_balance_runs}
+        if rotate_secret:
+            body["rotate_secret"] = True
+        return cast(AlertSettings, self._client._json("PUT", "/v1/alerts/settings", body=body))
+
+    def list(self, *, limit: Optional[int] = None) -> list[Alert]:
+        """The newest alerts (``limit``, default 20, up to 100), newest first."""
+        query: dict[str, QueryValue] = {} if limit is None else {"limit": limit}
+        return cast("list[Alert]", self._client._json("GET", "/v1/alerts", query=query)["alerts"])
 
 
 class Inputs:

@@ -95,11 +95,11 @@ class AlertRequired(TypedDict):
     attempts: int
     created_at: str
     data: dict[str, Any]
-    """What crossed: for spend_limit threshold, scope (key or app), id, currency, period, amount, spent, remaining, resets_at; for low_balance listing_id, balance_wei, price_wei, runs_left, threshold_runs. Both name the run whose charge crossed it (run_id)"""
+    """What crossed: for spend_limit threshold, scope (key or app), id, currency, period, amount, spent, remaining, resets_at; for low_balance listing_id, balance_wei, price_wei, runs_left, threshold_runs; for charge_cap threshold, listing_id, amount, period_seconds, spent (charged in the current period), remaining, resets_at (the period's end, on the chain's clock). All name the run whose charge crossed it (run_id)"""
     delivery: Literal["pending", "delivered", "failed", "no_webhook"]
     """The webhook delivery: pending (being tried, with backoff), delivered, failed (given up after its retries, or the webhook was removed), no_webhook (none was set when it was raised)"""
-    type: Literal["spend_limit", "low_balance"]
-    """spend_limit: a key's or app's limit reached 80% or 100% (no run at the last price fits what is left); low_balance: a per-task balance fell below the chosen number of runs"""
+    type: Literal["spend_limit", "low_balance", "charge_cap"]
+    """spend_limit: a key's or app's limit reached 80% or 100% (no run at the last price fits what is left); low_balance: a per-task balance fell below the chosen number of runs; charge_cap: the renter's on-chain charge cap (setChargeCap) on a listing reached 80% or 100% of its period (no run at the last price fits what is left)"""
 
 class Alert(AlertRequired, total=False):
     """One crossing, raised once: shown in the dashboard and delivered to the webhook"""
@@ -118,7 +118,7 @@ class AlertSettingsRequired(TypedDict):
     webhook_url: Optional[str]
 
 class AlertSettings(AlertSettingsRequired, total=False):
-    """The wallet's alert settings; alerts cross at 80% and 100% of every spending limit of its keys and apps, and below the low-balance threshold"""
+    """The wallet's alert settings; alerts cross at 80% and 100% of every spending limit of its keys and apps and of every on-chain charge cap it set, and below the low-balance threshold"""
     webhook_secret: str
     """The webhook's signing secret (`whsec_…`): only in the answer that made it (the first settings, or rotate_secret)"""
 

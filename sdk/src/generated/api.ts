@@ -1286,7 +1286,7 @@ export interface components {
             alert_id: string;
             attempts: number;
             created_at: string;
-            /** @description What crossed: for spend_limit threshold, scope (key or app), id, currency, period, amount, spent, remaining, resets_at; for low_balance listing_id, balance_wei, price_wei, runs_left, threshold_runs. Both name the run whose charge crossed it (run_id) */
+            /** @description What crossed: for spend_limit threshold, scope (key or app), id, currency, period, amount, spent, remaining, resets_at; for low_balance listing_id, balance_wei, price_wei, runs_left, threshold_runs; for charge_cap threshold, listing_id, amount, period_seconds, spent (charged in the current period), remaining, resets_at (the period's end, on the chain's clock). All name the run whose charge crossed it (run_id) */
             data: {
                 [key: string]: unknown;
             };
@@ -1299,15 +1299,15 @@ export interface components {
             /** @description Why the last attempt failed (a status or an unreachable host; never the URL) */
             last_error?: string;
             /**
-             * @description spend_limit: a key's or app's limit reached 80% or 100% (no run at the last price fits what is left); low_balance: a per-task balance fell below the chosen number of runs
+             * @description spend_limit: a key's or app's limit reached 80% or 100% (no run at the last price fits what is left); low_balance: a per-task balance fell below the chosen number of runs; charge_cap: the renter's on-chain charge cap (setChargeCap) on a listing reached 80% or 100% of its period (no run at the last price fits what is left)
              * @enum {string}
              */
-            type: "spend_limit" | "low_balance";
+            type: "spend_limit" | "low_balance" | "charge_cap";
         };
         AlertList: {
             alerts: components["schemas"]["Alert"][];
         };
-        /** @description The wallet's alert settings; alerts cross at 80% and 100% of every spending limit of its keys and apps, and below the low-balance threshold */
+        /** @description The wallet's alert settings; alerts cross at 80% and 100% of every spending limit of its keys and apps and of every on-chain charge cap it set, and below the low-balance threshold */
         AlertSettings: {
             /** @description When the settings were first set; null before */
             created_at: string | null;

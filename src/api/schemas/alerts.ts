@@ -33,13 +33,13 @@ export const AlertSettingsSchema = z
     created_at: z.string().nullable().openapi({ description: "When the settings were first set; null before" }),
     updated_at: z.string().nullable(),
   })
-  .openapi("AlertSettings", { description: "The wallet's alert settings; alerts cross at 80% and 100% of every spending limit of its keys and apps, and below the low-balance threshold" });
+  .openapi("AlertSettings", { description: "The wallet's alert settings; alerts cross at 80% and 100% of every spending limit of its keys and apps and of every on-chain charge cap it set, and below the low-balance threshold" });
 
 export const AlertSchema = z
   .object({
     alert_id: z.string(),
-    type: z.enum(ALERT_TYPES).openapi({ description: "spend_limit: a key's or app's limit reached 80% or 100% (no run at the last price fits what is left); low_balance: a per-task balance fell below the chosen number of runs" }),
-    data: z.record(z.string(), z.unknown()).openapi({ description: "What crossed: for spend_limit threshold, scope (key or app), id, currency, period, amount, spent, remaining, resets_at; for low_balance listing_id, balance_wei, price_wei, runs_left, threshold_runs. Both name the run whose charge crossed it (run_id)" }),
+    type: z.enum(ALERT_TYPES).openapi({ description: "spend_limit: a key's or app's limit reached 80% or 100% (no run at the last price fits what is left); low_balance: a per-task balance fell below the chosen number of runs; charge_cap: the renter's on-chain charge cap (setChargeCap) on a listing reached 80% or 100% of its period (no run at the last price fits what is left)" }),
+    data: z.record(z.string(), z.unknown()).openapi({ description: "What crossed: for spend_limit threshold, scope (key or app), id, currency, period, amount, spent, remaining, resets_at; for low_balance listing_id, balance_wei, price_wei, runs_left, threshold_runs; for charge_cap threshold, listing_id, amount, period_seconds, spent (charged in the current period), remaining, resets_at (the period's end, on the chain's clock). All name the run whose charge crossed it (run_id)" }),
     created_at: z.string(),
     delivery: z.enum(["pending", "delivered", "failed", "no_webhook"]).openapi({ description: "The webhook delivery: pending (being tried, with backoff), delivered, failed (given up after its retries, or the webhook was removed), no_webhook (none was set when it was raised)" }),
     attempts: z.number().int(),

@@ -98,6 +98,11 @@ function SettingsForm({ current }: { current: AlertSettings }) {
 function describe(alert: Alert): string {
   const d = alert.data as Record<string, string | number | null | undefined>;
   if (alert.type === "low_balance") return `A per-task balance of listing ${String(d.listing_id).slice(0, 14)}… covers ${d.runs_left} run(s), below your ${d.threshold_runs}.`;
+  if (alert.type === "charge_cap") {
+    const cap = `${formatWei(String(d.amount))} per ${Number(d.period_seconds) % 86_400 === 0 ? `${Number(d.period_seconds) / 86_400} day(s)` : `${d.period_seconds} s`}`;
+    const listing = `listing ${String(d.listing_id).slice(0, 14)}…`;
+    return d.threshold === 100 ? `Your on-chain charge cap of ${cap} on ${listing} is reached: no further run fits until ${d.resets_at}.` : `${formatWei(String(d.spent))} charged on ${listing}, 80% of your on-chain charge cap of ${cap}.`;
+  }
   const who = d.scope === "app" ? "An app" : "A key";
   const per = d.period === "total" ? "in total" : `this ${d.period}`;
   const limit = `${formatWei(String(d.amount))} ${per}`;
