@@ -146,7 +146,8 @@ describe("token listings in the dashboard", () => {
     await page.getByRole("button", { name: "Submit for registration" }).click();
     await page.getByText(/Registered as .* for the token marketplace/).waitFor({ timeout: 30_000 });
     await page.getByLabel("Rental model").last().selectOption("per_query");
-    await page.getByLabel("Price (USDC)").fill("0.4");
+    // The new listing's price field (My listings below has a "Price (USDC)" field per USDC listing too).
+    await page.locator("#new-token-price").fill("0.4");
     await d.shot("token-07-creator-lists-in-usdc");
     await page.getByRole("button", { name: "Create listing" }).click();
     await page.getByText(/Confirmed: transaction/).waitFor({ timeout: 30_000 });
