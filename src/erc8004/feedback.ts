@@ -98,7 +98,10 @@ export async function prepareFeedback(services: Services, wallet: string, runId:
   const owner = await readAgentOwner(services.chain, agentId);
   if (owner?.toLowerCase() === run.wallet) throw new ApiError("feedback_not_allowed", "The agent's owner cannot give it feedback.");
   // The payment behind the run: its per-query charge, else the purchase of the renter's access.
-  const paymentTx = run.settlement_tx ?? (await findPurchaseTransaction(services.chain, { listingId: run.on_chain_id, buyer: run.wallet, fromBlock: services.config.MARKETPLACE_DEPLOY_BLOCK }));
+  const token = run.market === "token";
+  const paymentTx =
+    run.settlement_tx ??
+    (await findPurchaseTransaction(services.chain, { listingId: run.on_chain_id, buyer: run.wallet, market: token ? "token" : "eth", fromBlock: token ? services.config.TOKEN_MARKETPLACE_DEPLOY_BLOCK : services.config.MARKETPLACE_DEPLOY_BLOCK }));
   const chainId = services.config.CHAIN_ID;
   const agentRegistry = caip10(chainId, registries.identityRegistry);
   const endpoint = a2aEndpointUrl(apiBase, run.agent_id);
@@ -114,7 +117,7 @@ export async function prepareFeedback(services: Services, wallet: string, runId:
     ...(checked.text !== null ? { text: checked.text } : {}),
     run: { runId: run.run_id, listingId: run.listing_id },
     // Paid to the contract of the run's listing: an x402 payment or a token charge went to the TokenMarketplace.
-    proofOfPayment: { fromAddress: getAddress(run.wallet), toAddress: marketAddress(services.chain, run.market === "token" ? "token" : "eth"), chainId: String(chainId), txHash: paymentTx },
+    proofOfPayment: { fromAddress: getAddress(run.wallet), toAddress: marketAddress(services.chain, token ? "token" : "eth"), chainId: String(chainId), txHash: paymentTx },
     runReceipt: {
       marketplace: caip10(chainId, services.chain.marketplace),
       batchIndex: String(run.receipt.batch_index),
