@@ -7,6 +7,7 @@
 //  - a listing's creation and a price change gone: the listing is as before;
 //  - a verified feedback gone: the listing's figures drop back, and the run may be rated again;
 //  - a purchase replaced by another: the index shows the new one;
+//  - the creator's analytics count a purchase once its block is final: one taken away before that never;
 //  - a round that stopped after its writes, before its range was closed, keeps the images of before them.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PutCommand } from "@aws-sdk/lib-dynamodb";
@@ -129,6 +130,43 @@ describe("the chain indexer through a reorganisation", () => {
     expect(second.receipt.blockHash).not.toBe(first.receipt.blockHash);
     await world.index();
     expect(await credentials(renter)).toMatchObject([{ on_chain_listing_id: listingId.toLowerCase(), expires_at: new Date((second.blockTime + Number(DAYS_90)) * 1000).toISOString() }]);
+  }, 60_000);
+});
+
+describe("the creator's analytics through a reorganisation", () => {
+  type Totals = { totals: { revenue: { gross_wei: string } }; reconciliation: { block: string | null; matches: boolean } };
+  const analytics = () => get<Totals>("/v1/creators/me/analytics", creator.token);
+  const mine = (blocks: number) => rpc("hardhat_mine", [`0x${blocks.toString(16)}`]);
+
+  it("counts a purchase once its block is final: one taken away before that is never counted, the one on the new chain once", async () => {
+    const price = BigInt((await get<{ price_units: string }>(`/v1/listings/${listing.listing_id}`, creator.token)).price_units);
+    await mine(9);
+    await world.index();
+    const before = BigInt((await analytics()).totals.revenue.gross_wei);
+    const renter = await world.renter();
+    const reorg = await beforeReorg();
+    await world.market.purchaseOneTime(renter.account, listing.onChainId);
+    await world.index();
+    // Indexed (the credential is there) but not final: not counted yet.
+    expect((await credentials(renter)).map((c) => c.on_chain_listing_id)).toEqual([listing.onChainId.toLowerCase()]);
+    expect(BigInt((await analytics()).totals.revenue.gross_wei)).toBe(before);
+    await reorg.takeAway();
+    await mine(9);
+    await world.index();
+    // The purchase left the chain before it was final: never counted, and the figures match the chain.
+    expect(BigInt((await analytics()).totals.revenue.gross_wei)).toBe(before);
+    // Bought again on the new chain: counted once its block is the finality depth (8) under the head.
+    await world.market.purchaseOneTime(renter.account, listing.onChainId);
+    await world.index();
+    expect(BigInt((await analytics()).totals.revenue.gross_wei)).toBe(before);
+    await mine(8);
+    await world.index();
+    const after = await analytics();
+    expect(BigInt(after.totals.revenue.gross_wei)).toBe(before + price);
+    expect(after.reconciliation).toMatchObject({ matches: true, block: ((await head()) - 8n).toString() });
+    await mine(3);
+    await world.index();
+    expect(BigInt((await analytics()).totals.revenue.gross_wei)).toBe(before + price);
   }, 60_000);
 });
 
