@@ -5,7 +5,8 @@
 // good) or another transaction in its place (the same block number, another hash):
 //  - a purchase gone for good: the credential leaves GET /v1/credentials and execution is refused;
 //  - a listing's creation and a price change gone: the listing is as before;
-//  - a verified feedback gone: the listing's figures drop back, and the run may be rated again;
+//  - a verified feedback gone: the listing's figures drop back, and the run may be rated again; the
+//    creator's analytics count it only once final, so never the one taken away;
 //  - a purchase replaced by another: the index shows the new one;
 //  - the creator's analytics count a purchase once its block is final: one taken away before that never;
 //  - a round that stopped after its writes, before its range was closed, keeps the images of before them.
@@ -190,17 +191,35 @@ describe("the ERC-8004 indexer through a reorganisation", () => {
     const reputation = () => get<{ rating: number; review_count: number; unverified_count: number; feedback: { verified: boolean }[] }>(`/v1/listings/${listing.listing_id}/reputation`, renter.token);
     expect(await reputation()).toMatchObject({ review_count: 0, unverified_count: 0, feedback: [] });
 
+    // The creator's analytics count verified feedback once its block is final (the depth, 8, under the head).
+    const verifiedInAnalytics = async () => (await get<{ totals: { reputation: { verified_feedback: number } } }>(`/v1/creators/me/listings/${listing.listing_id}/analytics`, creator.token)).totals.reputation.verified_feedback;
+    const mine = (blocks: number) => rpc("hardhat_mine", [`0x${blocks.toString(16)}`]);
+    await mine(9);
+    await world.index();
+    const counted = await verifiedInAnalytics();
+
     const reorg = await beforeReorg();
     await send(renter.account, transaction);
     await world.index();
     expect(await reputation()).toMatchObject({ rating: 4, review_count: 1, unverified_count: 0 });
+    expect(await verifiedInAnalytics()).toBe(counted);
     await reorg.takeAway();
+    await mine(9);
     await world.index();
     expect(await reputation()).toMatchObject({ rating: 0, review_count: 0, unverified_count: 0, feedback: [] });
+    // Taken away before it was final: never counted in the analytics.
+    expect(await verifiedInAnalytics()).toBe(counted);
     // Given again on the new chain, it counts: the run's claim left with the feedback that held it.
     await send(renter.account, transaction);
     await world.index();
     expect(await reputation()).toMatchObject({ rating: 4, review_count: 1, unverified_count: 0, feedback: [{ verified: true }] });
+    expect(await verifiedInAnalytics()).toBe(counted);
+    await mine(8);
+    await world.index();
+    expect(await verifiedInAnalytics()).toBe(counted + 1);
+    await mine(2);
+    await world.index();
+    expect(await verifiedInAnalytics()).toBe(counted + 1);
   }, 120_000);
 });
 
