@@ -44,6 +44,7 @@ import type {
   ListingSearchParams,
   ListingMetadata,
   ListingSearchResult,
+  Currencies,
   Run,
   RunDetail,
   StoredInput,
@@ -194,6 +195,9 @@ export class AgentRentalClient {
   readonly listings: {
     search(params?: ListingSearchParams, options?: { signal?: AbortSignal }): Promise<ListingSearchResult>;
     get(id: string, options?: { signal?: AbortSignal }): Promise<Listing>;
+    /** What listings may be priced and paid in here: ETH, then each token of the allowlist, with its
+     * address, decimals, contract and whether per-task listings in it are payable by x402. Public. */
+    currencies(options?: { signal?: AbortSignal }): Promise<Currencies>;
     /** Rents a listing priced in a token (its `currency.address`) with the renter's viem clients: one
      * signature and one transaction where the token implements EIP-3009 (USDC) or EIP-2612 (permit),
      * approve then purchase otherwise. No sign-in needed: the purchase is the wallet's own. */
@@ -311,6 +315,7 @@ export class AgentRentalClient {
     this.listings = {
       search: (params = {}, opts = {}) => this.json<ListingSearchResult>({ method: "GET", path: "/v1/listings", query: { ...params }, signal: opts.signal }),
       get: (id, opts = {}) => this.json<Listing>({ method: "GET", path: `/v1/listings/${encodeURIComponent(id)}`, signal: opts.signal }),
+      currencies: (opts = {}) => this.json<Currencies>({ method: "GET", path: "/v1/currencies", auth: false, signal: opts.signal }),
       rentInToken: async (listingId, options) => rentInToken(await this.listings.get(listingId), options),
       metadata: (metadataUri, opts = {}) => {
         const cid = metadataUri.startsWith("ipfs://") ? metadataUri.slice("ipfs://".length) : metadataUri;

@@ -78,6 +78,9 @@ const searchKeysMatch: [Exclude<SearchQueryKeys, keyof ListingSearchParams>, Exc
 void searchKeysMatch;
 
 export type ListingSearchResult = Schemas["ListingSearch"];
+/** What listings may be priced and paid in here: ETH, then each token of the allowlist (GET /v1/currencies). */
+export type Currencies = Schemas["Currencies"];
+export type AcceptedCurrency = Schemas["AcceptedCurrency"];
 
 export type CredentialStatus = Schemas["CredentialVerification"]["status"];
 

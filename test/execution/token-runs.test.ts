@@ -137,6 +137,27 @@ describe("a subscription and a one-time rental in a token", () => {
   });
 });
 
+describe("GET /v1/currencies", () => {
+  it("lists ETH on the Marketplace, then each configured token on the TokenMarketplace, without a credential", async () => {
+    const res = await fetch(`${base}/v1/currencies`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get("ratelimit-limit") ?? res.headers.get("x-ratelimit-limit")).not.toBeNull();
+    const body = (await res.json()) as { chain_id: number; currencies: Record<string, unknown>[] };
+    const { usdc, utility } = tokens.tokens;
+    expect(body).toEqual({
+      chain_id: world.config.CHAIN_ID,
+      currencies: [
+        { symbol: "ETH", address: null, decimals: 18, contract: getAddress(world.services.chain.marketplace), name: null, version: null, x402: false },
+        { symbol: usdc.symbol, address: getAddress(usdc.address), decimals: 6, contract: getAddress(tokens.address), name: usdc.name, version: usdc.version, x402: true },
+        { symbol: utility.symbol, address: getAddress(utility.address), decimals: 18, contract: getAddress(tokens.address), name: utility.name, version: utility.version, x402: false },
+      ],
+    });
+    // The SDK reads the same.
+    const { AgentRentalClient } = await import("@agent-rental/sdk");
+    expect(await new AgentRentalClient({ baseUrl: base }).listings.currencies()).toEqual(body);
+  });
+});
+
 describe("credentials of token listings", () => {
   it("list and verify with the listing's currency and a per-task balance in its smallest unit", async () => {
     const agent = await publishTokenAgent(world, tokens, "credential-usdc", { rental: "per_query", token: tokens.tokens.usdc, price: USDC_PRICE });

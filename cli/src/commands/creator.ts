@@ -262,7 +262,7 @@ export const creatorCommands: Command[] = [
     options: {
       model: { ...RENTAL_MODEL, description: "the listing's rental model: one_time, subscription or per_query (required unless --no-list)" },
       price: { type: "string", value: "<amount>", description: "one_time: the price; subscription: per 30 days; per_query: per run, in --currency (ETH: minimum 0.000001; required unless --no-list)" },
-      currency: { type: "string", value: "<ETH|token>", description: "the listing's currency: ETH (default, on the Marketplace) or a token of the allowlist by address or the local stack's symbol (USDC, RENT), on the TokenMarketplace" },
+      currency: { type: "string", value: "<ETH|token>", description: "the listing's currency: ETH (default, on the Marketplace) or a token the service takes, by its symbol (USDC; GET /v1/currencies lists them) or address, on the TokenMarketplace" },
       "no-list": { type: "boolean", description: "stop after registration (list later with the job's listing_seed and metadata_uri)" },
       timeout: { type: "string", value: "<seconds>", description: "how long to wait for the validation job (default 120)" },
       "allow-private-hosts": { ...ALLOW_PRIVATE_HOSTS, description: "accepted for symmetry with validate: the service decides which hosts it calls" },
@@ -290,8 +290,12 @@ export const creatorCommands: Command[] = [
       const api = authenticatedApi(settings, ctx.env);
       const target = list || inToken ? (await chain()).chainTarget(settings) : undefined;
       const tokenRent = inToken ? await import("../token-rent.ts") : undefined;
-      if (inToken && !settings.tokenMarketplace) throw usageError("Listing in a token needs the TokenMarketplace's address: AGENTRENT_TOKEN_MARKETPLACE, the config's token_marketplace or the local stack's stack.json.");
-      const token = inToken ? await tokenRent!.resolveToken(target!, settings.stackFile, currency!) : undefined;
+      // The service names the currencies it takes (GET /v1/currencies): a symbol is enough, and the
+      // TokenMarketplace is the one it names when none is configured here.
+      const accepted = inToken && settings.apiUrl ? await tokenRent!.acceptedCurrency(settings.apiUrl, currency!) : null;
+      const tokenMarketplace = settings.tokenMarketplace ?? accepted?.contract;
+      if (inToken && !tokenMarketplace) throw usageError(`Listing in a token needs the TokenMarketplace's address: the service names no currency ${JSON.stringify(currency)}, and none is set (AGENTRENT_TOKEN_MARKETPLACE, the config's token_marketplace or the local stack's stack.json).`);
+      const token = inToken ? (accepted ?? (await tokenRent!.resolveToken(target!, settings.stackFile, currency!))) : undefined;
       const price = priceText === undefined ? undefined : token ? tokenRent!.tokenPrice(priceText, token.decimals) : ethAmount(priceText, "--price");
       const account = list ? await loadAccount(settings, ctx.env, ctx.prompt) : undefined;
       const queued = await api.client.agents.register(raw, inToken ? { market: "token" } : {});
@@ -307,7 +311,7 @@ export const creatorCommands: Command[] = [
       let txHash: string | null = null;
       if (list && account && target && model && price !== undefined && token) {
         const { tokenMarketplaceAbi } = await import("@agent-rental/core/token-marketplace");
-        const tx = await sendCallWithProgress(ctx, target, account, { address: settings.tokenMarketplace!, abi: tokenMarketplaceAbi, functionName: "createListing", args: [result.listing_seed, token.address, ACCESS_TYPE[model], price, result.metadata_uri], contract: "TokenMarketplace" });
+        const tx = await sendCallWithProgress(ctx, target, account, { address: tokenMarketplace!, abi: tokenMarketplaceAbi, functionName: "createListing", args: [result.listing_seed, token.address, ACCESS_TYPE[model], price, result.metadata_uri], contract: "TokenMarketplace" });
         txHash = tx.hash;
       } else if (list && account && target && model && price !== undefined) {
         const tx = await sendWithProgress(ctx, target, account, "createListing", [result.listing_seed, ACCESS_TYPE[model], price, result.metadata_uri]);

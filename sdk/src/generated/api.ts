@@ -466,6 +466,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/currencies": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the currencies listings are priced in
+         * @description ETH (on the Marketplace) and each token listings may be priced in (on the TokenMarketplace, from the protocol's allowlist), with its address, decimals, EIP-712 domain and whether per-task listings in it are payable by x402. A listing's `currency` is one of these.
+         */
+        get: operations["listCurrencies"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/docs": {
         parameters: {
             query?: never;
@@ -1194,6 +1214,22 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        AcceptedCurrency: {
+            /** @description The token's contract address; null for ETH */
+            address: string | null;
+            /** @description The marketplace contract listings in this currency live on: the Marketplace for ETH, the TokenMarketplace for a token */
+            contract: string;
+            /** @description Decimals of the smallest unit: 18 for ETH (wei), 6 for USDC */
+            decimals: number;
+            /** @description The token's EIP-712 domain name (its `name()`), which permit and EIP-3009 signatures name; null for ETH */
+            name: string | null;
+            /** @description ETH, or the token's symbol (USDC) */
+            symbol: string;
+            /** @description The token's EIP-712 domain version; null for ETH */
+            version: string | null;
+            /** @description Whether per-task listings in it are payable by x402 (the token implements EIP-3009) */
+            x402: boolean;
+        };
         /** @description An A2A v1.0 Agent Card (a2a-protocol.org, specification/a2a.proto), in ProtoJSON */
         AgentCard: {
             capabilities: {
@@ -1804,6 +1840,11 @@ export interface components {
             /** @enum {string} */
             status: "active" | "expired" | "low_balance" | "revoked" | "listing_closed" | "not_found";
             valid: boolean;
+        };
+        Currencies: {
+            chain_id: number;
+            /** @description ETH first, then the tokens of the allowlist as the service is configured */
+            currencies: components["schemas"]["AcceptedCurrency"][];
         };
         /** @description The listing's currency: ETH (on the Marketplace) or a token of the allowlist (on the TokenMarketplace). See docs/design/currencies.md. */
         Currency: {
@@ -4237,6 +4278,32 @@ export interface operations {
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listCurrencies: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The currencies */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Currencies"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
         };
     };
     getApiReference: {
