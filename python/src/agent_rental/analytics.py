@@ -107,10 +107,10 @@ def analytics_by_currency(analytics: CreatorAnalytics) -> list[CurrencyAnalytics
     ordered = sorted(currencies.items(), key=lambda entry: entry[0] != "eth")
     gathered: list[CurrencyAnalytics] = []
     for key, currency in ordered:
-        totals = next((f for f in analytics["totals"]["by_currency"] if _key(f["currency"]) == key), None) or _zero(currency)
+        totals = next((t for t in analytics["totals"]["by_currency"] if _key(t["currency"]) == key), None) or _zero(currency)
         series: list[CurrencyPeriodFigures] = []
         for period in analytics["series"]:
-            f = next((f for f in period["by_currency"] if _key(f["currency"]) == key), None) or _zero(currency)
+            f = next((p for p in period["by_currency"] if _key(p["currency"]) == key), None) or _zero(currency)
             series.append(CurrencyPeriodFigures(period=period["period"], currency=f["currency"], revenue=f["revenue"], rentals=f["rentals"], runs=f["runs"]))
         renters = next((t["renters"] for t in analytics["top_renters_by_currency"] if _key(t["currency"]) == key), [])
         balances = next((b["amount"] for b in analytics["balances_outstanding_by_currency"] if _key(b["currency"]) == key), "0")

@@ -711,5 +711,5 @@ class Creators:
     def analytics_csv(self, *, table: AnalyticsTable = "series", listing_id: Optional[str] = None, from_: Union[str, datetime, None] = None, to: Union[str, datetime, None] = None, granularity: Optional[Granularity] = None) -> str:
         """One table of the analytics (all listings, or ``listing_id``'s) as CSV text (RFC 4180, CRLF lines)."""
         path = "/v1/creators/me/analytics" if listing_id is None else f"/v1/creators/me/listings/{_quote(listing_id)}/analytics"
-        query = {**_analytics_query(from_, to, granularity), "format": "csv", "table": table}
+        query: dict[str, QueryValue] = {**_analytics_query(from_, to, granularity), "format": "csv", "table": table}
         return self._client._send("GET", path, query=query, headers={"accept": "text/csv"}).body.decode("utf-8")
