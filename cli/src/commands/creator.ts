@@ -589,7 +589,7 @@ export const creatorCommands: Command[] = [
       from: { type: "string", value: "<ISO time>", description: "start of the range (default: 30 days before --to)" },
       to: { type: "string", value: "<ISO time>", description: "end of the range (default: now)" },
       granularity: { type: "string", value: "hour|day|month", description: "the series' period (default day; hour covers at most 31 days)" },
-      csv: { type: "string", value: CSV_TABLES.join("|"), description: "print one table as CSV instead: series or top_renters (wei, the ETH listings'), or series_by_currency or top_renters_by_currency (a row per currency, in its smallest unit)" },
+      csv: { type: "string", value: "<table>", description: "print one table as CSV instead: series or top_renters (wei, the ETH listings'), or series_by_currency or top_renters_by_currency (a row per currency, in its smallest unit)" },
     },
     notes: [
       "Counts (runs, rentals, renters, latency) cover every listing. Amounts are exact, from the chain's events, and shown per currency (ETH, or the token a listing is priced in) in that currency's units: never added across currencies.",
