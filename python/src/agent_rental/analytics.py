@@ -112,7 +112,7 @@ def analytics_by_currency(analytics: CreatorAnalytics) -> list[CurrencyAnalytics
         for period in analytics["series"]:
             f = next((p for p in period["by_currency"] if _key(p["currency"]) == key), None) or _zero(currency)
             series.append(CurrencyPeriodFigures(period=period["period"], currency=f["currency"], revenue=f["revenue"], rentals=f["rentals"], runs=f["runs"]))
-        renters = next((t["renters"] for t in analytics["top_renters_by_currency"] if _key(t["currency"]) == key), [])
+        renters: list[CreatorAnalyticsTopRentersByCurrencyItemRentersItem] = next((t["renters"] for t in analytics["top_renters_by_currency"] if _key(t["currency"]) == key), [])
         balances = next((b["amount"] for b in analytics["balances_outstanding_by_currency"] if _key(b["currency"]) == key), "0")
         reconciliation = next((r for r in analytics["reconciliation"]["by_currency"] if _key(r["currency"]) == key), None)
         gathered.append(
