@@ -278,11 +278,13 @@ export class AgentRentalClient {
     apply(displayName: string): Promise<CreatorProfile>;
     /** The application and the agents, with their review decisions and reasons. */
     me(): Promise<CreatorOverview>;
-    /** What the creator's listings earned, from whom, and how their runs went, over a range; wei exact. */
+    /** What the creator's listings earned, from whom, and how their runs went, over a range: counts across
+     * every listing, the ETH listings' amounts as exact bigint `_wei` fields, and every currency's in the
+     * `by_currency` fields (decimal strings in its smallest unit; `analyticsByCurrency` gathers them). */
     analytics(range?: AnalyticsRange): Promise<CreatorAnalytics>;
     /** The same for one of the creator's listings (another creator's: not_found). */
     listingAnalytics(listingId: string, range?: AnalyticsRange): Promise<CreatorAnalytics>;
-    /** One analytics table as CSV text. */
+    /** One analytics table as CSV text (`table`: series, top_renters, or per currency series_by_currency, top_renters_by_currency). */
     analyticsCsv(options?: AnalyticsCsvOptions): Promise<string>;
   };
   /** Reviews during the beta: the protocol authority's wallet only. */

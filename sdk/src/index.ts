@@ -3,6 +3,7 @@ export { AgentRentalClient, type AgentRentalClientOptions, type ApiRequestOption
 export { AgentRentalError, ApiError, AuthError, AccessError, NotFoundError, RateLimitError, SpendLimitError, PaymentRequiredError, decodePaymentRequired, type AgentRentalErrorCode, type ClientErrorCode, type ErrorCode, type OnChainError, type SpendLimitHit, type PaymentRequired, type PaymentOption } from "./errors.ts";
 export { parseJson } from "./json.ts";
 export { formatListingPrice, formatUnitsExact, rentInToken, type RentInTokenOptions } from "./rent.ts";
+export { analyticsByCurrency, formatAmount, type CurrencyAnalytics } from "./analytics.ts";
 export type { PurchaseKind, TokenPaymentPath, TokenPurchaseQuote, TokenPurchaseResult } from "@agent-rental/core/token-purchase";
 export type { AccountSigner, Eip1193Provider, Signer, SignerOptions } from "./signer.ts";
 export type * from "./types.ts";

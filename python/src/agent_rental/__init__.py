@@ -9,6 +9,7 @@
 __version__ = "0.1.0"
 
 from .aio import AsyncAgentRental
+from .analytics import CurrencyAnalytics, CurrencyPeriodFigures, analytics_by_currency, format_amount, format_units
 from .client import AgentRental, DoneEvent, EventStream, OutputEvent, RetryInfo, StreamEvent
 from .errors import (
     AccessError,
@@ -36,6 +37,8 @@ __all__ = [
     "ApiError",
     "AsyncAgentRental",
     "AuthError",
+    "CurrencyAnalytics",
+    "CurrencyPeriodFigures",
     "DoneEvent",
     "EventStream",
     "NotFoundError",
@@ -47,6 +50,9 @@ __all__ = [
     "RetryInfo",
     "StreamEvent",
     "agent_tool",
+    "analytics_by_currency",
+    "format_amount",
+    "format_units",
     "handle_anthropic_tool_uses",
     "handle_openai_tool_calls",
     "keccak256",

@@ -11,9 +11,10 @@ from __future__ import annotations
 import asyncio
 import contextvars
 from concurrent.futures import ThreadPoolExecutor
+from datetime import datetime
 from typing import Any, AsyncIterator, Callable, Literal, Mapping, Optional, ParamSpec, Sequence, TypeVar, Union
 
-from .client import MAX_STREAM_RESUMES, AgentRental, EventStream, Method, QueryValue, RetryInfo, Sign, StreamEvent
+from .client import MAX_STREAM_RESUMES, AgentRental, AnalyticsTable, EventStream, Granularity, Method, QueryValue, RetryInfo, Sign, StreamEvent
 from .models import (
     Alert,
     AlertSettings,
@@ -21,6 +22,7 @@ from .models import (
     ApiKeyCreated,
     AuthToken,
     ConnectedApp,
+    CreatorAnalytics,
     CredentialList,
     CredentialVerification,
     Health,
@@ -111,6 +113,7 @@ class AsyncAgentRental:
         self.apps = AsyncApps(self.sync)
         self.alerts = AsyncAlerts(self.sync)
         self.inputs = AsyncInputs(self.sync)
+        self.creators = AsyncCreators(self.sync)
 
     @property
     def base_url(self) -> str:
@@ -278,3 +281,18 @@ class AsyncInputs:
 
     async def upload(self, content: Union[str, bytes], *, encoding: Optional[Literal["utf8", "base64"]] = None) -> InputStored:
         return await _to_thread(lambda: self._sync.upload(content, encoding=encoding))
+
+
+class AsyncCreators:
+    def __init__(self, client: AgentRental) -> None:
+        self._sync = client.creators
+
+    async def analytics(self, *, from_: Union[str, datetime, None] = None, to: Union[str, datetime, None] = None, granularity: Optional[Granularity] = None) -> CreatorAnalytics:
+        """The wallet's analytics (see :meth:`Creators.analytics`)."""
+        return await _to_thread(lambda: self._sync.analytics(from_=from_, to=to, granularity=granularity))
+
+    async def listing_analytics(self, listing_id: str, *, from_: Union[str, datetime, None] = None, to: Union[str, datetime, None] = None, granularity: Optional[Granularity] = None) -> CreatorAnalytics:
+        return await _to_thread(lambda: self._sync.listing_analytics(listing_id, from_=from_, to=to, granularity=granularity))
+
+    async def analytics_csv(self, *, table: AnalyticsTable = "series", listing_id: Optional[str] = None, from_: Union[str, datetime, None] = None, to: Union[str, datetime, None] = None, granularity: Optional[Granularity] = None) -> str:
+        return await _to_thread(lambda: self._sync.analytics_csv(table=table, listing_id=listing_id, from_=from_, to=to, granularity=granularity))

@@ -16,6 +16,7 @@ import urllib.parse
 import urllib.request
 import uuid
 from dataclasses import dataclass
+from datetime import datetime
 from types import TracebackType
 from typing import Any, Callable, Generator, Iterator, Literal, Mapping, Optional, Sequence, Union, cast
 
@@ -34,6 +35,7 @@ from .models import (
     RunFeedback,
     SpendLimitInput,
     AuthToken,
+    CreatorAnalytics,
     CredentialList,
     CredentialVerification,
     Health,
@@ -235,6 +237,7 @@ class AgentRental:
         self.apps = Apps(self)
         self.alerts = Alerts(self)
         self.inputs = Inputs(self)
+        self.creators = Creators(self)
 
     # -- authentication ------------------------------------------------------------------------------
 
@@ -668,3 +671,45 @@ class Inputs:
         else:
             body = {"content": content} if encoding is None else {"content": content, "encoding": encoding}
         return cast(InputStored, self._client._json("POST", "/v1/inputs", body=body, idempotent=True))
+
+
+#: The tables an analytics CSV holds: ``series`` and ``top_renters`` in wei (the ETH listings'), or
+#: ``series_by_currency`` and ``top_renters_by_currency``, a row per currency in its smallest unit.
+AnalyticsTable = Literal["series", "top_renters", "series_by_currency", "top_renters_by_currency"]
+Granularity = Literal["hour", "day", "month"]
+
+
+def _iso(value: Union[str, datetime, None]) -> Optional[str]:
+    return value.isoformat() if isinstance(value, datetime) else value
+
+
+def _analytics_query(from_: Union[str, datetime, None], to: Union[str, datetime, None], granularity: Optional[Granularity]) -> dict[str, QueryValue]:
+    return {"from": _iso(from_), "to": _iso(to), "granularity": granularity}
+
+
+class Creators:
+    """The signed-in wallet as a creator: its analytics.
+
+    Counts (runs, rentals, renters, latency) cover every listing. Amounts are never added across
+    currencies: the ``_wei`` fields are the ETH listings' (exact ints), and the ``by_currency`` fields give
+    every currency's in its smallest unit as decimal strings (:func:`agent_rental.analytics_by_currency`
+    gathers them per currency, :func:`agent_rental.format_amount` writes one).
+    """
+
+    def __init__(self, client: AgentRental) -> None:
+        self._client = client
+
+    def analytics(self, *, from_: Union[str, datetime, None] = None, to: Union[str, datetime, None] = None, granularity: Optional[Granularity] = None) -> CreatorAnalytics:
+        """What the wallet's listings earned, from whom, and how their runs went, over a range (``from_``,
+        ``to``: ISO 8601 strings or aware datetimes; default the last 30 days) by hour, day (default) or month."""
+        return cast(CreatorAnalytics, self._client._json("GET", "/v1/creators/me/analytics", query=_analytics_query(from_, to, granularity)))
+
+    def listing_analytics(self, listing_id: str, *, from_: Union[str, datetime, None] = None, to: Union[str, datetime, None] = None, granularity: Optional[Granularity] = None) -> CreatorAnalytics:
+        """The same for one of the wallet's listings (another creator's: NotFoundError ``listing_not_found``)."""
+        return cast(CreatorAnalytics, self._client._json("GET", f"/v1/creators/me/listings/{_quote(listing_id)}/analytics", query=_analytics_query(from_, to, granularity)))
+
+    def analytics_csv(self, *, table: AnalyticsTable = "series", listing_id: Optional[str] = None, from_: Union[str, datetime, None] = None, to: Union[str, datetime, None] = None, granularity: Optional[Granularity] = None) -> str:
+        """One table of the analytics (all listings, or ``listing_id``'s) as CSV text (RFC 4180, CRLF lines)."""
+        path = "/v1/creators/me/analytics" if listing_id is None else f"/v1/creators/me/listings/{_quote(listing_id)}/analytics"
+        query: dict[str, QueryValue] = {**_analytics_query(from_, to, granularity), "format": "csv", "table": table}
+        return self._client._send("GET", path, query=query, headers={"accept": "text/csv"}).body.decode("utf-8")
