@@ -17,6 +17,7 @@ import { sharedInfrastructure } from "../support/services.ts";
 import { deployTokens, handAuthority, publishTokenAgent, rentInToken, type TokenAgent, type TokenDeployment } from "../support/token-listings.ts";
 import { startWorld, type World, type Creator, type Renter, type PublishedAgent } from "../support/world.ts";
 import { EXIT } from "../../cli/src/errors.ts";
+import { RENTAL_MODELS, type RentalModel } from "@agent-rental/core/vocabulary";
 
 const work = mkdtempSync(join(tmpdir(), "agentrent-e2e-analytics-"));
 const USDC_PRICE = 250_000n; // 0.25 USDC a run
@@ -68,7 +69,7 @@ type Stats = {
   totals: {
     runs: { completed: number };
     revenue: { by_model: { per_query: { gross_wei: number } } };
-    by_currency: { currency: Currency; revenue: Money & { by_model: Record<"one_time" | "subscription" | "per_query", Money>; withdrawn: string; paid_by_x402: string } }[];
+    by_currency: { currency: Currency; revenue: Money & { by_model: Record<RentalModel, Money>; withdrawn: string; paid_by_x402: string } }[];
   };
   listings: { listing_id: string; currency: Currency }[];
   top_renters: { wallet: string }[];
@@ -137,7 +138,7 @@ describe("agentrent creator stats (GET /v1/creators/me/analytics)", () => {
       const section = lines.slice(start, next);
       expect(section[0]).toMatch(new RegExp(`  ${stats!.listings.filter((l) => l.currency.symbol === currency.symbol).length} listing\\(s\\)$`));
       expect(section).toContain(`  revenue  ${money(revenue)}  withdrawn ${amount(revenue.withdrawn)}`);
-      for (const model of ["one_time", "subscription", "per_query"] as const) {
+      for (const model of RENTAL_MODELS) {
         const line = `    ${model.padEnd(12)} ${money(revenue.by_model[model])}`;
         if (BigInt(revenue.by_model[model].gross) > 0n) expect(section).toContain(line);
         else expect(section.some((l) => l.startsWith(`    ${model} `))).toBe(false);
