@@ -9,14 +9,14 @@
 // headers, counted by the socket's address; a feedback signature never reads and a read signature never
 // prepares feedback; every other A2A method stays bearer-only.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { getAddress, type Address, type Hex } from "viem";
+import { getAddress, type Address } from "viem";
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
 import { TaskState, type Part, type Task } from "@a2a-js/sdk";
 import { Client, ClientFactory, ClientFactoryOptions, DefaultAgentCardResolver, JsonRpcTransportFactory, ServiceParameters, withA2AExtensions } from "@a2a-js/sdk/client";
 import { wrapFetchWithPayment, x402Client } from "@x402/fetch";
 import { ExactEvmScheme, toClientEvmSigner } from "@x402/evm";
 import type { PaymentRequired, SettleResponse } from "@x402/core/types";
-import { AgentRentalClient, NotFoundError, runWalletSignature } from "@agent-rental/sdk";
+import { AgentRentalClient, NotFoundError, runWalletSignature } from "../../sdk/src/index.ts";
 import { chainFor } from "../../src/chain/client.ts";
 import { mintLocalTokens } from "../../src/chain/deploy.ts";
 import { getRun } from "../../src/execution/runs/run.store.ts";
