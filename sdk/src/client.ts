@@ -113,6 +113,12 @@ function analyticsQuery(range: AnalyticsRange): Query {
   return { from: iso(range.from), to: iso(range.to), granularity: range.granularity };
 }
 
+/** A request's proof by the run's wallet instead of the bearer credential, when `options.wallet` is given. */
+async function walletProof(runId: string, purpose: RunProofPurpose, options: RunWalletOptions): Promise<{ auth?: false; headers?: Record<string, string> }> {
+  if (options.wallet === undefined) return {};
+  return { auth: false, headers: { [WALLET_SIGNATURE_HEADER]: await runWalletSignature(options.wallet, runId, purpose, options.address === undefined ? {} : { address: options.address }) } };
+}
+
 /** A request to any route of the API, with the client's authentication, retries and typed errors. */
 export interface ApiRequestOptions {
   query?: Query;
@@ -318,9 +324,9 @@ export class AgentRentalClient {
 
     this.runs = {
       list: (listingId, params = {}, opts = {}) => this.json<RunList>({ method: "GET", path: "/v1/runs", query: { listing_id: listingId, ...params }, signal: opts.signal }),
-      get: async (runId, opts = {}) => this.json<RunDetail>({ method: "GET", path: `/v1/runs/${encodeURIComponent(runId)}`, signal: opts.signal, ...(await this.walletProof(runId, "read", opts)) }),
+      get: async (runId, opts = {}) => this.json<RunDetail>({ method: "GET", path: `/v1/runs/${encodeURIComponent(runId)}`, signal: opts.signal, ...(await walletProof(runId, "read", opts)) }),
       events: (runId, opts = {}) => this.streamRun({ runId, lastEventId: opts.lastEventId, signal: opts.signal, resumes: opts.resumes }),
-      feedback: async (runId, input, opts = {}) => this.json<RunFeedback>({ method: "POST", path: `/v1/runs/${encodeURIComponent(runId)}/feedback`, body: input, signal: opts.signal, ...(await this.walletProof(runId, "feedback", opts)) }),
+      feedback: async (runId, input, opts = {}) => this.json<RunFeedback>({ method: "POST", path: `/v1/runs/${encodeURIComponent(runId)}/feedback`, body: input, signal: opts.signal, ...(await walletProof(runId, "feedback", opts)) }),
     };
     this.listings = {
       search: (params = {}, opts = {}) => this.json<ListingSearchResult>({ method: "GET", path: "/v1/listings", query: { ...params }, signal: opts.signal }),
@@ -527,12 +533,6 @@ export class AgentRentalClient {
       }
       await sleep(this.backoff(interruptions - 1), signal);
     }
-  }
-
-  /** A request's proof by the run's wallet instead of the bearer credential, when `options.wallet` is given. */
-  private async walletProof(runId: string, purpose: RunProofPurpose, options: RunWalletOptions): Promise<Pick<RequestSpec, "auth" | "headers">> {
-    if (options.wallet === undefined) return {};
-    return { auth: false, headers: { [WALLET_SIGNATURE_HEADER]: await runWalletSignature(options.wallet, runId, purpose, options.address === undefined ? {} : { address: options.address }) } };
   }
 
   private async json<T>(spec: RequestSpec): Promise<T> {
