@@ -132,8 +132,9 @@ describe("GET /v1/runs/{run_id} by the payer's X-Wallet-Signature", () => {
 
   it("answers a stale or malformed signature 401 unauthorized in the envelope with the rate headers, and nothing at all 401 as before", async () => {
     const cases = [
-      await signed(account, "read", runId, now() - 301),
-      await signed(account, "read", runId, now() + 301),
+      // Well outside the 300 s window either way, however long the requests take.
+      await signed(account, "read", runId, now() - 360),
+      await signed(account, "read", runId, now() + 360),
       "not a signature",
       String(now()),
       `${now()}:${(await account.signMessage({ message: `run-read:${runId}:${now()}` })).slice(2)}`,
@@ -236,7 +237,7 @@ describe("A2A GetTask by the payer's X-Wallet-Signature", () => {
     await expect(getTask(client, taskId, await signed(account, "feedback", taskId))).rejects.toMatchObject({ envelopeCode: -32001 });
     const unknown = `run_${"0".repeat(32)}`;
     await expect(getTask(client, unknown, await signed(account, "read", unknown))).rejects.toMatchObject({ envelopeCode: -32001 });
-    const stale = await raw({ jsonrpc: "2.0", id: 1, method: "GetTask", params: { id: taskId } }, { "x-wallet-signature": await signed(account, "read", taskId, now() - 301) });
+    const stale = await raw({ jsonrpc: "2.0", id: 1, method: "GetTask", params: { id: taskId } }, { "x-wallet-signature": await signed(account, "read", taskId, now() - 360) });
     expect(stale.status).toBe(401);
     expect(stale.headers.get("x-ratelimit-limit")).not.toBeNull();
     const body = (await stale.json()) as { id: number; error: { data: { metadata: Record<string, string> }[] } };
