@@ -15,7 +15,7 @@ import { runReceiptFields } from "../execution/run-log/receipts.ts";
 import { a2aEndpointUrl } from "../a2a/card.ts";
 import { caip10, RATING_TAG, storeContentAddressed } from "./files.ts";
 import { getListingErc8004, getRunClaim } from "./erc8004.store.ts";
-import { provesRunWallet, readWalletProof } from "./run-proof.ts";
+import { provenRun } from "./run-proof.ts";
 
 /** The most decimals a score may have (0.01 steps). */
 export const MAX_VALUE_DECIMALS = 2;
@@ -153,10 +153,5 @@ export async function prepareFeedback(services: Services, wallet: string, runId:
  * signature of another wallet (another wallet's run is as unknown as one that does not exist).
  */
 export async function provenRunWallet(services: Services, runId: string, header: string): Promise<string> {
-  const proof = readWalletProof(header);
-  const run = await getRun(services.tables, runId);
-  if (!run || !(await provesRunWallet(services.chain, runId, run.wallet, proof))) {
-    throw new ApiError("not_found", `No run ${runId} for the wallet that signed X-Wallet-Signature.`);
-  }
-  return run.wallet;
+  return (await provenRun(services, runId, header, "feedback")).wallet;
 }

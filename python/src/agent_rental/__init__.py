@@ -10,7 +10,7 @@ __version__ = "0.1.0"
 
 from .aio import AsyncAgentRental
 from .analytics import CurrencyAnalytics, CurrencyPeriodFigures, analytics_by_currency, format_amount, format_units
-from .client import AgentRental, DoneEvent, EventStream, OutputEvent, RetryInfo, StreamEvent
+from .client import WALLET_SIGNATURE_HEADER, AgentRental, DoneEvent, EventStream, OutputEvent, RetryInfo, StreamEvent, run_proof_message, run_wallet_signature
 from .errors import (
     AccessError,
     AgentRentalError,
@@ -49,6 +49,7 @@ __all__ = [
     "SpendLimitError",
     "RetryInfo",
     "StreamEvent",
+    "WALLET_SIGNATURE_HEADER",
     "agent_tool",
     "analytics_by_currency",
     "format_amount",
@@ -57,6 +58,8 @@ __all__ = [
     "handle_openai_tool_calls",
     "keccak256",
     "rented_agent_tools",
+    "run_proof_message",
     "run_receipt_leaf",
+    "run_wallet_signature",
     "verify_run_receipt",
 ]

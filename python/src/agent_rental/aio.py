@@ -217,14 +217,14 @@ class AsyncRuns:
     async def list(self, listing_id: str, *, limit: Optional[int] = None, cursor: Optional[str] = None) -> RunList:
         return await _to_thread(lambda: self._sync.list(listing_id, limit=limit, cursor=cursor))
 
-    async def get(self, run_id: str) -> RunDetail:
-        return await _to_thread(self._sync.get, run_id)
+    async def get(self, run_id: str, *, sign: Optional[Sign] = None) -> RunDetail:
+        return await _to_thread(lambda: self._sync.get(run_id, sign=sign))
 
     def events(self, run_id: str, *, last_event_id: Optional[str] = None, resumes: int = MAX_STREAM_RESUMES) -> AsyncIterator[StreamEvent]:
         return _aiter(self._sync.events(run_id, last_event_id=last_event_id, resumes=resumes))
 
-    async def feedback(self, run_id: str, value: float, *, tag1: Optional[str] = None, text: Optional[str] = None) -> RunFeedback:
-        return await _to_thread(lambda: self._sync.feedback(run_id, value, tag1=tag1, text=text))
+    async def feedback(self, run_id: str, value: float, *, tag1: Optional[str] = None, text: Optional[str] = None, sign: Optional[Sign] = None) -> RunFeedback:
+        return await _to_thread(lambda: self._sync.feedback(run_id, value, tag1=tag1, text=text, sign=sign))
 
     async def verify_receipt(self, run: Union[str, RunDetail], *, rpc_url: str, renter: str, marketplace: Optional[str] = None) -> bool:
         return await _to_thread(lambda: self._sync.verify_receipt(run, rpc_url=rpc_url, renter=renter, marketplace=marketplace))

@@ -59,6 +59,25 @@ Sign = Callable[[str], str]
 MAX_DELAY_SECONDS = 30.0
 MAX_STREAM_RESUMES = 5
 
+#: The header by which a run's wallet proves itself instead of a bearer credential.
+WALLET_SIGNATURE_HEADER = "X-Wallet-Signature"
+#: What a run's wallet signs for: ``read`` (``runs.get``, A2A GetTask) or ``feedback`` (``runs.feedback``).
+RunProofPurpose = Literal["read", "feedback"]
+
+
+def run_proof_message(purpose: RunProofPurpose, run_id: str, timestamp: int) -> str:
+    """The message a run's wallet signs for ``purpose`` at ``timestamp`` (unix seconds)."""
+    return f"run-{purpose}:{run_id}:{timestamp}"
+
+
+def run_wallet_signature(run_id: str, sign: Sign, purpose: RunProofPurpose = "read", *, timestamp: Optional[int] = None) -> str:
+    """The ``X-Wallet-Signature`` value by which the run's wallet (the payer of an x402 run, which holds no
+    API key) proves itself for ``purpose``: ``<unix_timestamp>:<signature>`` of
+    ``run-<purpose>:<run_id>:<unix_timestamp>``, signed by ``sign`` (EIP-191). The service accepts it for
+    five minutes, for that run and that purpose only."""
+    moment = int(time.time()) if timestamp is None else timestamp
+    return f"{moment}:{sign(run_proof_message(purpose, run_id, moment))}"
+
 
 @dataclass(frozen=True)
 class OutputEvent:
@@ -559,22 +578,29 @@ class Runs:
     def list(self, listing_id: str, *, limit: Optional[int] = None, cursor: Optional[str] = None) -> RunList:
         return cast(RunList, self._client._json("GET", "/v1/runs", query={"listing_id": listing_id, "limit": limit, "cursor": cursor}))
 
-    def get(self, run_id: str) -> RunDetail:
-        """The run, with its output and, once its batch is logged on-chain, its ``receipt``."""
+    def get(self, run_id: str, *, sign: Optional[Sign] = None) -> RunDetail:
+        """The run, with its output and, once its batch is logged on-chain, its ``receipt``. With ``sign``
+        (the run's wallet: the payer of an x402 run), the wallet signs for it instead of the client's
+        credential (``X-Wallet-Signature``; see :func:`run_wallet_signature`)."""
+        if sign is not None:
+            return cast(RunDetail, self._client._json("GET", f"/v1/runs/{_quote(run_id)}", headers={WALLET_SIGNATURE_HEADER: run_wallet_signature(run_id, sign, "read")}, auth=False))
         return cast(RunDetail, self._client._json("GET", f"/v1/runs/{_quote(run_id)}"))
 
     def events(self, run_id: str, *, last_event_id: Optional[str] = None, resumes: int = MAX_STREAM_RESUMES) -> EventStream:
         """The run's events after ``last_event_id`` (an output offset; omit it for all), then ``done``."""
         return EventStream(lambda handle: self._client._stream(handle, body=None, idempotency_key=None, run_id=run_id, last_event_id=last_event_id, resumes=resumes, on_run_id=None), run_id=run_id)
 
-    def feedback(self, run_id: str, value: float, *, tag1: Optional[str] = None, text: Optional[str] = None) -> RunFeedback:
+    def feedback(self, run_id: str, value: float, *, tag1: Optional[str] = None, text: Optional[str] = None, sign: Optional[Sign] = None) -> RunFeedback:
         """On-chain feedback for a completed run of the caller's (``value`` 0 to 100): the feedback file,
-        with the run's receipt as proof, and the unsigned ``giveFeedback`` transaction for the wallet to send."""
+        with the run's receipt as proof, and the unsigned ``giveFeedback`` transaction for the wallet to send.
+        With ``sign``, the run's wallet signs for it instead of the client's credential."""
         body: FeedbackInput = {"value": value}
         if tag1 is not None:
             body["tag1"] = tag1
         if text is not None:
             body["text"] = text
+        if sign is not None:
+            return cast(RunFeedback, self._client._json("POST", f"/v1/runs/{_quote(run_id)}/feedback", body=body, headers={WALLET_SIGNATURE_HEADER: run_wallet_signature(run_id, sign, "feedback")}, auth=False))
         return cast(RunFeedback, self._client._json("POST", f"/v1/runs/{_quote(run_id)}/feedback", body=body))
 
     def verify_receipt(self, run: Union[str, RunDetail], *, rpc_url: str, renter: str, marketplace: Optional[str] = None) -> bool:
