@@ -2,7 +2,7 @@
 // block>`, holding the next block to index (docs/design/data-model.md). One cursor per deployment, so
 // indexers of two deployments sharing the tables never move each other's.
 import { GetCommand, PutCommand } from "@aws-sdk/lib-dynamodb";
-import type { Tables } from "../adapters/tables/dynamo.ts";
+import { isConditionalCheckFailure, type Tables } from "../adapters/tables/dynamo.ts";
 
 const key = (marketplace: string, fromBlock: bigint) => ({ pk: "cursor", sk: `indexer#${marketplace.toLowerCase()}#${fromBlock}` });
 
@@ -26,4 +26,21 @@ export const chainFactsCursorName = (marketplace: string) => `${marketplace.toLo
  * the index's own cursor. */
 export async function getChainFactsCursor(tables: Tables, marketplace: string, fromBlock: bigint): Promise<bigint | null> {
   return (await getIndexerCursor(tables, chainFactsCursorName(marketplace), fromBlock)) ?? (await getIndexerCursor(tables, marketplace, fromBlock));
+}
+
+/** Moves a cursor forward only: two processes counting at once never take it back (a cursor read lower
+ * than what was counted would make the reconciliation and the rebuild stop short of the roll-ups). */
+export async function advanceIndexerCursor(tables: Tables, name: string, fromBlock: bigint, nextBlock: bigint): Promise<void> {
+  try {
+    await tables.doc.send(
+      new PutCommand({
+        TableName: tables.name("meta"),
+        Item: { ...key(name, fromBlock), next_block: nextBlock.toString(), next_block_n: Number(nextBlock), updated_at: new Date().toISOString() },
+        ConditionExpression: "attribute_not_exists(next_block_n) OR next_block_n < :n",
+        ExpressionAttributeValues: { ":n": Number(nextBlock) },
+      }),
+    );
+  } catch (error) {
+    if (!isConditionalCheckFailure(error)) throw error;
+  }
 }

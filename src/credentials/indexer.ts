@@ -16,7 +16,7 @@ import { applyCredentialPatch, credentialKey, credentialPositions, putNewCredent
 import { applyChainListingPatch, chainListingKey, chainListingPositions, putNewChainListings } from "../listings/chain-listing.store.ts";
 import { journalRange, rewindIfReorganised, type IndexerJournal } from "./indexer-reorg.ts";
 import type { ListingPatch } from "../listings/chain-listing.ts";
-import { chainFactsCursorName, getIndexerCursor, putIndexerCursor } from "./cursor.store.ts";
+import { advanceIndexerCursor, chainFactsCursorName, getIndexerCursor, putIndexerCursor } from "./cursor.store.ts";
 import { getMarketplaceLogs } from "../chain/get-marketplace-logs.ts";
 import { recordChainLogs } from "../analytics/chain-facts.ts";
 
@@ -117,7 +117,7 @@ async function recordFinalChainFacts(options: IndexerOptions, logs: Log[], from:
   if (upTo < next) return;
   const factsLogs = next === from && upTo === to ? logs : await getMarketplaceLogs(options.chain, next, upTo);
   await recordChainLogs(options.tables, options.chain, factsLogs);
-  await putIndexerCursor(options.tables, name, options.fromBlock, upTo + 1n);
+  await advanceIndexerCursor(options.tables, name, options.fromBlock, upTo + 1n);
 }
 
 /** Indexes the next range of confirmed blocks (after undoing what a reorganisation took away, if any). */
