@@ -282,7 +282,7 @@ describe("alerts on the renter's on-chain charge cap", () => {
     expect(answered.status).toBe(200);
     const { run_id: runId } = (await answered.json()) as { run_id: string };
     // Its charge (one run: 5/6 of the cap, and no second run fits) reaches both thresholds.
-    await until("the cap's 80% and 100% alerts", async () => (await caps()).length === 2);
+    await until("the cap's 80% and 100% alerts", async () => (await caps()).length === 2, 30_000, 500);
     const byThreshold = new Map((await caps()).map((a) => [a.data.threshold, a.data]));
     const expected = { listing_id: listing.listing_id, amount: cap.toString(), period_seconds: 86_400, spent: listing.priceWei.toString(), remaining: (cap - listing.priceWei).toString(), run_id: runId };
     expect(byThreshold.get(80)).toMatchObject(expected);
