@@ -16,8 +16,9 @@
 // --tests=<file>,<file> (instead of the invariant campaign and the whole suite, those Solidity test files
 // alone: a mutant's own unit tests, for a quick count; the baseline must pass them).
 // A mutant may name another source than the contract's (`file`): the charge caps' rules live in
-// contracts/src/ChargeCapRules.sol, shared by both contracts.
-// It takes hours on two cores (82 mutants; --invariant-only about two), so it is not part of `npm test`; docs/reference/contract.md ("Tests and lint") keeps its figures.
+// contracts/src/ChargeCapRules.sol, shared by both contracts: its mutants (CAP_RULES_MUTANTS) are in both lists,
+// so each contract's tests judge them.
+// It takes hours on two cores (113 mutants, 41 with --contract=token; --invariant-only about two), so it is not part of `npm test`; docs/reference/contract.md ("Tests and lint") keeps its figures.
 import { spawn } from "node:child_process";
 import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -47,6 +48,31 @@ export interface Mutant {
 }
 
 const CAP_RULES = "contracts/src/ChargeCapRules.sol";
+
+/** The charge caps' rules (contracts/src/ChargeCapRules.sol), shared by both contracts: in both lists, so each
+ * contract's tests (or its invariant campaign) judge them. */
+const CAP_RULES_MUTANTS: Mutant[] = [
+  { id: "cap-boundary", what: "a charge that takes the period exactly to the cap is refused (> flipped to >=)", file: CAP_RULES, find: "return spent + price > amount;", replace: "return spent + price >= amount;" },
+  { id: "cap-period-late", what: "a period lasts a second longer than set (the periods drift later)", file: CAP_RULES, find: "number = (block.timestamp - periodStart) / period;", replace: "number = (block.timestamp - periodStart) / (period + 1);" },
+  { id: "cap-period-early", what: "a period ends a second early", file: CAP_RULES, find: "number = (block.timestamp - periodStart) / period;", replace: "number = (block.timestamp + 1 - periodStart) / period;" },
+  { id: "cap-rollover-ignored", what: "a charge never sees a new period: the earlier periods' charges count forever", file: CAP_RULES, find: "if (number == word >> SPENT_BITS) return (", replace: "if (true) return (" },
+  { id: "cap-period-number-not-stored", what: "the record's word keeps no period number (each call of a later period starts it afresh)", file: CAP_RULES, find: "return uint96(spent | (number << SPENT_BITS));", replace: "return uint96(spent);" },
+  { id: "cap-new-period-not-written", what: "a new period is written only with a charge (after a rebase, a call whose charges are all refused leaves a stale period number)", file: CAP_RULES, find: "        changed = true;\n", replace: "" },
+  { id: "cap-rebase-unaligned", what: "from the 256th period on, the periods are counted from the charge, not from a whole number of periods", file: CAP_RULES, find: "cap.periodStart = uint40(periodStart + number * period);", replace: "cap.periodStart = uint40(block.timestamp);" },
+  { id: "cap-rebase-not-written", what: "from the 256th period on, the cap's start is never moved (its period number wraps)", file: CAP_RULES, find: "            cap.periodStart = uint40(periodStart + number * period);\n", replace: "" },
+  { id: "cap-set-no-flag", what: "setting a cap leaves the record uncapped", file: CAP_RULES, find: "            record.chargeCapped = true;\n", replace: "" },
+  { id: "cap-set-keeps-charges", what: "a new cap keeps the record's word (the deposit price, or the earlier period's charges) as its period's charges", file: CAP_RULES, find: "        record.depositPrice = 0;\n", replace: "" },
+  { id: "cap-set-start-kept", what: "a new cap's periods are counted from the old start (or from 0)", file: CAP_RULES, find: "        cap.periodStart = uint40(block.timestamp);\n", replace: "" },
+  { id: "cap-set-deposit-price-lost", what: "a new cap drops the renter's deposit price", file: CAP_RULES, find: "            cap.depositPrice = record.depositPrice;\n", replace: "" },
+  { id: "cap-zero-amount-removes", what: "a cap of zero (nothing may be charged) removes the cap", file: CAP_RULES, find: "if (amount == 0 && period == 0) {", replace: "if (amount == 0 || period == 0) {" },
+  { id: "cap-remove-keeps-flag", what: "removing the cap leaves the record capped", file: CAP_RULES, find: "                record.chargeCapped = false;\n", replace: "" },
+  { id: "cap-remove-deposit-price-lost", what: "removing the cap leaves the period's charges as the deposit price", file: CAP_RULES, find: "                record.depositPrice = cap.depositPrice;\n", replace: "" },
+  { id: "cap-period-min-boundary", what: "a period of exactly one hour is refused", file: CAP_RULES, find: "if (period < MIN_PERIOD || period > MAX_PERIOD || amount > type(uint88).max) {", replace: "if (period <= MIN_PERIOD || period > MAX_PERIOD || amount > type(uint88).max) {" },
+  { id: "cap-period-max-dropped", what: "a period above 180 days is accepted (and truncated into uint24)", file: CAP_RULES, find: "if (period < MIN_PERIOD || period > MAX_PERIOD || amount > type(uint88).max) {", replace: "if (period < MIN_PERIOD || amount > type(uint88).max) {" },
+  { id: "cap-amount-bound-dropped", what: "an amount above 2^88 - 1 is accepted (and truncated)", file: CAP_RULES, find: "if (period < MIN_PERIOD || period > MAX_PERIOD || amount > type(uint88).max) {", replace: "if (period < MIN_PERIOD || period > MAX_PERIOD) {" },
+  { id: "cap-deposit-price-read-from-record", what: "a capped renter's deposit price is read from the record (the period's charges)", file: CAP_RULES, find: "return record.chargeCapped ? cap.depositPrice : record.depositPrice;", replace: "return record.depositPrice;" },
+  { id: "cap-report-first-period", what: "chargeCaps reports the first period's start, not the stored period's", file: CAP_RULES, find: "periodStart = uint40(cap.periodStart + (word >> SPENT_BITS) * period);", replace: "periodStart = uint40(cap.periodStart);" },
+];
 
 export const MUTANTS: Mutant[] = [
   // consumeQuery and consumeQueries share one charge (_charge): the admitted price, idempotency, the balance and the credential checks
@@ -141,26 +167,20 @@ export const MUTANTS: Mutant[] = [
   { id: "authority-pending-kept", what: "acceptAuthority leaves the proposal pending (skipped write)", find: "        pendingAuthority = address(0);\n", replace: "" },
   { id: "runlog-zero-count", what: "logRuns accepts a batch of zero runs", find: "if (root == bytes32(0) || count == 0) revert EmptyRunBatch();", replace: "if (root == bytes32(0)) revert EmptyRunBatch();" },
   { id: "reentrancy-guard-off", what: "the reentrancy guard never locks", find: "        _locked = true;\n", replace: "" },
-  // charge caps (ChargeCapRules.sol holds the rules both contracts inline; decision 0196)
-  { id: "cap-check-dropped", what: "a charge past the renter's cap is charged", find: "            if (refused) return (ChargeCapExceeded.selector, charged, tab.capAmount);\n", replace: "" },
+  // charge caps: the charge's check and count, the record's word written once per call, the deposit price kept in the
+  // cap's slot (decisions 0196, 0245); the rules themselves, in ChargeCapRules.sol, are CAP_RULES_MUTANTS above
+  { id: "cap-check-dropped", what: "a charge past the renter's cap is charged", find: "            if (ChargeCapRules.refuses(tab.capAmount, tab.capSpent, price)) {\n                return (ChargeCapExceeded.selector, tab.capSpent, tab.capAmount);\n            }\n", replace: "" },
   { id: "cap-flag-ignored", what: "a capped renter's record is charged as uncapped", find: "        tab.capped = record.chargeCapped;", replace: "        tab.capped = false;" },
-  { id: "cap-rollover-not-written", what: "a new period is never stored (its baseline stays the old one)", find: "            ChargeCapRules.roll(chargeCaps[tab.listingId][tab.buyer], tab.capPeriodStart, tab.capBaseline);\n", replace: "" },
+  { id: "cap-charges-not-counted", what: "a charge does not add to the period's charges", find: "            tab.capSpent += price;\n", replace: "" },
+  { id: "cap-charges-not-written", what: "a call's charges under a cap (and a new period) are never written to the record", find: "            if (tab.capChanged) record.depositPrice = ChargeCapRules.pack(tab.capSpent, tab.capNumber);\n", replace: "" },
   { id: "cap-consume-wrong-error", what: "consumeQuery reverts CredentialRevoked for a charge past the cap", find: "        if (refusal == ChargeCapExceeded.selector) revert ChargeCapExceeded(arg0, arg1);\n", replace: "" },
+  { id: "cap-refusal-wrong-arguments", what: "ChargeCapExceeded names the cap as the charges and the charges as the cap", find: "return (ChargeCapExceeded.selector, tab.capSpent, tab.capAmount);", replace: "return (ChargeCapExceeded.selector, tab.capAmount, tab.capSpent);" },
   { id: "cap-set-without-rental", what: "setChargeCap accepts a renter who holds nothing on the listing", find: "        if (record.purchasedAt == 0) revert CredentialNotFound();\n        ChargeCapRules.set(", replace: "        ChargeCapRules.set(" },
-  { id: "cap-topup-hook-dropped", what: "topUpBalance leaves a capped renter's baseline behind", find: "        ChargeCapRules.deposited(record, chargeCaps[listingId][msg.sender], msg.value);\n", replace: "" },
-  { id: "cap-withdraw-hook-dropped", what: "withdrawUnspentBalance leaves a capped renter's baseline behind", find: "        ChargeCapRules.withdrawn(record, chargeCaps[listingId][msg.sender], amount);\n", replace: "" },
-  { id: "cap-boundary", what: "a charge that takes the period exactly to the cap is refused (> flipped to >=)", file: CAP_RULES, find: "refused = charged + price > amount;", replace: "refused = charged + price >= amount;" },
-  { id: "cap-rollover-late", what: "a period ends a second late (>= flipped to >)", file: CAP_RULES, find: "if (block.timestamp >= periodStart + period) {", replace: "if (block.timestamp > periodStart + period) {" },
-  { id: "cap-rollover-unaligned", what: "a new period starts at the charge, not at a whole number of periods", file: CAP_RULES, find: "periodStart += ((block.timestamp - periodStart) / period) * period;", replace: "periodStart = block.timestamp;" },
-  { id: "cap-rollover-keeps-baseline", what: "a new period keeps the old period's charges", file: CAP_RULES, find: "            baseline = balance;\n", replace: "" },
-  { id: "cap-deposit-not-counted", what: "a deposit does not move a capped renter's baseline", file: CAP_RULES, find: "if (record.chargeCapped) cap.baseline += uint104(amount);", replace: "if (record.chargeCapped) cap.baseline += 0;" },
-  { id: "cap-withdrawal-not-counted", what: "a withdrawal does not move a capped renter's baseline", file: CAP_RULES, find: "if (record.chargeCapped) cap.baseline -= uint104(amount);", replace: "if (record.chargeCapped) cap.baseline -= 0;" },
-  { id: "cap-set-no-flag", what: "setting a cap leaves the record uncapped", file: CAP_RULES, find: "        record.chargeCapped = true;\n", replace: "" },
-  { id: "cap-set-baseline-zero", what: "a new cap starts from a zero baseline", file: CAP_RULES, find: "        cap.baseline = record.balance;", replace: "        cap.baseline = 0;" },
-  { id: "cap-remove-keeps-flag", what: "removing the cap leaves the record capped", file: CAP_RULES, find: "            record.chargeCapped = false;\n", replace: "" },
-  { id: "cap-period-min-boundary", what: "a period of exactly one hour is refused", file: CAP_RULES, find: "if (period < MIN_PERIOD || period > MAX_PERIOD || amount > type(uint88).max) {", replace: "if (period <= MIN_PERIOD || period > MAX_PERIOD || amount > type(uint88).max) {" },
-  { id: "cap-period-max-dropped", what: "a period above 180 days is accepted (and truncated into uint24)", file: CAP_RULES, find: "if (period < MIN_PERIOD || period > MAX_PERIOD || amount > type(uint88).max) {", replace: "if (period < MIN_PERIOD || amount > type(uint88).max) {" },
-  { id: "cap-amount-bound-dropped", what: "an amount above 2^88 - 1 is accepted (and truncated)", file: CAP_RULES, find: "if (period < MIN_PERIOD || period > MAX_PERIOD || amount > type(uint88).max) {", replace: "if (period < MIN_PERIOD || period > MAX_PERIOD) {" },
+  { id: "cap-topup-deposit-price-lost", what: "a capped renter's top-up leaves the deposit price at the old price", find: "            _chargeCaps[listingId][msg.sender].depositPrice = uint96(price);\n", replace: "" },
+  { id: "cap-topup-forgets-charges", what: "a capped renter's top-up clears the period's charges", find: "word = kept | (word & RECORD_DEPOSIT_PRICE) | newBalance;", replace: "word = kept | newBalance;" },
+  { id: "cap-leave-reads-record", what: "the right to leave reads a capped renter's period charges as the deposit price", find: "|| price > ChargeCapRules.depositPrice(record, _chargeCaps[listingId][msg.sender]) || balance < price;", replace: "|| price > record.depositPrice || balance < price;" },
+  { id: "cap-charge-reads-record-price", what: "a capped charge reads the period charges' word as the deposit price", find: "(tab.capAmount, tab.depositPrice, tab.capSpent, tab.capNumber, tab.capChanged) =", replace: "(tab.capAmount,, tab.capSpent, tab.capNumber, tab.capChanged) =" },
+  ...CAP_RULES_MUTANTS,
 ];
 
 /** Plausible bugs of TokenMarketplace.sol: the currency kept apart, the transfer checked, x402 settlement. */
@@ -175,13 +195,19 @@ export const TOKEN_MUTANTS: Mutant[] = [
   { id: "x402-closed-listing", what: "a payment to a closed listing settles", find: "        if (tab.status == Marketplace.ListingStatus.Closed) return Marketplace.ListingNotActive.selector;\n        if (tab.accessType != Marketplace.AccessType.PerQuery) return Marketplace.InvalidAccessType.selector;\n        if (!tab.tokenLoaded)", replace: "        if (tab.accessType != Marketplace.AccessType.PerQuery) return Marketplace.InvalidAccessType.selector;\n        if (!tab.tokenLoaded)" },
   { id: "x402-open-to-anyone", what: "settlePayments is open to anyone", find: "        onlyAuthority\n        nonReentrant\n        returns (uint256 settledCount)", replace: "        nonReentrant\n        returns (uint256 settledCount)" },
   { id: "token-withdraw-fees-twice", what: "withdrawFees does not zero the token's fees", find: "        accruedFees[token] = 0;\n", replace: "" },
-  { id: "token-cap-check-dropped", what: "a token charge past the renter's cap is charged", find: "            if (refused) return (Marketplace.ChargeCapExceeded.selector, charged, tab.capAmount);\n", replace: "" },
+  // charge caps, as the ETH contract's (and the shared rules, CAP_RULES_MUTANTS)
+  { id: "token-cap-check-dropped", what: "a token charge past the renter's cap is charged", find: "            if (ChargeCapRules.refuses(tab.capAmount, tab.capSpent, price)) {\n                return (Marketplace.ChargeCapExceeded.selector, tab.capSpent, tab.capAmount);\n            }\n", replace: "" },
   { id: "token-cap-flag-ignored", what: "a capped renter's record is charged as uncapped", find: "        tab.capped = record.chargeCapped;", replace: "        tab.capped = false;" },
-  { id: "token-cap-rollover-not-written", what: "a new period is never stored", find: "            ChargeCapRules.roll(chargeCaps[tab.listingId][tab.buyer], tab.capPeriodStart, tab.capBaseline);\n", replace: "" },
+  { id: "token-cap-charges-not-counted", what: "a charge does not add to the period's charges", find: "            tab.capSpent += price;\n", replace: "" },
+  { id: "token-cap-charges-not-written", what: "a call's charges under a cap (and a new period) are never written to the record", find: "            if (tab.capChanged) record.depositPrice = ChargeCapRules.pack(tab.capSpent, tab.capNumber);\n", replace: "" },
   { id: "token-cap-consume-wrong-error", what: "consumeQuery reverts CredentialRevoked for a charge past the cap", find: "        if (refusal == Marketplace.ChargeCapExceeded.selector) revert Marketplace.ChargeCapExceeded(arg0, arg1);\n", replace: "" },
+  { id: "token-cap-refusal-wrong-arguments", what: "ChargeCapExceeded names the cap as the charges and the charges as the cap", find: "return (Marketplace.ChargeCapExceeded.selector, tab.capSpent, tab.capAmount);", replace: "return (Marketplace.ChargeCapExceeded.selector, tab.capAmount, tab.capSpent);" },
   { id: "token-cap-set-without-rental", what: "setChargeCap accepts a renter who holds nothing", find: "        if (record.purchasedAt == 0) revert Marketplace.CredentialNotFound();\n        ChargeCapRules.set(", replace: "        ChargeCapRules.set(" },
-  { id: "token-cap-topup-hook-dropped", what: "a top-up leaves a capped renter's baseline behind", find: "            ChargeCapRules.deposited(record, chargeCaps[listingId][msg.sender], amount);\n", replace: "" },
-  { id: "token-cap-withdraw-hook-dropped", what: "a withdrawal leaves a capped renter's baseline behind", find: "        ChargeCapRules.withdrawn(record, chargeCaps[listingId][msg.sender], amount);\n", replace: "" },
+  { id: "token-cap-topup-deposit-price-lost", what: "a capped renter's top-up leaves the deposit price at the old price", find: "if (record.chargeCapped) _chargeCaps[listingId][msg.sender].depositPrice = uint96(price);\n        else record.depositPrice", replace: "if (record.chargeCapped) {}\n        else record.depositPrice" },
+  { id: "token-cap-topup-overwrites-charges", what: "a capped renter's top-up writes the deposit price over the period's charges", find: "        else record.depositPrice = uint96(price);\n", replace: "        record.depositPrice = uint96(price);\n" },
+  { id: "token-cap-leave-reads-record", what: "the right to leave reads a capped renter's period charges as the deposit price", find: "|| price > ChargeCapRules.depositPrice(record, _chargeCaps[listingId][msg.sender]) || balance < price;", replace: "|| price > record.depositPrice || balance < price;" },
+  { id: "token-cap-charge-reads-record-price", what: "a capped charge reads the period charges' word as the deposit price", find: "(tab.capAmount, tab.depositPrice, tab.capSpent, tab.capNumber, tab.capChanged) =", replace: "(tab.capAmount,, tab.capSpent, tab.capNumber, tab.capChanged) =" },
+  ...CAP_RULES_MUTANTS,
 ];
 
 /** The source file `mutant` changes. */

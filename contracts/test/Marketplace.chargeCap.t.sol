@@ -99,9 +99,19 @@ contract MarketplaceChargeCapTest is MarketplaceTestBase {
         _consume(id, renter, _ref(3));
         vm.assertEq(_balance(id, renter), PRICE * 7, "the refused charge took nothing");
         vm.assertFalse(market.isRunCharged(_ref(3)), "the refused run is not marked");
-        // A cheaper admitted price that still fits is charged: the cap is an amount, not a count.
+        // Set again: a new period with nothing charged. Past three runs, a full run is refused (the error
+        // names the period's charges, then the cap) and a cheaper admitted price that still fits is
+        // charged: the cap is an amount, not a count.
         _cap(id, renter, PRICE * 3 + PRICE / 2, DAY);
-        vm.assertTrue(_consume(id, renter, _ref(3), PRICE / 2), "half a run fits");
+        for (uint256 i = 3; i < 6; ++i) vm.assertTrue(_consume(id, renter, _ref(i)), "the new cap's period");
+        vm.expectRevert(abi.encodeWithSelector(Marketplace.ChargeCapExceeded.selector, PRICE * 3, PRICE * 3 + PRICE / 2));
+        _consume(id, renter, _ref(6));
+        vm.assertTrue(_consume(id, renter, _ref(6), PRICE / 2), "half a run fits");
+        vm.assertEq(_balance(id, renter), PRICE * 3 + PRICE / 2, "six and a half runs debited");
+        vm.expectRevert(
+            abi.encodeWithSelector(Marketplace.ChargeCapExceeded.selector, PRICE * 3 + PRICE / 2, PRICE * 3 + PRICE / 2)
+        );
+        _consume(id, renter, _ref(7), 1e12);
     }
 
     function test_consumeQueries_reportsEachRefusal() public {
@@ -235,6 +245,28 @@ contract MarketplaceChargeCapTest is MarketplaceTestBase {
             vm.assertEq(periodStart, START + numbers[i] * 1 hours, "the period that holds now");
             vm.assertEq(baseline - _balance(id, renter), PRICE * 2, "its charges");
         }
+    }
+
+    /// @notice A period in which every charge is refused still moves the cap's report to it: past the 256th
+    /// period (where the periods are counted from a new start), chargeCaps reports the period that holds
+    /// now with nothing charged in it, not the period of the last charge, and the cap holds in it.
+    function test_aPeriodOfRefusalsPastThe256th() public {
+        bytes32 id = _list(PER_QUERY);
+        _buyPerQuery(id, renter, PRICE * 10);
+        _cap(id, renter, PRICE / 2, 1 hours);
+        vm.warp(START + 5 hours);
+        vm.assertTrue(_batch1(id, 0, PRICE / 2), "half a run in the sixth period");
+        vm.warp(START + 300 hours + 30 minutes);
+        vm.assertFalse(_batch1(id, 1, PRICE), "a whole run is past the cap");
+        (,, uint256 periodStart, uint256 baseline) = _capOf(id, renter);
+        vm.assertEq(periodStart, START + 300 hours, "the period that holds now");
+        vm.assertEq(baseline, _balance(id, renter), "nothing charged in it");
+        vm.assertEq(_balance(id, renter), PRICE * 10 - PRICE / 2, "the refusal took nothing");
+        vm.assertTrue(_batch1(id, 2, PRICE / 2), "half a run fits");
+        vm.assertFalse(_batch1(id, 3, 1e12), "and then nothing more");
+        (,, periodStart, baseline) = _capOf(id, renter);
+        vm.assertEq(periodStart, START + 300 hours, "the same period");
+        vm.assertEq(baseline - _balance(id, renter), PRICE / 2, "its charges");
     }
 
     /// @notice Fuzzed: whatever the charges, prices, deposits and waits, the charges of every period stay

@@ -1,8 +1,9 @@
 // The renter's on-chain charge cap (setChargeCap) alerts as a spending limit does (docs/design/alerts.md):
 // at 80% of the cap charged in its period, and at 100% when what is left of the period no longer pays for
-// another run at the price just charged. Read from the chain after a charge of a run admitted under a cap,
-// so it is what the contract itself holds; a crossing is per period, amount and threshold, so the next
-// period (or a changed cap) alerts again.
+// another run at the price just charged. Read from the chain after every per-task charge (one batched
+// request: the record's cap flag, the cap, the chain's time), so it is what the contract itself holds, a
+// cap set after the run's admission included; a crossing is per period, amount and threshold, so the
+// next period (or a changed cap) alerts again.
 import type { Address, Hex } from "viem";
 import type { Services } from "./services.ts";
 import { readChargeCap } from "../chain/read-charge-cap.ts";

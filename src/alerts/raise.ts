@@ -1,7 +1,8 @@
 // Raising alerts after a charge (docs/design/alerts.md): the settlement calls `alertAfterCharge` once a
 // per-task run's charge is in a block. It looks at what the charge moved (each spending limit's window
-// the run held, and the per-task balance it was taken from), raises an alert for every threshold newly
-// reached (once per crossing: the marker's conditional put decides), and queues each for delivery.
+// the run held, the per-task balance it was taken from, the renter's on-chain charge cap on the listing
+// if there is one), raises an alert for every threshold newly reached (once per crossing: the marker's
+// conditional put decides), and queues each for delivery.
 // Alerts never hold up or fail a settlement: the caller does not wait, and errors are logged.
 import type { Address, Hex } from "viem";
 import type { Services } from "./services.ts";
@@ -24,8 +25,6 @@ export interface ChargedRun {
   spendHolds?: readonly string[] | undefined;
   /** "token": the balance lives on the TokenMarketplace. */
   market?: "token" | undefined;
-  /** The renter has an on-chain charge cap on the listing: its 80% and 100% are checked too. */
-  capped?: boolean | undefined;
 }
 
 /** A hold's limit: `spend#<key|app>#<id>#<currency>#<period>` / its window. */
@@ -124,7 +123,9 @@ async function check(services: Services, checker: Checker, run: ChargedRun): Pro
     await Promise.all([
       limitAlerts(services, settings, run),
       settings ? balanceAlert(services, settings, run) : undefined,
-      run.capped ? chargeCapAlerts(services, run, (type, crossing, data) => raise(services, settings, run.wallet, type, crossing, data)) : undefined,
+      // Whether the renter has a cap is read with it, not taken from the run's admission: a cap set while
+      // the run was in flight is the cap its charge met.
+      chargeCapAlerts(services, run, (type, crossing, data) => raise(services, settings, run.wallet, type, crossing, data)),
     ]);
   } catch (error) {
     services.logger.warn("alerts not checked after a charge", { run_id: run.runId, cause: error instanceof Error ? error.message : String(error) });

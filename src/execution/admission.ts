@@ -141,7 +141,6 @@ export async function admitRun(services: Services, principal: Principal, request
       ...(access.market === "token" ? { market: "token" as const, currency: access.currency } : {}),
       ...(chargeRef === undefined ? {} : { charge_ref: String(chargeRef) }),
       ...(spendHolds.length > 0 ? { spend_holds: spendHolds } : {}),
-      ...(access.capped ? { charge_capped: true as const } : {}),
       delivery: options.delivery ?? "sync",
       status: "running",
       cost_wei: "0",

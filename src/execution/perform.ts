@@ -210,7 +210,6 @@ export async function performRun(services: Services, admission: Admission, optio
           notAfter: chargeNotAfter(run),
           ...(run.spend_holds ? { spendHolds: run.spend_holds } : {}),
           ...(run.market ? { market: run.market } : {}),
-          ...(run.charge_capped ? { capped: true } : {}),
           ...(payment ? { payment: { validAfter: payment.validAfter, validBefore: payment.validBefore, nonce: payment.nonce, signature: payment.signature } } : {}),
         });
         const charge = settled.outcome;

@@ -2,7 +2,9 @@
 // receiver: a key's spending limit alerts at 80% and at 100% (once each, however many runs follow), a
 // per-task balance alerts when it falls below the chosen number of runs and again only after a top-up,
 // every delivery is signed (Standard Webhooks) and a failing receiver is retried with backoff until it
-// answers; the renter's on-chain charge cap alerts at 80% and at 100% of its period, once each; the settings refuse bad input with nothing stored, and only a wallet sign-in changes them.
+// answers; the renter's on-chain charge cap alerts at 80% and at 100% of its period, once each, a cap set
+// while a run is in flight included; the settings refuse bad input with nothing stored, and only a wallet
+// sign-in changes them.
 import type http from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AgentRentalClient } from "@agent-rental/sdk";
@@ -22,7 +24,15 @@ const deliveries: Delivery[] = [];
 /** Answers the next N deliveries with 500. */
 let failNext = 0;
 
+/** Tasks the agent holds once called, until the test releases them (a run kept in flight). */
+const held = new Map<string, { called: () => void; released: Promise<void> }>();
+
 async function agent(call: AgentCall): Promise<void> {
+  const hold = held.get(call.task);
+  if (hold) {
+    hold.called();
+    await hold.released;
+  }
   call.output({ findings: [`done: ${call.task}`] });
 }
 
@@ -251,5 +261,34 @@ describe("alerts on the renter's on-chain charge cap", () => {
       expect(delivery.headers["webhook-id"]).toBe(payload.data.alert_id);
     }
     expect(received.map((d) => (JSON.parse(d.body) as { data: { threshold: number } }).data.threshold).sort()).toEqual([100, 80]);
+  }, 180_000);
+
+  it("alerts a cap set while a run is in flight, when that run's charge crosses it", async () => {
+    const listing = await world.publishConnected("alert-cap-mid-run", { rental: "per_query", price: "0.001" });
+    const renter = await world.renter();
+    await world.rent(renter.account, listing, { deposit: listing.priceWei * 10n });
+    const caps = async () => (await alertsOf(renter)).filter((a) => a.type === "charge_cap");
+    let called!: () => void;
+    let release!: () => void;
+    const agentCalled = new Promise<void>((resolve) => (called = resolve));
+    held.set("mid-run", { called, released: new Promise<void>((resolve) => (release = resolve)) });
+    const answer = run(renter.key, listing, "mid-run");
+    // Admitted with no cap on the listing; the agent is at work when the renter sets one of 1.2 runs.
+    expect(await Promise.race([agentCalled.then(() => "called"), answer.then((a) => `answered ${a.status} first`)])).toBe("called");
+    const cap = (listing.priceWei * 6n) / 5n;
+    await writeMarketplace(world.target, renter.account, "setChargeCap", [listing.onChainId, cap, 86_400n]);
+    release();
+    const answered = await answer;
+    expect(answered.status).toBe(200);
+    const { run_id: runId } = (await answered.json()) as { run_id: string };
+    // Its charge (one run: 5/6 of the cap, and no second run fits) reaches both thresholds.
+    await until("the cap's 80% and 100% alerts", async () => (await caps()).length === 2, 30_000, 500);
+    const byThreshold = new Map((await caps()).map((a) => [a.data.threshold, a.data]));
+    const expected = { listing_id: listing.listing_id, amount: cap.toString(), period_seconds: 86_400, spent: listing.priceWei.toString(), remaining: (cap - listing.priceWei).toString(), run_id: runId };
+    expect(byThreshold.get(80)).toMatchObject(expected);
+    expect(byThreshold.get(100)).toMatchObject(expected);
+    // The next run meets the cap at admission: refused before any work, and no further alert.
+    expect((await run(renter.key, listing, "after the cap")).status).toBe(402);
+    expect(await caps()).toHaveLength(2);
   }, 180_000);
 });

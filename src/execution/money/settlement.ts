@@ -58,8 +58,6 @@ export interface ChargeableRun {
   notAfter?: number;
   /** "token": the listing lives on the TokenMarketplace (RunRecord.market). */
   market?: "token";
-  /** The renter has an on-chain charge cap on the listing (RunRecord.charge_capped). */
-  capped?: boolean;
   /** An x402 payment's signed authorization (RunRecord.paid_by "x402"): settled by settlePayments
    * instead of a balance charge; `wallet` is its payer and `priceWei` its value. */
   payment?: { validAfter: string; validBefore: string; nonce: Hex; signature: Hex };
@@ -136,7 +134,7 @@ export async function requestCharge(services: Services, run: ChargeableRun, from
 /** The reservation ledger follows a charge's outcome. Its write is retried and never turns a landed charge
  * into an error: a reservation left behind only keeps the renter's funds held until it expires (never
  * overspends). */
-async function followLedger(services: Services, run: Pick<ChargeableRun, "runId" | "onChainId" | "wallet" | "priceWei" | "spendHolds" | "market" | "capped">, outcome: ChargeOutcome): Promise<void> {
+async function followLedger(services: Services, run: Pick<ChargeableRun, "runId" | "onChainId" | "wallet" | "priceWei" | "spendHolds" | "market">, outcome: ChargeOutcome): Promise<void> {
   const follow: () => Promise<unknown> =
     outcome.outcome === "charged"
       ? () => Promise.all([settleReservation(services, run.onChainId, run.wallet, run.runId), settleSpend(services, run.spendHolds, run.runId, run.priceWei)])
@@ -267,7 +265,7 @@ export async function settlePendingRuns(services: Services): Promise<{ settled: 
       continue;
     }
     const outcome = outcomeOf(decision);
-    if (run.paid_by !== "x402") await followLedger(services, { runId: run.run_id, onChainId: run.on_chain_id, wallet: run.wallet, priceWei, ...(run.spend_holds ? { spendHolds: run.spend_holds } : {}), ...(run.market ? { market: run.market } : {}), ...(run.charge_capped ? { capped: true } : {}) }, outcome);
+    if (run.paid_by !== "x402") await followLedger(services, { runId: run.run_id, onChainId: run.on_chain_id, wallet: run.wallet, priceWei, ...(run.spend_holds ? { spendHolds: run.spend_holds } : {}), ...(run.market ? { market: run.market } : {}) }, outcome);
     // Each outcome is recorded, counted and timed once: a pass that finds the run's settlement already
     // recorded (another pass, in this process or another, took it first) only clears its pending item.
     if (outcome.outcome === "charged") {

@@ -57,9 +57,6 @@ export interface RunRecord {
   /** The spending limits' holds of a per-query run admitted through a key or app with limits
    * (money/spend-ledger.store.ts): turned into spending when it is charged, given back when it is not. */
   spend_holds?: string[];
-  /** The renter had an on-chain charge cap on the listing at admission: its charge is checked for the
-   * cap's alerts (src/alerts/raise.ts). */
-  charge_capped?: true;
   status: RunStatus;
   /** The final output, once finished (a failed run's partial output is its streamed text). */
   output?: unknown;
