@@ -143,7 +143,7 @@ describe("creator analytics of token listings", () => {
     expect(BigInt(usdcTotals.revenue.by_model.per_query.gross)).toBe(tokenGross);
     expect(BigInt(usdcTotals.revenue.by_model.per_query.fee)).toBe(tokenFee);
     expect(BigInt(usdcTotals.revenue.net)).toBe(tokenGross - tokenFee);
-    expect(BigInt(usdcTotals.revenue.paid_by_x402)).toBe(payments[0]!.args.amount);
+    expect(BigInt(usdcTotals.revenue.paid_by_x402)).toBe(payments[0]!.amount);
     expect(BigInt(usdcTotals.runs.charged)).toBe(tokenGross);
     expect(BigInt(usdcTotals.rentals.deposits)).toBe(sum(deposits.map((e) => e.args.deposit!)));
     // The balance left is the deposit less the balance's charge (the x402 payment took nothing from it).
