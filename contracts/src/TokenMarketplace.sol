@@ -94,21 +94,6 @@ contract TokenMarketplace {
         uint256 maxPrice;
     }
 
-    /// @notice One x402 payment: an EIP-3009 TransferWithAuthorization `from` signed, to this contract,
-    /// for one run of a per_query listing.
-    // Calldata only: the field order is the ABI the settler encodes, so packing does not apply.
-    // solhint-disable-next-line gas-struct-packing
-    struct TokenPayment {
-        bytes32 listingId;
-        address from;
-        uint256 value;
-        uint256 validAfter;
-        uint256 validBefore;
-        bytes32 nonce;
-        bytes32 runRef;
-        bytes signature;
-    }
-
     /// @dev What a charge or settlement call holds in memory and writes once at its end (as Marketplace's
     /// Tab), plus the token of the current listing: its fees and the units received in it this call.
     // Memory only: every field takes a word there whatever its type, so packing does not apply.
@@ -174,6 +159,10 @@ contract TokenMarketplace {
     /// @notice An x402 payment's transferWithAuthorization failed: a bad signature, a used or cancelled
     /// nonce, the time window, or the payer's balance (PaymentRefused reason only).
     error AuthorizationFailed();
+    /// @notice A settlePayments batch is not a sequence of whole groups (a header cut short, a count of
+    /// zero, payments past the batch's end); nothing of it is settled.
+    /// @param offset Where in the batch the malformed group starts.
+    error MalformedBatch(uint256 offset);
     /// @notice A signed authorization or permit is for another amount than the one due, or a 3009
     /// purchase was sent by another wallet than its signer.
     /// @param expected The units due.
@@ -213,17 +202,16 @@ contract TokenMarketplace {
     /// @param recipient The fee recipient.
     /// @param amount The units paid.
     event TokenFeesWithdrawn(address indexed token, address indexed recipient, uint256 amount);
-    /// @notice An x402 payment settled: `amount` moved from the payer, the listing's escrow grew by
-    /// `amount - fee`, the token's fees by `fee`, and the run is charged.
+    /// @notice x402 payments of one group of a settlePayments batch settled: each moved `amount` from its
+    /// payer, grew the listing's escrow by `amount - fee` and the token's fees by `fee`, and charged its run.
+    /// One event per group, not per payment, for gas: a payment costs one word of data here, where an event
+    /// of its own would cost four topics (decision 0256).
     /// @param listingId The listing.
-    /// @param payer The wallet that signed the authorization.
-    /// @param runRef The run paid for.
-    /// @param amount The units moved.
-    /// @param fee The protocol fee taken from it.
-    /// @param nonce The EIP-3009 nonce used.
-    event PaymentSettled(
-        bytes32 indexed listingId, address indexed payer, bytes32 indexed runRef, uint256 amount, uint256 fee, bytes32 nonce
-    );
+    /// @param amount The units each payment moved (the listing's price).
+    /// @param fee The protocol fee taken from each.
+    /// @param payments The payments settled, in batch order, each the payer's address (the high 160 bits)
+    /// and the run reference (the low 96 bits; an x402 run's reference is dense, below 2^64).
+    event PaymentsSettled(bytes32 indexed listingId, uint256 amount, uint256 fee, uint256[] payments);
     /// @notice An x402 payment of a settlePayments batch was refused; nothing moved, the run is not
     /// charged, the rest of the batch went on.
     /// @param listingId The listing.
@@ -266,6 +254,12 @@ contract TokenMarketplace {
     bytes4 private constant CHARGED = 0xffffffff;
     /// @dev A Tab's fee rate before the first charge reads it (no fee rate has this value).
     uint256 private constant FEE_NOT_READ = type(uint256).max;
+    /// @dev A settlePayments group's header: the listing id (32 bytes), the value each payment signed (32),
+    /// the number of payments (2).
+    uint256 private constant GROUP_HEADER_BYTES = 66;
+    /// @dev A settlePayments payment: payer (20 bytes), validAfter (5), validBefore (5), nonce (32), runRef
+    /// (8: a dense reference), r (32), s (32), v (1).
+    uint256 private constant PAYMENT_BYTES = 135;
 
     /*//////////////////////////////////////////////////////////////
                                 STORAGE
@@ -666,31 +660,52 @@ contract TokenMarketplace {
         _settleTab(tab);
     }
 
-    /// @notice Settles a batch of x402 payments. Each moves `value` from `from` to this contract through
+    /// @notice Settles a batch of x402 payments. Each moves `value` from its payer to this contract through
     /// the listing's token's transferWithAuthorization (EIP-3009, signed by the payer to this contract),
-    /// credits the listing's escrow with value - fee and the token's fees with the fee, and marks
+    /// credits the listing's escrow with value - fee and the token's fees with the fee, and marks its
     /// `runRef` charged exactly as a consumeQueries charge does (so neither path charges it again). A
     /// payment whose run was charged before (by any path, or earlier in the batch), whose listing is
     /// missing, closed or not per_query, whose token is not allowed, whose value is not the listing's
     /// price, or whose transfer fails is refused with PaymentRefused and moves nothing; the batch goes on.
+    /// Each group's settled payments are reported together in one PaymentsSettled, after its refusals.
     /// A paused listing or protocol still settles (the runs were admitted before).
-    /// @dev Authority only; reverts Unauthorized, Reentrancy, TransferShortfall (a token delivered less
-    /// than the batch's transfers asked: the whole batch is undone; take such a token off the allowlist).
-    /// @param payments The payments, in order.
+    /// @dev Authority only; reverts Unauthorized, Reentrancy, MalformedBatch (the batch is not whole
+    /// groups), TransferShortfall (a token delivered less than the batch's transfers asked: the whole batch
+    /// is undone; take such a token off the allowlist).
+    /// The batch is packed, not ABI-encoded (calldata is most of a payment's gas beside the token's own
+    /// work; decision 0256): a sequence of groups, each a header of listingId (32 bytes), value (32, the
+    /// amount every payment of the group signed) and count (2, at least 1), then `count` payments of 135
+    /// bytes: payer (20), validAfter (5), validBefore (5), nonce (32), runRef (8: x402 runs have dense
+    /// references, below 2^64), r (32), s (32), v (1).
+    /// All big-endian; src/chain/settle-payments.ts's settlePaymentsData writes it.
+    /// @param batch The groups, in order.
     /// @return settledCount How many payments settled.
-    function settlePayments(TokenPayment[] calldata payments)
+    function settlePayments(bytes calldata batch)
         external
         onlyAuthority
         nonReentrant
         returns (uint256 settledCount)
     {
         Tab memory tab = _openTab();
-        uint256 length = payments.length;
-        for (uint256 i = 0; i < length; ++i) {
-            TokenPayment calldata p = payments[i];
-            bytes4 outcome = _settlePayment(tab, p);
-            if (outcome == CHARGED) ++settledCount;
-            else emit PaymentRefused(p.listingId, p.from, p.runRef, outcome);
+        uint256 length = batch.length;
+        uint256 offset = 0;
+        while (offset < length) {
+            if (length - offset < GROUP_HEADER_BYTES) revert MalformedBatch(offset);
+            bytes32 listingId;
+            uint256 value;
+            uint256 count;
+            uint256 first;
+            assembly ("memory-safe") {
+                let header := add(batch.offset, offset)
+                listingId := calldataload(header)
+                value := calldataload(add(header, 32))
+                count := shr(240, calldataload(add(header, 64)))
+                first := add(header, GROUP_HEADER_BYTES)
+            }
+            uint256 size = count * PAYMENT_BYTES;
+            if (count == 0 || length - offset - GROUP_HEADER_BYTES < size) revert MalformedBatch(offset);
+            settledCount += _settleGroup(tab, listingId, value, first, first + size);
+            offset += GROUP_HEADER_BYTES + size;
         }
         _settleTab(tab);
     }
@@ -1275,15 +1290,128 @@ contract TokenMarketplace {
         balance -= price;
         tab.balance = balance;
         tab.balanceChanged = true;
-        uint256 fee = _tabFee(tab, price);
+        uint256 fee = _tabFee(tab, price, 1);
         emit Marketplace.QueryConsumed(listingId, buyer, runRef, price, fee, balance);
         return (CHARGED, 0, 0);
     }
 
-    /// @dev One x402 payment of settlePayments: CHARGED when it settled, else the refusal's selector.
-    function _settlePayment(Tab memory tab, TokenPayment calldata p) private returns (bytes4) {
-        if (_isCharged(tab, p.runRef)) return RunAlreadyCharged.selector;
-        _tabListing(tab, p.listingId);
+    /// @dev Settles the payments of one settlePayments group, at calldata [cursor, end) (135 bytes each),
+    /// in order, in assembly (this loop is the marketplace's share of a payment's gas): each payment whose
+    /// run is charged (its bit in the tab's word of run marks, as _isCharged reads it) is refused
+    /// RunAlreadyCharged, else the group's refusal if any, else its transfer is called and a failure
+    /// refused AuthorizationFailed; a settled payment's run is marked (as _markCharged) and the payment
+    /// added to the group's PaymentsSettled, emitted after the loop. Returns how many settled.
+    function _settleGroup(Tab memory tab, bytes32 listingId, uint256 value, uint256 cursor, uint256 end)
+        private
+        returns (uint256 settled)
+    {
+        bytes4 refusal = _groupRefusal(tab, listingId, value);
+        address token = tab.token;
+        // Memory, released at the end: the token call (selector and nine words), then the event's data
+        // (amount, fee, the array's offset and length, a word per payment). Until the event is written,
+        // its first four words hold what a refusal needs: PaymentRefused's topic, the two reasons the loop
+        // finds, the listing.
+        uint256 transferCall;
+        {
+            bytes4 selector = IERC3009.transferWithAuthorization.selector;
+            bytes32 refusedTopic = PaymentRefused.selector;
+            bytes4 alreadyCharged = RunAlreadyCharged.selector;
+            bytes4 failed = AuthorizationFailed.selector;
+            assembly ("memory-safe") {
+                transferCall := mload(0x40)
+                let paid := add(transferCall, 0x124)
+                mstore(0x40, add(add(paid, 0x80), shl(5, div(sub(end, cursor), PAYMENT_BYTES))))
+                mstore(transferCall, selector)
+                mstore(add(transferCall, 0x24), address())
+                mstore(add(transferCall, 0x44), value)
+                mstore(paid, refusedTopic)
+                mstore(add(paid, 0x20), alreadyCharged)
+                mstore(add(paid, 0x40), failed)
+                mstore(add(paid, 0x60), listingId)
+            }
+        }
+        (uint256 marksWord, uint256 marks, bool changed) = _tabMarks(tab);
+        assembly ("memory-safe") {
+            mstore(0x20, chargedRuns.slot)
+            for {} lt(cursor, end) { cursor := add(cursor, PAYMENT_BYTES) } {
+                let payer := shr(96, calldataload(cursor))
+                let ref := shr(192, calldataload(add(cursor, 62)))
+                if iszero(eq(shr(8, ref), marksWord)) {
+                    if changed {
+                        mstore(0, marksWord)
+                        sstore(keccak256(0, 0x40), marks)
+                        changed := 0
+                    }
+                    marksWord := shr(8, ref)
+                    mstore(0, marksWord)
+                    marks := sload(keccak256(0, 0x40))
+                }
+                let bit := shl(and(ref, 255), 1)
+                let outcome := refusal
+                switch and(marks, bit)
+                case 0 {
+                    if iszero(outcome) {
+                        let head := calldataload(cursor)
+                        mstore(add(transferCall, 0x04), payer)
+                        mstore(add(transferCall, 0x64), and(shr(56, head), 0xffffffffff))
+                        mstore(add(transferCall, 0x84), and(shr(16, head), 0xffffffffff))
+                        mstore(add(transferCall, 0xa4), calldataload(add(cursor, 30)))
+                        mstore(add(transferCall, 0xc4), byte(0, calldataload(add(cursor, 134))))
+                        mstore(add(transferCall, 0xe4), calldataload(add(cursor, 70)))
+                        mstore(add(transferCall, 0x104), calldataload(add(cursor, 102)))
+                        switch call(gas(), token, 0, transferCall, 0x124, 0, 0)
+                        case 0 { outcome := mload(add(transferCall, 0x164)) }
+                        default {
+                            marks := or(marks, bit)
+                            changed := 1
+                            mstore(add(add(transferCall, 0x1a4), shl(5, settled)), or(shl(96, payer), ref))
+                            settled := add(settled, 1)
+                        }
+                    }
+                }
+                default { outcome := mload(add(transferCall, 0x144)) }
+                if outcome {
+                    let paid := add(transferCall, 0x124)
+                    mstore(0, outcome)
+                    log4(0, 0x20, mload(paid), mload(add(paid, 0x60)), payer, ref)
+                    mstore(0x20, chargedRuns.slot)
+                }
+            }
+        }
+        tab.marksWord = marksWord;
+        tab.marks = marks;
+        tab.marksLoaded = true;
+        tab.marksChanged = changed;
+        if (settled != 0) {
+            tab.received += value * settled;
+            uint256 fee = _tabFee(tab, value, settled);
+            bytes32 topic = PaymentsSettled.selector;
+            assembly ("memory-safe") {
+                let paid := add(transferCall, 0x124)
+                mstore(paid, value)
+                mstore(add(paid, 0x20), fee)
+                mstore(add(paid, 0x40), 0x60)
+                mstore(add(paid, 0x60), settled)
+                log2(paid, add(0x80, shl(5, settled)), topic, listingId)
+            }
+        }
+        // Frees the group's memory: nothing allocated since it was taken is referred to any more.
+        assembly {
+            mstore(0x40, transferCall)
+        }
+    }
+
+    /// @dev The tab's word of run marks for the loop of _settleGroup: its index (none loaded: a value no
+    /// dense word has), its bits, whether they changed.
+    function _tabMarks(Tab memory tab) private pure returns (uint256 word, uint256 marks, bool changed) {
+        if (!tab.marksLoaded) return (type(uint256).max, 0, false);
+        return (tab.marksWord, tab.marks, tab.marksChanged);
+    }
+
+    /// @dev Why every payment of a group is refused, or zero: the group's listing (loaded into the tab,
+    /// with its token) must exist, be open and per_query, its token allowed, and `value` its price.
+    function _groupRefusal(Tab memory tab, bytes32 listingId, uint256 value) private returns (bytes4) {
+        _tabListing(tab, listingId);
         if (tab.status == Marketplace.ListingStatus.None) return Marketplace.ListingNotFound.selector;
         if (tab.status == Marketplace.ListingStatus.Closed) return Marketplace.ListingNotActive.selector;
         if (tab.accessType != Marketplace.AccessType.PerQuery) return Marketplace.InvalidAccessType.selector;
@@ -1293,37 +1421,18 @@ contract TokenMarketplace {
             if (tab.tokenAllowed) tab.heldBefore = IERC20(tab.token).balanceOf(address(this));
         }
         if (!tab.tokenAllowed) return TokenNotAllowed.selector;
-        uint256 value = p.value;
         if (value != tab.price) return Marketplace.IncorrectPayment.selector;
-        bytes calldata signature = p.signature;
-        if (signature.length != 65) return AuthorizationFailed.selector;
-        /* solhint-disable no-empty-blocks */
-        try IERC3009(tab.token).transferWithAuthorization(
-            p.from,
-            address(this),
-            value,
-            p.validAfter,
-            p.validBefore,
-            p.nonce,
-            uint8(signature[64]),
-            bytes32(signature[0:32]),
-            bytes32(signature[32:64])
-        ) {} catch {
-            return AuthorizationFailed.selector;
-        }
-        _markCharged(tab, p.runRef);
-        tab.received += value;
-        emit PaymentSettled(p.listingId, p.from, p.runRef, value, _tabFee(tab, value), p.nonce);
-        return CHARGED;
+        return bytes4(0);
     }
 
-    /// @dev Splits a charge or payment of `amount` into the tab's fees and escrow; returns the fee.
-    function _tabFee(Tab memory tab, uint256 amount) private view returns (uint256 fee) {
+    /// @dev Splits `count` charges or payments of `amount` each into the tab's fees and escrow; returns the
+    /// fee of one.
+    function _tabFee(Tab memory tab, uint256 amount, uint256 count) private view returns (uint256 fee) {
         // The fee rate is read at the first charge of the call, not before.
         if (tab.feeBasisPoints == FEE_NOT_READ) tab.feeBasisPoints = feeBasisPoints;
         fee = (amount * tab.feeBasisPoints) / BASIS_POINTS;
-        tab.feesAdded += fee;
-        tab.escrowAdded += amount - fee;
+        tab.feesAdded += fee * count;
+        tab.escrowAdded += (amount - fee) * count;
     }
 
     function _openTab() private pure returns (Tab memory tab) {

@@ -4,11 +4,16 @@ pragma solidity 0.8.37;
 import {Marketplace} from "../src/Marketplace.sol";
 import {TokenMarketplace} from "../src/TokenMarketplace.sol";
 import {TokenTestBase} from "./utils/TokenTestBase.sol";
+import {PaymentBatch} from "./utils/PaymentBatch.sol";
 
-/// @notice x402 settlement: settlePayments moves each signed EIP-3009 transfer, credits escrow and fees,
-/// marks the run charged, and reports each refusal without stopping the batch.
+/// @notice x402 settlement: settlePayments moves each signed EIP-3009 transfer of its packed batch,
+/// credits escrow and fees, marks the run charged, reports each refusal without stopping the batch and each
+/// group's settled payments in one event, and refuses a malformed batch whole.
 contract TokenMarketplaceX402Test is TokenTestBase {
     uint256 internal constant PAYER_KEY = 0xB0B;
+    /// @dev The bound of test_gasPerPaymentInABatchOf100: 34,069 measured with the packed batch (2026-12-02;
+    /// 40,041 with the ABI-encoded one), a little room above it.
+    uint256 internal constant GAS_BOUND = 34_200;
     bytes32 internal id;
 
     function setUp() public override {
@@ -17,22 +22,31 @@ contract TokenMarketplaceX402Test is TokenTestBase {
         usdc.mint(svm.addr(PAYER_KEY), 1e12);
     }
 
-    function _settle(TokenMarketplace.TokenPayment[] memory ps) internal returns (uint256) {
-        vm.prank(authority);
-        return tm.settlePayments(ps);
+    function _settle(PaymentBatch.Payment[] memory ps) internal returns (uint256) {
+        return _settleBatch(PaymentBatch.pack(ps));
     }
 
-    function _one(TokenMarketplace.TokenPayment memory p) internal pure returns (TokenMarketplace.TokenPayment[] memory ps) {
-        ps = new TokenMarketplace.TokenPayment[](1);
+    function _settleBatch(bytes memory batch) internal returns (uint256) {
+        vm.prank(authority);
+        return tm.settlePayments(batch);
+    }
+
+    function _one(PaymentBatch.Payment memory p) internal pure returns (PaymentBatch.Payment[] memory ps) {
+        ps = new PaymentBatch.Payment[](1);
         ps[0] = p;
+    }
+
+    function _paid(address payer, bytes32 runRef) internal pure returns (uint256[] memory paid) {
+        paid = new uint256[](1);
+        paid[0] = PaymentBatch.settled(payer, runRef);
     }
 
     function test_aPaymentSettlesIntoEscrowAndFees() public {
         address payer = svm.addr(PAYER_KEY);
-        TokenMarketplace.TokenPayment memory p = _payment(PAYER_KEY, id, PRICE, keccak256("n"), bytes32(uint256(42)));
+        PaymentBatch.Payment memory p = _payment(PAYER_KEY, id, PRICE, keccak256("n"), bytes32(uint256(42)));
         uint256 fee = (PRICE * 250) / 10_000;
         vm.expectEmit(true, true, true, true, address(tm));
-        emit TokenMarketplace.PaymentSettled(id, payer, bytes32(uint256(42)), PRICE, fee, keccak256("n"));
+        emit TokenMarketplace.PaymentsSettled(id, PRICE, fee, _paid(payer, bytes32(uint256(42))));
         vm.assertEq(_settle(_one(p)), 1, "settled");
         vm.assertEq(_escrow(id), PRICE - fee, "escrow");
         vm.assertEq(tm.accruedFees(address(usdc)), fee, "fee");
@@ -41,7 +55,7 @@ contract TokenMarketplaceX402Test is TokenTestBase {
     }
 
     function test_aReplayedPaymentNeverSettlesTwice() public {
-        TokenMarketplace.TokenPayment memory p = _payment(PAYER_KEY, id, PRICE, keccak256("n"), bytes32(uint256(1)));
+        PaymentBatch.Payment memory p = _payment(PAYER_KEY, id, PRICE, keccak256("n"), bytes32(uint256(1)));
         _settle(_one(p));
         // the same authorization again, for the same run: refused as charged; for another run: the nonce is used
         vm.expectEmit(true, true, true, true, address(tm));
@@ -57,7 +71,7 @@ contract TokenMarketplaceX402Test is TokenTestBase {
 
     function test_refusalsDoNotStopTheBatchAndMoveNothing() public {
         bytes32 closed = _list(address(usdc), ONE_TIME, PRICE); // not per_query
-        TokenMarketplace.TokenPayment[] memory ps = new TokenMarketplace.TokenPayment[](6);
+        PaymentBatch.Payment[] memory ps = new PaymentBatch.Payment[](6);
         ps[0] = _payment(PAYER_KEY, id, PRICE - 1, keccak256("a"), bytes32(uint256(10))); // wrong amount
         ps[1] = _payment(PAYER_KEY, closed, PRICE, keccak256("b"), bytes32(uint256(11))); // wrong model
         ps[2] = _payment(PAYER_KEY, id, PRICE, keccak256("c"), bytes32(uint256(12)));
@@ -88,10 +102,10 @@ contract TokenMarketplaceX402Test is TokenTestBase {
     }
 
     function test_onlyTheAuthoritySettles() public {
-        TokenMarketplace.TokenPayment[] memory ps = _one(_payment(PAYER_KEY, id, PRICE, keccak256("a"), bytes32(uint256(1))));
+        bytes memory batch = PaymentBatch.one(_payment(PAYER_KEY, id, PRICE, keccak256("a"), bytes32(uint256(1))));
         vm.prank(stranger);
         vm.expectRevert(Marketplace.Unauthorized.selector);
-        tm.settlePayments(ps);
+        tm.settlePayments(batch);
     }
 
     function test_aSettledRunIsNotChargedAgainByConsumeQueries() public {
@@ -102,11 +116,102 @@ contract TokenMarketplaceX402Test is TokenTestBase {
         vm.assertEq(_balance(id, renter), 3 * PRICE, "the balance untouched");
     }
 
+    function test_aGroupSettlesInOneEventAfterItsRefusals() public {
+        address payer = svm.addr(PAYER_KEY);
+        PaymentBatch.Payment[] memory ps = new PaymentBatch.Payment[](4);
+        ps[0] = _payment(PAYER_KEY, id, PRICE, keccak256("a"), bytes32(uint256(20)));
+        ps[1] = _payment(PAYER_KEY, id, PRICE, keccak256("b"), bytes32(uint256(20))); // the same run again
+        ps[2] = _payment(PAYER_KEY, id, PRICE, keccak256("c"), bytes32(uint256(21)));
+        ps[2].nonce = keccak256("other"); // the signature no longer matches
+        ps[3] = _payment(PAYER_KEY, id, PRICE, keccak256("d"), bytes32(uint256(5_000))); // another word of run marks
+        uint256[] memory paid = new uint256[](2);
+        paid[0] = PaymentBatch.settled(payer, bytes32(uint256(20)));
+        paid[1] = PaymentBatch.settled(payer, bytes32(uint256(5_000)));
+        uint256 fee = (PRICE * 250) / 10_000;
+        vm.expectEmit(true, true, true, true, address(tm));
+        emit TokenMarketplace.PaymentRefused(id, payer, bytes32(uint256(20)), TokenMarketplace.RunAlreadyCharged.selector);
+        vm.expectEmit(true, true, true, true, address(tm));
+        emit TokenMarketplace.PaymentRefused(id, payer, bytes32(uint256(21)), TokenMarketplace.AuthorizationFailed.selector);
+        vm.expectEmit(true, true, true, true, address(tm));
+        emit TokenMarketplace.PaymentsSettled(id, PRICE, fee, paid);
+        vm.assertEq(_settle(ps), 2, "two settled");
+        vm.assertEq(_escrow(id), 2 * (PRICE - fee), "escrow");
+        vm.assertEq(tm.accruedFees(address(usdc)), 2 * fee, "fees");
+        vm.assertTrue(tm.isRunCharged(bytes32(uint256(20))), "the first word's run charged");
+        vm.assertTrue(tm.isRunCharged(bytes32(uint256(5_000))), "the other word's run charged");
+        vm.assertFalse(tm.isRunCharged(bytes32(uint256(21))), "the refused run not charged");
+    }
+
+    function test_eachGroupIsJudgedOnItsListingAndValue() public {
+        PaymentBatch.Payment[] memory ps = new PaymentBatch.Payment[](4);
+        ps[0] = _payment(PAYER_KEY, id, PRICE, keccak256("a"), bytes32(uint256(30)));
+        ps[1] = _payment(PAYER_KEY, id, PRICE + 1, keccak256("b"), bytes32(uint256(31))); // not the price
+        ps[2] = _payment(PAYER_KEY, keccak256("no such listing"), PRICE, keccak256("c"), bytes32(uint256(32)));
+        ps[3] = _payment(PAYER_KEY, id, PRICE, keccak256("d"), bytes32(uint256(33)));
+        address payer = svm.addr(PAYER_KEY);
+        vm.expectEmit(true, true, true, true, address(tm));
+        emit TokenMarketplace.PaymentsSettled(id, PRICE, (PRICE * 250) / 10_000, _paid(payer, bytes32(uint256(30))));
+        vm.expectEmit(true, true, true, true, address(tm));
+        emit TokenMarketplace.PaymentRefused(id, payer, bytes32(uint256(31)), Marketplace.IncorrectPayment.selector);
+        vm.expectEmit(true, true, true, true, address(tm));
+        emit TokenMarketplace.PaymentRefused(keccak256("no such listing"), payer, bytes32(uint256(32)), Marketplace.ListingNotFound.selector);
+        vm.assertEq(_settle(ps), 2, "the first and last groups settle");
+        vm.assertEq(usdc.balanceOf(address(tm)), 2 * PRICE, "held");
+        vm.assertEq(_escrow(id) + tm.accruedFees(address(usdc)), 2 * PRICE, "escrow + fees = held");
+    }
+
+    function test_aTokenOffTheAllowlistRefusesItsGroup() public {
+        vm.prank(authority);
+        tm.setTokenAllowed(address(usdc), false);
+        address payer = svm.addr(PAYER_KEY);
+        vm.expectEmit(true, true, true, true, address(tm));
+        emit TokenMarketplace.PaymentRefused(id, payer, bytes32(uint256(1)), TokenMarketplace.TokenNotAllowed.selector);
+        vm.assertEq(_settle(_one(_payment(PAYER_KEY, id, PRICE, keccak256("a"), bytes32(uint256(1))))), 0, "refused");
+    }
+
+    function test_anEmptyBatchSettlesNothing() public {
+        vm.assertEq(_settleBatch(""), 0, "nothing");
+    }
+
+    function test_aMalformedBatchRevertsWhole() public {
+        PaymentBatch.Payment memory p = _payment(PAYER_KEY, id, PRICE, keccak256("a"), bytes32(uint256(1)));
+        bytes memory good = PaymentBatch.one(p);
+        uint256 whole = good.length; // 66 + 159
+        // a header cut short
+        _expectMalformed(_cut(good, 65), 0);
+        _expectMalformed(hex"01", 0);
+        // a payment cut short, and a count past the end
+        _expectMalformed(_cut(good, whole - 1), 0);
+        _expectMalformed(bytes.concat(PaymentBatch.header(id, PRICE, 2), PaymentBatch.packed(p)), 0);
+        // a count of zero
+        _expectMalformed(PaymentBatch.header(id, PRICE, 0), 0);
+        // trailing bytes after a whole group (fewer than a header, or a header of nothing)
+        _expectMalformed(bytes.concat(good, hex"00"), whole);
+        _expectMalformed(bytes.concat(good, PaymentBatch.header(id, PRICE, 0)), whole);
+        _expectMalformed(bytes.concat(good, PaymentBatch.header(id, PRICE, 1)), whole);
+        // nothing of a malformed batch settled: the good group first is undone with it
+        vm.assertEq(usdc.balanceOf(svm.addr(PAYER_KEY)), 1e12, "nothing moved");
+        vm.assertFalse(tm.isRunCharged(bytes32(uint256(1))), "nothing charged");
+        vm.assertEq(_settleBatch(good), 1, "the whole batch settles");
+    }
+
+    function _expectMalformed(bytes memory batch, uint256 offset) internal {
+        vm.prank(authority);
+        vm.expectRevert(abi.encodeWithSelector(TokenMarketplace.MalformedBatch.selector, offset));
+        tm.settlePayments(batch);
+    }
+
+    /// @dev The first `length` bytes of `batch`.
+    function _cut(bytes memory batch, uint256 length) internal pure returns (bytes memory out) {
+        out = new bytes(length);
+        for (uint256 i = 0; i < length; ++i) out[i] = batch[i];
+    }
+
     /// @notice Gas: a batch of 100 payments (dense run references, one listing) against one plain
     /// EIP-3009 transfer per transaction; execution gas, measured with gasleft (calldata not included).
     function test_gasPerPaymentInABatchOf100() public {
         uint256 n = 100;
-        TokenMarketplace.TokenPayment[] memory ps = new TokenMarketplace.TokenPayment[](n);
+        PaymentBatch.Payment[] memory ps = new PaymentBatch.Payment[](n);
         for (uint256 i = 0; i < n; ++i) {
             uint256 key = 0x1000 + i;
             usdc.mint(svm.addr(key), 10 * PRICE);
@@ -115,19 +220,20 @@ contract TokenMarketplaceX402Test is TokenTestBase {
         // one plain transfer, by a fresh payer to a fresh receiver, as a facilitator would send it
         uint256 soloKey = 0x9999;
         usdc.mint(svm.addr(soloKey), 10 * PRICE);
-        TokenMarketplace.TokenPayment memory solo = _payment(soloKey, id, PRICE, keccak256("solo"), 0);
+        PaymentBatch.Payment memory solo = _payment(soloKey, id, PRICE, keccak256("solo"), 0);
         (bytes32 r, bytes32 s, uint8 v) = _split(solo.signature);
         uint256 g = gasleft();
         usdc.transferWithAuthorization(solo.from, address(tm), PRICE, solo.validAfter, solo.validBefore, solo.nonce, v, r, s);
         uint256 plain = g - gasleft();
+        bytes memory packed = PaymentBatch.pack(ps);
         vm.prank(authority);
         g = gasleft();
-        uint256 settled = tm.settlePayments(ps);
+        uint256 settled = tm.settlePayments(packed);
         uint256 batch = g - gasleft();
         vm.assertEq(settled, n, "all settled");
-        // The target is 40,000; the charge caps' bookkeeping (a capped flag read per settled run) took the
-        // measured cost to 40,041. The bound catches any further growth; the target is still to be met.
-        vm.assertLe(batch / n, 40_100, "<= 40,100 gas per payment in a batch of 100 (target 40,000)");
+        // Execution only, with the payers' balances warm (minted in this test): far below what a batch
+        // costs on a chain (bench/gas-tokens.ts). The bound catches growth of the marketplace's share.
+        vm.assertLe(batch / n, GAS_BOUND, "execution gas per payment in a batch of 100");
         emit GasPerPayment(batch / n, plain);
     }
 

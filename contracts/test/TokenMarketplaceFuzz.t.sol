@@ -2,8 +2,8 @@
 pragma solidity 0.8.37;
 
 import {ERC20} from "@openzeppelin/contracts/token/ERC20/ERC20.sol";
-import {TokenMarketplace} from "../src/TokenMarketplace.sol";
 import {TokenTestBase} from "./utils/TokenTestBase.sol";
+import {PaymentBatch} from "./utils/PaymentBatch.sol";
 
 /// @notice Fuzzed: each purchase and charge splits exactly into escrow and fee in its own token, and a
 /// batch of x402 payments moves exactly what it settles.
@@ -29,7 +29,7 @@ contract TokenMarketplaceFuzzTest is TokenTestBase {
         count = _bound(count, 1, 12);
         price = uint96(_bound(price, 1, 1e12));
         bytes32 id = _list(address(usdc), PER_QUERY, price);
-        TokenMarketplace.TokenPayment[] memory ps = new TokenMarketplace.TokenPayment[](count);
+        PaymentBatch.Payment[] memory ps = new PaymentBatch.Payment[](count);
         uint256 good;
         for (uint256 i = 0; i < count; ++i) {
             uint256 key = 0x5000 + i;
@@ -39,7 +39,7 @@ contract TokenMarketplaceFuzzTest is TokenTestBase {
             if (!bad) ++good;
         }
         vm.prank(authority);
-        vm.assertEq(tm.settlePayments(ps), good, "settled count");
+        vm.assertEq(tm.settlePayments(PaymentBatch.pack(ps)), good, "settled count");
         vm.assertEq(usdc.balanceOf(address(tm)), good * price, "held");
         vm.assertEq(_escrow(id) + tm.accruedFees(address(usdc)), good * price, "escrow + fees = held");
     }

@@ -8,6 +8,7 @@ import {LocalUSDC} from "../src/tokens/LocalUSDC.sol";
 import {UtilityToken} from "../src/tokens/UtilityToken.sol";
 import {TestHelpers} from "./utils/Vm.sol";
 import {SigningVm} from "./utils/SigningVm.sol";
+import {PaymentBatch} from "./utils/PaymentBatch.sol";
 
 /// @notice Drives the token marketplace with listings in two tokens, renters paying three ways, charges,
 /// x402 payments, exits, withdrawals and fee changes. Every call is made through try/catch: a refusal is
@@ -99,21 +100,20 @@ contract TokenHandler is TestHelpers {
         uint256 value = wrongAmount ? uint256(price) + 1 : price;
         bytes32 nonce = bytes32(++nonceCounter);
         bytes32 runRef = replayRun && runCounter > 0 ? bytes32(runCounter) : bytes32(++runCounter);
-        TokenMarketplace.TokenPayment[] memory ps = new TokenMarketplace.TokenPayment[](1);
-        ps[0] = TokenMarketplace.TokenPayment(
+        PaymentBatch.Payment memory p = PaymentBatch.Payment(
             id, svm.addr(key), value, block.timestamp - 1, block.timestamp + 60, nonce, runRef, ""
         );
         bytes32 digest = keccak256(
             abi.encodePacked(
                 "\x19\x01",
                 usdc.DOMAIN_SEPARATOR(),
-                keccak256(abi.encode(TRANSFER_TYPEHASH, ps[0].from, address(tm), value, ps[0].validAfter, ps[0].validBefore, nonce))
+                keccak256(abi.encode(TRANSFER_TYPEHASH, p.from, address(tm), value, p.validAfter, p.validBefore, nonce))
             )
         );
         (uint8 v, bytes32 r, bytes32 s) = svm.sign(key, digest);
-        ps[0].signature = abi.encodePacked(r, s, v);
+        p.signature = abi.encodePacked(r, s, v);
         vm.prank(authority);
-        settled += tm.settlePayments(ps);
+        settled += tm.settlePayments(PaymentBatch.one(p));
     }
 
     function exitBalance(uint256 idSeed, uint256 renterSeed) external {

@@ -1,19 +1,20 @@
 // The marketplace events the analytics count, decoded from the logs the indexer reads (the Marketplace's
 // and the TokenMarketplace's, which emits the Marketplace's events with amounts in the listing's token):
 // purchases, renewals, charges (gross and fee as the event states them, so revenue is exact to the
-// smallest unit), x402 payments settled (PaymentSettled), deposits, refunds of unspent balances, and the
-// creator's withdrawals.
+// smallest unit), x402 payments settled (PaymentsSettled: one event a group of a batch, a fact for each
+// of its payments), deposits, refunds of unspent balances, and the creator's withdrawals.
 import { parseEventLogs, type Log } from "viem";
 import type { Tables } from "../adapters/tables/dynamo.ts";
 import type { ChainClient } from "../chain/client.ts";
 import { marketplaceAbi } from "@agent-rental/core/marketplace";
 import { tokenMarketplaceAbi } from "@agent-rental/core/token-marketplace";
+import { settledPaymentsOf } from "../chain/settle-payments.ts";
 import { applyFact, chainTargets, chainToken, type ChainFact, type MoneyEvent } from "./rollups.ts";
 import { getRenter } from "./rollup.store.ts";
 
 type TokenMarketplaceEvent = Extract<(typeof tokenMarketplaceAbi)[number], { type: "event" }>;
 /** The Marketplace's events (both contracts emit them) and the TokenMarketplace's x402 settlement. */
-const COUNTED_ABI = [...marketplaceAbi, ...tokenMarketplaceAbi.filter((item): item is Extract<TokenMarketplaceEvent, { name: "PaymentSettled" }> => item.type === "event" && item.name === "PaymentSettled")];
+const COUNTED_ABI = [...marketplaceAbi, ...tokenMarketplaceAbi.filter((item): item is Extract<TokenMarketplaceEvent, { name: "PaymentsSettled" }> => item.type === "event" && item.name === "PaymentsSettled")];
 
 /** `<block>:<log index>`, zero-padded so positions sort as strings. */
 export function positionOf(block: bigint, logIndex: number): string {
@@ -63,11 +64,17 @@ export async function chainFactsFromLogs(chain: Pick<ChainClient, "client">, log
         ({ listingId: listing, buyer: wallet } = event.args);
         money = { kind: "charge", gross: event.args.price, fee: event.args.fee };
         break;
-      case "PaymentSettled":
-        // An x402 payment: the payer's authorization moved `amount`, the fee out of it (decision 0255).
-        ({ listingId: listing, payer: wallet } = event.args);
-        money = { kind: "payment", gross: event.args.amount, fee: event.args.fee };
-        break;
+      case "PaymentsSettled": {
+        // x402 payments of one listing, each the payer's authorization moving `amount`, the fee out of it
+        // (decisions 0255, 0256): a fact for each, under the log's id and the payment's place in it.
+        const at = await timeOf(event.blockNumber!, blockStamp(event));
+        const position = positionOf(event.blockNumber!, event.logIndex!);
+        const { listingId, amount, fee } = event.args;
+        settledPaymentsOf(event.args.payments).forEach(({ payer }, i) => {
+          facts.push({ id: `${event.transactionHash}:${event.logIndex}:${i}`, on_chain_id: listingId, wallet: payer.toLowerCase(), at, position, event: { kind: "payment", gross: amount, fee } });
+        });
+        continue;
+      }
       case "UnspentBalanceWithdrawn":
         ({ listingId: listing, buyer: wallet } = event.args);
         money = { kind: "refund", amount: event.args.amount };

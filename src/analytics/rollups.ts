@@ -119,15 +119,16 @@ export type MoneyEvent =
   | { kind: "purchase"; model: RentalModel; gross: bigint; fee: bigint; /** a subscription's expiry (unix seconds) */ expires_at?: bigint }
   | { kind: "renewal"; gross: bigint; fee: bigint; expires_at: bigint; /** where the renewed term starts: the old expiry when still running, else the block's time */ paid_from: bigint }
   | { kind: "charge"; gross: bigint; fee: bigint }
-  /** An x402 payment settled (TokenMarketplace's PaymentSettled): a per-task run paid from the payer's
-   * wallet, not from a balance. */
+  /** An x402 payment settled (one payment of a TokenMarketplace PaymentsSettled): a per-task run paid
+   * from the payer's wallet, not from a balance. */
   | { kind: "payment"; gross: bigint; fee: bigint }
   | { kind: "deposit"; amount: bigint; purchase: boolean }
   | { kind: "refund"; amount: bigint }
   | { kind: "earnings_withdrawn"; amount: bigint };
 
 export interface ChainFact {
-  /** `<tx hash>:<log index>`, lower-case. */
+  /** `<tx hash>:<log index>`, lower-case; a log that makes several facts adds a suffix (`:p`, or the
+   * payment's place in a PaymentsSettled). */
   id: string;
   on_chain_id: `0x${string}`;
   /** The renter (absent for the creator's own withdrawal). */

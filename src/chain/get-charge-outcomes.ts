@@ -3,8 +3,10 @@
 // with one eth_getLogs naming the references (the events' third topic), or, for more than a hundred,
 // one for every charge event of the range, matched here; the range is read in pages (get-paged-logs.ts). A reference with neither event in the range has
 // not been decided there. Where a TokenMarketplace is configured, the same request reads its logs too:
-// its QueryConsumed and QueryRefused (same topics), and an x402 payment's PaymentSettled (charged: the
-// amount) and PaymentRefused (refused), so every kind of charge is decided by one read.
+// its QueryConsumed and QueryRefused (same topics) and an x402 payment's PaymentRefused (refused). Its
+// settled payments are reported a group of a batch at a time, in PaymentsSettled events that name their
+// runs in their data, not in a topic (decision 0256): a second request of each page reads every
+// PaymentsSettled of the range (charged: the amount), matched here.
 import { formatLog, parseEventLogs, toEventSelector, type AbiEvent, type Hex, type Log } from "viem";
 import type { ChainClient } from "./client.ts";
 import { ChainReadError } from "./errors.ts";
@@ -12,6 +14,7 @@ import { getPagedLogs } from "./get-paged-logs.ts";
 import { marketplaceAbi } from "@agent-rental/core/marketplace";
 import { tokenMarketplaceAbi } from "@agent-rental/core/token-marketplace";
 import { refusalName } from "./consume-queries.ts";
+import { settledPaymentsOf } from "./settle-payments.ts";
 
 export type ChargeDecision =
   | { kind: "charged"; priceWei: bigint; txHash: Hex; blockNumber: bigint }
@@ -34,7 +37,7 @@ const eventNamed = (name: string) => marketplaceAbi.find((item) => item.type ===
 const CONSUMED = toEventSelector(eventNamed("QueryConsumed"));
 const REFUSED = toEventSelector(eventNamed("QueryRefused"));
 const tokenEvent = (name: string) => tokenMarketplaceAbi.find((item) => item.type === "event" && item.name === name) as AbiEvent;
-const PAYMENT_SETTLED = toEventSelector(tokenEvent("PaymentSettled"));
+const PAYMENTS_SETTLED = toEventSelector(tokenEvent("PaymentsSettled"));
 const PAYMENT_REFUSED = toEventSelector(tokenEvent("PaymentRefused"));
 /** The most references one request names: providers bound how many values one topic position may list. */
 const REFS_PER_REQUEST = 100;
@@ -45,22 +48,27 @@ export function chargeDecisionsOf(logs: readonly Log[], marketplace: Hex | reado
   const contracts = new Set((typeof marketplace === "string" ? [marketplace] : marketplace).map((a) => a.toLowerCase()));
   const ours = logs.filter((log) => contracts.has(log.address.toLowerCase()));
   const decisions = new Map<Hex, ChargeDecision>();
-  const events = parseEventLogs({ abi: [...marketplaceAbi, ...tokenMarketplaceAbi], logs: ours as Log[], eventName: ["QueryConsumed", "QueryRefused", "PaymentSettled", "PaymentRefused"] as never, strict: true }) as unknown as {
-    eventName: "QueryConsumed" | "QueryRefused" | "PaymentSettled" | "PaymentRefused";
-    args: { runRef: Hex; price?: bigint; amount?: bigint; reason?: Hex };
+  const events = parseEventLogs({ abi: [...marketplaceAbi, ...tokenMarketplaceAbi], logs: ours as Log[], eventName: ["QueryConsumed", "QueryRefused", "PaymentsSettled", "PaymentRefused"] as never, strict: true }) as unknown as {
+    eventName: "QueryConsumed" | "QueryRefused" | "PaymentsSettled" | "PaymentRefused";
+    args: { runRef?: Hex; price?: bigint; amount?: bigint; reason?: Hex; payments?: readonly bigint[] };
     transactionHash: Hex | null;
     blockNumber: bigint | null;
   }[];
   for (const event of events) {
-    const ref = event.args.runRef.toLowerCase() as Hex;
-    if (refs && !refs.has(ref)) continue;
-    if (event.transactionHash === null || event.blockNumber === null) continue;
-    const earlier = decisions.get(ref);
-    if (event.eventName === "QueryConsumed" || event.eventName === "PaymentSettled") {
-      const price = event.eventName === "QueryConsumed" ? event.args.price! : event.args.amount!;
-      if (earlier?.kind !== "charged") decisions.set(ref, { kind: "charged", priceWei: price, txHash: event.transactionHash, blockNumber: event.blockNumber });
-    } else if (!earlier) {
-      decisions.set(ref, { kind: "refused", contractError: refusalName(event.args.reason!), txHash: event.transactionHash, blockNumber: event.blockNumber });
+    const { transactionHash: txHash, blockNumber } = event;
+    if (txHash === null || blockNumber === null) continue;
+    // A PaymentsSettled decides each of its payments' runs; the other events one run each.
+    const decided = event.eventName === "PaymentsSettled" ? settledPaymentsOf(event.args.payments!).map((p) => p.runRef) : [event.args.runRef!];
+    for (const runRef of decided) {
+      const ref = runRef.toLowerCase() as Hex;
+      if (refs && !refs.has(ref)) continue;
+      const earlier = decisions.get(ref);
+      if (event.eventName === "QueryConsumed" || event.eventName === "PaymentsSettled") {
+        const price = event.eventName === "QueryConsumed" ? event.args.price! : event.args.amount!;
+        if (earlier?.kind !== "charged") decisions.set(ref, { kind: "charged", priceWei: price, txHash, blockNumber });
+      } else if (!earlier) {
+        decisions.set(ref, { kind: "refused", contractError: refusalName(event.args.reason!), txHash, blockNumber });
+      }
     }
   }
   return decisions;
@@ -73,20 +81,28 @@ export async function getChargeOutcomes(chain: ChainClient, { refs, fromBlock, t
   const unique = [...new Set(refs.map((ref) => ref.toLowerCase() as Hex))];
   const wanted = new Set<string>(unique);
   const addresses: Hex[] = chain.tokenMarketplace ? [chain.marketplace, chain.tokenMarketplace] : [chain.marketplace];
+  const tokenMarketplace = chain.tokenMarketplace;
+  const byRef = unique.length <= REFS_PER_REQUEST;
+  // The events that name the run in their third topic; without a filter by reference, the
+  // PaymentsSettled events come in the same read. (A filter of more topics than a log has excludes it,
+  // so the unfiltered read names the first topic only.)
+  const named = tokenMarketplace ? [CONSUMED, REFUSED, PAYMENT_REFUSED, ...(byRef ? [] : [PAYMENTS_SETTLED])] : [CONSUMED, REFUSED];
+  const read = (from: bigint, to: bigint, address: Hex | Hex[], topics: unknown[]) =>
+    chain.client.request({ method: "eth_getLogs", params: [{ address, fromBlock: `0x${from.toString(16)}`, toBlock: `0x${to.toString(16)}`, topics }] } as never) as Promise<Log[]>;
   let logs: Log[];
   try {
-    // Raw topics: viem's getLogs filters arguments of one event only, and this asks for two.
+    // Raw topics: viem's getLogs filters arguments of one event only, and this asks for several.
     // In pages of the range, each bounded in time and split when its answer is too large (a read of
     // every charge event since the deployment block is megabytes on a busy chain).
-    logs = await getPagedLogs(fromBlock, toBlock, async (from, to) =>
-      (await chain.client.request({
-        method: "eth_getLogs",
-        params: [{ address: addresses.length === 1 ? addresses[0] : addresses, fromBlock: `0x${from.toString(16)}`, toBlock: `0x${to.toString(16)}`, topics: [addresses.length === 1 ? [CONSUMED, REFUSED] : [CONSUMED, REFUSED, PAYMENT_SETTLED, PAYMENT_REFUSED], null, null, ...(unique.length <= REFS_PER_REQUEST ? [unique] : [])] }],
-      })) as unknown as Log[],
-    );
+    logs = await getPagedLogs(fromBlock, toBlock, async (from, to) => [
+      ...(await read(from, to, addresses.length === 1 ? addresses[0]! : addresses, byRef ? [named, null, null, unique] : [named])),
+      ...(tokenMarketplace && byRef ? await read(from, to, tokenMarketplace, [[PAYMENTS_SETTLED]]) : []),
+    ]);
   } catch (error) {
     throw new ChainReadError("charge events", { cause: error });
   }
-  for (const [ref, decision] of chargeDecisionsOf(logs.map((log) => formatLog(log as never)), addresses, wanted)) decisions.set(ref, decision);
+  // In chain order: a page's two reads are put back in it.
+  const ordered = logs.map((log) => formatLog(log as never) as Log).sort((a, b) => (a.blockNumber === b.blockNumber ? (a.logIndex ?? 0) - (b.logIndex ?? 0) : a.blockNumber! < b.blockNumber! ? -1 : 1));
+  for (const [ref, decision] of chargeDecisionsOf(ordered, addresses, wanted)) decisions.set(ref, decision);
   return decisions;
 }

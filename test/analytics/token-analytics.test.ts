@@ -104,12 +104,13 @@ describe("creator analytics of token listings", () => {
     const { client } = services.chain;
     const ofListing = { address: tokens.address, abi: tokenMarketplaceAbi, args: { listingId: usdcAgent.onChainId }, fromBlock: 0n, toBlock: "latest" } as const;
     const charges = await client.getContractEvents({ ...ofListing, eventName: "QueryConsumed" });
-    const payments = await client.getContractEvents({ ...ofListing, eventName: "PaymentSettled" });
+    // Each x402 payment is one entry of a PaymentsSettled, which states the amount and fee of each.
+    const payments = (await client.getContractEvents({ ...ofListing, eventName: "PaymentsSettled" })).flatMap((e) => e.args.payments!.map(() => e.args));
     const deposits = await client.getContractEvents({ ...ofListing, eventName: "PerQueryPurchased" });
     expect(charges.length).toBe(1);
     expect(payments.length).toBe(1);
-    const tokenGross = sum([...charges.map((e) => e.args.price!), ...payments.map((e) => e.args.amount!)]);
-    const tokenFee = sum([...charges.map((e) => e.args.fee!), ...payments.map((e) => e.args.fee!)]);
+    const tokenGross = sum([...charges.map((e) => e.args.price!), ...payments.map((e) => e.amount!)]);
+    const tokenFee = sum([...charges.map((e) => e.args.fee!), ...payments.map((e) => e.fee!)]);
     const ethCharges = await client.getContractEvents({ address: services.chain.marketplace, abi: marketplaceAbi, eventName: "QueryConsumed", args: { listingId: ethAgent.onChainId }, fromBlock: 0n, toBlock: "latest" });
     const ethGross = sum(ethCharges.map((e) => e.args.price!));
     expect(ethGross).toBeGreaterThan(0n);
@@ -142,7 +143,7 @@ describe("creator analytics of token listings", () => {
     expect(BigInt(usdcTotals.revenue.by_model.per_query.gross)).toBe(tokenGross);
     expect(BigInt(usdcTotals.revenue.by_model.per_query.fee)).toBe(tokenFee);
     expect(BigInt(usdcTotals.revenue.net)).toBe(tokenGross - tokenFee);
-    expect(BigInt(usdcTotals.revenue.paid_by_x402)).toBe(payments[0]!.args.amount);
+    expect(BigInt(usdcTotals.revenue.paid_by_x402)).toBe(payments[0]!.amount);
     expect(BigInt(usdcTotals.runs.charged)).toBe(tokenGross);
     expect(BigInt(usdcTotals.rentals.deposits)).toBe(sum(deposits.map((e) => e.args.deposit!)));
     // The balance left is the deposit less the balance's charge (the x402 payment took nothing from it).

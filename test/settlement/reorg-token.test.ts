@@ -16,6 +16,7 @@ import { ExactEvmScheme, toClientEvmSigner } from "@x402/evm";
 import { localUsdcAbi } from "@agent-rental/core/tokens";
 import { tokenMarketplaceAbi } from "@agent-rental/core/token-marketplace";
 import { chainFor } from "../../src/chain/client.ts";
+import { settledPaymentsOf } from "../../src/chain/settle-payments.ts";
 import { mintLocalTokens } from "../../src/chain/deploy.ts";
 import { chargeRefOf } from "../../src/execution/runs/run.ts";
 import { getRun } from "../../src/execution/runs/run.store.ts";
@@ -69,16 +70,25 @@ async function runPaid(task: string): Promise<Record<string, unknown>> {
   return run;
 }
 
+/** The x402 payments settled on the chain as it stands: each payment of every PaymentsSettled. */
+async function paymentsSettled() {
+  const events = await world.services.chain.client.getContractEvents({ address: market(), abi: tokenMarketplaceAbi, eventName: "PaymentsSettled", fromBlock: 0n, toBlock: "latest" });
+  return events.flatMap((e) => settledPaymentsOf(e.args.payments!).map((p) => ({ ...p, block: e.blockNumber!, blockHash: e.blockHash!, tx: e.transactionHash! })));
+}
+
 /** The events that charged a run on the chain as it stands: a per-task charge's QueryConsumed, an x402
- * payment's PaymentSettled. */
+ * payment's entry in a PaymentsSettled. */
 async function chargesOf(runId: string) {
   const runRef = chargeRefOf((await getRun(world.services.tables, runId))!);
   const { client } = world.services.chain;
   const [consumed, settled] = await Promise.all([
     client.getContractEvents({ address: market(), abi: tokenMarketplaceAbi, eventName: "QueryConsumed", args: { runRef }, fromBlock: 0n, toBlock: "latest" }),
-    client.getContractEvents({ address: market(), abi: tokenMarketplaceAbi, eventName: "PaymentSettled", args: { runRef }, fromBlock: 0n, toBlock: "latest" }),
+    paymentsSettled(),
   ]);
-  return [...consumed, ...settled].map((e) => ({ block: e.blockNumber!, blockHash: e.blockHash!, tx: e.transactionHash! }));
+  return [
+    ...consumed.map((e) => ({ block: e.blockNumber!, blockHash: e.blockHash!, tx: e.transactionHash! })),
+    ...settled.filter((p) => p.runRef.toLowerCase() === runRef.toLowerCase()).map(({ block, blockHash, tx }) => ({ block, blockHash, tx })),
+  ];
 }
 
 /** The signed bytes of a mined transaction (the node keeps no raw copy): what a node re-broadcasts. */
@@ -99,7 +109,7 @@ async function expectChargedOnce() {
   expect(consumed.length).toBe(tokenRuns.length);
   const [balance] = await client.readContract({ address: market(), abi: tokenMarketplaceAbi, functionName: "perQueryBalances", args: [agent.onChainId, renter.account.address] });
   expect(balance).toBe(DEPOSIT - PRICE * BigInt(tokenRuns.length));
-  const paid = await client.getContractEvents({ address: market(), abi: tokenMarketplaceAbi, eventName: "PaymentSettled", args: { payer: payer.address }, fromBlock: 0n, toBlock: "latest" });
+  const paid = (await paymentsSettled()).filter((p) => p.payer.toLowerCase() === payer.address.toLowerCase());
   expect(paid.length).toBe(paidRuns.length);
   expect(await client.readContract({ address: usdc(), abi: localUsdcAbi, functionName: "balanceOf", args: [payer.address] })).toBe(PAYER_FUNDS - PRICE * BigInt(paidRuns.length));
   for (const id of [...tokenRuns, ...paidRuns]) {

@@ -2,7 +2,9 @@
 // on the shared Hardhat node; a per-task listing priced in USDC indexed with its currency; a payment the
 // official client (@x402/core's x402Client with @x402/evm's ExactEvmScheme and a viem account) signs is
 // accepted by our checks against the chain, settles in one settlePayments batch (the creator's escrow gets
-// the price less the fee), and its replay is refused by the chain's nonce before and at settlement.
+// the price less the fee), and its replay is refused by the chain's nonce before and at settlement; a
+// batch of several groups, packed as the settler packs it, is decided per payment from its receipt and per
+// run from the chain's logs.
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createPublicClient, createWalletClient, getAddress, http, keccak256, toHex, type Address, type Hex } from "viem";
 import { privateKeyToAccount, generatePrivateKey } from "viem/accounts";
@@ -13,6 +15,7 @@ import { localUsdcAbi, localUsdcBytecode, LOCAL_USDC } from "@agent-rental/core/
 import { tokenMarketplaceAbi, tokenMarketplaceBytecode } from "@agent-rental/core/token-marketplace";
 import { createChainClient, chainFor, type ChainClient } from "../../src/chain/client.ts";
 import { readTokenAuthorization } from "../../src/chain/read-token-authorization.ts";
+import { getChargeOutcomes } from "../../src/chain/get-charge-outcomes.ts";
 import { paymentOutcomesOf, settlePaymentsData, tokenPaymentOf } from "../../src/chain/settle-payments.ts";
 import { indexOnce } from "../../src/credentials/indexer.ts";
 import { getChainListing } from "../../src/listings/chain-listing.store.ts";
@@ -124,6 +127,33 @@ describe("x402 payments on the chain", () => {
     const second = await settle([replay]);
     expect(paymentOutcomesOf(second, [replay])).toEqual([{ outcome: "refused", error: "AuthorizationFailed" }]);
     expect(await chain.client.readContract({ address: usdc, abi: localUsdcAbi, functionName: "balanceOf", args: [payer.address] })).toBe(9n * PRICE);
+  });
+
+  it("settle a batch of groups as the settler packs it: each payment's outcome from the receipt, each run's decision found by its reference", async () => {
+    const viemChain = chainFor(CHAIN_ID, world.rpcUrl);
+    const wallet = createWalletClient({ account: authority, chain: viemChain, transport: http(world.rpcUrl) });
+    const ref = (n: bigint) => toHex(n, { size: 32 });
+    const [one, two] = [await pay(), await pay()];
+    const first = tokenPaymentOf(listingId, ref(400n), one.authorization, one.signature);
+    const offPrice = { ...tokenPaymentOf(listingId, ref(401n), two.authorization, two.signature), value: PRICE + 1n }; // its own group
+    const again = { ...first, nonce: two.authorization.nonce }; // the same run again, in the first group
+    const second = tokenPaymentOf(listingId, ref(402n), two.authorization, two.signature);
+    const payments = [first, offPrice, again, second];
+    const hash = await wallet.sendTransaction({ to: tokenMarketplace, data: settlePaymentsData(payments) });
+    const receipt = await chain.client.waitForTransactionReceipt({ hash });
+    const settled = { outcome: "settled", amount: PRICE, fee: (PRICE * 250n) / 10_000n };
+    expect(paymentOutcomesOf(receipt, payments)).toEqual([settled, { outcome: "refused", error: "IncorrectPayment" }, { outcome: "refused", error: "RunAlreadyCharged" }, settled]);
+    // The settlement watcher's read: by reference (the third topic, and every PaymentsSettled of the
+    // range), and for more than a hundred references, every charge event of the range.
+    const range = { fromBlock: receipt.blockNumber, toBlock: receipt.blockNumber };
+    const expected = { charged: { kind: "charged", priceWei: PRICE, txHash: hash }, refused: { kind: "refused", contractError: "IncorrectPayment", txHash: hash } };
+    for (const refs of [[ref(400n), ref(401n), ref(402n)], [ref(400n), ref(401n), ref(402n), ...Array.from({ length: 100 }, (_, i) => ref(5_000n + BigInt(i)))]]) {
+      const decisions = await getChargeOutcomes(chain, { refs, ...range });
+      expect(decisions.size).toBe(3);
+      expect(decisions.get(ref(400n))).toMatchObject(expected.charged);
+      expect(decisions.get(ref(401n))).toMatchObject(expected.refused);
+      expect(decisions.get(ref(402n))).toMatchObject(expected.charged);
+    }
   });
 
   it("refuse a payer without the balance, from the chain", async () => {

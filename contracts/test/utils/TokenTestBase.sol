@@ -8,6 +8,7 @@ import {LocalUSDC} from "../../src/tokens/LocalUSDC.sol";
 import {UtilityToken} from "../../src/tokens/UtilityToken.sol";
 import {TestHelpers} from "./Vm.sol";
 import {SigningVm} from "./SigningVm.sol";
+import {PaymentBatch} from "./PaymentBatch.sol";
 
 /// @notice A token that keeps 1% of every transfer (a fee-on-transfer token), to show it is refused.
 contract FeeOnTransferToken is ERC20 {
@@ -94,7 +95,7 @@ abstract contract TokenTestBase is TestHelpers {
     function _payment(uint256 key, bytes32 id, uint256 value, bytes32 nonce, bytes32 runRef)
         internal
         view
-        returns (TokenMarketplace.TokenPayment memory p)
+        returns (PaymentBatch.Payment memory p)
     {
         p.listingId = id;
         p.from = svm.addr(key);
