@@ -4,6 +4,7 @@ pragma solidity 0.8.37;
 import {Marketplace} from "../src/Marketplace.sol";
 import {TokenMarketplace} from "../src/TokenMarketplace.sol";
 import {TokenTestBase} from "./utils/TokenTestBase.sol";
+import {PaymentBatch} from "./utils/PaymentBatch.sol";
 import {Vm} from "./utils/Vm.sol";
 
 /// @notice The charge cap in the token marketplace: the same rules as the ETH contract's, in the
@@ -354,10 +355,9 @@ contract TokenMarketplaceChargeCapTest is TokenTestBase {
         bytes32 id = _list(address(usdc), PER_QUERY, PRICE);
         _buyPerQuery(id, renter, PRICE * 3);
         _cap(id, renter, 0, DAY);
-        TokenMarketplace.TokenPayment[] memory ps = new TokenMarketplace.TokenPayment[](1);
-        ps[0] = _payment(RENTER_KEY, id, PRICE, keccak256("n"), bytes32(uint256(7)));
+        bytes memory batch = PaymentBatch.one(_payment(RENTER_KEY, id, PRICE, keccak256("n"), bytes32(uint256(7))));
         vm.prank(authority);
-        vm.assertEq(tm.settlePayments(ps), 1, "settled");
+        vm.assertEq(tm.settlePayments(batch), 1, "settled");
         vm.assertEq(_balance(id, renter), PRICE * 3, "the balance untouched");
         (,, uint256 periodStart, uint256 baseline) = _capOf(id);
         vm.assertEq(periodStart, START, "the cap's period");

@@ -93,7 +93,7 @@ describe("the app's routes", () => {
     expect(new Set(declared).size).toBe(declared.length);
   });
 
-  it("serve without a token exactly sign-in, health, the document and its reference, listings' public metadata, A2A's Agent Cards and their signing keys, the MCP endpoint paid per call by x402, and OAuth's metadata and protocol endpoints", () => {
+  it("serve without a token exactly sign-in, health, the document and its reference, listings' public metadata, the currencies listings are priced in, A2A's Agent Cards and their signing keys, the MCP endpoint paid per call by x402, and OAuth's metadata and protocol endpoints", () => {
     const open = declarations().filter((d) => d.access === "public").map((d) => `${d.method} ${d.path}`);
     expect(open.sort()).toEqual(
       [
@@ -104,6 +104,7 @@ describe("the app's routes", () => {
         "GET /v1/docs",
         "GET /v1/docs/scalar.js",
         "GET /v1/metadata/{cid}",
+        "GET /v1/currencies",
         "GET /a2a/{agent_id}/.well-known/agent-card.json",
         "GET /.well-known/jwks.json",
         "GET /.well-known/oauth-protected-resource",
