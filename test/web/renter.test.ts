@@ -3,11 +3,10 @@
 // on-chain receipt, input as raw JSON, top up; API keys created with a wallet signature and revoked; a
 // wallet that refuses a signature and a transaction, or signs with the wrong key.
 import { describe, expect, it } from "vitest";
-import type { Browser } from "playwright-core";
 import { createPublicClient, http, type Hex } from "viem";
 import { DEV_ACCOUNTS } from "../../local/chain.ts";
 import { marketplaceAbi } from "@agent-rental/core/marketplace";
-import { connectAndSignIn, type DashboardPage, openDashboard, refusalLogged, walletIcon, webSuite } from "./support.ts";
+import { connectAndSignIn, openDashboard, refusalLogged, walletIcon, webSuite, type DashboardPage } from "./support.ts";
 
 /** When the run's output first showed a token, when its summary appeared, and when its receipt was
  * first awaited and then shown, on the page's clock: recorded in the page as the DOM changes. */
