@@ -1,8 +1,9 @@
 // The Python SDK's lane: starts a test world (its own chain, emulators, the API served on a free port,
 // the settler and run log, a fake connected agent, the model server), publishes and rents agents of all
-// three rental models, writes what the Python suite needs to a JSON file, runs pytest (python/tests)
-// against it, and stops everything. The last line is the tally `scripts/test.ts` counts:
-// "python: N passed, N failed, N skipped".
+// three rental models and one priced in USDC (the TokenMarketplace deployed beside the Marketplace; its
+// run charged and counted, for the creator's analytics), writes what the Python suite needs to a JSON
+// file, runs pytest (python/tests) against it, and stops everything. The last line is the tally
+// `scripts/test.ts` counts: "python: N passed, N failed, N skipped".
 //
 // Without a Python 3.10+ that has pytest and venv (PYTHON, else python3, else /usr/bin/python3), the
 // suite is reported skipped with the reason; under CI=true that is a failure (the bootstrap installs
@@ -51,6 +52,9 @@ const { startInfrastructure, startWorldOn } = await import("../test/support/worl
 const { startModelServer } = await import("../local/model-server.ts");
 const { DEMO_PROVIDER_KEY } = await import("../local/demo.ts");
 const { createKey } = await import("../test/support/auth.ts");
+const { deployTokens, handAuthority, publishTokenAgent, rentInToken } = await import("../test/support/token-listings.ts");
+const { rollupsSettled } = await import("../src/analytics/record.ts");
+const { until } = await import("../test/support/until.ts");
 type AgentCall = import("../test/support/connected-agent.ts").AgentCall;
 type RentalModel = import("@agent-rental/core/vocabulary").RentalModel;
 
@@ -76,8 +80,12 @@ try {
     if (word === "stream") return call.stream(["alpha ", "beta ", "gamma"], { findings: ["alpha", "beta", "gamma"] });
     call.output({ findings: [`done: ${call.task}`] });
   }
-  const world = await startWorldOn(infrastructure, { env: { CATALOGUE_REFRESH_MS: "0", RUN_LOG_INTERVAL_MS: "500" }, agent: { handler: agent } });
+  // The TokenMarketplace and its tokens beside the Marketplace, as on the local stack (a creator's
+  // analytics per currency).
+  const tokens = await deployTokens(infrastructure.rpcUrl);
+  const world = await startWorldOn(infrastructure, { env: { CATALOGUE_REFRESH_MS: "0", RUN_LOG_INTERVAL_MS: "500", ...tokens.env }, agent: { handler: agent } });
   stops.push(() => world.close());
+  await handAuthority(world, tokens);
   // With the local stack's key, so the examples' default for it is tested too.
   const models = await startModelServer({ apiKey: DEMO_PROVIDER_KEY });
   stops.push(() => models.stop());
@@ -103,6 +111,24 @@ try {
   await world.rent(renter.account, perQuery, { deposit: perQuery.priceWei * 10n });
   await world.rent(renter.account, crowded);
   const spare = await createKey(world.app, renter.account, renter.token, "to revoke");
+
+  // The creator's listing in USDC, rented by a renter of its own and run once (charged on the
+  // TokenMarketplace by the settler), counted by the index: the creator's analytics per currency.
+  const usdcPrice = 250_000n;
+  const usdcListing = await publishTokenAgent(world, tokens, "py-usdc-stats", { rental: "per_query", token: tokens.tokens.usdc, price: usdcPrice });
+  const tokenRenter = await world.renter();
+  await rentInToken(world, tokens, tokenRenter.account, usdcListing, { deposit: usdcPrice * 3n });
+  const ran = await fetch(`${world.url}/v1/execute`, { method: "POST", headers: { authorization: `Bearer ${tokenRenter.key}`, "content-type": "application/json" }, body: JSON.stringify({ agent_id: usdcListing.agent_id, task: "count me" }) });
+  if (ran.status !== 200) throw new Error(`the USDC listing's run answered ${ran.status}: ${await ran.text()}`);
+  await ran.text();
+  const creator = await world.creator();
+  await until("the USDC run's charge to be counted", async () => {
+    await world.index();
+    await rollupsSettled();
+    const res = await fetch(`${world.url}/v1/creators/me/listings/${usdcListing.listing_id}/analytics?granularity=month&from=${encodeURIComponent(new Date(Date.now() - 400 * 86_400_000).toISOString())}&to=${encodeURIComponent(new Date(Date.now() + 400 * 86_400_000).toISOString())}`, { headers: { authorization: `Bearer ${creator.token}` } });
+    const figures = (await res.json()) as { totals: { by_currency: { revenue: { gross: string } }[] }; reconciliation: { matches: boolean } };
+    return figures.totals.by_currency[0]?.revenue.gross === usdcPrice.toString() && figures.reconciliation.matches;
+  }, 60_000, 250);
 
   // A small control server for what only the world can do: hold and open the agent's gates, count its
   // deliveries, and sign with the renter's wallet (EIP-191) for sign-in and key creation.
@@ -151,6 +177,8 @@ try {
       model_server_url: models.url,
       model_api_key: DEMO_PROVIDER_KEY,
       renter: { address: renter.account.address, api_key: renter.key, spare_key: spare.key, spare_key_id: spare.key_id },
+      creator: { address: creator.account.address, token: creator.token },
+      token_listing: { ...listing(usdcListing), price_units: usdcPrice.toString(), symbol: tokens.tokens.usdc.symbol, address: tokens.tokens.usdc.address, decimals: tokens.tokens.usdc.decimals, renter: tokenRenter.account.address },
       listings: { one_time: listing(oneTime), subscription: listing(subscription), per_query: { ...listing(perQuery), price_wei: perQuery.priceWei.toString() }, unrented: listing(unrented), crowded: listing(crowded) },
       served_models: servedModels,
       models_command: `${PYTHON_MODELS_COMMAND} --from <api url>`,

@@ -155,6 +155,19 @@ function failedTests(project: string, report: VitestReport): string[] {
   });
 }
 
+/** vitest's report of errors outside any test ("Unhandled Errors", a hook's failure), its first lines. */
+function outsideErrors(output: string): string {
+  const lines = stripAnsi(output).split("\n");
+  const start = lines.findIndex((line) => /Unhandled (Errors?|Rejection)|Error: .*(hook|afterAll|beforeAll)|Errors? occurred/i.test(line));
+  if (start < 0) return "      (vitest printed no unhandled error: see the lane's output above)";
+  return lines
+    .slice(start, start + 40)
+    .filter((line) => !/node_modules|^\s+at (new Promise|process\.|node:)/.test(line))
+    .slice(0, 24)
+    .map((line) => `      ${line}`)
+    .join("\n");
+}
+
 /** One vitest lane (a project of vitest.config.ts), its output live or (`live` false) printed in one
  * block when it ends. */
 async function lane(project: "unit" | "integration" | "e2e", live = true): Promise<void> {
@@ -168,10 +181,15 @@ async function lane(project: "unit" | "integration" | "e2e", live = true): Promi
   if (!live) process.stdout.write(`\n── ${name} ──\n${output}`);
   if (!existsSync(report)) return record(name, { passed: 0, failed: 1, skipped: 0 }, since);
   const result = JSON.parse(readFileSync(report, "utf8")) as VitestReport;
+  const before = failures.length;
   failures.push(...failedTests(project, result));
   const tally = { passed: result.numPassedTests, failed: result.numFailedTests, skipped: result.numPendingTests + result.numTodoTests };
-  // A suite that failed to load (or an error outside any test) counts as a failure.
-  if (code !== 0 && tally.failed === 0) tally.failed = Math.max(1, result.numFailedTestSuites);
+  // A suite that failed to load (or an error outside any test) counts as a failure; an error outside any
+  // test (an unhandled rejection, a hook's) is named in the failures with vitest's own account of it.
+  if (code !== 0 && tally.failed === 0) {
+    tally.failed = Math.max(1, result.numFailedTestSuites);
+    if (failures.length === before) failures.push(`  ${project}  (no failed test; vitest exited ${code})\n${outsideErrors(output)}`);
+  }
   record(name, tally, since);
 }
 

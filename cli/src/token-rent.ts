@@ -20,8 +20,9 @@ const ERC20_READS = [
   { type: "function", name: "decimals", stateMutability: "view", inputs: [], outputs: [{ name: "", type: "uint8" }] },
 ] as const;
 
-/** A listing's currency as the creator names it (`--currency`): a token's address, or the symbol of one
- * of the local stack's tokens (stack.json's `contracts.tokens`); its symbol and decimals read from the token. */
+/** A listing's currency as the creator names it (`--currency`) when the service does not name it: a
+ * token's address, or the symbol of one of the local stack's tokens (stack.json's `contracts.tokens`);
+ * its symbol and decimals read from the token. */
 export async function resolveToken(target: ChainTarget, stackFile: string | undefined, value: string): Promise<{ address: Hex; symbol: string; decimals: number }> {
   let address: string | undefined = /^0x[0-9a-fA-F]{40}$/.test(value) ? value : undefined;
   if (!address && stackFile) {
@@ -37,6 +38,23 @@ export async function resolveToken(target: ChainTarget, stackFile: string | unde
   } catch {
     throw new CliError(`${token} is not an ERC-20 token on this chain (its symbol and decimals cannot be read).`, EXIT.invalid, "invalid_request");
   }
+}
+
+/** The currency the service takes under `value` (a symbol, any case, or an address), from its public
+ * GET /v1/currencies: its token, decimals and the TokenMarketplace it lives on. Null when the service
+ * names none such (or cannot be asked: the caller falls back to the local stack's file and the chain). */
+export async function acceptedCurrency(apiUrl: string, value: string): Promise<{ address: Hex; symbol: string; decimals: number; contract: Hex } | null> {
+  let body: { currencies?: { symbol: string; address: string | null; decimals: number; contract: string }[] };
+  try {
+    const res = await fetch(`${apiUrl.replace(/\/+$/, "")}/v1/currencies`, { signal: AbortSignal.timeout(10_000) });
+    if (!res.ok) return null;
+    body = (await res.json()) as typeof body;
+  } catch {
+    return null;
+  }
+  const wanted = value.toLowerCase();
+  const found = body.currencies?.find((c) => c.address !== null && (c.symbol.toLowerCase() === wanted || c.address.toLowerCase() === wanted));
+  return found && found.address ? { address: getAddress(found.address), symbol: found.symbol, decimals: found.decimals, contract: getAddress(found.contract) } : null;
 }
 
 /** A price in whole tokens → the token's smallest unit (at least one unit). */

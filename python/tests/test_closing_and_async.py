@@ -145,6 +145,7 @@ def public(cls: type) -> dict[str, list[str]]:
         (sync_module.Apps, aio.AsyncApps),
         (sync_module.Alerts, aio.AsyncAlerts),
         (sync_module.Inputs, aio.AsyncInputs),
+        (sync_module.Creators, aio.AsyncCreators),
     ],
 )
 def test_the_async_client_has_the_sync_clients_operations_with_the_same_parameters(sync_cls: type, async_cls: type) -> None:
@@ -161,5 +162,5 @@ def test_the_async_client_has_the_sync_clients_operations_with_the_same_paramete
 
 def test_the_async_client_has_the_sync_clients_namespaces() -> None:
     namespaces = {name for name, value in vars(AgentRental("http://127.0.0.1:1")).items() if type(value).__module__ == sync_module.__name__}
-    assert namespaces == {"listings", "credentials", "runs", "keys", "apps", "alerts", "inputs"}
+    assert namespaces == {"listings", "credentials", "runs", "keys", "apps", "alerts", "inputs", "creators"}
     assert {name for name, value in vars(AsyncAgentRental("http://127.0.0.1:1")).items() if type(value).__module__ == aio.__name__} == namespaces

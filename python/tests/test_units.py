@@ -137,3 +137,53 @@ def test_the_reference_names_every_operation_of_the_client() -> None:
             operations += [f"{namespace}.{name}" for name, fn in vars(type(value)).items() if inspect.isfunction(fn) and not name.startswith("_")]
     missing = [name for name in operations if f"{name}(" not in reference]
     assert not missing, f"docs/reference/python-sdk.md does not name: {', '.join(missing)}"
+
+
+def test_a_runs_wallet_signs_its_own_message_per_purpose_and_the_client_sends_it_instead_of_the_key() -> None:
+    import http.server
+    import threading
+
+    from agent_rental import WALLET_SIGNATURE_HEADER, AgentRental, run_proof_message, run_wallet_signature
+
+    signed: list[str] = []
+
+    def sign(message: str) -> str:
+        signed.append(message)
+        return "0x" + "ab" * 65
+
+    assert run_proof_message("read", "run_0123", 1_800_000_000) == "run-read:run_0123:1800000000"
+    assert run_proof_message("feedback", "run_0123", 1_800_000_000) == "run-feedback:run_0123:1800000000"
+    assert run_wallet_signature("run_0123", sign, timestamp=1_800_000_000) == "1800000000:0x" + "ab" * 65
+    assert signed == ["run-read:run_0123:1800000000"]
+    before = int(time.time())
+    moment = int(run_wallet_signature("run_0123", sign, "feedback").split(":")[0])
+    assert before <= moment <= int(time.time()) and signed[-1] == f"run-feedback:run_0123:{moment}"
+
+    # What runs.get(sign=...) puts on the wire, seen by a local server: the signature, never the key.
+    seen: list[dict[str, str]] = []
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            seen.append({name.lower(): value for name, value in self.headers.items()})
+            body = json.dumps({"run_id": "run_0123", "status": "completed", "output": None}).encode()
+            self.send_response(200)
+            self.send_header("content-type", "application/json")
+            self.send_header("content-length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        client = AgentRental(f"http://127.0.0.1:{server.server_address[1]}", api_key="svc_test_someone_else")
+        assert client.runs.get("run_0123", sign=sign)["run_id"] == "run_0123"
+        client.runs.get("run_0123")
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert "authorization" not in seen[0] and seen[0][WALLET_SIGNATURE_HEADER.lower()].endswith(":0x" + "ab" * 65)
+    assert signed[-1].startswith("run-read:run_0123:")
+    assert seen[1]["authorization"] == "Bearer svc_test_someone_else" and WALLET_SIGNATURE_HEADER.lower() not in seen[1]

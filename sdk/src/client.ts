@@ -3,6 +3,7 @@
 import { AgentRentalError, AuthError, errorFromResponse, parseRetryAfter } from "./errors.ts";
 import { parseJson } from "./json.ts";
 import { resolveSigner, type ResolvedSigner, type Signer, type SignerOptions } from "./signer.ts";
+import { runWalletSignature, WALLET_SIGNATURE_HEADER, type RunProofPurpose } from "./run-proof.ts";
 import { readSse } from "./sse.ts";
 import { rentInToken, type RentInTokenOptions } from "./rent.ts";
 import type { TokenPurchaseResult } from "@agent-rental/core/token-purchase";
@@ -44,6 +45,7 @@ import type {
   ListingSearchParams,
   ListingMetadata,
   ListingSearchResult,
+  Currencies,
   Run,
   RunDetail,
   StoredInput,
@@ -89,6 +91,16 @@ export interface RunEventsOptions {
   resumes?: number;
 }
 
+/** A request about one run, proven by the run's wallet instead of the client's credential. */
+export interface RunWalletOptions {
+  signal?: AbortSignal;
+  /** The run's wallet (a viem account, or an EIP-1193 provider): it signs `run-read:` (or `run-feedback:`)
+   * `<run_id>:<unix_timestamp>`, sent as X-Wallet-Signature, and the client's API key or JWT is not sent. */
+  wallet?: Signer;
+  /** For a provider: the account to sign with (default: the first of `eth_requestAccounts`). */
+  address?: string;
+}
+
 export interface UploadOptions {
   /** How a string is sent: as text (default) or as base64 of its bytes. Bytes are always sent as base64. */
   encoding?: "utf8" | "base64";
@@ -100,6 +112,12 @@ type Query = Record<string, string | number | undefined>;
 function analyticsQuery(range: AnalyticsRange): Query {
   const iso = (value: string | Date | undefined) => (value instanceof Date ? value.toISOString() : value);
   return { from: iso(range.from), to: iso(range.to), granularity: range.granularity };
+}
+
+/** A request's proof by the run's wallet instead of the bearer credential, when `options.wallet` is given. */
+async function walletProof(runId: string, purpose: RunProofPurpose, options: RunWalletOptions): Promise<{ auth?: false; headers?: Record<string, string> }> {
+  if (options.wallet === undefined) return {};
+  return { auth: false, headers: { [WALLET_SIGNATURE_HEADER]: await runWalletSignature(options.wallet, runId, purpose, options.address === undefined ? {} : { address: options.address }) } };
 }
 
 /** A request to any route of the API, with the client's authentication, retries and typed errors. */
@@ -184,16 +202,22 @@ export class AgentRentalClient {
   readonly runs: {
     /** The caller's runs of a listing, newest first, without their outputs (`runs.get` reads one whole). */
     list(listingId: string, params?: { limit?: number; cursor?: string }, options?: { signal?: AbortSignal }): Promise<RunList>;
-    get(runId: string, options?: { signal?: AbortSignal }): Promise<RunDetail>;
+    /** One run, whole. With `wallet` (the run's wallet: the payer of an x402 run, which holds no key), the
+     * wallet signs for it instead of the client's credential (`X-Wallet-Signature`). */
+    get(runId: string, options?: RunWalletOptions): Promise<RunDetail>;
     events(runId: string, options?: RunEventsOptions): AsyncGenerator<StreamEvent, void, undefined>;
     /** On-chain feedback for a completed run of the caller's: the feedback file (with the run's receipt as
-     * proof) and the unsigned giveFeedback transaction for the caller's wallet to send. */
-    feedback(runId: string, input: FeedbackInput): Promise<RunFeedback>;
+     * proof) and the unsigned giveFeedback transaction for the caller's wallet to send. With `wallet`, the
+     * run's wallet signs for it instead of the client's credential. */
+    feedback(runId: string, input: FeedbackInput, options?: RunWalletOptions): Promise<RunFeedback>;
   };
   /** The public catalogue; ratings; and the settings a listing's creator makes. */
   readonly listings: {
     search(params?: ListingSearchParams, options?: { signal?: AbortSignal }): Promise<ListingSearchResult>;
     get(id: string, options?: { signal?: AbortSignal }): Promise<Listing>;
+    /** What listings may be priced and paid in here: ETH, then each token of the allowlist, with its
+     * address, decimals, contract and whether per-task listings in it are payable by x402. Public. */
+    currencies(options?: { signal?: AbortSignal }): Promise<Currencies>;
     /** Rents a listing priced in a token (its `currency.address`) with the renter's viem clients: one
      * signature and one transaction where the token implements EIP-3009 (USDC) or EIP-2612 (permit),
      * approve then purchase otherwise. No sign-in needed: the purchase is the wallet's own. */
@@ -274,11 +298,13 @@ export class AgentRentalClient {
     apply(displayName: string): Promise<CreatorProfile>;
     /** The application and the agents, with their review decisions and reasons. */
     me(): Promise<CreatorOverview>;
-    /** What the creator's listings earned, from whom, and how their runs went, over a range; wei exact. */
+    /** What the creator's listings earned, from whom, and how their runs went, over a range: counts across
+     * every listing, the ETH listings' amounts as exact bigint `_wei` fields, and every currency's in the
+     * `by_currency` fields (decimal strings in its smallest unit; `analyticsByCurrency` gathers them). */
     analytics(range?: AnalyticsRange): Promise<CreatorAnalytics>;
     /** The same for one of the creator's listings (another creator's: not_found). */
     listingAnalytics(listingId: string, range?: AnalyticsRange): Promise<CreatorAnalytics>;
-    /** One analytics table as CSV text. */
+    /** One analytics table as CSV text (`table`: series, top_renters, or per currency series_by_currency, top_renters_by_currency). */
     analyticsCsv(options?: AnalyticsCsvOptions): Promise<string>;
   };
   /** Reviews during the beta: the protocol authority's wallet only. */
@@ -304,13 +330,14 @@ export class AgentRentalClient {
 
     this.runs = {
       list: (listingId, params = {}, opts = {}) => this.json<RunList>({ method: "GET", path: "/v1/runs", query: { listing_id: listingId, ...params }, signal: opts.signal }),
-      get: (runId, opts = {}) => this.json<RunDetail>({ method: "GET", path: `/v1/runs/${encodeURIComponent(runId)}`, signal: opts.signal }),
+      get: async (runId, opts = {}) => this.json<RunDetail>({ method: "GET", path: `/v1/runs/${encodeURIComponent(runId)}`, signal: opts.signal, ...(await walletProof(runId, "read", opts)) }),
       events: (runId, opts = {}) => this.streamRun({ runId, lastEventId: opts.lastEventId, signal: opts.signal, resumes: opts.resumes }),
-      feedback: (runId, input) => this.json<RunFeedback>({ method: "POST", path: `/v1/runs/${encodeURIComponent(runId)}/feedback`, body: input }),
+      feedback: async (runId, input, opts = {}) => this.json<RunFeedback>({ method: "POST", path: `/v1/runs/${encodeURIComponent(runId)}/feedback`, body: input, signal: opts.signal, ...(await walletProof(runId, "feedback", opts)) }),
     };
     this.listings = {
       search: (params = {}, opts = {}) => this.json<ListingSearchResult>({ method: "GET", path: "/v1/listings", query: { ...params }, signal: opts.signal }),
       get: (id, opts = {}) => this.json<Listing>({ method: "GET", path: `/v1/listings/${encodeURIComponent(id)}`, signal: opts.signal }),
+      currencies: (opts = {}) => this.json<Currencies>({ method: "GET", path: "/v1/currencies", auth: false, signal: opts.signal }),
       rentInToken: async (listingId, options) => rentInToken(await this.listings.get(listingId), options),
       metadata: (metadataUri, opts = {}) => {
         const cid = metadataUri.startsWith("ipfs://") ? metadataUri.slice("ipfs://".length) : metadataUri;

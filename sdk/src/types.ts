@@ -78,6 +78,9 @@ const searchKeysMatch: [Exclude<SearchQueryKeys, keyof ListingSearchParams>, Exc
 void searchKeysMatch;
 
 export type ListingSearchResult = Schemas["ListingSearch"];
+/** What listings may be priced and paid in here: ETH, then each token of the allowlist (GET /v1/currencies). */
+export type Currencies = Schemas["Currencies"];
+export type AcceptedCurrency = Schemas["AcceptedCurrency"];
 
 export type CredentialStatus = Schemas["CredentialVerification"]["status"];
 
@@ -153,6 +156,24 @@ export type CreatorAnalytics = WeiDeep<Schemas["CreatorAnalytics"]>;
 /** One period of the analytics' series (an hour, a day or a month), or the range's totals. */
 export type AnalyticsPeriod = CreatorAnalytics["totals"];
 
+/** A currency listings are priced and paid in: ETH (`address` null, 18 decimals) or a token. */
+export type AnalyticsCurrency = Schemas["AnalyticsCurrency"];
+
+/** A period's (or the totals') amounts in one currency, in its smallest unit as decimal strings (exact):
+ * revenue by rental model, gross, fee, net, withdrawn, paid by x402; per_query deposits, refunds and
+ * balance change; what runs were charged. Amounts of different currencies are never added. */
+export type AnalyticsCurrencyFigures = Schemas["AnalyticsCurrencyFigures"];
+
+/** An amount in one currency (its smallest unit, a decimal string): each currency's balances outstanding. */
+export type AnalyticsCurrencyAmount = CreatorAnalytics["balances_outstanding_by_currency"][number];
+
+/** One currency's top renters: `spend` in its smallest unit (a decimal string). */
+export type AnalyticsTopRentersInCurrency = CreatorAnalytics["top_renters_by_currency"][number];
+
+/** One currency's reconciliation with its contract (the Marketplace for ETH, the TokenMarketplace for a
+ * token): escrow on-chain and from the figures, withdrawable and vesting (null when the chain did not answer). */
+export type AnalyticsCurrencyReconciliation = CreatorAnalytics["reconciliation"]["by_currency"][number];
+
 /** The range of an analytics request: ISO times or Dates (default: the 30 days up to now), by day unless told. */
 export interface AnalyticsRange {
   from?: string | Date;
@@ -161,10 +182,15 @@ export interface AnalyticsRange {
   signal?: AbortSignal;
 }
 
-/** An analytics table as CSV: all listings, or one (`listingId`); `series` (default) or `top_renters`. */
+/** The tables a CSV holds: `series` (default) and `top_renters` in wei (the ETH listings'), or
+ * `series_by_currency` and `top_renters_by_currency`, a row per currency in its smallest unit. */
+export type AnalyticsCsvTable = NonNullable<NonNullable<operations["getCreatorAnalytics"]["parameters"]["query"]>["table"]>;
+
+/** An analytics table as CSV: all listings, or one (`listingId`); `series` (default), `top_renters`,
+ * `series_by_currency` or `top_renters_by_currency`. */
 export interface AnalyticsCsvOptions extends AnalyticsRange {
   listingId?: string;
-  table?: "series" | "top_renters";
+  table?: AnalyticsCsvTable;
 }
 
 export type ProviderKeySet = Schemas["ProviderKeySet"];

@@ -7,7 +7,7 @@ import { ApiError } from "../errors.ts";
 import { parseListingId } from "../listings/ids.ts";
 import { getAgent, listAgentsOfCreator } from "../listings/listing.store.ts";
 import { getListingsErc8004 } from "../erc8004/erc8004.store.ts";
-import { getIndexerCursor } from "../credentials/cursor.store.ts";
+import { getChainFactsCursor } from "../credentials/cursor.store.ts";
 import { readEarnings } from "../chain/read-earnings.ts";
 import { getLifetime } from "./rollup.store.ts";
 import { creatorRenterCount } from "./creator-renters.ts";
@@ -25,7 +25,8 @@ export interface ListingSummary {
 
 /** Whether the roll-ups' money reconciles with the contract at one block (amounts in one currency). */
 export interface Reconciliation {
-  /** The last block the indexer has counted (the roll-ups include every event up to it). */
+  /** The last block the analytics counted (the roll-ups include every money event up to it; the count
+   * follows final blocks, at the network's finality depth under the head). */
   block: bigint | null;
   /** The listings' escrow on-chain at `block`, and as the roll-ups compute it (net revenue − withdrawn). */
   chain_escrow_wei: bigint | null;
@@ -86,9 +87,9 @@ async function lifetimeMoney(services: Pick<Services, "tables">, onChainIds: str
   return { escrow, balances };
 }
 
-/** Compares the roll-ups of one currency's listings with their contract at the last block the indexer counted. */
+/** Compares the roll-ups of one currency's listings with their contract at the last block the analytics counted. */
 export async function reconcile(services: Pick<Services, "tables" | "chain" | "config">, onChainIds: `0x${string}`[], rollup: bigint, currency: Currency = ETH): Promise<Reconciliation> {
-  const next = await getIndexerCursor(services.tables, services.chain.marketplace, services.config.MARKETPLACE_DEPLOY_BLOCK);
+  const next = await getChainFactsCursor(services.tables, services.chain.marketplace, services.config.MARKETPLACE_DEPLOY_BLOCK);
   if (next === null || next === 0n) return { block: null, chain_escrow_wei: null, rollup_escrow_wei: rollup, withdrawable_wei: null, vesting_wei: null, matches: false };
   const block = next - 1n;
   try {

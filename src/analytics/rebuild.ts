@@ -7,7 +7,7 @@ import { encodeOutcome } from "./adjust.ts";
 import type { Tables } from "../adapters/tables/dynamo.ts";
 import type { ChainClient } from "../chain/client.ts";
 import { getMarketplaceLogs } from "../chain/get-marketplace-logs.ts";
-import { getIndexerCursor } from "../credentials/cursor.store.ts";
+import { getChainFactsCursor } from "../credentials/cursor.store.ts";
 import { chainFactsFromLogs } from "./chain-facts.ts";
 import { chainTargets, chainToken, receiptTargets, receiptToken, runTargets, runToken, type ChainFact, type SettledRunFact } from "./rollups.ts";
 import { feedbackRevokedToken, feedbackTargets, feedbackToken, scanCountedFeedback } from "./feedback-facts.ts";
@@ -61,10 +61,10 @@ export async function rebuildRollups(sources: RebuildSources, chunk = 5_000n): P
   const details = new Map<string, Record<string, string>>();
   // Adjustments after this rebuild are named apart from any before it (adjust.ts).
   const epoch = randomUUID();
-  const next = await getIndexerCursor(sources.tables, sources.chain.marketplace, sources.deployBlock);
+  const next = await getChainFactsCursor(sources.tables, sources.chain.marketplace, sources.deployBlock);
   const block = next === null || next === 0n ? null : next - 1n;
 
-  // The chain, in order, up to the block the indexer counted.
+  // The chain, in order, up to the block the analytics counted (final blocks only).
   const facts: Omit<ChainFact, "first">[] = [];
   if (block !== null) {
     for (let from = sources.deployBlock; from <= block; from += chunk) {

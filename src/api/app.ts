@@ -30,6 +30,7 @@ import * as listCredentials from "./routes/v1_credentials.get.ts";
 import * as verifyCredential from "./routes/v1_credentials_{listing_id}.get.ts";
 import * as searchListings from "./routes/v1_listings.get.ts";
 import * as getListing from "./routes/v1_listings_{id}.get.ts";
+import * as listCurrencies from "./routes/v1_currencies.get.ts";
 import * as rateListing from "./routes/v1_listings_{listing_id}_rating.put.ts";
 import * as listRatings from "./routes/v1_listings_{listing_id}_ratings.get.ts";
 import * as getListingReputation from "./routes/v1_listings_{listing_id}_reputation.get.ts";
@@ -116,8 +117,9 @@ export function registerRoutes(app: OpenAPIHono<AppEnv>): void {
   // Sign-in
   getAuthChallenge.register(open);
   exchangeAuthToken.register(open);
-  // Listings' public metadata
+  // Listings' public metadata, and the currencies listings are priced in
   getListingMetadata.register(open);
+  listCurrencies.register(open);
   // A2A: each published listing's Agent Card, and the keys that verify its signature
   getAgentCard.register(open);
   getCardSigningKeys.register(open);

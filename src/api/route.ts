@@ -55,10 +55,15 @@ export type RouteDefinition = Omit<RouteConfig, "security" | "operationId" | "ta
    * the extension, to an agent whose listing is sold by x402, reaches the handler without a principal. */
   payableBy?: "x402" | "x402-a2a";
   /** On a bearer route about one run: a request without `Authorization` may prove the run's wallet by
-   * `X-Wallet-Signature` instead, and reaches the handler without a principal (run feedback for an
-   * x402 payer, who holds no API key; src/erc8004/run-proof.ts). */
-  provableBy?: "wallet_signature";
+   * `X-Wallet-Signature` instead, and reaches the handler without a principal, which checks the signature
+   * against the run (reading the run and preparing its feedback for an x402 payer, who holds no API key;
+   * src/erc8004/run-proof.ts). "wallet_signature-a2a": the A2A endpoint, where only a GetTask (v0.3
+   * tasks/get, read from a copy of the body) goes through so (src/a2a/x402-read.ts). */
+  provableBy?: ProvableBy;
 };
+
+/** How a request without a bearer token may prove the wallet of the run it is about (`provableBy`). */
+export type ProvableBy = "wallet_signature" | "wallet_signature-a2a";
 
 /** A route's declaration, as the route groups and the tests read it. */
 export interface RouteDeclaration {
@@ -76,7 +81,7 @@ export interface RouteDeclaration {
   bodyFormat: "json" | "form";
   checksOrigin: boolean;
   payableBy: "x402" | "x402-a2a" | undefined;
-  provableBy: "wallet_signature" | undefined;
+  provableBy: ProvableBy | undefined;
 }
 
 const declarations = new WeakMap<object, RouteDeclaration>();

@@ -17,3 +17,13 @@ export async function getIndexerCursor(tables: Tables, marketplace: string, from
 export async function putIndexerCursor(tables: Tables, marketplace: string, fromBlock: bigint, nextBlock: bigint): Promise<void> {
   await tables.doc.send(new PutCommand({ TableName: tables.name("meta"), Item: { ...key(marketplace, fromBlock), next_block: nextBlock.toString(), updated_at: new Date().toISOString() } }));
 }
+
+/** The cursor of the analytics' count of the marketplaces' money events (indexer.ts
+ * `recordFinalChainFacts`): the next block to count, at most the finality depth behind the index's. */
+export const chainFactsCursorName = (marketplace: string) => `${marketplace.toLowerCase()}#facts`;
+
+/** The next block the analytics will count; a deployment indexed before that cursor existed counted up to
+ * the index's own cursor. */
+export async function getChainFactsCursor(tables: Tables, marketplace: string, fromBlock: bigint): Promise<bigint | null> {
+  return (await getIndexerCursor(tables, chainFactsCursorName(marketplace), fromBlock)) ?? (await getIndexerCursor(tables, marketplace, fromBlock));
+}

@@ -7,7 +7,7 @@
 // ones with one conditional update each. A range above the finality depth is journaled first (the items it
 // writes as they were before), so a reorganisation that takes its blocks away is undone and indexed again
 // from the new chain (indexer-reorg.ts).
-import type { Hex } from "viem";
+import type { Hex, Log } from "viem";
 import type { Tables } from "../adapters/tables/dynamo.ts";
 import { tokenAt, type ChainClient } from "../chain/client.ts";
 import type { Logger } from "../logger.ts";
@@ -16,7 +16,7 @@ import { applyCredentialPatch, credentialKey, credentialPositions, putNewCredent
 import { applyChainListingPatch, chainListingKey, chainListingPositions, putNewChainListings } from "../listings/chain-listing.store.ts";
 import { journalRange, rewindIfReorganised, type IndexerJournal } from "./indexer-reorg.ts";
 import type { ListingPatch } from "../listings/chain-listing.ts";
-import { getIndexerCursor, putIndexerCursor } from "./cursor.store.ts";
+import { chainFactsCursorName, getIndexerCursor, putIndexerCursor } from "./cursor.store.ts";
 import { getMarketplaceLogs } from "../chain/get-marketplace-logs.ts";
 import { recordChainLogs } from "../analytics/chain-facts.ts";
 
@@ -98,6 +98,28 @@ export function indexerJournal(options: IndexerOptions): IndexerJournal {
   return { tables: options.tables, chain: options.chain, logger: options.logger, name, finalityDepth: options.finalityDepth ?? 0 };
 }
 
+/**
+ * The creator analytics count the money events of both marketplaces (a token listing's amounts stay in
+ * its token: the figures add them per currency) once their blocks are final: at the network's finality
+ * depth under the head, not at the indexer's confirmations. A purchase, charge or withdrawal in a block a
+ * reorganisation takes away is then never counted, while the indexed state (credentials, listings),
+ * journaled above that depth, is undone and indexed again. The roll-ups cannot be undone that way: other
+ * writers (the settler, the run log) add to the same items meanwhile. The count keeps its own cursor,
+ * at most the depth behind the index's; where the two ranges are the same (a depth of 0, locally) the
+ * round's logs are counted as read. A deployment indexed before this cursor existed counted up to the
+ * index's cursor, so that is where it starts.
+ */
+async function recordFinalChainFacts(options: IndexerOptions, logs: Log[], from: bigint, to: bigint, head: bigint): Promise<void> {
+  const name = chainFactsCursorName(options.chain.marketplace);
+  const next = (await getIndexerCursor(options.tables, name, options.fromBlock)) ?? from;
+  const final = head - BigInt(options.finalityDepth ?? 0);
+  const upTo = final < to ? final : to;
+  if (upTo < next) return;
+  const factsLogs = next === from && upTo === to ? logs : await getMarketplaceLogs(options.chain, next, upTo);
+  await recordChainLogs(options.tables, options.chain, factsLogs);
+  await putIndexerCursor(options.tables, name, options.fromBlock, upTo + 1n);
+}
+
 /** Indexes the next range of confirmed blocks (after undoing what a reorganisation took away, if any). */
 export async function indexOnce(options: IndexerOptions): Promise<IndexRound> {
   const journal = indexerJournal(options);
@@ -110,7 +132,10 @@ export async function indexOnce(options: IndexerOptions): Promise<IndexRound> {
   const head = await options.chain.client.getBlockNumber({ cacheTime: 0 });
   const confirmed = head - BigInt(options.confirmations);
   const rewound = rewind ? { rewoundTo: rewind.resumeAt } : {};
-  if (from > confirmed) return { fromBlock: from, toBlock: from - 1n, events: 0, writes: 0, caughtUp: true, ...rewound };
+  if (from > confirmed) {
+    await recordFinalChainFacts(options, [], from, from - 1n, head);
+    return { fromBlock: from, toBlock: from - 1n, events: 0, writes: 0, caughtUp: true, ...rewound };
+  }
   const to = confirmed < from + BigInt((options.chunkSize ?? 5_000) - 1) ? confirmed : from + BigInt((options.chunkSize ?? 5_000) - 1);
   const journaled = await journalRange(journal, from, to, head);
   const logs = await getMarketplaceLogs(options.chain, from, to);
@@ -132,9 +157,8 @@ export async function indexOnce(options: IndexerOptions): Promise<IndexRound> {
   await mapLimit(behind, options.concurrency ?? 32, async (patch) => {
     if (await (patch.kind === "credential" ? applyCredentialPatch(options.tables, patch) : applyChainListingPatch(options.tables, patch))) writes++;
   });
-  // The creator analytics count the range's money events before the cursor moves past them: both
-  // marketplaces' (a token listing's amounts stay in its token: the figures add them per currency).
-  await recordChainLogs(options.tables, options.chain, logs);
+  // The creator analytics count the money events of final blocks (below).
+  await recordFinalChainFacts(options, logs, from, to, head);
   if (journaled) await journaled.recorder.close(to, journaled.hash);
   await writeCursor(options, to + 1n);
   return { fromBlock: from, toBlock: to, events: logs.length, writes, caughtUp: to === confirmed, ...rewound };

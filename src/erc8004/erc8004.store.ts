@@ -212,6 +212,14 @@ export async function getFeedback(tables: Tables, agentId: string, sk: string): 
 
 /** Marks a client's feedback revoked; false when no such feedback is recorded. */
 export async function revokeFeedback(tables: Tables, agentId: string, client: string, feedbackIndex: string): Promise<FeedbackItem | null> {
+  const item = await findFeedback(tables, agentId, client, feedbackIndex);
+  if (!item) return null;
+  await tables.doc.send(new UpdateCommand({ TableName: tables.name("erc8004"), Key: { pk: item.pk, sk: item.sk }, UpdateExpression: "SET revoked = :t", ExpressionAttributeValues: { ":t": true } }));
+  return item;
+}
+
+/** The feedback a client gave an agent under its index (as the Reputation Registry numbers them). */
+export async function findFeedback(tables: Tables, agentId: string, client: string, feedbackIndex: string): Promise<FeedbackItem | null> {
   const out = await tables.doc.send(
     new QueryCommand({
       TableName: tables.name("erc8004"),
@@ -220,10 +228,7 @@ export async function revokeFeedback(tables: Tables, agentId: string, client: st
       ExpressionAttributeValues: { ":pk": `feedbackof#${agentId}#${client.toLowerCase()}`, ":sk": feedbackIndex.padStart(20, "0") },
     }),
   );
-  const item = out.Items?.[0] as FeedbackItem | undefined;
-  if (!item) return null;
-  await tables.doc.send(new UpdateCommand({ TableName: tables.name("erc8004"), Key: { pk: item.pk, sk: item.sk }, UpdateExpression: "SET revoked = :t", ExpressionAttributeValues: { ":t": true } }));
-  return item;
+  return (out.Items?.[0] as FeedbackItem | undefined) ?? null;
 }
 
 /** Every recorded feedback of an agent, in chain order. */

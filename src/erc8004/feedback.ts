@@ -15,7 +15,7 @@ import { runReceiptFields } from "../execution/run-log/receipts.ts";
 import { a2aEndpointUrl } from "../a2a/card.ts";
 import { caip10, RATING_TAG, storeContentAddressed } from "./files.ts";
 import { getListingErc8004, getRunClaim } from "./erc8004.store.ts";
-import { provesRunWallet, readWalletProof } from "./run-proof.ts";
+import { provenRun } from "./run-proof.ts";
 
 /** The most decimals a score may have (0.01 steps). */
 export const MAX_VALUE_DECIMALS = 2;
@@ -98,7 +98,10 @@ export async function prepareFeedback(services: Services, wallet: string, runId:
   const owner = await readAgentOwner(services.chain, agentId);
   if (owner?.toLowerCase() === run.wallet) throw new ApiError("feedback_not_allowed", "The agent's owner cannot give it feedback.");
   // The payment behind the run: its per-query charge, else the purchase of the renter's access.
-  const paymentTx = run.settlement_tx ?? (await findPurchaseTransaction(services.chain, { listingId: run.on_chain_id, buyer: run.wallet, fromBlock: services.config.MARKETPLACE_DEPLOY_BLOCK }));
+  const token = run.market === "token";
+  const paymentTx =
+    run.settlement_tx ??
+    (await findPurchaseTransaction(services.chain, { listingId: run.on_chain_id, buyer: run.wallet, market: token ? "token" : "eth", fromBlock: token ? services.config.TOKEN_MARKETPLACE_DEPLOY_BLOCK : services.config.MARKETPLACE_DEPLOY_BLOCK }));
   const chainId = services.config.CHAIN_ID;
   const agentRegistry = caip10(chainId, registries.identityRegistry);
   const endpoint = a2aEndpointUrl(apiBase, run.agent_id);
@@ -114,7 +117,7 @@ export async function prepareFeedback(services: Services, wallet: string, runId:
     ...(checked.text !== null ? { text: checked.text } : {}),
     run: { runId: run.run_id, listingId: run.listing_id },
     // Paid to the contract of the run's listing: an x402 payment or a token charge went to the TokenMarketplace.
-    proofOfPayment: { fromAddress: getAddress(run.wallet), toAddress: marketAddress(services.chain, run.market === "token" ? "token" : "eth"), chainId: String(chainId), txHash: paymentTx },
+    proofOfPayment: { fromAddress: getAddress(run.wallet), toAddress: marketAddress(services.chain, token ? "token" : "eth"), chainId: String(chainId), txHash: paymentTx },
     runReceipt: {
       marketplace: caip10(chainId, services.chain.marketplace),
       batchIndex: String(run.receipt.batch_index),
@@ -150,10 +153,5 @@ export async function prepareFeedback(services: Services, wallet: string, runId:
  * signature of another wallet (another wallet's run is as unknown as one that does not exist).
  */
 export async function provenRunWallet(services: Services, runId: string, header: string): Promise<string> {
-  const proof = readWalletProof(header);
-  const run = await getRun(services.tables, runId);
-  if (!run || !(await provesRunWallet(services.chain, runId, run.wallet, proof))) {
-    throw new ApiError("not_found", `No run ${runId} for the wallet that signed X-Wallet-Signature.`);
-  }
-  return run.wallet;
+  return (await provenRun(services, runId, header, "feedback")).wallet;
 }

@@ -30,6 +30,7 @@ import {
   claimRun,
   getAgentItem,
   getErc8004Cursor,
+  findFeedback,
   getFeedback,
   getListingErc8004,
   linkListingAgent,
@@ -169,11 +170,10 @@ export async function recountListing(tables: Tables, onChainId: string, through:
 
 const registryOf = (chain: ChainClient) => caip10(chain.chain.id, chain.erc8004!.identityRegistry);
 
-/** Applies one event; returns the listings whose figures it may change. The analytics are written through
- * `counted` (the service's own tables: a journaled round's tables capture the erc8004 table's writes only). */
-async function apply(options: Erc8004IndexerOptions & { counted?: Tables }, event: Erc8004Event): Promise<string[]> {
+/** Applies one event; returns the listings whose figures it may change. The analytics count the
+ * feedback later, once its block is final (recordFinalFeedbackFacts). */
+async function apply(options: Erc8004IndexerOptions, event: Erc8004Event): Promise<string[]> {
   const { tables, chain } = options;
-  const counted = options.counted ?? tables;
   const agentId = event.agentId.toString();
   const position = positionOf(event.blockNumber, event.logIndex);
   if (event.kind === "registered" || event.kind === "uri_updated") {
@@ -211,8 +211,7 @@ async function apply(options: Erc8004IndexerOptions & { counted?: Tables }, even
   const agent = await getAgentItem(tables, agentId);
   if (!agent?.listing) return []; // feedback to an agent that is none of the service's listings
   if (event.kind === "revoked") {
-    const revoked = await revokeFeedback(tables, agentId, event.clientAddress, event.feedbackIndex.toString());
-    if (revoked) await recordFeedbackRevoked(counted, revoked);
+    await revokeFeedback(tables, agentId, event.clientAddress, event.feedbackIndex.toString());
     return [agent.listing];
   }
   const judged = await judgeFeedback(options, event, agent);
@@ -235,9 +234,6 @@ async function apply(options: Erc8004IndexerOptions & { counted?: Tables }, even
     given_at: new Date(Number((await chain.client.getBlock({ blockNumber: event.blockNumber })).timestamp) * 1000).toISOString(),
     ...judged,
   });
-  // The analytics count what was recorded first (a replay judges again, but records nothing).
-  const recorded = await getFeedback(tables, agentId, position);
-  if (recorded) await recordFeedback(counted, recorded);
   if (judged.verdict !== "verified") options.logger.info("erc8004 feedback does not count", { agent_id: agentId, client: event.clientAddress, verdict: judged.verdict });
   return [agent.listing];
 }
@@ -257,6 +253,37 @@ export function erc8004Journal(options: Erc8004IndexerOptions, identityRegistry:
   return { tables: options.tables, chain: options.chain, logger: options.logger, name, finalityDepth: options.finalityDepth ?? 0 };
 }
 
+/**
+ * The creator analytics count verified feedback (and its revocation) once its block is final, at the
+ * network's finality depth under the head, as they count the marketplaces' money events (decision 0270):
+ * a feedback a reorganisation takes away is undone here from the journal, but a count in the roll-ups
+ * could not be (other writers add to the same items). The count keeps its own cursor beside the index's
+ * (`<identity registry>#facts`), at most the depth behind it; each feedback is counted as the index
+ * recorded it (its verdict), once however often a range is replayed. Where the two ranges are the same (a
+ * depth of 0) the round's events are counted as read; else the final range's are read again. A deployment
+ * indexed before this cursor existed counted up to the index's cursor: that is where it starts.
+ */
+async function recordFinalFeedbackFacts(options: Erc8004IndexerOptions, events: Erc8004Event[], from: bigint, to: bigint, head: bigint): Promise<void> {
+  const { tables, chain } = options;
+  const name = `${chain.erc8004!.identityRegistry.toLowerCase()}#facts`;
+  const next = (await getErc8004Cursor(tables, name, options.fromBlock)) ?? from;
+  const final = head - BigInt(options.finalityDepth ?? 0);
+  const upTo = final < to ? final : to;
+  if (upTo < next) return;
+  const counted = next === from && upTo === to ? events : await getErc8004Logs(chain, { fromBlock: next, toBlock: upTo });
+  for (const event of counted) {
+    const agentId = event.agentId.toString();
+    if (event.kind === "feedback") {
+      const recorded = await getFeedback(tables, agentId, positionOf(event.blockNumber, event.logIndex));
+      if (recorded) await recordFeedback(tables, recorded);
+    } else if (event.kind === "revoked") {
+      const revoked = await findFeedback(tables, agentId, event.clientAddress, event.feedbackIndex.toString());
+      if (revoked?.revoked) await recordFeedbackRevoked(tables, revoked);
+    }
+  }
+  await putErc8004Cursor(tables, name, options.fromBlock, upTo + 1n);
+}
+
 /** Indexes the next range of confirmed blocks of the registries (after undoing what a reorganisation
  * took away, if any). */
 export async function indexErc8004Once(options: Erc8004IndexerOptions): Promise<Erc8004Round> {
@@ -272,18 +299,22 @@ export async function indexErc8004Once(options: Erc8004IndexerOptions): Promise<
   const from = (await getErc8004Cursor(options.tables, registries.identityRegistry, options.fromBlock)) ?? options.fromBlock;
   const head = await options.chain.client.getBlockNumber({ cacheTime: 0 });
   const confirmed = head - BigInt(options.confirmations);
-  if (from > confirmed) return { fromBlock: from, toBlock: from - 1n, events: 0, caughtUp: true, ...rewound };
+  if (from > confirmed) {
+    await recordFinalFeedbackFacts(options, [], from, from - 1n, head);
+    return { fromBlock: from, toBlock: from - 1n, events: 0, caughtUp: true, ...rewound };
+  }
   const last = from + BigInt((options.chunkSize ?? 5_000) - 1);
   const to = confirmed < last ? confirmed : last;
   const journaled = await journalRange(journal, from, to, head);
   const events = await getErc8004Logs(options.chain, { fromBlock: from, toBlock: to });
   // Journaled, every write to the table (agents, links, feedback, claims, figures) is captured first.
-  const writing = journaled ? { ...options, tables: journaled.recorder.tracking(options.tables, ["erc8004"]), counted: options.tables } : options;
+  const writing = journaled ? { ...options, tables: journaled.recorder.tracking(options.tables, ["erc8004"]) } : options;
   const touched = new Set<string>();
   // One at a time, in chain order: an event may depend on the one before (a URI, then a transfer).
   for (const event of events) for (const listing of await apply(writing, event)) touched.add(listing.toLowerCase());
   // Every event of blocks up to `to` is applied: the figures count the feedback before the next block.
   for (const listing of touched) await recountListing(writing.tables, listing, positionOf(to + 1n, 0));
+  await recordFinalFeedbackFacts(options, events, from, to, head);
   if (journaled) await journaled.recorder.close(to, journaled.hash);
   await putErc8004Cursor(options.tables, registries.identityRegistry, options.fromBlock, to + 1n);
   return { fromBlock: from, toBlock: to, events: events.length, caughtUp: to === confirmed, ...rewound };

@@ -2,7 +2,7 @@
 // TokenMarketplace (docs/design/currencies.md). Every surface that shows a price or an amount shows it
 // with this, and the specification's ETH-named fields (price_eth, *_wei) carry the amount in the
 // listing's currency (decision 0165).
-import { formatUnits } from "viem";
+import { formatUnits, getAddress } from "viem";
 import { tokenAt, type ChainClient, type ChainToken } from "../chain/client.ts";
 
 export interface Currency {
@@ -40,4 +40,24 @@ export function x402TokenOf(chain: Pick<ChainClient, "tokens">, listing: { renta
   if (listing.rental_model !== "per_query" || listing.currency.address === null) return null;
   const token = tokenAt(chain, listing.currency.address);
   return token?.eip3009 ? token : null;
+}
+
+/** A currency listings may be priced in, as GET /v1/currencies lists it. */
+export interface AcceptedCurrency extends Currency {
+  /** The marketplace contract its listings live on. */
+  contract: `0x${string}`;
+  /** The token's EIP-712 domain (permit and EIP-3009 signatures name it); null for ETH. */
+  name: string | null;
+  version: string | null;
+  /** Per-task listings in it are payable by x402 (EIP-3009). */
+  x402: boolean;
+}
+
+/** ETH, then each token the service is configured with (the TokenMarketplace's allowlist as this
+ * deployment takes it), where a TokenMarketplace is deployed; addresses checksummed. */
+export function acceptedCurrencies(chain: Pick<ChainClient, "marketplace" | "tokenMarketplace" | "tokens">): AcceptedCurrency[] {
+  const eth: AcceptedCurrency = { ...ETH, contract: getAddress(chain.marketplace), name: null, version: null, x402: false };
+  if (!chain.tokenMarketplace) return [eth];
+  const market = getAddress(chain.tokenMarketplace);
+  return [eth, ...(chain.tokens ?? []).map((t) => ({ symbol: t.symbol, address: getAddress(t.address), decimals: t.decimals, contract: market, name: t.name, version: t.version, x402: t.eip3009 }))];
 }

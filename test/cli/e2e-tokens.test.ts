@@ -5,7 +5,8 @@
 // one EIP-2612 permit and one transaction, reading the TokenMarketplace from the stack's stack.json;
 // then `topup` and `renew` pay in the listing's token the same way, and `credentials` prints each
 // rental's currency and a per-task balance in it; a creator lists an agent in USDC (`register
-// --currency USDC`: registered for the TokenMarketplace, listed there in the token).
+// --currency USDC`: registered for the TokenMarketplace, listed there in the token), also with no stack
+// file, the currency and the TokenMarketplace named by the service's GET /v1/currencies.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -156,5 +157,27 @@ describe("the CLI and token listings", () => {
     const bad = await runBin(["register", "usdc-agent.json", "--model", "per_query", "--price", "0.5", "--currency", "DOGE"], env);
     expect(bad.code).not.toBe(0);
     expect(bad.stderr).toMatch(/neither ETH nor a token's address/);
+  }, 240_000);
+
+  it("a creator with no stack file (as against the cloud) names the currency by its symbol: the service's GET /v1/currencies gives the token and the TokenMarketplace", async () => {
+    const creator = stack.info.accounts.filter((a) => a.role === "creator")[0]!;
+    // Only what a cloud user configures: the API, the chain and the Marketplace; no stack.json, no TokenMarketplace.
+    const base = Object.fromEntries(Object.entries(renterEnv()).filter(([key]) => key !== "AGENTRENT_API_KEY" && key !== "AGENTRENT_STACK_FILE"));
+    const env = { ...base, AGENTRENT_CONFIG_DIR: join(work, "cloud-creator-config"), AGENTRENT_PRIVATE_KEY: creator.private_key, AGENTRENT_API_URL: stack.info.api_url, AGENTRENT_RPC_URL: stack.info.rpc_url, AGENTRENT_CHAIN_ID: String(stack.info.chain_id), AGENTRENT_MARKETPLACE: stack.info.contracts.marketplace as string };
+    const manifest = { name: "usdc-limerick-writer", category: "content", description: "Writes a limerick about a topic.", model: { provider: "provider_a", model: "demo-model" }, system_prompt: "Write a limerick.", input_schema: { type: "object", properties: { topic: { type: "string" } }, required: ["topic"] }, output_schema: { type: "string", examples: ["there once was a pond"] } };
+    writeFileSync(join(work, "usdc-limerick.json"), JSON.stringify(manifest));
+    expect((await runBin(["login"], env)).code).toBe(0);
+    const listed = await runBin(["register", "usdc-limerick.json", "--model", "per_query", "--price", "0.1", "--currency", "usdc", "--json"], env);
+    expect(listed.code, listed.stderr).toBe(0);
+    const out = JSON.parse(listed.stdout) as { on_chain_id: Hex; tx_hash: Hex };
+    expect(out).toMatchObject({ currency: { symbol: "USDC", decimals: 6, address: getAddress(stack.info.contracts.tokens.usdc.address) }, price_units: 100000 });
+    const chain = createPublicClient({ chain: chainFor(stack.info.chain_id, stack.info.rpc_url), transport: http(stack.info.rpc_url) });
+    expect((await chain.getTransactionReceipt({ hash: out.tx_hash })).to?.toLowerCase()).toBe((stack.info.contracts.token_marketplace as string).toLowerCase());
+    const onChain = await chain.readContract({ address: stack.info.contracts.token_marketplace as Hex, abi: tokenMarketplaceAbi, functionName: "listings", args: [out.on_chain_id] });
+    expect({ price: onChain[0], token: onChain[6].toLowerCase() }).toEqual({ price: 100_000n, token: stack.info.contracts.tokens.usdc.address.toLowerCase() });
+    // A symbol the service does not take, with no TokenMarketplace set: refused before anything is registered.
+    const bad = await runBin(["register", "usdc-limerick.json", "--model", "per_query", "--price", "0.1", "--currency", "DOGE"], env);
+    expect(bad.code).not.toBe(0);
+    expect(bad.stderr).toMatch(/the service names no currency "DOGE"/);
   }, 240_000);
 });

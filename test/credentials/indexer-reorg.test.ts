@@ -5,8 +5,10 @@
 // good) or another transaction in its place (the same block number, another hash):
 //  - a purchase gone for good: the credential leaves GET /v1/credentials and execution is refused;
 //  - a listing's creation and a price change gone: the listing is as before;
-//  - a verified feedback gone: the listing's figures drop back, and the run may be rated again;
+//  - a verified feedback gone: the listing's figures drop back, and the run may be rated again; the
+//    creator's analytics count it only once final, so never the one taken away;
 //  - a purchase replaced by another: the index shows the new one;
+//  - the creator's analytics count a purchase once its block is final: one taken away before that never;
 //  - a round that stopped after its writes, before its range was closed, keeps the images of before them.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PutCommand } from "@aws-sdk/lib-dynamodb";
@@ -132,6 +134,43 @@ describe("the chain indexer through a reorganisation", () => {
   }, 60_000);
 });
 
+describe("the creator's analytics through a reorganisation", () => {
+  type Totals = { totals: { revenue: { gross_wei: string } }; reconciliation: { block: string | null; matches: boolean } };
+  const analytics = () => get<Totals>("/v1/creators/me/analytics", creator.token);
+  const mine = (blocks: number) => rpc("hardhat_mine", [`0x${blocks.toString(16)}`]);
+
+  it("counts a purchase once its block is final: one taken away before that is never counted, the one on the new chain once", async () => {
+    const price = BigInt((await get<{ price_units: string }>(`/v1/listings/${listing.listing_id}`, creator.token)).price_units);
+    await mine(9);
+    await world.index();
+    const before = BigInt((await analytics()).totals.revenue.gross_wei);
+    const renter = await world.renter();
+    const reorg = await beforeReorg();
+    await world.market.purchaseOneTime(renter.account, listing.onChainId);
+    await world.index();
+    // Indexed (the credential is there) but not final: not counted yet.
+    expect((await credentials(renter)).map((c) => c.on_chain_listing_id)).toEqual([listing.onChainId.toLowerCase()]);
+    expect(BigInt((await analytics()).totals.revenue.gross_wei)).toBe(before);
+    await reorg.takeAway();
+    await mine(9);
+    await world.index();
+    // The purchase left the chain before it was final: never counted, and the figures match the chain.
+    expect(BigInt((await analytics()).totals.revenue.gross_wei)).toBe(before);
+    // Bought again on the new chain: counted once its block is the finality depth (8) under the head.
+    await world.market.purchaseOneTime(renter.account, listing.onChainId);
+    await world.index();
+    expect(BigInt((await analytics()).totals.revenue.gross_wei)).toBe(before);
+    await mine(8);
+    await world.index();
+    const after = await analytics();
+    expect(BigInt(after.totals.revenue.gross_wei)).toBe(before + price);
+    expect(after.reconciliation).toMatchObject({ matches: true, block: ((await head()) - 8n).toString() });
+    await mine(3);
+    await world.index();
+    expect(BigInt((await analytics()).totals.revenue.gross_wei)).toBe(before + price);
+  }, 60_000);
+});
+
 describe("the ERC-8004 indexer through a reorganisation", () => {
   it("a verified feedback gone for good: the listing's figures drop back, and its run may be rated again", async () => {
     // The listing registered as the creator's agent, and a renter's run of it logged.
@@ -152,17 +191,35 @@ describe("the ERC-8004 indexer through a reorganisation", () => {
     const reputation = () => get<{ rating: number; review_count: number; unverified_count: number; feedback: { verified: boolean }[] }>(`/v1/listings/${listing.listing_id}/reputation`, renter.token);
     expect(await reputation()).toMatchObject({ review_count: 0, unverified_count: 0, feedback: [] });
 
+    // The creator's analytics count verified feedback once its block is final (the depth, 8, under the head).
+    const verifiedInAnalytics = async () => (await get<{ totals: { reputation: { verified_feedback: number } } }>(`/v1/creators/me/listings/${listing.listing_id}/analytics`, creator.token)).totals.reputation.verified_feedback;
+    const mine = (blocks: number) => rpc("hardhat_mine", [`0x${blocks.toString(16)}`]);
+    await mine(9);
+    await world.index();
+    const counted = await verifiedInAnalytics();
+
     const reorg = await beforeReorg();
     await send(renter.account, transaction);
     await world.index();
     expect(await reputation()).toMatchObject({ rating: 4, review_count: 1, unverified_count: 0 });
+    expect(await verifiedInAnalytics()).toBe(counted);
     await reorg.takeAway();
+    await mine(9);
     await world.index();
     expect(await reputation()).toMatchObject({ rating: 0, review_count: 0, unverified_count: 0, feedback: [] });
+    // Taken away before it was final: never counted in the analytics.
+    expect(await verifiedInAnalytics()).toBe(counted);
     // Given again on the new chain, it counts: the run's claim left with the feedback that held it.
     await send(renter.account, transaction);
     await world.index();
     expect(await reputation()).toMatchObject({ rating: 4, review_count: 1, unverified_count: 0, feedback: [{ verified: true }] });
+    expect(await verifiedInAnalytics()).toBe(counted);
+    await mine(8);
+    await world.index();
+    expect(await verifiedInAnalytics()).toBe(counted + 1);
+    await mine(2);
+    await world.index();
+    expect(await verifiedInAnalytics()).toBe(counted + 1);
   }, 120_000);
 });
 

@@ -168,8 +168,12 @@ describe("chain indexer on the shared node", () => {
   it("replays the whole range from a reset cursor, in one round or in small chunks, without a single write", async () => {
     const before = await snapshot(env.services.tables);
     expect(before.credentials).toHaveLength(5);
-    const cursorItems = (await scan(env.services.tables, "meta")).filter((item) => item.pk === "cursor");
+    // The index's cursor, and the analytics' count of money events beside it (at the same block: a
+    // finality depth of 0 counts a block as it is indexed).
+    const cursors = (await scan(env.services.tables, "meta")).filter((item) => item.pk === "cursor");
+    const cursorItems = cursors.filter((item) => !String(item.sk).includes("#facts#"));
     expect(cursorItems).toHaveLength(1);
+    expect(cursors.filter((item) => String(item.sk).includes("#facts#")).map((item) => item.next_block)).toEqual([cursorItems[0]!.next_block]);
 
     const resetCursor = () =>
       env.services.tables.doc.send(new PutCommand({ TableName: env.services.tables.name("meta"), Item: { ...cursorItems[0], next_block: env.deployBlock.toString() } }));

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { getAddress } from "viem";
 import { tokenMarketplaceAbi } from "@agent-rental/core/token-marketplace";
 import { getRun } from "../../src/execution/runs/run.store.ts";
+import { findPurchaseTransaction } from "../../src/chain/find-purchase.ts";
 import { leaseMapAt } from "../../src/execution/leases/lease-map.store.ts";
 import { ledgerKey } from "../../src/execution/money/ledger.store.ts";
 import { sharedInfrastructure } from "../support/services.ts";
@@ -126,6 +127,34 @@ describe("a subscription and a one-time rental in a token", () => {
     expect(await getRun(world.services.tables, body.run_id)).toMatchObject({ market: "token", rental_model: rental, currency: { symbol } });
     const { runs } = (await (await api(renter.key, `/v1/runs?listing_id=${agent.listing_id}`)).json()) as { runs: { run_id: string; currency: { symbol: string } }[] };
     expect(runs.find((r) => r.run_id === body.run_id)?.currency.symbol).toBe(symbol);
+    // The proof of payment a feedback file names: the purchase on the TokenMarketplace, found there.
+    const purchase = await world.services.chain.client.getContractEvents({ address: tokens.address, abi: tokenMarketplaceAbi, eventName: rental === "one_time" ? "OneTimePurchased" : "SubscriptionPurchased", args: { listingId: agent.onChainId }, fromBlock: tokens.blockNumber, toBlock: "latest" });
+    expect(purchase).toHaveLength(1);
+    const buyer = renter.account.address;
+    expect(await findPurchaseTransaction(world.services.chain, { listingId: agent.onChainId, buyer, market: "token", fromBlock: tokens.blockNumber })).toBe(purchase[0]!.transactionHash);
+    // The Marketplace holds no purchase of that listing id.
+    expect(await findPurchaseTransaction(world.services.chain, { listingId: agent.onChainId, buyer, fromBlock: 0n })).toBeNull();
+  });
+});
+
+describe("GET /v1/currencies", () => {
+  it("lists ETH on the Marketplace, then each configured token on the TokenMarketplace, without a credential", async () => {
+    const res = await fetch(`${base}/v1/currencies`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get("ratelimit-limit") ?? res.headers.get("x-ratelimit-limit")).not.toBeNull();
+    const body = (await res.json()) as { chain_id: number; currencies: Record<string, unknown>[] };
+    const { usdc, utility } = tokens.tokens;
+    expect(body).toEqual({
+      chain_id: world.config.CHAIN_ID,
+      currencies: [
+        { symbol: "ETH", address: null, decimals: 18, contract: getAddress(world.services.chain.marketplace), name: null, version: null, x402: false },
+        { symbol: usdc.symbol, address: getAddress(usdc.address), decimals: 6, contract: getAddress(tokens.address), name: usdc.name, version: usdc.version, x402: true },
+        { symbol: utility.symbol, address: getAddress(utility.address), decimals: 18, contract: getAddress(tokens.address), name: utility.name, version: utility.version, x402: false },
+      ],
+    });
+    // The SDK reads the same.
+    const { AgentRentalClient } = await import("@agent-rental/sdk");
+    expect(await new AgentRentalClient({ baseUrl: base }).listings.currencies()).toEqual(body);
   });
 });
 

@@ -2,7 +2,8 @@
 // per-task listing is read from the TokenMarketplace (not "not on-chain yet"), its price and escrow in
 // USDC, and it is paused then resumed there (checked on the TokenMarketplace). The demo's RENT
 // subscription listing, rented a day before, shows its escrow and withdrawable earnings in RENT, and
-// the vested part is withdrawn from the TokenMarketplace.
+// the vested part is withdrawn from the TokenMarketplace. The USDC listing's price is then updated in
+// USDC, and it is closed with its escrow withdrawn in USDC, on the TokenMarketplace.
 import { describe, expect, it } from "vitest";
 import { createPublicClient, createWalletClient, formatUnits, http, parseEventLogs, parseUnits, type Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
@@ -92,6 +93,50 @@ describe("My listings for listings priced in a token", () => {
     const withdrawn = parseEventLogs({ abi: tokenMarketplaceAbi, eventName: "EarningsWithdrawn", logs: receipt.logs });
     expect(withdrawn[0]!.args.amount).toBe(offered);
     expect(await escrowOf()).toBe(escrowBefore - offered);
+    expect(d.errors).toEqual([]);
+    await d.context.close();
+  }, 180_000);
+
+  it("updates the USDC listing's price in USDC, then withdraws its escrow in USDC and closes it, on the TokenMarketplace", async () => {
+    const listing = demo("sales-email-writer");
+    const market = web.stack.info.contracts.token_marketplace as Hex;
+    const usdc = web.stack.info.contracts.tokens.usdc.address as Hex;
+    const chain = createPublicClient({ chain: chainFor(web.stack.info.chain_id, web.stack.info.rpc_url), transport: http(web.stack.info.rpc_url) });
+    const onChain = () => chain.readContract({ address: market, abi: tokenMarketplaceAbi, functionName: "listings", args: [idOf(listing.listing_id)] });
+    const d = await openDashboard(web.browser, web.stack, keyOf(listing));
+    const { page } = d;
+    await page.goto(`${web.stack.info.dashboard_url}creator`);
+    await connectAndSignIn(d);
+    const row = page.getByRole("article").filter({ has: page.getByRole("heading", { name: "Sales Email Writer" }) });
+    await expect.poll(() => row.getByTestId("price").textContent(), { timeout: 30_000 }).toBe("Price 0.25 USDC");
+    await row.getByText("Manage").click();
+
+    // A price with more decimals than USDC has is refused on the page; 0.3 USDC is sent in its units.
+    await row.getByLabel("Price (USDC)").fill("0.3000001");
+    expect(await row.getByRole("button", { name: "Update listing" }).isDisabled()).toBe(true);
+    await row.getByLabel("Price (USDC)").fill("0.3");
+    await row.getByRole("button", { name: "Update listing" }).click();
+    await row.getByText(/Confirmed/).first().waitFor({ timeout: 30_000 });
+    expect((await chain.getTransactionReceipt({ hash: d.wallet.sent.at(-1)! })).to?.toLowerCase()).toBe(market.toLowerCase());
+    expect((await onChain())[0]).toBe(300_000n);
+    await expect.poll(() => row.getByTestId("price").textContent(), { timeout: 30_000 }).toBe("Price 0.3 USDC");
+
+    // Close: the page offers the escrow in USDC and closes in one transaction; the creator's USDC rises by
+    // exactly the escrow.
+    const [, escrow] = await onChain();
+    const creator = listing.creator as Hex;
+    const balance = () => chain.readContract({ address: usdc, abi: [{ type: "function", name: "balanceOf", stateMutability: "view", inputs: [{ name: "a", type: "address" }], outputs: [{ name: "", type: "uint256" }] }] as const, functionName: "balanceOf", args: [creator] });
+    const before = await balance();
+    await row.getByRole("button", { name: "Close listing" }).click();
+    const ask = page.getByRole("alertdialog");
+    await ask.getByRole("button", { name: escrow > 0n ? `Withdraw ${formatUnits(escrow, 6)} USDC and close` : "Close for good" }).click();
+    await row.getByText("closed", { exact: true }).waitFor({ timeout: 30_000 });
+    const closing = parseEventLogs({ abi: tokenMarketplaceAbi, logs: (await chain.getTransactionReceipt({ hash: d.wallet.sent.at(-1)! })).logs });
+    expect(closing.map((e) => e.eventName)).toContain("ListingClosed");
+    const closed = await onChain();
+    expect([closed[1], closed[3]]).toEqual([0n, 3]);
+    expect((await balance()) - before).toBe(escrow);
+    await d.shot("ct-04-usdc-closed");
     expect(d.errors).toEqual([]);
     await d.context.close();
   }, 180_000);

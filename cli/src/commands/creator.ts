@@ -4,7 +4,8 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import type { Hex } from "viem";
 import { authenticatedApi, type Api } from "../api.ts";
 import { intFlag, oneOf, requireFlag, stringFlag, type Command, type CommandContext } from "../cli.ts";
-import { eth, ethAmount } from "../units.ts";
+import { amountIn, eth, ethAmount } from "../units.ts";
+import { analyticsByCurrency, type AnalyticsCsvTable, type CreatorAnalytics } from "@agent-rental/sdk";
 import { ACCESS_TYPE, CATEGORIES, PROVIDERS, RENTAL_MODELS, type JobStatus } from "@agent-rental/core/vocabulary";
 import { ALLOW_PRIVATE_HOSTS, RENTAL_MODEL, YES } from "../flags.ts";
 import { CliError, EXIT, usageError } from "../errors.ts";
@@ -99,6 +100,46 @@ const LISTING_ARGUMENT = "<listing>  the agent id (<name>-<8 hex>), the listing 
 
 /** How long `init` waits for a URL it was given to answer. */
 const REACH_TIMEOUT_MS = 3000;
+
+/** The tables `creator stats --csv` prints (the API's `table`). */
+const CSV_TABLES = ["series", "top_renters", "series_by_currency", "top_renters_by_currency"] as const satisfies readonly AnalyticsCsvTable[];
+
+/** `creator stats` for a person: the counts across every listing, then each currency's amounts in its own
+ * units (revenue by rental model, escrow withdrawable and vesting, balances outstanding, top renters,
+ * reconciliation), never added across currencies. */
+function printStats(ctx: CommandContext, stats: CreatorAnalytics): void {
+  const t = stats.totals;
+  const r = stats.reconciliation;
+  ctx.out.line(`${t.period}  ${stats.listings.length} listing(s)`);
+  ctx.out.line(`runs     ${t.runs.completed} completed  ${t.runs.failed} failed  ${t.runs.logged} with receipts  latency p50 ${t.latency.p50_ms ?? "-"} ms  p95 ${t.latency.p95_ms ?? "-"} ms`);
+  ctx.out.line(`streams  time to first output p50 ${t.time_to_first_output.p50_ms ?? "-"} ms  p95 ${t.time_to_first_output.p95_ms ?? "-"} ms`);
+  ctx.out.line(`rentals  ${t.rentals.renewals} renewed  ${t.rentals.lapsed} lapsed  ${t.rentals.lapsing} lapsing`);
+  ctx.out.line(`feedback ${t.reputation.verified_feedback} verified  mean score ${t.reputation.mean_score ?? "-"}`);
+  ctx.out.line(`renters  ${t.renters.new} new  ${t.renters.returning} returning  (${stats.renter_count} all time)`);
+  for (const c of analyticsByCurrency(stats)) {
+    const amount = (units: string) => amountIn(units, c.currency);
+    const money = (f: { gross: string; fee: string; net: string }) => `gross ${amount(f.gross)}  fee ${amount(f.fee)}  net ${amount(f.net)}`;
+    const revenue = c.totals.revenue;
+    ctx.out.line(`${c.currency.symbol}${c.currency.address === null ? "" : ` (${c.currency.address})`}  ${c.listings.length} listing(s)`);
+    ctx.out.line(`  revenue  ${money(revenue)}  withdrawn ${amount(revenue.withdrawn)}`);
+    for (const model of RENTAL_MODELS) {
+      const m = revenue.by_model[model];
+      if (BigInt(m.gross) === 0n && BigInt(m.fee) === 0n) continue;
+      ctx.out.line(`    ${model.padEnd(12)} ${money(m)}${model === "per_query" && BigInt(revenue.paid_by_x402) !== 0n ? `  (paid by x402 ${amount(revenue.paid_by_x402)})` : ""}`);
+    }
+    const rec = c.reconciliation;
+    if (rec === null || r.block === null) ctx.out.line("  escrow   not counted yet");
+    else if (rec.withdrawable === null || rec.vesting === null || rec.chain_escrow === null) ctx.out.line(`  escrow   ${amount(rec.rollup_escrow)} from the figures (the chain did not answer)`);
+    else ctx.out.line(`  escrow   ${amount(rec.chain_escrow)}: withdrawable ${amount(rec.withdrawable)}  vesting ${amount(rec.vesting)}  ${rec.matches ? "matches the figures" : `DOES NOT match the figures (${amount(rec.rollup_escrow)})`}`);
+    ctx.out.line(`  balances outstanding ${amount(c.balances_outstanding)}`);
+    if (c.top_renters.length > 0) ctx.out.line("  top renters");
+    for (const renter of c.top_renters) ctx.out.line(`    ${renter.wallet}  ${amount(renter.spend)}  ${renter.runs} runs`);
+  }
+  const mismatched = r.by_currency.filter((x) => !x.matches).map((x) => x.currency.symbol);
+  if (r.block === null) ctx.out.line("reconciled: not yet (the index has not counted a block)");
+  else if (r.matches) ctx.out.line(`reconciled: matches the chain as of block ${r.block}${r.by_currency.length > 1 ? " in every currency" : ""}`);
+  else ctx.out.line(`reconciled: DOES NOT match the chain as of block ${r.block}${mismatched.length > 0 ? ` (${mismatched.join(", ")})` : ""}`);
+}
 
 async function pollJob(ctx: CommandContext, api: Api, jobId: string, timeoutMs: number): Promise<Job> {
   const deadline = Date.now() + timeoutMs;
@@ -262,7 +303,7 @@ export const creatorCommands: Command[] = [
     options: {
       model: { ...RENTAL_MODEL, description: "the listing's rental model: one_time, subscription or per_query (required unless --no-list)" },
       price: { type: "string", value: "<amount>", description: "one_time: the price; subscription: per 30 days; per_query: per run, in --currency (ETH: minimum 0.000001; required unless --no-list)" },
-      currency: { type: "string", value: "<ETH|token>", description: "the listing's currency: ETH (default, on the Marketplace) or a token of the allowlist by address or the local stack's symbol (USDC, RENT), on the TokenMarketplace" },
+      currency: { type: "string", value: "<ETH|token>", description: "the listing's currency: ETH (default, on the Marketplace) or a token the service takes, by its symbol (USDC; GET /v1/currencies lists them) or address, on the TokenMarketplace" },
       "no-list": { type: "boolean", description: "stop after registration (list later with the job's listing_seed and metadata_uri)" },
       timeout: { type: "string", value: "<seconds>", description: "how long to wait for the validation job (default 120)" },
       "allow-private-hosts": { ...ALLOW_PRIVATE_HOSTS, description: "accepted for symmetry with validate: the service decides which hosts it calls" },
@@ -290,8 +331,12 @@ export const creatorCommands: Command[] = [
       const api = authenticatedApi(settings, ctx.env);
       const target = list || inToken ? (await chain()).chainTarget(settings) : undefined;
       const tokenRent = inToken ? await import("../token-rent.ts") : undefined;
-      if (inToken && !settings.tokenMarketplace) throw usageError("Listing in a token needs the TokenMarketplace's address: AGENTRENT_TOKEN_MARKETPLACE, the config's token_marketplace or the local stack's stack.json.");
-      const token = inToken ? await tokenRent!.resolveToken(target!, settings.stackFile, currency!) : undefined;
+      // The service names the currencies it takes (GET /v1/currencies): a symbol is enough, and the
+      // TokenMarketplace is the one it names when none is configured here.
+      const accepted = inToken && settings.apiUrl ? await tokenRent!.acceptedCurrency(settings.apiUrl, currency!) : null;
+      const tokenMarketplace = settings.tokenMarketplace ?? accepted?.contract;
+      if (inToken && !tokenMarketplace) throw usageError(`Listing in a token needs the TokenMarketplace's address: the service names no currency ${JSON.stringify(currency)}, and none is set (AGENTRENT_TOKEN_MARKETPLACE, the config's token_marketplace or the local stack's stack.json).`);
+      const token = inToken ? (accepted ?? (await tokenRent!.resolveToken(target!, settings.stackFile, currency!))) : undefined;
       const price = priceText === undefined ? undefined : token ? tokenRent!.tokenPrice(priceText, token.decimals) : ethAmount(priceText, "--price");
       const account = list ? await loadAccount(settings, ctx.env, ctx.prompt) : undefined;
       const queued = await api.client.agents.register(raw, inToken ? { market: "token" } : {});
@@ -307,7 +352,7 @@ export const creatorCommands: Command[] = [
       let txHash: string | null = null;
       if (list && account && target && model && price !== undefined && token) {
         const { tokenMarketplaceAbi } = await import("@agent-rental/core/token-marketplace");
-        const tx = await sendCallWithProgress(ctx, target, account, { address: settings.tokenMarketplace!, abi: tokenMarketplaceAbi, functionName: "createListing", args: [result.listing_seed, token.address, ACCESS_TYPE[model], price, result.metadata_uri], contract: "TokenMarketplace" });
+        const tx = await sendCallWithProgress(ctx, target, account, { address: tokenMarketplace!, abi: tokenMarketplaceAbi, functionName: "createListing", args: [result.listing_seed, token.address, ACCESS_TYPE[model], price, result.metadata_uri], contract: "TokenMarketplace" });
         txHash = tx.hash;
       } else if (list && account && target && model && price !== undefined) {
         const tx = await sendWithProgress(ctx, target, account, "createListing", [result.listing_seed, ACCESS_TYPE[model], price, result.metadata_uri]);
@@ -540,18 +585,21 @@ export const creatorCommands: Command[] = [
   },
   {
     path: "creator stats",
-    summary: "Your analytics: revenue, runs, latency and top renters, over a range (all listings or one)",
-    usage: "[<listing>] [--from <ISO time>] [--to <ISO time>] [--granularity hour|day|month] [--csv series|top_renters]",
+    summary: "Your analytics: revenue per currency, runs, latency and top renters, over a range (all listings or one)",
+    usage: "[<listing>] [--from <ISO time>] [--to <ISO time>] [--granularity hour|day|month] [--csv <table>]",
     args: [0, 1],
     arguments: ["[<listing>]  one of your listings (default: all of them)"],
     options: {
       from: { type: "string", value: "<ISO time>", description: "start of the range (default: 30 days before --to)" },
       to: { type: "string", value: "<ISO time>", description: "end of the range (default: now)" },
       granularity: { type: "string", value: "hour|day|month", description: "the series' period (default day; hour covers at most 31 days)" },
-      csv: { type: "string", value: "series|top_renters", description: "print one table as CSV instead" },
+      csv: { type: "string", value: "<table>", description: "print one table as CSV instead: series or top_renters (wei, the ETH listings'), or series_by_currency or top_renters_by_currency (a row per currency, in its smallest unit)" },
     },
-    notes: ["Amounts are exact (wei from the chain's events); `reconciled` says whether the figures match the contract's escrow at the block shown."],
-    examples: ["agentrent creator stats", "agentrent creator stats clause-finder-1a2b3c4d --granularity hour --from 2030-01-01T00:00:00Z", "agentrent creator stats --csv top_renters > renters.csv"],
+    notes: [
+      "Counts (runs, rentals, renters, latency) cover every listing. Amounts are exact, from the chain's events, and shown per currency (ETH, or the token a listing is priced in) in that currency's units: never added across currencies.",
+      "`reconciled` says whether each currency's figures match its contract's escrow at the block shown; --json prints the API's answer as it is (the `_wei` fields the ETH listings', `by_currency` fields every currency's).",
+    ],
+    examples: ["agentrent creator stats", "agentrent creator stats clause-finder-1a2b3c4d --granularity hour --from 2030-01-01T00:00:00Z", "agentrent creator stats --csv top_renters_by_currency > renters.csv"],
     async run(ctx) {
       const api = authenticatedApi(ctx.settings(), ctx.env);
       const listingId = ctx.args[0] ? (await resolveListing(ctx.args[0], api)).listingId : undefined;
@@ -564,24 +612,12 @@ export const creatorCommands: Command[] = [
       };
       const csv = stringFlag(ctx.flags, "csv");
       if (csv !== undefined) {
-        if (csv !== "series" && csv !== "top_renters") throw usageError("--csv is series or top_renters.");
-        ctx.out.line((await api.client.creators.analyticsCsv({ ...range, table: csv, ...(listingId === undefined ? {} : { listingId }) })).trimEnd());
+        if (!(CSV_TABLES as readonly string[]).includes(csv)) throw usageError(`--csv is ${CSV_TABLES.slice(0, -1).join(", ")} or ${CSV_TABLES.at(-1)}.`);
+        ctx.out.line((await api.client.creators.analyticsCsv({ ...range, table: csv as AnalyticsCsvTable, ...(listingId === undefined ? {} : { listingId }) })).trimEnd());
         return;
       }
       const stats = listingId === undefined ? await api.client.creators.analytics(range) : await api.client.creators.listingAnalytics(listingId, range);
-      ctx.out.result(stats, () => {
-        const t = stats.totals;
-        const r = stats.reconciliation;
-        ctx.out.line(`${t.period}  ${stats.listings.length} listing(s)`);
-        ctx.out.line(`revenue  gross ${eth(t.revenue.gross_wei)}  fee ${eth(t.revenue.fee_wei)}  net ${eth(t.revenue.net_wei)}  withdrawn ${eth(t.revenue.withdrawn_wei)}`);
-        ctx.out.line(`runs     ${t.runs.completed} completed  ${t.runs.failed} failed  ${t.runs.logged} with receipts  latency p50 ${t.latency.p50_ms ?? "-"} ms  p95 ${t.latency.p95_ms ?? "-"} ms`);
-        ctx.out.line(`streams  time to first output p50 ${t.time_to_first_output.p50_ms ?? "-"} ms  p95 ${t.time_to_first_output.p95_ms ?? "-"} ms`);
-        ctx.out.line(`rentals  ${t.rentals.renewals} renewed  ${t.rentals.lapsed} lapsed  ${t.rentals.lapsing} lapsing  balances outstanding ${eth(stats.balances_outstanding_wei)}`);
-        ctx.out.line(`feedback ${t.reputation.verified_feedback} verified  mean score ${t.reputation.mean_score ?? "-"}`);
-        ctx.out.line(`renters  ${t.renters.new} new  ${t.renters.returning} returning  (${stats.renter_count} all time)`);
-        for (const renter of stats.top_renters) ctx.out.line(`  ${renter.wallet}  ${eth(renter.spend_wei)}  ${renter.runs} runs`);
-        ctx.out.line(r.block === null ? "reconciled: not yet (the index has not counted a block)" : `reconciled: ${r.matches ? "matches" : "DOES NOT match"} the chain as of block ${r.block}`);
-      });
+      ctx.out.result(stats, () => printStats(ctx, stats));
     },
   },
   {

@@ -9,7 +9,8 @@
 __version__ = "0.1.0"
 
 from .aio import AsyncAgentRental
-from .client import AgentRental, DoneEvent, EventStream, OutputEvent, RetryInfo, StreamEvent
+from .analytics import CurrencyAnalytics, CurrencyPeriodFigures, analytics_by_currency, format_amount, format_units
+from .client import WALLET_SIGNATURE_HEADER, AgentRental, DoneEvent, EventStream, OutputEvent, RetryInfo, StreamEvent, run_proof_message, run_wallet_signature
 from .errors import (
     AccessError,
     AgentRentalError,
@@ -36,6 +37,8 @@ __all__ = [
     "ApiError",
     "AsyncAgentRental",
     "AuthError",
+    "CurrencyAnalytics",
+    "CurrencyPeriodFigures",
     "DoneEvent",
     "EventStream",
     "NotFoundError",
@@ -46,11 +49,17 @@ __all__ = [
     "SpendLimitError",
     "RetryInfo",
     "StreamEvent",
+    "WALLET_SIGNATURE_HEADER",
     "agent_tool",
+    "analytics_by_currency",
+    "format_amount",
+    "format_units",
     "handle_anthropic_tool_uses",
     "handle_openai_tool_calls",
     "keccak256",
     "rented_agent_tools",
+    "run_proof_message",
     "run_receipt_leaf",
+    "run_wallet_signature",
     "verify_run_receipt",
 ]

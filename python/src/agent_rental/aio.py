@@ -11,9 +11,10 @@ from __future__ import annotations
 import asyncio
 import contextvars
 from concurrent.futures import ThreadPoolExecutor
+from datetime import datetime
 from typing import Any, AsyncIterator, Callable, Literal, Mapping, Optional, ParamSpec, Sequence, TypeVar, Union
 
-from .client import MAX_STREAM_RESUMES, AgentRental, EventStream, Method, QueryValue, RetryInfo, Sign, StreamEvent
+from .client import MAX_STREAM_RESUMES, AgentRental, AnalyticsTable, EventStream, Granularity, Method, QueryValue, RetryInfo, Sign, StreamEvent
 from .models import (
     Alert,
     AlertSettings,
@@ -21,6 +22,7 @@ from .models import (
     ApiKeyCreated,
     AuthToken,
     ConnectedApp,
+    CreatorAnalytics,
     CredentialList,
     CredentialVerification,
     Health,
@@ -111,6 +113,7 @@ class AsyncAgentRental:
         self.apps = AsyncApps(self.sync)
         self.alerts = AsyncAlerts(self.sync)
         self.inputs = AsyncInputs(self.sync)
+        self.creators = AsyncCreators(self.sync)
 
     @property
     def base_url(self) -> str:
@@ -214,14 +217,14 @@ class AsyncRuns:
     async def list(self, listing_id: str, *, limit: Optional[int] = None, cursor: Optional[str] = None) -> RunList:
         return await _to_thread(lambda: self._sync.list(listing_id, limit=limit, cursor=cursor))
 
-    async def get(self, run_id: str) -> RunDetail:
-        return await _to_thread(self._sync.get, run_id)
+    async def get(self, run_id: str, *, sign: Optional[Sign] = None) -> RunDetail:
+        return await _to_thread(lambda: self._sync.get(run_id, sign=sign))
 
     def events(self, run_id: str, *, last_event_id: Optional[str] = None, resumes: int = MAX_STREAM_RESUMES) -> AsyncIterator[StreamEvent]:
         return _aiter(self._sync.events(run_id, last_event_id=last_event_id, resumes=resumes))
 
-    async def feedback(self, run_id: str, value: float, *, tag1: Optional[str] = None, text: Optional[str] = None) -> RunFeedback:
-        return await _to_thread(lambda: self._sync.feedback(run_id, value, tag1=tag1, text=text))
+    async def feedback(self, run_id: str, value: float, *, tag1: Optional[str] = None, text: Optional[str] = None, sign: Optional[Sign] = None) -> RunFeedback:
+        return await _to_thread(lambda: self._sync.feedback(run_id, value, tag1=tag1, text=text, sign=sign))
 
     async def verify_receipt(self, run: Union[str, RunDetail], *, rpc_url: str, renter: str, marketplace: Optional[str] = None) -> bool:
         return await _to_thread(lambda: self._sync.verify_receipt(run, rpc_url=rpc_url, renter=renter, marketplace=marketplace))
@@ -278,3 +281,18 @@ class AsyncInputs:
 
     async def upload(self, content: Union[str, bytes], *, encoding: Optional[Literal["utf8", "base64"]] = None) -> InputStored:
         return await _to_thread(lambda: self._sync.upload(content, encoding=encoding))
+
+
+class AsyncCreators:
+    def __init__(self, client: AgentRental) -> None:
+        self._sync = client.creators
+
+    async def analytics(self, *, from_: Union[str, datetime, None] = None, to: Union[str, datetime, None] = None, granularity: Optional[Granularity] = None) -> CreatorAnalytics:
+        """The wallet's analytics (see :meth:`Creators.analytics`)."""
+        return await _to_thread(lambda: self._sync.analytics(from_=from_, to=to, granularity=granularity))
+
+    async def listing_analytics(self, listing_id: str, *, from_: Union[str, datetime, None] = None, to: Union[str, datetime, None] = None, granularity: Optional[Granularity] = None) -> CreatorAnalytics:
+        return await _to_thread(lambda: self._sync.listing_analytics(listing_id, from_=from_, to=to, granularity=granularity))
+
+    async def analytics_csv(self, *, table: AnalyticsTable = "series", listing_id: Optional[str] = None, from_: Union[str, datetime, None] = None, to: Union[str, datetime, None] = None, granularity: Optional[Granularity] = None) -> str:
+        return await _to_thread(lambda: self._sync.analytics_csv(table=table, listing_id=listing_id, from_=from_, to=to, granularity=granularity))

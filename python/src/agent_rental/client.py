@@ -16,6 +16,7 @@ import urllib.parse
 import urllib.request
 import uuid
 from dataclasses import dataclass
+from datetime import datetime
 from types import TracebackType
 from typing import Any, Callable, Generator, Iterator, Literal, Mapping, Optional, Sequence, Union, cast
 
@@ -34,6 +35,7 @@ from .models import (
     RunFeedback,
     SpendLimitInput,
     AuthToken,
+    CreatorAnalytics,
     CredentialList,
     CredentialVerification,
     Health,
@@ -56,6 +58,25 @@ Sign = Callable[[str], str]
 
 MAX_DELAY_SECONDS = 30.0
 MAX_STREAM_RESUMES = 5
+
+#: The header by which a run's wallet proves itself instead of a bearer credential.
+WALLET_SIGNATURE_HEADER = "X-Wallet-Signature"
+#: What a run's wallet signs for: ``read`` (``runs.get``, A2A GetTask) or ``feedback`` (``runs.feedback``).
+RunProofPurpose = Literal["read", "feedback"]
+
+
+def run_proof_message(purpose: RunProofPurpose, run_id: str, timestamp: int) -> str:
+    """The message a run's wallet signs for ``purpose`` at ``timestamp`` (unix seconds)."""
+    return f"run-{purpose}:{run_id}:{timestamp}"
+
+
+def run_wallet_signature(run_id: str, sign: Sign, purpose: RunProofPurpose = "read", *, timestamp: Optional[int] = None) -> str:
+    """The ``X-Wallet-Signature`` value by which the run's wallet (the payer of an x402 run, which holds no
+    API key) proves itself for ``purpose``: ``<unix_timestamp>:<signature>`` of
+    ``run-<purpose>:<run_id>:<unix_timestamp>``, signed by ``sign`` (EIP-191). The service accepts it for
+    five minutes, for that run and that purpose only."""
+    moment = int(time.time()) if timestamp is None else timestamp
+    return f"{moment}:{sign(run_proof_message(purpose, run_id, moment))}"
 
 
 @dataclass(frozen=True)
@@ -235,6 +256,7 @@ class AgentRental:
         self.apps = Apps(self)
         self.alerts = Alerts(self)
         self.inputs = Inputs(self)
+        self.creators = Creators(self)
 
     # -- authentication ------------------------------------------------------------------------------
 
@@ -556,22 +578,29 @@ class Runs:
     def list(self, listing_id: str, *, limit: Optional[int] = None, cursor: Optional[str] = None) -> RunList:
         return cast(RunList, self._client._json("GET", "/v1/runs", query={"listing_id": listing_id, "limit": limit, "cursor": cursor}))
 
-    def get(self, run_id: str) -> RunDetail:
-        """The run, with its output and, once its batch is logged on-chain, its ``receipt``."""
+    def get(self, run_id: str, *, sign: Optional[Sign] = None) -> RunDetail:
+        """The run, with its output and, once its batch is logged on-chain, its ``receipt``. With ``sign``
+        (the run's wallet: the payer of an x402 run), the wallet signs for it instead of the client's
+        credential (``X-Wallet-Signature``; see :func:`run_wallet_signature`)."""
+        if sign is not None:
+            return cast(RunDetail, self._client._json("GET", f"/v1/runs/{_quote(run_id)}", headers={WALLET_SIGNATURE_HEADER: run_wallet_signature(run_id, sign, "read")}, auth=False))
         return cast(RunDetail, self._client._json("GET", f"/v1/runs/{_quote(run_id)}"))
 
     def events(self, run_id: str, *, last_event_id: Optional[str] = None, resumes: int = MAX_STREAM_RESUMES) -> EventStream:
         """The run's events after ``last_event_id`` (an output offset; omit it for all), then ``done``."""
         return EventStream(lambda handle: self._client._stream(handle, body=None, idempotency_key=None, run_id=run_id, last_event_id=last_event_id, resumes=resumes, on_run_id=None), run_id=run_id)
 
-    def feedback(self, run_id: str, value: float, *, tag1: Optional[str] = None, text: Optional[str] = None) -> RunFeedback:
+    def feedback(self, run_id: str, value: float, *, tag1: Optional[str] = None, text: Optional[str] = None, sign: Optional[Sign] = None) -> RunFeedback:
         """On-chain feedback for a completed run of the caller's (``value`` 0 to 100): the feedback file,
-        with the run's receipt as proof, and the unsigned ``giveFeedback`` transaction for the wallet to send."""
+        with the run's receipt as proof, and the unsigned ``giveFeedback`` transaction for the wallet to send.
+        With ``sign``, the run's wallet signs for it instead of the client's credential."""
         body: FeedbackInput = {"value": value}
         if tag1 is not None:
             body["tag1"] = tag1
         if text is not None:
             body["text"] = text
+        if sign is not None:
+            return cast(RunFeedback, self._client._json("POST", f"/v1/runs/{_quote(run_id)}/feedback", body=body, headers={WALLET_SIGNATURE_HEADER: run_wallet_signature(run_id, sign, "feedback")}, auth=False))
         return cast(RunFeedback, self._client._json("POST", f"/v1/runs/{_quote(run_id)}/feedback", body=body))
 
     def verify_receipt(self, run: Union[str, RunDetail], *, rpc_url: str, renter: str, marketplace: Optional[str] = None) -> bool:
@@ -668,3 +697,45 @@ class Inputs:
         else:
             body = {"content": content} if encoding is None else {"content": content, "encoding": encoding}
         return cast(InputStored, self._client._json("POST", "/v1/inputs", body=body, idempotent=True))
+
+
+#: The tables an analytics CSV holds: ``series`` and ``top_renters`` in wei (the ETH listings'), or
+#: ``series_by_currency`` and ``top_renters_by_currency``, a row per currency in its smallest unit.
+AnalyticsTable = Literal["series", "top_renters", "series_by_currency", "top_renters_by_currency"]
+Granularity = Literal["hour", "day", "month"]
+
+
+def _iso(value: Union[str, datetime, None]) -> Optional[str]:
+    return value.isoformat() if isinstance(value, datetime) else value
+
+
+def _analytics_query(from_: Union[str, datetime, None], to: Union[str, datetime, None], granularity: Optional[Granularity]) -> dict[str, QueryValue]:
+    return {"from": _iso(from_), "to": _iso(to), "granularity": granularity}
+
+
+class Creators:
+    """The signed-in wallet as a creator: its analytics.
+
+    Counts (runs, rentals, renters, latency) cover every listing. Amounts are never added across
+    currencies: the ``_wei`` fields are the ETH listings' (exact ints), and the ``by_currency`` fields give
+    every currency's in its smallest unit as decimal strings (:func:`agent_rental.analytics_by_currency`
+    gathers them per currency, :func:`agent_rental.format_amount` writes one).
+    """
+
+    def __init__(self, client: AgentRental) -> None:
+        self._client = client
+
+    def analytics(self, *, from_: Union[str, datetime, None] = None, to: Union[str, datetime, None] = None, granularity: Optional[Granularity] = None) -> CreatorAnalytics:
+        """What the wallet's listings earned, from whom, and how their runs went, over a range (``from_``,
+        ``to``: ISO 8601 strings or aware datetimes; default the last 30 days) by hour, day (default) or month."""
+        return cast(CreatorAnalytics, self._client._json("GET", "/v1/creators/me/analytics", query=_analytics_query(from_, to, granularity)))
+
+    def listing_analytics(self, listing_id: str, *, from_: Union[str, datetime, None] = None, to: Union[str, datetime, None] = None, granularity: Optional[Granularity] = None) -> CreatorAnalytics:
+        """The same for one of the wallet's listings (another creator's: NotFoundError ``listing_not_found``)."""
+        return cast(CreatorAnalytics, self._client._json("GET", f"/v1/creators/me/listings/{_quote(listing_id)}/analytics", query=_analytics_query(from_, to, granularity)))
+
+    def analytics_csv(self, *, table: AnalyticsTable = "series", listing_id: Optional[str] = None, from_: Union[str, datetime, None] = None, to: Union[str, datetime, None] = None, granularity: Optional[Granularity] = None) -> str:
+        """One table of the analytics (all listings, or ``listing_id``'s) as CSV text (RFC 4180, CRLF lines)."""
+        path = "/v1/creators/me/analytics" if listing_id is None else f"/v1/creators/me/listings/{_quote(listing_id)}/analytics"
+        query: dict[str, QueryValue] = {**_analytics_query(from_, to, granularity), "format": "csv", "table": table}
+        return self._client._send("GET", path, query=query, headers={"accept": "text/csv"}).body.decode("utf-8")

@@ -7,6 +7,22 @@ from __future__ import annotations
 from typing import Any, Literal, Optional, TypedDict, Union
 
 
+class AcceptedCurrency(TypedDict):
+    address: Optional[str]
+    """The token's contract address; null for ETH"""
+    contract: str
+    """The marketplace contract listings in this currency live on: the Marketplace for ETH, the TokenMarketplace for a token"""
+    decimals: int
+    """Decimals of the smallest unit: 18 for ETH (wei), 6 for USDC"""
+    name: Optional[str]
+    """The token's EIP-712 domain name (its `name()`), which permit and EIP-3009 signatures name; null for ETH"""
+    symbol: str
+    """ETH, or the token's symbol (USDC)"""
+    version: Optional[str]
+    """The token's EIP-712 domain version; null for ETH"""
+    x402: bool
+    """Whether per-task listings in it are payable by x402 (the token implements EIP-3009)"""
+
 class AgentCardCapabilities(TypedDict):
     extendedAgentCard: bool
     pushNotifications: bool
@@ -542,6 +558,11 @@ class CredentialVerification(CredentialVerificationRequired, total=False):
     """ISO 8601; present when a subscription has expired"""
     on_chain_listing_id: str
     rental_model: Literal["one_time", "subscription", "per_query"]
+
+class Currencies(TypedDict):
+    chain_id: int
+    currencies: list[AcceptedCurrency]
+    """ETH first, then the tokens of the allowlist as the service is configured"""
 
 class Currency(TypedDict):
     """The listing's currency: ETH (on the Marketplace) or a token of the allowlist (on the TokenMarketplace). See docs/design/currencies.md."""

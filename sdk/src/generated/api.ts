@@ -113,7 +113,7 @@ export interface paths {
         put?: never;
         /**
          * A2A endpoint of an agent (JSON-RPC)
-         * @description The agent's A2A v1.0 endpoint, JSON-RPC 2.0 binding: `SendMessage` (a text part is the task, a data part the input, checked against the agent's input schema; the answer is the task), `SendStreamingMessage` (Server-Sent Events: the task, its status, the output as an artifact, the final status), `GetTask`, `ListTasks` (the caller's own runs of this agent, newest first, paged), `CancelTask` (a run cannot be stopped: -32002), `SubscribeToTask` (a running task's events; Last-Event-ID resumes); v0.3's `message/send`, `message/stream`, `tasks/get`, `tasks/cancel` and `tasks/resubscribe` too. A task is a run: the same authentication, credential check, sandbox, charge and receipt as POST /v1/execute; the task id is the run id, the message's messageId its Idempotency-Key, and the task's metadata carries the run's id, cost (exact wei, a string), settlement and receipt. Every error is a JSON-RPC error object whose data (google.rpc.ErrorInfo) carries the service's error code and the request id: A2A's codes where A2A names the failure, -32000 for the service's refusals (credential_not_found, credential_expired, insufficient_balance, listing_paused, listing_not_found, rate_limit_exceeded, …). Authentication, rate limits and bodies refused before they are read keep their HTTP status (401, 413, 415, 429, 503); the rest are answered with 200. An agent whose listing is per task in an EIP-3009 token (USDC) is also paid per task by the A2A x402 extension (its card declares it), without Authorization: a SendMessage or SendStreamingMessage that activates it (A2A-Extensions, or X-A2A-Extensions, naming its URI) without payment is answered with a task in input-required whose status message's metadata carries x402.payment.status payment-required and x402.payment.required (POST /v1/execute's PaymentRequired); the next message (the same taskId, or none) carries payment-submitted and the PaymentPayload in x402.payment.payload. The run settles only if it completed, and the task is answered once the payment is in a block, with payment-completed and x402.payment.receipts (success, transaction, network, payer). A refused payment is a failed task with payment-failed, x402.payment.error and the reason; nothing runs. A malformed payload is -32602.
+         * @description The agent's A2A v1.0 endpoint, JSON-RPC 2.0 binding: `SendMessage` (a text part is the task, a data part the input, checked against the agent's input schema; the answer is the task), `SendStreamingMessage` (Server-Sent Events: the task, its status, the output as an artifact, the final status), `GetTask`, `ListTasks` (the caller's own runs of this agent, newest first, paged), `CancelTask` (a run cannot be stopped: -32002), `SubscribeToTask` (a running task's events; Last-Event-ID resumes); v0.3's `message/send`, `message/stream`, `tasks/get`, `tasks/cancel` and `tasks/resubscribe` too. A task is a run: the same authentication, credential check, sandbox, charge and receipt as POST /v1/execute; the task id is the run id, the message's messageId its Idempotency-Key, and the task's metadata carries the run's id, cost (exact wei, a string), settlement and receipt. Every error is a JSON-RPC error object whose data (google.rpc.ErrorInfo) carries the service's error code and the request id: A2A's codes where A2A names the failure, -32000 for the service's refusals (credential_not_found, credential_expired, insufficient_balance, listing_paused, listing_not_found, rate_limit_exceeded, …). Authentication, rate limits and bodies refused before they are read keep their HTTP status (401, 413, 415, 429, 503); the rest are answered with 200. An agent whose listing is per task in an EIP-3009 token (USDC) is also paid per task by the A2A x402 extension (its card declares it), without Authorization: a SendMessage or SendStreamingMessage that activates it (A2A-Extensions, or X-A2A-Extensions, naming its URI) without payment is answered with a task in input-required whose status message's metadata carries x402.payment.status payment-required and x402.payment.required (POST /v1/execute's PaymentRequired); the next message (the same taskId, or none) carries payment-submitted and the PaymentPayload in x402.payment.payload. The run settles only if it completed, and the task is answered once the payment is in a block, with payment-completed and x402.payment.receipts (success, transaction, network, payer). A refused payment is a failed task with payment-failed, x402.payment.error and the reason; nothing runs. A malformed payload is -32602. A task whose settlement is not confirmed when it is answered stays working with payment-verified (output withheld); its payer, without Authorization, reads it later with GetTask (v0.3 tasks/get) and X-Wallet-Signature: <unix_timestamp>:<signature>, the run's wallet's EIP-191 signature of "run-read:<task id>:<unix_timestamp>" within 300 s of the service's clock: the task as the paying message would have answered it (payment-completed and x402.payment.receipts once the payment is in a block). A malformed or stale signature is 401; another wallet's task, one not paid by x402, or a signature of another message is -32001 (task not found). Every other method needs a bearer token.
          */
         post: operations["callA2aAgent"];
         delete?: never;
@@ -395,7 +395,7 @@ export interface paths {
         };
         /**
          * My analytics, across my listings
-         * @description What the caller's listings earned, from whom, and how their runs went, over a range (`from`, `to`) by hour, day or month: revenue by rental model (gross, protocol fee, net), withdrawn; rentals bought and renewed; new and returning renters; runs by status and failure code, latency p50 and p95; the top renters by spend. A wallet without listings gets empty figures. Amounts are exact, from the marketplaces' events (gross and fee as each event states them): the `_wei` fields are the ETH listings' in wei, and `by_currency` gives every currency's (a token listing's in the token's smallest unit), never added across currencies; counts cover every listing. Runs come from their settlement and receipts from the run log. The figures are roll-ups kept per hour, day and month as events happen, never computed by scanning runs. `reconciliation` compares them with the contract at the last block counted. Renters appear only as wallet addresses; no run's input or output appears. `format=csv` returns one table (`table`: series or top_renters) as text/csv.
+         * @description What the caller's listings earned, from whom, and how their runs went, over a range (`from`, `to`) by hour, day or month: revenue by rental model (gross, protocol fee, net), withdrawn; rentals bought and renewed; new and returning renters; runs by status and failure code, latency p50 and p95; the top renters by spend. A wallet without listings gets empty figures. Amounts are exact, from the marketplaces' events (gross and fee as each event states them): the `_wei` fields are the ETH listings' in wei, and `by_currency` gives every currency's (a token listing's in the token's smallest unit), never added across currencies; counts cover every listing. Runs come from their settlement and receipts from the run log. The figures are roll-ups kept per hour, day and month as events happen, never computed by scanning runs. `reconciliation` compares them with the contract at the last block counted (money events and verified feedback are counted once their blocks are final, at the network's finality depth). Renters appear only as wallet addresses; no run's input or output appears. `format=csv` returns one table (`table`: series, top_renters, series_by_currency or top_renters_by_currency) as text/csv.
          */
         get: operations["getCreatorAnalytics"];
         put?: never;
@@ -415,7 +415,7 @@ export interface paths {
         };
         /**
          * My analytics of one listing
-         * @description The figures of GET /v1/creators/me/analytics for one of the caller's listings. Another creator's listing answers 404 listing_not_found, as one that does not exist. Amounts are exact, from the marketplaces' events (gross and fee as each event states them): the `_wei` fields are the ETH listings' in wei, and `by_currency` gives every currency's (a token listing's in the token's smallest unit), never added across currencies; counts cover every listing. Runs come from their settlement and receipts from the run log. The figures are roll-ups kept per hour, day and month as events happen, never computed by scanning runs. `reconciliation` compares them with the contract at the last block counted. Renters appear only as wallet addresses; no run's input or output appears. `format=csv` returns one table (`table`: series or top_renters) as text/csv.
+         * @description The figures of GET /v1/creators/me/analytics for one of the caller's listings. Another creator's listing answers 404 listing_not_found, as one that does not exist. Amounts are exact, from the marketplaces' events (gross and fee as each event states them): the `_wei` fields are the ETH listings' in wei, and `by_currency` gives every currency's (a token listing's in the token's smallest unit), never added across currencies; counts cover every listing. Runs come from their settlement and receipts from the run log. The figures are roll-ups kept per hour, day and month as events happen, never computed by scanning runs. `reconciliation` compares them with the contract at the last block counted (money events and verified feedback are counted once their blocks are final, at the network's finality depth). Renters appear only as wallet addresses; no run's input or output appears. `format=csv` returns one table (`table`: series, top_renters, series_by_currency or top_renters_by_currency) as text/csv.
          */
         get: operations["getListingAnalytics"];
         put?: never;
@@ -458,6 +458,26 @@ export interface paths {
          * @description Checks the local record and the contract for the authenticated wallet, in parallel: one live read of the listing's contract's credentialOf (the Marketplace's, or the TokenMarketplace's for a listing priced in a token: status, rental model, purchase time, expiry, balance and revocation in one eth_call). The chain's answer is returned; a local record that disagrees in any field is repaired, or removed when the chain has no credential. When the chain cannot be reached the answer is 503 service_unavailable, never the index's. status: active (valid), expired (with expired_at), low_balance (a per_query rental whose balance cannot pay for one run at the listing's current price, or whose withdrawal the renter requested), revoked, listing_closed, or not_found.
          */
         get: operations["verifyCredential"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/currencies": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the currencies listings are priced in
+         * @description ETH (on the Marketplace) and each token listings may be priced in (on the TokenMarketplace, from the protocol's allowlist), with its address, decimals, EIP-712 domain and whether per-task listings in it are payable by x402. A listing's `currency` is one of these.
+         */
+        get: operations["listCurrencies"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1139,7 +1159,7 @@ export interface paths {
         };
         /**
          * Get a run
-         * @description A run, to the wallet that ran it (another wallet's run is 404 not_found, as a missing one): its status, output, cost, duration and settlement, and its receipt in the on-chain run log once a batch has logged it (every minute in the cloud). `output` is null while the run is in flight and while a per-query charge is unconfirmed (`settlement: pending`); a failed synchronous run's partial output is never shown. cost_wei is an exact JSON integer, in the smallest unit of the run's `currency` (its listing's: ETH, or the token a TokenMarketplace listing is priced in).
+         * @description A run, to the wallet that ran it (another wallet's run is 404 not_found, as a missing one): its status, output, cost, duration and settlement, and its receipt in the on-chain run log once a batch has logged it (every minute in the cloud). `output` is null while the run is in flight and while a per-query charge is unconfirmed (`settlement: pending`); a failed synchronous run's partial output is never shown. cost_wei is an exact JSON integer, in the smallest unit of the run's `currency` (its listing's: ETH, or the token a TokenMarketplace listing is priced in). Without a bearer token (the payer of an x402 run holds none), the run's wallet proves itself with X-Wallet-Signature: <unix_timestamp>:<signature>, its EIP-191 signature of "run-read:<run_id>:<unix_timestamp>", within 300 s of the service's clock, and reads the run exactly as with a token (the output once the payment is in a block). A malformed or stale signature is 401; another wallet's, or a signature of the feedback message, 404 not_found. Such a request is rate limited by client address, as public routes are.
          */
         get: operations["getRun"];
         put?: never;
@@ -1194,6 +1214,22 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        AcceptedCurrency: {
+            /** @description The token's contract address; null for ETH */
+            address: string | null;
+            /** @description The marketplace contract listings in this currency live on: the Marketplace for ETH, the TokenMarketplace for a token */
+            contract: string;
+            /** @description Decimals of the smallest unit: 18 for ETH (wei), 6 for USDC */
+            decimals: number;
+            /** @description The token's EIP-712 domain name (its `name()`), which permit and EIP-3009 signatures name; null for ETH */
+            name: string | null;
+            /** @description ETH, or the token's symbol (USDC) */
+            symbol: string;
+            /** @description The token's EIP-712 domain version; null for ETH */
+            version: string | null;
+            /** @description Whether per-task listings in it are payable by x402 (the token implements EIP-3009) */
+            x402: boolean;
+        };
         /** @description An A2A v1.0 Agent Card (a2a-protocol.org, specification/a2a.proto), in ProtoJSON */
         AgentCard: {
             capabilities: {
@@ -1804,6 +1840,11 @@ export interface components {
             /** @enum {string} */
             status: "active" | "expired" | "low_balance" | "revoked" | "listing_closed" | "not_found";
             valid: boolean;
+        };
+        Currencies: {
+            chain_id: number;
+            /** @description ETH first, then the tokens of the allowlist as the service is configured */
+            currencies: components["schemas"]["AcceptedCurrency"][];
         };
         /** @description The listing's currency: ETH (on the Marketplace) or a token of the allowlist (on the TokenMarketplace). See docs/design/currencies.md. */
         Currency: {
@@ -2761,6 +2802,8 @@ export interface operations {
                 "A2A-Version"?: string;
                 /** @description Resume a stream (SubscribeToTask, or SendStreamingMessage with the same messageId): the id of the last event received. */
                 "Last-Event-ID"?: string;
+                /** @description GetTask (v0.3 tasks/get) of a task paid by x402, instead of Authorization: <unix_timestamp>:<0x signature> by the task's payer of run-read:<task id>:<unix_timestamp> */
+                "X-Wallet-Signature"?: string;
             };
             path: {
                 /** @description The agent id (<name>-<8 hex>), the listing id or the on-chain id */
@@ -4237,6 +4280,32 @@ export interface operations {
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listCurrencies: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The currencies */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Currencies"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
         };
     };
     getApiReference: {
@@ -7172,7 +7241,10 @@ export interface operations {
     getRun: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Instead of Authorization: <unix_timestamp>:<0x signature> by the run's wallet of run-read:<run_id>:<unix_timestamp> */
+                "x-wallet-signature"?: string;
+            };
             path: {
                 run_id: string;
             };

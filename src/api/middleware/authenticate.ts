@@ -21,6 +21,7 @@ import { PAYMENT_SIGNATURE_HEADER } from "../../x402/headers.ts";
 import { a2aPaymentApplies, activatesX402, extensionsRequested } from "../../a2a/x402.ts";
 import { paymentRequiredError, x402OfferOf, type X402Offer } from "../../x402/offer.ts";
 import { WALLET_SIGNATURE_HEADER } from "../../erc8004/run-proof.ts";
+import { a2aWalletReadApplies } from "../../a2a/x402-read.ts";
 
 /** The largest body read ahead of the body rules to find the listing an unauthenticated request names. */
 const PEEK_BODY_BYTES = 65_536;
@@ -106,6 +107,8 @@ export function authenticateFor(declared: RouteDeclaration) {
     }
     // A route about one run its wallet may prove by signature: the handler checks it against the run.
     if (declared.provableBy === "wallet_signature" && !c.req.header("authorization") && c.req.header(WALLET_SIGNATURE_HEADER) !== undefined) return next();
+    // On the A2A endpoint, only a GetTask may be proven so (the handler answers the wallet's x402 task).
+    if (declared.provableBy === "wallet_signature-a2a" && !c.req.header("authorization") && c.req.header(WALLET_SIGNATURE_HEADER) !== undefined && a2aWalletReadApplies(await peekBody(c))) return next();
     try {
       const principal = await principalOf(c);
       if (principal.method === "oauth") checkOAuthAccess(c, declared, principal);

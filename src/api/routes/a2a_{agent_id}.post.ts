@@ -7,7 +7,8 @@
 // the body rules, which run before the handler (errorFormat "jsonrpc"). Streaming methods answer
 // Server-Sent Events, each `data` one JSON-RPC response, each `id` where a resumed stream starts
 // (Last-Event-ID: an offset into the output). A caller without a bearer token that activates the A2A
-// x402 extension, for an agent sold by x402, pays per task instead (src/a2a/x402-executor.ts; decision 0225).
+// x402 extension, for an agent sold by x402, pays per task instead (src/a2a/x402-executor.ts; decision 0225);
+// one carrying X-Wallet-Signature reads its x402 task with GetTask (src/a2a/x402-read.ts; decision 0257).
 import { z, type OpenAPIHono } from "@hono/zod-openapi";
 import { streamSSE } from "hono/streaming";
 import { JsonRpcTransportHandler, ServerCallContext } from "@a2a-js/sdk/server";
@@ -21,7 +22,9 @@ import { A2A_ERROR_CODE, A2aError, jsonRpcErrorOf } from "../../a2a/errors.ts";
 import { checkRequest, checkVersion, requestIdOf, STREAMING_METHODS } from "../../a2a/params.ts";
 import { a2aRequestHandler, recordingErrors } from "../../a2a/handler.ts";
 import { a2aPaidRequestHandler } from "../../a2a/x402-executor.ts";
-import { X402_EXTENSION_URI } from "../../a2a/x402.ts";
+import { activatesX402, extensionsRequested, X402_EXTENSION_URI } from "../../a2a/x402.ts";
+import { a2aWalletReadHandler, WALLET_READ_METHODS } from "../../a2a/x402-read.ts";
+import { WALLET_SIGNATURE_HEADER, WALLET_SIGNATURE_WINDOW_SECONDS } from "../../erc8004/run-proof.ts";
 import { a2aEndpointUrl, apiBaseOf } from "../../a2a/card.ts";
 import { enforceRule } from "../middleware/rate-limit.ts";
 import { executionKey, executionRule } from "../../adapters/ratelimit/policy.ts";
@@ -46,15 +49,18 @@ export const route = defineRoute({
   tag: "A2A",
   access: "bearer",
   payableBy: "x402-a2a",
+  provableBy: "wallet_signature-a2a",
   oauthScope: "tasks:run",
   rateLimit: { rule: "execution", failMode: "closed" }, // a message is a run: it spends balance, compute and gas
   errorFormat: "jsonrpc",
   summary: "A2A endpoint of an agent (JSON-RPC)",
   description:
-    "The agent's A2A v1.0 endpoint, JSON-RPC 2.0 binding: `SendMessage` (a text part is the task, a data part the input, checked against the agent's input schema; the answer is the task), `SendStreamingMessage` (Server-Sent Events: the task, its status, the output as an artifact, the final status), `GetTask`, `ListTasks` (the caller's own runs of this agent, newest first, paged), `CancelTask` (a run cannot be stopped: -32002), `SubscribeToTask` (a running task's events; Last-Event-ID resumes); v0.3's `message/send`, `message/stream`, `tasks/get`, `tasks/cancel` and `tasks/resubscribe` too. A task is a run: the same authentication, credential check, sandbox, charge and receipt as POST /v1/execute; the task id is the run id, the message's messageId its Idempotency-Key, and the task's metadata carries the run's id, cost (exact wei, a string), settlement and receipt. Every error is a JSON-RPC error object whose data (google.rpc.ErrorInfo) carries the service's error code and the request id: A2A's codes where A2A names the failure, -32000 for the service's refusals (credential_not_found, credential_expired, insufficient_balance, listing_paused, listing_not_found, rate_limit_exceeded, …). Authentication, rate limits and bodies refused before they are read keep their HTTP status (401, 413, 415, 429, 503); the rest are answered with 200. An agent whose listing is per task in an EIP-3009 token (USDC) is also paid per task by the A2A x402 extension (its card declares it), without Authorization: a SendMessage or SendStreamingMessage that activates it (A2A-Extensions, or X-A2A-Extensions, naming its URI) without payment is answered with a task in input-required whose status message's metadata carries x402.payment.status payment-required and x402.payment.required (POST /v1/execute's PaymentRequired); the next message (the same taskId, or none) carries payment-submitted and the PaymentPayload in x402.payment.payload. The run settles only if it completed, and the task is answered once the payment is in a block, with payment-completed and x402.payment.receipts (success, transaction, network, payer). A refused payment is a failed task with payment-failed, x402.payment.error and the reason; nothing runs. A malformed payload is -32602.",
+    "The agent's A2A v1.0 endpoint, JSON-RPC 2.0 binding: `SendMessage` (a text part is the task, a data part the input, checked against the agent's input schema; the answer is the task), `SendStreamingMessage` (Server-Sent Events: the task, its status, the output as an artifact, the final status), `GetTask`, `ListTasks` (the caller's own runs of this agent, newest first, paged), `CancelTask` (a run cannot be stopped: -32002), `SubscribeToTask` (a running task's events; Last-Event-ID resumes); v0.3's `message/send`, `message/stream`, `tasks/get`, `tasks/cancel` and `tasks/resubscribe` too. A task is a run: the same authentication, credential check, sandbox, charge and receipt as POST /v1/execute; the task id is the run id, the message's messageId its Idempotency-Key, and the task's metadata carries the run's id, cost (exact wei, a string), settlement and receipt. Every error is a JSON-RPC error object whose data (google.rpc.ErrorInfo) carries the service's error code and the request id: A2A's codes where A2A names the failure, -32000 for the service's refusals (credential_not_found, credential_expired, insufficient_balance, listing_paused, listing_not_found, rate_limit_exceeded, …). Authentication, rate limits and bodies refused before they are read keep their HTTP status (401, 413, 415, 429, 503); the rest are answered with 200. An agent whose listing is per task in an EIP-3009 token (USDC) is also paid per task by the A2A x402 extension (its card declares it), without Authorization: a SendMessage or SendStreamingMessage that activates it (A2A-Extensions, or X-A2A-Extensions, naming its URI) without payment is answered with a task in input-required whose status message's metadata carries x402.payment.status payment-required and x402.payment.required (POST /v1/execute's PaymentRequired); the next message (the same taskId, or none) carries payment-submitted and the PaymentPayload in x402.payment.payload. The run settles only if it completed, and the task is answered once the payment is in a block, with payment-completed and x402.payment.receipts (success, transaction, network, payer). A refused payment is a failed task with payment-failed, x402.payment.error and the reason; nothing runs. A malformed payload is -32602. " +
+    `A task whose settlement is not confirmed when it is answered stays working with payment-verified (output withheld); its payer, without Authorization, reads it later with GetTask (v0.3 tasks/get) and X-Wallet-Signature: <unix_timestamp>:<signature>, the run's wallet's EIP-191 signature of "run-read:<task id>:<unix_timestamp>" within ${WALLET_SIGNATURE_WINDOW_SECONDS} s of the service's clock: the task as the paying message would have answered it (payment-completed and x402.payment.receipts once the payment is in a block). A malformed or stale signature is 401; another wallet's task, one not paid by x402, or a signature of another message is -32001 (task not found). Every other method needs a bearer token.`,
   parameters: [
     { name: "A2A-Version", in: "header", required: false, description: "The protocol version the client speaks: 1.0, or 0.3 (an empty header is 0.3, as A2A says). Anything else: -32009.", schema: { type: "string" } },
     { name: "Last-Event-ID", in: "header", required: false, description: "Resume a stream (SubscribeToTask, or SendStreamingMessage with the same messageId): the id of the last event received.", schema: { type: "string" } },
+    { name: "X-Wallet-Signature", in: "header", required: false, description: "GetTask (v0.3 tasks/get) of a task paid by x402, instead of Authorization: <unix_timestamp>:<0x signature> by the task's payer of run-read:<task id>:<unix_timestamp>", schema: { type: "string" } },
   ],
   request: {
     params: z.object({ agent_id: z.string().openapi({ description: "The agent id (<name>-<8 hex>), the listing id or the on-chain id" }) }),
@@ -91,9 +97,12 @@ export function register(app: OpenAPIHono<AppEnv>): void {
     const recorded: { error?: unknown } = {};
     const agentId = c.req.valid("param").agent_id;
     const principal = c.get("principal") as Principal | undefined;
-    if (!principal) c.header(request.legacy ? "X-A2A-Extensions" : "A2A-Extensions", X402_EXTENSION_URI); // the extension this answer uses
+    // Without a principal the authentication let through only a payer's message (the x402 extension) or
+    // a GetTask proven by X-Wallet-Signature.
+    const walletProof = !principal && WALLET_READ_METHODS.has(request.method) ? c.req.header(WALLET_SIGNATURE_HEADER) : undefined;
+    if (!principal && (walletProof === undefined || activatesX402(extensionsRequested(c.req.header())))) c.header(request.legacy ? "X-A2A-Extensions" : "A2A-Extensions", X402_EXTENSION_URI); // the extension this answer uses
     const handler = recordingErrors(
-      // Without a principal the authentication let through only a payer's message (the x402 extension).
+      walletProof !== undefined ? a2aWalletReadHandler({ services, agentId, proof: walletProof }) :
       !principal ? a2aPaidRequestHandler(
         {
           services,

@@ -156,8 +156,8 @@ export const AnalyticsQuerySchema = z.object({
 
 export const ANALYTICS_DESCRIPTION =
   "Amounts are exact, from the marketplaces' events (gross and fee as each event states them): the `_wei` fields are the ETH listings' in wei, and `by_currency` gives every currency's (a token listing's in the token's smallest unit), never added across currencies; counts cover every listing. Runs come from their settlement and receipts from the run log. " +
-  "The figures are roll-ups kept per hour, day and month as events happen, never computed by scanning runs. `reconciliation` compares them with the contract at the last block counted. " +
-  "Renters appear only as wallet addresses; no run's input or output appears. `format=csv` returns one table (`table`: series or top_renters) as text/csv.";
+  "The figures are roll-ups kept per hour, day and month as events happen, never computed by scanning runs. `reconciliation` compares them with the contract at the last block counted (money events and verified feedback are counted once their blocks are final, at the network's finality depth). " +
+  "Renters appear only as wallet addresses; no run's input or output appears. `format=csv` returns one table (`table`: series, top_renters, series_by_currency or top_renters_by_currency) as text/csv.";
 
 export function rangeOf(query: z.infer<typeof AnalyticsQuerySchema>): Range {
   const to = query.to ? new Date(query.to) : new Date();

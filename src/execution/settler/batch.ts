@@ -49,7 +49,12 @@ export interface GasModel {
   readonly perCharge: number;
 }
 
-export function createGasModel(initialPerCharge = INITIAL_GAS_PER_CHARGE): GasModel {
+/**
+ * @param initialPerCharge What a charge is allowed before a batch was seen mined.
+ * @param margin What the dearest recent charge is multiplied by (a quarter more by default: a balance
+ *   charge's cold slots vary from batch to batch).
+ */
+export function createGasModel(initialPerCharge = INITIAL_GAS_PER_CHARGE, margin = 1.25): GasModel {
   let perCharge = initialPerCharge;
   const seen: number[] = [];
   const limit = (count: number, words: number) => FIXED_GAS + BigInt(count) * BigInt(perCharge) + BigInt(words) * NEW_WORD_GAS;
@@ -70,8 +75,8 @@ export function createGasModel(initialPerCharge = INITIAL_GAS_PER_CHARGE): GasMo
       const charges = gasUsed - FIXED_GAS - BigInt(words) * NEW_WORD_GAS;
       seen.push(Math.max(0, Number(charges)) / count);
       if (seen.length > MEMORY) seen.shift();
-      // The dearest recent charge, with a quarter more: cold slots vary from batch to batch.
-      perCharge = Math.round(Math.min(MAX_GAS_PER_CHARGE, Math.max(MIN_GAS_PER_CHARGE, Math.max(...seen) * 1.25)));
+      // The dearest recent charge, with the margin: cold slots vary from batch to batch.
+      perCharge = Math.round(Math.min(MAX_GAS_PER_CHARGE, Math.max(MIN_GAS_PER_CHARGE, Math.max(...seen) * margin)));
     },
     outOfGas() {
       seen.length = 0;

@@ -2,7 +2,9 @@
 // Each block it learns the fees and what became of what it sent; it sends the next charge batch a lead
 // before the block is due (so a charge that arrives just after a batch left waits one block, not two),
 // builds the next batch while one is being mined, sends the run log's transactions in between, and
-// never has more than two transactions pending (a charge batch and one other).
+// never has more than two of the Marketplace's transactions pending (a charge batch and one other). The
+// TokenMarketplace's batches go beside them; x402 payments, whose transfers cost some 45,000 gas each, may
+// take two transactions of a block (within half its gas) when one transaction's gas cap cannot carry them.
 //
 // A batch that reverts or runs out of gas charged nothing (a transaction is all or nothing): it is split
 // in halves for the next blocks, and an out-of-gas batch doubles the gas each charge is allowed; a single
@@ -105,6 +107,13 @@ export function createQueuedSigner(chain: ChainClient, address: Hex, queue: Othe
 /** What the gas model allows an x402 payment before it has seen a batch mined (a transferWithAuthorization
  * with its signature check, the escrow and fee credits and the run mark; learned down from batches). */
 const X402_INITIAL_GAS_PER_PAYMENT = 80_000;
+/** The most x402 batches sent for one block: a batch of payments fills EIP-7825's per-transaction cap
+ * with fewer than 400 of them, and a block takes 500 and more (within half its gas). */
+const X402_BATCHES_PER_BLOCK = 2;
+/** The margin over the dearest recent payment: a payment's cost varies less than a balance charge's (its
+ * authorization nonce is always a new slot; the payer's balance cold or warm moves it by 2,100 of some
+ * 45,000), and a batch that runs out of gas is split and sent again, never charged in part. */
+const X402_GAS_MARGIN = 1.15;
 
 /** Why charges wait unsent, when it is the fees. */
 export type FeeWait = { reason: "max_fee"; baseFeePerGas: bigint; maxFeePerGas: bigint } | { reason: "gas_share"; gasCostWei: bigint; chargesWei: bigint; maxGasShareBps: number };
@@ -295,7 +304,7 @@ export function createTxSender(context: PassContext, deps: TxSenderDeps): TxSend
   const { sender, batcher, gas } = deps;
   const { chain } = services;
   /** The TokenMarketplace's batches learn their own cost per charge (a payment's transfer costs more). */
-  const gasModels: Record<ChargeKind, GasModel> = { eth: gas, token: createGasModel(), x402: createGasModel(X402_INITIAL_GAS_PER_PAYMENT) };
+  const gasModels: Record<ChargeKind, GasModel> = { eth: gas, token: createGasModel(), x402: createGasModel(X402_INITIAL_GAS_PER_PAYMENT, X402_GAS_MARGIN) };
   const gasOf = (kind: ChargeKind) => gasModels[kind];
   const inFlight = new Map<number, Held[]>();
   /** Batches mined in blocks not yet final, by nonce: their messages are kept until they are. */
@@ -303,9 +312,12 @@ export function createTxSender(context: PassContext, deps: TxSenderDeps): TxSend
   const otherInFlight = new Map<number, OtherTx>();
   let waitingForFees: FeeWait | undefined;
   let head: bigint | undefined;
-  /** The head each kind's last batch was sent at (one batch of each kind per block). */
-  const lastChargeHead: Partial<Record<ChargeKind, bigint>> = {};
+  /** The head each kind's last batch was sent at (one batch of each kind per block; x402 payments up to
+   * X402_BATCHES_PER_BLOCK), how many went at it and the gas they were sent with. */
+  const lastChargeHead: Partial<Record<ChargeKind, { head: bigint; batches: number; gas: bigint; full: boolean }>> = {};
   const limits = { batch: config.SETTLER_MAX_BATCH };
+  /** Half a block's gas: the most the settler's batches of one kind take of a block. */
+  let blockShare = TX_GAS_CAP;
   let blockGasCap = TX_GAS_CAP;
   let blockedUntil = 0;
   let backoffMs = 0;
@@ -372,7 +384,11 @@ export function createTxSender(context: PassContext, deps: TxSenderDeps): TxSend
         if (sendMsPerCharge.length > 16) sendMsPerCharge.shift();
       }
       inFlight.set(tx.nonce, chosen);
-      lastChargeHead[kind] = at;
+      const last = lastChargeHead[kind];
+      const before = last?.head === at ? last : { batches: 0, gas: 0n };
+      // Full: the batch took what the gas allowed and more waited (a second may follow in the same block).
+      const full = batcher.waitingOf(kind) > 0;
+      lastChargeHead[kind] = { head: at, batches: before.batches + 1, gas: before.gas + limit, full };
       backoffMs = 0;
       notePending();
       logger.debug("charge batch sent", { nonce: tx.nonce, charges: chosen.length, tx_hash: tx.hashes[0], head: at.toString(), pending: pendingCount() });
@@ -395,7 +411,8 @@ export function createTxSender(context: PassContext, deps: TxSenderDeps): TxSend
       // A new block may bring lower fees: the batch that waited for them is looked at again.
       if (waitingForFees) blockedUntil = 0;
       // Half a block's gas at most, and never above the per-transaction cap.
-      blockGasCap = block.gasLimit / 2n < TX_GAS_CAP ? block.gasLimit / 2n : TX_GAS_CAP;
+      blockShare = block.gasLimit / 2n;
+      blockGasCap = blockShare < TX_GAS_CAP ? blockShare : TX_GAS_CAP;
       for (const result of await sender.poll(number)) handle(result);
     },
     async onReorg(fork) {
@@ -420,15 +437,20 @@ export function createTxSender(context: PassContext, deps: TxSenderDeps): TxSend
     async sendCharges() {
       for (const kind of KINDS) {
         if (batcher.waitingOf(kind) === 0 || head === undefined || Date.now() < blockedUntil || !deps.leaseFresh()) continue;
+        const last = lastChargeHead[kind];
+        // A second x402 batch in the same block: the first took all one transaction's gas may carry and
+        // more payments wait, and the two stay within half the block's gas (a payment's transfer costs
+        // some 45,000 gas, so one transaction under EIP-7825's cap carries fewer than 400).
+        const again = kind === "x402" && last !== undefined && last.head === head && last.full && last.batches < X402_BATCHES_PER_BLOCK && blockShare - last.gas >= blockGasCap / 4n;
         // One batch of a kind in flight, and the Marketplace's batch with the run log's transaction at
         // most two pending (the TokenMarketplace's batches go beside them).
-        if (batchesInFlight(kind) > 0) continue;
-        if (kind === "eth" ? pendingCount() - tokenBatchesInFlight() >= 2 : pendingCount() >= 4) continue;
+        if (batchesInFlight(kind) > (again ? last.batches : 0)) continue;
+        if (kind === "eth" ? pendingCount() - tokenBatchesInFlight() >= 2 : pendingCount() >= 4 + (again ? last.batches : 0)) continue;
         // One batch per block: the next waits for the block that holds (or passes over) this one.
-        const last = lastChargeHead[kind];
-        if (last !== undefined && last >= head) continue;
+        if (last !== undefined && last.head >= head && !again) continue;
         const at = head;
-        const chosen = await batcher.choose(at, limits.batch, blockGasCap, gasOf(kind), kind);
+        const room = again ? blockShare - last.gas : blockGasCap;
+        const chosen = await batcher.choose(at, limits.batch, room < blockGasCap ? room : blockGasCap, gasOf(kind), kind);
         if (chosen === undefined) blockedUntil = Date.now() + 1_000;
         if (!chosen || chosen.length === 0) continue;
         await send(chosen, at);

@@ -3,7 +3,7 @@
 // read from the token's contract). The Marketplace is read first and, when the listing is not there, the
 // TokenMarketplace (a listing lives on one of them only).
 import { useReadContract, useReadContracts } from "wagmi";
-import { erc20Abi, formatUnits, parseEther, parseUnits, type Address } from "viem";
+import { erc20Abi, formatUnits, parseUnits, type Address } from "viem";
 import { marketplaceAbi, onChainId, tokenMarketplaceAbi } from "../../chain/abi.ts";
 import { useDashboardConfig } from "../../lib/context.tsx";
 import { formatWei } from "../../ui/format.ts";
@@ -13,7 +13,8 @@ export interface ListingMoney {
   market: "eth" | "token";
   symbol: string;
   format: (units: bigint) => string;
-  /** The amount typed in the currency ("0.25"), in its smallest unit; null when it is not one. */
+  /** The amount typed in the currency ("0.25"), in its smallest unit; null when it is not a positive
+   * amount the currency can hold exactly (never rounded: more decimals than it has are refused). */
   parse: (text: string) => bigint | null;
   /** The price as it is typed back into the form. */
   toText: (units: bigint) => string;
@@ -31,16 +32,18 @@ const ETH: ListingMoney = {
   market: "eth",
   symbol: "ETH",
   format: formatWei,
-  parse: (text) => attempt(() => parseEther(text.trim())),
+  parse: (text) => exactAmount(text, 18),
   toText: (units) => formatUnits(units, 18),
 };
 
-function attempt(f: () => bigint): bigint | null {
-  try {
-    return f();
-  } catch {
-    return null;
-  }
+/** `text` in a currency of `decimals`, in its smallest unit: null unless it is a positive decimal number
+ * with at most `decimals` places (viem's parseUnits rounds the places beyond). */
+function exactAmount(text: string, decimals: number): bigint | null {
+  const value = text.trim();
+  const match = /^(\d*)(?:\.(\d*))?$/.exec(value);
+  if (!match || value === "" || value === "." || (match[2]?.length ?? 0) > decimals) return null;
+  const units = parseUnits(value, decimals);
+  return units > 0n ? units : null;
 }
 
 function tokenMoney(symbol: string, decimals: number): ListingMoney {
@@ -48,7 +51,7 @@ function tokenMoney(symbol: string, decimals: number): ListingMoney {
     market: "token",
     symbol,
     format: (units) => `${formatUnits(units, decimals)} ${symbol}`,
-    parse: (text) => attempt(() => parseUnits(text.trim(), decimals)),
+    parse: (text) => exactAmount(text, decimals),
     toText: (units) => formatUnits(units, decimals),
   };
 }
