@@ -15,7 +15,7 @@ import { useContractFlow, useTransactionFlow } from "../../chain/useContractFlow
 import { FlowStatus } from "../../chain/FlowStatus.tsx";
 import { useDashboardConfig } from "../../lib/context.tsx";
 import { ErrorNote, StatusBadge } from "../../ui/notices.tsx";
-import { MODEL_LABEL } from "../../ui/format.ts";
+import { RentalModelOptions } from "../../ui/RentalModelOptions.tsx";
 
 const TEMPLATE = {
   name: "my-agent",
@@ -152,11 +152,7 @@ function ListingTermsFields({ idPrefix, model, onModel, price, onPrice, unit, in
       <div className="field">
         <label htmlFor={`${idPrefix}-model`}>Rental model</label>
         <select id={`${idPrefix}-model`} value={model} onChange={(e) => onModel(e.target.value as RentalModel)}>
-          {Object.entries(MODEL_LABEL).map(([v, l]) => (
-            <option key={v} value={v}>
-              {l}
-            </option>
-          ))}
+          <RentalModelOptions />
         </select>
       </div>
       <div className="field">
