@@ -5,19 +5,16 @@
 // and runs read back (and not found for an unknown id or another wallet's run), review rejections of
 // a creator and a listing as their creators see them (and a non-authority refused), and bad input.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseEther } from "viem";
 import type { Account } from "../support/chain-actions.ts";
 import type { AgentCall } from "../support/connected-agent.ts";
 import { signIn } from "../support/auth.ts";
-import { createCliHarness } from "../support/cli.ts";
+import { createWorldCliHarness, researcherManifest } from "../support/cli.ts";
 import { until } from "../support/until.ts";
 import { startWorld, type World } from "../support/world.ts";
 import { EXIT } from "../../cli/src/errors.ts";
-
-const work = mkdtempSync(join(tmpdir(), "agentrent-e2e-accounts-"));
 
 type Env = Record<string, string>;
 
@@ -32,17 +29,9 @@ function agent(call: AgentCall): void {
   call.output({ findings: [`${call.task}: ${(call.input as { topic?: string } | null)?.topic ?? "nothing"}`] });
 }
 
-const { actorEnv, cli, cliJson, killAll } = createCliHarness(work, () => ({ apiUrl: world.url, rpcUrl: world.rpcUrl, chainId: 31337, marketplace: world.config.MARKETPLACE_ADDRESS }));
+const { work, actorEnv, cli, cliJson, close } = createWorldCliHarness("agentrent-e2e-accounts-", () => world);
 
-const MANIFEST = {
-  name: "cli-accounts-researcher",
-  category: "research",
-  description: "Researches a topic and lists findings (a connected agent for the CLI's accounts end-to-end test).",
-  model: { provider: "provider_a", model: "m" },
-  input_schema: { type: "object", properties: { topic: { type: "string" } }, additionalProperties: false },
-  output_schema: { type: "object", properties: { findings: { type: "array", items: { type: "string" } } }, required: ["findings"] },
-  timeout_seconds: 30,
-};
+const MANIFEST = researcherManifest("cli-accounts-researcher", "Researches a topic and lists findings (a connected agent for the CLI's accounts end-to-end test).");
 
 beforeAll(async () => {
   world = await startWorld({ env: { CATALOGUE_REFRESH_MS: "0" }, agent: { handler: agent }, jobs: { only: ["registration-worker", "indexer"], everyMs: { indexer: 100 } } });
@@ -51,11 +40,7 @@ beforeAll(async () => {
   writeFileSync(join(work, "second.json"), JSON.stringify({ ...MANIFEST, name: "cli-accounts-second", entrypoint_url: world.agent.entrypoint("second") }));
 }, 120_000);
 
-afterAll(async () => {
-  await killAll();
-  await world?.close();
-  rmSync(work, { recursive: true, force: true });
-}, 60_000);
+afterAll(close, 60_000);
 
 describe("agentrent end to end: keys, jobs, runs, review rejections, bad input", () => {
   let creatorEnv: Env;

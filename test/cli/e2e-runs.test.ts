@@ -8,18 +8,13 @@
 // streamed run and a --no-stream run (exit 130, the run id or the idempotency key and how to resume or
 // read the run, which goes on and is charged once) and before a run started.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { marketplaceAbi } from "@agent-rental/core/marketplace";
 import type { Account } from "../support/chain-actions.ts";
 import type { AgentCall } from "../support/connected-agent.ts";
-import { createCliHarness, rendered } from "../support/cli.ts";
+import { createWorldCliHarness, rendered } from "../support/cli.ts";
 import { until } from "../support/until.ts";
 import { startWorld, type PublishedAgent, type World } from "../support/world.ts";
 import { EXIT } from "../../cli/src/errors.ts";
-
-const work = mkdtempSync(join(tmpdir(), "agentrent-e2e-runs-"));
 
 /** With the indexer running. */
 let world: World;
@@ -60,7 +55,7 @@ const MANIFEST = {
   timeout_seconds: 60,
 };
 
-const { actorEnv, start, cli, cliJson, killAll } = createCliHarness(work, () => ({ apiUrl: world.url, rpcUrl: world.rpcUrl, chainId: 31337, marketplace: world.config.MARKETPLACE_ADDRESS }));
+const { actorEnv, start, cli, cliJson, close } = createWorldCliHarness("agentrent-e2e-runs-", () => world);
 
 /** The renter's per-query balance on-chain. */
 async function balance(): Promise<bigint> {
@@ -88,11 +83,7 @@ beforeAll(async () => {
   if (login.code !== 0) throw new Error(`login failed: ${login.stderr}`);
 }, 120_000);
 
-afterAll(async () => {
-  await killAll();
-  await world?.close();
-  rmSync(work, { recursive: true, force: true });
-}, 60_000);
+afterAll(close, 60_000);
 
 describe("search and show in human form", () => {
   it("search prints each listing's agent id beside its listing id, and the input the agent takes", async () => {

@@ -8,20 +8,17 @@
 // next run is refused with the access exit code. Then the other rental models: one-time, a subscription
 // and its renewal, and a per-query top-up.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseEther } from "viem";
 import type { Account } from "../support/chain-actions.ts";
 import type { AgentCall } from "../support/connected-agent.ts";
 import type { Gate } from "../support/gates.ts";
 import { signIn } from "../support/auth.ts";
-import { createCliHarness } from "../support/cli.ts";
+import { createWorldCliHarness, researcherManifest } from "../support/cli.ts";
 import { until } from "../support/until.ts";
 import { startWorld, type World } from "../support/world.ts";
 import { EXIT } from "../../cli/src/errors.ts";
-
-const work = mkdtempSync(join(tmpdir(), "agentrent-e2e-"));
 
 /** With the registration worker and the indexer running. */
 let world: World;
@@ -41,17 +38,9 @@ async function agent(call: AgentCall): Promise<void> {
   call.output({ findings: [`${call.task}: ${(call.input as { topic?: string } | null)?.topic ?? "nothing"}`] });
 }
 
-const { actorEnv, start, cli, cliJson, killAll } = createCliHarness(work, () => ({ apiUrl: world.url, rpcUrl: world.rpcUrl, chainId: 31337, marketplace: world.config.MARKETPLACE_ADDRESS }));
+const { work, actorEnv, start, cli, cliJson, close } = createWorldCliHarness("agentrent-e2e-", () => world);
 
-const MANIFEST = {
-  name: "cli-e2e-researcher",
-  category: "research",
-  description: "Researches a topic and lists findings (a connected agent for the CLI's end-to-end test).",
-  model: { provider: "provider_a", model: "m" },
-  input_schema: { type: "object", properties: { topic: { type: "string" } }, additionalProperties: false },
-  output_schema: { type: "object", properties: { findings: { type: "array", items: { type: "string" } } }, required: ["findings"] },
-  timeout_seconds: 30,
-};
+const MANIFEST = researcherManifest("cli-e2e-researcher", "Researches a topic and lists findings (a connected agent for the CLI's end-to-end test).");
 
 beforeAll(async () => {
   world = await startWorld({ env: { CATALOGUE_REFRESH_MS: "0" }, agent: { handler: agent }, jobs: { only: ["registration-worker", "indexer"], everyMs: { indexer: 100 } } });
@@ -60,11 +49,7 @@ beforeAll(async () => {
   writeFileSync(join(work, "agent.json"), JSON.stringify({ ...MANIFEST, entrypoint_url: world.agent.entrypoint("researcher") }, null, 2));
 }, 120_000);
 
-afterAll(async () => {
-  await killAll();
-  await world?.close();
-  rmSync(work, { recursive: true, force: true });
-}, 60_000);
+afterAll(close, 60_000);
 
 describe("agentrent end to end", () => {
   let creatorEnv: Record<string, string>;

@@ -5,9 +5,12 @@
 // for stdout and stderr (isTTY), as an interactive shell gives it. Every run is bounded: past its time
 // limit it is aborted as Ctrl-C would (the packed, bundled binary is spawned by test/cli/cli.test.ts
 // and test/packages).
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { Writable } from "node:stream";
 import { join } from "node:path";
 import { main } from "../../cli/src/main.ts";
+import type { World } from "./world-on.ts";
 
 export type CliEnv = Record<string, string>;
 
@@ -73,6 +76,20 @@ export function startCli(cwd: string, env: CliEnv, args: string[], options: Star
   return { stdout: () => stdout, stderr: () => stderr, interrupt: () => interrupt.abort(), done };
 }
 
+/** The manifest of a connected researcher as the end-to-end suites register it from a file: it takes a
+ * topic and answers findings. */
+export function researcherManifest(name: string, description: string) {
+  return {
+    name,
+    category: "research",
+    description,
+    model: { provider: "provider_a", model: "m" },
+    input_schema: { type: "object", properties: { topic: { type: "string" } }, additionalProperties: false },
+    output_schema: { type: "object", properties: { findings: { type: "array", items: { type: "string" } } }, required: ["findings"] },
+    timeout_seconds: 30,
+  };
+}
+
 /** Runs the CLI in `work`, with actors' environments built against `service()` (read when called). */
 export function createCliHarness(work: string, service: () => CliService) {
   const running = new Set<RunningCli>();
@@ -121,4 +138,29 @@ export function createCliHarness(work: string, service: () => CliService) {
   };
 
   return { actorEnv, start, cli, cliJson, killAll };
+}
+
+/**
+ * The harness of a suite against a test world: a fresh working folder named from `prefix`, and actors
+ * pointed at `world()`'s API, chain and marketplace (read when called). `close()`, for afterAll,
+ * interrupts every command line still running, closes the world, and removes the folder.
+ *
+ * @example
+ * let world: World;
+ * const { work, actorEnv, cli, close } = createWorldCliHarness("agentrent-e2e-", () => world);
+ * beforeAll(async () => (world = await startWorld({ agent: true })));
+ * afterAll(close, 60_000);
+ */
+export function createWorldCliHarness(prefix: string, world: () => World | undefined) {
+  const work = mkdtempSync(join(tmpdir(), prefix));
+  const harness = createCliHarness(work, () => {
+    const { url, rpcUrl, config } = world()!;
+    return { apiUrl: url, rpcUrl, chainId: 31337, marketplace: config.MARKETPLACE_ADDRESS };
+  });
+  async function close(): Promise<void> {
+    await harness.killAll();
+    await world()?.close();
+    rmSync(work, { recursive: true, force: true });
+  }
+  return { work, ...harness, close };
 }

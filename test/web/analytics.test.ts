@@ -3,44 +3,33 @@
 // (revenue, runs, latency, each with its range), the renter in the top renters table by wallet address
 // only, and the figures reconciled with the chain ("Matches the chain as of block N"); the runs axis in
 // whole numbers and a latency series of one point drawn as a dot; at 1280 px and at 375 px. Screenshots: .build/screenshots/analytics-*.png.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Browser } from "playwright-core";
+import { describe, expect, it } from "vitest";
 import { parseEther, type Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { DEV_ACCOUNTS } from "../../local/chain.ts";
-import type { RunningStack } from "../../local/stack.ts";
-import { connectAndSignIn, launchBrowser, openDashboard, startWebStack } from "./support.ts";
+import { connectAndSignIn, openDashboard, webSuite } from "./support.ts";
 import { apiAs, chainAs, fundedWallet, onChainId } from "./seed.ts";
 import { FINISHED_RUN_STATUSES } from "@agent-rental/core/vocabulary";
 
-let stack: RunningStack & { dataDir: string };
-let browser: Browser;
-
-beforeAll(async () => {
-  [stack, browser] = await Promise.all([startWebStack(), launchBrowser()]);
-}, 120_000);
-afterAll(async () => {
-  await browser?.close();
-  await stack?.stop();
-});
+const web = webSuite();
 
 const CREATOR_KEY = DEV_ACCOUNTS[3]!.privateKey as Hex;
 
 describe("the creator's analytics page", () => {
   it("after a renter's runs the demo creator sees charts, the renter by wallet, and the figures matching the chain, at 1280 px and 375 px", async () => {
-    const listing = (stack.info.demo.listings as { listing_id: string; name: string }[]).find((l) => l.name === "unit-test-writer")!;
-    const renterKey = await fundedWallet(stack);
+    const listing = (web.stack.info.demo.listings as { listing_id: string; name: string }[]).find((l) => l.name === "unit-test-writer")!;
+    const renterKey = await fundedWallet(web.stack);
     const renterWallet = privateKeyToAccount(renterKey).address.toLowerCase();
-    await chainAs(stack, renterKey).write("purchasePerQuery", [onChainId(listing.listing_id)], parseEther("0.01"));
-    const renter = await apiAs(stack, renterKey);
-    await expect.poll(async () => (await fetch(`${stack.info.api_url}/v1/credentials/${listing.listing_id}`, { headers: { authorization: `Bearer ${renter.token}` } })).status, { timeout: 30_000 }).toBe(200);
+    await chainAs(web.stack, renterKey).write("purchasePerQuery", [onChainId(listing.listing_id)], parseEther("0.01"));
+    const renter = await apiAs(web.stack, renterKey);
+    await expect.poll(async () => (await fetch(`${web.stack.info.api_url}/v1/credentials/${listing.listing_id}`, { headers: { authorization: `Bearer ${renter.token}` } })).status, { timeout: 30_000 }).toBe(200);
     for (const task of ["Tests for sum", "Tests for max"]) {
       // Completed or failed (the demo's model server decides), a run is counted either way.
       const run = await renter.post<{ status: string }>("/v1/execute", { agent_id: listing.listing_id, task, input: { source: "export const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);" } });
       expect(FINISHED_RUN_STATUSES).toContain(run.status);
     }
     // The figures count the runs once settled and their charges once the indexer reads their blocks.
-    const creatorApi = await apiAs(stack, CREATOR_KEY);
+    const creatorApi = await apiAs(web.stack, CREATOR_KEY);
     await expect
       .poll(async () => {
         const a = await creatorApi.get<{ totals: { runs: { completed: number; failed: number } }; top_renters: { wallet: string }[]; reconciliation: { matches: boolean } }>(`/v1/creators/me/listings/${listing.listing_id}/analytics`);
@@ -49,9 +38,9 @@ describe("the creator's analytics page", () => {
       .toBe(true);
 
     for (const width of [1280, 375]) {
-      const creator = await openDashboard(browser, stack, CREATOR_KEY, { viewport: { width, height: 900 } });
+      const creator = await openDashboard(web.browser, web.stack, CREATOR_KEY, { viewport: { width, height: 900 } });
       const page = creator.page;
-      await page.goto(`${stack.info.dashboard_url}creator/analytics`);
+      await page.goto(`${web.stack.info.dashboard_url}creator/analytics`);
       await connectAndSignIn(creator);
       await page.getByRole("status", { name: "Reconciliation" }).getByText(/Matches the chain as of block \d+/).waitFor({ timeout: 30_000 });
       for (const chart of ["Revenue", "Runs", "Latency"]) {

@@ -3,45 +3,27 @@
 // the ETH returns exactly), rates a listing after a run, and a creator manages listings in the console
 // (pause and resume, price and metadata, provider key, webhook secret shown once, vested earnings only,
 // closing by the specification's rule, with the earnings withdrawn in the same transaction).
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Browser } from "playwright-core";
+import { describe, expect, it } from "vitest";
 import { createPublicClient, createTestClient, createWalletClient, formatEther, http, parseEther, parseEventLogs, type Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { DEV_ACCOUNTS } from "../../local/chain.ts";
 import { DEMO_PROVIDER_KEY } from "../../local/demo.ts";
-import type { RunningStack } from "../../local/stack.ts";
 import { chainFor } from "../../src/chain/client.ts";
 import { marketplaceAbi } from "@agent-rental/core/marketplace";
-import { connectAndSignIn, launchBrowser, openDashboard, refusalLogged, seriousViolations, startWebStack } from "./support.ts";
+import { connectAndSignIn, openDashboard, refusalLogged, seriousViolations, webSuite } from "./support.ts";
+import { demoListings, type DemoListing } from "./seed.ts";
 
-let stack: RunningStack & { dataDir: string };
-let browser: Browser;
-
-beforeAll(async () => {
-  [stack, browser] = await Promise.all([startWebStack(), launchBrowser()]);
-}, 120_000);
-afterAll(async () => {
-  await browser?.close();
-  await stack?.stop();
-});
-
-interface DemoListing {
-  listing_id: string;
-  rental_model: string;
-  creator: string;
-  name: string;
-  metadata_uri?: string;
-}
+const web = webSuite();
 
 const key = (i: number) => DEV_ACCOUNTS[i]!.privateKey as Hex;
-const demo = (name: string) => (stack.info.demo.listings as DemoListing[]).find((l) => l.name === name)!;
+const demo = (name: string) => demoListings(web.stack).find((l) => l.name === name)!;
 const onChain = (l: DemoListing) => `0x${l.listing_id.slice(4)}` as Hex;
 
 function chainClients(privateKey?: Hex) {
-  const chain = chainFor(stack.info.chain_id, stack.info.rpc_url);
-  const transport = http(stack.info.rpc_url);
+  const chain = chainFor(web.stack.info.chain_id, web.stack.info.rpc_url);
+  const transport = http(web.stack.info.rpc_url);
   const pub = createPublicClient({ chain, transport });
-  const marketplace = stack.info.contracts.marketplace as Hex;
+  const marketplace = web.stack.info.contracts.marketplace as Hex;
   const write = async (functionName: "purchasePerQuery" | "updateListing", args: readonly unknown[], value?: bigint) => {
     const wallet = createWalletClient({ account: privateKeyToAccount(privateKey!), chain, transport });
     const hash = await wallet.writeContract({ address: marketplace, abi: marketplaceAbi, functionName, args: args as never, ...(value !== undefined ? { value } : {}) } as never);
@@ -65,15 +47,15 @@ async function registerConnectedAgent(token: string, creatorKey: Hex): Promise<s
     input_schema: { type: "object" },
     output_schema: { type: "object", examples: [{ notes: "Fixed the login bug." }] },
   };
-  const submitted = (await (await fetch(`${stack.info.api_url}/v1/agents`, { method: "POST", headers, body: JSON.stringify(manifest) })).json()) as { job_id: string };
+  const submitted = (await (await fetch(`${web.stack.info.api_url}/v1/agents`, { method: "POST", headers, body: JSON.stringify(manifest) })).json()) as { job_id: string };
   let job: { status: string; result?: { listing_id: string; listing_seed: Hex; metadata_uri: string }; error?: unknown } = { status: "queued" };
   await expect
-    .poll(async () => (job = (await (await fetch(`${stack.info.api_url}/v1/jobs/${submitted.job_id}`, { headers })).json()) as typeof job).status, { timeout: 30_000 })
+    .poll(async () => (job = (await (await fetch(`${web.stack.info.api_url}/v1/jobs/${submitted.job_id}`, { headers })).json()) as typeof job).status, { timeout: 30_000 })
     .not.toBe("queued");
   expect(job).toMatchObject({ status: "completed" });
   const { pub } = chainClients();
-  const wallet = createWalletClient({ account: privateKeyToAccount(creatorKey), chain: chainFor(stack.info.chain_id, stack.info.rpc_url), transport: http(stack.info.rpc_url) });
-  const hash = await wallet.writeContract({ address: stack.info.contracts.marketplace as Hex, abi: marketplaceAbi, functionName: "createListing", args: [job.result!.listing_seed, 0, parseEther("0.01"), job.result!.metadata_uri] });
+  const wallet = createWalletClient({ account: privateKeyToAccount(creatorKey), chain: chainFor(web.stack.info.chain_id, web.stack.info.rpc_url), transport: http(web.stack.info.rpc_url) });
+  const hash = await wallet.writeContract({ address: web.stack.info.contracts.marketplace as Hex, abi: marketplaceAbi, functionName: "createListing", args: [job.result!.listing_seed, 0, parseEther("0.01"), job.result!.metadata_uri] });
   expect((await pub.waitForTransactionReceipt({ hash })).status).toBe("success");
   return job.result!.listing_id;
 }
@@ -89,9 +71,9 @@ describe("listings' money in the dashboard", () => {
     const [price, , , , , , metadataUri] = await renter.listing(onChain(listing));
     await renter.write("purchasePerQuery", [onChain(listing)], price * 3n);
 
-    const d = await openDashboard(browser, stack, key(6));
+    const d = await openDashboard(web.browser, web.stack, key(6));
     const { page } = d;
-    await page.goto(`${stack.info.dashboard_url}rentals`);
+    await page.goto(`${web.stack.info.dashboard_url}rentals`);
     await connectAndSignIn(d);
     const row = page.getByRole("article").filter({ hasText: "Market Researcher" });
     await expect.poll(() => row.getByTestId("runs-left").textContent(), { timeout: 30_000 }).toMatch(/^3 runs left/);
@@ -123,7 +105,7 @@ describe("listings' money in the dashboard", () => {
     await d.shot("m1-03-withdrawal-pending");
 
     // An hour of chain time later the balance can be taken back.
-    const admin = createTestClient({ mode: "hardhat", transport: http(stack.info.rpc_url) });
+    const admin = createTestClient({ mode: "hardhat", transport: http(web.stack.info.rpc_url) });
     await admin.increaseTime({ seconds: 3_600 });
     await admin.mine({ blocks: 1 });
     await page.reload();
@@ -153,9 +135,9 @@ describe("listings' money in the dashboard", () => {
     const renter = chainClients(key(8));
     const [price] = await renter.listing(onChain(listing));
     await renter.write("purchasePerQuery", [onChain(listing)], price * 2n);
-    const d = await openDashboard(browser, stack, key(8));
+    const d = await openDashboard(web.browser, web.stack, key(8));
     const { page } = d;
-    await page.goto(`${stack.info.dashboard_url}listings/${listing.listing_id}`);
+    await page.goto(`${web.stack.info.dashboard_url}listings/${listing.listing_id}`);
     await connectAndSignIn(d);
     const form = page.getByRole("form", { name: "Your rating" });
     await form.waitFor({ timeout: 30_000 });
@@ -166,7 +148,7 @@ describe("listings' money in the dashboard", () => {
     await d.shot("m2-01-rating-refused");
 
     const token = await tokenOf(page);
-    const run = await fetch(`${stack.info.api_url}/v1/execute`, {
+    const run = await fetch(`${web.stack.info.api_url}/v1/execute`, {
       method: "POST",
       headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
       body: JSON.stringify({ agent_id: listing.listing_id, task: "Write unit tests", input: { source: "export const one = () => 1;" } }),
@@ -181,7 +163,7 @@ describe("listings' money in the dashboard", () => {
     await d.shot("m2-02-rated");
     expect(await seriousViolations(page)).toEqual([]);
     // The one refusal the journey provokes on purpose (a rating before any completed run), and no other.
-    expect(d.errors).toEqual([refusalLogged(403, `${stack.info.api_url}/v1/listings/${listing.listing_id}/rating`)]);
+    expect(d.errors).toEqual([refusalLogged(403, `${web.stack.info.api_url}/v1/listings/${listing.listing_id}/rating`)]);
     await d.context.close();
   }, 90_000);
 
@@ -190,9 +172,9 @@ describe("listings' money in the dashboard", () => {
     const oneTime = demo("contract-reviewer");
     const creatorKey = key(DEV_ACCOUNTS.findIndex((a) => a.address.toLowerCase() === subscription.creator.toLowerCase()));
     const chain = chainClients(creatorKey);
-    const d = await openDashboard(browser, stack, creatorKey);
+    const d = await openDashboard(web.browser, web.stack, creatorKey);
     const { page } = d;
-    await page.goto(`${stack.info.dashboard_url}creator`);
+    await page.goto(`${web.stack.info.dashboard_url}creator`);
     await connectAndSignIn(d);
 
     // Subscription earnings: only the vested part is offered, never the whole escrow.
@@ -306,7 +288,7 @@ describe("listings' money in the dashboard", () => {
     expect(await one.getByText("Manage").count()).toBe(0);
     await d.shot("m3-05-closed");
     // The one refusal provoked on purpose (a webhook secret for a declarative agent), and no other.
-    expect(d.errors).toEqual([refusalLogged(400, `${stack.info.api_url}/v1/listings/${oneTime.listing_id}/webhook-secret`)]);
+    expect(d.errors).toEqual([refusalLogged(400, `${web.stack.info.api_url}/v1/listings/${oneTime.listing_id}/webhook-secret`)]);
     await d.context.close();
   }, 120_000);
 });

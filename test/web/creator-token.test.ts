@@ -4,46 +4,31 @@
 // subscription listing, rented a day before, shows its escrow and withdrawable earnings in RENT, and
 // the vested part is withdrawn from the TokenMarketplace. The USDC listing's price is then updated in
 // USDC, and it is closed with its escrow withdrawn in USDC, on the TokenMarketplace.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Browser } from "playwright-core";
+import { describe, expect, it } from "vitest";
 import { createPublicClient, createWalletClient, formatUnits, http, parseEventLogs, parseUnits, type Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { DEV_ACCOUNTS } from "../../local/chain.ts";
-import type { RunningStack } from "../../local/stack.ts";
 import { chainFor } from "../../src/chain/client.ts";
 import { tokenMarketplaceAbi } from "@agent-rental/core/token-marketplace";
 import { purchaseInToken, viemTokenPurchasePort } from "@agent-rental/core/tokens";
-import { connectAndSignIn, launchBrowser, openDashboard, startWebStack } from "./support.ts";
+import { connectAndSignIn, openDashboard, webSuite } from "./support.ts";
+import { demoListings, type DemoListing } from "./seed.ts";
 
-let stack: RunningStack & { dataDir: string };
-let browser: Browser;
+const web = webSuite({ timeoutMs: 420_000 });
 
-beforeAll(async () => {
-  [stack, browser] = await Promise.all([startWebStack(), launchBrowser()]);
-}, 420_000);
-afterAll(async () => {
-  await browser?.close();
-  await stack?.stop();
-});
-
-interface DemoListing {
-  listing_id: string;
-  name: string;
-  creator: string;
-}
-const demo = (name: string) => (stack.info.demo.listings as DemoListing[]).find((l) => l.name === name)!;
+const demo = (name: string) => demoListings(web.stack).find((l) => l.name === name)!;
 const keyOf = (listing: DemoListing) => DEV_ACCOUNTS.find((a) => a.address.toLowerCase() === listing.creator.toLowerCase())!.privateKey as Hex;
 const idOf = (listingId: string) => `0x${listingId.slice(4)}` as Hex;
 
 describe("My listings for listings priced in a token", () => {
   it("shows the USDC listing's price and escrow in USDC and pauses and resumes it on the TokenMarketplace", async () => {
     const listing = demo("sales-email-writer");
-    const market = stack.info.contracts.token_marketplace as Hex;
-    const chain = createPublicClient({ chain: chainFor(stack.info.chain_id, stack.info.rpc_url), transport: http(stack.info.rpc_url) });
+    const market = web.stack.info.contracts.token_marketplace as Hex;
+    const chain = createPublicClient({ chain: chainFor(web.stack.info.chain_id, web.stack.info.rpc_url), transport: http(web.stack.info.rpc_url) });
     const onChain = () => chain.readContract({ address: market, abi: tokenMarketplaceAbi, functionName: "listings", args: [idOf(listing.listing_id)] });
-    const d = await openDashboard(browser, stack, keyOf(listing));
+    const d = await openDashboard(web.browser, web.stack, keyOf(listing));
     const { page } = d;
-    await page.goto(`${stack.info.dashboard_url}creator`);
+    await page.goto(`${web.stack.info.dashboard_url}creator`);
     await connectAndSignIn(d);
 
     const row = page.getByRole("article").filter({ has: page.getByRole("heading", { name: "Sales Email Writer" }) });
@@ -73,23 +58,23 @@ describe("My listings for listings priced in a token", () => {
 
   it("shows a rented RENT subscription listing's escrow and withdrawable earnings in RENT and withdraws the vested part", async () => {
     const listing = demo("blog-post-outliner");
-    const market = stack.info.contracts.token_marketplace as Hex;
-    const chainInfo = chainFor(stack.info.chain_id, stack.info.rpc_url);
-    const chain = createPublicClient({ chain: chainInfo, transport: http(stack.info.rpc_url) });
-    const renter = createWalletClient({ account: privateKeyToAccount(DEV_ACCOUNTS[5]!.privateKey as Hex), chain: chainInfo, transport: http(stack.info.rpc_url) });
+    const market = web.stack.info.contracts.token_marketplace as Hex;
+    const chainInfo = chainFor(web.stack.info.chain_id, web.stack.info.rpc_url);
+    const chain = createPublicClient({ chain: chainInfo, transport: http(web.stack.info.rpc_url) });
+    const renter = createWalletClient({ account: privateKeyToAccount(DEV_ACCOUNTS[5]!.privateKey as Hex), chain: chainInfo, transport: http(web.stack.info.rpc_url) });
     await purchaseInToken(viemTokenPurchasePort(renter as never, chain as never), { tokenMarketplace: market, listingId: idOf(listing.listing_id), kind: "subscription", arg: 30n * 86_400n });
     const escrowOf = async () => (await chain.readContract({ address: market, abi: tokenMarketplaceAbi, functionName: "listings", args: [idOf(listing.listing_id)] }))[1];
     const escrowBefore = await escrowOf();
     expect(escrowBefore).toBeGreaterThan(0n);
     // A day of the 30 the renter paid for passes: that day's part of the payment has vested.
     for (const [method, params] of [["evm_increaseTime", [86_400]], ["evm_mine", []]] as const) {
-      const res = await fetch(stack.info.rpc_url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }) });
+      const res = await fetch(web.stack.info.rpc_url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }) });
       expect(((await res.json()) as { error?: unknown }).error).toBeUndefined();
     }
 
-    const d = await openDashboard(browser, stack, keyOf(listing));
+    const d = await openDashboard(web.browser, web.stack, keyOf(listing));
     const { page } = d;
-    await page.goto(`${stack.info.dashboard_url}creator`);
+    await page.goto(`${web.stack.info.dashboard_url}creator`);
     await connectAndSignIn(d);
     const row = page.getByRole("article").filter({ has: page.getByRole("heading", { name: "Blog Post Outliner" }) });
     await expect.poll(() => row.getByTestId("price").textContent(), { timeout: 30_000 }).toBe("Price 20 RENT");
@@ -114,13 +99,13 @@ describe("My listings for listings priced in a token", () => {
 
   it("updates the USDC listing's price in USDC, then withdraws its escrow in USDC and closes it, on the TokenMarketplace", async () => {
     const listing = demo("sales-email-writer");
-    const market = stack.info.contracts.token_marketplace as Hex;
-    const usdc = stack.info.contracts.tokens.usdc.address as Hex;
-    const chain = createPublicClient({ chain: chainFor(stack.info.chain_id, stack.info.rpc_url), transport: http(stack.info.rpc_url) });
+    const market = web.stack.info.contracts.token_marketplace as Hex;
+    const usdc = web.stack.info.contracts.tokens.usdc.address as Hex;
+    const chain = createPublicClient({ chain: chainFor(web.stack.info.chain_id, web.stack.info.rpc_url), transport: http(web.stack.info.rpc_url) });
     const onChain = () => chain.readContract({ address: market, abi: tokenMarketplaceAbi, functionName: "listings", args: [idOf(listing.listing_id)] });
-    const d = await openDashboard(browser, stack, keyOf(listing));
+    const d = await openDashboard(web.browser, web.stack, keyOf(listing));
     const { page } = d;
-    await page.goto(`${stack.info.dashboard_url}creator`);
+    await page.goto(`${web.stack.info.dashboard_url}creator`);
     await connectAndSignIn(d);
     const row = page.getByRole("article").filter({ has: page.getByRole("heading", { name: "Sales Email Writer" }) });
     await expect.poll(() => row.getByTestId("price").textContent(), { timeout: 30_000 }).toBe("Price 0.25 USDC");

@@ -2,25 +2,14 @@
 // approves in the review console, the creator registers an agent (an invalid manifest first: errors
 // on screen, nothing submitted), creates the listing through the wallet, the authority approves it,
 // and renters find it in browse.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Browser } from "playwright-core";
+import { describe, expect, it } from "vitest";
 import type { Hex } from "viem";
 import { DEV_ACCOUNTS } from "../../local/chain.ts";
-import type { RunningStack } from "../../local/stack.ts";
 import { ScanCommand } from "@aws-sdk/lib-dynamodb";
-import { connectAndSignIn, launchBrowser, openDashboard, startWebStack } from "./support.ts";
+import { connectAndSignIn, openDashboard, webSuite } from "./support.ts";
 import { apiAs, AUTHORITY_KEY, manifestOf, registeredListing } from "./seed.ts";
 
-let stack: RunningStack & { dataDir: string };
-let browser: Browser;
-
-beforeAll(async () => {
-  [stack, browser] = await Promise.all([startWebStack(), launchBrowser()]);
-}, 120_000);
-afterAll(async () => {
-  await browser?.close();
-  await stack?.stop();
-});
+const web = webSuite();
 
 const MANIFEST = {
   name: "pitch-deck-critic",
@@ -35,19 +24,19 @@ const MANIFEST = {
 
 describe("creator and review consoles", () => {
   it("a creator applies, is approved, registers an agent after fixing an invalid manifest, lists it on-chain, and once approved it appears in browse", async () => {
-    const creator = await openDashboard(browser, stack, DEV_ACCOUNTS[7]!.privateKey as Hex);
-    const authority = await openDashboard(browser, stack, DEV_ACCOUNTS[0]!.privateKey as Hex);
+    const creator = await openDashboard(web.browser, web.stack, DEV_ACCOUNTS[7]!.privateKey as Hex);
+    const authority = await openDashboard(web.browser, web.stack, DEV_ACCOUNTS[0]!.privateKey as Hex);
     const c = creator.page;
     const a = authority.page;
 
-    await c.goto(`${stack.info.dashboard_url}creator`);
+    await c.goto(`${web.stack.info.dashboard_url}creator`);
     await connectAndSignIn(creator);
     await c.getByLabel("Display name").fill("Deck Doctors");
     await c.getByRole("button", { name: "Apply as a creator" }).click();
     await c.getByTestId("creator-status").getByText("pending").waitFor();
     await creator.shot("j4-01-applied");
 
-    await a.goto(`${stack.info.dashboard_url}review`);
+    await a.goto(`${web.stack.info.dashboard_url}review`);
     await connectAndSignIn(authority);
     const application = a.getByRole("article", { name: "Deck Doctors" });
     await application.waitFor();
@@ -57,7 +46,7 @@ describe("creator and review consoles", () => {
 
     await c.getByTestId("creator-status").getByText("approved").waitFor({ timeout: 15_000 });
     const editor = c.getByLabel("Manifest (JSON)");
-    const jobCount = async () => ((await stack.services.tables.doc.send(new ScanCommand({ TableName: stack.services.tables.name("jobs") }))).Items ?? []).length;
+    const jobCount = async () => ((await web.stack.services.tables.doc.send(new ScanCommand({ TableName: web.stack.services.tables.name("jobs") }))).Items ?? []).length;
     const jobsBefore = await jobCount();
     // Invalid first: more than 10 tools, a timeout above 300 s, and no model. Nothing is submitted.
     const invalid = { ...MANIFEST, model: undefined, timeout_seconds: 900, tools: Array.from({ length: 11 }, (_, i) => ({ name: "http_fetch", scope: `https://example${i}.com` })) };
@@ -95,7 +84,7 @@ describe("creator and review consoles", () => {
     await pending.waitFor({ state: "detached" });
     await c.getByTestId("listing-review").getByText("approved").or(c.getByRole("article").getByText("approved")).first().waitFor({ timeout: 15_000 });
 
-    await c.goto(`${stack.info.dashboard_url}?q=pitch+deck`);
+    await c.goto(`${web.stack.info.dashboard_url}?q=pitch+deck`);
     const card = c.getByTestId("listing-card").filter({ hasText: "Pitch Deck Critic" });
     await card.waitFor({ timeout: 15_000 });
     expect(await card.textContent()).toContain("0.0015 ETH");
@@ -110,19 +99,19 @@ describe("creator and review consoles", () => {
 
   it("the authority rejects an application and a listing with reasons the creator reads, and sees samples generated from the output schema exactly as the catalogue later shows them", async () => {
     const creatorKey = DEV_ACCOUNTS[8]!.privateKey as Hex;
-    const creator = await openDashboard(browser, stack, creatorKey);
-    const authority = await openDashboard(browser, stack, AUTHORITY_KEY);
+    const creator = await openDashboard(web.browser, web.stack, creatorKey);
+    const authority = await openDashboard(web.browser, web.stack, AUTHORITY_KEY);
     const c = creator.page;
     const a = authority.page;
 
-    await c.goto(`${stack.info.dashboard_url}creator`);
+    await c.goto(`${web.stack.info.dashboard_url}creator`);
     await connectAndSignIn(creator);
     await c.getByLabel("Display name").fill("Brief Works");
     await c.getByRole("button", { name: "Apply as a creator" }).click();
     await c.getByTestId("creator-status").getByText("pending").waitFor();
 
     // Rejecting needs a reason; the creator reads it and may apply again.
-    await a.goto(`${stack.info.dashboard_url}review`);
+    await a.goto(`${web.stack.info.dashboard_url}review`);
     await connectAndSignIn(authority);
     const application = a.getByRole("article", { name: "Brief Works" });
     await application.waitFor();
@@ -140,8 +129,8 @@ describe("creator and review consoles", () => {
     await c.getByTestId("creator-status").getByText("approved").waitFor({ timeout: 15_000 });
 
     // Two listings whose output schemas give no examples: the samples shown are generated from them.
-    const rejected = await registeredListing(stack, creatorKey, manifestOf("thin-brief-writer"), { model: "per_query", priceEth: "0.001" });
-    const approved = await registeredListing(stack, creatorKey, manifestOf("deep-brief-writer"), { model: "per_query", priceEth: "0.002" });
+    const rejected = await registeredListing(web.stack, creatorKey, manifestOf("thin-brief-writer"), { model: "per_query", priceEth: "0.001" });
+    const approved = await registeredListing(web.stack, creatorKey, manifestOf("deep-brief-writer"), { model: "per_query", priceEth: "0.002" });
     await a.reload();
     const thin = a.getByRole("article", { name: "Thin Brief Writer" });
     const deep = a.getByRole("article", { name: "Deep Brief Writer" });
@@ -166,7 +155,7 @@ describe("creator and review consoles", () => {
     await creator.shot("r4-03-listing-rejected");
 
     // Published, the approved listing's sample_output is exactly what the reviewer was shown.
-    const renter = await apiAs(stack, creatorKey);
+    const renter = await apiAs(web.stack, creatorKey);
     let published: { sample_output: string[] } | null = null;
     await expect.poll(async () => (published = await renter.get<{ sample_output: string[] }>(`/v1/listings/${approved}`).catch(() => null)) !== null, { timeout: 15_000 }).toBe(true);
     expect(published!.sample_output.map((text) => JSON.stringify(JSON.parse(text), null, 2))).toEqual(shownSamples);

@@ -3,28 +3,17 @@
 // setAgentURI), the console keeps the agent's registration file's `active` current after a pause, a
 // resume and a close, and a renter rates a completed run from the run page (a receipt not yet logged is
 // said and retried; the wallet sends giveFeedback; the verified rating follows).
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Browser } from "playwright-core";
+import { describe, expect, it } from "vitest";
 import { createPublicClient, decodeFunctionData, http, parseEventLogs, type Hex } from "viem";
 import { identityRegistryAbi } from "@agent-rental/core/identity-registry";
 import { reputationRegistryAbi } from "@agent-rental/core/reputation-registry";
-import type { RunningStack } from "../../local/stack.ts";
 import { until } from "../support/until.ts";
 import { chainFor } from "../../src/chain/client.ts";
 import { marketplaceAbi } from "@agent-rental/core/marketplace";
-import { connectAndSignIn, launchBrowser, openDashboard, refusalLogged, seriousViolations, startWebStack } from "./support.ts";
-import { apiAs, approvedCreator, chainAs, fundedWallet, manifestOf, onChainId, registeredListing } from "./seed.ts";
+import { connectAndSignIn, openDashboard, refusalLogged, seriousViolations, webSuite } from "./support.ts";
+import { apiAs, approvedCreator, chainAs, demoListings, fundedWallet, manifestOf, onChainId, registeredListing } from "./seed.ts";
 
-let stack: RunningStack & { dataDir: string };
-let browser: Browser;
-
-beforeAll(async () => {
-  [stack, browser] = await Promise.all([startWebStack(), launchBrowser()]);
-}, 120_000);
-afterAll(async () => {
-  await browser?.close();
-  await stack?.stop();
-});
+const web = webSuite();
 
 interface RegistrationFile {
   active: boolean;
@@ -32,34 +21,47 @@ interface RegistrationFile {
   services: { name: string; endpoint: string }[];
 }
 
-const identity = () => stack.info.contracts.identity_registry as Hex;
-const reputation = () => stack.info.contracts.reputation_registry as Hex;
+const identity = () => web.stack.info.contracts.identity_registry as Hex;
+const reputation = () => web.stack.info.contracts.reputation_registry as Hex;
 
 /** The agent's registration file as the registry points at it: tokenURI, then the API's gateway. */
 async function fileOf(agentId: bigint): Promise<RegistrationFile> {
-  const pub = createPublicClient({ chain: chainFor(stack.info.chain_id, stack.info.rpc_url), transport: http(stack.info.rpc_url) });
+  const pub = createPublicClient({ chain: chainFor(web.stack.info.chain_id, web.stack.info.rpc_url), transport: http(web.stack.info.rpc_url) });
   const uri = await pub.readContract({ address: identity(), abi: identityRegistryAbi, functionName: "tokenURI", args: [agentId] });
-  const res = await fetch(`${stack.info.api_url}/v1/metadata/${uri.replace(/^ipfs:\/\//, "")}`);
+  const res = await fetch(`${web.stack.info.api_url}/v1/metadata/${uri.replace(/^ipfs:\/\//, "")}`);
   expect(res.status).toBe(200);
   return (await res.json()) as RegistrationFile;
 }
 
 /** A new approved creator's published listing (a fresh wallet, so nothing of the demo's is touched). */
 async function creatorListing(name: string, model: "one_time" | "per_query" = "one_time") {
-  const creatorKey = await fundedWallet(stack);
-  await approvedCreator(stack, creatorKey, `${name} Labs`);
-  const listingId = await registeredListing(stack, creatorKey, manifestOf(name), { model, priceEth: "0.001", approve: true });
+  const creatorKey = await fundedWallet(web.stack);
+  await approvedCreator(web.stack, creatorKey, `${name} Labs`);
+  const listingId = await registeredListing(web.stack, creatorKey, manifestOf(name), { model, priceEth: "0.001", approve: true });
   // Published once the service has indexed the listing's creation.
-  const creator = await apiAs(stack, creatorKey);
+  const creator = await apiAs(web.stack, creatorKey);
   await until("the listing published", async () => (await creator.get<{ id: string }>(`/v1/listings/${listingId}`).catch(() => null)) !== null, 30_000, 250);
   return { creatorKey, listingId };
+}
+
+/** A fresh wallet that rented the demo's Contract Reviewer (one-time), once the service has indexed the
+ * rental: its chain clients and its API client. */
+async function contractReviewerRenter() {
+  const listing = demoListings(web.stack).find((l) => l.name === "contract-reviewer")!;
+  const renterKey = await fundedWallet(web.stack);
+  const renter = chainAs(web.stack, renterKey);
+  const [price] = await renter.pub.readContract({ address: renter.marketplace, abi: marketplaceAbi, functionName: "listings", args: [onChainId(listing.listing_id)] });
+  await renter.write("purchaseOneTime", [onChainId(listing.listing_id)], price);
+  const api = await apiAs(web.stack, renterKey);
+  await until("the rental indexed", async () => (await api.get<{ valid: boolean }>(`/v1/credentials/${listing.listing_id}`)).valid, 30_000, 250);
+  return { listing, renterKey, renter, api };
 }
 
 /** Registers a listing as its creator's agent the way a creator's own program does: the API's prepared
  * register, then setAgentURI with the Registered event's id, each sent by the creator's wallet. */
 async function registerAsAgent(creatorKey: Hex, listingId: string): Promise<bigint> {
-  const creator = await apiAs(stack, creatorKey);
-  const { pub, wallet } = chainAs(stack, creatorKey);
+  const creator = await apiAs(web.stack, creatorKey);
+  const { pub, wallet } = chainAs(web.stack, creatorKey);
   const send = async (tx: { to: Hex; data: Hex }) => {
     const receipt = await pub.waitForTransactionReceipt({ hash: await wallet.sendTransaction(tx) });
     expect(receipt.status).toBe("success");
@@ -74,9 +76,9 @@ async function registerAsAgent(creatorKey: Hex, listingId: string): Promise<bigi
 describe("ERC-8004 in the dashboard", () => {
   it("registers a listing from its page with one button (register, then setAgentURI from the creator's wallet); a refused second transaction leaves an agent the page offers to complete; the identity shows once indexed", async () => {
     const { creatorKey, listingId } = await creatorListing("brief-writer");
-    const d = await openDashboard(browser, stack, creatorKey);
+    const d = await openDashboard(web.browser, web.stack, creatorKey);
     const { page } = d;
-    await page.goto(`${stack.info.dashboard_url}listings/${listingId}`);
+    await page.goto(`${web.stack.info.dashboard_url}listings/${listingId}`);
     await connectAndSignIn(d);
     const section = page.getByRole("region", { name: "ERC-8004 identity and reputation" });
     await section.getByText(/Not registered as an ERC-8004 agent yet/).waitFor({ timeout: 30_000 });
@@ -88,7 +90,7 @@ describe("ERC-8004 in the dashboard", () => {
     await section.getByRole("button", { name: "Register as an ERC-8004 agent" }).click();
     await section.getByText(/You rejected the request in your wallet/).waitFor({ timeout: 30_000 });
     expect(d.wallet.sent).toHaveLength(1);
-    const { pub } = chainAs(stack, creatorKey);
+    const { pub } = chainAs(web.stack, creatorKey);
     const registered = parseEventLogs({ abi: identityRegistryAbi, eventName: "Registered", logs: (await pub.getTransactionReceipt({ hash: d.wallet.sent[0]! })).logs })[0]!;
     const agentId = registered.args.agentId;
     expect(registered.args.owner.toLowerCase()).toBe(d.wallet.address.toLowerCase());
@@ -106,11 +108,11 @@ describe("ERC-8004 in the dashboard", () => {
     // The identity as the service indexed it, and the file the registry now resolves to.
     const shown = section.getByTestId("erc8004-identity");
     await shown.getByText(agentId.toString(), { exact: true }).waitFor({ timeout: 30_000 });
-    await shown.getByText(`eip155:${stack.info.chain_id}:${identity().slice(0, 8)}`, { exact: false }).waitFor();
+    await shown.getByText(`eip155:${web.stack.info.chain_id}:${identity().slice(0, 8)}`, { exact: false }).waitFor();
     const file = await fileOf(agentId);
-    expect(file.registrations).toEqual([{ agentId: Number(agentId), agentRegistry: `eip155:${stack.info.chain_id}:${identity()}` }]);
+    expect(file.registrations).toEqual([{ agentId: Number(agentId), agentRegistry: `eip155:${web.stack.info.chain_id}:${identity()}` }]);
     expect(file.active).toBe(true);
-    const agent = await (await apiAs(stack, creatorKey)).get<{ erc8004: { agent_id: string } | null }>(`/v1/listings/${listingId}`);
+    const agent = await (await apiAs(web.stack, creatorKey)).get<{ erc8004: { agent_id: string } | null }>(`/v1/listings/${listingId}`);
     expect(agent.erc8004?.agent_id).toBe(agentId.toString());
     await section.getByTestId("verified-rating").getByText("No verified feedback yet").waitFor();
     await d.shot("e1-03-registered");
@@ -127,12 +129,12 @@ describe("ERC-8004 in the dashboard", () => {
   it("after a registered listing is paused, resumed and closed in the creator console, offers the setAgentURI that keeps its file's active current", async () => {
     const { creatorKey, listingId } = await creatorListing("memo-drafter");
     const agentId = await registerAsAgent(creatorKey, listingId);
-    const creator = await apiAs(stack, creatorKey);
+    const creator = await apiAs(web.stack, creatorKey);
     await until("the listing's agent indexed", async () => (await creator.get<{ erc8004: unknown }>(`/v1/listings/${listingId}`)).erc8004 !== null, 30_000, 250);
 
-    const d = await openDashboard(browser, stack, creatorKey);
+    const d = await openDashboard(web.browser, web.stack, creatorKey);
     const { page } = d;
-    await page.goto(`${stack.info.dashboard_url}creator`);
+    await page.goto(`${web.stack.info.dashboard_url}creator`);
     await connectAndSignIn(d);
     const row = page.getByRole("article").filter({ has: page.getByRole("heading", { name: "Memo Drafter" }) });
     const erc = row.getByRole("region", { name: "ERC-8004 registration of Memo Drafter" });
@@ -170,8 +172,8 @@ describe("ERC-8004 in the dashboard", () => {
   it("sets the agent's wallet back to the creator's payout address with the wallet's EIP-712 signature and setAgentWallet; a refused signature changes nothing", async () => {
     const { creatorKey, listingId } = await creatorListing("wallet-keeper");
     const agentId = await registerAsAgent(creatorKey, listingId);
-    const creator = await apiAs(stack, creatorKey);
-    const { pub, wallet } = chainAs(stack, creatorKey);
+    const creator = await apiAs(web.stack, creatorKey);
+    const { pub, wallet } = chainAs(web.stack, creatorKey);
     // The owner clears the agent's wallet (as a transfer of the agent would).
     const cleared = await wallet.writeContract({ address: identity(), abi: identityRegistryAbi, functionName: "unsetAgentWallet", args: [agentId] });
     expect((await pub.waitForTransactionReceipt({ hash: cleared })).status).toBe("success");
@@ -179,9 +181,9 @@ describe("ERC-8004 in the dashboard", () => {
     expect(await agentWallet()).toBe("0x0000000000000000000000000000000000000000");
     await until("the listing's agent indexed", async () => (await creator.get<{ erc8004: unknown }>(`/v1/listings/${listingId}`)).erc8004 !== null, 30_000, 250);
 
-    const d = await openDashboard(browser, stack, creatorKey);
+    const d = await openDashboard(web.browser, web.stack, creatorKey);
     const { page } = d;
-    await page.goto(`${stack.info.dashboard_url}listings/${listingId}`);
+    await page.goto(`${web.stack.info.dashboard_url}listings/${listingId}`);
     await connectAndSignIn(d);
     const section = page.getByRole("region", { name: "ERC-8004 identity and reputation" });
     const shown = section.getByTestId("agent-wallet");
@@ -208,19 +210,13 @@ describe("ERC-8004 in the dashboard", () => {
   }, 150_000);
 
   it("rates a completed run from the run page: a receipt not yet logged is said and retried, the wallet sends giveFeedback, the hash and then the verified rating show; the listing page shows the identity and reputation", async () => {
-    const listing = (stack.info.demo.listings as { listing_id: string; name: string }[]).find((l) => l.name === "contract-reviewer")!;
-    const renterKey = await fundedWallet(stack);
-    const renter = chainAs(stack, renterKey);
-    const [price] = await renter.pub.readContract({ address: renter.marketplace, abi: marketplaceAbi, functionName: "listings", args: [onChainId(listing.listing_id)] });
-    await renter.write("purchaseOneTime", [onChainId(listing.listing_id)], price);
-    const api = await apiAs(stack, renterKey);
-    await until("the rental indexed", async () => (await api.get<{ valid: boolean }>(`/v1/credentials/${listing.listing_id}`)).valid, 30_000, 250);
+    const { listing, renterKey, renter, api } = await contractReviewerRenter();
     const before = await api.get<{ erc8004: { agent_id: string; agent_registry: string }; review_count: number }>(`/v1/listings/${listing.listing_id}`);
     expect(before.erc8004).not.toBeNull();
 
-    const d = await openDashboard(browser, stack, renterKey);
+    const d = await openDashboard(web.browser, web.stack, renterKey);
     const { page } = d;
-    await page.goto(`${stack.info.dashboard_url}run?agent=${listing.listing_id}`);
+    await page.goto(`${web.stack.info.dashboard_url}run?agent=${listing.listing_id}`);
     await connectAndSignIn(d);
     // The chain stops mining: the run log's batch waits unmined, so the run's receipt is not logged.
     await renter.pub.request({ method: "evm_setAutomine" as never, params: [false] as never });
@@ -271,7 +267,7 @@ describe("ERC-8004 in the dashboard", () => {
       expect(await seriousViolations(page)).toEqual([]);
 
       // The listing's page: its agent, and its reputation with this feedback verified and listed.
-      await page.goto(`${stack.info.dashboard_url}listings/${listing.listing_id}`);
+      await page.goto(`${web.stack.info.dashboard_url}listings/${listing.listing_id}`);
       const section = page.getByRole("region", { name: "ERC-8004 identity and reputation" });
       await section.getByTestId("erc8004-identity").getByText(before.erc8004.agent_id, { exact: true }).waitFor({ timeout: 30_000 });
       await section.getByTestId("verified-rating").getByText(`★ ${after.rating.toFixed(1)} from ${after.review_count === 1 ? "1 verified review" : `${after.review_count} verified reviews`}`).waitFor();
@@ -287,7 +283,7 @@ describe("ERC-8004 in the dashboard", () => {
       await d.shot("e3-03-listing-reputation");
       expect(await seriousViolations(page)).toEqual([]);
       // The one refusal the journey provokes on purpose (feedback before the receipt), and no other.
-      expect(d.errors).toEqual([refusalLogged(409, `${stack.info.api_url}/v1/runs/${runId}/feedback`)]);
+      expect(d.errors).toEqual([refusalLogged(409, `${web.stack.info.api_url}/v1/runs/${runId}/feedback`)]);
     } finally {
       if (!mining) await renter.pub.request({ method: "evm_setAutomine" as never, params: [true] as never }).catch(() => undefined);
     }
@@ -295,22 +291,16 @@ describe("ERC-8004 in the dashboard", () => {
   }, 180_000);
 
   it("rates a run from the rentals' run history long after it ran (a dialog, the wallet's giveFeedback, the verdict); the same run again is refused in words", async () => {
-    const listing = (stack.info.demo.listings as { listing_id: string; name: string }[]).find((l) => l.name === "contract-reviewer")!;
-    const renterKey = await fundedWallet(stack);
-    const renter = chainAs(stack, renterKey);
-    const [price] = await renter.pub.readContract({ address: renter.marketplace, abi: marketplaceAbi, functionName: "listings", args: [onChainId(listing.listing_id)] });
-    await renter.write("purchaseOneTime", [onChainId(listing.listing_id)], price);
-    const api = await apiAs(stack, renterKey);
-    await until("the rental indexed", async () => (await api.get<{ valid: boolean }>(`/v1/credentials/${listing.listing_id}`)).valid, 30_000, 250);
+    const { listing, renterKey, renter, api } = await contractReviewerRenter();
     const runs: string[] = [];
     for (const task of ["Review clause 1", "Review clause 2"]) {
       runs.push((await api.post<{ run_id: string; status: string }>("/v1/execute", { agent_id: listing.listing_id, task, input: { contract: "The supplier accepts unlimited liability." } })).run_id);
     }
     await until("both receipts logged", async () => (await Promise.all(runs.map((id) => api.get<{ receipt: unknown }>(`/v1/runs/${id}`)))).every((r) => r.receipt !== null), 60_000, 250);
 
-    const d = await openDashboard(browser, stack, renterKey);
+    const d = await openDashboard(web.browser, web.stack, renterKey);
     const { page } = d;
-    await page.goto(`${stack.info.dashboard_url}rentals`);
+    await page.goto(`${web.stack.info.dashboard_url}rentals`);
     await connectAndSignIn(d);
     const row = page.getByRole("article").filter({ has: page.getByRole("heading", { name: "Contract Reviewer" }) });
     await row.getByText("Your runs").click();
@@ -344,7 +334,7 @@ describe("ERC-8004 in the dashboard", () => {
     await dialog.getByRole("alert").getByText(/a run is rated once/).waitFor({ timeout: 30_000 });
     expect(d.wallet.sent).toHaveLength(1);
     await d.shot("e4-03-rated-twice");
-    expect(d.errors).toEqual([refusalLogged(409, `${stack.info.api_url}/v1/runs/${runs[0]}/feedback`)]);
+    expect(d.errors).toEqual([refusalLogged(409, `${web.stack.info.api_url}/v1/runs/${runs[0]}/feedback`)]);
     await d.context.close();
   }, 180_000);
 });

@@ -1,17 +1,13 @@
 // Long lists in a real browser against the real local stack: browse's filters, sort and pages live in
 // the URL and a shared link restores them; a listing's ratings page past the first five; My rentals and
 // the playground reach every credential of a wallet that holds more than the API's page of 100.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Browser } from "playwright-core";
+import { describe, expect, it } from "vitest";
 import { encodePacked, keccak256, parseEther, toHex, type Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { DEV_ACCOUNTS } from "../../local/chain.ts";
-import type { RunningStack } from "../../local/stack.ts";
-import { connectAndSignIn, launchBrowser, openDashboard, startWebStack } from "./support.ts";
+import { connectAndSignIn, openDashboard, webSuite } from "./support.ts";
 import { apiAs, chainAs, fundedWallet, manifestOf, onChainId, registeredListing } from "./seed.ts";
 
-let stack: RunningStack & { dataDir: string };
-let browser: Browser;
 /** Per-task research listings published for these journeys (Brief Writer A to M). With the demo's own
  * (Market Researcher, 0.002 ETH), 13 of them cost 0.0012 ETH or more: two pages of 12. */
 const RESEARCH_PRICES = ["0.0011", "0.0012", "0.0013", "0.0014", "0.0015", "0.0016", "0.0017", "0.0018", "0.0019", "0.0021", "0.0022", "0.0023", "0.0024"];
@@ -19,16 +15,14 @@ const RESEARCH_PRICES = ["0.0011", "0.0012", "0.0013", "0.0014", "0.0015", "0.00
 const CREATOR_KEY = DEV_ACCOUNTS[2]!.privateKey as Hex;
 let rated: string;
 
-beforeAll(async () => {
-  [stack, browser] = await Promise.all([startWebStack(), launchBrowser()]);
-  for (const [i, price] of RESEARCH_PRICES.entries()) {
-    const id = await registeredListing(stack, CREATOR_KEY, manifestOf(`brief-writer-${String.fromCharCode(97 + i)}`), { model: "per_query", priceEth: price, approve: true });
-    if (i === 0) rated = id;
-  }
-}, 300_000);
-afterAll(async () => {
-  await browser?.close();
-  await stack?.stop();
+const web = webSuite({
+  timeoutMs: 300_000,
+  seed: async (stack) => {
+    for (const [i, price] of RESEARCH_PRICES.entries()) {
+      const id = await registeredListing(stack, CREATOR_KEY, manifestOf(`brief-writer-${String.fromCharCode(97 + i)}`), { model: "per_query", priceEth: price, approve: true });
+      if (i === 0) rated = id;
+    }
+  },
 });
 
 interface Search {
@@ -38,9 +32,9 @@ interface Search {
 
 describe("long lists", () => {
   it("keeps browse's filters, sort and page in the URL, and a shared link opens the same search", async () => {
-    const d = await openDashboard(browser, stack, DEV_ACCOUNTS[4]!.privateKey as Hex);
+    const d = await openDashboard(web.browser, web.stack, DEV_ACCOUNTS[4]!.privateKey as Hex);
     const { page } = d;
-    await page.goto(stack.info.dashboard_url);
+    await page.goto(web.stack.info.dashboard_url);
     await connectAndSignIn(d);
     await page.getByTestId("listing-card").first().waitFor();
 
@@ -58,7 +52,7 @@ describe("long lists", () => {
     await page.getByText("Page 2 of 2").waitFor();
 
     // The page shows what the API answers for the same search, page 2 of 12 per page.
-    const api = await apiAs(stack, DEV_ACCOUNTS[4]!.privateKey as Hex);
+    const api = await apiAs(web.stack, DEV_ACCOUNTS[4]!.privateKey as Hex);
     const expected = await api.get<Search>("/v1/listings?category=research&rental_model=per_query&sort=price_asc&min_price=0.0012&max_price=0.01&limit=12&offset=12");
     expect(expected.total).toBe(13);
     const titles = () => page.getByTestId("listing-card").getByRole("heading").allTextContents();
@@ -67,7 +61,7 @@ describe("long lists", () => {
 
     // The link, opened by someone else: the same filters in the controls, the same page of results.
     const shared = page.url();
-    const other = await openDashboard(browser, stack, DEV_ACCOUNTS[5]!.privateKey as Hex);
+    const other = await openDashboard(web.browser, web.stack, DEV_ACCOUNTS[5]!.privateKey as Hex);
     await other.page.goto(shared);
     await connectAndSignIn(other);
     await other.page.getByText("Page 2 of 2").waitFor();
@@ -96,9 +90,9 @@ describe("long lists", () => {
   }, 120_000);
 
   it("keeps both of two filters chosen before the page re-renders", async () => {
-    const d = await openDashboard(browser, stack, DEV_ACCOUNTS[4]!.privateKey as Hex);
+    const d = await openDashboard(web.browser, web.stack, DEV_ACCOUNTS[4]!.privateKey as Hex);
     const { page } = d;
-    await page.goto(stack.info.dashboard_url);
+    await page.goto(web.stack.info.dashboard_url);
     await connectAndSignIn(d);
     await page.getByTestId("listing-card").first().waitFor();
     // Both choices in one task, as a quick hand on a busy machine makes them: React renders once, after
@@ -123,9 +117,9 @@ describe("long lists", () => {
     // Six renters each complete a run and rate the listing.
     const comments: string[] = [];
     for (let i = 0; i < 6; i++) {
-      const key = await fundedWallet(stack);
-      await chainAs(stack, key).write("purchasePerQuery", [onChainId(rated)], parseEther("0.0011"));
-      const renter = await apiAs(stack, key);
+      const key = await fundedWallet(web.stack);
+      await chainAs(web.stack, key).write("purchasePerQuery", [onChainId(rated)], parseEther("0.0011"));
+      const renter = await apiAs(web.stack, key);
       await expect.poll(async () => (await renter.get<{ valid: boolean }>(`/v1/credentials/${rated}`)).valid, { timeout: 30_000 }).toBe(true);
       const run = await renter.post<{ status: string }>("/v1/execute", { agent_id: rated, task: "A brief on tidal power", input: { topic: "tidal power" } });
       expect(run.status).toBe("completed");
@@ -133,9 +127,9 @@ describe("long lists", () => {
       await renter.put(`/v1/listings/${rated}/rating`, { rating: 1 + (i % 5), comment: comments[i] });
     }
 
-    const d = await openDashboard(browser, stack, DEV_ACCOUNTS[4]!.privateKey as Hex);
+    const d = await openDashboard(web.browser, web.stack, DEV_ACCOUNTS[4]!.privateKey as Hex);
     const { page } = d;
-    await page.goto(`${stack.info.dashboard_url}listings/${rated}`);
+    await page.goto(`${web.stack.info.dashboard_url}listings/${rated}`);
     await connectAndSignIn(d);
     const list = page.getByTestId("ratings").getByRole("listitem");
     await expect.poll(() => list.count(), { timeout: 15_000 }).toBe(5);
@@ -153,11 +147,11 @@ describe("long lists", () => {
     await d.shot("p2-01-ratings-paged");
 
     // A listing nobody rated: "No ratings yet", on its card and on its page.
-    const unrated = (await (await apiAs(stack, DEV_ACCOUNTS[4]!.privateKey as Hex)).get<Search>("/v1/listings?category=research&sort=price_asc&limit=100")).listings.find((l) => l.title === "Brief Writer B")!;
-    await page.goto(`${stack.info.dashboard_url}?category=research&sort=price_asc`);
+    const unrated = (await (await apiAs(web.stack, DEV_ACCOUNTS[4]!.privateKey as Hex)).get<Search>("/v1/listings?category=research&sort=price_asc&limit=100")).listings.find((l) => l.title === "Brief Writer B")!;
+    await page.goto(`${web.stack.info.dashboard_url}?category=research&sort=price_asc`);
     const card = page.getByTestId("listing-card").filter({ hasText: "Brief Writer B" });
     await card.getByText("No ratings yet").waitFor();
-    await page.goto(`${stack.info.dashboard_url}listings/${unrated.id}`);
+    await page.goto(`${web.stack.info.dashboard_url}listings/${unrated.id}`);
     await page.getByRole("heading", { name: "Brief Writer B", level: 1 }).waitFor();
     await page.getByText("No ratings yet").first().waitFor();
     expect(await page.getByText("★ 0.0").count()).toBe(0);
@@ -168,9 +162,9 @@ describe("long lists", () => {
 
   it("pages My rentals and the playground's agents past the API's 100 credentials", async () => {
     // 101 listings on-chain (the contract is permissionless) and a renter who rents every one.
-    const creator = chainAs(stack, DEV_ACCOUNTS[3]!.privateKey as Hex);
-    const renterKey = await fundedWallet(stack, "5");
-    const renter = chainAs(stack, renterKey);
+    const creator = chainAs(web.stack, DEV_ACCOUNTS[3]!.privateKey as Hex);
+    const renterKey = await fundedWallet(web.stack, "5");
+    const renter = chainAs(web.stack, renterKey);
     const creatorAddress = privateKeyToAccount(DEV_ACCOUNTS[3]!.privateKey as Hex).address;
     const price = parseEther("0.00001");
     const ids: Hex[] = [];
@@ -181,12 +175,12 @@ describe("long lists", () => {
       ids.push(keccak256(encodePacked(["address", "bytes32"], [creatorAddress, seed])));
     }
     for (const id of ids) await renter.write("purchaseOneTime", [id], price);
-    const api = await apiAs(stack, renterKey);
+    const api = await apiAs(web.stack, renterKey);
     await expect.poll(async () => (await api.get<{ total: number }>("/v1/credentials?limit=1")).total, { timeout: 60_000 }).toBe(101);
 
-    const d = await openDashboard(browser, stack, renterKey);
+    const d = await openDashboard(web.browser, web.stack, renterKey);
     const { page } = d;
-    await page.goto(`${stack.info.dashboard_url}rentals`);
+    await page.goto(`${web.stack.info.dashboard_url}rentals`);
     await connectAndSignIn(d);
     const count = page.getByTestId("rentals-count");
     await count.getByText("Showing 50 of 101 rentals").waitFor({ timeout: 30_000 });
@@ -201,7 +195,7 @@ describe("long lists", () => {
     await d.shot("p3-01-rentals-all");
 
     // The playground offers every active rental, the 101st included.
-    await page.goto(`${stack.info.dashboard_url}run`);
+    await page.goto(`${web.stack.info.dashboard_url}run`);
     const options = page.getByLabel("Agent").locator("option");
     await expect.poll(() => options.count(), { timeout: 30_000 }).toBe(101);
     const oldest = `lst_${ids[0]!.slice(2)}`;

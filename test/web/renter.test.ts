@@ -2,13 +2,11 @@
 // window.ethereum), connect and sign in, search, rent per-task, run a streamed task and see its
 // on-chain receipt, input as raw JSON, top up; API keys created with a wallet signature and revoked; a
 // wallet that refuses a signature and a transaction, or signs with the wrong key.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Browser } from "playwright-core";
+import { describe, expect, it } from "vitest";
 import { createPublicClient, http, type Hex } from "viem";
 import { DEV_ACCOUNTS } from "../../local/chain.ts";
-import type { RunningStack } from "../../local/stack.ts";
 import { marketplaceAbi } from "@agent-rental/core/marketplace";
-import { connectAndSignIn, launchBrowser, openDashboard, refusalLogged, startWebStack, walletIcon, type DashboardPage } from "./support.ts";
+import { connectAndSignIn, openDashboard, refusalLogged, walletIcon, webSuite, type DashboardPage } from "./support.ts";
 
 /** When the run's output first showed a token, when its summary appeared, and when its receipt was
  * first awaited and then shown, on the page's clock: recorded in the page as the DOM changes. */
@@ -35,24 +33,15 @@ async function recordRunTimeline(d: DashboardPage): Promise<() => Promise<Record
   return () => d.page.evaluate(() => (globalThis as unknown as { __timeline: Record<"firstToken" | "summary" | "awaitingReceipt" | "receipt", number | undefined> }).__timeline);
 }
 
-let stack: RunningStack & { dataDir: string };
-let browser: Browser;
-
-beforeAll(async () => {
-  [stack, browser] = await Promise.all([startWebStack(), launchBrowser()]);
-}, 120_000);
-afterAll(async () => {
-  await browser?.close();
-  await stack?.stop();
-});
+const web = webSuite();
 
 const key = (i: number) => DEV_ACCOUNTS[i]!.privateKey as Hex;
 
 describe("renter journeys", () => {
   it("connects, signs in, searches, rents per-task for 3 runs, streams a run, sees 2 runs left, tops up", async () => {
-    const d = await openDashboard(browser, stack, key(6));
+    const d = await openDashboard(web.browser, web.stack, key(6));
     const { page } = d;
-    await page.goto(stack.info.dashboard_url);
+    await page.goto(web.stack.info.dashboard_url);
     await d.shot("j1-01-signed-out");
     await connectAndSignIn(d);
     await page.getByRole("searchbox", { name: "Search agents" }).fill("unit tests");
@@ -97,8 +86,8 @@ describe("renter journeys", () => {
     expect(logged.awaitingReceipt).toBeDefined();
     expect(logged.awaitingReceipt!).toBeLessThan(logged.receipt!);
     const shown = JSON.parse((await receipt.locator("pre").textContent())!) as { batch_index: number; root: Hex; tx_hash: Hex };
-    const chain = createPublicClient({ transport: http(stack.info.rpc_url) });
-    expect(await chain.readContract({ address: stack.info.contracts.marketplace as Hex, abi: marketplaceAbi, functionName: "runBatchRoots", args: [BigInt(shown.batch_index)] })).toBe(shown.root);
+    const chain = createPublicClient({ transport: http(web.stack.info.rpc_url) });
+    expect(await chain.readContract({ address: web.stack.info.contracts.marketplace as Hex, abi: marketplaceAbi, functionName: "runBatchRoots", args: [BigInt(shown.batch_index)] })).toBe(shown.root);
     expect((await chain.getTransactionReceipt({ hash: shown.tx_hash })).status).toBe("success");
     await receipt.locator("summary").click();
     await d.shot("j1-05b-receipt");
@@ -120,9 +109,9 @@ describe("renter journeys", () => {
   }, 120_000);
 
   it("creates an API key with a wallet signature, shows it once, and after revoking it in the page the key gets 401", async () => {
-    const d = await openDashboard(browser, stack, key(7));
+    const d = await openDashboard(web.browser, web.stack, key(7));
     const { page } = d;
-    await page.goto(`${stack.info.dashboard_url}keys`);
+    await page.goto(`${web.stack.info.dashboard_url}keys`);
     await connectAndSignIn(d);
     await page.getByText("No API keys yet").waitFor();
     await page.getByRole("button", { name: "New API Key" }).click();
@@ -141,7 +130,7 @@ describe("renter journeys", () => {
     await page.getByRole("button", { name: "I stored it" }).click();
     await expect.poll(() => page.getByTestId("new-api-key").count()).toBe(0);
 
-    const call = () => fetch(`${stack.info.api_url}/v1/credentials`, { headers: { authorization: `Bearer ${apiKey}` } });
+    const call = () => fetch(`${web.stack.info.api_url}/v1/credentials`, { headers: { authorization: `Bearer ${apiKey}` } });
     expect((await call()).status).toBe(200);
     const row = page.getByRole("row").filter({ hasText: "ci runner" });
     await row.waitFor();
@@ -159,10 +148,10 @@ describe("renter journeys", () => {
   }, 120_000);
 
   it("a wallet that rejects the sign-in signature and then a rental transaction leaves everything as it was, and the page says why", async () => {
-    const d = await openDashboard(browser, stack, key(8));
+    const d = await openDashboard(web.browser, web.stack, key(8));
     const { page } = d;
-    const chain = createPublicClient({ transport: http(stack.info.rpc_url) });
-    await page.goto(stack.info.dashboard_url);
+    const chain = createPublicClient({ transport: http(web.stack.info.rpc_url) });
+    await page.goto(web.stack.info.dashboard_url);
     await page.getByRole("button", { name: "Connect wallet" }).first().click();
     await page.getByRole("dialog").getByRole("button", { name: "Test Wallet" }).click();
     d.wallet.rejectNext("personal_sign");
@@ -185,8 +174,8 @@ describe("renter journeys", () => {
     await page.getByRole("button", { name: "Sign in" }).first().click();
     await page.getByLabel("Signed in").waitFor();
     expect(await refused.count()).toBe(0);
-    const listing = (stack.info.demo.listings as { listing_id: string; rental_model: string }[]).find((l) => l.rental_model === "one_time")!;
-    await page.goto(`${stack.info.dashboard_url}listings/${listing.listing_id}`);
+    const listing = (web.stack.info.demo.listings as { listing_id: string; rental_model: string }[]).find((l) => l.rental_model === "one_time")!;
+    await page.goto(`${web.stack.info.dashboard_url}listings/${listing.listing_id}`);
     const rent = page.getByRole("button", { name: /^Rent for \d/ });
     await rent.waitFor();
     const balanceBefore = await chain.getBalance({ address: d.wallet.address });
@@ -202,14 +191,14 @@ describe("renter journeys", () => {
     expect(verify).toMatchObject({ status: "not_found", valid: false });
     expect(await page.getByRole("button", { name: /^Rent for \d/ }).isEnabled()).toBe(true);
     // The one refusal the journey provokes (the wrong key's signature), and no other console error.
-    expect(d.errors).toEqual([refusalLogged(401, `${stack.info.api_url}/v1/auth/token`)]);
+    expect(d.errors).toEqual([refusalLogged(401, `${web.stack.info.api_url}/v1/auth/token`)]);
     await d.context.close();
   }, 120_000);
 
   it("asks a wallet on another chain to switch, adding the marketplace's chain when the wallet does not know it", async () => {
-    const d = await openDashboard(browser, stack, key(9), { walletChainId: 1 });
+    const d = await openDashboard(web.browser, web.stack, key(9), { walletChainId: 1 });
     const { page } = d;
-    await page.goto(stack.info.dashboard_url);
+    await page.goto(web.stack.info.dashboard_url);
     await page.getByRole("button", { name: "Connect wallet" }).first().click();
     await page.getByRole("dialog").getByRole("button", { name: "Test Wallet" }).click();
     const banner = page.getByRole("alert").filter({ hasText: "Your wallet is on chain 1" });
@@ -217,7 +206,7 @@ describe("renter journeys", () => {
     await d.shot("j5-03-wrong-chain");
     await banner.getByRole("button", { name: "Switch to Local chain" }).click();
     await banner.waitFor({ state: "detached" });
-    expect(d.wallet.addedChains).toEqual([{ chainId: stack.info.chain_id, rpcUrls: [stack.info.rpc_url] }]);
+    expect(d.wallet.addedChains).toEqual([{ chainId: web.stack.info.chain_id, rpcUrls: [web.stack.info.rpc_url] }]);
     await page.getByRole("button", { name: "Sign in" }).first().click();
     await page.getByLabel("Signed in").waitFor();
     await page.getByTestId("listing-card").first().waitFor();
@@ -226,13 +215,13 @@ describe("renter journeys", () => {
   }, 60_000);
 
   it("runs a task from raw JSON: beside the form on a wide screen (the two kept in step, invalid JSON stopped before sending) and from its tab on a phone", async () => {
-    const oneTime = (stack.info.demo.listings as { listing_id: string; rental_model: string }[]).find((l) => l.rental_model === "one_time")!;
+    const oneTime = (web.stack.info.demo.listings as { listing_id: string; rental_model: string }[]).find((l) => l.rental_model === "one_time")!;
     for (const viewport of [{ width: 1440, height: 900 }, { width: 375, height: 812 }]) {
-      const d = await openDashboard(browser, stack, key(4), { viewport });
+      const d = await openDashboard(web.browser, web.stack, key(4), { viewport });
       const { page } = d;
       const sent: unknown[] = [];
       page.on("request", (r) => void (r.url().endsWith("/v1/execute/stream") && sent.push(r.postDataJSON())));
-      await page.goto(`${stack.info.dashboard_url}run?agent=${oneTime.listing_id}`);
+      await page.goto(`${web.stack.info.dashboard_url}run?agent=${oneTime.listing_id}`);
       await connectAndSignIn(d);
       await page.getByLabel("Task").fill("Review this clause");
       const raw = page.getByLabel("Input (JSON)");
@@ -273,9 +262,9 @@ describe("renter journeys", () => {
       { uuid: "2a9c1f0e-5b7d-4c3a-8e6f-1d2b3c4a5e60", name: "Aurora Wallet", icon: walletIcon("#e11d48"), rdns: "example.aurora" },
       { uuid: "7f3e2d1c-0b9a-4876-a5b4-c3d2e1f0a9b8", name: "Borealis Wallet", icon: walletIcon("#2563eb"), rdns: "example.borealis" },
     ];
-    const d = await openDashboard(browser, stack, key(5), { wallets });
+    const d = await openDashboard(web.browser, web.stack, key(5), { wallets });
     const { page } = d;
-    await page.goto(stack.info.dashboard_url);
+    await page.goto(web.stack.info.dashboard_url);
     await page.getByRole("button", { name: "Connect wallet" }).first().click();
     const dialog = page.getByRole("dialog");
     const choices = dialog.getByRole("listitem").getByRole("button");
@@ -294,9 +283,9 @@ describe("renter journeys", () => {
   }, 60_000);
 
   it("falls back to window.ethereum when no wallet announces itself", async () => {
-    const d = await openDashboard(browser, stack, key(5), { wallets: [] });
+    const d = await openDashboard(web.browser, web.stack, key(5), { wallets: [] });
     const { page } = d;
-    await page.goto(stack.info.dashboard_url);
+    await page.goto(web.stack.info.dashboard_url);
     await page.getByRole("button", { name: "Connect wallet" }).first().click();
     const dialog = page.getByRole("dialog");
     const choices = dialog.getByRole("listitem").getByRole("button");

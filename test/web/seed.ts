@@ -21,6 +21,20 @@ export function onChainId(listingId: string): Hex {
   return `0x${listingId.slice(4)}` as Hex;
 }
 
+/** A listing the local stack's demo created, as its start describes it. */
+export interface DemoListing {
+  listing_id: string;
+  name: string;
+  rental_model: string;
+  creator: string;
+  metadata_uri?: string;
+}
+
+/** The demo's listings (stack.info.demo.listings). */
+export function demoListings(stack: RunningStack): DemoListing[] {
+  return stack.info.demo.listings as DemoListing[];
+}
+
 /** A JSON client of the stack's API for one wallet, signed in through the challenge and a signature. */
 export async function apiAs(stack: RunningStack, privateKey: Hex) {
   const account = privateKeyToAccount(privateKey);

@@ -2,26 +2,16 @@
 // signature two minutes before it lapses (the page's clock moved forward), dropped when the wallet
 // switches account or disconnects; a run's stream that drops midway resumes from its last event,
 // complete and without duplicates.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Browser, Page } from "playwright-core";
+import { describe, expect, it } from "vitest";
+import type { Page } from "playwright-core";
 import { createPublicClient, createWalletClient, http, type Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { DEV_ACCOUNTS } from "../../local/chain.ts";
-import type { RunningStack } from "../../local/stack.ts";
 import { chainFor } from "../../src/chain/client.ts";
 import { marketplaceAbi } from "@agent-rental/core/marketplace";
-import { connectAndSignIn, launchBrowser, openDashboard, startWebStack } from "./support.ts";
+import { connectAndSignIn, openDashboard, webSuite } from "./support.ts";
 
-let stack: RunningStack & { dataDir: string };
-let browser: Browser;
-
-beforeAll(async () => {
-  [stack, browser] = await Promise.all([startWebStack(), launchBrowser()]);
-}, 120_000);
-afterAll(async () => {
-  await browser?.close();
-  await stack?.stop();
-});
+const web = webSuite();
 
 const key = (i: number) => DEV_ACCOUNTS[i]!.privateKey as Hex;
 const stored = (page: Page) => page.evaluate(() => JSON.parse(sessionStorage.getItem("agent-market.session") ?? "null") as { wallet: string; token: string; expiresAt: number } | null);
@@ -29,10 +19,10 @@ const signatures = (calls: string[]) => calls.filter((c) => c === "personal_sign
 
 describe("sessions", () => {
   it("renews the sign-in with a new signature two minutes before it lapses, once", async () => {
-    const d = await openDashboard(browser, stack, key(6));
+    const d = await openDashboard(web.browser, web.stack, key(6));
     const { page } = d;
     await page.clock.install();
-    await page.goto(stack.info.dashboard_url);
+    await page.goto(web.stack.info.dashboard_url);
     await connectAndSignIn(d);
     await page.getByTestId("listing-card").first().waitFor();
     const first = (await stored(page))!;
@@ -54,7 +44,7 @@ describe("sessions", () => {
     await page.getByText("You have no rentals yet").waitFor();
     expect(signatures(d.wallet.calls)).toBe(2);
     await page.getByLabel("Signed in").waitFor();
-    const accepted = await fetch(`${stack.info.api_url}/v1/credentials`, { headers: { authorization: `Bearer ${renewed.token}` } });
+    const accepted = await fetch(`${web.stack.info.api_url}/v1/credentials`, { headers: { authorization: `Bearer ${renewed.token}` } });
     expect(accepted.status).toBe(200);
     await d.shot("s1-01-renewed");
     expect(d.errors).toEqual([]);
@@ -62,9 +52,9 @@ describe("sessions", () => {
   }, 60_000);
 
   it("drops the session when the wallet switches account, and when it disconnects", async () => {
-    const d = await openDashboard(browser, stack, key(7));
+    const d = await openDashboard(web.browser, web.stack, key(7));
     const { page } = d;
-    await page.goto(`${stack.info.dashboard_url}keys`);
+    await page.goto(`${web.stack.info.dashboard_url}keys`);
     await connectAndSignIn(d);
     await page.getByText("No API keys yet").waitFor();
     const before = (await stored(page))!;
@@ -98,15 +88,15 @@ describe("sessions", () => {
   }, 60_000);
 
   it("resumes a run's stream that dropped midway, or that the user stopped, from its last event: the output is complete and nothing repeats", async () => {
-    const listing = (stack.info.demo.listings as { listing_id: string; name: string }[]).find((l) => l.name === "unit-test-writer")!;
-    const chain = chainFor(stack.info.chain_id, stack.info.rpc_url);
-    const pub = createPublicClient({ chain, transport: http(stack.info.rpc_url) });
-    const renter = createWalletClient({ account: privateKeyToAccount(key(9)), chain, transport: http(stack.info.rpc_url) });
+    const listing = (web.stack.info.demo.listings as { listing_id: string; name: string }[]).find((l) => l.name === "unit-test-writer")!;
+    const chain = chainFor(web.stack.info.chain_id, web.stack.info.rpc_url);
+    const pub = createPublicClient({ chain, transport: http(web.stack.info.rpc_url) });
+    const renter = createWalletClient({ account: privateKeyToAccount(key(9)), chain, transport: http(web.stack.info.rpc_url) });
     const id = `0x${listing.listing_id.slice(4)}` as Hex;
-    const [price] = await pub.readContract({ address: stack.info.contracts.marketplace as Hex, abi: marketplaceAbi, functionName: "listings", args: [id] });
-    await pub.waitForTransactionReceipt({ hash: await renter.writeContract({ address: stack.info.contracts.marketplace as Hex, abi: marketplaceAbi, functionName: "purchasePerQuery", args: [id], value: price * 3n }) });
+    const [price] = await pub.readContract({ address: web.stack.info.contracts.marketplace as Hex, abi: marketplaceAbi, functionName: "listings", args: [id] });
+    await pub.waitForTransactionReceipt({ hash: await renter.writeContract({ address: web.stack.info.contracts.marketplace as Hex, abi: marketplaceAbi, functionName: "purchasePerQuery", args: [id], value: price * 3n }) });
 
-    const d = await openDashboard(browser, stack, key(9));
+    const d = await openDashboard(web.browser, web.stack, key(9));
     const { page } = d;
     // The network drops the run's stream after its first output event: the page sees the connection end.
     let fullBody = "";
@@ -119,7 +109,7 @@ describe("sessions", () => {
     });
     const resumed: (string | undefined)[] = [];
     page.on("request", (r) => void (r.url().includes("/events") && resumed.push(r.headers()["last-event-id"])));
-    await page.goto(`${stack.info.dashboard_url}run?agent=${listing.listing_id}`);
+    await page.goto(`${web.stack.info.dashboard_url}run?agent=${listing.listing_id}`);
     await connectAndSignIn(d);
     await page.getByLabel("Task").fill("Write unit tests for this function");
     await page.getByLabel("source").fill("export const add = (a: number, b: number) => a + b;");
@@ -166,7 +156,7 @@ describe("sessions", () => {
     expect(failed).toEqual([]);
     expect(resumed.length).toBe(eventsBefore + 1);
     const againId = (await page.getByTestId("run-summary").locator("dd.mono").textContent())!.trim();
-    const again = (await (await fetch(`${stack.info.api_url}/v1/runs/${againId}`, { headers: { authorization: `Bearer ${token}` } })).json()) as { output: unknown };
+    const again = (await (await fetch(`${web.stack.info.api_url}/v1/runs/${againId}`, { headers: { authorization: `Bearer ${token}` } })).json()) as { output: unknown };
     expect(await page.getByTestId("run-output").textContent()).toBe(again.output);
     await d.shot("s3-05-resumed-after-offline");
 
@@ -182,15 +172,15 @@ describe("sessions", () => {
     await page.getByText("Stream stopped: resume to get the rest").waitFor();
     const partial = (await output.textContent())!;
     await d.shot("s3-02-stopped");
-    const credential = async () => ((await (await fetch(`${stack.info.api_url}/v1/credentials/${listing.listing_id}`, { headers: { authorization: `Bearer ${token}` } })).json()) as { status: string }).status;
+    const credential = async () => ((await (await fetch(`${web.stack.info.api_url}/v1/credentials/${listing.listing_id}`, { headers: { authorization: `Bearer ${token}` } })).json()) as { status: string }).status;
     // The chain first (the run's charge spends the balance), then the API, every 2 s: its rate limit
     // is per wallet, and the page shares it.
-    await expect.poll(async () => (await pub.readContract({ address: stack.info.contracts.marketplace as Hex, abi: marketplaceAbi, functionName: "perQueryBalances", args: [id, d.wallet.address] }))[0], { timeout: 30_000 }).toBe(0n);
+    await expect.poll(async () => (await pub.readContract({ address: web.stack.info.contracts.marketplace as Hex, abi: marketplaceAbi, functionName: "perQueryBalances", args: [id, d.wallet.address] }))[0], { timeout: 30_000 }).toBe(0n);
     await expect.poll(credential, { timeout: 30_000, interval: 2000 }).toBe("low_balance");
     await page.getByRole("button", { name: "Resume stream" }).click();
     await expect.poll(() => summary.textContent(), { timeout: 30_000 }).toMatch(/completed/);
     const runId = (await page.getByTestId("run-summary").locator("dd.mono").textContent())!.trim();
-    const run = (await (await fetch(`${stack.info.api_url}/v1/runs/${runId}`, { headers: { authorization: `Bearer ${token}` } })).json()) as { output: unknown };
+    const run = (await (await fetch(`${web.stack.info.api_url}/v1/runs/${runId}`, { headers: { authorization: `Bearer ${token}` } })).json()) as { output: unknown };
     expect(typeof run.output).toBe("string");
     const final = (await output.textContent())!;
     expect(final.startsWith(partial)).toBe(true);

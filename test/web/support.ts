@@ -6,6 +6,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll } from "vitest";
 import { chromium, type Browser, type BrowserContext, type ConsoleMessage, type Page } from "playwright-core";
 import AxeBuilder from "@axe-core/playwright";
 import { createPublicClient, createWalletClient, http, toHex, type Hex } from "viem";
@@ -21,8 +22,11 @@ export const CHROMIUM = "/usr/bin/chromium";
 export const SCREENSHOTS = join(root, ".build/screenshots");
 const CHROMIUM_FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"];
 
+/** The whole local stack on free ports and a fresh data folder. */
+export type WebStack = RunningStack & { dataDir: string };
+
 /** The whole local stack on free ports and a fresh data folder; `stop()` removes both. */
-export async function startWebStack(): Promise<RunningStack & { dataDir: string }> {
+export async function startWebStack(): Promise<WebStack> {
   if (!existsSync(join(root, "web/dist/index.html"))) throw new Error("web/dist is missing: run `npm run build:web` (npm test builds it first).");
   const dataDir = mkdtempSync(join(tmpdir(), "web-stack-"));
   const stack = await startStack({ dataDir, apiPort: await freePort(), chainPort: await freePort(), dynamoPort: await freePort(), awsPort: await freePort(), logLevel: "silent" });
@@ -34,6 +38,37 @@ export async function startWebStack(): Promise<RunningStack & { dataDir: string 
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/** What the browser suites on the whole local stack run against, there from the file's first test on. */
+export interface WebSuite {
+  stack: WebStack;
+  browser: Browser;
+}
+
+/**
+ * The setup of a browser suite on the whole local stack: the stack (startWebStack) and a headless
+ * Chromium started before the file's tests, then `seed` on the stack, all within `timeoutMs`; the
+ * browser closed and the stack stopped after the tests.
+ *
+ * @example
+ * const web = webSuite();
+ * it("…", async () => {
+ *   const d = await openDashboard(web.browser, web.stack, privateKey);
+ *   await d.page.goto(web.stack.info.dashboard_url);
+ * });
+ */
+export function webSuite({ timeoutMs = 120_000, seed }: { timeoutMs?: number; seed?: (stack: WebStack) => Promise<void> } = {}): WebSuite {
+  const suite = {} as WebSuite;
+  beforeAll(async () => {
+    [suite.stack, suite.browser] = await Promise.all([startWebStack(), launchBrowser()]);
+    await seed?.(suite.stack);
+  }, timeoutMs);
+  afterAll(async () => {
+    await suite.browser?.close();
+    await suite.stack?.stop();
+  });
+  return suite;
 }
 
 /** The server `npm start` runs (the dashboard's build in front of the API) over a test world, on `port`,

@@ -5,40 +5,29 @@
 // USDC (one signature, one transaction), and a RENT subscription renewed in RENT with one EIP-2612
 // permit and one transaction; each checked on the TokenMarketplace and in the wallet's balance. Last, a
 // creator registers an agent for the token marketplace and lists it in USDC from the creator console.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { join } from "node:path";
-import type { Browser } from "playwright-core";
 import { createPublicClient, createWalletClient, http, parseEventLogs, type Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { DEV_ACCOUNTS } from "../../local/chain.ts";
-import type { RunningStack } from "../../local/stack.ts";
 import { chainFor } from "../../src/chain/client.ts";
 import { tokenMarketplaceAbi } from "@agent-rental/core/token-marketplace";
 import { localUsdcAbi, purchaseInToken, viemTokenPurchasePort } from "@agent-rental/core/tokens";
-import { connectAndSignIn, launchBrowser, openDashboard, SCREENSHOTS, startWebStack } from "./support.ts";
+import { connectAndSignIn, openDashboard, SCREENSHOTS, webSuite } from "./support.ts";
 
-let stack: RunningStack & { dataDir: string };
-let browser: Browser;
-
-beforeAll(async () => {
-  [stack, browser] = await Promise.all([startWebStack(), launchBrowser()]);
-}, 420_000);
-afterAll(async () => {
-  await browser?.close();
-  await stack?.stop();
-});
+const web = webSuite({ timeoutMs: 420_000 });
 
 describe("token listings in the dashboard", () => {
   it("shows the USDC listing's price in USDC and rents it with one signature and one transaction", async () => {
     // The second demo renter: it holds both tokens and rents nothing at start.
-    const d = await openDashboard(browser, stack, DEV_ACCOUNTS[5]!.privateKey as Hex);
+    const d = await openDashboard(web.browser, web.stack, DEV_ACCOUNTS[5]!.privateKey as Hex);
     const { page } = d;
-    const listing = (stack.info.demo.listings as { listing_id: string; name: string }[]).find((l) => l.name === "sales-email-writer")!;
-    const usdc = stack.info.contracts.tokens.usdc.address as Hex;
-    const market = stack.info.contracts.token_marketplace as Hex;
-    const chain = createPublicClient({ chain: chainFor(stack.info.chain_id, stack.info.rpc_url), transport: http(stack.info.rpc_url) });
+    const listing = (web.stack.info.demo.listings as { listing_id: string; name: string }[]).find((l) => l.name === "sales-email-writer")!;
+    const usdc = web.stack.info.contracts.tokens.usdc.address as Hex;
+    const market = web.stack.info.contracts.token_marketplace as Hex;
+    const chain = createPublicClient({ chain: chainFor(web.stack.info.chain_id, web.stack.info.rpc_url), transport: http(web.stack.info.rpc_url) });
 
-    await page.goto(stack.info.dashboard_url);
+    await page.goto(web.stack.info.dashboard_url);
     await connectAndSignIn(d);
     const card = page.getByTestId("listing-card").filter({ hasText: "Sales Email Writer" });
     await expect.poll(() => card.locator(".price").textContent()).toMatch(/^0\.25 USDC/);
@@ -65,26 +54,26 @@ describe("token listings in the dashboard", () => {
   }, 240_000);
 
   it("tops up the USDC balance and renews the RENT subscription from My rentals, amounts in the token", async () => {
-    const d = await openDashboard(browser, stack, DEV_ACCOUNTS[5]!.privateKey as Hex);
+    const d = await openDashboard(web.browser, web.stack, DEV_ACCOUNTS[5]!.privateKey as Hex);
     const { page } = d;
-    const listings = stack.info.demo.listings as { listing_id: string; name: string }[];
+    const listings = web.stack.info.demo.listings as { listing_id: string; name: string }[];
     const usdcListing = listings.find((l) => l.name === "sales-email-writer")!;
     const rentListing = listings.find((l) => l.name === "blog-post-outliner")!;
-    const rent = stack.info.contracts.tokens.utility!.address as Hex;
-    const usdc = stack.info.contracts.tokens.usdc.address as Hex;
-    const market = stack.info.contracts.token_marketplace as Hex;
-    const chainInfo = chainFor(stack.info.chain_id, stack.info.rpc_url);
-    const chain = createPublicClient({ chain: chainInfo, transport: http(stack.info.rpc_url) });
+    const rent = web.stack.info.contracts.tokens.utility!.address as Hex;
+    const usdc = web.stack.info.contracts.tokens.usdc.address as Hex;
+    const market = web.stack.info.contracts.token_marketplace as Hex;
+    const chainInfo = chainFor(web.stack.info.chain_id, web.stack.info.rpc_url);
+    const chain = createPublicClient({ chain: chainInfo, transport: http(web.stack.info.rpc_url) });
     const idOf = (listingId: string) => `0x${listingId.slice(4)}` as Hex;
     // The RENT subscription, bought beforehand with the same wallet's key (the purchase itself is the listing page's, tested above).
-    const wallet = createWalletClient({ account: privateKeyToAccount(DEV_ACCOUNTS[5]!.privateKey as Hex), chain: chainInfo, transport: http(stack.info.rpc_url) });
+    const wallet = createWalletClient({ account: privateKeyToAccount(DEV_ACCOUNTS[5]!.privateKey as Hex), chain: chainInfo, transport: http(web.stack.info.rpc_url) });
     await purchaseInToken(viemTokenPurchasePort(wallet as never, chain as never), { tokenMarketplace: market, listingId: idOf(rentListing.listing_id), kind: "subscription", arg: 30n * 86_400n });
     const expiresAt = async () => (await chain.readContract({ address: market, abi: tokenMarketplaceAbi, functionName: "credentialOf", args: [idOf(rentListing.listing_id), d.wallet.address] }))[3];
     const expiryBefore = await expiresAt();
 
-    await page.goto(stack.info.dashboard_url);
+    await page.goto(web.stack.info.dashboard_url);
     await connectAndSignIn(d);
-    await page.goto(`${stack.info.dashboard_url.replace(/\/$/, "")}/rentals`);
+    await page.goto(`${web.stack.info.dashboard_url.replace(/\/$/, "")}/rentals`);
     const usdcRow = page.locator("article").filter({ has: page.getByRole("heading", { name: "Sales Email Writer" }) });
     const rentRow = page.locator("article").filter({ has: page.getByRole("heading", { name: "Blog Post Outliner" }) });
     // The three runs bought on the listing page, in runs and in USDC.
@@ -129,15 +118,15 @@ describe("token listings in the dashboard", () => {
   }, 240_000);
 
   it("a creator lists an agent in USDC from the creator console, on the TokenMarketplace", async () => {
-    const creator = stack.info.accounts.filter((a) => a.role === "creator")[0]!;
-    const d = await openDashboard(browser, stack, creator.private_key as Hex);
+    const creator = web.stack.info.accounts.filter((a) => a.role === "creator")[0]!;
+    const d = await openDashboard(web.browser, web.stack, creator.private_key as Hex);
     const { page } = d;
-    const usdc = stack.info.contracts.tokens.usdc.address as Hex;
-    const market = stack.info.contracts.token_marketplace as Hex;
-    const chain = createPublicClient({ chain: chainFor(stack.info.chain_id, stack.info.rpc_url), transport: http(stack.info.rpc_url) });
+    const usdc = web.stack.info.contracts.tokens.usdc.address as Hex;
+    const market = web.stack.info.contracts.token_marketplace as Hex;
+    const chain = createPublicClient({ chain: chainFor(web.stack.info.chain_id, web.stack.info.rpc_url), transport: http(web.stack.info.rpc_url) });
     const manifest = { name: "usdc-slogan-writer", category: "content", description: "Writes five slogans for a product from its one-line pitch.", model: { provider: "provider_a", model: "demo-model" }, system_prompt: "Write five slogans.", input_schema: { type: "object", properties: { pitch: { type: "string" } }, required: ["pitch"] }, output_schema: { type: "string", examples: ["Invoices, handled."] } };
 
-    await page.goto(`${stack.info.dashboard_url.replace(/\/$/, "")}/creator`);
+    await page.goto(`${web.stack.info.dashboard_url.replace(/\/$/, "")}/creator`);
     await connectAndSignIn(d);
     await page.getByLabel("Manifest (JSON)").fill(JSON.stringify(manifest, null, 2));
     await page.getByText("The manifest is valid.").waitFor();

@@ -7,9 +7,8 @@ import { ApiError } from "../../errors.ts";
 import { apiBaseOf } from "../../a2a/card.ts";
 import { resolveAgentId } from "../../execution/access.ts";
 import { loadListing } from "../../listings/catalogue.ts";
-import { protectedResourceMetadata } from "../../oauth/metadata.ts";
 import { a2aResource, knownResource } from "../../oauth/resources.ts";
-import { ProtectedResourceMetadataSchema } from "../schemas/oauth.ts";
+import { answerResourceMetadata, RESOURCE_METADATA_RESPONSES } from "../resource-metadata.ts";
 
 export const route = defineRoute({
   method: "get",
@@ -22,7 +21,7 @@ export const route = defineRoute({
   description:
     "RFC 9728 metadata of one published agent's A2A endpoint (`resource` is `{api}/a2a/{agent_id}`, the id as written in the path). A token issued for this resource opens that agent's A2A endpoint only; a token for the service as a whole (GET /.well-known/oauth-protected-resource) opens every agent. Needs no token; cacheable for an hour. An unknown or unpublished agent: 404 listing_not_found.",
   request: { params: z.object({ agent_id: z.string().openapi({ description: "The agent id (<name>-<8 hex>), the listing id or the on-chain id" }) }) },
-  responses: { 200: { description: "The metadata", content: { "application/json": { schema: ProtectedResourceMetadataSchema } } } },
+  responses: RESOURCE_METADATA_RESPONSES,
   errors: { 400: ["invalid_listing_id"], 404: ["listing_not_found"] },
 });
 
@@ -35,7 +34,6 @@ export function register(app: OpenAPIHono<AppEnv>): void {
     if (knownResource(base, resource) === null) throw new ApiError("invalid_listing_id", "An agent id is <name>-<8 hex>, lst_<64 hex> or 0x<64 hex>.");
     const listing = await loadListing(services.tables, await resolveAgentId(services, agentId));
     if (!listing) throw new ApiError("listing_not_found", `No published agent ${agentId}.`);
-    c.header("Cache-Control", "public, max-age=3600");
-    return c.json(protectedResourceMetadata(base, resource), 200);
+    return answerResourceMetadata(c, base, resource);
   });
 }

@@ -12,7 +12,7 @@ import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { SettleResponse } from "@x402/core/types";
 import type { AppEnv } from "../env.ts";
 import { ApiError } from "../../errors.ts";
-import { defineRoute } from "../route.ts";
+import { mcpMessagesRoute, serveMcpRequest } from "../mcp.ts";
 import { performRun } from "../../execution/perform.ts";
 import { enforceRule } from "../middleware/rate-limit.ts";
 import { executionKey, executionRule } from "../../adapters/ratelimit/policy.ts";
@@ -21,85 +21,64 @@ import { admitPaidRun, x402OfferOf } from "../../x402/admission.ts";
 import { paymentRequiredError } from "../../x402/offer.ts";
 import type { RentedAgentEntry } from "../../mcp/agent-tools.ts";
 import { payableAgentEntries } from "../../mcp/payable-tools.ts";
-import { errorDescriber, finishedRun, heartbeat, readMessage, serveMessage } from "../../mcp/endpoint.ts";
+import { finishedRun, heartbeat } from "../../mcp/endpoint.ts";
 import { paymentOfCall, paymentRequiredOf, paymentRequiredResult, paymentResponseMeta, PaymentSettlementFailed, settlementFailedResult, toolResourceUrl } from "../../mcp/x402-transport.ts";
-import { createAgentToolServer } from "@agent-rental/core/mcp";
 
-export const route = defineRoute({
-  method: "post",
+export const route = mcpMessagesRoute({
   path: "/v1/mcp/x402",
   operationId: "callPaidMcp",
-  tag: "Execution",
   access: "public",
-  checksOrigin: true,
-  rateLimit: { rule: "execution", failMode: "closed" }, // a paid call is a run: it spends the payer's tokens, our compute and gas
   summary: "Remote MCP endpoint paid per call by x402 (Streamable HTTP)",
   description:
     "The Model Context Protocol over Streamable HTTP, stateless, for payers with only a wallet: no Authorization. Tools: run_agent (agent_id, task, input) and one per listing sold per run by x402 (a per-task listing priced in an EIP-3009 token such as USDC), with the agent's own schemas. Payment follows x402 v2's MCP transport: a tools/call without `_meta[\"x402/payment\"]` is answered with a tool result (isError) carrying the PaymentRequired (x402Version 2, accepts) as structuredContent (for a tool without an output schema) and, always, as content[0].text, JSON of {\"x402/error\": {code: 402, message, data}}; the retry with the PaymentPayload in `_meta[\"x402/payment\"]` is verified as PAYMENT-SIGNATURE is on POST /v1/execute, runs the task, settles the payment only if the run completed, and answers once the payment is in a block with the output and `_meta[\"x402/payment-response\"]` (success, transaction, network, payer) beside `_meta.run`. A refused payment is the PaymentRequired again, its `error` the reason; a malformed one is a tool error invalid_request; nothing runs. Callers with an API key, a JWT or an OAuth token use POST /v1/mcp.",
-  request: { body: { required: true, content: { "application/json": { schema: { type: "object", description: "A JSON-RPC 2.0 request, notification or batch (MCP)" } } } } },
-  responses: {
-    200: {
-      description: "The JSON-RPC answer, or an event stream of progress notifications ending with it",
-      content: { "application/json": { schema: { type: "object" } }, "text/event-stream": { schema: { type: "string" } } },
-    },
-    202: { description: "A notification or a response was accepted (nothing to answer)" },
-    400: { description: "Malformed JSON-RPC (the protocol's own error object)", content: { "application/json": { schema: { type: "object" } } } },
-  },
-  errors: {},
 });
 
 export function register(app: OpenAPIHono<AppEnv>): void {
-  app.openapi(route, async (c) => {
-    const services = c.get("services");
-    const requestId = c.get("requestId");
-    const body = await c.req.text();
-    const { message, invalid } = readMessage(body);
-    if (invalid) return c.json(invalid, 400);
-    let entries: Promise<RentedAgentEntry[]> | undefined;
-
-    const server = createAgentToolServer({
-      generic: true,
-      tools: () => (entries ??= payableAgentEntries(services)),
-      validateInput: (entry, input) => (entry as RentedAgentEntry).check(input),
-      describeError: errorDescriber(services.logger, requestId),
-      errorResult(error, entry) {
-        // A tool that declares an output schema gets the offer as text only (x402-transport.ts).
-        const structured = entry?.schemas.outputSchema === undefined;
-        if (error instanceof PaymentSettlementFailed) return settlementFailedResult(error, { structured, requestId });
-        const required = paymentRequiredOf(error);
-        return required ? paymentRequiredResult(required, (error as ApiError).message, { structured, requestId }) : undefined;
-      },
-      async run(call) {
-        // Progress carries no output here: a paid run's output is released only once its payment is in a block.
-        const beat = heartbeat(call.progress, services.config.MCP_PROGRESS_INTERVAL_MS);
-        try {
-          const offer = await x402OfferOf(services, call.request.agent_id);
-          if (!offer) throw new ApiError("unauthorized", `Listing ${call.request.agent_id} is not sold per run by x402 (only published per-task listings priced in an EIP-3009 token are): rent it and call it on POST /v1/mcp with Authorization: Bearer <API key, JWT or access token>.`);
-          const resourceUrl = toolResourceUrl(call.toolName);
-          const header = paymentOfCall(call.meta);
-          if (header === undefined) {
-            throw paymentRequiredError(offer, resourceUrl, "payment_required", `This tool is paid per run by x402: sign an authorization for an offer of accepts and call again with the PaymentPayload in _meta["x402/payment"].`);
+  app.openapi(route, (c) =>
+    serveMcpRequest(c, () => {
+      const services = c.get("services");
+      const requestId = c.get("requestId");
+      let entries: Promise<RentedAgentEntry[]> | undefined;
+      return {
+        tools: () => (entries ??= payableAgentEntries(services)),
+        errorResult(error, entry) {
+          // A tool that declares an output schema gets the offer as text only (x402-transport.ts).
+          const structured = entry?.schemas.outputSchema === undefined;
+          if (error instanceof PaymentSettlementFailed) return settlementFailedResult(error, { structured, requestId });
+          const required = paymentRequiredOf(error);
+          return required ? paymentRequiredResult(required, (error as ApiError).message, { structured, requestId }) : undefined;
+        },
+        async run(call) {
+          // Progress carries no output here: a paid run's output is released only once its payment is in a block.
+          const beat = heartbeat(call.progress, services.config.MCP_PROGRESS_INTERVAL_MS);
+          try {
+            const offer = await x402OfferOf(services, call.request.agent_id);
+            if (!offer) throw new ApiError("unauthorized", `Listing ${call.request.agent_id} is not sold per run by x402 (only published per-task listings priced in an EIP-3009 token are): rent it and call it on POST /v1/mcp with Authorization: Bearer <API key, JWT or access token>.`);
+            const resourceUrl = toolResourceUrl(call.toolName);
+            const header = paymentOfCall(call.meta);
+            if (header === undefined) {
+              throw paymentRequiredError(offer, resourceUrl, "payment_required", `This tool is paid per run by x402: sign an authorization for an offer of accepts and call again with the PaymentPayload in _meta["x402/payment"].`);
+            }
+            const paid = await admitPaidRun(services, offer, call.request, {
+              header,
+              resourceUrl,
+              delivery: "sync",
+              rateLimit: async (listingId, payer) => {
+                await enforceRule(c, services.rateLimiter, executionKey(listingId, payer), executionRule(), "closed");
+              },
+            });
+            c.set("runId", paid.admission.run.run_id);
+            runStarted(services.metrics, paid.admission, c.get("receivedAt"));
+            const result = await performRun(services, paid.admission, { stream: false, payment: paid.payment });
+            runFinished(services, result.response, result.settlementPending);
+            const settlement: SettleResponse = { success: true, transaction: result.settlementTx ?? "", network: paid.payment.network as SettleResponse["network"], payer: paid.payment.payer };
+            if (result.response.error?.code === "settlement_refused") throw new PaymentSettlementFailed(result.response, offer, resourceUrl, { ...settlement, success: false, errorReason: "settlement_refused" });
+            return { ...finishedRun(result), ...(result.settlementTx ? { meta: paymentResponseMeta(settlement) } : {}) };
+          } finally {
+            beat.stop();
           }
-          const paid = await admitPaidRun(services, offer, call.request, {
-            header,
-            resourceUrl,
-            delivery: "sync",
-            rateLimit: async (listingId, payer) => {
-              await enforceRule(c, services.rateLimiter, executionKey(listingId, payer), executionRule(), "closed");
-            },
-          });
-          c.set("runId", paid.admission.run.run_id);
-          runStarted(services.metrics, paid.admission, c.get("receivedAt"));
-          const result = await performRun(services, paid.admission, { stream: false, payment: paid.payment });
-          runFinished(services, result.response, result.settlementPending);
-          const settlement: SettleResponse = { success: true, transaction: result.settlementTx ?? "", network: paid.payment.network as SettleResponse["network"], payer: paid.payment.payer };
-          if (result.response.error?.code === "settlement_refused") throw new PaymentSettlementFailed(result.response, offer, resourceUrl, { ...settlement, success: false, errorReason: "settlement_refused" });
-          return { ...finishedRun(result), ...(result.settlementTx ? { meta: paymentResponseMeta(settlement) } : {}) };
-        } finally {
-          beat.stop();
-        }
-      },
-    });
-    return serveMessage(server, c.req.raw, body, message);
-  });
+        },
+      };
+    }),
+  );
 }

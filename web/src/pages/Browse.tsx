@@ -8,6 +8,7 @@ import { CATEGORIES } from "@agent-rental/core/vocabulary";
 import { RequireSignIn } from "../ui/Layout.tsx";
 import { Empty, ErrorNote, Loading } from "../ui/notices.tsx";
 import { MODEL_LABEL, PRICE_SUFFIX, countOf, formatPrice, percent } from "../ui/format.ts";
+import { RentalModelOptions } from "../ui/RentalModelOptions.tsx";
 
 const PAGE_SIZE = 12;
 const SORTS = [
@@ -93,11 +94,7 @@ function Browse() {
             <label htmlFor="rental_model">Rental model</label>
             <select id="rental_model" value={query.rental_model ?? ""} onChange={(e) => update({ rental_model: e.target.value || null })}>
               <option value="">Any</option>
-              {Object.entries(MODEL_LABEL).map(([v, l]) => (
-                <option key={v} value={v}>
-                  {l}
-                </option>
-              ))}
+              <RentalModelOptions />
             </select>
           </div>
           <fieldset>

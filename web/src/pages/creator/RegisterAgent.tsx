@@ -15,7 +15,7 @@ import { useContractFlow, useTransactionFlow } from "../../chain/useContractFlow
 import { FlowStatus } from "../../chain/FlowStatus.tsx";
 import { useDashboardConfig } from "../../lib/context.tsx";
 import { ErrorNote, StatusBadge } from "../../ui/notices.tsx";
-import { MODEL_LABEL } from "../../ui/format.ts";
+import { RentalModelOptions } from "../../ui/RentalModelOptions.tsx";
 
 const TEMPLATE = {
   name: "my-agent",
@@ -145,6 +145,24 @@ export function RegisterAgent({ onRegistered, agents }: { onRegistered: () => vo
   );
 }
 
+/** A new listing's rental model and its price, typed in `unit` (ETH, or the token's symbol). */
+function ListingTermsFields({ idPrefix, model, onModel, price, onPrice, unit, invalid }: { idPrefix: string; model: RentalModel; onModel: (model: RentalModel) => void; price: string; onPrice: (price: string) => void; unit: string; invalid: boolean }) {
+  return (
+    <>
+      <div className="field">
+        <label htmlFor={`${idPrefix}-model`}>Rental model</label>
+        <select id={`${idPrefix}-model`} value={model} onChange={(e) => onModel(e.target.value as RentalModel)}>
+          <RentalModelOptions />
+        </select>
+      </div>
+      <div className="field">
+        <label htmlFor={`${idPrefix}-price`}>Price ({unit})</label>
+        <input id={`${idPrefix}-price`} inputMode="decimal" value={price} onChange={(e) => onPrice(e.target.value)} aria-invalid={invalid} />
+      </div>
+    </>
+  );
+}
+
 function CreateListing({ result, onCreated, existing }: { result: NonNullable<Job["result"]>; onCreated: () => void; existing: CreatorAgent | undefined }) {
   const [model, setModel] = useState<RentalModel>("per_query");
   const [price, setPrice] = useState("0.001");
@@ -161,20 +179,7 @@ function CreateListing({ result, onCreated, existing }: { result: NonNullable<Jo
         Registered as <code>{result.agent_id}</code>. Now create its listing on-chain: you choose the rental model and price; the listing then goes through review before it appears in search.
       </div>
       <div className="row" style={{ alignItems: "flex-end" }}>
-        <div className="field">
-          <label htmlFor="new-model">Rental model</label>
-          <select id="new-model" value={model} onChange={(e) => setModel(e.target.value as RentalModel)}>
-            {Object.entries(MODEL_LABEL).map(([v, l]) => (
-              <option key={v} value={v}>
-                {l}
-              </option>
-            ))}
-          </select>
-        </div>
-        <div className="field">
-          <label htmlFor="new-price">Price (ETH)</label>
-          <input id="new-price" inputMode="decimal" value={price} onChange={(e) => setPrice(e.target.value)} aria-invalid={wei === null} />
-        </div>
+        <ListingTermsFields idPrefix="new" model={model} onModel={setModel} price={price} onPrice={setPrice} unit="ETH" invalid={wei === null} />
         <button
           className="btn btn-primary"
           disabled={wei === null || flow.busy || flow.state.step === "confirmed"}
@@ -217,20 +222,7 @@ function CreateTokenListing({ result, token, onCreated, existing }: { result: No
         Registered as <code>{result.agent_id}</code> for the token marketplace. Now create its listing on-chain, priced in {symbol ?? "the token"}; the listing then goes through review before it appears in search.
       </div>
       <div className="row" style={{ alignItems: "flex-end" }}>
-        <div className="field">
-          <label htmlFor="new-token-model">Rental model</label>
-          <select id="new-token-model" value={model} onChange={(e) => setModel(e.target.value as RentalModel)}>
-            {Object.entries(MODEL_LABEL).map(([v, l]) => (
-              <option key={v} value={v}>
-                {l}
-              </option>
-            ))}
-          </select>
-        </div>
-        <div className="field">
-          <label htmlFor="new-token-price">Price ({symbol ?? "…"})</label>
-          <input id="new-token-price" inputMode="decimal" value={price} onChange={(e) => setPrice(e.target.value)} aria-invalid={units === null} />
-        </div>
+        <ListingTermsFields idPrefix="new-token" model={model} onModel={setModel} price={price} onPrice={setPrice} unit={symbol ?? "…"} invalid={units === null} />
         <button
           className="btn btn-primary"
           disabled={units === null || !tokenMarketplace || flow.busy || flow.state.step === "confirmed"}
