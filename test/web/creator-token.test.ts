@@ -20,19 +20,25 @@ const demo = (name: string) => demoListings(web.stack).find((l) => l.name === na
 const keyOf = (listing: DemoListing) => DEV_ACCOUNTS.find((a) => a.address.toLowerCase() === listing.creator.toLowerCase())!.privateKey as Hex;
 const idOf = (listingId: string) => `0x${listingId.slice(4)}` as Hex;
 
+/** The demo's USDC listing in My listings, signed in as its creator: its row, and its TokenMarketplace
+ * listing read from the chain. */
+async function openUsdcListing() {
+  const listing = demo("sales-email-writer");
+  const market = web.stack.info.contracts.token_marketplace as Hex;
+  const chain = createPublicClient({ chain: chainFor(web.stack.info.chain_id, web.stack.info.rpc_url), transport: http(web.stack.info.rpc_url) });
+  const onChain = () => chain.readContract({ address: market, abi: tokenMarketplaceAbi, functionName: "listings", args: [idOf(listing.listing_id)] });
+  const d = await openDashboard(web.browser, web.stack, keyOf(listing));
+  const { page } = d;
+  await page.goto(`${web.stack.info.dashboard_url}creator`);
+  await connectAndSignIn(d);
+  const row = page.getByRole("article").filter({ has: page.getByRole("heading", { name: "Sales Email Writer" }) });
+  await expect.poll(() => row.getByTestId("price").textContent(), { timeout: 30_000 }).toBe("Price 0.25 USDC");
+  return { listing, market, chain, onChain, d, page, row };
+}
+
 describe("My listings for listings priced in a token", () => {
   it("shows the USDC listing's price and escrow in USDC and pauses and resumes it on the TokenMarketplace", async () => {
-    const listing = demo("sales-email-writer");
-    const market = web.stack.info.contracts.token_marketplace as Hex;
-    const chain = createPublicClient({ chain: chainFor(web.stack.info.chain_id, web.stack.info.rpc_url), transport: http(web.stack.info.rpc_url) });
-    const onChain = () => chain.readContract({ address: market, abi: tokenMarketplaceAbi, functionName: "listings", args: [idOf(listing.listing_id)] });
-    const d = await openDashboard(web.browser, web.stack, keyOf(listing));
-    const { page } = d;
-    await page.goto(`${web.stack.info.dashboard_url}creator`);
-    await connectAndSignIn(d);
-
-    const row = page.getByRole("article").filter({ has: page.getByRole("heading", { name: "Sales Email Writer" }) });
-    await expect.poll(() => row.getByTestId("price").textContent(), { timeout: 30_000 }).toBe("Price 0.25 USDC");
+    const { market, chain, onChain, d, row } = await openUsdcListing();
     expect(await row.getByText("not on-chain yet").count()).toBe(0);
     const [, escrow] = await onChain();
     expect(await row.getByTestId("escrow").textContent()).toBe(`Escrow ${formatUnits(escrow, 6)} USDC`);
@@ -98,17 +104,8 @@ describe("My listings for listings priced in a token", () => {
   }, 180_000);
 
   it("updates the USDC listing's price in USDC, then withdraws its escrow in USDC and closes it, on the TokenMarketplace", async () => {
-    const listing = demo("sales-email-writer");
-    const market = web.stack.info.contracts.token_marketplace as Hex;
+    const { listing, market, chain, onChain, d, page, row } = await openUsdcListing();
     const usdc = web.stack.info.contracts.tokens.usdc.address as Hex;
-    const chain = createPublicClient({ chain: chainFor(web.stack.info.chain_id, web.stack.info.rpc_url), transport: http(web.stack.info.rpc_url) });
-    const onChain = () => chain.readContract({ address: market, abi: tokenMarketplaceAbi, functionName: "listings", args: [idOf(listing.listing_id)] });
-    const d = await openDashboard(web.browser, web.stack, keyOf(listing));
-    const { page } = d;
-    await page.goto(`${web.stack.info.dashboard_url}creator`);
-    await connectAndSignIn(d);
-    const row = page.getByRole("article").filter({ has: page.getByRole("heading", { name: "Sales Email Writer" }) });
-    await expect.poll(() => row.getByTestId("price").textContent(), { timeout: 30_000 }).toBe("Price 0.25 USDC");
     await row.getByText("Manage").click();
 
     // A price with more decimals than USDC has is refused on the page; 0.3 USDC is sent in its units.
