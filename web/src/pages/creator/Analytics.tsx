@@ -1,6 +1,7 @@
-// The creator's analytics (GET /v1/creators/me/analytics, or one listing's): revenue (ETH charted; each
-// token's net shown in its own currency), runs and latency over time, each chart with its own range, the
-// top renters by spend (wallet addresses only), CSV export, and whether the figures match the chain
+// The creator's analytics (GET /v1/creators/me/analytics, or one listing's): revenue over time in each
+// currency (ETH, and each token in its own units, never added together), runs and latency over time, each
+// chart with its own range, the top renters by spend in each currency (wallet addresses only), CSV export
+// of every table, and whether the figures match the chain
 // ("matches the chain as of block N"). Charts are recharts (SVG, composable React components, kept up by
 // its maintainers), loaded with this page only.
 import { useState } from "react";
@@ -145,7 +146,10 @@ export function CreatorAnalyticsPanel({ listings }: { listings: { listing_id: st
   if (!summary.data) return <ErrorNote error={summary.error} title="Your analytics could not be loaded" />;
   const s = summary.data;
   const r = s.reconciliation;
-  const csv = async (table: "series" | "top_renters") => download(`analytics-${table}.csv`, await client.creators.analyticsCsv({ ...rangeOf("30d"), table, ...(listingId ? { listingId } : {}) }));
+  const csv = async (table: "series" | "top_renters" | "series_by_currency" | "top_renters_by_currency") => download(`analytics-${table}.csv`, await client.creators.analyticsCsv({ ...rangeOf("30d"), table, ...(listingId ? { listingId } : {}) }));
+  // The token currencies of the listings read: each gets its own revenue chart and renters table, in its units.
+  const tokens = s.totals.by_currency.filter((c) => c.currency.address !== null).map((c) => c.currency);
+  const tokenRenters = s.top_renters_by_currency.filter((g) => g.currency.address !== null && g.renters.length > 0);
   return (
     <div className="stack">
       <div className="row" style={{ justifyContent: "space-between", flexWrap: "wrap", gap: ".5rem" }}>
@@ -181,6 +185,18 @@ export function CreatorAnalyticsPanel({ listings }: { listings: { listing_id: st
           { key: "net", name: "Net (ETH)", color: "#2563eb", value: (p) => eth(p.revenue.net_wei) },
           { key: "fee", name: "Protocol fee (ETH)", color: "#93c5fd", value: (p) => eth(p.revenue.fee_wei) },
         ]} />
+        {tokens.map((currency) => {
+          const inToken = (p: Period, pick: (revenue: { net: string; fee: string }) => string) => {
+            const group = p.by_currency.find((c) => c.currency.address === currency.address);
+            return group ? Number(formatUnits(BigInt(pick(group.revenue)), currency.decimals)) : 0;
+          };
+          return (
+            <SeriesChart key={currency.address} title={`Revenue in ${currency.symbol}`} listingId={listingId} initial="30d" kind="bar" unit={` ${currency.symbol}`} lines={[
+              { key: "net", name: `Net (${currency.symbol})`, color: "#0d9488", value: (p) => inToken(p, (r) => r.net) },
+              { key: "fee", name: `Protocol fee (${currency.symbol})`, color: "#99f6e4", value: (p) => inToken(p, (r) => r.fee) },
+            ]} />
+          );
+        })}
         <SeriesChart title="Runs" listingId={listingId} initial="7d" kind="bar" counts lines={[
           { key: "completed", name: "Completed", color: "#16a34a", value: (p) => Number(p.runs.completed) },
           { key: "failed", name: "Failed", color: "#dc2626", value: (p) => Number(p.runs.failed) },
@@ -196,6 +212,12 @@ export function CreatorAnalyticsPanel({ listings }: { listings: { listing_id: st
           <div className="row" style={{ gap: ".4rem" }}>
             <button type="button" onClick={() => void csv("series")}>Export series (CSV)</button>
             <button type="button" onClick={() => void csv("top_renters")}>Export renters (CSV)</button>
+            {tokens.length > 0 ? (
+              <>
+                <button type="button" onClick={() => void csv("series_by_currency")}>Export series per currency (CSV)</button>
+                <button type="button" onClick={() => void csv("top_renters_by_currency")}>Export renters per currency (CSV)</button>
+              </>
+            ) : null}
           </div>
         </div>
         {s.top_renters.length === 0 ? (
@@ -219,6 +241,28 @@ export function CreatorAnalyticsPanel({ listings }: { listings: { listing_id: st
             </table>
           </div>
         )}
+        {tokenRenters.map((g) => (
+          <div key={g.currency.address} className="stack">
+            <h3 style={{ margin: 0 }}>Top renters in {g.currency.symbol}</h3>
+            <div style={{ overflowX: "auto" }}>
+              <table aria-label={`Top renters by spend in ${g.currency.symbol}`}>
+                <thead>
+                  <tr><th scope="col">Wallet</th><th scope="col">Spent</th><th scope="col">Runs</th><th scope="col">Rentals</th></tr>
+                </thead>
+                <tbody>
+                  {g.renters.map((t) => (
+                    <tr key={t.wallet}>
+                      <td><code>{t.wallet}</code></td>
+                      <td>{`${formatUnits(BigInt(t.spend), g.currency.decimals)} ${g.currency.symbol}`}</td>
+                      <td>{String(t.runs)}</td>
+                      <td>{String(Number(t.purchases) + Number(t.renewals))}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+          </div>
+        ))}
       </section>
     </div>
   );
