@@ -2,7 +2,8 @@
 in ETH and a per-task listing in USDC whose run was charged on the TokenMarketplace. The figures carry
 each currency's amounts (decimal strings in its smallest unit, never added across currencies), the
 ``_wei`` ones exact ints; ``analytics_by_currency`` gathers each currency's, ETH first; ``format_amount``
-writes an amount in its currency; the per-currency CSV tables; the asyncio client alike."""
+writes an amount in its currency; the per-currency CSV tables; the asyncio client alike; the currencies
+listings may be priced in (``listings.currencies``, no credential)."""
 
 from __future__ import annotations
 
@@ -90,3 +91,19 @@ def test_the_async_client_answers_the_same(world: dict[str, Any]) -> None:
     assert figures["totals"]["by_currency"] == sync["totals"]["by_currency"]
     assert figures["balances_outstanding_by_currency"] == sync["balances_outstanding_by_currency"]
     assert csv.startswith("period,currency,currency_address,decimals,gross")
+
+
+def test_the_currencies_listings_are_priced_in(world: dict[str, Any]) -> None:
+    token = world["token_listing"]
+    anonymous = AgentRental(world["api_url"], retry_base_delay=0.01)
+    listed = anonymous.listings.currencies()
+    eth, *tokens = listed["currencies"]
+    assert eth["symbol"] == "ETH" and eth["address"] is None and eth["decimals"] == 18 and eth["x402"] is False
+    usdc = next(c for c in tokens if c["symbol"] == token["symbol"])
+    assert usdc["address"] is not None and usdc["address"].lower() == token["address"].lower()
+    assert usdc["decimals"] == 6 and usdc["x402"] is True and usdc["name"] and usdc["version"]
+
+    async def read() -> Any:
+        return await AsyncAgentRental(world["api_url"], retry_base_delay=0.01).listings.currencies()
+
+    assert asyncio.run(read()) == listed

@@ -28,6 +28,7 @@ from .models import (
     Health,
     InputStored,
     Listing,
+    Currencies,
     ListingMetadata,
     ListingSearch,
     RatingList,
@@ -185,6 +186,9 @@ class AsyncListings:
 
     async def get(self, listing_id: str) -> Listing:
         return await _to_thread(self._sync.get, listing_id)
+
+    async def currencies(self) -> Currencies:
+        return await _to_thread(self._sync.currencies)
 
     async def metadata(self, metadata_uri: str) -> ListingMetadata:
         return await _to_thread(self._sync.metadata, metadata_uri)

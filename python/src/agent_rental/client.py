@@ -40,6 +40,7 @@ from .models import (
     CredentialVerification,
     Health,
     Listing,
+    Currencies,
     ListingMetadata,
     ListingSearch,
     RatingList,
@@ -533,6 +534,11 @@ class Listings:
     def get(self, listing_id: str) -> Listing:
         """A listing with every field; NotFoundError ``listing_not_found`` when unknown or unpublished."""
         return cast(Listing, self._client._json("GET", f"/v1/listings/{_quote(listing_id)}"))
+
+    def currencies(self) -> Currencies:
+        """What listings may be priced and paid in here (``GET /v1/currencies``): ETH, then each token of the
+        allowlist with its address, decimals, contract, EIP-712 domain and whether x402 pays it. Public."""
+        return cast(Currencies, self._client._json("GET", "/v1/currencies", auth=False))
 
     def metadata(self, metadata_uri: str) -> ListingMetadata:
         """A listing's public metadata (its ``metadata_uri``, ``ipfs://<cid>``): name, input and output schemas."""
