@@ -128,6 +128,29 @@ function SeriesChart({ title, listingId, initial, kind, lines, unit, counts }: {
   );
 }
 
+/** A table of renters by spend, each amount already written in its currency. */
+function RentersTable({ label, renters }: { label: string; renters: { wallet: string; spent: string; runs: number | string; purchases: number | string; renewals: number | string }[] }) {
+  return (
+    <div style={{ overflowX: "auto" }}>
+      <table aria-label={label}>
+        <thead>
+          <tr><th scope="col">Wallet</th><th scope="col">Spent</th><th scope="col">Runs</th><th scope="col">Rentals</th></tr>
+        </thead>
+        <tbody>
+          {renters.map((t) => (
+            <tr key={t.wallet}>
+              <td><code>{t.wallet}</code></td>
+              <td>{t.spent}</td>
+              <td>{String(t.runs)}</td>
+              <td>{String(Number(t.purchases) + Number(t.renewals))}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
 function download(name: string, text: string): void {
   const url = URL.createObjectURL(new Blob([text], { type: "text/csv" }));
   const a = document.createElement("a");
@@ -223,44 +246,12 @@ export function CreatorAnalyticsPanel({ listings }: { listings: { listing_id: st
         {s.top_renters.length === 0 ? (
           <Empty>No renters yet.</Empty>
         ) : (
-          <div style={{ overflowX: "auto" }}>
-            <table aria-label="Top renters by spend">
-              <thead>
-                <tr><th scope="col">Wallet</th><th scope="col">Spent</th><th scope="col">Runs</th><th scope="col">Rentals</th></tr>
-              </thead>
-              <tbody>
-                {s.top_renters.map((t) => (
-                  <tr key={t.wallet}>
-                    <td><code>{t.wallet}</code></td>
-                    <td>{formatWei(t.spend_wei)}</td>
-                    <td>{String(t.runs)}</td>
-                    <td>{String(Number(t.purchases) + Number(t.renewals))}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <RentersTable label="Top renters by spend" renters={s.top_renters.map((t) => ({ ...t, spent: formatWei(t.spend_wei) }))} />
         )}
         {tokenRenters.map((g) => (
           <div key={g.currency.address} className="stack">
             <h3 style={{ margin: 0 }}>Top renters in {g.currency.symbol}</h3>
-            <div style={{ overflowX: "auto" }}>
-              <table aria-label={`Top renters by spend in ${g.currency.symbol}`}>
-                <thead>
-                  <tr><th scope="col">Wallet</th><th scope="col">Spent</th><th scope="col">Runs</th><th scope="col">Rentals</th></tr>
-                </thead>
-                <tbody>
-                  {g.renters.map((t) => (
-                    <tr key={t.wallet}>
-                      <td><code>{t.wallet}</code></td>
-                      <td>{`${formatUnits(BigInt(t.spend), g.currency.decimals)} ${g.currency.symbol}`}</td>
-                      <td>{String(t.runs)}</td>
-                      <td>{String(Number(t.purchases) + Number(t.renewals))}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
+            <RentersTable label={`Top renters by spend in ${g.currency.symbol}`} renters={g.renters.map((t) => ({ ...t, spent: `${formatUnits(BigInt(t.spend), g.currency.decimals)} ${g.currency.symbol}` }))} />
           </div>
         ))}
       </section>
