@@ -18,6 +18,7 @@ import { queryPartition, rollupPk } from "../../src/analytics/rollup.store.ts";
 import { marketTarget, type PublishedAgent } from "../support/agents.ts";
 import { signIn } from "../support/auth.ts";
 import { fundedAccount } from "../support/services.ts";
+import { hourRangeToChainHead } from "../support/chain-actions.ts";
 import { inject } from "vitest";
 import { startFaultWorld, type FaultWorld, type Renter } from "../faults/support.ts";
 
@@ -115,8 +116,7 @@ describe(`creator analytics after a randomized mix (seed ${SEED})`, () => {
     expect((await queryPartition(services.tables, perQuery.onChainId)).length).toBeGreaterThan(3);
 
     // 2. The API's totals equal the chain's events and the contract's escrow, to the wei.
-    const from = new Date(Date.now() - 2 * 86_400_000).toISOString();
-    const res = await get(`/v1/creators/me/listings/${perQuery.listing_id}/analytics?granularity=hour&from=${encodeURIComponent(from)}`);
+    const res = await get(`/v1/creators/me/listings/${perQuery.listing_id}/analytics?${await hourRangeToChainHead(services.chain.client)}`);
     expect(res.status).toBe(200);
     const body = JSON.parse(await res.text(), (_key, value, context?: { source?: string }) => (typeof value === "number" && context?.source && !Number.isSafeInteger(value) ? BigInt(context.source) : value)) as Record<string, any>;
     const { client, marketplace } = services.chain;

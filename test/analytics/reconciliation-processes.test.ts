@@ -19,6 +19,7 @@ import { scanFinishedRuns } from "../../src/execution/runs/run.store.ts";
 import { rollupsSettled } from "../../src/analytics/record.ts";
 import { compareWithLive, rebuildRollups, type RollupDifference } from "../../src/analytics/rebuild.ts";
 import { until } from "../support/until.ts";
+import { hourRangeToChainHead } from "../support/chain-actions.ts";
 import { startWorld, type Creator, type PublishedAgent, type Renter, type World } from "../support/world.ts";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "../..");
@@ -160,9 +161,8 @@ describe(`creator analytics kept by three API processes (seed ${SEED})`, () => {
       expect(res.status).toBe(200);
       return exactJson(await res.text());
     };
-    const from = encodeURIComponent(new Date(Date.now() - 2 * 86_400_000).toISOString());
-    const body = await get(`/v1/creators/me/listings/${perQuery.listing_id}/analytics?granularity=hour&from=${from}`);
     const { client, marketplace } = services.chain;
+    const body = await get(`/v1/creators/me/listings/${perQuery.listing_id}/analytics?${await hourRangeToChainHead(client)}`);
     const range = { address: marketplace, abi: marketplaceAbi, args: { listingId: perQuery.onChainId }, fromBlock: 0n, toBlock: "latest" } as const;
     const charges = await client.getContractEvents({ ...range, eventName: "QueryConsumed" });
     const withdrawals = await client.getContractEvents({ ...range, eventName: "EarningsWithdrawn" });

@@ -251,3 +251,16 @@ export async function createServicesOn(options: ServicesOnOptions): Promise<Serv
     market: market({ rpcUrl: options.rpcUrl, marketplace: deployed.address }),
   };
 }
+
+/**
+ * An analytics query range (`granularity=hour&from=…&to=…`) from `days` before now to an hour past the
+ * chain's head. The analytics bucket money events by their block's time, and a local chain mining more
+ * than a block a second runs ahead of the wall clock (each block's time is at least its parent's + 1 s),
+ * so the API's default end (now) can stop short of the latest events.
+ */
+export async function hourRangeToChainHead(client: Pick<PublicClient, "getBlock">, days = 2): Promise<string> {
+  const head = Number((await client.getBlock({ blockTag: "latest" })).timestamp) * 1000;
+  const from = new Date(Date.now() - days * 86_400_000);
+  const to = new Date(Math.max(Date.now(), head) + 3_600_000);
+  return `granularity=hour&from=${encodeURIComponent(from.toISOString())}&to=${encodeURIComponent(to.toISOString())}`;
+}
