@@ -17,6 +17,9 @@
 // limiter that admits every request (it is still called on every request).
 // Run: npm run bench -- execute   (or: node --import tsx bench/execute.ts)
 import http from "node:http";
+import { spawn } from "node:child_process";
+import { dirname } from "node:path";
+import { fileURLToPath } from "node:url";
 import { randomBytes } from "node:crypto";
 import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
@@ -180,7 +183,7 @@ const statusText = (statuses: Map<number, number>) =>
 
 /**
  * Admission of a per-task run with a spending limit beside the same without one: open loop at `rps`
- * admissions per second, the two kinds interleaved (so both meet the same load), each admission's time
+ * admissions per second, the two kinds interleaved in random order (so both meet the same load), each admission's time
  * measured, its holds given back at once (nothing is performed or charged). The limit is never reached.
  */
 async function admissionWithLimit(services: Services, wallet: `0x${string}`, agentId: string, rps: number, each: number) {
@@ -208,21 +211,51 @@ async function admissionWithLimit(services: Services, wallet: `0x${string}`, age
   for (let i = 0; i < 20; i++) await one(i % 2 ? limited : base, []);
   const inFlight: Promise<void>[] = [];
   const start = performance.now();
+  // Each pair of slots holds one of each kind, in a random order: kinds strictly alternating would each
+  // keep one phase of the schedule, and anything periodic in the process (a job's timer) would fall on
+  // one kind only.
+  let seed = 0x2545f491;
+  const coin = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) >>> 16) & 1;
+  const order = Array.from({ length: each }, () => (coin() ? [true, false] : [false, true])).flat();
   for (let i = 0; i < each * 2; i++) {
     const due = start + (i * 1000) / rps;
     const wait = due - performance.now();
     if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
-    inFlight.push(i % 2 ? one(limited, times.with) : one(base, times.without));
+    inFlight.push(order[i] ? one(limited, times.with) : one(base, times.without));
   }
   await Promise.all(inFlight);
   return { with: summarize(times.with), without: summarize(times.without), seconds: (performance.now() - start) / 1000, refused };
 }
 
-export async function runExecuteBench(options: { requests?: number; warmup?: number; concurrency?: number[]; limitRps?: number; limitEach?: number } = {}): Promise<string[]> {
+/**
+ * dynalite in a Node process of its own, as DynamoDB is a service apart from the API: its work (parsing,
+ * conditions, LevelDB) then does not run on the event loop the admissions are timed on.
+ */
+async function startDynamoProcess(port: number): Promise<{ endpoint: string; stop: () => Promise<void> }> {
+  const script = `require("dynalite")({ createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 }).listen(${port}, "127.0.0.1", () => process.stdout.write("listening\\n"))`;
+  const child = spawn(process.execPath, ["-e", script], { cwd: dirname(fileURLToPath(import.meta.url)), stdio: ["ignore", "pipe", "inherit"] });
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error("dynalite did not listen within 30 s")), 30_000);
+    child.once("exit", (code) => reject(new Error(`dynalite exited with ${code}`)));
+    child.stdout!.on("data", (chunk: Buffer) => {
+      if (chunk.toString().includes("listening")) {
+        clearTimeout(timer);
+        resolve();
+      }
+    });
+  });
+  return {
+    endpoint: `http://127.0.0.1:${port}`,
+    stop: () => new Promise<void>((resolve) => (child.exitCode !== null ? resolve() : (child.once("exit", () => resolve()), child.kill()))),
+  };
+}
+
+/** `dynamoProcess`: dynalite in a process of its own (default: in this one, as the local stack embeds it). */
+export async function runExecuteBench(options: { requests?: number; warmup?: number; concurrency?: number[]; limitRps?: number; limitEach?: number; dynamoProcess?: boolean } = {}): Promise<string[]> {
   const requests = options.requests ?? 1000;
   const warmup = options.warmup ?? 200;
   const levels = options.concurrency ?? [1, 8, 16];
-  const [chainStart, dynamoStart, awsStart] = await Promise.allSettled([freePort().then((port) => startChain({ port })), freePort().then((port) => startDynamo({ port })), freePort().then((port) => startQueues({ port }))]);
+  const [chainStart, dynamoStart, awsStart] = await Promise.allSettled([freePort().then((port) => startChain({ port })), freePort().then((port) => (options.dynamoProcess ? startDynamoProcess(port) : startDynamo({ port }))), freePort().then((port) => startQueues({ port }))]);
   if (chainStart.status === "rejected" || dynamoStart.status === "rejected" || awsStart.status === "rejected") {
     const all = [chainStart, dynamoStart, awsStart];
     await Promise.allSettled(all.map((s) => (s.status === "fulfilled" ? s.value.stop() : undefined)));
@@ -402,7 +435,7 @@ export async function runExecuteBench(options: { requests?: number; warmup?: num
         .join(", ");
     const rpcLine = (t: Tally) => `${t.rpcRequests} HTTP request(s) carrying ${t.rpcCalls()} call(s) (${[...t.rpcMethods].map(([m, n]) => `${m} ${n}`).join(", ") || "none"}; ${t.rpcBatches} batched)`;
 
-    rows.push(`setup: connected agent on https://127.0.0.1 (answers at once), one-time rental, API key; API served by @hono/node-server on 127.0.0.1:${port}; dynalite and fauxqs in this process, Hardhat node in its own`);
+    rows.push(`setup: connected agent on https://127.0.0.1 (answers at once), one-time rental, API key; API served by @hono/node-server on 127.0.0.1:${port}; ${options.dynamoProcess ? "dynalite in a process of its own, fauxqs in this one" : "dynalite and fauxqs in this process"}, Hardhat node in its own`);
     rows.push(`rate limiter: admits every request (still called for the default and the execution rule); warm-up ${warmup} requests per route; ${requests} requests per figure`);
     rows.push(`bare route: GET /v1/runs/{run_id} (API key auth + rate-limit middleware + one GetItem)`);
     for (const { concurrency, exec, bare } of results) {

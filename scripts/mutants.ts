@@ -11,7 +11,7 @@
 // against its invariant campaign, contracts/test/TokenMarketplaceInvariant.t.sol),
 // --invariant-only (skip the whole-suite runs), --suite-only (the whole Solidity suite alone, one run per
 // mutant: the suite holds the invariant campaign, so a kill by either counts once and each mutant costs one
-// run, not two), --only=<id>,<id> (those mutants), --from=<id> (resume a stopped run at that mutant),
+// run, not two), --jobs=N (N mutants at once, each in its own scratch project), --only=<id>,<id> (those mutants), --from=<id> (resume a stopped run at that mutant),
 // --list (print the mutants and check each still applies to exactly one place, without running),
 // --tests=<file>,<file> (instead of the invariant campaign and the whole suite, those Solidity test files
 // alone: a mutant's own unit tests, for a quick count; the baseline must pass them).
@@ -292,6 +292,15 @@ export function modeOf(args: string[]): Mode {
   return invariantOnly ? "invariant" : suiteOnly ? "suite" : "both";
 }
 
+/** How many mutants run at once: --jobs=N (1 to 8), default 1. */
+export function jobsOf(args: string[]): number {
+  const value = args.find((a) => a.startsWith("--jobs="))?.slice("--jobs=".length);
+  if (value === undefined) return 1;
+  const jobs = Number(value);
+  if (!Number.isInteger(jobs) || jobs < 1 || jobs > 8) throw new Error(`--jobs must be a whole number from 1 to 8, not "${value}"`);
+  return jobs;
+}
+
 /** The mutants to run: --only's, from --from's on (in the list's order). */
 export function chooseMutants(all: Mutant[], args: string[]): Mutant[] {
   const only = args.find((a) => a.startsWith("--only="))?.slice("--only=".length).split(",");
@@ -360,12 +369,19 @@ async function main(): Promise<void> {
   }
 
   const results: Result[] = [];
-  for (const [i, mutant] of chosen.entries()) {
-    const run = await runOne(fileOf(mutant), applyMutant(sourceOf(fileOf(mutant)), mutant), `mutant ${mutant.id}`, mode, tests);
-    results.push({ mutant, invariant: run.invariant, suite: run.suite, seconds: run.seconds });
-    const mark = (o: Outcome | "skipped") => (o === "skipped" ? "-" : killed(o) ? `killed${o === "timed out" ? " (timeout)" : ""}` : "SURVIVED");
-    console.log(`${String(i + 1).padStart(2)}/${chosen.length} ${mutant.id.padEnd(30)} invariant: ${mark(run.invariant).padEnd(8)} suite: ${mark(run.suite).padEnd(8)} ${String(run.seconds).padStart(4)} s  ${run.why}`);
-  }
+  const mark = (o: Outcome | "skipped") => (o === "skipped" ? "-" : killed(o) ? `killed${o === "timed out" ? " (timeout)" : ""}` : "SURVIVED");
+  // --jobs=N: N mutants at once, each in its own scratch project (solc compiles on one core).
+  const jobs = jobsOf(args);
+  let next = 0;
+  await Promise.all(Array.from({ length: Math.min(jobs, chosen.length) }, async () => {
+    while (next < chosen.length) {
+      const i = next++;
+      const mutant = chosen[i]!;
+      const run = await runOne(fileOf(mutant), applyMutant(sourceOf(fileOf(mutant)), mutant), `mutant ${mutant.id}`, mode, tests);
+      results.push({ mutant, invariant: run.invariant, suite: run.suite, seconds: run.seconds });
+      console.log(`${String(i + 1).padStart(2)}/${chosen.length} ${mutant.id.padEnd(30)} invariant: ${mark(run.invariant).padEnd(8)} suite: ${mark(run.suite).padEnd(8)} ${String(run.seconds).padStart(4)} s  ${run.why}`);
+    }
+  }));
 
   if (mode !== "suite") {
     console.log(`\n${tests ? tests.join(", ") : `invariant campaign alone (${INVARIANT_FILE})`}: killed ${results.filter((r) => killed(r.invariant)).length} of ${results.length}`);

@@ -60,9 +60,10 @@ export function chainEnvironment(): Record<string, string> {
     if (value) env[name] = value;
   }
   if (!/^0x[0-9a-fA-F]{40}$/.test(env.MARKETPLACE_ADDRESS ?? "")) throw new Error(`MARKETPLACE_ADDRESS "${env.MARKETPLACE_ADDRESS}" is not a 20-byte hex address.`);
-  // The token marketplace, where one is deployed on the network (TOKEN_MARKETPLACE_ADDRESS in the
-  // environment of `sst deploy`): it takes the network's USDC (Base Sepolia's: EIP-712 name "USDC",
-  // version "2"); the utility token has no public deployment yet.
+  // The token marketplace: the deployment record's (npm run deploy deploys it with the network's USDC,
+  // or the token named), or one deployed elsewhere (TOKEN_MARKETPLACE_ADDRESS in the environment of
+  // `sst deploy`), taking the network's USDC (Base Sepolia's: EIP-712 name "USDC", version "2"); the
+  // utility token has no public deployment yet.
   const tokenMarketplace = process.env.TOKEN_MARKETPLACE_ADDRESS?.trim();
   const usdc = usdcTokenOf(profile);
   if (tokenMarketplace) {

@@ -89,20 +89,32 @@ export interface DeployTokenMarketplaceReturnType {
  */
 export async function deployTokenMarketplace(params: DeployMarketplaceParameters): Promise<DeployTokenMarketplaceReturnType> {
   const deploy = deployerOf(params);
-  const market = await deploy("token marketplace", { abi: tokenMarketplaceAbi as Abi, bytecode: tokenMarketplaceBytecode, args: [params.authority, params.feeRecipient] });
+  const market = await deploy("token marketplace", tokenMarketplaceContract(params));
   const usdc = await deploy("USDC stand-in", { abi: localUsdcAbi as Abi, bytecode: localUsdcBytecode, args: [] });
   const utility = await deploy("utility token", { abi: utilityTokenAbi as Abi, bytecode: utilityTokenBytecode, args: [] });
-  const { wallet, client } = walletOf(params);
-  for (const token of [usdc.contractAddress, utility.contractAddress]) {
-    const hash = await wallet.writeContract({ address: market.contractAddress, abi: tokenMarketplaceAbi, functionName: "setTokenAllowed", args: [token, true], chain: params.chain, account: wallet.account! });
-    const receipt = await client.waitForTransactionReceipt({ hash, pollingInterval: 50 });
-    if (receipt.status !== "success") throw new Error(`allowing token ${token} failed in transaction ${hash}`);
-  }
+  for (const token of [usdc.contractAddress, utility.contractAddress]) await allowToken({ ...params, authorityPrivateKey: params.deployerPrivateKey }, market.contractAddress, token);
   return {
     address: market.contractAddress,
     blockNumber: market.blockNumber,
     tokens: { usdc: { address: usdc.contractAddress, ...LOCAL_USDC }, utility: { address: utility.contractAddress, ...UTILITY_TOKEN } },
   };
+}
+
+const tokenMarketplaceContract = (params: Pick<DeployMarketplaceParameters, "authority" | "feeRecipient">) => ({ abi: tokenMarketplaceAbi as Abi, bytecode: tokenMarketplaceBytecode, args: [params.authority, params.feeRecipient] });
+
+/** Deploys `TokenMarketplace` alone (a network's own tokens are allowed on it by its authority). */
+export async function deployTokenMarketplaceAlone(params: DeployMarketplaceParameters): Promise<DeployMarketplaceReturnType> {
+  const receipt = await deployerOf(params)("token marketplace", tokenMarketplaceContract(params));
+  return { address: receipt.contractAddress, transactionHash: receipt.transactionHash, blockNumber: receipt.blockNumber, blockHash: receipt.blockHash };
+}
+
+/** Allows `token` on the token marketplace at `market`: the authority's transaction (`authorityPrivateKey`). */
+export async function allowToken(params: { rpcUrl: string; chain: Chain; authorityPrivateKey: Hex }, market: Address, token: Address): Promise<Hex> {
+  const { wallet, client } = walletOf({ ...params, deployerPrivateKey: params.authorityPrivateKey });
+  const hash = await wallet.writeContract({ address: market, abi: tokenMarketplaceAbi, functionName: "setTokenAllowed", args: [token, true], chain: params.chain, account: wallet.account! });
+  const receipt = await client.waitForTransactionReceipt({ hash, pollingInterval: 50 });
+  if (receipt.status !== "success") throw new Error(`allowing token ${token} failed in transaction ${hash}`);
+  return hash;
 }
 
 /** Mints the local tokens to wallets (the deployer is their minter): `amounts` in each token's units. */

@@ -18,7 +18,7 @@ import { acquireLease } from "./leases/leases.ts";
 import { concurrencySlots } from "./leases/concurrency.store.ts";
 import { RUNS_PER_LISTING } from "./limits.ts";
 import { releaseReservation, reserveRun, SETTLEMENT_WINDOW_MS } from "./money/ledger.ts";
-import { releaseSpend, reserveSpend } from "./money/spend.ts";
+import { releaseSpend, reserveSpend, spendLimitsOf } from "./money/spend.ts";
 import type { SpendHold } from "./money/spend-ledger.store.ts";
 import { newRunId, type RunRecord } from "./runs/run.ts";
 import { createRun, finishRun, recordRenterRun, runKey, runningIndex, RunIdTakenError } from "./runs/run.store.ts";
@@ -106,11 +106,16 @@ export async function admitRun(services: Services, principal: Principal, request
   let spendHolds: SpendHold[] = [];
   if (perQuery) {
     const expiresAt = holdUntil + SETTLEMENT_WINDOW_MS;
-    const [balance, spend] = await Promise.allSettled([
-      reserveRun(services, { onChainId: access.onChainId, wallet, runId, priceWei: access.priceWei, expiresAt, market: access.market, capped: access.capped }),
-      // Held against the limits in the listing's currency only (a token run never counts against ETH's).
-      reserveSpend(services, principal, { runId, priceWei: access.priceWei, currency: access.currency, expiresAt }),
-    ]);
+    const reservation = reserveRun(services, { onChainId: access.onChainId, wallet, runId, priceWei: access.priceWei, expiresAt, market: access.market, capped: access.capped });
+    // The limit's hold starts once the reservation's first request is on its way (a turn of the event
+    // loop: every request prepared in this one has been written by then). Both requests are prepared
+    // (marshalled, signed) on this one thread; the reservation is the longer chain (a read, the chain's
+    // balance, a write), so the hold's preparation belongs in its first wait, not before its first send.
+    // Held against the limits in the listing's currency only (a token run never counts against ETH's).
+    const holding = spendLimitsOf(principal)
+      ? new Promise<void>((resolve) => setImmediate(resolve)).then(() => reserveSpend(services, principal, { runId, priceWei: access.priceWei, currency: access.currency, expiresAt }))
+      : Promise.resolve<SpendHold[]>([]);
+    const [balance, spend] = await Promise.allSettled([reservation, holding]);
     if (spend.status === "fulfilled") spendHolds = spend.value;
     if (balance.status === "rejected" || spend.status === "rejected") {
       if (balance.status === "fulfilled") await releaseReservation(services, access.onChainId, wallet, runId, access.market).catch(() => undefined);

@@ -18,6 +18,7 @@ import { resolveSettings, saveSession, loadSession } from "../../cli/src/setting
 import { ethAmount, formatEth } from "../../cli/src/units.ts";
 import { formatEther } from "viem";
 import { authenticatedApi } from "../../cli/src/api.ts";
+import { buildCliBin } from "../support/cli.ts";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "../..");
 
@@ -30,8 +31,6 @@ function shellWords(line: string): string[] {
 }
 
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-// The bundled bin (built by its test); the packed and installed one is run by test/packages/install.test.ts.
-const bin = join(root, "cli/bin/agentrent.mjs");
 const FAST = { n: 1024, r: 8, p: 1 };
 
 function capture() {
@@ -359,8 +358,7 @@ describe("bad input", () => {
   });
 
   it("the built binary: unknown command exits 2, a bad manifest exits 6, help exits 0", () => {
-    const build = spawnSync(process.execPath, [join(root, "node_modules/tsup/dist/cli-default.js")], { cwd: join(root, "cli"), encoding: "utf8", timeout: 120_000 });
-    expect(build.status, build.stderr).toBe(0);
+    const bin = buildCliBin(mkdtempSync(join(tmpdir(), "agentrent-build-")), 120_000);
     const run = (args: string[]) => spawnSync(process.execPath, [bin, ...args], { cwd: root, encoding: "utf8", env: { ...process.env, AGENTRENT_CONFIG_DIR: mkdtempSync(join(tmpdir(), "agentrent-bin-")) }, timeout: 60_000 });
     const unknown = run(["frobnicate"]);
     expect(unknown.status).toBe(EXIT.usage);

@@ -11,18 +11,16 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
-import { spawnSync } from "node:child_process";
+import { join } from "node:path";
 import { createPublicClient, getAddress, http, type Hex } from "viem";
 import { tokenMarketplaceAbi } from "@agent-rental/core/token-marketplace";
 import { startStack, type RunningStack } from "../../local/stack.ts";
 import { freePort } from "../../local/ports.ts";
 import { chainFor } from "../../src/chain/client.ts";
-import { startCli } from "../support/cli.ts";
+import { buildCliBin, startCli } from "../support/cli.ts";
 
-const root = join(dirname(fileURLToPath(import.meta.url)), "../..");
-const bin = join(root, "cli/bin/agentrent.mjs");
+/** The built binary (the bundle and its bin, in this suite's own directory; built by the test that first runs it). */
+let bin: string;
 let stack: RunningStack;
 let dataDir: string;
 let work: string;
@@ -76,8 +74,7 @@ describe("the CLI and token listings", () => {
   });
 
   it("the built binary rents the USDC listing (EIP-3009) and the RENT subscription (permit), one transaction each", async () => {
-    const build = spawnSync(process.execPath, [join(root, "node_modules/tsup/dist/cli-default.js")], { cwd: join(root, "cli"), encoding: "utf8", timeout: 240_000 });
-    expect(build.status, build.stderr).toBe(0);
+    bin = buildCliBin(join(work, "build"));
     const chain = createPublicClient({ chain: chainFor(stack.info.chain_id, stack.info.rpc_url), transport: http(stack.info.rpc_url) });
     const renter = stack.info.accounts.filter((a) => a.role === "renter")[1]!.address as Hex;
     const status = (listingId: string) => chain.readContract({ address: stack.info.contracts.token_marketplace as Hex, abi: tokenMarketplaceAbi, functionName: "credentialStatus", args: [`0x${listingId.slice(4)}` as Hex, renter] });

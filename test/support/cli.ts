@@ -5,14 +5,32 @@
 // for stdout and stderr (isTTY), as an interactive shell gives it. Every run is bounded: past its time
 // limit it is aborted as Ctrl-C would (the packed, bundled binary is spawned by test/cli/cli.test.ts
 // and test/packages).
-import { mkdtempSync, rmSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { Writable } from "node:stream";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { main } from "../../cli/src/main.ts";
 import type { World } from "./world-on.ts";
 
 export type CliEnv = Record<string, string>;
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "../..");
+
+/**
+ * Builds the CLI's bundle (cli/tsup.config.ts) into `dir`/dist with its bin beside it (`dir`/bin, the
+ * package's layout), and returns the bin's path. Each suite builds into a directory of its own: the
+ * build empties its output directory first, so two suites building cli/dist at once would take the
+ * bundle away from under each other's running commands.
+ */
+export function buildCliBin(dir: string, timeoutMs = 240_000): string {
+  const build = spawnSync(process.execPath, [join(root, "node_modules/tsup/dist/cli-default.js"), "--out-dir", join(dir, "dist")], { cwd: join(root, "cli"), encoding: "utf8", timeout: timeoutMs });
+  if (build.status !== 0) throw new Error(`the CLI's build failed: ${build.stderr || build.error?.message}`);
+  mkdirSync(join(dir, "bin"), { recursive: true });
+  copyFileSync(join(root, "cli/bin/agentrent.mjs"), join(dir, "bin/agentrent.mjs"));
+  return join(dir, "bin/agentrent.mjs");
+}
 
 export interface CliResult {
   code: number | null;

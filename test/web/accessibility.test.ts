@@ -53,7 +53,7 @@ describe("accessibility", () => {
     await page.getByText("Only the protocol authority reviews").or(page.getByRole("button", { name: "Connect wallet" })).first().waitFor();
     await d.shot("j6-dark-375-nav");
     expect(await seriousViolations(page)).toEqual([]);
-    expect(d.errors).toEqual([]);
+    expect(d.errors, d.errors.join("\n")).toEqual([]);
     await d.context.close();
   }, 60_000);
 
@@ -137,7 +137,7 @@ describe("accessibility", () => {
       expect(Object.fromEntries(Object.entries(found).filter(([, v]) => v.length > 0))).toEqual({});
       // The renter never applied as a creator (GET /v1/creators/me answers profile null and the page
       // offers the application form): no console error on any page.
-      expect(d.errors).toEqual([]);
+      expect(d.errors, d.errors.join("\n")).toEqual([]);
       await d.context.close();
     }, 240_000);
 
@@ -158,7 +158,7 @@ describe("accessibility", () => {
       // The run's id and output fit the screen: nothing scrolls sideways.
       expect(await page.evaluate(() => (globalThis as unknown as { document: { documentElement: { scrollWidth: number } } }).document.documentElement.scrollWidth)).toBeLessThanOrEqual(viewport.width);
       expect(await seriousViolations(page)).toEqual([]);
-      expect(d.errors).toEqual([]);
+      expect(d.errors, d.errors.join("\n")).toEqual([]);
       await d.context.close();
     }, 120_000);
 
@@ -189,8 +189,8 @@ describe("accessibility", () => {
       await authority.shot(`j6-${scheme}-${viewport.width}-review-authority`);
 
       expect(Object.fromEntries(Object.entries(found).filter(([, v]) => v.length > 0))).toEqual({});
-      expect(creator.errors).toEqual([]);
-      expect(authority.errors).toEqual([]);
+      expect(creator.errors, creator.errors.join("\n")).toEqual([]);
+      expect(authority.errors, authority.errors.join("\n")).toEqual([]);
       await Promise.all([creator.context.close(), authority.context.close()]);
     }, 120_000);
   }

@@ -27,7 +27,7 @@ describe("the creator's analytics page", () => {
     const renterWallet = privateKeyToAccount(renterKey).address.toLowerCase();
     await chainAs(web.stack, renterKey).write("purchasePerQuery", [onChainId(listing.listing_id)], parseEther("0.01"));
     const renter = await apiAs(web.stack, renterKey);
-    await expect.poll(async () => (await fetch(`${web.stack.info.api_url}/v1/credentials/${listing.listing_id}`, { headers: { authorization: `Bearer ${renter.token}` } })).status, { timeout: 30_000 }).toBe(200);
+    await expect.poll(async () => (await fetch(`${web.stack.info.api_url}/v1/credentials/${listing.listing_id}`, { headers: { authorization: `Bearer ${renter.token}` } })).status, { timeout: 30_000, interval: 500 }).toBe(200);
     for (const task of ["Tests for sum", "Tests for max"]) {
       // Completed or failed (the demo's model server decides), a run is counted either way.
       const run = await renter.post<{ status: string }>("/v1/execute", { agent_id: listing.listing_id, task, input: { source: "export const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);" } });
@@ -86,7 +86,7 @@ describe("the creator's analytics page", () => {
     const wallet = createWalletClient({ account: privateKeyToAccount(renterKey), chain: chainInfo, transport: http(web.stack.info.rpc_url) });
     await purchaseInToken(viemTokenPurchasePort(wallet as never, pub as never), { tokenMarketplace: web.stack.info.contracts.token_marketplace as Hex, listingId: onChainId(listing.listing_id), kind: "per_query", arg: 1_000_000n });
     const renter = await apiAs(web.stack, renterKey);
-    await expect.poll(async () => (await fetch(`${web.stack.info.api_url}/v1/credentials/${listing.listing_id}`, { headers: { authorization: `Bearer ${renter.token}` } })).status, { timeout: 30_000 }).toBe(200);
+    await expect.poll(async () => (await fetch(`${web.stack.info.api_url}/v1/credentials/${listing.listing_id}`, { headers: { authorization: `Bearer ${renter.token}` } })).status, { timeout: 30_000, interval: 500 }).toBe(200);
     // Until one run completed (the demo's model server may fail one: a failed run is not charged).
     let completed = 0;
     for (let i = 0; i < 4 && completed === 0; i++) {
@@ -124,7 +124,7 @@ describe("the creator's analytics page", () => {
     expect(csv[0]).toMatch(/^currency,currency_address,decimals,wallet,spend,/);
     expect(csv.some((line) => line.startsWith("USDC,") && line.includes(`,${renterWallet},${spend},`))).toBe(true);
     await creator.shot("analytics-usdc");
-    expect(creator.errors).toEqual([]);
+    expect(creator.errors, creator.errors.join("\n")).toEqual([]);
     await page.context().close();
   }, 240_000);
 });

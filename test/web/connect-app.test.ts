@@ -257,7 +257,7 @@ describe("connect an MCP client by URL, approve it with a browser wallet, use it
     // Once the wallet's apps are loaded (a table, or the page's empty state), the denied app is not there.
     await d.page.getByText(/^No connected apps\./).or(d.page.getByRole("table")).first().waitFor();
     expect(await d.page.getByRole("row", { name: /E2E MCP app/ }).count()).toBe(0);
-    expect(d.errors).toEqual([]);
+    expect(d.errors, d.errors.join("\n")).toEqual([]);
     await d.context.close();
   }, 180_000);
 });

@@ -126,7 +126,7 @@ describe("listings' money in the dashboard", () => {
     await dialog.getByRole("button", { name: "Close" }).click();
     await expect.poll(() => row.getByTestId("runs-left").textContent(), { timeout: 15_000 }).toMatch(/^0 runs left/);
     expect(await row.getByRole("button", { name: "Withdraw unspent" }).count()).toBe(0);
-    expect(d.errors).toEqual([]);
+    expect(d.errors, d.errors.join("\n")).toEqual([]);
     await d.context.close();
   }, 90_000);
 

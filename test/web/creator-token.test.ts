@@ -58,7 +58,7 @@ describe("My listings for listings priced in a token", () => {
     await row.getByRole("button", { name: "Pause listing" }).waitFor({ timeout: 30_000 });
     expect((await onChain())[3]).toBe(1);
     expect(d.wallet.sent.length - sent).toBe(2);
-    expect(d.errors).toEqual([]);
+    expect(d.errors, d.errors.join("\n")).toEqual([]);
     await d.context.close();
   }, 180_000);
 
@@ -99,7 +99,7 @@ describe("My listings for listings priced in a token", () => {
     const withdrawn = parseEventLogs({ abi: tokenMarketplaceAbi, eventName: "EarningsWithdrawn", logs: receipt.logs });
     expect(withdrawn[0]!.args.amount).toBe(offered);
     expect(await escrowOf()).toBe(escrowBefore - offered);
-    expect(d.errors).toEqual([]);
+    expect(d.errors, d.errors.join("\n")).toEqual([]);
     await d.context.close();
   }, 180_000);
 
@@ -134,7 +134,7 @@ describe("My listings for listings priced in a token", () => {
     expect([closed[1], closed[3]]).toEqual([0n, 3]);
     expect((await balance()) - before).toBe(escrow);
     await d.shot("ct-04-usdc-closed");
-    expect(d.errors).toEqual([]);
+    expect(d.errors, d.errors.join("\n")).toEqual([]);
     await d.context.close();
   }, 180_000);
 });

@@ -91,8 +91,8 @@ describe("creator and review consoles", () => {
     await creator.shot("j4-06-in-browse");
     // A wallet that never applied has no creator profile (GET /v1/creators/me answers profile null) and
     // the page shows the application form: no console error.
-    expect(creator.errors).toEqual([]);
-    expect(authority.errors).toEqual([]);
+    expect(creator.errors, creator.errors.join("\n")).toEqual([]);
+    expect(authority.errors, authority.errors.join("\n")).toEqual([]);
     await creator.context.close();
     await authority.context.close();
   }, 150_000);
@@ -157,14 +157,14 @@ describe("creator and review consoles", () => {
     // Published, the approved listing's sample_output is exactly what the reviewer was shown.
     const renter = await apiAs(web.stack, creatorKey);
     let published: { sample_output: string[] } | null = null;
-    await expect.poll(async () => (published = await renter.get<{ sample_output: string[] }>(`/v1/listings/${approved}`).catch(() => null)) !== null, { timeout: 15_000 }).toBe(true);
+    await expect.poll(async () => (published = await renter.get<{ sample_output: string[] }>(`/v1/listings/${approved}`).catch(() => null)) !== null, { timeout: 15_000, interval: 500 }).toBe(true);
     expect(published!.sample_output.map((text) => JSON.stringify(JSON.parse(text), null, 2))).toEqual(shownSamples);
     const found = (await renter.get<{ listings: { id: string }[] }>("/v1/listings?q=brief+writer&limit=100")).listings.map((l) => l.id);
     expect(found).toContain(approved);
     expect(found).not.toContain(rejected);
 
-    expect(creator.errors).toEqual([]);
-    expect(authority.errors).toEqual([]);
+    expect(creator.errors, creator.errors.join("\n")).toEqual([]);
+    expect(authority.errors, authority.errors.join("\n")).toEqual([]);
     await creator.context.close();
     await authority.context.close();
   }, 180_000);

@@ -122,7 +122,7 @@ describe("ERC-8004 in the dashboard", () => {
     await page.reload();
     await section.getByText(`Registration file up to date: it names agent ${agentId} and says active: true.`).waitFor({ timeout: 30_000 });
     expect(await section.getByRole("button", { name: "Register as an ERC-8004 agent" }).count()).toBe(0);
-    expect(d.errors).toEqual([]);
+    expect(d.errors, d.errors.join("\n")).toEqual([]);
     await d.context.close();
   }, 150_000);
 
@@ -165,7 +165,7 @@ describe("ERC-8004 in the dashboard", () => {
     await page.getByRole("alertdialog").getByRole("button", { name: "Close for good" }).click();
     await row.getByText("closed", { exact: true }).waitFor({ timeout: 30_000 });
     await updateAfter("03-closed", false, "closed");
-    expect(d.errors).toEqual([]);
+    expect(d.errors, d.errors.join("\n")).toEqual([]);
     await d.context.close();
   }, 150_000);
 
@@ -205,7 +205,7 @@ describe("ERC-8004 in the dashboard", () => {
     expect(call.functionName).toBe("setAgentWallet");
     expect((await agentWallet()).toLowerCase()).toBe(d.wallet.address.toLowerCase());
     await d.shot("e5-02-agent-wallet-set");
-    expect(d.errors).toEqual([]);
+    expect(d.errors, d.errors.join("\n")).toEqual([]);
     await d.context.close();
   }, 150_000);
 

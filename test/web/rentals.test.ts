@@ -70,7 +70,7 @@ describe("rentals", () => {
         const s = JSON.parse(sessionStorage.getItem("agent-market.session")!) as { token: string };
         return ((await (await fetch(`/v1/listings/${id}`, { headers: { authorization: `Bearer ${s.token}` } })).json()) as { status: string }).status;
       }, perQuery.listing_id);
-    await expect.poll(apiStatus, { timeout: 30_000 }).toBe("paused");
+    await expect.poll(apiStatus, { timeout: 30_000, interval: 500 }).toBe("paused");
     await page.goto(`${web.stack.info.dashboard_url}listings/${perQuery.listing_id}`);
     await page.getByText(/This listing is paused: it takes no new rentals/).first().waitFor({ timeout: 15_000 });
     const sent = d.wallet.calls.filter((c) => c === "eth_sendTransaction").length;
@@ -82,7 +82,7 @@ describe("rentals", () => {
     await d.shot("j3-04-paused-refused");
     expect(d.wallet.calls.filter((c) => c === "eth_sendTransaction").length).toBe(sent);
     expect(await chain.getBalance({ address: d.wallet.address })).toBe(balance);
-    expect(d.errors).toEqual([]);
+    expect(d.errors, d.errors.join("\n")).toEqual([]);
     await d.context.close();
   }, 120_000);
 });

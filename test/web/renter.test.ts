@@ -104,7 +104,7 @@ describe("renter journeys", () => {
     await d.shot("j1-07-topped-up");
     await dialog.getByRole("button", { name: "Close" }).click();
     await expect.poll(() => row.getByTestId("runs-left").textContent(), { timeout: 30_000 }).toMatch(/^7 runs left/);
-    expect(d.errors).toEqual([]);
+    expect(d.errors, d.errors.join("\n")).toEqual([]);
     await d.context.close();
   }, 120_000);
 
@@ -143,7 +143,7 @@ describe("renter journeys", () => {
     const refused = await call();
     expect(refused.status).toBe(401);
     expect(((await refused.json()) as { error: { code: string } }).error.code).toBe("invalid_api_key");
-    expect(d.errors).toEqual([]);
+    expect(d.errors, d.errors.join("\n")).toEqual([]);
     await d.context.close();
   }, 120_000);
 
@@ -210,7 +210,7 @@ describe("renter journeys", () => {
     await page.getByRole("button", { name: "Sign in" }).first().click();
     await page.getByLabel("Signed in").waitFor();
     await page.getByTestId("listing-card").first().waitFor();
-    expect(d.errors).toEqual([]);
+    expect(d.errors, d.errors.join("\n")).toEqual([]);
     await d.context.close();
   }, 60_000);
 
@@ -252,7 +252,7 @@ describe("renter journeys", () => {
       await d.shot(`j1-raw-${viewport.width}-completed`);
       // The finished run (its id, its output) fits the screen: nothing scrolls sideways.
       expect(await page.evaluate(() => (globalThis as unknown as { document: { documentElement: { scrollWidth: number } } }).document.documentElement.scrollWidth)).toBeLessThanOrEqual(viewport.width);
-      expect(d.errors).toEqual([]);
+      expect(d.errors, d.errors.join("\n")).toEqual([]);
       await d.context.close();
     }
   }, 120_000);
@@ -278,7 +278,7 @@ describe("renter journeys", () => {
     // The header shows the chosen wallet's own icon beside the address.
     expect(await page.locator("header img").getAttribute("src")).toBe(wallets[1]!.icon);
     await page.getByTestId("listing-card").first().waitFor();
-    expect(d.errors).toEqual([]);
+    expect(d.errors, d.errors.join("\n")).toEqual([]);
     await d.context.close();
   }, 60_000);
 
@@ -297,7 +297,7 @@ describe("renter journeys", () => {
     await page.getByLabel("Signed in").waitFor();
     await page.getByTestId("listing-card").first().waitFor();
     expect(d.wallet.calls).toContain("eth_requestAccounts");
-    expect(d.errors).toEqual([]);
+    expect(d.errors, d.errors.join("\n")).toEqual([]);
     await d.context.close();
   }, 60_000);
 });

@@ -47,7 +47,7 @@ describe("sessions", () => {
     const accepted = await fetch(`${web.stack.info.api_url}/v1/credentials`, { headers: { authorization: `Bearer ${renewed.token}` } });
     expect(accepted.status).toBe(200);
     await d.shot("s1-01-renewed");
-    expect(d.errors).toEqual([]);
+    expect(d.errors, d.errors.join("\n")).toEqual([]);
     await d.context.close();
   }, 60_000);
 
@@ -83,7 +83,7 @@ describe("sessions", () => {
     await page.getByRole("button", { name: "Disconnect" }).click();
     await page.getByRole("button", { name: "Connect wallet" }).first().waitFor();
     expect(await stored(page)).toBeNull();
-    expect(d.errors).toEqual([]);
+    expect(d.errors, d.errors.join("\n")).toEqual([]);
     await d.context.close();
   }, 60_000);
 
@@ -128,7 +128,7 @@ describe("sessions", () => {
     // One resume, from the last event the page saw, and the output is every delta once, in order.
     expect(resumed).toEqual([firstId]);
     expect(await page.getByTestId("run-output").textContent()).toBe(deltas.join(""));
-    expect(d.errors).toEqual([]);
+    expect(d.errors, d.errors.join("\n")).toEqual([]);
 
     // The connection drops and the browser is offline for a moment: the page waits for the network
     // instead of spending its retries, then resumes on its own.
@@ -191,7 +191,7 @@ describe("sessions", () => {
     expect(await output.textContent()).toBe(run.output);
     await d.shot("s3-03-resumed-after-stop");
 
-    expect(d.errors).toEqual([]);
+    expect(d.errors, d.errors.join("\n")).toEqual([]);
     await d.context.close();
   }, 60_000);
 });

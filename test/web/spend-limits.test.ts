@@ -64,7 +64,7 @@ describe("the keys page's spending limits", () => {
     expect(await row.innerText()).not.toMatch(/per day/);
     expect(await limitsOf("/v1/keys", token)).toEqual([[{ period: "month", amount: "50000000000000000" }]]);
     await d.shot("keys-spending-limit");
-    expect(d.errors).toEqual([]);
+    expect(d.errors, d.errors.join("\n")).toEqual([]);
     await d.context.close();
   }, 120_000);
 });
@@ -95,7 +95,7 @@ describe("the keys page's alerts", () => {
     await expect.poll(async () => (await rows.count()) > 0 ? await rows.first().innerText() : "", { timeout: 30_000 }).toMatch(/covers 1 run\(s\), below your 2/);
     expect(await d.page.getByTestId("alert-webhook-secret").count()).toBe(0);
     await d.shot("keys-alerts");
-    expect(d.errors).toEqual([]);
+    expect(d.errors, d.errors.join("\n")).toEqual([]);
     await d.context.close();
   }, 120_000);
 });

@@ -148,6 +148,6 @@ describe("token listings in the dashboard", () => {
     expect(created).toHaveLength(1);
     const listing = await chain.readContract({ address: market, abi: tokenMarketplaceAbi, functionName: "listings", args: [created[0]!.args.listingId] });
     expect({ price: listing[0], accessType: listing[2], token: listing[6].toLowerCase(), creator: listing[4].toLowerCase() }).toEqual({ price: 400_000n, accessType: 2, token: usdc.toLowerCase(), creator: creator.address.toLowerCase() });
-    expect(d.errors).toEqual([]);
+    expect(d.errors, d.errors.join("\n")).toEqual([]);
   }, 240_000);
 });

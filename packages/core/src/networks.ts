@@ -165,11 +165,23 @@ export interface NetworkDeployment {
     /** True when the deploy command deployed them; false for the network's canonical registries. */
     deployed_here: boolean;
   };
+  /** The token marketplace (listings priced in an allowed ERC-20) and the tokens it takes, when one was
+   * deployed: the network's USDC (or the one the operator named). Absent on a network without a USDC. */
+  token_marketplace?: {
+    address: `0x${string}`;
+    deploy_block: string;
+    transaction: `0x${string}`;
+    /** Each token as read from its contract (its EIP-712 domain name and version, which x402 clients
+     * sign under), whether it implements EIP-3009 (payable by x402), and whether the contract allows it
+     * yet: the authority's setTokenAllowed, sent by the deploy command when it holds the authority's key. */
+    tokens: (TokenInfo & { eip3009: boolean; allowed: boolean })[];
+  };
   deployed_at: string;
 }
 
 /** The service's chain settings for a deployment (src/config.ts reads them): the network, its chain
- * and block time, the marketplace and the ERC-8004 registries with the blocks the indexer starts from. */
+ * and block time, the marketplace and the ERC-8004 registries with the blocks the indexer starts from,
+ * and the token marketplace with its tokens where one was deployed. */
 export function deploymentEnvironment(deployment: NetworkDeployment): Record<string, string> {
   const profile = NETWORKS[deployment.network];
   return {
@@ -181,6 +193,14 @@ export function deploymentEnvironment(deployment: NetworkDeployment): Record<str
     IDENTITY_REGISTRY_ADDRESS: deployment.erc8004.identity_registry,
     REPUTATION_REGISTRY_ADDRESS: deployment.erc8004.reputation_registry,
     ERC8004_DEPLOY_BLOCK: deployment.erc8004.deploy_block,
+    ...(deployment.token_marketplace
+      ? {
+          TOKEN_MARKETPLACE_ADDRESS: deployment.token_marketplace.address,
+          TOKEN_MARKETPLACE_DEPLOY_BLOCK: deployment.token_marketplace.deploy_block,
+          // What src/config.ts reads as TOKENS: each token with its domain and EIP-3009 flag.
+          TOKENS: JSON.stringify(deployment.token_marketplace.tokens.map(({ address, symbol, name, version, decimals, eip3009 }) => ({ address, symbol, name, version, decimals, eip3009 }))),
+        }
+      : {}),
   };
 }
 
