@@ -11,12 +11,13 @@
 // the stack process after the warm-up and after the idle wait (each after a full collection), for
 // `node --import tsx bench/heap-diff.ts <first> <second>`.
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, existsSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, existsSync, statSync } from "node:fs";
 import { tmpdir, loadavg } from "node:os";
 import { join } from "node:path";
 import { createPublicClient, createWalletClient, http, parseEther, type Hex } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { marketplaceAbi } from "@agent-rental/core/marketplace";
+import { DynamoDBClient, ListTablesCommand, ScanCommand } from "@aws-sdk/client-dynamodb";
 import { DEV_ACCOUNTS } from "../local/chain.ts";
 import { freePort } from "../local/ports.ts";
 
@@ -70,14 +71,26 @@ function descendants(pid: number): number[] {
   return found;
 }
 
-function childrenRssKb(pid: number): number {
+/** Whether `pid` is the DynamoDB emulator's own process (DYNAMODB_PROCESS=true). */
+function isDynamo(pid: number): boolean {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, "utf8").includes('require("dynalite")');
+  } catch {
+    return false;
+  }
+}
+
+/** The resident memory of the stack's children (the chain, the sandboxes; the DynamoDB emulator's
+ * process apart, as `dynamo`). */
+function childrenRssKb(pid: number): { others: number; dynamo: number } {
   return descendants(pid).reduce((sum, p) => {
     try {
-      return sum + rssKb(p);
+      const kb = rssKb(p);
+      return isDynamo(p) ? { ...sum, dynamo: sum.dynamo + kb } : { ...sum, others: sum.others + kb };
     } catch {
       return sum;
     }
-  }, 0);
+  }, { others: 0, dynamo: 0 });
 }
 
 async function until<T>(what: string, probe: () => T | undefined | Promise<T | undefined>, timeoutMs: number): Promise<T> {
@@ -140,11 +153,62 @@ async function heapSnapshot(pid: number, dir: string, api: string): Promise<stri
   return join(dir, file);
 }
 
+/** Bytes of the files under `dir` (0 when it does not exist). */
+function diskBytes(dir: string): number {
+  if (!existsSync(dir)) return 0;
+  return readdirSync(dir, { withFileTypes: true, recursive: true }).reduce((sum, entry) => (entry.isFile() ? sum + statSync(join(entry.parentPath, entry.name)).size : sum), 0);
+}
+
+/**
+ * What the embedded DynamoDB emulator holds after the load: per table, its items and their bytes (as
+ * DynamoDB sizes them, roughly: the JSON of each item), and per kind of item (the partition key's first
+ * word) the largest; and the emulator's files on disk. Says what each run leaves behind.
+ */
+async function storageReport(endpoint: string, dataDir: string, runs: number): Promise<string[]> {
+  const dynamo = new DynamoDBClient({ region: "us-east-1", endpoint, credentials: { accessKeyId: "local", secretAccessKey: "local" } });
+  try {
+    const tables = (await dynamo.send(new ListTablesCommand({}))).TableNames ?? [];
+    const kinds = new Map<string, { items: number; bytes: number; largest: number }>();
+    const lines: string[] = [];
+    for (const table of tables) {
+      let items = 0;
+      let bytes = 0;
+      let start: Record<string, unknown> | undefined;
+      do {
+        const page = await dynamo.send(new ScanCommand({ TableName: table, ExclusiveStartKey: start as never }));
+        for (const item of page.Items ?? []) {
+          const size = JSON.stringify(item).length;
+          items++;
+          bytes += size;
+          const pk = Object.values(item.pk ?? {})[0];
+          const kind = `${table.replace(/^.*?-/, "")} ${typeof pk === "string" ? pk.split("#")[0]!.replace(/_[0-9a-f]{8,}$/, "_…") : "?"}`;
+          const entry = kinds.get(kind) ?? { items: 0, bytes: 0, largest: 0 };
+          entry.items++;
+          entry.bytes += size;
+          entry.largest = Math.max(entry.largest, size);
+          kinds.set(kind, entry);
+        }
+        start = page.LastEvaluatedKey;
+      } while (start);
+      lines.push(`  ${table}: ${items} items, ${(bytes / 1024).toFixed(0)} KiB`);
+    }
+    const top = [...kinds].sort((a, b) => b[1].bytes - a[1].bytes).slice(0, 8);
+    return [
+      `what the DynamoDB emulator holds after ${runs} runs: ${(diskBytes(join(dataDir, "dynamodb")) / 1_048_576).toFixed(0)} MiB of files on disk`,
+      ...lines,
+      `  the largest kinds (table, partition key's first word: items, KiB, largest item's bytes): ${top.map(([k, v]) => `${k}: ${v.items}, ${(v.bytes / 1024).toFixed(0)}, ${v.largest}`).join("; ")}`,
+    ];
+  } finally {
+    dynamo.destroy();
+  }
+}
+
 /** Runs the load and returns the figures (see the file's opening comment). */
 export async function runMemoryBench(): Promise<string[]> {
   const dataDir = mkdtempSync(join(tmpdir(), "memory-bench-"));
   const ports = { PORT: await freePort(), CHAIN_PORT: await freePort(), DYNAMODB_PORT: await freePort(), AWS_EMULATOR_PORT: await freePort() };
-  const env = { ...process.env, ...Object.fromEntries(Object.entries(ports).map(([k, v]) => [k, String(v)])), LOCAL_DATA_DIR: dataDir, LOG_LEVEL: "warn" };
+  // MALLOC_ARENA_MAX as `npm start` sets it (package.json), unless the environment says otherwise.
+  const env = { ...process.env, MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? "2", ...Object.fromEntries(Object.entries(ports).map(([k, v]) => [k, String(v)])), LOCAL_DATA_DIR: dataDir, LOG_LEVEL: "warn" };
   let stack: ChildProcess | undefined;
   try {
     if (HEAP_SNAPSHOTS) mkdirSync(HEAP_SNAPSHOTS, { recursive: true });
@@ -191,9 +255,10 @@ export async function runMemoryBench(): Promise<string[]> {
     }, 120_000);
 
     // Each sample: the resident set as the load left it, then after a full collection (what is held).
-    const samples: { runs: number; rss: number; anon: number; ldb: number; children: number; at: number; collected: Collected }[] = [];
+    const samples: { runs: number; rss: number; anon: number; ldb: number; children: number; dynamo: number; at: number; collected: Collected }[] = [];
     const sample = async (runs: number) => {
-      const now = { runs, ...residentKb(pid), children: childrenRssKb(pid), at: Date.now() };
+      const kids = childrenRssKb(pid);
+      const now = { runs, ...residentKb(pid), children: kids.others, dynamo: kids.dynamo, at: Date.now() };
       samples.push({ ...now, collected: await inspector.collected(pid) });
       const c = samples.at(-1)!.collected;
       process.stderr.write(`  · ${runs} runs: RSS ${mib(now.rss)} MiB; after a full collection RSS ${mib(c.rss)}, heap used ${mib(c.heapUsed)} of ${mib(c.heapTotal)}, external ${mib(c.external)} MiB\n`);
@@ -239,17 +304,20 @@ export async function runMemoryBench(): Promise<string[]> {
     const gc = samples.at(-1)!;
     if (HEAP_SNAPSHOTS) snapshots.push(await heapSnapshot(pid, HEAP_SNAPSHOTS, api));
 
+    const dynamoApart = samples.some((s) => s.dynamo > 0);
     const lines = [
+      ...(dynamoApart ? ["the DynamoDB emulator in a process of its own (DYNAMODB_PROCESS=true): the stack's process is the API, the jobs and the SQS/S3 emulator"] : []),
       `runs: ${RUNS} at concurrency ${CONCURRENCY}, ${RENTERS} renters of the demo one-time listing, ${seconds.toFixed(0)} s (${(RUNS / seconds).toFixed(1)} runs/s); answers ${[...statuses].map(([s, c]) => `${s}: ${c}`).join(", ")}; 429/503 waited out: ${retries}`,
       `load average (1, 5, 15 min) at the start: ${loadBefore.map((l) => l.toFixed(2)).join(" ")}; at the end: ${loadavg().map((l) => l.toFixed(2)).join(" ")} (2 cores)`,
-      "runs   stack RSS MiB   of it anonymous   of it LevelDB files   RSS less LevelDB   its children MiB   after a full collection: RSS   heap used   heap total   external",
-      ...samples.map((s, i) => `${String(s.runs).padStart(5)}   ${mib(s.rss).padStart(13)}   ${mib(s.anon).padStart(15)}   ${mib(s.ldb).padStart(19)}   ${mib(s.rss - s.ldb).padStart(16)}   ${mib(s.children).padStart(16)}   ${mib(s.collected.rss).padStart(28)}   ${mib(s.collected.heapUsed).padStart(9)}   ${mib(s.collected.heapTotal).padStart(10)}   ${mib(s.collected.external).padStart(8)}${i === samples.length - 1 ? `   (after ${IDLE_MS / 1000} s idle)` : ""}`),
+      `runs   stack RSS MiB   of it anonymous   of it LevelDB files   RSS less LevelDB   its children MiB   ${dynamoApart ? "DynamoDB emulator's process MiB   " : ""}after a full collection: RSS   heap used   heap total   external`,
+      ...samples.map((s, i) => `${String(s.runs).padStart(5)}   ${mib(s.rss).padStart(13)}   ${mib(s.anon).padStart(15)}   ${mib(s.ldb).padStart(19)}   ${mib(s.rss - s.ldb).padStart(16)}   ${mib(s.children).padStart(16)}   ${dynamoApart ? `${mib(s.dynamo).padStart(32)}   ` : ""}${mib(s.collected.rss).padStart(28)}   ${mib(s.collected.heapUsed).padStart(9)}   ${mib(s.collected.heapTotal).padStart(10)}   ${mib(s.collected.external).padStart(8)}${i === samples.length - 1 ? `   (after ${IDLE_MS / 1000} s idle)` : ""}`),
     ];
     const quarter = Math.floor(RUNS / 4);
     const at = (runs: number) => samples.reduce((best, s) => (Math.abs(s.runs - runs) < Math.abs(best.runs - runs) ? s : best));
     const growth = (of: (s: (typeof samples)[number]) => number) => [1, 2, 3, 4].map((q) => ((of(at(q * quarter)) - of(at((q - 1) * quarter))) / 1024).toFixed(0)).join(", ");
-    lines.push(`growth per quarter of the runs (MiB): RSS ${growth((s) => s.rss)}; anonymous ${growth((s) => s.anon)}; LevelDB files ${growth((s) => s.ldb)}; after a full collection: RSS ${growth((s) => s.collected.rss)}, heap used ${growth((s) => s.collected.heapUsed)}; idle after: RSS ${mib(gc.rss)} MiB, anonymous ${mib(gc.anon)} MiB`);
+    lines.push(`growth per quarter of the runs (MiB): RSS ${growth((s) => s.rss)}; anonymous ${growth((s) => s.anon)}; LevelDB files ${growth((s) => s.ldb)};${dynamoApart ? ` the DynamoDB emulator's process ${growth((s) => s.dynamo)};` : ""} after a full collection: RSS ${growth((s) => s.collected.rss)}, heap used ${growth((s) => s.collected.heapUsed)}; idle after: RSS ${mib(gc.rss)} MiB, anonymous ${mib(gc.anon)} MiB`);
     if (snapshots.length > 0) lines.push(`heap snapshots (after the warm-up, after the idle wait): ${snapshots.join(" ")}`);
+    lines.push(...(await storageReport(`http://127.0.0.1:${ports.DYNAMODB_PORT}`, dataDir, done)));
     stack.kill("SIGTERM");
     await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 30_000))]);
     return lines;

@@ -42,6 +42,9 @@ export interface StackOptions {
    * a block per transaction, at once). The deployment and the demo are mined at once either way. */
   blockTimeMs?: number;
   logLevel?: Config["LOG_LEVEL"];
+  /** DYNAMODB_PROCESS: the DynamoDB emulator in a process of its own, not in the stack's (default:
+   * true; false embeds it). */
+  dynamoProcess?: boolean;
   /** TRUSTED_PROXIES: the proxies in front of the stack whose X-Forwarded-For names the client (default
    * none: rate limits key public callers by the socket's address). */
   trustedProxies?: string;
@@ -140,7 +143,7 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
     let queues: Emulator | undefined;
     let chain: ChainNode | undefined;
     const started = await Promise.allSettled([
-      startDynamo({ port: options.dynamoPort, path: join(dataDir, "dynamodb") }).then((e) => (dynamo = e)),
+      startDynamo({ port: options.dynamoPort, path: join(dataDir, "dynamodb"), process: options.dynamoProcess !== false }).then((e) => (dynamo = e)),
       startQueues({ port: options.awsPort, dataDir: join(dataDir, "sqs"), s3Dir: join(dataDir, "blobs") }).then((e) => (queues = e)),
       startChain({ port: options.chainPort }).then((c) => (chain = c)),
     ]);

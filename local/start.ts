@@ -17,6 +17,10 @@ const settingsSchema = z.object({
   /** Milliseconds between the local chain's blocks: 0 mines a block per transaction at once
    * (automine); 2000 is the pace of Base and OP chains. */
   CHAIN_BLOCK_TIME_MS: z.coerce.number().int().min(0).max(MAX_BLOCK_TIME_MS).default(0),
+  /** "true" (the default): the DynamoDB emulator runs in a process of its own, its memory (LevelDB's,
+   * which grows with the data) and its work apart from the API's, as DynamoDB's are in the cloud;
+   * "false" embeds it in this process. */
+  DYNAMODB_PROCESS: z.enum(["true", "false"]).default("true"),
   // Checked by the service's own rule, so a bad list is refused before anything starts.
   TRUSTED_PROXIES: z.string().default("").refine((text) => configSchema.shape.TRUSTED_PROXIES.safeParse(text).success, "must list IP addresses or CIDR ranges (a.b.c.d/0-32, IPv6/0-128), comma-separated"),
 });
@@ -44,6 +48,7 @@ try {
     logLevel: settings.LOG_LEVEL,
     blockTimeMs: settings.CHAIN_BLOCK_TIME_MS,
     trustedProxies: settings.TRUSTED_PROXIES,
+    dynamoProcess: settings.DYNAMODB_PROCESS === "true",
     progress: (line) => process.stderr.write(`  · ${line}\n`),
     // The banner's notice when the chain's node dies and comes back while the stack runs.
     notice: (lines) => process.stderr.write(["", ...lines.map((line) => `  ${line}`), "", ""].join("\n")),

@@ -6,12 +6,15 @@
 // - a chunked body with chunk size `zz` is refused 400 by the server and logged as that, a client that
 //   hangs up mid-body as 499, and /v1/health counts no server error for either;
 // - 150 wrong API keys with a rotating X-Forwarded-For run into 429: the bucket is the socket's address;
-// - a TRUSTED_PROXIES setting that is no address stops the start before anything runs.
+// - a TRUSTED_PROXIES setting that is no address, or a DYNAMODB_PROCESS that is neither true nor false,
+//   stops the start before anything runs;
+// - the DynamoDB emulator runs in a process of its own, a child of the stack's (a stack killed outright
+//   takes it along: test/local/recovery.test.ts waits for the killed stack's whole group to end).
 // Stopped by its process id at the end, leaving no process behind.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -153,6 +156,30 @@ describe("npm start's origin", () => {
     expect(statuses.slice(0, firstRefusal).every((status) => status === 401)).toBe(true);
     expect(statuses.slice(firstRefusal).every((status) => status === 429)).toBe(true);
   });
+
+  it("runs the DynamoDB emulator in a process of its own, a child of the stack's", () => {
+    const children = readdirSync("/proc").filter((name) => /^\d+$/.test(name)).filter((pid) => {
+      try {
+        return readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ")[1] === String(info.pid);
+      } catch {
+        return false;
+      }
+    });
+    const dynalite = children.filter((pid) => readFileSync(`/proc/${pid}/cmdline`, "utf8").includes('require("dynalite")'));
+    expect(dynalite).toHaveLength(1);
+  });
+
+  it("refuses a DYNAMODB_PROCESS setting other than true or false before anything starts", async () => {
+    const otherDir = mkdtempSync(join(tmpdir(), "stack-edge-bad-"));
+    try {
+      const bad = npmStart({ ...(await ports()), LOCAL_DATA_DIR: otherDir, DYNAMODB_PROCESS: "yes" });
+      expect(await bad.exited).not.toBe(0);
+      expect(bad.output()).toContain("Invalid setting: DYNAMODB_PROCESS");
+      expect(existsSync(join(otherDir, "stack.json"))).toBe(false);
+    } finally {
+      rmSync(otherDir, { recursive: true, force: true });
+    }
+  }, 120_000);
 
   it("refuses a TRUSTED_PROXIES setting that is no address or range before anything starts", async () => {
     const otherDir = mkdtempSync(join(tmpdir(), "stack-edge-bad-"));

@@ -15,9 +15,9 @@ import type { RentalModel } from "@agent-rental/sdk";
 import { useDashboardConfig } from "../lib/context.tsx";
 import { ErrorNote } from "../ui/notices.tsx";
 import { formatTime, formatWei } from "../ui/format.ts";
-import { TokenRentPanel } from "./RentToken.tsx";
+import { TokenRentPanel, type RentMode } from "./RentToken.tsx";
 
-export type RentMode = "rent" | "renew" | "top_up";
+export type { RentMode };
 
 /** The listing's exact on-chain price per unit (wei). */
 export function useOnChainPrice(listingId: string, enabled = true) {

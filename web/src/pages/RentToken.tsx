@@ -14,7 +14,6 @@ import { onChainId, SUBSCRIPTION_DAYS, DAY } from "../chain/abi.ts";
 import { explainError, type ExplainedError } from "../chain/errors.ts";
 import { TxLink } from "../chain/FlowStatus.tsx";
 import { useDashboardConfig } from "../lib/context.tsx";
-import type { RentMode } from "./Rent.tsx";
 
 const CREDENTIAL_STATUS = [{ type: "function", name: "credentialStatus", stateMutability: "view", inputs: [{ name: "listingId", type: "bytes32" }, { name: "buyer", type: "address" }], outputs: [{ name: "", type: "uint8" }] }] as const;
 
@@ -41,6 +40,9 @@ export function wagmiPurchasePort(wagmi: Config, account: Address, chainId: numb
 }
 
 type Step = { step: "idle" } | { step: "confirm" } | { step: "pending"; hash: Hash } | { step: "active"; hash: Hash } | { step: "failed"; error: ExplainedError };
+
+/** What a rent panel does: a first purchase, a subscription's renewal, a per-task balance's top-up. */
+export type RentMode = "rent" | "renew" | "top_up";
 
 export function TokenRentPanel({ listingId, model, mode, onDone }: { listingId: string; model: RentalModel; mode: RentMode; onDone?: () => void }) {
   const { address } = useConnection();
