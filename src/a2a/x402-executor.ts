@@ -6,7 +6,7 @@
 // only when the run completed, and the output is released only once the payment is in a block. A
 // refused payment is a failed task with the reason; nothing runs. Only the methods that send a message
 // reach here (the authentication lets no other through without a token).
-import { AgentCard, TaskState, type Message, type SendMessageRequest, type StreamResponse, type Task } from "@a2a-js/sdk";
+import { TaskState, type Message, type SendMessageRequest, type Task } from "@a2a-js/sdk";
 import type { A2ARequestHandler } from "@a2a-js/sdk/server";
 import type { Address } from "viem";
 import type { Services } from "./services.ts";
@@ -23,6 +23,7 @@ import { contextOf, taskOf } from "./tasks.ts";
 import { paymentOfMessage, paymentRefusedTask, paymentRejectedTask, paymentRequiredOf, paymentRequiredTask, withPaymentStatus, X402_METADATA } from "./x402.ts";
 import type { EventIds } from "./executor.ts";
 import { claimPaidTask, releasePaidTask } from "./x402-task.store.ts";
+import { refusingHandler } from "./refusing-handler.ts";
 
 export interface PaidCallOptions {
   services: Services;
@@ -49,7 +50,6 @@ type Answer = { kind: "task"; task: Task } | { kind: "paid"; paid: PaidAdmission
 /** The handler of a payer's request. */
 export function a2aPaidRequestHandler(options: PaidCallOptions, eventIds: EventIds): A2ARequestHandler {
   const { services } = options;
-  const onlyMessages = () => Promise.reject(new ApiError("unauthorized", "Missing Authorization header: only SendMessage and SendStreamingMessage are paid by x402; send Authorization: Bearer <API key, JWT or access token> for the others."));
 
   /** A message's answer before anything runs: what to pay, a refusal, or the admitted run. */
   async function answer(params: SendMessageRequest, delivery: "stream" | "sync"): Promise<Answer> {
@@ -116,20 +116,7 @@ export function a2aPaidRequestHandler(options: PaidCallOptions, eventIds: EventI
   }
 
   return {
-    // Read by the v0.3 transport before a streaming method: the capability it checks.
-    getAgentCard: async () => AgentCard.fromJSON({ capabilities: { streaming: true } }),
-    getAuthenticatedExtendedAgentCard: onlyMessages,
-    createTaskPushNotificationConfig: onlyMessages,
-    getTaskPushNotificationConfig: onlyMessages,
-    listTaskPushNotificationConfigs: onlyMessages,
-    deleteTaskPushNotificationConfig: onlyMessages,
-    getTask: onlyMessages,
-    listTasks: onlyMessages,
-    cancelTask: onlyMessages,
-    resubscribe: () => (async function* () {
-      yield* [] as StreamResponse[];
-      throw new ApiError("unauthorized", "Missing Authorization header: SubscribeToTask needs Authorization: Bearer <API key, JWT or access token>.");
-    })(),
+    ...refusingHandler("Missing Authorization header: only SendMessage and SendStreamingMessage are paid by x402; send Authorization: Bearer <API key, JWT or access token> for the others."),
     async sendMessage(params) {
       const answered = await answer(params, "sync");
       if (answered.kind === "task") return answered.task;

@@ -5,7 +5,6 @@
 // payment-completed and x402.payment.receipts once the payment is in a block. Only a task paid by x402,
 // of this agent, of the wallet that signed: anything else is TaskNotFound, as another wallet's task is to a
 // bearer caller. Every other method stays bearer-only (the authentication lets no other through).
-import { AgentCard, type StreamResponse } from "@a2a-js/sdk";
 import type { A2ARequestHandler } from "@a2a-js/sdk/server";
 import type { Services } from "./services.ts";
 import { ApiError } from "../errors.ts";
@@ -13,6 +12,7 @@ import { resolveAgentId } from "../execution/access.ts";
 import { provenRun } from "../erc8004/run-proof.ts";
 import { networkOf } from "../x402/requirements.ts";
 import { taskNotFound } from "./errors.ts";
+import { refusingHandler } from "./refusing-handler.ts";
 import { taskOf } from "./tasks.ts";
 import { withPaymentStatus } from "./x402.ts";
 
@@ -40,26 +40,11 @@ export interface WalletReadOptions {
 /** The handler of a request whose wallet proves itself by signature: GetTask only. */
 export function a2aWalletReadHandler(options: WalletReadOptions): A2ARequestHandler {
   const { services } = options;
-  const bearerOnly = () => Promise.reject(new ApiError("unauthorized", "Missing Authorization header: X-Wallet-Signature reads a task paid by x402 (GetTask) only; send Authorization: Bearer <API key, JWT or access token> for the others."));
   return {
-    // Read by the v0.3 transport before a streaming method: the capability it checks.
-    getAgentCard: async () => AgentCard.fromJSON({ capabilities: { streaming: true } }),
-    getAuthenticatedExtendedAgentCard: bearerOnly,
-    createTaskPushNotificationConfig: bearerOnly,
-    getTaskPushNotificationConfig: bearerOnly,
-    listTaskPushNotificationConfigs: bearerOnly,
-    deleteTaskPushNotificationConfig: bearerOnly,
-    sendMessage: bearerOnly,
-    sendMessageStream: () => (async function* () {
-      yield* [] as StreamResponse[];
-      throw new ApiError("unauthorized", "Missing Authorization header: X-Wallet-Signature reads a task only.");
-    })(),
-    listTasks: bearerOnly,
-    cancelTask: bearerOnly,
-    resubscribe: () => (async function* () {
-      yield* [] as StreamResponse[];
-      throw new ApiError("unauthorized", "Missing Authorization header: SubscribeToTask needs Authorization: Bearer <API key, JWT or access token>.");
-    })(),
+    ...refusingHandler(
+      "Missing Authorization header: X-Wallet-Signature reads a task paid by x402 (GetTask) only; send Authorization: Bearer <API key, JWT or access token> for the others.",
+      "Missing Authorization header: X-Wallet-Signature reads a task only.",
+    ),
     async getTask(params) {
       // A malformed or stale signature is 401 before anything is looked up; another wallet's run, an
       // unknown one, or a signature of another message is an unknown task.
