@@ -105,23 +105,18 @@ function checkOutput(logic: AgentLogic, outcome: AgentOutcome, overflow: boolean
  * only when part of its output was already delivered, which happens only on a stream (the deltas sent
  * before the failure); a failed synchronous run releases no output and is free.
  */
-export async function performRun(services: Services, admission: Admission, options: PerformOptions): Promise<PerformResult> {
-  const { run, access, logic } = admission;
-  const wallet = run.wallet;
-  const perQuery = access.rentalModel === "per_query";
+/** What a run streamed (deltas) and what of it reached the renter, kept while the agent runs; a
+ * stream's text (and an unpaid run's, see releasedText) is saved as it grows. */
+function collectOutput(services: Services, admission: Admission, options: PerformOptions) {
+  const { run, access } = admission;
   const payment = options.payment;
-  // What a run's holds are given back by: an x402 payment's reservation (the authorization is never
-  // sent), or the balance's reservation and the spending limits' holds.
-  const release = () =>
-    payment
-      ? releasePayment(services.tables, payment.token, payment.payer, payment.nonce, run.run_id)
-      : Promise.all([releaseReservation(services, access.onChainId, wallet, run.run_id), releaseSpend(services, run.spend_holds, run.run_id, access.priceWei)]);
-  let streamed = "";
+  const perQuery = access.rentalModel === "per_query";
+  const state = { streamed: "", overflow: false, delivered: false, firstOutputMs: undefined as number | undefined };
   let saved = "";
   let saving: Promise<void> | undefined;
   const save = () => {
-    if (saving || streamed === saved) return;
-    const text = streamed;
+    if (saving || state.streamed === saved) return;
+    const text = state.streamed;
     saving = saveStreamedText(services.tables, run.run_id, text)
       .then(() => void (saved = text))
       .catch(() => undefined)
@@ -131,19 +126,16 @@ export async function performRun(services: Services, admission: Admission, optio
   // (An x402 run delivers nothing before it is paid, streamed or not: it is kept as a synchronous one.)
   const delivers = options.stream && !payment;
   const saver = delivers || !perQuery ? setInterval(save, STREAM_SAVE_MS) : undefined;
-  let overflow = false;
-  let delivered = false;
-  let firstOutputMs: number | undefined;
   const onDelta = (delta: string) => {
-    if (overflow) return;
-    if (streamed.length + delta.length > MAX_OUTPUT_CHARS) {
-      overflow = true;
+    if (state.overflow) return;
+    if (state.streamed.length + delta.length > MAX_OUTPUT_CHARS) {
+      state.overflow = true;
       return;
     }
-    streamed += delta;
+    state.streamed += delta;
     if (options.stream && delta.length > 0 && !payment) {
-      delivered = true;
-      firstOutputMs ??= Math.round(performance.now() - admission.startedAt);
+      state.delivered = true;
+      state.firstOutputMs ??= Math.round(performance.now() - admission.startedAt);
     }
     try {
       if (!payment) options.onDelta?.(delta);
@@ -151,138 +143,187 @@ export async function performRun(services: Services, admission: Admission, optio
       // a disconnected client does not stop the run
     }
   };
-  const secretForScrub = () => admission.secret.catch(() => null);
+  return { state, delivers, onDelta, stop: () => saver && clearInterval(saver) };
+}
 
+/** The agent's outcome for the admitted task: its input resolved and checked, the agent run, its output
+ * checked; a failure's reason scrubbed of the listing's secret. Never throws. */
+async function agentOutcome(services: Services, admission: Admission, options: PerformOptions, output: ReturnType<typeof collectOutput>, secretForScrub: () => Promise<string | null>): Promise<AgentOutcome> {
+  const { access, logic } = admission;
   let outcome: AgentOutcome;
-  let costWei = 0n;
-  let settlement: RunRecord["settlement"] = "none";
-  let settlementTx: `0x${string}` | undefined;
-  let settlementPending = false;
-  let chargeFromBlock: bigint | undefined;
-  let chargeHanded = true;
   try {
-    try {
-      const input = await resolveInput(services, admission.request);
-      // An omitted input is checked as the empty value of the schema's type (so a schema that requires
-      // fields refuses it), and reaches the agent as no input.
-      if (!input.ok) outcome = { status: "failed", error: { code: "invalid_input", message: input.message } };
-      else if (!logic.validateInput(input.input === null ? emptyInputFor(logic.manifest.input_schema) : input.input)) {
-        outcome = { status: "failed", error: { code: "invalid_input", message: `The input does not match the agent's input schema: ${describeSchemaErrors(logic.validateInput)}.` } };
-      } else {
-        outcome = await agentKind(access.agent.kind).run(services, {
-          runId: run.run_id,
-          agentId: access.agent.agent_id,
-          listingId: access.listingId,
-          manifest: logic.manifest,
-          task: admission.request.task,
-          input: input.input,
-          timeoutMs: admission.timeoutMs,
-          secret: admission.secret,
-          stream: options.stream,
-          onDelta,
-        });
-      }
-      outcome = checkOutput(logic, outcome, overflow);
-    } catch (error) {
-      services.logger.error("run failed unexpectedly", { run_id: run.run_id, cause: scrub(error instanceof Error ? error.message : String(error), [await secretForScrub()]) });
-      outcome = { status: "failed", error: { code: "internal_error", message: "The run failed on the service's side. Retry." } };
-    } finally {
-      if (saver) clearInterval(saver);
+    const input = await resolveInput(services, admission.request);
+    // An omitted input is checked as the empty value of the schema's type (so a schema that requires
+    // fields refuses it), and reaches the agent as no input.
+    if (!input.ok) outcome = { status: "failed", error: { code: "invalid_input", message: input.message } };
+    else if (!logic.validateInput(input.input === null ? emptyInputFor(logic.manifest.input_schema) : input.input)) {
+      outcome = { status: "failed", error: { code: "invalid_input", message: `The input does not match the agent's input schema: ${describeSchemaErrors(logic.validateInput)}.` } };
+    } else {
+      outcome = await agentKind(access.agent.kind).run(services, {
+        runId: admission.run.run_id,
+        agentId: access.agent.agent_id,
+        listingId: access.listingId,
+        manifest: logic.manifest,
+        task: admission.request.task,
+        input: input.input,
+        timeoutMs: admission.timeoutMs,
+        secret: admission.secret,
+        stream: options.stream,
+        onDelta: output.onDelta,
+      });
     }
-    if (outcome.status === "failed") {
-      // The runtime and the webhook client already keep the run's secret out of their reasons; a reason
-      // is scrubbed once more here, where the service itself holds the secret, before it is stored or
-      // returned.
-      outcome = { status: "failed", error: { code: outcome.error.code, message: scrub(outcome.error.message, [await secretForScrub()]) } };
-    }
-
-    if (perQuery) {
-      const chargeable = outcome.status === "completed" || delivered;
-      if (!chargeable) {
-        await durably(services, "reservation release", run.run_id, release);
-      } else {
-        const settled = await settleRun(services, {
-          runId: run.run_id,
-          onChainId: access.onChainId,
-          wallet,
-          priceWei: access.priceWei,
-          chargeRef: chargeRefOf(run),
-          notAfter: chargeNotAfter(run),
-          ...(run.spend_holds ? { spendHolds: run.spend_holds } : {}),
-          ...(run.market ? { market: run.market } : {}),
-          ...(payment ? { payment: { validAfter: payment.validAfter, validBefore: payment.validBefore, nonce: payment.nonce, signature: payment.signature } } : {}),
-        });
-        const charge = settled.outcome;
-        chargeFromBlock = settled.fromBlock;
-        chargeHanded = settled.handed;
-        if (charge.outcome === "charged") {
-          costWei = charge.costWei;
-          settlement = "settled";
-          settlementTx = charge.txHash;
-          if (payment && charge.txHash) await durably(services, "x402 payment record", run.run_id, () => markPaymentSettled(services.tables, payment.token, payment.payer, payment.nonce, run.run_id, charge.txHash!));
-        } else if (charge.outcome === "refused") {
-          outcome = { status: "failed", error: { code: "settlement_refused", message: `The charge for this run was refused by the contract (${charge.contractError}); its result is not released.` } };
-          settlement = "refused";
-        } else {
-          costWei = access.priceWei;
-          settlement = "pending";
-          settlementPending = true;
-        }
-      }
-    }
+    outcome = checkOutput(logic, outcome, output.state.overflow);
   } catch (error) {
-    // Only a defect reaches here (every step above turns its own failures into outcomes); the run still
-    // ends failed and its holds are still given back below.
-    services.logger.error("run could not be finished normally", { run_id: run.run_id, cause: scrub(error instanceof Error ? error.message : String(error), [await secretForScrub()]) });
+    services.logger.error("run failed unexpectedly", { run_id: admission.run.run_id, cause: scrub(error instanceof Error ? error.message : String(error), [await secretForScrub()]) });
     outcome = { status: "failed", error: { code: "internal_error", message: "The run failed on the service's side. Retry." } };
-    if (perQuery && settlement === "none") await durably(services, "reservation release", run.run_id, release);
+  } finally {
+    output.stop();
   }
-  const durationMs = Math.round(performance.now() - admission.startedAt);
+  // The runtime and the webhook client already keep the run's secret out of their reasons; a reason is
+  // scrubbed once more here, where the service itself holds the secret, before it is stored or returned.
+  if (outcome.status === "failed") return { status: "failed", error: { code: outcome.error.code, message: scrub(outcome.error.message, [await secretForScrub()]) } };
+  return outcome;
+}
 
-  // What the renter receives: a completed run's output; a failed run's partial text, unless the run is
-  // per-query and that text was not paid for. Nothing at all while a charge is unconfirmed or refused.
-  const paid = settlement === "settled";
-  // (A stream's text is exactly what it delivered: paid for, or empty.)
-  const released = outcome.status === "completed" ? outcome.output : !perQuery || paid || delivers ? streamed : null;
-  const output = settlement === "pending" || settlement === "refused" ? null : released;
-  const finishedAt = new Date().toISOString();
+/** Where a run's charge stands once performRun has tried it. */
+interface ChargeState {
+  costWei: bigint;
+  settlement: RunRecord["settlement"];
+  settlementTx?: `0x${string}`;
+  settlementPending: boolean;
+  chargeFromBlock?: bigint;
+  chargeHanded: boolean;
+}
+
+/** A per-query run's charge: released when nothing chargeable came of it, else settled (charged,
+ * refused, or pending). A refusal turns the outcome into a failure whose result is not released. */
+async function chargeRun(services: Services, admission: Admission, payment: RunX402Payment | undefined, outcome: AgentOutcome, delivered: boolean, release: () => Promise<unknown>): Promise<{ outcome: AgentOutcome; charge: ChargeState }> {
+  const { run, access } = admission;
+  const charge: ChargeState = { costWei: 0n, settlement: "none", settlementPending: false, chargeHanded: true };
+  const chargeable = outcome.status === "completed" || delivered;
+  if (!chargeable) {
+    await durably(services, "reservation release", run.run_id, release);
+    return { outcome, charge };
+  }
+  const settled = await settleRun(services, {
+    runId: run.run_id,
+    onChainId: access.onChainId,
+    wallet: run.wallet,
+    priceWei: access.priceWei,
+    chargeRef: chargeRefOf(run),
+    notAfter: chargeNotAfter(run),
+    ...(run.spend_holds ? { spendHolds: run.spend_holds } : {}),
+    ...(run.market ? { market: run.market } : {}),
+    ...(payment ? { payment: { validAfter: payment.validAfter, validBefore: payment.validBefore, nonce: payment.nonce, signature: payment.signature } } : {}),
+  });
+  const result = settled.outcome;
+  charge.chargeFromBlock = settled.fromBlock;
+  charge.chargeHanded = settled.handed;
+  if (result.outcome === "charged") {
+    charge.costWei = result.costWei;
+    charge.settlement = "settled";
+    if (result.txHash) charge.settlementTx = result.txHash;
+    if (payment && result.txHash) await durably(services, "x402 payment record", run.run_id, () => markPaymentSettled(services.tables, payment.token, payment.payer, payment.nonce, run.run_id, result.txHash!));
+    return { outcome, charge };
+  }
+  if (result.outcome === "refused") {
+    charge.settlement = "refused";
+    return { outcome: { status: "failed", error: { code: "settlement_refused", message: `The charge for this run was refused by the contract (${result.contractError}); its result is not released.` } }, charge };
+  }
+  charge.costWei = access.priceWei;
+  charge.settlement = "pending";
+  charge.settlementPending = true;
+  return { outcome, charge };
+}
+
+/** The run's end recorded: its record (output, cost, settlement), the analytics when it is final, a
+ * pending settlement's mark, the listing's slot given back, the listing's figures. */
+async function recordRunEnd(services: Services, admission: Admission, end: { outcome: AgentOutcome; charge: ChargeState; released: unknown; streamed: string; durationMs: number; firstOutputMs: number | undefined; finishedAt: string }): Promise<void> {
+  const { run, access } = admission;
+  const { outcome, charge, durationMs, firstOutputMs, finishedAt } = end;
   let finish: Awaited<ReturnType<typeof finishRun>> | undefined;
   const recordedRun = await durably(services, "run record", run.run_id, async () =>
     (finish = await finishRun(services.tables, run.run_id, {
       status: outcome.status,
-      output: settlement === "refused" ? null : released,
-      // A synchronous per-query run's text is kept only once paid (releasedText reads it then).
-      streamed: !perQuery || delivers || paid || settlement === "pending" ? streamed : "",
+      output: charge.settlement === "refused" ? null : end.released,
+      streamed: end.streamed,
       ...(outcome.status === "failed" ? { error: outcome.error } : {}),
-      cost_wei: costWei.toString(),
+      cost_wei: charge.costWei.toString(),
       duration_ms: durationMs,
       ...(firstOutputMs === undefined ? {} : { first_output_ms: firstOutputMs }),
-      settlement,
-      ...(settlementTx ? { settlement_tx: settlementTx } : {}),
+      settlement: charge.settlement,
+      ...(charge.settlementTx ? { settlement_tx: charge.settlementTx } : {}),
       finished_at: finishedAt,
     })),
   );
   // A run settled now (or needing no settlement) is final: the analytics count it. A pending one is
   // counted when the settlement pass records its outcome.
-  if (recordedRun && finish === "finished" && !settlementPending) {
-    settlementRecorded(services, { ...run, status: outcome.status, ...(outcome.status === "failed" ? { error: outcome.error } : {}), duration_ms: durationMs, ...(firstOutputMs === undefined ? {} : { first_output_ms: firstOutputMs }), cost_wei: costWei.toString(), finished_at: finishedAt });
+  if (recordedRun && finish === "finished" && !charge.settlementPending) {
+    settlementRecorded(services, { ...run, status: outcome.status, ...(outcome.status === "failed" ? { error: outcome.error } : {}), duration_ms: durationMs, ...(firstOutputMs === undefined ? {} : { first_output_ms: firstOutputMs }), cost_wei: charge.costWei.toString(), finished_at: finishedAt });
   }
-  if (settlementPending) await durably(services, "pending settlement record", run.run_id, () => markSettlementPending(services, run.run_id, chargeFromBlock, chargeHanded));
+  if (charge.settlementPending) await durably(services, "pending settlement record", run.run_id, () => markSettlementPending(services, run.run_id, charge.chargeFromBlock, charge.chargeHanded));
   await durably(services, "listing slot release", run.run_id, () => concurrencySlots(services.tables, access.onChainId).remove(run.run_id));
-  await recordRunOutcome(services.tables, { run_id: run.run_id, on_chain_id: access.onChainId, wallet, status: outcome.status, finished_at: finishedAt }).catch((error: unknown) =>
+  await recordRunOutcome(services.tables, { run_id: run.run_id, on_chain_id: access.onChainId, wallet: run.wallet, status: outcome.status, finished_at: finishedAt }).catch((error: unknown) =>
     services.logger.warn("listing figures not updated", { run_id: run.run_id, cause: error instanceof Error ? error.message : String(error) }),
   );
+}
+
+export async function performRun(services: Services, admission: Admission, options: PerformOptions): Promise<PerformResult> {
+  const { run, access } = admission;
+  const perQuery = access.rentalModel === "per_query";
+  const payment = options.payment;
+  // What a run's holds are given back by: an x402 payment's reservation (the authorization is never
+  // sent), or the balance's reservation and the spending limits' holds.
+  const release = () =>
+    payment
+      ? releasePayment(services.tables, payment.token, payment.payer, payment.nonce, run.run_id)
+      : Promise.all([releaseReservation(services, access.onChainId, run.wallet, run.run_id), releaseSpend(services, run.spend_holds, run.run_id, access.priceWei)]);
+  const output = collectOutput(services, admission, options);
+  const secretForScrub = () => admission.secret.catch(() => null);
+
+  let outcome: AgentOutcome = { status: "failed", error: { code: "internal_error", message: "The run failed on the service's side. Retry." } };
+  let charge: ChargeState = { costWei: 0n, settlement: "none", settlementPending: false, chargeHanded: true };
+  try {
+    outcome = await agentOutcome(services, admission, options, output, secretForScrub);
+    if (perQuery) ({ outcome, charge } = await chargeRun(services, admission, payment, outcome, output.state.delivered, release));
+  } catch (error) {
+    // Only a defect reaches here (every step above turns its own failures into outcomes); the run still
+    // ends failed and its holds are still given back below.
+    services.logger.error("run could not be finished normally", { run_id: run.run_id, cause: scrub(error instanceof Error ? error.message : String(error), [await secretForScrub()]) });
+    outcome = { status: "failed", error: { code: "internal_error", message: "The run failed on the service's side. Retry." } };
+    if (perQuery && charge.settlement === "none") await durably(services, "reservation release", run.run_id, release);
+  }
+  const durationMs = Math.round(performance.now() - admission.startedAt);
+  const { streamed, firstOutputMs } = output.state;
+  const { settlement } = charge;
+
+  // What the renter receives: a completed run's output; a failed run's partial text, unless the run is
+  // per-query and that text was not paid for. Nothing at all while a charge is unconfirmed or refused.
+  const paid = settlement === "settled";
+  // (A stream's text is exactly what it delivered: paid for, or empty.)
+  const released = outcome.status === "completed" ? outcome.output : !perQuery || paid || output.delivers ? streamed : null;
+  const finishedAt = new Date().toISOString();
+  await recordRunEnd(services, admission, {
+    outcome,
+    charge,
+    released,
+    // A synchronous per-query run's text is kept only once paid (releasedText reads it then).
+    streamed: !perQuery || output.delivers || paid || settlement === "pending" ? streamed : "",
+    durationMs,
+    firstOutputMs,
+    finishedAt,
+  });
   return {
     response: {
       run_id: run.run_id,
       agent_id: run.agent_id,
       status: outcome.status,
-      output,
-      cost_wei: costWei,
+      output: settlement === "pending" || settlement === "refused" ? null : released,
+      cost_wei: charge.costWei,
       duration_ms: durationMs,
       ...(outcome.status === "failed" ? { error: outcome.error } : {}),
     },
-    settlementPending,
-    ...(settlementTx ? { settlementTx } : {}),
+    settlementPending: charge.settlementPending,
+    ...(charge.settlementTx ? { settlementTx: charge.settlementTx } : {}),
   };
 }
