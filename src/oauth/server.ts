@@ -133,6 +133,75 @@ function resourcesOf(resource: unknown, base: string): string[] {
   return listed.length === 0 ? [serviceResource(base)] : listed.map(String);
 }
 
+/** RFC 8414's fields of the library's discovery document (the OpenID-only ones left out), with what
+ * this server supports stated outright. */
+const METADATA_FIELDS = [
+  "issuer",
+  "authorization_endpoint",
+  "token_endpoint",
+  "registration_endpoint",
+  "revocation_endpoint",
+  "response_types_supported",
+  "response_modes_supported",
+  "grant_types_supported",
+  "token_endpoint_auth_methods_supported",
+  "revocation_endpoint_auth_methods_supported",
+  "code_challenge_methods_supported",
+  "authorization_response_iss_parameter_supported",
+  "client_id_metadata_document_supported",
+];
+
+function serverMetadata(discovered: Record<string, unknown>): Record<string, unknown> {
+  return {
+    ...Object.fromEntries(METADATA_FIELDS.filter((name) => discovered[name] !== undefined).map((name) => [name, discovered[name]])),
+    scopes_supported: [...OAUTH_SCOPES],
+    code_challenge_methods_supported: ["S256"],
+    grant_types_supported: ["authorization_code", "refresh_token"],
+    response_types_supported: ["code"],
+    authorization_response_iss_parameter_supported: true,
+    client_id_metadata_document_supported: true,
+  };
+}
+
+/** The caller an access token stands for, or null (unknown, expired, or its app revoked). */
+async function authenticateAccessToken(tables: Tables, token: string): Promise<OAuthAccess | null> {
+  const access = await findRecord(tables, "AccessToken", token);
+  if (!access || typeof access.grantId !== "string" || typeof access.accountId !== "string" || typeof access.clientId !== "string") return null;
+  // The grant is read too: an app revoked while a token was being issued has no live token.
+  const grant = await getGrant(tables, access.grantId);
+  if (!grant) return null;
+  // Its last use, kept to the minute (as an API key's): one write a minute per app, not per request.
+  const now = new Date();
+  if (!grant.last_used_at || now.getTime() - Date.parse(grant.last_used_at) >= LAST_USE_INTERVAL_MS) await touchGrant(tables, access.grantId, now.toISOString());
+  return {
+    wallet: getAddress(access.accountId),
+    clientId: access.clientId,
+    grantId: access.grantId,
+    scopes: scopesOf(typeof access.scope === "string" ? access.scope : ""),
+    audience: typeof access.aud === "string" ? access.aud : Array.isArray(access.aud) ? String(access.aud[0]) : "",
+    spendLimits: storedSpendLimits(grant.spend_limits),
+  };
+}
+
+/** A grant as the wallet's connected apps list it. */
+function connectedAppOf(grant: Awaited<ReturnType<typeof listGrantsOf>>[number]): ConnectedApp {
+  const resources = (grant.payload.resources ?? {}) as Record<string, string>;
+  const clientId = String(grant.payload.clientId ?? grant.app?.client_id ?? "");
+  return {
+    app_id: grant.grant_id,
+    client_id: clientId,
+    name: grant.app?.client_name ?? null,
+    kind: grant.app?.client_kind ?? clientKind(clientId),
+    redirect_host: grant.app?.redirect_host ?? null,
+    scopes: scopesOf(Object.values(resources).join(" ")),
+    resources: Object.keys(resources),
+    approved_at: iso(grant.payload.iat as number | undefined),
+    expires_at: iso(grant.payload.exp as number | undefined),
+    last_used_at: grant.last_used_at ?? null,
+    spend_limits: storedSpendLimits(grant.spend_limits),
+  };
+}
+
 export function createOAuthServer(options: OAuthServerOptions): OAuthServer {
   const providers = new Map<string, Provider>();
   const providerFor = (base: string): Provider => {
@@ -174,55 +243,11 @@ export function createOAuthServer(options: OAuthServerOptions): OAuthServer {
     },
 
     async metadata(base) {
-      const provider = providerFor(base);
-      const issuer = canonicalBase(base);
-      const answer = await callProvider(provider, new Request(`${issuer}/.well-known/openid-configuration`), undefined);
-      const discovered = (await answer.json()) as Record<string, unknown>;
-      // RFC 8414's fields of the library's discovery document, the OpenID-only ones left out.
-      const keep = [
-        "issuer",
-        "authorization_endpoint",
-        "token_endpoint",
-        "registration_endpoint",
-        "revocation_endpoint",
-        "response_types_supported",
-        "response_modes_supported",
-        "grant_types_supported",
-        "token_endpoint_auth_methods_supported",
-        "revocation_endpoint_auth_methods_supported",
-        "code_challenge_methods_supported",
-        "authorization_response_iss_parameter_supported",
-        "client_id_metadata_document_supported",
-      ];
-      return {
-        ...Object.fromEntries(keep.filter((name) => discovered[name] !== undefined).map((name) => [name, discovered[name]])),
-        scopes_supported: [...OAUTH_SCOPES],
-        code_challenge_methods_supported: ["S256"],
-        grant_types_supported: ["authorization_code", "refresh_token"],
-        response_types_supported: ["code"],
-        authorization_response_iss_parameter_supported: true,
-        client_id_metadata_document_supported: true,
-      };
+      const answer = await callProvider(providerFor(base), new Request(`${canonicalBase(base)}/.well-known/openid-configuration`), undefined);
+      return serverMetadata((await answer.json()) as Record<string, unknown>);
     },
 
-    async authenticate(token) {
-      const access = await findRecord(options.tables, "AccessToken", token);
-      if (!access || typeof access.grantId !== "string" || typeof access.accountId !== "string" || typeof access.clientId !== "string") return null;
-      // The grant is read too: an app revoked while a token was being issued has no live token.
-      const grant = await getGrant(options.tables, access.grantId);
-      if (!grant) return null;
-      // Its last use, kept to the minute (as an API key's): one write a minute per app, not per request.
-      const now = new Date();
-      if (!grant.last_used_at || now.getTime() - Date.parse(grant.last_used_at) >= LAST_USE_INTERVAL_MS) await touchGrant(options.tables, access.grantId, now.toISOString());
-      return {
-        wallet: getAddress(access.accountId),
-        clientId: access.clientId,
-        grantId: access.grantId,
-        scopes: scopesOf(typeof access.scope === "string" ? access.scope : ""),
-        audience: typeof access.aud === "string" ? access.aud : Array.isArray(access.aud) ? String(access.aud[0]) : "",
-        spendLimits: storedSpendLimits(grant.spend_limits),
-      };
-    },
+    authenticate: (token) => authenticateAccessToken(options.tables, token),
 
     async consentRequest(base, requestId) {
       const interaction = await interactionOf(base, requestId);
@@ -287,24 +312,7 @@ export function createOAuthServer(options: OAuthServerOptions): OAuthServer {
     },
 
     async connectedApps(wallet) {
-      const grants = await listGrantsOf(options.tables, wallet);
-      return grants.map((grant) => {
-        const resources = (grant.payload.resources ?? {}) as Record<string, string>;
-        const clientId = String(grant.payload.clientId ?? grant.app?.client_id ?? "");
-        return {
-          app_id: grant.grant_id,
-          client_id: clientId,
-          name: grant.app?.client_name ?? null,
-          kind: grant.app?.client_kind ?? clientKind(clientId),
-          redirect_host: grant.app?.redirect_host ?? null,
-          scopes: scopesOf(Object.values(resources).join(" ")),
-          resources: Object.keys(resources),
-          approved_at: iso(grant.payload.iat as number | undefined),
-          expires_at: iso(grant.payload.exp as number | undefined),
-          last_used_at: grant.last_used_at ?? null,
-          spend_limits: storedSpendLimits(grant.spend_limits),
-        };
-      });
+      return (await listGrantsOf(options.tables, wallet)).map(connectedAppOf);
     },
 
     async setAppSpendLimits(wallet, appId, spendLimits) {
