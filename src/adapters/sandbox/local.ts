@@ -278,22 +278,68 @@ function validate(spec: RunSpec): void {
   if (spec.allowAddons !== undefined && typeof spec.allowAddons !== "boolean") throw new TypeError("allowAddons must be a boolean");
 }
 
-export function createLocalSandboxPool(options: LocalSandboxPoolOptions): LocalSandboxPool {
-  const nodePath = options.nodePath ?? process.execPath;
-  const launch: Launch = { nodePath, prlimit: (options.memoryCap ?? "rlimit") === "rlimit" ? findPrlimit() : undefined };
-  const allowFsRead = (options.allowFsRead ?? []).map((path) => resolve(path));
-  const memoryMb = options.memoryMb ?? 128;
-  const preload = options.preload === undefined ? undefined : resolve(options.preload);
+/** A run waiting for a pre-started sandbox: given one, or failed when none can start. */
+type Waiter = { give(sandbox: Sandbox): void; fail(error: Error): void };
+
+/** Joins `waiters`: resolves with the sandbox it is given, or undefined once `deadline` passes (and it
+ * leaves the line); rejects when it is failed. */
+function waitInLine(waiters: Waiter[], deadline: number): Promise<Sandbox | undefined> {
+  return new Promise<Sandbox | undefined>((resolveAcquire, rejectAcquire) => {
+    const waiter: Waiter = {
+      give: (sandbox) => {
+        clearTimeout(timer);
+        resolveAcquire(sandbox);
+      },
+      fail: (error) => {
+        clearTimeout(timer);
+        rejectAcquire(error);
+      },
+    };
+    const timer = setTimeout(() => {
+      const at = waiters.indexOf(waiter);
+      if (at >= 0) waiters.splice(at, 1);
+      resolveAcquire(undefined);
+    }, Math.max(0, deadline - Date.now()));
+    waiters.push(waiter);
+  });
+}
+
+/** Whether `sandbox` started (true) or could not (false), or "expired" when `deadline` came first. */
+async function readyBy(sandbox: Sandbox, deadline: number): Promise<boolean | "expired"> {
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<"expired">((resolveExpired) => {
+    timer = setTimeout(() => resolveExpired("expired"), Math.max(0, deadline - Date.now()));
+  });
+  try {
+    return await Promise.race([sandbox.ready, expired]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** The pool's settings, its options' defaults applied. */
+function poolSettings(options: LocalSandboxPoolOptions) {
   const warm = Math.max(0, Math.floor(options.warm));
-  const maxWarm = Math.max(warm, Math.floor(options.maxWarm ?? warm));
-  const maxStarting = Math.max(1, options.maxStarting ?? Math.max(4, 2 * availableParallelism()));
+  const launch: Launch = { nodePath: options.nodePath ?? process.execPath, prlimit: (options.memoryCap ?? "rlimit") === "rlimit" ? findPrlimit() : undefined };
+  return {
+    launch,
+    allowFsRead: (options.allowFsRead ?? []).map((path) => resolve(path)),
+    memoryMb: options.memoryMb ?? 128,
+    preload: options.preload === undefined ? undefined : resolve(options.preload),
+    warm,
+    maxWarm: Math.max(warm, Math.floor(options.maxWarm ?? warm)),
+    maxStarting: Math.max(1, options.maxStarting ?? Math.max(4, 2 * availableParallelism())),
+  };
+}
+
+export function createLocalSandboxPool(options: LocalSandboxPoolOptions): LocalSandboxPool {
+  const { launch, allowFsRead, memoryMb, preload, warm, maxWarm, maxStarting } = poolSettings(options);
 
   const all = new Set<Sandbox>();
   const idle: Sandbox[] = [];
   let startingWarm = 0;
   let startingCold = 0;
   let busy = 0;
-  type Waiter = { give(sandbox: Sandbox): void; fail(error: Error): void };
   const waiters: Waiter[] = [];
   let closed = false;
   let warmTarget = warm;
@@ -369,37 +415,16 @@ export function createLocalSandboxPool(options: LocalSandboxPoolOptions): LocalS
     counters.warmMisses++;
     missedSinceDecay = true;
     warmTarget = Math.min(maxWarm, warmTarget + 1);
-    return new Promise<Sandbox | undefined>((resolveAcquire, rejectAcquire) => {
-      const waiter: Waiter = {
-        give: (sandbox) => {
-          clearTimeout(timer);
-          resolveAcquire(sandbox);
-        },
-        fail: (error) => {
-          clearTimeout(timer);
-          rejectAcquire(error);
-        },
-      };
-      const timer = setTimeout(() => {
-        const at = waiters.indexOf(waiter);
-        if (at >= 0) waiters.splice(at, 1);
-        resolveAcquire(undefined);
-      }, Math.max(0, deadline - Date.now()));
-      waiters.push(waiter);
-      replenish();
-    });
+    const waiting = waitInLine(waiters, deadline);
+    replenish();
+    return waiting;
   }
 
   async function acquireCold(spec: RunSpec, deadline: number): Promise<Sandbox | undefined> {
     const reads = [...allowFsRead, dirname(resolve(spec.entry))];
     const sandbox = track(startSandbox(launch, reads, spec.memoryMb, spec.allowAddons === true));
     startingCold++;
-    let timer: NodeJS.Timeout | undefined;
-    const expired = new Promise<"expired">((resolveExpired) => {
-      timer = setTimeout(() => resolveExpired("expired"), Math.max(0, deadline - Date.now()));
-    });
-    const outcome = await Promise.race([sandbox.ready, expired]);
-    clearTimeout(timer);
+    const outcome = await readyBy(sandbox, deadline);
     startingCold--;
     if (outcome === true && !closed) return sandbox;
     kill(sandbox);
@@ -436,9 +461,7 @@ export function createLocalSandboxPool(options: LocalSandboxPoolOptions): LocalS
     }
   }
 
-  function stats(): SandboxStats {
-    return { idle: idle.length, starting: startingWarm + startingCold, busy, ...counters, warmTarget };
-  }
+  const stats = (): SandboxStats => ({ idle: idle.length, starting: startingWarm + startingCold, busy, ...counters, warmTarget });
 
   async function close(): Promise<void> {
     closed = true;
