@@ -68,6 +68,43 @@ function detailsType(details: string | undefined): string | undefined {
   }
 }
 
+/** A run's result from how its invocation ended and what the runner sent: its result message, or
+ * that an answer was too deep to read. */
+function resultOf(ending: Ending, seen: { result: Extract<RunnerMessage, { t: "result" }> | undefined; unreadable: boolean; timeoutMs: number; t0: number; startedAt: number; deadline: number }): RunResult {
+  const { result, deadline } = seen;
+  const base = { durationMs: performance.now() - seen.t0, startedAt: seen.startedAt };
+  const invokedAt = typeof result?.invokedAt === "number" ? { entryInvokedAt: result.invokedAt } : {};
+  if (result?.ok === true) return { status: "completed", output: result.output, ...base, ...invokedAt };
+  if (seen.unreadable) return { status: "failed", error: { code: "invalid_output", message: TOO_DEEP_OUTPUT }, ...base };
+  if (result) return { status: "failed", error: { code: "entry_error", message: String(result.message) }, ...base, ...invokedAt };
+  const timedOut = { status: "failed" as const, error: { code: "timeout" as const, message: `the run exceeded its ${seen.timeoutMs} ms timeout and was stopped` }, ...base };
+  const crashed = (message: string): RunResult => ({ status: "failed", error: { code: "crashed", message }, ...base });
+  switch (ending.kind) {
+    case "closed":
+      return crashed("the sandbox pool was closed during the run");
+    case "deadline":
+      return timedOut;
+    case "malformed":
+      return crashed("the runner sent a malformed response");
+    case "stream-error":
+      return Date.now() >= deadline - DEADLINE_SKEW_MS ? timedOut : crashed("the connection to the runner was lost before a result");
+    case "invoke-error": {
+      const name = errorName(ending.error);
+      if (name === "RequestTooLargeException" || name === "SerializedRequestEntityTooLargeException") {
+        return { status: "failed", error: { code: "entry_error", message: "the payload is larger than the runner accepts" }, ...base };
+      }
+      return crashed(`the runner could not be invoked${name ? ` (${name})` : ""}`);
+    }
+    case "stream-end": {
+      const reported = `${ending.errorCode ?? ""} ${ending.errorType ?? ""}`;
+      if (Date.now() >= deadline - DEADLINE_SKEW_MS || /timedout|timeout/i.test(reported)) return timedOut;
+      if (/outofmemory/i.test(reported)) return { status: "failed", error: { code: "out_of_memory", message: "the run exceeded the runner's memory" }, ...base };
+      const reason = [ending.errorCode, ending.errorType].filter((part) => part !== undefined && ERROR_NAME.test(part)).join(": ");
+      return crashed(`the runner ended${reason ? ` with an error (${reason})` : ""} without a result`);
+    }
+  }
+}
+
 export function createLambdaSandboxPool(options: LambdaSandboxPoolOptions): SandboxPool {
   const functionName = options.functionName;
   if (typeof functionName !== "string" || functionName === "") throw new TypeError("functionName is required");
@@ -167,39 +204,7 @@ export function createLambdaSandboxPool(options: LambdaSandboxPoolOptions): Sand
       return false;
     };
 
-    const toResult = (ending: Ending): RunResult => {
-      const base = { durationMs: performance.now() - t0, startedAt };
-      const invokedAt = typeof result?.invokedAt === "number" ? { entryInvokedAt: result.invokedAt } : {};
-      if (result?.ok === true) return { status: "completed", output: result.output, ...base, ...invokedAt };
-      if (unreadable) return { status: "failed", error: { code: "invalid_output", message: TOO_DEEP_OUTPUT }, ...base };
-      if (result) return { status: "failed", error: { code: "entry_error", message: String(result.message) }, ...base, ...invokedAt };
-      const timedOut = { status: "failed" as const, error: { code: "timeout" as const, message: `the run exceeded its ${spec.timeoutMs} ms timeout and was stopped` }, ...base };
-      const crashed = (message: string): RunResult => ({ status: "failed", error: { code: "crashed", message }, ...base });
-      switch (ending.kind) {
-        case "closed":
-          return crashed("the sandbox pool was closed during the run");
-        case "deadline":
-          return timedOut;
-        case "malformed":
-          return crashed("the runner sent a malformed response");
-        case "stream-error":
-          return Date.now() >= deadline - DEADLINE_SKEW_MS ? timedOut : crashed("the connection to the runner was lost before a result");
-        case "invoke-error": {
-          const name = errorName(ending.error);
-          if (name === "RequestTooLargeException" || name === "SerializedRequestEntityTooLargeException") {
-            return { status: "failed", error: { code: "entry_error", message: "the payload is larger than the runner accepts" }, ...base };
-          }
-          return crashed(`the runner could not be invoked${name ? ` (${name})` : ""}`);
-        }
-        case "stream-end": {
-          const reported = `${ending.errorCode ?? ""} ${ending.errorType ?? ""}`;
-          if (Date.now() >= deadline - DEADLINE_SKEW_MS || /timedout|timeout/i.test(reported)) return timedOut;
-          if (/outofmemory/i.test(reported)) return { status: "failed", error: { code: "out_of_memory", message: "the run exceeded the runner's memory" }, ...base };
-          const reason = [ending.errorCode, ending.errorType].filter((part) => part !== undefined && ERROR_NAME.test(part)).join(": ");
-          return crashed(`the runner ended${reason ? ` with an error (${reason})` : ""} without a result`);
-        }
-      }
-    };
+    const toResult = (ending: Ending): RunResult => resultOf(ending, { result, unreadable, timeoutMs: spec.timeoutMs, t0, startedAt, deadline });
 
     let closing = false;
     let timer: NodeJS.Timeout | undefined;
