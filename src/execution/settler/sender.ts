@@ -20,7 +20,7 @@
 // fee is at the network's maximum fee per gas, nor while its gas would cost more than the network's
 // share of the charges it carries; the settler waits, and says so (alarms.ts).
 import { decodeFunctionResult, encodeFunctionData, BaseError, ContractFunctionRevertedError, type TransactionReceipt } from "viem";
-import type { Hex } from "viem";
+import type { Address, Hex } from "viem";
 import { marketplaceAbi } from "@agent-rental/core/marketplace";
 import { AuthorityRevertError, AuthorityUnavailableError, type AuthoritySigner } from "../../chain/authority.ts";
 import { FeeCeilingError, SendRefusedError, type AuthoritySender, type TxResult } from "../../chain/authority-sender.ts";
@@ -298,6 +298,44 @@ export interface TxSenderDeps {
  * const txs = createTxSender(context, { sender, batcher, gas, cadence, others, leaseFresh: keeper.fresh });
  * if (Date.now() >= txs.dueAt()) await txs.sendCharges();
  */
+/**
+ * How long before the block a batch goes: SETTLER_LEAD_MS, plus the time the charges it would carry take
+ * to sign and reach the node (`sendMsPerCharge`: recent large batches' sends per charge; a batch of
+ * hundreds of charges takes a few hundred milliseconds, a few take nothing worth counting), at most a
+ * quarter block. Every millisecond of lead is one a charge arriving in it waits a block for.
+ */
+function sendLeadMs(config: Pick<PassContext["services"]["config"], "SETTLER_MAX_BATCH" | "SETTLER_LEAD_MS" | "CHAIN_BLOCK_TIME_MS">, waiting: number, sendMsPerCharge: number[]): number {
+  const perCharge = sendMsPerCharge.length ? Math.max(...sendMsPerCharge) : 0;
+  const carried = Math.min(waiting, config.SETTLER_MAX_BATCH);
+  return Math.min(config.SETTLER_LEAD_MS + carried * perCharge, Math.max(config.SETTLER_LEAD_MS, config.CHAIN_BLOCK_TIME_MS / 4));
+}
+
+/** Why a batch of `chosen` must wait for lower fees (undefined: it may go): the fee ceiling, or (an ETH
+ * batch) gas costing more than `maxGasShareBps` of what it charges. */
+function feeWaitOf(sender: AuthoritySender, gas: GasModel, chosen: Held[], maxGasShareBps: number): FeeWait | undefined {
+  let price: bigint;
+  try {
+    price = sender.gasPrice();
+  } catch (error) {
+    if (error instanceof FeeCeilingError) return { reason: "max_fee", baseFeePerGas: error.baseFeePerGas, maxFeePerGas: error.maxFeePerGas };
+    throw error;
+  }
+  // A token batch's charges are in token units, not wei: only the fee ceiling (above) holds it back.
+  if (chosen[0]?.kind !== "eth") return undefined;
+  const gasCostWei = price * gas.limitFor(chosen.map((e) => e.charge));
+  const chargesWei = chosen.reduce((sum, e) => sum + e.charge.maxPrice, 0n);
+  return gasCostWei * 10_000n > chargesWei * BigInt(maxGasShareBps) ? { reason: "gas_share", gasCostWei, chargesWei, maxGasShareBps } : undefined;
+}
+
+/** Sends a batch of one kind: the Marketplace's charges, the TokenMarketplace's, or its x402 payments. */
+function sendBatch(sender: AuthoritySender, chosen: Held[], gas: bigint, head: bigint, tokenMarketplace: Address | undefined) {
+  const charges = chosen.map((e) => e.charge);
+  const kind = chosen[0]!.kind;
+  if (kind === "eth") return sendConsumeQueries(sender, { charges, gas, head });
+  if (kind === "token") return sendConsumeQueries(sender, { charges, gas, head, to: tokenMarketplace! });
+  return sendSettlePayments(sender, { payments: chosen.map((e) => e.payment!), gas, head, to: tokenMarketplace! });
+}
+
 export function createTxSender(context: PassContext, deps: TxSenderDeps): TxSender {
   const { services, tally } = context;
   const { config, logger } = services;
@@ -333,36 +371,11 @@ export function createTxSender(context: PassContext, deps: TxSenderDeps): TxSend
   const batchesInFlight = (kind: ChargeKind) => [...inFlight.values()].filter((batch) => batch[0]?.kind === kind).length;
   const tokenBatchesInFlight = () => batchesInFlight("token") + batchesInFlight("x402");
 
-  /** How long before the block a batch goes: SETTLER_LEAD_MS, plus the time the charges it would carry
-   * take to sign and reach the node (a batch of hundreds of charges takes a few hundred milliseconds, a
-   * few take nothing worth counting), at most a quarter block. Every millisecond of lead is one a charge
-   * arriving in it waits a block for. */
-  const leadMs = (): number => {
-    const perCharge = sendMsPerCharge.length ? Math.max(...sendMsPerCharge) : 0;
-    const carried = Math.min(batcher.waiting, config.SETTLER_MAX_BATCH);
-    return Math.min(config.SETTLER_LEAD_MS + carried * perCharge, Math.max(config.SETTLER_LEAD_MS, config.CHAIN_BLOCK_TIME_MS / 4));
-  };
-
-  /** Why a batch of `chosen` must wait for lower fees (undefined: it may go). */
-  const feeCheck = (chosen: Held[]): FeeWait | undefined => {
-    let price: bigint;
-    try {
-      price = sender.gasPrice();
-    } catch (error) {
-      if (error instanceof FeeCeilingError) return { reason: "max_fee", baseFeePerGas: error.baseFeePerGas, maxFeePerGas: error.maxFeePerGas };
-      throw error;
-    }
-    // A token batch's charges are in token units, not wei: only the fee ceiling (above) holds it back.
-    if (chosen[0]?.kind !== "eth") return undefined;
-    const gasCostWei = price * gas.limitFor(chosen.map((e) => e.charge));
-    const chargesWei = chosen.reduce((sum, e) => sum + e.charge.maxPrice, 0n);
-    const bps = config.network.maxGasShareBps;
-    return gasCostWei * 10_000n > chargesWei * BigInt(bps) ? { reason: "gas_share", gasCostWei, chargesWei, maxGasShareBps: bps } : undefined;
-  };
+  const leadMs = () => sendLeadMs(config, batcher.waiting, sendMsPerCharge);
 
   const send = async (chosen: Held[], at: bigint) => {
     const charges = chosen.map((e) => e.charge);
-    waitingForFees = feeCheck(chosen);
+    waitingForFees = feeWaitOf(sender, gas, chosen, config.network.maxGasShareBps);
     if (waitingForFees) {
       // Never overpaid: the charges wait (their runs answer `settlement: pending`, output withheld).
       batcher.putBack(chosen, false);
@@ -373,12 +386,7 @@ export function createTxSender(context: PassContext, deps: TxSenderDeps): TxSend
       const sendStarted = performance.now();
       const kind = chosen[0]!.kind;
       const limit = gasOf(kind).limitFor(charges);
-      const tx =
-        kind === "eth"
-          ? await sendConsumeQueries(sender, { charges, gas: limit, head: at })
-          : kind === "token"
-            ? await sendConsumeQueries(sender, { charges, gas: limit, head: at, to: chain.tokenMarketplace! })
-            : await sendSettlePayments(sender, { payments: chosen.map((e) => e.payment!), gas: limit, head: at, to: chain.tokenMarketplace! });
+      const tx = await sendBatch(sender, chosen, limit, at, chain.tokenMarketplace);
       if (charges.length >= 50) {
         sendMsPerCharge.push((performance.now() - sendStarted) / charges.length);
         if (sendMsPerCharge.length > 16) sendMsPerCharge.shift();
