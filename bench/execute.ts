@@ -17,9 +17,6 @@
 // limiter that admits every request (it is still called on every request).
 // Run: npm run bench -- execute   (or: node --import tsx bench/execute.ts)
 import http from "node:http";
-import { spawn } from "node:child_process";
-import { dirname } from "node:path";
-import { fileURLToPath } from "node:url";
 import { randomBytes } from "node:crypto";
 import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
@@ -227,35 +224,13 @@ async function admissionWithLimit(services: Services, wallet: `0x${string}`, age
   return { with: summarize(times.with), without: summarize(times.without), added: percentileDifference(times.without, times.with, 95), seconds: (performance.now() - start) / 1000, refused };
 }
 
-/**
- * dynalite in a Node process of its own, as DynamoDB is a service apart from the API: its work (parsing,
- * conditions, LevelDB) then does not run on the event loop the admissions are timed on.
- */
-async function startDynamoProcess(port: number): Promise<{ endpoint: string; stop: () => Promise<void> }> {
-  const script = `require("dynalite")({ createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 }).listen(${port}, "127.0.0.1", () => process.stdout.write("listening\\n"))`;
-  const child = spawn(process.execPath, ["-e", script], { cwd: dirname(fileURLToPath(import.meta.url)), stdio: ["ignore", "pipe", "inherit"] });
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error("dynalite did not listen within 30 s")), 30_000);
-    child.once("exit", (code) => reject(new Error(`dynalite exited with ${code}`)));
-    child.stdout!.on("data", (chunk: Buffer) => {
-      if (chunk.toString().includes("listening")) {
-        clearTimeout(timer);
-        resolve();
-      }
-    });
-  });
-  return {
-    endpoint: `http://127.0.0.1:${port}`,
-    stop: () => new Promise<void>((resolve) => (child.exitCode !== null ? resolve() : (child.once("exit", () => resolve()), child.kill()))),
-  };
-}
-
-/** `dynamoProcess`: dynalite in a process of its own (default: in this one, as the local stack embeds it). */
+/** `dynamoProcess`: dynalite in a process of its own, as DynamoDB is a service apart (its work then does not
+ * run on the event loop the admissions are timed on); default: in this one. */
 export async function runExecuteBench(options: { requests?: number; warmup?: number; concurrency?: number[]; limitRps?: number; limitEach?: number; dynamoProcess?: boolean } = {}): Promise<string[]> {
   const requests = options.requests ?? 1000;
   const warmup = options.warmup ?? 200;
   const levels = options.concurrency ?? [1, 8, 16];
-  const [chainStart, dynamoStart, awsStart] = await Promise.allSettled([freePort().then((port) => startChain({ port })), freePort().then((port) => (options.dynamoProcess ? startDynamoProcess(port) : startDynamo({ port }))), freePort().then((port) => startQueues({ port }))]);
+  const [chainStart, dynamoStart, awsStart] = await Promise.allSettled([freePort().then((port) => startChain({ port })), freePort().then((port) => startDynamo({ port, process: options.dynamoProcess === true })), freePort().then((port) => startQueues({ port }))]);
   if (chainStart.status === "rejected" || dynamoStart.status === "rejected" || awsStart.status === "rejected") {
     const all = [chainStart, dynamoStart, awsStart];
     await Promise.allSettled(all.map((s) => (s.status === "fulfilled" ? s.value.stop() : undefined)));

@@ -1,4 +1,4 @@
-// The AWS emulators of the local stack, started in-process: dynalite (DynamoDB API on LevelDB) and
+// The AWS emulators of the local stack: dynalite (DynamoDB API on LevelDB) and
 // fauxqs (SQS and S3 APIs). Both speak the real wire protocols, so the service uses the same AWS SDK
 // clients locally as in the cloud. dynalite may run in a process of its own instead (`process`), as
 // DynamoDB is a service apart: its memory (LevelDB's, which grows with the data) and its work are then
