@@ -10,6 +10,7 @@ import { isNetworkName, NETWORK_NAMES, NETWORKS, usdcTokenOf, type NetworkDeploy
 
 export type { NetworkDeployment } from "@agent-rental/core/networks";
 import { chainFor } from "./client.ts";
+import { configSchema } from "../config.ts";
 import { allowToken, deployErc8004Registries, deployMarketplace, deployTokenMarketplaceAlone } from "./deploy.ts";
 
 export interface DeployToNetworkParameters {
@@ -54,8 +55,6 @@ function addressSetting(name: string, value: string | undefined, fallback: Addre
 }
 
 const PRIVATE_KEY = /^0x[0-9a-fA-F]{64}$/;
-/** What src/config.ts accepts as a token's symbol (TOKENS). */
-const SYMBOL = /^[A-Za-z0-9.$-]{1,16}$/;
 const domainAbi = parseAbi(["function version() view returns (string)", "function authorizationState(address authorizer, bytes32 nonce) view returns (bool)"]);
 
 type PlannedToken = NonNullable<NetworkDeployment["token_marketplace"]>["tokens"][number];
@@ -93,7 +92,8 @@ async function planToken(client: PublicClient, profile: NetworkProfile, params: 
     throw new DeployInputError(`The token ${address} does not answer symbol(), decimals() and its EIP-712 domain (eip712Domain(), or name() and version() as USDC does): the token marketplace takes such a token only.`);
   }
   const [name, symbol, decimals, version] = read;
-  if (!SYMBOL.test(symbol) || name.length === 0 || name.length > 100 || version.length === 0 || version.length > 20 || decimals > 36) {
+  // The service's own rule for a token (TOKENS in src/config.ts), so the record configures it.
+  if (!configSchema.shape.TOKENS.safeParse(JSON.stringify([{ address, symbol, name, version, decimals }])).success) {
     throw new DeployInputError(`The token ${address} answers a symbol, name, version or decimals the service cannot show (symbol: 1 to 16 of A-Z a-z 0-9 . $ -; decimals at most 36).`);
   }
   const expected = !params.usdc ? usdcTokenOf(profile) : null;
