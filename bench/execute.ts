@@ -17,6 +17,7 @@
 // limiter that admits every request (it is still called on every request).
 // Run: npm run bench -- execute   (or: node --import tsx bench/execute.ts)
 import http from "node:http";
+import { AsyncLocalStorage } from "node:async_hooks";
 import { randomBytes } from "node:crypto";
 import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
@@ -24,7 +25,7 @@ import { parseEther } from "viem";
 import { buildApp } from "../src/api/app.ts";
 import { loadConfig } from "../src/config.ts";
 import { createServices } from "../src/services.ts";
-import { ensureTables } from "../src/adapters/tables/dynamo.ts";
+import { ensureTables, exactDocument } from "../src/adapters/tables/dynamo.ts";
 import { ensureRegistrationQueues, createQueue } from "../src/adapters/queue/sqs.ts";
 import { createBlobs, ensureBucket } from "../src/adapters/blobs/s3.ts";
 import { createLocalKeyWrapper } from "../src/adapters/keys/local.ts";
@@ -43,7 +44,7 @@ import { signIn, createKey } from "../test/support/auth.ts";
 import { fundAccount } from "../test/support/chain-actions.ts";
 import { approveCreator, publishAgent } from "../local/publish.ts";
 import { startHttpsServer, type HttpsTestServer } from "../test/support/https-server.ts";
-import { ms, percentileDifference, summarize, unionMs } from "./stats.ts";
+import { mean, meanDifference, ms, percentile, percentileDifference, summarize, unionMs } from "./stats.ts";
 import { admitRun } from "../src/execution/admission.ts";
 import { releaseReservation } from "../src/execution/money/ledger.ts";
 import { releaseSpend } from "../src/execution/money/spend.ts";
@@ -103,6 +104,11 @@ class Tally {
 }
 
 let tally: Tally | null = null;
+
+/** The DynamoDB calls of one admission (the limit section): each labelled as the tally labels it, with its
+ * start and end (performance.now()). */
+type TracedCall = { label: string; start: number; end: number };
+const admissionTrace = new AsyncLocalStorage<TracedCall[]>();
 
 // ---- a small keep-alive HTTP client (lighter than fetch, so the loop costs the server little) ------
 
@@ -187,16 +193,26 @@ async function admissionWithLimit(services: Services, wallet: `0x${string}`, age
   const base: Principal = { wallet, method: "api_key", keyId: "key_bench_without_limit" };
   const limited: Principal = { wallet, method: "api_key", keyId: "key_bench_with_limit", spendLimits: [{ currency: "ETH", period: "day", amount: (10n ** 24n).toString() }] };
   const times: { with: number[]; without: number[] } = { with: [], without: [] };
+  /** For each limited admission: how long after the balance's reservation its spending hold ended (ms;
+   * negative: before), the hold being the one step the limit adds, run beside the reservation. */
+  const holdAfterReservation: number[] = [];
   let refused = 0;
   const request = { agent_id: agentId, task: "admission only" };
-  const one = async (principal: Principal, into: number[]) => {
+  const one = async (principal: Principal, into: number[], cpuInto?: number[]) => {
+    const trace: TracedCall[] = [];
     const t = performance.now();
-    const result = await admitRun(services, principal, request, { rateLimit: async () => undefined }).catch(() => null);
+    const cpuBefore = process.cpuUsage();
+    const result = await admissionTrace.run(trace, () => admitRun(services, principal, request, { rateLimit: async () => undefined })).catch(() => null);
+    const cpuUsed = process.cpuUsage(cpuBefore);
     if (!result || result.kind !== "admitted") {
       refused++;
       return;
     }
     into.push(performance.now() - t);
+    cpuInto?.push((cpuUsed.user + cpuUsed.system) / 1000);
+    const hold = trace.find((call) => call.label === "Update runs/spend");
+    const reservation = trace.findLast((call) => call.label === "Update runs/ledger");
+    if (into === times.with && hold && reservation) holdAfterReservation.push(hold.end - reservation.end);
     const { run, access } = result.admission;
     await Promise.all([
       releaseReservation(services, access.onChainId, wallet, run.run_id),
@@ -221,7 +237,22 @@ async function admissionWithLimit(services: Services, wallet: `0x${string}`, age
     inFlight.push(order[i] ? one(limited, times.with) : one(base, times.without));
   }
   await Promise.all(inFlight);
-  return { with: summarize(times.with), without: summarize(times.without), added: percentileDifference(times.without, times.with, 95), seconds: (performance.now() - start) / 1000, refused };
+  const seconds = (performance.now() - start) / 1000;
+  // The limit's other cost is this process's work for the hold (preparing, sending and reading one more
+  // request), which delays whatever else the event loop has: its CPU time per admission, each kind alone
+  // and one at a time (so each admission's CPU is its own), in random order.
+  const cpu = { with: [] as number[], without: [] as number[] };
+  for (let i = 0; i < Math.min(each, 1000) * 2; i++) await (order[i] ? one(limited, [], cpu.with) : one(base, [], cpu.without));
+  const late = holdAfterReservation.filter((d) => d > 0);
+  return {
+    with: summarize(times.with),
+    without: summarize(times.without),
+    added: percentileDifference(times.without, times.with, 95),
+    seconds,
+    refused,
+    hold: { traced: holdAfterReservation.length, late: late.length, lateP95: late.length ? percentile(holdAfterReservation.map((d) => Math.max(0, d)), 95) : 0, lead: summarize(holdAfterReservation.map((d) => -d)) },
+    cpu: { with: mean(cpu.with), without: mean(cpu.without), added: meanDifference(cpu.without, cpu.with) },
+  };
 }
 
 /** `dynamoProcess`: dynalite in a process of its own, as DynamoDB is a service apart (its work then does not
@@ -306,28 +337,35 @@ export async function runExecuteBench(options: { requests?: number; warmup?: num
     });
     closeServices = () => services.close();
     type Sent = { input?: { TableName?: string; Key?: { pk?: unknown }; Item?: { pk?: unknown } } };
-    const doc = services.tables.doc as unknown as { send: (command: Sent, options?: unknown) => Promise<unknown> };
-    const send = doc.send.bind(doc);
-    doc.send = async (command, sendOptions) => {
-      const current = tally;
-      if (!current) return send(command, sendOptions);
-      const name = command.constructor.name;
-      const entry = current.dynamo.get(name) ?? { calls: 0, failed: 0 };
-      current.dynamo.set(name, entry);
-      entry.calls++;
-      const table = (command.input?.TableName ?? "?").slice(config.TABLE_PREFIX.length);
-      const pk = String(command.input?.Key?.pk ?? command.input?.Item?.pk ?? "").split("#")[0];
-      current.sequence.push(`${name.replace(/Command$/, "")} ${table}/${pk}`);
-      const t = performance.now();
-      try {
-        return await send(command, sendOptions);
-      } catch (error) {
-        entry.failed++;
-        throw error;
-      } finally {
-        current.span("dynamo", t);
-      }
-    };
+    // Both document clients: the tables' own and the exact-number one the spending ledger writes through.
+    for (const doc of [services.tables.doc, exactDocument(services.tables)] as unknown as { send: (command: Sent, options?: unknown) => Promise<unknown> }[]) {
+      const send = doc.send.bind(doc);
+      doc.send = async (command, sendOptions) => {
+        const current = tally;
+        const trace = admissionTrace.getStore();
+        if (!current && !trace) return send(command, sendOptions);
+        const name = command.constructor.name;
+        const table = (command.input?.TableName ?? "?").slice(config.TABLE_PREFIX.length);
+        const pk = String(command.input?.Key?.pk ?? command.input?.Item?.pk ?? "").split("#")[0];
+        const label = `${name.replace(/Command$/, "")} ${table}/${pk}`;
+        const entry = current?.dynamo.get(name) ?? { calls: 0, failed: 0 };
+        if (current) {
+          current.dynamo.set(name, entry);
+          entry.calls++;
+          current.sequence.push(label);
+        }
+        const t = performance.now();
+        try {
+          return await send(command, sendOptions);
+        } catch (error) {
+          entry.failed++;
+          throw error;
+        } finally {
+          current?.span("dynamo", t);
+          trace?.push({ label, start: t, end: performance.now() });
+        }
+      };
+    }
     await ensureTables(services.tables, config.TABLE_PREFIX);
     await ensureBucket(blobs.client, config.BLOB_BUCKET);
     const app = buildApp(services);
@@ -445,6 +483,11 @@ export async function runExecuteBench(options: { requests?: number; warmup?: num
       `admission of a per-task run, open loop at ${limitRps} admissions/s for ${admission.seconds.toFixed(1)} s, ${limitEach} of each interleaved (admitRun alone: listing, live balance read, reservation, slot, run record; holds given back after):` +
         ` without a spending limit p50 ${ms(admission.without.p50)}, p95 ${ms(admission.without.p95)}; with a daily limit p50 ${ms(admission.with.p50)}, p95 ${ms(admission.with.p95)};` +
         ` the limit adds ${admission.added.difference.toFixed(2)} ms at p95 (95% interval ${admission.added.low.toFixed(2)} to ${admission.added.high.toFixed(2)} ms by the bootstrap; ratio ${(admission.with.p95 / admission.without.p95).toFixed(2)}x)${admission.refused ? `; ${admission.refused} admission(s) refused (not timed)` : ""}`,
+    );
+    rows.push(
+      `  the limit's own share: its hold (the one step it adds, beside the balance's reservation) ended after the reservation in ${admission.hold.late} of ${admission.hold.traced} limited admissions` +
+        ` (time it added to them, p95 over all ${ms(admission.hold.lateP95)}; the hold ended ahead by p50 ${ms(admission.hold.lead.p50)}, min ${ms(admission.hold.lead.min)});` +
+        ` this process's CPU per admission, one at a time: ${admission.cpu.without.toFixed(2)} ms without a limit, ${admission.cpu.with.toFixed(2)} ms with one, +${admission.cpu.added.difference.toFixed(2)} ms (95% interval ${admission.cpu.added.low.toFixed(2)} to ${admission.cpu.added.high.toFixed(2)})`,
     );
     const mid = results.find((r) => r.concurrency === 8) ?? results.at(-1)!;
     rows.push(

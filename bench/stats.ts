@@ -12,17 +12,31 @@ export function summarize(values: number[]): { n: number; p50: number; p95: numb
 
 export const ms = (value: number) => `${value.toFixed(1)} ms`;
 
+export const mean = (values: number[]): number => values.reduce((sum, v) => sum + v, 0) / values.length;
+
 /**
- * The difference of two samples' percentile `p` (b's less a's) with a 95% interval by the bootstrap:
- * each sample resampled with replacement `rounds` times (a seeded generator, so a run can be replayed).
- * A p95 of a few hundred latencies moves by milliseconds between runs; the interval says how far.
+ * The difference of a statistic of two samples (b's less a's) with a 95% interval by the bootstrap: each
+ * sample resampled with replacement `rounds` times (a seeded generator, so a run can be replayed).
  */
-export function percentileDifference(a: number[], b: number[], p: number, rounds = 2_000): { difference: number; low: number; high: number } {
+function bootstrapDifference(a: number[], b: number[], statistic: (values: number[]) => number, rounds: number): { difference: number; low: number; high: number } {
   let seed = 0x9e3779b9;
   const next = () => ((seed = (Math.imul(seed ^ (seed >>> 15), 0x2c1b3c6d) + 0x6d2b79f5) >>> 0) / 4294967296);
   const resample = (values: number[]) => Array.from(values, () => values[Math.floor(next() * values.length)]!);
-  const differences = Array.from({ length: rounds }, () => percentile(resample(b), p) - percentile(resample(a), p)).sort((x, y) => x - y);
-  return { difference: percentile(b, p) - percentile(a, p), low: differences[Math.floor(0.025 * rounds)]!, high: differences[Math.ceil(0.975 * rounds) - 1]! };
+  const differences = Array.from({ length: rounds }, () => statistic(resample(b)) - statistic(resample(a))).sort((x, y) => x - y);
+  return { difference: statistic(b) - statistic(a), low: differences[Math.floor(0.025 * rounds)]!, high: differences[Math.ceil(0.975 * rounds) - 1]! };
+}
+
+/**
+ * The difference of two samples' percentile `p` (b's less a's) with a 95% interval by the bootstrap.
+ * A p95 of a few hundred latencies moves by milliseconds between runs; the interval says how far.
+ */
+export function percentileDifference(a: number[], b: number[], p: number, rounds = 2_000): { difference: number; low: number; high: number } {
+  return bootstrapDifference(a, b, (values) => percentile(values, p), rounds);
+}
+
+/** The difference of two samples' means (b's less a's) with a 95% interval by the bootstrap. */
+export function meanDifference(a: number[], b: number[], rounds = 2_000): { difference: number; low: number; high: number } {
+  return bootstrapDifference(a, b, mean, rounds);
 }
 
 /** Total length of the union of intervals [start, end]: the time during which at least one was open. */
