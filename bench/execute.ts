@@ -105,9 +105,9 @@ class Tally {
 
 let tally: Tally | null = null;
 
-/** The DynamoDB calls of one admission (the limit section): each labelled as the tally labels it, with its
- * start and end (performance.now()). */
-type TracedCall = { label: string; start: number; end: number };
+/** The DynamoDB calls of one admission (the limit section): each labelled as the tally labels it, with
+ * when it ended (performance.now()). */
+type TracedCall = { label: string; end: number };
 const admissionTrace = new AsyncLocalStorage<TracedCall[]>();
 
 // ---- a small keep-alive HTTP client (lighter than fetch, so the loop costs the server little) ------
@@ -362,7 +362,7 @@ export async function runExecuteBench(options: { requests?: number; warmup?: num
           throw error;
         } finally {
           current?.span("dynamo", t);
-          trace?.push({ label, start: t, end: performance.now() });
+          trace?.push({ label, end: performance.now() });
         }
       };
     }
@@ -487,7 +487,7 @@ export async function runExecuteBench(options: { requests?: number; warmup?: num
     rows.push(
       `  the limit's own share: its hold (the one step it adds, beside the balance's reservation) ended after the reservation in ${admission.hold.late} of ${admission.hold.traced} limited admissions` +
         ` (time it added to them, p95 over all ${ms(admission.hold.lateP95)}; the hold ended ahead by p50 ${ms(admission.hold.lead.p50)}, min ${ms(admission.hold.lead.min)});` +
-        ` this process's CPU per admission, one at a time: ${admission.cpu.without.toFixed(2)} ms without a limit, ${admission.cpu.with.toFixed(2)} ms with one, +${admission.cpu.added.difference.toFixed(2)} ms (95% interval ${admission.cpu.added.low.toFixed(2)} to ${admission.cpu.added.high.toFixed(2)})`,
+        ` this process's CPU per admission, one at a time: ${admission.cpu.without.toFixed(2)} ms without a limit, ${admission.cpu.with.toFixed(2)} ms with one, ${admission.cpu.added.difference >= 0 ? "+" : ""}${admission.cpu.added.difference.toFixed(2)} ms (95% interval ${admission.cpu.added.low.toFixed(2)} to ${admission.cpu.added.high.toFixed(2)})`,
     );
     const mid = results.find((r) => r.concurrency === 8) ?? results.at(-1)!;
     rows.push(
