@@ -100,6 +100,9 @@ describe("agentrent creator stats (GET /v1/creators/me/analytics)", () => {
         BigInt(stats.totals.revenue.by_model.per_query.gross_wei) === 2n * listing.priceWei &&
         revenue(usdc.symbol)?.by_model.per_query.gross === String(2n * USDC_PRICE) &&
         BigInt(revenue(utility.symbol)?.by_model.subscription.gross ?? 0) > 0n &&
+        // A renter's spend joins the top renters just after the fact's revenue (rollups.ts, applyFact).
+        BigInt(ofCurrency(stats.top_renters_by_currency, usdc.symbol)?.renters[0]?.spend ?? 0) >= 2n * USDC_PRICE &&
+        ofCurrency(stats.top_renters_by_currency, usdc.symbol)?.renters[0]?.runs === 2 &&
         stats.reconciliation.matches
       );
     }, 90_000, 500);
