@@ -154,8 +154,6 @@ contract TokenMarketplace {
     /// @notice The token's decimals cannot be read, or are above 36.
     /// @param token The token.
     error UnsupportedToken(address token);
-    /// @notice An x402 payment's run was charged already (PaymentRefused reason only).
-    error RunAlreadyCharged();
     /// @notice An x402 payment's transferWithAuthorization failed: a bad signature, a used or cancelled
     /// nonce, the time window, or the payer's balance (PaymentRefused reason only).
     error AuthorizationFailed();
@@ -203,22 +201,22 @@ contract TokenMarketplace {
     /// @param amount The units paid.
     event TokenFeesWithdrawn(address indexed token, address indexed recipient, uint256 amount);
     /// @notice x402 payments of one group of a settlePayments batch settled: each moved `amount` from its
-    /// payer, grew the listing's escrow by `amount - fee` and the token's fees by `fee`, and charged its run.
-    /// One event per group, not per payment, for gas: a payment costs one word of data here, where an event
-    /// of its own would cost four topics (decision 0256).
+    /// payer, grew the listing's escrow by `amount - fee` and the token's fees by `fee`, and paid its run.
+    /// One event per group, counting its payments and naming none, for gas (decisions 0256, 0274): the
+    /// group's payments are the batch's (the transaction's input), less those its PaymentRefused events
+    /// named before this event; each payment's transfer is in the token's own Transfer and AuthorizationUsed.
     /// @param listingId The listing.
     /// @param amount The units each payment moved (the listing's price).
     /// @param fee The protocol fee taken from each.
-    /// @param payments The payments settled, in batch order, each the payer's address (the high 160 bits)
-    /// and the run reference (the low 96 bits; an x402 run's reference is dense, below 2^64).
-    event PaymentsSettled(bytes32 indexed listingId, uint256 amount, uint256 fee, uint256[] payments);
+    /// @param count How many payments of the group settled.
+    event PaymentsSettled(bytes32 indexed listingId, uint256 amount, uint256 fee, uint256 count);
     /// @notice An x402 payment of a settlePayments batch was refused; nothing moved, the run is not
     /// charged, the rest of the batch went on.
     /// @param listingId The listing.
     /// @param payer The wallet that signed the authorization.
     /// @param runRef The run.
-    /// @param reason The selector of the custom error that refused it (RunAlreadyCharged,
-    /// AuthorizationFailed, IncorrectPayment, TokenNotAllowed, ListingNotFound, ListingNotActive,
+    /// @param reason The selector of the custom error that refused it (AuthorizationFailed,
+    /// IncorrectPayment, TokenNotAllowed, ListingNotFound, ListingNotActive,
     /// InvalidAccessType).
     event PaymentRefused(bytes32 indexed listingId, address indexed payer, bytes32 indexed runRef, bytes4 reason);
 
@@ -662,12 +660,13 @@ contract TokenMarketplace {
 
     /// @notice Settles a batch of x402 payments. Each moves `value` from its payer to this contract through
     /// the listing's token's transferWithAuthorization (EIP-3009, signed by the payer to this contract),
-    /// credits the listing's escrow with value - fee and the token's fees with the fee, and marks its
-    /// `runRef` charged exactly as a consumeQueries charge does (so neither path charges it again). A
-    /// payment whose run was charged before (by any path, or earlier in the batch), whose listing is
-    /// missing, closed or not per_query, whose token is not allowed, whose value is not the listing's
-    /// price, or whose transfer fails is refused with PaymentRefused and moves nothing; the batch goes on.
-    /// Each group's settled payments are reported together in one PaymentsSettled, after its refusals.
+    /// credits the listing's escrow with value - fee and the token's fees with the fee. The token's nonce
+    /// is what keeps a payment from settling twice: a payment settles once, whoever submits it again, and
+    /// its `runRef` names the run it paid for (it is not marked charged: isRunCharged and the charge
+    /// functions concern per-task balances; decision 0274). A payment whose listing is missing, closed or
+    /// not per_query, whose token is not allowed, whose value is not the listing's price, or whose transfer
+    /// fails (a used nonce included) is refused with PaymentRefused and moves nothing; the batch goes on.
+    /// Each group's settled payments are counted together in one PaymentsSettled, after its refusals.
     /// A paused listing or protocol still settles (the runs were admitted before).
     /// @dev Authority only; reverts Unauthorized, Reentrancy, MalformedBatch (the batch is not whole
     /// groups), TransferShortfall (a token delivered less than the batch's transfers asked: the whole batch
@@ -676,7 +675,7 @@ contract TokenMarketplace {
     /// work; decision 0256): a sequence of groups, each a header of listingId (32 bytes), value (32, the
     /// amount every payment of the group signed) and count (2, at least 1), then `count` payments of 135
     /// bytes: payer (20), validAfter (5), validBefore (5), nonce (32), runRef (8: x402 runs have dense
-    /// references, below 2^64), r (32), s (32), v (1).
+    /// references, below 2^64; read only into PaymentRefused), r (32), s (32), v (1).
     /// All big-endian; src/chain/settle-payments.ts's settlePaymentsData writes it.
     /// @param batch The groups, in order.
     /// @return settledCount How many payments settled.
@@ -1297,11 +1296,10 @@ contract TokenMarketplace {
     }
 
     /// @dev Settles the payments of one settlePayments group, at calldata [cursor, end) (135 bytes each),
-    /// in order, in assembly (this loop is the marketplace's share of a payment's gas): each payment whose
-    /// run is charged (its bit in the tab's word of run marks, as _isCharged reads it) is refused
-    /// RunAlreadyCharged, else the group's refusal if any, else its transfer is called and a failure
-    /// refused AuthorizationFailed; a settled payment's run is marked (as _markCharged) and the payment
-    /// added to the group's PaymentsSettled, emitted after the loop. Returns how many settled.
+    /// in order, in assembly (this loop is the marketplace's share of a payment's gas): with a group
+    /// refusal, each payment is refused with it; else each payment's transfer is called and a failure
+    /// refused AuthorizationFailed. The settled ones are counted in the group's PaymentsSettled, emitted
+    /// after the loop. Returns how many settled.
     // One loop over the group's payments, in assembly for gas (decision 0256): split, it would pay for the calls.
     // solhint-disable-next-line function-max-lines
     function _settleGroup(Tab memory tab, bytes32 listingId, uint256 value, uint256 cursor, uint256 end)
@@ -1310,109 +1308,47 @@ contract TokenMarketplace {
     {
         bytes4 refusal = _groupRefusal(tab, listingId, value);
         address token = tab.token;
-        // Memory, released at the end: the token call (selector and nine words), then the event's data
-        // (amount, fee, the array's offset and length, a word per payment). Until the event is written,
-        // its first four words hold what a refusal needs: PaymentRefused's topic, the two reasons the loop
-        // finds, the listing.
-        uint256 transferCall;
-        {
-            bytes4 selector = IERC3009.transferWithAuthorization.selector;
-            bytes32 refusedTopic = PaymentRefused.selector;
-            bytes4 alreadyCharged = RunAlreadyCharged.selector;
-            bytes4 failed = AuthorizationFailed.selector;
-            // solhint-disable-next-line no-inline-assembly
-            assembly ("memory-safe") {
-                transferCall := mload(0x40)
-                let paid := add(transferCall, 0x124)
-                mstore(0x40, add(add(paid, 0x80), shl(5, div(sub(end, cursor), PAYMENT_BYTES))))
+        bytes4 selector = IERC3009.transferWithAuthorization.selector;
+        bytes32 refusedTopic = PaymentRefused.selector;
+        bytes4 failed = AuthorizationFailed.selector;
+        // solhint-disable-next-line no-inline-assembly
+        assembly ("memory-safe") {
+            switch refusal
+            case 0 {
+                // The token call, built past the free memory pointer (scratch, never allocated): the
+                // selector, then from, to, value, validAfter, validBefore, nonce, v, r, s.
+                let transferCall := mload(0x40)
                 mstore(transferCall, selector)
                 mstore(add(transferCall, 0x24), address())
                 mstore(add(transferCall, 0x44), value)
-                mstore(paid, refusedTopic)
-                mstore(add(paid, 0x20), alreadyCharged)
-                mstore(add(paid, 0x40), failed)
-                mstore(add(paid, 0x60), listingId)
+                for {} lt(cursor, end) { cursor := add(cursor, PAYMENT_BYTES) } {
+                    let head := calldataload(cursor)
+                    mstore(add(transferCall, 0x04), shr(96, head))
+                    mstore(add(transferCall, 0x64), and(shr(56, head), 0xffffffffff))
+                    mstore(add(transferCall, 0x84), and(shr(16, head), 0xffffffffff))
+                    mstore(add(transferCall, 0xa4), calldataload(add(cursor, 30)))
+                    mstore(add(transferCall, 0xc4), byte(0, calldataload(add(cursor, 134))))
+                    mstore(add(transferCall, 0xe4), calldataload(add(cursor, 70)))
+                    mstore(add(transferCall, 0x104), calldataload(add(cursor, 102)))
+                    let ok := call(gas(), token, 0, transferCall, 0x124, 0, 0)
+                    settled := add(settled, ok)
+                    if iszero(ok) {
+                        mstore(0, failed)
+                        log4(0, 0x20, refusedTopic, listingId, shr(96, head), shr(192, calldataload(add(cursor, 62))))
+                    }
+                }
             }
-        }
-        (uint256 marksWord, uint256 marks, bool changed) = _tabMarks(tab);
-        // solhint-disable-next-line no-inline-assembly
-        assembly ("memory-safe") {
-            mstore(0x20, chargedRuns.slot)
-            for {} lt(cursor, end) { cursor := add(cursor, PAYMENT_BYTES) } {
-                let payer := shr(96, calldataload(cursor))
-                let ref := shr(192, calldataload(add(cursor, 62)))
-                if iszero(eq(shr(8, ref), marksWord)) {
-                    if changed {
-                        mstore(0, marksWord)
-                        sstore(keccak256(0, 0x40), marks)
-                        changed := 0
-                    }
-                    marksWord := shr(8, ref)
-                    mstore(0, marksWord)
-                    marks := sload(keccak256(0, 0x40))
-                }
-                let bit := shl(and(ref, 255), 1)
-                let outcome := refusal
-                switch and(marks, bit)
-                case 0 {
-                    if iszero(outcome) {
-                        let head := calldataload(cursor)
-                        mstore(add(transferCall, 0x04), payer)
-                        mstore(add(transferCall, 0x64), and(shr(56, head), 0xffffffffff))
-                        mstore(add(transferCall, 0x84), and(shr(16, head), 0xffffffffff))
-                        mstore(add(transferCall, 0xa4), calldataload(add(cursor, 30)))
-                        mstore(add(transferCall, 0xc4), byte(0, calldataload(add(cursor, 134))))
-                        mstore(add(transferCall, 0xe4), calldataload(add(cursor, 70)))
-                        mstore(add(transferCall, 0x104), calldataload(add(cursor, 102)))
-                        switch call(gas(), token, 0, transferCall, 0x124, 0, 0)
-                        case 0 { outcome := mload(add(transferCall, 0x164)) }
-                        default {
-                            marks := or(marks, bit)
-                            changed := 1
-                            mstore(add(add(transferCall, 0x1a4), shl(5, settled)), or(shl(96, payer), ref))
-                            settled := add(settled, 1)
-                        }
-                    }
-                }
-                default { outcome := mload(add(transferCall, 0x144)) }
-                if outcome {
-                    let paid := add(transferCall, 0x124)
-                    mstore(0, outcome)
-                    log4(0, 0x20, mload(paid), mload(add(paid, 0x60)), payer, ref)
-                    mstore(0x20, chargedRuns.slot)
+            default {
+                mstore(0, refusal)
+                for {} lt(cursor, end) { cursor := add(cursor, PAYMENT_BYTES) } {
+                    log4(0, 0x20, refusedTopic, listingId, shr(96, calldataload(cursor)), shr(192, calldataload(add(cursor, 62))))
                 }
             }
         }
-        tab.marksWord = marksWord;
-        tab.marks = marks;
-        tab.marksLoaded = true;
-        tab.marksChanged = changed;
         if (settled != 0) {
             tab.received += value * settled;
-            uint256 fee = _tabFee(tab, value, settled);
-            bytes32 topic = PaymentsSettled.selector;
-            // solhint-disable-next-line no-inline-assembly
-            assembly ("memory-safe") {
-                let paid := add(transferCall, 0x124)
-                mstore(paid, value)
-                mstore(add(paid, 0x20), fee)
-                mstore(add(paid, 0x40), 0x60)
-                mstore(add(paid, 0x60), settled)
-                log2(paid, add(0x80, shl(5, settled)), topic, listingId)
-            }
+            emit PaymentsSettled(listingId, value, _tabFee(tab, value, settled), settled);
         }
-        // Frees the group's memory: nothing allocated since it was taken is referred to any more.
-        // solhint-disable-next-line no-inline-assembly
-        assembly {
-            mstore(0x40, transferCall)
-        }
-    }
-
-    /// @dev The tab's word of run marks for the loop of _settleGroup: its index (none loaded: a value no
-    /// dense word has), its bits, whether they changed.
-    function _tabMarks(Tab memory tab) private pure returns (uint256 word, uint256 marks, bool changed) {
-        if (!tab.marksLoaded) return (type(uint256).max, 0, false);
-        return (tab.marksWord, tab.marks, tab.marksChanged);
     }
 
     /// @dev Why every payment of a group is refused, or zero: the group's listing (loaded into the tab,

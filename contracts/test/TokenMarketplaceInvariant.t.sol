@@ -91,15 +91,16 @@ contract TokenHandler is TestHelpers {
         charged += tm.consumeQueries(cs);
     }
 
-    function pay(uint256 idSeed, uint256 renterSeed, bool wrongAmount, bool replayRun) external {
+    function pay(uint256 idSeed, uint256 renterSeed, bool wrongAmount, bool replayNonce) external {
         if (ids.length == 0) return;
         bytes32 id = ids[idSeed % ids.length];
         (uint96 price,,,,,, address token,) = tm.listings(id);
         if (token != address(usdc)) return;
         uint256 key = keys[renterSeed % 3];
         uint256 value = wrongAmount ? uint256(price) + 1 : price;
-        bytes32 nonce = bytes32(++nonceCounter);
-        bytes32 runRef = replayRun && runCounter > 0 ? bytes32(runCounter) : bytes32(++runCounter);
+        // A replay signs the last nonce again: the token refuses it, so it moves nothing.
+        bytes32 nonce = replayNonce && nonceCounter > 0 ? bytes32(nonceCounter) : bytes32(++nonceCounter);
+        bytes32 runRef = bytes32(++runCounter);
         PaymentBatch.Payment memory p = PaymentBatch.Payment(
             id, svm.addr(key), value, block.timestamp - 1, block.timestamp + 60, nonce, runRef, ""
         );

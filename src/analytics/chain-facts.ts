@@ -2,13 +2,13 @@
 // and the TokenMarketplace's, which emits the Marketplace's events with amounts in the listing's token):
 // purchases, renewals, charges (gross and fee as the event states them, so revenue is exact to the
 // smallest unit), x402 payments settled (PaymentsSettled: one event a group of a batch, a fact for each
-// of its payments), deposits, refunds of unspent balances, and the creator's withdrawals.
+// of its payments, named by the settlement transaction's input), deposits, refunds of unspent balances, and the creator's withdrawals.
 import { parseEventLogs, type Log } from "viem";
 import type { Tables } from "../adapters/tables/dynamo.ts";
 import type { ChainClient } from "../chain/client.ts";
 import { marketplaceAbi } from "@agent-rental/core/marketplace";
 import { tokenMarketplaceAbi } from "@agent-rental/core/token-marketplace";
-import { settledPaymentsOf } from "../chain/settle-payments.ts";
+import { settledPaymentsOfTransaction } from "../chain/settle-payments.ts";
 import { applyFact, chainTargets, chainToken, type ChainFact, type MoneyEvent } from "./rollups.ts";
 import { getRenter } from "./rollup.store.ts";
 
@@ -66,13 +66,15 @@ export async function chainFactsFromLogs(chain: Pick<ChainClient, "client">, log
         break;
       case "PaymentsSettled": {
         // x402 payments of one listing, each the payer's authorization moving `amount`, the fee out of it
-        // (decisions 0255, 0256): a fact for each, under the log's id and the payment's place in it.
+        // (decisions 0255, 0256, 0274): a fact for each, under the log's id and the payment's place in it,
+        // its payer read from the transaction's input.
         const at = await timeOf(event.blockNumber!, blockStamp(event));
         const position = positionOf(event.blockNumber!, event.logIndex!);
         const { listingId, amount, fee } = event.args;
-        settledPaymentsOf(event.args.payments).forEach(({ payer }, i) => {
-          facts.push({ id: `${event.transactionHash}:${event.logIndex}:${i}`, on_chain_id: listingId, wallet: payer.toLowerCase(), at, position, event: { kind: "payment", gross: amount, fee } });
-        });
+        for (const payment of await settledPaymentsOfTransaction(chain.client, event.transactionHash!, event.blockHash)) {
+          if (payment.logIndex !== event.logIndex) continue;
+          facts.push({ id: `${event.transactionHash}:${event.logIndex}:${payment.index}`, on_chain_id: listingId, wallet: payment.payer.toLowerCase(), at, position, event: { kind: "payment", gross: amount, fee } });
+        }
         continue;
       }
       case "UnspentBalanceWithdrawn":

@@ -4,9 +4,9 @@
 // one for every charge event of the range, matched here; the range is read in pages (get-paged-logs.ts). A reference with neither event in the range has
 // not been decided there. Where a TokenMarketplace is configured, the same request reads its logs too:
 // its QueryConsumed and QueryRefused (same topics) and an x402 payment's PaymentRefused (refused). Its
-// settled payments are reported a group of a batch at a time, in PaymentsSettled events that name their
-// runs in their data, not in a topic (decision 0256): a second request of each page reads every
-// PaymentsSettled of the range (charged: the amount), matched here.
+// settled payments are counted a group of a batch at a time, in PaymentsSettled events that name no run
+// (decisions 0256, 0274): a second request of each page reads every PaymentsSettled of the range, and
+// each settlement transaction's input and receipt name the runs it settled (charged: the amount).
 import { formatLog, parseEventLogs, toEventSelector, type AbiEvent, type Hex, type Log } from "viem";
 import type { ChainClient } from "./client.ts";
 import { ChainReadError } from "./errors.ts";
@@ -14,7 +14,7 @@ import { getPagedLogs } from "./get-paged-logs.ts";
 import { marketplaceAbi } from "@agent-rental/core/marketplace";
 import { tokenMarketplaceAbi } from "@agent-rental/core/token-marketplace";
 import { refusalName } from "./consume-queries.ts";
-import { settledPaymentsOf } from "./settle-payments.ts";
+import { settledPaymentsOfTransaction } from "./settle-payments.ts";
 
 export type ChargeDecision =
   | { kind: "charged"; priceWei: bigint; txHash: Hex; blockNumber: bigint }
@@ -42,23 +42,28 @@ const PAYMENT_REFUSED = toEventSelector(tokenEvent("PaymentRefused"));
 /** The most references one request names: providers bound how many values one topic position may list. */
 const REFS_PER_REQUEST = 100;
 
+/** The runs each PaymentsSettled settled, by `<transaction hash>:<log index>` (lower-case). */
+export type SettledRuns = ReadonlyMap<string, readonly Hex[]>;
+
 /** Decides from a receipt's or a range's marketplace logs: the first decision of a reference stands, and a
- * charge stands over a refusal (a charge is money moved; the settler never sends a decided reference again). */
-export function chargeDecisionsOf(logs: readonly Log[], marketplace: Hex | readonly Hex[], refs?: ReadonlySet<string>): GetChargeOutcomesReturnType {
+ * charge stands over a refusal (a charge is money moved; the settler never sends a decided reference again).
+ * A PaymentsSettled decides the runs `settled` gives for it. */
+export function chargeDecisionsOf(logs: readonly Log[], marketplace: Hex | readonly Hex[], refs?: ReadonlySet<string>, settled: SettledRuns = new Map()): GetChargeOutcomesReturnType {
   const contracts = new Set((typeof marketplace === "string" ? [marketplace] : marketplace).map((a) => a.toLowerCase()));
   const ours = logs.filter((log) => contracts.has(log.address.toLowerCase()));
   const decisions = new Map<Hex, ChargeDecision>();
   const events = parseEventLogs({ abi: [...marketplaceAbi, ...tokenMarketplaceAbi], logs: ours as Log[], eventName: ["QueryConsumed", "QueryRefused", "PaymentsSettled", "PaymentRefused"] as never, strict: true }) as unknown as {
     eventName: "QueryConsumed" | "QueryRefused" | "PaymentsSettled" | "PaymentRefused";
-    args: { runRef?: Hex; price?: bigint; amount?: bigint; reason?: Hex; payments?: readonly bigint[] };
+    args: { runRef?: Hex; price?: bigint; amount?: bigint; reason?: Hex };
     transactionHash: Hex | null;
     blockNumber: bigint | null;
+    logIndex: number | null;
   }[];
   for (const event of events) {
     const { transactionHash: txHash, blockNumber } = event;
     if (txHash === null || blockNumber === null) continue;
     // A PaymentsSettled decides each of its payments' runs; the other events one run each.
-    const decided = event.eventName === "PaymentsSettled" ? settledPaymentsOf(event.args.payments!).map((p) => p.runRef) : [event.args.runRef!];
+    const decided = event.eventName === "PaymentsSettled" ? (settled.get(`${txHash}:${event.logIndex}`.toLowerCase()) ?? []) : [event.args.runRef!];
     for (const runRef of decided) {
       const ref = runRef.toLowerCase() as Hex;
       if (refs && !refs.has(ref)) continue;
@@ -103,6 +108,20 @@ export async function getChargeOutcomes(chain: ChainClient, { refs, fromBlock, t
   }
   // In chain order: a page's two reads are put back in it.
   const ordered = logs.map((log) => formatLog(log as never) as Log).sort((a, b) => (a.blockNumber === b.blockNumber ? (a.logIndex ?? 0) - (b.logIndex ?? 0) : a.blockNumber! < b.blockNumber! ? -1 : 1));
-  for (const [ref, decision] of chargeDecisionsOf(ordered, addresses, wanted)) decisions.set(ref, decision);
+  // The runs of each settlement transaction's PaymentsSettled, from its input and receipt.
+  const settled = new Map<string, Hex[]>();
+  const settlements = new Map<Hex, Hex | null>();
+  for (const log of ordered) if (log.topics[0] === PAYMENTS_SETTLED && log.transactionHash) settlements.set(log.transactionHash, log.blockHash);
+  try {
+    for (const [hash, blockHash] of settlements) {
+      for (const payment of await settledPaymentsOfTransaction(chain.client, hash, blockHash)) {
+        const key = `${hash}:${payment.logIndex}`.toLowerCase();
+        settled.set(key, [...(settled.get(key) ?? []), payment.runRef]);
+      }
+    }
+  } catch (error) {
+    throw new ChainReadError("x402 settlement transactions", { cause: error });
+  }
+  for (const [ref, decision] of chargeDecisionsOf(ordered, addresses, wanted, settled)) decisions.set(ref, decision);
   return decisions;
 }

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { decodeFunctionData, encodeAbiParameters, encodeEventTopics, pad, size, slice, toFunctionSelector, toHex, type Address, type Hex, type Log, type TransactionReceipt } from "viem";
 import { tokenMarketplaceAbi } from "@agent-rental/core/token-marketplace";
 import { marketplaceAbi } from "@agent-rental/core/marketplace";
-import { GROUP_HEADER_BYTES, PAYMENT_BYTES, paymentGroups, paymentOutcomesOf, settledPaymentsOf, settlePaymentsBatch, settlePaymentsData, type TokenPayment } from "./settle-payments.ts";
+import { batchPaymentsOf, GROUP_HEADER_BYTES, PAYMENT_BYTES, paymentGroups, paymentOutcomesOf, settledPaymentsOfTransaction, settlePaymentsBatch, settlePaymentsData, type TokenPayment } from "./settle-payments.ts";
 
 const LISTING = `0x${"ab".repeat(32)}` as Hex;
 const OTHER = `0x${"22".repeat(32)}` as Hex;
@@ -75,10 +75,23 @@ describe("settlePaymentsBatch", () => {
   });
 });
 
-describe("settledPaymentsOf", () => {
-  it("reads each word of a PaymentsSettled as the payer (high 160 bits) and the run reference (low 96)", () => {
-    const payer = "0x00000000000000000000000000000000000000a1";
-    expect(settledPaymentsOf([(BigInt(payer) << 96n) | 300n])).toEqual([{ payer, runRef: pad(toHex(300), { size: 32 }) }]);
+describe("batchPaymentsOf", () => {
+  it("reads back every field of the payments settlePaymentsData wrote, in batch order", () => {
+    const ps = [payment(1), payment(2, { listingId: OTHER }), payment(3), payment(4, { value: 7n, runRef: pad(toHex(2n ** 63n), { size: 32 }) })];
+    // the batch's order: the groups in order of their first payment
+    expect(batchPaymentsOf(settlePaymentsData(ps))).toEqual([ps[0], ps[2], ps[1], ps[3]]);
+    expect(batchPaymentsOf(settlePaymentsData([]))).toEqual([]);
+  });
+
+  it("is null for another function's calldata or a batch that is not whole groups", () => {
+    expect(batchPaymentsOf("0x")).toBeNull();
+    expect(batchPaymentsOf(toFunctionSelector("settlePayments(bytes)"))).toBeNull();
+    const whole = settlePaymentsBatch([payment(1)]);
+    const encode = (batch: Hex) => `${toFunctionSelector("settlePayments(bytes)")}${encodeAbiParameters([{ type: "bytes" }], [batch]).slice(2)}` as Hex;
+    expect(batchPaymentsOf(encode(whole))).toHaveLength(1);
+    expect(batchPaymentsOf(encode(slice(whole, 0, size(whole) - 1)))).toBeNull();
+    expect(batchPaymentsOf(encode(`${whole}00`))).toBeNull();
+    expect(batchPaymentsOf(encode(`${slice(whole, 0, 64)}0000`))).toBeNull();
   });
 });
 
@@ -92,10 +105,10 @@ describe("paymentOutcomesOf", () => {
     return { address, topics, data, logIndex: logIndex++, blockNumber: 1n, blockHash: `0x${"0".repeat(64)}`, transactionHash: `0x${"f".repeat(64)}`, transactionIndex: 0, removed: false } as unknown as Log;
   };
   const refused = (p: TokenPayment, error: string) => log("PaymentRefused", { listingId: p.listingId, payer: p.from, runRef: p.runRef, reason: selectorOf(error) });
-  const settled = (listingId: Hex, ps: TokenPayment[], address: Address = MARKET) => log("PaymentsSettled", { listingId, amount: 1_000_000n, fee: 25_000n, payments: ps.map((p) => (BigInt(p.from) << 96n) | BigInt(p.runRef)) }, address);
+  const settled = (listingId: Hex, ps: TokenPayment[], address: Address = MARKET) => log("PaymentsSettled", { listingId, amount: 1_000_000n, fee: 25_000n, count: BigInt(ps.length) }, address);
   const selectorOf = (name: string) => toFunctionSelector([...tokenMarketplaceAbi, ...marketplaceAbi].find((item) => item.type === "error" && item.name === name) as never);
   const receipt = (logs: Log[]) => ({ to: MARKET, logs }) as unknown as TransactionReceipt;
-  const ok = { outcome: "settled", amount: 1_000_000n, fee: 25_000n };
+  const ok = { outcome: "settled", amount: 1_000_000n, fee: 25_000n, logIndex: expect.any(Number) };
 
   it("matches each group's refusals, then its settled payments, to the payments in their order", () => {
     const [a, b, c, d] = [payment(1), payment(2, { listingId: OTHER }), payment(3), payment(4, { value: 1n })];
@@ -104,18 +117,68 @@ describe("paymentOutcomesOf", () => {
     expect(paymentOutcomesOf(receipt(logs), [a, b, c, d])).toEqual([ok, ok, { outcome: "refused", error: "AuthorizationFailed" }, { outcome: "refused", error: "IncorrectPayment" }]);
   });
 
-  it("tells two payments of one run apart: the one refused as already charged came after the one that settled", () => {
-    const first = payment(1);
-    const again = payment(1, { nonce: pad("0x99", { size: 32 }) });
-    expect(paymentOutcomesOf(receipt([refused(again, "RunAlreadyCharged"), settled(LISTING, [first])]), [first, again])).toEqual([ok, { outcome: "refused", error: "RunAlreadyCharged" }]);
-    // the first refused (its signature), the second settled
-    expect(paymentOutcomesOf(receipt([refused(first, "AuthorizationFailed"), settled(LISTING, [again])]), [first, again])).toEqual([{ outcome: "refused", error: "AuthorizationFailed" }, ok]);
+  it("settles the payments of a group its refusals do not name, once its PaymentsSettled counts exactly them", () => {
+    const [a, b, c] = [payment(1), payment(2), payment(3)];
+    const logs = [refused(b, "AuthorizationFailed"), settled(LISTING, [a, c])];
+    const outcomes = paymentOutcomesOf(receipt(logs), [a, b, c]);
+    expect(outcomes).toEqual([ok, { outcome: "refused", error: "AuthorizationFailed" }, ok]);
+    expect(outcomes[0]).toMatchObject({ logIndex: logs[1]!.logIndex });
+    // a count that does not add up decides none of the rest
+    expect(paymentOutcomesOf(receipt([refused(b, "AuthorizationFailed"), settled(LISTING, [a])]), [a, b, c])).toEqual([{ outcome: "refused", error: "NoEvent" }, { outcome: "refused", error: "AuthorizationFailed" }, { outcome: "refused", error: "NoEvent" }]);
+    // every payment refused: no PaymentsSettled, and the next group's events are its own
+    const d = payment(4, { listingId: OTHER });
+    expect(paymentOutcomesOf(receipt([refused(a, "AuthorizationFailed"), settled(OTHER, [d])]), [a, d])).toEqual([{ outcome: "refused", error: "AuthorizationFailed" }, ok]);
   });
 
-  it("says NoEvent for a payment the receipt does not name, and reads only the contract's own logs", () => {
+  it("of one authorization sent twice for a run, settles one and refuses the other", () => {
+    const first = payment(1);
+    const outcomes = paymentOutcomesOf(receipt([refused(first, "AuthorizationFailed"), settled(LISTING, [first])]), [first, { ...first }]);
+    expect(outcomes.map((o) => o.outcome).sort()).toEqual(["refused", "settled"]);
+  });
+
+  it("says NoEvent for a payment the receipt does not decide, and reads only the contract's own logs", () => {
     const [a, b] = [payment(1), payment(2)];
-    expect(paymentOutcomesOf(receipt([settled(LISTING, [a])]), [a, b])).toEqual([ok, { outcome: "refused", error: "NoEvent" }]);
+    expect(paymentOutcomesOf(receipt([]), [a, b])).toEqual([{ outcome: "refused", error: "NoEvent" }, { outcome: "refused", error: "NoEvent" }]);
+    expect(paymentOutcomesOf(receipt([settled(LISTING, [a])]), [a, b])).toEqual([{ outcome: "refused", error: "NoEvent" }, { outcome: "refused", error: "NoEvent" }]);
     const elsewhere = "0x00000000000000000000000000000000000000bb" as Address;
     expect(paymentOutcomesOf(receipt([settled(LISTING, [a, b], elsewhere)]), [a, b])).toEqual([{ outcome: "refused", error: "NoEvent" }, { outcome: "refused", error: "NoEvent" }]);
+  });
+});
+
+describe("settledPaymentsOfTransaction", () => {
+  const MARKET = "0x00000000000000000000000000000000000000aa" as Address;
+  const event = (eventName: "PaymentRefused" | "PaymentsSettled", args: Record<string, unknown>, logIndex: number): Log => {
+    const abiEvent = tokenMarketplaceAbi.find((item) => item.type === "event" && item.name === eventName)!;
+    const topics = encodeEventTopics({ abi: [abiEvent], eventName, args } as never);
+    const inputs = (abiEvent as { inputs: readonly { indexed?: boolean; name: string }[] }).inputs.filter((input) => !input.indexed);
+    return { address: MARKET, topics, data: encodeAbiParameters(inputs as never, inputs.map((input) => args[input.name]) as never), logIndex } as unknown as Log;
+  };
+  const reason = toFunctionSelector([...tokenMarketplaceAbi].find((item) => item.type === "error" && item.name === "AuthorizationFailed") as never);
+
+  it("names each settled payment's payer and run from the input, under its group's PaymentsSettled, and remembers a mined block's answer", async () => {
+    const [a, b, c] = [payment(1), payment(2), payment(3, { listingId: OTHER })];
+    const blockHash = `0x${"c".repeat(64)}` as Hex;
+    const hash = `0x${"d".repeat(64)}` as Hex;
+    const logs = [event("PaymentRefused", { listingId: LISTING, payer: b.from, runRef: b.runRef, reason }, 3), event("PaymentsSettled", { listingId: LISTING, amount: 1_000_000n, fee: 25_000n, count: 1n }, 4), event("PaymentsSettled", { listingId: OTHER, amount: 1_000_000n, fee: 25_000n, count: 1n }, 7)];
+    let reads = 0;
+    const client = {
+      getTransaction: async () => (reads++, { input: settlePaymentsData([a, b, c]), to: MARKET }),
+      getTransactionReceipt: async () => ({ to: MARKET, blockHash, logs }) as unknown as TransactionReceipt,
+    };
+    const settled = await settledPaymentsOfTransaction(client, hash, blockHash);
+    expect(settled).toEqual([
+      { listingId: LISTING, payer: a.from, runRef: a.runRef, amount: 1_000_000n, fee: 25_000n, logIndex: 4, index: 0 },
+      { listingId: OTHER, payer: c.from, runRef: c.runRef, amount: 1_000_000n, fee: 25_000n, logIndex: 7, index: 0 },
+    ]);
+    expect(await settledPaymentsOfTransaction(client, hash, blockHash)).toEqual(settled);
+    expect(reads).toBe(1);
+  });
+
+  it("settles nothing for a transaction that is not a settlePayments call", async () => {
+    const client = {
+      getTransaction: async () => ({ input: "0x12345678" as Hex, to: MARKET }),
+      getTransactionReceipt: async () => ({ to: MARKET, blockHash: `0x${"e".repeat(64)}`, logs: [event("PaymentsSettled", { listingId: LISTING, amount: 1n, fee: 0n, count: 1n }, 0)] }) as unknown as TransactionReceipt,
+    };
+    expect(await settledPaymentsOfTransaction(client, `0x${"1".repeat(64)}`, null)).toEqual([]);
   });
 });

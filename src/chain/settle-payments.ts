@@ -1,12 +1,13 @@
 // Batched x402 settlement (`settlePayments` on the TokenMarketplace), sent by the protocol authority: each
 // payment is an EIP-3009 transferWithAuthorization the payer signed to the TokenMarketplace for one run of
 // a per-task listing. The contract settles each or refuses it (PaymentRefused with the selector of its
-// reason) without reverting the others, and marks the run's reference charged as consumeQueries does. What
-// happened to each payment is read from the receipt's events, never assumed (as consume-queries.ts).
+// reason) without reverting the others; the token's nonce is what keeps a payment from settling twice.
+// What happened to each payment is read from the receipt's events, never assumed (as consume-queries.ts).
 // The batch is packed, not ABI-encoded (decision 0256): the payments grouped by listing and signed value,
-// each group a header (listing id, value, count) and 135 bytes a payment; each group's settled payments
-// are reported together in one PaymentsSettled, a word each (payer and run), after the group's refusals.
-import { concatHex, encodeFunctionData, numberToHex, parseEventLogs, size, toFunctionSelector, type Address, type Hex, type Log, type TransactionReceipt } from "viem";
+// each group a header (listing id, value, count) and 135 bytes a payment. Each group's refusals name
+// their payer and run; its settled payments are counted in one PaymentsSettled after them, and named only
+// by the transaction's input (decision 0262): `settledPaymentsOfTransaction` reads both.
+import { concatHex, decodeFunctionData, encodeFunctionData, hexToBigInt, numberToHex, parseEventLogs, size, sliceHex, toFunctionSelector, type Address, type Hex, type Log, type TransactionReceipt } from "viem";
 import { tokenMarketplaceAbi } from "@agent-rental/core/token-marketplace";
 import { marketplaceAbi } from "@agent-rental/core/marketplace";
 import type { AuthoritySender, PendingTx } from "./authority-sender.ts";
@@ -18,17 +19,18 @@ export interface TokenPayment {
   validAfter: bigint;
   validBefore: bigint;
   nonce: Hex;
-  /** The run's charge reference, dense (below 2^64, as the service hands them out): the contract marks
-   * it charged. */
+  /** The run's charge reference, dense (below 2^64, as the service hands them out): the batch names the
+   * run by it. */
   runRef: Hex;
   /** The payer's 65-byte signature of the authorization. */
   signature: Hex;
 }
 
 export type SettlePaymentOutcome =
-  /** Settled: `amount` moved from the payer, `fee` of it to the protocol, the rest to the listing's escrow. */
-  | { outcome: "settled"; amount: bigint; fee: bigint }
-  /** Refused: the name of the contract's error (AuthorizationFailed, RunAlreadyCharged, IncorrectPayment…). */
+  /** Settled: `amount` moved from the payer, `fee` of it to the protocol, the rest to the listing's escrow;
+   * `logIndex` is its group's PaymentsSettled. */
+  | { outcome: "settled"; amount: bigint; fee: bigint; logIndex: number }
+  /** Refused: the name of the contract's error (AuthorizationFailed, IncorrectPayment, ListingNotActive…). */
   | { outcome: "refused"; error: string };
 
 /** Errors by selector, the token contract's and the Marketplace's it raises. */
@@ -48,7 +50,6 @@ export const MAX_GROUP_PAYMENTS = 0xffff;
 const MAX_TIME = 2n ** 40n - 1n;
 /** Run references below this are dense (the contract's bitmap); a batch takes no other. */
 const DENSE_RUN_REFS = 2n ** 64n;
-const RUN_REF_BITS = 2n ** 96n - 1n;
 
 /**
  * The payments as settlePayments takes them: grouped by listing and signed value, the groups in the order
@@ -86,12 +87,6 @@ function packPayment(p: TokenPayment): Hex {
   return concatHex([numberToHex(BigInt(p.from), { size: 20 }), packTime(p.validAfter), packTime(p.validBefore), numberToHex(BigInt(p.nonce), { size: 32 }), numberToHex(runRef, { size: 8 }), signature]);
 }
 
-/** The payments of a PaymentsSettled event, each word the payer (its high 160 bits) and the run reference
- * (its low 96 bits). */
-export function settledPaymentsOf(words: readonly bigint[]): { payer: Address; runRef: Hex }[] {
-  return words.map((word) => ({ payer: numberToHex(word >> 96n, { size: 20 }), runRef: numberToHex(word & RUN_REF_BITS, { size: 32 }) }));
-}
-
 /**
  * The packed batch `settlePayments` takes (TokenMarketplace.sol's NatSpec): for each group of
  * `paymentGroups`, its listing id (32 bytes), the value its payments signed (32) and their count (2),
@@ -116,15 +111,16 @@ export function settlePaymentsData(payments: readonly TokenPayment[]): Hex {
 }
 
 type Refused = { eventName: "PaymentRefused"; args: { listingId: Hex; payer: Address; runRef: Hex; reason: Hex } };
-type Settled = { eventName: "PaymentsSettled"; args: { listingId: Hex; amount: bigint; fee: bigint; payments: readonly bigint[] } };
+type Settled = { eventName: "PaymentsSettled"; args: { listingId: Hex; amount: bigint; fee: bigint; count: bigint }; logIndex: number };
 
 /**
  * Matches the receipt's PaymentRefused and PaymentsSettled events to the payments. The contract handles the
  * groups of `paymentGroups` in order; for each it emits a PaymentRefused per refused payment as it goes,
- * then one PaymentsSettled listing the settled ones in order, so a group's events are its k refusals and,
- * when k is below its size, that event. Within a group, a payment takes the next refusal or the next
- * settled entry naming its run, listing and payer; when both do (two payments of one run), a refusal as
- * RunAlreadyCharged came after the settled one, any other before it. A payment with neither is "NoEvent".
+ * then, when k of its n payments were refused and k is below n, one PaymentsSettled counting the n - k
+ * others. So a group's events are its refusals, each naming its payer and run in the group's order, and
+ * that event: a payment is refused when the next refusal names it, settled otherwise once the group's
+ * PaymentsSettled counts exactly the payments left. A payment of a group whose events do not add up that
+ * way, or of a receipt without them, is "NoEvent".
  */
 export function paymentOutcomesOf(receipt: TransactionReceipt, payments: readonly TokenPayment[]): SettlePaymentOutcome[] {
   const contract = receipt.to?.toLowerCase();
@@ -136,32 +132,110 @@ export function paymentOutcomesOf(receipt: TransactionReceipt, payments: readonl
   const outcomes = new Map<TokenPayment, SettlePaymentOutcome>();
   let next = 0;
   for (const group of paymentGroups(payments)) {
-    const refusals: Refused[] = [];
-    for (let event = events[next]; refusals.length < group.length && event?.eventName === "PaymentRefused"; event = events[++next]) refusals.push(event);
-    const candidate = events[next];
-    let settled: Settled | undefined;
-    if (refusals.length < group.length && candidate?.eventName === "PaymentsSettled" && same(candidate.args.listingId, group[0]!.listingId)) {
-      settled = candidate;
+    const refused = new Map<TokenPayment, string>();
+    for (const payment of group) {
+      const event = events[next];
+      if (event?.eventName !== "PaymentRefused") continue;
+      const { listingId, payer, runRef, reason } = (event as Refused).args;
+      if (!same(listingId, payment.listingId) || !same(payer, payment.from) || !same(runRef, payment.runRef)) continue;
+      refused.set(payment, refusalName(reason));
       next += 1;
     }
-    const entries = settled ? settledPaymentsOf(settled.args.payments) : [];
-    let r = 0;
-    let s = 0;
-    for (const payment of group) {
-      const refusal = refusals[r];
-      const entry = entries[s];
-      const refusedHere = refusal !== undefined && same(refusal.args.runRef, payment.runRef) && same(refusal.args.listingId, payment.listingId) && same(refusal.args.payer, payment.from);
-      const settledHere = entry !== undefined && same(entry.runRef, payment.runRef) && same(entry.payer, payment.from);
-      if (refusedHere && !(settledHere && refusalName(refusal.args.reason) === "RunAlreadyCharged")) {
-        r += 1;
-        outcomes.set(payment, { outcome: "refused", error: refusalName(refusal.args.reason) });
-      } else if (settledHere) {
-        s += 1;
-        outcomes.set(payment, { outcome: "settled", amount: settled!.args.amount, fee: settled!.args.fee });
-      }
-    }
+    for (const [payment, error] of refused) outcomes.set(payment, { outcome: "refused", error });
+    if (refused.size === group.length) continue;
+    const candidate = events[next];
+    if (candidate?.eventName !== "PaymentsSettled") continue;
+    const settled = candidate as Settled;
+    if (!same(settled.args.listingId, group[0]!.listingId) || settled.args.count !== BigInt(group.length - refused.size)) continue;
+    next += 1;
+    for (const payment of group) if (!refused.has(payment)) outcomes.set(payment, { outcome: "settled", amount: settled.args.amount, fee: settled.args.fee, logIndex: settled.logIndex });
   }
   return payments.map((payment) => outcomes.get(payment) ?? { outcome: "refused", error: "NoEvent" });
+}
+
+/** The payments of a settlePayments calldata, in batch order (the inverse of settlePaymentsData), or null
+ * for calldata of another function or a batch that is not whole groups. */
+export function batchPaymentsOf(input: Hex): TokenPayment[] | null {
+  let batch: Hex;
+  try {
+    const call = decodeFunctionData({ abi: tokenMarketplaceAbi, data: input });
+    if (call.functionName !== "settlePayments") return null;
+    batch = (call.args as readonly [Hex])[0];
+  } catch {
+    return null;
+  }
+  const length = size(batch);
+  const payments: TokenPayment[] = [];
+  const at = (from: number, bytes: number) => sliceHex(batch, from, from + bytes, { strict: true });
+  let offset = 0;
+  while (offset < length) {
+    if (length - offset < GROUP_HEADER_BYTES) return null;
+    const listingId = at(offset, 32);
+    const value = hexToBigInt(at(offset + 32, 32));
+    const count = Number(hexToBigInt(at(offset + 64, 2)));
+    offset += GROUP_HEADER_BYTES;
+    if (count === 0 || length - offset < count * PAYMENT_BYTES) return null;
+    for (let i = 0; i < count; i++, offset += PAYMENT_BYTES) {
+      payments.push({
+        listingId,
+        from: at(offset, 20),
+        value,
+        validAfter: hexToBigInt(at(offset + 20, 5)),
+        validBefore: hexToBigInt(at(offset + 25, 5)),
+        nonce: at(offset + 30, 32),
+        runRef: numberToHex(hexToBigInt(at(offset + 62, 8)), { size: 32 }),
+        signature: concatHex([at(offset + 70, 64), at(offset + 134, 1)]),
+      });
+    }
+  }
+  return payments;
+}
+
+/** A settled x402 payment as a transaction's input and receipt state it. */
+export interface SettledPayment {
+  listingId: Hex;
+  payer: Address;
+  runRef: Hex;
+  amount: bigint;
+  fee: bigint;
+  /** Its group's PaymentsSettled. */
+  logIndex: number;
+  /** Its place among its group's settled payments. */
+  index: number;
+}
+
+/** The decoded transactions, by hash and block hash (a receipt in a block never changes; a transaction
+ * mined again after a reorganisation has another block hash). Bounded: the oldest is dropped. */
+const decoded = new Map<string, SettledPayment[]>();
+const DECODED_KEPT = 512;
+
+/**
+ * The payments a settlePayments transaction settled, from its input (the batch names each payment's payer
+ * and run) and its receipt (the refusals and each group's PaymentsSettled): what indexers read for
+ * PaymentsSettled, which counts its payments and names none, for gas. A transaction that is not a direct
+ * settlePayments call (the authority calls it itself) settles nothing here.
+ */
+export async function settledPaymentsOfTransaction(client: { getTransaction(args: { hash: Hex }): Promise<{ input: Hex; to: Address | null }>; getTransactionReceipt(args: { hash: Hex }): Promise<TransactionReceipt> }, hash: Hex, blockHash: Hex | null): Promise<SettledPayment[]> {
+  const key = `${hash}:${blockHash ?? ""}`.toLowerCase();
+  const known = decoded.get(key);
+  if (known) return known;
+  const [transaction, receipt] = await Promise.all([client.getTransaction({ hash }), client.getTransactionReceipt({ hash })]);
+  const payments = batchPaymentsOf(transaction.input) ?? [];
+  const outcomes = paymentOutcomesOf(receipt, payments);
+  const settled: SettledPayment[] = [];
+  const counted = new Map<number, number>();
+  payments.forEach((payment, i) => {
+    const outcome = outcomes[i]!;
+    if (outcome.outcome !== "settled") return;
+    const index = counted.get(outcome.logIndex) ?? 0;
+    counted.set(outcome.logIndex, index + 1);
+    settled.push({ listingId: payment.listingId, payer: payment.from, runRef: payment.runRef, amount: outcome.amount, fee: outcome.fee, logIndex: outcome.logIndex, index });
+  });
+  if (blockHash !== null && receipt.blockHash.toLowerCase() === blockHash.toLowerCase()) {
+    if (decoded.size >= DECODED_KEPT) decoded.delete(decoded.keys().next().value!);
+    decoded.set(key, settled);
+  }
+  return settled;
 }
 
 /** An x402 payment's EIP-3009 fields as the contract takes them, from the payload's authorization. */

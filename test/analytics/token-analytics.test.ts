@@ -104,8 +104,8 @@ describe("creator analytics of token listings", () => {
     const { client } = services.chain;
     const ofListing = { address: tokens.address, abi: tokenMarketplaceAbi, args: { listingId: usdcAgent.onChainId }, fromBlock: 0n, toBlock: "latest" } as const;
     const charges = await client.getContractEvents({ ...ofListing, eventName: "QueryConsumed" });
-    // Each x402 payment is one entry of a PaymentsSettled, which states the amount and fee of each.
-    const payments = (await client.getContractEvents({ ...ofListing, eventName: "PaymentsSettled" })).flatMap((e) => e.args.payments!.map(() => e.args));
+    // A PaymentsSettled counts its group's x402 payments and states the amount and fee of each.
+    const payments = (await client.getContractEvents({ ...ofListing, eventName: "PaymentsSettled" })).flatMap((e) => Array.from({ length: Number(e.args.count!) }, () => e.args));
     const deposits = await client.getContractEvents({ ...ofListing, eventName: "PerQueryPurchased" });
     expect(charges.length).toBe(1);
     expect(payments.length).toBe(1);

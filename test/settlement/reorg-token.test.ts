@@ -16,7 +16,7 @@ import { ExactEvmScheme, toClientEvmSigner } from "@x402/evm";
 import { localUsdcAbi } from "@agent-rental/core/tokens";
 import { tokenMarketplaceAbi } from "@agent-rental/core/token-marketplace";
 import { chainFor } from "../../src/chain/client.ts";
-import { settledPaymentsOf } from "../../src/chain/settle-payments.ts";
+import { settledPaymentsOfTransaction } from "../../src/chain/settle-payments.ts";
 import { mintLocalTokens } from "../../src/chain/deploy.ts";
 import { chargeRefOf } from "../../src/execution/runs/run.ts";
 import { getRun } from "../../src/execution/runs/run.store.ts";
@@ -70,10 +70,16 @@ async function runPaid(task: string): Promise<Record<string, unknown>> {
   return run;
 }
 
-/** The x402 payments settled on the chain as it stands: each payment of every PaymentsSettled. */
+/** The x402 payments settled on the chain as it stands: each payment of every PaymentsSettled, named by
+ * its transaction's input. */
 async function paymentsSettled() {
-  const events = await world.services.chain.client.getContractEvents({ address: market(), abi: tokenMarketplaceAbi, eventName: "PaymentsSettled", fromBlock: 0n, toBlock: "latest" });
-  return events.flatMap((e) => settledPaymentsOf(e.args.payments!).map((p) => ({ ...p, block: e.blockNumber!, blockHash: e.blockHash!, tx: e.transactionHash! })));
+  const { client } = world.services.chain;
+  const events = await client.getContractEvents({ address: market(), abi: tokenMarketplaceAbi, eventName: "PaymentsSettled", fromBlock: 0n, toBlock: "latest" });
+  const settled = [];
+  for (const e of events) {
+    for (const p of await settledPaymentsOfTransaction(client, e.transactionHash!, e.blockHash!)) if (p.logIndex === e.logIndex) settled.push({ ...p, block: e.blockNumber!, blockHash: e.blockHash!, tx: e.transactionHash! });
+  }
+  return settled;
 }
 
 /** The events that charged a run on the chain as it stands: a per-task charge's QueryConsumed, an x402

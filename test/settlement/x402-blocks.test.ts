@@ -4,7 +4,8 @@
 // transfer costs some 45,000 gas, so one transaction under EIP-7825's cap (16,777,216 gas) carries fewer
 // than 400; the settler sends a second settlePayments batch in the same block when the first is full, the
 // two within half the block's gas. Every payment settles exactly once: each payer's USDC is down one price
-// per payment, the TokenMarketplace holds them all, and every run reference reads charged.
+// per payment, the TokenMarketplace holds them all, and every run reference is decided charged by the
+// settlement watcher's read (the PaymentsSettled events and their transactions' inputs).
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { decodeFunctionData, getAddress, type Address, type Hex } from "viem";
@@ -15,6 +16,7 @@ import { tokenMarketplaceAbi } from "@agent-rental/core/token-marketplace";
 import { LOCAL_CHAIN_ID } from "../../local/chain.ts";
 import { createTokenListing } from "../../local/token-listings.ts";
 import { chainFor } from "../../src/chain/client.ts";
+import { getChargeOutcomes } from "../../src/chain/get-charge-outcomes.ts";
 import { deployTokenMarketplace, mintLocalTokens } from "../../src/chain/deploy.ts";
 import { loadConfig } from "../../src/config.ts";
 import { chargeMessageBody } from "../../src/execution/money/charge-message.ts";
@@ -103,12 +105,12 @@ describe("x402 payments past one transaction's gas", () => {
     const after = await Promise.all(payers.map((p) => balanceOf(p.address)));
     for (const [i] of payers.entries()) expect(before[i]! - after[i]!).toBe(PRICE * BigInt(PAYMENTS / PAYERS));
     expect((await balanceOf(tokenMarketplace)) - heldBefore).toBe(PRICE * BigInt(PAYMENTS));
-    const charged = await Promise.all(refs.map((ref) => client.readContract({ address: tokenMarketplace, abi: tokenMarketplaceAbi, functionName: "isRunCharged", args: [ref] })));
-    expect(charged.every(Boolean)).toBe(true);
     expect(events.filter((e) => e.kind === "reverted" || e.kind === "out_of_gas")).toEqual([]);
+    const head = await client.getBlockNumber({ cacheTime: 0 });
+    const decisions = await getChargeOutcomes(services.chain, { refs, fromBlock: firstBlock + 1n, toBlock: head });
+    expect(refs.filter((ref) => decisions.get(ref.toLowerCase() as Hex)?.kind !== "charged")).toEqual([]);
 
     // The authority's settlePayments transactions, block by block.
-    const head = await client.getBlockNumber({ cacheTime: 0 });
     const perBlock: { payments: number; gas: bigint; txs: number; gasLimit: bigint }[] = [];
     for (let n = firstBlock + 1n; n <= head; n++) {
       const block = await client.getBlock({ blockNumber: n, includeTransactions: true });
@@ -125,8 +127,13 @@ describe("x402 payments past one transaction's gas", () => {
     expect(perBlock.reduce((n, b) => n + b.payments, 0)).toBe(PAYMENTS);
     expect(Math.max(...perBlock.map((b) => b.txs))).toBe(2);
     for (const b of perBlock) expect(b.gas).toBeLessThanOrEqual(b.gasLimit / 2n);
-    // A block took more payments than one transaction carried.
-    const largestBatch = Math.max(...events.filter((e) => e.kind === "mined").map((e) => e.charges));
-    expect(Math.max(...perBlock.map((b) => b.payments))).toBeGreaterThan(largestBatch);
+    // The settler sent more payments under one head than one transaction carried: a second batch for the
+    // same block. (Whether the node mines the two in that block is its timing: a second batch sent late in
+    // the interval goes into the next one, as on any network.)
+    const mined = events.filter((e) => e.kind === "mined");
+    const largestBatch = Math.max(...mined.map((e) => e.charges));
+    const underOneHead = new Map<bigint, number>();
+    for (const e of mined) underOneHead.set(e.sentAtHead!, (underOneHead.get(e.sentAtHead!) ?? 0) + e.charges);
+    expect(Math.max(...underOneHead.values())).toBeGreaterThan(largestBatch);
   }, 180_000);
 });

@@ -60,11 +60,6 @@ library PaymentBatch {
         return abi.encodePacked(p.from, uint40(p.validAfter), uint40(p.validBefore), p.nonce, uint64(uint256(p.runRef)), r, s, v);
     }
 
-    /// @notice A payment's word in PaymentsSettled: the payer (high 160 bits), the run reference (low 96).
-    function settled(address payer, bytes32 runRef) internal pure returns (uint256) {
-        return (uint256(uint160(payer)) << 96) | uint256(runRef);
-    }
-
     /// @notice A batch of one payment.
     function one(Payment memory p) internal pure returns (bytes memory) {
         Payment[] memory ps = new Payment[](1);
