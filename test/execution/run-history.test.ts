@@ -3,9 +3,11 @@
 // A2A: every admission records the run). Another wallet's runs are never listed; a listing never run
 // is an empty list; bad input answers in the envelope with the rate-limit headers. Over real HTTP, on
 // the real chain (a per-query price above 2^53 wei, read exactly).
+import { isDeepStrictEqual } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseJson } from "../../sdk/src/json.ts";
 import { AgentRentalClient } from "../../sdk/src/index.ts";
+import { until } from "../support/until.ts";
 import { startWorld, type PublishedAgent, type Renter, type World } from "../support/world.ts";
 
 let world: World;
@@ -72,12 +74,25 @@ describe("GET /v1/runs", () => {
     expect(all.listing_id).toBe(agent.listing_id);
     expect(all.runs.map((r) => r.run_id)).toEqual([...made].reverse());
     expect(all.next_cursor).toBeNull();
-    for (const run of all.runs) {
-      expect(run).not.toHaveProperty("output");
-      const detailRes = await fetch(`${world.url}/v1/runs/${run.run_id}`, { headers: { authorization: `Bearer ${renter.key}` } });
+    for (const run of all.runs) expect(run).not.toHaveProperty("output");
+    // Each entry as its run's GET gives it. The run log may log a receipt between the two reads, so a
+    // pair that differs is read again (bounded), both after the change.
+    const detailOf = async (runId: string) => {
+      const detailRes = await fetch(`${world.url}/v1/runs/${runId}`, { headers: { authorization: `Bearer ${renter.key}` } });
       const { output: _output, ...detail } = parseJson<Record<string, unknown>>(await detailRes.text());
-      expect(run).toEqual(detail);
-    }
+      return detail;
+    };
+    let mismatch = "";
+    await until("each listed run to equal its GET", async () => {
+      const listed = (await page(`listing_id=${agent.listing_id}`)).runs;
+      for (const run of listed) {
+        const detail = await detailOf(run.run_id);
+        if (!isDeepStrictEqual(run, detail)) return (mismatch = `${JSON.stringify(run)} vs ${JSON.stringify(detail)}`), false;
+      }
+      return true;
+    }, 30_000, 200).catch((error: unknown) => {
+      throw new Error(`${String(error)}: ${mismatch}`);
+    });
     expect(all.runs.map((r) => r.status)).toEqual(["completed", "completed", "completed", "failed", "completed"]);
     expect(all.runs.find((r) => r.status === "completed")!.cost_wei).toBe(PRICE_WEI);
     // The on-chain id names the same listing.
