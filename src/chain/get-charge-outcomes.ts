@@ -116,7 +116,9 @@ export async function getChargeOutcomes(chain: ChainClient, { refs, fromBlock, t
     for (const [hash, blockHash] of settlements) {
       for (const payment of await settledPaymentsOfTransaction(chain.client, hash, blockHash)) {
         const key = `${hash}:${payment.logIndex}`.toLowerCase();
-        settled.set(key, [...(settled.get(key) ?? []), payment.runRef]);
+        const runs = settled.get(key);
+        if (runs) runs.push(payment.runRef);
+        else settled.set(key, [payment.runRef]);
       }
     }
   } catch (error) {

@@ -9,6 +9,15 @@ const OTHER = `0x${"22".repeat(32)}` as Hex;
 const MARKET = "0x00000000000000000000000000000000000000aa" as Address;
 const signature = `0x${"a1".repeat(32)}${"b2".repeat(32)}1b` as Hex;
 
+/** A TokenMarketplace event's log, as a receipt carries it. */
+const eventLog = (eventName: "PaymentRefused" | "PaymentsSettled", args: Record<string, unknown>, logIndex: number, address: Address = MARKET): Log => {
+  const event = tokenMarketplaceAbi.find((item) => item.type === "event" && item.name === eventName)!;
+  const topics = encodeEventTopics({ abi: [event], eventName, args } as never);
+  const inputs = (event as { inputs: readonly { indexed?: boolean; name: string }[] }).inputs.filter((input) => !input.indexed);
+  const data = encodeAbiParameters(inputs as never, inputs.map((input) => args[input.name]) as never);
+  return { address, topics, data, logIndex, blockNumber: 1n, blockHash: `0x${"0".repeat(64)}`, transactionHash: `0x${"f".repeat(64)}`, transactionIndex: 0, removed: false } as unknown as Log;
+};
+
 const payment = (n: number, over: Partial<TokenPayment> = {}): TokenPayment => ({
   listingId: LISTING,
   from: `0x${n.toString(16).padStart(40, "0")}` as Address,
@@ -97,13 +106,7 @@ describe("batchPaymentsOf", () => {
 
 describe("paymentOutcomesOf", () => {
   let logIndex = 0;
-  const log = (eventName: "PaymentRefused" | "PaymentsSettled", args: Record<string, unknown>, address: Address = MARKET): Log => {
-    const event = tokenMarketplaceAbi.find((item) => item.type === "event" && item.name === eventName)!;
-    const topics = encodeEventTopics({ abi: [event], eventName, args } as never);
-    const inputs = (event as { inputs: readonly { indexed?: boolean; name: string }[] }).inputs.filter((input) => !input.indexed);
-    const data = encodeAbiParameters(inputs as never, inputs.map((input) => args[input.name]) as never);
-    return { address, topics, data, logIndex: logIndex++, blockNumber: 1n, blockHash: `0x${"0".repeat(64)}`, transactionHash: `0x${"f".repeat(64)}`, transactionIndex: 0, removed: false } as unknown as Log;
-  };
+  const log = (eventName: "PaymentRefused" | "PaymentsSettled", args: Record<string, unknown>, address: Address = MARKET): Log => eventLog(eventName, args, logIndex++, address);
   const refused = (p: TokenPayment, error: string) => log("PaymentRefused", { listingId: p.listingId, payer: p.from, runRef: p.runRef, reason: selectorOf(error) });
   const settled = (listingId: Hex, ps: TokenPayment[], address: Address = MARKET) => log("PaymentsSettled", { listingId, amount: 1_000_000n, fee: 25_000n, count: BigInt(ps.length) }, address);
   const selectorOf = (name: string) => toFunctionSelector([...tokenMarketplaceAbi, ...marketplaceAbi].find((item) => item.type === "error" && item.name === name) as never);
@@ -146,13 +149,7 @@ describe("paymentOutcomesOf", () => {
 });
 
 describe("settledPaymentsOfTransaction", () => {
-  const MARKET = "0x00000000000000000000000000000000000000aa" as Address;
-  const event = (eventName: "PaymentRefused" | "PaymentsSettled", args: Record<string, unknown>, logIndex: number): Log => {
-    const abiEvent = tokenMarketplaceAbi.find((item) => item.type === "event" && item.name === eventName)!;
-    const topics = encodeEventTopics({ abi: [abiEvent], eventName, args } as never);
-    const inputs = (abiEvent as { inputs: readonly { indexed?: boolean; name: string }[] }).inputs.filter((input) => !input.indexed);
-    return { address: MARKET, topics, data: encodeAbiParameters(inputs as never, inputs.map((input) => args[input.name]) as never), logIndex } as unknown as Log;
-  };
+  const event = (eventName: "PaymentRefused" | "PaymentsSettled", args: Record<string, unknown>, logIndex: number): Log => eventLog(eventName, args, logIndex);
   const reason = toFunctionSelector([...tokenMarketplaceAbi].find((item) => item.type === "error" && item.name === "AuthorizationFailed") as never);
 
   it("names each settled payment's payer and run from the input, under its group's PaymentsSettled, and remembers a mined block's answer", async () => {
