@@ -14,10 +14,48 @@ import { chainFor } from "../../src/chain/client.ts";
 import { tokenMarketplaceAbi } from "@agent-rental/core/token-marketplace";
 import { localUsdcAbi, purchaseInToken, viemTokenPurchasePort } from "@agent-rental/core/tokens";
 import { connectAndSignIn, openDashboard, SCREENSHOTS, webSuite } from "./support.ts";
+import { apiAs } from "./seed.ts";
 
 const web = webSuite({ timeoutMs: 420_000 });
 
 describe("token listings in the dashboard", () => {
+  it("filters browse by currency: the currencies the service takes, price bounds in the one chosen", async () => {
+    const key = DEV_ACCOUNTS[4]!.privateKey as Hex;
+    const d = await openDashboard(web.browser, web.stack, key);
+    const { page } = d;
+    const api = await apiAs(web.stack, key);
+    const titlesOf = async (query: string) => (await api.get<{ listings: { title: string }[] }>(`/v1/listings?${query}&limit=12&offset=0`)).listings.map((l) => l.title);
+    const titles = () => page.getByTestId("listing-card").getByRole("heading").allTextContents();
+    const params = () => Object.fromEntries(new URL(page.url()).searchParams);
+    await page.goto(web.stack.info.dashboard_url);
+    await connectAndSignIn(d);
+    await page.getByTestId("listing-card").first().waitFor();
+    await expect.poll(() => page.getByText(/^Agents that deliver finished work\./).textContent()).toBe("Agents that deliver finished work. Pay in ETH, USDC or RENT, run tasks from this page or the API.");
+    expect(await page.getByLabel("Currency").locator("option").allTextContents()).toEqual(["Any", "ETH", "USDC", "RENT"]);
+
+    // USDC: its listings only, and the bounds in USDC (0.25 USDC is within 0.2 to 0.3).
+    await page.getByLabel("Currency").selectOption("USDC");
+    await expect.poll(() => page.locator("fieldset legend").textContent()).toBe("Price (USDC)");
+    await page.getByLabel("Min", { exact: true }).fill("0.2");
+    await page.getByLabel("Max", { exact: true }).fill("0.3");
+    await page.getByLabel("Max", { exact: true }).blur();
+    await expect.poll(params).toEqual({ currency: "USDC", min_price: "0.2", max_price: "0.3" });
+    const usdcTitles = await titlesOf("currency=USDC&min_price=0.2&max_price=0.3");
+    expect(usdcTitles).toContain("Sales Email Writer");
+    await expect.poll(titles).toEqual(usdcTitles);
+    await d.shot("token-00-browse-usdc");
+
+    // Back to any currency with the same bounds: they are in ETH and keep ETH listings only, as the page says.
+    await page.getByLabel("Currency").selectOption("");
+    await expect.poll(params).toEqual({ min_price: "0.2", max_price: "0.3" });
+    await expect.poll(() => page.locator("fieldset legend").textContent()).toBe("Price (ETH)");
+    await page.getByText("Bounds in ETH keep ETH listings only: pick a currency to bound prices in a token.").waitFor();
+    await page.getByText("No agent matches this search.").waitFor();
+    expect(await titlesOf("min_price=0.2&max_price=0.3")).toEqual([]);
+    expect(d.errors, d.errors.join("\n")).toEqual([]);
+    await d.context.close();
+  }, 120_000);
+
   it("shows the USDC listing's price in USDC and rents it with one signature and one transaction", async () => {
     // The second demo renter: it holds both tokens and rents nothing at start.
     const d = await openDashboard(web.browser, web.stack, DEV_ACCOUNTS[5]!.privateKey as Hex);
@@ -130,8 +168,14 @@ describe("token listings in the dashboard", () => {
     await connectAndSignIn(d);
     await page.getByLabel("Manifest (JSON)").fill(JSON.stringify(manifest, null, 2));
     await page.getByText("The manifest is valid.").waitFor();
-    await page.getByLabel("Listing currency").selectOption("token");
-    await page.getByLabel("Token address").fill(usdc);
+    // The allowlist's tokens are offered by symbol (GET /v1/currencies); another token goes by address.
+    const currencySelect = page.getByLabel("Listing currency");
+    await expect.poll(() => currencySelect.locator("option").allTextContents()).toEqual(["ETH", "USDC (USD Coin)", "RENT (Rental Credit)", "Another token of the allowlist, by address"]);
+    await currencySelect.selectOption({ label: "Another token of the allowlist, by address" });
+    await page.getByLabel("Token address").fill("0x1234");
+    await expect.poll(() => page.getByRole("button", { name: "Submit for registration" }).isDisabled()).toBe(true);
+    await currencySelect.selectOption({ label: "USDC (USD Coin)" });
+    expect(await page.getByLabel("Token address").count()).toBe(0);
     await page.getByRole("button", { name: "Submit for registration" }).click();
     await page.getByText(/Registered as .* for the token marketplace/).waitFor({ timeout: 30_000 });
     await page.getByLabel("Rental model").last().selectOption("per_query");

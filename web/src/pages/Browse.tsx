@@ -2,8 +2,8 @@
 import { useEffect, useState, type FormEvent } from "react";
 import { Link, useSearchParams } from "react-router";
 import { keepPreviousData } from "@tanstack/react-query";
-import { useAuthQuery } from "../api/hooks.ts";
-import type { ListingSearchResult as ListingSearch, ListingSummary } from "@agent-rental/sdk";
+import { useAuthQuery, usePublicQuery } from "../api/hooks.ts";
+import type { Currencies, ListingSearchResult as ListingSearch, ListingSummary } from "@agent-rental/sdk";
 import { CATEGORIES } from "@agent-rental/core/vocabulary";
 import { RequireSignIn } from "../ui/Layout.tsx";
 import { Empty, ErrorNote, Loading } from "../ui/notices.tsx";
@@ -19,12 +19,24 @@ const SORTS = [
   ["newest", "Newest"],
 ] as const;
 
+/** The symbols listings may be priced in here (GET /v1/currencies): ETH first, then the allowlist's tokens. */
+function useCurrencySymbols(): string[] {
+  const currencies = usePublicQuery<Currencies>("/v1/currencies");
+  return currencies.data?.currencies.map((c) => c.symbol) ?? ["ETH"];
+}
+
+/** "ETH", "ETH or USDC", "ETH, USDC or RENT". */
+function orList(words: string[]): string {
+  return words.length <= 1 ? (words[0] ?? "") : `${words.slice(0, -1).join(", ")} or ${words.at(-1)}`;
+}
+
 export function BrowsePage() {
+  const symbols = useCurrencySymbols();
   return (
     <div className="stack">
       <div>
         <h1>Rent an agent</h1>
-        <p className="muted">Agents that deliver finished work. Pay in ETH, run tasks from this page or the API.</p>
+        <p className="muted">Agents that deliver finished work. Pay in {orList(symbols)}, run tasks from this page or the API.</p>
       </div>
       <RequireSignIn what="browse the marketplace">
         <Browse />
@@ -42,12 +54,14 @@ function Browse() {
     rental_model: params.get("rental_model") ?? undefined,
     min_price: params.get("min_price") ?? undefined,
     max_price: params.get("max_price") ?? undefined,
+    currency: params.get("currency") ?? undefined,
     min_rating: params.get("min_rating") ?? undefined,
     sort: params.get("sort") ?? undefined,
     limit: PAGE_SIZE,
     offset: (page - 1) * PAGE_SIZE,
   };
   const search = useAuthQuery<ListingSearch>("/v1/listings", query, { placeholderData: keepPreviousData });
+  const symbols = useCurrencySymbols();
   const [text, setText] = useState(query.q ?? "");
   useEffect(() => setText(params.get("q") ?? ""), [params]);
 
@@ -97,8 +111,19 @@ function Browse() {
               <RentalModelOptions />
             </select>
           </div>
+          <div className="field">
+            <label htmlFor="currency">Currency</label>
+            <select id="currency" value={query.currency ?? ""} onChange={(e) => update({ currency: e.target.value || null })}>
+              <option value="">Any</option>
+              {symbols.map((symbol) => (
+                <option key={symbol} value={symbol}>
+                  {symbol}
+                </option>
+              ))}
+            </select>
+          </div>
           <fieldset>
-            <legend>Price (ETH)</legend>
+            <legend>Price ({query.currency ?? "ETH"})</legend>
             <div className="row" style={{ flexWrap: "nowrap" }}>
               <div className="field">
                 <label htmlFor="min_price" className="small">Min</label>
@@ -109,6 +134,11 @@ function Browse() {
                 <input id="max_price" inputMode="decimal" defaultValue={query.max_price ?? ""} key={`max${query.max_price}`} onBlur={(e) => update({ max_price: e.target.value.trim() || null })} />
               </div>
             </div>
+            {!query.currency && (query.min_price || query.max_price) ? (
+              <p className="hint" id="currency-hint">
+                Bounds in ETH keep ETH listings only: pick a currency to bound prices in a token.
+              </p>
+            ) : null}
           </fieldset>
           <div className="field">
             <label htmlFor="min_rating">Minimum rating</label>
