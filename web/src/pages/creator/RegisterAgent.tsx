@@ -1,15 +1,16 @@
 // Register an agent: the manifest in an editor validated live by the server's own validator (same
 // rules, same messages), submitted only when valid; the job followed to its end; then the listing
 // created on-chain through the wallet, and its review followed. The listing's currency is chosen before
-// submitting: ETH (the Marketplace) or a token of the allowlist (registered with market=token and listed
-// on the TokenMarketplace, its price in the token).
+// submitting: ETH (the Marketplace) or a token of the allowlist, picked from GET /v1/currencies or
+// given by address (registered with market=token and listed on the TokenMarketplace, its price in the
+// token).
 import { useMemo, useState } from "react";
 import { useMutation, useQuery } from "@tanstack/react-query";
 import { getAddress, isAddress, parseEther, parseUnits, type Abi, type Address } from "viem";
 import { useReadContracts } from "wagmi";
 import { validateManifest } from "@agent-rental/core/manifest";
-import { useClient } from "../../api/hooks.ts";
-import type { CreatorAgent, Job, RentalModel } from "@agent-rental/sdk";
+import { useClient, usePublicQuery } from "../../api/hooks.ts";
+import type { CreatorAgent, Currencies, Job, RentalModel } from "@agent-rental/sdk";
 import { ACCESS_TYPE, tokenMarketplaceAbi } from "../../chain/abi.ts";
 import { useContractFlow, useTransactionFlow } from "../../chain/useContractFlow.ts";
 import { FlowStatus } from "../../chain/FlowStatus.tsx";
@@ -33,9 +34,15 @@ export function RegisterAgent({ onRegistered, agents }: { onRegistered: () => vo
   const config = useDashboardConfig();
   const [text, setText] = useState(() => JSON.stringify(TEMPLATE, null, 2));
   const [jobId, setJobId] = useState<string | null>(null);
-  const [currency, setCurrency] = useState<"eth" | "token">("eth");
+  // The tokens listings may be priced in here (the allowlist the service knows), by symbol.
+  const currencies = usePublicQuery<Currencies>(config.tokenMarketplace ? "/v1/currencies" : null);
+  const tokens = (currencies.data?.currencies ?? []).filter((c) => c.address !== null);
+  // "eth", a token's address from the list, or "other": a token given by its address.
+  const [currency, setCurrency] = useState("eth");
   const [tokenText, setTokenText] = useState("");
-  const token = currency === "token" && isAddress(tokenText.trim()) ? getAddress(tokenText.trim()) : null;
+  const tokenChosen = currency !== "eth";
+  const tokenAddress = currency === "other" ? tokenText.trim() : currency;
+  const token = tokenChosen && isAddress(tokenAddress) ? getAddress(tokenAddress) : null;
   // The currency the job was submitted for: the listing id (and so the contract) depends on it.
   const [submittedToken, setSubmittedToken] = useState<Address | null>(null);
 
@@ -97,22 +104,28 @@ export function RegisterAgent({ onRegistered, agents }: { onRegistered: () => vo
       <div className="row" style={{ alignItems: "flex-end" }}>
         <div className="field">
           <label htmlFor="new-currency">Listing currency</label>
-          <select id="new-currency" value={currency} onChange={(e) => setCurrency(e.target.value as "eth" | "token")} disabled={!config.tokenMarketplace}>
+          <select id="new-currency" value={currency} onChange={(e) => setCurrency(e.target.value)} disabled={!config.tokenMarketplace}>
             <option value="eth">ETH</option>
-            <option value="token">A token (ERC-20 of the allowlist)</option>
+            {tokens.map((t) => (
+              <option key={t.address} value={t.address!}>
+                {t.symbol}
+                {t.name ? ` (${t.name})` : ""}
+              </option>
+            ))}
+            <option value="other">Another token of the allowlist, by address</option>
           </select>
         </div>
-        {currency === "token" ? (
+        {currency === "other" ? (
           <div className="field">
             <label htmlFor="new-token">Token address</label>
             <input id="new-token" className="code" spellCheck={false} placeholder="0x…" value={tokenText} onChange={(e) => setTokenText(e.target.value)} aria-invalid={token === null} />
           </div>
         ) : null}
       </div>
-      {currency === "token" && token === null ? <span className="hint">Enter the token's address (0x and 40 hex digits); the token marketplace takes only the tokens its authority allows.</span> : null}
+      {tokenChosen && token === null ? <span className="hint">Enter the token's address (0x and 40 hex digits); the token marketplace takes only the tokens its authority allows.</span> : null}
       {submit.error ? <ErrorNote error={submit.error} title="Not submitted" /> : null}
       <div>
-        <button className="btn btn-primary" disabled={!validation.ok || submit.isPending || (currency === "token" && token === null)} onClick={() => submit.mutate()}>
+        <button className="btn btn-primary" disabled={!validation.ok || submit.isPending || (tokenChosen && token === null)} onClick={() => submit.mutate()}>
           Submit for registration
         </button>
       </div>
