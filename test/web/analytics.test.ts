@@ -62,9 +62,13 @@ describe("the creator's analytics page", () => {
       await page.getByRole("region", { name: "Runs" }).locator("svg.recharts-surface").first().waitFor();
       // Runs are whole: the runs chart's axis reads whole numbers only (two runs: no 0.5, no 1.5).
       // (The new range's series replaces the chart once loaded: its ticks are read when they are drawn.)
-      // (Recharts draws the axes' ticks in layers of their own: the runs axis's are the ticks that are no period.)
-      const tickValues = page.getByRole("region", { name: "Runs" }).locator(".recharts-cartesian-axis-tick-value");
-      const countTicks = async () => (await tickValues.allTextContents()).map((t) => t.trim()).filter((t) => !/^\d{4}-\d{2}/.test(t));
+      // (Recharts draws each axis's tick labels in a layer of their own, named by the axis.)
+      const tickValues = page.getByRole("region", { name: "Runs" }).locator(".recharts-yAxis-tick-labels .recharts-cartesian-axis-tick-value");
+      const countTicks = async () => (await tickValues.allTextContents()).map((t) => t.trim());
+      // The periods read as dates, hours in UTC ("Dec 3, 08:00"), not as the API's keys ("2026-12-03T08").
+      const periodTicks = page.getByRole("region", { name: "Runs" }).locator(".recharts-xAxis-tick-labels .recharts-cartesian-axis-tick-value");
+      await expect.poll(async () => (await periodTicks.allTextContents()).length, { timeout: 30_000 }).toBeGreaterThan(1);
+      expect((await periodTicks.allTextContents()).every((t) => /^[A-Z][a-z]{2} \d{1,2}, \d{2}:00$/.test(t.trim()))).toBe(true);
       await expect.poll(async () => (await countTicks()).length, { timeout: 30_000 }).toBeGreaterThan(1);
       expect((await countTicks()).every((t) => /^\d+$/.test(t))).toBe(true);
       // The runs fell in one hour: each latency series has a single point, drawn as a dot.

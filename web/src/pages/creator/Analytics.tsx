@@ -79,6 +79,22 @@ interface ChartLine {
   value: (period: Period) => number | null;
 }
 
+const HOUR = /^\d{4}-\d{2}-\d{2}T\d{2}$/;
+const DAY = /^\d{4}-\d{2}-\d{2}$/;
+const MONTH = /^\d{4}-\d{2}$/;
+const hourLabel = new Intl.DateTimeFormat(undefined, { month: "short", day: "numeric", hour: "2-digit", minute: "2-digit", hourCycle: "h23", timeZone: "UTC" });
+const dayLabel = new Intl.DateTimeFormat(undefined, { month: "short", day: "numeric", timeZone: "UTC" });
+const monthLabel = new Intl.DateTimeFormat(undefined, { month: "short", year: "numeric", timeZone: "UTC" });
+
+/** A period of the series as a reader says it, in UTC as the periods are cut: "2026-11-26T09" is
+ * "Nov 26, 09:00", "2026-11-26" "Nov 26", "2026-11" "Nov 2026"; anything else as it is. */
+export function periodLabel(period: string): string {
+  if (HOUR.test(period)) return hourLabel.format(new Date(`${period}:00:00Z`));
+  if (DAY.test(period)) return dayLabel.format(new Date(`${period}T00:00:00Z`));
+  if (MONTH.test(period)) return monthLabel.format(new Date(`${period}-01T00:00:00Z`));
+  return period;
+}
+
 /** Whole-number ticks from 0 up to at least `max` (about five), so counts never show fractions. */
 export function countTicks(max: number): number[] {
   const step = Math.max(1, Math.ceil(max / 4));
@@ -100,9 +116,9 @@ function SeriesChart({ title, listingId, initial, kind, lines, unit, counts }: {
         const ticks = counts ? countTicks(max) : undefined;
         const axes = [
           <CartesianGrid key="grid" strokeDasharray="3 3" />,
-          <XAxis key="x" dataKey="period" tick={{ fontSize: 11 }} />,
+          <XAxis key="x" dataKey="period" tick={{ fontSize: 11 }} tickFormatter={periodLabel} />,
           <YAxis key="y" tick={{ fontSize: 11 }} width={unit ? 80 : 40} {...(unit ? { unit } : {})} allowDecimals={!counts} {...(ticks ? { ticks, domain: [0, ticks.at(-1)!], interval: 0 } : {})} />,
-          <Tooltip key="tip" />,
+          <Tooltip key="tip" labelFormatter={(period) => `${periodLabel(String(period))}${HOUR.test(String(period)) ? " UTC" : ""}`} />,
           <Legend key="legend" />,
         ];
         return (

@@ -40,7 +40,7 @@ function ListingRow({ agent }: { agent: CreatorAgent }) {
   const title = metadata.data?.name ? metadata.data.name.split("-").map((w) => w[0]!.toUpperCase() + w.slice(1)).join(" ") : agent.agent_id;
   return (
     <article className="card stack" aria-labelledby={`l-${agent.listing_id}`}>
-      <div className="spread">
+      <div className="stack">
         <div>
           <h3 id={`l-${agent.listing_id}`}>{published.data ? <Link to={`/listings/${agent.listing_id}`}>{title}</Link> : title}</h3>
           <div className="row small">
