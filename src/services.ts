@@ -30,6 +30,7 @@ import { CHARGE_REF_BLOCK, createChargeRefs, type ChargeRefs } from "./execution
 import { claimChargeRefBlock } from "./execution/money/charge-refs.store.ts";
 import { createSettlementWatcher, type SettlementWatcher } from "./execution/money/settlement-watcher.ts";
 import { createCardSigner, type CardSigner } from "./a2a/signing.ts";
+import { limitCurrencies } from "./execution/money/spend-limits.ts";
 import { createOAuthServer, type OAuthServer } from "./oauth/server.ts";
 import { CLIENT_METADATA_MAX_BYTES, CLIENT_METADATA_TIMEOUT_MS } from "./oauth/provider.ts";
 
@@ -75,7 +76,7 @@ export function createServices(config: Config, overrides: Partial<Services> = {}
   const clientMetadataEgress = overrides.clientMetadataEgress ?? createEgressGuard({ ...egressRules, timeoutMs: CLIENT_METADATA_TIMEOUT_MS, maxResponseBytes: CLIENT_METADATA_MAX_BYTES });
   const oauth =
     overrides.oauth ??
-    createOAuthServer({ tables, keys: config.OAUTH_SIGNING_KEYS ?? config.JWT_SIGNING_KEYS, egress: clientMetadataEgress, dashboardUrl: config.DASHBOARD_URL, onServerError: (cause) => logger.error("oauth server error", { cause }) });
+    createOAuthServer({ tables, keys: config.OAUTH_SIGNING_KEYS ?? config.JWT_SIGNING_KEYS, egress: clientMetadataEgress, dashboardUrl: config.DASHBOARD_URL, limitCurrencies: limitCurrencies(chain.tokens), onServerError: (cause) => logger.error("oauth server error", { cause }) });
   return {
     config,
     egressRules,

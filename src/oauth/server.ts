@@ -18,7 +18,7 @@ import { keepClient, MAX_UNUSED_CLIENTS_PER_ADDRESS, noteRegistrant, unusedClien
 import { registrationProblem } from "./registration.ts";
 import { TooManyClientsError } from "./errors.ts";
 import { describeGrant, getGrant, listGrantsOf, revokeGrantFamily, setGrantSpendLimits, touchGrant, type ConnectedAppInfo } from "./grant.store.ts";
-import { parseSpendLimits, storedSpendLimits, type SpendLimit } from "../execution/money/spend-limits.ts";
+import { ETH_LIMIT_CURRENCY, parseSpendLimits, storedSpendLimits, type LimitCurrency, type SpendLimit } from "../execution/money/spend-limits.ts";
 
 /** What a valid access token says about its holder. */
 export interface OAuthAccess {
@@ -33,13 +33,14 @@ export interface OAuthAccess {
   spendLimits: SpendLimit[];
 }
 
-/** The limit an app proposes in its authorization request (`spend_limit=<currency>:<wei>:<period>`),
- * when it is one the rules accept; anything else proposes nothing (the person still decides). */
-export function proposedSpendLimits(param: unknown): SpendLimit[] {
+/** The limit an app proposes in its authorization request (`spend_limit=<currency>:<units>:<period>`, in
+ * ETH or a token listings are priced in, as a key's limit may be), when it is one the rules accept;
+ * anything else proposes nothing (the person still decides). */
+export function proposedSpendLimits(param: unknown, currencies: readonly LimitCurrency[] = [ETH_LIMIT_CURRENCY]): SpendLimit[] {
   if (typeof param !== "string") return [];
   const [currency, amount, period] = param.split(":");
   try {
-    return parseSpendLimits([{ currency, amount, period }]);
+    return parseSpendLimits([{ currency, amount, period }], "spend_limit", currencies);
   } catch {
     return [];
   }
@@ -112,6 +113,8 @@ export interface OAuthServerOptions {
   dashboardUrl?: string | undefined;
   /** Reports the authorization server's unexpected failures (answered 500 server_error). */
   onServerError?: (message: string) => void;
+  /** The currencies an app may propose a spending limit in (ETH alone unless given). */
+  limitCurrencies?: readonly LimitCurrency[];
 }
 
 /** How stale an app's recorded last use may be. */
@@ -270,7 +273,7 @@ export function createOAuthServer(options: OAuthServerOptions): OAuthServer {
         scopes: scopes.map((scope) => ({ scope, description: OAUTH_SCOPE_WORDS[scope] })),
         resources: resourcesOf(params.resource, base).map((resource) => knownResource(base, resource) ?? resource),
         expires_at: iso(interaction.exp),
-        proposed_spend_limits: proposedSpendLimits(params.spend_limit),
+        proposed_spend_limits: proposedSpendLimits(params.spend_limit, options.limitCurrencies),
       };
     },
 
