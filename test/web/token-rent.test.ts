@@ -15,6 +15,7 @@ import { tokenMarketplaceAbi } from "@agent-rental/core/token-marketplace";
 import { localUsdcAbi, purchaseInToken, viemTokenPurchasePort } from "@agent-rental/core/tokens";
 import { connectAndSignIn, openDashboard, SCREENSHOTS, webSuite } from "./support.ts";
 import { apiAs } from "./seed.ts";
+import { pkce, registerClient } from "../support/oauth.ts";
 
 const web = webSuite({ timeoutMs: 420_000 });
 
@@ -53,6 +54,84 @@ describe("token listings in the dashboard", () => {
     await page.getByText("No agent matches this search.").waitFor();
     expect(await titlesOf("min_price=0.2&max_price=0.3")).toEqual([]);
     expect(d.errors, d.errors.join("\n")).toEqual([]);
+    await d.context.close();
+  }, 120_000);
+
+  it("keeps a key's spending limit in USDC in USDC: created, shown, edited beside an ETH limit, a bad amount refused", async () => {
+    const key = DEV_ACCOUNTS[4]!.privateKey as Hex;
+    const d = await openDashboard(web.browser, web.stack, key);
+    const { page } = d;
+    const api = await apiAs(web.stack, key);
+    const stored = async (label: string) =>
+      ((await api.get<{ keys: { label: string; spend_limits: { currency: string; period: string; amount: string }[] }[] }>("/v1/keys")).keys.find((k) => k.label === label)?.spend_limits ?? []).map(({ currency, period, amount }) => ({ currency, period, amount }));
+    await page.goto(`${web.stack.info.dashboard_url.replace(/\/$/, "")}/keys`);
+    await connectAndSignIn(d);
+    await page.getByRole("button", { name: "New API Key" }).click();
+    await page.getByLabel("Label").fill("usdc budget");
+    const dialog = page.getByRole("dialog");
+    // A field per currency the service takes, each in its own group.
+    await expect.poll(async () => (await dialog.getByRole("group").locator("legend").allTextContents()).slice(1)).toEqual(["ETH", "USDC", "RENT"]);
+    await dialog.getByRole("group", { name: "USDC", exact: true }).getByLabel("Per day (UTC)").fill("5");
+    await dialog.getByRole("button", { name: "Create key" }).click();
+    await page.getByTestId("new-api-key").waitFor();
+    await page.getByRole("button", { name: "I stored it" }).click();
+    const row = page.getByRole("row", { name: /usdc budget/ });
+    await expect.poll(() => row.innerText(), { timeout: 15_000 }).toMatch(/5 USDC per day · spent 0 USDC · 5 USDC left · resets/);
+    expect(await stored("usdc budget")).toEqual([{ currency: "USDC", period: "day", amount: "5000000" }]);
+
+    // Edited: the USDC limit is in the USDC group (not read as ETH); more than six decimals is refused on the page.
+    await row.getByRole("button", { name: "Edit limit of usdc budget" }).click();
+    const usdcDay = dialog.getByRole("group", { name: "USDC", exact: true }).getByLabel("Per day (UTC)");
+    expect(await usdcDay.inputValue()).toBe("5");
+    expect(await dialog.getByRole("group", { name: "ETH", exact: true }).getByLabel("Per day (UTC)").inputValue()).toBe("");
+    await usdcDay.fill("0.0000001");
+    await dialog.getByRole("button", { name: "Save limit" }).click();
+    await expect.poll(() => dialog.getByRole("alert").innerText()).toBe("Per day (UTC) in USDC: enter an amount of USDC such as 0.01.");
+    expect(await stored("usdc budget")).toEqual([{ currency: "USDC", period: "day", amount: "5000000" }]);
+    await usdcDay.fill("7.5");
+    await dialog.getByRole("group", { name: "ETH", exact: true }).getByLabel("Per month (UTC)").fill("0.05");
+    await d.shot("token-00-key-limits-dialog");
+    await dialog.getByRole("button", { name: "Save limit" }).click();
+    await dialog.waitFor({ state: "detached" });
+    await expect.poll(() => row.innerText(), { timeout: 15_000 }).toMatch(/0\.05 ETH per month · spent 0 ETH · 0\.05 ETH left/);
+    expect(await row.innerText()).toMatch(/7\.5 USDC per day · spent 0 USDC · 7\.5 USDC left/);
+    expect(await stored("usdc budget")).toEqual(
+      expect.arrayContaining([
+        { currency: "USDC", period: "day", amount: "7500000" },
+        { currency: "ETH", period: "month", amount: "50000000000000000" },
+      ]),
+    );
+    expect(await stored("usdc budget")).toHaveLength(2);
+    expect(d.errors, d.errors.join("\n")).toEqual([]);
+    await d.context.close();
+  }, 120_000);
+
+  it("shows an app's proposed limit in USDC on the consent page in USDC, and keeps it in USDC when approved", async () => {
+    const key = DEV_ACCOUNTS[4]!.privateKey as Hex;
+    const site = web.stack.info.dashboard_url.replace(/\/$/, "");
+    const client = await registerClient(site, { client_name: "USDC budgeted agent", redirect_uris: [`${site}/callback-not-served`] });
+    const verifier = pkce();
+    const url = new URL(`${site}/oauth/authorize`);
+    url.search = new URLSearchParams({ response_type: "code", client_id: client.client_id, redirect_uri: client.redirect_uri, code_challenge: verifier.challenge, code_challenge_method: "S256", state: "usdc", resource: site, scope: "tasks:run", spend_limit: "USDC:5000000:day" }).toString();
+    const d = await openDashboard(web.browser, web.stack, key);
+    const { page } = d;
+    await page.goto(url.href);
+    await page.getByLabel("Signed in").or(page.getByRole("button", { name: "Connect wallet" })).first().waitFor();
+    if ((await page.getByLabel("Signed in").count()) === 0) await connectAndSignIn(d);
+    await page.getByRole("heading", { name: /wants to use your account/ }).waitFor();
+    await expect.poll(() => page.getByTestId("consent-proposed-limit").innerText()).toMatch(/proposes a limit of 5 USDC per day/);
+    const limits = page.getByTestId("consent-spend-limit");
+    await expect.poll(() => limits.getByRole("group", { name: "USDC", exact: true }).getByLabel("Per day (UTC)").inputValue()).toBe("5");
+    expect(await limits.getByRole("group", { name: "ETH", exact: true }).getByLabel("Per day (UTC)").inputValue()).toBe("");
+    await limits.getByRole("group", { name: "USDC", exact: true }).getByLabel("Per day (UTC)").fill("2.5");
+    const decided = page.waitForResponse((res) => /\/v1\/oauth\/requests\/[^/]+\/approve$/.test(res.url()) && res.request().method() === "POST");
+    await page.getByRole("button", { name: "Approve", exact: true }).click();
+    expect((await decided).status()).toBe(200);
+    await page.waitForURL(/\/callback-not-served\?code=/);
+    const api = await apiAs(web.stack, key);
+    const apps = await api.get<{ apps: { name: string | null; spend_limits: { currency: string; period: string; amount: string }[] }[] }>("/v1/oauth/apps");
+    const app = Object.values(apps)[0]!.find((a) => a.name === "USDC budgeted agent")!;
+    expect(app.spend_limits.map(({ currency, period, amount }) => ({ currency, period, amount }))).toEqual([{ currency: "USDC", period: "day", amount: "2500000" }]);
     await d.context.close();
   }, 120_000);
 

@@ -11,8 +11,8 @@ import { useClient, useSdkQuery } from "../api/hooks.ts";
 import { useAllCredentials } from "../api/credentials.ts";
 import { RequireSignIn } from "../ui/Layout.tsx";
 import { Empty, ErrorNote, Loading, Notice } from "../ui/notices.tsx";
-import { formatTime, formatWei, MODEL_LABEL, PRICE_SUFFIX } from "../ui/format.ts";
-import { draftOf, limitsOf, SpendLimitFields, type LimitDraft } from "../ui/SpendLimits.tsx";
+import { formatTime, MODEL_LABEL, PRICE_SUFFIX } from "../ui/format.ts";
+import { draftOf, formatLimitAmount, limitsOf, SpendLimitFields, useLimitCurrencies, type LimitDraft } from "../ui/SpendLimits.tsx";
 
 export function ConnectPage() {
   const [params] = useSearchParams();
@@ -37,17 +37,19 @@ export function ConnectPage() {
 function Request({ requestId }: { requestId: string }) {
   const request = useSdkQuery([`/v1/oauth/requests/${encodeURIComponent(requestId)}`], (client, signal) => client.consentRequests.get(requestId, { signal }), { retry: false });
   const sdk = useClient();
-  const [limits, setLimits] = useState<LimitDraft>(() => draftOf([]));
+  const currencies = useLimitCurrencies();
+  const [limits, setLimits] = useState<LimitDraft>(() => draftOf([], currencies));
   const [limitProblem, setLimitProblem] = useState<string | null>(null);
   const proposed = request.data?.proposed_spend_limits;
   // The app's proposal fills the fields; the person changes or clears them before approving.
+  // (Again once the currencies are known: a proposal in a token is then read in its own decimals.)
   useEffect(() => {
-    if (proposed) setLimits(draftOf(proposed));
-  }, [proposed]);
+    if (proposed) setLimits(draftOf(proposed, currencies));
+  }, [proposed, currencies]);
   const decide = useMutation({
     mutationFn: (decision: "approve" | "deny") => {
       if (decision === "deny") return sdk.consentRequests.deny(requestId);
-      const parsed = limitsOf(limits);
+      const parsed = limitsOf(limits, currencies);
       if ("problem" in parsed) {
         setLimitProblem(parsed.problem);
         return Promise.reject(new Error(parsed.problem));
@@ -99,12 +101,12 @@ function Request({ requestId }: { requestId: string }) {
           {request.data.proposed_spend_limits.length > 0 ? (
             <p className="small" data-testid="consent-proposed-limit">
               The app proposes a limit of{" "}
-              {request.data.proposed_spend_limits.map((l) => `${formatWei(l.amount)} ${l.period === "total" ? "in total" : `per ${l.period}`}`).join(", ")}. You decide: change or clear it below.
+              {request.data.proposed_spend_limits.map((l) => `${formatLimitAmount(l.amount, l.currency ?? "ETH", currencies)} ${l.period === "total" ? "in total" : `per ${l.period}`}`).join(", ")}. You decide: change or clear it below.
             </p>
           ) : (
             <p className="muted small">The app proposes no limit. Set one to bound what it can spend on your per-task rentals.</p>
           )}
-          <SpendLimitFields draft={limits} onChange={setLimits} idPrefix="consent-limit" />
+          <SpendLimitFields draft={limits} onChange={setLimits} idPrefix="consent-limit" currencies={currencies} />
           {limitProblem ? <div className="notice notice-error" role="alert">{limitProblem}</div> : null}
         </div>
       ) : null}

@@ -13,7 +13,7 @@ import { RequireSignIn } from "../ui/Layout.tsx";
 import { Empty, ErrorNote, Loading, StatusBadge } from "../ui/notices.tsx";
 import { formatTime } from "../ui/format.ts";
 import { AlertsSection } from "./Alerts.tsx";
-import { draftOf, EditSpendLimits, limitsOf, SpendLimitFields, SpendLimitSummary, type LimitDraft } from "../ui/SpendLimits.tsx";
+import { draftOf, EditSpendLimits, limitsOf, SpendLimitFields, SpendLimitSummary, useLimitCurrencies, type LimitDraft } from "../ui/SpendLimits.tsx";
 
 export function KeysPage() {
   return (
@@ -97,7 +97,8 @@ function NewKey({ onCreated }: { onCreated: () => void }) {
   const signMessage = useSignMessage();
   const [open, setOpen] = useState(false);
   const [label, setLabel] = useState("");
-  const [limits, setLimits] = useState<LimitDraft>(() => draftOf([]));
+  const currencies = useLimitCurrencies();
+  const [limits, setLimits] = useState<LimitDraft>(() => draftOf([], currencies));
   const [limitProblem, setLimitProblem] = useState<string | null>(null);
   const [created, setCreated] = useState<string | null>(null);
   const [copied, setCopied] = useState(false);
@@ -118,7 +119,7 @@ function NewKey({ onCreated }: { onCreated: () => void }) {
     if (!o) {
       setCreated(null);
       setLabel("");
-      setLimits(draftOf([]));
+      setLimits(draftOf([], currencies));
       setLimitProblem(null);
       setCopied(false);
       create.reset();
@@ -162,7 +163,7 @@ function NewKey({ onCreated }: { onCreated: () => void }) {
               className="stack"
               onSubmit={(e) => {
                 e.preventDefault();
-                const parsed = limitsOf(limits);
+                const parsed = limitsOf(limits, currencies);
                 if ("problem" in parsed) return setLimitProblem(parsed.problem);
                 setLimitProblem(null);
                 create.mutate(parsed.limits);
@@ -173,7 +174,7 @@ function NewKey({ onCreated }: { onCreated: () => void }) {
                 <label htmlFor="key-label">Label</label>
                 <input id="key-label" required maxLength={64} value={label} onChange={(e) => setLabel(e.target.value)} placeholder="e.g. production backend" />
               </div>
-              <SpendLimitFields draft={limits} onChange={setLimits} idPrefix="new-key-limit" />
+              <SpendLimitFields draft={limits} onChange={setLimits} idPrefix="new-key-limit" currencies={currencies} />
               {limitProblem ? <div className="notice notice-error" role="alert">{limitProblem}</div> : null}
               {create.isPending ? <div className="notice notice-warn" role="status">Confirm with your wallet signature…</div> : null}
               {create.error instanceof AgentRentalError ? <ErrorNote error={create.error} /> : null}
