@@ -58,7 +58,9 @@ function capture() {
 async function cli(args: string[], env: Record<string, string> = {}) {
   const dir = env.AGENTRENT_CONFIG_DIR ?? mkdtempSync(join(tmpdir(), "agentrent-unit-"));
   const io = capture();
-  const code = await runCli(args, COMMANDS, { HOME: dir, AGENTRENT_CONFIG_DIR: dir, AGENTRENT_STACK_FILE: "", LOCAL_DATA_DIR: "", ...env }, io.streams);
+  // In its own folder: a local stack's .local/stack.json above the working directory (one `npm start`
+  // left in this checkout) must not configure it.
+  const code = await runCli(args, COMMANDS, { HOME: dir, AGENTRENT_CONFIG_DIR: dir, AGENTRENT_STACK_FILE: "", LOCAL_DATA_DIR: "", ...env }, io.streams, { cwd: dir });
   return { code, stdout: io.stdout, stderr: io.stderr, dir };
 }
 
