@@ -234,6 +234,31 @@ describe("token listings in the dashboard", () => {
     await d.shot("token-06-renewed");
   }, 240_000);
 
+  it("runs a task on the USDC listing from the playground: its input form, the cost in USDC, the run listed in USDC", async () => {
+    // The renter of the tests above: it holds a USDC per-task balance.
+    const d = await openDashboard(web.browser, web.stack, DEV_ACCOUNTS[5]!.privateKey as Hex);
+    const { page } = d;
+    const listing = (web.stack.info.demo.listings as { listing_id: string; name: string }[]).find((l) => l.name === "sales-email-writer")!;
+    await page.goto(`${web.stack.info.dashboard_url.replace(/\/$/, "")}/run?agent=${listing.listing_id}`);
+    await connectAndSignIn(d);
+    await page.getByLabel("Task").fill("Write a cold email");
+    // The form from the agent's input schema, read from the TokenMarketplace's listing: {prospect: string}.
+    await page.getByLabel("prospect").fill("Dana Reyes, Head of Finance at Acme Logistics");
+    await page.getByRole("button", { name: "Run", exact: true }).click();
+    const summary = page.getByTestId("run-summary");
+    await expect.poll(() => summary.textContent(), { timeout: 30_000 }).toMatch(/completed/);
+    expect(await summary.textContent()).toContain("Cost0.25 USDC");
+    await d.shot("token-02b-usdc-run");
+
+    await page.getByRole("link", { name: "My rentals", exact: true }).click();
+    const row = page.getByRole("article").filter({ hasText: "Sales Email Writer" });
+    await row.getByText("Your runs").click();
+    await expect.poll(() => row.textContent(), { timeout: 30_000 }).toMatch(/0\.25 USDC/);
+    expect(await row.textContent()).not.toMatch(/\bETH\b/);
+    expect(d.errors, d.errors.join("\n")).toEqual([]);
+    await d.context.close();
+  }, 120_000);
+
   it("a creator lists an agent in USDC from the creator console, on the TokenMarketplace", async () => {
     const creator = web.stack.info.accounts.filter((a) => a.role === "creator")[0]!;
     const d = await openDashboard(web.browser, web.stack, creator.private_key as Hex);

@@ -7,7 +7,9 @@ import type { Alert, AlertSettings } from "@agent-rental/sdk";
 import { useClient } from "../api/hooks.ts";
 import { useSession } from "../auth/session.tsx";
 import { Empty, ErrorNote, Loading } from "../ui/notices.tsx";
-import { formatTime, formatWei } from "../ui/format.ts";
+import { formatAmount, formatTime } from "../ui/format.ts";
+import { formatLimitAmount, useLimitCurrencies, type LimitCurrency } from "../ui/SpendLimits.tsx";
+import { useAllCredentials } from "../api/credentials.ts";
 
 function useAlertQueries() {
   const client = useClient();
@@ -95,23 +97,32 @@ function SettingsForm({ current }: { current: AlertSettings }) {
   );
 }
 
-function describe(alert: Alert): string {
+/** The currency of each rented listing, by listing id (a charge cap counts in its listing's currency). */
+type ListingCurrencies = ReadonlyMap<string, { symbol: string; decimals: number }>;
+
+function describe(alert: Alert, limitCurrencies: readonly LimitCurrency[], listingCurrencies: ListingCurrencies): string {
   const d = alert.data as Record<string, string | number | null | undefined>;
   if (alert.type === "low_balance") return `A per-task balance of listing ${String(d.listing_id).slice(0, 14)}… covers ${d.runs_left} run(s), below your ${d.threshold_runs}.`;
   if (alert.type === "charge_cap") {
-    const cap = `${formatWei(String(d.amount))} per ${Number(d.period_seconds) % 86_400 === 0 ? `${Number(d.period_seconds) / 86_400} day(s)` : `${d.period_seconds} s`}`;
+    const currency = listingCurrencies.get(String(d.listing_id));
+    const amount = (units: string | number | null | undefined) => (currency ? formatAmount(String(units), currency) : `${String(units)} units`);
+    const cap = `${amount(d.amount)} per ${Number(d.period_seconds) % 86_400 === 0 ? `${Number(d.period_seconds) / 86_400} day(s)` : `${d.period_seconds} s`}`;
     const listing = `listing ${String(d.listing_id).slice(0, 14)}…`;
-    return d.threshold === 100 ? `Your on-chain charge cap of ${cap} on ${listing} is reached: no further run fits until ${d.resets_at}.` : `${formatWei(String(d.spent))} charged on ${listing}, 80% of your on-chain charge cap of ${cap}.`;
+    return d.threshold === 100 ? `Your on-chain charge cap of ${cap} on ${listing} is reached: no further run fits until ${d.resets_at}.` : `${amount(d.spent)} charged on ${listing}, 80% of your on-chain charge cap of ${cap}.`;
   }
   const who = d.scope === "app" ? "An app" : "A key";
   const per = d.period === "total" ? "in total" : `this ${d.period}`;
-  const limit = `${formatWei(String(d.amount))} ${per}`;
-  return d.threshold === 100 ? `${who} reached its limit of ${limit}: no further run fits.` : `${who} has spent ${formatWei(String(d.spent))}, 80% of its limit of ${limit}.`;
+  const amount = (units: string | number | null | undefined) => formatLimitAmount(String(units), String(d.currency ?? "ETH"), limitCurrencies);
+  const limit = `${amount(d.amount)} ${per}`;
+  return d.threshold === 100 ? `${who} reached its limit of ${limit}: no further run fits.` : `${who} has spent ${amount(d.spent)}, 80% of its limit of ${limit}.`;
 }
 
 const DELIVERY: Record<Alert["delivery"], string> = { pending: "Being delivered", delivered: "Delivered", failed: "Not delivered", no_webhook: "No webhook" };
 
 function AlertList({ alerts }: { alerts: Alert[] }) {
+  const limitCurrencies = useLimitCurrencies();
+  const rentals = useAllCredentials();
+  const listingCurrencies: ListingCurrencies = new Map((rentals.data?.credentials ?? []).map((c) => [c.listing_id, c.currency]));
   if (alerts.length === 0) return <Empty>No alerts yet.</Empty>;
   return (
     <div className="card table-wrap">
@@ -128,7 +139,7 @@ function AlertList({ alerts }: { alerts: Alert[] }) {
           {alerts.map((alert) => (
             <tr key={alert.alert_id} data-testid="alert-row">
               <td>{formatTime(alert.created_at)}</td>
-              <td>{describe(alert)}</td>
+              <td>{describe(alert, limitCurrencies, listingCurrencies)}</td>
               <td title={alert.last_error ?? undefined}>{DELIVERY[alert.delivery]}{alert.delivery === "failed" && alert.last_error ? `: ${alert.last_error}` : ""}</td>
             </tr>
           ))}

@@ -15,10 +15,10 @@ import { metadataPath, useListingMetadata } from "../lib/metadata.ts";
 import { RequireSignIn } from "../ui/Layout.tsx";
 import { Empty, ErrorNote, Loading, StatusBadge } from "../ui/notices.tsx";
 import { SchemaForm, formable, type JsonSchema } from "../ui/SchemaForm.tsx";
-import { formatWei, jsonText } from "../ui/format.ts";
+import { formatAmount, jsonText } from "../ui/format.ts";
 import { TxLink } from "../chain/FlowStatus.tsx";
 import { useReadContract } from "wagmi";
-import { marketplaceAbi, onChainId } from "../chain/abi.ts";
+import { marketplaceAbi, onChainId, tokenMarketplaceAbi } from "../chain/abi.ts";
 import { RateRun } from "../erc8004/RateRun.tsx";
 
 export function PlaygroundPage() {
@@ -70,7 +70,7 @@ function Playground() {
           Your rental of {inactive.listing_title} is {inactive.status.replace(/_/g, " ")}: runs need a top-up or renewal in <Link to="/rentals">My rentals</Link>.
         </div>
       ) : null}
-      {agent ? <RunForm key={agent} listingId={agent} /> : null}
+      {agent ? <RunForm key={agent} listingId={agent} currency={rentals.data.credentials.find((c) => c.listing_id === agent)?.currency ?? ETH_CURRENCY} /> : null}
     </div>
   );
 }
@@ -123,15 +123,27 @@ function beforeRetry(attempt: number, signal: AbortSignal): Promise<void> {
   });
 }
 
-function RunForm({ listingId }: { listingId: string }) {
+/** A listing's currency as credentials carry it: ETH (the Marketplace) or a token (the TokenMarketplace). */
+interface RunCurrency {
+  symbol: string;
+  address: string | null;
+  decimals: number;
+}
+const ETH_CURRENCY: RunCurrency = { symbol: "ETH", address: null, decimals: 18 };
+
+function RunForm({ listingId, currency }: { listingId: string; currency: RunCurrency }) {
   const config = useDashboardConfig();
   const { session } = useSession();
   const client = useClient();
   const queryClient = useQueryClient();
-  // The agent's metadata URI from the contract, not the catalogue: a rental stays usable (and its
-  // form shown) while its listing is paused or otherwise out of search.
-  const { marketplace } = config;
-  const listing = useReadContract({ address: marketplace, abi: marketplaceAbi, functionName: "listings", args: [onChainId(listingId)], query: { select: (l) => ({ metadataUri: l[6] }) } });
+  // The agent's metadata URI from its contract (the TokenMarketplace for a listing priced in a token), not
+  // the catalogue: a rental stays usable (and its form shown) while its listing is paused or otherwise
+  // out of search.
+  const { marketplace, tokenMarketplace } = config;
+  const inToken = currency.address !== null;
+  const ethListing = useReadContract({ address: marketplace, abi: marketplaceAbi, functionName: "listings", args: [onChainId(listingId)], query: { enabled: !inToken, select: (l) => ({ metadataUri: l[6] }) } });
+  const tokenListing = useReadContract({ address: tokenMarketplace ?? undefined, abi: tokenMarketplaceAbi, functionName: "listings", args: [onChainId(listingId)], query: { enabled: inToken && tokenMarketplace !== null, select: (l) => ({ metadataUri: l[7] }) } });
+  const listing = inToken ? tokenListing : ethListing;
   const metadata = useListingMetadata(listing.data?.metadataUri);
   const schema = metadata.data?.input_schema as JsonSchema | undefined;
   const [task, setTask] = useState("");
@@ -158,7 +170,7 @@ function RunForm({ listingId }: { listingId: string }) {
   // The editors appear once the input schema is known (a form when it describes an object's fields,
   // the raw JSON alone otherwise), so nothing typed is lost to an editor that is replaced.
   const editors: "loading" | "form" | "raw" =
-    listing.isError || metadata.isError
+    listing.isError || metadata.isError || (inToken && tokenMarketplace === null)
       ? "raw"
       : listing.isPending
         ? "loading"
@@ -365,7 +377,7 @@ function RunForm({ listingId }: { listingId: string }) {
               {run.settlement === "pending" ? <span className="muted"> (charge settling)</span> : null}
             </dd>
             <dt className="muted">Cost</dt>
-            <dd style={{ margin: 0 }}>{formatWei(run.cost_wei ?? 0)}</dd>
+            <dd style={{ margin: 0 }}>{formatAmount(BigInt(run.cost_wei ?? 0), currency)}</dd>
             <dt className="muted">Duration</dt>
             <dd style={{ margin: 0 }}>{(run.duration_ms / 1000).toFixed(2)} s</dd>
             <dt className="muted">Run id</dt>

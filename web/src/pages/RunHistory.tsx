@@ -8,7 +8,7 @@ import type { RunList, RunSummary } from "@agent-rental/sdk";
 import { useClient } from "../api/hooks.ts";
 import { useSession } from "../auth/session.tsx";
 import { Empty, ErrorNote, Loading, MorePages, StatusBadge } from "../ui/notices.tsx";
-import { formatTime, formatWei } from "../ui/format.ts";
+import { formatAmount, formatTime } from "../ui/format.ts";
 import { RateRun } from "../erc8004/RateRun.tsx";
 
 const PAGE = 5;
@@ -62,7 +62,7 @@ function RunRow({ run, title }: { run: RunSummary; title: string }) {
       <span className="row">
         <StatusBadge status={run.status} />
         <span>{formatTime(run.created_at)}</span>
-        <span className="muted">{formatWei(run.cost_wei)}</span>
+        <span className="muted">{formatAmount(BigInt(run.cost_wei), run.currency)}</span>
         <span className="muted">{run.receipt ? `receipt in run batch ${run.receipt.batch_index}` : "receipt not logged yet"}</span>
         <span className="mono muted" title={run.run_id}>
           {run.run_id.slice(0, 12)}…
