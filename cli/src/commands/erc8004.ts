@@ -13,7 +13,7 @@ import { CliError, EXIT, toCliError, usageError } from "../errors.ts";
 import { resolveListing } from "../listing-ref.ts";
 import { loadAccount } from "../wallet.ts";
 import { sendCallWithProgress } from "../tx.ts";
-import { eth } from "../units.ts";
+import { amountIn } from "../units.ts";
 
 // Loaded by these commands only, so the others start without viem.
 const chain = () => import("../chain.ts");
@@ -291,7 +291,7 @@ export const erc8004RenterCommands: Command[] = [
       const page = await api.client.runs.list(ref.listingId, { ...(limit === undefined ? {} : { limit }), ...(cursor === undefined ? {} : { cursor }) });
       ctx.out.result(page, () => {
         if (page.runs.length === 0) return ctx.out.line(`No runs of ${ref.listingId}${cursor ? " after this cursor" : ""}.`);
-        for (const r of page.runs) ctx.out.line(`${r.run_id}  ${r.created_at}  ${r.status}  ${eth(r.cost_wei)}  ${r.receipt ? `receipt in batch ${r.receipt.batch_index}` : "receipt not logged yet"}`);
+        for (const r of page.runs) ctx.out.line(`${r.run_id}  ${r.created_at}  ${r.status}  ${amountIn(BigInt(r.cost_wei), r.currency)}  ${r.receipt ? `receipt in batch ${r.receipt.batch_index}` : "receipt not logged yet"}`);
         if (page.next_cursor) ctx.out.line(`more: agentrent runs list ${ref.listingId} --cursor ${page.next_cursor}`);
       });
     },

@@ -6,7 +6,7 @@ import { authenticatedApi, type Api } from "../api.ts";
 import { intFlag, oneOf, requireFlag, stringFlag, type Command, type CommandContext } from "../cli.ts";
 import { DEPOSIT, DURATION, LIMIT, OFFSET, RENTAL_MODEL, RUNS, YES } from "../flags.ts";
 import type { ChainTarget } from "../chain.ts";
-import { amountIn, DURATIONS, eth, ethAmount, formatEth } from "../units.ts";
+import { amountIn, DURATIONS, eth, ethAmount } from "../units.ts";
 import { CATEGORIES, CHAIN_CREDENTIAL_STATUSES, LISTED_CREDENTIAL_STATUSES, RENTAL_MODELS, SEARCH_SORTS, type RentalModel } from "@agent-rental/core/vocabulary";
 import { CliError, EXIT, usageError } from "../errors.ts";
 import { parseListingRef, resolveListing, type ListingRef } from "../listing-ref.ts";
@@ -146,12 +146,24 @@ async function afterPurchase(ctx: CommandContext, target: ChainTarget, ref: List
 
 const LISTING_ARGUMENT = "<listing>  the agent id (<name>-<8 hex>), the listing id (lst_…) or the on-chain id (0x…)";
 
-function printRun(ctx: CommandContext, run: Run, streamed: boolean): number {
+/** A run's cost in its listing's currency ("0.001 ETH", "0.25 USDC"). A run's answer names no currency; its
+ * record does (GET /v1/runs/{run_id}): asked once, and when it cannot be, the cost in its smallest unit. */
+async function costOf(api: Api, run: Run): Promise<string> {
+  try {
+    return amountIn(BigInt(run.cost_wei), (await api.client.runs.get(run.run_id)).currency);
+  } catch {
+    return `${run.cost_wei} units of its listing's currency`;
+  }
+}
+
+async function printRun(ctx: CommandContext, api: Api, run: Run, streamed: boolean): Promise<number> {
   const failed = run.status === "failed";
+  // (--json prints the run as the API answered it: no cost line, so nothing to ask for.)
+  const cost = ctx.out.json ? "" : await costOf(api, run);
   ctx.out.result(run, () => {
     if (!streamed) ctx.out.line(typeof run.output === "string" ? run.output : JSON.stringify(run.output, null, 2));
     else ctx.out.line();
-    ctx.out.notice(`run ${run.run_id}: ${run.status}, cost ${formatEth(run.cost_wei)} ETH, ${run.duration_ms} ms${run.error ? ` (${run.error.code}: ${run.error.message})` : ""}`);
+    ctx.out.notice(`run ${run.run_id}: ${run.status}, cost ${cost}, ${run.duration_ms} ms${run.error ? ` (${run.error.code}: ${run.error.message})` : ""}`);
     if (run.settlement === "pending") ctx.out.notice(`its charge is not confirmed on-chain yet; the result is released once it is: agentrent runs get ${run.run_id}`);
   });
   return failed ? EXIT.failure : EXIT.ok;
@@ -483,7 +495,7 @@ export const renterCommands: Command[] = [
       if (ctx.flags["no-stream"] === true) {
         try {
           const run = await ctx.out.progress(`running ${request.agent_id}`, () => api.client.execute(request, { idempotencyKey, signal }));
-          return printRun(ctx, run, false);
+          return await printRun(ctx, api, run, false);
         } catch (error) {
           if (!signal.aborted) throw error;
           // The same request with the same key: the API hashes the body with the key, so every flag that
@@ -545,7 +557,7 @@ export const renterCommands: Command[] = [
         throw new CliError(`Interrupted; run ${runId} goes on in the service. Follow it: agentrent runs events ${runId}; read it: agentrent runs get ${runId}`, EXIT.interrupted, "interrupted", { run_id: runId });
       }
       if (!done) throw new CliError("The stream ended without a result.", EXIT.unavailable, "stream_interrupted");
-      return printRun(ctx, done, true);
+      return await printRun(ctx, api, done, true);
     },
   },
   {
@@ -566,7 +578,7 @@ export const renterCommands: Command[] = [
         else done = event.run;
       }
       if (!done) throw new CliError("The stream ended without a result.", EXIT.unavailable, "stream_interrupted");
-      return printRun(ctx, done, true);
+      return await printRun(ctx, api, done, true);
     },
   },
   {
@@ -583,7 +595,7 @@ export const renterCommands: Command[] = [
           ["run", run.run_id],
           ["agent", run.agent_id],
           ["status", run.status],
-          ["cost", eth(run.cost_wei)],
+          ["cost", amountIn(BigInt(run.cost_wei), run.currency)],
           ["duration", `${run.duration_ms} ms`],
           ["settlement", run.settlement],
           ["receipt", run.receipt ? `batch ${run.receipt.batch_index} (${run.receipt.tx_hash})` : "not yet logged"],
