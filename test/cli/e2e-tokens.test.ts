@@ -135,6 +135,60 @@ describe("the CLI and token listings", () => {
     expect(listed.stdout).toMatch(new RegExp(`${rent.listing_id}.*subscription\\s+active\\s+RENT\\s+expires`));
   }, 400_000);
 
+  it("runs a task on the USDC listing: execute, runs get and runs list print its cost in USDC", async () => {
+    const own = Object.fromEntries(Object.entries(renterEnv()).filter(([key]) => key !== "AGENTRENT_API_KEY"));
+    const login = await runBin(["login"], own);
+    expect(login.code, login.stderr).toBe(0);
+    const usdc = listingOf("sales-email-writer");
+    const ran = await runBin(["execute", usdc.listing_id, "--task", "Write a cold email", "--input", '{"prospect":"Dana Reyes"}', "--no-stream"], own);
+    expect(ran.code, ran.stderr).toBe(0);
+    const runId = /run (run_[0-9a-f]+): completed, cost 0\.25 USDC, \d+ ms/.exec(ran.stderr)?.[1];
+    expect(runId, ran.stderr).toBeDefined();
+    const got = await runBin(["runs", "get", runId!], own);
+    expect(got.stdout).toMatch(/cost\s+0\.25 USDC/);
+    const listed = await runBin(["runs", "list", usdc.listing_id, "--limit", "5"], own);
+    expect(listed.stdout).toMatch(new RegExp(`${runId}\\s+\\S+\\s+completed\\s+0\\.25 USDC`));
+    expect(listed.stdout).not.toMatch(/ ETH /);
+  }, 120_000);
+
+  it("keys: a spending limit in USDC set at creation, kept when the ETH limits change, shown in USDC, removed by currency", async () => {
+    const own = Object.fromEntries(Object.entries(renterEnv()).filter(([key]) => key !== "AGENTRENT_API_KEY"));
+    const login = await runBin(["login"], own);
+    expect(login.code, login.stderr).toBe(0);
+    type Limits = { spend_limits: { currency: string; period: string; amount: string }[] };
+    const limitsOf = (out: string) => (JSON.parse(out) as Limits).spend_limits.map(({ currency, period, amount }) => ({ currency, period, amount }));
+    const created = await runBin(["keys", "create", "--label", "usdc agent", "--limit-day", "5", "--limit-currency", "usdc", "--json"], own);
+    expect(created.code, created.stderr).toBe(0);
+    const keyId = (JSON.parse(created.stdout) as { key_id: string }).key_id;
+    expect(limitsOf(created.stdout)).toEqual([{ currency: "USDC", period: "day", amount: "5000000" }]);
+
+    // ETH limits set beside it: the USDC limit is kept; each is shown in its own currency.
+    const eth = await runBin(["keys", "limit", keyId, "--month", "0.1"], own);
+    expect(eth.code, eth.stderr).toBe(0);
+    expect(eth.stdout).toMatch(/limit 5 USDC per day: spent 0 USDC, 5 USDC left, resets \d{4}-/);
+    expect(eth.stdout).toMatch(/limit 0\.1 ETH per month: spent 0 ETH, 0\.1 ETH left, resets \d{4}-/);
+    const list = await runBin(["keys", "list"], own);
+    expect(list.stdout).toMatch(new RegExp(`${keyId}[^\\n]*usdc agent[^\\n]*\\n    limit 5 USDC per day: spent 0 USDC, 5 USDC left`));
+
+    // Refused before anything is sent: a currency the service does not take, more decimals than USDC has.
+    const unknown = await runBin(["keys", "limit", keyId, "--day", "5", "--currency", "DOGE"], own);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toMatch(/--currency "DOGE" is not a currency the service takes \(ETH, USDC, RENT; GET \/v1\/currencies\)/);
+    const fine = await runBin(["keys", "limit", keyId, "--day", "0.0000001", "--currency", "USDC"], own);
+    expect(fine.code).toBe(2);
+    expect(fine.stderr).toMatch(/--day must be an amount of USDC such as 0\.25, with at most 6 decimals/);
+    const changed = await runBin(["keys", "limit", keyId, "--day", "7.5", "--currency", "USDC", "--json"], own);
+    expect(changed.code, changed.stderr).toBe(0);
+    expect(limitsOf(changed.stdout)).toEqual(expect.arrayContaining([{ currency: "ETH", period: "month", amount: "100000000000000000" }, { currency: "USDC", period: "day", amount: "7500000" }]));
+    expect(limitsOf(changed.stdout)).toHaveLength(2);
+
+    // --none with a currency removes that currency's limits only; alone, every limit.
+    const noUsdc = await runBin(["keys", "limit", keyId, "--none", "--currency", "USDC", "--json"], own);
+    expect(limitsOf(noUsdc.stdout)).toEqual([{ currency: "ETH", period: "month", amount: "100000000000000000" }]);
+    const none = await runBin(["keys", "limit", keyId, "--none", "--json"], own);
+    expect(limitsOf(none.stdout)).toEqual([]);
+  }, 120_000);
+
   it("a creator registers an agent and lists it in USDC on the TokenMarketplace", async () => {
     const creator = stack.info.accounts.filter((a) => a.role === "creator")[0]!;
     const env = { ...Object.fromEntries(Object.entries(renterEnv()).filter(([key]) => key !== "AGENTRENT_API_KEY")), AGENTRENT_CONFIG_DIR: join(work, "creator-config"), AGENTRENT_PRIVATE_KEY: creator.private_key };

@@ -7,8 +7,8 @@ import { intFlag, requireFlag, stringFlag, type Command, type CommandContext, ty
 import { CliError, EXIT, usageError } from "../errors.ts";
 import { ADDRESS, checksumAddress, CONFIG_KEYS, configDir, readConfig, resolveSettings, saveSession, writeConfig, loadSession, type ConfigKey, type GlobalFlags } from "../settings.ts";
 import { keystorePassword, loadAccount, parsePrivateKey } from "../wallet.ts";
-import { eth, ethAmount } from "../units.ts";
-import type { SpendLimit, SpendLimitInput } from "@agent-rental/sdk";
+import { amountIn, eth, ethAmount } from "../units.ts";
+import type { AgentRentalClient, SpendLimit, SpendLimitInput } from "@agent-rental/sdk";
 
 async function newPassword(ctx: CommandContext): Promise<string> {
   const env = ctx.env;
@@ -104,45 +104,96 @@ async function checkConfigValue(ctx: CommandContext, key: ConfigKey, value: stri
 }
 
 const LIMIT_OPTIONS: Flags = {
-  "limit-day": { type: "string", value: "<ETH>", description: "the most the key may spend per calendar day (UTC), in ETH" },
-  "limit-month": { type: "string", value: "<ETH>", description: "the most it may spend per calendar month (UTC), in ETH" },
-  "limit-total": { type: "string", value: "<ETH>", description: "the most it may ever spend, in ETH" },
+  "limit-day": { type: "string", value: "<amount>", description: "the most the key may spend per calendar day (UTC), in --limit-currency" },
+  "limit-month": { type: "string", value: "<amount>", description: "the most it may spend per calendar month (UTC), in --limit-currency" },
+  "limit-total": { type: "string", value: "<amount>", description: "the most it may ever spend, in --limit-currency" },
+  "limit-currency": { type: "string", value: "<ETH|token>", description: "the currency of the limits: ETH (default) or a token listings are priced in, by its symbol (USDC) or address" },
 };
 
 const SET_LIMIT_OPTIONS: Flags = {
-  day: { type: "string", value: "<ETH>", description: "the most per calendar day (UTC), in ETH" },
-  month: { type: "string", value: "<ETH>", description: "the most per calendar month (UTC), in ETH" },
-  total: { type: "string", value: "<ETH>", description: "the most ever, in ETH" },
-  none: { type: "boolean", description: "remove every limit" },
+  day: { type: "string", value: "<amount>", description: "the most per calendar day (UTC), in --currency" },
+  month: { type: "string", value: "<amount>", description: "the most per calendar month (UTC), in --currency" },
+  total: { type: "string", value: "<amount>", description: "the most ever, in --currency" },
+  currency: { type: "string", value: "<ETH|token>", description: "the currency of the limits set: ETH (default) or a token listings are priced in, by its symbol (USDC) or address; the limits in other currencies are kept" },
+  none: { type: "boolean", description: "remove the limits (every currency's, or only --currency's when given)" },
 };
 
-/** Spending limits from ETH flags (`<prefix>day`, `<prefix>month`, `<prefix>total`), in wei. */
-function spendLimitsFromFlags(flags: FlagValues, prefix = "limit-"): SpendLimitInput[] {
+/** A currency a limit may count: ETH, or a token of the service's GET /v1/currencies. */
+interface LimitCurrency {
+  symbol: string;
+  address: string | null;
+  decimals: number;
+}
+const ETH_LIMIT: LimitCurrency = { symbol: "ETH", address: null, decimals: 18 };
+
+/** The currencies limits may count here (ETH alone when the service names none or cannot be asked). */
+async function limitCurrencies(client: AgentRentalClient): Promise<LimitCurrency[]> {
+  try {
+    return (await client.listings.currencies()).currencies.map((c) => ({ symbol: c.symbol, address: c.address, decimals: c.decimals }));
+  } catch {
+    return [ETH_LIMIT];
+  }
+}
+
+/** The currency named by `value` (a symbol, any case, or a token's address), or a usage error naming `flag`. */
+function limitCurrencyOf(value: string | undefined, currencies: readonly LimitCurrency[], flag: string): LimitCurrency {
+  if (value === undefined || value.trim().toUpperCase() === "ETH") return ETH_LIMIT;
+  const wanted = value.trim().toLowerCase();
+  const found = currencies.find((c) => c.symbol.toLowerCase() === wanted || c.address?.toLowerCase() === wanted);
+  if (!found) throw usageError(`${flag} ${JSON.stringify(value)} is not a currency the service takes (${currencies.map((c) => c.symbol).join(", ")}; GET /v1/currencies).`);
+  return found;
+}
+
+/** "5", "0.25" of `currency` → its smallest unit, with a usage error naming the flag. */
+function limitAmount(value: string, currency: LimitCurrency, flag: string): bigint {
+  if (currency.address === null) return ethAmount(value, flag);
+  const text = value.trim();
+  const pattern = currency.decimals === 0 ? /^\d+$/ : new RegExp(`^\\d+(\\.\\d{1,${currency.decimals}})?$`);
+  if (!pattern.test(text)) throw usageError(`${flag} must be an amount of ${currency.symbol} such as ${currency.decimals === 0 ? "5" : "0.25"}, with at most ${currency.decimals} decimals, not ${JSON.stringify(value)}.`);
+  const [whole, fraction = ""] = text.split(".");
+  return BigInt(whole!) * 10n ** BigInt(currency.decimals) + BigInt(fraction.padEnd(currency.decimals, "0") || "0");
+}
+
+/** Spending limits from the flags (`<prefix>day`, `<prefix>month`, `<prefix>total`) in `currency`, in its smallest unit. */
+function spendLimitsFromFlags(flags: FlagValues, currency: LimitCurrency, prefix = "limit-"): SpendLimitInput[] {
   return (["day", "month", "total"] as const).flatMap((period) => {
     const value = stringFlag(flags, `${prefix}${period}`);
     if (value === undefined) return [];
-    const wei = ethAmount(value, `--${prefix}${period}`);
-    if (wei <= 0n) throw usageError(`--${prefix}${period} must be more than 0 ETH (to stop all spending, revoke it).`);
-    return [{ currency: "ETH" as const, period, amount: wei.toString() }];
+    const units = limitAmount(value, currency, `--${prefix}${period}`);
+    if (units <= 0n) throw usageError(`--${prefix}${period} must be more than 0 ${currency.symbol} (to stop all spending, revoke it).`);
+    return [{ currency: currency.symbol, period, amount: units.toString() }];
   });
 }
 
-function limitsToSet(flags: FlagValues): SpendLimitInput[] {
-  const limits = spendLimitsFromFlags(flags, "");
-  if (flags.none === true && limits.length > 0) throw usageError("--none removes every limit; give it alone, or give --day, --month or --total without it.");
-  if (flags.none !== true && limits.length === 0) throw usageError("Give --day, --month or --total (in ETH), or --none to remove every limit.");
-  return limits;
+/** The limits `keys limit` and `apps limit` set: those of the flags in `--currency`, with the limits in
+ * other currencies kept as they are (`current`); `--none` alone removes every limit. */
+async function limitsToSet(flags: FlagValues, client: AgentRentalClient, current: () => Promise<readonly SpendLimit[]>): Promise<SpendLimitInput[]> {
+  const named = stringFlag(flags, "currency");
+  const currency = named === undefined ? ETH_LIMIT : limitCurrencyOf(named, await limitCurrencies(client), "--currency");
+  const limits = spendLimitsFromFlags(flags, currency, "");
+  if (flags.none === true && limits.length > 0) throw usageError("--none removes the limits; give it alone (or with --currency), or give --day, --month or --total without it.");
+  if (flags.none !== true && limits.length === 0) throw usageError(`Give --day, --month or --total (in ${currency.symbol}), or --none to remove the limits.`);
+  if (flags.none === true && named === undefined) return [];
+  const kept = (await current()).filter((l) => l.currency !== currency.symbol).map(({ currency: c, period, amount }) => ({ currency: c, period, amount }));
+  return [...kept, ...limits];
 }
 
-function describeSpendLimit(limit: SpendLimit): string {
+function describeSpendLimit(limit: SpendLimit, currencies: readonly LimitCurrency[]): string {
+  const currency = currencies.find((c) => c.symbol === limit.currency);
+  const amount = (units: string) => (currency ? amountIn(units, currency) : `${units} units of ${limit.currency}`);
   const per = limit.period === "total" ? "in total" : `per ${limit.period}`;
-  return `limit ${eth(BigInt(limit.amount))} ${per}: spent ${eth(BigInt(limit.spent))}${limit.reserved !== "0" ? ` (+${eth(BigInt(limit.reserved))} in flight)` : ""}, ${eth(BigInt(limit.remaining))} left${limit.resets_at ? `, resets ${limit.resets_at}` : ""}`;
+  return `limit ${amount(limit.amount)} ${per}: spent ${amount(limit.spent)}${limit.reserved !== "0" ? ` (+${amount(limit.reserved)} in flight)` : ""}, ${amount(limit.remaining)} left${limit.resets_at ? `, resets ${limit.resets_at}` : ""}`;
 }
 
-function printLimits(ctx: { out: { line(text: string): void } }, what: string, limits: SpendLimit[]): void {
+/** The currencies `limits` are in, when one is not ETH (ETH alone otherwise: no request). */
+async function currenciesFor(client: AgentRentalClient, limits: readonly SpendLimit[]): Promise<LimitCurrency[]> {
+  return limits.some((l) => l.currency !== "ETH") ? limitCurrencies(client) : [ETH_LIMIT];
+}
+
+function printLimits(ctx: { out: { line(text: string): void } }, what: string, limits: SpendLimit[], currencies: readonly LimitCurrency[]): void {
   if (limits.length === 0) return ctx.out.line(`${what}: no spending limit.`);
   ctx.out.line(`${what}:`);
-  for (const limit of limits) ctx.out.line(`  ${describeSpendLimit(limit)}`);
+  for (const limit of limits) ctx.out.line(`  ${describeSpendLimit(limit, currencies)}`);
 }
 
 const keystoreOptions: Flags = {
@@ -251,16 +302,18 @@ export const accountCommands: Command[] = [
   {
     path: "keys create",
     summary: "Create an API key (signed by the wallet); the key is shown once",
-    usage: "--label <label> [--limit-day <ETH>] [--limit-month <ETH>] [--limit-total <ETH>]",
+    usage: "--label <label> [--limit-day <amount>] [--limit-month <amount>] [--limit-total <amount>] [--limit-currency <ETH|token>]",
     options: { label: { type: "string", value: "<label>", description: "a name for the key, 1 to 64 characters (required)" }, ...LIMIT_OPTIONS },
     notes: ["Keep keys server side (an environment variable such as AGENTRENT_API_KEY); never in client code or a repository."],
-    examples: ['agentrent keys create --label "backend"', 'agentrent keys create --label script --limit-day 0.003', 'agentrent keys create --label ci --json'],
+    examples: ['agentrent keys create --label "backend"', 'agentrent keys create --label script --limit-day 0.003', 'agentrent keys create --label agent --limit-day 5 --limit-currency USDC', 'agentrent keys create --label ci --json'],
     async run(ctx) {
       const label = requireFlag(ctx.flags, "label", "a name for the key (1 to 64 characters)");
       const settings = ctx.settings();
       const api = authenticatedApi(settings, ctx.env);
       const account = await loadAccount(settings, ctx.env, ctx.prompt);
-      const limits = spendLimitsFromFlags(ctx.flags);
+      const named = stringFlag(ctx.flags, "limit-currency");
+      const currency = named === undefined ? ETH_LIMIT : limitCurrencyOf(named, await limitCurrencies(api.client), "--limit-currency");
+      const limits = spendLimitsFromFlags(ctx.flags, currency);
       const created = await api.client.keys.create(label, account, limits.length > 0 ? { spendLimits: limits } : undefined);
       ctx.out.result(created, () => {
         ctx.out.line(created.key);
@@ -274,28 +327,38 @@ export const accountCommands: Command[] = [
     usage: "",
     examples: ["agentrent keys list"],
     async run(ctx) {
-      const keys = await authenticatedApi(ctx.settings(), ctx.env).client.keys.list();
+      const { client } = authenticatedApi(ctx.settings(), ctx.env);
+      const keys = await client.keys.list();
+      const currencies = await currenciesFor(client, keys.flatMap((k) => k.spend_limits));
       ctx.out.result({ keys }, () => {
         if (keys.length === 0) return ctx.out.line("No API keys.");
         for (const k of keys) {
           ctx.out.line(`${k.key_id}  ${k.prefix.replace(/…$/, "")}…  ${k.label}  created ${k.created_at}${k.revoked ? "  revoked" : ""}${k.last_used_at ? `  last used ${k.last_used_at}` : ""}`);
-          for (const limit of k.spend_limits) ctx.out.line(`    ${describeSpendLimit(limit)}`);
+          for (const limit of k.spend_limits) ctx.out.line(`    ${describeSpendLimit(limit, currencies)}`);
         }
       });
     },
   },
   {
     path: "keys limit",
-    summary: "Set an API key's spending limits (replacing its limits); with --none, remove them",
-    usage: "<key_id> [--day <ETH>] [--month <ETH>] [--total <ETH>] [--none]",
+    summary: "Set an API key's spending limits in one currency (replacing its limits in that currency); with --none, remove them",
+    usage: "<key_id> [--day <amount>] [--month <amount>] [--total <amount>] [--currency <ETH|token>] [--none]",
     arguments: ["<key_id>  the key's id, as `agentrent keys list` shows it"],
     options: SET_LIMIT_OPTIONS,
     notes: ["Needs a wallet sign-in (`agentrent login`), not an API key: a key cannot lift its own limit.", "Days and months are calendar periods in UTC; a total limit never resets."],
-    examples: ["agentrent keys limit key_<20 hex> --day 0.003", "agentrent keys limit key_<20 hex> --month 0.1 --total 1", "agentrent keys limit key_<20 hex> --none"],
+    examples: ["agentrent keys limit key_<20 hex> --day 0.003", "agentrent keys limit key_<20 hex> --month 0.1 --total 1", "agentrent keys limit key_<20 hex> --day 5 --currency USDC", "agentrent keys limit key_<20 hex> --none"],
     args: [1, 1],
     async run(ctx) {
-      const key = await authenticatedApi(ctx.settings(), ctx.env).client.keys.setSpendLimits(ctx.args[0]!, limitsToSet(ctx.flags));
-      ctx.out.result(key, () => printLimits(ctx, `${key.key_id} (${key.label})`, key.spend_limits));
+      const { client } = authenticatedApi(ctx.settings(), ctx.env);
+      const keyId = ctx.args[0]!;
+      const current = async () => {
+        const found = (await client.keys.list()).find((k) => k.key_id === keyId);
+        if (!found) throw new CliError(`No API key ${keyId} of this wallet (agentrent keys list shows them).`, EXIT.notFound, "not_found");
+        return found.spend_limits;
+      };
+      const key = await client.keys.setSpendLimits(keyId, await limitsToSet(ctx.flags, client, current));
+      const currencies = await currenciesFor(client, key.spend_limits);
+      ctx.out.result(key, () => printLimits(ctx, `${key.key_id} (${key.label})`, key.spend_limits, currencies));
     },
   },
   {
@@ -304,28 +367,38 @@ export const accountCommands: Command[] = [
     usage: "",
     examples: ["agentrent apps list"],
     async run(ctx) {
-      const apps = await authenticatedApi(ctx.settings(), ctx.env).client.apps.list();
+      const { client } = authenticatedApi(ctx.settings(), ctx.env);
+      const apps = await client.apps.list();
+      const currencies = await currenciesFor(client, apps.flatMap((a) => a.spend_limits));
       ctx.out.result({ apps }, () => {
         if (apps.length === 0) return ctx.out.line("No connected apps.");
         for (const app of apps) {
           ctx.out.line(`${app.app_id}  ${app.name ?? app.client_id}  ${app.scopes.join(" ")}  approved ${app.approved_at}${app.last_used_at ? `  last used ${app.last_used_at}` : ""}`);
-          for (const limit of app.spend_limits) ctx.out.line(`    ${describeSpendLimit(limit)}`);
+          for (const limit of app.spend_limits) ctx.out.line(`    ${describeSpendLimit(limit, currencies)}`);
         }
       });
     },
   },
   {
     path: "apps limit",
-    summary: "Set a connected app's spending limits (replacing its limits); with --none, remove them",
-    usage: "<app_id> [--day <ETH>] [--month <ETH>] [--total <ETH>] [--none]",
+    summary: "Set a connected app's spending limits in one currency (replacing its limits in that currency); with --none, remove them",
+    usage: "<app_id> [--day <amount>] [--month <amount>] [--total <amount>] [--currency <ETH|token>] [--none]",
     arguments: ["<app_id>  the app's id, as `agentrent apps list` shows it"],
     options: SET_LIMIT_OPTIONS,
     notes: ["Needs a wallet sign-in (`agentrent login`), not an API key."],
-    examples: ["agentrent apps limit <app_id> --day 0.01"],
+    examples: ["agentrent apps limit <app_id> --day 0.01", "agentrent apps limit <app_id> --day 5 --currency USDC"],
     args: [1, 1],
     async run(ctx) {
-      const app = await authenticatedApi(ctx.settings(), ctx.env).client.apps.setSpendLimits(ctx.args[0]!, limitsToSet(ctx.flags));
-      ctx.out.result(app, () => printLimits(ctx, `${app.app_id} (${app.name ?? app.client_id})`, app.spend_limits));
+      const { client } = authenticatedApi(ctx.settings(), ctx.env);
+      const appId = ctx.args[0]!;
+      const current = async () => {
+        const found = (await client.apps.list()).find((a) => a.app_id === appId);
+        if (!found) throw new CliError(`No connected app ${appId} of this wallet (agentrent apps list shows them).`, EXIT.notFound, "not_found");
+        return found.spend_limits;
+      };
+      const app = await client.apps.setSpendLimits(appId, await limitsToSet(ctx.flags, client, current));
+      const currencies = await currenciesFor(client, app.spend_limits);
+      ctx.out.result(app, () => printLimits(ctx, `${app.app_id} (${app.name ?? app.client_id})`, app.spend_limits, currencies));
     },
   },
   {
