@@ -297,5 +297,25 @@ describe("token listings in the dashboard", () => {
     const listing = await chain.readContract({ address: market, abi: tokenMarketplaceAbi, functionName: "listings", args: [created[0]!.args.listingId] });
     expect({ price: listing[0], accessType: listing[2], token: listing[6].toLowerCase(), creator: listing[4].toLowerCase() }).toEqual({ price: 400_000n, accessType: 2, token: usdc.toLowerCase(), creator: creator.address.toLowerCase() });
     expect(d.errors, d.errors.join("\n")).toEqual([]);
+
+    // The authority reviews it from the TokenMarketplace's listing: its creator, model and price in USDC,
+    // its samples; approved, it is in search at its USDC price.
+    const authority = web.stack.info.accounts.find((a) => a.role === "authority")!;
+    const r = await openDashboard(web.browser, web.stack, authority.private_key as Hex);
+    await r.page.goto(`${web.stack.info.dashboard_url.replace(/\/$/, "")}/review`);
+    await connectAndSignIn(r);
+    const pending = r.page.getByRole("article", { name: "Usdc Slogan Writer" });
+    await pending.getByTestId("review-creator-name").waitFor({ timeout: 15_000 });
+    expect(await pending.textContent()).toMatch(/Per-Task at 0\.4 USDC/);
+    await pending.getByTestId("review-samples").getByText("Invoices, handled.").waitFor();
+    await r.shot("token-09-review-usdc-listing");
+    await pending.getByRole("button", { name: "Approve" }).click();
+    await pending.waitFor({ state: "detached" });
+    await page.goto(`${web.stack.info.dashboard_url.replace(/\/$/, "")}/?q=slogan`);
+    const card = page.getByTestId("listing-card").filter({ hasText: "Usdc Slogan Writer" });
+    await card.waitFor({ timeout: 15_000 });
+    expect(await card.locator(".price").textContent()).toMatch(/^0\.4 USDC/);
+    expect(r.errors, r.errors.join("\n")).toEqual([]);
+    await r.context.close();
   }, 240_000);
 });

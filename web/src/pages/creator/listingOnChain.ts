@@ -25,6 +25,7 @@ export interface OnChainListing {
   escrow: bigint;
   accessType: number;
   status: number;
+  creator: Address;
   metadataUri: string;
 }
 
@@ -79,9 +80,9 @@ export function useOnChainListing(listingId: string) {
     query: { enabled: tokenAddress !== undefined },
   });
   const listing: OnChainListing | undefined = onEth
-    ? { price: eth.data![0], escrow: eth.data![1], accessType: eth.data![2], status: eth.data![3], metadataUri: eth.data![6] }
+    ? { price: eth.data![0], escrow: eth.data![1], accessType: eth.data![2], status: eth.data![3], creator: eth.data![4], metadataUri: eth.data![6] }
     : onToken
-      ? { price: token.data![0], escrow: token.data![1], accessType: token.data![2], status: token.data![3], metadataUri: token.data![7] }
+      ? { price: token.data![0], escrow: token.data![1], accessType: token.data![2], status: token.data![3], creator: token.data![4], metadataUri: token.data![7] }
       : undefined;
   const money = onEth ? ETH : erc20.data ? tokenMoney(erc20.data[0], erc20.data[1]) : undefined;
   // Shown once both the listing and its currency are known.

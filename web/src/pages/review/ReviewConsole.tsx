@@ -8,13 +8,14 @@ import { getAddress, isAddressEqual } from "viem";
 import { useClient, useSdkQuery } from "../../api/hooks.ts";
 import type { ReviewDecision } from "@agent-rental/sdk";
 import { useSession } from "../../auth/session.tsx";
-import { marketplaceAbi, onChainId, rentalModelOf } from "../../chain/abi.ts";
+import { marketplaceAbi, rentalModelOf } from "../../chain/abi.ts";
+import { useOnChainListing } from "../creator/listingOnChain.ts";
 import { useDashboardConfig } from "../../lib/context.tsx";
 import { useListingMetadata } from "../../lib/metadata.ts";
 import { sampleOutputsOf } from "../../lib/samples.ts";
 import { RequireSignIn } from "../../ui/Layout.tsx";
 import { Empty, ErrorNote, Loading, Notice } from "../../ui/notices.tsx";
-import { MODEL_LABEL, formatTime, formatWei, jsonText, prettyJson, shortHex } from "../../ui/format.ts";
+import { MODEL_LABEL, formatTime, jsonText, prettyJson, shortHex } from "../../ui/format.ts";
 
 export function ReviewConsole() {
   return (
@@ -78,14 +79,14 @@ function Queues() {
 }
 
 function PendingListing({ listingId, createdAt, creatorNames, onDone }: { listingId: string; createdAt: string; creatorNames: Map<string, string>; onDone: () => void }) {
-  const { marketplace } = useDashboardConfig();
-  const onChain = useReadContract({ address: marketplace, abi: marketplaceAbi, functionName: "listings", args: [onChainId(listingId)] });
-  const exists = onChain.data && onChain.data[3] !== 0;
-  const metadata = useListingMetadata(exists ? onChain.data![6] : null);
+  // From its own contract: the Marketplace for a listing priced in ETH, the TokenMarketplace for one in a token.
+  const onChain = useOnChainListing(listingId);
+  const exists = onChain.exists;
+  const metadata = useListingMetadata(exists ? onChain.listing!.metadataUri : null);
   const m = metadata.data;
   const title = m ? m.name.split("-").map((w) => w[0]!.toUpperCase() + w.slice(1)).join(" ") : listingId;
   const samples = useMemo(() => (m ? sampleOutputsOf(m) : null), [m]);
-  const creator = exists ? getAddress(onChain.data![4]) : null;
+  const creator = exists ? getAddress(onChain.listing!.creator) : null;
   return (
     <Decision of={{ listing: listingId }} name={title} onDone={onDone}>
       <h3>{title}</h3>
@@ -97,7 +98,7 @@ function PendingListing({ listingId, createdAt, creatorNames, onDone }: { listin
       ) : (
         <>
           <p className="small">
-            Creator <strong data-testid="review-creator-name">{creatorNames.get(creator!) ?? "(no approved creator profile)"}</strong> <span className="mono">{creator}</span> · {MODEL_LABEL[rentalModelOf(onChain.data![2])]} at {formatWei(onChain.data![0])}
+            Creator <strong data-testid="review-creator-name">{creatorNames.get(creator!) ?? "(no approved creator profile)"}</strong> <span className="mono">{creator}</span> · {MODEL_LABEL[rentalModelOf(onChain.listing!.accessType)]} at {onChain.money!.format(onChain.listing!.price)}
           </p>
           {metadata.isError ? <ErrorNote error={metadata.error} /> : null}
           {m ? (
