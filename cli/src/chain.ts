@@ -104,6 +104,49 @@ export async function readListing(target: ChainTarget, onChainId: Hex): Promise<
   return { price, escrow, rentalModel: rentalModelOf(accessType), status: CHAIN_LISTING_STATUSES[status] ?? "none", creator, createdAt, metadataUri };
 }
 
+/** The contract a listing lives on and the currency of its amounts: the Marketplace (ETH), or the
+ * TokenMarketplace for a listing priced in a token (its symbol and decimals read from the token). */
+export interface ListingMarket {
+  address: Address;
+  abi: Abi;
+  contract: "Marketplace" | "TokenMarketplace";
+  currency: { symbol: string; address: Address | null; decimals: number };
+}
+
+const ERC20_READS = [
+  { type: "function", name: "symbol", stateMutability: "view", inputs: [], outputs: [{ name: "", type: "string" }] },
+  { type: "function", name: "decimals", stateMutability: "view", inputs: [], outputs: [{ name: "", type: "uint8" }] },
+] as const;
+
+/** A listing on whichever contract holds it: the Marketplace first, then the TokenMarketplace (when one
+ * is known); not found on either is exit 5. */
+export async function readAnyListing(target: ChainTarget, tokenMarketplaceOf: () => Promise<Address | undefined>, onChainId: Hex): Promise<OnChainListing & { market: ListingMarket }> {
+  const [price, escrow, accessType, status, creator, createdAt, metadataUri] = await guard(() =>
+    target.client.readContract({ address: target.marketplace, abi: marketplaceAbi, functionName: "listings", args: [onChainId] }),
+  );
+  if (status !== 0) {
+    const market: ListingMarket = { address: target.marketplace, abi: marketplaceAbi as Abi, contract: "Marketplace", currency: { symbol: "ETH", address: null, decimals: 18 } };
+    return { price, escrow, rentalModel: rentalModelOf(accessType), status: CHAIN_LISTING_STATUSES[status] ?? "none", creator, createdAt, metadataUri, market };
+  }
+  const tokenMarketplace = await tokenMarketplaceOf();
+  if (tokenMarketplace) {
+    const { tokenMarketplaceAbi } = await import("@agent-rental/core/token-marketplace");
+    const t = await guard(() => target.client.readContract({ address: tokenMarketplace, abi: tokenMarketplaceAbi, functionName: "listings", args: [onChainId] }), "TokenMarketplace");
+    if (t[3] !== 0) {
+      const token = getAddress(t[6]);
+      const [symbol, decimals] = await guard(() => Promise.all([target.client.readContract({ address: token, abi: ERC20_READS, functionName: "symbol" }), target.client.readContract({ address: token, abi: ERC20_READS, functionName: "decimals" })]), "TokenMarketplace");
+      const market: ListingMarket = { address: tokenMarketplace, abi: tokenMarketplaceAbi as Abi, contract: "TokenMarketplace", currency: { symbol, address: token, decimals } };
+      return { price: t[0], escrow: t[1], rentalModel: rentalModelOf(t[2]), status: CHAIN_LISTING_STATUSES[t[3]] ?? "none", creator: t[4], createdAt: Number(t[5]), metadataUri: t[7], market };
+    }
+  }
+  throw new CliError(`No listing ${onChainId} on-chain (at the marketplace ${target.marketplace}${tokenMarketplace ? ` or the token marketplace ${tokenMarketplace}` : ""}).`, EXIT.notFound, "listing_not_found");
+}
+
+/** withdrawableEarnings on the listing's own contract. */
+export async function withdrawableOn(target: ChainTarget, market: ListingMarket, onChainId: Hex): Promise<bigint> {
+  return guard(() => target.client.readContract({ address: market.address, abi: market.abi, functionName: "withdrawableEarnings", args: [onChainId] }) as Promise<bigint>, market.contract);
+}
+
 /** What the creator may withdraw now: the escrow less a subscription listing's earnings not vested yet. */
 export async function withdrawableEarnings(target: ChainTarget, onChainId: Hex): Promise<bigint> {
   return guard(() => target.client.readContract({ address: target.marketplace, abi: marketplaceAbi, functionName: "withdrawableEarnings", args: [onChainId] }));

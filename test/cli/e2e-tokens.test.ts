@@ -14,6 +14,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createPublicClient, getAddress, http, type Hex } from "viem";
 import { tokenMarketplaceAbi } from "@agent-rental/core/token-marketplace";
+import { localUsdcAbi } from "@agent-rental/core/tokens";
 import { startStack, type RunningStack } from "../../local/stack.ts";
 import { freePort } from "../../local/ports.ts";
 import { chainFor } from "../../src/chain/client.ts";
@@ -208,6 +209,47 @@ describe("the CLI and token listings", () => {
     const bad = await runBin(["register", "usdc-agent.json", "--model", "per_query", "--price", "0.5", "--currency", "DOGE"], env);
     expect(bad.code).not.toBe(0);
     expect(bad.stderr).toMatch(/neither ETH nor a token's address/);
+  }, 240_000);
+
+  it("a creator manages a USDC listing on the TokenMarketplace: earnings, pause and resume, a new price, a withdrawal, in USDC", async () => {
+    const creator = stack.info.accounts.filter((a) => a.role === "creator")[0]!;
+    const env = { ...Object.fromEntries(Object.entries(renterEnv()).filter(([key]) => key !== "AGENTRENT_API_KEY")), AGENTRENT_CONFIG_DIR: join(work, "creator-manage-config"), AGENTRENT_PRIVATE_KEY: creator.private_key };
+    expect((await runBin(["login"], env)).code).toBe(0);
+    const usdc = listingOf("sales-email-writer");
+    const market = stack.info.contracts.token_marketplace as Hex;
+    const chain = createPublicClient({ chain: chainFor(stack.info.chain_id, stack.info.rpc_url), transport: http(stack.info.rpc_url) });
+    const onChain = () => chain.readContract({ address: market, abi: tokenMarketplaceAbi, functionName: "listings", args: [`0x${usdc.listing_id.slice(4)}` as Hex] });
+    const escrow = (await onChain())[1];
+    expect(escrow).toBeGreaterThan(0n);
+
+    const earnings = await runBin(["earnings", usdc.listing_id, "--json"], env);
+    expect(earnings.code, earnings.stderr).toBe(0);
+    expect(JSON.parse(earnings.stdout)).toMatchObject({ listings: [{ listing_id: usdc.listing_id, status: "active", escrow_wei: Number(escrow), currency: { symbol: "USDC", decimals: 6 } }], total_wei: 0 });
+    const all = await runBin(["earnings"], env);
+    expect(all.stdout).toMatch(new RegExp(`${usdc.listing_id}  active  ${(Number(escrow) / 1e6).toString().replace(".", "\\.")} USDC`));
+    expect(all.stdout).toMatch(/^total \d+(\.\d+)? ETH, \d+(\.\d+)? USDC /m);
+
+    const paused = await runBin(["listing", "pause", usdc.listing_id], env);
+    expect(paused.code, paused.stderr).toBe(0);
+    expect((await onChain())[3]).toBe(2);
+    expect((await runBin(["listing", "resume", usdc.listing_id], env)).code).toBe(0);
+    expect((await onChain())[3]).toBe(1);
+    const priced = await runBin(["listing", "update", usdc.listing_id, "--price", "0.3"], env);
+    expect(priced.code, priced.stderr).toBe(0);
+    expect((await onChain())[0]).toBe(300_000n);
+    const tooFine = await runBin(["listing", "update", usdc.listing_id, "--price", "0.0000001"], env);
+    expect(tooFine.code).toBe(2);
+    expect(tooFine.stderr).toMatch(/--price must be an amount of USDC such as 0\.25, with at most 6 decimals/);
+    expect((await runBin(["listing", "update", usdc.listing_id, "--price", "0.25"], env)).code).toBe(0);
+    expect((await onChain())[0]).toBe(250_000n);
+
+    const before = await chain.readContract({ address: stack.info.contracts.tokens.usdc.address as Hex, abi: localUsdcAbi, functionName: "balanceOf", args: [creator.address as Hex] });
+    const withdrawn = await runBin(["withdraw", usdc.listing_id], env);
+    expect(withdrawn.code, withdrawn.stderr).toBe(0);
+    expect(withdrawn.stdout).toContain(`Withdrew ${(Number(escrow) / 1e6).toString()} USDC from ${usdc.listing_id}`);
+    const after = await chain.readContract({ address: stack.info.contracts.tokens.usdc.address as Hex, abi: localUsdcAbi, functionName: "balanceOf", args: [creator.address as Hex] });
+    expect(after - before).toBe(escrow);
+    expect((await onChain())[1]).toBe(0n);
   }, 240_000);
 
   it("a creator with no stack file (as against the cloud) names the currency by its symbol: the service's GET /v1/currencies gives the token and the TokenMarketplace", async () => {

@@ -1,7 +1,7 @@
 // Creator commands: scaffold and validate a manifest (the service's own validator), register it and
 // list it on-chain, manage the listing on-chain, set its secrets, and collect the earnings.
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
-import type { Hex } from "viem";
+import type { Address, Hex } from "viem";
 import { authenticatedApi, type Api } from "../api.ts";
 import { intFlag, oneOf, requireFlag, stringFlag, type Command, type CommandContext } from "../cli.ts";
 import { amountIn, eth, ethAmount } from "../units.ts";
@@ -11,10 +11,38 @@ import { ALLOW_PRIVATE_HOSTS, RENTAL_MODEL, YES } from "../flags.ts";
 import { CliError, EXIT, usageError } from "../errors.ts";
 import { resolveListing, type ListingRef } from "../listing-ref.ts";
 import { loadAccount } from "../wallet.ts";
+import type { Settings } from "../settings.ts";
 import { sendCallWithProgress, sendWithProgress } from "../tx.ts";
 
 // Loaded by the commands that need them, so the others start without viem (or Ajv).
 const chain = () => import("../chain.ts");
+
+/** The TokenMarketplace a listing priced in a token lives on: the configured one (or the local stack's),
+ * else the one the service names (GET /v1/currencies); asked only for a listing not on the Marketplace. */
+function tokenMarketplaceOf(settings: Settings): () => Promise<Address | undefined> {
+  return async () => {
+    if (settings.tokenMarketplace) return settings.tokenMarketplace;
+    if (!settings.apiUrl) return undefined;
+    try {
+      const res = await fetch(`${settings.apiUrl.replace(/\/+$/, "")}/v1/currencies`, { signal: AbortSignal.timeout(10_000) });
+      const body = (await res.json()) as { currencies?: { address: string | null; contract: string }[] };
+      const token = body.currencies?.find((c) => c.address !== null);
+      return token ? (token.contract as Address) : undefined;
+    } catch {
+      return undefined;
+    }
+  };
+}
+
+/** `value` in a listing's currency ("0.002" ETH, "0.4" USDC), in its smallest unit; a usage error naming `flag`. */
+function amountInCurrency(value: string, currency: { symbol: string; address: string | null; decimals: number }, flag: string): bigint {
+  if (currency.address === null) return ethAmount(value, flag);
+  const text = value.trim();
+  const pattern = currency.decimals === 0 ? /^\d+$/ : new RegExp(`^\\d+(\\.\\d{1,${currency.decimals}})?$`);
+  if (!pattern.test(text)) throw usageError(`${flag} must be an amount of ${currency.symbol} such as 0.25, with at most ${currency.decimals} decimals, not ${JSON.stringify(value)}.`);
+  const [whole, fraction = ""] = text.split(".");
+  return BigInt(whole!) * 10n ** BigInt(currency.decimals) + BigInt(fraction.padEnd(currency.decimals, "0") || "0");
+}
 const manifestRules = () => import("@agent-rental/core/manifest");
 
 interface Job {
@@ -58,18 +86,24 @@ function tryApi(ctx: CommandContext): Api | undefined {
   }
 }
 
+type OnChainListingOf = Awaited<ReturnType<Awaited<ReturnType<typeof chain>>["readAnyListing"]>>;
+
 /** Sends a creator's listing transaction and reports it. A change of status (`statusChange`) of a listing
  * that is an ERC-8004 agent leaves the agent's registration file saying the old `active`: the creator is
  * told how to refresh it. */
-async function listingTransaction(ctx: CommandContext, fn: string, extraArgs: (ref: ListingRef) => Promise<unknown[]> | unknown[], describe: (ref: ListingRef) => string, extra: Record<string, unknown> = {}, statusChange = false) {
+async function listingTransaction(ctx: CommandContext, fn: string, extraArgs: (ref: ListingRef, current: OnChainListingOf) => Promise<unknown[]> | unknown[], describe: (ref: ListingRef) => string, extra: Record<string, unknown> = {}, statusChange = false) {
   const settings = ctx.settings();
   const api = tryApi(ctx);
   const ref = await listingFor(ctx, api);
-  const target = (await chain()).chainTarget(settings);
+  const { chainTarget, readAnyListing } = await chain();
+  const target = chainTarget(settings);
+  // On the listing's own contract: the Marketplace, or the TokenMarketplace for one priced in a token.
+  const current = await readAnyListing(target, tokenMarketplaceOf(settings), ref.onChainId);
+  const { market } = current;
   const account = await loadAccount(settings, ctx.env, ctx.prompt);
-  const tx = await sendWithProgress(ctx, target, account, fn, await extraArgs(ref));
-  const listing = await (await chain()).readListing(target, ref.onChainId);
-  ctx.out.result({ listing_id: ref.listingId, on_chain_id: ref.onChainId, status: listing.status, price_wei: listing.price, metadata_uri: listing.metadataUri, tx_hash: tx.hash, ...extra }, () =>
+  const tx = await sendCallWithProgress(ctx, target, account, { address: market.address, abi: market.abi, functionName: fn, args: await extraArgs(ref, current), contract: market.contract });
+  const listing = await readAnyListing(target, tokenMarketplaceOf(settings), ref.onChainId);
+  ctx.out.result({ listing_id: ref.listingId, on_chain_id: ref.onChainId, status: listing.status, price_wei: listing.price, currency: market.currency, metadata_uri: listing.metadataUri, tx_hash: tx.hash, ...extra }, () =>
     ctx.out.line(`${describe(ref)} (transaction ${tx.hash}); on-chain status ${listing.status}.`),
   );
   if (statusChange) await remindRefresh(ctx, api, ref, listing.status);
@@ -467,23 +501,24 @@ export const creatorCommands: Command[] = [
       const settings = ctx.settings();
       const api = tryApi(ctx);
       const ref = await listingFor(ctx, api);
-      const { chainTarget, readListing, earningsWithdrawn } = await chain();
+      const { chainTarget, readAnyListing, earningsWithdrawn } = await chain();
       const target = chainTarget(settings);
-      const before = await readListing(target, ref.onChainId);
+      const before = await readAnyListing(target, tokenMarketplaceOf(settings), ref.onChainId);
+      const { market } = before;
       const withdraw = ctx.flags.withdraw === true;
       if (!withdraw && before.escrow > 0n) {
         throw new CliError(
-          `The escrow of ${ref.listingId} holds ${eth(before.escrow)} of earnings, and a listing closes only with an empty escrow: close and withdraw them in one transaction with \`agentrent listing close ${ctx.args[0]} --yes --withdraw\`, or withdraw first (\`agentrent withdraw ${ctx.args[0]}\`).`,
+          `The escrow of ${ref.listingId} holds ${amountIn(before.escrow, market.currency)} of earnings, and a listing closes only with an empty escrow: close and withdraw them in one transaction with \`agentrent listing close ${ctx.args[0]} --yes --withdraw\`, or withdraw first (\`agentrent withdraw ${ctx.args[0]}\`).`,
           EXIT.failure,
           "escrow_not_empty",
         );
       }
       const account = await loadAccount(settings, ctx.env, ctx.prompt);
-      const tx = await sendWithProgress(ctx, target, account, withdraw ? "closeListingAndWithdraw" : "closeListing", [ref.onChainId]);
+      const tx = await sendCallWithProgress(ctx, target, account, { address: market.address, abi: market.abi, functionName: withdraw ? "closeListingAndWithdraw" : "closeListing", args: [ref.onChainId], contract: market.contract });
       const withdrawn = earningsWithdrawn(tx.logs);
-      const listing = await readListing(target, ref.onChainId);
-      ctx.out.result({ listing_id: ref.listingId, on_chain_id: ref.onChainId, status: listing.status, withdrawn_wei: withdrawn, tx_hash: tx.hash }, () =>
-        ctx.out.line(`Closed ${ref.listingId}${withdraw ? `, ${eth(withdrawn)} withdrawn` : ""} (transaction ${tx.hash}); on-chain status ${listing.status}.`),
+      const listing = await readAnyListing(target, tokenMarketplaceOf(settings), ref.onChainId);
+      ctx.out.result({ listing_id: ref.listingId, on_chain_id: ref.onChainId, status: listing.status, withdrawn_wei: withdrawn, currency: market.currency, tx_hash: tx.hash }, () =>
+        ctx.out.line(`Closed ${ref.listingId}${withdraw ? `, ${amountIn(withdrawn, market.currency)} withdrawn` : ""} (transaction ${tx.hash}); on-chain status ${listing.status}.`),
       );
       await remindRefresh(ctx, api, ref, listing.status);
     },
@@ -491,11 +526,11 @@ export const creatorCommands: Command[] = [
   {
     path: "listing update",
     summary: "Change a listing's price and/or metadata URI",
-    usage: "<listing> [--price <ETH>] [--metadata-uri <uri>]",
+    usage: "<listing> [--price <amount>] [--metadata-uri <uri>]",
     args: [1, 1],
     arguments: [LISTING_ARGUMENT],
     options: {
-      price: { type: "string", value: "<ETH>", description: "the new price in ETH (unchanged when not given)" },
+      price: { type: "string", value: "<amount>", description: "the new price in the listing's currency, ETH or its token (unchanged when not given)" },
       "metadata-uri": { type: "string", value: "<uri>", description: "the new metadata URI, ipfs://… (unchanged when not given)" },
     },
     examples: ["agentrent listing update clause-finder-1a2b3c4d --price 0.002", "agentrent listing update lst_<64 hex> --metadata-uri ipfs://<cid>"],
@@ -503,14 +538,10 @@ export const creatorCommands: Command[] = [
       const priceFlag = stringFlag(ctx.flags, "price");
       const uriFlag = stringFlag(ctx.flags, "metadata-uri");
       if (priceFlag === undefined && uriFlag === undefined) throw usageError("Give --price and/or --metadata-uri.");
-      const target = (await chain()).chainTarget(ctx.settings());
       await listingTransaction(
         ctx,
         "updateListing",
-        async (ref) => {
-          const current = await (await chain()).readListing(target, ref.onChainId);
-          return [ref.onChainId, priceFlag === undefined ? current.price : ethAmount(priceFlag, "--price"), uriFlag ?? current.metadataUri];
-        },
+        (ref, current) => [ref.onChainId, priceFlag === undefined ? current.price : amountInCurrency(priceFlag, current.market.currency, "--price"), uriFlag ?? current.metadataUri],
         (ref) => `Updated ${ref.listingId}`,
       );
     },
@@ -568,18 +599,31 @@ export const creatorCommands: Command[] = [
         const me = await api.client.creators.me();
         refs = me.agents.map((a) => ({ listingId: a.listing_id, onChainId: `0x${a.listing_id.slice(4)}` as Hex }));
       }
-      const rows: { listing_id: string; status: string; rental_model: string | null; escrow_wei: bigint }[] = [];
+      type Currency = { symbol: string; address: string | null; decimals: number };
+      const ETH: Currency = { symbol: "ETH", address: null, decimals: 18 };
+      const rows: { listing_id: string; status: string; rental_model: string | null; escrow_wei: bigint; currency: Currency }[] = [];
+      const tokenMarketplace = tokenMarketplaceOf(settings);
+      let known: Promise<Address | undefined> | undefined;
+      const once = () => (known ??= tokenMarketplace());
       for (const ref of refs) {
-        const listing = await (await chain()).readListing(target, ref.onChainId).catch((error: unknown) => {
+        const listing = await (await chain()).readAnyListing(target, once, ref.onChainId).catch((error: unknown) => {
           if (error instanceof CliError && error.exitCode === EXIT.notFound && !ctx.args[0]) return undefined;
           throw error;
         });
-        rows.push({ listing_id: ref.listingId, status: listing?.status ?? "not listed", rental_model: listing?.rentalModel ?? null, escrow_wei: listing?.escrow ?? 0n });
+        rows.push({ listing_id: ref.listingId, status: listing?.status ?? "not listed", rental_model: listing?.rentalModel ?? null, escrow_wei: listing?.escrow ?? 0n, currency: listing?.market.currency ?? ETH });
       }
-      const total = rows.reduce((sum, r) => sum + r.escrow_wei, 0n);
-      ctx.out.result({ listings: rows, total_wei: total }, () => {
-        for (const r of rows) ctx.out.line(`${r.listing_id}  ${r.status}  ${eth(r.escrow_wei)}`);
-        ctx.out.line(`total ${eth(total)} (withdraw with \`agentrent withdraw <listing>\`)`);
+      // Escrows add up within their currency only: total_wei is the ETH listings', totals every currency's.
+      const totals = new Map<string, { currency: Currency; amount: bigint }>([["ETH", { currency: ETH, amount: 0n }]]);
+      for (const r of rows) {
+        const entry = totals.get(r.currency.symbol) ?? { currency: r.currency, amount: 0n };
+        entry.amount += r.escrow_wei;
+        totals.set(r.currency.symbol, entry);
+      }
+      const total = totals.get("ETH")!.amount;
+      const byCurrency = [...totals.values()].filter((t) => t.currency.symbol === "ETH" || t.amount > 0n || rows.some((r) => r.currency.symbol === t.currency.symbol));
+      ctx.out.result({ listings: rows, total_wei: total, totals: byCurrency.map((t) => ({ currency: t.currency, amount: t.amount })) }, () => {
+        for (const r of rows) ctx.out.line(`${r.listing_id}  ${r.status}  ${amountIn(r.escrow_wei, r.currency)}`);
+        ctx.out.line(`total ${byCurrency.map((t) => amountIn(t.amount, t.currency)).join(", ")} (withdraw with \`agentrent withdraw <listing>\`)`);
       });
     },
   },
@@ -623,22 +667,23 @@ export const creatorCommands: Command[] = [
   {
     path: "withdraw",
     summary: "Withdraw a listing's earnings to the creator wallet (all that has vested, or --amount)",
-    usage: "<listing> [--amount <ETH>]",
+    usage: "<listing> [--amount <amount>]",
     args: [1, 1],
     arguments: [LISTING_ARGUMENT],
-    options: { amount: { type: "string", value: "<ETH>", description: "how much ETH to withdraw (default: all of the escrow that has vested; a subscription payment vests over its paid period)" } },
+    options: { amount: { type: "string", value: "<amount>", description: "how much to withdraw, in the listing's currency, ETH or its token (default: all of the escrow that has vested; a subscription payment vests over its paid period)" } },
     examples: ["agentrent withdraw clause-finder-1a2b3c4d", "agentrent withdraw clause-finder-1a2b3c4d --amount 0.01"],
     async run(ctx) {
       const settings = ctx.settings();
       const ref = await resolveListing(ctx.args[0]!, tryApi(ctx));
       const target = (await chain()).chainTarget(settings);
-      const listing = await (await chain()).readListing(target, ref.onChainId);
+      const listing = await (await chain()).readAnyListing(target, tokenMarketplaceOf(settings), ref.onChainId);
+      const { market } = listing;
       const amountFlag = stringFlag(ctx.flags, "amount");
-      const amount = amountFlag === undefined ? await (await chain()).withdrawableEarnings(target, ref.onChainId) : ethAmount(amountFlag, "--amount");
-      if (amount === 0n) throw new CliError(`Nothing to withdraw from ${ref.listingId} now (escrow ${eth(listing.escrow)}${listing.escrow > 0n ? ", none of it vested yet" : ""}).`, EXIT.failure, "nothing_to_withdraw");
+      const amount = amountFlag === undefined ? await (await chain()).withdrawableOn(target, market, ref.onChainId) : amountInCurrency(amountFlag, market.currency, "--amount");
+      if (amount === 0n) throw new CliError(`Nothing to withdraw from ${ref.listingId} now (escrow ${amountIn(listing.escrow, market.currency)}${listing.escrow > 0n ? ", none of it vested yet" : ""}).`, EXIT.failure, "nothing_to_withdraw");
       const account = await loadAccount(settings, ctx.env, ctx.prompt);
-      const tx = await sendWithProgress(ctx, target, account, "withdrawEarnings", [ref.onChainId, amount]);
-      ctx.out.result({ listing_id: ref.listingId, amount_wei: amount, tx_hash: tx.hash, to: account.address }, () => ctx.out.line(`Withdrew ${eth(amount)} from ${ref.listingId} to ${account.address} (${tx.hash}).`));
+      const tx = await sendCallWithProgress(ctx, target, account, { address: market.address, abi: market.abi, functionName: "withdrawEarnings", args: [ref.onChainId, amount], contract: market.contract });
+      ctx.out.result({ listing_id: ref.listingId, amount_wei: amount, currency: market.currency, tx_hash: tx.hash, to: account.address }, () => ctx.out.line(`Withdrew ${amountIn(amount, market.currency)} from ${ref.listingId} to ${account.address} (${tx.hash}).`));
     },
   },
 ];
