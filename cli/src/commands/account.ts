@@ -178,6 +178,24 @@ async function limitsToSet(flags: FlagValues, client: AgentRentalClient, current
   return [...kept, ...limits];
 }
 
+/** `keys limit` and `apps limit`: the limits of the flags set on the key or app named by the argument
+ * (the limits in other currencies kept), then printed each in its currency. */
+async function setLimitsOf<T extends { spend_limits: SpendLimit[] }>(
+  ctx: CommandContext,
+  of: { find(client: AgentRentalClient, id: string): Promise<T | undefined>; set(client: AgentRentalClient, id: string, limits: SpendLimitInput[]): Promise<T>; name(item: T): string; missing(id: string): string },
+): Promise<void> {
+  const { client } = authenticatedApi(ctx.settings(), ctx.env);
+  const id = ctx.args[0]!;
+  const current = async () => {
+    const found = await of.find(client, id);
+    if (!found) throw new CliError(of.missing(id), EXIT.notFound, "not_found");
+    return found.spend_limits;
+  };
+  const item = await of.set(client, id, await limitsToSet(ctx.flags, client, current));
+  const currencies = await currenciesFor(client, item.spend_limits);
+  ctx.out.result(item, () => printLimits(ctx, of.name(item), item.spend_limits, currencies));
+}
+
 function describeSpendLimit(limit: SpendLimit, currencies: readonly LimitCurrency[]): string {
   const currency = currencies.find((c) => c.symbol === limit.currency);
   const amount = (units: string) => (currency ? amountIn(units, currency) : `${units} units of ${limit.currency}`);
@@ -348,18 +366,13 @@ export const accountCommands: Command[] = [
     notes: ["Needs a wallet sign-in (`agentrent login`), not an API key: a key cannot lift its own limit.", "Days and months are calendar periods in UTC; a total limit never resets."],
     examples: ["agentrent keys limit key_<20 hex> --day 0.003", "agentrent keys limit key_<20 hex> --month 0.1 --total 1", "agentrent keys limit key_<20 hex> --day 5 --currency USDC", "agentrent keys limit key_<20 hex> --none"],
     args: [1, 1],
-    async run(ctx) {
-      const { client } = authenticatedApi(ctx.settings(), ctx.env);
-      const keyId = ctx.args[0]!;
-      const current = async () => {
-        const found = (await client.keys.list()).find((k) => k.key_id === keyId);
-        if (!found) throw new CliError(`No API key ${keyId} of this wallet (agentrent keys list shows them).`, EXIT.notFound, "not_found");
-        return found.spend_limits;
-      };
-      const key = await client.keys.setSpendLimits(keyId, await limitsToSet(ctx.flags, client, current));
-      const currencies = await currenciesFor(client, key.spend_limits);
-      ctx.out.result(key, () => printLimits(ctx, `${key.key_id} (${key.label})`, key.spend_limits, currencies));
-    },
+    run: (ctx) =>
+      setLimitsOf(ctx, {
+        find: async (client, id) => (await client.keys.list()).find((k) => k.key_id === id),
+        set: (client, id, limits) => client.keys.setSpendLimits(id, limits),
+        name: (key) => `${key.key_id} (${key.label})`,
+        missing: (id) => `No API key ${id} of this wallet (agentrent keys list shows them).`,
+      }),
   },
   {
     path: "apps list",
@@ -388,18 +401,13 @@ export const accountCommands: Command[] = [
     notes: ["Needs a wallet sign-in (`agentrent login`), not an API key."],
     examples: ["agentrent apps limit <app_id> --day 0.01", "agentrent apps limit <app_id> --day 5 --currency USDC"],
     args: [1, 1],
-    async run(ctx) {
-      const { client } = authenticatedApi(ctx.settings(), ctx.env);
-      const appId = ctx.args[0]!;
-      const current = async () => {
-        const found = (await client.apps.list()).find((a) => a.app_id === appId);
-        if (!found) throw new CliError(`No connected app ${appId} of this wallet (agentrent apps list shows them).`, EXIT.notFound, "not_found");
-        return found.spend_limits;
-      };
-      const app = await client.apps.setSpendLimits(appId, await limitsToSet(ctx.flags, client, current));
-      const currencies = await currenciesFor(client, app.spend_limits);
-      ctx.out.result(app, () => printLimits(ctx, `${app.app_id} (${app.name ?? app.client_id})`, app.spend_limits, currencies));
-    },
+    run: (ctx) =>
+      setLimitsOf(ctx, {
+        find: async (client, id) => (await client.apps.list()).find((a) => a.app_id === id),
+        set: (client, id, limits) => client.apps.setSpendLimits(id, limits),
+        name: (app) => `${app.app_id} (${app.name ?? app.client_id})`,
+        missing: (id) => `No connected app ${id} of this wallet (agentrent apps list shows them).`,
+      }),
   },
   {
     path: "keys revoke",
