@@ -11,6 +11,7 @@ import { parseEther } from "viem";
 import type { Account } from "../support/chain-actions.ts";
 import type { AgentCall } from "../support/connected-agent.ts";
 import { signIn } from "../support/auth.ts";
+import { registerClient, signInApp } from "../support/oauth.ts";
 import { createWorldCliHarness, researcherManifest } from "../support/cli.ts";
 import { until } from "../support/until.ts";
 import { startWorld, type World } from "../support/world.ts";
@@ -238,6 +239,27 @@ describe("agentrent end to end: keys, jobs, runs, review rejections, bad input",
     expect(unknownKey.code).toBe(EXIT.notFound);
     expect(unknownKey.stderr).toMatch(/No API key key_unknown/);
   }, 120_000);
+
+  it("apps: a connected app's limit shown by apps list and replaced with apps limit; an unknown app is not found (exit 5); --none removes them", async () => {
+    const client = await registerClient(world.url, { client_name: "CLI budgeted app" });
+    const bearer = (await signIn(world.app, renter)).token;
+    await signInApp(world.url, client, bearer, { scope: "tasks:run", spend_limits: [{ period: "day", amount: "2000000000000000" }] });
+    const listed = await cliJson<{ apps: { app_id: string; name: string | null; spend_limits: { currency: string; period: string; amount: string }[] }[] }>(renterEnv, ["apps", "list"]);
+    const app = listed.apps.find((a) => a.name === "CLI budgeted app")!;
+    expect(app.spend_limits.map(({ currency, period, amount }) => ({ currency, period, amount }))).toEqual([{ currency: "ETH", period: "day", amount: "2000000000000000" }]);
+    const shown = await cli(renterEnv, ["apps", "list"]);
+    expect(shown.stdout).toMatch(new RegExp(`${app.app_id}  CLI budgeted app[^\\n]*\\n    limit 0\\.002 ETH per day: spent 0 ETH, 0\\.002 ETH left, resets \\d{4}-`));
+
+    const changed = await cli(renterEnv, ["apps", "limit", app.app_id, "--month", "0.05"]);
+    expect(changed.code, changed.stderr).toBe(0);
+    expect(changed.stdout).toMatch(/limit 0\.05 ETH per month: spent 0 ETH, 0\.05 ETH left/);
+    expect(changed.stdout).not.toMatch(/per day/);
+    const unknown = await cli(renterEnv, ["apps", "limit", "app_nope", "--day", "0.01"]);
+    expect(unknown.code).toBe(EXIT.notFound);
+    expect(unknown.stderr).toMatch(/No connected app app_nope of this wallet/);
+    const removed = await cliJson<{ spend_limits: unknown[] }>(renterEnv, ["apps", "limit", app.app_id, "--none"]);
+    expect(removed.spend_limits).toEqual([]);
+  }, 60_000);
 
   it("keys: a spending limit set at creation, changed with keys limit, removed with --none, shown by keys list; a key cannot lift its own", async () => {
     const created = await cliJson<{ key_id: string; key: string; spend_limits: { period: string; amount: string; spent: string; remaining: string; resets_at: string | null }[] }>(renterEnv, ["keys", "create", "--label", "script", "--limit-day", "0.003"]);
