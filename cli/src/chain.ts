@@ -7,6 +7,7 @@ import {
   createPublicClient,
   createWalletClient,
   defineChain,
+  erc20Abi,
   getAddress,
   HttpRequestError,
   InsufficientFundsError,
@@ -113,11 +114,6 @@ export interface ListingMarket {
   currency: { symbol: string; address: Address | null; decimals: number };
 }
 
-const ERC20_READS = [
-  { type: "function", name: "symbol", stateMutability: "view", inputs: [], outputs: [{ name: "", type: "string" }] },
-  { type: "function", name: "decimals", stateMutability: "view", inputs: [], outputs: [{ name: "", type: "uint8" }] },
-] as const;
-
 /** A listing on whichever contract holds it: the Marketplace first, then the TokenMarketplace (when one
  * is known); not found on either is exit 5. */
 export async function readAnyListing(target: ChainTarget, tokenMarketplaceOf: () => Promise<Address | undefined>, onChainId: Hex): Promise<OnChainListing & { market: ListingMarket }> {
@@ -134,7 +130,7 @@ export async function readAnyListing(target: ChainTarget, tokenMarketplaceOf: ()
     const t = await guard(() => target.client.readContract({ address: tokenMarketplace, abi: tokenMarketplaceAbi, functionName: "listings", args: [onChainId] }), "TokenMarketplace");
     if (t[3] !== 0) {
       const token = getAddress(t[6]);
-      const [symbol, decimals] = await guard(() => Promise.all([target.client.readContract({ address: token, abi: ERC20_READS, functionName: "symbol" }), target.client.readContract({ address: token, abi: ERC20_READS, functionName: "decimals" })]), "TokenMarketplace");
+      const [symbol, decimals] = await guard(() => Promise.all([target.client.readContract({ address: token, abi: erc20Abi, functionName: "symbol" }), target.client.readContract({ address: token, abi: erc20Abi, functionName: "decimals" })]), "TokenMarketplace");
       const market: ListingMarket = { address: tokenMarketplace, abi: tokenMarketplaceAbi as Abi, contract: "TokenMarketplace", currency: { symbol, address: token, decimals } };
       return { price: t[0], escrow: t[1], rentalModel: rentalModelOf(t[2]), status: CHAIN_LISTING_STATUSES[t[3]] ?? "none", creator: t[4], createdAt: Number(t[5]), metadataUri: t[7], market };
     }

@@ -32,3 +32,14 @@ export function ethAmount(value: string, flag: string): bigint {
   const [whole, fraction = ""] = value.trim().split(".");
   return BigInt(whole!) * WEI_PER_ETH + BigInt(fraction.padEnd(18, "0"));
 }
+
+/** `value` in a currency ("0.002" ETH, "0.4" USDC) → its smallest unit, exact (never rounded: more
+ * decimals than the currency has are refused), with a usage error naming the flag. */
+export function currencyAmount(value: string, currency: { symbol: string; address: string | null; decimals: number }, flag: string): bigint {
+  if (currency.address === null) return ethAmount(value, flag);
+  const text = value.trim();
+  const pattern = currency.decimals === 0 ? /^\d+$/ : new RegExp(`^\\d+(\\.\\d{1,${currency.decimals}})?$`);
+  if (!pattern.test(text)) throw usageError(`${flag} must be an amount of ${currency.symbol} such as ${currency.decimals === 0 ? "5" : "0.25"}, with at most ${currency.decimals} decimals, not ${JSON.stringify(value)}.`);
+  const [whole, fraction = ""] = text.split(".");
+  return BigInt(whole!) * 10n ** BigInt(currency.decimals) + BigInt(fraction.padEnd(currency.decimals, "0") || "0");
+}

@@ -7,7 +7,7 @@ import { intFlag, requireFlag, stringFlag, type Command, type CommandContext, ty
 import { CliError, EXIT, usageError } from "../errors.ts";
 import { ADDRESS, checksumAddress, CONFIG_KEYS, configDir, readConfig, resolveSettings, saveSession, writeConfig, loadSession, type ConfigKey, type GlobalFlags } from "../settings.ts";
 import { keystorePassword, loadAccount, parsePrivateKey } from "../wallet.ts";
-import { amountIn, eth, ethAmount } from "../units.ts";
+import { amountIn, currencyAmount, eth } from "../units.ts";
 import type { AgentRentalClient, SpendLimit, SpendLimitInput } from "@agent-rental/sdk";
 
 async function newPassword(ctx: CommandContext): Promise<string> {
@@ -144,22 +144,12 @@ function limitCurrencyOf(value: string | undefined, currencies: readonly LimitCu
   return found;
 }
 
-/** "5", "0.25" of `currency` → its smallest unit, with a usage error naming the flag. */
-function limitAmount(value: string, currency: LimitCurrency, flag: string): bigint {
-  if (currency.address === null) return ethAmount(value, flag);
-  const text = value.trim();
-  const pattern = currency.decimals === 0 ? /^\d+$/ : new RegExp(`^\\d+(\\.\\d{1,${currency.decimals}})?$`);
-  if (!pattern.test(text)) throw usageError(`${flag} must be an amount of ${currency.symbol} such as ${currency.decimals === 0 ? "5" : "0.25"}, with at most ${currency.decimals} decimals, not ${JSON.stringify(value)}.`);
-  const [whole, fraction = ""] = text.split(".");
-  return BigInt(whole!) * 10n ** BigInt(currency.decimals) + BigInt(fraction.padEnd(currency.decimals, "0") || "0");
-}
-
 /** Spending limits from the flags (`<prefix>day`, `<prefix>month`, `<prefix>total`) in `currency`, in its smallest unit. */
 function spendLimitsFromFlags(flags: FlagValues, currency: LimitCurrency, prefix = "limit-"): SpendLimitInput[] {
   return (["day", "month", "total"] as const).flatMap((period) => {
     const value = stringFlag(flags, `${prefix}${period}`);
     if (value === undefined) return [];
-    const units = limitAmount(value, currency, `--${prefix}${period}`);
+    const units = currencyAmount(value, currency, `--${prefix}${period}`);
     if (units <= 0n) throw usageError(`--${prefix}${period} must be more than 0 ${currency.symbol} (to stop all spending, revoke it).`);
     return [{ currency: currency.symbol, period, amount: units.toString() }];
   });

@@ -2,9 +2,9 @@
 // list it on-chain, manage the listing on-chain, set its secrets, and collect the earnings.
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import type { Address, Hex } from "viem";
-import { authenticatedApi, type Api } from "../api.ts";
+import { authenticatedApi, publicClient, type Api } from "../api.ts";
 import { intFlag, oneOf, requireFlag, stringFlag, type Command, type CommandContext } from "../cli.ts";
-import { amountIn, eth, ethAmount } from "../units.ts";
+import { amountIn, currencyAmount, eth, ethAmount } from "../units.ts";
 import { analyticsByCurrency, type AnalyticsCsvTable, type CreatorAnalytics } from "@agent-rental/sdk";
 import { ACCESS_TYPE, CATEGORIES, PROVIDERS, RENTAL_MODELS, type JobStatus } from "@agent-rental/core/vocabulary";
 import { ALLOW_PRIVATE_HOSTS, RENTAL_MODEL, YES } from "../flags.ts";
@@ -18,31 +18,23 @@ import { sendCallWithProgress, sendWithProgress } from "../tx.ts";
 const chain = () => import("../chain.ts");
 
 /** The TokenMarketplace a listing priced in a token lives on: the configured one (or the local stack's),
- * else the one the service names (GET /v1/currencies); asked only for a listing not on the Marketplace. */
+ * else the one the service names (GET /v1/currencies); asked once, and only for a listing not on the
+ * Marketplace. */
 function tokenMarketplaceOf(settings: Settings): () => Promise<Address | undefined> {
-  return async () => {
-    if (settings.tokenMarketplace) return settings.tokenMarketplace;
-    if (!settings.apiUrl) return undefined;
-    try {
-      const res = await fetch(`${settings.apiUrl.replace(/\/+$/, "")}/v1/currencies`, { signal: AbortSignal.timeout(10_000) });
-      const body = (await res.json()) as { currencies?: { address: string | null; contract: string }[] };
-      const token = body.currencies?.find((c) => c.address !== null);
-      return token ? (token.contract as Address) : undefined;
-    } catch {
-      return undefined;
-    }
-  };
+  let named: Promise<Address | undefined> | undefined;
+  return () =>
+    (named ??= (async () => {
+      if (settings.tokenMarketplace) return settings.tokenMarketplace;
+      if (!settings.apiUrl) return undefined;
+      try {
+        const token = (await publicClient(settings).listings.currencies()).currencies.find((c) => c.address !== null);
+        return token ? (token.contract as Address) : undefined;
+      } catch {
+        return undefined;
+      }
+    })());
 }
 
-/** `value` in a listing's currency ("0.002" ETH, "0.4" USDC), in its smallest unit; a usage error naming `flag`. */
-function amountInCurrency(value: string, currency: { symbol: string; address: string | null; decimals: number }, flag: string): bigint {
-  if (currency.address === null) return ethAmount(value, flag);
-  const text = value.trim();
-  const pattern = currency.decimals === 0 ? /^\d+$/ : new RegExp(`^\\d+(\\.\\d{1,${currency.decimals}})?$`);
-  if (!pattern.test(text)) throw usageError(`${flag} must be an amount of ${currency.symbol} such as 0.25, with at most ${currency.decimals} decimals, not ${JSON.stringify(value)}.`);
-  const [whole, fraction = ""] = text.split(".");
-  return BigInt(whole!) * 10n ** BigInt(currency.decimals) + BigInt(fraction.padEnd(currency.decimals, "0") || "0");
-}
 const manifestRules = () => import("@agent-rental/core/manifest");
 
 interface Job {
@@ -98,11 +90,12 @@ async function listingTransaction(ctx: CommandContext, fn: string, extraArgs: (r
   const { chainTarget, readAnyListing } = await chain();
   const target = chainTarget(settings);
   // On the listing's own contract: the Marketplace, or the TokenMarketplace for one priced in a token.
-  const current = await readAnyListing(target, tokenMarketplaceOf(settings), ref.onChainId);
+  const tokenMarketplace = tokenMarketplaceOf(settings);
+  const current = await readAnyListing(target, tokenMarketplace, ref.onChainId);
   const { market } = current;
   const account = await loadAccount(settings, ctx.env, ctx.prompt);
   const tx = await sendCallWithProgress(ctx, target, account, { address: market.address, abi: market.abi, functionName: fn, args: await extraArgs(ref, current), contract: market.contract });
-  const listing = await readAnyListing(target, tokenMarketplaceOf(settings), ref.onChainId);
+  const listing = await readAnyListing(target, tokenMarketplace, ref.onChainId);
   ctx.out.result({ listing_id: ref.listingId, on_chain_id: ref.onChainId, status: listing.status, price_wei: listing.price, currency: market.currency, metadata_uri: listing.metadataUri, tx_hash: tx.hash, ...extra }, () =>
     ctx.out.line(`${describe(ref)} (transaction ${tx.hash}); on-chain status ${listing.status}.`),
   );
@@ -502,8 +495,9 @@ export const creatorCommands: Command[] = [
       const api = tryApi(ctx);
       const ref = await listingFor(ctx, api);
       const { chainTarget, readAnyListing, earningsWithdrawn } = await chain();
+      const tokenMarketplace = tokenMarketplaceOf(settings);
       const target = chainTarget(settings);
-      const before = await readAnyListing(target, tokenMarketplaceOf(settings), ref.onChainId);
+      const before = await readAnyListing(target, tokenMarketplace, ref.onChainId);
       const { market } = before;
       const withdraw = ctx.flags.withdraw === true;
       if (!withdraw && before.escrow > 0n) {
@@ -516,7 +510,7 @@ export const creatorCommands: Command[] = [
       const account = await loadAccount(settings, ctx.env, ctx.prompt);
       const tx = await sendCallWithProgress(ctx, target, account, { address: market.address, abi: market.abi, functionName: withdraw ? "closeListingAndWithdraw" : "closeListing", args: [ref.onChainId], contract: market.contract });
       const withdrawn = earningsWithdrawn(tx.logs);
-      const listing = await readAnyListing(target, tokenMarketplaceOf(settings), ref.onChainId);
+      const listing = await readAnyListing(target, tokenMarketplace, ref.onChainId);
       ctx.out.result({ listing_id: ref.listingId, on_chain_id: ref.onChainId, status: listing.status, withdrawn_wei: withdrawn, currency: market.currency, tx_hash: tx.hash }, () =>
         ctx.out.line(`Closed ${ref.listingId}${withdraw ? `, ${amountIn(withdrawn, market.currency)} withdrawn` : ""} (transaction ${tx.hash}); on-chain status ${listing.status}.`),
       );
@@ -541,7 +535,7 @@ export const creatorCommands: Command[] = [
       await listingTransaction(
         ctx,
         "updateListing",
-        (ref, current) => [ref.onChainId, priceFlag === undefined ? current.price : amountInCurrency(priceFlag, current.market.currency, "--price"), uriFlag ?? current.metadataUri],
+        (ref, current) => [ref.onChainId, priceFlag === undefined ? current.price : currencyAmount(priceFlag, current.market.currency, "--price"), uriFlag ?? current.metadataUri],
         (ref) => `Updated ${ref.listingId}`,
       );
     },
@@ -603,10 +597,8 @@ export const creatorCommands: Command[] = [
       const ETH: Currency = { symbol: "ETH", address: null, decimals: 18 };
       const rows: { listing_id: string; status: string; rental_model: string | null; escrow_wei: bigint; currency: Currency }[] = [];
       const tokenMarketplace = tokenMarketplaceOf(settings);
-      let known: Promise<Address | undefined> | undefined;
-      const once = () => (known ??= tokenMarketplace());
       for (const ref of refs) {
-        const listing = await (await chain()).readAnyListing(target, once, ref.onChainId).catch((error: unknown) => {
+        const listing = await (await chain()).readAnyListing(target, tokenMarketplace, ref.onChainId).catch((error: unknown) => {
           if (error instanceof CliError && error.exitCode === EXIT.notFound && !ctx.args[0]) return undefined;
           throw error;
         });
@@ -620,7 +612,7 @@ export const creatorCommands: Command[] = [
         totals.set(r.currency.symbol, entry);
       }
       const total = totals.get("ETH")!.amount;
-      const byCurrency = [...totals.values()].filter((t) => t.currency.symbol === "ETH" || t.amount > 0n || rows.some((r) => r.currency.symbol === t.currency.symbol));
+      const byCurrency = [...totals.values()];
       ctx.out.result({ listings: rows, total_wei: total, totals: byCurrency.map((t) => ({ currency: t.currency, amount: t.amount })) }, () => {
         for (const r of rows) ctx.out.line(`${r.listing_id}  ${r.status}  ${amountIn(r.escrow_wei, r.currency)}`);
         ctx.out.line(`total ${byCurrency.map((t) => amountIn(t.amount, t.currency)).join(", ")} (withdraw with \`agentrent withdraw <listing>\`)`);
@@ -679,7 +671,7 @@ export const creatorCommands: Command[] = [
       const listing = await (await chain()).readAnyListing(target, tokenMarketplaceOf(settings), ref.onChainId);
       const { market } = listing;
       const amountFlag = stringFlag(ctx.flags, "amount");
-      const amount = amountFlag === undefined ? await (await chain()).withdrawableOn(target, market, ref.onChainId) : amountInCurrency(amountFlag, market.currency, "--amount");
+      const amount = amountFlag === undefined ? await (await chain()).withdrawableOn(target, market, ref.onChainId) : currencyAmount(amountFlag, market.currency, "--amount");
       if (amount === 0n) throw new CliError(`Nothing to withdraw from ${ref.listingId} now (escrow ${amountIn(listing.escrow, market.currency)}${listing.escrow > 0n ? ", none of it vested yet" : ""}).`, EXIT.failure, "nothing_to_withdraw");
       const account = await loadAccount(settings, ctx.env, ctx.prompt);
       const tx = await sendCallWithProgress(ctx, target, account, { address: market.address, abi: market.abi, functionName: "withdrawEarnings", args: [ref.onChainId, amount], contract: market.contract });

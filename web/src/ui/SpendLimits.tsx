@@ -9,7 +9,7 @@ import { formatUnits, parseUnits } from "viem";
 import type { Currencies, SpendLimit, SpendLimitInput } from "@agent-rental/sdk";
 import { useClient, usePublicQuery } from "../api/hooks.ts";
 import { ErrorNote } from "./notices.tsx";
-import { formatTime } from "./format.ts";
+import { formatAmount, formatTime } from "./format.ts";
 
 const PERIODS = [
   { period: "day", label: "Per day (UTC)" },
@@ -89,7 +89,7 @@ export function limitsOf(draft: LimitDraft, currencies: readonly LimitCurrency[]
 /** An amount of a limit in its currency: "0.003 ETH", "5 USDC" (a currency the page does not know: its units). */
 export function formatLimitAmount(units: string, symbol: string, currencies: readonly LimitCurrency[]): string {
   const currency = currencies.find((c) => c.symbol === symbol);
-  return currency ? `${formatUnits(BigInt(units), currency.decimals)} ${symbol}` : `${units} units of ${symbol}`;
+  return currency ? formatAmount(units, currency) : `${units} units of ${symbol}`;
 }
 
 function perPeriod(period: string): string {
